@@ -1,0 +1,210 @@
+"""The design point of one GPU's silicon-photonic I/O, section by section, with every default sourced.
+
+Tags follow the project's reference notes: [verbatim] the source states it, [restated] a secondary source
+or a conversion, [inferred] computed from a source's formula or a typical value, [assumed] chosen here
+with the reason given. Every default is a user-editable field.
+
+Defaults reproduce SiP-ML's optical interface (Khani et al., SIGCOMM 2021): 25 Gbps per wavelength, a GPU's
+80 wavelengths carried as 8 per fiber over 10 transmit fibers (2 ring directions × 5 fibers) = 2 Tbps per
+direction; the device numbers come from DSENT, PhoenixSim and the datasheets cited per field.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from photonics.fields import non_negative, param, positive
+
+_SIPML = "SiP-ML simulator (MLNetwork/rostam), Khani et al. SIGCOMM 2021"
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class LinkSection:
+    data_rate: float = positive("25 Gbit/s", "bit/s", "data rate per wavelength (NRZ/OOK)",
+                                f"{_SIPML} [sim]")
+    wavelengths_per_fiber: int = param(8, "1", "wavelengths requested per fiber per direction",
+                                       f"{_SIPML}: 80 λ over 2 × 5 fibers [sim]", lo=1, integer=True)
+    fibers_per_direction: int = param(10, "1", "transmit fibers per GPU (as many receive fibers)",
+                                      f"{_SIPML}: 2 directions × 5 fibers [sim]", lo=1, integer=True)
+    channel_spacing: float = positive("200 GHz", "Hz", "wavelength-grid spacing",
+                                      "Intel OCI chiplet, 200 GHz spacing [verbatim]")
+    wavelength: float = param("1310 nm", "m", "centre wavelength (O-band)",
+                              "TeraPHY / Innolume QD comb operate in the O-band [restated]",
+                              lo=1.2e-6, hi=1.7e-6)
+    ber: float = param(1e-12, "1", "target bit-error ratio",
+                       "typical for links; DSENT uses 1e-15, PhoenixSim 1e-9 [restated]",
+                       lo=0.0, hi=0.5, lo_open=True, hi_open=True)
+    system_margin: float = non_negative("0 dB", "dB", "margin reserved for ageing/temperature (the surplus is "
+                                        "reported as margin_db)", "[assumed] report the whole surplus")
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class RingSection:
+    radius: float = positive("3 um", "m", "micro-ring radius", "DSENT default [verbatim]")
+    group_index: float = param(4.0, "1", "group index of the ring waveguide", "DSENT at 1300 nm [verbatim]",
+                               lo=1.0, hi=10.0)
+    filter_q: float = positive(6500, "1", "loaded Q of the receive (drop) filters",
+                               "PhoenixSim filter-array model test case, Q_demux 6500 [verbatim]")
+    max_q: float = positive(150e3, "1", "largest loaded Q a ring may have", "DSENT cap [verbatim]")
+    loss_model: str = param("given", "choice", "intrinsic loss: 'given' uses propagation_loss, 'bend-fit' "
+                            "adds the UBC bending-loss fit (valid for R ≥ 5 µm)", "—",
+                            choices=("given", "bend-fit"))
+    propagation_loss: float = non_negative(
+        "7 dB/cm", "dB/m", "intrinsic round-trip loss of the ring waveguide",
+        "[inferred] Cheng et al. Photonics Research 7(2) 2019 measured 0.5 dB drop loss; with Q_L 6500 "
+        "at 1310 nm (E3, E4) that is ~7 dB/cm")
+    bend_fit_coefficient: float = non_negative(
+        "1.044e9 dB/cm", "dB/m", "bending-loss fit coefficient (loss = c·R[µm]^−k + straight)",
+        "PhoenixSim UBCModelOptimistic, 450 nm Si strip [verbatim]")
+    bend_fit_exponent: float = positive(10.13, "1", "bending-loss fit exponent k",
+                                        "PhoenixSim UBCModelOptimistic [verbatim]")
+    bend_fit_straight_loss: float = non_negative("1.2 dB/cm", "dB/m", "bending-loss fit straight term",
+                                                 "PhoenixSim UBCModelOptimistic [verbatim]")
+    through_excess_loss: float = non_negative("0.01 dB", "dB", "excess loss per passed off-resonance ring",
+                                              "DSENT Photonics.model [verbatim]; 0.1 dB measured by Cheng 2019")
+    dn_dt: float = positive("1.86e-4 / K", "1/K", "thermo-optic coefficient of silicon",
+                            "E12, photonics reference [inferred]")
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ModulatorSection:
+    q: float = positive(6000, "1", "loaded Q of the ring modulators", "Bahadori et al., DATE 2017 [restated]")
+    insertion_loss: float = non_negative("2 dB", "dB", "insertion loss of the '1' level",
+                                         "[assumed] mid-range of depletion-mode ring modulators at 25 Gb/s")
+    extinction_ratio: float = positive("7 dB", "dB", "extinction ratio between '1' and '0'",
+                                       "[assumed] mid-range of depletion-mode ring modulators at 25 Gb/s")
+    energy: float = non_negative("0.106 pJ/bit", "J/bit", "modulator + driver energy per bit",
+                                 "'Single-chip 1 Tb/s optical transmitter' preprint: 106 fJ/bit at 32 Gb/s "
+                                 "[restated, low confidence]")
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class LaserSection:
+    kind: str = param("comb", "choice", "laser source: a comb generates all its lines, a DFB array lights "
+                      "only the lines used", "—", choices=("comb", "dfb"))
+    lines: int = param(16, "1", "lines per laser source on the channel grid",
+                       "[assumed] inside the 4–160 channels of the Optica 2023 comb review", lo=1, integer=True)
+    power_per_line: float = positive("3 mW", "W", "mean optical power per line at the laser output",
+                                     "[inferred] Buyalo et al. Sci. Rep. 2024: 270 mW over 89 lines")
+    flatness: float = non_negative("3 dB", "dB", "weakest line below the mean (0 for a DFB array)",
+                                   "[assumed] typical comb envelope")
+    coupling_loss: float = non_negative("1.25 dB", "dB", "laser-to-chip coupling loss",
+                                        "[inferred] 75 % coupling, Buyalo et al. Sci. Rep. 2024")
+    wall_plug_efficiency: float = param(0.25, "1", "electrical-to-optical efficiency",
+                                        "DSENT [verbatim]; PhoenixSim 0.10; Innolume > 0.30 peak",
+                                        lo=0.0, hi=1.0, lo_open=True)
+    fibers_per_source: int = param(1, "1", "transmit fibers one source feeds through a splitter",
+                                   "[assumed] one source per fiber", lo=1, integer=True)
+    aggregate_power_limit: float = positive("20 dBm", "W", "total optical power a silicon waveguide "
+                                            "carries before nonlinear absorption", "PhoenixSim [verbatim]")
+    eye_safety_limit: float = positive("17 dBm", "W", "total optical power allowed in one fiber",
+                                       "Keiser, Optical Communications Essentials (E15) [restated]")
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class LossSection:
+    coupler: float = non_negative("1.5 dB", "dB", "chip-to-fiber coupler loss per facet",
+                                  "edge coupler < 1.52 dB (TE, O-band), Adv. Photon. Nexus 2025 [verbatim]")
+    waveguide_loss: float = non_negative("1 dB/cm", "dB/m", "on-chip waveguide loss",
+                                         "DSENT, PhoenixSim [verbatim]")
+    tx_waveguide_length: float = non_negative("0.5 cm", "m", "waveguide from laser input to output coupler",
+                                              "[assumed] chiplet-scale routing")
+    rx_waveguide_length: float = non_negative("0.5 cm", "m", "waveguide from input coupler to detector",
+                                              "[assumed] chiplet-scale routing")
+    bends: int = param(4, "1", "waveguide bends on the path", "[assumed]", lo=0, integer=True)
+    bend_loss: float = non_negative("0.02 dB", "dB", "loss per bend", "PhoenixSim [verbatim]")
+    crossings: int = param(0, "1", "waveguide crossings on the path", "[assumed]", lo=0, integer=True)
+    crossing_loss: float = non_negative("0.028 dB", "dB", "loss per crossing", "PhoenixSim [verbatim]")
+    splitters: int = param(0, "1", "Y-junctions on the path (other than the laser splitter)", "[assumed]",
+                           lo=0, integer=True)
+    splitter_loss: float = non_negative("0.28 dB", "dB", "excess loss per Y-junction (beyond the 3 dB split)",
+                                        "PhoenixSim [verbatim]")
+    connectors: int = param(2, "1", "fiber connectors on the path", "[assumed] one at each end", lo=0,
+                            integer=True)
+    connector_loss: float = non_negative("0.5 dB", "dB", "loss per connector",
+                                         "MTP vs LC penalty, Calient S320 guide [verbatim]")
+    fiber_length: float = non_negative("10 m", "m", "fiber length between GPUs", "[assumed] within a row")
+    fiber_loss: float = non_negative("0.35 dB/km", "dB/m", "single-mode fiber loss", "G.652 at 1310 nm "
+                                     "[verbatim]")
+    switch_ports: int = param(0, "1", "optical-switch passes on the path", "point-to-point link", lo=0,
+                              integer=True)
+    switch_loss: float = non_negative("2 dB", "dB", "insertion loss per optical-switch pass",
+                                      "MEMS OCS 'sub-2 dB' [restated]")
+    mux_demux_loss: float = non_negative("0 dB", "dB", "extra multiplexer/demultiplexer loss", "none: rings "
+                                         "mux and demux")
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ReceiverSection:
+    model: str = param("ge-photodiode", "choice", "how sensitivity is found", "—",
+                       choices=("ge-photodiode", "thermal-noise", "given"))
+    sensitivity: float = positive("-9.7 dBm", "W", "average-power sensitivity (model = given)",
+                                  "SiP receiver at 25 Gbps, Sci. Rep. 7:13857 (2017) [verbatim]")
+    reference_extinction_ratio: float = positive("inf dB", "dB", "extinction ratio the given sensitivity "
+                                                 "assumes (inf: an ideal transmitter)", "—", allow_inf=True)
+    responsivity: float = positive("0.7 A/W", "A/W", "photodiode responsivity", "PhoenixSim [verbatim]")
+    dark_current: float = non_negative("1 uA", "A", "photodiode dark current", "PhoenixSim [verbatim]")
+    noise_density: float = positive("10.9 pA/Hz**0.5", "A/Hz**0.5", "input-referred TIA noise density "
+                                    "(model = thermal-noise)", "Xie et al. iWEM 2021, 25 Gb/s TIA "
+                                    "(post-layout) [restated]")
+    energy: float = non_negative("0.55 pJ/bit", "J/bit", "receiver (TIA + detector) energy per bit",
+                                 "K. Li et al. 2020, 54 Gb/s SiGe receiver [restated]")
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class TuningSection:
+    strategy: str = param("nearest-channel", "choice", "thermal tuning strategy", "DSENT strategies",
+                          choices=("nearest-channel", "full-thermal", "athermal"))
+    tuning_efficiency: float = positive("10 GHz/K", "Hz/K", "resonance shift per kelvin",
+                                        "DSENT [verbatim]")
+    heating_efficiency: float = positive("1e5 K/W", "K/W", "ring temperature rise per heater watt",
+                                         "DSENT [verbatim] (optimistic)")
+    sigma_local: float = non_negative("40 GHz", "Hz", "local (within-die) resonance variation, 1σ",
+                                      "DSENT [verbatim]")
+    sigma_system: float = non_negative("200 GHz", "Hz", "systematic (die-to-die) resonance variation, 1σ",
+                                       "DSENT [verbatim]")
+    t_min: float = positive("280 K", "K", "lowest operating temperature", "DSENT [verbatim]")
+    t_max: float = positive("380 K", "K", "highest operating temperature", "DSENT [verbatim]")
+    temperature: float = positive("300 K", "K", "operating temperature for full-thermal power",
+                                  "[assumed] room temperature")
+    max_heater_power: float = positive("25 mW", "W", "largest heater power per ring (tuning range)",
+                                       "heaters up to 25 mW, Sci. Rep. 2025 [restated]")
+    retune_time: float = non_negative("20 us", "s", "time to retune a ring to a new wavelength",
+                                      f"{_SIPML} [sim]")
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class PackageSection:
+    width: float = positive("55 mm", "m", "GPU package width", "[assumed] SXM-class package")
+    height: float = positive("55 mm", "m", "GPU package height", "[assumed] SXM-class package")
+    chiplets: int = param(4, "1", "optical I/O chiplets on the package edge", "[assumed] one per side",
+                          lo=1, integer=True)
+    chiplet_fiber_edge: float = positive("5 mm", "m", "fiber-attach edge of one chiplet",
+                                         "[assumed] chiplet die size not published")
+    fiber_pitch: float = positive("127 um", "m", "fiber-array pitch", "V-groove arrays [verbatim]")
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class LinkDesign:
+    """A complete design point of one GPU's optical I/O."""
+
+    link: LinkSection = field(default_factory=LinkSection)
+    ring: RingSection = field(default_factory=RingSection)
+    modulator: ModulatorSection = field(default_factory=ModulatorSection)
+    laser: LaserSection = field(default_factory=LaserSection)
+    loss: LossSection = field(default_factory=LossSection)
+    receiver: ReceiverSection = field(default_factory=ReceiverSection)
+    tuning: TuningSection = field(default_factory=TuningSection)
+    package: PackageSection = field(default_factory=PackageSection)
+
+
+SECTIONS: dict[str, type] = {
+    "link": LinkSection,
+    "ring": RingSection,
+    "modulator": ModulatorSection,
+    "laser": LaserSection,
+    "loss": LossSection,
+    "receiver": ReceiverSection,
+    "tuning": TuningSection,
+    "package": PackageSection,
+}

@@ -1,0 +1,28 @@
+"""One error hierarchy for the whole project.
+
+The CLI maps each class to an exit code: bad input → 2, an infeasible design or a domain failure → 1.
+"""
+
+
+class SipmlError(Exception):
+    """Base class of every error the project raises on purpose."""
+
+    exit_code = 1
+
+
+class InputError(SipmlError, ValueError):
+    """The user gave a value, unit, key or file the calculator cannot accept."""
+
+    exit_code = 2
+
+
+class InfeasibleDesign(SipmlError):
+    """The design point is well formed but physically cannot work (a limit is violated)."""
+
+    exit_code = 1
+
+
+class DomainError(SipmlError):
+    """A computation has no answer in its domain (e.g. no root in the bracket of a solver)."""
+
+    exit_code = 1

@@ -1,0 +1,69 @@
+"""Receivers: sensitivity given directly or from a model, BER ↔ Q, and the quantum limit.
+
+References
+----------
+- PhoenixSim "Takashi" Ge-photodiode fit (E16): S = 7·(I_dark + i_n)·(ER+1)/(ER−1)/R,
+  i_n[µA] = 0.0035·B² + 0.0655·B + 0.842 with B = 0.75·BR[GHz].
+- Thermal-noise-limited OOK receiver: Q = (I1 − I0)/(2σ), σ = i_n·√B (G. P. Agrawal,
+  *Fiber-Optic Communication Systems*, 4th ed., §4.5); average power P = Q·σ/R·(er+1)/(er−1).
+- Quantum limit of ideal OOK: BER = ½·exp(−N1), N1 photons in a '1', so n̄ = −ln(2·BER)/2 photons per bit
+  (Agrawal §4.5.3; ≈ 10 photons/bit at BER 1e-9)  (E17).
+"""
+
+from __future__ import annotations
+
+import math
+from statistics import NormalDist
+
+import numpy as np
+
+from photonics.units import PLANCK_J_S
+
+_STANDARD_NORMAL = NormalDist()
+
+
+def q_from_ber(ber: float) -> float:
+    """Q factor of a Gaussian-noise OOK receiver at bit-error ratio `ber`: Q = −Φ⁻¹(BER)."""
+    return -_STANDARD_NORMAL.inv_cdf(ber)
+
+
+def ber_from_q(q: float) -> float:
+    """Bit-error ratio at Q factor `q`: BER = ½·erfc(Q/√2)."""
+    return 0.5 * math.erfc(q / math.sqrt(2.0))
+
+
+def _er_factor(er_lin):
+    er = np.asarray(er_lin, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(np.isinf(er), 1.0, (er + 1.0) / (er - 1.0))
+
+
+def ge_photodiode_noise_current_a(rate_bps):
+    """Input noise current of the PhoenixSim Ge-photodiode receiver fit, i_n[µA] = 0.0035B² + 0.0655B + 0.842,
+    B = 0.75·BR in GHz (E16)."""
+    b_ghz = 0.75 * np.asarray(rate_bps, dtype=float) / 1e9
+    return 1e-6 * (0.0035 * b_ghz**2 + 0.0655 * b_ghz + 0.842)
+
+
+def ge_photodiode_sensitivity_w(rate_bps, er_lin, responsivity_a_per_w=0.7, dark_current_a=1e-6):
+    """Average-power sensitivity of the PhoenixSim Ge-photodiode fit (E16):
+    S = 7·(I_dark + i_n)·(ER+1)/(ER−1)/R. Defaults R = 0.7 A/W and I_dark = 1 µA as in PhoenixSim."""
+    return 7.0 * (dark_current_a + ge_photodiode_noise_current_a(rate_bps)) * _er_factor(er_lin) / responsivity_a_per_w
+
+
+def thermal_noise_sensitivity_w(rate_bps, ber, er_lin, responsivity_a_per_w, noise_density_a_per_rthz,
+                                bandwidth_fraction=0.75):
+    """Average-power sensitivity of a thermal-noise-limited OOK receiver, P = Q·σ/R·(er+1)/(er−1),
+    σ = i_n·√(bandwidth_fraction·BR), Q from the BER target (Agrawal §4.5)."""
+    sigma_a = noise_density_a_per_rthz * np.sqrt(bandwidth_fraction * np.asarray(rate_bps, dtype=float))
+    return q_from_ber(ber) * sigma_a * _er_factor(er_lin) / responsivity_a_per_w
+
+
+def quantum_limit_photons_per_bit(ber):
+    """Average photons per bit an ideal OOK receiver needs at `ber`: n̄ = −ln(2·BER)/2  (E17)."""
+    return -math.log(2.0 * ber) / 2.0
+
+
+def quantum_limit_w(rate_bps, frequency_hz, ber):
+    """Average optical power at the quantum limit, n̄ · h·f · BR  (E17; ≈ −44 dBm at 25 Gbps, 1310 nm, 1e-9)."""
+    return quantum_limit_photons_per_bit(ber) * PLANCK_J_S * frequency_hz * np.asarray(rate_bps, dtype=float)
