@@ -44,22 +44,25 @@ def wrapped_detuning_hz(offset_hz, fsr_hz):
     return (offset + 0.5 * fsr_hz) % fsr_hz - 0.5 * fsr_hz
 
 
-def worst_channel_leakage(channels: int, spacing_hz, fwhm_hz, rate_bps, fsr_hz):
-    """ΣX of the worst victim in a grid of `channels` equally spaced channels: every other channel is an
-    aggressor at (j−i)·spacing, folded by the ring's FSR (E6 summed over the grid)."""
-    n = int(channels)
-    if n < 2:
-        return 0.0
-    idx = np.arange(n)
-    offsets = (idx[None, :] - idx[:, None]) * spacing_hz
-    leak = aggressor_leakage(wrapped_detuning_hz(offsets, fsr_hz), fwhm_hz, rate_bps)
-    np.fill_diagonal(leak, 0.0)
-    return float(leak.sum(axis=1).max())
-
-
 def worst_channel_leakage_by_count(max_channels: int, spacing_hz, fwhm_hz, rate_bps, fsr_hz):
-    """ΣX of the worst victim for every grid size 1..max_channels (index n−1), for the wavelength-count
-    search. The middle channel of an unwrapped grid sees the most neighbours; with FSR folding every
-    victim is checked."""
-    return np.array([worst_channel_leakage(n, spacing_hz, fwhm_hz, rate_bps, fsr_hz)
-                     for n in range(1, int(max_channels) + 1)])
+    """ΣX of the worst victim for every grid size n = 1..max_channels (element n−1): in a grid of n equally
+    spaced channels, victim i sees aggressors at k·spacing for k = −i..n−1−i, k ≠ 0, each folded by the ring's
+    FSR (E6 summed over the grid). Prefix sums over k make the whole table O(max_channels²)."""
+    m = int(max_channels)
+    k = np.arange(-(m - 1), m)
+    leak = aggressor_leakage(wrapped_detuning_hz(k * spacing_hz, fsr_hz), fwhm_hz, rate_bps)
+    leak[m - 1] = 0.0  # k = 0 is the victim itself
+    prefix = np.concatenate(([0.0], np.cumsum(leak)))  # prefix[j] = Σ leak[:j]
+    worst = np.zeros(m)
+    for n in range(2, m + 1):
+        i = np.arange(n)
+        # offsets −i .. n−1−i  ↔  array indices (m−1−i) .. (m−1+n−1−i)
+        sums = prefix[m - 1 - i + n] - prefix[m - 1 - i]
+        worst[n - 1] = sums.max()
+    return worst
+
+
+def worst_channel_leakage(channels: int, spacing_hz, fwhm_hz, rate_bps, fsr_hz) -> float:
+    """ΣX of the worst victim in a grid of `channels` equally spaced channels (see the table version)."""
+    n = int(channels)
+    return float(worst_channel_leakage_by_count(n, spacing_hz, fwhm_hz, rate_bps, fsr_hz)[n - 1]) if n > 1 else 0.0
