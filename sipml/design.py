@@ -1,0 +1,122 @@
+"""Design-point files: TOML with dimensioned values written as strings with units.
+
+    [link]
+    data_rate = "25 Gbit/s"
+    wavelengths_per_fiber = 8
+
+Each section maps to a frozen dataclass of `photonics.design`; each key to a declared field (unit, bounds,
+help, source). Unknown sections or keys, wrong units, out-of-range, NaN or infinite values are InputErrors
+that name the file, the section, the key and the value.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import tomllib
+from pathlib import Path
+
+from photonics.design import SECTIONS, LinkDesign
+from photonics.errors import InputError
+from photonics.fields import specs
+
+
+def _suggest(word: str, options) -> str:
+    close = difflib.get_close_matches(word, list(options), n=1)
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+def build_section(cls, values: dict, where: str):
+    """Build one section dataclass from a mapping of key → raw value, validating each field."""
+    declared = specs(cls)
+    kwargs = {}
+    for key, raw in values.items():
+        if key not in declared:
+            raise InputError(f"{where}: unknown key '{key}'{_suggest(key, declared)}; "
+                             f"known keys: {', '.join(declared)}")
+        try:
+            kwargs[key] = declared[key].parse(raw)
+        except InputError as exc:
+            raise InputError(f"{where} {key} = {raw!r}: {exc}") from None
+    return cls(**kwargs)
+
+
+def design_from_mapping(data: dict, source: str = "<design>", sections: dict[str, type] = SECTIONS,
+                        design_cls=LinkDesign):
+    """A design from a parsed TOML mapping; `source` names the file in error messages."""
+    kwargs = {}
+    for name, values in data.items():
+        if name not in sections:
+            raise InputError(f"{source}: unknown section [{name}]{_suggest(name, sections)}; "
+                             f"known sections: {', '.join(sections)}")
+        if not isinstance(values, dict):
+            raise InputError(f"{source}: '{name}' must be a [section] table, got {values!r}")
+        kwargs[name] = build_section(sections[name], values, f"{source}: [{name}]")
+    return design_cls(**kwargs)
+
+
+def read_toml(path: Path) -> dict:
+    """Parse a TOML file, turning every failure into an InputError that names the file."""
+    try:
+        text = path.read_bytes()
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise InputError(f"{path}: is a directory, expected a TOML design file") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror})") from None
+    try:
+        return tomllib.loads(text.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: not UTF-8 text") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"{path}: malformed TOML: {exc}") from None
+
+
+def apply_overrides(data: dict, overrides: list[str]) -> dict:
+    """Apply `section.key=value` overrides (from `--set`) to a parsed design mapping. The value is read as
+    TOML when it parses (numbers, quoted strings), else taken as text ("25 Gbit/s" needs no quotes)."""
+    merged = {name: dict(values) if isinstance(values, dict) else values for name, values in data.items()}
+    for item in overrides:
+        target, sep, text = item.partition("=")
+        section, dot, key = target.strip().partition(".")
+        if not sep or not dot or not section or not key:
+            raise InputError(f"--set {item!r}: expected section.key=value, e.g. link.data_rate='50 Gbit/s'")
+        try:
+            value = tomllib.loads(f"v = {text.strip()}")["v"]
+        except tomllib.TOMLDecodeError:
+            value = text.strip()
+        merged.setdefault(section, {})[key] = value
+    return merged
+
+
+def load_design(path: str | Path | None, overrides: list[str] | None = None) -> LinkDesign:
+    """The design in `path` (None: the built-in default design), with `--set` overrides applied."""
+    data = read_toml(Path(path)) if path is not None else {}
+    source = str(path) if path is not None else "<built-in design>"
+    if overrides:
+        data = apply_overrides(data, overrides)
+        source += " (with --set)"
+    return design_from_mapping(data, source)
+
+
+def default_design_toml() -> str:
+    """A commented TOML file of the built-in design: every field with its unit, range and source."""
+    default = LinkDesign()
+    out = ["# sipml design point: the built-in default (SiP-ML's optical interface).",
+           "# Values with a dimension are strings with units; see `sipml fields`.", ""]
+    for name, cls in SECTIONS.items():
+        out.append(f"[{name}]")
+        section = getattr(default, name)
+        for f in dataclasses.fields(cls):
+            spec = f.metadata["spec"]
+            value = getattr(section, f.name)
+            if spec.unit == "choice":
+                shown = f'"{value}"'
+            elif spec.unit == "1":
+                shown = f"{value:g}" if isinstance(value, float) else str(value)
+            else:
+                shown = f'"{spec.default_text}"'
+            out.append(f"{f.name} = {shown}  # {spec.help}; {spec.range_text()}; source: {spec.source}")
+        out.append("")
+    return "\n".join(out)
