@@ -89,6 +89,14 @@ def init(path: Annotated[Path, typer.Argument(help="where to write the design fi
     print(f"wrote {path}", file=sys.stderr)
 
 
+@app.command()
+def explain() -> None:
+    """Show the power-budget equation and its closed-form solutions (derived with sympy)."""
+    from photonics.symbolic import explain as derivation
+
+    print(derivation())
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: run the app; project errors become one line on stderr and their exit code
     (usage errors are reported by typer with exit code 2)."""

@@ -1,0 +1,5 @@
+import sys
+
+from sipml.cli import main
+
+sys.exit(main())

@@ -1,0 +1,145 @@
+"""Micro-ring, receiver, modulator, laser and crosstalk kernels: published values, limits and consistency."""
+
+import math
+
+import numpy as np
+import pytest
+
+from photonics import crosstalk, laser, microring, modulator, receiver
+from photonics.units import w_to_dbm
+
+
+def test_e13_modulator_q_limit_at_25g_1310nm():
+    """DSENT (E13): Q ≤ f0/BR ≈ 9.2k at 25 Gbps, 1310 nm."""
+    assert microring.max_q_for_rate(microring.frequency_hz(1310e-9), 25e9) == pytest.approx(9.2e3, rel=0.01)
+
+
+def test_e12_thermo_optic_shift():
+    """E12: dλ/dT = λ·(dn/dT)/n_g ≈ 0.069 nm/K at 1550 nm, n_g 4.2, dn/dT 1.86e-4 /K."""
+    f0 = microring.frequency_hz(1550e-9)
+    df = microring.thermo_optic_shift_hz_per_k(f0, 1.86e-4, 4.2)
+    dlam_nm = df * 1550e-9 / f0 * 1e9  # |dλ| = λ·|df|/f
+    assert dlam_nm == pytest.approx(0.069, abs=0.001)
+
+
+def test_e17_quantum_limit():
+    """E17: ideal OOK at BER 1e-9 needs ≈ 10 photons/bit, ≈ −44 dBm at 25 Gbps, 1310 nm."""
+    assert receiver.quantum_limit_photons_per_bit(1e-9) == pytest.approx(10.0, abs=0.05)
+    p = receiver.quantum_limit_w(25e9, microring.frequency_hz(1310e-9), 1e-9)
+    assert float(w_to_dbm(p)) == pytest.approx(-44.0, abs=0.3)
+
+
+def test_ber_q_round_trip():
+    for ber in (1e-3, 1e-9, 1e-12, 1e-15):
+        assert receiver.ber_from_q(receiver.q_from_ber(ber)) == pytest.approx(ber, rel=1e-6)
+    assert receiver.q_from_ber(1e-12) == pytest.approx(7.034, abs=1e-3)
+
+
+def test_thermal_noise_receiver_scales_with_q_and_sqrt_bandwidth():
+    s1 = receiver.thermal_noise_sensitivity_w(25e9, 1e-12, np.inf, 1.0, 10e-12)
+    # P = Q·i_n·√(0.75·BR)/R at infinite ER
+    assert s1 == pytest.approx(7.034 * 10e-12 * math.sqrt(0.75 * 25e9), rel=1e-3)
+    assert receiver.thermal_noise_sensitivity_w(100e9, 1e-12, np.inf, 1.0, 10e-12) == pytest.approx(2 * s1)
+
+
+def test_e8_penalties_limits():
+    assert float(modulator.ook_penalty_db(np.inf)) == pytest.approx(10 * math.log10(2))
+    assert float(modulator.extinction_ratio_penalty_db(np.inf)) == 0.0
+    # er = 3 (4.77 dB): PP_ER = 10·log10(4/2) = 3.01 dB; PP_OOK = 10·log10(6/4) = 1.76 dB
+    assert float(modulator.extinction_ratio_penalty_db(3.0)) == pytest.approx(3.0103, abs=1e-4)
+    assert float(modulator.ook_penalty_db(3.0)) == pytest.approx(1.7609, abs=1e-4)
+
+
+def test_lorentzian_matches_exact_ring_near_resonance():
+    """The Lorentzian drop/through forms (E4, E5) agree with the exact add-drop response (Bogaerts 2012) within
+    a few % near a resonance of a high-finesse ring."""
+    lam0, ng, neff, radius = 1550e-9, 4.2, 2.4, 10e-6
+    length = microring.circumference_m(radius)
+    a = float(microring.round_trip_amplitude(300.0, length))  # 3 dB/cm
+    r1 = r2 = 0.98
+    # a resonance: choose λ_res with integer m near λ0
+    m = round(neff * length / lam0)
+    lam_res = neff * length / m
+    fwhm_m = microring.fwhm_exact_m(lam_res, ng, length, a, r1, r2)
+    f0 = microring.frequency_hz(lam_res)
+    fwhm_hz = f0 * fwhm_m / lam_res
+    drop_peak = float(microring.drop_exact(2 * np.pi * m, a, r1, r2))
+    thru_peak = float(microring.through_exact(2 * np.pi * m, a, r1, r2))
+    for x in (0.0, 0.25, 0.5, 1.0, 2.0):  # detuning in FWHMs
+        delta_hz = x * fwhm_hz
+        # phase change for a frequency detuning uses the group index: dφ = 2π n_g L δf / c
+        phi = 2 * np.pi * m + 2 * np.pi * ng * length * delta_hz / 299792458.0
+        assert float(microring.drop_lorentzian(delta_hz, fwhm_hz, drop_peak)) == pytest.approx(
+            float(microring.drop_exact(phi, a, r1, r2)), rel=0.03, abs=1e-4)
+        assert float(microring.through_lorentzian(delta_hz, fwhm_hz, thru_peak)) == pytest.approx(
+            float(microring.through_exact(phi, a, r1, r2)), rel=0.03, abs=1e-4)
+
+
+def test_symmetric_add_drop_matches_exact_peak():
+    """Coupled-mode result D0 = (1 − Q_L/Q_i)² against the exact peak drop of a weakly lossy symmetric ring."""
+    lam, ng, length = 1310e-9, 4.0, microring.circumference_m(5e-6)
+    loss_db_per_m = 700.0
+    a = float(microring.round_trip_amplitude(loss_db_per_m, length))
+    r = 0.99
+    fwhm_m = microring.fwhm_exact_m(lam, ng, length, a, r, r)
+    q_l = lam / fwhm_m
+    q_i = float(microring.intrinsic_q(ng, lam, loss_db_per_m))
+    assert float(microring.drop_peak_symmetric(q_l, q_i)) == pytest.approx(float(microring.drop_exact(0.0, a, r, r)),
+                                                                          rel=0.02)
+
+
+def test_all_pass_ring_is_lossless_when_a_is_one():
+    phi = np.linspace(0, 4 * np.pi, 101)
+    assert np.allclose(microring.through_exact(phi, 1.0, 0.9), 1.0)
+
+
+def test_intrinsic_q_e3():
+    """E3: Q_i = 2π n_g/(λ α): 1 dB/cm at 1550 nm, n_g 4.2 → α = 23.03 /m → Q_i ≈ 7.39e5."""
+    assert float(microring.intrinsic_q(4.2, 1550e-9, 100.0)) == pytest.approx(7.39e5, rel=0.005)
+
+
+def test_bending_fit_matches_phoenixsim_values():
+    """UBC optimistic fit (PhoenixSim): 87.9 dB/cm at 5 µm, 1.28 dB/cm at 10 µm (R in µm, dB/cm)."""
+    assert microring.bending_loss_db_per_m(5e-6, 1.044e9, 10.13, 1.2) / 100 == pytest.approx(87.9, rel=0.005)
+    assert microring.bending_loss_db_per_m(10e-6, 1.044e9, 10.13, 1.2) / 100 == pytest.approx(1.28, rel=0.005)
+
+
+def test_full_thermal_tuning_dsent():
+    """E11b at T = T_min: 3·√(40² + 200²) GHz + 100 K × 10 GHz/K = 611.8 + 1000 GHz per ring; at 1 THz/mW → 1.61 mW."""
+    p = microring.tuning_power_full_thermal_w(1, 40e9, 200e9, 10e9, 1e5, 280.0, 380.0, 280.0)
+    assert p * 1e3 == pytest.approx(1.6118, abs=1e-3)
+    # at the top of the range only the variation remains
+    top = microring.tuning_power_full_thermal_w(1, 40e9, 200e9, 10e9, 1e5, 280.0, 380.0, 380.0)
+    assert top == pytest.approx(microring.athermal_shift_hz(40e9, 200e9) / 1e15)
+
+
+def test_crosstalk_table_matches_brute_force():
+    """The prefix-sum table of worst-victim leakage equals an explicit sum over every victim, with FSR folding."""
+    fsr, spacing, fwhm, rate = 3.976e12, 200e9, 35e9, 25e9
+    table = crosstalk.worst_channel_leakage_by_count(24, spacing, fwhm, rate, fsr)
+    for n in range(1, 25):
+        idx = np.arange(n)
+        off = (idx[None, :] - idx[:, None]) * spacing
+        leak = crosstalk.aggressor_leakage(crosstalk.wrapped_detuning_hz(off, fsr), fwhm, rate)
+        np.fill_diagonal(leak, 0.0)
+        assert table[n - 1] == pytest.approx(leak.sum(axis=1).max() if n > 1 else 0.0, rel=1e-12, abs=1e-15)
+
+
+def test_crosstalk_aliasing_when_grid_exceeds_fsr():
+    """A channel one FSR away sits on the victim's resonance again: leakage jumps once N·spacing passes the FSR."""
+    fsr, spacing = 1.0e12, 100e9
+    table = crosstalk.worst_channel_leakage_by_count(12, spacing, 20e9, 25e9, fsr)
+    assert table[10] > 10 * table[9]
+
+
+def test_leakage_tends_to_lorentzian_for_wide_filters():
+    """E6: as the filter gets much wider than the data spectrum (ν → ∞) X → 1/(1+β²)."""
+    x = crosstalk.aggressor_leakage(100e9, 100e9, 1e6)
+    assert x == pytest.approx(1 / (1 + 4), rel=1e-3)
+
+
+def test_laser_helpers():
+    assert laser.weakest_line_power_w(2e-3, 3.0103) == pytest.approx(1e-3, rel=1e-4)
+    assert laser.lit_lines("comb", 16, 8) == 16 and laser.lit_lines("dfb", 16, 8) == 8
+    assert laser.electrical_power_w(1e-3, 0.25) == pytest.approx(4e-3)
+    assert float(laser.split_loss_db(2)) == pytest.approx(3.0103, abs=1e-4)

@@ -1,0 +1,67 @@
+import math
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from photonics.errors import InputError
+from photonics.units import Q_, db_to_lin, dbm_to_w, lin_to_db, parse_value, w_to_dbm
+
+
+def test_ghz_is_rejected_where_a_data_rate_is_expected():
+    with pytest.raises(InputError, match=r"\[information\]"):
+        parse_value("25 GHz", "bit/s")
+    with pytest.raises(InputError):
+        parse_value(Q_(25, "GHz"), "bit/s")
+
+
+def test_data_rate_units_convert():
+    assert parse_value("25 Gbit/s", "bit/s") == 25e9
+    assert parse_value("25 Gbps", "bit/s") == 25e9
+    assert parse_value("1 GB/s", "bit/s") == 8e9
+    assert parse_value("2 Tbit/s", "bit/s") == 2e12
+
+
+def test_bit_is_not_dimensionless():
+    assert not Q_(1, "bit").dimensionless
+    assert Q_(1, "byte").to("bit").magnitude == 8
+
+
+def test_currency_has_its_own_dimension():
+    assert parse_value("2 kUSD", "USD") == 2000
+    with pytest.raises(InputError):
+        parse_value("2 kW", "USD")
+
+
+@pytest.mark.parametrize("text, spec, expected", [
+    ("0.5 dB/cm", "dB/m", 50.0), ("0.35 dB/km", "dB/m", 3.5e-4), ("1 dB/m", "dB/m", 1.0),
+    ("-3 dB", "dB", -3.0), ("3 dBm", "W", 10 ** 0.3 * 1e-3), ("2 mW", "W", 2e-3), ("5 um", "m", 5e-6),
+    ("1310 nm", "m", 1.31e-6), ("10 %", "1", 0.1), ("25 degC", "K", 298.15),
+])
+def test_parse_value(text, spec, expected):
+    assert parse_value(text, spec) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("text, spec", [
+    (5, "m"), ("3 dB", "W"), ("5 mW", "dB"), ("1 dB/s", "dB/m"), ("xyz", "m"), ("3 m", "1"), (True, "1"),
+    ("2 dBm/cm", "dB/m"),
+])
+def test_parse_value_rejects(text, spec):
+    with pytest.raises(InputError):
+        parse_value(text, spec)
+
+
+@given(st.floats(min_value=-200, max_value=200, allow_nan=False))
+def test_db_round_trip(db):
+    assert float(lin_to_db(db_to_lin(db))) == pytest.approx(db, abs=1e-9)
+    assert float(w_to_dbm(dbm_to_w(db))) == pytest.approx(db, abs=1e-9)
+
+
+@given(st.floats(min_value=1e-15, max_value=1e3))
+def test_watt_round_trip(power_w):
+    assert float(dbm_to_w(w_to_dbm(power_w))) == pytest.approx(power_w, rel=1e-12)
+
+
+def test_zero_dbm_is_one_milliwatt():
+    assert float(dbm_to_w(0.0)) == pytest.approx(1e-3)
+    assert math.isinf(float(lin_to_db(0.0)))

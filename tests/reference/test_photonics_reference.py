@@ -1,0 +1,97 @@
+"""Reference cases R1–R7 of the project's photonics reference (shared/reference/photonics.md), each with its
+published source and the tolerance it is checked to."""
+
+import math
+
+import numpy as np
+import pytest
+
+from photonics import budget, crosstalk, microring, packaging, receiver
+from photonics.design import LinkDesign, LinkSection, PackageSection
+from photonics.link import evaluate
+
+
+def test_r1_gigabit_ethernet_reach():
+    """*Introduction to Information Optics*, Table 12.3: launch −8 dBm, sensitivity −22 dBm, system margin 6 dB,
+    connectors 2 dB, fiber 0.6 dB/km (splices included) → 10.0 km."""
+    reach_m = budget.max_length_m(-8.0, -22.0, 0.0, 2.0, 0.6e-3, system_margin_db=6.0)
+    assert reach_m == pytest.approx(10.0e3, rel=1e-9)
+
+
+@pytest.mark.parametrize("energy_pj, power_w", [(4.96, 5.08), (5.56, 5.69)])
+def test_r2_teraphy_2021(energy_pj, power_w):
+    """TeraPHY (OFC 2021): 8 ports × 8 λ × 16 Gbps = 1.024 Tbps per direction; 4.96–5.56 pJ/bit → 5.08–5.69 W.
+    Built as a design point: 8 fibers per direction, 8 λ per fiber at 16 Gbps."""
+    d = LinkDesign(link=LinkSection(data_rate=16e9, wavelengths_per_fiber=8, fibers_per_direction=8))
+    est = evaluate(d)
+    assert est.capacity_bps == pytest.approx(1.024e12, rel=1e-12)
+    assert packaging.io_power_w(est.capacity_bps, energy_pj * 1e-12) == pytest.approx(power_w, abs=0.005)
+
+
+def test_r3_intel_oci():
+    """Intel OCI chiplet: 8 fiber pairs × 8 λ × 64 Gbps (200 GHz spacing) = 4.096 Tbps per direction.
+    At 64 Gbps the default rings (Q 6000/6500) are too narrow (E13) and the Ge-receiver fit needs −7 dBm, so the
+    case uses Q 3000 rings and a 10 mW DFB array, as a 64 Gbps link must."""
+    from photonics.design import LaserSection, ModulatorSection, RingSection
+
+    d = LinkDesign(link=LinkSection(data_rate=64e9, wavelengths_per_fiber=8, fibers_per_direction=8),
+                   modulator=ModulatorSection(q=3000), ring=RingSection(filter_q=3000),
+                   laser=LaserSection(kind="dfb", power_per_line=10e-3, flatness=0.0))
+    est = evaluate(d)
+    assert est.feasible, est.violations
+    assert est.limits_bps["requested"] == pytest.approx(4.096e12, rel=1e-12)
+    assert est.capacity_bps == pytest.approx(4.096e12, rel=1e-12)
+
+
+def test_r4_fsr_5um_ring():
+    """FSR of a 5 µm ring, n_g 4.2, at 1550 nm: λ²/(n_g·2πR) = 18.2 nm."""
+    fsr = microring.fsr_wavelength_m(1550e-9, 4.2, microring.circumference_m(5e-6))
+    assert fsr * 1e9 == pytest.approx(18.2, abs=0.05)
+
+
+@pytest.mark.parametrize("spacing_nm, expected_db", [(0.32, 11.96), (0.64, 9.36), (0.96, 7.42), (1.6, 4.80),
+                                                      (3.2, 1.95)])
+def test_r5_crosstalk_penalty(spacing_nm, expected_db):
+    """Bahadori JLT 2016 crosstalk model (E6–E7): demux Q 1000 at 1550 nm, 10 Gbps, BER 1e-9 (Q_BER 5.998),
+    er 13 (linear), 8 aggressors at ±1..±4 spacings. Values computed from the published model (pinning the
+    implementation), to ±0.01 dB."""
+    f0 = microring.frequency_hz(1550e-9)
+    fwhm = microring.fwhm_hz(f0, 1000.0)
+    spacing_hz = f0 * spacing_nm / 1550.0
+    ks = np.array([-4, -3, -2, -1, 1, 2, 3, 4])
+    q_ber = receiver.q_from_ber(1e-9)
+    assert q_ber == pytest.approx(5.998, abs=5e-4)
+    leak = crosstalk.aggressor_leakage(ks * spacing_hz, fwhm, 10e9).sum()
+    assert crosstalk.penalty_db(leak, q_ber, 13.0) == pytest.approx(expected_db, abs=0.01)
+
+
+def test_r6_feasible_wavelengths():
+    """PhoenixSim / Hendry HOTI 2014 (E10): P_max 20 dBm, S −13.1 dBm, ΣPP + ΣIL = 15 dB → N ≤ 64."""
+    assert budget.max_wavelengths_closed_form(20.0, -13.1, 7.5, 7.5) == 64
+    # the same bound from the wavelength-count search on the budget kernel
+    counts = np.arange(1, 200)
+    margins = budget.link_margin_db(line_power_dbm=np.inf, aggregate_cap_dbm=20.0, wavelengths=counts,
+                                    fixed_loss_db=15.0, per_ring_loss_db=0.0, rings_passed_per_wavelength=0,
+                                    penalty_db=0.0, sensitivity_dbm=-13.1, system_margin_db=0.0)
+    assert budget.largest_feasible_count(margins) == 64
+
+
+def test_r6_sensitivity_is_the_ge_photodiode_fit_at_25g():
+    """R6's −13.1 dBm is the PhoenixSim Ge-photodiode fit (E16) at 25 Gbps with its defaults (ER 12 dB)."""
+    s = receiver.ge_photodiode_sensitivity_w(25e9, 10 ** 1.2)
+    assert 10 * math.log10(s / 1e-3) == pytest.approx(-13.1, abs=0.05)
+
+
+def test_r7_nearest_channel_tuning():
+    """DSENT (E11): FSR 3.976 THz, η_tune·η_heat = 1 THz/mW, one Tx bank + one Rx bank → 7.95 mW, whatever N."""
+    eta_hz_per_w = 1e12 / 1e-3
+    assert microring.tuning_power_nearest_channel_w(3.976e12, eta_hz_per_w, 2) * 1e3 == pytest.approx(7.95, abs=0.005)
+
+
+def test_r7_fsr_comes_from_dsent_ring_defaults():
+    """DSENT's ring (R 3 µm, n_g 4) has FSR c/(n_g·2πR) = 3.976 THz, the R7 input; the default design uses it and
+    its tuning power per fiber pair is therefore 7.95 mW (DSENT's 10 GHz/K × 1e5 K/W = 1 THz/mW)."""
+    d = LinkDesign(link=LinkSection(fibers_per_direction=1), package=PackageSection())
+    est = evaluate(d)
+    assert est.ring.fsr_hz == pytest.approx(3.976e12, rel=1e-3)
+    assert est.power_w["tuning"] * 1e3 == pytest.approx(7.95, abs=0.01)
