@@ -41,15 +41,26 @@ def _emit(report, fmt: Format, output: Optional[Path]) -> None:
         print(f"wrote {output}", file=sys.stderr)
 
 
+def _evaluate(design: Optional[Path], overrides: Optional[list[str]]):
+    """Load and evaluate a design; errors found while evaluating also name the file."""
+    from photonics.errors import InputError
+    from photonics.link import evaluate
+    from sipml.design import load_design
+
+    loaded = load_design(design, overrides)
+    try:
+        return evaluate(loaded)
+    except InputError as exc:
+        raise InputError(f"{design if design else '<built-in design>'}: {exc}") from None
+
+
 @app.command()
 def budget(design: Annotated[Optional[Path], typer.Argument(help="design TOML (default: the built-in design)")] = None,
            fmt: FormatOpt = Format.table, output: OutputOpt = None, set_: SetOpt = None) -> None:
     """Print the link budget line by line, the margin, the capacity and the limit that binds."""
-    from photonics.link import evaluate
-    from sipml.design import load_design
     from sipml.reports import budget_report
 
-    est = evaluate(load_design(design, set_))
+    est = _evaluate(design, set_)
     _emit(budget_report(est, str(design) if design else "built-in design"), fmt, output)
 
 
@@ -57,11 +68,9 @@ def budget(design: Annotated[Optional[Path], typer.Argument(help="design TOML (d
 def check(design: Annotated[Optional[Path], typer.Argument(help="design TOML (default: the built-in design)")] = None,
           fmt: FormatOpt = Format.table, output: OutputOpt = None, set_: SetOpt = None) -> None:
     """Exit 0 when the design is feasible, 1 when not, printing every violated constraint with its numbers."""
-    from photonics.link import evaluate
-    from sipml.design import load_design
     from sipml.reports import check_report
 
-    est = evaluate(load_design(design, set_))
+    est = _evaluate(design, set_)
     _emit(check_report(est, str(design) if design else "built-in design"), fmt, output)
     if not est.feasible:
         raise typer.Exit(1)

@@ -1,0 +1,110 @@
+"""Physical properties that must hold for any input (hypothesis)."""
+
+import dataclasses
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from photonics import budget, microring
+from photonics.design import LaserSection, LinkDesign, LinkSection, LossSection, ModulatorSection, RingSection
+from photonics.link import evaluate
+
+finite = dict(allow_nan=False, allow_infinity=False)
+
+
+@given(q_l=st.floats(1e2, 1e6), q_i=st.floats(1e2, 1e7), x=st.floats(-50, 50, **finite))
+def test_drop_plus_through_never_exceeds_one(q_l, q_i, x):
+    """Energy conservation of a passive ring (Lorentzian forms, symmetric add-drop): D(δ) + T(δ) ≤ 1."""
+    drop = microring.drop_lorentzian(x, 1.0, microring.drop_peak_symmetric(q_l, q_i))
+    thru = microring.through_lorentzian(x, 1.0, microring.through_on_resonance_symmetric(q_l, q_i))
+    assert 0.0 <= drop <= 1.0 and 0.0 <= thru <= 1.0
+    assert drop + thru <= 1.0 + 1e-12
+
+
+@given(a=st.floats(0.5, 1.0), r1=st.floats(0.5, 0.9999), r2=st.floats(0.5, 1.0), phi=st.floats(0, 2 * np.pi))
+def test_exact_drop_plus_through_never_exceeds_one(a, r1, r2, phi):
+    total = microring.through_exact(phi, a, r1, r2) + microring.drop_exact(phi, a, r1, r2)
+    assert total <= 1.0 + 1e-9
+
+
+@given(a=st.floats(0.5, 0.99999), r1=st.floats(0.5, 0.9999), r2=st.floats(0.5, 0.9999), phi=st.floats(0, 2 * np.pi))
+def test_exact_ring_loses_power_when_lossy(a, r1, r2, phi):
+    """With a < 1 some power is always absorbed: D + T < 1 strictly."""
+    assert microring.through_exact(phi, a, r1, r2) + microring.drop_exact(phi, a, r1, r2) < 1.0
+
+
+@given(radius=st.floats(1e-6, 100e-6), ng=st.floats(2.0, 5.0), q=st.floats(100, 1e6), lam=st.floats(1.2e-6, 1.7e-6))
+def test_finesse_is_fsr_over_fwhm(radius, ng, q, lam):
+    fsr = microring.fsr_frequency_hz(ng, microring.circumference_m(radius))
+    fwhm = microring.fwhm_hz(microring.frequency_hz(lam), q)
+    assert microring.finesse(fsr, fwhm) == pytest.approx(fsr / fwhm, rel=1e-12)
+    # the wavelength and frequency FSRs describe the same spacing: FSR_λ = λ²·FSR_f / c
+    fsr_m = microring.fsr_wavelength_m(lam, ng, microring.circumference_m(radius))
+    assert fsr_m == pytest.approx(lam**2 * fsr / 299792458.0, rel=1e-12)
+
+
+@given(launch=st.floats(-20, 20), loss=st.floats(0, 40), extra=st.floats(0, 20), pp=st.floats(0, 10),
+       sens=st.floats(-40, 0))
+def test_more_loss_never_raises_margin_kernel(launch, loss, extra, pp, sens):
+    assert budget.margin_db(launch, loss + extra, pp, sens) <= budget.margin_db(launch, loss, pp, sens)
+
+
+@settings(max_examples=40, deadline=None)
+@given(extra=st.floats(0.0, 5.0), field=st.sampled_from(["coupler", "connector_loss", "bend_loss", "switch_loss"]),
+       switches=st.integers(0, 3))
+def test_more_loss_never_raises_margin_design(extra, field, switches):
+    base = LinkDesign(loss=LossSection(switch_ports=switches))
+    worse_loss = dataclasses.replace(base.loss, **{field: getattr(base.loss, field) + extra})
+    worse = dataclasses.replace(base, loss=worse_loss)
+    e0, e1 = evaluate(base), evaluate(worse)
+    assert e1.margin_db <= e0.margin_db + 1e-12
+    assert e1.max_wavelengths_per_fiber <= e0.max_wavelengths_per_fiber
+    assert e1.max_fiber_length_m <= e0.max_fiber_length_m + 1e-9
+
+
+designs = st.builds(
+    lambda n, fibers, rate_g, spacing_g, lines, mw, fq, mq, mil: LinkDesign(
+        link=LinkSection(wavelengths_per_fiber=n, fibers_per_direction=fibers, data_rate=rate_g * 1e9,
+                         channel_spacing=spacing_g * 1e9),
+        laser=LaserSection(lines=lines, power_per_line=mw * 1e-3),
+        ring=RingSection(filter_q=fq), modulator=ModulatorSection(q=mq, insertion_loss=mil)),
+    st.integers(1, 40), st.integers(1, 200), st.floats(5, 60), st.floats(25, 400), st.integers(1, 64),
+    st.floats(0.1, 20), st.floats(1e3, 3e4), st.floats(1e3, 3e4), st.floats(0, 6))
+
+
+@settings(max_examples=60, deadline=None)
+@given(designs)
+def test_capacity_never_exceeds_any_single_limit(d):
+    est = evaluate(d)
+    assert est.capacity_bps >= 0
+    for name, limit in est.limits_bps.items():
+        assert est.capacity_bps <= limit * (1 + 1e-12), name
+    assert est.capacity_bps == pytest.approx(min(est.limits_bps.values()), rel=1e-12) or \
+        est.capacity_bps < min(est.limits_bps.values())
+    assert est.limits_bps[est.binding_limit] == min(est.limits_bps.values())
+    assert est.max_capacity_bps >= est.capacity_bps
+    # feasible designs deliver what they ask for, and close their budget
+    if est.feasible:
+        assert est.capacity_bps == pytest.approx(est.limits_bps["requested"])
+        assert est.margin_db >= 0
+
+
+@settings(max_examples=30, deadline=None)
+@given(designs)
+def test_power_budget_count_is_consistent_with_margin(d):
+    """The design's own count closes exactly when it is within the power-budget count (the margin falls
+    monotonically with N: a larger grid holds every victim of a smaller one with more aggressors, more rings
+    passed and a lower share of the aggregate power)."""
+    est = evaluate(d)
+    n = d.link.wavelengths_per_fiber
+    assert (est.margin_db >= 0) == (est.wavelength_limits["power_budget"] >= n)
+
+
+@given(cap=st.floats(0, 30), sens=st.floats(-30, -5), pp=st.floats(0, 10), il=st.floats(0, 20))
+def test_closed_form_wavelengths_close_and_one_more_does_not(cap, sens, pp, il):
+    n = int(budget.max_wavelengths_closed_form(cap, sens, pp, il))
+    if n >= 1:
+        assert cap - 10 * np.log10(n) - il - pp - sens >= -1e-9
+    assert cap - 10 * np.log10(n + 1) - il - pp - sens < 1e-9

@@ -1,0 +1,169 @@
+"""The `sipml` command line end to end: exit codes, every output format, error messages, output files."""
+
+import csv
+import io
+import json
+import subprocess
+import sys
+import tomllib
+
+import pytest
+
+from sipml.cli import main
+
+BUDGET_KEYS = {"feasible", "margin_db", "capacity_gbps", "binding_limit", "max_wavelengths_per_fiber",
+               "laser_power_per_line_dbm", "energy_pj_per_bit", "ledger"}
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def write(tmp_path, text, name="design.toml"):
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+def test_budget_json_has_the_documented_keys(capsys):
+    code, out, _ = run(capsys, "budget", "--format", "json")
+    assert code == 0
+    data = json.loads(out)
+    assert BUDGET_KEYS <= data.keys()
+    assert data["feasible"] is True
+    assert data["capacity_gbps"] == pytest.approx(2000.0)
+    assert all({"name", "value", "unit"} <= row.keys() for row in data["ledger"])
+    # the ledger adds up: weakest launched line − losses = received power
+    rows = {r["name"]: r for r in data["ledger"]}
+    losses = sum(r["value"] for r in data["ledger"] if r["unit"] == "dB" and not r["name"].startswith(
+        ("penalty", "margin", "system")))
+    assert rows["weakest line entering the bus"]["value"] + losses == pytest.approx(rows["received power"]["value"])
+    penalties = sum(r["value"] for r in data["ledger"] if r["name"].startswith("penalty"))
+    assert rows["received power"]["value"] - rows["sensitivity"]["value"] + penalties == pytest.approx(
+        data["margin_db"])
+
+
+@pytest.mark.parametrize("fmt", ["table", "csv", "markdown"])
+def test_budget_other_formats(capsys, fmt):
+    code, out, _ = run(capsys, "budget", "-f", fmt)
+    assert code == 0
+    assert "margin" in out and "received power" in out
+    if fmt == "csv":
+        rows = list(csv.reader(io.StringIO(out)))
+        assert all(len(r) >= 2 for r in rows)
+    if fmt == "markdown":
+        assert "| item | value | unit | detail |" in out
+
+
+def test_check_feasible_and_infeasible(capsys, tmp_path):
+    code, out, _ = run(capsys, "check")
+    assert code == 0 and "feasible" in out
+    bad = write(tmp_path, '[link]\nwavelengths_per_fiber = 30\n')
+    code, out, _ = run(capsys, "check", bad)
+    assert code == 1
+    assert "fsr_channels" in out and "30 wavelengths per fiber > 19 channels per FSR" in out
+    assert "comb_lines" in out and "INFEASIBLE" in out
+
+
+def test_check_reports_switch_loss_failure(capsys):
+    code, out, _ = run(capsys, "check", "--set", "loss.switch_ports=2", "-f", "json")
+    data = json.loads(out)
+    assert code == 1 and not data["feasible"]
+    assert [v["name"] for v in data["violations"]] == ["power_budget"]
+
+
+@pytest.mark.parametrize("text, fragment", [
+    ('[link]\ndata_rate = "25 GHz"\n', "[link] data_rate = '25 GHz'"),
+    ('[link]\ndata_rat = "25 Gbit/s"\n', "did you mean 'data_rate'"),
+    ('[link\n', "malformed TOML"),
+    ('[laser]\nwall_plug_efficiency = 1.5\n', "[laser] wall_plug_efficiency = 1.5"),
+    ('[ring]\nfilter_q = 0\n', "[ring] filter_q = 0"),
+    ('[loss]\nfiber_length = "-3 m"\n', "out of range"),
+    ('[loss]\nfiber_length = "nan m"\n', "NaN"),
+    ('[loss]\nfiber_length = "inf m"\n', "infinite"),
+    ('[loss]\nfiber_length = 10\n', "bare number"),
+    ('[rng]\nradius = "3 um"\n', "did you mean 'ring'"),
+    ('[link]\nwavelengths_per_fiber = 2.5\n', "whole number"),
+    ('[receiver]\nmodel = "given"\nsensitivity = "-60 dBm"\n', "quantum limit"),
+    ('[tuning]\nt_min = "400 K"\n', "t_min"),
+    ('[laser]\nkind = "vcsel"\n', "comb, dfb"),
+])
+def test_bad_input_is_one_clear_line_and_exit_2(capsys, tmp_path, text, fragment):
+    path = write(tmp_path, text)
+    code, out, err = run(capsys, "budget", path)
+    assert code == 2
+    assert out == ""
+    assert fragment in err
+    assert path in err
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_missing_file(capsys, tmp_path):
+    code, _, err = run(capsys, "budget", str(tmp_path / "nope.toml"))
+    assert code == 2 and "no such file" in err
+
+
+def test_bad_set_override(capsys):
+    code, _, err = run(capsys, "budget", "--set", "link.data_rate")
+    assert code == 2 and "section.key=value" in err
+
+
+def test_set_override_changes_the_design(capsys):
+    code, out, _ = run(capsys, "budget", "-f", "json", "--set", "link.wavelengths_per_fiber=4")
+    assert code == 0 and json.loads(out)["capacity_gbps"] == pytest.approx(1000.0)
+
+
+def test_output_file_is_written_atomically(capsys, tmp_path):
+    target = tmp_path / "out.json"
+    code, out, err = run(capsys, "budget", "-f", "json", "-o", str(target))
+    assert code == 0 and out == "" and "wrote" in err
+    assert json.loads(target.read_text())["feasible"] is True
+    assert [p.name for p in tmp_path.iterdir()] == ["out.json"]
+
+
+def test_failed_run_keeps_the_existing_output(capsys, tmp_path):
+    target = tmp_path / "out.json"
+    target.write_text("previous")
+    code, _, _ = run(capsys, "budget", write(tmp_path, "[link\n", "bad.toml"), "-o", str(target))
+    assert code == 2 and target.read_text() == "previous"
+
+
+def test_unknown_format_is_a_usage_error(capsys):
+    code, _, _ = run(capsys, "budget", "--format", "xml")
+    assert code == 2
+
+
+def test_fields_lists_every_field_with_unit_and_source(capsys):
+    code, out, _ = run(capsys, "fields", "-f", "json")
+    data = json.loads(out)
+    assert code == 0
+    assert data["link"]["data_rate"]["unit"] == "bit/s"
+    assert all(entry["source"] for section in data.values() for entry in section.values())
+
+
+def test_init_writes_a_design_that_loads_back(capsys, tmp_path):
+    target = tmp_path / "mine.toml"
+    assert run(capsys, "init", str(target))[0] == 0
+    tomllib.loads(target.read_text())
+    code, out, _ = run(capsys, "budget", str(target), "-f", "json")
+    assert code == 0 and json.loads(out)["capacity_gbps"] == pytest.approx(2000.0)
+    assert run(capsys, "init", str(target))[0] == 2  # refuses to overwrite
+
+
+def test_explain_prints_the_closed_forms(capsys):
+    code, out, _ = run(capsys, "explain")
+    assert code == 0 and "N = " in out and "max_hops" in out
+
+
+def test_real_entry_point_bad_unit_no_traceback(tmp_path):
+    path = write(tmp_path, '[link]\ndata_rate = "25 GHz"\n')
+    proc = subprocess.run([sys.executable, "-m", "sipml", "check", path], capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("sipml: error:") and "Traceback" not in proc.stderr
+
+
+def test_real_entry_point_budget():
+    proc = subprocess.run([sys.executable, "-m", "sipml", "budget", "-f", "json"], capture_output=True, text=True)
+    assert proc.returncode == 0 and json.loads(proc.stdout)["binding_limit"] == "requested"

@@ -1,0 +1,13 @@
+"""The documented design-file format stays in step with the field declarations."""
+
+from pathlib import Path
+
+from sipml.render import render
+from sipml.reports import fields_report
+
+DOC = Path(__file__).resolve().parents[2] / "docs" / "design-format.md"
+
+
+def test_design_format_doc_matches_the_declarations():
+    table = render(fields_report(), "markdown")
+    assert table in DOC.read_text(encoding="utf-8"), "regenerate with `sipml fields --format markdown`"
