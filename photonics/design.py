@@ -177,8 +177,8 @@ class TuningSection:
 class PackageSection:
     width: float = positive("55 mm", "m", "GPU package width", "[assumed] SXM-class package")
     height: float = positive("55 mm", "m", "GPU package height", "[assumed] SXM-class package")
-    chiplets: int = param(4, "1", "optical I/O chiplets on the package edge", "[assumed] one per side",
-                          lo=1, integer=True)
+    chiplets: int = param(1, "1", "optical I/O chiplets on the package edge",
+                          "SiP-ML's TeraPHY-class 2 Tbps interface: one chiplet [restated]", lo=1, integer=True)
     chiplet_fiber_edge: float = positive("5 mm", "m", "fiber-attach edge of one chiplet",
                                          "[assumed] chiplet die size not published")
     fiber_pitch: float = positive("127 um", "m", "fiber-array pitch", "V-groove arrays [verbatim]")

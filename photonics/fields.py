@@ -16,7 +16,8 @@ from photonics.units import format_si, parse_value
 
 @dataclass(frozen=True, slots=True)
 class Spec:
-    """What a field accepts. `unit` is a spec understood by `photonics.units.parse_value`, or 'choice'."""
+    """What a field accepts. `unit` is a spec understood by `photonics.units.parse_value`, 'choice' (one of
+    `choices`) or 'text' (a name, e.g. a catalog key)."""
 
     unit: str
     help: str
@@ -35,6 +36,10 @@ class Spec:
         if self.unit == "choice":
             if not isinstance(value, str) or value not in self.choices:
                 raise InputError(f"got {value!r}, expected one of {', '.join(self.choices)}")
+            return value
+        if self.unit == "text":
+            if not isinstance(value, str) or not value.strip():
+                raise InputError(f"got {value!r}, expected a non-empty text")
             return value
         if self.integer and not (isinstance(value, int) and not isinstance(value, bool)):
             if isinstance(value, float) and value.is_integer():
@@ -57,7 +62,7 @@ class Spec:
             raise InputError(f"{self.show(number)} is out of range, expected {self.range_text()}")
 
     def show(self, number) -> str:
-        if self.unit == "choice":
+        if self.unit in ("choice", "text"):
             return str(number)
         if self.integer:
             return f"{int(number)}"
@@ -66,6 +71,8 @@ class Spec:
     def range_text(self) -> str:
         if self.unit == "choice":
             return " | ".join(self.choices)
+        if self.unit == "text":
+            return "a name"
         parts = []
         if self.lo is not None:
             parts.append(("> " if self.lo_open else "≥ ") + self.show(self.lo))

@@ -41,39 +41,125 @@ def _emit(report, fmt: Format, output: Optional[Path]) -> None:
         print(f"wrote {output}", file=sys.stderr)
 
 
-def _evaluate(design: Optional[Path], overrides: Optional[list[str]]):
-    """Load and evaluate a design; errors found while evaluating also name the file."""
+def _named(design) -> str:
+    return str(design) if design else "<built-in design>"
+
+
+def _evaluate(design: Optional[str], overrides: Optional[list[str]]):
+    """Load a design and evaluate the optical link its fabric uses (with any switch passes); errors found while
+    evaluating also name the file."""
+    from fabric.evaluate import effective_link
     from photonics.errors import InputError
     from photonics.link import evaluate
     from sipml.design import load_design
 
     loaded = load_design(design, overrides)
+    link = effective_link(loaded)
+    if link is None:
+        raise InputError(f"{_named(design)}: [fabric] kind = '{loaded.fabric.kind}' has no optical link to budget")
     try:
-        return evaluate(loaded)
+        return evaluate(link)
     except InputError as exc:
-        raise InputError(f"{design if design else '<built-in design>'}: {exc}") from None
+        raise InputError(f"{_named(design)}: {exc}") from None
+
+
+DesignArg = Annotated[Optional[str], typer.Argument(
+    help="design TOML file or built-in design name (default: the built-in SiP-Ring design)")]
 
 
 @app.command()
-def budget(design: Annotated[Optional[Path], typer.Argument(help="design TOML (default: the built-in design)")] = None,
+def budget(design: DesignArg = None,
            fmt: FormatOpt = Format.table, output: OutputOpt = None, set_: SetOpt = None) -> None:
     """Print the link budget line by line, the margin, the capacity and the limit that binds."""
     from sipml.reports import budget_report
 
     est = _evaluate(design, set_)
-    _emit(budget_report(est, str(design) if design else "built-in design"), fmt, output)
+    _emit(budget_report(est, _named(design)), fmt, output)
 
 
 @app.command()
-def check(design: Annotated[Optional[Path], typer.Argument(help="design TOML (default: the built-in design)")] = None,
+def check(design: DesignArg = None,
           fmt: FormatOpt = Format.table, output: OutputOpt = None, set_: SetOpt = None) -> None:
-    """Exit 0 when the design is feasible, 1 when not, printing every violated constraint with its numbers."""
-    from sipml.reports import check_report
+    """Exit 0 when the design is feasible, 1 when not, printing every violated constraint with its numbers.
+    A design with a [fabric] is checked as a whole (link, switch passes, reach, radix); one without, as a link."""
+    from sipml.design import load_design
+    from sipml.reports import check_fabric_report, check_report
 
-    est = _evaluate(design, set_)
-    _emit(check_report(est, str(design) if design else "built-in design"), fmt, output)
-    if not est.feasible:
+    loaded = load_design(design, set_)
+    if loaded.has_fabric:
+        fab = _evaluate_fabric(loaded, design)
+        _emit(check_fabric_report(fab, _named(design)), fmt, output)
+        feasible = fab.feasible
+    else:
+        est = _evaluate(design, set_)
+        _emit(check_report(est, _named(design)), fmt, output)
+        feasible = est.feasible
+    if not feasible:
         raise typer.Exit(1)
+
+
+def _evaluate_fabric(loaded, design):
+    from fabric.evaluate import evaluate_fabric
+    from photonics.errors import InputError
+
+    try:
+        return evaluate_fabric(loaded)
+    except InputError as exc:
+        raise InputError(f"{_named(design)}: {exc}") from None
+
+
+@app.command()
+def fabric(design: DesignArg = None, fmt: FormatOpt = Format.table, output: OutputOpt = None, set_: SetOpt = None,
+           message_size: Annotated[Optional[str], typer.Option(
+               "--message-size", help="bytes per rank for the collective times, e.g. '100 MB' "
+                                      "(default: [fabric] message_size)")] = None) -> None:
+    """Show the fabric's numbers: bandwidth, useful time, degree, bisection, reach, collective times.
+    Exits 1 when the fabric is infeasible."""
+    from fabric.collective_times import collective_times_s
+    from photonics.errors import InputError
+    from photonics.units import parse_value
+    from sipml.design import load_design
+    from sipml.reports import fabric_report
+
+    loaded = load_design(design, set_)
+    fab = _evaluate_fabric(loaded, design)
+    if message_size is None:
+        bits = loaded.fabric.message_size
+    else:
+        try:
+            bits = parse_value(message_size, "bit")
+        except InputError as exc:
+            raise InputError(f"--message-size {message_size!r}: {exc}") from None
+        if not bits > 0 or bits == float("inf"):
+            raise InputError(f"--message-size {message_size!r}: expected a positive, finite size")
+    times = collective_times_s(loaded, fab, bits / 8)
+    _emit(fabric_report(fab, times, bits, _named(design)), fmt, output)
+    if not fab.feasible:
+        raise typer.Exit(1)
+
+
+@app.command()
+def cost(designs: Annotated[Optional[list[str]], typer.Argument(
+             help="design files or built-in names (default: sip-ring sip-ocs dgx-a100 dgx-h100 ideal)")] = None,
+         fmt: FormatOpt = Format.table, output: OutputOpt = None,
+         catalog: Annotated[Optional[list[Path]], typer.Option(
+             "--catalog", help="a catalog file overriding or adding entries (repeatable)")] = None) -> None:
+    """Side-by-side cost and power tables: per GPU and per cluster, with the breakdown and the price range."""
+    from fabric.catalog import load_catalog
+    from fabric.cost import cluster_bom
+    from sipml.design import builtin_designs, load_design
+    from sipml.reports import cost_data, cost_report
+
+    names = designs or [n for n in ("sip-ring", "sip-ocs", "dgx-a100", "dgx-h100", "ideal") if n in builtin_designs()]
+    cat = load_catalog(*(catalog or []))
+    for change in cat.overrides:
+        print(f"catalog: {change}", file=sys.stderr)
+    entries = []
+    for name in names:
+        loaded = load_design(name)
+        fab = _evaluate_fabric(loaded, name)
+        entries.append(cost_data(name, fab, cluster_bom(loaded, fab, cat), loaded.fabric.pue))
+    _emit(cost_report(entries), fmt, output)
 
 
 @app.command()

@@ -4,9 +4,13 @@
     data_rate = "25 Gbit/s"
     wavelengths_per_fiber = 8
 
-Each section maps to a frozen dataclass of `photonics.design`; each key to a declared field (unit, bounds,
-help, source). Unknown sections or keys, wrong units, out-of-range, NaN or infinite values are InputErrors
-that name the file, the section, the key and the value.
+    [fabric]
+    kind = "sip-ring"
+
+Each section maps to a frozen dataclass (`photonics.design` for the optical link, `fabric.design` for the
+fabric); each key to a declared field (unit, bounds, help, source). Unknown sections or keys, sections that do
+not apply to the fabric kind, wrong units, out-of-range, NaN or infinite values are InputErrors that name the
+file, the section, the key and the value. Built-in designs (`sipml/designs/*.toml`) are found by name.
 """
 
 from __future__ import annotations
@@ -16,9 +20,18 @@ import difflib
 import tomllib
 from pathlib import Path
 
+from fabric.design import FABRIC_SECTIONS, SECTION_FOR_KIND, ClusterDesign, FabricSection
 from photonics.design import SECTIONS, LinkDesign
 from photonics.errors import InputError
 from photonics.fields import specs
+
+ALL_SECTIONS: dict[str, type] = {**SECTIONS, **FABRIC_SECTIONS}
+BUILTIN_DIR = Path(__file__).with_name("designs")
+
+
+def builtin_designs() -> dict[str, Path]:
+    """Name → file of every built-in design."""
+    return {p.stem: p for p in sorted(BUILTIN_DIR.glob("*.toml"))}
 
 
 def _suggest(word: str, options) -> str:
@@ -41,18 +54,36 @@ def build_section(cls, values: dict, where: str):
     return cls(**kwargs)
 
 
-def design_from_mapping(data: dict, source: str = "<design>", sections: dict[str, type] = SECTIONS,
-                        design_cls=LinkDesign):
+def design_from_mapping(data: dict, source: str = "<design>") -> ClusterDesign:
     """A design from a parsed TOML mapping; `source` names the file in error messages."""
-    kwargs = {}
+    built = {}
     for name, values in data.items():
-        if name not in sections:
-            raise InputError(f"{source}: unknown section [{name}]{_suggest(name, sections)}; "
-                             f"known sections: {', '.join(sections)}")
+        if name not in ALL_SECTIONS:
+            raise InputError(f"{source}: unknown section [{name}]{_suggest(name, ALL_SECTIONS)}; "
+                             f"known sections: {', '.join(ALL_SECTIONS)}")
         if not isinstance(values, dict):
             raise InputError(f"{source}: '{name}' must be a [section] table, got {values!r}")
-        kwargs[name] = build_section(sections[name], values, f"{source}: [{name}]")
-    return design_cls(**kwargs)
+        built[name] = build_section(ALL_SECTIONS[name], values, f"{source}: [{name}]")
+    kind = built.get("fabric", FabricSection()).kind
+    for name in built:
+        if name in SECTION_FOR_KIND.values() and SECTION_FOR_KIND[kind] != name:
+            raise InputError(f"{source}: section [{name}] does not apply to [fabric] kind = '{kind}' "
+                             f"(its settings live in [{SECTION_FOR_KIND[kind]}])")
+    link = LinkDesign(**{k: v for k, v in built.items() if k in SECTIONS})
+    return ClusterDesign(link=link, has_fabric="fabric" in built,
+                         **{k: v for k, v in built.items() if k in FABRIC_SECTIONS})
+
+
+def resolve(design: str | Path) -> Path:
+    """A design file's path: the file itself, or a built-in design of that name."""
+    path = Path(design)
+    if path.exists() or path.suffix:
+        return path
+    builtins = builtin_designs()
+    if str(design) in builtins:
+        return builtins[str(design)]
+    raise InputError(f"{design}: no such file or built-in design{_suggest(str(design), builtins)}; built-in: "
+                     f"{', '.join(builtins)}")
 
 
 def read_toml(path: Path) -> dict:
@@ -90,9 +121,9 @@ def apply_overrides(data: dict, overrides: list[str]) -> dict:
     return merged
 
 
-def load_design(path: str | Path | None, overrides: list[str] | None = None) -> LinkDesign:
-    """The design in `path` (None: the built-in default design), with `--set` overrides applied."""
-    data = read_toml(Path(path)) if path is not None else {}
+def load_design(path: str | Path | None, overrides: list[str] | None = None) -> ClusterDesign:
+    """The design in `path` (a file or a built-in name; None: the default design), with `--set` overrides."""
+    data = read_toml(resolve(path)) if path is not None else {}
     source = str(path) if path is not None else "<built-in design>"
     if overrides:
         data = apply_overrides(data, overrides)
@@ -102,16 +133,16 @@ def load_design(path: str | Path | None, overrides: list[str] | None = None) -> 
 
 def default_design_toml() -> str:
     """A commented TOML file of the built-in design: every field with its unit, range and source."""
-    default = LinkDesign()
-    out = ["# sipml design point: the built-in default (SiP-ML's optical interface).",
+    default = ClusterDesign()
+    out = ["# sipml design point: the built-in default (SiP-ML's optical interface on a SiP-Ring).",
            "# Values with a dimension are strings with units; see `sipml fields`.", ""]
-    for name, cls in SECTIONS.items():
+    for name, cls in {**SECTIONS, "fabric": FABRIC_SECTIONS["fabric"], "sip_ring": FABRIC_SECTIONS["sip_ring"]}.items():
         out.append(f"[{name}]")
-        section = getattr(default, name)
+        section = getattr(default.link, name) if name in SECTIONS else getattr(default, name)
         for f in dataclasses.fields(cls):
             spec = f.metadata["spec"]
             value = getattr(section, f.name)
-            if spec.unit == "choice":
+            if spec.unit in ("choice", "text"):
                 shown = f'"{value}"'
             elif spec.unit == "1":
                 shown = f"{value:g}" if isinstance(value, float) else str(value)

@@ -74,11 +74,12 @@ def render(report: Report, fmt: str) -> str:
                 writer.writerow([t.title, *(r.get(c, "") for c in t.columns)])
         return buf.getvalue()
     if fmt == "markdown":
-        return "\n\n".join(_markdown_table(t) for t in report.tables) + "".join(
-            f"\n\n{line}" for line in report.footer) + "\n"
+        return "\n\n".join([*(_markdown_table(t) for t in report.tables), *report.footer]) + "\n"
     if fmt == "table":
-        return "\n\n".join(_text_table(t) for t in report.tables) + "".join(
-            f"\n\n{line}" if i == 0 else f"\n{line}" for i, line in enumerate(report.footer)) + "\n"
+        blocks = [_text_table(t) for t in report.tables]
+        if report.footer:
+            blocks.append("\n".join(report.footer))
+        return "\n\n".join(blocks) + "\n"
     raise InputError(f"unknown format '{fmt}', expected one of {', '.join(FORMATS)}")
 
 

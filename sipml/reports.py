@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import math
 
-from photonics.design import SECTIONS
+from fabric.estimate import FabricEstimate
 from photonics.fields import specs
 from photonics.link import LIMIT_TEXT, LinkEstimate
+from sipml.design import ALL_SECTIONS
 from sipml.render import Report, Table
 
 
@@ -127,7 +128,7 @@ def check_report(est: LinkEstimate, source: str) -> Report:
 
 def fields_report() -> Report:
     rows, data = [], {}
-    for section, cls in SECTIONS.items():
+    for section, cls in ALL_SECTIONS.items():
         for key, spec in specs(cls).items():
             row = {"section": section, "key": key, "unit": spec.unit if spec.unit != "1" else "—",
                    "default": spec.default_text, "range": spec.range_text(), "help": spec.help,
@@ -136,3 +137,135 @@ def fields_report() -> Report:
             data.setdefault(section, {})[key] = {k: v for k, v in row.items() if k not in ("section", "key")}
     return Report(data, [Table("Design-file fields", ["section", "key", "unit", "default", "range", "help",
                                                       "source"], rows)])
+
+
+def _violation_rows(violations) -> list[dict]:
+    return [{"constraint": v.name, "violation": v.message} for v in violations]
+
+
+def check_fabric_report(fab: FabricEstimate, source: str) -> Report:
+    """`sipml check` on a design with a fabric: the fabric's violations (its link's included)."""
+    link = fab.link
+    data = {"design": source, "feasible": fab.feasible, "fabric": fab.kind,
+            "margin_db": link.margin_db if link else None,
+            "capacity_gbps": fab.per_gpu_bandwidth_bps / 1e9,
+            "binding_limit": link.binding_limit if link else None,
+            "violations": [{"name": v.name, "message": v.message} for v in fab.violations],
+            "warnings": list(link.warnings) if link else []}
+    verdict = (f"{source}: {fab.kind} feasible, {fab.per_gpu_bandwidth_bps / 1e9:.0f} Gbps per GPU per direction"
+               if fab.feasible else f"{source}: {fab.kind} INFEASIBLE, {len(fab.violations)} constraint(s) violated")
+    tables = [Table("Violated constraints", ["constraint", "violation"], _violation_rows(fab.violations))] \
+        if fab.violations else []
+    return Report(data, tables, [verdict, *(f"warning: {w}" for w in data["warnings"])])
+
+
+def fabric_data(fab: FabricEstimate, times: dict[str, float], message_bytes: float, source: str) -> dict:
+    return {
+        "design": source, "fabric": fab.kind, "gpus": fab.gpus, "feasible": fab.feasible,
+        "per_gpu_bandwidth_gbps": fab.per_gpu_bandwidth_bps / 1e9,
+        "effective_bandwidth_gbps": fab.effective_bandwidth_bps / 1e9,
+        "useful_time_fraction": fab.useful_fraction, "degree": fab.degree, "bisection_gbps": fab.bisection_bps / 1e9,
+        "margin_db": fab.link.margin_db if fab.link else None,
+        "figures": {name: {"value": v, "unit": u} for name, (v, u) in fab.figures.items()},
+        "message_bytes": message_bytes,
+        "collective_times_s": times,
+        "violations": [{"name": v.name, "message": v.message} for v in fab.violations],
+        "notes": list(fab.notes),
+    }
+
+
+def fabric_report(fab: FabricEstimate, times: dict[str, float], message_bytes: float, source: str) -> Report:
+    data = fabric_data(fab, times, message_bytes, source)
+    summary = Table(f"Fabric: {fab.kind}, {fab.gpus} GPUs", ["quantity", "value", "unit"], [
+        {"quantity": "feasible", "value": "yes" if fab.feasible else "NO", "unit": ""},
+        {"quantity": "per-GPU bandwidth", "value": _f(fab.per_gpu_bandwidth_bps / 1e9, 0), "unit": "Gbps per direction"},
+        {"quantity": "useful-time fraction", "value": f"{fab.useful_fraction:.4f}", "unit": ""},
+        {"quantity": "effective bandwidth", "value": _f(fab.effective_bandwidth_bps / 1e9, 0), "unit": "Gbps"},
+        {"quantity": "degree", "value": str(fab.degree), "unit": "peers at once"},
+        {"quantity": "bisection", "value": _f(fab.bisection_bps / 1e12, 2), "unit": "Tbps"},
+        *({"quantity": name, "value": f"{v:.4g}", "unit": u} for name, (v, u) in fab.figures.items()),
+    ])
+    mb = message_bytes / 8e6
+    coll = Table(f"Collective times, {mb:g} MB per rank", ["collective", "time", "unit", "busbw", "unit "],
+                 [{"collective": k, "time": _f(t * 1e3, 3), "unit": "ms",
+                   "busbw": _busbw(k, message_bytes, fab.gpus, t), "unit ": "Gbps"} for k, t in times.items()])
+    footer = [f"violated: {v.name}: {v.message}" for v in fab.violations] + [f"note: {n}" for n in fab.notes]
+    return Report(data, [summary, coll], footer)
+
+
+def _busbw(op: str, message_bits: float, ranks: int, time_s: float) -> str:
+    from fabric.collectives import busbw_bps
+
+    if op == "p2p" or not math.isfinite(time_s) or time_s <= 0:
+        return "–" if op == "p2p" else "0"
+    return _f(float(busbw_bps(op, message_bits / 8, ranks, time_s)) / 1e9, 1)
+
+
+def cost_data(name: str, fab: FabricEstimate, bom, pue: float) -> dict:
+    from fabric.bom import facility_power_w
+
+    g = fab.gpus
+    breakdown = [{"key": l.key, "description": l.description, "network": l.network, "unit": l.unit,
+                  "count_per_gpu": l.count_per_gpu, "cost_usd_per_gpu": [x / g for x in l.cost_usd.as_tuple()],
+                  "power_w_per_gpu": [x / g for x in l.power_w.as_tuple()], "cost_share": l.cost_share,
+                  "power_share": l.power_share, "source": l.source, "date": l.date, "tag": l.tag}
+                 for l in bom.lines_by_cost()]
+    return {
+        "design": name, "fabric": fab.kind, "gpus": g, "feasible": fab.feasible,
+        "per_gpu_bandwidth_gbps": fab.per_gpu_bandwidth_bps / 1e9, "degree": fab.degree,
+        "bisection_gbps": fab.bisection_bps / 1e9,
+        "network_cost_usd_per_gpu": bom.network_cost_usd.typical / g,
+        "network_cost_usd_per_gpu_range": [x / g for x in bom.network_cost_usd.as_tuple()],
+        "network_power_w_per_gpu": bom.network_power_w.typical / g,
+        "network_power_w_per_gpu_range": [x / g for x in bom.network_power_w.as_tuple()],
+        "cluster_cost_usd": bom.cost_per_cluster_usd.typical,
+        "cluster_cost_usd_range": list(bom.cost_per_cluster_usd.as_tuple()),
+        "cluster_power_w": bom.power_per_cluster_w.typical,
+        "cluster_power_w_range": list(bom.power_per_cluster_w.as_tuple()),
+        "facility_power_w": facility_power_w(bom.power_per_cluster_w.typical, pue=pue),
+        "network_cost_share": bom.network_cost_share.typical,
+        "network_power_share": bom.network_power_share.typical,
+        "breakdown": breakdown,
+        "violations": [{"name": v.name, "message": v.message} for v in fab.violations],
+        "notes": list(fab.notes),
+    }
+
+
+def _money(x: float) -> str:
+    return f"{x:,.0f}"
+
+
+def cost_report(entries: list[dict]) -> Report:
+    """Side-by-side cost and power of several designs (entries from `cost_data`)."""
+    names = [e["design"] for e in entries]
+    def row(label, unit, fn):
+        return {"quantity": label, "unit": unit, **{n: fn(e) for n, e in zip(names, entries)}}
+    rng = lambda v: f"{_money(v[0])} – {_money(v[2])}"  # noqa: E731
+    side = Table("Cost and power (typical; range = all-low … all-high prices)", ["quantity", "unit", *names], [
+        row("fabric", "", lambda e: e["fabric"]),
+        row("feasible", "", lambda e: "yes" if e["feasible"] else "NO"),
+        row("GPUs", "", lambda e: str(e["gpus"])),
+        row("per-GPU bandwidth", "Gbps", lambda e: _f(e["per_gpu_bandwidth_gbps"], 0)),
+        row("degree", "", lambda e: str(e["degree"])),
+        row("bisection", "Tbps", lambda e: _f(e["bisection_gbps"] / 1e3, 1)),
+        row("network cost per GPU", "USD", lambda e: _money(e["network_cost_usd_per_gpu"])),
+        row("  range", "USD", lambda e: rng(e["network_cost_usd_per_gpu_range"])),
+        row("network power per GPU", "W", lambda e: _f(e["network_power_w_per_gpu"], 1)),
+        row("network share of cost", "%", lambda e: _f(100 * e["network_cost_share"], 1)),
+        row("network share of power", "%", lambda e: _f(100 * e["network_power_share"], 1)),
+        row("cluster cost", "USD", lambda e: _money(e["cluster_cost_usd"])),
+        row("  range", "USD", lambda e: rng(e["cluster_cost_usd_range"])),
+        row("cluster power (nameplate)", "W", lambda e: _money(e["cluster_power_w"])),
+        row("facility power (× PUE)", "W", lambda e: _money(e["facility_power_w"])),
+    ])
+    tables = [side]
+    for e in entries:
+        tables.append(Table(f"Breakdown per GPU: {e['design']}", ["component", "side", "count/GPU", "cost USD",
+                                                                  "range USD", "power W", "cost %", "tag"],
+                            [{"component": b["key"], "side": "network" if b["network"] else "compute",
+                              "count/GPU": f"{b['count_per_gpu']:.4g}", "cost USD": _money(b["cost_usd_per_gpu"][1]),
+                              "range USD": rng(b["cost_usd_per_gpu"]), "power W": _f(b["power_w_per_gpu"][1], 2),
+                              "cost %": _f(100 * b["cost_share"], 1), "tag": b["tag"]} for b in e["breakdown"]]))
+    footer = [f"{e['design']}: violated: {v['name']}: {v['message']}" for e in entries for v in e["violations"]]
+    footer += [f"{e['design']}: note: {n}" for e in entries for n in e["notes"]]
+    return Report({"designs": entries}, tables, footer)

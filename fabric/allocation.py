@@ -1,0 +1,549 @@
+"""Bandwidth allocation for a traffic matrix on SiP-Ring (wavelengths on ring segments) and SiP-OCS (circuits).
+
+Both fabrics use SiP-ML's objective: maximise the minimum, over GPU pairs with demand, of allocated bandwidth /
+demand [sim]. Demand is a rate matrix ``demand_bps[i, j]`` (bit/s from GPU i to GPU j, zero diagonal); only its
+proportions steer the allocation, and with demand in bit/s a ratio ≥ 1 means every demand is served.
+
+SiP-Ring model [sim]
+    N GPUs on a fiber ring, ``directions`` (1 or 2) × ``fibers`` per direction, W ``wavelengths_per_fiber``.
+    Segment s joins GPU s and GPU s+1 (mod N). A flow i→j runs clockwise (i, i+1, …, j: segments i … j−1) or,
+    with two directions, counter-clockwise (i, i−1, …, j: segments j … i−1), and gets an integer number of
+    wavelengths on its whole arc; a wavelength is reused on segments that do not overlap.
+    [sim]'s constraint: on every (direction, fiber, segment) the wavelengths of the flows covering it sum to ≤ W.
+
+    Pooling assumption. The methods here pool the fibers of a direction: per (direction, segment) the flows'
+    wavelengths sum to ≤ fibers·W. Any per-fiber allocation satisfies the pooled constraint, so the pooled optimum
+    is an upper bound on [sim]'s. It is exact when fibers = 1, and for any fiber count whenever each direction
+    has an idle segment: the arcs then lie on a line, interval graphs are perfect, so unit arcs of load ≤ fibers·W
+    can be coloured with fibers·W colours and colours grouped W to a fiber. On a fully loaded circle it can be
+    optimistic: three arcs of two segments on a 3-GPU ring overlap pairwise (load 2 everywhere) yet need three
+    single-wavelength fibers. Wavelength continuity (a channel keeps its fiber and its wavelength along the arc,
+    as micro-ring add/drop cannot convert) raises the same circular-arc colouring question even for one fiber:
+    [sim]'s per-segment count, and so this model, does not capture it. Per-GPU transceiver counts need no extra
+    constraint: a GPU's transmitters in one direction are bounded by its outgoing segment's capacity.
+
+SiP-OCS model [sim]
+    n_ocs switches, each realising one (partial) permutation: every GPU has one egress and one ingress port per
+    OCS; a circuit carries ``circuit_bps``; no circuit i→i; a pair may get several circuits (on different OCSes).
+    A circuit count matrix c ≥ 0 with zero diagonal is realisable on n_ocs OCSes iff every row and column sums to
+    ≤ n_ocs (König's edge-colouring theorem for bipartite multigraphs), so the permutation choice reduces to
+    choosing c, which the fast method does exactly.
+
+Methods
+    ``ring_allocation_fast`` and ``ocs_assignment`` share one kernel, integer progressive filling: raise a common
+    level t, give every unfrozen flow ceil(t · weight) units, and when the next step would overflow a resource
+    freeze every flow on it [Bertsekas & Gallager, *Data Networks*, §6.5.2, max-min fairness by progressive
+    filling; integer version: this project]. Its first level is the largest t at which every flow can get
+    ceil(t·weight) units, i.e. the exact integer optimum of the min ratio for fixed routes.
+    ``ring_allocation_milp`` / ``ocs_assignment_milp`` solve the integer programs with HiGHS for small instances,
+    ``ring_allocation_lp_bound`` the LP relaxation.
+
+Size limits of the exact methods (raise DomainError above them): see ``RING_MILP_MAX_GPUS``,
+``RING_MILP_MAX_FLOWS``, ``RING_LP_MAX_GPUS``, ``OCS_MILP_MAX_BINARIES``, and ``MILP_TIME_LIMIT_S``.
+
+scipy is imported inside the functions that need it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from photonics.errors import DomainError, InputError
+
+RING_MILP_MAX_GPUS = 12  # exact ring MILP: at most this many GPUs …
+RING_MILP_MAX_FLOWS = 132  # … and this many pairs with demand (12 GPUs all-to-all); 3·F + 1 variables
+RING_LP_MAX_GPUS = 64  # LP relaxation: at most this many GPUs (≤ 4032 flows)
+OCS_MILP_MAX_BINARIES = 600  # exact OCS MILP: n_ocs · N · (N − 1) binaries (e.g. N = 8 with 10 OCSes: 560)
+MILP_TIME_LIMIT_S = 30.0  # HiGHS wall-clock limit; hitting it raises DomainError
+_BISECTION_REL_TOL = 1e-12
+
+
+# --- results ------------------------------------------------------------------------------------------
+@dataclass(frozen=True, kw_only=True)
+class RingAllocation:
+    """Wavelengths per GPU pair on a SiP-Ring. Arrays are (N, N) and read-only."""
+
+    wavelengths: np.ndarray  # integer wavelengths of flow i→j (0 on the diagonal and where not served)
+    clockwise: np.ndarray  # True: i→j runs i, i+1, …; False: i, i−1, … (meaningful where wavelengths > 0)
+    bandwidth_bps: np.ndarray  # wavelengths × wavelength_rate_bps
+    min_ratio: float  # min over pairs with demand of bandwidth_bps / demand_bps (achieved)
+    upper_bound: float  # proven upper bound on the optimal min ratio of the pooled model
+    exact: bool  # min_ratio reaches upper_bound: optimal for the pooled model
+    method: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class OcsAssignment:
+    """Circuits per GPU pair on SiP-OCS, and the permutation each OCS realises."""
+
+    circuits: np.ndarray  # (N, N) integer circuits i→j
+    permutations: np.ndarray  # (n_ocs, N): destination of GPU i's egress port on OCS k, −1 if the port is dark
+    bandwidth_bps: np.ndarray  # circuits × circuit_bps
+    min_ratio: float  # min over pairs with demand of bandwidth_bps / demand_bps (achieved)
+    upper_bound: float  # proven upper bound on the optimal min ratio
+    exact: bool
+    method: str
+
+
+def _frozen(array) -> np.ndarray:
+    out = np.asarray(array)  # callers pass arrays they own
+    out.setflags(write=False)
+    return out
+
+
+# --- demand patterns ----------------------------------------------------------------------------------
+def ring_neighbour_demand_bps(gpus: int, rate_bps: float, *, both_ways: bool = False) -> np.ndarray:
+    """Demand of a ring collective: GPU i sends rate_bps to i+1 (and to i−1 if `both_ways`)."""
+    n = _count(gpus, "gpus", minimum=2)
+    rate = _positive_float(rate_bps, "rate_bps")
+    demand = np.zeros((n, n))
+    i = np.arange(n)
+    demand[i, (i + 1) % n] += rate
+    if both_ways:
+        demand[i, (i - 1) % n] += rate
+    np.fill_diagonal(demand, 0.0)  # n = 2 both ways: i+1 = i−1, no self-demand arises
+    return demand
+
+
+def group_alltoall_demand_bps(gpus: int, group_size: int, rate_bps: float) -> np.ndarray:
+    """Demand of all-to-all inside consecutive groups of g GPUs (0..g−1, g..2g−1, …): rate_bps per ordered pair."""
+    n = _count(gpus, "gpus", minimum=2)
+    g = _count(group_size, "group_size", minimum=1)
+    if n % g:
+        raise InputError(f"group_size ({g}) must divide gpus ({n})")
+    group = np.arange(n) // g
+    demand = np.where(group[:, None] == group[None, :], _positive_float(rate_bps, "rate_bps"), 0.0)
+    np.fill_diagonal(demand, 0.0)
+    return demand
+
+
+# --- validation ---------------------------------------------------------------------------------------
+def _count(value, name: str, *, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise InputError(f"{name} must be an integer ≥ {minimum}, got {value!r}")
+    return int(value)
+
+
+def _positive_float(value, name: str) -> float:
+    try:
+        out = float(value)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"{name} must be a number > 0, got {value!r}") from exc
+    if not np.isfinite(out) or out <= 0:
+        raise InputError(f"{name} must be a finite number > 0, got {value!r}")
+    return out
+
+
+def _flows(demand_bps):
+    """(N, src, dst, demand) of the pairs with demand; InputError for a malformed matrix."""
+    demand = np.asarray(demand_bps, dtype=float)
+    if demand.ndim != 2 or demand.shape[0] != demand.shape[1] or demand.shape[0] < 2:
+        raise InputError(f"demand_bps must be a square N×N matrix with N ≥ 2, got shape {demand.shape}")
+    if not np.all(np.isfinite(demand)) or np.any(demand < 0):
+        raise InputError("demand_bps must hold finite values ≥ 0")
+    if np.any(np.diag(demand) != 0):
+        raise InputError("demand_bps must have a zero diagonal (a GPU does not send to itself over the fabric)")
+    src, dst = np.nonzero(demand)
+    if src.size == 0:
+        raise InputError("demand_bps has no pair with demand; the min ratio is undefined")
+    return demand.shape[0], src, dst, demand[src, dst]
+
+
+def _ring_capacity(directions, fibers, wavelengths_per_fiber) -> tuple[int, int]:
+    if directions not in (1, 2) or isinstance(directions, bool):
+        raise InputError(f"directions must be 1 or 2, got {directions!r}")
+    f = _count(fibers, "fibers", minimum=1)
+    w = _count(wavelengths_per_fiber, "wavelengths_per_fiber", minimum=1)
+    return int(directions), f * w
+
+
+# --- integer progressive filling (shared kernel) ------------------------------------------------------
+def _progressive_fill(weight, capacity, load, touches):
+    """Integer weighted max-min allocation by progressive filling.
+
+    weight (F,) > 0; capacity (R,) integer units per resource; load(units (F,)) → (R,) units used;
+    touches(mask (R,) bool) → (F,) bool, the flows that use a masked resource. Every flow must use ≥ 1 resource.
+    Returns (units (F,) int64, first-level units): the first level is the largest common t such that every flow
+    can have ceil(t·weight) units, the exact optimum of min(units/weight) for these routes. Each level is found
+    by bisection on t, stopped once [lo, hi) holds a single breakpoint k/weight_f (or hi − lo ≤ 1e-12·hi)."""
+    units = np.zeros(weight.size)
+    active = np.ones(weight.size, dtype=bool)
+    level, first = 0.0, None
+
+    def at(t):
+        return np.where(active, np.maximum(units, np.ceil(t * weight)), units)
+
+    def fits(candidate):
+        return bool(np.all(load(candidate) <= capacity))
+
+    def one_breakpoint(lo, hi):
+        w = weight[active]
+        jumps = np.ceil(lo * w) / w  # flow f's units grow once t passes jumps[f]
+        first_jump = jumps.min()
+        second = np.where(jumps <= first_jump * (1 + _BISECTION_REL_TOL), jumps + 1.0 / w, jumps).min()
+        return second >= hi  # allocation is constant on (first_jump, hi): at(lo) is the level's answer
+
+    while active.any():
+        lo, hi = level, (capacity.max() + 1.0) / weight[active].min()  # at(hi) overflows any resource
+        if lo == 0.0:
+            probe = 0.5 / weight[active].max()  # ceil(probe·w) = 1 for every active flow
+            lo, hi = (probe, hi) if fits(at(probe)) else (0.0, probe)
+        while lo > 0.0 and hi - lo > _BISECTION_REL_TOL * hi and not one_breakpoint(lo, hi):
+            mid = 0.5 * (lo + hi)
+            lo, hi = (mid, hi) if fits(at(mid)) else (lo, mid)
+        units = at(lo)
+        first = units.copy() if first is None else first
+        freeze = active & touches(load(at(hi)) > capacity)
+        if not freeze.any():  # cannot happen: at(hi) overflows a resource that an active flow raised
+            raise DomainError("progressive filling made no progress")
+        active &= ~freeze
+        level = lo
+    return units.astype(np.int64), first.astype(np.int64)
+
+
+# --- ring geometry ------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _Arcs:
+    """Arcs of F flows on an n-segment ring as difference-array events over resources (direction, segment),
+    laid out as direction·(n+1) + position; position n of each direction is a sink."""
+
+    n: int
+    flows: int
+    position: np.ndarray
+    flow: np.ndarray
+    sign: np.ndarray
+
+    def load(self, values):
+        """Per-resource sum of `values` over the arcs, shape (2n,), index direction·n + segment."""
+        diff = np.bincount(self.position, self.sign * values[self.flow], 2 * (self.n + 1))
+        return np.cumsum(diff.reshape(2, self.n + 1), axis=1)[:, : self.n].ravel()
+
+    def sums(self, per_resource):
+        """Sum of `per_resource` (2n,) over each arc, shape (F,)."""
+        prefix = np.zeros((2, self.n + 1))
+        np.cumsum(np.asarray(per_resource, dtype=float).reshape(2, self.n), axis=1, out=prefix[:, 1:])
+        return -np.bincount(self.flow, self.sign * prefix.ravel()[self.position], self.flows)
+
+
+def _ring_arcs(n, src, dst, clockwise) -> _Arcs:
+    """Flow i→j clockwise covers segments i … j−1 (direction 0); counter-clockwise j … i−1 (direction 1)."""
+    start = np.where(clockwise, src, dst)
+    end = start + np.where(clockwise, (dst - src) % n, (src - dst) % n)
+    offset = np.where(clockwise, 0, n + 1)
+    wrap = np.flatnonzero(end > n)
+    every = np.arange(src.size)
+    position = np.concatenate((start, np.minimum(end, n), np.zeros(wrap.size, dtype=np.int64), end[wrap] - n))
+    position = position + np.concatenate((offset, offset, offset[wrap], offset[wrap]))
+    flow = np.concatenate((every, every, wrap, wrap))
+    sign = np.concatenate((np.ones(src.size), -np.ones(src.size), np.ones(wrap.size), -np.ones(wrap.size)))
+    return _Arcs(n, src.size, position, flow, sign)
+
+
+def _shortest_clockwise(n, src, dst, directions):
+    """Shortest-arc direction; ties (distance n/2) go clockwise when src < dst, so i→j and j→i split."""
+    if directions == 1:
+        return np.ones(src.size, dtype=bool)
+    ahead = (dst - src) % n
+    return (ahead < n - ahead) | ((ahead == n - ahead) & (src < dst))
+
+
+def _snap_to_breakpoint(bound, weight):
+    """The optimal min ratio is some units_f / weight_f = k / weight_f: lower an upper bound to the largest such
+    value ≤ bound (with 1e-9 slack against rounding)."""
+    unique = np.unique(weight)
+    return float(np.max(np.floor(bound * unique * (1 + 1e-9)) / unique))
+
+
+def _ring_dual_bound(n, src, dst, weight, capacity, iterations):
+    """Upper bound on the LP optimum t (units per weight), two directions, by LP duality: for resource prices
+    y ≥ 0, t ≤ C·Σy / Σ_f weight_f · (price of f's cheaper arc). Prices start uniform (the volume bound) and are
+    updated multiplicatively towards loaded resources (Garg & Könemann, FOCS 1998, style); the best is kept."""
+    cw = _ring_arcs(n, src, dst, np.ones(src.size, dtype=bool))
+    ccw = _ring_arcs(n, src, dst, np.zeros(src.size, dtype=bool))
+    prices = np.ones(2 * n)
+    best = np.inf
+    for step in range(iterations):
+        cost_cw, cost_ccw = cw.sums(prices), ccw.sums(prices)
+        go_cw = cost_cw <= cost_ccw
+        denominator = float(weight @ np.where(go_cw, cost_cw, cost_ccw))
+        if denominator > 0:
+            best = min(best, capacity * prices.sum() / denominator)
+        load = cw.load(np.where(go_cw, weight, 0.0)) + ccw.load(np.where(go_cw, 0.0, weight))
+        prices = prices * np.exp(2.0 / np.sqrt(step + 1.0) * load / load.max())  # step size 2/√k
+        prices /= prices.max()
+    return best
+
+
+def _ring_result(n, src, dst, demand, units, clockwise, rate, upper_bound_units, method):
+    wavelengths = np.zeros((n, n), dtype=np.int64)
+    wavelengths[src, dst] = units
+    direction = np.ones((n, n), dtype=bool)
+    direction[src, dst] = clockwise
+    ratio = float(np.min(units * rate / demand))
+    bound = upper_bound_units * rate / demand.max()
+    return RingAllocation(wavelengths=_frozen(wavelengths), clockwise=_frozen(direction),
+                          bandwidth_bps=_frozen(wavelengths * rate), min_ratio=ratio,
+                          upper_bound=float(bound), exact=bool(ratio >= bound * (1 - 1e-9)), method=method)
+
+
+# --- SiP-Ring: fast method ----------------------------------------------------------------------------
+def ring_allocation_fast(demand_bps, *, directions, fibers, wavelengths_per_fiber, wavelength_rate_bps,
+                         bound_iterations: int = 40) -> RingAllocation:
+    """SiP-Ring wavelengths by shortest-arc routing and integer max-min progressive filling [sim objective].
+
+    For the fixed shortest-arc routes the min ratio is the exact integer optimum; routes are the only freedom
+    left, so with ``directions = 1`` the result is optimal (``exact`` True, pooled model). With two directions,
+    ``upper_bound`` is an LP-duality bound over all routings (``bound_iterations`` price updates) and ``exact``
+    says whether it was reached. Shortest arcs suit the patterns training produces (ring neighbours, all-to-all
+    in groups of consecutive GPUs); a pattern that needs long arcs to balance load gets a lower ratio, and the
+    gap to ``upper_bound`` shows it. Pure numpy: O((flows + N) · (bisection steps + bound_iterations)).
+    Integer wavelengths: when a segment must carry more flows than it has wavelengths, some pair gets none and
+    the min ratio is 0 (the optimum too, if ``exact``)."""
+    n, src, dst, demand = _flows(demand_bps)
+    directions, capacity = _ring_capacity(directions, fibers, wavelengths_per_fiber)
+    rate = _positive_float(wavelength_rate_bps, "wavelength_rate_bps")
+    weight = demand / demand.max()
+    clockwise = _shortest_clockwise(n, src, dst, directions)
+    arcs = _ring_arcs(n, src, dst, clockwise)
+    units, first = _progressive_fill(weight, np.full(2 * n, float(capacity)), arcs.load,
+                                     lambda mask: arcs.sums(mask) > 0)
+    if directions == 1:
+        bound = float(np.min(first / weight))  # one route per flow: the first level is optimal
+    else:
+        iterations = _count(bound_iterations, "bound_iterations", minimum=1)
+        bound = _snap_to_breakpoint(_ring_dual_bound(n, src, dst, weight, capacity, iterations), weight)
+    return _ring_result(n, src, dst, demand, units, clockwise, rate, bound, "shortest-arc progressive filling")
+
+
+# --- SiP-Ring: exact integer program and its LP relaxation --------------------------------------------
+def _arc_incidence(n, start, length):
+    """(n, F) sparse 0/1 matrix: segment s is on the arc of flow f."""
+    from scipy.sparse import csr_array
+
+    flow = np.repeat(np.arange(start.size), length)
+    offset = np.arange(length.sum()) - np.repeat(np.cumsum(length) - length, length)
+    segment = (np.repeat(start, length) + offset) % n
+    return csr_array((np.ones(flow.size), (segment, flow)), shape=(n, start.size))
+
+
+def _ring_program(n, src, dst, weight, directions, capacity):
+    """Variables [t, a_cw (F), a_ccw (F), z (F)] (one direction: [t, a (F)]); maximise t subject to segment
+    capacities, a_cw + a_ccw ≥ t·weight, and a_cw ≤ C·z, a_ccw ≤ C·(1 − z) (one direction per flow)."""
+    from scipy.optimize import Bounds, LinearConstraint
+    from scipy.sparse import csr_array, hstack, identity, vstack
+
+    flows = src.size
+    eye = identity(flows, format="csr")
+    weight_column = csr_array(weight[:, None])
+    cw = _arc_incidence(n, src, (dst - src) % n)
+    if directions == 1:
+        matrix = vstack([hstack([csr_array((n, 1)), cw]), hstack([weight_column, -eye])])
+        upper = np.concatenate((np.full(n, float(capacity)), np.zeros(flows)))
+        lower, top = np.zeros(1 + flows), np.concatenate(([np.inf], np.full(flows, float(capacity))))
+        integrality = np.concatenate(([0], np.ones(flows)))
+    else:
+        ccw = _arc_incidence(n, dst, (src - dst) % n)
+        zero_n, zero_f, zero_col = csr_array((n, flows)), csr_array((flows, flows)), csr_array((flows, 1))
+        matrix = vstack([
+            hstack([csr_array((n, 1)), cw, zero_n, zero_n]),
+            hstack([csr_array((n, 1)), zero_n, ccw, zero_n]),
+            hstack([weight_column, -eye, -eye, zero_f]),
+            hstack([zero_col, eye, zero_f, -capacity * eye]),
+            hstack([zero_col, zero_f, eye, capacity * eye]),
+        ])
+        upper = np.concatenate((np.full(2 * n, float(capacity)), np.zeros(2 * flows), np.full(flows, float(capacity))))
+        lower = np.zeros(1 + 3 * flows)
+        top = np.concatenate(([np.inf], np.full(2 * flows, float(capacity)), np.ones(flows)))
+        integrality = np.concatenate(([0], np.ones(3 * flows)))
+    objective = np.zeros(matrix.shape[1])
+    objective[0] = -1.0
+    constraint = LinearConstraint(matrix.tocsr(), -np.inf, upper)
+    return objective, constraint, Bounds(lower, top), integrality
+
+
+def _check_ring_size(n, flows, max_gpus, max_flows, what):
+    if n > max_gpus or flows > max_flows:
+        raise DomainError(f"{what} is limited to {max_gpus} GPUs and {max_flows} pairs with demand "
+                          f"(got {n} GPUs, {flows} pairs); use ring_allocation_fast")
+
+
+def ring_allocation_milp(demand_bps, *, directions, fibers, wavelengths_per_fiber, wavelength_rate_bps,
+                         time_limit_s: float = MILP_TIME_LIMIT_S) -> RingAllocation:
+    """Exact SiP-Ring allocation (pooled model) by mixed-integer programming [sim objective; scipy.optimize.milp /
+    HiGHS]: one direction and an integer wavelength count per flow, maximise the min ratio. The chosen routes
+    are then progressively filled, which keeps the optimal min ratio and hands out spare capacity.
+    Limited to RING_MILP_MAX_GPUS GPUs and RING_MILP_MAX_FLOWS pairs with demand (DomainError above, or when
+    HiGHS hits `time_limit_s`)."""
+    from scipy.optimize import milp
+
+    n, src, dst, demand = _flows(demand_bps)
+    directions, capacity = _ring_capacity(directions, fibers, wavelengths_per_fiber)
+    rate = _positive_float(wavelength_rate_bps, "wavelength_rate_bps")
+    _check_ring_size(n, src.size, RING_MILP_MAX_GPUS, RING_MILP_MAX_FLOWS, "the ring MILP")
+    weight = demand / demand.max()
+    objective, constraint, bounds, integrality = _ring_program(n, src, dst, weight, directions, capacity)
+    result = milp(objective, constraints=constraint, bounds=bounds, integrality=integrality,
+                  options={"time_limit": _positive_float(time_limit_s, "time_limit_s"), "mip_rel_gap": 1e-9})
+    if result.status != 0 or result.x is None:
+        raise DomainError(f"ring MILP did not reach an optimum: {result.message}")
+    flows = src.size
+    clockwise = np.ones(flows, dtype=bool) if directions == 1 else result.x[1 + 2 * flows:] > 0.5
+    arcs = _ring_arcs(n, src, dst, clockwise)
+    units, _ = _progressive_fill(weight, np.full(2 * n, float(capacity)), arcs.load, lambda mask: arcs.sums(mask) > 0)
+    bound = -float(result.mip_dual_bound) if np.isfinite(result.mip_dual_bound) else -float(result.fun)
+    bound = _snap_to_breakpoint(bound, weight)
+    return _ring_result(n, src, dst, demand, units, clockwise, rate, bound, "MILP (HiGHS)")
+
+
+def ring_allocation_lp_bound(demand_bps, *, directions, fibers, wavelengths_per_fiber, wavelength_rate_bps) -> float:
+    """Upper bound on the SiP-Ring min ratio: the LP relaxation of ``ring_allocation_milp`` (fractional wavelengths,
+    a flow may split across directions). Limited to RING_LP_MAX_GPUS GPUs (DomainError above)."""
+    from scipy.optimize import milp
+
+    n, src, dst, demand = _flows(demand_bps)
+    directions, capacity = _ring_capacity(directions, fibers, wavelengths_per_fiber)
+    rate = _positive_float(wavelength_rate_bps, "wavelength_rate_bps")
+    _check_ring_size(n, src.size, RING_LP_MAX_GPUS, RING_LP_MAX_GPUS * (RING_LP_MAX_GPUS - 1), "the ring LP")
+    objective, constraint, bounds, integrality = _ring_program(n, src, dst, demand / demand.max(), directions,
+                                                               capacity)
+    result = milp(objective, constraints=constraint, bounds=bounds, integrality=np.zeros_like(integrality))
+    if result.status != 0:
+        raise DomainError(f"ring LP relaxation failed: {result.message}")
+    return -float(result.fun) * rate / demand.max()
+
+
+# --- SiP-OCS ------------------------------------------------------------------------------------------
+def _ocs_args(demand_bps, n_ocs, circuit_bps):
+    n, src, dst, demand = _flows(demand_bps)
+    return n, src, dst, demand, _count(n_ocs, "n_ocs", minimum=1), _positive_float(circuit_bps, "circuit_bps")
+
+
+def _ocs_result(n, src, dst, demand, circuits, permutations, rate, upper_bound, method):
+    ratio = float(np.min(circuits[src, dst] * rate / demand))
+    return OcsAssignment(circuits=_frozen(circuits), permutations=_frozen(permutations),
+                         bandwidth_bps=_frozen(circuits * rate), min_ratio=ratio,
+                         upper_bound=float(upper_bound), exact=bool(ratio >= upper_bound * (1 - 1e-9)),
+                         method=method)
+
+
+def _northwest_corner(row_deficit, column_deficit):
+    """(rows, cols, amount) of a non-negative integer matrix with the given row and column sums (equal totals)."""
+    row_end, column_end = np.cumsum(row_deficit), np.cumsum(column_deficit)
+    cuts = np.union1d(row_end, column_end)
+    starts = np.concatenate(([0], cuts[:-1]))
+    amount = cuts - starts
+    keep = amount > 0
+    rows = np.searchsorted(row_end, starts[keep], side="right")
+    cols = np.searchsorted(column_end, starts[keep], side="right")
+    return rows, cols, amount[keep]
+
+
+def decompose_circuits(circuits, n_ocs: int) -> np.ndarray:
+    """Split a circuit-count matrix (zero diagonal, row and column sums ≤ n_ocs) into n_ocs partial permutations
+    (König's edge-colouring theorem; Birkhoff–von Neumann style): pad to an n_ocs-regular bipartite multigraph,
+    then peel off n_ocs perfect matchings (Hopcroft–Karp, scipy.sparse.csgraph.maximum_bipartite_matching).
+    Returns (n_ocs, N): destination of GPU i on OCS k, −1 where the port carries no circuit."""
+    from scipy.sparse import csr_array
+    from scipy.sparse.csgraph import maximum_bipartite_matching
+
+    counts = np.asarray(circuits)
+    k = _count(n_ocs, "n_ocs", minimum=1)
+    n = counts.shape[0]
+    if counts.ndim != 2 or counts.shape != (n, n) or np.any(counts < 0) or np.any(counts != np.round(counts)):
+        raise InputError("circuits must be a square matrix of non-negative integers")
+    counts = counts.astype(np.int64)
+    if np.any(np.diag(counts)) or np.any(counts.sum(axis=1) > k) or np.any(counts.sum(axis=0) > k):
+        raise InputError(f"circuits need a zero diagonal and row/column sums ≤ n_ocs = {k}")
+    real_rows, real_cols = np.nonzero(counts)
+    pad_rows, pad_cols, pad_amount = _northwest_corner(k - counts.sum(axis=1), k - counts.sum(axis=0))
+    keys, inverse = np.unique(np.concatenate((real_rows * n + real_cols, pad_rows * n + pad_cols)),
+                              return_inverse=True)
+    real = np.bincount(inverse[:real_rows.size], counts[real_rows, real_cols], keys.size).astype(np.int64)
+    pad = np.bincount(inverse[real_rows.size:], pad_amount, keys.size).astype(np.int64)
+    rows, cols = keys // n, keys % n
+    permutations = np.full((k, n), -1, dtype=np.int64)
+    for layer in range(k):
+        alive = real + pad > 0
+        graph = csr_array((np.ones(alive.sum()), (rows[alive], cols[alive])), shape=(n, n))
+        match = maximum_bipartite_matching(graph, perm_type="column")  # column matched to each row
+        if np.any(match < 0):  # cannot happen: a regular bipartite multigraph has a perfect matching
+            raise DomainError("circuit decomposition found no perfect matching")
+        entry = np.searchsorted(keys, np.arange(n) * n + match)
+        use_real = real[entry] > 0
+        permutations[layer] = np.where(use_real, match, -1)
+        real[entry] -= use_real
+        pad[entry] -= ~use_real
+    return permutations
+
+
+def ocs_assignment(demand_bps, *, n_ocs, circuit_bps) -> OcsAssignment:
+    """SiP-OCS single-shot circuits [sim objective]: integer progressive filling over GPU egress and ingress ports
+    (n_ocs each) gives circuit counts whose min ratio is the exact optimum (first level; König makes any counts
+    with row/column sums ≤ n_ocs realisable), spare ports go to pairs not at the bottleneck, and
+    ``decompose_circuits`` turns the counts into one permutation per OCS."""
+    n, src, dst, demand, k, rate = _ocs_args(demand_bps, n_ocs, circuit_bps)
+    weight = demand / demand.max()
+
+    def load(units):
+        return np.concatenate((np.bincount(src, units, n), np.bincount(dst, units, n)))
+
+    def touches(mask):
+        return mask[src] | mask[n + dst]
+
+    units, first = _progressive_fill(weight, np.full(2 * n, float(k)), load, touches)
+    circuits = np.zeros((n, n), dtype=np.int64)
+    circuits[src, dst] = units
+    bound = float(np.min(first / weight)) * rate / demand.max()
+    return _ocs_result(n, src, dst, demand, circuits, decompose_circuits(circuits, k), rate, bound,
+                       "progressive filling + König decomposition")
+
+
+def ocs_assignment_milp(demand_bps, *, n_ocs, circuit_bps, time_limit_s: float = MILP_TIME_LIMIT_S) -> OcsAssignment:
+    """Exact SiP-OCS assignment by a MILP over the permutations themselves [sim objective; scipy.optimize.milp]:
+    binary x[k, i, j] (circuit i→j on OCS k, i ≠ j), ≤ 1 egress and ≤ 1 ingress per GPU per OCS, maximise the min
+    ratio. Independent of the König reduction used by ``ocs_assignment``; ports the objective does not need may
+    stay dark. Limited to n_ocs·N·(N−1) ≤ OCS_MILP_MAX_BINARIES (DomainError above, or on the time limit)."""
+    from scipy.optimize import Bounds, LinearConstraint, milp
+    from scipy.sparse import csr_array, vstack
+
+    n, src, dst, demand, k, rate = _ocs_args(demand_bps, n_ocs, circuit_bps)
+    pair_i, pair_j = np.nonzero(~np.eye(n, dtype=bool))
+    pairs = pair_i.size
+    if k * pairs > OCS_MILP_MAX_BINARIES:
+        raise DomainError(f"the OCS MILP is limited to n_ocs·N·(N−1) ≤ {OCS_MILP_MAX_BINARIES} binaries "
+                          f"(got {k * pairs}); use ocs_assignment")
+    weight = demand / demand.max()
+    layer = np.repeat(np.arange(k), pairs)  # variable 1 + v is x[layer[v], pair_i[v % pairs], pair_j[…]]
+    var_i, var_j = np.tile(pair_i, k), np.tile(pair_j, k)
+    column = 1 + np.arange(k * pairs)
+    egress = csr_array((np.ones(k * pairs), (layer * n + var_i, column)), shape=(k * n, 1 + k * pairs))
+    ingress = csr_array((np.ones(k * pairs), (layer * n + var_j, column)), shape=(k * n, 1 + k * pairs))
+    demand_pair = src * (n - 1) + np.where(dst < src, dst, dst - 1)  # row-major index among off-diagonal pairs
+    serve_rows = np.concatenate((np.arange(src.size), np.repeat(np.arange(src.size), k)))
+    serve_cols = np.concatenate((np.zeros(src.size, dtype=np.int64),
+                                 1 + (np.arange(k)[None, :] * pairs + demand_pair[:, None]).ravel()))
+    serve_vals = np.concatenate((weight, -np.ones(src.size * k)))
+    serve = csr_array((serve_vals, (serve_rows, serve_cols)), shape=(src.size, 1 + k * pairs))
+    constraint = LinearConstraint(vstack([egress, ingress, serve]).tocsr(), -np.inf,
+                                  np.concatenate((np.ones(2 * k * n), np.zeros(src.size))))
+    objective = np.zeros(1 + k * pairs)
+    objective[0] = -1.0
+    bounds = Bounds(np.zeros(1 + k * pairs), np.concatenate(([np.inf], np.ones(k * pairs))))
+    integrality = np.concatenate(([0], np.ones(k * pairs)))
+    result = milp(objective, constraints=constraint, bounds=bounds, integrality=integrality,
+                  options={"time_limit": _positive_float(time_limit_s, "time_limit_s"), "mip_rel_gap": 1e-9})
+    if result.status != 0 or result.x is None:
+        raise DomainError(f"OCS MILP did not reach an optimum: {result.message}")
+    chosen = result.x[1:].reshape(k, pairs) > 0.5
+    permutations = np.full((k, n), -1, dtype=np.int64)
+    circuits = np.zeros((n, n), dtype=np.int64)
+    for layer_index in range(k):
+        on = chosen[layer_index]
+        permutations[layer_index, pair_i[on]] = pair_j[on]
+        np.add.at(circuits, (pair_i[on], pair_j[on]), 1)
+    bound = -float(result.mip_dual_bound) if np.isfinite(result.mip_dual_bound) else -float(result.fun)
+    bound = _snap_to_breakpoint(bound, weight)
+    return _ocs_result(n, src, dst, demand, circuits, permutations, rate, bound * rate / demand.max(),
+                       "MILP (HiGHS)")

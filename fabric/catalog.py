@@ -1,0 +1,343 @@
+"""The component catalog: prices and power of GPUs, servers, NICs, transceivers, switches, OCS ports, optical
+chiplets, lasers, fiber and packaging, as data with a source, a date and a confidence tag on every entry.
+
+The shipped catalog is `fabric/catalog/components.toml`; its header documents the keys. User files have the
+same format and are merged on top of it: a user table may override single keys of an existing entry, or add
+a new entry (which must then be complete). Every override is recorded in `Catalog.overrides` so a report can
+show which numbers are not the shipped ones.
+
+Values are read with `photonics.units.parse_value` and stored as SI floats (USD, W). Every problem in a file is
+an `InputError` naming the file, the entry and the key.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import re
+import tomllib
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+
+from photonics.errors import InputError
+from photonics.units import parse_value
+
+TAGS = ("[verbatim]", "[restated]", "[inferred]", "[assumed]")
+ROLES = ("compute", "network")
+LEVELS = ("low", "typical", "high")
+
+PRICE_KEYS = tuple(f"price_{level}" for level in LEVELS)
+POWER_RANGE_KEYS = tuple(f"power_{level}" for level in LEVELS)
+TEXT_KEYS = ("description", "unit", "role", "source", "date", "tag")
+REQUIRED_KEYS = TEXT_KEYS + PRICE_KEYS  # plus `power` or all of power_low/typical/high
+KNOWN_KEYS = frozenset(REQUIRED_KEYS + ("power",) + POWER_RANGE_KEYS + ("notes",))
+
+_DATE = re.compile(r"^(?P<year>\d{4})(?:-(?P<month>\d{2}))?$")
+_ENTRY_NAME = re.compile(r"^[A-Za-z0-9_\-]+$")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Component:
+    """One catalog entry in SI: prices in USD and power in W per item, each as (low, typical, high)."""
+
+    key: str
+    description: str
+    unit: str
+    role: str
+    price_usd: tuple[float, float, float]
+    power_w: tuple[float, float, float]
+    source: str
+    date: str
+    tag: str
+    notes: str = ""
+    files: tuple[str, ...] = ()  # the files that defined or changed this entry, shipped catalog first
+
+    @property
+    def is_network(self) -> bool:
+        return self.role == "network"
+
+
+@dataclass(frozen=True, slots=True)
+class Override:
+    """A key of an existing entry replaced by a later file."""
+
+    file: str
+    entry: str
+    key: str
+    old: object
+    new: object
+
+    def __str__(self) -> str:
+        return f"{self.file}: [{self.entry}] {self.key} = {self.new!r} (was {self.old!r})"
+
+
+@dataclass(frozen=True, slots=True)
+class Catalog:
+    """A validated, merged catalog. Look entries up with `catalog["gpu.a100_sxm4"]` or `catalog.get(...)`."""
+
+    components: Mapping[str, Component]
+    files: tuple[str, ...]
+    overrides: tuple[Override, ...] = ()
+    added: tuple[tuple[str, str], ...] = ()  # (file, entry) for entries a user file added
+
+    def get(self, key: str) -> Component:
+        """The entry `key` ("category.name"); InputError listing close names when it does not exist."""
+        try:
+            return self.components[key]
+        except (KeyError, TypeError):
+            raise InputError(f"no catalog entry {key!r}{_close_names_text(str(key), self.components)}") from None
+
+    def __getitem__(self, key: str) -> Component:
+        return self.get(key)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.components
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.components)
+
+    def __len__(self) -> int:
+        return len(self.components)
+
+    def keys(self):
+        return self.components.keys()
+
+    def values(self):
+        return self.components.values()
+
+    def items(self):
+        return self.components.items()
+
+    def category(self, name: str) -> tuple[Component, ...]:
+        """All entries of one category ("gpu", "ocs", ...), in file order."""
+        return tuple(c for k, c in self.components.items() if k.split(".", 1)[0] == name)
+
+
+# --- loading -----------------------------------------------------------------------------------------------
+def default_catalog_path() -> Path:
+    """The shipped catalog file, `catalog/components.toml` beside this module (package data, see pyproject)."""
+    return Path(__file__).with_name("catalog") / "components.toml"
+
+
+def load_catalog(*user_files, base=None) -> Catalog:
+    """Load the shipped catalog (or `base`), then merge each user file in order.
+
+    A user file may override single keys of an existing entry or add complete new entries. Changing `power`
+    replaces a power_low/typical/high triple and vice versa. Overridden numbers without a new `source` keep the
+    old source text with a note of which file changed which key.
+    """
+    base_file = default_catalog_path() if base is None else base
+    raw: dict[str, dict[str, object]] = {}
+    origin: dict[str, dict[str, str]] = {}  # entry → key → file that set it
+    files: list[str] = []
+    overrides: list[Override] = []
+    added: list[tuple[str, str]] = []
+
+    for position, path in enumerate((base_file, *user_files)):
+        name = str(path)
+        files.append(name)
+        entries = _read_entries(path, name)
+        for entry, table in entries.items():
+            for key, value in table.items():
+                _check_key(name, entry, key)
+                _check_value_type(name, entry, key, value)
+            if entry not in raw:
+                raw[entry] = dict(table)
+                origin[entry] = {key: name for key in table}
+                if position > 0:
+                    added.append((name, entry))
+                continue
+            merged, keys_from = raw[entry], origin[entry]
+            before = dict(merged)
+            if "power" in table:
+                for key in POWER_RANGE_KEYS:
+                    merged.pop(key, None)
+                    keys_from.pop(key, None)
+            if any(key in table for key in POWER_RANGE_KEYS):
+                merged.pop("power", None)
+                keys_from.pop("power", None)
+            changed_numbers = []
+            for key, value in table.items():
+                if merged.get(key) == value:
+                    continue
+                old = before.get(key)
+                if old is None and key == "power" and POWER_RANGE_KEYS[0] in before:
+                    old = " / ".join(str(before.get(k)) for k in POWER_RANGE_KEYS)
+                elif old is None and key in POWER_RANGE_KEYS and "power" in before:
+                    old = before["power"]
+                overrides.append(Override(file=name, entry=entry, key=key, old=old, new=value))
+                merged[key] = value
+                keys_from[key] = name
+                if key in PRICE_KEYS or key == "power" or key in POWER_RANGE_KEYS:
+                    changed_numbers.append(key)
+            if changed_numbers and "source" not in table and "source" in merged:
+                merged["source"] = f"{merged['source']}; {', '.join(changed_numbers)} overridden in {name}"
+                keys_from["source"] = name
+
+    components = {}
+    for entry, table in raw.items():
+        components[entry] = _build_component(entry, table, origin[entry])
+    return Catalog(
+        components=MappingProxyType(components),
+        files=tuple(files),
+        overrides=tuple(overrides),
+        added=tuple(added),
+    )
+
+
+def _read_entries(path, name: str) -> dict[str, dict[str, object]]:
+    """Parse one file into {"category.name": {key: value}} checking only the table structure."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(f"{name}: catalog file not found") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{name}: cannot read the catalog file ({exc})") from None
+    try:
+        document = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"{name}: not valid TOML ({exc})") from None
+
+    entries: dict[str, dict[str, object]] = {}
+    for category, tables in document.items():
+        if not isinstance(tables, dict):
+            raise InputError(
+                f"{name}: top-level key {category!r} = {tables!r}: expected a table of entries, "
+                f"e.g. [{category}.some_name]"
+            )
+        if not _ENTRY_NAME.match(category):
+            raise InputError(f"{name}: [{category}]: category names use letters, digits, '_' and '-'")
+        for entry_name, table in tables.items():
+            entry = f"{category}.{entry_name}"
+            if not isinstance(table, dict):
+                raise InputError(
+                    f"{name}: [{category}] {entry_name} = {table!r}: expected an entry table [{entry}]; "
+                    f"entries sit one level below a category"
+                )
+            if not _ENTRY_NAME.match(entry_name):
+                raise InputError(f"{name}: [{entry}]: entry names use letters, digits, '_' and '-'")
+            entries[entry] = table
+    return entries
+
+
+def _check_key(name: str, entry: str, key: str) -> None:
+    if key in KNOWN_KEYS:
+        return
+    close = difflib.get_close_matches(key, sorted(KNOWN_KEYS), n=1, cutoff=0.6)
+    hint = f"; did you mean {close[0]!r}?" if close else f"; known keys: {', '.join(sorted(KNOWN_KEYS))}"
+    raise InputError(f"{name}: [{entry}] unknown key {key!r}{hint}")
+
+
+def _check_value_type(name: str, entry: str, key: str, value: object) -> None:
+    if key == "date" and isinstance(value, int) and not isinstance(value, bool):
+        return  # a bare year is fine
+    if not isinstance(value, str):
+        expected = "a string with a unit, e.g. '1000 USD' or '9 W'" if key not in TEXT_KEYS + ("notes",) else "a string"
+        raise InputError(f"{name}: [{entry}] {key} = {value!r}: expected {expected}")
+
+
+def _build_component(entry: str, table: Mapping[str, object], keys_from: Mapping[str, str]) -> Component:
+    definer = keys_from.get("description") or next(iter(keys_from.values()), "?")
+
+    def where(key: str) -> str:
+        return f"{keys_from.get(key, definer)}: [{entry}] {key}"
+
+    missing = [key for key in REQUIRED_KEYS if key not in table]
+    has_power = "power" in table
+    power_range_given = [key for key in POWER_RANGE_KEYS if key in table]
+    if has_power and power_range_given:  # only possible within one file
+        raise InputError(f"{where('power')}: give either `power` or power_low/typical/high, not both")
+    if not has_power:
+        if not power_range_given:
+            missing.append("power")
+        else:
+            missing.extend(key for key in POWER_RANGE_KEYS if key not in table)
+    if missing:
+        files = " / ".join(dict.fromkeys(keys_from.values())) or definer
+        raise InputError(f"{files}: [{entry}] missing key(s): {', '.join(missing)}")
+
+    for key in ("description", "unit", "source"):
+        if not str(table[key]).strip():
+            raise InputError(f"{where(key)} is empty; expected a non-empty string")
+
+    role = table["role"]
+    if role not in ROLES:
+        raise InputError(f"{where('role')} = {role!r}: expected one of {', '.join(ROLES)}{_did_you_mean(role, ROLES)}")
+    tag = table["tag"]
+    if tag not in TAGS:
+        raise InputError(f"{where('tag')} = {tag!r}: expected one of {', '.join(TAGS)}{_did_you_mean(tag, TAGS)}")
+    date = _parse_date(table["date"], where("date"))
+
+    prices = tuple(_parse_number(table[key], "USD", where(key)) for key in PRICE_KEYS)
+    _check_ordered(prices, PRICE_KEYS, entry, keys_from, definer)
+    if has_power:
+        power = _parse_number(table["power"], "W", where("power"))
+        powers = (power, power, power)
+    else:
+        powers = tuple(_parse_number(table[key], "W", where(key)) for key in POWER_RANGE_KEYS)
+        _check_ordered(powers, POWER_RANGE_KEYS, entry, keys_from, definer)
+
+    files = tuple(dict.fromkeys(keys_from.values()))
+    return Component(
+        key=entry,
+        description=str(table["description"]),
+        unit=str(table["unit"]),
+        role=str(role),
+        price_usd=prices,
+        power_w=powers,
+        source=str(table["source"]),
+        date=date,
+        tag=str(tag),
+        notes=str(table.get("notes", "")),
+        files=files,
+    )
+
+
+def _parse_number(value, spec: str, where: str) -> float:
+    try:
+        number = parse_value(value, spec)
+    except InputError as exc:
+        raise InputError(f"{where} = {value!r}: {exc}") from None
+    if not math.isfinite(number):
+        raise InputError(f"{where} = {value!r}: expected a finite value")
+    if number < 0:
+        raise InputError(f"{where} = {value!r}: expected a value ≥ 0")
+    return number
+
+
+def _check_ordered(values, keys, entry: str, keys_from: Mapping[str, str], definer: str) -> None:
+    low, typical, high = values
+    if low <= typical <= high:
+        return
+    files = list(dict.fromkeys(keys_from.get(key, definer) for key in keys))
+    shown = ", ".join(f"{key} = {value:g}" for key, value in zip(keys, values))
+    raise InputError(
+        f"{' / '.join(files)}: [{entry}] {keys[0]}, {keys[1]}, {keys[2]}: expected "
+        f"{keys[0]} ≤ {keys[1]} ≤ {keys[2]}, got {shown}"
+    )
+
+
+def _parse_date(value, where: str) -> str:
+    text = str(value)
+    match = _DATE.match(text)
+    if not match or not 1990 <= int(match["year"]) <= 2100 or (match["month"] and not 1 <= int(match["month"]) <= 12):
+        raise InputError(f"{where} = {value!r}: expected a year or YYYY-MM, e.g. '2023' or '2023-06'")
+    return text
+
+
+def _did_you_mean(value, choices) -> str:
+    close = difflib.get_close_matches(str(value), list(choices), n=1, cutoff=0.5)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
+def _close_names_text(key: str, names) -> str:
+    close = difflib.get_close_matches(key, list(names), n=5, cutoff=0.5)
+    if not close:
+        category = key.split(".", 1)[0]
+        close = [name for name in names if name.split(".", 1)[0] == category][:8]
+    if not close:
+        categories = sorted({name.split(".", 1)[0] for name in names})
+        return f"; categories: {', '.join(categories)}"
+    return f"; close names: {', '.join(close)}"

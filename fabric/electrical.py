@@ -1,0 +1,45 @@
+"""Electrical baselines: DGX-style servers under a fat-tree of k-port switches, and an ideal switch.
+
+A server holds g GPUs on an NVSwitch at B_n per GPU; each GPU has one NIC of B_e into a fat-tree
+(fabric.fattree) of k-port switches, with the leaf oversubscription given. The ideal switch is non-blocking at
+B per GPU with no cost model (a reference point, as in SiP-ML's experiments [sim]).
+"""
+
+from __future__ import annotations
+
+import math
+
+from fabric.design import ClusterDesign
+from fabric.bom import BomLine
+from fabric.estimate import FabricEstimate
+from fabric.fattree import fat_tree, min_fat_tree_tiers
+
+
+def evaluate_electrical(design: ClusterDesign) -> FabricEstimate:
+    fab, el = design.fabric, design.electrical
+    tiers = min_fat_tree_tiers(fab.gpus, radix=el.switch_radix, oversubscription=el.oversubscription)
+    tree = fat_tree(fab.gpus, radix=el.switch_radix, tiers=tiers, oversubscription=el.oversubscription)
+    servers = math.ceil(fab.gpus / el.gpus_per_server)
+    bom = (BomLine(key=el.nvswitch, count=1, scope="per_gpu", network=True),
+           BomLine(key=el.nic, count=1, scope="per_gpu", network=True),
+           BomLine(key=el.transceiver, count=2 * tree.links, scope="per_cluster", network=True),  # one at each end of every link
+           BomLine(key=el.switch, count=tree.switches, scope="per_cluster", network=True))
+    figures = {"GPUs per server": (float(el.gpus_per_server), ""), "servers": (float(servers), ""),
+               "NVLink per GPU": (el.nvlink_bandwidth / 1e9, "Gbps"), "NIC per GPU": (el.nic_bandwidth / 1e9, "Gbps"),
+               "fat-tree tiers": (float(tiers), ""), "switches": (float(tree.switches), ""),
+               "links": (float(tree.links), ""), "oversubscription": (el.oversubscription, "")}
+    return FabricEstimate(
+        kind="electrical", gpus=fab.gpus, per_gpu_bandwidth_bps=el.nic_bandwidth, useful_fraction=1.0,
+        degree=fab.gpus - 1, bisection_bps=fab.gpus / 2 * el.nic_bandwidth / el.oversubscription,
+        alpha_s=fab.latency, figures=figures, bom=bom,
+        notes=(f"{tiers}-tier fat-tree of {el.switch_radix}-port switches ({tree.switches} switches) for "
+               f"{fab.gpus} NICs",))
+
+
+def evaluate_ideal(design: ClusterDesign) -> FabricEstimate:
+    fab, el = design.fabric, design.electrical
+    return FabricEstimate(
+        kind="ideal", gpus=fab.gpus, per_gpu_bandwidth_bps=el.ideal_bandwidth, useful_fraction=1.0,
+        degree=fab.gpus - 1, bisection_bps=fab.gpus / 2 * el.ideal_bandwidth, alpha_s=fab.latency,
+        figures={"per-GPU rate": (el.ideal_bandwidth / 1e9, "Gbps")},
+        notes=("ideal non-blocking switch: a reference point, its network is not costed",))

@@ -1,0 +1,124 @@
+"""SiP-Ring: GPUs on a fiber ring, micro-rings add and drop wavelengths, wavelengths reused on disjoint arcs.
+
+The optical reach — how many GPUs a wavelength can travel — comes from the photonics budget with the real loss
+of passing one GPU (its input and output couplers, the rings it passes off resonance, its waveguide, the hop's
+connectors and fiber). Optional amplifiers every k hops restore the power; the ASE they add limits the reach
+through the OSNR (photonics.amplifier).
+
+References: SiP-ML simulator (MLNetwork/rostam) [sim] for the ring (2 directions × 5 fibers, N_λ/(2·5) per
+fiber), the 20 µs retune every 100 µs (useful time 100/120) and the 16-GPU placement locality.
+"""
+
+from __future__ import annotations
+
+import math
+
+from fabric.design import ClusterDesign
+from fabric.bom import BomLine
+from fabric.estimate import FabricEstimate
+from photonics import amplifier, budget, microring, receiver
+from photonics.errors import InputError
+from photonics.link import LinkEstimate, Violation, evaluate
+
+
+def useful_time_fraction(decision_interval_s: float, retune_s: float) -> float:
+    """Share of time a reconfigurable fabric carries traffic: interval / (interval + retune) [sim]."""
+    return decision_interval_s / (decision_interval_s + retune_s)
+
+
+def pass_through_loss_db(design: ClusterDesign, est: LinkEstimate) -> float:
+    """Loss of passing one intermediate GPU: input + output coupler, its transmit and receive waveguides, the
+    2·N_λ rings (modulators and filters of that fiber) it passes off resonance, and the next hop's connectors and
+    fiber ([loss] connectors and fiber_length describe one hop)."""
+    ls = design.link.loss
+    rings = 2 * design.link.link.wavelengths_per_fiber
+    return (2 * ls.coupler + (ls.tx_waveguide_length + ls.rx_waveguide_length) * ls.waveguide_loss
+            + rings * est.ring.through_loss_db + ls.connectors * ls.connector_loss + ls.fiber_length * ls.fiber_loss)
+
+
+def transmit_loss_db(est: LinkEstimate) -> float:
+    """Loss from the transmit bus to the fiber: the ledger up to and including the output coupler."""
+    names = [item.name for item in est.ledger]
+    return sum(item.value_db for item in est.ledger[: names.index("output coupler") + 1])
+
+
+def unamplified_reach_hops(est: LinkEstimate, pass_loss_db: float) -> int:
+    """Hops a wavelength can travel with no amplifier: 1 (the neighbour) + the intermediate GPUs the neighbour's
+    margin pays for (budget.max_hops); 0 when even the neighbour does not close."""
+    penalty = sum(p.value_db for p in est.penalties)
+    fixed = sum(item.value_db for item in est.ledger)
+    extra = budget.max_hops(est.launch_dbm, est.sensitivity_dbm, penalty, fixed, pass_loss_db,
+                            est.design.link.system_margin)
+    return int(extra) + 1 if extra >= 0 else 0
+
+
+def amplified_reach_hops(design: ClusterDesign, est: LinkEstimate, pass_loss_db: float, every: int) -> tuple[int, dict]:
+    """Reach with an amplifier every `every` hops, each restoring its section: limited by the OSNR after the
+    amplifiers passed (signal–ASE beat, ring filter as optical bandwidth) and by the ring's size."""
+    lk = design.link.link
+    f0 = float(microring.frequency_hz(lk.wavelength))
+    b_o = est.ring.filter_fwhm_hz
+    b_e = 0.75 * lk.data_rate  # same noise bandwidth as the receiver fits (E16)
+    need = float(amplifier.required_osnr_db(receiver.q_from_ber(lk.ber), b_o, b_e))
+    fiber_launch_dbm = est.launch_dbm - transmit_loss_db(est)
+    amp_in_dbm = fiber_launch_dbm - every * pass_loss_db
+    osnr_one = float(amplifier.chain_osnr_db(amp_in_dbm, design.sip_ring.amplifier_noise_figure, 1, f0, b_o))
+    max_amps = math.floor(10 ** ((osnr_one - need) / 10)) if osnr_one >= need else 0
+    ring_hops = design.fabric.gpus - 1
+    reach = min(ring_hops, every * (max_amps + 1)) if max_amps < ring_hops else ring_hops
+    return reach, {"required OSNR": (need, "dB"), "OSNR after one amplifier": (osnr_one, "dB"),
+                   "amplifiers a wavelength may pass": (float(max_amps), ""),
+                   "amplifier input per channel": (amp_in_dbm, "dBm")}
+
+
+def evaluate_ring(design: ClusterDesign) -> FabricEstimate:
+    fab, ring, lk = design.fabric, design.sip_ring, design.link.link
+    if lk.fibers_per_direction % ring.directions:
+        raise InputError(f"[sip_ring] directions = {ring.directions} must divide [link] fibers_per_direction = "
+                         f"{lk.fibers_per_direction}")
+    fibers_per_ring_direction = lk.fibers_per_direction // ring.directions
+    est = evaluate(design.link)
+    pass_loss = pass_through_loss_db(design, est)
+    violations = list(est.violations)
+    figures = {"wavelengths per fiber": (float(lk.wavelengths_per_fiber), ""),
+               "fibers per ring direction": (float(fibers_per_ring_direction), ""),
+               "loss of passing one GPU": (pass_loss, "dB"),
+               "neighbour margin": (est.margin_db, "dB")}
+    reach = unamplified_reach_hops(est, pass_loss)
+    figures["unamplified reach"] = (float(reach), "hops")
+    amps = 0
+    bom = [BomLine(key="sip.optical_io_chiplet", count=design.link.package.chiplets, scope="per_gpu", network=True),
+           BomLine(key="laser.comb_source", count=math.ceil(lk.fibers_per_direction / design.link.laser.fibers_per_source),
+                   scope="per_gpu", network=True),
+           BomLine(key="fiber.smf_per_m", count=design.link.loss.fiber_length * lk.fibers_per_direction,
+                   scope="per_gpu", network=True),
+           BomLine(key="cable.fiber_patch", count=lk.fibers_per_direction, scope="per_gpu", network=True)]
+    if ring.amplifier_every:
+        section = ring.amplifier_every * pass_loss
+        if ring.amplifier_gain < section:
+            violations.append(Violation("amplifier_gain", f"amplifier gain {ring.amplifier_gain:g} dB < loss of "
+                                        f"{ring.amplifier_every} hops {section:.2f} dB"))
+        if reach < ring.amplifier_every:
+            violations.append(Violation("amplifier_spacing", f"an amplifier every {ring.amplifier_every} hops, but "
+                                        f"the unamplified reach is {reach} hops"))
+        reach, osnr = amplified_reach_hops(design, est, pass_loss, ring.amplifier_every)
+        figures.update(osnr)
+        amps = math.ceil(fab.gpus / ring.amplifier_every) * lk.fibers_per_direction
+        bom.append(BomLine(key=ring.amplifier, count=amps, scope="per_cluster", network=True))
+    reach = min(reach, fab.gpus - 1)
+    figures["optical reach"] = (float(reach), "hops")
+    figures["amplifiers"] = (float(amps), "")
+    if reach < min(ring.locality, fab.gpus - 1):
+        violations.append(Violation("ring_reach", f"a wavelength reaches {reach} GPU(s) but SiP-ML places "
+                                    f"model-parallel partitions within {ring.locality} GPUs; passing a GPU costs "
+                                    f"{pass_loss:.2f} dB against a {est.margin_db:.2f} dB neighbour margin "
+                                    "(add amplifiers: [sip_ring] amplifier_every)"))
+    useful = useful_time_fraction(ring.decision_interval, design.link.tuning.retune_time)
+    capacity = est.capacity_bps
+    total_wavelengths = lk.wavelengths_per_fiber * lk.fibers_per_direction
+    return FabricEstimate(
+        kind="sip-ring", gpus=fab.gpus, per_gpu_bandwidth_bps=capacity, useful_fraction=useful,
+        # every fiber of both directions crosses each of the two cut points of a bisected ring
+        degree=int(min(total_wavelengths, ring.directions * reach)), bisection_bps=2.0 * capacity,
+        alpha_s=fab.latency, link=est, figures=figures, bom=tuple(bom), violations=tuple(violations),
+        notes=(f"each hop: {design.link.loss.fiber_length:g} m of fiber, {design.link.loss.connectors} connectors",))
