@@ -1,0 +1,105 @@
+"""`sipml fabric`, `sipml cost` and `sipml check` on cluster designs, end to end."""
+
+import json
+
+import pytest
+
+from sipml.cli import main
+
+COST_KEYS = {"fabric", "gpus", "per_gpu_bandwidth_gbps", "degree", "bisection_gbps", "network_cost_usd_per_gpu",
+             "network_power_w_per_gpu", "cluster_cost_usd", "cluster_power_w", "breakdown"}
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_cost_json_has_the_documented_keys_for_every_builtin(capsys):
+    code, out, _ = run(capsys, "cost", "-f", "json")
+    assert code == 0
+    designs = json.loads(out)["designs"]
+    assert [d["design"] for d in designs] == ["sip-ring", "sip-ocs", "dgx-a100", "dgx-h100", "ideal"]
+    for d in designs:
+        assert COST_KEYS <= d.keys()
+        total_share = sum(b["cost_share"] for b in d["breakdown"])
+        assert total_share == pytest.approx(1.0)
+        # per-GPU network cost is the network lines' per-GPU costs summed
+        net = sum(b["cost_usd_per_gpu"][1] for b in d["breakdown"] if b["network"])
+        assert d["network_cost_usd_per_gpu"] == pytest.approx(net)
+        assert d["cluster_cost_usd"] == pytest.approx(d["gpus"] * sum(b["cost_usd_per_gpu"][1] for b in d["breakdown"]))
+
+
+@pytest.mark.parametrize("fmt", ["table", "csv", "markdown"])
+def test_cost_formats(capsys, fmt):
+    code, out, _ = run(capsys, "cost", "sip-ring", "dgx-a100", "-f", fmt)
+    assert code == 0 and "sip-ring" in out and "dgx-a100" in out and "network cost per GPU" in out
+
+
+def test_cost_with_a_user_catalog_override(capsys, tmp_path):
+    override = tmp_path / "prices.toml"
+    override.write_text('[amplifier.soa]\nprice_typical = "100 USD"\nprice_low = "50 USD"\n')
+    _, before, _ = run(capsys, "cost", "sip-ring", "-f", "json")
+    code, after, err = run(capsys, "cost", "sip-ring", "-f", "json", "--catalog", str(override))
+    assert code == 0 and "amplifier.soa" in err
+    b, a = json.loads(before)["designs"][0], json.loads(after)["designs"][0]
+    assert b["network_cost_usd_per_gpu"] - a["network_cost_usd_per_gpu"] == pytest.approx(10 * (500 - 100))
+
+
+def test_cost_missing_catalog_entry_is_exit_2(capsys, tmp_path):
+    design = tmp_path / "d.toml"
+    design.write_text('[fabric]\nkind = "sip-ring"\ngpu = "gpu.b200"\n')
+    code, _, err = run(capsys, "cost", str(design))
+    assert code == 2 and "gpu.b200" in err
+
+
+def test_fabric_ring_json(capsys):
+    code, out, _ = run(capsys, "fabric", "sip-ring", "-f", "json", "--message-size", "100 MB")
+    data = json.loads(out)
+    assert code == 0
+    assert data["useful_time_fraction"] == pytest.approx(100 / 120)
+    assert data["figures"]["optical reach"]["value"] >= 16
+    assert set(data["collective_times_s"]) == {"all_reduce", "all_gather", "reduce_scatter", "all_to_all", "p2p"}
+    # ring all-reduce of 100 MB over 1024 GPUs at 2 Tbps × 100/120: 2·(1023/1024)·8e8 bit / 1.667e12 + 2046 α
+    assert data["collective_times_s"]["all_reduce"] == pytest.approx(
+        2 * 1023 / 1024 * 8e8 / (2e12 * 100 / 120) + 2 * 1023 * 1e-6, rel=1e-9)
+
+
+def test_fabric_infeasible_ring_exits_1(capsys):
+    code, out, _ = run(capsys, "fabric", "sip-ring", "--set", "sip_ring.amplifier_every=0")
+    assert code == 1 and "ring_reach" in out
+
+
+def test_check_covers_the_fabric(capsys):
+    assert run(capsys, "check", "sip-ocs")[0] == 0
+    code, out, _ = run(capsys, "check", "sip-ocs", "--set", "sip_ocs.topology=single")
+    assert code == 1 and "ocs_radix" in out
+
+
+def test_budget_of_an_ocs_design_includes_the_switch(capsys):
+    code, out, _ = run(capsys, "budget", "sip-ocs", "-f", "json")
+    rows = {r["name"]: r for r in json.loads(out)["ledger"]}
+    assert code == 0 and rows["optical-switch passes"]["value"] == pytest.approx(-2.0)
+
+
+def test_budget_of_an_electrical_design_is_refused(capsys):
+    code, _, err = run(capsys, "budget", "dgx-a100")
+    assert code == 2 and "no optical link" in err
+
+
+def test_section_that_does_not_apply(capsys, tmp_path):
+    design = tmp_path / "d.toml"
+    design.write_text('[fabric]\nkind = "sip-ring"\n[sip_ocs]\nswitches = 4\n')
+    code, _, err = run(capsys, "check", str(design))
+    assert code == 2 and "does not apply" in err and str(design) in err
+
+
+def test_unknown_builtin_name(capsys):
+    code, _, err = run(capsys, "fabric", "sip-rng")
+    assert code == 2 and "did you mean 'sip-ring'" in err
+
+
+def test_bad_message_size(capsys):
+    code, _, err = run(capsys, "fabric", "sip-ring", "--message-size", "100 GHz")
+    assert code == 2 and "--message-size" in err
