@@ -39,7 +39,8 @@ Methods
     ``ring_allocation_lp_bound`` the LP relaxation.
 
 Size limits of the exact methods (raise DomainError above them): see ``RING_MILP_MAX_GPUS``,
-``RING_MILP_MAX_FLOWS``, ``RING_LP_MAX_GPUS``, ``OCS_MILP_MAX_BINARIES``, and ``MILP_TIME_LIMIT_S``.
+``RING_MILP_MAX_FLOWS``, ``RING_LP_MAX_GPUS``, ``OCS_MILP_MAX_GPUS``, ``OCS_MILP_MAX_BINARIES`` and
+``MILP_TIME_LIMIT_S``.
 
 scipy is imported inside the functions that need it.
 """
@@ -52,10 +53,11 @@ import numpy as np
 
 from photonics.errors import DomainError, InputError
 
-RING_MILP_MAX_GPUS = 12  # exact ring MILP: at most this many GPUs …
-RING_MILP_MAX_FLOWS = 132  # … and this many pairs with demand (12 GPUs all-to-all); 3·F + 1 variables
+RING_MILP_MAX_GPUS = 24  # exact ring method: at most this many GPUs … (random all-to-all: ≤ 3.5 s measured)
+RING_MILP_MAX_FLOWS = 24 * 23  # … and this many pairs with demand (one 0/1 variable each per routing program)
 RING_LP_MAX_GPUS = 64  # LP relaxation: at most this many GPUs (≤ 4032 flows)
-OCS_MILP_MAX_BINARIES = 600  # exact OCS MILP: n_ocs · N · (N − 1) binaries (e.g. N = 8 with 10 OCSes: 560)
+OCS_MILP_MAX_GPUS = 8  # exact OCS MILP: at most this many GPUs … (N = 10 with 6 OCSes took 19 s)
+OCS_MILP_MAX_BINARIES = 600  # … and n_ocs · N · (N − 1) binaries (N = 8 with 10 OCSes: 560, ≤ 0.6 s measured)
 MILP_TIME_LIMIT_S = 30.0  # HiGHS wall-clock limit; hitting it raises DomainError
 _BISECTION_REL_TOL = 1e-12
 
@@ -160,14 +162,18 @@ def _ring_capacity(directions, fibers, wavelengths_per_fiber) -> tuple[int, int]
 
 
 # --- integer progressive filling (shared kernel) ------------------------------------------------------
-def _progressive_fill(weight, capacity, load, touches):
+def _progressive_fill(weight, capacity, load, touches, *, fill=True):
     """Integer weighted max-min allocation by progressive filling.
 
     weight (F,) > 0; capacity (R,) integer units per resource; load(units (F,)) → (R,) units used;
     touches(mask (R,) bool) → (F,) bool, the flows that use a masked resource. Every flow must use ≥ 1 resource.
+    Active flows hold ceil(t·weight) units as the level t rises; when the next breakpoint would overflow a
+    resource, the flows stepping up at that breakpoint on an overflowing resource are frozen (ties share the
+    refusal), the others keep rising. Each level is found by bisection on t, stopped once [lo, hi) holds a
+    single breakpoint k/weight_f (or hi − lo ≤ 1e-12·hi).
     Returns (units (F,) int64, first-level units): the first level is the largest common t such that every flow
-    can have ceil(t·weight) units, the exact optimum of min(units/weight) for these routes. Each level is found
-    by bisection on t, stopped once [lo, hi) holds a single breakpoint k/weight_f (or hi − lo ≤ 1e-12·hi)."""
+    can have ceil(t·weight) units, the exact optimum of min(units/weight) for these routes. `fill` False stops
+    there (units = first level)."""
     units = np.zeros(weight.size)
     active = np.ones(weight.size, dtype=bool)
     level, first = 0.0, None
@@ -193,10 +199,12 @@ def _progressive_fill(weight, capacity, load, touches):
         while lo > 0.0 and hi - lo > _BISECTION_REL_TOL * hi and not one_breakpoint(lo, hi):
             mid = 0.5 * (lo + hi)
             lo, hi = (mid, hi) if fits(at(mid)) else (lo, mid)
-        units = at(lo)
+        units, step = at(lo), at(hi)
         first = units.copy() if first is None else first
-        freeze = active & touches(load(at(hi)) > capacity)
-        if not freeze.any():  # cannot happen: at(hi) overflows a resource that an active flow raised
+        if not fill:
+            break
+        freeze = (step > units) & touches(load(step) > capacity)  # flows whose next unit does not fit
+        if not freeze.any():  # cannot happen: only flows that stepped up can overflow a resource
             raise DomainError("progressive filling made no progress")
         active &= ~freeze
         level = lo
@@ -290,7 +298,7 @@ def _ring_result(n, src, dst, demand, units, clockwise, rate, upper_bound_units,
 
 # --- SiP-Ring: fast method ----------------------------------------------------------------------------
 def ring_allocation_fast(demand_bps, *, directions, fibers, wavelengths_per_fiber, wavelength_rate_bps,
-                         bound_iterations: int = 40) -> RingAllocation:
+                         fill: bool = True, bound_iterations: int = 40) -> RingAllocation:
     """SiP-Ring wavelengths by shortest-arc routing and integer max-min progressive filling [sim objective].
 
     For the fixed shortest-arc routes the min ratio is the exact integer optimum; routes are the only freedom
@@ -300,7 +308,10 @@ def ring_allocation_fast(demand_bps, *, directions, fibers, wavelengths_per_fibe
     in groups of consecutive GPUs); a pattern that needs long arcs to balance load gets a lower ratio, and the
     gap to ``upper_bound`` shows it. Pure numpy: O((flows + N) · (bisection steps + bound_iterations)).
     Integer wavelengths: when a segment must carry more flows than it has wavelengths, some pair gets none and
-    the min ratio is 0 (the optimum too, if ``exact``)."""
+    the min ratio is 0 (the optimum too, if ``exact``).
+    ``fill`` False returns the first level only, ceil(t*·weight) wavelengths per flow: then more wavelengths per
+    fiber never lower any pair's allocation (t* cannot fall). With ``fill`` True (spare capacity handed out) only
+    the min ratio is monotone: integer max-min filling can move a unit between pairs when W grows."""
     n, src, dst, demand = _flows(demand_bps)
     directions, capacity = _ring_capacity(directions, fibers, wavelengths_per_fiber)
     rate = _positive_float(wavelength_rate_bps, "wavelength_rate_bps")
@@ -308,7 +319,7 @@ def ring_allocation_fast(demand_bps, *, directions, fibers, wavelengths_per_fibe
     clockwise = _shortest_clockwise(n, src, dst, directions)
     arcs = _ring_arcs(n, src, dst, clockwise)
     units, first = _progressive_fill(weight, np.full(2 * n, float(capacity)), arcs.load,
-                                     lambda mask: arcs.sums(mask) > 0)
+                                     lambda mask: arcs.sums(mask) > 0, fill=fill)
     if directions == 1:
         bound = float(np.min(first / weight))  # one route per flow: the first level is optimal
     else:
@@ -318,19 +329,21 @@ def ring_allocation_fast(demand_bps, *, directions, fibers, wavelengths_per_fibe
 
 
 # --- SiP-Ring: exact integer program and its LP relaxation --------------------------------------------
-def _arc_incidence(n, start, length):
-    """(n, F) sparse 0/1 matrix: segment s is on the arc of flow f."""
+def _arc_incidence(n, start, length, per_flow=None):
+    """(n, F) sparse matrix: entry (s, f) is per_flow[f] (default 1) where segment s is on the arc of flow f."""
     from scipy.sparse import csr_array
 
     flow = np.repeat(np.arange(start.size), length)
     offset = np.arange(length.sum()) - np.repeat(np.cumsum(length) - length, length)
     segment = (np.repeat(start, length) + offset) % n
-    return csr_array((np.ones(flow.size), (segment, flow)), shape=(n, start.size))
+    values = np.ones(flow.size) if per_flow is None else np.asarray(per_flow, dtype=float)[flow]
+    return csr_array((values, (segment, flow)), shape=(n, start.size))
 
 
 def _ring_program(n, src, dst, weight, directions, capacity):
-    """Variables [t, a_cw (F), a_ccw (F), z (F)] (one direction: [t, a (F)]); maximise t subject to segment
-    capacities, a_cw + a_ccw ≥ t·weight, and a_cw ≤ C·z, a_ccw ≤ C·(1 − z) (one direction per flow)."""
+    """The SiP-Ring integer program: variables [t, a_cw (F), a_ccw (F), z (F)] (one direction: [t, a (F)]),
+    maximise t subject to segment capacities, a_cw + a_ccw ≥ t·weight, a_cw ≤ C·z, a_ccw ≤ C·(1 − z), with a
+    integer and z binary (one direction per flow). Returns (objective, constraint, bounds, integrality)."""
     from scipy.optimize import Bounds, LinearConstraint
     from scipy.sparse import csr_array, hstack, identity, vstack
 
@@ -369,49 +382,100 @@ def _check_ring_size(n, flows, max_gpus, max_flows, what):
                           f"(got {n} GPUs, {flows} pairs); use ring_allocation_fast")
 
 
+def _lp_optimum(n, src, dst, weight, directions, capacity) -> float:
+    """Optimal t (units per weight) of the LP relaxation of ``_ring_program``."""
+    from scipy.optimize import milp
+
+    objective, constraint, bounds, integrality = _ring_program(n, src, dst, weight, directions, capacity)
+    result = milp(objective, constraints=constraint, bounds=bounds, integrality=np.zeros_like(integrality))
+    if result.status != 0:
+        raise DomainError(f"ring LP relaxation failed: {result.message}")
+    return -float(result.fun)
+
+
+def _breakpoints(weight, above, at_most):
+    """Sorted values k/weight_f (k integer) in (above, at_most]: the only values the optimal t can take."""
+    unique = np.unique(weight)
+    first = np.floor(above * unique) + 1
+    last = np.floor(at_most * unique * (1 + 1e-9))
+    values = [np.arange(f, l + 1) / w for w, f, l in zip(unique, first, last) if l >= f]
+    return np.unique(np.concatenate(values)) if values else np.zeros(0)
+
+
+def _routes_for(n, src, dst, need, capacity, time_limit_s):
+    """Directions (True = clockwise) under which flows needing `need` wavelengths fit, or None if none exist:
+    a 0/1 integer program over one direction variable per flow [scipy.optimize.milp / HiGHS]."""
+    from scipy.optimize import Bounds, LinearConstraint, milp
+    from scipy.sparse import vstack
+
+    if np.any(need > capacity):
+        return None
+    cw = _arc_incidence(n, src, (dst - src) % n, need)  # z_f = 1: flow f clockwise
+    ccw = _arc_incidence(n, dst, (src - dst) % n, need)  # z_f = 0: counter-clockwise
+    constraint = LinearConstraint(vstack([cw, -ccw]).tocsr(), -np.inf,
+                                  np.concatenate((np.full(n, float(capacity)), capacity - ccw.sum(axis=1))))
+    result = milp(np.zeros(src.size), constraints=constraint, bounds=Bounds(0, 1), integrality=np.ones(src.size),
+                  options={"time_limit": time_limit_s})
+    if result.status == 2:
+        return None
+    if result.status != 0 or result.x is None:
+        raise DomainError(f"ring routing program did not finish: {result.message}")
+    return result.x > 0.5
+
+
 def ring_allocation_milp(demand_bps, *, directions, fibers, wavelengths_per_fiber, wavelength_rate_bps,
                          time_limit_s: float = MILP_TIME_LIMIT_S) -> RingAllocation:
-    """Exact SiP-Ring allocation (pooled model) by mixed-integer programming [sim objective; scipy.optimize.milp /
-    HiGHS]: one direction and an integer wavelength count per flow, maximise the min ratio. The chosen routes
-    are then progressively filled, which keeps the optimal min ratio and hands out spare capacity.
-    Limited to RING_MILP_MAX_GPUS GPUs and RING_MILP_MAX_FLOWS pairs with demand (DomainError above, or when
-    HiGHS hits `time_limit_s`)."""
-    from scipy.optimize import milp
+    """Exact SiP-Ring allocation for the pooled model: one direction and an integer wavelength count per flow,
+    maximising the min ratio [sim objective], solved by integer programming (scipy.optimize.milp / HiGHS).
+
+    The optimal t is a breakpoint k/weight_f, so instead of one big program with a continuous t (whose big-M
+    relaxation proved slow: 8 GPUs all-to-all took seconds, 10 GPUs timed out) this bisects over the
+    breakpoints between the fast method's value (feasible) and the LP bound, deciding each with a 0/1 routing
+    program in which every flow needs ceil(t·weight) wavelengths. The routes found are then progressively
+    filled. One direction: routes are fixed and the fast method is already optimal.
+    Limited to RING_MILP_MAX_GPUS GPUs and RING_MILP_MAX_FLOWS pairs with demand, and to `time_limit_s` in total
+    (DomainError beyond either)."""
+    import time
 
     n, src, dst, demand = _flows(demand_bps)
     directions, capacity = _ring_capacity(directions, fibers, wavelengths_per_fiber)
     rate = _positive_float(wavelength_rate_bps, "wavelength_rate_bps")
+    deadline = time.monotonic() + _positive_float(time_limit_s, "time_limit_s")
     _check_ring_size(n, src.size, RING_MILP_MAX_GPUS, RING_MILP_MAX_FLOWS, "the ring MILP")
     weight = demand / demand.max()
-    objective, constraint, bounds, integrality = _ring_program(n, src, dst, weight, directions, capacity)
-    result = milp(objective, constraints=constraint, bounds=bounds, integrality=integrality,
-                  options={"time_limit": _positive_float(time_limit_s, "time_limit_s"), "mip_rel_gap": 1e-9})
-    if result.status != 0 or result.x is None:
-        raise DomainError(f"ring MILP did not reach an optimum: {result.message}")
-    flows = src.size
-    clockwise = np.ones(flows, dtype=bool) if directions == 1 else result.x[1 + 2 * flows:] > 0.5
+    clockwise = _shortest_clockwise(n, src, dst, directions)
+    arcs = _ring_arcs(n, src, dst, clockwise)
+    _, first = _progressive_fill(weight, np.full(2 * n, float(capacity)), arcs.load, lambda mask: arcs.sums(mask) > 0)
+    best = float(np.min(first / weight))
+    if directions == 2:
+        ceiling = _snap_to_breakpoint(_lp_optimum(n, src, dst, weight, directions, capacity), weight)
+        candidates = _breakpoints(weight, best * (1 + 1e-9), ceiling)
+        low, high = -1, candidates.size  # candidates[low] feasible (−1: `best`), candidates[high] infeasible
+        while high - low > 1:
+            middle = (low + high) // 2
+            need = np.ceil(candidates[middle] * weight * (1 - 1e-9))
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise DomainError(f"ring MILP exceeded its time limit of {time_limit_s} s")
+            routes = _routes_for(n, src, dst, need, capacity, remaining)
+            if routes is None:
+                high = middle
+            else:
+                low, clockwise = middle, routes
+        best = float(candidates[low]) if low >= 0 else best
     arcs = _ring_arcs(n, src, dst, clockwise)
     units, _ = _progressive_fill(weight, np.full(2 * n, float(capacity)), arcs.load, lambda mask: arcs.sums(mask) > 0)
-    bound = -float(result.mip_dual_bound) if np.isfinite(result.mip_dual_bound) else -float(result.fun)
-    bound = _snap_to_breakpoint(bound, weight)
-    return _ring_result(n, src, dst, demand, units, clockwise, rate, bound, "MILP (HiGHS)")
+    return _ring_result(n, src, dst, demand, units, clockwise, rate, best, "breakpoint bisection + 0/1 MILP (HiGHS)")
 
 
 def ring_allocation_lp_bound(demand_bps, *, directions, fibers, wavelengths_per_fiber, wavelength_rate_bps) -> float:
-    """Upper bound on the SiP-Ring min ratio: the LP relaxation of ``ring_allocation_milp`` (fractional wavelengths,
+    """Upper bound on the SiP-Ring min ratio: the LP relaxation of the integer program (fractional wavelengths,
     a flow may split across directions). Limited to RING_LP_MAX_GPUS GPUs (DomainError above)."""
-    from scipy.optimize import milp
-
     n, src, dst, demand = _flows(demand_bps)
     directions, capacity = _ring_capacity(directions, fibers, wavelengths_per_fiber)
     rate = _positive_float(wavelength_rate_bps, "wavelength_rate_bps")
     _check_ring_size(n, src.size, RING_LP_MAX_GPUS, RING_LP_MAX_GPUS * (RING_LP_MAX_GPUS - 1), "the ring LP")
-    objective, constraint, bounds, integrality = _ring_program(n, src, dst, demand / demand.max(), directions,
-                                                               capacity)
-    result = milp(objective, constraints=constraint, bounds=bounds, integrality=np.zeros_like(integrality))
-    if result.status != 0:
-        raise DomainError(f"ring LP relaxation failed: {result.message}")
-    return -float(result.fun) * rate / demand.max()
+    return _lp_optimum(n, src, dst, demand / demand.max(), directions, capacity) * rate / demand.max()
 
 
 # --- SiP-OCS ------------------------------------------------------------------------------------------
@@ -478,11 +542,12 @@ def decompose_circuits(circuits, n_ocs: int) -> np.ndarray:
     return permutations
 
 
-def ocs_assignment(demand_bps, *, n_ocs, circuit_bps) -> OcsAssignment:
+def ocs_assignment(demand_bps, *, n_ocs, circuit_bps, fill: bool = True) -> OcsAssignment:
     """SiP-OCS single-shot circuits [sim objective]: integer progressive filling over GPU egress and ingress ports
     (n_ocs each) gives circuit counts whose min ratio is the exact optimum (first level; König makes any counts
-    with row/column sums ≤ n_ocs realisable), spare ports go to pairs not at the bottleneck, and
-    ``decompose_circuits`` turns the counts into one permutation per OCS."""
+    with row/column sums ≤ n_ocs realisable), spare ports go to pairs not at the bottleneck (``fill``), and
+    ``decompose_circuits`` turns the counts into one permutation per OCS. Monotonicity in n_ocs as for
+    ``ring_allocation_fast``: per pair only with ``fill`` False, the min ratio always."""
     n, src, dst, demand, k, rate = _ocs_args(demand_bps, n_ocs, circuit_bps)
     weight = demand / demand.max()
 
@@ -492,7 +557,7 @@ def ocs_assignment(demand_bps, *, n_ocs, circuit_bps) -> OcsAssignment:
     def touches(mask):
         return mask[src] | mask[n + dst]
 
-    units, first = _progressive_fill(weight, np.full(2 * n, float(k)), load, touches)
+    units, first = _progressive_fill(weight, np.full(2 * n, float(k)), load, touches, fill=fill)
     circuits = np.zeros((n, n), dtype=np.int64)
     circuits[src, dst] = units
     bound = float(np.min(first / weight)) * rate / demand.max()
@@ -504,16 +569,17 @@ def ocs_assignment_milp(demand_bps, *, n_ocs, circuit_bps, time_limit_s: float =
     """Exact SiP-OCS assignment by a MILP over the permutations themselves [sim objective; scipy.optimize.milp]:
     binary x[k, i, j] (circuit i→j on OCS k, i ≠ j), ≤ 1 egress and ≤ 1 ingress per GPU per OCS, maximise the min
     ratio. Independent of the König reduction used by ``ocs_assignment``; ports the objective does not need may
-    stay dark. Limited to n_ocs·N·(N−1) ≤ OCS_MILP_MAX_BINARIES (DomainError above, or on the time limit)."""
+    stay dark. Limited to OCS_MILP_MAX_GPUS GPUs and n_ocs·N·(N−1) ≤ OCS_MILP_MAX_BINARIES (DomainError above,
+    or on the time limit)."""
     from scipy.optimize import Bounds, LinearConstraint, milp
     from scipy.sparse import csr_array, vstack
 
     n, src, dst, demand, k, rate = _ocs_args(demand_bps, n_ocs, circuit_bps)
     pair_i, pair_j = np.nonzero(~np.eye(n, dtype=bool))
     pairs = pair_i.size
-    if k * pairs > OCS_MILP_MAX_BINARIES:
-        raise DomainError(f"the OCS MILP is limited to n_ocs·N·(N−1) ≤ {OCS_MILP_MAX_BINARIES} binaries "
-                          f"(got {k * pairs}); use ocs_assignment")
+    if n > OCS_MILP_MAX_GPUS or k * pairs > OCS_MILP_MAX_BINARIES:
+        raise DomainError(f"the OCS MILP is limited to {OCS_MILP_MAX_GPUS} GPUs and n_ocs·N·(N−1) ≤ "
+                          f"{OCS_MILP_MAX_BINARIES} binaries (got {n} GPUs, {k * pairs}); use ocs_assignment")
     weight = demand / demand.max()
     layer = np.repeat(np.arange(k), pairs)  # variable 1 + v is x[layer[v], pair_i[v % pairs], pair_j[…]]
     var_i, var_j = np.tile(pair_i, k), np.tile(pair_j, k)
