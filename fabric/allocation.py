@@ -57,7 +57,7 @@ RING_MILP_MAX_GPUS = 24  # exact ring method: at most this many GPUs … (random
 RING_MILP_MAX_FLOWS = 24 * 23  # … and this many pairs with demand (one 0/1 variable each per routing program)
 RING_LP_MAX_GPUS = 64  # LP relaxation: at most this many GPUs (≤ 4032 flows)
 OCS_MILP_MAX_GPUS = 8  # exact OCS MILP: at most this many GPUs … (N = 10 with 6 OCSes took 19 s)
-OCS_MILP_MAX_BINARIES = 600  # … and n_ocs · N · (N − 1) binaries (N = 8 with 10 OCSes: 560, ≤ 0.6 s measured)
+OCS_MILP_MAX_BINARIES = 600  # … and n_ocs · N · (N − 1) binaries (N = 8 with 10 OCSes: 560, ≤ 2 s measured)
 MILP_TIME_LIMIT_S = 30.0  # HiGHS wall-clock limit; hitting it raises DomainError
 _BISECTION_REL_TOL = 1e-12
 

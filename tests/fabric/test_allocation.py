@@ -1,0 +1,397 @@
+"""SiP-Ring wavelength allocation and SiP-OCS circuit assignment: hand-computed optima, brute force on tiny
+fabrics, the exact methods against each other, capacity and monotonicity properties."""
+
+import dataclasses
+import itertools
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from fabric import allocation as al
+from photonics.errors import DomainError, InputError
+
+RATE = 25e9  # bit/s per wavelength [sim]
+
+
+# --- independent reference implementations (plain Python, exact fractions) ----------------------------
+def arc_segments(n, i, j, clockwise):
+    """(direction, segment) pairs covered by flow i→j; segment s joins GPU s and s+1."""
+    if clockwise:
+        return [(0, (i + s) % n) for s in range((j - i) % n)]
+    return [(1, (j + s) % n) for s in range((i - j) % n)]
+
+
+def segment_loads(wavelengths, clockwise):
+    n = len(wavelengths)
+    loads = {}
+    for i in range(n):
+        for j in range(n):
+            if wavelengths[i][j]:
+                for key in arc_segments(n, i, j, bool(clockwise[i][j])):
+                    loads[key] = loads.get(key, 0) + int(wavelengths[i][j])
+    return loads
+
+
+def brute_ring_optimum(demand, directions, capacity):
+    """Max over every direction choice of the largest t with Σ ceil(t·w) ≤ capacity on every segment; exact in
+    rationals. Returns the optimal min ratio in wavelengths per unit demand."""
+    n = len(demand)
+    flows = [(i, j, Fraction(int(demand[i][j]))) for i in range(n) for j in range(n) if demand[i][j]]
+    candidates = sorted({Fraction(k) / d for _, _, d in flows for k in range(1, capacity + 1)}, reverse=True)
+    best = Fraction(0)
+    for choice in itertools.product((True, False) if directions == 2 else (True,), repeat=len(flows)):
+        arcs = [arc_segments(n, i, j, cw) for (i, j, _), cw in zip(flows, choice)]
+        for t in candidates:
+            if t <= best:
+                break
+            loads = {}
+            for arc, (_, _, d) in zip(arcs, flows):
+                for key in arc:
+                    loads[key] = loads.get(key, 0) + math.ceil(t * d)
+            if max(loads.values()) <= capacity:
+                best = t
+                break
+    return best
+
+
+def partial_derangements(n):
+    """Every injective map of a subset of GPUs to other GPUs (one OCS configuration), as a tuple of (i, j)."""
+    out = []
+    for targets in itertools.product([None, *range(n)], repeat=n):
+        used = [t for t in targets if t is not None]
+        if len(used) == len(set(used)) and all(t != i for i, t in enumerate(targets)):
+            out.append(tuple((i, t) for i, t in enumerate(targets) if t is not None))
+    return out
+
+
+def brute_ocs_optimum(demand, n_ocs):
+    """Best min over demand pairs of circuits/demand, over every multiset of n_ocs OCS configurations."""
+    n = len(demand)
+    flows = [(i, j) for i in range(n) for j in range(n) if demand[i][j]]
+    best = Fraction(0)
+    for combo in itertools.combinations_with_replacement(partial_derangements(n), n_ocs):
+        count = {}
+        for config in combo:
+            for edge in config:
+                count[edge] = count.get(edge, 0) + 1
+        best = max(best, min(Fraction(count.get(f, 0)) / int(demand[f[0]][f[1]]) for f in flows))
+    return best
+
+
+def random_demand(rng, n, density=0.5, levels=3):
+    demand = rng.integers(1, levels + 1, (n, n)) * (rng.random((n, n)) < density)
+    np.fill_diagonal(demand, 0)
+    if not demand.any():
+        demand[0, 1] = 1
+    return demand.astype(float)
+
+
+demand_matrices = st.integers(2, 7).flatmap(
+    lambda n: st.lists(st.integers(0, 3), min_size=n * n, max_size=n * n).map(
+        lambda v: np.array(v, dtype=float).reshape(n, n))
+).map(lambda d: d * (1 - np.eye(len(d)))).filter(lambda d: d.any())
+
+
+# --- hand-computed cases --------------------------------------------------------------------------------
+def test_training_pattern_1024_gpus_ring():
+    # ring neighbours at 100 Gbit/s + all-to-all in groups of 8 at 50 Gbit/s; 2 × 5 fibers × 8 λ (40 per
+    # direction and segment). Bottleneck: the middle of a group, clockwise, carries 3→4 (150 Gbit/s: ring + group)
+    # and 15 group flows of 50 Gbit/s: ceil(t) + 15·ceil(t/3) ≤ 40 holds up to t = 6 wavelengths for 150 Gbit/s
+    # (6 + 30 = 36; just above, 7 + 45 > 40) → min ratio 6·25/150 = 1.0.
+    demand = al.ring_neighbour_demand_bps(1024, 100e9) + al.group_alltoall_demand_bps(1024, 8, 50e9)
+    result = al.ring_allocation_fast(demand, directions=2, fibers=5, wavelengths_per_fiber=8,
+                                     wavelength_rate_bps=RATE)
+    assert result.min_ratio == pytest.approx(1.0, rel=1e-12)
+    assert result.exact and result.upper_bound == pytest.approx(1.0, rel=1e-12)
+    assert result.wavelengths[3, 4] >= 6
+    loads = segment_loads(result.wavelengths[:16, :16].tolist(), result.clockwise[:16, :16].tolist())
+    assert loads[(0, 3)] <= 40
+
+
+def test_training_pattern_1024_gpus_ocs():
+    # 20 OCSes of 100 Gbit/s circuits. GPU 8k+q (q < 7) sends to 6 group peers (50 G) and to its ring neighbour
+    # (150 G): ceil(t) + 6·ceil(t/3) ≤ 20 up to t = 6 (6 + 12 = 18; above: 7 + 18 > 20) → 6·100/150 = 4.0.
+    demand = al.ring_neighbour_demand_bps(1024, 100e9) + al.group_alltoall_demand_bps(1024, 8, 50e9)
+    result = al.ocs_assignment(demand, n_ocs=20, circuit_bps=100e9)
+    assert result.min_ratio == pytest.approx(4.0, rel=1e-12)
+    assert result.exact
+    assert_valid_ocs(result, demand, 20)
+
+
+def test_ring_one_direction_neighbour_ring():
+    # each flow i→i+1 has its own segment: all W·fibers wavelengths, ratio 6·25e9/100e9 = 1.5
+    demand = al.ring_neighbour_demand_bps(6, 100e9)
+    result = al.ring_allocation_fast(demand, directions=1, fibers=2, wavelengths_per_fiber=3,
+                                     wavelength_rate_bps=RATE)
+    assert result.min_ratio == pytest.approx(1.5)
+    assert result.exact
+    assert np.all(result.wavelengths[np.arange(6), (np.arange(6) + 1) % 6] == 6)
+
+
+def test_pooling_is_an_upper_bound_on_a_full_circle():
+    # Module docstring: three 2-segment arcs on a 3-GPU ring load every segment twice, so pooled capacity 2
+    # (2 fibers × 1 λ) gives each flow 1 wavelength, yet no split onto 2 single-λ fibers exists (pairwise overlap).
+    demand = np.zeros((3, 3))
+    demand[0, 2] = demand[1, 0] = demand[2, 1] = 1.0
+    result = al.ring_allocation_fast(demand, directions=1, fibers=2, wavelengths_per_fiber=1, wavelength_rate_bps=1)
+    assert result.min_ratio == 1.0
+    arcs = [set(arc_segments(3, i, j, True)) for i, j in ((0, 2), (1, 0), (2, 1))]
+    fits_on_two_fibers = any(all(not (arcs[a] & arcs[b]) for a in range(3) for b in range(a + 1, 3)
+                                 if fiber[a] == fiber[b]) for fiber in itertools.product(range(2), repeat=3))
+    assert not fits_on_two_fibers
+
+
+def test_too_many_flows_for_the_wavelengths_gives_zero():
+    # 4-GPU all-to-all, one direction, 1 λ: segment 0 carries 0→1, 0→2, 0→3, 3→1, 3→2, 2→1 → 6 flows, 1 λ
+    demand = np.ones((4, 4)) - np.eye(4)
+    result = al.ring_allocation_fast(demand, directions=1, fibers=1, wavelengths_per_fiber=1, wavelength_rate_bps=1)
+    assert result.min_ratio == 0.0 and result.exact
+
+
+# --- exact methods against brute force -----------------------------------------------------------------
+RING_CASES = [(seed, n, directions) for seed, (n, directions) in
+              enumerate([(3, 2), (4, 2), (5, 2), (6, 2), (4, 1), (6, 1)] * 4)]
+
+
+@pytest.mark.parametrize(("seed", "n", "directions"), RING_CASES)
+def test_ring_methods_against_brute_force(seed, n, directions):
+    rng = np.random.default_rng(seed)
+    demand = random_demand(rng, n, density=6 / (n * (n - 1)))  # about six flows: 2^6 routings
+    fibers, per_fiber = int(rng.integers(1, 3)), int(rng.integers(1, 4))
+    kw = dict(directions=directions, fibers=fibers, wavelengths_per_fiber=per_fiber, wavelength_rate_bps=RATE)
+    optimum = float(brute_ring_optimum(demand.astype(int).tolist(), directions, fibers * per_fiber)) * RATE
+    exact = al.ring_allocation_milp(demand, **kw)
+    fast = al.ring_allocation_fast(demand, **kw)
+    assert exact.min_ratio == pytest.approx(optimum, rel=1e-9, abs=1e-12)
+    assert exact.exact
+    assert fast.min_ratio <= optimum * (1 + 1e-9)
+    assert optimum <= fast.upper_bound * (1 + 1e-9)
+    if directions == 1:  # one route per flow: the fast method is optimal
+        assert fast.min_ratio == pytest.approx(optimum, rel=1e-9, abs=1e-12) and fast.exact
+
+
+OCS_CASES = [(seed, n, k) for seed, (n, k) in enumerate([(3, 1), (3, 2), (3, 3), (4, 1), (4, 2)] * 3)]
+
+
+@pytest.mark.parametrize(("seed", "n", "n_ocs"), OCS_CASES)
+def test_ocs_methods_against_brute_force(seed, n, n_ocs):
+    demand = random_demand(np.random.default_rng(100 + seed), n, density=0.6)
+    optimum = float(brute_ocs_optimum(demand.astype(int).tolist(), n_ocs)) * 100e9
+    fast = al.ocs_assignment(demand, n_ocs=n_ocs, circuit_bps=100e9)
+    exact = al.ocs_assignment_milp(demand, n_ocs=n_ocs, circuit_bps=100e9)
+    assert fast.min_ratio == pytest.approx(optimum, rel=1e-9, abs=1e-12)
+    assert exact.min_ratio == pytest.approx(optimum, rel=1e-9, abs=1e-12)
+    assert_valid_ocs(fast, demand, n_ocs)
+    assert_valid_ocs(exact, demand, n_ocs)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_ocs_fast_equals_milp_on_8_gpus(seed):
+    rng = np.random.default_rng(200 + seed)
+    demand = rng.random((8, 8)) * (rng.random((8, 8)) < 0.5) * 1e11
+    np.fill_diagonal(demand, 0)
+    n_ocs = int(rng.integers(2, 6))
+    fast = al.ocs_assignment(demand, n_ocs=n_ocs, circuit_bps=50e9)
+    exact = al.ocs_assignment_milp(demand, n_ocs=n_ocs, circuit_bps=50e9)
+    assert fast.min_ratio == pytest.approx(exact.min_ratio, rel=1e-9, abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_ring_bounds_chain_on_12_gpus(seed):
+    # fast ≤ exact ≤ LP relaxation, and exact ≤ the fast method's own bound
+    rng = np.random.default_rng(300 + seed)
+    demand = rng.random((12, 12)) * 1e10
+    np.fill_diagonal(demand, 0)
+    kw = dict(directions=2, fibers=2, wavelengths_per_fiber=int(rng.integers(6, 14)), wavelength_rate_bps=RATE)
+    fast = al.ring_allocation_fast(demand, **kw)
+    exact = al.ring_allocation_milp(demand, **kw)
+    lp = al.ring_allocation_lp_bound(demand, **kw)
+    assert fast.min_ratio <= exact.min_ratio * (1 + 1e-9)
+    assert exact.min_ratio <= lp * (1 + 1e-9)
+    assert exact.min_ratio <= fast.upper_bound * (1 + 1e-9)
+    assert exact.exact and exact.upper_bound == pytest.approx(exact.min_ratio)
+
+
+# --- properties -----------------------------------------------------------------------------------------
+def assert_within_ring_capacity(result, capacity):
+    loads = segment_loads(result.wavelengths.tolist(), result.clockwise.tolist())
+    assert max(loads.values(), default=0) <= capacity
+
+
+def assert_valid_ocs(result, demand, n_ocs, circuit_bps=100e9):
+    n = len(demand)
+    perms = result.permutations
+    assert perms.shape == (n_ocs, n)
+    counted = np.zeros((n, n), dtype=int)
+    for row in perms:
+        used = row[row >= 0]
+        assert len(set(used.tolist())) == used.size  # one ingress port per GPU per OCS
+        assert not np.any(row == np.arange(n))  # no circuit i→i
+        np.add.at(counted, (np.flatnonzero(row >= 0), used), 1)
+    np.testing.assert_array_equal(counted, result.circuits)
+    assert np.all(result.circuits.sum(axis=1) <= n_ocs) and np.all(result.circuits.sum(axis=0) <= n_ocs)
+    np.testing.assert_array_equal(result.bandwidth_bps, result.circuits * circuit_bps)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(demand=demand_matrices, directions=st.sampled_from([1, 2]), fibers=st.integers(1, 3),
+       per_fiber=st.integers(1, 6), fill=st.booleans())
+def test_ring_fast_never_exceeds_capacity(demand, directions, fibers, per_fiber, fill):
+    result = al.ring_allocation_fast(demand, directions=directions, fibers=fibers, wavelengths_per_fiber=per_fiber,
+                                     wavelength_rate_bps=RATE, fill=fill)
+    assert_within_ring_capacity(result, fibers * per_fiber)
+    if directions == 1:
+        assert result.clockwise.all()
+    served = result.bandwidth_bps[demand > 0] / demand[demand > 0]
+    assert result.min_ratio == pytest.approx(served.min())
+    assert result.min_ratio <= result.upper_bound * (1 + 1e-9)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(demand=demand_matrices, fibers=st.integers(1, 2), per_fiber=st.integers(1, 5))
+def test_ring_exact_never_exceeds_capacity_nor_the_lp_bound(demand, fibers, per_fiber):
+    kw = dict(directions=2, fibers=fibers, wavelengths_per_fiber=per_fiber, wavelength_rate_bps=RATE)
+    exact = al.ring_allocation_milp(demand, **kw)
+    assert_within_ring_capacity(exact, fibers * per_fiber)
+    assert exact.min_ratio <= al.ring_allocation_lp_bound(demand, **kw) * (1 + 1e-9)
+    assert al.ring_allocation_fast(demand, **kw).min_ratio <= exact.min_ratio * (1 + 1e-9)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(demand=demand_matrices, directions=st.sampled_from([1, 2]), fibers=st.integers(1, 3),
+       per_fiber=st.integers(1, 6))
+def test_more_wavelengths_never_reduce_a_pair_first_level(demand, directions, fibers, per_fiber):
+    # Per pair monotone only for the first level (fill=False); with fill=True only the min ratio is (docstring).
+    kw = dict(directions=directions, fibers=fibers, wavelength_rate_bps=RATE)
+    low = al.ring_allocation_fast(demand, wavelengths_per_fiber=per_fiber, fill=False, **kw)
+    high = al.ring_allocation_fast(demand, wavelengths_per_fiber=per_fiber + 1, fill=False, **kw)
+    assert np.all(high.wavelengths >= low.wavelengths)
+    filled_low = al.ring_allocation_fast(demand, wavelengths_per_fiber=per_fiber, **kw)
+    filled_high = al.ring_allocation_fast(demand, wavelengths_per_fiber=per_fiber + 1, **kw)
+    assert filled_high.min_ratio >= filled_low.min_ratio
+    assert np.all(filled_low.wavelengths >= low.wavelengths)  # filling only adds
+    assert filled_low.min_ratio == pytest.approx(low.min_ratio)
+
+
+def test_filled_allocation_is_not_per_pair_monotone():
+    # Why the property above is restricted: 1→0 and 1→2 (weight 1), 2→0 (weight ½). With 3 circuits per port
+    # the tie on GPU 1's egress leaves 1 spare unit that 2→0 takes (2 circuits); with 4, all three step up to
+    # t = 2 together, GPU 0's ingress refuses 2→0's next unit, and it keeps 1.
+    demand = np.array([[0, 0, 0], [2, 0, 2], [1, 0, 0]], dtype=float)
+    three = al.ocs_assignment(demand, n_ocs=3, circuit_bps=1.0)
+    four = al.ocs_assignment(demand, n_ocs=4, circuit_bps=1.0)
+    assert three.circuits[2, 0] == 2 and four.circuits[2, 0] == 1
+    assert four.min_ratio > three.min_ratio
+
+
+def test_filling_gives_spare_capacity_to_unblocked_pairs():
+    # OCS: 0→1 and 0→2 share GPU 0's 3 egress ports (1 circuit each at the first level, a tie refuses the third);
+    # 3→4 is alone on its ports and keeps rising to all 3.
+    demand = np.zeros((5, 5))
+    demand[0, 1] = demand[0, 2] = demand[3, 4] = 1.0
+    result = al.ocs_assignment(demand, n_ocs=3, circuit_bps=1.0)
+    assert (result.circuits[0, 1], result.circuits[0, 2], result.circuits[3, 4]) == (1, 1, 3)
+    assert al.ocs_assignment(demand, n_ocs=3, circuit_bps=1.0, fill=False).circuits[3, 4] == 1
+    # Ring, one direction, 3 λ: 0→2 and 1→2 share segment 1; 3→4 has segment 3 to itself
+    ring = al.ring_allocation_fast(_pairs(6, [(0, 2), (1, 2), (3, 4)]), directions=1, fibers=1,
+                                   wavelengths_per_fiber=3, wavelength_rate_bps=1.0)
+    assert (ring.wavelengths[0, 2], ring.wavelengths[1, 2], ring.wavelengths[3, 4]) == (1, 1, 3)
+
+
+def _pairs(n, pairs):
+    demand = np.zeros((n, n))
+    for i, j in pairs:
+        demand[i, j] = 1.0
+    return demand
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(demand=demand_matrices, n_ocs=st.integers(1, 6))
+def test_ocs_ports_and_monotonicity(demand, n_ocs):
+    result = al.ocs_assignment(demand, n_ocs=n_ocs, circuit_bps=100e9)
+    assert_valid_ocs(result, demand, n_ocs)
+    low = al.ocs_assignment(demand, n_ocs=n_ocs, circuit_bps=100e9, fill=False)
+    high = al.ocs_assignment(demand, n_ocs=n_ocs + 1, circuit_bps=100e9, fill=False)
+    assert np.all(high.circuits >= low.circuits)
+    assert result.min_ratio == pytest.approx(low.min_ratio)
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(2, 12), n_ocs=st.integers(1, 8), seed=st.integers(0, 2**32 - 1))
+def test_decompose_circuits_reproduces_counts(n, n_ocs, seed):
+    rng = np.random.default_rng(seed)
+    counts = np.zeros((n, n), dtype=int)
+    for _ in range(n_ocs):  # a random valid count matrix: the sum of n_ocs random partial derangements
+        perm = rng.permutation(n)
+        keep = (perm != np.arange(n)) & (rng.random(n) < 0.7)
+        counts[np.flatnonzero(keep), perm[keep]] += 1
+    perms = al.decompose_circuits(counts, n_ocs)
+    rebuilt = np.zeros_like(counts)
+    for row in perms:
+        used = row[row >= 0]
+        assert len(set(used.tolist())) == used.size and not np.any(row == np.arange(n))
+        np.add.at(rebuilt, (np.flatnonzero(row >= 0), used), 1)
+    np.testing.assert_array_equal(rebuilt, counts)
+
+
+# --- results and validation -----------------------------------------------------------------------------
+def test_results_are_frozen_and_read_only():
+    demand = al.ring_neighbour_demand_bps(4, 1e9, both_ways=True)
+    result = al.ring_allocation_fast(demand, directions=2, fibers=1, wavelengths_per_fiber=2,
+                                     wavelength_rate_bps=RATE)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        result.min_ratio = 2.0
+    with pytest.raises(ValueError):
+        result.wavelengths[0, 1] = 7
+
+
+def test_demand_helpers():
+    ring = al.ring_neighbour_demand_bps(4, 5.0, both_ways=True)
+    assert ring[0, 1] == ring[1, 0] == ring[0, 3] == 5.0 and ring[0, 2] == 0 and np.all(np.diag(ring) == 0)
+    groups = al.group_alltoall_demand_bps(8, 4, 2.0)
+    assert groups[0, 3] == 2.0 and groups[3, 4] == 0.0 and groups.sum() == 2 * 12 * 2.0
+    with pytest.raises(InputError, match="divide"):
+        al.group_alltoall_demand_bps(8, 3, 1.0)
+
+
+@pytest.mark.parametrize(("demand", "match"), [
+    (np.ones((3, 2)), "square"),
+    (np.array([[0, -1.0], [1, 0]]), "≥ 0"),
+    (np.array([[1.0, 1], [1, 0]]), "zero diagonal"),
+    (np.zeros((3, 3)), "no pair"),
+])
+def test_bad_demand(demand, match):
+    with pytest.raises(InputError, match=match):
+        al.ring_allocation_fast(demand, directions=2, fibers=1, wavelengths_per_fiber=1, wavelength_rate_bps=RATE)
+    with pytest.raises(InputError, match=match):
+        al.ocs_assignment(demand, n_ocs=2, circuit_bps=1e9)
+
+
+def test_bad_fabric_arguments():
+    demand = al.ring_neighbour_demand_bps(4, 1e9)
+    with pytest.raises(InputError, match="directions"):
+        al.ring_allocation_fast(demand, directions=3, fibers=1, wavelengths_per_fiber=1, wavelength_rate_bps=RATE)
+    with pytest.raises(InputError, match="wavelengths_per_fiber"):
+        al.ring_allocation_fast(demand, directions=1, fibers=1, wavelengths_per_fiber=0, wavelength_rate_bps=RATE)
+    with pytest.raises(InputError, match="wavelength_rate_bps"):
+        al.ring_allocation_fast(demand, directions=1, fibers=1, wavelengths_per_fiber=1, wavelength_rate_bps=-1)
+    with pytest.raises(InputError, match="n_ocs"):
+        al.ocs_assignment(demand, n_ocs=0, circuit_bps=1e9)
+    with pytest.raises(InputError, match="row/column sums"):
+        al.decompose_circuits(np.array([[0, 3], [1, 0]]), 2)
+
+
+def test_exact_methods_refuse_large_instances():
+    big = al.ring_neighbour_demand_bps(al.RING_MILP_MAX_GPUS + 1, 1e9)
+    with pytest.raises(DomainError, match="limited to"):
+        al.ring_allocation_milp(big, directions=2, fibers=1, wavelengths_per_fiber=1, wavelength_rate_bps=RATE)
+    with pytest.raises(DomainError, match="limited to"):
+        al.ring_allocation_lp_bound(al.ring_neighbour_demand_bps(al.RING_LP_MAX_GPUS + 1, 1e9), directions=2,
+                                    fibers=1, wavelengths_per_fiber=1, wavelength_rate_bps=RATE)
+    with pytest.raises(DomainError, match="limited to"):
+        al.ocs_assignment_milp(al.ring_neighbour_demand_bps(al.OCS_MILP_MAX_GPUS + 1, 1e9), n_ocs=1,
+                               circuit_bps=1e9)
