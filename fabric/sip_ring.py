@@ -16,9 +16,12 @@ import math
 from fabric.design import ClusterDesign
 from fabric.bom import BomLine
 from fabric.estimate import FabricEstimate
+import numpy as np
+
 from photonics import amplifier, budget, microring, receiver
 from photonics.errors import InputError
-from photonics.link import LinkEstimate, Violation, evaluate
+from photonics.link import LinkEstimate, Violation, evaluate, transmit_loss_db
+from photonics.units import db_to_lin, dbm_to_w
 
 
 def useful_time_fraction(decision_interval_s: float, retune_s: float) -> float:
@@ -36,12 +39,6 @@ def pass_through_loss_db(design: ClusterDesign, est: LinkEstimate) -> float:
             + rings * est.ring.through_loss_db + ls.connectors * ls.connector_loss + ls.fiber_length * ls.fiber_loss)
 
 
-def transmit_loss_db(est: LinkEstimate) -> float:
-    """Loss from the transmit bus to the fiber: the ledger up to and including the output coupler."""
-    names = [item.name for item in est.ledger]
-    return sum(item.value_db for item in est.ledger[: names.index("output coupler") + 1])
-
-
 def unamplified_reach_hops(est: LinkEstimate, pass_loss_db: float) -> int:
     """Hops a wavelength can travel with no amplifier: 1 (the neighbour) + the intermediate GPUs the neighbour's
     margin pays for (budget.max_hops); 0 when even the neighbour does not close."""
@@ -53,22 +50,33 @@ def unamplified_reach_hops(est: LinkEstimate, pass_loss_db: float) -> int:
 
 
 def amplified_reach_hops(design: ClusterDesign, est: LinkEstimate, pass_loss_db: float, every: int) -> tuple[int, dict]:
-    """Reach with an amplifier every `every` hops, each restoring its section: limited by the OSNR after the
-    amplifiers passed (signal–ASE beat, ring filter as optical bandwidth) and by the ring's size."""
-    lk = design.link.link
+    """Reach with an amplifier every `every` hops, each restoring the fiber-launch level. The worst destination sits
+    `every` hops past the last amplifier it passed; its Q combines the receiver's own noise (from its
+    sensitivity), the signal–ASE beat on both levels and the ASE–ASE beat of n amplifiers (photonics.amplifier);
+    the power penalties of the link (crosstalk, ER, reserved margin) are taken off the signal. A wavelength may pass
+    the largest n with Q ≥ Q(BER): reach = every·(n + 1) hops."""
+    lk, rx = design.link.link, design.link.receiver
     f0 = float(microring.frequency_hz(lk.wavelength))
-    b_o = est.ring.filter_fwhm_hz
-    b_e = 0.75 * lk.data_rate  # same noise bandwidth as the receiver fits (E16)
-    need = float(amplifier.required_osnr_db(receiver.q_from_ber(lk.ber), b_o, b_e))
-    fiber_launch_dbm = est.launch_dbm - transmit_loss_db(est)
+    b_o = est.ring.filter_fwhm_hz  # the drop ring is the optical filter in front of the detector
+    b_e = 0.75 * lk.data_rate  # noise bandwidth of the receiver fits (E16)
+    q_need = receiver.q_from_ber(lk.ber)
+    er = float(db_to_lin(design.link.modulator.extinction_ratio))
+    fiber_launch_dbm = est.launch_dbm - transmit_loss_db(est.ledger)  # average power per wavelength in the fiber
     amp_in_dbm = fiber_launch_dbm - every * pass_loss_db
-    osnr_one = float(amplifier.chain_osnr_db(amp_in_dbm, design.sip_ring.amplifier_noise_figure, 1, f0, b_o))
-    max_amps = math.floor(10 ** ((osnr_one - need) / 10)) if osnr_one >= need else 0
-    ring_hops = design.fabric.gpus - 1
-    reach = min(ring_hops, every * (max_amps + 1)) if max_amps < ring_hops else ring_hops
-    return reach, {"required OSNR": (need, "dB"), "OSNR after one amplifier": (osnr_one, "dB"),
+    rx_dbm = est.received_dbm - (every - 1) * pass_loss_db
+    penalties = sum(p.value_db for p in est.penalties) + lk.system_margin
+    p_eff_w = float(dbm_to_w(rx_dbm - penalties))
+    sigma_th = float(amplifier.thermal_sigma_a(dbm_to_w(est.sensitivity_dbm), er, rx.responsivity, q_need))
+    amps = np.arange(1, design.fabric.gpus + 1)
+    osnr = amplifier.chain_osnr_db(amp_in_dbm, design.sip_ring.amplifier_noise_figure, amps, f0, b_o)
+    ase = amplifier.ase_psd_w_per_hz(dbm_to_w(rx_dbm), osnr, b_o)
+    q = amplifier.q_amplified(p_eff_w, er, rx.responsivity, sigma_th, ase, b_o, b_e)
+    max_amps = int(np.max(np.nonzero(q >= q_need)[0]) + 1) if (q >= q_need).any() else 0
+    reach = min(design.fabric.gpus - 1, every * (max_amps + 1))
+    return reach, {"OSNR after one amplifier": (float(osnr[0]), f"dB in {b_o / 1e9:.0f} GHz"),
+                   "Q after one amplifier": (float(q[0]), f"needed {q_need:.2f}"),
                    "amplifiers a wavelength may pass": (float(max_amps), ""),
-                   "amplifier input per channel": (amp_in_dbm, "dBm")}
+                   "amplifier input per channel": (amp_in_dbm, "dBm average")}
 
 
 def evaluate_ring(design: ClusterDesign) -> FabricEstimate:
@@ -80,6 +88,10 @@ def evaluate_ring(design: ClusterDesign) -> FabricEstimate:
     est = evaluate(design.link)
     pass_loss = pass_through_loss_db(design, est)
     violations = list(est.violations)
+    if design.link.modulator.kind != "add-drop":
+        violations.append(Violation("modulator_kind", "all-pass modulators put every local laser line on the ring "
+                                    "fiber, on top of the wavelengths passing through: wavelength reuse needs "
+                                    "add-drop modulators ([modulator] kind = 'add-drop')"))
     figures = {"wavelengths per fiber": (float(lk.wavelengths_per_fiber), ""),
                "fibers per ring direction": (float(fibers_per_ring_direction), ""),
                "loss of passing one GPU": (pass_loss, "dB"),
@@ -106,6 +118,10 @@ def evaluate_ring(design: ClusterDesign) -> FabricEstimate:
         amps = math.ceil(fab.gpus / ring.amplifier_every) * lk.fibers_per_direction
         bom.append(BomLine(key=ring.amplifier, count=amps, scope="per_cluster", network=True))
     reach = min(reach, fab.gpus - 1)
+    notes = [f"each hop: {design.link.loss.fiber_length:g} m of fiber, {design.link.loss.connectors} connectors"]
+    if ring.amplifier_every:
+        notes.append("a closed ring whose amplifiers restore every span has unit round-trip gain: out-of-band ASE "
+                     "circulates unless a filter breaks the loop or the gain is clamped (not modelled)")
     figures["optical reach"] = (float(reach), "hops")
     figures["amplifiers"] = (float(amps), "")
     if reach < min(ring.locality, fab.gpus - 1):
@@ -118,7 +134,8 @@ def evaluate_ring(design: ClusterDesign) -> FabricEstimate:
     total_wavelengths = lk.wavelengths_per_fiber * lk.fibers_per_direction
     return FabricEstimate(
         kind="sip-ring", gpus=fab.gpus, per_gpu_bandwidth_bps=capacity, useful_fraction=useful,
-        # every fiber of both directions crosses each of the two cut points of a bisected ring
-        degree=int(min(total_wavelengths, ring.directions * reach)), bisection_bps=2.0 * capacity,
+        # per direction: traffic from one half to the other leaves on the clockwise fibers at one cut point and on
+        # the counter-clockwise fibers at the other, together the whole capacity of one GPU's fibers
+        degree=int(min(total_wavelengths, ring.directions * reach)), bisection_bps=capacity,
         alpha_s=fab.latency, link=est, figures=figures, bom=tuple(bom), violations=tuple(violations),
-        notes=(f"each hop: {design.link.loss.fiber_length:g} m of fiber, {design.link.loss.connectors} connectors",))
+        notes=tuple(notes))

@@ -31,10 +31,12 @@ def margin_db(launch_dbm, loss_db, penalty_db, sensitivity_dbm, system_margin_db
 
 
 def link_margin_db(*, line_power_dbm, aggregate_cap_dbm, wavelengths, fixed_loss_db, per_ring_loss_db,
-                   rings_passed_per_wavelength, penalty_db, sensitivity_dbm, system_margin_db):
+                   rings_passed_per_wavelength, penalty_db, sensitivity_dbm, system_margin_db, lines_in_bus=None):
     """The budget kernel: margin of the worst wavelength of an N-wavelength link.
-    Loss = fixed ledger + rings passed × per-ring through loss; launch power from `launch_power_dbm`."""
-    launch = launch_power_dbm(line_power_dbm, aggregate_cap_dbm, wavelengths)
+    Loss = fixed ledger + rings passed × per-ring through loss; launch power from `launch_power_dbm`, the
+    aggregate cap shared by `lines_in_bus` lines (a comb puts all its lines in the bus; default N)."""
+    launch = launch_power_dbm(line_power_dbm, aggregate_cap_dbm,
+                              wavelengths if lines_in_bus is None else lines_in_bus)
     loss = fixed_loss_db + rings_passed_per_wavelength * per_ring_loss_db
     return margin_db(launch, loss, penalty_db, sensitivity_dbm, system_margin_db)
 

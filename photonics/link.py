@@ -49,6 +49,7 @@ class RingFigures:
     intrinsic_q: float
     drop_loss_db: float
     through_loss_db: float  # per passed ring, at the nearest channel's detuning
+    modulator_drop_loss_db: float  # drop port of an add-drop modulator ring (E4)
     modulator_max_rate_bps: float
     filter_max_rate_bps: float
 
@@ -82,6 +83,7 @@ class LinkEstimate:
     power_w: dict[str, float]
     escape_fibers_per_direction: int
     shoreline_bps_per_m: float
+    fiber_launch_dbm: float  # total optical power entering one fiber
     violations: tuple[Violation, ...] = ()
     warnings: tuple[str, ...] = field(default=())
 
@@ -119,6 +121,7 @@ def ring_figures(d: LinkDesign) -> RingFigures:
         intrinsic_q=qi,
         drop_loss_db=float(microring.drop_loss_db(r.filter_q, qi)),
         through_loss_db=float(microring.through_loss_db(lk.channel_spacing, fwhm, t0, r.through_excess_loss)),
+        modulator_drop_loss_db=float(microring.drop_loss_db(d.modulator.q, qi)),
         modulator_max_rate_bps=float(microring.max_rate_for_q(f0, d.modulator.q)),
         filter_max_rate_bps=float(microring.max_rate_for_q(f0, r.filter_q)),
     )
@@ -129,37 +132,60 @@ def sensitivity(d: LinkDesign) -> tuple[float, float]:
     rx, lk = d.receiver, d.link
     er = float(db_to_lin(d.modulator.extinction_ratio))
     if rx.model == "ge-photodiode":
-        return float(receiver.ge_photodiode_sensitivity_w(lk.data_rate, er, rx.responsivity, rx.dark_current)), er
+        return float(receiver.ge_photodiode_sensitivity_w(lk.data_rate, er, rx.responsivity, rx.dark_current,
+                                                          receiver.q_from_ber(lk.ber))), er
     if rx.model == "thermal-noise":
         return float(receiver.thermal_noise_sensitivity_w(lk.data_rate, lk.ber, er, rx.responsivity,
                                                           rx.noise_density)), er
     return rx.sensitivity, float(db_to_lin(rx.reference_extinction_ratio))
 
 
-def fixed_ledger(d: LinkDesign, ring: RingFigures) -> list[LedgerLine]:
-    """Losses every wavelength sees whatever the wavelength count (the rings passed are added per count)."""
-    ls = d.loss
-    return [
+def _laser_lines_in_bus(d: LinkDesign, counts):
+    """Laser lines the transmit bus carries: a comb brings all its lines, a DFB array only the ones used."""
+    lz = d.laser
+    return np.maximum(lz.lines, counts) if lz.kind == "comb" else np.asarray(counts)
+
+
+def _flatness_db(d: LinkDesign) -> float:
+    """Weakest line below the mean: the comb's envelope; a DFB array has none."""
+    return d.laser.flatness if d.laser.kind == "comb" else 0.0
+
+
+def _ledger(d: LinkDesign, ring: RingFigures, n: int, er: float) -> tuple[LedgerLine, ...]:
+    """Losses of the worst of `n` wavelengths from the transmit bus to the detector, in path order. On-off keying
+    converts the CW line to the average power of the data (E8), so the received power is an average power, as
+    sensitivities are."""
+    ls, mod = d.loss, d.modulator
+    lines = [
         distributed("transmit waveguide", ls.tx_waveguide_length, ls.waveguide_loss),
         line("bends", ls.bends, ls.bend_loss, "each"),
         line("crossings", ls.crossings, ls.crossing_loss, "each"),
         line("Y-junctions", ls.splitters, ls.splitter_loss, "each"),
-        line("modulator insertion", 1, d.modulator.insertion_loss, ""),
+    ]
+    if mod.kind == "add-drop":
+        lines.append(line("modulator drop port", 1, ring.modulator_drop_loss_db, "add-drop modulator (E4)"))
+    lines += [
+        line("modulator insertion", 1, mod.insertion_loss, "'1' level"),
+        LedgerLine("on-off keying", float(modulator.ook_penalty_db(er)),
+                   f"average of '1' and '0' at ER {mod.extinction_ratio:g} dB (E8)"),
+        line("rings passed, transmit", n - 1, ring.through_loss_db, "off resonance (E5)"),
         line("output coupler", 1, ls.coupler, "per facet"),
         line("connectors", ls.connectors, ls.connector_loss, "each"),
         distributed("fiber", ls.fiber_length, ls.fiber_loss, "km" if ls.fiber_length >= 1e3 else "m"),
         line("optical-switch passes", ls.switch_ports, ls.switch_loss, "each"),
         line("mux/demux", 1, ls.mux_demux_loss, ""),
         line("input coupler", 1, ls.coupler, "per facet"),
+        line("rings passed, receive", n - 1, ring.through_loss_db, "off resonance (E5)"),
         distributed("receive waveguide", ls.rx_waveguide_length, ls.waveguide_loss),
         line("drop filter", 1, ring.drop_loss_db, "on resonance (E4)"),
     ]
+    return tuple(lines)
 
 
-def _tx_loss_to_fiber_db(d: LinkDesign, rings_passed: int, ring: RingFigures) -> float:
-    ls = d.loss
-    return (ls.tx_waveguide_length * ls.waveguide_loss + d.modulator.insertion_loss
-            + rings_passed * ring.through_loss_db + ls.coupler)
+def transmit_loss_db(ledger) -> float:
+    """Loss from the transmit bus into the fiber: the ledger up to and including the output coupler."""
+    names = [item.name for item in ledger]
+    return total_db(ledger[: names.index("output coupler") + 1])
 
 
 def evaluate(d: LinkDesign) -> LinkEstimate:
@@ -179,29 +205,32 @@ def evaluate(d: LinkDesign) -> LinkEstimate:
         raise InputError(f"[receiver] sensitivity {float(w_to_dbm(sens_w)):.2f} dBm is better than the quantum "
                          f"limit {float(w_to_dbm(quantum_w)):.2f} dBm at {rate / 1e9:g} Gbps, BER {lk.ber:g} (E17)")
     sens_dbm = float(w_to_dbm(sens_w))
-
-    # --- the wavelength-count search: margin of the worst wavelength for N = 1..n_max ---------------------
-    fsr_channels = int(math.floor(ring.fsr_hz / lk.channel_spacing * (1 + 1e-12)))
-    fixed = fixed_ledger(d, ring)
-    fixed_db = total_db(fixed)
-    ook_db = float(modulator.ook_penalty_db(er))
     er_db = float(modulator.relative_extinction_penalty_db(er, ref_er))
+    flat = _flatness_db(d)
 
     laser_line_dbm = float(w_to_dbm(lz.power_per_line))
     split_db = float(laser.split_loss_db(lz.fibers_per_source))
     mean_in_bus_dbm = laser_line_dbm - lz.coupling_loss - split_db
     cap_dbm = float(w_to_dbm(lz.aggregate_power_limit))
+    fsr_channels = int(math.floor(ring.fsr_hz / lk.channel_spacing * (1 + 1e-12)))
+    fixed_db = total_db(item for item in _ledger(d, ring, 1, er))  # the ledger with no ring passed
 
     def margins_up_to(n_max: int):
+        """Margin of the worst wavelength for N = 1..n_max: the aggregate cap shared by every line in the bus,
+        2(N−1) rings passed, crosstalk from every channel in the fiber (all-pass modulators let unused comb
+        lines through) with the weakest comb line as victim."""
         counts = np.arange(1, n_max + 1)
-        leak = crosstalk.worst_channel_leakage_by_count(n_max, lk.channel_spacing, ring.filter_fwhm_hz, rate,
-                                                        ring.fsr_hz)
+        lit = _laser_lines_in_bus(d, counts)
+        present = counts if d.modulator.kind == "add-drop" else lit
+        table = crosstalk.worst_channel_leakage_by_count(int(present.max()), lk.channel_spacing,
+                                                         ring.filter_fwhm_hz, rate, ring.fsr_hz)
+        leak = table[present - 1] * db_to_lin(flat)
         xt = crosstalk.penalty_db(leak, q_ber, er)
-        # a wavelength passes up to N−1 other rings on the transmit bus and as many on the receive bus
         m = budget.link_margin_db(
-            line_power_dbm=mean_in_bus_dbm - lz.flatness, aggregate_cap_dbm=cap_dbm - lz.flatness, wavelengths=counts,
-            fixed_loss_db=fixed_db, per_ring_loss_db=ring.through_loss_db, rings_passed_per_wavelength=2 * (counts - 1),
-            penalty_db=ook_db + er_db + xt, sensitivity_dbm=sens_dbm, system_margin_db=lk.system_margin)
+            line_power_dbm=mean_in_bus_dbm - flat, aggregate_cap_dbm=cap_dbm - flat, wavelengths=counts,
+            lines_in_bus=lit, fixed_loss_db=fixed_db, per_ring_loss_db=ring.through_loss_db,
+            rings_passed_per_wavelength=2 * (counts - 1), penalty_db=er_db + xt, sensitivity_dbm=sens_dbm,
+            system_margin_db=lk.system_margin)
         return leak, xt, m
 
     n_max = max(n_req, fsr_channels + 2, lz.lines, 2)
@@ -212,22 +241,19 @@ def evaluate(d: LinkDesign) -> LinkEstimate:
     power_budget_n = budget.largest_feasible_count(margins)
 
     i = n_req - 1
-    launch_dbm = float(budget.launch_power_dbm(mean_in_bus_dbm, cap_dbm, n_req)) - lz.flatness
-    cap_binds = mean_in_bus_dbm > cap_dbm - 10.0 * math.log10(n_req)
-    ledger = (*fixed[:5],
-              line("rings passed, transmit", n_req - 1, ring.through_loss_db, "off resonance (E5)"),
-              *fixed[5:11],
-              line("rings passed, receive", n_req - 1, ring.through_loss_db, "off resonance (E5)"),
-              *fixed[11:])
-    penalties = (LedgerLine("on-off keying", ook_db, f"ER {d.modulator.extinction_ratio:g} dB (E8)"),
-                 LedgerLine("extinction ratio", er_db, "beyond the ER the sensitivity assumes (E8)"),
-                 LedgerLine("crosstalk", float(xt_db[i]), f"ΣX {leak[i]:.4f}, {n_req} channels (E6–E7)"))
+    lit_req = int(_laser_lines_in_bus(d, n_req))
+    launch_dbm = float(budget.launch_power_dbm(mean_in_bus_dbm, cap_dbm, lit_req)) - flat
+    cap_binds = mean_in_bus_dbm > cap_dbm - 10.0 * math.log10(lit_req)
+    ledger = _ledger(d, ring, n_req, er)
+    penalties = (LedgerLine("extinction ratio", er_db, "beyond the ER the sensitivity assumes (E8)"),
+                 LedgerLine("crosstalk", float(xt_db[i]), f"ΣX {leak[i]:.4f} at the weakest line, {n_req} channels "
+                            "(E6–E7)"))
     received_dbm = launch_dbm - total_db(ledger)
     margin = float(margins[i])
 
     # --- limits on the wavelength count, the per-wavelength rate and the fiber count ---------------------
     escape = int(packaging.escape_fibers_per_direction(pk.chiplets, pk.chiplet_fiber_edge, pk.fiber_pitch))
-    rate_max = ring.modulator_max_rate_bps
+    rate_run = min(rate, ring.modulator_max_rate_bps)  # a modulator slower than the data rate caps it
     fibers = lk.fibers_per_direction
     wl_limits = {"fsr_channels": fsr_channels, "comb_lines": lz.lines, "power_budget": power_budget_n,
                  "requested": n_req}
@@ -235,23 +261,22 @@ def evaluate(d: LinkDesign) -> LinkEstimate:
         "fsr_channels": fsr_channels * rate * fibers,
         "comb_lines": lz.lines * rate * fibers,
         "power_budget": power_budget_n * rate * fibers,
-        "modulator_bandwidth": n_req * rate_max * fibers,
+        "modulator_bandwidth": n_req * rate_run * fibers,
         "package_escape": n_req * rate * escape,
         "requested": n_req * rate * fibers,
     }
     n_phys = min(fsr_channels, lz.lines, power_budget_n)
-    capacity = min(n_phys, n_req) * min(rate, rate_max) * min(fibers, escape)
-    binding = min(LIMITS, key=lambda k: limits[k])
+    capacity = min(n_phys, n_req) * rate_run * min(fibers, escape)
+    binding = _binding(limits)
     max_limits = {"fsr_channels": fsr_channels * rate * escape, "comb_lines": lz.lines * rate * escape,
-                  "power_budget": power_budget_n * rate * escape,
-                  "modulator_bandwidth": n_phys * rate_max * escape,
-                  "package_escape": n_phys * min(rate, rate_max) * escape}
-    max_capacity = n_phys * min(rate, rate_max) * escape
+                  "power_budget": power_budget_n * rate * escape, "modulator_bandwidth": n_phys * rate_run * escape,
+                  "package_escape": n_phys * rate * escape}
+    max_capacity = n_phys * rate_run * escape
     max_binding = min(max_limits, key=lambda k: max_limits[k])
 
     # --- inverse problems at the requested count -------------------------------------------------------
-    penalty_req = ook_db + er_db + float(xt_db[i])
-    uncapped_margin = mean_in_bus_dbm - lz.flatness - total_db(ledger) - penalty_req - sens_dbm - lk.system_margin
+    penalty_req = er_db + float(xt_db[i])
+    uncapped_margin = mean_in_bus_dbm - flat - total_db(ledger) - penalty_req - sens_dbm - lk.system_margin
     min_line_dbm = laser_line_dbm - uncapped_margin
     other_loss = total_db(ledger) - ls.fiber_length * ls.fiber_loss
     max_fiber = float(budget.max_length_m(launch_dbm, sens_dbm, penalty_req, other_loss, ls.fiber_loss,
@@ -263,15 +288,21 @@ def evaluate(d: LinkDesign) -> LinkEstimate:
     # --- energy and power --------------------------------------------------------------------------------
     fibers_used = min(fibers, escape)
     sources = math.ceil(fibers_used / lz.fibers_per_source)
-    emitted_line_w = float(dbm_to_w(min(laser_line_dbm, cap_dbm - 10.0 * math.log10(n_req) + lz.coupling_loss
+    emitted_line_w = float(dbm_to_w(min(laser_line_dbm, cap_dbm - 10.0 * math.log10(lit_req) + lz.coupling_loss
                                         + split_db)))
     laser_w = float(laser.electrical_power_w(sources * laser.lit_lines(lz.kind, lz.lines, n_req) * emitted_line_w,
                                              lz.wall_plug_efficiency))
     rings_total = 2 * fibers_used * n_req  # a modulator and a drop filter per wavelength per fiber
-    tuning_w, shift_needed = _tuning(d, ring, rings_total, fibers_used, f0)
+    tuning_w, shift_needed = _tuning(d, ring, rings_total, fibers_used)
     power = {"laser": laser_w, "modulator": d.modulator.energy * capacity, "receiver": d.receiver.energy * capacity,
              "tuning": tuning_w}
     energy = {k: (v / capacity if capacity > 0 else math.inf) for k, v in power.items()}
+
+    # --- power launched into one fiber (eye safety): the data lines, plus unused CW comb lines (all-pass) --
+    tx_db = transmit_loss_db(ledger)
+    data_w = n_req * float(dbm_to_w(launch_dbm + flat - tx_db))
+    cw_w = (lit_req - n_req) * float(dbm_to_w(launch_dbm + flat - tx_db + ledger_value(ledger, "on-off keying")))
+    fiber_dbm = float(w_to_dbm(data_w + (cw_w if d.modulator.kind == "all-pass" else 0.0)))
 
     edge_used = pk.chiplets * pk.chiplet_fiber_edge
     est = LinkEstimate(
@@ -283,12 +314,30 @@ def evaluate(d: LinkDesign) -> LinkEstimate:
         max_fiber_length_m=max_fiber, max_switch_passes=max_switch,
         energy_j_per_bit=energy, power_w=power, escape_fibers_per_direction=escape,
         shoreline_bps_per_m=float(packaging.shoreline_density_bps_per_m(capacity, edge_used)),
+        fiber_launch_dbm=fiber_dbm,
     )
-    violations = _violations(est, f0, shift_needed, float(_tx_loss_to_fiber_db(d, n_req - 1, ring)))
     warnings = []
+    grid_hz = n_req * lk.channel_spacing
+    if tn.strategy == "nearest-channel" and ring.fsr_hz > 1.5 * grid_hz:
+        matched_radius = float(microring.C / (r.group_index * grid_hz * 2 * math.pi))
+        warnings.append(f"[tuning] the grid spans {grid_hz / 1e12:.2f} THz of a {ring.fsr_hz / 1e12:.2f} THz FSR: "
+                        f"nearest-channel tuning may cross a {shift_needed / 1e12:.2f} THz gap; a ring of radius "
+                        f"{matched_radius * 1e6:.1f} µm matches the grid")
     if r.loss_model == "bend-fit" and r.radius < BEND_FIT_MIN_RADIUS_M:
         warnings.append(f"[ring] the bending-loss fit is extrapolated below 5 µm (radius {r.radius * 1e6:g} µm)")
-    return _replace(est, violations=tuple(violations), warnings=tuple(warnings))
+    return _replace(est, violations=tuple(_violations(est, shift_needed)), warnings=tuple(warnings))
+
+
+def ledger_value(ledger, name: str) -> float:
+    """The value (dB) of the ledger line called `name`."""
+    return next(item.value_db for item in ledger if item.name == name)
+
+
+def _binding(limits: dict[str, float]) -> str:
+    """The limit that sets the capacity: the smallest, physical limits first on ties; a physical limit binds only
+    when it is below what the design requests, otherwise the design's own counts ('requested') do."""
+    smallest = min(LIMITS, key=lambda k: limits[k])
+    return smallest if limits[smallest] < limits["requested"] else "requested"
 
 
 def _replace(est: LinkEstimate, **changes) -> LinkEstimate:
@@ -297,13 +346,15 @@ def _replace(est: LinkEstimate, **changes) -> LinkEstimate:
     return replace(est, **changes)
 
 
-def _tuning(d: LinkDesign, ring: RingFigures, rings_total: int, fibers_used: int, f0: float):
+def _tuning(d: LinkDesign, ring: RingFigures, rings_total: int, fibers_used: int):
     """(heater power in W, largest shift one ring must make in Hz) for the tuning strategy (E11, E11b)."""
-    tn = d.tuning
+    tn, n = d.tuning, d.link.wavelengths_per_fiber
     eta = microring.heater_efficiency_hz_per_w(tn.tuning_efficiency, tn.heating_efficiency)
     if tn.strategy == "nearest-channel":
         banks = 2 * fibers_used  # one transmit and one receive bank per fiber
-        return float(microring.tuning_power_nearest_channel_w(ring.fsr_hz, eta, banks)), d.link.channel_spacing
+        shift = float(microring.nearest_channel_shift_hz(ring.fsr_hz, n, d.link.channel_spacing))
+        return float(microring.tuning_power_nearest_channel_grid_w(ring.fsr_hz, n, d.link.channel_spacing, eta,
+                                                                   banks)), shift
     if tn.strategy == "full-thermal":
         shift = float(microring.full_thermal_shift_hz(tn.sigma_local, tn.sigma_system, tn.tuning_efficiency,
                                                       tn.t_min, tn.t_max, tn.temperature))
@@ -315,26 +366,17 @@ def _tuning(d: LinkDesign, ring: RingFigures, rings_total: int, fibers_used: int
 
 def min_channel_spacing_hz(d: LinkDesign) -> float | None:
     """Smallest grid spacing at which the design's wavelength count still closes its budget. Crosstalk and
-    ring tails couple the spacing to the margin, so a bracketed root-finder solves margin(spacing) = 0 between
-    FWHM/100 and FSR/N. None when even the widest spacing that keeps N channels in one FSR fails."""
-    est = evaluate(d)
-    n, lk, r, ring = d.link.wavelengths_per_fiber, d.link, d.ring, est.ring
+    ring tails couple the spacing to the margin, so a bracketed root-finder (Brent) solves margin(spacing) = 0
+    between FWHM/100 and FSR/N, evaluating the whole link at each step. None when even FSR/N fails."""
+    from dataclasses import replace
+
+    n = d.link.wavelengths_per_fiber
     if n < 2:
         return None
-    er = float(db_to_lin(d.modulator.extinction_ratio))
-    q_ber = receiver.q_from_ber(lk.ber)
-    t0 = microring.through_on_resonance_symmetric(r.filter_q, ring.intrinsic_q)
-    passed = [item.name for item in est.ledger if item.name.startswith("rings passed")]
-    fixed_db = total_db(item for item in est.ledger if item.name not in passed)
-    other_penalty_db = sum(p.value_db for p in est.penalties if p.name != "crosstalk")
+    ring = ring_figures(d)
 
     def margin_at(spacing_hz: float) -> float:
-        leak = crosstalk.worst_channel_leakage_by_count(n, spacing_hz, ring.filter_fwhm_hz, lk.data_rate,
-                                                       ring.fsr_hz)[-1]
-        through = float(microring.through_loss_db(spacing_hz, ring.filter_fwhm_hz, t0, r.through_excess_loss))
-        penalty = other_penalty_db + float(crosstalk.penalty_db(leak, q_ber, er))
-        return float(budget.margin_db(est.launch_dbm, fixed_db + 2 * (n - 1) * through, penalty,
-                                      est.sensitivity_dbm, lk.system_margin))
+        return evaluate(replace(d, link=replace(d.link, channel_spacing=spacing_hz))).margin_db
 
     hi = ring.fsr_hz / n
     if margin_at(hi) < 0.0:
@@ -345,7 +387,7 @@ def min_channel_spacing_hz(d: LinkDesign) -> float | None:
     return budget.solve_decreasing(margin_at, lo, hi, "channel spacing", xtol=1e6)
 
 
-def _violations(est: LinkEstimate, f0: float, shift_needed_hz: float, tx_loss_db: float) -> list[Violation]:
+def _violations(est: LinkEstimate, shift_needed_hz: float) -> list[Violation]:
     d, ring = est.design, est.ring
     lk, lz, r, pk, tn = d.link, d.laser, d.ring, d.package, d.tuning
     out = []
@@ -373,14 +415,16 @@ def _violations(est: LinkEstimate, f0: float, shift_needed_hz: float, tx_loss_db
     if r.filter_q >= ring.intrinsic_q:
         out.append(Violation("filter_q", f"filter loaded Q {r.filter_q:g} ≥ intrinsic Q {ring.intrinsic_q:.0f}: "
                              "the ring cannot drop (E4)"))
+    if d.modulator.kind == "add-drop" and d.modulator.q >= ring.intrinsic_q:
+        out.append(Violation("modulator_q", f"modulator loaded Q {d.modulator.q:g} ≥ intrinsic Q "
+                             f"{ring.intrinsic_q:.0f}: an add-drop modulator cannot drop (E4)"))
     for name, q in (("filter_q", r.filter_q), ("modulator_q", d.modulator.q)):
         if q > r.max_q:
             out.append(Violation(name, f"{name.replace('_', ' ')} {q:g} > largest ring Q {r.max_q:g}"))
-    fiber_dbm = est.launch_dbm + lz.flatness - tx_loss_db + 10.0 * math.log10(n)
     eye_dbm = float(w_to_dbm(lz.eye_safety_limit))
-    if fiber_dbm > eye_dbm:
-        out.append(Violation("eye_safety", f"{fiber_dbm:.2f} dBm launched into one fiber > eye-safety limit "
-                             f"{eye_dbm:.2f} dBm (E15)"))
+    if est.fiber_launch_dbm > eye_dbm:
+        out.append(Violation("eye_safety", f"{est.fiber_launch_dbm:.2f} dBm launched into one fiber > eye-safety "
+                             f"limit {eye_dbm:.2f} dBm (E15)"))
     reach_hz = tn.max_heater_power * tn.tuning_efficiency * tn.heating_efficiency
     if shift_needed_hz > reach_hz:
         out.append(Violation("tuning_range", f"{tn.strategy} tuning needs {shift_needed_hz / 1e9:.0f} GHz per ring > "

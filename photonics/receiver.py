@@ -45,10 +45,14 @@ def ge_photodiode_noise_current_a(rate_bps):
     return 1e-6 * (0.0035 * b_ghz**2 + 0.0655 * b_ghz + 0.842)
 
 
-def ge_photodiode_sensitivity_w(rate_bps, er_lin, responsivity_a_per_w=0.7, dark_current_a=1e-6):
+GE_FIT_Q = 7.0  # the Q factor built into the PhoenixSim fit (≈ BER 1e-12)
+
+
+def ge_photodiode_sensitivity_w(rate_bps, er_lin, responsivity_a_per_w=0.7, dark_current_a=1e-6, q=GE_FIT_Q):
     """Average-power sensitivity of the PhoenixSim Ge-photodiode fit (E16):
-    S = 7·(I_dark + i_n)·(ER+1)/(ER−1)/R. Defaults R = 0.7 A/W and I_dark = 1 µA as in PhoenixSim."""
-    return 7.0 * (dark_current_a + ge_photodiode_noise_current_a(rate_bps)) * _er_factor(er_lin) / responsivity_a_per_w
+    S = Q·(I_dark + i_n)·(ER+1)/(ER−1)/R with Q = 7 in the fit (≈ BER 1e-12). Passing the Q of another BER target
+    scales the fit as a Gaussian-noise receiver would [inferred]. Defaults R = 0.7 A/W, I_dark = 1 µA (PhoenixSim)."""
+    return q * (dark_current_a + ge_photodiode_noise_current_a(rate_bps)) * _er_factor(er_lin) / responsivity_a_per_w
 
 
 def thermal_noise_sensitivity_w(rate_bps, ber, er_lin, responsivity_a_per_w, noise_density_a_per_rthz,

@@ -13,7 +13,7 @@ from sipml.render import Report, Table
 
 def _f(value: float, digits: int = 2) -> str:
     if isinstance(value, float) and math.isinf(value):
-        return "∞"
+        return "∞" if value > 0 else "−∞"
     return f"{value:.{digits}f}"
 
 

@@ -58,8 +58,9 @@ def test_default_ring_without_amplifiers_fails_the_locality_bound():
 
 
 def test_amplifiers_extend_the_reach_and_are_counted():
-    est = evaluate_fabric(ring(amplifier_every=1))
-    assert est.feasible
+    link = LinkDesign(laser=LaserSection(lines=8, power_per_line=5e-3))
+    est = evaluate_fabric(dataclasses.replace(ring(amplifier_every=1), link=link))
+    assert est.feasible, est.violations
     assert est.figures["optical reach"][0] >= 16
     assert est.figures["amplifiers"][0] == 1024 * 10
     assert any(line.key == "amplifier.soa" for line in est.bom)
@@ -132,3 +133,22 @@ def test_more_wavelengths_never_lower_the_ring_capacity_while_feasible(n):
     a, b = cap(n), cap(n + 1)
     if b.link.feasible:
         assert b.per_gpu_bandwidth_bps >= a.per_gpu_bandwidth_bps
+
+
+def test_amplified_reach_falls_with_noise_figure():
+    link = LinkDesign(laser=LaserSection(lines=8, power_per_line=5e-3))
+    reach = [evaluate_fabric(dataclasses.replace(ring(amplifier_every=1, amplifier_noise_figure=nf), link=link))
+             .figures["optical reach"][0] for nf in (4.0, 7.0, 10.0)]
+    assert reach[0] >= reach[1] >= reach[2]
+    assert reach[0] > reach[2]
+
+
+def test_ring_needs_add_drop_modulators():
+    link = LinkDesign(modulator=dataclasses.replace(LinkDesign().modulator, kind="all-pass"))
+    est = evaluate_fabric(dataclasses.replace(ring(), link=link))
+    assert "modulator_kind" in [v.name for v in est.violations]
+
+
+def test_ring_bisection_is_one_gpu_capacity_per_direction():
+    est = evaluate_fabric(ring(amplifier_every=1))
+    assert est.bisection_bps == pytest.approx(est.per_gpu_bandwidth_bps)

@@ -89,9 +89,23 @@ def test_r7_nearest_channel_tuning():
 
 
 def test_r7_fsr_comes_from_dsent_ring_defaults():
-    """DSENT's ring (R 3 µm, n_g 4) has FSR c/(n_g·2πR) = 3.976 THz, the R7 input; the default design uses it and
-    its tuning power per fiber pair is therefore 7.95 mW (DSENT's 10 GHz/K × 1e5 K/W = 1 THz/mW)."""
-    d = LinkDesign(link=LinkSection(fibers_per_direction=1), package=PackageSection())
-    est = evaluate(d)
-    assert est.ring.fsr_hz == pytest.approx(3.976e12, rel=1e-3)
-    assert est.power_w["tuning"] * 1e3 == pytest.approx(7.95, abs=0.01)
+    """DSENT's ring (R 3 µm, n_g 4) has FSR c/(n_g·2πR) = 3.976 THz, the R7 input. With DSENT's heater
+    (10 GHz/K × 1e5 K/W = 1 THz/mW) and a grid that fills the FSR (E11's setting), one fiber pair's two banks
+    need 7.95 mW, whatever the number of channels."""
+    from photonics.design import TuningSection
+
+    for n in (4, 8, 16):
+        fsr = 299792458.0 / (4.0 * 2 * math.pi * 3e-6)
+        d = LinkDesign(link=LinkSection(fibers_per_direction=1, wavelengths_per_fiber=n, channel_spacing=fsr / n),
+                       tuning=TuningSection(heating_efficiency=1e5), package=PackageSection())
+        est = evaluate(d)
+        assert est.ring.fsr_hz == pytest.approx(3.976e12, rel=1e-3)
+        assert est.power_w["tuning"] * 1e3 == pytest.approx(7.95, abs=0.01)
+
+
+def test_nearest_channel_grid_narrower_than_the_fsr():
+    """A grid covering only part of the FSR leaves a gap a bank may have to cross: per ring max(Δ, FSR − (N−1)Δ)."""
+    assert microring.nearest_channel_shift_hz(4e12, 8, 200e9) == pytest.approx(4e12 - 7 * 200e9)
+    assert microring.nearest_channel_shift_hz(4e12, 20, 200e9) == pytest.approx(200e9)
+    assert microring.tuning_power_nearest_channel_grid_w(4e12, 20, 200e9, 1e15, 2) == pytest.approx(
+        microring.tuning_power_nearest_channel_w(4e12, 1e15, 2))

@@ -31,7 +31,7 @@ def test_ring_wavelengths_per_fiber_per_direction(total, per_fiber):
 def test_ocs_per_port_rate(total, gbps):
     """N_ocs = 20: per-port rate N_λ·25 Gbps/20 → 25/50/100/200/400 Gbps (one fiber per port)."""
     link = LinkDesign(link=LinkSection(wavelengths_per_fiber=total // 20, fibers_per_direction=20),
-                      laser=LaserSection(power_per_line=8e-3, lines=64), package=PackageSection(chiplets=2))
+                      laser=LaserSection(power_per_line=8e-3, lines=16), package=PackageSection(chiplets=2))
     d = ClusterDesign(link=link, fabric=FabricSection(kind="sip-ocs"),
                       sip_ocs=SipOcsSection(switches=20, radix=1024, topology="single"))
     est = evaluate_fabric(d)

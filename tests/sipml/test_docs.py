@@ -10,4 +10,4 @@ DOC = Path(__file__).resolve().parents[2] / "docs" / "design-format.md"
 
 def test_design_format_doc_matches_the_declarations():
     table = render(fields_report(), "markdown")
-    assert table in DOC.read_text(encoding="utf-8"), "regenerate with `sipml fields --format markdown`"
+    assert table in DOC.read_text(encoding="utf-8"), "regenerate with `python docs/update_design_format.py`"
