@@ -112,7 +112,11 @@ def _evaluate_fabric(loaded, design):
 def fabric(design: DesignArg = None, fmt: FormatOpt = Format.table, output: OutputOpt = None, set_: SetOpt = None,
            message_size: Annotated[Optional[str], typer.Option(
                "--message-size", help="bytes per rank for the collective times, e.g. '100 MB' "
-                                      "(default: [fabric] message_size)")] = None) -> None:
+                                      "(default: [fabric] message_size)")] = None,
+           pattern: Annotated[Optional[str], typer.Option(
+               "--pattern", help="traffic pattern to allocate: ring, groups or training (ring + groups)")] = None,
+           group_size: Annotated[int, typer.Option("--group-size", min=1,
+                                                   help="GPUs per model-parallel group of the pattern")] = 8) -> None:
     """Show the fabric's numbers: bandwidth, useful time, degree, bisection, reach, collective times.
     Exits 1 when the fabric is infeasible."""
     from fabric.collective_times import collective_times_s
@@ -133,7 +137,13 @@ def fabric(design: DesignArg = None, fmt: FormatOpt = Format.table, output: Outp
         if not bits > 0 or bits == float("inf"):
             raise InputError(f"--message-size {message_size!r}: expected a positive, finite size")
     times = collective_times_s(loaded, fab, bits / 8)
-    _emit(fabric_report(fab, times, bits, _named(design)), fmt, output)
+    traffic = None
+    if pattern is not None:
+        from fabric.traffic import pair_bandwidth, pattern_demand_bps
+
+        demand = pattern_demand_bps(pattern, loaded.fabric.gpus, group_size)
+        traffic = (pattern, group_size, demand, pair_bandwidth(loaded, fab, demand))
+    _emit(fabric_report(fab, times, bits, _named(design), traffic), fmt, output)
     if not fab.feasible:
         raise typer.Exit(1)
 

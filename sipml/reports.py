@@ -174,7 +174,19 @@ def fabric_data(fab: FabricEstimate, times: dict[str, float], message_bytes: flo
     }
 
 
-def fabric_report(fab: FabricEstimate, times: dict[str, float], message_bytes: float, source: str) -> Report:
+def traffic_data(traffic) -> dict:
+    import numpy as np
+
+    pattern, group, demand, result = traffic
+    mask = demand > 0
+    got = result.bandwidth_bps[mask]
+    return {"pattern": pattern, "group_size": group, "pairs": result.pairs, "unserved_pairs": result.unserved,
+            "min_pair_gbps": float(got.min()) / 1e9, "mean_pair_gbps": float(np.mean(got)) / 1e9,
+            "min_ratio": result.min_ratio, "method": result.method}
+
+
+def fabric_report(fab: FabricEstimate, times: dict[str, float], message_bytes: float, source: str,
+                  traffic=None) -> Report:
     data = fabric_data(fab, times, message_bytes, source)
     summary = Table(f"Fabric: {fab.kind}, {fab.gpus} GPUs", ["quantity", "value", "unit"], [
         {"quantity": "feasible", "value": "yes" if fab.feasible else "NO", "unit": ""},
@@ -189,8 +201,19 @@ def fabric_report(fab: FabricEstimate, times: dict[str, float], message_bytes: f
     coll = Table(f"Collective times, {mb:g} MB per rank", ["collective", "time", "unit", "busbw", "unit "],
                  [{"collective": k, "time": _f(t * 1e3, 3), "unit": "ms",
                    "busbw": _busbw(k, message_bytes, fab.gpus, t), "unit ": "Gbps"} for k, t in times.items()])
+    tables = [summary, coll]
+    if traffic is not None:
+        t = data["traffic"] = traffic_data(traffic)
+        tables.append(Table(f"Traffic '{t['pattern']}' (groups of {t['group_size']}), equal demand per pair",
+                            ["quantity", "value", "unit"], [
+                                {"quantity": "pairs with demand", "value": str(t["pairs"]), "unit": ""},
+                                {"quantity": "pairs left unserved", "value": str(t["unserved_pairs"]), "unit": ""},
+                                {"quantity": "smallest pair bandwidth", "value": _f(t["min_pair_gbps"], 1),
+                                 "unit": "Gbps"},
+                                {"quantity": "mean pair bandwidth", "value": _f(t["mean_pair_gbps"], 1), "unit": "Gbps"},
+                                {"quantity": "method", "value": t["method"], "unit": ""}]))
     footer = [f"violated: {v.name}: {v.message}" for v in fab.violations] + [f"note: {n}" for n in fab.notes]
-    return Report(data, [summary, coll], footer)
+    return Report(data, tables, footer)
 
 
 def _busbw(op: str, message_bits: float, ranks: int, time_s: float) -> str:
