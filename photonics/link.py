@@ -8,7 +8,7 @@ Capacity is per GPU and per direction; energy per bit counts transmit and receiv
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -28,7 +28,7 @@ LIMIT_TEXT = {
     "package_escape": "fibers the package edge can escape",
     "requested": "the design's own wavelengths and fibers",
 }
-MAX_SEARCH_WAVELENGTHS = 4096  # the wavelength-count search stops here (a bound, reported as such)
+MAX_SEARCH_WAVELENGTHS = 4096  # the wavelength-count search stops here (a warning says when it is reached)
 BEND_FIT_MIN_RADIUS_M = 5e-6  # below this the UBC fit extrapolates unphysically (15,000 dB/cm at 3 µm)
 
 
@@ -323,9 +323,12 @@ def evaluate(d: LinkDesign) -> LinkEstimate:
         warnings.append(f"[tuning] the grid spans {grid_hz / 1e12:.2f} THz of a {ring.fsr_hz / 1e12:.2f} THz FSR: "
                         f"nearest-channel tuning may cross a {shift_needed / 1e12:.2f} THz gap; a ring of radius "
                         f"{matched_radius * 1e6:.1f} µm matches the grid")
+    if power_budget_n >= MAX_SEARCH_WAVELENGTHS:
+        warnings.append(f"[link] the power budget closes at least {MAX_SEARCH_WAVELENGTHS} wavelengths per fiber; "
+                        "the search stops there")
     if r.loss_model == "bend-fit" and r.radius < BEND_FIT_MIN_RADIUS_M:
         warnings.append(f"[ring] the bending-loss fit is extrapolated below 5 µm (radius {r.radius * 1e6:g} µm)")
-    return _replace(est, violations=tuple(_violations(est, shift_needed)), warnings=tuple(warnings))
+    return replace(est, violations=tuple(_violations(est, shift_needed)), warnings=tuple(warnings))
 
 
 def ledger_value(ledger, name: str) -> float:
@@ -338,12 +341,6 @@ def _binding(limits: dict[str, float]) -> str:
     when it is below what the design requests, otherwise the design's own counts ('requested') do."""
     smallest = min(LIMITS, key=lambda k: limits[k])
     return smallest if limits[smallest] < limits["requested"] else "requested"
-
-
-def _replace(est: LinkEstimate, **changes) -> LinkEstimate:
-    from dataclasses import replace
-
-    return replace(est, **changes)
 
 
 def _tuning(d: LinkDesign, ring: RingFigures, rings_total: int, fibers_used: int):
@@ -368,8 +365,6 @@ def min_channel_spacing_hz(d: LinkDesign) -> float | None:
     """Smallest grid spacing at which the design's wavelength count still closes its budget. Crosstalk and
     ring tails couple the spacing to the margin, so a bracketed root-finder (Brent) solves margin(spacing) = 0
     between FWHM/100 and FSR/N, evaluating the whole link at each step. None when even FSR/N fails."""
-    from dataclasses import replace
-
     n = d.link.wavelengths_per_fiber
     if n < 2:
         return None

@@ -69,12 +69,20 @@ DesignArg = Annotated[Optional[str], typer.Argument(
 
 @app.command()
 def budget(design: DesignArg = None,
-           fmt: FormatOpt = Format.table, output: OutputOpt = None, set_: SetOpt = None) -> None:
+           fmt: FormatOpt = Format.table, output: OutputOpt = None, set_: SetOpt = None,
+           min_spacing: Annotated[bool, typer.Option(
+               "--min-spacing", help="also solve for the smallest channel spacing that still closes the budget "
+                                     "(root-finder; crosstalk couples spacing and margin)")] = False) -> None:
     """Print the link budget line by line, the margin, the capacity and the limit that binds."""
     from sipml.reports import budget_report
 
     est = _evaluate(design, set_)
-    _emit(budget_report(est, _named(design)), fmt, output)
+    spacing = None
+    if min_spacing:
+        from photonics.link import min_channel_spacing_hz
+
+        spacing = min_channel_spacing_hz(est.design)
+    _emit(budget_report(est, _named(design), min_spacing_hz=spacing if min_spacing else False), fmt, output)
 
 
 @app.command()

@@ -77,8 +77,11 @@ def _launch_detail(est: LinkEstimate) -> str:
     return ", ".join(parts)
 
 
-def budget_report(est: LinkEstimate, source: str) -> Report:
+def budget_report(est: LinkEstimate, source: str, min_spacing_hz: float | None | bool = False) -> Report:
+    """`min_spacing_hz`: False when not solved, None when no spacing closes, else the spacing in Hz."""
     data = budget_data(est, source)
+    if min_spacing_hz is not False:
+        data["min_channel_spacing_ghz"] = None if min_spacing_hz is None else min_spacing_hz / 1e9
     ledger = Table("Link budget (worst wavelength)", ["item", "value", "unit", "detail"],
                    [{"item": row["name"], "value": f"{row['value']:+.2f}", "unit": row["unit"],
                      "detail": row["detail"]} for row in data["ledger"]])
@@ -108,6 +111,9 @@ def budget_report(est: LinkEstimate, source: str) -> Report:
         {"quantity": "escape fibers per direction", "value": str(est.escape_fibers_per_direction), "unit": ""},
         {"quantity": "shoreline density", "value": _f(est.shoreline_bps_per_m / 1e15, 3), "unit": "Tbps/mm"},
     ])
+    if min_spacing_hz is not False:
+        summary.rows.append({"quantity": "min channel spacing", "unit": "GHz",
+                             "value": "none closes" if min_spacing_hz is None else _f(min_spacing_hz / 1e9, 1)})
     footer = [f"violated: {v.name}: {v.message}" for v in est.violations]
     footer += [f"warning: {w}" for w in est.warnings]
     return Report(data, [summary, ledger, limits, energy], footer)

@@ -143,3 +143,27 @@ def test_laser_helpers():
     assert laser.lit_lines("comb", 16, 8) == 16 and laser.lit_lines("dfb", 16, 8) == 8
     assert laser.electrical_power_w(1e-3, 0.25) == pytest.approx(4e-3)
     assert float(laser.split_loss_db(2)) == pytest.approx(3.0103, abs=1e-4)
+
+
+def test_min_channel_spacing_is_where_the_margin_reaches_zero():
+    import dataclasses
+
+    from photonics.design import LinkDesign
+    from photonics.link import evaluate, min_channel_spacing_hz
+
+    d = LinkDesign()
+    spacing = min_channel_spacing_hz(d)
+    assert spacing is not None and spacing < d.link.channel_spacing
+
+    def margin(s):
+        return evaluate(dataclasses.replace(d, link=dataclasses.replace(d.link, channel_spacing=s))).margin_db
+
+    assert margin(spacing) == pytest.approx(0.0, abs=0.02)
+    assert margin(spacing * 0.98) < 0 < margin(spacing * 1.02)
+
+
+def test_min_channel_spacing_none_when_nothing_closes():
+    from photonics.design import LaserSection, LinkDesign
+    from photonics.link import min_channel_spacing_hz
+
+    assert min_channel_spacing_hz(LinkDesign(laser=LaserSection(power_per_line=0.1e-3))) is None
