@@ -160,6 +160,25 @@ def hierarchical_allreduce_s(message_bytes, gpus_per_node, nodes, node_bandwidth
     return _seconds(intra + inter)
 
 
+def hierarchical_half_s(message_bytes, gpus_per_node, nodes, node_bandwidth_bps, edge_bandwidth_bps, *,
+                        node_latency_s=0.0, edge_latency_s=0.0, pipelined=False):
+    """Two-level reduce-scatter (or, run backwards, all-gather) of n bytes: a ring inside each node (g GPUs at
+    B_n), then a ring of each GPU's n/g shard across the N nodes (B_e):
+    t = (g−1)/g·n·8/B_n + (N−1)/N·(n/g)·8/B_e + (g−1)·α_n + (N−1)·α_e  [inferred; half of the two-level
+    all-reduce]. `pipelined`: the node and network phases overlap chunk by chunk (as NCCL pipelines them), so the
+    bandwidth terms give max(…) instead of their sum [inferred]."""
+    n = _non_negative(message_bytes, "message_bytes")
+    g = _ranks(gpus_per_node, "gpus_per_node")
+    nodes_ = _ranks(nodes, "nodes")
+    b_node = _positive(node_bandwidth_bps, "node_bandwidth_bps")
+    b_edge = _positive(edge_bandwidth_bps, "edge_bandwidth_bps")
+    intra = (g - 1.0) / g * n * BITS_PER_BYTE / b_node
+    inter = (nodes_ - 1.0) / nodes_ * (n / g) * BITS_PER_BYTE / b_edge
+    latency = (g - 1) * _non_negative(node_latency_s, "node_latency_s") \
+        + (nodes_ - 1) * _non_negative(edge_latency_s, "edge_latency_s")
+    return _seconds(latency + (np.maximum(intra, inter) if pipelined else intra + inter))
+
+
 def multiport_ring_allreduce_s(message_bytes, ranks, ports, port_bandwidth_bps, *, latency_s=0.0,
                                reduce_s_per_byte=0.0, reconfig_s=0.0):
     """Ring all-reduce split over d edge-disjoint rings, one per port of bandwidth b (e.g. d OCSes each set to a

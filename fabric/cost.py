@@ -12,9 +12,10 @@ from fabric.bom import BomLine, BomResult, roll_up
 from fabric.catalog import Catalog
 from fabric.design import ClusterDesign
 from fabric.estimate import FabricEstimate
+from fabric.optical_io import laser_lines_per_gpu
 
 CHIPLET = "sip.optical_io_chiplet"
-LASER = "laser.comb_source"
+LASER = "laser.comb_line"
 
 
 def link_priced_catalog(catalog: Catalog, design: ClusterDesign, estimate: FabricEstimate) -> Catalog:
@@ -22,9 +23,8 @@ def link_priced_catalog(catalog: Catalog, design: ClusterDesign, estimate: Fabri
     if estimate.link is None:
         return catalog
     link, lk = estimate.link, design.link
-    sources = -(-lk.link.fibers_per_direction // lk.laser.fibers_per_source)
     chiplet_w = (link.power_w["modulator"] + link.power_w["receiver"] + link.power_w["tuning"]) / lk.package.chiplets
-    laser_w = link.power_w["laser"] / sources
+    laser_w = link.power_w["laser"] / laser_lines_per_gpu(lk)
     changes = {}
     for key, watts, what in ((CHIPLET, chiplet_w, "modulator/driver + receiver + tuning"),
                              (LASER, laser_w, "laser wall-plug")):
@@ -45,3 +45,14 @@ def cluster_bom(design: ClusterDesign, estimate: FabricEstimate, catalog: Catalo
         lines.append(BomLine(key=fab.host, count=1, scope="per_gpu", network=False))
     lines += estimate.bom
     return roll_up(lines, link_priced_catalog(catalog, design, estimate), fab.gpus)
+
+
+SCALE_UP = ("nvswitch.",)  # interconnect inside the server
+
+
+def scale_out_cost_share(bom: BomResult) -> float:
+    """Share of the cluster's typical cost in interconnect outside the servers (NICs, switches, optics, cables,
+    fiber; for SiP fabrics all of it): the part Epoch AI's ≈ 19 % 'interconnect share' of GPU clusters counts,
+    with the NVSwitch inside the server left in the server's cost."""
+    part = sum(line.cost_usd.typical for line in bom.lines if line.network and not line.key.startswith(SCALE_UP))
+    return part / bom.cost_per_cluster_usd.typical if bom.cost_per_cluster_usd.typical else 0.0

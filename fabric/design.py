@@ -25,6 +25,9 @@ class FabricSection:
                      "SiP-ML's era")
     host: str = param("server.dgx_a100_host", "text", "catalog entry of the server share per GPU (host, "
                       "chassis; 'none' for none)", "[assumed] DGX-class host")
+    job_gpus: int = param(0, "1", "GPUs of the largest job the cluster must run as one (0: the whole cluster); "
+                          "collective times use it", "[assumed] one job on the whole cluster, as in SiP-ML's "
+                          "experiments", lo=0, integer=True)
     latency: float = non_negative("1 us", "s", "per-message latency α of a collective step", "[assumed] SiP "
                                   "chiplet ~5 ns + fiber + protocol; NCCL-like α is µs-scale")
     message_size: float = positive("100 MB", "bit", "message size for the collective times of `sipml fabric`",
@@ -79,18 +82,24 @@ class ElectricalSection:
     nic_bandwidth: float = positive("200 Gbit/s", "bit/s", "scale-out NIC bandwidth per GPU (B_e)",
                                     "DGX A100: one ConnectX-6 HDR 200 Gb/s per GPU [verbatim]")
     nic: str = param("nic.connectx6_hdr_200g", "text", "catalog entry of the NIC", "MLPerf v1.0 [verbatim]")
-    transceiver: str = param("transceiver.hdr_200g_qsfp56", "text", "catalog entry of one transceiver",
+    transceiver: str = param("transceiver.hdr_200g_qsfp56", "text", "catalog entry of the NIC-end transceiver",
                              "[assumed] HDR optics")
+    switch_transceiver: str = param("transceiver.hdr_200g_qsfp56", "text", "catalog entry of a switch-port "
+                                    "transceiver", "[assumed] HDR optics")
+    switch_transceiver_ports: int = param(1, "1", "switch ports one switch-side transceiver serves (2: twin-port "
+                                          "OSFP)", "[assumed] one", lo=1, integer=True)
     switch: str = param("switch.ib_hdr_40p", "text", "catalog entry of the fat-tree switch", "[assumed] HDR "
                         "40-port class (QM8700)")
     switch_radix: int = param(40, "1", "ports per fat-tree switch (k)", "QM8700, 40 × 200G [verbatim]", lo=2,
                               integer=True)
+    link_length: float = non_negative("15 m", "m", "average fiber length of a fat-tree link (one patch cable each)",
+                                      "[assumed] within a row of racks")
     oversubscription: float = param(1.0, "1", "fat-tree oversubscription (down/up at the leaves)",
                                     "[assumed] non-blocking", lo=1.0)
     nvswitch: str = param("nvswitch.a100_share", "text", "catalog entry of the NVSwitch share per GPU",
                           "[assumed] DGX A100")
-    ideal_bandwidth: float = positive("400 Gbit/s", "bit/s", "per-GPU rate of the ideal non-blocking switch "
-                                      "(kind = ideal)", f"{_SIPML}: swept 128–8192 Gbps")
+    ideal_bandwidth: float = positive("2000 Gbit/s", "bit/s", "per-GPU rate of the ideal non-blocking switch "
+                                      "(kind = ideal)", f"{_SIPML}: swept 128–8192 Gbps; 2 Tbps matches the SiP designs")
 
 
 FABRIC_SECTIONS: dict[str, type] = {
@@ -100,6 +109,11 @@ FABRIC_SECTIONS: dict[str, type] = {
     "electrical": ElectricalSection,
 }
 SECTION_FOR_KIND = {"sip-ring": "sip_ring", "sip-ocs": "sip_ocs", "electrical": "electrical", "ideal": "electrical"}
+
+
+def job_size(fabric: FabricSection) -> int:
+    """GPUs of the largest job: `job_gpus`, or the whole cluster when 0."""
+    return fabric.job_gpus or fabric.gpus
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -22,7 +22,13 @@ def evaluate_electrical(design: ClusterDesign) -> FabricEstimate:
     servers = math.ceil(fab.gpus / el.gpus_per_server)
     bom = (BomLine(key=el.nvswitch, count=1, scope="per_gpu", network=True),
            BomLine(key=el.nic, count=1, scope="per_gpu", network=True),
-           BomLine(key=el.transceiver, count=2 * tree.links, scope="per_cluster", network=True),  # one at each end of every link
+           # the NIC end of every endpoint link, and every switch port in use (twin-port optics serve two)
+           BomLine(key=el.transceiver, count=fab.gpus, scope="per_cluster", network=True),
+           BomLine(key=el.switch_transceiver, count=math.ceil((fab.gpus + 2 * tree.switch_links)
+                                                              / el.switch_transceiver_ports),
+                   scope="per_cluster", network=True),
+           BomLine(key="cable.fiber_patch", count=tree.links, scope="per_cluster", network=True),
+           BomLine(key="fiber.smf_per_m", count=tree.links * el.link_length, scope="per_cluster", network=True),
            BomLine(key=el.switch, count=tree.switches, scope="per_cluster", network=True))
     figures = {"GPUs per server": (float(el.gpus_per_server), ""), "servers": (float(servers), ""),
                "NVLink per GPU": (el.nvlink_bandwidth / 1e9, "Gbps"), "NIC per GPU": (el.nic_bandwidth / 1e9, "Gbps"),

@@ -15,9 +15,10 @@ from __future__ import annotations
 import dataclasses
 import math
 
-from fabric.design import ClusterDesign
+from fabric.design import ClusterDesign, job_size
 from fabric.bom import BomLine
 from fabric.estimate import FabricEstimate
+from fabric.optical_io import optical_io_bom
 from photonics.errors import InputError
 from photonics.link import Violation, evaluate
 
@@ -73,6 +74,10 @@ def evaluate_ocs(design: ClusterDesign) -> FabricEstimate:
         pods = math.ceil(fab.gpus / ocs.radix)
         pod_size = math.ceil(fab.gpus / pods)
         ocs_count = ocs.switches * pods
+        if job_size(fab) > pod_size:
+            violations.append(Violation("pod_size", f"a {job_size(fab)}-GPU job spans {pods} independent pods of "
+                                        f"≤ {pod_size} GPUs with no circuit between them (set [fabric] job_gpus to "
+                                        "the largest job, or use topology = 'clos')"))
     else:
         leaves, spines = clos_switches_per_plane(fab.gpus, ocs.radix)
         ocs_count = ocs.switches * (leaves + spines)
@@ -90,16 +95,18 @@ def evaluate_ocs(design: ClusterDesign) -> FabricEstimate:
     # independent pods have no circuit between them, so a cut between pods carries nothing
     bisection = 0.0 if pods > 1 else fab.gpus / 2 * capacity
     ports_per_ocs = ocs.radix
-    bom = [BomLine(key="sip.optical_io_chiplet", count=design.link.package.chiplets, scope="per_gpu", network=True),
-           BomLine(key="laser.comb_source", count=math.ceil(lk.fibers_per_direction / design.link.laser.fibers_per_source),
+    # each transmit fiber runs GPU → switch and each receive fiber switch → GPU; `fiber_length` is the whole path
+    bom = [*optical_io_bom(design.link),
+           BomLine(key=ocs.switch, count=ocs_count * ocs.radix, scope="per_cluster", network=True),  # per port
+           BomLine(key="fiber.smf_per_m", count=lk.fibers_per_direction * design.link.loss.fiber_length,
                    scope="per_gpu", network=True),
-           BomLine(key=ocs.switch, count=ocs_count * ocs.radix, scope="per_cluster", network=True),  # priced per port
-           BomLine(key="fiber.smf_per_m", count=2 * lk.fibers_per_direction * design.link.loss.fiber_length, scope="per_gpu", network=True),
            BomLine(key="cable.fiber_patch", count=2 * lk.fibers_per_direction * passes, scope="per_gpu", network=True)]
     notes = [f"{ocs_count} switches of {ports_per_ocs} ports, {passes} pass(es) of "
              f"{design.link.loss.switch_loss:g} dB each"]
     if pods > 1:
         notes.append(f"{pods} independent pods of ≤ {pod_size} GPUs: jobs must fit in a pod")
+    notes.append(f"{ocs.switches} OCS ports per GPU (TPU v4 has 48 OCSes for 4096 chips); OCS ports dominate the "
+                 "network cost, beyond TPU v4's < 5 % of system cost")
     return FabricEstimate(
         kind="sip-ocs", gpus=fab.gpus, per_gpu_bandwidth_bps=capacity, useful_fraction=useful_fraction(ocs.shots),
         degree=ocs.switches, bisection_bps=bisection, alpha_s=fab.latency, link=est, figures=figures,

@@ -16,6 +16,7 @@ import math
 from fabric.design import ClusterDesign
 from fabric.bom import BomLine
 from fabric.estimate import FabricEstimate
+from fabric.optical_io import optical_io_bom
 import numpy as np
 
 from photonics import amplifier, budget, microring, receiver
@@ -99,9 +100,7 @@ def evaluate_ring(design: ClusterDesign) -> FabricEstimate:
     reach = unamplified_reach_hops(est, pass_loss)
     figures["unamplified reach"] = (float(reach), "hops")
     amps = 0
-    bom = [BomLine(key="sip.optical_io_chiplet", count=design.link.package.chiplets, scope="per_gpu", network=True),
-           BomLine(key="laser.comb_source", count=math.ceil(lk.fibers_per_direction / design.link.laser.fibers_per_source),
-                   scope="per_gpu", network=True),
+    bom = [*optical_io_bom(design.link),
            BomLine(key="fiber.smf_per_m", count=design.link.loss.fiber_length * lk.fibers_per_direction,
                    scope="per_gpu", network=True),
            BomLine(key="cable.fiber_patch", count=lk.fibers_per_direction, scope="per_gpu", network=True)]

@@ -17,6 +17,9 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_
                   help="Physical-layer and cost calculator for silicon-photonic ML interconnects (after SiP-ML).")
 
 
+DEFAULT_COMPARISON = ("sip-ring", "sip-ocs", "sip-ocs-384", "dgx-a100", "dgx-h100", "ideal")
+
+
 class Format(str, Enum):
     table = "table"
     json = "json"
@@ -158,7 +161,7 @@ def fabric(design: DesignArg = None, fmt: FormatOpt = Format.table, output: Outp
 
 @app.command()
 def cost(designs: Annotated[Optional[list[str]], typer.Argument(
-             help="design files or built-in names (default: sip-ring sip-ocs dgx-a100 dgx-h100 ideal)")] = None,
+             help="design files or built-in names (default: every built-in design)")] = None,
          fmt: FormatOpt = Format.table, output: OutputOpt = None,
          catalog: Annotated[Optional[list[Path]], typer.Option(
              "--catalog", help="a catalog file overriding or adding entries (repeatable)")] = None) -> None:
@@ -168,7 +171,7 @@ def cost(designs: Annotated[Optional[list[str]], typer.Argument(
     from sipml.design import builtin_designs, load_design
     from sipml.reports import cost_data, cost_report
 
-    names = designs or [n for n in ("sip-ring", "sip-ocs", "dgx-a100", "dgx-h100", "ideal") if n in builtin_designs()]
+    names = designs or [n for n in DEFAULT_COMPARISON if n in builtin_designs()]
     cat = load_catalog(*(catalog or []))
     for change in cat.overrides:
         print(f"catalog: {change}", file=sys.stderr)

@@ -232,6 +232,7 @@ def _busbw(op: str, message_bits: float, ranks: int, time_s: float) -> str:
 
 def cost_data(name: str, fab: FabricEstimate, bom, pue: float) -> dict:
     from fabric.bom import facility_power_w
+    from fabric.cost import scale_out_cost_share
 
     g = fab.gpus
     breakdown = [{"key": l.key, "description": l.description, "network": l.network, "unit": l.unit,
@@ -253,6 +254,7 @@ def cost_data(name: str, fab: FabricEstimate, bom, pue: float) -> dict:
         "cluster_power_w_range": list(bom.power_per_cluster_w.as_tuple()),
         "facility_power_w": facility_power_w(bom.power_per_cluster_w.typical, pue=pue),
         "network_cost_share": bom.network_cost_share.typical,
+        "scale_out_cost_share": scale_out_cost_share(bom),
         "network_power_share": bom.network_power_share.typical,
         "breakdown": breakdown,
         "violations": [{"name": v.name, "message": v.message} for v in fab.violations],
@@ -281,6 +283,7 @@ def cost_report(entries: list[dict]) -> Report:
         row("  range", "USD", lambda e: rng(e["network_cost_usd_per_gpu_range"])),
         row("network power per GPU", "W", lambda e: _f(e["network_power_w_per_gpu"], 1)),
         row("network share of cost", "%", lambda e: _f(100 * e["network_cost_share"], 1)),
+        row("  outside the servers", "%", lambda e: _f(100 * e["scale_out_cost_share"], 1)),
         row("network share of power", "%", lambda e: _f(100 * e["network_power_share"], 1)),
         row("cluster cost", "USD", lambda e: _money(e["cluster_cost_usd"])),
         row("  range", "USD", lambda e: rng(e["cluster_cost_usd_range"])),

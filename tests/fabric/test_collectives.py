@@ -236,3 +236,30 @@ def test_bad_other_arguments():
         c.torus_allreduce_s(N_BYTES, 1.5, 2, B_100G)
     with pytest.raises(InputError, match="time_s"):
         c.algbw_bps(N_BYTES, 0.0)
+
+
+def test_two_level_half_is_half_the_unpipelined_all_reduce():
+    from fabric import collectives as col
+
+    full = col.hierarchical_allreduce_s(1e8, 8, 128, 2.4e12, 2e11, node_latency_s=1e-6, edge_latency_s=1e-6)
+    half = col.hierarchical_half_s(1e8, 8, 128, 2.4e12, 2e11, node_latency_s=1e-6, edge_latency_s=1e-6)
+    assert 2 * half == pytest.approx(full)
+
+
+def test_pipelined_two_level_takes_the_slower_phase():
+    from fabric import collectives as col
+
+    n, g, nodes, bn, be = 1e8, 8, 128, 2.4e12, 2e11
+    intra = 7 / 8 * n * 8 / bn
+    inter = 127 / 128 * (n / 8) * 8 / be
+    assert col.hierarchical_half_s(n, g, nodes, bn, be, pipelined=True) == pytest.approx(max(intra, inter))
+
+
+def test_electrical_reduce_scatter_is_not_slower_than_all_reduce():
+    from fabric.collective_times import collective_times_s
+    from fabric.evaluate import evaluate_fabric
+    from sipml.design import load_design
+
+    d = load_design("dgx-a100")
+    t = collective_times_s(d, evaluate_fabric(d), 1e8)
+    assert t["reduce_scatter"] < t["all_reduce"] and t["all_gather"] < t["all_reduce"]

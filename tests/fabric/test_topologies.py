@@ -90,7 +90,10 @@ def test_ocs_single_layer_with_too_few_ports_is_infeasible():
 
 
 def test_ocs_partitioned_pods():
-    est = evaluate_fabric(ocs(radix=384, topology="partitioned"))
+    whole = evaluate_fabric(ocs(radix=384, topology="partitioned"))
+    assert [v.name for v in whole.violations] == ["pod_size"]  # a 1024-GPU job cannot run in 342-GPU pods
+    d = ocs(radix=384, topology="partitioned")
+    est = evaluate_fabric(dataclasses.replace(d, fabric=FabricSection(kind="sip-ocs", job_gpus=256)))
     assert est.feasible
     assert est.figures["pods"][0] == 3 and est.figures["GPUs per pod"][0] == 342
     assert est.bisection_bps == 0.0  # no circuit between pods

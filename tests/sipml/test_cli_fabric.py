@@ -20,7 +20,7 @@ def test_cost_json_has_the_documented_keys_for_every_builtin(capsys):
     code, out, _ = run(capsys, "cost", "-f", "json")
     assert code == 0
     designs = json.loads(out)["designs"]
-    assert [d["design"] for d in designs] == ["sip-ring", "sip-ocs", "dgx-a100", "dgx-h100", "ideal"]
+    assert [d["design"] for d in designs] == ["sip-ring", "sip-ocs", "sip-ocs-384", "dgx-a100", "dgx-h100", "ideal"]
     for d in designs:
         assert COST_KEYS <= d.keys()
         total_share = sum(b["cost_share"] for b in d["breakdown"])
@@ -73,8 +73,13 @@ def test_fabric_infeasible_ring_exits_1(capsys):
 
 def test_check_covers_the_fabric(capsys):
     assert run(capsys, "check", "sip-ocs")[0] == 0
-    code, out, _ = run(capsys, "check", "sip-ocs", "--set", "sip_ocs.topology=single")
+    assert run(capsys, "check", "sip-ocs-384")[0] == 0
+    code, out, _ = run(capsys, "check", "sip-ocs-384", "--set", "sip_ocs.topology=single")
     assert code == 1 and "ocs_radix" in out
+    code, out, _ = run(capsys, "check", "sip-ocs-384", "--set", "sip_ocs.topology=partitioned")
+    assert code == 1 and "pod_size" in out
+    assert run(capsys, "check", "sip-ocs-384", "--set", "sip_ocs.topology=partitioned",
+               "--set", "fabric.job_gpus=256")[0] == 0
 
 
 def test_budget_of_an_ocs_design_includes_the_switch(capsys):

@@ -1,0 +1,28 @@
+"""The bill of materials of one GPU's silicon-photonic I/O, shared by the SiP fabrics: the chiplets, their
+assembly and fiber-array attach (one array per chiplet), and the laser lines the link model lights."""
+
+from __future__ import annotations
+
+import math
+
+from fabric.bom import BomLine
+from photonics.design import LinkDesign
+from photonics.laser import lit_lines
+
+
+def laser_sources(link: LinkDesign) -> int:
+    """Laser sources per GPU: one per `fibers_per_source` transmit fibers."""
+    return math.ceil(link.link.fibers_per_direction / link.laser.fibers_per_source)
+
+
+def laser_lines_per_gpu(link: LinkDesign) -> int:
+    """Lines the GPU's sources generate: all of a comb's lines, a DFB array's lasers in use."""
+    return laser_sources(link) * int(lit_lines(link.laser.kind, link.laser.lines, link.link.wavelengths_per_fiber))
+
+
+def optical_io_bom(link: LinkDesign) -> list[BomLine]:
+    chiplets = link.package.chiplets
+    return [BomLine(key="sip.optical_io_chiplet", count=chiplets, scope="per_gpu", network=True),
+            BomLine(key="packaging.chiplet_assembly", count=chiplets, scope="per_gpu", network=True),
+            BomLine(key="packaging.fiber_attach", count=chiplets, scope="per_gpu", network=True),
+            BomLine(key="laser.comb_line", count=laser_lines_per_gpu(link), scope="per_gpu", network=True)]
