@@ -40,7 +40,7 @@ class LinkSection:
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class RingSection:
-    radius: float = positive("3 um", "m", "micro-ring radius", "DSENT default [verbatim]")
+    radius: float = param("3 um", "m", "micro-ring radius", "DSENT default [verbatim]", lo=1e-6, hi=1e-3)
     group_index: float = param(4.0, "1", "group index of the ring waveguide", "DSENT at 1300 nm [verbatim]",
                                lo=1.0, hi=10.0)
     filter_q: float = positive(6500, "1", "loaded Q of the receive (drop) filters",
@@ -62,7 +62,8 @@ class RingSection:
                                                  "PhoenixSim UBCModelOptimistic [verbatim]")
     through_excess_loss: float = non_negative("0.01 dB", "dB", "excess loss per passed off-resonance ring",
                                               "DSENT Photonics.model [verbatim]; 0.1 dB measured by Cheng 2019")
-    dn_dt: float = positive("1.86e-4 / K", "1/K", "thermo-optic coefficient of silicon",
+    dn_dt: float = positive("1.86e-4 / K", "1/K", "thermo-optic coefficient of silicon: sets the resonance "
+                            "shift per kelvin f·(dn/dT)/n_g (E12; ≈ 10.6 GHz/K at 1310 nm, n_g 4, DSENT uses 10 GHz/K)",
                             "E12, photonics reference [inferred]")
 
 
@@ -160,12 +161,11 @@ class ReceiverSection:
 class TuningSection:
     strategy: str = param("nearest-channel", "choice", "thermal tuning strategy", "DSENT strategies",
                           choices=("nearest-channel", "full-thermal", "athermal"))
-    tuning_efficiency: float = positive("10 GHz/K", "Hz/K", "resonance shift per kelvin",
-                                        "DSENT [verbatim]")
     heating_efficiency: float = positive("2.57e4 K/W", "K/W", "ring temperature rise per heater watt",
                                          "[inferred] 257 GHz/mW (2.06 nm/mW at 1550 nm, 'on par with the best "
                                          "microheaters', Atabaki et al. Opt. Express 21(13) 2013) over DSENT's "
-                                         "10 GHz/K; DSENT's own 1e5 K/W is 4× better than any measured heater")
+                                         "10 GHz/K; DSENT's own 1e5 K/W is 4× better than any measured heater. The "
+                                         "shift per kelvin itself follows from [ring] dn_dt (E12)")
     sigma_local: float = non_negative("40 GHz", "Hz", "local (within-die) resonance variation, 1σ",
                                       "DSENT [verbatim]")
     sigma_system: float = non_negative("200 GHz", "Hz", "systematic (die-to-die) resonance variation, 1σ",

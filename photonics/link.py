@@ -343,20 +343,27 @@ def _binding(limits: dict[str, float]) -> str:
     return smallest if limits[smallest] < limits["requested"] else "requested"
 
 
+def tuning_hz_per_k(d: LinkDesign) -> float:
+    """Resonance shift per kelvin from the thermo-optic coefficient, f·(dn/dT)/n_g (E12)."""
+    return float(microring.thermo_optic_shift_hz_per_k(microring.frequency_hz(d.link.wavelength), d.ring.dn_dt,
+                                                        d.ring.group_index))
+
+
 def _tuning(d: LinkDesign, ring: RingFigures, rings_total: int, fibers_used: int):
     """(heater power in W, largest shift one ring must make in Hz) for the tuning strategy (E11, E11b)."""
     tn, n = d.tuning, d.link.wavelengths_per_fiber
-    eta = microring.heater_efficiency_hz_per_w(tn.tuning_efficiency, tn.heating_efficiency)
+    per_kelvin = tuning_hz_per_k(d)
+    eta = microring.heater_efficiency_hz_per_w(per_kelvin, tn.heating_efficiency)
     if tn.strategy == "nearest-channel":
         banks = 2 * fibers_used  # one transmit and one receive bank per fiber
         shift = float(microring.nearest_channel_shift_hz(ring.fsr_hz, n, d.link.channel_spacing))
         return float(microring.tuning_power_nearest_channel_grid_w(ring.fsr_hz, n, d.link.channel_spacing, eta,
                                                                    banks)), shift
     if tn.strategy == "full-thermal":
-        shift = float(microring.full_thermal_shift_hz(tn.sigma_local, tn.sigma_system, tn.tuning_efficiency,
+        shift = float(microring.full_thermal_shift_hz(tn.sigma_local, tn.sigma_system, per_kelvin,
                                                       tn.t_min, tn.t_max, tn.temperature))
         return rings_total * shift / eta, float(microring.full_thermal_shift_hz(
-            tn.sigma_local, tn.sigma_system, tn.tuning_efficiency, tn.t_min, tn.t_max, tn.t_min))
+            tn.sigma_local, tn.sigma_system, per_kelvin, tn.t_min, tn.t_max, tn.t_min))
     shift = float(microring.athermal_shift_hz(tn.sigma_local, tn.sigma_system))
     return rings_total * shift / eta, shift
 
@@ -420,7 +427,7 @@ def _violations(est: LinkEstimate, shift_needed_hz: float) -> list[Violation]:
     if est.fiber_launch_dbm > eye_dbm:
         out.append(Violation("eye_safety", f"{est.fiber_launch_dbm:.2f} dBm launched into one fiber > eye-safety "
                              f"limit {eye_dbm:.2f} dBm (E15)"))
-    reach_hz = tn.max_heater_power * tn.tuning_efficiency * tn.heating_efficiency
+    reach_hz = tn.max_heater_power * tuning_hz_per_k(d) * tn.heating_efficiency
     if shift_needed_hz > reach_hz:
         out.append(Violation("tuning_range", f"{tn.strategy} tuning needs {shift_needed_hz / 1e9:.0f} GHz per ring > "
                              f"{reach_hz / 1e9:.0f} GHz a {tn.max_heater_power * 1e3:g} mW heater reaches"))

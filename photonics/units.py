@@ -141,6 +141,9 @@ def _convert_quantity(q, spec: str, shown: str) -> float:
         raise InputError(f"cannot convert {shown} to {spec}") from exc
 
 
+_COMPACT_SPECS = {"m", "s", "Hz", "bit/s", "W", "J/bit", "A", "bit", "USD"}  # shown with an SI prefix
+
+
 def format_si(value: float, spec: str) -> str:
     """Human text for an SI float in the unit `spec` (used when printing defaults)."""
     if spec == "dB":
@@ -151,7 +154,7 @@ def format_si(value: float, spec: str) -> str:
         return f"{value:g}"
     if spec == "W":
         return f"{value * 1e3:g} mW"
-    q = ureg.Quantity(value, spec)
-    if math.isfinite(value) and value != 0:
-        q = q.to_compact()
-    return f"{q.magnitude:g} {q.units:~P}"
+    if spec not in _COMPACT_SPECS or not math.isfinite(value) or value == 0:
+        return f"{value:g} {spec}"  # the declared unit itself: always parses back
+    q = ureg.Quantity(value, spec).to_compact()
+    return f"{q.magnitude:.6g} {q.units:~}".replace(" / ", "/")

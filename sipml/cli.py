@@ -45,7 +45,9 @@ def _emit(report, fmt: Format, output: Optional[Path]) -> None:
 
 
 def _named(design) -> str:
-    return str(design) if design else "<built-in design>"
+    from sipml.design import DEFAULT_DESIGN
+
+    return str(design) if design else DEFAULT_DESIGN
 
 
 def _evaluate(design: Optional[str], overrides: Optional[list[str]]):

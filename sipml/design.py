@@ -27,6 +27,46 @@ from photonics.fields import specs
 
 ALL_SECTIONS: dict[str, type] = {**SECTIONS, **FABRIC_SECTIONS}
 BUILTIN_DIR = Path(__file__).with_name("designs")
+DEFAULT_DESIGN = "sip-ring"  # what `budget`, `check`, `fabric` use when no design is named
+
+
+def _is(section: str, key: str, *values):
+    def test(design: ClusterDesign) -> bool:
+        holder = getattr(design.link, section) if section in SECTIONS else getattr(design, section)
+        return getattr(holder, key) in values
+    test.text = f"[{section}] {key} = " + " or ".join(f"'{v}'" for v in values)
+    return test
+
+
+def _amplified(design: ClusterDesign) -> bool:
+    return design.sip_ring.amplifier_every > 0
+
+
+_amplified.text = "[sip_ring] amplifier_every > 0"
+
+# (section, key) → when the key has an effect; a key given where it has none is an input error, not a no-op.
+APPLIES_WHEN = {
+    ("receiver", "sensitivity"): _is("receiver", "model", "given"),
+    ("receiver", "reference_extinction_ratio"): _is("receiver", "model", "given"),
+    ("receiver", "noise_density"): _is("receiver", "model", "thermal-noise"),
+    ("receiver", "dark_current"): _is("receiver", "model", "ge-photodiode"),
+    ("laser", "flatness"): _is("laser", "kind", "comb"),
+    ("ring", "propagation_loss"): _is("ring", "loss_model", "given"),
+    ("ring", "bend_fit_coefficient"): _is("ring", "loss_model", "bend-fit"),
+    ("ring", "bend_fit_exponent"): _is("ring", "loss_model", "bend-fit"),
+    ("ring", "bend_fit_straight_loss"): _is("ring", "loss_model", "bend-fit"),
+    ("tuning", "sigma_local"): _is("tuning", "strategy", "full-thermal", "athermal"),
+    ("tuning", "sigma_system"): _is("tuning", "strategy", "full-thermal", "athermal"),
+    ("tuning", "t_min"): _is("tuning", "strategy", "full-thermal"),
+    ("tuning", "t_max"): _is("tuning", "strategy", "full-thermal"),
+    ("tuning", "temperature"): _is("tuning", "strategy", "full-thermal"),
+    ("sip_ring", "amplifier"): _amplified,
+    ("sip_ring", "amplifier_gain"): _amplified,
+    ("sip_ring", "amplifier_noise_figure"): _amplified,
+    ("electrical", "ideal_bandwidth"): _is("fabric", "kind", "ideal"),
+    **{("electrical", key): _is("fabric", "kind", "electrical")
+       for key in specs(FABRIC_SECTIONS["electrical"]) if key != "ideal_bandwidth"},
+}
 
 
 def builtin_designs() -> dict[str, Path]:
@@ -70,8 +110,14 @@ def design_from_mapping(data: dict, source: str = "<design>") -> ClusterDesign:
             raise InputError(f"{source}: section [{name}] does not apply to [fabric] kind = '{kind}' "
                              f"(its settings live in [{SECTION_FOR_KIND[kind]}])")
     link = LinkDesign(**{k: v for k, v in built.items() if k in SECTIONS})
-    return ClusterDesign(link=link, has_fabric="fabric" in built,
-                         **{k: v for k, v in built.items() if k in FABRIC_SECTIONS})
+    design = ClusterDesign(link=link, has_fabric="fabric" in built,
+                           **{k: v for k, v in built.items() if k in FABRIC_SECTIONS})
+    for name, values in data.items():
+        for key in values:
+            applies = APPLIES_WHEN.get((name, key))
+            if applies is not None and not applies(design):
+                raise InputError(f"{source}: [{name}] {key} has no effect here: it applies only when {applies.text}")
+    return design
 
 
 def resolve(design: str | Path) -> Path:
@@ -122,32 +168,47 @@ def apply_overrides(data: dict, overrides: list[str]) -> dict:
 
 
 def load_design(path: str | Path | None, overrides: list[str] | None = None) -> ClusterDesign:
-    """The design in `path` (a file or a built-in name; None: the default design), with `--set` overrides."""
-    data = read_toml(resolve(path)) if path is not None else {}
-    source = str(path) if path is not None else "<built-in design>"
+    """The design in `path` (a file or a built-in name; None: the default built-in design, sip-ring), with
+    `--set` overrides."""
+    data = read_toml(resolve(path if path is not None else DEFAULT_DESIGN))
+    source = str(path) if path is not None else DEFAULT_DESIGN
     if overrides:
         data = apply_overrides(data, overrides)
         source += " (with --set)"
     return design_from_mapping(data, source)
 
 
-def default_design_toml() -> str:
-    """A commented TOML file of the built-in design: every field with its unit, range and source."""
-    default = ClusterDesign()
-    out = ["# sipml design point: the built-in default (SiP-ML's optical interface on a SiP-Ring).",
-           "# Values with a dimension are strings with units; see `sipml fields`.", ""]
-    for name, cls in {**SECTIONS, "fabric": FABRIC_SECTIONS["fabric"], "sip_ring": FABRIC_SECTIONS["sip_ring"]}.items():
+def design_toml(design: ClusterDesign, title: str) -> str:
+    """A complete, commented TOML file of `design`: every field that applies with its value, unit range and
+    source; fields that do not apply to this design are written as comments saying when they would."""
+    out = [f"# sipml design point: {title}.", "# Values with a dimension are strings with units; see `sipml fields`.",
+           "# Lines starting '# key =' do not apply to this design; each says when it would.", ""]
+    kind_section = SECTION_FOR_KIND[design.fabric.kind]
+    sections = {**SECTIONS, "fabric": FABRIC_SECTIONS["fabric"], kind_section: FABRIC_SECTIONS[kind_section]}
+    for name, cls in sections.items():
         out.append(f"[{name}]")
-        section = getattr(default.link, name) if name in SECTIONS else getattr(default, name)
+        holder = getattr(design.link, name) if name in SECTIONS else getattr(design, name)
         for f in dataclasses.fields(cls):
             spec = f.metadata["spec"]
-            value = getattr(section, f.name)
+            value = getattr(holder, f.name)
             if spec.unit in ("choice", "text"):
                 shown = f'"{value}"'
             elif spec.unit == "1":
                 shown = f"{value:g}" if isinstance(value, float) else str(value)
             else:
-                shown = f'"{spec.default_text}"'
-            out.append(f"{f.name} = {shown}  # {spec.help}; {spec.range_text()}; source: {spec.source}")
+                shown = f'"{spec.default_text if value == f.default else spec.show(value)}"'
+            source = spec.source if value == f.default else f"this design (default {spec.default_text}: {spec.source})"
+            note = f"# {spec.help}; {spec.range_text()}; source: {source}"
+            applies = APPLIES_WHEN.get((name, f.name))
+            if applies is not None and not applies(design):
+                out.append(f"# {f.name} = {shown}  (applies when {applies.text})")
+            else:
+                out.append(f"{f.name} = {shown}  {note}")
         out.append("")
     return "\n".join(out)
+
+
+def default_design_toml() -> str:
+    """The default built-in design, written out in full."""
+    return design_toml(load_design(None), f"the built-in default '{DEFAULT_DESIGN}' (SiP-ML's SiP-Ring), every "
+                       "field written out")

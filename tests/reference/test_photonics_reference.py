@@ -94,10 +94,15 @@ def test_r7_fsr_comes_from_dsent_ring_defaults():
     need 7.95 mW, whatever the number of channels."""
     from photonics.design import TuningSection
 
+    from photonics.link import tuning_hz_per_k
+
     for n in (4, 8, 16):
         fsr = 299792458.0 / (4.0 * 2 * math.pi * 3e-6)
         d = LinkDesign(link=LinkSection(fibers_per_direction=1, wavelengths_per_fiber=n, channel_spacing=fsr / n),
-                       tuning=TuningSection(heating_efficiency=1e5), package=PackageSection())
+                       package=PackageSection())
+        # DSENT's 1 THz/mW heater: η_heat = 1e15 Hz/W over the E12 shift per kelvin
+        d = LinkDesign(link=d.link, package=d.package,
+                       tuning=TuningSection(heating_efficiency=1e15 / tuning_hz_per_k(d)))
         est = evaluate(d)
         assert est.ring.fsr_hz == pytest.approx(3.976e12, rel=1e-3)
         assert est.power_w["tuning"] * 1e3 == pytest.approx(7.95, abs=0.01)

@@ -71,7 +71,7 @@ def test_check_reports_switch_loss_failure(capsys):
     code, out, _ = run(capsys, "check", "--set", "loss.switch_ports=2", "-f", "json")
     data = json.loads(out)
     assert code == 1 and not data["feasible"]
-    assert [v["name"] for v in data["violations"]] == ["power_budget"]
+    assert "power_budget" in [v["name"] for v in data["violations"]]
 
 
 @pytest.mark.parametrize("text, fragment", [
@@ -144,11 +144,12 @@ def test_fields_lists_every_field_with_unit_and_source(capsys):
 
 
 def test_init_writes_a_design_that_loads_back(capsys, tmp_path):
+    from sipml.design import load_design
+
     target = tmp_path / "mine.toml"
     assert run(capsys, "init", str(target))[0] == 0
     tomllib.loads(target.read_text())
-    code, out, _ = run(capsys, "budget", str(target), "-f", "json")
-    assert code == 0 and json.loads(out)["capacity_gbps"] == pytest.approx(2000.0)
+    assert load_design(str(target)) == load_design(None)  # every value round-trips through its text
     assert run(capsys, "init", str(target))[0] == 2  # refuses to overwrite
 
 
@@ -167,3 +168,26 @@ def test_real_entry_point_bad_unit_no_traceback(tmp_path):
 def test_real_entry_point_budget():
     proc = subprocess.run([sys.executable, "-m", "sipml", "budget", "-f", "json"], capture_output=True, text=True)
     assert proc.returncode == 0 and json.loads(proc.stdout)["binding_limit"] == "requested"
+
+
+def test_default_design_is_the_builtin_sip_ring(capsys):
+    """No design, the built-in name, and the file `init` writes all give the same answers."""
+    import pathlib
+    import tempfile
+
+    _, plain, _ = run(capsys, "budget", "-f", "json")
+    _, named, _ = run(capsys, "budget", "sip-ring", "-f", "json")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = str(pathlib.Path(tmp) / "d.toml")
+        run(capsys, "init", path)
+        _, written, _ = run(capsys, "budget", path, "-f", "json")
+        assert run(capsys, "check", path)[0] == 0
+    strip = lambda text: {k: v for k, v in json.loads(text).items() if k != "design"}  # noqa: E731
+    assert strip(plain) == strip(named) == strip(written)
+    assert run(capsys, "check")[0] == 0 and run(capsys, "check", "--set", "fabric.gpus=1024")[0] == 0
+
+
+def test_a_key_without_effect_is_an_error(capsys):
+    code, _, err = run(capsys, "budget", "--set", 'receiver.sensitivity="-12 dBm"')
+    assert code == 2 and "applies only when [receiver] model = 'given'" in err
+    assert run(capsys, "budget", "--set", "receiver.model=given", "--set", 'receiver.sensitivity="-12 dBm"')[0] == 0
