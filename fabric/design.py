@@ -69,8 +69,6 @@ class SipOcsSection:
                                                f"{_SIPML} default; 10 ms in a paper summary")
     shots: str = param("single", "choice", "'single': configured once per job; 'multi': reconfigured every "
                        "5 × reconfiguration time", f"{_SIPML}", choices=("single", "multi"))
-    pass_connectors: int = param(2, "1", "extra connectors per switch pass", "[assumed] patch at each port",
-                                 lo=0, integer=True)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

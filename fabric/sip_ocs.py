@@ -43,8 +43,7 @@ def ocs_link(design: ClusterDesign):
     """The GPU-to-GPU link through the fabric: the design's link plus the switch passes and their connectors."""
     d, ocs = design.link, design.sip_ocs
     passes = switch_passes(ocs.topology)
-    loss = dataclasses.replace(d.loss, switch_ports=d.loss.switch_ports + passes,
-                               connectors=d.loss.connectors + passes * ocs.pass_connectors)
+    loss = dataclasses.replace(d.loss, switch_ports=d.loss.switch_ports + passes)
     return dataclasses.replace(d, loss=loss)
 
 
@@ -57,8 +56,11 @@ def useful_fraction(shots: str) -> float:
 def evaluate_ocs(design: ClusterDesign) -> FabricEstimate:
     fab, ocs, lk = design.fabric, design.sip_ocs, design.link.link
     if lk.fibers_per_direction % ocs.switches:
-        raise InputError(f"[sip_ocs] switches = {ocs.switches}: each OCS port needs whole fibers, so [link] "
-                         f"fibers_per_direction ({lk.fibers_per_direction}) must be a multiple of it")
+        raise InputError(f"[sip_ocs] switches = {ocs.switches}: each GPU needs whole fibers per OCS port, so [link] "
+                         f"fibers_per_direction must be a multiple of {ocs.switches}; it is {lk.fibers_per_direction} "
+                         f"(e.g. link.fibers_per_direction={ocs.switches} with link.wavelengths_per_fiber="
+                         f"{max(1, lk.wavelengths_per_fiber * lk.fibers_per_direction // ocs.switches)}, or start "
+                         "from the built-in sip-ocs)")
     fibers_per_port = lk.fibers_per_direction // ocs.switches
     est = evaluate(ocs_link(design))
     violations = list(est.violations)
@@ -101,8 +103,9 @@ def evaluate_ocs(design: ClusterDesign) -> FabricEstimate:
            BomLine(key="fiber.smf_per_m", count=lk.fibers_per_direction * design.link.loss.fiber_length,
                    scope="per_gpu", network=True),
            BomLine(key="cable.fiber_patch", count=2 * lk.fibers_per_direction * passes, scope="per_gpu", network=True)]
-    notes = [f"{ocs_count} switches of {ports_per_ocs} ports, {passes} pass(es) of "
-             f"{design.link.loss.switch_loss:g} dB each"]
+    ls = design.link.loss
+    notes = [f"{ocs_count} switches of {ports_per_ocs} ports, {passes} pass(es) of {ls.switch_loss:g} dB + "
+             f"{ls.switch_connectors} × {ls.connector_loss:g} dB connectors each"]
     if pods > 1:
         notes.append(f"{pods} independent pods of ≤ {pod_size} GPUs: jobs must fit in a pod")
     notes.append(f"{ocs.switches} OCS ports per GPU (TPU v4 has 48 OCSes for 4096 chips); OCS ports dominate the "

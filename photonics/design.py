@@ -20,14 +20,14 @@ _SIPML = "SiP-ML simulator (MLNetwork/rostam), Khani et al. SIGCOMM 2021"
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class LinkSection:
-    data_rate: float = positive("25 Gbit/s", "bit/s", "data rate per wavelength (NRZ/OOK)",
-                                f"{_SIPML} [sim]")
+    data_rate: float = param("25 Gbit/s", "bit/s", "data rate per wavelength (NRZ/OOK)", f"{_SIPML} [sim]",
+                             lo=1e6, hi=1e12)
     wavelengths_per_fiber: int = param(8, "1", "wavelengths requested per fiber per direction",
-                                       f"{_SIPML}: 80 λ over 2 × 5 fibers [sim]", lo=1, integer=True)
+                                       f"{_SIPML}: 80 λ over 2 × 5 fibers [sim]", lo=1, hi=4096, integer=True)
     fibers_per_direction: int = param(10, "1", "transmit fibers per GPU (as many receive fibers)",
                                       f"{_SIPML}: 2 directions × 5 fibers [sim]", lo=1, integer=True)
-    channel_spacing: float = positive("200 GHz", "Hz", "wavelength-grid spacing",
-                                      "Intel OCI chiplet, 200 GHz spacing [verbatim]")
+    channel_spacing: float = param("200 GHz", "Hz", "wavelength-grid spacing", "Intel OCI chiplet, 200 GHz "
+                                   "spacing [verbatim]", lo=1e9, hi=10e12)
     wavelength: float = param("1310 nm", "m", "centre wavelength (O-band)",
                               "TeraPHY / Innolume QD comb operate in the O-band [restated]",
                               lo=1.2e-6, hi=1.7e-6)
@@ -132,10 +132,12 @@ class LossSection:
     fiber_length: float = non_negative("10 m", "m", "fiber length between GPUs", "[assumed] within a row")
     fiber_loss: float = non_negative("0.35 dB/km", "dB/m", "single-mode fiber loss", "G.652 at 1310 nm "
                                      "[verbatim]")
-    switch_ports: int = param(0, "1", "optical-switch passes on the path", "point-to-point link", lo=0,
-                              integer=True)
+    switch_ports: int = param(0, "1", "optical-switch passes on the path (an OCS fabric adds its own passes "
+                              "to these)", "point-to-point link", lo=0, integer=True)
     switch_loss: float = non_negative("2 dB", "dB", "insertion loss per optical-switch pass",
                                       "MEMS OCS 'sub-2 dB' [restated]")
+    switch_connectors: int = param(2, "1", "patch connectors each switch pass adds (at connector_loss each)",
+                                   "[assumed] a patch at each switch port", lo=0, integer=True)
     mux_demux_loss: float = non_negative("0 dB", "dB", "extra multiplexer/demultiplexer loss", "none: rings "
                                          "mux and demux")
 

@@ -19,12 +19,12 @@ from photonics.loss import LedgerLine, distributed, line, total_db
 from photonics.units import db_to_lin, dbm_to_w, w_to_dbm
 
 # Limit names, in the order ties are reported (physical limits before the design's own request).
-LIMITS = ("fsr_channels", "comb_lines", "power_budget", "modulator_bandwidth", "package_escape", "requested")
+LIMITS = ("fsr_channels", "laser_lines", "power_budget", "modulator_bandwidth", "package_escape", "requested")
 LIMIT_TEXT = {
     "fsr_channels": "channels per ring FSR at the chosen spacing",
-    "comb_lines": "laser lines per source",
+    "laser_lines": "laser lines per source",
     "power_budget": "wavelengths the power budget closes",
-    "modulator_bandwidth": "ring-modulator bandwidth f0/Q",
+    "modulator_bandwidth": "ring-modulator bandwidth f0/Q (0 when the data rate exceeds it)",
     "package_escape": "fibers the package edge can escape",
     "requested": "the design's own wavelengths and fibers",
 }
@@ -77,8 +77,8 @@ class LinkEstimate:
     max_binding_limit: str
     max_wavelengths_per_fiber: int
     min_laser_power_per_line_dbm: float
-    max_fiber_length_m: float
-    max_switch_passes: int
+    max_fiber_length_m: float  # NaN when the budget fails even with no fiber
+    max_switch_passes: int | None  # None when the budget fails even with no switch
     energy_j_per_bit: dict[str, float]
     power_w: dict[str, float]
     escape_fibers_per_direction: int
@@ -172,7 +172,8 @@ def _ledger(d: LinkDesign, ring: RingFigures, n: int, er: float) -> tuple[Ledger
         line("output coupler", 1, ls.coupler, "per facet"),
         line("connectors", ls.connectors, ls.connector_loss, "each"),
         distributed("fiber", ls.fiber_length, ls.fiber_loss, "km" if ls.fiber_length >= 1e3 else "m"),
-        line("optical-switch passes", ls.switch_ports, ls.switch_loss, "each"),
+        line("optical-switch passes", ls.switch_ports, ls.switch_loss + ls.switch_connectors * ls.connector_loss,
+             f"each: {ls.switch_loss:g} dB port + {ls.switch_connectors} patch connectors"),
         line("mux/demux", 1, ls.mux_demux_loss, ""),
         line("input coupler", 1, ls.coupler, "per facet"),
         line("rings passed, receive", n - 1, ring.through_loss_db, "off resonance (E5)"),
@@ -253,13 +254,15 @@ def evaluate(d: LinkDesign) -> LinkEstimate:
 
     # --- limits on the wavelength count, the per-wavelength rate and the fiber count ---------------------
     escape = int(packaging.escape_fibers_per_direction(pk.chiplets, pk.chiplet_fiber_edge, pk.fiber_pitch))
-    rate_run = min(rate, ring.modulator_max_rate_bps)  # a modulator slower than the data rate caps it
+    # a modulator whose photon lifetime cannot pass the data rate carries nothing at that rate (E13); the budget
+    # was evaluated at the design's rate, so no slower rate is assumed in its place
+    rate_run = rate if rate <= ring.modulator_max_rate_bps else 0.0
     fibers = lk.fibers_per_direction
-    wl_limits = {"fsr_channels": fsr_channels, "comb_lines": lz.lines, "power_budget": power_budget_n,
+    wl_limits = {"fsr_channels": fsr_channels, "laser_lines": lz.lines, "power_budget": power_budget_n,
                  "requested": n_req}
     limits = {
         "fsr_channels": fsr_channels * rate * fibers,
-        "comb_lines": lz.lines * rate * fibers,
+        "laser_lines": lz.lines * rate * fibers,
         "power_budget": power_budget_n * rate * fibers,
         "modulator_bandwidth": n_req * rate_run * fibers,
         "package_escape": n_req * rate * escape,
@@ -268,7 +271,7 @@ def evaluate(d: LinkDesign) -> LinkEstimate:
     n_phys = min(fsr_channels, lz.lines, power_budget_n)
     capacity = min(n_phys, n_req) * rate_run * min(fibers, escape)
     binding = _binding(limits)
-    max_limits = {"fsr_channels": fsr_channels * rate * escape, "comb_lines": lz.lines * rate * escape,
+    max_limits = {"fsr_channels": fsr_channels * rate * escape, "laser_lines": lz.lines * rate * escape,
                   "power_budget": power_budget_n * rate * escape, "modulator_bandwidth": n_phys * rate_run * escape,
                   "package_escape": n_phys * rate * escape}
     max_capacity = n_phys * rate_run * escape
@@ -281,9 +284,13 @@ def evaluate(d: LinkDesign) -> LinkEstimate:
     other_loss = total_db(ledger) - ls.fiber_length * ls.fiber_loss
     max_fiber = float(budget.max_length_m(launch_dbm, sens_dbm, penalty_req, other_loss, ls.fiber_loss,
                                           lk.system_margin)) if ls.fiber_loss > 0 else math.inf
-    switch_fixed = total_db(ledger) - ls.switch_ports * ls.switch_loss
-    max_switch = int(budget.max_hops(launch_dbm, sens_dbm, penalty_req, switch_fixed, ls.switch_loss,
-                                     lk.system_margin)) if ls.switch_loss > 0 else -1
+    if max_fiber < 0:
+        max_fiber = math.nan  # the budget fails even with no fiber: no reach to report
+    per_pass = ls.switch_loss + ls.switch_connectors * ls.connector_loss
+    switch_fixed = total_db(ledger) - ls.switch_ports * per_pass
+    passes = int(budget.max_hops(launch_dbm, sens_dbm, penalty_req, switch_fixed, per_pass, lk.system_margin)) \
+        if per_pass > 0 else -1
+    max_switch = passes if passes >= 0 else None
 
     # --- energy and power --------------------------------------------------------------------------------
     fibers_used = min(fibers, escape)
@@ -296,7 +303,7 @@ def evaluate(d: LinkDesign) -> LinkEstimate:
     tuning_w, shift_needed = _tuning(d, ring, rings_total, fibers_used)
     power = {"laser": laser_w, "modulator": d.modulator.energy * capacity, "receiver": d.receiver.energy * capacity,
              "tuning": tuning_w}
-    energy = {k: (v / capacity if capacity > 0 else math.inf) for k, v in power.items()}
+    energy = {k: (v / capacity if capacity > 0 else math.nan) for k, v in power.items()}  # undefined at 0 bps
 
     # --- power launched into one fiber (eye safety): the data lines, plus unused CW comb lines (all-pass) --
     tx_db = transmit_loss_db(ledger)
@@ -403,7 +410,7 @@ def _violations(est: LinkEstimate, shift_needed_hz: float) -> list[Violation]:
                              f"channels per FSR (FSR {ring.fsr_hz / 1e9:.0f} GHz / spacing "
                              f"{lk.channel_spacing / 1e9:g} GHz)"))
     if n > lz.lines:
-        out.append(Violation("comb_lines", f"{n} wavelengths per fiber > {lz.lines} lines per laser source"))
+        out.append(Violation("laser_lines", f"{n} wavelengths per fiber > {lz.lines} lines per laser source"))
     if lk.fibers_per_direction > est.escape_fibers_per_direction:
         out.append(Violation("package_escape", f"{lk.fibers_per_direction} fibers per direction > "
                              f"{est.escape_fibers_per_direction} the package escapes ({pk.chiplets} chiplets × "

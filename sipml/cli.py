@@ -13,7 +13,7 @@ from typing import Annotated, Optional
 
 import typer
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False, rich_markup_mode=None,
                   help="Physical-layer and cost calculator for silicon-photonic ML interconnects (after SiP-ML).")
 
 
@@ -128,8 +128,8 @@ def fabric(design: DesignArg = None, fmt: FormatOpt = Format.table, output: Outp
                                       "(default: [fabric] message_size)")] = None,
            pattern: Annotated[Optional[str], typer.Option(
                "--pattern", help="traffic pattern to allocate: ring, groups or training (ring + groups)")] = None,
-           group_size: Annotated[int, typer.Option("--group-size", min=1,
-                                                   help="GPUs per model-parallel group of the pattern")] = 8) -> None:
+           group_size: Annotated[Optional[int], typer.Option(
+               "--group-size", min=1, help="GPUs per model-parallel group of the pattern (default 8)")] = None) -> None:
     """Show the fabric's numbers: bandwidth, useful time, degree, bisection, reach, collective times.
     Exits 1 when the fabric is infeasible."""
     from fabric.collective_times import collective_times_s
@@ -151,6 +151,9 @@ def fabric(design: DesignArg = None, fmt: FormatOpt = Format.table, output: Outp
             raise InputError(f"--message-size {message_size!r}: expected a positive, finite size")
     times = collective_times_s(loaded, fab, bits / 8)
     traffic = None
+    if group_size is not None and pattern is None:
+        raise InputError("--group-size applies only with --pattern")
+    group_size = group_size or 8
     if pattern is not None:
         from fabric.traffic import pair_bandwidth, pattern_demand_bps
 
@@ -166,7 +169,8 @@ def cost(designs: Annotated[Optional[list[str]], typer.Argument(
              help="design files or built-in names (default: every built-in design)")] = None,
          fmt: FormatOpt = Format.table, output: OutputOpt = None,
          catalog: Annotated[Optional[list[Path]], typer.Option(
-             "--catalog", help="a catalog file overriding or adding entries (repeatable)")] = None) -> None:
+             "--catalog", help="a catalog file overriding or adding entries (repeatable)")] = None,
+         set_: SetOpt = None) -> None:
     """Side-by-side cost and power tables: per GPU and per cluster, with the breakdown and the price range."""
     from fabric.catalog import load_catalog
     from fabric.cost import cluster_bom
@@ -179,7 +183,7 @@ def cost(designs: Annotated[Optional[list[str]], typer.Argument(
         print(f"catalog: {change}", file=sys.stderr)
     entries = []
     for name in names:
-        loaded = load_design(name)
+        loaded = load_design(name, set_)
         fab = _evaluate_fabric(loaded, name)
         entries.append(cost_data(name, fab, cluster_bom(loaded, fab, cat), loaded.fabric.pue))
     _emit(cost_report(entries), fmt, output)

@@ -34,6 +34,7 @@ class Report:
 
 
 def _json_safe(value):
+    """Infinities become the strings "inf"/"-inf" and NaN (an undefined quantity) becomes null."""
     if isinstance(value, float) and not math.isfinite(value):
         return None if math.isnan(value) else ("inf" if value > 0 else "-inf")
     if isinstance(value, dict):
@@ -41,6 +42,18 @@ def _json_safe(value):
     if isinstance(value, (list, tuple)):
         return [_json_safe(v) for v in value]
     return value
+
+
+def _flatten(value, prefix: str = ""):
+    """(dotted key, raw value) rows of a JSON-ready structure: the CSV form, one number per row."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _flatten(item, f"{prefix}.{key}" if prefix else str(key))
+    elif isinstance(value, (list, tuple)):
+        for index, item in enumerate(value):
+            yield from _flatten(item, f"{prefix}.{index}")
+    else:
+        yield prefix, "" if value is None else value
 
 
 def _text_table(t: Table) -> str:
@@ -68,10 +81,8 @@ def render(report: Report, fmt: str) -> str:
     if fmt == "csv":
         buf = io.StringIO()
         writer = csv.writer(buf, lineterminator="\n")
-        for t in report.tables:
-            writer.writerow(["table", *t.columns])
-            for r in t.rows:
-                writer.writerow([t.title, *(r.get(c, "") for c in t.columns)])
+        writer.writerow(["key", "value"])
+        writer.writerows(_flatten(_json_safe(report.data)))
         return buf.getvalue()
     if fmt == "markdown":
         return "\n\n".join([*(_markdown_table(t) for t in report.tables), *report.footer]) + "\n"
@@ -90,8 +101,13 @@ def write_atomic(path: str | Path, text: str) -> None:
     folder = target.parent if str(target.parent) else Path(".")
     if not folder.is_dir():
         raise InputError(f"{target}: folder {folder} does not exist")
+    if target.is_dir():
+        raise InputError(f"{target}: is a directory, expected a file name")
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+    umask = os.umask(0)
+    os.umask(umask)
     try:
+        os.chmod(tmp, 0o666 & ~umask)  # the permissions a plain open() would give
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
             fh.flush()

@@ -12,6 +12,8 @@ from sipml.render import Report, Table
 
 
 def _f(value: float, digits: int = 2) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "–"
     if isinstance(value, float) and math.isinf(value):
         return "∞" if value > 0 else "−∞"
     return f"{value:.{digits}f}"
@@ -72,7 +74,7 @@ def _launch_detail(est: LinkEstimate) -> str:
         parts.append(f"split over {lz.fibers_per_source} fibers")
     if est.aggregate_cap_binds:
         parts.append("capped by the aggregate waveguide power (E10)")
-    if lz.flatness:
+    if lz.kind == "comb" and lz.flatness:
         parts.append(f"weakest line {lz.flatness:g} dB below mean")
     return ", ".join(parts)
 
@@ -88,11 +90,11 @@ def budget_report(est: LinkEstimate, source: str, min_spacing_hz: float | None |
     limits = Table("Capacity per GPU per direction: every limit", ["limit", "capacity", "unit", "meaning"],
                    [{"limit": k + ("  ← binds" if k == est.binding_limit else ""), "capacity": _f(v / 1e9, 0),
                      "unit": "Gbps", "meaning": LIMIT_TEXT[k]} for k, v in est.limits_bps.items()])
-    energy = Table("Energy per bit (transmit + receive)", ["part", "energy", "unit", "power", "unit "],
-                   [{"part": k, "energy": _f(v * 1e12, 3), "unit": "pJ/bit", "power": _f(est.power_w[k], 3),
-                     "unit ": "W"} for k, v in est.energy_j_per_bit.items()]
-                   + [{"part": "total", "energy": _f(est.total_energy_j_per_bit * 1e12, 3), "unit": "pJ/bit",
-                       "power": _f(sum(est.power_w.values()), 3), "unit ": "W"}])
+    energy = Table("Energy per bit (transmit + receive)", ["part", "energy pJ/bit", "power W"],
+                   [{"part": k, "energy pJ/bit": _f(v * 1e12, 3), "power W": _f(est.power_w[k], 3)}
+                    for k, v in est.energy_j_per_bit.items()]
+                   + [{"part": "total", "energy pJ/bit": _f(est.total_energy_j_per_bit * 1e12, 3),
+                       "power W": _f(sum(est.power_w.values()), 3)}])
     r = est.ring
     summary = Table("Summary", ["quantity", "value", "unit"], [
         {"quantity": "feasible", "value": "yes" if est.feasible else "NO", "unit": ""},
@@ -103,8 +105,12 @@ def budget_report(est: LinkEstimate, source: str, min_spacing_hz: float | None |
         {"quantity": "max capacity (counts lifted)", "value": _f(est.max_capacity_bps / 1e9, 0),
          "unit": f"Gbps, bound by {est.max_binding_limit}"},
         {"quantity": "min laser power per line", "value": _f(est.min_laser_power_per_line_dbm), "unit": "dBm"},
-        {"quantity": "max fiber length", "value": _f(est.max_fiber_length_m / 1e3, 3), "unit": "km"},
-        {"quantity": "max optical-switch passes", "value": str(est.max_switch_passes), "unit": ""},
+        {"quantity": "max fiber length", "value": _f(est.max_fiber_length_m / 1e3, 3),
+         "unit": "km" if math.isfinite(est.max_fiber_length_m) or math.isinf(est.max_fiber_length_m)
+         else "km (the budget fails with no fiber)"},
+        {"quantity": "max optical-switch passes",
+         "value": "–" if est.max_switch_passes is None else str(est.max_switch_passes),
+         "unit": "" if est.max_switch_passes is not None else "(the budget fails with no switch)"},
         {"quantity": "ring FSR", "value": f"{r.fsr_hz / 1e9:.0f} / {r.fsr_m * 1e9:.2f}", "unit": "GHz / nm"},
         {"quantity": "filter FWHM / finesse", "value": f"{r.filter_fwhm_hz / 1e9:.1f} / {r.finesse:.0f}",
          "unit": "GHz / –"},
@@ -203,9 +209,11 @@ def fabric_report(fab: FabricEstimate, times: dict[str, float], message_bytes: f
         {"quantity": "bisection", "value": _f(fab.bisection_bps / 1e12, 2), "unit": "Tbps"},
         *({"quantity": name, "value": f"{v:.4g}", "unit": u} for name, (v, u) in fab.figures.items()),
     ])
-    mb = message_bytes / 8e6
-    coll = Table(f"Collective times, {mb:g} MB per rank", ["collective", "time", "unit", "busbw", "unit "],
-                 [{"collective": k, "time": _f(t * 1e3, 3), "unit": "ms",
+    from photonics.units import format_si
+
+    size = format_si(message_bytes / 8, "bit").replace("bit", "B")  # bytes shown with an SI prefix
+    coll = Table(f"Collective times, {size} per rank", ["collective", "time", "unit", "busbw", "unit "],
+                 [{"collective": k, "time": f"{t * 1e3:.4g}", "unit": "ms",
                    "busbw": _busbw(k, message_bytes, fab.gpus, t), "unit ": "Gbps"} for k, t in times.items()])
     tables = [summary, coll]
     if traffic is not None:
@@ -227,7 +235,7 @@ def _busbw(op: str, message_bits: float, ranks: int, time_s: float) -> str:
 
     if op == "p2p" or not math.isfinite(time_s) or time_s <= 0:
         return "–" if op == "p2p" else "0"
-    return _f(float(busbw_bps(op, message_bits / 8, ranks, time_s)) / 1e9, 1)
+    return f"{float(busbw_bps(op, message_bits / 8, ranks, time_s)) / 1e9:.4g}"
 
 
 def cost_data(name: str, fab: FabricEstimate, bom, pue: float) -> dict:
@@ -292,10 +300,11 @@ def cost_report(entries: list[dict]) -> Report:
     ])
     tables = [side]
     for e in entries:
-        tables.append(Table(f"Breakdown per GPU: {e['design']}", ["component", "side", "count/GPU", "cost USD",
-                                                                  "range USD", "power W", "cost %", "tag"],
+        tables.append(Table(f"Breakdown per GPU: {e['design']}", ["component", "side", "count/GPU", "item",
+                                                                  "cost USD", "range USD", "power W", "cost %", "tag"],
                             [{"component": b["key"], "side": "network" if b["network"] else "compute",
-                              "count/GPU": f"{b['count_per_gpu']:.4g}", "cost USD": _money(b["cost_usd_per_gpu"][1]),
+                              "count/GPU": f"{b['count_per_gpu']:.4g}", "item": b["unit"],
+                              "cost USD": _money(b["cost_usd_per_gpu"][1]),
                               "range USD": rng(b["cost_usd_per_gpu"]), "power W": _f(b["power_w_per_gpu"][1], 2),
                               "cost %": _f(100 * b["cost_share"], 1), "tag": b["tag"]} for b in e["breakdown"]]))
     footer = [f"{e['design']}: violated: {v['name']}: {v['message']}" for e in entries for v in e["violations"]]

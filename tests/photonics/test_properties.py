@@ -61,7 +61,8 @@ def test_more_loss_never_raises_margin_design(extra, field, switches):
     e0, e1 = evaluate(base), evaluate(worse)
     assert e1.margin_db <= e0.margin_db + 1e-12
     assert e1.max_wavelengths_per_fiber <= e0.max_wavelengths_per_fiber
-    assert e1.max_fiber_length_m <= e0.max_fiber_length_m + 1e-9
+    reach = [e.max_fiber_length_m if e.max_fiber_length_m == e.max_fiber_length_m else -1.0 for e in (e0, e1)]
+    assert reach[1] <= reach[0] + 1e-9  # NaN (no reach: the budget fails with no fiber) ranks lowest
 
 
 designs = st.builds(

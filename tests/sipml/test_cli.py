@@ -52,7 +52,10 @@ def test_budget_other_formats(capsys, fmt):
     assert "margin" in out and "received power" in out
     if fmt == "csv":
         rows = list(csv.reader(io.StringIO(out)))
-        assert all(len(r) >= 2 for r in rows)
+        assert rows[0] == ["key", "value"] and all(len(r) == 2 for r in rows)
+        values = dict(rows[1:])
+        assert float(values["margin_db"]) == pytest.approx(json.loads(run(capsys, "budget", "-f", "json")[1])[
+            "margin_db"])
     if fmt == "markdown":
         assert "| item | value | unit | detail |" in out
 
@@ -64,7 +67,7 @@ def test_check_feasible_and_infeasible(capsys, tmp_path):
     code, out, _ = run(capsys, "check", bad)
     assert code == 1
     assert "fsr_channels" in out and "30 wavelengths per fiber > 19 channels per FSR" in out
-    assert "comb_lines" in out and "INFEASIBLE" in out
+    assert "laser_lines" in out and "INFEASIBLE" in out
 
 
 def test_check_reports_switch_loss_failure(capsys):
