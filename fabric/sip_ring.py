@@ -112,8 +112,9 @@ def evaluate_ring(design: ClusterDesign) -> FabricEstimate:
         if reach < ring.amplifier_every:
             violations.append(Violation("amplifier_spacing", f"an amplifier every {ring.amplifier_every} hops, but "
                                         f"the unamplified reach is {reach} hops"))
-        reach, osnr = amplified_reach_hops(design, est, pass_loss, ring.amplifier_every)
-        figures.update(osnr)
+        if reach >= ring.amplifier_every:  # each amplified section closes on its own: noise sets the reach
+            reach, osnr = amplified_reach_hops(design, est, pass_loss, ring.amplifier_every)
+            figures.update(osnr)
         amps = math.ceil(fab.gpus / ring.amplifier_every) * lk.fibers_per_direction
         bom.append(BomLine(key=ring.amplifier, count=amps, scope="per_cluster", network=True))
     reach = min(reach, fab.gpus - 1)
@@ -124,10 +125,18 @@ def evaluate_ring(design: ClusterDesign) -> FabricEstimate:
     figures["optical reach"] = (float(reach), "hops")
     figures["amplifiers"] = (float(amps), "")
     if reach < min(ring.locality, fab.gpus - 1):
+        if est.margin_db < 0:
+            why = f"the link to the neighbouring GPU does not close (margin {est.margin_db:.2f} dB)"
+        elif not ring.amplifier_every:
+            why = (f"passing a GPU costs {pass_loss:.2f} dB against a {est.margin_db:.2f} dB neighbour margin "
+                   "(add amplifiers: [sip_ring] amplifier_every)")
+        elif reach < ring.amplifier_every:
+            why = f"an amplified section of {ring.amplifier_every} hops does not close"
+        else:
+            why = ("the amplifiers' noise limits it (raise the launch power, lower the noise figure or amplify more "
+                   "often)")
         violations.append(Violation("ring_reach", f"a wavelength reaches {reach} GPU(s) but SiP-ML places "
-                                    f"model-parallel partitions within {ring.locality} GPUs; passing a GPU costs "
-                                    f"{pass_loss:.2f} dB against a {est.margin_db:.2f} dB neighbour margin "
-                                    "(add amplifiers: [sip_ring] amplifier_every)"))
+                                    f"model-parallel partitions within {ring.locality} GPUs: {why}"))
     useful = useful_time_fraction(ring.decision_interval, design.link.tuning.retune_time)
     capacity = est.capacity_bps
     total_wavelengths = lk.wavelengths_per_fiber * lk.fibers_per_direction
