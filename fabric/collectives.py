@@ -145,19 +145,13 @@ def hierarchical_allreduce_s(message_bytes, gpus_per_node, nodes, node_bandwidth
     n = _non_negative(message_bytes, "message_bytes")
     g = _ranks(gpus_per_node, "gpus_per_node")
     nodes_ = _ranks(nodes, "nodes")
-    b_node = _positive(node_bandwidth_bps, "node_bandwidth_bps")
-    b_edge = _positive(edge_bandwidth_bps, "edge_bandwidth_bps")
-    a_node = _non_negative(node_latency_s, "node_latency_s")
-    a_edge = _non_negative(edge_latency_s, "edge_latency_s")
     gamma = _non_negative(reduce_s_per_byte, "reduce_s_per_byte")
     reconf = _non_negative(reconfig_s, "reconfig_s")
-    intra_share = (g - 1.0) / g
-    inter_share = (nodes_ - 1.0) / nodes_
-    shard = n / g
-    intra = 2 * (g - 1) * a_node + 2 * intra_share * n * BITS_PER_BYTE / b_node + intra_share * n * gamma
-    inter = (2 * (nodes_ - 1) * a_edge + 2 * inter_share * shard * BITS_PER_BYTE / b_edge
-             + inter_share * shard * gamma + np.where(nodes_ > 1, reconf, 0.0))
-    return _seconds(intra + inter)
+    # reduce-scatter then all-gather, each a two-level half; the reduction happens in the reduce-scatter
+    halves = 2.0 * np.asarray(hierarchical_half_s(n, g, nodes_, node_bandwidth_bps, edge_bandwidth_bps,
+                                                  node_latency_s=node_latency_s, edge_latency_s=edge_latency_s))
+    reduce = (g - 1.0) / g * n * gamma + (nodes_ - 1.0) / nodes_ * (n / g) * gamma
+    return _seconds(halves + reduce + np.where(nodes_ > 1, reconf, 0.0))
 
 
 def hierarchical_half_s(message_bytes, gpus_per_node, nodes, node_bandwidth_bps, edge_bandwidth_bps, *,
