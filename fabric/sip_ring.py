@@ -21,7 +21,7 @@ import numpy as np
 
 from photonics import amplifier, budget, microring, receiver
 from photonics.errors import InputError
-from photonics.link import LinkEstimate, Violation, evaluate, transmit_loss_db
+from photonics.link import LinkEstimate, Violation, evaluate, sensitivity, transmit_loss_db
 from photonics.units import db_to_lin, dbm_to_w
 
 
@@ -52,10 +52,11 @@ def unamplified_reach_hops(est: LinkEstimate, pass_loss_db: float) -> int:
 
 def amplified_reach_hops(design: ClusterDesign, est: LinkEstimate, pass_loss_db: float, every: int) -> tuple[int, dict]:
     """Reach with an amplifier every `every` hops, each restoring the fiber-launch level. The worst destination sits
-    `every` hops past the last amplifier it passed; its Q combines the receiver's own noise (from its
-    sensitivity), the signal–ASE beat on both levels and the ASE–ASE beat of n amplifiers (photonics.amplifier);
-    the power penalties of the link (crosstalk, ER, reserved margin) are taken off the signal. A wavelength may pass
-    the largest n with Q ≥ Q(BER): reach = every·(n + 1) hops."""
+    `every` hops past the last amplifier it passed; its Q combines the receiver's own noise (from its sensitivity
+    and the extinction ratio that sensitivity assumes), the signal–ASE beat on both levels at the link's extinction
+    ratio and the ASE–ASE beat of n amplifiers (photonics.amplifier); crosstalk and the reserved margin are taken off
+    the signal (the extinction ratio is in the levels, not a penalty here). A wavelength may pass the largest n with
+    Q ≥ Q(BER). The worst-placed source sits one hop before an amplifier: reach = 1 + every·n hops."""
     lk, rx = design.link.link, design.link.receiver
     f0 = float(microring.frequency_hz(lk.wavelength))
     b_o = est.ring.filter_fwhm_hz  # the drop ring is the optical filter in front of the detector
@@ -65,15 +66,16 @@ def amplified_reach_hops(design: ClusterDesign, est: LinkEstimate, pass_loss_db:
     fiber_launch_dbm = est.launch_dbm - transmit_loss_db(est.ledger)  # average power per wavelength in the fiber
     amp_in_dbm = fiber_launch_dbm - every * pass_loss_db
     rx_dbm = est.received_dbm - (every - 1) * pass_loss_db
-    penalties = sum(p.value_db for p in est.penalties) + lk.system_margin
+    penalties = sum(p.value_db for p in est.penalties if p.name != "extinction ratio") + lk.system_margin
     p_eff_w = float(dbm_to_w(rx_dbm - penalties))
-    sigma_th = float(amplifier.thermal_sigma_a(dbm_to_w(est.sensitivity_dbm), er, rx.responsivity, q_need))
+    sensitivity_w, reference_er = sensitivity(design.link)
+    sigma_th = float(amplifier.thermal_sigma_a(sensitivity_w, reference_er, rx.responsivity, q_need))
     amps = np.arange(1, design.fabric.gpus + 1)
     osnr = amplifier.chain_osnr_db(amp_in_dbm, design.sip_ring.amplifier_noise_figure, amps, f0, b_o)
     ase = amplifier.ase_psd_w_per_hz(dbm_to_w(rx_dbm), osnr, b_o)
     q = amplifier.q_amplified(p_eff_w, er, rx.responsivity, sigma_th, ase, b_o, b_e)
     max_amps = int(np.max(np.nonzero(q >= q_need)[0]) + 1) if (q >= q_need).any() else 0
-    reach = min(design.fabric.gpus - 1, every * (max_amps + 1))
+    reach = min(design.fabric.gpus - 1, 1 + every * max_amps)
     return reach, {"OSNR after one amplifier": (float(osnr[0]), f"dB in {b_o / 1e9:.0f} GHz"),
                    "Q after one amplifier": (float(q[0]), f"needed {q_need:.2f}"),
                    "amplifiers a wavelength may pass": (float(max_amps), ""),

@@ -74,7 +74,8 @@ class ModulatorSection:
                       "a ring); 'all-pass': rings modulate the laser bus itself (unused comb lines reach the fiber)",
                       "[assumed] add-drop, as a ring fabric requires", choices=("add-drop", "all-pass"))
     q: float = positive(6000, "1", "loaded Q of the ring modulators", "Bahadori et al., DATE 2017 [restated]")
-    insertion_loss: float = non_negative("2 dB", "dB", "insertion loss of the '1' level",
+    insertion_loss: float = non_negative("2 dB", "dB", "loss of the '1' level below the ring's resonance peak "
+                                         "(for add-drop modulators the peak drop loss is added from E4)",
                                          "[assumed] mid-range of depletion-mode ring modulators at 25 Gb/s")
     extinction_ratio: float = positive("7 dB", "dB", "extinction ratio between '1' and '0'",
                                        "[assumed] mid-range of depletion-mode ring modulators at 25 Gb/s")

@@ -84,6 +84,7 @@ class LinkEstimate:
     escape_fibers_per_direction: int
     shoreline_bps_per_m: float
     fiber_launch_dbm: float  # total optical power entering one fiber
+    crosstalk_leakage: float  # ΣX at the worst victim, relative to the victim's power (E6)
     violations: tuple[Violation, ...] = ()
     warnings: tuple[str, ...] = field(default=())
 
@@ -270,7 +271,7 @@ def evaluate(d: LinkDesign) -> LinkEstimate:
     }
     n_phys = min(fsr_channels, lz.lines, power_budget_n)
     capacity = min(n_phys, n_req) * rate_run * min(fibers, escape)
-    binding = _binding(limits)
+    binding = _binding(limits, wl_limits, rate_run < rate, escape < fibers)
     max_limits = {"fsr_channels": fsr_channels * rate * escape, "laser_lines": lz.lines * rate * escape,
                   "power_budget": power_budget_n * rate * escape, "modulator_bandwidth": n_phys * rate_run * escape,
                   "package_escape": n_phys * rate * escape}
@@ -308,7 +309,10 @@ def evaluate(d: LinkDesign) -> LinkEstimate:
     # --- power launched into one fiber (eye safety): the data lines, plus unused CW comb lines (all-pass) --
     tx_db = transmit_loss_db(ledger)
     data_w = n_req * float(dbm_to_w(launch_dbm + flat - tx_db))
-    cw_w = (lit_req - n_req) * float(dbm_to_w(launch_dbm + flat - tx_db + ledger_value(ledger, "on-off keying")))
+    # an unused CW line is neither modulated nor attenuated by a modulator of its own: it passes all N modulators
+    cw_db = (tx_db - d.modulator.insertion_loss - ledger_value(ledger, "on-off keying")
+             + ring.through_loss_db)
+    cw_w = (lit_req - n_req) * float(dbm_to_w(launch_dbm + flat - cw_db))
     fiber_dbm = float(w_to_dbm(data_w + (cw_w if d.modulator.kind == "all-pass" else 0.0)))
 
     edge_used = pk.chiplets * pk.chiplet_fiber_edge
@@ -321,7 +325,7 @@ def evaluate(d: LinkDesign) -> LinkEstimate:
         max_fiber_length_m=max_fiber, max_switch_passes=max_switch,
         energy_j_per_bit=energy, power_w=power, escape_fibers_per_direction=escape,
         shoreline_bps_per_m=float(packaging.shoreline_density_bps_per_m(capacity, edge_used)),
-        fiber_launch_dbm=fiber_dbm,
+        fiber_launch_dbm=fiber_dbm, crosstalk_leakage=float(leak[i]),
     )
     warnings = []
     grid_hz = n_req * lk.channel_spacing
@@ -343,11 +347,19 @@ def ledger_value(ledger, name: str) -> float:
     return next(item.value_db for item in ledger if item.name == name)
 
 
-def _binding(limits: dict[str, float]) -> str:
-    """The limit that sets the capacity: the smallest, physical limits first on ties; a physical limit binds only
-    when it is below what the design requests, otherwise the design's own counts ('requested') do."""
-    smallest = min(LIMITS, key=lambda k: limits[k])
-    return smallest if limits[smallest] < limits["requested"] else "requested"
+def _binding(limits: dict[str, float], counts: dict[str, int], rate_limited: bool, escape_limited: bool) -> str:
+    """The limit(s) that set the capacity = min(wavelength counts) × rate × min(fibers): the tightest wavelength
+    limit if it is below the requested count, the modulator if the rate is capped, the package if the fibers are;
+    joined with '+' when several bind, 'requested' when none does."""
+    names = []
+    wavelength = min(("fsr_channels", "laser_lines", "power_budget"), key=lambda k: limits[k])
+    if counts[wavelength] < counts["requested"]:
+        names.append(wavelength)
+    if rate_limited:
+        names.append("modulator_bandwidth")
+    if escape_limited:
+        names.append("package_escape")
+    return "+".join(names) or "requested"
 
 
 def tuning_hz_per_k(d: LinkDesign) -> float:

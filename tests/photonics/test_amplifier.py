@@ -46,3 +46,12 @@ def test_more_amplifiers_lower_the_q(n):
     ase = amplifier.ase_psd_w_per_hz(1e-4, osnr, 35e9)
     q = amplifier.q_amplified(1e-4, 5.0, 0.7, 1e-6, ase, 35e9, 18.75e9)
     assert q[1] < q[0]
+
+
+def test_thermal_sigma_recovers_the_tia_noise():
+    """A thermal-noise receiver built from i_n·√B (photonics.receiver) gives back σ = i_n·√(0.75·BR)."""
+    from photonics import receiver
+
+    s = receiver.thermal_noise_sensitivity_w(25e9, 1e-12, 5.0, 0.7, 10.9e-12)
+    sigma = amplifier.thermal_sigma_a(s, 5.0, 0.7, receiver.q_from_ber(1e-12))
+    assert sigma == pytest.approx(10.9e-12 * math.sqrt(0.75 * 25e9), rel=1e-9)

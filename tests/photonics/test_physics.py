@@ -167,3 +167,61 @@ def test_min_channel_spacing_none_when_nothing_closes():
     from photonics.link import min_channel_spacing_hz
 
     assert min_channel_spacing_hz(LinkDesign(laser=LaserSection(power_per_line=0.1e-3))) is None
+
+
+@pytest.mark.parametrize("fwhm_hz, detuning_hz", [(193e9, 40e9), (35e9, 200e9), (20e9, 25e9), (100e9, 0.0)])
+def test_e6_is_the_nrz_spectrum_through_a_lorentzian(fwhm_hz, detuning_hz):
+    """E6 (Bahadori JLT 2016) in closed form equals the power of a random NRZ signal (spectrum ∝ sinc²(f/BR))
+    passed by a Lorentzian filter detuned by Δ, ∫ sinc²(f/BR)/(1 + (2(f−Δ)/FWHM)²) df / BR, integrated here
+    numerically over ±100 BR."""
+    from scipy.integrate import quad
+
+    br = 10e9
+
+    def integrand(f):
+        return np.sinc(f / br) ** 2 / (1 + (2 * (f - detuning_hz) / fwhm_hz) ** 2)
+
+    total = sum(quad(integrand, a, a + br, limit=100)[0] for a in np.arange(-100 * br, 100 * br, br)) / br
+    assert crosstalk.aggressor_leakage(detuning_hz, fwhm_hz, br) == pytest.approx(total, rel=2e-4)
+
+
+def test_unused_cw_comb_lines_reach_the_fiber_with_all_pass_modulators():
+    """All-pass modulators: 56 unused CW lines of a 64-line comb enter the fiber at (almost) the full line power,
+    each passing the 8 modulators off resonance; add-drop modulators keep them on the laser bus."""
+    import dataclasses
+
+    from photonics.design import LaserSection, LinkDesign, ModulatorSection
+    from photonics.link import evaluate
+    from photonics.units import dbm_to_w, w_to_dbm
+
+    base = LinkDesign(laser=LaserSection(lines=64, power_per_line=10e-3))
+    add_drop, all_pass = evaluate(base), evaluate(dataclasses.replace(base, modulator=ModulatorSection(kind="all-pass")))
+    ls = base.loss
+    cw_dbm = all_pass.launch_dbm + 3.0 - (ls.tx_waveguide_length * 100 + 4 * 0.02 + 8 * all_pass.ring.through_loss_db
+                                          + ls.coupler)
+    data_dbm = all_pass.launch_dbm + 3.0 - sum(i.value_db for i in all_pass.ledger[:8])
+    expected = float(w_to_dbm(8 * dbm_to_w(data_dbm) + 56 * dbm_to_w(cw_dbm)))
+    assert all_pass.fiber_launch_dbm == pytest.approx(expected, abs=1e-9)
+    assert all_pass.fiber_launch_dbm > add_drop.fiber_launch_dbm + 8
+    assert "eye_safety" in [v.name for v in all_pass.violations]
+    assert "modulator drop port" in [i.name for i in add_drop.ledger]
+    assert "modulator drop port" not in [i.name for i in all_pass.ledger]
+
+
+def test_crosstalk_counts_every_line_in_the_fiber_and_the_comb_envelope():
+    """Crosstalk of the weakest comb line: aggressors at the mean power, 10^(flatness/10) above the victim; with
+    all-pass modulators every comb line in the fiber is an aggressor."""
+    import dataclasses
+
+    from photonics.design import LaserSection, LinkDesign, ModulatorSection
+    from photonics.link import evaluate
+
+    d = LinkDesign(laser=LaserSection(lines=16, flatness=3.0))
+    flat = dataclasses.replace(d, laser=LaserSection(lines=16, flatness=0.0))
+    leak = [evaluate(e).crosstalk_leakage for e in (d, flat)]
+    assert leak[0] == pytest.approx(leak[1] * 10 ** 0.3, rel=1e-12)
+    table = crosstalk.worst_channel_leakage_by_count(16, 200e9, evaluate(d).ring.filter_fwhm_hz, 25e9,
+                                                     evaluate(d).ring.fsr_hz)
+    all_pass = evaluate(dataclasses.replace(d, modulator=ModulatorSection(kind="all-pass")))
+    assert all_pass.crosstalk_leakage == pytest.approx(table[15] * 10 ** 0.3, rel=1e-12)
+    assert evaluate(d).crosstalk_leakage == pytest.approx(table[7] * 10 ** 0.3, rel=1e-12)

@@ -35,11 +35,18 @@ def test_exact_ring_loses_power_when_lossy(a, r1, r2, phi):
     assert microring.through_exact(phi, a, r1, r2) + microring.drop_exact(phi, a, r1, r2) < 1.0
 
 
-@given(radius=st.floats(1e-6, 100e-6), ng=st.floats(2.0, 5.0), q=st.floats(100, 1e6), lam=st.floats(1.2e-6, 1.7e-6))
-def test_finesse_is_fsr_over_fwhm(radius, ng, q, lam):
+@given(radius=st.floats(1e-6, 100e-6), ng=st.floats(2.0, 5.0), ra=st.floats(0.5, 0.999), lam=st.floats(1.2e-6, 1.7e-6))
+def test_finesse_of_the_exact_ring(radius, ng, ra, lam):
+    """FSR over the exact FWHM gives the textbook finesse π·√(r·a)/(1 − r·a) (Bogaerts 2012), for any ring."""
+    length = microring.circumference_m(radius)
+    fsr_m = microring.fsr_wavelength_m(lam, ng, length)
+    fwhm_m = microring.fwhm_exact_m(lam, ng, length, ra, 1.0, 1.0)
+    assert microring.finesse(fsr_m, fwhm_m) == pytest.approx(np.pi * np.sqrt(ra) / (1 - ra), rel=1e-9)
+
+
+@given(radius=st.floats(1e-6, 100e-6), ng=st.floats(2.0, 5.0), lam=st.floats(1.2e-6, 1.7e-6))
+def test_fsr_in_wavelength_and_frequency_agree(radius, ng, lam):
     fsr = microring.fsr_frequency_hz(ng, microring.circumference_m(radius))
-    fwhm = microring.fwhm_hz(microring.frequency_hz(lam), q)
-    assert microring.finesse(fsr, fwhm) == pytest.approx(fsr / fwhm, rel=1e-12)
     # the wavelength and frequency FSRs describe the same spacing: FSR_λ = λ²·FSR_f / c
     fsr_m = microring.fsr_wavelength_m(lam, ng, microring.circumference_m(radius))
     assert fsr_m == pytest.approx(lam**2 * fsr / 299792458.0, rel=1e-12)
@@ -82,9 +89,18 @@ def test_capacity_never_exceeds_any_single_limit(d):
     assert est.capacity_bps >= 0
     for name, limit in est.limits_bps.items():
         assert est.capacity_bps <= limit * (1 + 1e-12), name
-    assert est.capacity_bps == pytest.approx(min(est.limits_bps.values()), rel=1e-12) or \
-        est.capacity_bps < min(est.limits_bps.values())
-    assert est.limits_bps[est.binding_limit] == min(est.limits_bps.values())
+    # the product form: min(wavelength counts) × the rate the modulator passes × min(fibers, escape)
+    lk, counts = d.link, est.wavelength_limits
+    rate = lk.data_rate if lk.data_rate <= est.ring.modulator_max_rate_bps else 0.0
+    expected = min(counts.values()) * rate * min(lk.fibers_per_direction, est.escape_fibers_per_direction)
+    assert est.capacity_bps == pytest.approx(expected, rel=1e-12)
+    names = est.binding_limit.split("+")
+    assert set(names) <= set(est.limits_bps)
+    if names == ["requested"]:
+        assert est.capacity_bps == pytest.approx(est.limits_bps["requested"])
+    else:
+        assert est.capacity_bps < est.limits_bps["requested"]
+        assert all(est.limits_bps[name] < est.limits_bps["requested"] for name in names)
     assert est.max_capacity_bps >= est.capacity_bps
     # feasible designs deliver what they ask for, and close their budget
     if est.feasible:
