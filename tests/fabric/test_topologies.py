@@ -184,14 +184,15 @@ def _q_by_hand(p_avg_w, p_signal_w, er, r, sigma_th, osnr_db, b_o, b_e):
     return r * (p1 - p0) / (np.sqrt(var(p1)) + np.sqrt(var(p0)))
 
 
-@pytest.mark.parametrize("every", [1, 2])
-def test_amplified_reach_against_a_hand_calculation(every):
+@pytest.mark.parametrize("every, reserved_db", [(1, 0.0), (2, 1.0)])
+def test_amplified_reach_against_a_hand_calculation(every, reserved_db):
     """The ring's amplified reach from first principles: OSNR = P_in − NF − 10·log10(h·f·B_o/1 mW) − 10·log10 n,
     σ_th from the Ge receiver reaching Q(1e-12) at its sensitivity, received power `every` hops past the amplifier,
     crosstalk and margin off the signal; reach = 1 + every·n_max."""
     from photonics.link import transmit_loss_db
 
-    link = LinkDesign(laser=LaserSection(lines=8, power_per_line=5e-3 if every == 1 else 20e-3))
+    link = LinkDesign(laser=LaserSection(lines=8, power_per_line=5e-3 if every == 1 else 20e-3),
+                      link=LinkSection(system_margin=reserved_db))
     d = dataclasses.replace(ring(amplifier_every=every), link=link)
     est = evaluate(d.link)
     h = pass_through_loss_db(d, est)
@@ -199,7 +200,7 @@ def test_amplified_reach_against_a_hand_calculation(every):
     amp_in = est.launch_dbm - transmit_loss_db(est.ledger) - every * h
     rx = est.received_dbm - (every - 1) * h
     xt = next(p.value_db for p in est.penalties if p.name == "crosstalk")
-    p_eff = 1e-3 * 10 ** ((rx - xt) / 10)
+    p_eff = 1e-3 * 10 ** ((rx - xt - reserved_db) / 10)
     s = 1e-3 * 10 ** (est.sensitivity_dbm / 10)
     sigma_th = 0.7 * s * (er - 1) / ((er + 1) * q_need)
     ref = 10 * np.log10(6.62607015e-34 * f0 * b_o / 1e-3)
