@@ -149,7 +149,7 @@ def fabric(design: DesignArg = None, fmt: FormatOpt = Format.table, output: Outp
             raise InputError(f"--message-size {message_size!r}: {exc}") from None
         if not bits > 0 or bits == float("inf"):
             raise InputError(f"--message-size {message_size!r}: expected a positive, finite size")
-    times = collective_times_s(loaded, fab, bits / 8)
+    times, algorithms = collective_times_s(loaded, fab, bits / 8)
     traffic = None
     if group_size is not None and pattern is None:
         raise InputError("--group-size applies only with --pattern")
@@ -159,7 +159,7 @@ def fabric(design: DesignArg = None, fmt: FormatOpt = Format.table, output: Outp
 
         demand = pattern_demand_bps(pattern, loaded.fabric.gpus, group_size)
         traffic = (pattern, group_size, demand, pair_bandwidth(loaded, fab, demand))
-    _emit(fabric_report(fab, times, bits, _named(design), traffic), fmt, output)
+    _emit(fabric_report(fab, times, algorithms, bits, _named(design), traffic), fmt, output)
     if not fab.feasible:
         raise typer.Exit(1)
 

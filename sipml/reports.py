@@ -171,7 +171,8 @@ def check_fabric_report(fab: FabricEstimate, source: str) -> Report:
     return Report(data, tables, [verdict, *(f"warning: {w}" for w in data["warnings"])])
 
 
-def fabric_data(fab: FabricEstimate, times: dict[str, float], message_bytes: float, source: str) -> dict:
+def fabric_data(fab: FabricEstimate, times: dict[str, float], algorithms: dict[str, str], message_bytes: float,
+                source: str) -> dict:
     return {
         "design": source, "fabric": fab.kind, "gpus": fab.gpus, "feasible": fab.feasible,
         "per_gpu_bandwidth_gbps": fab.per_gpu_bandwidth_bps / 1e9,
@@ -181,6 +182,7 @@ def fabric_data(fab: FabricEstimate, times: dict[str, float], message_bytes: flo
         "figures": {name: {"value": v, "unit": u} for name, (v, u) in fab.figures.items()},
         "message_bytes": message_bytes,
         "collective_times_s": times,
+        "collective_algorithms": algorithms,
         "violations": [{"name": v.name, "message": v.message} for v in fab.violations],
         "notes": list(fab.notes),
     }
@@ -197,9 +199,9 @@ def traffic_data(traffic) -> dict:
             "min_ratio": result.min_ratio, "method": result.method}
 
 
-def fabric_report(fab: FabricEstimate, times: dict[str, float], message_bytes: float, source: str,
-                  traffic=None) -> Report:
-    data = fabric_data(fab, times, message_bytes, source)
+def fabric_report(fab: FabricEstimate, times: dict[str, float], algorithms: dict[str, str], message_bytes: float,
+                  source: str, traffic=None) -> Report:
+    data = fabric_data(fab, times, algorithms, message_bytes, source)
     summary = Table(f"Fabric: {fab.kind}, {fab.gpus} GPUs", ["quantity", "value", "unit"], [
         {"quantity": "feasible", "value": "yes" if fab.feasible else "NO", "unit": ""},
         {"quantity": "per-GPU bandwidth", "value": _f(fab.per_gpu_bandwidth_bps / 1e9, 0), "unit": "Gbps per direction"},
@@ -212,9 +214,9 @@ def fabric_report(fab: FabricEstimate, times: dict[str, float], message_bytes: f
     from photonics.units import format_si
 
     size = format_si(message_bytes / 8, "bit").replace("bit", "B")  # bytes shown with an SI prefix
-    coll = Table(f"Collective times, {size} per rank", ["collective", "time", "unit", "busbw", "unit "],
-                 [{"collective": k, "time": f"{t * 1e3:.4g}", "unit": "ms",
-                   "busbw": _busbw(k, message_bytes, fab.gpus, t), "unit ": "Gbps"} for k, t in times.items()])
+    coll = Table(f"Collective times, {size} per rank", ["collective", "time ms", "busbw Gbps", "algorithm"],
+                 [{"collective": k, "time ms": f"{t * 1e3:.4g}", "busbw Gbps": _busbw(k, message_bytes, fab.gpus, t),
+                   "algorithm": algorithms[k]} for k, t in times.items()])
     tables = [summary, coll]
     if traffic is not None:
         t = data["traffic"] = traffic_data(traffic)

@@ -262,5 +262,21 @@ def test_electrical_reduce_scatter_is_not_slower_than_all_reduce():
     from sipml.design import load_design
 
     d = load_design("dgx-a100")
-    t = collective_times_s(d, evaluate_fabric(d), 1e8)
+    t, _ = collective_times_s(d, evaluate_fabric(d), 1e8)
     assert t["reduce_scatter"] < t["all_reduce"] and t["all_gather"] < t["all_reduce"]
+
+
+def test_fabric_schedules_by_hand():
+    """100 MB on 1024 GPUs, α = 1 µs. SiP-OCS (20 × 100 Gbps circuits): 20 rings give 2·(1023/1024)·8e8/2e12 +
+    2046 µs = 2.845 ms; a 32 × 32 torus with 1 Tbps per dimension, pipelined, gives
+    2·[max(31/32·8e8/1e12, 31/32·2.5e7/1e12) + 62 µs] = 1.674 ms, the one reported."""
+    from fabric.collective_times import collective_times_s
+    from fabric.evaluate import evaluate_fabric
+    from sipml.design import load_design
+
+    d = load_design("sip-ocs")
+    t, alg = collective_times_s(d, evaluate_fabric(d), 1e8)
+    torus = 2 * (31 / 32 * 8e8 / 1e12 + 62e-6)
+    assert t["all_reduce"] == pytest.approx(torus, rel=1e-9)
+    assert alg["all_reduce"] == "2-D torus (32 × 32)"
+    assert t["reduce_scatter"] == pytest.approx(torus / 2, rel=1e-9)
