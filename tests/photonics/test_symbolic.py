@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from photonics import budget, symbolic
@@ -37,7 +37,9 @@ def test_max_length(p, s, pp, il, m, alpha):
 @given(p=db, s=st.floats(-35, -5), pp=st.floats(0, 10), il=st.floats(0, 20), m=st.floats(0, 6), h=st.floats(0.01, 5))
 def test_max_hops(p, s, pp, il, m, h):
     k = symbolic.numeric("max_hops")(P=p, S=s, PP=pp, IL=il, M=m, h=h)
-    assert budget.max_hops(p, s, pp, il, h, m) == (np.floor(k * (1 + 1e-12)) if k >= 0 else -1)
+    # at an exact integer (or at zero) the two sums may round to either side: compare away from the boundary
+    assume(abs(k - round(k)) > 1e-9)
+    assert budget.max_hops(p, s, pp, il, h, m) == (np.floor(k) if k >= 0 else -1)
 
 
 def test_explain_lists_every_problem():

@@ -1,0 +1,187 @@
+"""Counts, figures and reported values that a user reads off directly, each against a hand derivation."""
+
+import dataclasses
+import json
+import math
+
+import numpy as np
+import pytest
+
+from fabric.catalog import load_catalog
+from fabric.cost import cluster_bom, scale_out_cost_share
+from fabric.design import ClusterDesign, ElectricalSection, FabricSection
+from fabric.evaluate import evaluate_fabric
+from fabric.traffic import pair_bandwidth
+from photonics import packaging
+from photonics.design import LinkDesign, LinkSection, LossSection, TuningSection
+from photonics.link import evaluate, tuning_hz_per_k
+from sipml.cli import main
+from sipml.design import load_design
+
+
+def run_json(capsys, *argv):
+    assert main(list(argv)) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_package_geometry():
+    """55 × 55 mm package: perimeter 220 mm; one 5 mm chiplet edge at 127 µm holds ⌊39.37⌋ = 39 fibers, split Tx/Rx:
+    ⌊39/2⌋ = 19 per direction."""
+    assert packaging.package_perimeter_m(0.055, 0.055) == pytest.approx(0.22)
+    assert evaluate(LinkDesign()).escape_fibers_per_direction == 19
+
+
+def test_athermal_tuning_power():
+    """Athermal rings still trim 3σ: 2 rings × 10 fibers × 8 λ × 3·√(40² + 200²) GHz over η_tune·η_heat."""
+    d = LinkDesign(tuning=TuningSection(strategy="athermal"))
+    eta = tuning_hz_per_k(d) * d.tuning.heating_efficiency
+    expected = 2 * 10 * 8 * 3 * math.hypot(40e9, 200e9) / eta
+    assert evaluate(d).power_w["tuning"] == pytest.approx(expected, rel=1e-12)
+
+
+def test_max_fiber_length_is_the_budget_equation():
+    """L_max = L + margin / loss per length (the margin is what the existing fiber leaves)."""
+    est = evaluate(load_design("sip-ring").link)
+    assert est.max_fiber_length_m == pytest.approx(2.0 + est.margin_db / 0.35e-3, rel=1e-9)
+
+
+def test_max_switch_passes_counts_the_passes_already_there():
+    """One 0.2 dB switch with no patch connectors already on the path: passes = 1 + ⌊margin / 0.2⌋."""
+    d = dataclasses.replace(LinkDesign(), loss=LossSection(switch_ports=1, switch_loss=0.2, switch_connectors=0))
+    est = evaluate(d)
+    assert est.max_switch_passes == 1 + math.floor(est.margin_db / 0.2)
+
+
+def test_laser_power_when_the_aggregate_cap_binds():
+    """50 mW per line on an 8-line comb: the 100 mW cap leaves 12.5 mW per line in the bus, the laser is turned
+    down to 12.5 mW × 10^(1.25/10) at its output; 10 sources × 8 lines at 25 % wall-plug efficiency."""
+    from photonics.design import LaserSection
+
+    est = evaluate(LinkDesign(laser=LaserSection(lines=8, power_per_line=50e-3)))
+    assert est.aggregate_cap_binds
+    assert est.power_w["laser"] == pytest.approx(10 * 8 * 12.5e-3 * 10 ** (1.25 / 10) / 0.25, rel=1e-9)
+
+
+def test_max_binding_limit_is_the_smallest():
+    from photonics.design import LaserSection
+
+    est = evaluate(LinkDesign(link=LinkSection(wavelengths_per_fiber=4), laser=LaserSection(lines=4)))
+    assert est.max_binding_limit == "laser_lines"
+
+
+def test_ocs_patch_cables_and_bisection():
+    """Each transmit and receive fiber of a GPU is patched at every switch pass: 2 × 20 × passes cables per GPU;
+    a single-layer OCS carries half the GPUs' capacity across any cut: 512 × 2 Tbps."""
+    for name, passes in (("sip-ocs", 1), ("sip-ocs-384", 3)):
+        d = load_design(name)
+        est = evaluate_fabric(d)
+        cables = next(line for line in est.bom if line.key == "cable.fiber_patch")
+        assert cables.count == 2 * 20 * passes
+    assert evaluate_fabric(load_design("sip-ocs")).bisection_bps == pytest.approx(512 * 2e12)
+
+
+def test_dgx_h100_twin_port_switch_optics_and_servers():
+    """64-port switches, 1024 GPUs, 2 tiers: 1024 endpoint links + 1024 leaf–spine links; switch ends need
+    (1024 + 2·1024)/2 = 1536 twin-port transceivers. 12 GPUs at 8 per server need 2 servers."""
+    d = load_design("dgx-h100")
+    est = evaluate_fabric(d)
+    switch_optics = next(line for line in est.bom if line.key == "transceiver.osfp_800g_dr8")
+    assert switch_optics.count == 1536
+    small = dataclasses.replace(d, fabric=dataclasses.replace(d.fabric, gpus=12))
+    assert evaluate_fabric(small).figures["servers"][0] == 2
+
+
+def test_every_watt_of_the_optical_io_is_counted_once():
+    """Chiplet power + laser power in the cost roll-up equal the link model's I/O power (modulator, receiver,
+    tuning, laser), per GPU."""
+    d = load_design("sip-ring")
+    est = evaluate_fabric(d)
+    bom = cluster_bom(d, est, load_catalog())
+    io = sum(line.power_w.typical for line in bom.lines if line.key in ("sip.optical_io_chiplet", "laser.comb_line"))
+    assert io / d.fabric.gpus == pytest.approx(sum(est.link.power_w.values()), rel=1e-9)
+
+
+def test_scale_out_share_leaves_the_nvswitch_in_the_server():
+    d = load_design("dgx-a100")
+    bom = cluster_bom(d, evaluate_fabric(d), load_catalog())
+    nvswitch = bom.line("nvswitch.a100_share").cost_usd.typical
+    expected = (bom.network_cost_usd.typical - nvswitch) / bom.cost_per_cluster_usd.typical
+    assert scale_out_cost_share(bom) == pytest.approx(expected, rel=1e-12)
+
+
+def test_electrical_fair_share_uses_the_oversubscribed_nic():
+    d = ClusterDesign(fabric=FabricSection(kind="electrical", gpus=32),
+                      electrical=ElectricalSection(gpus_per_server=8, switch_radix=8, oversubscription=2.0))
+    est = evaluate_fabric(d)
+    demand = np.zeros((32, 32))
+    demand[0, 8] = demand[0, 16] = 1.0
+    res = pair_bandwidth(d, est, demand)
+    assert res.bandwidth_bps[0, 8] == pytest.approx(200e9 / 2 / 2)
+
+
+def test_ideal_fair_share_takes_the_smaller_side():
+    d = load_design("ideal")
+    d = dataclasses.replace(d, fabric=dataclasses.replace(d.fabric, gpus=4))
+    est = evaluate_fabric(d)
+    demand = np.zeros((4, 4))
+    demand[0, 1] = demand[0, 2] = 1.0
+    res = pair_bandwidth(d, est, demand)
+    assert res.bandwidth_bps[0, 1] == pytest.approx(2e12 / 2)
+
+
+def test_collective_details_by_hand():
+    """SiP-OCS all-to-all relays over ⌈log_20 1024⌉ = 3 circuits; SiP-Ring p2p uses one direction's fibers
+    (C_eff/2); an oversubscribed DGX sends p2p at the NIC rate but runs its tree at the NIC rate / oversubscription."""
+    from fabric.collective_times import collective_times_s
+
+    ocs = load_design("sip-ocs")
+    _, alg = collective_times_s(ocs, evaluate_fabric(ocs), 1e8)
+    assert alg["all_to_all"].endswith("3 hops")
+    ring = load_design("sip-ring")
+    est = evaluate_fabric(ring)
+    t, _ = collective_times_s(ring, est, 1e8)
+    assert t["p2p"] == pytest.approx(1e-6 + 8e8 / (est.effective_bandwidth_bps / 2), rel=1e-12)
+    dgx = load_design("dgx-a100")
+    dgx = dataclasses.replace(dgx, electrical=dataclasses.replace(dgx.electrical, oversubscription=4.0))
+    t, alg = collective_times_s(dgx, evaluate_fabric(dgx), 1e8)
+    assert t["p2p"] == pytest.approx(1e-6 + 8e8 / 200e9, rel=1e-12)
+    tree = 2 * 10 * 1e-6 + 2 * 8e8 / 50e9
+    assert t["all_reduce"] <= tree * (1 + 1e-12)
+    if alg["all_reduce"] == "double binary tree":
+        assert t["all_reduce"] == pytest.approx(tree, rel=1e-12)
+
+
+def test_one_direction_ring_all_to_all():
+    from fabric.collective_times import collective_times_s
+    from fabric import collectives as col
+
+    d = load_design("sip-ring")
+    d = dataclasses.replace(d, sip_ring=dataclasses.replace(d.sip_ring, directions=1))
+    est = evaluate_fabric(d)
+    t, _ = collective_times_s(d, est, 1e8)
+    assert t["all_to_all"] == pytest.approx(
+        col.pairwise_alltoall_s(1e8 * 1024 / 2, 1024, est.effective_bandwidth_bps, latency_s=1e-6), rel=1e-12)
+
+
+def test_athermal_keys_apply():
+    d = load_design(None, ["tuning.strategy=athermal", 'tuning.sigma_local="30 GHz"'])
+    assert d.link.tuning.sigma_local == 30e9
+
+
+def test_reported_values(capsys):
+    """Budget JSON: shoreline 2 Tbps over 5 mm = 0.4 Tbps/mm; I/O power = energy per bit × capacity; the reserved
+    margin appears with its sign. Fabric and cost JSON: bisection in Gbps/Tbps as labelled; smallest pair 0 when
+    pairs go unserved."""
+    data = run_json(capsys, "budget", "-f", "json", "--set", 'link.system_margin="1 dB"')
+    assert data["shoreline_tbps_per_mm"] == pytest.approx(0.4)
+    assert data["io_power_w"] == pytest.approx(data["energy_pj_per_bit"] * data["capacity_gbps"] * 1e-3)
+    rows = {r["name"]: r for r in data["ledger"]}
+    assert rows["system margin reserved"]["value"] == -1.0
+    cost = run_json(capsys, "cost", "dgx-a100", "-f", "json")["designs"][0]
+    assert cost["bisection_gbps"] == pytest.approx(512 * 200)
+    assert main(["fabric", "sip-ocs"]) == 0
+    table = capsys.readouterr().out
+    assert "1024.00" in next(line for line in table.splitlines() if line.startswith("bisection"))
+    fab = run_json(capsys, "fabric", "sip-ocs-384", "-f", "json", "--pattern", "training", "--set",
+                   "sip_ocs.topology=partitioned", "--set", "fabric.job_gpus=256")
+    assert fab["traffic"]["unserved_pairs"] > 0 and fab["traffic"]["min_pair_gbps"] == 0.0
