@@ -101,10 +101,6 @@ def non_negative(default, unit: str, help: str, source: str, **bounds):
     return param(default, unit, help, source, lo=0.0, **bounds)
 
 
-def spec_of(cls, name: str) -> Spec:
-    return next(f.metadata["spec"] for f in dataclasses.fields(cls) if f.name == name)
-
-
 def specs(cls) -> dict[str, Spec]:
     """Field name → Spec of a declared dataclass, in declaration order."""
     return {f.name: f.metadata["spec"] for f in dataclasses.fields(cls) if "spec" in f.metadata}

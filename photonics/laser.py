@@ -6,7 +6,6 @@ References
 - Buyalo et al., Sci. Rep. 2024 (Innolume quantum-dot comb): up to 89 lines at 25 GHz, up to 270 mW usable,
   > 30 % peak wall-plug efficiency, 75 % coupling to fiber.
 - PhoenixSim default aggregate power limit per waveguide 20 dBm; Hendry et al., HOTI 2014 (100 mW)  (E10).
-- G. Keiser, *Optical Communications Essentials*: per-channel eye-safety cap 17 dBm − 10·log10(M)  (E15).
 """
 
 from __future__ import annotations
@@ -14,9 +13,6 @@ from __future__ import annotations
 import numpy as np
 
 from photonics.units import db_to_lin
-
-EYE_SAFETY_TOTAL_DBM = 17.0  # Keiser, Optical Communications Essentials (E15) [restated]
-
 
 def weakest_line_power_w(mean_line_power_w, flatness_db):
     """Power of the weakest comb line, `flatness_db` below the mean line power (0 dB for a DFB array)."""
@@ -31,11 +27,6 @@ def lit_lines(kind: str, lines_available, wavelengths_used):
 def electrical_power_w(optical_power_w, wall_plug_efficiency):
     """Electrical power drawn to emit `optical_power_w`, P_el = P_opt / η_WPE  (E9)."""
     return np.asarray(optical_power_w, dtype=float) / wall_plug_efficiency
-
-
-def per_channel_cap_w(total_cap_w, channels):
-    """Power each of `channels` equal channels may carry under an aggregate cap: P_max / N  (E10, E15)."""
-    return np.asarray(total_cap_w, dtype=float) / channels
 
 
 def split_loss_db(ways):

@@ -18,8 +18,7 @@ from photonics.errors import InputError
 from photonics.loss import LedgerLine, distributed, line, total_db
 from photonics.units import db_to_lin, dbm_to_w, w_to_dbm
 
-# Limit names, in the order ties are reported (physical limits before the design's own request).
-LIMITS = ("fsr_channels", "laser_lines", "power_budget", "modulator_bandwidth", "package_escape", "requested")
+# Every capacity limit, in report order, with what it means.
 LIMIT_TEXT = {
     "fsr_channels": "channels per ring FSR at the chosen spacing",
     "laser_lines": "laser lines per source",
@@ -280,8 +279,9 @@ def evaluate(d: LinkDesign) -> LinkEstimate:
 
     # --- inverse problems at the requested count -------------------------------------------------------
     penalty_req = er_db + float(xt_db[i])
-    uncapped_margin = mean_in_bus_dbm - flat - total_db(ledger) - penalty_req - sens_dbm - lk.system_margin
-    min_line_dbm = laser_line_dbm - uncapped_margin
+    # the laser line must cover the link's losses plus its own coupling, split and comb envelope (E9 in dB)
+    min_line_dbm = float(budget.min_line_power_dbm(sens_dbm, total_db(ledger) + lz.coupling_loss + split_db + flat,
+                                                   penalty_req, lk.system_margin))
     other_loss = total_db(ledger) - ls.fiber_length * ls.fiber_loss
     max_fiber = float(budget.max_length_m(launch_dbm, sens_dbm, penalty_req, other_loss, ls.fiber_loss,
                                           lk.system_margin)) if ls.fiber_loss > 0 else math.inf

@@ -225,3 +225,21 @@ def test_crosstalk_counts_every_line_in_the_fiber_and_the_comb_envelope():
     all_pass = evaluate(dataclasses.replace(d, modulator=ModulatorSection(kind="all-pass")))
     assert all_pass.crosstalk_leakage == pytest.approx(table[15] * 10 ** 0.3, rel=1e-12)
     assert evaluate(d).crosstalk_leakage == pytest.approx(table[7] * 10 ** 0.3, rel=1e-12)
+
+
+def test_min_laser_power_is_the_line_power_less_the_margin():
+    """Where the aggregate cap does not bind, the least line power that closes is today's minus the margin, and a
+    design run at it has zero margin."""
+    import dataclasses
+
+    from photonics.design import LinkDesign
+    from photonics.link import evaluate
+    from photonics.units import dbm_to_w
+
+    d = LinkDesign()
+    est = evaluate(d)
+    assert not est.aggregate_cap_binds
+    assert est.min_laser_power_per_line_dbm == pytest.approx(est.laser_line_dbm - est.margin_db, abs=1e-9)
+    at_min = dataclasses.replace(d, laser=dataclasses.replace(
+        d.laser, power_per_line=float(dbm_to_w(est.min_laser_power_per_line_dbm))))
+    assert evaluate(at_min).margin_db == pytest.approx(0.0, abs=1e-9)
