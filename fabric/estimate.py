@@ -30,3 +30,8 @@ class FabricEstimate:
     @property
     def effective_bandwidth_bps(self) -> float:
         return self.per_gpu_bandwidth_bps * self.useful_fraction
+
+
+def useful_time_fraction(interval_s: float, reconfiguration_s: float) -> float:
+    """Share of time a reconfigurable fabric carries traffic: interval / (interval + reconfiguration) [sim]."""
+    return interval_s / (interval_s + reconfiguration_s)

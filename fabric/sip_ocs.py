@@ -17,7 +17,7 @@ import math
 
 from fabric.design import ClusterDesign, job_size
 from fabric.bom import BomLine
-from fabric.estimate import FabricEstimate
+from fabric.estimate import FabricEstimate, useful_time_fraction
 from fabric.optical_io import optical_io_bom
 from photonics.errors import InputError
 from photonics.link import Violation, evaluate
@@ -50,7 +50,7 @@ def ocs_link(design: ClusterDesign):
 def useful_fraction(shots: str) -> float:
     """Single-shot: configured once per job (no reconfiguration during training); multi-shot: reconfigured every
     5 × the delay, so 5/6 of the time carries traffic [sim]."""
-    return 1.0 if shots == "single" else MULTI_SHOT_PERIOD / (MULTI_SHOT_PERIOD + 1.0)
+    return 1.0 if shots == "single" else useful_time_fraction(MULTI_SHOT_PERIOD, 1.0)
 
 
 def evaluate_ocs(design: ClusterDesign) -> FabricEstimate:

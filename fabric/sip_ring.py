@@ -13,21 +13,16 @@ from __future__ import annotations
 
 import math
 
-from fabric.design import ClusterDesign
-from fabric.bom import BomLine
-from fabric.estimate import FabricEstimate
-from fabric.optical_io import optical_io_bom
 import numpy as np
 
+from fabric.bom import BomLine
+from fabric.design import ClusterDesign
+from fabric.estimate import FabricEstimate, useful_time_fraction
+from fabric.optical_io import optical_io_bom
 from photonics import amplifier, budget, microring, receiver
 from photonics.errors import InputError
 from photonics.link import LinkEstimate, Violation, evaluate, sensitivity, transmit_loss_db
 from photonics.units import db_to_lin, dbm_to_w
-
-
-def useful_time_fraction(decision_interval_s: float, retune_s: float) -> float:
-    """Share of time a reconfigurable fabric carries traffic: interval / (interval + retune) [sim]."""
-    return decision_interval_s / (decision_interval_s + retune_s)
 
 
 def pass_through_loss_db(design: ClusterDesign, est: LinkEstimate) -> float:

@@ -7,7 +7,7 @@ import pytest
 from fabric import collectives
 from fabric.design import ClusterDesign, FabricSection, SipOcsSection, SipRingSection
 from fabric.evaluate import evaluate_fabric
-from fabric.sip_ring import useful_time_fraction
+from fabric.estimate import useful_time_fraction
 from photonics.design import LaserSection, LinkDesign, LinkSection, PackageSection
 
 SWEEP = [20, 40, 80, 160, 320]  # wavelengths per GPU
