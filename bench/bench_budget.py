@@ -18,7 +18,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")  # one core
 import numpy as np  # noqa: E402
 
 from photonics import budget, crosstalk, microring, modulator, receiver  # noqa: E402
-from photonics.units import db_to_lin  # noqa: E402
+from core.units import db_to_lin  # noqa: E402
 
 POINTS = 1 << 20
 

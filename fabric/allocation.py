@@ -51,7 +51,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from photonics.errors import DomainError, InputError
+from core.errors import DomainError, InputError
 
 RING_MILP_MAX_GPUS = 24  # exact ring method: at most this many GPUs … (random all-to-all: ≤ 3.5 s measured)
 RING_MILP_MAX_FLOWS = 24 * 23  # … and this many pairs with demand (one 0/1 variable each per routing program)

@@ -25,7 +25,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from fabric.catalog import Catalog
-from photonics.errors import InputError
+from core.errors import InputError
 
 SCOPES = ("per_gpu", "per_cluster")
 

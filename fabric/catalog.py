@@ -6,7 +6,7 @@ same format and are merged on top of it: a user table may override single keys o
 a new entry (which must then be complete). Every override is recorded in `Catalog.overrides` so a report can
 show which numbers are not the shipped ones.
 
-Values are read with `photonics.units.parse_value` and stored as SI floats (USD, W). Every problem in a file is
+Values are read with `core.units.parse_value` and stored as SI floats (USD, W). Every problem in a file is
 an `InputError` naming the file, the entry and the key.
 """
 
@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
 
-from photonics.errors import InputError
-from photonics.units import parse_value
+from core.errors import InputError
+from core.units import parse_value
 
 TAGS = ("[verbatim]", "[restated]", "[inferred]", "[assumed]")
 ROLES = ("compute", "network")

@@ -32,7 +32,7 @@ import difflib
 
 import numpy as np
 
-from photonics.errors import InputError
+from core.errors import InputError
 
 BITS_PER_BYTE = 8.0
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from photonics.design import LinkDesign
-from photonics.fields import non_negative, param, positive
+from core.fields import non_negative, param, positive
 
 _SIPML = "SiP-ML simulator (MLNetwork/rostam) [sim]"
 KINDS = ("sip-ring", "sip-ocs", "electrical", "ideal")

@@ -24,7 +24,7 @@ import math
 import numbers
 from dataclasses import dataclass
 
-from photonics.errors import InputError
+from core.errors import InputError
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -19,7 +19,7 @@ from fabric.design import ClusterDesign, job_size
 from fabric.bom import BomLine
 from fabric.estimate import FabricEstimate, useful_time_fraction
 from fabric.optical_io import optical_io_bom
-from photonics.errors import InputError
+from core.errors import InputError
 from photonics.link import Violation, evaluate
 
 MULTI_SHOT_PERIOD = 5.0  # reconfigure every 5 × the reconfiguration time [sim]

@@ -20,9 +20,9 @@ from fabric.design import ClusterDesign
 from fabric.estimate import FabricEstimate, useful_time_fraction
 from fabric.optical_io import optical_io_bom
 from photonics import amplifier, budget, microring, receiver
-from photonics.errors import InputError
+from core.errors import InputError
 from photonics.link import LinkEstimate, Violation, evaluate, sensitivity, transmit_loss_db
-from photonics.units import db_to_lin, dbm_to_w
+from core.units import db_to_lin, dbm_to_w
 
 
 def pass_through_loss_db(design: ClusterDesign, est: LinkEstimate) -> float:

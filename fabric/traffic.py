@@ -19,7 +19,7 @@ import numpy as np
 from fabric import allocation
 from fabric.design import ClusterDesign
 from fabric.estimate import FabricEstimate
-from photonics.errors import InputError
+from core.errors import InputError
 
 PATTERNS = ("ring", "groups", "training")
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from photonics.units import PLANCK_J_S
+from photonics.constants import PLANCK_J_S
 
 
 def ase_reference_dbm(frequency_hz, bandwidth_hz):

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from photonics.errors import DomainError
+from core.errors import DomainError
 
 
 def launch_power_dbm(line_power_dbm, aggregate_cap_dbm, wavelengths):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from photonics.units import db_to_lin
+from core.units import db_to_lin
 
 def weakest_line_power_w(mean_line_power_w, flatness_db):
     """Power of the weakest comb line, `flatness_db` below the mean line power (0 dB for a DFB array)."""

@@ -14,9 +14,9 @@ import numpy as np
 
 from photonics import budget, crosstalk, laser, microring, modulator, packaging, receiver
 from photonics.design import LinkDesign
-from photonics.errors import InputError
+from core.errors import InputError
 from photonics.loss import LedgerLine, distributed, line, total_db
-from photonics.units import db_to_lin, dbm_to_w, w_to_dbm
+from core.units import db_to_lin, dbm_to_w, w_to_dbm
 
 # Every capacity limit, in report order, with what it means.
 LIMIT_TEXT = {

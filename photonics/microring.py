@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from photonics.units import SPEED_OF_LIGHT_M_PER_S as C
+from photonics.constants import SPEED_OF_LIGHT_M_PER_S as C
 
 
 def circumference_m(radius_m):

@@ -17,7 +17,7 @@ from statistics import NormalDist
 
 import numpy as np
 
-from photonics.units import PLANCK_J_S
+from photonics.constants import PLANCK_J_S
 
 _STANDARD_NORMAL = NormalDist()
 

@@ -54,7 +54,7 @@ def _evaluate(design: Optional[str], overrides: Optional[list[str]]):
     """Load a design and evaluate the optical link its fabric uses (with any switch passes); errors found while
     evaluating also name the file."""
     from fabric.evaluate import effective_link
-    from photonics.errors import InputError
+    from core.errors import InputError
     from photonics.link import evaluate
     from sipml.design import load_design
 
@@ -113,7 +113,7 @@ def check(design: DesignArg = None,
 
 def _evaluate_fabric(loaded, design):
     from fabric.evaluate import evaluate_fabric
-    from photonics.errors import InputError
+    from core.errors import InputError
 
     try:
         return evaluate_fabric(loaded)
@@ -133,8 +133,8 @@ def fabric(design: DesignArg = None, fmt: FormatOpt = Format.table, output: Outp
     """Show the fabric's numbers: bandwidth, useful time, degree, bisection, reach, collective times.
     Exits 1 when the fabric is infeasible."""
     from fabric.collective_times import collective_times_s
-    from photonics.errors import InputError
-    from photonics.units import parse_value
+    from core.errors import InputError
+    from core.units import parse_value
     from sipml.design import load_design
     from sipml.reports import fabric_report
 
@@ -201,7 +201,7 @@ def fields(fmt: FormatOpt = Format.table, output: OutputOpt = None) -> None:
 def init(path: Annotated[Path, typer.Argument(help="where to write the design file")],
          force: Annotated[bool, typer.Option("--force", help="overwrite an existing file")] = False) -> None:
     """Write the built-in design as a commented TOML file to start from."""
-    from photonics.errors import InputError
+    from core.errors import InputError
     from sipml.design import default_design_toml
     from sipml.render import write_atomic
 
@@ -222,7 +222,7 @@ def explain() -> None:
 def main(argv: list[str] | None = None) -> int:
     """Entry point: run the app; project errors become one line on stderr and their exit code
     (usage errors are reported by typer with exit code 2)."""
-    from photonics.errors import SipmlError
+    from core.errors import SipmlError
 
     try:
         app(args=argv, prog_name="sipml")

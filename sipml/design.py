@@ -22,8 +22,8 @@ from pathlib import Path
 
 from fabric.design import FABRIC_SECTIONS, SECTION_FOR_KIND, ClusterDesign, FabricSection
 from photonics.design import SECTIONS, LinkDesign
-from photonics.errors import InputError
-from photonics.fields import specs
+from core.errors import InputError
+from core.fields import specs
 
 ALL_SECTIONS: dict[str, type] = {**SECTIONS, **FABRIC_SECTIONS}
 BUILTIN_DIR = Path(__file__).with_name("designs")

@@ -14,7 +14,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from photonics.errors import InputError
+from core.errors import InputError
 
 FORMATS = ("table", "json", "csv", "markdown")
 

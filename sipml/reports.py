@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from fabric.estimate import FabricEstimate
-from photonics.fields import specs
+from core.fields import specs
 from photonics.link import LIMIT_TEXT, LinkEstimate
 from sipml.design import ALL_SECTIONS
 from sipml.render import Report, Table
@@ -211,7 +211,7 @@ def fabric_report(fab: FabricEstimate, times: dict[str, float], algorithms: dict
         {"quantity": "bisection", "value": _f(fab.bisection_bps / 1e12, 2), "unit": "Tbps"},
         *({"quantity": name, "value": f"{v:.4g}", "unit": u} for name, (v, u) in fab.figures.items()),
     ])
-    from photonics.units import format_si
+    from core.units import format_si
 
     size = format_si(message_bytes / 8, "bit").replace("bit", "B")  # bytes shown with an SI prefix
     coll = Table(f"Collective times, {size} per rank", ["collective", "time ms", "busbw Gbps", "algorithm"],

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fabric import allocation as al
-from photonics.errors import DomainError, InputError
+from core.errors import DomainError, InputError
 
 RATE = 25e9  # bit/s per wavelength [sim]
 

@@ -18,7 +18,7 @@ from fabric.bom import (
 )
 from fabric.catalog import load_catalog
 from fabric.fattree import fat_tree, fat_tree_max_endpoints, leaf_ports, min_fat_tree_tiers
-from photonics.errors import InputError
+from core.errors import InputError
 
 TOY = """
 [gpu.toy]

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from fabric.catalog import TAGS, Catalog, load_catalog
-from photonics.errors import InputError
+from core.errors import InputError
 
 REQUIRED_ENTRIES = [
     "gpu.v100_sxm2", "gpu.a100_sxm4", "gpu.h100_sxm5",

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fabric import collectives as c
-from photonics.errors import InputError
+from core.errors import InputError
 
 GB = 1e9  # bytes
 N_BYTES = 1e9  # a 1 GB buffer

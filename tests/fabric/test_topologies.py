@@ -12,7 +12,7 @@ from fabric.evaluate import evaluate_fabric
 from fabric.sip_ocs import clos_switches_per_plane
 from fabric.sip_ring import pass_through_loss_db, unamplified_reach_hops
 from photonics.design import LaserSection, LinkDesign, LinkSection, LossSection, PackageSection
-from photonics.errors import InputError
+from core.errors import InputError
 from photonics.link import evaluate
 
 

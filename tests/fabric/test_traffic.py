@@ -9,7 +9,7 @@ from fabric.design import ClusterDesign, ElectricalSection, FabricSection, SipOc
 from fabric.evaluate import evaluate_fabric
 from fabric.traffic import pair_bandwidth, pattern_demand_bps, ring_distance, training_demand_bps
 from photonics.design import LaserSection, LinkDesign, LinkSection, PackageSection
-from photonics.errors import InputError
+from core.errors import InputError
 
 RING_LINK = LinkDesign(laser=LaserSection(lines=8, power_per_line=5e-3))
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from photonics import crosstalk, laser, microring, modulator, receiver
-from photonics.units import w_to_dbm
+from core.units import w_to_dbm
 
 
 def test_e13_modulator_q_limit_at_25g_1310nm():
@@ -192,7 +192,7 @@ def test_unused_cw_comb_lines_reach_the_fiber_with_all_pass_modulators():
 
     from photonics.design import LaserSection, LinkDesign, ModulatorSection
     from photonics.link import evaluate
-    from photonics.units import dbm_to_w, w_to_dbm
+    from core.units import dbm_to_w, w_to_dbm
 
     base = LinkDesign(laser=LaserSection(lines=64, power_per_line=10e-3))
     add_drop, all_pass = evaluate(base), evaluate(dataclasses.replace(base, modulator=ModulatorSection(kind="all-pass")))
@@ -234,7 +234,7 @@ def test_min_laser_power_is_the_line_power_less_the_margin():
 
     from photonics.design import LinkDesign
     from photonics.link import evaluate
-    from photonics.units import dbm_to_w
+    from core.units import dbm_to_w
 
     d = LinkDesign()
     est = evaluate(d)

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pint
 
-from photonics.errors import InputError
+from core.errors import InputError
 
 ureg = pint.UnitRegistry(
     str(Path(__file__).with_name("units.txt")),
@@ -27,13 +27,6 @@ ureg = pint.UnitRegistry(
     cache_folder=":auto:",
 )
 Q_ = ureg.Quantity
-
-# --- physical constants (SI, exact by definition in the 2019 SI unless noted) -----------------------
-SPEED_OF_LIGHT_M_PER_S = 299_792_458.0  # exact (SI 2019)
-PLANCK_J_S = 6.626_070_15e-34  # exact (SI 2019)
-BOLTZMANN_J_PER_K = 1.380_649e-23  # exact (SI 2019)
-ELEMENTARY_CHARGE_C = 1.602_176_634e-19  # exact (SI 2019)
-
 
 # --- decibels ---------------------------------------------------------------------------------------
 def db_to_lin(db):

@@ -4,8 +4,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from photonics.errors import InputError
-from photonics.units import Q_, db_to_lin, dbm_to_w, lin_to_db, parse_value, w_to_dbm
+from core.errors import InputError
+from core.units import Q_, db_to_lin, dbm_to_w, lin_to_db, parse_value, w_to_dbm
 
 
 def test_ghz_is_rejected_where_a_data_rate_is_expected():

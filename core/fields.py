@@ -10,13 +10,13 @@ import dataclasses
 import math
 from dataclasses import dataclass
 
-from photonics.errors import InputError
-from photonics.units import format_si, parse_value
+from core.errors import InputError
+from core.units import format_si, parse_value
 
 
 @dataclass(frozen=True, slots=True)
 class Spec:
-    """What a field accepts. `unit` is a spec understood by `photonics.units.parse_value`, 'choice' (one of
+    """What a field accepts. `unit` is a spec understood by `core.units.parse_value`, 'choice' (one of
     `choices`) or 'text' (a name, e.g. a catalog key)."""
 
     unit: str
