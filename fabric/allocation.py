@@ -1,8 +1,9 @@
 """Bandwidth allocation for a traffic matrix on SiP-Ring (wavelengths on ring segments) and SiP-OCS (circuits).
 
 Both fabrics use SiP-ML's objective: maximise the minimum, over GPU pairs with demand, of allocated bandwidth /
-demand [sim]. Demand is a rate matrix ``demand_bps[i, j]`` (bit/s from GPU i to GPU j, zero diagonal); only its
-proportions steer the allocation, and with demand in bit/s a ratio ≥ 1 means every demand is served.
+demand [sim]. Demand is a set of flows (`fabric.flows.Flows`: source, destination, bit/s), or for small cases an
+N × N matrix; only its proportions steer the allocation, and with demand in bit/s a ratio ≥ 1 means every demand is
+served. Results hold one entry per flow, in the order of `flows`.
 
 SiP-Ring model [sim]
     N GPUs on a fiber ring, ``directions`` (1 or 2) × ``fibers`` per direction, W ``wavelengths_per_fiber``.
@@ -52,6 +53,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.errors import DomainError, InputError
+from fabric.flows import Flows
 
 RING_MILP_MAX_GPUS = 24  # exact ring method: at most this many GPUs … (random all-to-all: ≤ 3.5 s measured)
 RING_MILP_MAX_FLOWS = 24 * 23  # … and this many pairs with demand (one 0/1 variable each per routing program)
@@ -65,60 +67,44 @@ _BISECTION_REL_TOL = 1e-12
 # --- results ------------------------------------------------------------------------------------------
 @dataclass(frozen=True, kw_only=True)
 class RingAllocation:
-    """Wavelengths per GPU pair on a SiP-Ring. Arrays are (N, N) and read-only."""
+    """Wavelengths per flow on a SiP-Ring. Arrays are per flow and read-only."""
 
-    wavelengths: np.ndarray  # integer wavelengths of flow i→j (0 on the diagonal and where not served)
-    clockwise: np.ndarray  # True: i→j runs i, i+1, …; False: i, i−1, … (meaningful where wavelengths > 0)
+    flows: Flows
+    wavelengths: np.ndarray  # integer wavelengths of each flow
+    clockwise: np.ndarray  # True: i→j runs i, i+1, …; False: i, i−1, …
     bandwidth_bps: np.ndarray  # wavelengths × wavelength_rate_bps
     min_ratio: float  # min over pairs with demand of bandwidth_bps / demand_bps (achieved)
     upper_bound: float  # proven upper bound on the optimal min ratio of the pooled model
     exact: bool  # min_ratio reaches upper_bound: optimal for the pooled model
     method: str
 
+    def matrix(self, field: str = "bandwidth_bps") -> np.ndarray:
+        """An N × N matrix of one per-flow field (zero where no flow), for small fabrics."""
+        return self.flows.matrix(getattr(self, field))
+
 
 @dataclass(frozen=True, kw_only=True)
 class OcsAssignment:
-    """Circuits per GPU pair on SiP-OCS, and the permutation each OCS realises."""
+    """Circuits per flow on SiP-OCS, and (when asked for) the permutation each OCS realises."""
 
-    circuits: np.ndarray  # (N, N) integer circuits i→j
-    permutations: np.ndarray  # (n_ocs, N): destination of GPU i's egress port on OCS k, −1 if the port is dark
+    flows: Flows
+    circuits: np.ndarray  # integer circuits of each flow
+    permutations: np.ndarray | None  # (n_ocs, N): destination of GPU i's egress port on OCS k, −1 if dark
     bandwidth_bps: np.ndarray  # circuits × circuit_bps
     min_ratio: float  # min over pairs with demand of bandwidth_bps / demand_bps (achieved)
     upper_bound: float  # proven upper bound on the optimal min ratio
     exact: bool
     method: str
 
+    def matrix(self, field: str = "bandwidth_bps") -> np.ndarray:
+        """An N × N matrix of one per-flow field (zero where no flow), for small fabrics."""
+        return self.flows.matrix(getattr(self, field))
+
 
 def _frozen(array) -> np.ndarray:
     out = np.asarray(array)  # callers pass arrays they own
     out.setflags(write=False)
     return out
-
-
-# --- demand patterns ----------------------------------------------------------------------------------
-def ring_neighbour_demand_bps(gpus: int, rate_bps: float, *, both_ways: bool = False) -> np.ndarray:
-    """Demand of a ring collective: GPU i sends rate_bps to i+1 (and to i−1 if `both_ways`)."""
-    n = _count(gpus, "gpus", minimum=2)
-    rate = _positive_float(rate_bps, "rate_bps")
-    demand = np.zeros((n, n))
-    i = np.arange(n)
-    demand[i, (i + 1) % n] += rate
-    if both_ways:
-        demand[i, (i - 1) % n] += rate
-    np.fill_diagonal(demand, 0.0)  # n = 2 both ways: i+1 = i−1, no self-demand arises
-    return demand
-
-
-def group_alltoall_demand_bps(gpus: int, group_size: int, rate_bps: float) -> np.ndarray:
-    """Demand of all-to-all inside consecutive groups of g GPUs (0..g−1, g..2g−1, …): rate_bps per ordered pair."""
-    n = _count(gpus, "gpus", minimum=2)
-    g = _count(group_size, "group_size", minimum=1)
-    if n % g:
-        raise InputError(f"group_size ({g}) must divide gpus ({n})")
-    group = np.arange(n) // g
-    demand = np.where(group[:, None] == group[None, :], _positive_float(rate_bps, "rate_bps"), 0.0)
-    np.fill_diagonal(demand, 0.0)
-    return demand
 
 
 # --- validation ---------------------------------------------------------------------------------------
@@ -138,19 +124,17 @@ def _positive_float(value, name: str) -> float:
     return out
 
 
-def _flows(demand_bps):
-    """(N, src, dst, demand) of the pairs with demand; InputError for a malformed matrix."""
-    demand = np.asarray(demand_bps, dtype=float)
-    if demand.ndim != 2 or demand.shape[0] != demand.shape[1] or demand.shape[0] < 2:
-        raise InputError(f"demand_bps must be a square N×N matrix with N ≥ 2, got shape {demand.shape}")
-    if not np.all(np.isfinite(demand)) or np.any(demand < 0):
-        raise InputError("demand_bps must hold finite values ≥ 0")
-    if np.any(np.diag(demand) != 0):
-        raise InputError("demand_bps must have a zero diagonal (a GPU does not send to itself over the fabric)")
-    src, dst = np.nonzero(demand)
-    if src.size == 0:
-        raise InputError("demand_bps has no pair with demand; the min ratio is undefined")
-    return demand.shape[0], src, dst, demand[src, dst]
+def as_flows(demand) -> Flows:
+    """`demand` as Flows (a Flows, or an N × N matrix of bit/s)."""
+    return demand if isinstance(demand, Flows) else Flows.from_matrix(demand)
+
+
+def _flows(demand):
+    """(N, src, dst, demand, flows) of the pairs with demand; InputError for malformed input."""
+    flows = as_flows(demand)
+    if flows.count == 0:
+        raise InputError("the demand has no pair with demand; the min ratio is undefined")
+    return flows.gpus, flows.src, flows.dst, flows.demand_bps, flows
 
 
 def _ring_capacity(directions, fibers, wavelengths_per_fiber) -> tuple[int, int]:
@@ -284,15 +268,12 @@ def _ring_dual_bound(n, src, dst, weight, capacity, iterations):
     return best
 
 
-def _ring_result(n, src, dst, demand, units, clockwise, rate, upper_bound_units, method):
-    wavelengths = np.zeros((n, n), dtype=np.int64)
-    wavelengths[src, dst] = units
-    direction = np.ones((n, n), dtype=bool)
-    direction[src, dst] = clockwise
+def _ring_result(flows, demand, units, clockwise, rate, upper_bound_units, method):
     ratio = float(np.min(units * rate / demand))
     bound = upper_bound_units * rate / demand.max()
-    return RingAllocation(wavelengths=_frozen(wavelengths), clockwise=_frozen(direction),
-                          bandwidth_bps=_frozen(wavelengths * rate), min_ratio=ratio,
+    return RingAllocation(flows=flows, wavelengths=_frozen(units.astype(np.int64)),
+                          clockwise=_frozen(np.asarray(clockwise, dtype=bool)),
+                          bandwidth_bps=_frozen(units * rate), min_ratio=ratio,
                           upper_bound=float(bound), exact=bool(ratio >= bound * (1 - 1e-9)), method=method)
 
 
@@ -312,7 +293,7 @@ def ring_allocation_fast(demand_bps, *, directions, fibers, wavelengths_per_fibe
     ``fill`` False returns the first level only, ceil(t*·weight) wavelengths per flow: then more wavelengths per
     fiber never lower any pair's allocation (t* cannot fall). With ``fill`` True (spare capacity handed out) only
     the min ratio is monotone: integer max-min filling can move a unit between pairs when W grows."""
-    n, src, dst, demand = _flows(demand_bps)
+    n, src, dst, demand, flows = _flows(demand_bps)
     directions, capacity = _ring_capacity(directions, fibers, wavelengths_per_fiber)
     rate = _positive_float(wavelength_rate_bps, "wavelength_rate_bps")
     weight = demand / demand.max()
@@ -325,7 +306,7 @@ def ring_allocation_fast(demand_bps, *, directions, fibers, wavelengths_per_fibe
     else:
         iterations = _count(bound_iterations, "bound_iterations", minimum=1)
         bound = _snap_to_breakpoint(_ring_dual_bound(n, src, dst, weight, capacity, iterations), weight)
-    return _ring_result(n, src, dst, demand, units, clockwise, rate, bound, "shortest-arc progressive filling")
+    return _ring_result(flows, demand, units, clockwise, rate, bound, "shortest-arc progressive filling")
 
 
 # --- SiP-Ring: exact integer program and its LP relaxation --------------------------------------------
@@ -437,7 +418,7 @@ def ring_allocation_milp(demand_bps, *, directions, fibers, wavelengths_per_fibe
     (DomainError beyond either)."""
     import time
 
-    n, src, dst, demand = _flows(demand_bps)
+    n, src, dst, demand, flows = _flows(demand_bps)
     directions, capacity = _ring_capacity(directions, fibers, wavelengths_per_fiber)
     rate = _positive_float(wavelength_rate_bps, "wavelength_rate_bps")
     deadline = time.monotonic() + _positive_float(time_limit_s, "time_limit_s")
@@ -465,13 +446,13 @@ def ring_allocation_milp(demand_bps, *, directions, fibers, wavelengths_per_fibe
         best = float(candidates[low]) if low >= 0 else best
     arcs = _ring_arcs(n, src, dst, clockwise)
     units, _ = _progressive_fill(weight, np.full(2 * n, float(capacity)), arcs.load, lambda mask: arcs.sums(mask) > 0)
-    return _ring_result(n, src, dst, demand, units, clockwise, rate, best, "breakpoint bisection + 0/1 MILP (HiGHS)")
+    return _ring_result(flows, demand, units, clockwise, rate, best, "breakpoint bisection + 0/1 MILP (HiGHS)")
 
 
 def ring_allocation_lp_bound(demand_bps, *, directions, fibers, wavelengths_per_fiber, wavelength_rate_bps) -> float:
     """Upper bound on the SiP-Ring min ratio: the LP relaxation of the integer program (fractional wavelengths,
     a flow may split across directions). Limited to RING_LP_MAX_GPUS GPUs (DomainError above)."""
-    n, src, dst, demand = _flows(demand_bps)
+    n, src, dst, demand, flows = _flows(demand_bps)
     directions, capacity = _ring_capacity(directions, fibers, wavelengths_per_fiber)
     rate = _positive_float(wavelength_rate_bps, "wavelength_rate_bps")
     _check_ring_size(n, src.size, RING_LP_MAX_GPUS, RING_LP_MAX_GPUS * (RING_LP_MAX_GPUS - 1), "the ring LP")
@@ -480,13 +461,16 @@ def ring_allocation_lp_bound(demand_bps, *, directions, fibers, wavelengths_per_
 
 # --- SiP-OCS ------------------------------------------------------------------------------------------
 def _ocs_args(demand_bps, n_ocs, circuit_bps):
-    n, src, dst, demand = _flows(demand_bps)
-    return n, src, dst, demand, _count(n_ocs, "n_ocs", minimum=1), _positive_float(circuit_bps, "circuit_bps")
+    n, src, dst, demand, flows = _flows(demand_bps)
+    return n, src, dst, demand, flows, _count(n_ocs, "n_ocs", minimum=1), _positive_float(circuit_bps, "circuit_bps")
 
 
-def _ocs_result(n, src, dst, demand, circuits, permutations, rate, upper_bound, method):
-    ratio = float(np.min(circuits[src, dst] * rate / demand))
-    return OcsAssignment(circuits=_frozen(circuits), permutations=_frozen(permutations),
+def _ocs_result(flows, demand, circuits, permutations, rate, upper_bound, method):
+    """`circuits` per flow."""
+    circuits = np.asarray(circuits, dtype=np.int64)
+    ratio = float(np.min(circuits * rate / demand))
+    return OcsAssignment(flows=flows, circuits=_frozen(circuits),
+                         permutations=None if permutations is None else _frozen(permutations),
                          bandwidth_bps=_frozen(circuits * rate), min_ratio=ratio,
                          upper_bound=float(upper_bound), exact=bool(ratio >= upper_bound * (1 - 1e-9)),
                          method=method)
@@ -504,27 +488,31 @@ def _northwest_corner(row_deficit, column_deficit):
     return rows, cols, amount[keep]
 
 
-def decompose_circuits(circuits, n_ocs: int) -> np.ndarray:
-    """Split a circuit-count matrix (zero diagonal, row and column sums ≤ n_ocs) into n_ocs partial permutations
-    (König's edge-colouring theorem; Birkhoff–von Neumann style): pad to an n_ocs-regular bipartite multigraph,
-    then peel off n_ocs perfect matchings (Hopcroft–Karp, scipy.sparse.csgraph.maximum_bipartite_matching).
-    Returns (n_ocs, N): destination of GPU i on OCS k, −1 where the port carries no circuit."""
+def decompose_circuits(src, dst, circuits, gpus: int, n_ocs: int) -> np.ndarray:
+    """Split circuit counts per (src, dst) pair (no pair repeated, src ≠ dst, each GPU's egress and ingress sums
+    ≤ n_ocs) into n_ocs partial permutations (König's edge-colouring theorem; Birkhoff–von Neumann style): pad to
+    an n_ocs-regular bipartite multigraph, then peel off n_ocs perfect matchings (Hopcroft–Karp,
+    scipy.sparse.csgraph.maximum_bipartite_matching). Returns (n_ocs, N): destination of GPU i on OCS k, −1 where
+    the port carries no circuit."""
     from scipy.sparse import csr_array
     from scipy.sparse.csgraph import maximum_bipartite_matching
 
-    counts = np.asarray(circuits)
     k = _count(n_ocs, "n_ocs", minimum=1)
-    n = counts.shape[0]
-    if counts.ndim != 2 or counts.shape != (n, n) or np.any(counts < 0) or np.any(counts != np.round(counts)):
-        raise InputError("circuits must be a square matrix of non-negative integers")
+    n = _count(gpus, "gpus", minimum=1)
+    src, dst = np.asarray(src, dtype=np.int64), np.asarray(dst, dtype=np.int64)
+    counts = np.asarray(circuits)
+    if np.any(counts < 0) or np.any(counts != np.round(counts)) or counts.shape != src.shape:
+        raise InputError("circuits must be non-negative integers, one per (src, dst) pair")
     counts = counts.astype(np.int64)
-    if np.any(np.diag(counts)) or np.any(counts.sum(axis=1) > k) or np.any(counts.sum(axis=0) > k):
-        raise InputError(f"circuits need a zero diagonal and row/column sums ≤ n_ocs = {k}")
-    real_rows, real_cols = np.nonzero(counts)
-    pad_rows, pad_cols, pad_amount = _northwest_corner(k - counts.sum(axis=1), k - counts.sum(axis=0))
+    egress, ingress = np.bincount(src, counts, n), np.bincount(dst, counts, n)
+    if np.any(src == dst) or np.any(egress > k) or np.any(ingress > k):
+        raise InputError(f"circuits need src ≠ dst and egress/ingress sums ≤ n_ocs = {k}")
+    keep = counts > 0
+    real_rows, real_cols, counts = src[keep], dst[keep], counts[keep]
+    pad_rows, pad_cols, pad_amount = _northwest_corner(k - egress.astype(np.int64), k - ingress.astype(np.int64))
     keys, inverse = np.unique(np.concatenate((real_rows * n + real_cols, pad_rows * n + pad_cols)),
                               return_inverse=True)
-    real = np.bincount(inverse[:real_rows.size], counts[real_rows, real_cols], keys.size).astype(np.int64)
+    real = np.bincount(inverse[:real_rows.size], counts, keys.size).astype(np.int64)
     pad = np.bincount(inverse[real_rows.size:], pad_amount, keys.size).astype(np.int64)
     rows, cols = keys // n, keys % n
     permutations = np.full((k, n), -1, dtype=np.int64)
@@ -542,13 +530,14 @@ def decompose_circuits(circuits, n_ocs: int) -> np.ndarray:
     return permutations
 
 
-def ocs_assignment(demand_bps, *, n_ocs, circuit_bps, fill: bool = True) -> OcsAssignment:
+def ocs_assignment(demand_bps, *, n_ocs, circuit_bps, fill: bool = True, permutations: bool = True) -> OcsAssignment:
     """SiP-OCS single-shot circuits [sim objective]: integer progressive filling over GPU egress and ingress ports
     (n_ocs each) gives circuit counts whose min ratio is the exact optimum (first level; König makes any counts
     with row/column sums ≤ n_ocs realisable), spare ports go to pairs not at the bottleneck (``fill``), and
-    ``decompose_circuits`` turns the counts into one permutation per OCS. Monotonicity in n_ocs as for
+    ``decompose_circuits`` turns the counts into one permutation per OCS (``permutations`` False skips that step: the
+counts alone give every bandwidth). Monotonicity in n_ocs as for
     ``ring_allocation_fast``: per pair only with ``fill`` False, the min ratio always."""
-    n, src, dst, demand, k, rate = _ocs_args(demand_bps, n_ocs, circuit_bps)
+    n, src, dst, demand, flows, k, rate = _ocs_args(demand_bps, n_ocs, circuit_bps)
     weight = demand / demand.max()
 
     def load(units):
@@ -558,11 +547,9 @@ def ocs_assignment(demand_bps, *, n_ocs, circuit_bps, fill: bool = True) -> OcsA
         return mask[src] | mask[n + dst]
 
     units, first = _progressive_fill(weight, np.full(2 * n, float(k)), load, touches, fill=fill)
-    circuits = np.zeros((n, n), dtype=np.int64)
-    circuits[src, dst] = units
     bound = float(np.min(first / weight)) * rate / demand.max()
-    return _ocs_result(n, src, dst, demand, circuits, decompose_circuits(circuits, k), rate, bound,
-                       "progressive filling + König decomposition")
+    layers = decompose_circuits(src, dst, units, n, k) if permutations else None
+    return _ocs_result(flows, demand, units, layers, rate, bound, "progressive filling + König decomposition")
 
 
 def ocs_assignment_milp(demand_bps, *, n_ocs, circuit_bps, time_limit_s: float = MILP_TIME_LIMIT_S) -> OcsAssignment:
@@ -574,7 +561,7 @@ def ocs_assignment_milp(demand_bps, *, n_ocs, circuit_bps, time_limit_s: float =
     from scipy.optimize import Bounds, LinearConstraint, milp
     from scipy.sparse import csr_array, vstack
 
-    n, src, dst, demand, k, rate = _ocs_args(demand_bps, n_ocs, circuit_bps)
+    n, src, dst, demand, flows, k, rate = _ocs_args(demand_bps, n_ocs, circuit_bps)
     pair_i, pair_j = np.nonzero(~np.eye(n, dtype=bool))
     pairs = pair_i.size
     if n > OCS_MILP_MAX_GPUS or k * pairs > OCS_MILP_MAX_BINARIES:
@@ -611,5 +598,5 @@ def ocs_assignment_milp(demand_bps, *, n_ocs, circuit_bps, time_limit_s: float =
         np.add.at(circuits, (pair_i[on], pair_j[on]), 1)
     bound = -float(result.mip_dual_bound) if np.isfinite(result.mip_dual_bound) else -float(result.fun)
     bound = _snap_to_breakpoint(bound, weight)
-    return _ocs_result(n, src, dst, demand, circuits, permutations, rate, bound * rate / demand.max(),
+    return _ocs_result(flows, demand, circuits[src, dst], permutations, rate, bound * rate / demand.max(),
                        "MILP (HiGHS)")

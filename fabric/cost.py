@@ -7,8 +7,9 @@ figure, so it is never counted twice.
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import dataclass
 
-from fabric.bom import BomLine, BomResult, roll_up
+from fabric.bom import BomLine, BomResult, Range, roll_up
 from fabric.catalog import Catalog
 from fabric.design import ClusterDesign
 from fabric.estimate import FabricEstimate
@@ -56,3 +57,50 @@ def scale_out_cost_share(bom: BomResult) -> float:
     with the NVSwitch inside the server left in the server's cost."""
     part = sum(line.cost_usd.typical for line in bom.lines if line.network and not line.key.startswith(SCALE_UP))
     return part / bom.cost_per_cluster_usd.typical if bom.cost_per_cluster_usd.typical else 0.0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CostSummary:
+    """What a cluster costs and draws, per GPU and in total (typical, with the all-low … all-high range), its shares,
+    the facility power at the design's PUE, and the all-reduce bus bandwidth it buys (nccl-tests convention, over
+    the job's ranks at the design's message size)."""
+
+    gpus: int
+    gpu: str  # catalog entry of the GPU
+    bom: BomResult
+    cost_per_gpu_usd: Range
+    network_cost_per_gpu_usd: Range
+    power_per_gpu_w: Range
+    network_power_per_gpu_w: Range
+    cluster_cost_usd: Range
+    cluster_power_w: Range  # nameplate
+    facility_power_w: float  # typical nameplate × PUE
+    network_cost_share: float
+    scale_out_cost_share: float
+    network_power_share: float
+    gpu_cost_share: float
+    all_reduce_busbw_bps: float
+
+
+def cost_summary(design: ClusterDesign, estimate: FabricEstimate, catalog: Catalog) -> CostSummary:
+    """The cluster's bill of materials priced from `catalog`, with its per-GPU figures and shares."""
+    from fabric.bom import facility_power_w
+    from fabric.collectives import busbw_bps
+    from fabric.evaluate import job_collectives
+
+    bom = cluster_bom(design, estimate, catalog)
+    g = bom.gpus
+    size = design.fabric.message_size
+    t = job_collectives(estimate, size)["all_reduce"].seconds
+    busbw = float(busbw_bps("all_reduce", size, estimate.job_gpus, t)) if 0 < t < float("inf") else 0.0
+    gpu_cost = sum(line.cost_usd.typical for line in bom.lines if line.key == design.fabric.gpu)
+    total = bom.cost_per_cluster_usd.typical
+    return CostSummary(
+        gpus=g, gpu=design.fabric.gpu, bom=bom, cost_per_gpu_usd=bom.cost_per_gpu_usd,
+        network_cost_per_gpu_usd=bom.network_cost_usd.scaled(1 / g), power_per_gpu_w=bom.power_per_gpu_w,
+        network_power_per_gpu_w=bom.network_power_w.scaled(1 / g), cluster_cost_usd=bom.cost_per_cluster_usd,
+        cluster_power_w=bom.power_per_cluster_w,
+        facility_power_w=facility_power_w(bom.power_per_cluster_w.typical, pue=design.fabric.pue),
+        network_cost_share=bom.network_cost_share.typical, scale_out_cost_share=scale_out_cost_share(bom),
+        network_power_share=bom.network_power_share.typical, gpu_cost_share=gpu_cost / total if total else 0.0,
+        all_reduce_busbw_bps=busbw)

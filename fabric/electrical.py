@@ -1,22 +1,110 @@
-"""Electrical baselines: DGX-style servers under a fat-tree of k-port switches, and an ideal switch.
+"""Electrical baseline: DGX-style servers under a fat-tree of k-port switches.
 
-A server holds g GPUs on an NVSwitch at B_n per GPU; each GPU has one NIC of B_e into a fat-tree
-(fabric.fattree) of k-port switches, with the leaf oversubscription given. The ideal switch is non-blocking at
-B per GPU with no cost model (a reference point, as in SiP-ML's experiments [sim]).
+A server holds g GPUs on an NVSwitch at B_n per GPU per direction; each GPU has one NIC of B_e into a fat-tree
+(fabric.fattree) of k-port switches, with the leaf oversubscription given. Both run at a link-level efficiency
+below their raw rate (NVLink packets: ~80 % of the line rate reaches applications; NICs ~94 %).
+
+Collectives (job ranks on consecutive GPUs of consecutive servers, as NCCL's rings are built): a group inside one
+server runs on NVLink (a ring, or NVLink SHARP in-switch reduction where the NVSwitch has it); a group with one
+member per server runs on the members' own NICs — rail-aligned: member k of every server uses NIC k — and a group
+with m members in each of several servers runs two levels, NVLink inside the server and the m NICs across
+servers, pipelined chunk by chunk as NCCL does, or NCCL's double binary tree over the servers. Every step pays the
+protocol's per-step latency of its path (NVLink, or network plus the switch hops of the fat-tree). Oversubscription
+divides only traffic that leaves a leaf switch: ring neighbours sit in neighbouring servers and rarely do; tree
+and all-to-all traffic does. The fabric is packet-switched: concurrent collectives share a GPU's NVLink and NIC
+in proportion to the bytes they put on each.
+
+References: NCCL src/graph/tuning.cc (per-step latencies, base latency; tree latency 2·((ranks per node − 1)·α_intra
++ log2(nodes)·α_inter)) [verbatim in workloads.md, workloads-2.md]; NVIDIA/nccl issue 1054 and nccl-tests issue
+149 (S. Jeaugey: application-level NVLink bandwidth ≈ 80 % of the line rate) [verbatim]; NVIDIA/nccl issue 1442
+(NVLink SHARP all-reduce ≈ 30 % above the ring's bus bandwidth on 8 × H100) [verbatim].
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
-from fabric.design import ClusterDesign
+import numpy as np
+
+from core.fields import non_negative, param, positive
+from fabric import collectives as col
 from fabric.bom import BomLine
+from fabric.design import NCCL, ClusterDesign
 from fabric.estimate import FabricEstimate
-from fabric.fattree import fat_tree, min_fat_tree_tiers
+from fabric.fattree import fat_tree, leaf_ports, min_fat_tree_tiers
+from fabric.kind import (BITS_PER_BYTE, CollectiveTime, FabricKind, bytes_sent_per_rank, group_arrays, pick,
+                         proportional)
+
+_EFFICIENCY_SOURCE = ("NVIDIA/nccl issue 1054 (S. Jeaugey, NCCL maintainer): 'the app-level bandwidth is 80 % of "
+                      "the peak bandwidth' for NVLink [verbatim]")
 
 
-def evaluate_electrical(design: ClusterDesign) -> FabricEstimate:
-    fab, el = design.fabric, design.electrical
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ElectricalSection:
+    gpus_per_server: int = param(8, "1", "GPUs per server on the NVSwitch (g)", "DGX A100/H100 [verbatim]",
+                                 lo=1, integer=True)
+    nvlink_bandwidth: float = positive("2400 Gbit/s", "bit/s", "NVLink bandwidth per GPU per direction (B_n, line "
+                                       "rate)", "A100: 600 GB/s bidirectional = 300 GB/s per direction [verbatim]")
+    nic_bandwidth: float = positive("200 Gbit/s", "bit/s", "scale-out NIC bandwidth per GPU (B_e, line rate)",
+                                    "DGX A100: one ConnectX-6 HDR 200 Gb/s per GPU [verbatim]")
+    nvlink_efficiency: float = param(0.8, "1", "share of the NVLink line rate a collective reaches", _EFFICIENCY_SOURCE,
+                                     lo=0.0, hi=1.0, lo_open=True)
+    nic_efficiency: float = param(0.94, "1", "share of the NIC line rate a collective reaches", "nccl-tests issues: "
+                                  "46–48 GB/s bus bandwidth per NDR 400 Gb/s NIC [verbatim] → 0.94 [inferred]",
+                                  lo=0.0, hi=1.0, lo_open=True)
+    nvlink_latency: float = non_negative("3.4 us", "s", "per-step latency of a collective over NVLink",
+                                         f"{NCCL} (~v2.7): Ring/Simple over NVLink 3.4 µs [verbatim]")
+    network_latency: float = non_negative("9.6 us", "s", "per-step latency of a collective over the network (NIC, "
+                                          "protocol; the switch hops are added)", f"{NCCL} (~v2.7): Ring/Simple over "
+                                          "the network 9.6 µs [verbatim]; v2.30.7 uses 14 µs")
+    switch_hop_latency: float = non_negative("0.3 us", "s", "latency of one switch hop; a step crosses up to "
+                                             "2·tiers − 1 of them", "NVIDIA Quantum-2 class, 0.15–0.33 µs per hop "
+                                             "[restated, low confidence]")
+    in_network_reduction: str = param("none", "choice", "'nvls': the NVSwitch reduces in the switch (NVLink SHARP) "
+                                      "for all-reduce inside a server", "NVLink SHARP from NVSwitch gen 3 (H100) "
+                                      "[restated]", choices=("none", "nvls"))
+    nvls_speedup: float = param(1.3, "1", "NVLink SHARP all-reduce bus bandwidth over the ring's (never beyond "
+                                "the in-switch floor: each GPU sends its buffer once and receives the result once)",
+                                "NVIDIA/nccl issue 1442 (S. Jeaugey): '30 % improvement using NVLink SHARP' on "
+                                "8 × H100 [verbatim]", lo=1.0, hi=4.0)
+    nvls_latency: float = non_negative("25 us", "s", "latency of an NVLink SHARP all-reduce",
+                                       f"{NCCL} v2.30.7: NVLS/Simple over NVLink 25 µs [verbatim]")
+    nic: str = param("nic.connectx6_hdr_200g", "text", "catalog entry of the NIC", "MLPerf v1.0 [verbatim]")
+    transceiver: str = param("transceiver.hdr_200g_qsfp56", "text", "catalog entry of the NIC-end transceiver",
+                             "[assumed] HDR optics")
+    switch_transceiver: str = param("transceiver.hdr_200g_qsfp56", "text", "catalog entry of a switch-port "
+                                    "transceiver", "[assumed] HDR optics")
+    switch_transceiver_ports: int = param(1, "1", "switch ports one switch-side transceiver serves (2: twin-port "
+                                          "OSFP)", "[assumed] one", lo=1, integer=True)
+    switch: str = param("switch.ib_hdr_40p", "text", "catalog entry of the fat-tree switch", "[assumed] HDR "
+                        "40-port class (QM8700)")
+    switch_radix: int = param(40, "1", "ports per fat-tree switch (k)", "QM8700, 40 × 200G [verbatim]", lo=2,
+                              integer=True)
+    link_length: float = non_negative("15 m", "m", "average fiber length of a fat-tree link (one patch cable each)",
+                                      "[assumed] within a row of racks")
+    oversubscription: float = param(1.0, "1", "fat-tree oversubscription (down/up at the leaves)",
+                                    "[assumed] non-blocking", lo=1.0)
+    nvswitch: str = param("nvswitch.a100_share", "text", "catalog entry of the NVSwitch share per GPU",
+                          "[assumed] DGX A100")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ElectricalDetails:
+    gpus_per_server: int
+    servers: int
+    nvlink_bps: float  # line rate per GPU per direction
+    nic_bps: float
+    tiers: int
+    switches: int
+    links: int
+    oversubscription: float
+    leaf_gpus: int  # GPUs under one leaf switch
+    network_step_s: float  # per-step latency over the network, switch hops included
+
+
+def _evaluate(design: ClusterDesign) -> FabricEstimate:
+    fab, el = design.fabric, design.topology
     tiers = min_fat_tree_tiers(fab.gpus, radix=el.switch_radix, oversubscription=el.oversubscription)
     tree = fat_tree(fab.gpus, radix=el.switch_radix, tiers=tiers, oversubscription=el.oversubscription)
     servers = math.ceil(fab.gpus / el.gpus_per_server)
@@ -30,22 +118,128 @@ def evaluate_electrical(design: ClusterDesign) -> FabricEstimate:
            BomLine(key="cable.fiber_patch", count=tree.links, scope="per_cluster", network=True),
            BomLine(key="fiber.smf_per_m", count=tree.links * el.link_length, scope="per_cluster", network=True),
            BomLine(key=el.switch, count=tree.switches, scope="per_cluster", network=True))
-    figures = {"GPUs per server": (float(el.gpus_per_server), ""), "servers": (float(servers), ""),
-               "NVLink per GPU": (el.nvlink_bandwidth / 1e9, "Gbps"), "NIC per GPU": (el.nic_bandwidth / 1e9, "Gbps"),
-               "fat-tree tiers": (float(tiers), ""), "switches": (float(tree.switches), ""),
-               "links": (float(tree.links), ""), "oversubscription": (el.oversubscription, "")}
+    leaf = leaf_ports(el.switch_radix, el.oversubscription)[0] if tiers > 1 else fab.gpus
+    details = ElectricalDetails(gpus_per_server=el.gpus_per_server, servers=servers, nvlink_bps=el.nvlink_bandwidth,
+                                nic_bps=el.nic_bandwidth, tiers=tiers, switches=tree.switches, links=tree.links,
+                                oversubscription=el.oversubscription, leaf_gpus=leaf,
+                                network_step_s=el.network_latency + (2 * tiers - 1) * el.switch_hop_latency)
     return FabricEstimate(
-        kind="electrical", gpus=fab.gpus, per_gpu_bandwidth_bps=el.nic_bandwidth, useful_fraction=1.0,
-        degree=fab.gpus - 1, bisection_bps=fab.gpus / 2 * el.nic_bandwidth / el.oversubscription,
-        alpha_s=fab.latency, figures=figures, bom=bom,
-        notes=(f"{tiers}-tier fat-tree of {el.switch_radix}-port switches ({tree.switches} switches) for "
-               f"{fab.gpus} NICs",))
+        design=design, kind="electrical", gpus=fab.gpus, job_gpus=design.job_gpus,
+        per_gpu_bandwidth_bps=el.nic_bandwidth, useful_fraction=1.0, degree=fab.gpus - 1,
+        bisection_bps=fab.gpus / 2 * el.nic_bandwidth / el.oversubscription, pod_gpus=fab.gpus, details=details,
+        bom=bom, notes=(f"{tiers}-tier fat-tree of {el.switch_radix}-port switches ({tree.switches} switches) for "
+                        f"{fab.gpus} NICs",))
 
 
-def evaluate_ideal(design: ClusterDesign) -> FabricEstimate:
-    fab, el = design.fabric, design.electrical
-    return FabricEstimate(
-        kind="ideal", gpus=fab.gpus, per_gpu_bandwidth_bps=el.ideal_bandwidth, useful_fraction=1.0,
-        degree=fab.gpus - 1, bisection_bps=fab.gpus / 2 * el.ideal_bandwidth, alpha_s=fab.latency,
-        figures={"per-GPU rate": (el.ideal_bandwidth / 1e9, "Gbps")},
-        notes=("ideal non-blocking switch: a reference point, its network is not costed",))
+def _layout(est: FabricEstimate, p, s):
+    """(in_server, members per server m, servers spanned) of groups of p ranks at stride s."""
+    g = est.details.gpus_per_server
+    span = p * s
+    in_server = (span <= g) & (g % span == 0)
+    m = np.where(s >= g, 1.0, np.minimum(p, np.maximum(np.floor(g / s), 1.0)))
+    m = np.where(in_server, p, m)
+    return in_server, m, np.ceil(p / m)
+
+
+def _alltoall_split(est: FabricEstimate, p, m):
+    """(share of a rank's all-to-all bytes to its own server, share of the rest leaving the leaf switch)."""
+    det = est.details
+    inside = np.where(p > 1, (m - 1) / np.maximum(p - 1, 1.0), 0.0)
+    in_leaf = np.minimum(p, m * max(1.0, det.leaf_gpus / det.gpus_per_server))
+    leaving = np.where(p > m, (p - in_leaf) / np.maximum(p - m, 1.0), 0.0)
+    return inside, np.clip(leaving, 0.0, 1.0)
+
+
+def _usage(est: FabricEstimate, c, n, p, s):
+    """Bytes per GPU one call puts on (NVLink, NIC)."""
+    in_server, m, servers = _layout(est, p, s)
+    if c.op == "all_to_all":
+        inside, _ = _alltoall_split(est, p, m)
+        return n * inside, n * (1 - inside)
+    if c.op == "p2p":
+        return np.where(in_server, n, 0.0), np.where(in_server, 0.0, n)
+    k = 2.0 if c.op == "all_reduce" else 1.0
+    nvlink = np.where(in_server, bytes_sent_per_rank(c.op, n, p), k * (m - 1) / m * n)
+    nic = np.where(in_server, 0.0, k * (servers - 1) / servers * n / m)
+    return nvlink, nic
+
+
+def _shares(est: FabricEstimate, collectives):
+    usage = []
+    for c in collectives:
+        n, p, s = group_arrays(c, est.job_gpus)
+        nv, nic = _usage(est, c, n, p, s)
+        calls = np.asarray(c.calls, dtype=float)
+        usage.append((nv * calls, nic * calls))
+    return list(zip(proportional([u[0] for u in usage]), proportional([u[1] for u in usage])))
+
+
+def _price(est: FabricEstimate, c, n, p, s, share) -> CollectiveTime:
+    el, det = est.design.topology, est.details
+    share_nv, share_nic = share
+    bn = det.nvlink_bps * el.nvlink_efficiency * share_nv
+    be = det.nic_bps * el.nic_efficiency * share_nic
+    a_n, a_e, r = el.nvlink_latency, det.network_step_s, det.oversubscription
+    in_server, m, servers = _layout(est, p, s)
+    bottleneck = np.where(in_server, share_nv, share_nic)
+    rank_bps = np.where(in_server, bn, np.minimum(bn, m * be))
+    inf = np.inf
+    if c.op in ("all_reduce", "reduce_scatter", "all_gather"):
+        k = 2.0 if c.op == "all_reduce" else 1.0
+        nvlink_ring = k * col.ring_half_s(n, p, bn, a_n)
+        two_level = k * col.two_level_half_s(n, m, servers, bn, be, a_n, a_e, pipelined=True)
+        rails = np.where(m == 1, two_level, inf)
+        candidates = {"NVLink ring": np.where(in_server, nvlink_ring, inf),
+                      "ring over the NICs, rail-aligned": np.where(in_server, inf, rails),
+                      "two-level, NVLink + NIC pipelined": np.where(in_server | (m == 1), inf, two_level)}
+        if c.op == "all_reduce":
+            tree = (2 * np.ceil(np.log2(np.maximum(servers, 1.0))) * a_e + 2 * (m - 1) * a_n
+                    + 2 * np.maximum(n * BITS_PER_BYTE / (m * be / r), n * BITS_PER_BYTE / bn))
+            candidates["double binary tree over the servers"] = np.where(in_server, inf, tree)
+            if el.in_network_reduction == "nvls":
+                # never below the floor of in-switch reduction: each GPU sends its n bytes and receives the result
+                sharp = el.nvls_latency + np.maximum(2 * (p - 1) / p / el.nvls_speedup, 1.0) * n * BITS_PER_BYTE / bn
+                candidates["NVLink SHARP"] = np.where(in_server & (p > 1), sharp, inf)
+        seconds, schedule = pick(candidates)
+        return CollectiveTime(np.where(p > 1, seconds, 0.0), schedule, bottleneck, rank_bps)
+    if c.op == "all_to_all":
+        inside, leaving = _alltoall_split(est, p, m)
+        alpha = np.where(in_server, a_n, a_e)
+        bits = n * BITS_PER_BYTE
+        t = (p - 1) * alpha + np.maximum(bits * inside / bn,
+                                         bits * (1 - inside) / be * np.maximum(1.0, leaving * r))
+        return CollectiveTime(np.where(p > 1, t, 0.0), np.where(in_server, "pairwise over NVLink",
+                                                                "pairwise, NVLink inside the server + NICs"),
+                              bottleneck, rank_bps)
+    t = np.where(in_server, col.point_to_point_s(n, bn, a_n), col.point_to_point_s(n, be, a_e))
+    return CollectiveTime(t, np.where(in_server, "NVLink", "across servers, one NIC"), bottleneck,
+                          np.where(in_server, bn, be))
+
+
+def _serve(est: FabricEstimate, flows):
+    """Each GPU's NVLink (inside a server) and NIC (between servers, over the oversubscription) shared in
+    proportion to demand on the send and receive side, the smaller share taken: a feasible fair share."""
+    from fabric.traffic import Served, proportional_share
+
+    det = est.details
+    same = flows.src // det.gpus_per_server == flows.dst // det.gpus_per_server
+    link = np.where(same, det.nvlink_bps, det.nic_bps / det.oversubscription)
+    return Served(proportional_share(flows, link, same), "proportional share of each GPU's links")
+
+
+@dataclass
+class Electrical(FabricKind):
+    def evaluate(self, design):
+        return _evaluate(design)
+
+    def shares(self, est, collectives):
+        return _shares(est, collectives)
+
+    def time(self, est, c, n, p, s, share):
+        return _price(est, c, n, p, s, share)
+
+    def serve(self, est, flows):
+        return _serve(est, flows)
+
+
+ELECTRICAL = Electrical(name="electrical", section="electrical", section_type=ElectricalSection, static=False)

@@ -1,24 +1,28 @@
-"""The result of evaluating a fabric: the numbers every topology reports, as data."""
+"""The result of evaluating a fabric: typed numbers every kind reports, and the kind's own typed details."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from fabric.bom import BomLine
+from fabric.design import ClusterDesign
 from photonics.link import LinkEstimate, Violation
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class FabricEstimate:
+    design: ClusterDesign
     kind: str
     gpus: int
+    job_gpus: int  # ranks of the largest job: every collective runs over these
     per_gpu_bandwidth_bps: float  # injection per GPU per direction, while the fabric carries traffic
     useful_fraction: float  # share of time the fabric carries traffic (retuning, reconfiguration)
     degree: int  # peers one GPU reaches directly at once
-    bisection_bps: float
-    alpha_s: float  # per-message latency of a collective step
+    bisection_bps: float  # per direction
+    pod_gpus: int  # GPUs a job can span (the cluster, or one independent pod)
+    reach_hops: int | None = None  # GPUs one wavelength travels on a ring; None where every pair is one circuit
+    details: object = None  # the kind's own typed record (e.g. fabric.sip_ring.RingDetails)
     link: LinkEstimate | None = None
-    figures: dict[str, tuple[float, str]] = field(default_factory=dict)  # name → (value, unit)
     bom: tuple[BomLine, ...] = ()
     violations: tuple[Violation, ...] = ()
     notes: tuple[str, ...] = ()

@@ -1,28 +1,30 @@
-"""Evaluate a cluster design: dispatch on the fabric kind, and the optical link each kind puts in the budget."""
+"""Evaluate a cluster design through its fabric kind, and price collectives over the job's ranks."""
 
 from __future__ import annotations
 
 from fabric.design import ClusterDesign
-from fabric.electrical import evaluate_electrical, evaluate_ideal
 from fabric.estimate import FabricEstimate
-from fabric.sip_ocs import evaluate_ocs, ocs_link
-from fabric.sip_ring import evaluate_ring
+from fabric.kind import OPS, Collective, CollectiveTime
+from fabric.registry import get_kind
 from photonics.design import LinkDesign
-
-EVALUATORS = {"sip-ring": evaluate_ring, "sip-ocs": evaluate_ocs, "electrical": evaluate_electrical,
-              "ideal": evaluate_ideal}
 
 
 def evaluate_fabric(design: ClusterDesign) -> FabricEstimate:
     """The fabric's bandwidth, degree, bisection, reach, bill of materials and violations."""
-    return EVALUATORS[design.fabric.kind](design)
+    return get_kind(design.fabric.kind).evaluate(design)
 
 
 def effective_link(design: ClusterDesign) -> LinkDesign | None:
     """The GPU-to-GPU optical link of the design's fabric (with its switch passes), or None for an electrical one."""
-    kind = design.fabric.kind
-    if kind == "sip-ring":
-        return design.link
-    if kind == "sip-ocs":
-        return ocs_link(design)
-    return None
+    return get_kind(design.fabric.kind).optical_link(design)
+
+
+def price(est: FabricEstimate, running, mix=None) -> list[CollectiveTime]:
+    """Times of the collectives in `running` when they run together; a static fabric is configured for `mix`
+    (default: `running`). See fabric.kind."""
+    return get_kind(est.kind).price(est, running, mix)
+
+
+def job_collectives(est: FabricEstimate, message_bytes: float) -> dict[str, CollectiveTime]:
+    """Each collective over all of the job's ranks, alone on the fabric; p2p is each rank sending to the next."""
+    return {op: price(est, [Collective(op, message_bytes, est.job_gpus)])[0] for op in OPS}

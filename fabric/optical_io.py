@@ -1,13 +1,22 @@
-"""The bill of materials of one GPU's silicon-photonic I/O, shared by the SiP fabrics: the chiplets, their
-assembly and fiber-array attach (one array per chiplet), and the laser lines the link model lights."""
+"""The bill of materials of one GPU's silicon-photonic I/O, shared by the SiP fabrics — the chiplets, their assembly
+and fiber-array attach (one array per chiplet), and the laser lines the link model lights — and the latency its
+path adds to a collective step."""
 
 from __future__ import annotations
 
 import math
 
 from fabric.bom import BomLine
+from photonics.constants import FIBER_GROUP_INDEX, SPEED_OF_LIGHT_M_PER_S
 from photonics.design import LinkDesign
 from photonics.laser import lit_lines
+
+CHIPLET_LATENCY_S = 5e-9  # per optical I/O chiplet crossed (Ayar Labs optical I/O chiplet page, ~5 ns [verbatim])
+
+
+def fiber_delay_s(length_m):
+    """Propagation delay of single-mode fiber, L·n_g/c (4.9 ns/m)."""
+    return length_m * FIBER_GROUP_INDEX / SPEED_OF_LIGHT_M_PER_S
 
 
 def laser_sources(link: LinkDesign) -> int:

@@ -5,6 +5,15 @@ design can fail here. When the cluster has more GPUs than a switch has ports, th
 'single' is then infeasible, 'partitioned' serves independent pods of ≤ radix GPUs (no circuit between pods),
 'clos' builds a 3-stage folded Clos per switch plane (3 switch passes per circuit).
 
+Collectives. Circuits are set once per job (single shot), so a GPU's d ports are split among the job's collective
+types in proportion to the bytes each sends per iteration (SiP-ML's demand-proportional objective); a type with k
+ports reaches its next member over k circuits. Schedules on k circuits of b each: a ring (all k to the next
+member); a 2-D torus with k/2 circuits per dimension, the two halves of the buffer run in opposite dimension orders
+so every port is busy in every phase — the ring's bandwidth term with 2(√p − 1) steps instead of p − 1 [inferred];
+all-to-all over direct circuits when k ≥ p − 1, otherwise relayed over a degree-k circuit graph, each byte crossing
+the graph's mean distance (fabric.collectives.expander_mean_distance) and paying a relay per extra hop;
+point-to-point on k circuits.
+
 References: SiP-ML simulator (MLNetwork/rostam) [sim]: per-port rate N_λ·R_λ/N_ocs, 20 OCSes, single-shot
 configuration, multi-shot every 5 × reconfiguration delay (useful 5/6). Folded-Clos counts: C. Clos, Bell
 Syst. Tech. J. 1953; leaves of r/2 down- and r/2 up-ports.
@@ -14,15 +23,56 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from dataclasses import dataclass
 
-from fabric.design import ClusterDesign, job_size
-from fabric.bom import BomLine
-from fabric.estimate import FabricEstimate, useful_time_fraction
-from fabric.optical_io import optical_io_bom
+import numpy as np
+
 from core.errors import InputError
+from core.fields import non_negative, param
+from fabric import collectives as col
+from fabric.bom import BomLine
+from fabric.design import NCCL, SIPML, ClusterDesign
+from fabric.estimate import FabricEstimate, useful_time_fraction
+from fabric.kind import (BITS_PER_BYTE, CollectiveTime, FabricKind, bytes_sent_per_rank, group_arrays, pick,
+                         proportional)
+from fabric.optical_io import CHIPLET_LATENCY_S, fiber_delay_s, optical_io_bom
 from photonics.link import Violation, evaluate
 
 MULTI_SHOT_PERIOD = 5.0  # reconfigure every 5 × the reconfiguration time [sim]
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class SipOcsSection:
+    switches: int = param(20, "1", "optical circuit switches (= ports per GPU, the GPU degree)",
+                          f"{SIPML}: 20 OCSes", lo=1, integer=True)
+    switch: str = param("ocs.polatis_384", "text", "catalog entry of the OCS", "Polatis 7000, 384 ports "
+                        "[verbatim]")
+    radix: int = param(384, "1", "ports per OCS", "Polatis 7000 (384 × 384) [verbatim]", lo=2, integer=True)
+    topology: str = param("single", "choice", "how GPUs beyond one switch's radix are served: 'single' (one "
+                          "layer, needs radix ≥ GPUs), 'partitioned' (independent pods of ≤ radix GPUs), 'clos' "
+                          "(3-stage folded Clos, 3 switch passes)", "—", choices=("single", "partitioned", "clos"))
+    reconfiguration_time: float = non_negative("30 ms", "s", "time to set a new circuit configuration",
+                                               f"{SIPML} default; 10 ms in a paper summary")
+    shots: str = param("single", "choice", "'single': configured once per job; 'multi': reconfigured every "
+                       "5 × reconfiguration time", f"{SIPML}", choices=("single", "multi"))
+    step_latency: float = non_negative("3.4 us", "s", "cost of one collective step over a circuit (protocol and "
+                                       "synchronisation; the fiber path adds its own delay)", f"{NCCL} (~v2.7): "
+                                       "Ring/Simple per-step latency over NVLink 3.4 µs [verbatim]; [assumed] the "
+                                       "chiplet is driven like an NVLink-class GPU-to-GPU path")
+    relay_latency: float = non_negative("3.4 us", "s", "cost of relaying through an intermediate GPU (received, "
+                                        "stored and sent on its circuits)", "[assumed] one more collective step")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class OcsDetails:
+    switch_passes: int
+    fibers_per_port: int
+    port_bps: float  # one circuit, per direction
+    ocs_count: int
+    pods: int
+    margin_db: float  # of the link through the switch passes
+    reconfiguration_s: float
+    circuit_delay_s: float  # fiber to the switch and back, and the two chiplets
 
 
 def switch_passes(topology: str) -> int:
@@ -41,9 +91,8 @@ def clos_switches_per_plane(gpus: int, radix: int) -> tuple[int, int]:
 
 def ocs_link(design: ClusterDesign):
     """The GPU-to-GPU link through the fabric: the design's link plus the switch passes and their connectors."""
-    d, ocs = design.link, design.sip_ocs
-    passes = switch_passes(ocs.topology)
-    loss = dataclasses.replace(d.loss, switch_ports=d.loss.switch_ports + passes)
+    d, ocs = design.link, design.topology
+    loss = dataclasses.replace(d.loss, switch_ports=d.loss.switch_ports + switch_passes(ocs.topology))
     return dataclasses.replace(d, loss=loss)
 
 
@@ -53,8 +102,8 @@ def useful_fraction(shots: str) -> float:
     return 1.0 if shots == "single" else useful_time_fraction(MULTI_SHOT_PERIOD, 1.0)
 
 
-def evaluate_ocs(design: ClusterDesign) -> FabricEstimate:
-    fab, ocs, lk = design.fabric, design.sip_ocs, design.link.link
+def _evaluate(design: ClusterDesign) -> FabricEstimate:
+    fab, ocs, lk = design.fabric, design.topology, design.link.link
     if lk.fibers_per_direction % ocs.switches:
         raise InputError(f"[sip_ocs] switches = {ocs.switches}: each GPU needs whole fibers per OCS port, so [link] "
                          f"fibers_per_direction must be a multiple of {ocs.switches}; it is {lk.fibers_per_direction} "
@@ -76,27 +125,17 @@ def evaluate_ocs(design: ClusterDesign) -> FabricEstimate:
         pods = math.ceil(fab.gpus / ocs.radix)
         pod_size = math.ceil(fab.gpus / pods)
         ocs_count = ocs.switches * pods
-        if job_size(fab) > pod_size:
-            violations.append(Violation("pod_size", f"a {job_size(fab)}-GPU job spans {pods} independent pods of "
+        if design.job_gpus > pod_size:
+            violations.append(Violation("pod_size", f"a {design.job_gpus}-GPU job spans {pods} independent pods of "
                                         f"≤ {pod_size} GPUs with no circuit between them (set [fabric] job_gpus to "
                                         "the largest job, or use topology = 'clos')"))
     else:
         leaves, spines = clos_switches_per_plane(fab.gpus, ocs.radix)
         ocs_count = ocs.switches * (leaves + spines)
     capacity = est.capacity_bps
-    per_port = capacity / ocs.switches
-    figures = {"switch passes per circuit": (float(passes), ""),
-               "fibers per port": (float(fibers_per_port), ""),
-               "per-port bandwidth": (per_port / 1e9, "Gbps"),
-               "OCS count": (float(ocs_count), ""),
-               "pods": (float(pods), ""),
-               "GPUs per pod": (float(pod_size), ""),
-               "margin through the switch": (est.margin_db, "dB"),
-               "reconfiguration time": (ocs.reconfiguration_time * 1e3, "ms")}
     # bisection: a single layer or a rearrangeably non-blocking Clos carries half the GPUs' capacity across any cut;
     # independent pods have no circuit between them, so a cut between pods carries nothing
     bisection = 0.0 if pods > 1 else fab.gpus / 2 * capacity
-    ports_per_ocs = ocs.radix
     # each transmit fiber runs GPU → switch and each receive fiber switch → GPU; `fiber_length` is the whole path
     bom = [*optical_io_bom(design.link),
            BomLine(key=ocs.switch, count=ocs_count * ocs.radix, scope="per_cluster", network=True),  # per port
@@ -104,13 +143,97 @@ def evaluate_ocs(design: ClusterDesign) -> FabricEstimate:
                    scope="per_gpu", network=True),
            BomLine(key="cable.fiber_patch", count=2 * lk.fibers_per_direction * passes, scope="per_gpu", network=True)]
     ls = design.link.loss
-    notes = [f"{ocs_count} switches of {ports_per_ocs} ports, {passes} pass(es) of {ls.switch_loss:g} dB + "
+    notes = [f"{ocs_count} switches of {ocs.radix} ports, {passes} pass(es) of {ls.switch_loss:g} dB + "
              f"{ls.switch_connectors} × {ls.connector_loss:g} dB connectors each"]
     if pods > 1:
         notes.append(f"{pods} independent pods of ≤ {pod_size} GPUs: jobs must fit in a pod")
     notes.append(f"{ocs.switches} OCS ports per GPU (TPU v4 has 48 OCSes for 4096 chips); OCS ports dominate the "
                  "network cost, beyond TPU v4's < 5 % of system cost")
+    details = OcsDetails(switch_passes=passes, fibers_per_port=fibers_per_port, port_bps=capacity / ocs.switches,
+                         ocs_count=ocs_count, pods=pods, margin_db=est.margin_db,
+                         reconfiguration_s=ocs.reconfiguration_time,
+                         circuit_delay_s=float(fiber_delay_s(ls.fiber_length)) + 2 * CHIPLET_LATENCY_S)
     return FabricEstimate(
-        kind="sip-ocs", gpus=fab.gpus, per_gpu_bandwidth_bps=capacity, useful_fraction=useful_fraction(ocs.shots),
-        degree=ocs.switches, bisection_bps=bisection, alpha_s=fab.latency, link=est, figures=figures,
-        bom=tuple(bom), violations=tuple(violations), notes=tuple(notes))
+        design=design, kind="sip-ocs", gpus=fab.gpus, job_gpus=design.job_gpus, per_gpu_bandwidth_bps=capacity,
+        useful_fraction=useful_fraction(ocs.shots), degree=ocs.switches, bisection_bps=bisection, pod_gpus=pod_size,
+        details=details, link=est, bom=tuple(bom), violations=tuple(violations), notes=tuple(notes))
+
+
+# --- collectives ----------------------------------------------------------------------------------------------
+def _shares(est: FabricEstimate, collectives):
+    volume = []
+    for c in collectives:
+        n, p, _ = group_arrays(c, est.job_gpus)
+        volume.append(bytes_sent_per_rank(c.op, n, p) * np.asarray(c.calls, dtype=float))
+    return proportional(volume)
+
+
+def _price(est: FabricEstimate, c, n, p, s, share) -> CollectiveTime:
+    ocs, det = est.design.topology, est.details
+    ports = est.degree * share  # circuits this collective type holds per GPU
+    circuit = det.port_bps * est.useful_fraction
+    rank_bps = ports * circuit
+    alpha = ocs.step_latency + det.circuit_delay_s
+    usable = (rank_bps > 0) & (p * s <= est.pod_gpus)
+    if c.op in ("all_reduce", "reduce_scatter", "all_gather"):
+        k = 2.0 if c.op == "all_reduce" else 1.0
+        safe = np.where(usable, rank_bps, 1.0)
+        ring = k * col.ring_half_s(n, p, safe, alpha)
+        rows = np.ceil(np.sqrt(p))
+        cols = np.ceil(p / rows)
+        torus = k * np.where(p > 1, (rows - 1 + cols - 1) * alpha + (p - 1) / p * n * BITS_PER_BYTE / safe, 0.0)
+        seconds, schedule = pick({"ring over the circuits": ring,
+                                  "2-D torus of circuits, both dimension orders":
+                                      np.where((ports >= 2) & (rows > 1) & (cols > 1), torus, np.inf)})
+    elif c.op == "all_to_all":
+        hops = col.expander_mean_distance(ports, p)
+        direct = ports >= p - 1
+        hops = np.where(direct, 1.0, hops)
+        safe = np.where(usable, rank_bps, 1.0)
+        seconds = np.where(p > 1, (p - 1) * alpha + (hops - 1) * ocs.relay_latency
+                           + n * hops * BITS_PER_BYTE / safe, 0.0)
+        schedule = np.where(direct, "direct circuits", "relayed over the circuits")
+    else:
+        seconds = col.point_to_point_s(n, np.where(usable, rank_bps, 1.0), alpha)
+        schedule = "the pair's circuits"
+    seconds = np.where(usable | (p <= 1), seconds, np.inf)
+    return CollectiveTime(seconds, schedule, share, rank_bps)
+
+
+def _serve(est: FabricEstimate, flows):
+    """Circuits by `allocation.ocs_assignment` (exact for the single-shot objective); flows between independent pods
+    get nothing."""
+    from fabric import allocation
+    from fabric.flows import Flows
+    from fabric.traffic import Served
+
+    served = (flows.src // est.pod_gpus) == (flows.dst // est.pod_gpus)
+    bandwidth = np.zeros(flows.count)
+    if served.any() and est.per_gpu_bandwidth_bps > 0:
+        inside = Flows(flows.gpus, flows.src[served], flows.dst[served], flows.demand_bps[served])
+        alloc = allocation.ocs_assignment(inside, n_ocs=est.degree, circuit_bps=est.details.port_bps,
+                                          permutations=False)
+        bandwidth[served] = alloc.bandwidth_bps * est.useful_fraction
+        return Served(bandwidth, alloc.method)
+    return Served(bandwidth, "")
+
+
+@dataclass
+class SipOcs(FabricKind):
+    def optical_link(self, design):
+        return ocs_link(design)
+
+    def evaluate(self, design):
+        return _evaluate(design)
+
+    def shares(self, est, collectives):
+        return _shares(est, collectives)
+
+    def time(self, est, c, n, p, s, share):
+        return _price(est, c, n, p, s, share)
+
+    def serve(self, est, flows):
+        return _serve(est, flows)
+
+
+SIP_OCS = SipOcs(name="sip-ocs", section="sip_ocs", section_type=SipOcsSection, static=True)

@@ -3,7 +3,17 @@
 The optical reach — how many GPUs a wavelength can travel — comes from the photonics budget with the real loss
 of passing one GPU (its input and output couplers, the rings it passes off resonance, its waveguide, the hop's
 connectors and fiber). Optional amplifiers every k hops restore the power; the ASE they add limits the reach
-through the OSNR (photonics.amplifier).
+through the OSNR (photonics.amplifier). Traffic beyond the reach is relayed: an intermediate GPU receives it and
+sends it on, costing a relay latency but no extra segment capacity (each segment is still crossed once).
+
+Collectives. Job ranks sit on consecutive GPUs. A group of p ranks at stride s is a *line* (an arc of the ring:
+its ring schedule runs the chain one way and returns from the last member to the first on the other direction's
+fibers, so a rank sends at one direction's capacity C) unless it spans the whole ring (p·s = N), when it is
+*closed* and runs one ring per direction (2C per rank). The s interleaved copies of a strided group share every
+segment s ways. Schedules: the flat ring; two levels — lines of h ≤ reach consecutive members, then rings of
+members h apart, each on its n/h shard [inferred]; all-to-all bounded by the busiest segment under shortest-arc
+routing; point-to-point on one direction's fibers. Wavelengths are allocated once per job in proportion to its
+traffic (SiP-ML's max-min objective), so concurrent collective types share each segment by their bytes.
 
 References: SiP-ML simulator (MLNetwork/rostam) [sim] for the ring (2 directions × 5 fibers, N_λ/(2·5) per
 fiber), the 20 µs retune every 100 µs (useful time 100/120) and the 16-GPU placement locality.
@@ -12,17 +22,70 @@ fiber), the 20 µs retune every 100 µs (useful time 100/120) and the 16-GPU pla
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
-from fabric.bom import BomLine
-from fabric.design import ClusterDesign
-from fabric.estimate import FabricEstimate, useful_time_fraction
-from fabric.optical_io import optical_io_bom
-from photonics import amplifier, budget, microring, receiver
 from core.errors import InputError
+from core.fields import non_negative, param, positive
+from fabric import collectives as col
+from fabric.bom import BomLine
+from fabric.design import NCCL, SIPML, ClusterDesign
+from fabric.estimate import FabricEstimate, useful_time_fraction
+from fabric.kind import BITS_PER_BYTE, CollectiveTime, FabricKind, bytes_sent_per_rank, proportional, pick
+from fabric.optical_io import CHIPLET_LATENCY_S, fiber_delay_s, optical_io_bom
+from photonics import amplifier, budget, microring, receiver
 from photonics.link import LinkEstimate, Violation, evaluate, sensitivity, transmit_loss_db
 from core.units import db_to_lin, dbm_to_w
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class SipRingSection:
+    """The ring hop between neighbouring GPUs is the design's [link]/[loss]: its fiber_length and connectors."""
+
+    directions: int = param(2, "1", "ring directions (the link's fibers are split evenly over them)",
+                            f"{SIPML}: 2 directions × 5 fibers", lo=1, hi=2, integer=True)
+    decision_interval: float = positive("100 us", "s", "time between wavelength re-allocations", f"{SIPML}")
+    locality: int = param(16, "1", "ring distance within which model-parallel partitions are placed",
+                          f"{SIPML}: 16 GPUs", lo=1, integer=True)
+    amplifier_every: int = param(0, "1", "an optical amplifier every this many hops (0: none)", "[assumed] "
+                                 "none", lo=0, integer=True)
+    amplifier: str = param("amplifier.soa", "text", "catalog entry of the amplifier", "[assumed] O-band SOA")
+    amplifier_gain: float = non_negative("20 dB", "dB", "small-signal gain per amplifier",
+                                         "[assumed] O-band SOA class")
+    amplifier_noise_figure: float = non_negative("7 dB", "dB", "amplifier noise figure",
+                                                 "[assumed] O-band SOA class")
+    step_latency: float = non_negative("3.4 us", "s", "cost of one collective step between two GPUs (protocol and "
+                                       "synchronisation; the optical path adds its own delay)", f"{NCCL} (~v2.7): "
+                                       "Ring/Simple per-step latency over NVLink 3.4 µs [verbatim]; [assumed] the "
+                                       "chiplet is driven like an NVLink-class GPU-to-GPU path")
+    relay_latency: float = non_negative("3.4 us", "s", "cost of relaying through an intermediate GPU (received, "
+                                        "stored and sent on) for traffic beyond the optical reach",
+                                        "[assumed] one more collective step")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AmplifiedReach:
+    osnr_db: float  # after one amplifier, in the drop filter's bandwidth
+    osnr_bandwidth_hz: float
+    q: float  # at the worst-placed destination after one amplifier
+    q_needed: float
+    amplifiers_passable: int
+    amplifier_input_dbm: float  # average, per channel
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RingDetails:
+    wavelengths_per_fiber: int
+    fibers_per_direction: int  # per ring direction
+    directions: int
+    pass_loss_db: float  # passing one intermediate GPU
+    neighbour_margin_db: float
+    unamplified_reach_hops: int
+    amplifiers: int
+    amplified: AmplifiedReach | None
+    segment_capacity_bps: float  # one direction of one segment, with the useful-time fraction
+    hop_delay_s: float  # fiber and chiplets of one hop
 
 
 def pass_through_loss_db(design: ClusterDesign, est: LinkEstimate) -> float:
@@ -45,14 +108,15 @@ def unamplified_reach_hops(est: LinkEstimate, pass_loss_db: float) -> int:
     return int(extra) + 1 if extra >= 0 else 0
 
 
-def amplified_reach_hops(design: ClusterDesign, est: LinkEstimate, pass_loss_db: float, every: int) -> tuple[int, dict]:
+def amplified_reach_hops(design: ClusterDesign, est: LinkEstimate, pass_loss_db: float,
+                         every: int) -> tuple[int, AmplifiedReach]:
     """Reach with an amplifier every `every` hops, each restoring the fiber-launch level. The worst destination sits
     `every` hops past the last amplifier it passed; its Q combines the receiver's own noise (from its sensitivity
     and the extinction ratio that sensitivity assumes), the signal–ASE beat on both levels at the link's extinction
     ratio and the ASE–ASE beat of n amplifiers (photonics.amplifier); crosstalk and the reserved margin are taken off
     the signal (the extinction ratio is in the levels, not a penalty here). A wavelength may pass the largest n with
     Q ≥ Q(BER). The worst-placed source sits one hop before an amplifier: reach = 1 + every·n hops."""
-    lk, rx = design.link.link, design.link.receiver
+    lk, rx, ring = design.link.link, design.link.receiver, design.topology
     f0 = float(microring.frequency_hz(lk.wavelength))
     b_o = est.ring.filter_fwhm_hz  # the drop ring is the optical filter in front of the detector
     b_e = 0.75 * lk.data_rate  # noise bandwidth of the receiver fits (E16)
@@ -66,19 +130,17 @@ def amplified_reach_hops(design: ClusterDesign, est: LinkEstimate, pass_loss_db:
     sensitivity_w, reference_er = sensitivity(design.link)
     sigma_th = float(amplifier.thermal_sigma_a(sensitivity_w, reference_er, rx.responsivity, q_need))
     amps = np.arange(1, design.fabric.gpus + 1)
-    osnr = amplifier.chain_osnr_db(amp_in_dbm, design.sip_ring.amplifier_noise_figure, amps, f0, b_o)
+    osnr = amplifier.chain_osnr_db(amp_in_dbm, ring.amplifier_noise_figure, amps, f0, b_o)
     ase = amplifier.ase_psd_w_per_hz(dbm_to_w(rx_dbm), osnr, b_o)
     q = amplifier.q_amplified(p_eff_w, er, rx.responsivity, sigma_th, ase, b_o, b_e)
     max_amps = int(np.max(np.nonzero(q >= q_need)[0]) + 1) if (q >= q_need).any() else 0
     reach = min(design.fabric.gpus - 1, 1 + every * max_amps)
-    return reach, {"OSNR after one amplifier": (float(osnr[0]), f"dB in {b_o / 1e9:.0f} GHz"),
-                   "Q after one amplifier": (float(q[0]), f"needed {q_need:.2f}"),
-                   "amplifiers a wavelength may pass": (float(max_amps), ""),
-                   "amplifier input per channel": (amp_in_dbm, "dBm average")}
+    return reach, AmplifiedReach(osnr_db=float(osnr[0]), osnr_bandwidth_hz=b_o, q=float(q[0]), q_needed=q_need,
+                                 amplifiers_passable=max_amps, amplifier_input_dbm=amp_in_dbm)
 
 
-def evaluate_ring(design: ClusterDesign) -> FabricEstimate:
-    fab, ring, lk = design.fabric, design.sip_ring, design.link.link
+def _evaluate(design: ClusterDesign) -> FabricEstimate:
+    fab, ring, lk = design.fabric, design.topology, design.link.link
     if lk.fibers_per_direction % ring.directions:
         raise InputError(f"[sip_ring] directions = {ring.directions} must divide [link] fibers_per_direction = "
                          f"{lk.fibers_per_direction}")
@@ -90,13 +152,8 @@ def evaluate_ring(design: ClusterDesign) -> FabricEstimate:
         violations.append(Violation("modulator_kind", "all-pass modulators put every local laser line on the ring "
                                     "fiber, on top of the wavelengths passing through: wavelength reuse needs "
                                     "add-drop modulators ([modulator] kind = 'add-drop')"))
-    figures = {"wavelengths per fiber": (float(lk.wavelengths_per_fiber), ""),
-               "fibers per ring direction": (float(fibers_per_ring_direction), ""),
-               "loss of passing one GPU": (pass_loss, "dB"),
-               "neighbour margin": (est.margin_db, "dB")}
-    reach = unamplified_reach_hops(est, pass_loss)
-    figures["unamplified reach"] = (float(reach), "hops")
-    amps = 0
+    unamplified = reach = unamplified_reach_hops(est, pass_loss)
+    amps, amplified = 0, None
     bom = [*optical_io_bom(design.link),
            BomLine(key="fiber.smf_per_m", count=design.link.loss.fiber_length * lk.fibers_per_direction,
                    scope="per_gpu", network=True),
@@ -110,8 +167,7 @@ def evaluate_ring(design: ClusterDesign) -> FabricEstimate:
             violations.append(Violation("amplifier_spacing", f"an amplifier every {ring.amplifier_every} hops, but "
                                         f"the unamplified reach is {reach} hops"))
         if reach >= ring.amplifier_every:  # each amplified section closes on its own: noise sets the reach
-            reach, osnr = amplified_reach_hops(design, est, pass_loss, ring.amplifier_every)
-            figures.update(osnr)
+            reach, amplified = amplified_reach_hops(design, est, pass_loss, ring.amplifier_every)
         amps = math.ceil(fab.gpus / ring.amplifier_every) * lk.fibers_per_direction
         bom.append(BomLine(key=ring.amplifier, count=amps, scope="per_cluster", network=True))
     reach = min(reach, fab.gpus - 1)
@@ -119,8 +175,6 @@ def evaluate_ring(design: ClusterDesign) -> FabricEstimate:
     if ring.amplifier_every:
         notes.append("a closed ring whose amplifiers restore every span has unit round-trip gain: out-of-band ASE "
                      "circulates unless a filter breaks the loop or the gain is clamped (not modelled)")
-    figures["optical reach"] = (float(reach), "hops")
-    figures["amplifiers"] = (float(amps), "")
     if reach < min(ring.locality, fab.gpus - 1):
         if est.margin_db < 0:
             why = f"the link to the neighbouring GPU does not close (margin {est.margin_db:.2f} dB)"
@@ -137,10 +191,132 @@ def evaluate_ring(design: ClusterDesign) -> FabricEstimate:
     useful = useful_time_fraction(ring.decision_interval, design.link.tuning.retune_time)
     capacity = est.capacity_bps
     total_wavelengths = lk.wavelengths_per_fiber * lk.fibers_per_direction
+    details = RingDetails(wavelengths_per_fiber=lk.wavelengths_per_fiber,
+                          fibers_per_direction=fibers_per_ring_direction, directions=ring.directions,
+                          pass_loss_db=pass_loss, neighbour_margin_db=est.margin_db,
+                          unamplified_reach_hops=unamplified, amplifiers=amps, amplified=amplified,
+                          segment_capacity_bps=capacity * useful / ring.directions,
+                          hop_delay_s=float(fiber_delay_s(design.link.loss.fiber_length)) + 2 * CHIPLET_LATENCY_S)
     return FabricEstimate(
-        kind="sip-ring", gpus=fab.gpus, per_gpu_bandwidth_bps=capacity, useful_fraction=useful,
+        design=design, kind="sip-ring", gpus=fab.gpus, job_gpus=design.job_gpus, per_gpu_bandwidth_bps=capacity,
+        useful_fraction=useful, degree=int(min(total_wavelengths, ring.directions * reach)),
         # per direction: traffic from one half to the other leaves on the clockwise fibers at one cut point and on
         # the counter-clockwise fibers at the other, together the whole capacity of one GPU's fibers
-        degree=int(min(total_wavelengths, ring.directions * reach)), bisection_bps=capacity,
-        alpha_s=fab.latency, link=est, figures=figures, bom=tuple(bom), violations=tuple(violations),
-        notes=tuple(notes))
+        bisection_bps=capacity, pod_gpus=fab.gpus, reach_hops=reach, details=details, link=est, bom=tuple(bom),
+        violations=tuple(violations), notes=tuple(notes))
+
+
+# --- collectives ----------------------------------------------------------------------------------------------
+def _step_s(est: FabricEstimate, span):
+    """Cost of one step whose longest transfer spans `span` segments: the protocol step, a relay at every reach
+    boundary crossed, and the path's delay. Infinite when no wavelength reaches the neighbour."""
+    ring, det = est.design.topology, est.details
+    reach = est.reach_hops or 0
+    if reach < 1:
+        return np.full(np.shape(span), np.inf)
+    relays = np.maximum(np.ceil(span / reach) - 1.0, 0.0)
+    return ring.step_latency + relays * ring.relay_latency + span * det.hop_delay_s
+
+
+def _geometry(est: FabricEstimate, p, s):
+    """(closed, rank bandwidth factor): a group spanning the whole ring closes it and, with two directions, runs
+    one ring per direction; its s interleaved copies share each segment."""
+    closed = p * s == est.gpus
+    both = closed & (est.details.directions == 2)
+    return closed, np.where(both, 2.0, 1.0) / s
+
+
+def _segment_load(est: FabricEstimate, op: str, n, p, s):
+    """Bytes one call puts on the busiest segment in one direction (for the demand-proportional share)."""
+    closed, factor = _geometry(est, p, s)
+    if op == "all_to_all":  # pairs crossing the busiest segment, n/(p−1) bytes each
+        if est.details.directions == 1:  # every pair clockwise: the segment after i carries Σ_k k pairs
+            pairs = p * (p - 1) / 2.0
+        else:  # shortest arcs, ties split; a line's middle segment carries the two halves' pairs
+            pairs = np.where(closed, np.floor(p * p / 4.0) / 2.0, np.floor(p / 2.0) * np.ceil(p / 2.0))
+        return s * pairs * n / np.maximum(p - 1.0, 1.0)
+    return bytes_sent_per_rank(op, n, p) / factor
+
+
+def _half_s(est, n, p, s, share):
+    """Reduce-scatter / all-gather schedules: flat ring and two levels."""
+    cap = est.details.segment_capacity_bps * share
+    closed, factor = _geometry(est, p, s)
+    flat = col.ring_half_s(n, p, cap * factor, _step_s(est, np.where(closed, s, (p - 1) * s)))
+    reach = max(est.reach_hops or 0, 1)
+    h = np.clip(np.minimum(np.ceil(np.sqrt(p)), np.floor(reach / s)), 1.0, p)  # inner and outer hops within reach
+    outer = np.ceil(p / h)
+    outer_factor = np.where(closed & (est.details.directions == 2), 2.0, 1.0) / (h * s)
+    outer_span = np.where(closed, h * s, (outer - 1) * h * s)
+    two = col.two_level_half_s(n, h, outer, cap / s, cap * outer_factor, _step_s(est, (h - 1) * s),
+                               _step_s(est, outer_span))
+    two = np.where((h > 1) & (outer > 1), two, np.inf)
+    return {"ring": flat, "two-level ring": two}
+
+
+def _price(est: FabricEstimate, c, n, p, s, share) -> CollectiveTime:
+    if est.details.segment_capacity_bps <= 0 or not est.reach_hops:
+        return CollectiveTime(np.where(p > 1, np.inf, 0.0) * np.ones_like(n), "none: no wavelength reaches the "
+                              "neighbour", share, 0.0)
+    cap = est.details.segment_capacity_bps * share
+    closed, factor = _geometry(est, p, s)
+    if c.op in ("reduce_scatter", "all_gather", "all_reduce"):
+        times = _half_s(est, n, p, s, share)
+        if c.op == "all_reduce":
+            times = {name: 2.0 * t for name, t in times.items()}
+        seconds, schedule = pick(times)
+        return CollectiveTime(seconds, schedule, share, cap * factor)
+    if c.op == "all_to_all":
+        # one message per peer; the farthest one's relays and path delay are paid once (the messages overlap)
+        load = _segment_load(est, "all_to_all", n, p, s)
+        shortest_arcs = closed & (est.details.directions == 2)
+        farthest = _step_s(est, np.where(shortest_arcs, np.floor(p / 2) * s, (p - 1) * s))
+        t = np.where(p > 1, (p - 2) * est.design.topology.step_latency + farthest + load * BITS_PER_BYTE / cap, 0.0)
+        return CollectiveTime(t, "shortest arc, busiest segment", share, cap * factor)
+    return CollectiveTime(col.point_to_point_s(n, cap / s, _step_s(est, s)), "one direction's fibers", share, cap / s)
+
+
+def _shares(est: FabricEstimate, collectives):
+    from fabric.kind import group_arrays
+
+    loads = []
+    for c in collectives:
+        n, p, s = group_arrays(c, est.job_gpus)
+        loads.append(_segment_load(est, c.op, n, p, s) * np.asarray(c.calls, dtype=float))
+    return proportional(loads)
+
+
+def _serve(est: FabricEstimate, flows):
+    """Wavelengths per flow by `allocation.ring_allocation_fast`; flows beyond the reach are relayed."""
+    from fabric import allocation
+    from fabric.traffic import Served, ring_distance
+
+    det, lk = est.details, est.design.link.link
+    relayed = int(np.sum(ring_distance(flows, est.gpus) > (est.reach_hops or 0)))
+    if est.per_gpu_bandwidth_bps <= 0 or not est.reach_hops:
+        return Served(np.zeros(flows.count), "none: no wavelength reaches the neighbour", relayed=0)
+    alloc = allocation.ring_allocation_fast(flows, directions=det.directions, fibers=det.fibers_per_direction,
+                                            wavelengths_per_fiber=lk.wavelengths_per_fiber,
+                                            wavelength_rate_bps=lk.data_rate)
+    return Served(alloc.bandwidth_bps * est.useful_fraction, alloc.method, relayed=relayed)
+
+
+@dataclass
+class SipRing(FabricKind):
+    def optical_link(self, design):
+        return design.link
+
+    def evaluate(self, design):
+        return _evaluate(design)
+
+    def shares(self, est, collectives):
+        return _shares(est, collectives)
+
+    def time(self, est, c, n, p, s, share):
+        return _price(est, c, n, p, s, share)
+
+    def serve(self, est, flows):
+        return _serve(est, flows)
+
+
+SIP_RING = SipRing(name="sip-ring", section="sip_ring", section_type=SipRingSection, static=True)

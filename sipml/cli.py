@@ -132,34 +132,34 @@ def fabric(design: DesignArg = None, fmt: FormatOpt = Format.table, output: Outp
                "--group-size", min=1, help="GPUs per model-parallel group of the pattern (default 8)")] = None) -> None:
     """Show the fabric's numbers: bandwidth, useful time, degree, bisection, reach, collective times.
     Exits 1 when the fabric is infeasible."""
-    from fabric.collective_times import collective_times_s
     from core.errors import InputError
     from core.units import parse_value
+    from fabric.evaluate import job_collectives
     from sipml.design import load_design
     from sipml.reports import fabric_report
 
     loaded = load_design(design, set_)
     fab = _evaluate_fabric(loaded, design)
     if message_size is None:
-        bits = loaded.fabric.message_size
+        size = loaded.fabric.message_size
     else:
         try:
-            bits = parse_value(message_size, "bit")
+            size = parse_value(message_size, "byte")
         except InputError as exc:
             raise InputError(f"--message-size {message_size!r}: {exc}") from None
-        if not bits > 0 or bits == float("inf"):
+        if not size > 0 or size == float("inf"):
             raise InputError(f"--message-size {message_size!r}: expected a positive, finite size")
-    times, algorithms = collective_times_s(loaded, fab, bits / 8)
+    times = job_collectives(fab, size)
     traffic = None
     if group_size is not None and pattern is None:
         raise InputError("--group-size applies only with --pattern")
     group_size = group_size or 8
     if pattern is not None:
-        from fabric.traffic import pair_bandwidth, pattern_demand_bps
+        from fabric.traffic import pair_bandwidth, pattern_flows
 
-        demand = pattern_demand_bps(pattern, loaded.fabric.gpus, group_size)
-        traffic = (pattern, group_size, demand, pair_bandwidth(loaded, fab, demand))
-    _emit(fabric_report(fab, times, algorithms, bits, _named(design), traffic), fmt, output)
+        flows = pattern_flows(pattern, loaded.fabric.gpus, group_size)
+        traffic = (pattern, group_size, pair_bandwidth(fab, flows))
+    _emit(fabric_report(fab, times, size, _named(design), traffic), fmt, output)
     if not fab.feasible:
         raise typer.Exit(1)
 
@@ -173,7 +173,7 @@ def cost(designs: Annotated[Optional[list[str]], typer.Argument(
          set_: SetOpt = None) -> None:
     """Side-by-side cost and power tables: per GPU and per cluster, with the breakdown and the price range."""
     from fabric.catalog import load_catalog
-    from fabric.cost import cluster_bom
+    from fabric.cost import cost_summary
     from sipml.design import builtin_designs, load_design
     from sipml.reports import cost_data, cost_report
 
@@ -185,7 +185,7 @@ def cost(designs: Annotated[Optional[list[str]], typer.Argument(
     for name in names:
         loaded = load_design(name, set_)
         fab = _evaluate_fabric(loaded, name)
-        entries.append(cost_data(name, fab, cluster_bom(loaded, fab, cat), loaded.fabric.pue))
+        entries.append(cost_data(name, fab, cost_summary(loaded, fab, cat)))
     _emit(cost_report(entries), fmt, output)
 
 

@@ -20,26 +20,33 @@ import difflib
 import tomllib
 from pathlib import Path
 
-from fabric.design import FABRIC_SECTIONS, SECTION_FOR_KIND, ClusterDesign, FabricSection
-from photonics.design import SECTIONS, LinkDesign
 from core.errors import InputError
 from core.fields import specs
+from fabric.design import ClusterDesign, FabricSection
+from fabric.registry import get_kind, sections
+from photonics.design import SECTIONS, LinkDesign
 
+FABRIC_SECTIONS: dict[str, type] = {"fabric": FabricSection, **sections()}
 ALL_SECTIONS: dict[str, type] = {**SECTIONS, **FABRIC_SECTIONS}
 BUILTIN_DIR = Path(__file__).with_name("designs")
 DEFAULT_DESIGN = "sip-ring"  # what `budget`, `check`, `fabric` use when no design is named
 
 
+def _holder(design: ClusterDesign, section: str):
+    if section in SECTIONS:
+        return getattr(design.link, section)
+    return design.fabric if section == "fabric" else design.topology
+
+
 def _is(section: str, key: str, *values):
     def test(design: ClusterDesign) -> bool:
-        holder = getattr(design.link, section) if section in SECTIONS else getattr(design, section)
-        return getattr(holder, key) in values
+        return getattr(_holder(design, section), key) in values
     test.text = f"[{section}] {key} = " + " or ".join(f"'{v}'" for v in values)
     return test
 
 
 def _amplified(design: ClusterDesign) -> bool:
-    return design.sip_ring.amplifier_every > 0
+    return design.topology.amplifier_every > 0
 
 
 _amplified.text = "[sip_ring] amplifier_every > 0"
@@ -63,9 +70,8 @@ APPLIES_WHEN = {
     ("sip_ring", "amplifier"): _amplified,
     ("sip_ring", "amplifier_gain"): _amplified,
     ("sip_ring", "amplifier_noise_figure"): _amplified,
-    ("electrical", "ideal_bandwidth"): _is("fabric", "kind", "ideal"),
-    **{("electrical", key): _is("fabric", "kind", "electrical")
-       for key in specs(FABRIC_SECTIONS["electrical"]) if key != "ideal_bandwidth"},
+    ("electrical", "nvls_speedup"): _is("electrical", "in_network_reduction", "nvls"),
+    ("electrical", "nvls_latency"): _is("electrical", "in_network_reduction", "nvls"),
 }
 
 
@@ -104,14 +110,20 @@ def design_from_mapping(data: dict, source: str = "<design>") -> ClusterDesign:
         if not isinstance(values, dict):
             raise InputError(f"{source}: '{name}' must be a [section] table, got {values!r}")
         built[name] = build_section(ALL_SECTIONS[name], values, f"{source}: [{name}]")
-    kind = built.get("fabric", FabricSection()).kind
+    fabric = built.get("fabric", FabricSection())
+    try:
+        kind = get_kind(fabric.kind)
+    except InputError as exc:
+        raise InputError(f"{source}: {exc}") from None
     for name in built:
-        if name in SECTION_FOR_KIND.values() and SECTION_FOR_KIND[kind] != name:
-            raise InputError(f"{source}: section [{name}] does not apply to [fabric] kind = '{kind}' "
-                             f"(its settings live in [{SECTION_FOR_KIND[kind]}])")
+        if name in FABRIC_SECTIONS and name != "fabric" and name != kind.section:
+            where = f"its settings live in [{kind.section}]" if kind.section else "it has no section of its own"
+            raise InputError(f"{source}: section [{name}] does not apply to [fabric] kind = '{kind.name}' ({where})")
     link = LinkDesign(**{k: v for k, v in built.items() if k in SECTIONS})
-    design = ClusterDesign(link=link, has_fabric="fabric" in built,
-                           **{k: v for k, v in built.items() if k in FABRIC_SECTIONS})
+    try:
+        design = ClusterDesign(link=link, fabric=fabric, topology=built.get(kind.section), has_fabric="fabric" in built)
+    except InputError as exc:
+        raise InputError(f"{source}: {exc}") from None
     for name, values in data.items():
         for key in values:
             applies = APPLIES_WHEN.get((name, key))
@@ -183,11 +195,13 @@ def design_toml(design: ClusterDesign, title: str) -> str:
     source; fields that do not apply to this design are written as comments saying when they would."""
     out = [f"# sipml design point: {title}.", "# Values with a dimension are strings with units; see `sipml fields`.",
            "# Lines starting '# key =' do not apply to this design; each says when it would.", ""]
-    kind_section = SECTION_FOR_KIND[design.fabric.kind]
-    sections = {**SECTIONS, "fabric": FABRIC_SECTIONS["fabric"], kind_section: FABRIC_SECTIONS[kind_section]}
-    for name, cls in sections.items():
+    kind = get_kind(design.fabric.kind)
+    written = {**SECTIONS, "fabric": FabricSection}
+    if kind.section:
+        written[kind.section] = kind.section_type
+    for name, cls in written.items():
         out.append(f"[{name}]")
-        holder = getattr(design.link, name) if name in SECTIONS else getattr(design, name)
+        holder = _holder(design, name)
         for f in dataclasses.fields(cls):
             spec = f.metadata["spec"]
             value = getattr(holder, f.name)

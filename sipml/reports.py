@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import math
 
-from fabric.estimate import FabricEstimate
 from core.fields import specs
+from fabric.estimate import FabricEstimate
 from photonics.link import LIMIT_TEXT, LinkEstimate
 from sipml.design import ALL_SECTIONS
+from sipml.figures import figures
 from sipml.render import Report, Table
 
 
@@ -171,18 +172,17 @@ def check_fabric_report(fab: FabricEstimate, source: str) -> Report:
     return Report(data, tables, [verdict, *(f"warning: {w}" for w in data["warnings"])])
 
 
-def fabric_data(fab: FabricEstimate, times: dict[str, float], algorithms: dict[str, str], message_bytes: float,
-                source: str) -> dict:
+def fabric_data(fab: FabricEstimate, times, message_bytes: float, source: str) -> dict:
     return {
-        "design": source, "fabric": fab.kind, "gpus": fab.gpus, "feasible": fab.feasible,
+        "design": source, "fabric": fab.kind, "gpus": fab.gpus, "job_gpus": fab.job_gpus, "feasible": fab.feasible,
         "per_gpu_bandwidth_gbps": fab.per_gpu_bandwidth_bps / 1e9,
         "effective_bandwidth_gbps": fab.effective_bandwidth_bps / 1e9,
         "useful_time_fraction": fab.useful_fraction, "degree": fab.degree, "bisection_gbps": fab.bisection_bps / 1e9,
         "margin_db": fab.link.margin_db if fab.link else None,
-        "figures": {name: {"value": v, "unit": u} for name, (v, u) in fab.figures.items()},
+        "figures": {name: {"value": v, "unit": u} for name, (v, u) in figures(fab).items()},
         "message_bytes": message_bytes,
-        "collective_times_s": times,
-        "collective_algorithms": algorithms,
+        "collective_times_s": {op: t.seconds for op, t in times.items()},
+        "collective_algorithms": {op: str(t.schedule) for op, t in times.items()},
         "violations": [{"name": v.name, "message": v.message} for v in fab.violations],
         "notes": list(fab.notes),
     }
@@ -191,17 +191,15 @@ def fabric_data(fab: FabricEstimate, times: dict[str, float], algorithms: dict[s
 def traffic_data(traffic) -> dict:
     import numpy as np
 
-    pattern, group, demand, result = traffic
-    mask = demand > 0
-    got = result.bandwidth_bps[mask]
+    pattern, group, result = traffic
+    got = result.bandwidth_bps
     return {"pattern": pattern, "group_size": group, "pairs": result.pairs, "unserved_pairs": result.unserved,
-            "min_pair_gbps": float(got.min()) / 1e9, "mean_pair_gbps": float(np.mean(got)) / 1e9,
-            "min_ratio": result.min_ratio, "method": result.method}
+            "relayed_pairs": result.relayed, "min_pair_gbps": float(got.min()) / 1e9,
+            "mean_pair_gbps": float(np.mean(got)) / 1e9, "min_ratio": result.min_ratio, "method": result.method}
 
 
-def fabric_report(fab: FabricEstimate, times: dict[str, float], algorithms: dict[str, str], message_bytes: float,
-                  source: str, traffic=None) -> Report:
-    data = fabric_data(fab, times, algorithms, message_bytes, source)
+def fabric_report(fab: FabricEstimate, times, message_bytes: float, source: str, traffic=None) -> Report:
+    data = fabric_data(fab, times, message_bytes, source)
     summary = Table(f"Fabric: {fab.kind}, {fab.gpus} GPUs", ["quantity", "value", "unit"], [
         {"quantity": "feasible", "value": "yes" if fab.feasible else "NO", "unit": ""},
         {"quantity": "per-GPU bandwidth", "value": _f(fab.per_gpu_bandwidth_bps / 1e9, 0), "unit": "Gbps per direction"},
@@ -209,14 +207,16 @@ def fabric_report(fab: FabricEstimate, times: dict[str, float], algorithms: dict
         {"quantity": "effective bandwidth", "value": _f(fab.effective_bandwidth_bps / 1e9, 0), "unit": "Gbps"},
         {"quantity": "degree", "value": str(fab.degree), "unit": "peers at once"},
         {"quantity": "bisection", "value": _f(fab.bisection_bps / 1e12, 2), "unit": "Tbps"},
-        *({"quantity": name, "value": f"{v:.4g}", "unit": u} for name, (v, u) in fab.figures.items()),
+        *({"quantity": name, "value": f"{v:.4g}", "unit": u} for name, (v, u) in figures(fab).items()),
     ])
     from core.units import format_si
 
-    size = format_si(message_bytes / 8, "bit").replace("bit", "B")  # bytes shown with an SI prefix
-    coll = Table(f"Collective times, {size} per rank", ["collective", "time ms", "busbw Gbps", "algorithm"],
-                 [{"collective": k, "time ms": f"{t * 1e3:.4g}", "busbw Gbps": _busbw(k, message_bytes, fab.gpus, t),
-                   "algorithm": algorithms[k]} for k, t in times.items()])
+    size = format_si(message_bytes, "bit").replace("bit", "B")  # bytes shown with an SI prefix
+    coll = Table(f"Collective times, {size} per rank, {fab.job_gpus} ranks",
+                 ["collective", "time ms", "busbw Gbps", "algorithm"],
+                 [{"collective": k, "time ms": f"{t.seconds * 1e3:.4g}",
+                   "busbw Gbps": _busbw(k, message_bytes, fab.job_gpus, t.seconds), "algorithm": str(t.schedule)}
+                  for k, t in times.items()])
     tables = [summary, coll]
     if traffic is not None:
         t = data["traffic"] = traffic_data(traffic)
@@ -224,6 +224,8 @@ def fabric_report(fab: FabricEstimate, times: dict[str, float], algorithms: dict
                             ["quantity", "value", "unit"], [
                                 {"quantity": "pairs with demand", "value": str(t["pairs"]), "unit": ""},
                                 {"quantity": "pairs left unserved", "value": str(t["unserved_pairs"]), "unit": ""},
+                                {"quantity": "pairs relayed beyond the reach", "value": str(t["relayed_pairs"]),
+                                 "unit": ""},
                                 {"quantity": "smallest pair bandwidth", "value": _f(t["min_pair_gbps"], 1),
                                  "unit": "Gbps"},
                                 {"quantity": "mean pair bandwidth", "value": _f(t["mean_pair_gbps"], 1), "unit": "Gbps"},
@@ -232,40 +234,39 @@ def fabric_report(fab: FabricEstimate, times: dict[str, float], algorithms: dict
     return Report(data, tables, footer)
 
 
-def _busbw(op: str, message_bits: float, ranks: int, time_s: float) -> str:
+def _busbw(op: str, message_bytes: float, ranks: int, time_s: float) -> str:
     from fabric.collectives import busbw_bps
 
     if op == "p2p" or not math.isfinite(time_s) or time_s <= 0:
         return "–" if op == "p2p" else "0"
-    return f"{float(busbw_bps(op, message_bits / 8, ranks, time_s)) / 1e9:.4g}"
+    return f"{float(busbw_bps(op, message_bytes, ranks, time_s)) / 1e9:.4g}"
 
 
-def cost_data(name: str, fab: FabricEstimate, bom, pue: float) -> dict:
-    from fabric.bom import facility_power_w
-    from fabric.cost import scale_out_cost_share
-
-    g = fab.gpus
+def cost_data(name: str, fab: FabricEstimate, summary) -> dict:
+    bom, g = summary.bom, summary.gpus
     breakdown = [{"key": l.key, "description": l.description, "network": l.network, "unit": l.unit,
                   "count_per_gpu": l.count_per_gpu, "cost_usd_per_gpu": [x / g for x in l.cost_usd.as_tuple()],
                   "power_w_per_gpu": [x / g for x in l.power_w.as_tuple()], "cost_share": l.cost_share,
                   "power_share": l.power_share, "source": l.source, "date": l.date, "tag": l.tag}
                  for l in bom.lines_by_cost()]
     return {
-        "design": name, "fabric": fab.kind, "gpus": g, "feasible": fab.feasible,
+        "design": name, "fabric": fab.kind, "gpus": g, "gpu": summary.gpu, "feasible": fab.feasible,
         "per_gpu_bandwidth_gbps": fab.per_gpu_bandwidth_bps / 1e9, "degree": fab.degree,
         "bisection_gbps": fab.bisection_bps / 1e9,
-        "network_cost_usd_per_gpu": bom.network_cost_usd.typical / g,
-        "network_cost_usd_per_gpu_range": [x / g for x in bom.network_cost_usd.as_tuple()],
-        "network_power_w_per_gpu": bom.network_power_w.typical / g,
-        "network_power_w_per_gpu_range": [x / g for x in bom.network_power_w.as_tuple()],
-        "cluster_cost_usd": bom.cost_per_cluster_usd.typical,
-        "cluster_cost_usd_range": list(bom.cost_per_cluster_usd.as_tuple()),
-        "cluster_power_w": bom.power_per_cluster_w.typical,
-        "cluster_power_w_range": list(bom.power_per_cluster_w.as_tuple()),
-        "facility_power_w": facility_power_w(bom.power_per_cluster_w.typical, pue=pue),
-        "network_cost_share": bom.network_cost_share.typical,
-        "scale_out_cost_share": scale_out_cost_share(bom),
-        "network_power_share": bom.network_power_share.typical,
+        "network_cost_usd_per_gpu": summary.network_cost_per_gpu_usd.typical,
+        "network_cost_usd_per_gpu_range": list(summary.network_cost_per_gpu_usd.as_tuple()),
+        "network_power_w_per_gpu": summary.network_power_per_gpu_w.typical,
+        "network_power_w_per_gpu_range": list(summary.network_power_per_gpu_w.as_tuple()),
+        "cluster_cost_usd": summary.cluster_cost_usd.typical,
+        "cluster_cost_usd_range": list(summary.cluster_cost_usd.as_tuple()),
+        "cluster_power_w": summary.cluster_power_w.typical,
+        "cluster_power_w_range": list(summary.cluster_power_w.as_tuple()),
+        "facility_power_w": summary.facility_power_w,
+        "network_cost_share": summary.network_cost_share,
+        "scale_out_cost_share": summary.scale_out_cost_share,
+        "network_power_share": summary.network_power_share,
+        "gpu_cost_share": summary.gpu_cost_share,
+        "all_reduce_busbw_gbps": summary.all_reduce_busbw_bps / 1e9,
         "breakdown": breakdown,
         "violations": [{"name": v.name, "message": v.message} for v in fab.violations],
         "notes": list(fab.notes),
@@ -284,6 +285,7 @@ def cost_report(entries: list[dict]) -> Report:
     rng = lambda v: f"{_money(v[0])} – {_money(v[2])}"  # noqa: E731
     side = Table("Cost and power (typical; range = all-low … all-high prices)", ["quantity", "unit", *names], [
         row("fabric", "", lambda e: e["fabric"]),
+        row("GPU", "", lambda e: e["gpu"]),
         row("feasible", "", lambda e: "yes" if e["feasible"] else "NO"),
         row("GPUs", "", lambda e: str(e["gpus"])),
         row("per-GPU bandwidth", "Gbps", lambda e: _f(e["per_gpu_bandwidth_gbps"], 0)),
@@ -293,6 +295,7 @@ def cost_report(entries: list[dict]) -> Report:
         row("  range", "USD", lambda e: rng(e["network_cost_usd_per_gpu_range"])),
         row("network power per GPU", "W", lambda e: _f(e["network_power_w_per_gpu"], 1)),
         row("network share of cost", "%", lambda e: _f(100 * e["network_cost_share"], 1)),
+        row("GPU share of cost", "%", lambda e: _f(100 * e["gpu_cost_share"], 1)),
         row("  outside the servers", "%", lambda e: _f(100 * e["scale_out_cost_share"], 1)),
         row("network share of power", "%", lambda e: _f(100 * e["network_power_share"], 1)),
         row("cluster cost", "USD", lambda e: _money(e["cluster_cost_usd"])),

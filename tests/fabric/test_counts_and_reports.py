@@ -9,8 +9,11 @@ import pytest
 
 from fabric.catalog import load_catalog
 from fabric.cost import cluster_bom, scale_out_cost_share
-from fabric.design import ClusterDesign, ElectricalSection, FabricSection
+from fabric.design import ClusterDesign, FabricSection
+from fabric.electrical import ElectricalSection
 from fabric.evaluate import evaluate_fabric
+from fabric.evaluate import job_collectives
+from fabric.flows import Flows
 from fabric.traffic import pair_bandwidth
 from photonics import packaging
 from photonics.design import LinkDesign, LinkSection, LossSection, TuningSection
@@ -88,7 +91,7 @@ def test_dgx_h100_twin_port_switch_optics_and_servers():
     switch_optics = next(line for line in est.bom if line.key == "transceiver.osfp_800g_dr8")
     assert switch_optics.count == 1536
     small = dataclasses.replace(d, fabric=dataclasses.replace(d.fabric, gpus=12))
-    assert evaluate_fabric(small).figures["servers"][0] == 2
+    assert evaluate_fabric(small).details.servers == 2
 
 
 def test_every_watt_of_the_optical_io_is_counted_once():
@@ -111,58 +114,55 @@ def test_scale_out_share_leaves_the_nvswitch_in_the_server():
 
 def test_electrical_fair_share_uses_the_oversubscribed_nic():
     d = ClusterDesign(fabric=FabricSection(kind="electrical", gpus=32),
-                      electrical=ElectricalSection(gpus_per_server=8, switch_radix=8, oversubscription=2.0))
-    est = evaluate_fabric(d)
-    demand = np.zeros((32, 32))
-    demand[0, 8] = demand[0, 16] = 1.0
-    res = pair_bandwidth(d, est, demand)
-    assert res.bandwidth_bps[0, 8] == pytest.approx(200e9 / 2 / 2)
+                      topology=ElectricalSection(gpus_per_server=8, switch_radix=8, oversubscription=2.0))
+    flows = Flows(32, np.array([0, 0]), np.array([8, 16]), np.array([1.0, 1.0]))
+    res = pair_bandwidth(evaluate_fabric(d), flows)
+    assert res.bandwidth_bps[0] == pytest.approx(200e9 / 2 / 2)
 
 
 def test_ideal_fair_share_takes_the_smaller_side():
     d = load_design("ideal")
     d = dataclasses.replace(d, fabric=dataclasses.replace(d.fabric, gpus=4))
-    est = evaluate_fabric(d)
-    demand = np.zeros((4, 4))
-    demand[0, 1] = demand[0, 2] = 1.0
-    res = pair_bandwidth(d, est, demand)
-    assert res.bandwidth_bps[0, 1] == pytest.approx(2e12 / 2)
+    flows = Flows(4, np.array([0, 0]), np.array([1, 2]), np.array([1.0, 1.0]))
+    res = pair_bandwidth(evaluate_fabric(d), flows)
+    assert res.bandwidth_bps[0] == pytest.approx(2e12 / 2)
 
 
 def test_collective_details_by_hand():
-    """SiP-OCS all-to-all relays over ⌈log_20 1024⌉ = 3 circuits; SiP-Ring p2p uses one direction's fibers
-    (C_eff/2); an oversubscribed DGX sends p2p at the NIC rate but runs its tree at the NIC rate / oversubscription."""
-    from fabric.collective_times import collective_times_s
-
-    ocs = load_design("sip-ocs")
-    _, alg = collective_times_s(ocs, evaluate_fabric(ocs), 1e8)
-    assert alg["all_to_all"].endswith("3 hops")
-    ring = load_design("sip-ring")
-    est = evaluate_fabric(ring)
-    t, _ = collective_times_s(ring, est, 1e8)
-    assert t["p2p"] == pytest.approx(1e-6 + 8e8 / (est.effective_bandwidth_bps / 2), rel=1e-12)
+    """SiP-OCS all-to-all relays over the circuit graph's mean distance, 2.57 hops for 20 circuits and 1024 ranks;
+    SiP-Ring p2p uses one direction's fibers (C_eff/2); an oversubscribed DGX sends p2p at the NIC rate (94 % of
+    200 Gb/s; a step crosses 2·tiers − 1 switches) but runs its tree at the NIC rate / oversubscription."""
+    ocs = evaluate_fabric(load_design("sip-ocs"))
+    t = job_collectives(ocs, 1e8)["all_to_all"]
+    alpha = 3.4e-6 + ocs.details.circuit_delay_s
+    hops = (20 + 400 * 2 + 603 * 3) / 1023
+    assert t.seconds == pytest.approx(8.4e-6 + 1023 * alpha + (hops - 1) * 3.4e-6 + 8e8 * hops / 2e12, rel=1e-9)
+    ring = evaluate_fabric(load_design("sip-ring"))
+    p2p = job_collectives(ring, 1e8)["p2p"]
+    assert p2p.seconds == pytest.approx(8.4e-6 + 3.4e-6 + ring.details.hop_delay_s
+                                        + 8e8 / (ring.effective_bandwidth_bps / 2), rel=1e-12)
     dgx = load_design("dgx-a100")
-    dgx = dataclasses.replace(dgx, electrical=dataclasses.replace(dgx.electrical, oversubscription=4.0))
-    t, alg = collective_times_s(dgx, evaluate_fabric(dgx), 1e8)
-    assert t["p2p"] == pytest.approx(1e-6 + 8e8 / 200e9, rel=1e-12)
-    tree = 2 * 10 * 1e-6 + 2 * 8e8 / 50e9
-    assert t["all_reduce"] <= tree * (1 + 1e-12)
-    # a 1 kB all-reduce is latency-bound: the tree's 2·⌈lg 1024⌉ steps win, at the NIC rate / oversubscription
-    t, alg = collective_times_s(dgx, evaluate_fabric(dgx), 1e3)
-    assert alg["all_reduce"] == "double binary tree"
-    assert t["all_reduce"] == pytest.approx(2 * 10 * 1e-6 + 2 * 8e3 / 50e9, rel=1e-12)
+    dgx = evaluate_fabric(dataclasses.replace(dgx, topology=dataclasses.replace(dgx.topology, oversubscription=4.0)))
+    net = 9.6e-6 + (2 * dgx.details.tiers - 1) * 0.3e-6
+    t = job_collectives(dgx, 1e8)
+    assert t["p2p"].seconds == pytest.approx(8.4e-6 + net + 8e8 / (0.94 * 200e9), rel=1e-12)
+    # a 1 kB all-reduce is latency-bound: the tree's 2·(⌈lg 128⌉ + 7) steps win, at the NIC rate / oversubscription
+    small = job_collectives(dgx, 1e3)["all_reduce"]
+    assert small.schedule == "double binary tree over the servers"
+    assert small.seconds == pytest.approx(8.4e-6 + 2 * 7 * net + 2 * 7 * 3.4e-6
+                                          + 2 * 8e3 / (8 * 0.94 * 200e9 / 4), rel=1e-12)
 
 
 def test_one_direction_ring_all_to_all():
-    from fabric.collective_times import collective_times_s
-    from fabric import collectives as col
-
+    """One ring direction: every pair goes clockwise, so the segment after each GPU carries Σ_k k = p(p−1)/2 pairs
+    of n/(p−1) bytes: p·n/2 over the one direction's capacity, plus p − 2 step latencies and the farthest
+    peer's relays (⌈1023/20⌉ − 1 = 51) and path."""
     d = load_design("sip-ring")
-    d = dataclasses.replace(d, sip_ring=dataclasses.replace(d.sip_ring, directions=1))
-    est = evaluate_fabric(d)
-    t, _ = collective_times_s(d, est, 1e8)
-    assert t["all_to_all"] == pytest.approx(
-        col.pairwise_alltoall_s(1e8 * 1024 / 2, 1024, est.effective_bandwidth_bps, latency_s=1e-6), rel=1e-12)
+    est = evaluate_fabric(dataclasses.replace(d, topology=dataclasses.replace(d.topology, directions=1)))
+    t = job_collectives(est, 1e8)["all_to_all"]
+    farthest = 3.4e-6 + 51 * 3.4e-6 + 1023 * est.details.hop_delay_s
+    assert t.seconds == pytest.approx(8.4e-6 + 1022 * 3.4e-6 + farthest + 1e8 * 1024 / 2 * 8
+                                      / est.effective_bandwidth_bps, rel=1e-12)
 
 
 def test_athermal_keys_apply():

@@ -7,7 +7,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fabric.design import ClusterDesign, ElectricalSection, FabricSection, SipOcsSection, SipRingSection
+from fabric.design import ClusterDesign, FabricSection
+from fabric.electrical import ElectricalSection
+from fabric.sip_ocs import SipOcsSection
+from fabric.sip_ring import SipRingSection
 from fabric.evaluate import evaluate_fabric
 from fabric.sip_ocs import clos_switches_per_plane
 from fabric.sip_ring import pass_through_loss_db, unamplified_reach_hops
@@ -17,13 +20,13 @@ from photonics.link import evaluate
 
 
 def ring(**changes) -> ClusterDesign:
-    return ClusterDesign(fabric=FabricSection(kind="sip-ring"), sip_ring=SipRingSection(**changes))
+    return ClusterDesign(fabric=FabricSection(kind="sip-ring"), topology=SipRingSection(**changes))
 
 
 def ocs(link=None, **changes) -> ClusterDesign:
     link = link or LinkDesign(link=LinkSection(wavelengths_per_fiber=4, fibers_per_direction=20),
                               laser=LaserSection(power_per_line=5e-3), package=PackageSection(chiplets=2))
-    return ClusterDesign(link=link, fabric=FabricSection(kind="sip-ocs"), sip_ocs=SipOcsSection(**changes))
+    return ClusterDesign(link=link, fabric=FabricSection(kind="sip-ocs"), topology=SipOcsSection(**changes))
 
 
 @settings(max_examples=25, deadline=None)
@@ -58,8 +61,7 @@ def test_reach_formula_by_hand():
     est = evaluate(link)
     h = 2 * 0.5 + 1.0 + 16 * est.ring.through_loss_db + 10 * 0.35e-3  # couplers, waveguides, rings, fiber
     assert unamplified_reach_hops(est, h) == 1 + int(est.margin_db // h) >= 2
-    assert evaluate_fabric(dataclasses.replace(d, sip_ring=SipRingSection(locality=1))).figures[
-        "optical reach"][0] == 1 + int(est.margin_db // h)
+    assert evaluate_fabric(dataclasses.replace(d, topology=SipRingSection(locality=1))).reach_hops == 1 + int(est.margin_db // h)
 
 
 def test_default_ring_without_amplifiers_fails_the_locality_bound():
@@ -73,8 +75,8 @@ def test_amplifiers_extend_the_reach_and_are_counted():
     link = LinkDesign(laser=LaserSection(lines=8, power_per_line=5e-3))
     est = evaluate_fabric(dataclasses.replace(ring(amplifier_every=1), link=link))
     assert est.feasible, est.violations
-    assert est.figures["optical reach"][0] >= 16
-    assert est.figures["amplifiers"][0] == 1024 * 10
+    assert est.reach_hops >= 16
+    assert est.details.amplifiers == 1024 * 10
     assert any(line.key == "amplifier.soa" for line in est.bom)
 
 
@@ -87,7 +89,7 @@ def test_ring_whose_neighbour_link_does_not_close():
     d = dataclasses.replace(ring(), link=LinkDesign(laser=LaserSection(power_per_line=0.1e-3)))
     est = evaluate_fabric(d)
     assert {"power_budget", "ring_reach"} <= {v.name for v in est.violations}
-    assert est.figures["optical reach"][0] == 0
+    assert est.reach_hops == 0
 
 
 def test_directions_must_divide_fibers():
@@ -107,7 +109,7 @@ def test_ocs_partitioned_pods():
     d = ocs(radix=384, topology="partitioned")
     est = evaluate_fabric(dataclasses.replace(d, fabric=FabricSection(kind="sip-ocs", job_gpus=256)))
     assert est.feasible
-    assert est.figures["pods"][0] == 3 and est.figures["GPUs per pod"][0] == 342
+    assert est.details.pods == 3 and est.pod_gpus == 342
     assert est.bisection_bps == 0.0  # no circuit between pods
 
 
@@ -131,11 +133,11 @@ def test_clos_switch_counts():
 
 def test_electrical_fat_tree_counts_and_bisection():
     d = ClusterDesign(fabric=FabricSection(kind="electrical", gpus=1024),
-                      electrical=ElectricalSection(switch_radix=40, oversubscription=1.0))
+                      topology=ElectricalSection(switch_radix=40, oversubscription=1.0))
     est = evaluate_fabric(d)
-    assert est.figures["fat-tree tiers"][0] == 3
+    assert est.details.tiers == 3
     assert est.bisection_bps == pytest.approx(512 * 200e9)
-    over = evaluate_fabric(dataclasses.replace(d, electrical=ElectricalSection(oversubscription=3.0)))
+    over = evaluate_fabric(dataclasses.replace(d, topology=ElectricalSection(oversubscription=3.0)))
     assert over.bisection_bps == pytest.approx(est.bisection_bps / 3)
 
 
@@ -155,7 +157,7 @@ def test_more_wavelengths_raise_the_ring_capacity_while_the_link_closes(n):
 def test_amplified_reach_falls_with_noise_figure():
     link = LinkDesign(laser=LaserSection(lines=8, power_per_line=5e-3))
     reach = [evaluate_fabric(dataclasses.replace(ring(amplifier_every=1, amplifier_noise_figure=nf), link=link))
-             .figures["optical reach"][0] for nf in (4.0, 7.0, 10.0)]
+             .reach_hops for nf in (4.0, 7.0, 10.0)]
     assert reach[0] >= reach[1] >= reach[2]
     assert reach[0] > reach[2]
 
@@ -211,8 +213,8 @@ def test_amplified_reach_against_a_hand_calculation(every, reserved_db):
             break
         n_max = n
     est_ring = evaluate_fabric(d)
-    assert est_ring.figures["amplifiers a wavelength may pass"][0] == n_max
-    assert est_ring.figures["optical reach"][0] == min(1023, 1 + every * n_max)
+    assert est_ring.details.amplified.amplifiers_passable == n_max
+    assert est_ring.reach_hops == min(1023, 1 + every * n_max)
     if every == 1:
         assert n_max == 19  # the built-in sip-ring: reach 20 GPUs
 

@@ -1,0 +1,117 @@
+"""Traffic as flows: (source GPU, destination GPU, demand in bit/s) arrays, so the work and memory of a traffic
+pattern grow with its flows, not with the square of the GPU count.
+
+Training patterns (SiP-ML [sim]): the data-parallel ring (GPU i → i+1) and all-to-all inside consecutive
+model-parallel groups.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from core.errors import InputError
+
+
+@dataclass(frozen=True, slots=True)
+class Flows:
+    """Directed flows between the GPUs 0..gpus−1 of a fabric: one entry per (src, dst) pair with demand > 0."""
+
+    gpus: int
+    src: np.ndarray  # int64
+    dst: np.ndarray  # int64
+    demand_bps: np.ndarray  # float, > 0
+
+    def __post_init__(self):
+        src, dst = np.asarray(self.src, dtype=np.int64), np.asarray(self.dst, dtype=np.int64)
+        demand = np.asarray(self.demand_bps, dtype=float)
+        if not (src.shape == dst.shape == demand.shape) or src.ndim != 1:
+            raise InputError("flows need src, dst and demand_bps arrays of one shape")
+        if self.gpus < 2:
+            raise InputError(f"flows need at least 2 GPUs, got {self.gpus}")
+        if src.size and (src.min() < 0 or dst.min() < 0 or max(src.max(), dst.max()) >= self.gpus):
+            raise InputError(f"flow endpoints must be GPUs 0..{self.gpus - 1}")
+        if np.any(src == dst):
+            raise InputError("a flow must join two different GPUs (a GPU does not send to itself over the fabric)")
+        if not np.all(np.isfinite(demand)) or np.any(demand <= 0):
+            raise InputError("flow demands must be finite and > 0 bit/s")
+        for name, value in (("src", src), ("dst", dst), ("demand_bps", demand)):
+            value.setflags(write=False)
+            object.__setattr__(self, name, value)
+
+    @property
+    def count(self) -> int:
+        return int(self.src.size)
+
+    @classmethod
+    def from_matrix(cls, demand_bps) -> Flows:
+        """Flows of an N × N demand matrix (bit/s from row to column, zero diagonal)."""
+        demand = np.asarray(demand_bps, dtype=float)
+        if demand.ndim != 2 or demand.shape[0] != demand.shape[1] or demand.shape[0] < 2:
+            raise InputError(f"demand_bps must be a square N×N matrix with N ≥ 2, got shape {demand.shape}")
+        if not np.all(np.isfinite(demand)) or np.any(demand < 0):
+            raise InputError("demand_bps must hold finite values ≥ 0")
+        if np.any(np.diag(demand) != 0):
+            raise InputError("demand_bps must have a zero diagonal (a GPU does not send to itself over the fabric)")
+        src, dst = np.nonzero(demand)
+        return cls(demand.shape[0], src, dst, demand[src, dst])
+
+    def matrix(self, values=None) -> np.ndarray:
+        """An N × N matrix of `values` per flow (default: the demand), zero elsewhere — for small fabrics."""
+        out = np.zeros((self.gpus, self.gpus))
+        out[self.src, self.dst] = self.demand_bps if values is None else values
+        return out
+
+    def __add__(self, other: Flows) -> Flows:
+        """The union of two patterns on one fabric; demands of a pair present in both add up."""
+        if other.gpus != self.gpus:
+            raise InputError(f"cannot add flows on {self.gpus} and {other.gpus} GPUs")
+        key = np.concatenate((self.src, other.src)) * self.gpus + np.concatenate((self.dst, other.dst))
+        unique, inverse = np.unique(key, return_inverse=True)
+        demand = np.bincount(inverse, np.concatenate((self.demand_bps, other.demand_bps)), unique.size)
+        return Flows(self.gpus, unique // self.gpus, unique % self.gpus, demand)
+
+
+def _count(value, name: str, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise InputError(f"{name} must be an integer ≥ {minimum}, got {value!r}")
+    return int(value)
+
+
+def _rate(value) -> float:
+    try:
+        rate = float(value)
+    except (TypeError, ValueError):
+        raise InputError(f"rate_bps must be a number > 0, got {value!r}") from None
+    if not np.isfinite(rate) or rate <= 0:
+        raise InputError(f"rate_bps must be a finite number > 0, got {value!r}")
+    return rate
+
+
+def ring_neighbour_flows(gpus: int, rate_bps: float, *, both_ways: bool = False) -> Flows:
+    """A ring collective's traffic: GPU i sends rate_bps to i+1 (and to i−1 if `both_ways`)."""
+    n = _count(gpus, "gpus", 2)
+    rate = _rate(rate_bps)
+    i = np.arange(n)
+    flows = Flows(n, i, (i + 1) % n, np.full(n, rate))
+    if both_ways and n > 2:
+        flows = flows + Flows(n, i, (i - 1) % n, np.full(n, rate))
+    elif both_ways:  # two GPUs: i+1 and i−1 are the same peer
+        flows = Flows(n, i, (i + 1) % n, np.full(n, 2 * rate))
+    return flows
+
+
+def group_alltoall_flows(gpus: int, group_size: int, rate_bps: float) -> Flows:
+    """All-to-all inside consecutive groups of g GPUs (0..g−1, g..2g−1, …): rate_bps per ordered pair."""
+    n = _count(gpus, "gpus", 2)
+    g = _count(group_size, "group_size", 1)
+    if n % g:
+        raise InputError(f"group_size ({g}) must divide gpus ({n})")
+    rate = _rate(rate_bps)
+    if g == 1:
+        return Flows(n, np.zeros(0), np.zeros(0), np.zeros(0))
+    base = np.repeat(np.arange(0, n, g), g * (g - 1))
+    a = np.tile(np.repeat(np.arange(g), g - 1), n // g)
+    b = np.tile(np.array([j for i in range(g) for j in range(g) if j != i]), n // g)
+    return Flows(n, base + a, base + b, np.full(base.size, rate))

@@ -1,0 +1,81 @@
+"""The ideal switch: non-blocking at B per GPU per direction, one step latency, and the best schedule any fabric
+has — the switch reduces in the network (as NVLink SHARP and InfiniBand SHARP do) and every collective moves only
+the bytes it must. A reference point with no cost model, as in SiP-ML's experiments [sim]; a lower bound on every
+fabric of the same per-GPU bandwidth and step latency.
+
+Lower bounds it meets (n, p as in fabric.kind): all-reduce, each rank sends its n bytes once and receives the
+result once, n·8/B + 2α; reduce-scatter and all-gather, (p−1)/p·n·8/B + α; all-to-all, n·8/B + (p−1)·α (one message
+per peer); point-to-point, n·8/B + α [inferred].
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from core.fields import non_negative, positive
+from fabric.design import SIPML, ClusterDesign
+from fabric.estimate import FabricEstimate
+from fabric.kind import BITS_PER_BYTE, CollectiveTime, FabricKind, bytes_sent_per_rank, group_arrays, proportional
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class IdealSection:
+    bandwidth: float = positive("2000 Gbit/s", "bit/s", "per-GPU rate of the non-blocking switch, per direction",
+                                f"{SIPML}: swept 128–8192 Gbps; 2 Tbps matches the SiP designs")
+    step_latency: float = non_negative("3.4 us", "s", "latency of one collective step", "[assumed] the lowest "
+                                       "per-step latency of the built-in fabrics (NCCL Ring/Simple over NVLink)")
+
+
+def _evaluate(design: ClusterDesign) -> FabricEstimate:
+    fab, ideal = design.fabric, design.topology
+    return FabricEstimate(
+        design=design, kind="ideal", gpus=fab.gpus, job_gpus=design.job_gpus, per_gpu_bandwidth_bps=ideal.bandwidth,
+        useful_fraction=1.0, degree=fab.gpus - 1, bisection_bps=fab.gpus / 2 * ideal.bandwidth, pod_gpus=fab.gpus,
+        details=ideal, notes=("ideal non-blocking switch: a reference point, its network is not costed",))
+
+
+def _shares(est, collectives):
+    volume = []
+    for c in collectives:
+        n, p, _ = group_arrays(c, est.job_gpus)
+        volume.append(bytes_sent_per_rank(c.op, n, p) * np.asarray(c.calls, dtype=float))
+    return proportional(volume)
+
+
+def _price(est, c, n, p, s, share) -> CollectiveTime:
+    ideal = est.design.topology
+    bw = ideal.bandwidth * share
+    alpha = ideal.step_latency
+    bits = n * BITS_PER_BYTE
+    if c.op == "all_reduce":
+        t, name = 2 * alpha + bits / bw, "in-network reduction"
+    elif c.op in ("reduce_scatter", "all_gather"):
+        t, name = alpha + (p - 1) / p * bits / bw, "in-network reduction" if c.op == "reduce_scatter" else "multicast"
+    elif c.op == "all_to_all":
+        t, name = (p - 1) * alpha + bits / bw, "pairwise"
+    else:
+        t, name = alpha + bits / bw, "one port"
+    return CollectiveTime(np.where(p > 1, t, 0.0), name, share, bw)
+
+
+@dataclass
+class Ideal(FabricKind):
+    def evaluate(self, design):
+        return _evaluate(design)
+
+    def shares(self, est, collectives):
+        return _shares(est, collectives)
+
+    def time(self, est, c, n, p, s, share):
+        return _price(est, c, n, p, s, share)
+
+    def serve(self, est, flows):
+        from fabric.traffic import Served, proportional_share
+
+        return Served(proportional_share(flows, np.full(flows.count, est.per_gpu_bandwidth_bps)),
+                      "proportional share of each GPU's links")
+
+
+IDEAL = Ideal(name="ideal", section="ideal", section_type=IdealSection, static=False)

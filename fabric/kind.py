@@ -1,0 +1,168 @@
+"""What a fabric kind is: one object that evaluates a design of its kind and prices collectives on it.
+
+A collective runs in **groups of ranks**: `size` ranks `stride` job ranks apart (members b, b+s, …, b+(p−1)s), and
+every copy of that group that tiles the job runs at the same time — the tensor-, pipeline- and data-parallel groups
+of a training job (tensor groups consecutive, stride 1; data-parallel groups strided by the tensor size; pipeline
+groups by tensor × data). Job ranks sit on consecutive GPUs: consecutive positions on a ring, consecutive GPUs of
+consecutive servers, one pod.
+
+`price(estimate, running, mix)` returns the time of each collective in `running` when they run together. A kind whose
+circuits or wavelengths are set once per job (`static = True`: SiP-OCS, SiP-Ring) splits its resources by the job's
+whole traffic `mix` (bytes per iteration of every collective the job runs, SiP-ML's demand-proportional objective),
+whether or not the others are running at that moment; a packet-switched kind shares only among `running`.
+Every argument broadcasts over numpy arrays, so a strategy search prices all its candidates in one call.
+
+Message sizes, per rank: all_reduce, the buffer every rank holds; reduce_scatter, each rank's input; all_gather, the
+gathered result (nccl-tests' size S); all_to_all, the bytes one rank sends to the others; p2p, the bytes each member
+sends to the next member of its group (a pipeline stage boundary).
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from core.errors import InputError
+
+OPS = ("all_reduce", "reduce_scatter", "all_gather", "all_to_all", "p2p")
+BITS_PER_BYTE = 8.0
+
+
+@dataclass(frozen=True, slots=True)
+class Collective:
+    """One collective: its operation, bytes per rank, group size and stride (arrays broadcast), and how often it
+    runs per iteration (with the bytes, its weight in a static fabric's configuration)."""
+
+    op: str
+    message_bytes: object
+    size: object
+    stride: object = 1
+    calls: object = 1.0
+    name: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class CollectiveTime:
+    """Seconds of one call, the schedule it runs (a name, or an array of names), the share of the contended
+    resource its group gets (1: alone), and the bandwidth per rank the schedule's bottleneck step runs at."""
+
+    seconds: object
+    schedule: object
+    share: object
+    bandwidth_bps: object
+
+
+def check_op(op: str) -> None:
+    if op not in OPS:
+        close = difflib.get_close_matches(str(op), OPS, n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise InputError(f"unknown collective {op!r}, expected one of {', '.join(OPS)}{hint}")
+
+
+def group_arrays(c: Collective, job_gpus: int):
+    """(n, p, s) as float arrays, checked: p ≥ 1 and s ≥ 1 whole numbers whose groups tile the job
+    (p·s divides the job's ranks)."""
+    check_op(c.op)
+    n = np.asarray(c.message_bytes, dtype=float)
+    p = np.asarray(c.size, dtype=float)
+    s = np.asarray(c.stride, dtype=float)
+    if not np.all(np.isfinite(n)) or np.any(n < 0):
+        raise InputError(f"{c.op}: message size must be a finite number of bytes ≥ 0, got {c.message_bytes!r}")
+    for value, what in ((p, "group size"), (s, "stride")):
+        if np.any(value < 1) or np.any(value != np.floor(value)) or not np.all(np.isfinite(value)):
+            raise InputError(f"{c.op}: {what} must be a whole number ≥ 1, got {value.tolist()!r}")
+    span = p * s
+    if np.any(span > job_gpus) or np.any(job_gpus % span != 0):
+        raise InputError(f"{c.op}: groups of {p.tolist()!r} ranks at stride {s.tolist()!r} do not tile a "
+                         f"{job_gpus}-rank job (size × stride must divide it)")
+    return n, p, s
+
+
+def bytes_sent_per_rank(op: str, n, p):
+    """Bytes one rank sends in one call of a bandwidth-optimal schedule (what a static fabric provisions for)."""
+    share = (p - 1.0) / p
+    return {"all_reduce": 2.0 * share * n, "reduce_scatter": share * n, "all_gather": share * n,
+            "all_to_all": n, "p2p": n}[op] * np.ones_like(np.asarray(p, dtype=float))
+
+
+def proportional(volumes):
+    """Each volume's share of their sum: how a resource is split in proportion to demand. A collective that puts
+    nothing on the resource does not compete for it (share 1)."""
+    total = sum(volumes)
+    return [np.where(v > 0, v / np.where(total > 0, total, 1.0), 1.0) for v in volumes]
+
+
+def pick(candidates: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Elementwise fastest of several schedules: (seconds, schedule names)."""
+    names = list(candidates)
+    stack = np.stack(np.broadcast_arrays(*candidates.values()))
+    best = np.argmin(stack, axis=0)
+    return np.take_along_axis(stack, best[None], axis=0)[0], np.asarray(names, dtype=object)[best]
+
+
+def scalar(value):
+    """A 0-d array as a Python scalar; arrays unchanged."""
+    arr = np.asarray(value)
+    return arr.item() if arr.ndim == 0 else arr
+
+
+@dataclass
+class FabricKind:
+    """Base class of a fabric kind. Subclasses set `name`, `section` and `section_type` (their design section, or
+    None), `static`, and implement `evaluate`, `shares` and `time`; `optical_link` and `serve` as they apply."""
+
+    name: str = ""
+    section: str | None = None
+    section_type: type | None = None
+    static: bool = False
+    schedules: tuple[str, ...] = field(default=())
+
+    def optical_link(self, design):
+        """The GPU-to-GPU optical link the budget must close (with any switch passes), or None."""
+        return None
+
+    def evaluate(self, design):
+        raise NotImplementedError
+
+    def shares(self, est, collectives):
+        """One share per collective: the part of each contended resource its groups get."""
+        raise NotImplementedError
+
+    def time(self, est, c: Collective, n, p, s, share) -> CollectiveTime:
+        raise NotImplementedError
+
+    def serve(self, est, flows):
+        """Bandwidth per flow for a traffic pattern (fabric.traffic.Flows) → fabric.traffic.Served."""
+        raise NotImplementedError
+
+    def price(self, est, running, mix=None) -> list[CollectiveTime]:
+        """Times of the collectives in `running` when they run together (see the module docstring)."""
+        running = list(running)
+        basis = list(mix) if (self.static and mix is not None) else running
+        arrays = [group_arrays(c, est.job_gpus) for c in running]
+        shares = self.shares(est, basis)
+        if basis is not running:  # look each running collective up in the mix by identity or equality
+            shares = [shares[_index(basis, c)] for c in running]
+        out = []
+        for c, (n, p, s), share in zip(running, arrays, shares):
+            t = self.time(est, c, n, p, s, share)
+            seconds = t.seconds + np.where(p > 1, est.design.fabric.launch_latency, 0.0)
+            shape = np.shape(seconds)
+            out.append(CollectiveTime(
+                seconds=scalar(seconds), schedule=scalar(np.broadcast_to(np.asarray(t.schedule, dtype=object), shape)),
+                share=scalar(np.broadcast_to(t.share, shape)), bandwidth_bps=scalar(np.broadcast_to(t.bandwidth_bps,
+                                                                                                     shape))))
+        return out
+
+
+def _index(mix, c) -> int:
+    """Where the running collective `c` sits in the mix: the same object, or the one of the same name."""
+    for i, m in enumerate(mix):
+        if m is c:
+            return i
+    named = [i for i, m in enumerate(mix) if c.name and m.name == c.name]
+    if len(named) == 1:
+        return named[0]
+    raise InputError(f"collective {c.name or c.op!r} runs but is not (or not once) in the job's traffic mix")
