@@ -1,0 +1,449 @@
+"""Achieved compute: the seconds one transformer layer takes on one GPU, forward and backward, for arrays of
+strategies (microbatch b, tensor-parallel size t, sequence parallelism, recomputation, expert parallelism).
+
+Each layer is the kernels it runs, per tensor-parallel shard (Megatron-LM's split: QKV and MLP-up by columns,
+attention-out and MLP-down by rows, attention by heads):
+
+- GEMMs — QKV (or MLA's down/up projections), attention scores QKᵀ, attention·V, output projection, MLP up and
+  down, MoE router and experts — each timed by `workloads.gemm` (tile/wave quantization over the SMs, the
+  MAMF ceiling, the HBM roofline, the fixed kernel time). The backward of Y = X·W runs dX = dY·Wᵀ and
+  dW = Xᵀ·dY, so it is ≈ 2× the forward, each product timed at its own shape.
+- memory-bound kernels — LayerNorm/RMSNorm, softmax, dropout, GeLU/SwiGLU, bias + dropout + residual add,
+  the context-layer transpose, rotary embedding, MoE permutation — as bytes moved / (HBM bandwidth × the same
+  streaming efficiency the GEMM model uses), plus the fixed kernel time each.
+- recomputation: full recomputation runs the whole forward again inside the backward; selective runs the
+  attention core again (QKᵀ, softmax, dropout, attention·V), K22 §5.
+- a fused (flash) attention kernel replaces the score GEMMs and the softmax/dropout kernels by one kernel at
+  `flash_efficiency` of the tensor-core peak, skipping the masked half of causal attention; its backward does
+  2.5× the forward FLOPs (it recomputes the scores).
+
+Also: the input embedding, the output logits with the vocabulary-parallel cross-entropy, the optimizer step
+and per-microbatch gradient accumulation. Everything broadcasts over numpy arrays; identical strategies are
+evaluated once (`np.unique`), so 10⁶ candidates with a few hundred distinct (b, t, …) cost little.
+
+Software choices that change the bytes moved are `ComputeSettings`: Megatron-LM as of SC21 ran unfused
+attention and added each microbatch's fp16 weight gradients into fp32 main gradients in a separate pass
+(`MEGATRON_2021`); today's default fuses both (flash attention, gradient accumulation inside the weight-gradient
+GEMM). No constant depends on the model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from core.errors import InputError
+from core.fields import param
+from workloads.gemm import DEFAULT_GEMM, GemmConstants, ceiling_flops, gemm_time_s
+from workloads.gpus import Gpu
+from workloads.models import TransformerModel
+from workloads.quantities import OPERAND_BYTES, activation_bytes, check_precision
+from workloads.transformer import Weight, layer_weights, recompute_code, score_head_dim
+
+KINDS = ("dense", "moe", "encoder")
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ComputeSettings:
+    """Software choices and the constants of the memory-bound and fused-attention kernels."""
+
+    attention: str = param("flash", "choice", "attention kernel: 'unfused' (QKᵀ and attention·V GEMMs with the "
+                           "s×s scores in HBM, softmax and dropout as separate kernels: Megatron-LM 2021) or "
+                           "'flash' (one fused kernel)", "—", choices=("unfused", "flash"))
+    grad_accumulation: str = param("fused", "choice", "'separate': each microbatch's 16-bit weight gradients "
+                                   "are added into fp32 main gradients by a separate kernel (Megatron-LM "
+                                   "2021); 'fused': the weight-gradient GEMM accumulates into fp32 directly",
+                                   "—", choices=("separate", "fused"))
+    flash_efficiency: float = param(0.6, "1", "fraction of the dense tensor-core peak a fused attention kernel "
+                                    "reaches on its useful FLOPs", "[restated] FlashAttention-2 (Dao 2023): "
+                                    "50–73 % of peak on A100 forward; FlashAttention-3 (Shah et al. 2024): up "
+                                    "to 75 % on H100 (not in shared/reference)", lo=0.0, hi=1.0, lo_open=True)
+    optimizer_bytes_per_param: float = param(34.0, "1", "HBM bytes the optimizer step moves per parameter",
+                                             "[inferred] fused mixed-precision Adam: reads fp32 gradient, "
+                                             "master weight, momentum, variance (16 B), writes the last three "
+                                             "and a 16-bit weight copy (14 B), plus the gradient-norm pass (4 B)",
+                                             lo=0.0)
+    cross_entropy_forward_bytes: float = param(18.0, "1", "bytes per logit the vocabulary-parallel "
+                                               "cross-entropy moves forward", "[inferred] Megatron-LM: read the "
+                                               "16-bit logit, write an fp32 copy, two reduction passes (max, sum) "
+                                               "and the fp32 softmax: 2 + 4 + 8 + 4", lo=0.0)
+    cross_entropy_backward_bytes: float = param(6.0, "1", "bytes per logit of its backward", "[inferred] read "
+                                                "the fp32 softmax, write the 16-bit gradient", lo=0.0)
+    gemm: GemmConstants = field(default_factory=GemmConstants)
+
+
+DEFAULT_SETTINGS = ComputeSettings()
+MEGATRON_2021 = ComputeSettings(attention="unfused", grad_accumulation="separate")
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class LayerTimes:
+    """Seconds and FLOPs of one layer for one microbatch on one GPU, arrays over the strategies given.
+
+    backward_s includes the recomputed forward (recompute_s) and the gradient accumulation."""
+
+    gemm_forward_s: np.ndarray
+    attention_forward_s: np.ndarray  # QKᵀ, softmax, dropout, attention·V (or the fused kernel)
+    elementwise_forward_s: np.ndarray
+    gemm_backward_s: np.ndarray
+    attention_backward_s: np.ndarray
+    elementwise_backward_s: np.ndarray
+    grad_accumulation_s: np.ndarray
+    recompute_s: np.ndarray
+    forward_flops: np.ndarray  # executed by the forward pass (GEMMs and attention)
+    backward_flops: np.ndarray  # 2× forward; fused attention recomputes its scores: 2.5× its forward
+    recompute_flops: np.ndarray
+    parameters: np.ndarray  # weights of the layer on this GPU
+
+    @property
+    def forward_s(self):
+        return self.gemm_forward_s + self.attention_forward_s + self.elementwise_forward_s
+
+    @property
+    def backward_s(self):
+        return (self.gemm_backward_s + self.attention_backward_s + self.elementwise_backward_s
+                + self.grad_accumulation_s + self.recompute_s)
+
+    @property
+    def total_s(self):
+        return self.forward_s + self.backward_s
+
+    @property
+    def hardware_flops(self):
+        """FLOPs executed by forward, backward and recomputation."""
+        return self.forward_flops + self.backward_flops + self.recompute_flops
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class _Hardware:
+    ceiling: float
+    sm_count: int
+    hbm_bandwidth: float  # spec, bytes/s
+    peak: float
+    operand_bytes: float
+    element_bytes: float
+    constants: GemmConstants
+
+    @property
+    def stream_bandwidth(self) -> float:
+        """What a streaming kernel achieves, bytes/s."""
+        return self.hbm_bandwidth * self.constants.hbm_efficiency
+
+    def gemm(self, batch, m, n, k, output_bytes=None):
+        return gemm_time_s(batch, m, n, k, ceiling_flops_per_s=self.ceiling, sm_count=self.sm_count,
+                           hbm_bandwidth_bytes_per_s=self.hbm_bandwidth, operand_bytes=self.operand_bytes,
+                           output_bytes=self.element_bytes if output_bytes is None else output_bytes,
+                           constants=self.constants)
+
+    def stream(self, moved_bytes, kernels=1):
+        """`kernels` memory-bound kernels, each moving `moved_bytes`."""
+        moved = np.asarray(moved_bytes, dtype=float)
+        return np.where(moved > 0, kernels * (self.constants.kernel_time + moved / self.stream_bandwidth), 0.0)
+
+
+def _hardware(gpu: Gpu, precision: str, settings: ComputeSettings) -> _Hardware:
+    check_precision(precision)
+    return _Hardware(ceiling=ceiling_flops(gpu, precision, settings.gemm), sm_count=gpu.sm_count,
+                     hbm_bandwidth=gpu.hbm_bandwidth_bytes_per_s, peak=gpu.peak_flops(precision),
+                     operand_bytes=OPERAND_BYTES[precision], element_bytes=activation_bytes(precision),
+                     constants=settings.gemm)
+
+
+# --- strategy arrays ------------------------------------------------------------------------------------------
+def _strategy_arrays(microbatch, tp, sequence_parallel, recompute, ep):
+    b = np.asarray(microbatch)
+    t = np.asarray(tp)
+    e = np.asarray(ep)
+    for name, value in (("microbatch", b), ("tp", t), ("ep", e)):
+        if value.size and (not np.all(np.equal(np.mod(value, 1), 0)) or np.any(value < 1)):
+            raise InputError(f"{name} must be whole numbers ≥ 1")
+    sp = np.asarray(sequence_parallel, dtype=bool)
+    rc = recompute_code(recompute)
+    return np.broadcast_arrays(b.astype(np.int64), t.astype(np.int64), sp, rc, e.astype(np.int64))
+
+
+def _check_divisible(model: TransformerModel, t, e, kind):
+    bad_t = sorted(int(x) for x in np.unique(t[model.heads % t != 0]))
+    if bad_t:
+        raise InputError(f"{model.name}: heads = {model.heads} is not divisible by tensor-parallel size(s) {bad_t}")
+    if kind == "moe":
+        bad_e = sorted(int(x) for x in np.unique(e[model.experts % e != 0]))
+        if bad_e:
+            raise InputError(f"{model.name}: experts = {model.experts} is not divisible by expert-parallel "
+                             f"size(s) {bad_e}")
+
+
+def _unique_strategies(arrays):
+    """Distinct rows of the (b, t, sp, rc, ep) strategy arrays and the index that maps them back: one mixed-radix
+    integer key per candidate, sorted once."""
+    b, t, sp, rc, e = (a.ravel() for a in arrays)
+    t_span, e_span = int(t.max(initial=1)) + 1, int(e.max(initial=1)) + 1
+    key = (((b * t_span + t) * 2 + sp) * 3 + rc) * e_span + e
+    unique, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    return (b[first], t[first], sp[first], rc[first], e[first]), inverse.reshape(-1)
+
+
+# --- one layer ------------------------------------------------------------------------------------------------
+def layer_times(model: TransformerModel, gpu: Gpu, *, microbatch, tp=1, sequence_parallel=False,
+                recompute="none", ep=1, precision="bf16", kind="dense",
+                settings: ComputeSettings = DEFAULT_SETTINGS) -> LayerTimes:
+    """Forward and backward seconds of one layer for one microbatch on one GPU.
+
+    `kind`: 'dense' (a decoder layer; with cross-attention for encoder–decoder models), 'moe' (its MLP is the
+    mixture of experts, `ep` GPUs sharing the experts, each expert's MLP split over the tensor-parallel group
+    too) or 'encoder'. Arrays broadcast; the result has their common shape."""
+    if kind not in KINDS:
+        raise InputError(f"kind = {kind!r}: expected one of {', '.join(KINDS)}")
+    if kind == "moe" and not model.is_moe:
+        raise InputError(f"{model.name} has no MoE layers")
+    arrays = _strategy_arrays(microbatch, tp, sequence_parallel, recompute, ep)
+    shape = arrays[0].shape
+    _check_divisible(model, arrays[1], arrays[4], kind)
+    hw = _hardware(gpu, precision, settings)
+    (b, t, sp, rc, e), inverse = _unique_strategies(arrays)
+    parts = _layer_parts(model, hw, settings, kind, b.astype(float), t.astype(float), sp.astype(bool), rc, e.astype(float))
+    return LayerTimes(**{name: np.asarray(value, dtype=float)[inverse].reshape(shape)
+                         for name, value in parts.items()})
+
+
+def _rows(weight: Weight, model: TransformerModel, tokens, ep):
+    """(batch, rows) a weight's GEMM sees on one GPU: all the tokens, or for routed experts the E/ep local
+    experts each with its share of the ep·T·top_k·capacity_factor dispatched slots."""
+    if not weight.routed:
+        return 1.0, tokens
+    local = model.experts / ep
+    return local, tokens * ep * model.top_k * model.capacity_factor / model.experts
+
+
+def _split_dims(weight: Weight, t):
+    n = weight.n / t if weight.split == "column" else weight.n * np.ones_like(t)
+    k = weight.k / t if weight.split == "row" else weight.k * np.ones_like(t)
+    return n, k
+
+
+def _layer_parts(model: TransformerModel, hw: _Hardware, settings: ComputeSettings, kind, b, t, sp, rc, ep):
+    s, h = float(model.seq_len), float(model.hidden)
+    el = hw.element_bytes
+    tokens = b * s
+    tokens_sp = np.where(sp, tokens / t, tokens)  # tokens per GPU outside the tensor-parallel region
+    cross = kind == "dense" and model.encoder_layers > 0
+    weights = layer_weights(model, moe=kind == "moe", cross_attention=cross)
+    wgrad_out = 8.0 if settings.grad_accumulation == "fused" else el
+
+    gemm_f = np.zeros_like(b)
+    gemm_b = np.zeros_like(b)
+    flops_f = np.zeros_like(b)
+    params = np.zeros_like(b)
+    biased_outputs = np.zeros_like(b)  # Σ rows × N over biased GEMMs, for the bias-gradient reductions
+    for w in weights:
+        batch, rows = _rows(w, model, tokens, ep)
+        n, k = _split_dims(w, t)
+        gemm_f = gemm_f + hw.gemm(batch, rows, n, k)
+        gemm_b = gemm_b + hw.gemm(batch, rows, k, n) + hw.gemm(batch, k, n, rows, output_bytes=wgrad_out)
+        flops_f = flops_f + 2.0 * batch * rows * n * k
+        params = params + batch * n * k + (batch * n if w.bias else 0.0)
+        if w.bias:
+            biased_outputs = biased_outputs + batch * rows * n
+
+    heads_local = model.heads / t
+    attention_blocks = 2 if cross else 1
+    d_qk, d_v = float(score_head_dim(model)), float(model.value_head_dim)
+    causal = model.attention_mask == "causal" and kind != "encoder"
+    dropout = model.dropout == "yes"
+    if settings.attention == "unfused":
+        att_f, att_b, att_flops, att_recompute = _unfused_attention(hw, b, s, heads_local, d_qk, d_v, dropout)
+        att_backward_flops = 2.0 * att_flops
+    else:
+        att_f, att_b, att_flops = _flash_attention(hw, settings, b, s, heads_local, d_qk, d_v, causal)
+        att_backward_flops = 2.5 * att_flops
+        att_recompute = np.zeros_like(b)  # nothing of the attention core is stored: nothing to recompute
+    att_f, att_b, att_recompute = (x * attention_blocks for x in (att_f, att_b, att_recompute))
+    att_flops, att_backward_flops = att_flops * attention_blocks, att_backward_flops * attention_blocks
+
+    elem_f, elem_b = _elementwise(model, hw, kind, tokens, tokens_sp, t, cross, dropout, biased_outputs,
+                                  settings.attention == "unfused")
+    grad_acc = hw.stream(10.0 * params) if settings.grad_accumulation == "separate" else np.zeros_like(b)
+
+    forward_s = gemm_f + att_f + elem_f
+    forward_flops = flops_f + att_flops
+    selective_flops = att_flops if settings.attention == "unfused" else np.zeros_like(b)
+    return dict(gemm_forward_s=gemm_f, attention_forward_s=att_f, elementwise_forward_s=elem_f,
+                gemm_backward_s=gemm_b, attention_backward_s=att_b, elementwise_backward_s=elem_b,
+                grad_accumulation_s=grad_acc,
+                recompute_s=np.select([rc == 2, rc == 1], [forward_s, att_recompute], 0.0),
+                forward_flops=forward_flops, backward_flops=2.0 * flops_f + att_backward_flops,
+                recompute_flops=np.select([rc == 2, rc == 1], [forward_flops, selective_flops], 0.0),
+                parameters=params)
+
+
+def _unfused_score_flops(b, s, heads, d_qk, d_v):
+    return 2.0 * b * heads * s * s * (d_qk + d_v)
+
+
+def _unfused_attention(hw: _Hardware, b, s, heads, d_qk, d_v, dropout):
+    """QKᵀ and attention·V as batched GEMMs over b·heads, the s×s scores through softmax (and dropout) in HBM.
+    Returns forward, backward, forward FLOPs and the time selective recomputation re-runs."""
+    batch = b * heads
+    el = hw.element_bytes
+    scores = batch * s * s
+    qk = hw.gemm(batch, s, s, d_qk)
+    av = hw.gemm(batch, s, d_v, s)
+    softmax_f = hw.stream(2.0 * el * scores)
+    dropout_f = hw.stream((2.0 * el + 1.0) * scores) if dropout else 0.0 * b
+    forward = qk + av + softmax_f + dropout_f
+    backward = (hw.gemm(batch, s, d_qk, s) + hw.gemm(batch, d_qk, s, s)      # dQ = dS·K, dK = dSᵀ·Q
+                + hw.gemm(batch, s, s, d_v) + hw.gemm(batch, s, d_v, s)      # dP = dO·Vᵀ, dV = Pᵀ·dO
+                + hw.stream(3.0 * el * scores)                               # softmax backward
+                + (hw.stream((2.0 * el + 1.0) * scores) if dropout else 0.0 * b))
+    return forward, backward, _unfused_score_flops(b, s, heads, d_qk, d_v), forward
+
+
+def _flash_attention(hw: _Hardware, settings: ComputeSettings, b, s, heads, d_qk, d_v, causal):
+    """One fused kernel: useful FLOPs (the unmasked half when causal) at flash_efficiency of the peak, or the
+    HBM time of Q, K, V and O, whichever is longer; the backward does 2.5× the FLOPs and moves Q, K, V, O, dO in
+    and dQ, dK, dV out."""
+    useful = _unfused_score_flops(b, s, heads, d_qk, d_v) * (0.5 if causal else 1.0)
+    rate = hw.peak * settings.flash_efficiency
+    el = hw.element_bytes
+    io = b * s * heads * (2.0 * d_qk + 2.0 * d_v) * el
+    forward = hw.constants.kernel_time + np.maximum(useful / rate, io / hw.stream_bandwidth)
+    backward = hw.constants.kernel_time + np.maximum(2.5 * useful / rate, 2.0 * io / hw.stream_bandwidth)
+    return forward, backward, useful
+
+
+def _elementwise(model: TransformerModel, hw: _Hardware, kind, tokens, tokens_sp, t, cross, dropout,
+                 biased_outputs, unfused_attention):
+    """Forward and backward seconds of the memory-bound kernels of one layer (bytes per element in
+    comments; e = 2 bytes per 16-bit activation, masks 1 byte)."""
+    el, h = hw.element_bytes, float(model.hidden)
+    mask = 1.0 if dropout else 0.0
+    norms = 3 if cross else 2
+    hidden_sp = tokens_sp * h
+    # norms: read x, write y / backward read x and dy, write dx
+    fwd = [hw.stream(2.0 * el * hidden_sp, norms)]
+    bwd = [hw.stream(3.0 * el * hidden_sp, norms)]
+    # end of each residual branch: bias + dropout + residual add (read branch and residual, write, mask) /
+    # backward: dropout backward (read dy, mask; write) and the residual stream's gradient sum (read 2, write 1)
+    fwd.append(hw.stream((3.0 * el + mask) * hidden_sp, norms))
+    bwd.append(hw.stream((2.0 * el + mask) * hidden_sp, norms) + hw.stream(3.0 * el * hidden_sp, norms))
+    # MLP activation on the tensor-parallel shard: GeLU read 1 write 1 / back read 2 write 1; SwiGLU read 2
+    # write 1 / back read 3 write 2
+    act_f, act_b = (3.0, 5.0) if model.gated else (2.0, 3.0)
+    if kind == "moe":
+        slots = tokens * model.top_k * model.capacity_factor
+        width = model.expert_ffn / t
+        activations = slots * width + tokens * model.shared_experts * width
+        # dispatch and combine permutations of the token copies (gather the k copies, then scatter them back
+        # with the weighted sum): each reads and writes every copy
+        permuted = 2.0 * el * slots * h
+        fwd.append(hw.stream(permuted, 2))
+        bwd.append(hw.stream(permuted, 2))
+    else:
+        activations = tokens * model.ffn / t
+    fwd.append(hw.stream(act_f * el * activations))
+    bwd.append(hw.stream(act_b * el * activations))
+    # rotary embedding of queries and keys (read and write, forward and backward)
+    if model.position == "rotary":
+        rotary_width = ((model.heads + model.kv) * model.qk_head_dim if model.attention == "mha"
+                        else model.heads * model.rope_head_dim + model.rope_head_dim)
+        rotated = 2.0 * el * tokens * rotary_width / t
+        fwd.append(hw.stream(rotated))
+        bwd.append(hw.stream(rotated))
+    # unfused attention writes its context layer [b·heads, s, d_v] back to [s, b, heads·d_v]: read + write
+    if unfused_attention:
+        moved = 2.0 * el * tokens * model.heads * model.value_head_dim / t * (2 if cross else 1)
+        fwd.append(hw.stream(moved))
+        bwd.append(hw.stream(moved))
+    # bias gradients: one more read of each biased GEMM's output gradient
+    bwd.append(hw.stream(el * biased_outputs))
+    return sum(fwd), sum(bwd)
+
+
+# --- embedding, logits, optimizer -----------------------------------------------------------------------------
+@dataclass(frozen=True, kw_only=True, slots=True)
+class EdgeTimes:
+    """Seconds and FLOPs of the work outside the transformer layers for one microbatch on one GPU: the input
+    embedding (first pipeline stage) and the final norm, logits and cross-entropy (last stage)."""
+
+    embedding_forward_s: np.ndarray
+    embedding_backward_s: np.ndarray
+    head_forward_s: np.ndarray
+    head_backward_s: np.ndarray
+    head_flops: np.ndarray  # forward GEMM FLOPs of the logits
+
+
+def edge_times(model: TransformerModel, gpu: Gpu, *, microbatch, tp=1, sequence_parallel=False, precision="bf16",
+               settings: ComputeSettings = DEFAULT_SETTINGS) -> EdgeTimes:
+    """The input embedding (vocabulary-parallel lookup, positions, dropout; the dense table gradient) and the
+    output head (final norm, logits GEMM against the V/t vocabulary shard, cross-entropy)."""
+    hw = _hardware(gpu, precision, settings)
+    b, t = (np.asarray(x, dtype=float) for x in np.broadcast_arrays(microbatch, tp))
+    sp = np.asarray(sequence_parallel, dtype=bool)
+    el, h, v = hw.element_bytes, float(model.hidden), float(model.vocab)
+    tokens = b * model.seq_len
+    tokens_sp = np.where(sp, tokens / t, tokens)
+    table = v * h / t
+    position = 2.0 if model.position == "learned" else 0.0
+    dropout = 1.0 if model.dropout == "yes" else 0.0
+    emb_f = hw.stream((2.0 + position + dropout * 1.5) * el * tokens * h)
+    accumulate = 10.0 * table if settings.grad_accumulation == "separate" else 0.0
+    emb_b = hw.stream(el * table + 3.0 * el * tokens * h) + hw.stream(accumulate)
+    wgrad_out = 8.0 if settings.grad_accumulation == "fused" else el
+    logits = tokens * v / t
+    head_f = (hw.stream(2.0 * el * tokens_sp * h) + hw.gemm(1.0, tokens, v / t, h)
+              + hw.stream(settings.cross_entropy_forward_bytes * logits))
+    head_b = (hw.stream(3.0 * el * tokens_sp * h) + hw.gemm(1.0, tokens, h, v / t)
+              + hw.gemm(1.0, h, v / t, tokens, output_bytes=wgrad_out)
+              + hw.stream(settings.cross_entropy_backward_bytes * logits)
+              + (hw.stream(10.0 * table) if settings.grad_accumulation == "separate"
+                 and model.embeddings == "untied" else 0.0))
+    return EdgeTimes(embedding_forward_s=emb_f, embedding_backward_s=emb_b, head_forward_s=head_f,
+                     head_backward_s=head_b, head_flops=2.0 * tokens * v / t * h)
+
+
+def optimizer_step_s(parameters_per_gpu, gpu: Gpu, settings: ComputeSettings = DEFAULT_SETTINGS):
+    """One optimizer step over the parameters this GPU updates (all of its shard's, or 1/N_d of them under
+    ZeRO-1 and beyond): bytes per parameter / achievable HBM bandwidth."""
+    moved = np.asarray(parameters_per_gpu, dtype=float) * settings.optimizer_bytes_per_param
+    return moved / (gpu.hbm_bandwidth_bytes_per_s * settings.gemm.hbm_efficiency)
+
+
+def with_settings(settings: ComputeSettings, **changes) -> ComputeSettings:
+    """A copy of `settings` with some fields changed (GEMM constants by name too: kernel_time=…)."""
+    gemm_keys = {k: changes.pop(k) for k in list(changes) if k in GemmConstants.__dataclass_fields__}
+    gemm = replace(settings.gemm, **gemm_keys) if gemm_keys else settings.gemm
+    return replace(settings, gemm=gemm, **changes)
+
+
+def iteration_compute_s(model: TransformerModel, gpu: Gpu, *, batch, dp=1, tp=1, pp=1, microbatch=1,
+                        sequence_parallel=False, recompute="none", ep=1, zero_stage=0, precision="bf16",
+                        settings: ComputeSettings = DEFAULT_SETTINGS):
+    """Compute-only seconds of one iteration per GPU: m = B/(dp·b) microbatches through the slowest pipeline
+    stage (L/p layers, plus the embedding on the first stage and the head on the last), then the optimizer
+    step — no communication and no pipeline bubble. Layers are split evenly (L/p need not be whole: the
+    average stage); MoE models put their dense and MoE layers in proportion on every stage."""
+    b, t, p, d, B = (np.asarray(x, dtype=float) for x in (microbatch, tp, pp, dp, batch))
+    microbatches = B / (d * b)
+    common = dict(microbatch=microbatch, tp=tp, sequence_parallel=sequence_parallel, recompute=recompute,
+                  precision=precision, settings=settings)
+    dense = layer_times(model, gpu, kind="dense", **common)
+    per_stage = dense.total_s * model.dense_mlp_layers / p
+    stage_params = dense.parameters * model.dense_mlp_layers / p
+    if model.is_moe:
+        moe = layer_times(model, gpu, kind="moe", ep=ep, **common)
+        per_stage = per_stage + moe.total_s * model.moe_layers / p
+        stage_params = stage_params + moe.parameters * model.moe_layers / p
+    if model.encoder_layers:
+        encoder = layer_times(model, gpu, kind="encoder", **common)
+        per_stage = per_stage + encoder.total_s * model.encoder_layers / p
+        stage_params = stage_params + encoder.parameters * model.encoder_layers / p
+    edges = edge_times(model, gpu, microbatch=microbatch, tp=tp, sequence_parallel=sequence_parallel,
+                       precision=precision, settings=settings)
+    first = edges.embedding_forward_s + edges.embedding_backward_s
+    last = edges.head_forward_s + edges.head_backward_s
+    slowest = per_stage + np.where(p > 1, np.maximum(first, last), first + last)
+    table = model.vocab * model.hidden / t
+    updated = stage_params + np.where(p > 1, table, 2.0 * table if model.embeddings == "untied" else table)
+    updated = np.where(np.asarray(zero_stage) >= 1, updated / d, updated)
+    return microbatches * slowest + optimizer_step_s(updated, gpu, settings)

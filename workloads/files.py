@@ -1,0 +1,62 @@
+"""Reading the workload floor's data files (GPUs, models): TOML in, InputErrors that name the file, the table
+and the key out."""
+
+from __future__ import annotations
+
+import difflib
+import tomllib
+from pathlib import Path
+
+from core.errors import InputError
+from core.fields import Spec
+
+TAGS = ("[verbatim]", "[restated]", "[inferred]", "[assumed]")
+
+
+def read_toml(path) -> dict:
+    """Parse a TOML file; every failure is an InputError naming the file."""
+    path = Path(path)
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise InputError(f"{path}: is a directory, expected a TOML file") from None
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: not UTF-8 text") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror})") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"{path}: malformed TOML: {exc}") from None
+
+
+def did_you_mean(word: str, options) -> str:
+    close = difflib.get_close_matches(str(word), list(options), n=1)
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+def check_known(where: str, keys, known, what: str = "key") -> None:
+    """InputError for the first key not in `known`, with a suggestion and the known keys."""
+    for key in keys:
+        if key not in known:
+            raise InputError(f"{where}: unknown {what} '{key}'{did_you_mean(key, known)}; "
+                             f"known: {', '.join(known)}")
+
+
+def parse_spec(where: str, key: str, spec: Spec, value):
+    """One value through its declaration; the error names where it came from."""
+    try:
+        return spec.parse(value)
+    except InputError as exc:
+        raise InputError(f"{where} {key} = {value!r}: {exc}") from None
+
+
+def check_source(where: str, key: str, text) -> str:
+    """A source text must be a non-empty string carrying one of the tags."""
+    if not isinstance(text, str) or not text.strip():
+        raise InputError(f"{where} sources.{key}: expected a non-empty text naming the source")
+    if not any(tag in text for tag in TAGS):
+        raise InputError(f"{where} sources.{key} = {text!r}: name its tag, one of {', '.join(TAGS)}")
+    return text

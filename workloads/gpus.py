@@ -1,0 +1,227 @@
+"""GPUs as data: peak FLOP/s by precision, HBM size and bandwidth, NVLink, SM count and the best achievable
+matmul rate (MAMF), from `gpus.toml` beside this module; price and TDP from the fabric catalog entry each GPU
+names, never a second copy.
+
+    gpu = get_gpu("a100_sxm4_80gb")
+    gpu.peak_flops("bf16")        # 3.12e14 FLOP/s, dense
+    gpu.mamf_flops("bf16")        # 2.679e14 FLOP/s (BK, workloads-2.md §7)
+    gpu.hbm_bandwidth_bytes_per_s # 2.039e12
+    gpu.price_usd, gpu.tdp_w      # from fabric/catalog/components.toml [gpu.a100_sxm4_80gb]
+
+User files of the same format add GPUs or override single keys (`load_gpus(path)`); every number keeps a source
+with its tag, and an override without a new source says which file changed it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from types import MappingProxyType
+from typing import Mapping
+
+from core.errors import InputError
+from core.fields import Spec
+from fabric.catalog import Catalog, load_catalog
+from workloads.files import check_known, check_source, did_you_mean, parse_spec, read_toml
+from workloads.quantities import PRECISIONS, parse_flops
+
+_SPECS = {
+    "description": Spec(unit="text", help="what the GPU is", source="—", default_text=""),
+    "catalog": Spec(unit="text", help="fabric catalog entry for price and TDP", source="—", default_text=""),
+    "sm_count": Spec(unit="1", help="streaming multiprocessors", source="—", default_text="", lo=1,
+                     integer=True),
+    "hbm": Spec(unit="B", help="HBM capacity", source="—", default_text="", lo=0.0, lo_open=True),
+    "hbm_bandwidth": Spec(unit="B/s", help="HBM bandwidth", source="—", default_text="", lo=0.0, lo_open=True),
+    "nvlink_bandwidth": Spec(unit="bit/s", help="NVLink bandwidth per GPU per direction", source="—",
+                             default_text="", lo=0.0),
+}
+_TABLES = ("peak", "mamf", "mamf_shape", "sources")
+_KNOWN = tuple(_SPECS) + _TABLES
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)
+class Gpu:
+    """One GPU in SI: FLOP/s, bytes, bytes/s, bit/s; price in USD and power in W from its catalog entry."""
+
+    name: str
+    description: str
+    catalog_key: str
+    sm_count: int
+    hbm_bytes: float
+    hbm_bandwidth_bytes_per_s: float
+    nvlink_bandwidth_bps: float  # per direction
+    peak: Mapping[str, float]  # precision → dense FLOP/s
+    mamf: Mapping[str, float]  # precision → measured best matmul FLOP/s
+    mamf_shape: Mapping[str, tuple[int, int, int]]
+    price_usd_range: tuple[float, float, float]  # low, typical, high (catalog)
+    tdp_w_range: tuple[float, float, float]
+    sources: Mapping[str, str] = field(default_factory=dict)
+    files: tuple[str, ...] = ()
+
+    @property
+    def price_usd(self) -> float:
+        return self.price_usd_range[1]
+
+    @property
+    def tdp_w(self) -> float:
+        return self.tdp_w_range[1]
+
+    @property
+    def precisions(self) -> tuple[str, ...]:
+        return tuple(p for p in PRECISIONS if p in self.peak)
+
+    def peak_flops(self, precision: str) -> float:
+        """Dense peak FLOP/s in `precision`; InputError if the GPU has no such mode."""
+        if precision not in self.peak:
+            raise InputError(f"GPU {self.name!r} has no {precision} peak; it has {', '.join(self.precisions)}")
+        return self.peak[precision]
+
+    def mamf_flops(self, precision: str) -> float:
+        """Best achievable matmul FLOP/s in `precision`: the measured MAMF where the data has one, else the peak
+        times the GPU's own MAMF/peak ratio in bf16 (fp16 where it has no bf16) [assumed: the same software
+        efficiency in every tensor-core precision]; see `mamf_source`."""
+        peak = self.peak_flops(precision)
+        if precision in self.mamf:
+            return self.mamf[precision]
+        reference = self._reference_precision()
+        return peak * self.mamf[reference] / self.peak[reference]
+
+    def mamf_source(self, precision: str) -> str:
+        self.peak_flops(precision)
+        if precision in self.mamf:
+            return self.sources.get(f"mamf.{precision}", "")
+        reference = self._reference_precision()
+        return (f"[assumed] {precision} MAMF = peak × the {reference} MAMF/peak ratio "
+                f"({self.mamf[reference] / self.peak[reference]:.3f}); no {precision} measurement")
+
+    def mamf_best_shape(self, precision: str) -> tuple[int, int, int] | None:
+        """The M×N×K the MAMF was measured at (None where the data has none)."""
+        if precision in self.mamf:
+            return self.mamf_shape.get(precision)
+        return self.mamf_shape.get(self._reference_precision())
+
+    def _reference_precision(self) -> str:
+        for precision in ("bf16", "fp16"):
+            if precision in self.mamf and precision in self.peak:
+                return precision
+        raise InputError(f"GPU {self.name!r} has no bf16 or fp16 MAMF to scale from; give [{self.name}.mamf]")
+
+
+def default_gpus_path() -> Path:
+    return Path(__file__).with_name("gpus.toml")
+
+
+def load_gpus(*user_files, base=None, catalog: Catalog | None = None) -> dict[str, Gpu]:
+    """The shipped GPUs (or `base`), with each user file merged on top: a table for a new GPU adds it (and must
+    be complete), a table for a known one overrides the keys it gives. Price and TDP come from `catalog`
+    (default: the shipped fabric catalog)."""
+    raw: dict[str, dict] = {}
+    files: dict[str, list[str]] = {}
+    for path in (base or default_gpus_path(), *user_files):
+        name = str(path)
+        for gpu, table in read_toml(path).items():
+            where = f"{name}: [{gpu}]"
+            if not isinstance(table, dict):
+                raise InputError(f"{name}: '{gpu}' must be a [table] of GPU keys, got {table!r}")
+            check_known(where, table, _KNOWN)
+            merged = raw.setdefault(gpu, {})
+            for key, value in table.items():
+                if key in _TABLES:
+                    if not isinstance(value, dict):
+                        raise InputError(f"{where} {key}: expected a table [{gpu}.{key}], got {value!r}")
+                    merged.setdefault(key, {}).update(value)
+                else:
+                    merged[key] = value
+            if merged is not table and len(files.get(gpu, [])) > 0:
+                _note_override_sources(merged, table, name)
+            files.setdefault(gpu, []).append(name)
+    catalog = catalog if catalog is not None else load_catalog()
+    return {gpu: _build(gpu, table, tuple(files[gpu]), catalog) for gpu, table in raw.items()}
+
+
+def _note_override_sources(merged: dict, table: dict, name: str) -> None:
+    """A user override of a number without its own source keeps the old source, marked as overridden."""
+    sources = merged.setdefault("sources", {})
+    given = table.get("sources", {})
+    changed = [key for key in table if key in _SPECS] + [f"{t}.{k}" for t in ("peak", "mamf", "mamf_shape")
+                                                          for k in table.get(t, {})]
+    for key in changed:
+        if key not in given:
+            sources[key] = f"overridden in {name} (was: {sources.get(key, 'no source')}) [assumed]"
+
+
+def _build(gpu: str, table: dict, files: tuple[str, ...], catalog: Catalog) -> Gpu:
+    where = f"{' / '.join(dict.fromkeys(files))}: [{gpu}]"
+    missing = [key for key in (*_SPECS, "peak") if key not in table]
+    if missing:
+        raise InputError(f"{where} missing key(s): {', '.join(missing)}")
+    values = {key: parse_spec(where, key, spec, table[key]) for key, spec in _SPECS.items()}
+    peak = _flops_table(where, "peak", table["peak"])
+    mamf = _flops_table(where, "mamf", table.get("mamf", {}))
+    for precision, rate in mamf.items():
+        if precision not in peak:
+            raise InputError(f"{where} mamf.{precision}: the GPU has no {precision} peak")
+        if rate > peak[precision]:
+            raise InputError(f"{where} mamf.{precision}: {rate / 1e12:g} TFLOP/s exceeds the peak "
+                             f"{peak[precision] / 1e12:g} TFLOP/s")
+    if not any(p in mamf for p in ("bf16", "fp16")):
+        raise InputError(f"{where} mamf: give at least a bf16 or fp16 MAMF (the other precisions scale from it)")
+    shapes = {}
+    for precision, shape in table.get("mamf_shape", {}).items():
+        check_known(f"{where} mamf_shape", [precision], tuple(mamf), "precision")
+        if (not isinstance(shape, list) or len(shape) != 3
+                or not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in shape)):
+            raise InputError(f"{where} mamf_shape.{precision} = {shape!r}: expected [M, N, K], three whole numbers")
+        shapes[precision] = tuple(shape)
+    sources = table.get("sources", {})
+    numbers = [*(k for k in _SPECS if k not in ("description", "catalog")),
+               *(f"peak.{p}" for p in peak), *(f"mamf.{p}" for p in mamf), *(f"mamf_shape.{p}" for p in shapes)]
+    check_known(f"{where} sources", sources, numbers)
+    for key in numbers:
+        if key not in sources:
+            raise InputError(f"{where} sources: no source for {key!r}; every number needs one, with its tag")
+        check_source(where, key, sources[key])
+    try:
+        component = catalog.get(values["catalog"])
+    except InputError as exc:
+        raise InputError(f"{where} catalog = {values['catalog']!r}: {exc}") from None
+    return Gpu(
+        name=gpu, description=values["description"], catalog_key=values["catalog"],
+        sm_count=values["sm_count"], hbm_bytes=values["hbm"], hbm_bandwidth_bytes_per_s=values["hbm_bandwidth"],
+        nvlink_bandwidth_bps=values["nvlink_bandwidth"],
+        peak=MappingProxyType(peak), mamf=MappingProxyType(mamf), mamf_shape=MappingProxyType(shapes),
+        price_usd_range=component.price_usd, tdp_w_range=component.power_w,
+        sources=MappingProxyType(dict(sources)), files=files,
+    )
+
+
+def _flops_table(where: str, name: str, table: dict) -> dict[str, float]:
+    check_known(f"{where} {name}", table, PRECISIONS, "precision")
+    out = {}
+    for precision, text in table.items():
+        try:
+            out[precision] = parse_flops(text, rate=True)
+        except InputError as exc:
+            raise InputError(f"{where} {name}.{precision} = {text!r}: {exc}") from None
+        if out[precision] <= 0:
+            raise InputError(f"{where} {name}.{precision} = {text!r}: expected a rate > 0")
+    return out
+
+
+@lru_cache(maxsize=1)
+def shipped_gpus() -> Mapping[str, Gpu]:
+    """The shipped GPUs, loaded once."""
+    return MappingProxyType(load_gpus())
+
+
+def get_gpu(name: str, gpus: Mapping[str, Gpu] | None = None) -> Gpu:
+    """A GPU by name; InputError listing the known names when there is none. The fabric catalog key
+    ('gpu.a100_sxm4') is accepted too, for the GPU that names it."""
+    gpus = shipped_gpus() if gpus is None else gpus
+    if name in gpus:
+        return gpus[name]
+    by_catalog = [g for g in gpus.values() if g.catalog_key == name]
+    if by_catalog:
+        return by_catalog[0]
+    raise InputError(f"unknown GPU {name!r}{did_you_mean(name, gpus)}; known GPUs: {', '.join(gpus)}")

@@ -1,0 +1,51 @@
+"""Mixture-of-experts traffic and FLOPs: the all-to-all bytes of expert parallelism per token and MoE layer, the
+node-limited dispatch of DeepSeek-V3, and training FLOPs from the active parameters (workloads-2.md §4).
+Pure numpy, broadcasting; bytes and FLOPs."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from workloads.models import TransformerModel
+from workloads.transformer import parameter_count
+
+
+def all_to_all_bytes_per_token(hidden, top_k, *, dispatch_bytes=2.0, combine_bytes=2.0, ep=None,
+                               capacity_factor=1.0, padded=False, backward=False):
+    """Bytes one token sends through the all-to-alls of one MoE layer: forward dispatch k·h·b_d + combine
+    k·h·b_c; `backward` adds the same again (the gradients retrace both) [inferred, workloads-2.md §4].
+
+    With `ep` given, only the share leaving the GPU under uniform routing, (EP − 1)/EP, is counted; `padded`
+    (fixed-capacity kernels) sends the whole capacity, × capacity_factor."""
+    h, k = np.asarray(hidden, dtype=float), np.asarray(top_k, dtype=float)
+    forward = k * h * (np.asarray(dispatch_bytes, dtype=float) + np.asarray(combine_bytes, dtype=float))
+    total = forward * (2.0 if backward else 1.0)
+    total = total * np.where(padded, np.asarray(capacity_factor, dtype=float), 1.0)
+    if ep is not None:
+        e = np.asarray(ep, dtype=float)
+        total = total * (e - 1.0) / e
+    return total
+
+
+def node_limited_dispatch_bytes(hidden, nodes_per_token, dispatch_bytes=1.0):
+    """Bytes one token's dispatch puts on the scale-out network when it goes to at most M nodes, one copy per
+    target node then fanned out over NVLink: M·h·b_d (DeepSeek-V3, M = 4, FP8: ≤ 28 KiB; DS3 §3.2.2)."""
+    return (np.asarray(nodes_per_token, dtype=float) * np.asarray(hidden, dtype=float)
+            * np.asarray(dispatch_bytes, dtype=float))
+
+
+def model_all_to_all_bytes_per_token(model: TransformerModel, *, dispatch_bytes=2.0, combine_bytes=2.0,
+                                     backward=True, ep=None, padded=False):
+    """All MoE layers of a model together: per-layer bytes × the number of MoE layers."""
+    per_layer = all_to_all_bytes_per_token(model.hidden, model.top_k, dispatch_bytes=dispatch_bytes,
+                                           combine_bytes=combine_bytes, ep=ep,
+                                           capacity_factor=model.capacity_factor, padded=padded,
+                                           backward=backward)
+    return per_layer * model.moe_layers
+
+
+def six_n_flops_per_token(model: TransformerModel) -> float:
+    """Training FLOPs per token ≈ 6 · N_active (KAP §2.1 applied to the active parameters; the attention term
+    and the embedding lookups aside) — the '≈ 77 GFLOP' (Mixtral) and '≈ 222 GFLOP' (DeepSeek-V3) of
+    workloads-2.md §4."""
+    return 6.0 * parameter_count(model, active=True)

@@ -1,0 +1,19 @@
+"""Pipeline-parallel schedules: the bubble of GPipe / 1F1B and of the interleaved 1F1B schedule (Narayanan et
+al., SC21 §2.2), broadcasting over arrays of (p, m, v)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def bubble_fraction(pp, microbatches, interleave=1):
+    """Idle time over ideal compute time: (p − 1)/m for GPipe and 1F1B, (1/v)·(p − 1)/m with v model chunks
+    per GPU (interleaved 1F1B) — N21 §2.2.1, §2.2.2."""
+    p, m, v = (np.asarray(x, dtype=float) for x in (pp, microbatches, interleave))
+    return (p - 1.0) / (v * m)
+
+
+def bubble_share_of_iteration(pp, microbatches, interleave=1):
+    """The bubble as a share of the iteration's wall time: (p − 1)/(v·m + p − 1) [inferred from N21]."""
+    p, m, v = (np.asarray(x, dtype=float) for x in (pp, microbatches, interleave))
+    return (p - 1.0) / (v * m + p - 1.0)

@@ -1,0 +1,208 @@
+"""Transformer parameters and FLOPs: the closed forms of Megatron-LM (N21) and Korthikanti et al. (K22), and the
+same counts derived from any `TransformerModel` shape (grouped-query and latent attention, gated MLPs, MoE,
+encoder–decoder).
+
+Closed forms are pure numpy functions that broadcast over arrays (a strategy search passes arrays of batch sizes
+and shapes). Symbols: l layers, h hidden, s sequence, V vocabulary, B sequences per iteration.
+
+References
+- N21: Narayanan et al., "Efficient Large-Scale Language Model Training on GPU Clusters Using Megatron-LM", SC21.
+- K22: Korthikanti et al., "Reducing Activation Recomputation in Large Transformer Models", MLSys 2023.
+- KAP: Kaplan et al., "Scaling Laws for Neural Language Models", 2020 (6·N FLOPs per training token).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from core.errors import InputError
+from workloads.models import TransformerModel
+
+RECOMPUTE = ("none", "selective", "full")
+
+
+def recompute_code(recompute) -> np.ndarray:
+    """'none' / 'selective' / 'full' (or an array of them, or of codes 0/1/2) → integer codes 0/1/2."""
+    if isinstance(recompute, str):
+        if recompute not in RECOMPUTE:
+            raise InputError(f"recompute = {recompute!r}: expected one of {', '.join(RECOMPUTE)}")
+        return np.asarray(RECOMPUTE.index(recompute))
+    codes = np.asarray(recompute)
+    if codes.dtype.kind in "US":
+        unknown = set(np.unique(codes)) - set(RECOMPUTE)
+        if unknown:
+            raise InputError(f"recompute: unknown mode(s) {sorted(unknown)}; expected {', '.join(RECOMPUTE)}")
+        return np.select([codes == "selective", codes == "full"], [1, 2], 0)
+    if not np.isin(codes, (0, 1, 2)).all():
+        raise InputError("recompute codes must be 0 (none), 1 (selective) or 2 (full)")
+    return codes.astype(int)
+
+
+# --- closed forms ------------------------------------------------------------------------------------------
+def megatron_parameter_count(layers, hidden, vocab, seq_len):
+    """P = 12·l·h²·(1 + 13/(12h) + (V + s)/(12·l·h)) — N21 §5.1 (GPT with learned positions, tied output;
+    the final LayerNorm's 2h is left out, as N21 does)."""
+    l, h, v, s = (np.asarray(x, dtype=float) for x in (layers, hidden, vocab, seq_len))
+    return 12.0 * l * h**2 * (1.0 + 13.0 / (12.0 * h) + (v + s) / (12.0 * l * h))
+
+
+def model_flops_per_iteration(batch, layers, hidden, seq_len, vocab):
+    """Model FLOPs of one iteration (forward + backward, no recomputation, GEMMs only):
+    72·B·l·s·h²·(1 + s/(6h) + V/(12·h·l)) — K22 Eq. 7."""
+    b, l, h, s, v = (np.asarray(x, dtype=float) for x in (batch, layers, hidden, seq_len, vocab))
+    return 72.0 * b * l * s * h**2 * (1.0 + s / (6.0 * h) + v / (12.0 * h * l))
+
+
+def hardware_flops_per_iteration(batch, layers, hidden, seq_len, vocab, recompute="full"):
+    """FLOPs one iteration executes with recomputation: none → K22 Eq. 7; selective → K22 Eq. 8,
+    72·B·l·s·h²·(1 + s/(3h) + V/(12hl)); full → N21's 96·B·s·l·h²·(1 + s/(6h) + V/(16lh)) (one extra forward of
+    every layer; 96 vs 72 in workloads.md). Eq. 8 charges the recomputed attention three times its forward cost
+    (hardware/model ≈ 1 + s/(6h), Eq. 9); the GEMMs actually re-run (QKᵀ and attention·V once more) add
+    4·s·h FLOPs per token and layer, which is what `workloads.compute` times."""
+    b, l, h, s, v = (np.asarray(x, dtype=float) for x in (batch, layers, hidden, seq_len, vocab))
+    code = recompute_code(recompute)
+    none = 72.0 * b * l * s * h**2 * (1.0 + s / (6.0 * h) + v / (12.0 * h * l))
+    selective = 72.0 * b * l * s * h**2 * (1.0 + s / (3.0 * h) + v / (12.0 * h * l))
+    full = 96.0 * b * s * l * h**2 * (1.0 + s / (6.0 * h) + v / (16.0 * l * h))
+    return np.select([code == 0, code == 1], [none, selective], full)
+
+
+def megatron_flops_per_iteration(batch, layers, hidden, seq_len, vocab):
+    """N21's FLOP count for its achieved-TFLOP/s figures: 96·B·s·l·h²·(1 + s/(6h) + V/(16lh)) (full
+    recomputation included). Achieved TFLOP/s per GPU = this / (GPUs × iteration time)."""
+    return hardware_flops_per_iteration(batch, layers, hidden, seq_len, vocab, "full")
+
+
+# --- counts from a model's shape ------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Weight:
+    """One weight matrix of a layer, as a GEMM sees it: a token row of width `k` in, `n` out.
+
+    `split` is how tensor parallelism cuts it (Megatron: 'column' splits n, 'row' splits k, 'replicated' keeps it
+    whole on every rank); `copies` is how many such matrices the layer holds (routed experts) and `active` how
+    many one token passes through (top_k of them); `routed` marks the expert matrices, whose rows are the tokens
+    dispatched to them."""
+
+    name: str
+    k: int
+    n: int
+    split: str
+    copies: int = 1
+    active: float = 1.0
+    routed: bool = False
+    bias: bool = False
+
+
+def attention_weights(model: TransformerModel, prefix: str = "") -> list[Weight]:
+    """The projections of one attention block: fused QKV (or MLA's down/up projections) and the output."""
+    h, a, hd, hv = model.hidden, model.heads, model.qk_head_dim, model.value_head_dim
+    bias = model.biases == "yes"
+    if model.attention == "mla":
+        rope, q_rank, kv_rank = model.rope_head_dim, model.q_lora_rank, model.kv_lora_rank
+        q = ([Weight(f"{prefix}q_down", h, q_rank, "replicated", bias=bias),
+              Weight(f"{prefix}q_up", q_rank, a * (hd + rope), "column", bias=bias)] if q_rank
+             else [Weight(f"{prefix}q", h, a * (hd + rope), "column", bias=bias)])
+        return q + [Weight(f"{prefix}kv_down", h, kv_rank + rope, "replicated", bias=bias),
+                    Weight(f"{prefix}kv_up", kv_rank, a * (hd + hv), "column", bias=bias),
+                    Weight(f"{prefix}out", a * hv, h, "row", bias=bias)]
+    return [Weight(f"{prefix}qkv", h, (a + 2 * model.kv) * hd, "column", bias=bias),
+            Weight(f"{prefix}out", a * hv, h, "row", bias=bias)]
+
+
+def mlp_weights(model: TransformerModel, width: int, prefix: str = "", copies: int = 1, active: float = 1.0,
+                routed: bool = False) -> list[Weight]:
+    """An MLP of inner width `width`: up (gate and up fused when gated) and down."""
+    bias = model.biases == "yes"
+    up = width * (2 if model.gated else 1)
+    return [Weight(f"{prefix}up", model.hidden, up, "column", copies, active, routed, bias),
+            Weight(f"{prefix}down", width, model.hidden, "row", copies, active, routed, bias)]
+
+
+def layer_weights(model: TransformerModel, moe: bool = False, cross_attention: bool = False) -> list[Weight]:
+    """Every weight matrix of one layer: attention (and cross-attention), then the dense MLP or the MoE block
+    (router, routed experts, shared experts)."""
+    weights = attention_weights(model)
+    if cross_attention:
+        weights += attention_weights(model, prefix="cross_")
+    if not moe:
+        return weights + mlp_weights(model, model.ffn)
+    weights.append(Weight("router", model.hidden, model.experts, "replicated"))
+    weights += mlp_weights(model, model.expert_ffn, "expert_", copies=model.experts, active=model.top_k,
+                           routed=True)
+    if model.shared_experts:
+        weights += mlp_weights(model, model.expert_ffn * model.shared_experts, "shared_")
+    return weights
+
+
+def _norm(model: TransformerModel, width: int) -> int:
+    return 2 * width if model.norm == "layernorm" else width
+
+
+def layer_norm_parameters(model: TransformerModel, cross_attention: bool = False) -> int:
+    """Norm scales (and biases) of one layer: before attention, before the MLP, before cross-attention, and
+    MLA's norms of its compressed latents."""
+    count = (3 if cross_attention else 2) * _norm(model, model.hidden)
+    if model.attention == "mla":
+        count += _norm(model, model.kv_lora_rank) + (_norm(model, model.q_lora_rank) if model.q_lora_rank else 0)
+    return count
+
+
+def layer_parameters(model: TransformerModel, moe: bool = False, active: bool = False,
+                     cross_attention: bool = False) -> float:
+    """Parameters of one layer (`active`: only the experts one token uses)."""
+    total = layer_norm_parameters(model, cross_attention)
+    for w in layer_weights(model, moe, cross_attention):
+        copies = w.active if active else w.copies
+        total += copies * (w.k * w.n + (w.n if w.bias else 0))
+    return total
+
+
+def embedding_parameters(model: TransformerModel) -> int:
+    """Input embedding, learned positions, untied output matrix and the final norm(s)."""
+    h = model.hidden
+    count = model.vocab * h + _norm(model, h) * (2 if model.encoder_layers else 1)
+    if model.position == "learned":
+        count += model.seq_len * h
+    if model.embeddings == "untied":
+        count += model.vocab * h
+    return count
+
+
+def parameter_count(model: TransformerModel, active: bool = False) -> float:
+    """All parameters of the model (`active`: those one token uses — top_k of the routed experts)."""
+    cross = model.encoder_layers > 0
+    decoder = (model.dense_mlp_layers * layer_parameters(model, cross_attention=cross)
+               + model.moe_layers * layer_parameters(model, moe=True, active=active, cross_attention=cross))
+    return decoder + model.encoder_layers * layer_parameters(model) + embedding_parameters(model)
+
+
+def score_head_dim(model: TransformerModel) -> int:
+    """Width of one head's query·key product (MLA adds the decoupled rotary part)."""
+    return model.qk_head_dim + (model.rope_head_dim if model.attention == "mla" else 0)
+
+
+def attention_flops_per_token(model: TransformerModel, seq_len: int | None = None) -> float:
+    """Forward FLOPs of one token's attention in one layer: QKᵀ and attention·V over the whole sequence,
+    2·s·heads·(d_qk + d_v), unmasked (the convention of N21 and K22)."""
+    s = model.seq_len if seq_len is None else seq_len
+    return 2.0 * s * model.heads * (score_head_dim(model) + model.value_head_dim)
+
+
+def forward_flops_per_token(model: TransformerModel, seq_len: int | None = None) -> float:
+    """Forward FLOPs of one token: 2 per active weight of every matrix it passes through, the output logits
+    (2·V·h) included and embedding lookups not, plus attention (encoder, decoder and cross-attention)."""
+    def matrices(moe, cross):
+        return sum(w.active * w.k * w.n for w in layer_weights(model, moe, cross))
+    cross = model.encoder_layers > 0
+    weights = (model.dense_mlp_layers * matrices(False, cross) + model.moe_layers * matrices(True, cross)
+               + model.encoder_layers * matrices(False, False) + model.vocab * model.hidden)
+    attention_layers = model.layers * (2 if cross else 1) + model.encoder_layers
+    return 2.0 * weights + attention_layers * attention_flops_per_token(model, seq_len)
+
+
+def training_flops_per_token(model: TransformerModel, seq_len: int | None = None) -> float:
+    """Forward + backward (2× forward) model FLOPs of one token, no recomputation: 3 × forward
+    (KAP §2.1: ≈ 6·N_active plus the attention term)."""
+    return 3.0 * forward_flops_per_token(model, seq_len)
