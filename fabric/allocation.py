@@ -248,10 +248,11 @@ def _snap_to_breakpoint(bound, weight):
     return float(np.max(np.floor(bound * unique * (1 + 1e-9)) / unique))
 
 
-def _ring_dual_bound(n, src, dst, weight, capacity, iterations):
+def _ring_dual_bound(n, src, dst, weight, capacity, iterations, achieved=0.0):
     """Upper bound on the LP optimum t (units per weight), two directions, by LP duality: for resource prices
     y ≥ 0, t ≤ C·Σy / Σ_f weight_f · (price of f's cheaper arc). Prices start uniform (the volume bound) and are
-    updated multiplicatively towards loaded resources (Garg & Könemann, FOCS 1998, style); the best is kept."""
+    updated multiplicatively towards loaded resources (Garg & Könemann, FOCS 1998, style); the best is kept.
+    Stops early once the bound, lowered to the breakpoint below it, meets `achieved`: optimality is proven."""
     cw = _ring_arcs(n, src, dst, np.ones(src.size, dtype=bool))
     ccw = _ring_arcs(n, src, dst, np.zeros(src.size, dtype=bool))
     prices = np.ones(2 * n)
@@ -262,6 +263,8 @@ def _ring_dual_bound(n, src, dst, weight, capacity, iterations):
         denominator = float(weight @ np.where(go_cw, cost_cw, cost_ccw))
         if denominator > 0:
             best = min(best, capacity * prices.sum() / denominator)
+            if _snap_to_breakpoint(best, weight) <= achieved * (1 + 1e-12):
+                break
         load = cw.load(np.where(go_cw, weight, 0.0)) + ccw.load(np.where(go_cw, 0.0, weight))
         prices = prices * np.exp(2.0 / np.sqrt(step + 1.0) * load / load.max())  # step size 2/√k
         prices /= prices.max()
@@ -305,7 +308,8 @@ def ring_allocation_fast(demand_bps, *, directions, fibers, wavelengths_per_fibe
         bound = float(np.min(first / weight))  # one route per flow: the first level is optimal
     else:
         iterations = _count(bound_iterations, "bound_iterations", minimum=1)
-        bound = _snap_to_breakpoint(_ring_dual_bound(n, src, dst, weight, capacity, iterations), weight)
+        bound = _snap_to_breakpoint(_ring_dual_bound(n, src, dst, weight, capacity, iterations,
+                                                      achieved=float(np.min(first / weight))), weight)
     return _ring_result(flows, demand, units, clockwise, rate, bound, "shortest-arc progressive filling")
 
 
@@ -549,7 +553,8 @@ counts alone give every bandwidth). Monotonicity in n_ocs as for
     units, first = _progressive_fill(weight, np.full(2 * n, float(k)), load, touches, fill=fill)
     bound = float(np.min(first / weight)) * rate / demand.max()
     layers = decompose_circuits(src, dst, units, n, k) if permutations else None
-    return _ocs_result(flows, demand, units, layers, rate, bound, "progressive filling + König decomposition")
+    method = "progressive filling + König decomposition" if permutations else "progressive filling (König: realisable)"
+    return _ocs_result(flows, demand, units, layers, rate, bound, method)
 
 
 def ocs_assignment_milp(demand_bps, *, n_ocs, circuit_bps, time_limit_s: float = MILP_TIME_LIMIT_S) -> OcsAssignment:

@@ -129,7 +129,11 @@ def fabric(design: DesignArg = None, fmt: FormatOpt = Format.table, output: Outp
            pattern: Annotated[Optional[str], typer.Option(
                "--pattern", help="traffic pattern to allocate: ring, groups or training (ring + groups)")] = None,
            group_size: Annotated[Optional[int], typer.Option(
-               "--group-size", min=1, help="GPUs per model-parallel group of the pattern (default 8)")] = None) -> None:
+               "--group-size", min=1, help="GPUs per model-parallel group of the pattern (default 8)")] = None,
+           groups: Annotated[Optional[str], typer.Option(
+               "--groups", help="parallel groups running together, e.g. 'tp=8,dp=128' (also pp, ep): tensor groups "
+                                "all-reduce, data-parallel groups all-reduce, pipeline stages send point-to-point, "
+                                "expert groups all-to-all, each at --message-size per rank")] = None) -> None:
     """Show the fabric's numbers: bandwidth, useful time, degree, bisection, reach, collective times.
     Exits 1 when the fabric is infeasible."""
     from core.errors import InputError
@@ -159,9 +163,29 @@ def fabric(design: DesignArg = None, fmt: FormatOpt = Format.table, output: Outp
 
         flows = pattern_flows(pattern, loaded.fabric.gpus, group_size)
         traffic = (pattern, group_size, pair_bandwidth(fab, flows))
-    _emit(fabric_report(fab, times, size, _named(design), traffic), fmt, output)
+    together = _groups_together(fab, groups, size) if groups is not None else None
+    _emit(fabric_report(fab, times, size, _named(design), traffic, together), fmt, output)
     if not fab.feasible:
         raise typer.Exit(1)
+
+
+def _groups_together(fab, spec: str, size: float):
+    """(group, collective, time) for the parallel groups of `--groups`, priced running together."""
+    from core.errors import InputError
+    from fabric.evaluate import price
+    from fabric.kind import Collective
+    from fabric.layout import DIMENSIONS, OPERATION, parallel_groups
+
+    sizes = {}
+    for item in spec.split(","):
+        name, sep, value = item.strip().partition("=")
+        if not sep or name not in DIMENSIONS or not value.strip().isdigit():
+            raise InputError(f"--groups {spec!r}: expected name=size items, names {', '.join(DIMENSIONS)}, "
+                             "e.g. tp=8,dp=128")
+        sizes[name] = int(value)
+    layout = parallel_groups(fab.job_gpus, **sizes)
+    collectives = [Collective(OPERATION[g.name], size, g.size, g.stride, name=g.name) for g in layout]
+    return list(zip(layout, collectives, price(fab, collectives)))
 
 
 @app.command()

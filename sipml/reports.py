@@ -198,7 +198,8 @@ def traffic_data(traffic) -> dict:
             "mean_pair_gbps": float(np.mean(got)) / 1e9, "min_ratio": result.min_ratio, "method": result.method}
 
 
-def fabric_report(fab: FabricEstimate, times, message_bytes: float, source: str, traffic=None) -> Report:
+def fabric_report(fab: FabricEstimate, times, message_bytes: float, source: str, traffic=None,
+                  groups=None) -> Report:
     data = fabric_data(fab, times, message_bytes, source)
     summary = Table(f"Fabric: {fab.kind}, {fab.gpus} GPUs", ["quantity", "value", "unit"], [
         {"quantity": "feasible", "value": "yes" if fab.feasible else "NO", "unit": ""},
@@ -230,6 +231,17 @@ def fabric_report(fab: FabricEstimate, times, message_bytes: float, source: str,
                                  "unit": "Gbps"},
                                 {"quantity": "mean pair bandwidth", "value": _f(t["mean_pair_gbps"], 1), "unit": "Gbps"},
                                 {"quantity": "method", "value": t["method"], "unit": ""}]))
+    if groups is not None:
+        data["groups"] = [{"name": g.name, "size": g.size, "stride": g.stride, "collective": c.op,
+                           "time_s": t.seconds, "schedule": str(t.schedule), "share": float(t.share),
+                           "bandwidth_gbps": float(t.bandwidth_bps) / 1e9} for g, c, t in groups]
+        tables.append(Table("Parallel groups running together (one configuration for the job)",
+                            ["group", "ranks", "stride", "collective", "time ms", "share", "Gbps per rank",
+                             "schedule"],
+                            [{"group": row["name"], "ranks": str(row["size"]), "stride": str(row["stride"]),
+                              "collective": row["collective"], "time ms": f"{row['time_s'] * 1e3:.4g}",
+                              "share": f"{row['share']:.3f}", "Gbps per rank": f"{row['bandwidth_gbps']:.4g}",
+                              "schedule": row["schedule"]} for row in data["groups"]]))
     footer = [f"violated: {v.name}: {v.message}" for v in fab.violations] + [f"note: {n}" for n in fab.notes]
     return Report(data, tables, footer)
 
