@@ -85,8 +85,8 @@ class ElectricalSection:
                                       "[assumed] within a row of racks")
     oversubscription: float = param(1.0, "1", "fat-tree oversubscription (down/up at the leaves)",
                                     "[assumed] non-blocking", lo=1.0)
-    nvswitch: str = param("nvswitch.a100_share", "text", "catalog entry of the NVSwitch share per GPU",
-                          "[assumed] DGX A100")
+    nvswitch: str = param("nvswitch.a100_share", "text", "catalog entry of the NVSwitch share per GPU ('none' for "
+                          "servers without one)", "[assumed] DGX A100")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -108,7 +108,7 @@ def _evaluate(design: ClusterDesign) -> FabricEstimate:
     tiers = min_fat_tree_tiers(fab.gpus, radix=el.switch_radix, oversubscription=el.oversubscription)
     tree = fat_tree(fab.gpus, radix=el.switch_radix, tiers=tiers, oversubscription=el.oversubscription)
     servers = math.ceil(fab.gpus / el.gpus_per_server)
-    bom = (BomLine(key=el.nvswitch, count=1, scope="per_gpu", network=True),
+    bom = (*([BomLine(key=el.nvswitch, count=1, scope="per_gpu", network=True)] if el.nvswitch != "none" else []),
            BomLine(key=el.nic, count=1, scope="per_gpu", network=True),
            # the NIC end of every endpoint link, and every switch port in use (twin-port optics serve two)
            BomLine(key=el.transceiver, count=fab.gpus, scope="per_cluster", network=True),

@@ -19,6 +19,7 @@ sends to the next member of its group (a pipeline stage boundary).
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 from dataclasses import dataclass, field
 
@@ -140,10 +141,13 @@ class FabricKind:
     def price(self, est, running, mix=None) -> list[CollectiveTime]:
         """Times of the collectives in `running` when they run together (see the module docstring)."""
         running = list(running)
-        basis = list(mix) if (self.static and mix is not None) else running
+        if self.static:
+            basis = list(mix) if mix is not None else running
+        else:  # a packet-switched fabric shares among what runs at once, by the bytes of one call each
+            basis = [dataclasses.replace(c, calls=1.0) for c in running]
         arrays = [group_arrays(c, est.job_gpus) for c in running]
         shares = self.shares(est, basis)
-        if basis is not running:  # look each running collective up in the mix by identity or equality
+        if self.static and mix is not None:  # look each running collective up in the mix
             shares = [shares[_index(basis, c)] for c in running]
         out = []
         for c, (n, p, s), share in zip(running, arrays, shares):

@@ -214,6 +214,41 @@ def cost(designs: Annotated[Optional[list[str]], typer.Argument(
 
 
 @app.command()
+def speedup(designs: Annotated[Optional[list[str]], typer.Argument(
+                help="design files or built-in names (default: sip-ring, sip-ocs, dgx-a100, dgx-h100)")] = None,
+            model: Annotated[str, typer.Option("--model", "-m", help="zoo model name or a model TOML file")] = "gpt3-175b",
+            gpus: Annotated[Optional[int], typer.Option("--gpus", min=2, help="GPUs in every cluster compared")] = None,
+            batch: Annotated[Optional[int], typer.Option(
+                "--batch", min=1, help="global batch (sequences, or samples; default: the model's, see `sipml models`)")] = None,
+            strategy: Annotated[Optional[str], typer.Option(
+                "--strategy", help="fix part of the strategy and search the rest, e.g. tp=8,pp=4,microbatch=1,"
+                                   "recompute=full")] = None,
+            baseline: Annotated[Optional[list[str]], typer.Option(
+                "--baseline", help="baseline design (repeatable; the first sets `speedup`; default: fattree-200, "
+                                   "SiP-ML's 200 Gbps fat-tree, and dgx-a100)")] = None,
+            tokens: Annotated[Optional[float], typer.Option(
+                "--tokens", help="tokens (or samples) of the training run to price (default: 300e9 tokens, or 90 "
+                                 "ImageNet epochs)")] = None,
+            fmt: FormatOpt = Format.table, output: OutputOpt = None, set_: SetOpt = None) -> None:
+    """Training time of a model on each design: the best strategy, its breakdown, throughput, TFLOP/s and MFU,
+    speedup, speedup per dollar and per watt over the baselines, energy and cost of a training run."""
+    from sipml.speedup import run_speedup, speedup_report
+
+    rows, source, failures = run_speedup(designs, model, gpus, batch, strategy, set_, baseline, tokens)
+    _emit(speedup_report(rows, source, failures), fmt, output)
+    if failures:
+        raise typer.Exit(1)
+
+
+@app.command()
+def models(fmt: FormatOpt = Format.table, output: OutputOpt = None) -> None:
+    """List the model zoo and the GPUs with their sources."""
+    from sipml.speedup import models_report
+
+    _emit(models_report(), fmt, output)
+
+
+@app.command()
 def fields(fmt: FormatOpt = Format.table, output: OutputOpt = None) -> None:
     """List every design-file field: unit, default, range, help and source."""
     from sipml.reports import fields_report

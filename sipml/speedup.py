@@ -1,0 +1,179 @@
+"""`sipml speedup` and `sipml models`: what each fabric buys one model, against the baselines, as a report."""
+
+from __future__ import annotations
+
+import math
+
+from sipml.render import Report, Table
+
+DEFAULT_DESIGNS = ("sip-ring", "sip-ocs", "dgx-a100", "dgx-h100")
+DEFAULT_BASELINES = ("fattree-200", "dgx-a100")
+
+
+def _load(name: str, overrides, gpus: int | None):
+    from sipml.design import load_design
+
+    sets = list(overrides or [])
+    if gpus is not None:
+        sets.append(f"fabric.gpus={gpus}")
+    return load_design(name, sets)
+
+
+def run_speedup(designs, model_name: str, gpus: int | None, batch: int | None, strategy: str | None, overrides,
+                baselines, tokens: float | None, top: int = 3):
+    """The rows of `sipml speedup`: one per design, each with its speedups over every baseline."""
+    from core.errors import InfeasibleDesign, InputError
+    from fabric.catalog import load_catalog
+    from workloads.models import load_model
+    from workloads.speedup import compare, default_batch, evaluate_model
+    from workloads.strategy import parse_strategy
+
+    model = load_model(model_name)
+    fixed = parse_strategy(strategy)
+    catalog = load_catalog()
+    names = list(dict.fromkeys([*(designs or DEFAULT_DESIGNS)]))
+    base_names = list(baselines or DEFAULT_BASELINES)
+    loaded = {name: _load(name, overrides, gpus) for name in dict.fromkeys(names + base_names)}
+    sizes = {d.job_gpus for d in loaded.values()}
+    if len(sizes) > 1:
+        raise InputError(f"the designs run jobs of different sizes ({', '.join(map(str, sorted(sizes)))} GPUs): "
+                         "give --gpus to compare them at one size")
+    n = sizes.pop()
+    batch_source = "--batch"
+    if batch is None:
+        batch, batch_source = default_batch(model, n)
+    results, failures = {}, {}
+    for name, design in loaded.items():
+        try:
+            results[name] = evaluate_model(model, design, name, batch, fixed, catalog=catalog, top=top)
+        except InfeasibleDesign as exc:
+            failures[name] = str(exc)
+    amount, amount_unit = _amount(model, tokens)
+    rows = []
+    for name in names:
+        if name in failures:
+            rows.append({"design": name, "model": model.name, "gpus": n, "batch": batch, "feasible": False,
+                         "reason": failures[name]})
+            continue
+        r = results[name]
+        row = {"design": name, "feasible": True, "fabric": r.estimate.kind, "model": model.name, "gpus": n,
+               "gpu": r.gpu.name,
+               "batch": batch, "strategy": r.best.strategy, "iteration_s": r.best.iteration_s,
+               "breakdown": r.best.breakdown, "memory_gb_per_gpu": r.best.memory_bytes / 1e9,
+               "tflops_per_gpu": r.tflops_per_gpu, "mfu": r.mfu, "throughput": r.throughput,
+               "throughput_unit": r.throughput_unit, "candidates": r.candidates, "feasible_candidates": r.feasible,
+               "cluster_cost_usd": r.cluster_cost_usd, "cluster_power_w": r.cluster_power_w,
+               "per_gpu_bandwidth_gbps": r.estimate.per_gpu_bandwidth_bps / 1e9}
+        versus = {b: compare(r, results[b]) if b in results else None for b in base_names}
+        row.update(versus[base_names[0]] or {"speedup": None, "speedup_per_dollar": None, "speedup_per_watt": None})
+        row["baseline"] = base_names[0]
+        row["baselines"] = versus
+        run = r.run(amount)
+        row.update({"run_" + k if k == "time_s" else k: v for k, v in run.items()})
+        row["run_amount"], row["run_amount_unit"] = amount, amount_unit
+        row["alternatives"] = [{"strategy": c.strategy, "iteration_s": c.iteration_s} for c in r.top[1:]]
+        rows.append(row)
+    return rows, batch_source, failures
+
+
+def _amount(model, tokens: float | None):
+    from workloads.models import TransformerModel
+
+    if isinstance(model, TransformerModel):
+        return (tokens if tokens is not None else 300e9), "tokens"  # GPT-3's 300B tokens (Brown et al. 2020)
+    return (tokens if tokens is not None else 90 * 1.281e6), "samples"  # 90 ImageNet epochs of 1.281M images
+
+
+def _x(value) -> str:
+    return "–" if value is None else f"{value:.2f}"
+
+
+def speedup_report(rows, batch_source: str, failures: dict) -> Report:
+    feasible = [r for r in rows if r["feasible"]]
+    first = feasible[0] if feasible else rows[0]
+    base = first.get("baseline", "")
+    summary = Table(f"{first['model']} on {first['gpus']} GPUs, global batch {first['batch']} ({batch_source}): "
+                    f"speedup over {base}",
+                    ["design", "GPU", "iteration s", "TFLOP/s per GPU", "MFU %", "speedup", "per $", "per W",
+                     "run days", "energy MWh", "run cost USD"],
+                    [{"design": r["design"], "GPU": r["gpu"], "iteration s": f"{r['iteration_s']:.4g}",
+                      "TFLOP/s per GPU": f"{r['tflops_per_gpu']:.1f}", "MFU %": f"{100 * r['mfu']:.1f}",
+                      "speedup": _x(r["speedup"]), "per $": _x(r["speedup_per_dollar"]),
+                      "per W": _x(r["speedup_per_watt"]), "run days": f"{r['run_time_s'] / 86400:.3g}",
+                      "energy MWh": f"{r['energy_kwh'] / 1e3:.4g}", "run cost USD": f"{r['run_cost_usd']:,.0f}"}
+                     for r in feasible])
+    others = [b for b in first.get("baselines", {}) if b != base]
+    tables = [summary]
+    if others:
+        tables.append(Table("Against the other baselines", ["design", *(f"{b} {k}" for b in others
+                                                                        for k in ("speedup", "per $", "per W"))],
+                            [{"design": r["design"], **{f"{b} {k}": _x((r["baselines"][b] or {}).get(key))
+                                                       for b in others
+                                                       for k, key in (("speedup", "speedup"),
+                                                                      ("per $", "speedup_per_dollar"),
+                                                                      ("per W", "speedup_per_watt"))}}
+                             for r in feasible]))
+    if not feasible:
+        return Report({"rows": rows}, [], [f"{name}: {why}" for name, why in failures.items()])
+    tables.append(Table("Best strategy and where the iteration goes (seconds)",
+                        ["design", "strategy", *first["breakdown"], "GB/GPU", "searched"],
+                        [{"design": r["design"], "strategy": _strategy_text(r["strategy"]),
+                          **{k: f"{v:.3g}" for k, v in r["breakdown"].items()},
+                          "GB/GPU": f"{r['memory_gb_per_gpu']:.1f}",
+                          "searched": f"{r['feasible_candidates']}/{r['candidates']}"} for r in feasible]))
+    footer = [f"{name}: {why}" for name, why in failures.items()] + [f"run: {first['run_amount']:.3g} {first['run_amount_unit']}; energy = nameplate × 0.75 load × PUE; "
+              "cost = hardware over a 4-year life + electricity at $0.078/kWh (Epoch AI)",
+              "speedup = baseline iteration time / this one; per $ and per W divide by cluster cost and nameplate power"]
+    return Report({"rows": rows}, tables, footer)
+
+
+def _strategy_text(strategy: dict) -> str:
+    skip = {"ep": 1, "interleave": 1, "zero": 0, "sp": False, "order": "tp-dp-pp"}
+    return " ".join(f"{k}={v}" for k, v in strategy.items() if skip.get(k, object()) != v)
+
+
+def models_report() -> Report:
+    from workloads.gpus import load_gpus
+    from workloads.models import DlrmModel, GenericModel, zoo
+    from workloads.speedup import DEFAULT_BATCH
+    from workloads.transformer import parameter_count
+
+    rows = []
+    for name, model in zoo().items():
+        if isinstance(model, GenericModel):
+            params, shape = model.parameters, "totals per sample"
+        elif isinstance(model, DlrmModel):
+            from workloads import dlrm
+
+            params = dlrm.embedding_parameters(model) + dlrm.dense_parameters(model)
+            shape = f"{model.tables} tables × {model.embedding_dim}"
+        else:
+            params = parameter_count(model)
+            shape = f"l {model.layers}, h {model.hidden}, a {model.heads}, s {model.seq_len}" + (
+                f", {model.experts} experts top-{model.top_k}" if model.is_moe else "")
+        batch = DEFAULT_BATCH.get(name, (None, ""))[0]
+        rows.append({"model": name, "kind": model.info.kind, "parameters": params, "shape": shape,
+                     "default_batch": batch, "source": model.info.source})
+    gpus = [{"gpu": g.name, "catalog": g.catalog_key, "peak_tflops": {p: v / 1e12 for p, v in g.peak.items()},
+             "hbm_gb": g.hbm_bytes / 1e9, "hbm_tb_s": g.hbm_bandwidth_bytes_per_s / 1e12,
+             "nvlink_gbps": g.nvlink_bandwidth_bps / 1e9, "price_usd": g.price_usd, "tdp_w": g.tdp_w}
+            for g in load_gpus().values()]
+    tables = [Table("Models", ["model", "kind", "parameters", "shape", "default batch"],
+                    [{"model": r["model"], "kind": r["kind"], "parameters": _count(r["parameters"]),
+                      "shape": r["shape"], "default batch": "–" if r["default_batch"] is None
+                      else str(r["default_batch"])} for r in rows]),
+              Table("GPUs", ["gpu", "catalog", "dense TFLOP/s", "HBM GB", "HBM TB/s", "NVLink Gbps", "price USD",
+                             "TDP W"],
+                    [{"gpu": g["gpu"], "catalog": g["catalog"],
+                      "dense TFLOP/s": ", ".join(f"{p} {v:g}" for p, v in g["peak_tflops"].items()),
+                      "HBM GB": f"{g['hbm_gb']:.0f}", "HBM TB/s": f"{g['hbm_tb_s']:.2f}",
+                      "NVLink Gbps": f"{g['nvlink_gbps']:.0f}", "price USD": f"{g['price_usd']:,.0f}",
+                      "TDP W": f"{g['tdp_w']:.0f}"} for g in gpus])]
+    return Report({"models": rows, "gpus": gpus}, tables)
+
+
+def _count(n: float) -> str:
+    for scale, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M")):
+        if n >= scale:
+            return f"{n / scale:.3g}{suffix}"
+    return f"{n:.0f}" if math.isfinite(n) else "–"

@@ -1,0 +1,133 @@
+"""Iteration time of models given by their totals (ResNet-50, VGG-16, any `generic` model) and of DLRM.
+
+Generic models run data parallel × model parallel (dp·mp = N): each GPU computes 1/(dp·mp) of the batch's samples
+(SiP-ML splits every operation along the batch into mp parts [sim]); the model-parallel traffic the model declares
+moves inside consecutive groups of mp GPUs on the critical path; gradients are all-reduced over the dp replicas
+(stride mp), overlapped with the backward pass (`TrainingSettings.dp_overlap`).
+
+DLRM (Naumov et al. 2019): the embedding tables are sharded over every GPU, so each iteration has two all-to-alls
+over the whole job (pooled embeddings forward, their gradients backward); the dense MLPs are data parallel.
+
+Compute per GPU is a roofline sum: FLOPs at the GPU's best achievable matmul rate (MAMF) plus the bytes the
+memory-bound layers move at the achievable HBM bandwidth — stored activations pass through HBM four times (written
+in the forward, read for the weight gradient, the gradient written and read) [inferred]; DLRM's embedding lookups
+are read forward and read-modify-written backward (three passes) [inferred].
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from core.errors import InputError
+from fabric.estimate import FabricEstimate
+from fabric.evaluate import price
+from fabric.kind import Collective
+from workloads import dlrm
+from workloads.compute import DEFAULT_SETTINGS, ComputeSettings
+from workloads.gpus import Gpu
+from workloads.models import DlrmModel, GenericModel
+from workloads.training import DEFAULT_TRAINING, Breakdown, TrainingSettings, precision_for
+
+ACTIVATION_PASSES = 4.0  # HBM passes of a stored activation per training step [inferred, module docstring]
+LOOKUP_PASSES = 3.0  # embedding rows read forward, read and written backward [inferred]
+STATE_BYTES_PER_PARAMETER = 16.0  # weights, gradients, Adam states in mixed precision (R20 §3.1) [verbatim]
+OPERATIONS = {"all-gather": "all_gather", "all-reduce": "all_reduce", "all-to-all": "all_to_all",
+              "point-to-point": "p2p"}
+
+
+@dataclass(frozen=True)
+class SplitStrategies:
+    """Data-parallel × model-parallel splits of a generic model (arrays of one length)."""
+
+    dp: np.ndarray
+    mp: np.ndarray
+
+    def __len__(self) -> int:
+        return int(self.dp.size)
+
+    def take(self, index) -> SplitStrategies:
+        return SplitStrategies(self.dp[index], self.mp[index])
+
+    def row(self, i: int) -> dict:
+        return {"dp": int(self.dp[i]), "mp": int(self.mp[i])}
+
+
+def split_strategies(gpus: int, batch: int, fixed: dict | None = None) -> SplitStrategies:
+    """dp × mp = gpus with the batch divisible by dp·… (each GPU gets whole samples); keys of `fixed` held."""
+    fixed = dict(fixed or {})
+    unknown = set(fixed) - {"dp", "mp", "tp"}
+    if unknown:
+        raise InputError(f"--strategy {', '.join(sorted(unknown))}: a model given by its totals splits only as dp × mp")
+    mps = [m for m in range(1, gpus + 1) if gpus % m == 0 and batch % (gpus // m) == 0]
+    mp = np.array([m for m in mps if m == fixed.get("mp", fixed.get("tp", m)) and gpus // m == fixed.get("dp",
+                                                                                                         gpus // m)])
+    if mp.size == 0:
+        raise InputError(f"no dp × mp split of {gpus} GPUs divides the batch of {batch} samples"
+                         + (f" with {fixed}" if fixed else ""))
+    return SplitStrategies(dp=gpus // mp, mp=mp)
+
+
+def _roofline_s(gpu: Gpu, flops, bytes_moved, compute: ComputeSettings):
+    precision = precision_for(gpu)
+    return flops / gpu.mamf_flops(precision) + bytes_moved / (gpu.hbm_bandwidth_bytes_per_s
+                                                               * compute.gemm.hbm_efficiency)
+
+
+def _reduce_exposed(reduce_s, window_s, training: TrainingSettings):
+    return np.maximum(reduce_s - window_s, 0.0) if training.dp_overlap == "backward" else reduce_s
+
+
+def generic_breakdown(model: GenericModel, gpu: Gpu, est: FabricEstimate, batch: int, st: SplitStrategies, *,
+                      gradient_bytes: float | None = None, compute: ComputeSettings = DEFAULT_SETTINGS,
+                      training: TrainingSettings = DEFAULT_TRAINING) -> Breakdown:
+    """`gradient_bytes` overrides the data-parallel all-reduce size (SiP-ML's cases); default fp32 gradients."""
+    d, mp = st.dp.astype(float), st.mp.astype(float)
+    samples = batch / (d * mp)  # per GPU
+    flops = samples * model.forward_flops * (1.0 + model.backward_to_forward)
+    fwd_share = 1.0 / (1.0 + model.backward_to_forward)
+    compute_s = _roofline_s(gpu, flops, samples * model.activation_memory * ACTIVATION_PASSES, compute)
+    grads = gradient_bytes if gradient_bytes is not None else model.parameters * training.grad_reduce_bytes
+    mp_msg = model.model_parallel_traffic * batch / d / mp
+    mp_c = Collective(OPERATIONS[model.model_parallel_collective], mp_msg, st.mp, 1, name="mp")
+    dp_c = Collective("all_reduce", np.full(len(st), float(grads)), st.dp, st.mp, name="dp")
+    mix = [mp_c, dp_c]
+    mp_t = np.where(mp_msg > 0, price(est, [mp_c], mix)[0].seconds, 0.0)
+    dp_t = price(est, [dp_c], mix)[0].seconds
+    memory = model.parameters / mp * STATE_BYTES_PER_PARAMETER + samples * model.activation_memory
+    zero = np.zeros(len(st))
+    return Breakdown(compute_s=compute_s, tensor_parallel_s=mp_t, pipeline_s=zero, expert_parallel_s=zero,
+                     bubble_s=zero, data_parallel_s=_reduce_exposed(dp_t, compute_s * (1 - fwd_share), training),
+                     optimizer_s=zero, memory_bytes=memory, memory_limit_bytes=gpu.hbm_bytes * training.usable_memory,
+                     hardware_flops=np.full(len(st), batch * model.forward_flops * (1 + model.backward_to_forward)),
+                     model_flops=np.full(len(st), batch * model.forward_flops * (1 + model.backward_to_forward)),
+                     megatron_flops=0.0)
+
+
+def dlrm_breakdown(model: DlrmModel, gpu: Gpu, est: FabricEstimate, batch: int, st: SplitStrategies, *,
+                   compute: ComputeSettings = DEFAULT_SETTINGS,
+                   training: TrainingSettings = DEFAULT_TRAINING) -> Breakdown:
+    """Tables sharded over every GPU of the job (st: dp = N, mp = 1 — the dense part data parallel)."""
+    n = float(est.job_gpus)
+    samples = batch / n
+    flops = samples * dlrm.training_flops_per_sample(model)
+    lookups = samples * dlrm.lookup_bytes_per_sample(model) * LOOKUP_PASSES
+    compute_s = _roofline_s(gpu, flops, lookups, compute) * np.ones(len(st))
+    exchange = samples * dlrm.all_to_all_bytes_per_sample(model) * (n - 1) / n
+    a2a = Collective("all_to_all", np.full(len(st), exchange), np.full(len(st), n), 1, calls=2.0, name="embeddings")
+    dense = Collective("all_reduce", np.full(len(st), dlrm.dense_parameters(model) * training.grad_reduce_bytes),
+                       np.full(len(st), n), 1, name="dp")
+    mix = [a2a, dense]
+    a2a_t = price(est, [a2a], mix)[0].seconds
+    dense_t = price(est, [dense], mix)[0].seconds
+    tables = dlrm.embedding_parameters(model) * 4.0 / n  # fp32 rows, sharded
+    memory = tables + dlrm.dense_parameters(model) * STATE_BYTES_PER_PARAMETER + samples * (
+        dlrm.lookup_bytes_per_sample(model))
+    zero = np.zeros(len(st))
+    total_flops = np.full(len(st), batch * dlrm.training_flops_per_sample(model))
+    return Breakdown(compute_s=compute_s, tensor_parallel_s=zero, pipeline_s=zero, expert_parallel_s=2.0 * a2a_t,
+                     bubble_s=zero, data_parallel_s=_reduce_exposed(dense_t, compute_s * 2 / 3, training),
+                     optimizer_s=zero, memory_bytes=memory * np.ones(len(st)),
+                     memory_limit_bytes=gpu.hbm_bytes * training.usable_memory, hardware_flops=total_flops,
+                     model_flops=total_flops, megatron_flops=0.0)

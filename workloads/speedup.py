@@ -1,0 +1,192 @@
+"""What a fabric buys: the best strategy of a model on a cluster design, its throughput, and the speedup, speedup per
+dollar and per watt against a baseline, with the energy and cost of one training run.
+
+- Strategy search: every valid strategy evaluated at once (workloads.training / workloads.generic), those that do
+  not fit in memory dropped, the fastest first.
+- Throughput: tokens (transformers) or samples per second. Achieved FLOP/s per GPU counts the FLOPs executed
+  (recomputation included); MFU divides the model's FLOPs (no recomputation) by the GPUs' dense peak (C22 §4).
+- Speedup = baseline iteration time / this one at the same model and batch. Per dollar: throughput per cluster
+  dollar over the baseline's; per watt: throughput per cluster watt (nameplate) over the baseline's.
+- A run of `tokens` (or samples): its wall time; its energy, cluster nameplate power × the load during training ×
+  PUE × wall time (Epoch AI: servers draw 0.75 × TDP while training); its cost, the hardware amortised linearly
+  over its life plus the electricity (Epoch AI's conventions, costs-power.md).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from core.errors import InfeasibleDesign, InputError
+from core.fields import non_negative, param, positive
+from fabric.catalog import Catalog, load_catalog
+from fabric.cost import CostSummary, cost_summary
+from fabric.design import ClusterDesign
+from fabric.estimate import FabricEstimate
+from fabric.evaluate import evaluate_fabric
+from workloads.compute import DEFAULT_SETTINGS, ComputeSettings
+from workloads.generic import dlrm_breakdown, generic_breakdown, split_strategies
+from workloads.gpus import Gpu, load_gpus
+from workloads.models import DlrmModel, GenericModel, Model, TransformerModel
+from workloads.strategy import transformer_strategies
+from workloads.training import DEFAULT_TRAINING, Breakdown, TrainingSettings, precision_for, transformer_breakdown
+
+EPOCH = "Epoch AI (Cottier et al. 2024; costs-power.md)"
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class RunSettings:
+    life: float = positive("4 yr", "s", "hardware depreciation life (amortised linearly)", f"{EPOCH}: 4 years "
+                           "(5 from 2023) [verbatim]")
+    electricity: float = non_negative("0.078 USD/kWh", "USD/J", "electricity price", f"{EPOCH}: US industrial "
+                                      "$0.072–0.083 per kWh, 2021–2025 [verbatim]; midpoint [inferred]")
+    load_fraction: float = param(0.75, "1", "power drawn while training over nameplate", f"{EPOCH}: servers draw "
+                                 "0.75 × TDP during training [verbatim]", lo=0.0, hi=1.0, lo_open=True)
+
+
+DEFAULT_RUN = RunSettings()
+
+
+@dataclass(frozen=True)
+class Candidate:
+    strategy: dict
+    iteration_s: float
+    breakdown: dict[str, float]
+    memory_bytes: float
+
+
+@dataclass(frozen=True)
+class Result:
+    """The best strategy of one model on one design, and what it costs."""
+
+    model: Model
+    design_name: str
+    estimate: FabricEstimate
+    gpu: Gpu
+    batch: int
+    candidates: int  # strategies evaluated
+    feasible: int  # of which fit in memory
+    top: tuple[Candidate, ...]  # fastest first
+    tflops_per_gpu: float  # executed FLOP/s per GPU of the best
+    mfu: float
+    throughput: float  # tokens/s or samples/s
+    throughput_unit: str
+    cost: CostSummary
+
+    @property
+    def best(self) -> Candidate:
+        return self.top[0]
+
+    @property
+    def cluster_cost_usd(self) -> float:
+        return self.cost.cluster_cost_usd.typical
+
+    @property
+    def cluster_power_w(self) -> float:
+        return self.cost.cluster_power_w.typical
+
+    def run(self, amount: float, settings: RunSettings = DEFAULT_RUN) -> dict[str, float]:
+        """Wall time, energy and cost of training on `amount` tokens (or samples)."""
+        seconds = amount / self.throughput
+        pue = self.estimate.design.fabric.pue
+        energy_j = self.cluster_power_w * settings.load_fraction * pue * seconds
+        hardware = self.cluster_cost_usd * seconds / settings.life
+        return {"time_s": seconds, "energy_kwh": energy_j / 3.6e6, "electricity_usd": energy_j * settings.electricity,
+                "hardware_usd": hardware, "run_cost_usd": hardware + energy_j * settings.electricity}
+
+
+def gpu_of(design: ClusterDesign) -> Gpu:
+    """The workload GPU whose catalog entry is the design's `[fabric] gpu`."""
+    gpus = load_gpus()
+    for gpu in gpus.values():
+        if gpu.catalog_key == design.fabric.gpu:
+            return gpu
+    known = ", ".join(g.catalog_key for g in gpus.values())
+    raise InputError(f"[fabric] gpu = {design.fabric.gpu!r} has no compute model; GPUs with one: {known}")
+
+
+def breakdown(model: Model, gpu: Gpu, est: FabricEstimate, batch: int, fixed: dict | None = None, *,
+              compute: ComputeSettings = DEFAULT_SETTINGS, training: TrainingSettings = DEFAULT_TRAINING,
+              gradient_bytes: float | None = None):
+    """(strategies, breakdown) of every valid strategy of `model` on the job's GPUs of `est`."""
+    n = est.job_gpus
+    if isinstance(model, TransformerModel):
+        st = transformer_strategies(model, n, batch, fixed)
+        return st, transformer_breakdown(model, gpu, est, batch, st, compute=compute, training=training)
+    if isinstance(model, DlrmModel):
+        st = split_strategies(n, batch, {"dp": n, **(fixed or {})})
+        return st, dlrm_breakdown(model, gpu, est, batch, st, compute=compute, training=training)
+    st = split_strategies(n, batch, fixed)
+    return st, generic_breakdown(model, gpu, est, batch, st, gradient_bytes=gradient_bytes, compute=compute,
+                                 training=training)
+
+
+def evaluate_model(model: Model, design: ClusterDesign, name: str, batch: int, fixed: dict | None = None, *,
+                   catalog: Catalog | None = None, top: int = 5, compute: ComputeSettings = DEFAULT_SETTINGS,
+                   training: TrainingSettings = DEFAULT_TRAINING, gradient_bytes: float | None = None,
+                   estimate: FabricEstimate | None = None) -> Result:
+    """Search every strategy of `model` on `design` at global batch `batch` (sequences or samples) and keep the
+    `top` fastest that fit. InfeasibleDesign when the fabric does not work (its violations named) or no strategy
+    fits in memory."""
+    est = estimate or evaluate_fabric(design)
+    if not est.feasible:
+        raise InfeasibleDesign(f"the {est.kind} fabric is infeasible ("
+                               + "; ".join(f"{v.name}: {v.message}" for v in est.violations) + ")")
+    gpu = gpu_of(design)
+    st, br = breakdown(model, gpu, est, batch, fixed, compute=compute, training=training,
+                       gradient_bytes=gradient_bytes)
+    t = br.iteration_s
+    ok = br.fits & np.isfinite(t)
+    if not ok.any():
+        needed = float(np.min(br.memory_bytes)) / 1e9
+        raise InfeasibleDesign(f"no strategy of {model.name} fits in {gpu.name}'s memory "
+                               f"(the smallest needs {needed:.1f} GB of {br.memory_limit_bytes / 1e9:.1f} GB usable)")
+    order = np.flatnonzero(ok)[np.argsort(t[ok], kind="stable")][:top]
+    best = int(order[0])
+    peak = gpu.peak_flops(precision_for(gpu))
+    n = est.job_gpus
+    unit, per_iteration = ("tokens/s", batch * model.seq_len) if isinstance(model, TransformerModel) \
+        else ("samples/s", batch)
+    return Result(
+        model=model, design_name=name, estimate=est, gpu=gpu, batch=batch, candidates=len(st), feasible=int(ok.sum()),
+        top=tuple(Candidate(strategy=st.row(int(i)), iteration_s=float(t[i]), breakdown=br.phases(int(i)),
+                            memory_bytes=float(br.memory_bytes[i])) for i in order),
+        tflops_per_gpu=float(br.hardware_flops[best] / (n * t[best])) / 1e12,
+        mfu=float(br.model_flops[best] / (n * t[best] * peak)), throughput=per_iteration / float(t[best]),
+        throughput_unit=unit, cost=cost_summary(design, est, catalog or load_catalog()))
+
+
+def compare(result: Result, baseline: Result) -> dict[str, float]:
+    """Speedup, speedup per dollar and per watt of `result` over `baseline` (same model and batch)."""
+    speedup = baseline.best.iteration_s / result.best.iteration_s
+    return {"speedup": speedup,
+            "speedup_per_dollar": speedup * baseline.cluster_cost_usd / result.cluster_cost_usd,
+            "speedup_per_watt": speedup * baseline.cluster_power_w / result.cluster_power_w}
+
+
+# Global batch (sequences for transformers, samples otherwise) each zoo model trains at unless told, with its source.
+DEFAULT_BATCH = {
+    "megatron-1.7b": (512, "N21 Table 1 [restated]"), "megatron-3.6b": (512, "N21 Table 1 [restated]"),
+    "megatron-7.5b": (512, "N21 Table 1 [restated]"), "megatron-18.4b": (1024, "N21 Table 1 [restated]"),
+    "megatron-39.1b": (1536, "N21 Table 1 [restated]"), "megatron-76.1b": (1792, "N21 Table 1 [restated]"),
+    "megatron-145.6b": (2304, "N21 Table 1 [restated]"), "megatron-310.1b": (2160, "N21 Table 1 [restated]"),
+    "megatron-529.6b": (2520, "N21 Table 1 [restated]"), "megatron-1008b": (3072, "N21 Table 1 [restated]"),
+    "gpt3-175b": (1536, "Brown et al. 2020: 3.2M tokens per batch = 1536 × 2048 [restated]"),
+    "gpt2-355m": (1024, "SiP-ML's GPT-2 case (sipml.md) [sim]"),
+    "transformer-big": (1024, "SiP-ML's Transformer-big case (sipml.md) [sim]"),
+    "resnet-50": (8192, "SiP-ML's ResNet-50 case (sipml.md) [sim]"),
+    "vgg-16": (8192, "[assumed] as SiP-ML's ResNet-50"),
+    "bert-large": (1024, "[assumed] a 0.5M-token batch at 512 tokens"),
+    "dlrm-dcnv2": (65536, "MLPerf DLRM-DCNv2 reference global batch (workloads-2.md §5) [verbatim]"),
+    "mixtral-8x7b": (1024, "[assumed] a 4M-token batch at 4096 tokens"),
+    "deepseek-v3": (15360, "DeepSeek-V3 §4.2: batch size raised to 15,360 sequences [restated]"),
+    "llama3-405b": (2048, "Llama 3 Table 4: 16M tokens per batch at 8,192 tokens [verbatim]"),
+}
+
+
+def default_batch(model: Model, gpus: int) -> tuple[int, str]:
+    """(global batch, where it comes from) for `model` on `gpus` GPUs."""
+    if model.name in DEFAULT_BATCH:
+        return DEFAULT_BATCH[model.name]
+    return 2 * gpus, "[assumed] two samples per GPU (a model outside the zoo: give --batch)"

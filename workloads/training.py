@@ -1,0 +1,221 @@
+"""Iteration time of a transformer training job on a fabric, for arrays of strategies (workloads.strategy):
+
+    iteration = m·t_stage + (p − 1)/v·t_stage + exposed data-parallel reduction + exposed ZeRO gathers + optimizer
+
+t_stage is one microbatch through the slowest pipeline stage: its layers' forward and backward compute
+(workloads.compute), the tensor-parallel collectives on the critical path (Megatron-LM: two all-reduces forward
+and two backward per layer over the t GPUs of the group, two more when full recomputation replays the forward —
+reduce-scatter + all-gather pairs of the same volume with sequence parallelism), the pipeline point-to-point sends
+(activations forward, gradients backward, b·s·h/t bytes each with Megatron's scatter/gather, v times with v
+interleaved chunks) and, for mixture-of-experts layers, the expert-parallel all-to-alls (dispatch and combine,
+forward and backward). The pipeline bubble is (p − 1)/v stage times (1F1B; N21 §2.2). Gradients are reduced over
+the data-parallel group once per iteration, overlapped with the last microbatch's backward (buckets become ready
+layer by layer, so at least one layer's bucket is exposed) — or not at all with `dp_overlap = "none"`.
+
+Every collective is priced by the fabric for the group it runs in (fabric.kind: tensor groups consecutive, data
+and pipeline groups strided by the strategy's rank order) and, on fabrics configured once per job (SiP-OCS,
+SiP-Ring), on the share of the fabric the job's whole traffic mix gives it (bytes per iteration of each group).
+
+Memory per GPU: weights, gradients and optimizer states (ZeRO stage, fp32 main gradients) plus the first stage's
+activations (K22), within the usable share of HBM; strategies that do not fit are marked infeasible.
+
+References: N21 = Narayanan et al., SC21; K22 = Korthikanti et al., MLSys 2023; R20 = Rajbhandari et al., SC20
+(ZeRO traffic: 2Ψ for stages 0–2, 3Ψ for stage 3).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+import numpy as np
+
+from core.fields import param
+from fabric.estimate import FabricEstimate
+from fabric.evaluate import price
+from fabric.kind import Collective
+from workloads.compute import DEFAULT_SETTINGS, ComputeSettings, edge_times, layer_times, optimizer_step_s
+from workloads.gpus import Gpu
+from workloads.memory import (embedding_activation_bytes, first_stage_activation_bytes, model_activation_bytes_per_layer,
+                              model_state_bytes)
+from workloads.models import TransformerModel
+from workloads.moe import all_to_all_bytes_per_token
+from workloads.strategy import Strategies
+from workloads.transformer import megatron_flops_per_iteration, model_flops_per_iteration, parameter_count
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class TrainingSettings:
+    """How the training software runs; each default with its source."""
+
+    dp_overlap: str = param("backward", "choice", "data-parallel gradient reduction overlapped with the last "
+                            "microbatch's backward ('backward', PyTorch DDP and Megatron-LM --overlap-grad-reduce) "
+                            "or after it ('none', SiP-ML's fat-tree term)", "PyTorch DDP bucketing [restated]",
+                            choices=("backward", "none"))
+    activation_bytes: float = param(2.0, "1", "bytes per activation element on the wire (16-bit)",
+                                    "mixed-precision training [restated]", lo=1.0, hi=4.0)
+    grad_reduce_bytes: float = param(4.0, "1", "bytes per gradient element in the data-parallel reduction",
+                                     "Megatron-LM keeps fp32 main gradients and reduces them in fp32 with bf16 "
+                                     "(--accumulate-allreduce-grads-in-fp32) [restated]", lo=1.0, hi=4.0)
+    param_gather_bytes: float = param(2.0, "1", "bytes per parameter in ZeRO's parameter all-gather (16-bit "
+                                      "weights)", "R20 §7 [restated]", lo=1.0, hi=4.0)
+    usable_memory: float = param(0.9, "1", "share of HBM a job can fill (the rest: CUDA context, allocator "
+                                 "fragmentation, workspace)", "[assumed] ~8 GB of 80 GB lost in practice",
+                                 lo=0.1, hi=1.0)
+
+
+DEFAULT_TRAINING = TrainingSettings()
+
+
+@dataclass(frozen=True)
+class Breakdown:
+    """Seconds per iteration by phase, and what the strategy needs, per candidate (arrays of one length)."""
+
+    compute_s: np.ndarray  # m · (forward + backward) of the slowest stage, with recomputation
+    tensor_parallel_s: np.ndarray  # exposed tensor-parallel collectives
+    pipeline_s: np.ndarray  # exposed point-to-point sends between stages
+    expert_parallel_s: np.ndarray  # all-to-alls of the mixture-of-experts layers
+    bubble_s: np.ndarray
+    data_parallel_s: np.ndarray  # exposed gradient reduction (and ZeRO gathers)
+    optimizer_s: np.ndarray
+    memory_bytes: np.ndarray  # per GPU
+    memory_limit_bytes: float
+    hardware_flops: np.ndarray  # per iteration, whole job, recomputation included
+    model_flops: np.ndarray  # per iteration, whole job, without recomputation (for MFU)
+    megatron_flops: float  # N21's count (96·B·s·l·h²·…), the numerator of its achieved TFLOP/s
+
+    @property
+    def iteration_s(self) -> np.ndarray:
+        return (self.compute_s + self.tensor_parallel_s + self.pipeline_s + self.expert_parallel_s + self.bubble_s
+                + self.data_parallel_s + self.optimizer_s)
+
+    @property
+    def fits(self) -> np.ndarray:
+        return self.memory_bytes <= self.memory_limit_bytes
+
+    def take(self, index) -> Breakdown:
+        values = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            values[f.name] = value[index] if isinstance(value, np.ndarray) else value
+        return Breakdown(**values)
+
+    def phases(self, i: int) -> dict[str, float]:
+        return {name: float(getattr(self, f"{name}_s")[i]) for name in
+                ("compute", "tensor_parallel", "pipeline", "expert_parallel", "bubble", "data_parallel", "optimizer")}
+
+
+def precision_for(gpu: Gpu) -> str:
+    """bf16 where the GPU has it, else fp16 (V100)."""
+    return "bf16" if "bf16" in gpu.precisions else "fp16"
+
+
+def transformer_breakdown(model: TransformerModel, gpu: Gpu, est: FabricEstimate, batch: int, st: Strategies, *,
+                          compute: ComputeSettings = DEFAULT_SETTINGS,
+                          training: TrainingSettings = DEFAULT_TRAINING) -> Breakdown:
+    """The iteration of every strategy in `st` for `batch` sequences on the fabric `est` (its job's GPUs)."""
+    precision = precision_for(gpu)
+    d, t, p, b, v = (x.astype(float) for x in (st.dp, st.tp, st.pp, st.microbatch, st.interleave))
+    m = batch / (d * b)
+    common = dict(microbatch=st.microbatch, tp=st.tp, sequence_parallel=st.sp, recompute=st.recompute,
+                  precision=precision, settings=compute)
+    stage_layers = model.layers / p
+    dense = layer_times(model, gpu, kind="dense", **common)
+    fwd = dense.forward_s * model.dense_mlp_layers / p
+    bwd = dense.backward_s * model.dense_mlp_layers / p
+    stage_params = dense.parameters * model.dense_mlp_layers / p
+    flops = dense.hardware_flops * model.dense_mlp_layers
+    if model.is_moe:
+        moe = layer_times(model, gpu, kind="moe", ep=st.ep, **common)
+        fwd, bwd = fwd + moe.forward_s * model.moe_layers / p, bwd + moe.backward_s * model.moe_layers / p
+        stage_params = stage_params + moe.parameters * model.moe_layers / p
+        flops = flops + moe.hardware_flops * model.moe_layers
+    if model.encoder_layers:
+        enc = layer_times(model, gpu, kind="encoder", **common)
+        fwd, bwd = fwd + enc.forward_s * model.encoder_layers / p, bwd + enc.backward_s * model.encoder_layers / p
+        stage_params = stage_params + enc.parameters * model.encoder_layers / p
+        flops = flops + enc.hardware_flops * model.encoder_layers
+    edges = edge_times(model, gpu, microbatch=st.microbatch, tp=st.tp, sequence_parallel=st.sp,
+                       precision=precision, settings=compute)
+    first = edges.embedding_forward_s + edges.embedding_backward_s
+    last = edges.head_forward_s + edges.head_backward_s
+    compute_mb = fwd + bwd + np.where(p > 1, np.maximum(first, last), first + last)
+    table = model.vocab * model.hidden / t
+    stage_params = stage_params + np.where(p > 1, table, 2.0 * table if model.embeddings == "untied" else table)
+
+    # --- communication ------------------------------------------------------------------------------------
+    strides = st.strides()
+    tokens = b * model.seq_len
+    act = training.activation_bytes
+    tp_calls_mb = np.where(t > 1, (4.0 + 2.0 * (st.recompute == 2)) * model.layers / p, 0.0)
+    tp_msg = tokens * model.hidden * act
+    pp_calls_mb = np.where(p > 1, 2.0 * v, 0.0)
+    pp_msg = tokens * model.hidden * act / t
+    moe_per_stage = model.moe_layers / p
+    ep_calls_mb = np.where(st.ep > 1, 4.0 * moe_per_stage, 0.0)
+    ep_msg = (tokens / t) * all_to_all_bytes_per_token(model.hidden, model.top_k, dispatch_bytes=act,
+                                                       combine_bytes=act, ep=st.ep) / 2.0 if model.is_moe \
+        else np.zeros_like(t)
+    grads = stage_params * training.grad_reduce_bytes
+    gather = stage_params * training.param_gather_bytes
+    tp_c = Collective("all_reduce", tp_msg, st.tp, strides["tp"], calls=m * tp_calls_mb, name="tp")
+    pp_c = Collective("p2p", pp_msg, st.pp, strides["pp"], calls=m * pp_calls_mb, name="pp")
+    ep_c = Collective("all_to_all", ep_msg, st.ep, strides["ep"], calls=m * ep_calls_mb, name="ep")
+    ar_c = Collective("all_reduce", grads, st.dp, strides["dp"], calls=(st.zero == 0) * 1.0, name="dp")
+    rs_c = Collective("reduce_scatter", grads, st.dp, strides["dp"],
+                      calls=np.select([st.zero == 1, st.zero >= 2], [1.0, m], 0.0), name="dp-rs")
+    ag_c = Collective("all_gather", gather, st.dp, strides["dp"],
+                      calls=np.select([st.zero == 3, st.zero >= 1], [2.0 * m, 1.0], 0.0), name="zero-ag")
+    mix = [tp_c, pp_c, ep_c, ar_c, rs_c, ag_c]
+    tp_t, pp_t, ep_t = (x.seconds for x in (price(est, [c], mix)[0] for c in (tp_c, pp_c, ep_c)))
+    ar_t, rs_t, ag_t = (price(est, [c, tp_c], mix)[0].seconds for c in (ar_c, rs_c, ag_c))
+    tensor = tp_calls_mb * tp_t
+    pipeline = pp_calls_mb * pp_t
+    expert = ep_calls_mb * ep_t
+    t_stage = compute_mb + tensor + pipeline + expert
+    bubble = (p - 1.0) / v * t_stage
+
+    # data-parallel reduction (R20): stage 0 all-reduces the accumulated gradients once, stage 1 reduce-scatters them
+    # once, in the last microbatch's backward (at least one layer's bucket exposed) and all-gathers the updated
+    # parameter shards after the step; stage 2 keeps only its gradient shard, so it reduce-scatters every
+    # microbatch's gradients in that microbatch's backward; stage 3 also gathers the parameters for every
+    # microbatch's forward and backward, prefetched under that microbatch's compute
+    reduce = np.where(st.zero >= 1, rs_t, ar_t)
+    if training.dp_overlap == "backward":
+        hidden = lambda cost, window: np.maximum(cost - window, cost / np.maximum(stage_layers, 1.0))  # noqa: E731
+    else:
+        hidden = lambda cost, window: cost  # noqa: E731
+    exposed = np.select([st.zero <= 1, st.zero == 2],
+                        [hidden(reduce, bwd) + np.where(st.zero == 1, ag_t, 0.0), m * hidden(rs_t, bwd) + ag_t],
+                        m * hidden(2.0 * ag_t + rs_t, compute_mb))
+    updated = np.where(st.zero >= 1, stage_params / d, stage_params)
+    optimizer = optimizer_step_s(updated, gpu, compute)
+
+    # --- memory --------------------------------------------------------------------------------------------
+    flash = compute.attention == "flash"
+    per_layer = model_activation_bytes_per_layer(model, st.microbatch, tp=st.tp, sequence_parallel=st.sp,
+                                                 recompute=st.recompute, flash_attention=flash)
+    working = np.where(st.recompute == 2, model_activation_bytes_per_layer(
+        model, st.microbatch, tp=st.tp, sequence_parallel=st.sp, recompute="none", flash_attention=flash), 0.0)
+    activations = (first_stage_activation_bytes(per_layer, model.layers, st.pp, st.interleave) + working
+                   + embedding_activation_bytes(model.seq_len, st.microbatch, model.hidden, model.vocab, tp=st.tp,
+                                                pp=st.pp))
+    states = model_state_bytes(stage_params, st.dp, st.zero, grad_bytes=training.grad_reduce_bytes)
+
+    return Breakdown(
+        compute_s=m * compute_mb, tensor_parallel_s=m * tensor, pipeline_s=m * pipeline, expert_parallel_s=m * expert,
+        bubble_s=bubble, data_parallel_s=exposed, optimizer_s=optimizer,
+        memory_bytes=states + activations, memory_limit_bytes=gpu.hbm_bytes * training.usable_memory,
+        hardware_flops=(flops + 3.0 * edges.head_flops) * m * d * t,  # per shard × shards × microbatches × pipelines
+        model_flops=np.full(len(st), model_flops(model, batch)),
+        megatron_flops=float(megatron_flops_per_iteration(batch, model.layers, model.hidden, model.seq_len,
+                                                          model.vocab)))
+
+
+def model_flops(model: TransformerModel, batch: int) -> float:
+    """FLOPs one iteration needs without recomputation: K22 Eq. 7 for a dense GPT, 6·N_active per token plus the
+    attention term for others (workloads-2.md §4, §7)."""
+    if model.is_moe or model.encoder_layers or model.mlp != "gelu" or model.kv != model.heads:
+        tokens = batch * model.seq_len
+        attention = 12.0 * model.layers * model.heads * model.qk_head_dim * model.seq_len  # C22 App. B
+        return float(tokens * (6.0 * parameter_count(model, active=True) + attention))
+    return float(model_flops_per_iteration(batch, model.layers, model.hidden, model.seq_len, model.vocab))
