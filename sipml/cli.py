@@ -249,6 +249,18 @@ def models(fmt: FormatOpt = Format.table, output: OutputOpt = None) -> None:
 
 
 @app.command()
+def validate(fmt: FormatOpt = Format.table, output: OutputOpt = None) -> None:
+    """Reproduce every published case the project knows (physical layer, SiP-ML, NCCL, Megatron-LM): published,
+    ours, error, tolerance. Exit 1 when any case is outside its tolerance."""
+    from sipml.validation import all_cases, validation_report
+
+    cases = all_cases()
+    _emit(validation_report(cases), fmt, output)
+    if not all(c.passed for c in cases):
+        raise typer.Exit(1)
+
+
+@app.command()
 def fields(fmt: FormatOpt = Format.table, output: OutputOpt = None) -> None:
     """List every design-file field: unit, default, range, help and source."""
     from sipml.reports import fields_report

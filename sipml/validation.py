@@ -1,0 +1,224 @@
+"""`sipml validate`: every published case the project reproduces — published value, ours, error, tolerance.
+
+Cases come from the physical layer (photonics reference R1–R7), SiP-ML (its interface, fabric cases and the
+1.3–9.1× headline), NCCL measurements on one server, and Megatron-LM SC21 Table 1 (achieved TFLOP/s per GPU).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from sipml.render import Report, Table
+
+
+@dataclass(frozen=True)
+class Case:
+    group: str
+    name: str
+    source: str
+    published: float  # for a range: its low end (high in `high`)
+    ours: float
+    unit: str
+    tolerance: float  # relative (rel=True) or absolute
+    rel: bool = True
+    high: float | None = None  # a published range [published, high] instead of a value
+    note: str = ""
+
+    @property
+    def error(self) -> float:
+        if self.high is not None:
+            return 0.0 if self.published <= self.ours <= self.high else (
+                self.ours / self.published - 1 if self.ours < self.published else self.ours / self.high - 1)
+        return (self.ours / self.published - 1) if self.rel else (self.ours - self.published)
+
+    @property
+    def passed(self) -> bool:
+        if not math.isfinite(self.ours):
+            return False
+        return abs(self.error) <= self.tolerance + 1e-12
+
+
+def _photonics_cases() -> list[Case]:
+    import numpy as np
+
+    from photonics import budget, crosstalk, microring, packaging, receiver
+    from photonics.design import LaserSection, LinkDesign, LinkSection
+    from photonics.link import evaluate
+
+    src = "shared/reference/photonics.md"
+    out = [Case("physics", "R1 Gigabit-Ethernet reach", "Introduction to Information Optics, Table 12.3",
+                10.0, budget.max_length_m(-8.0, -22.0, 0.0, 2.0, 0.6e-3, system_margin_db=6.0) / 1e3, "km", 1e-6)]
+    teraphy = evaluate(LinkDesign(link=LinkSection(data_rate=16e9, wavelengths_per_fiber=8, fibers_per_direction=8),
+                                  laser=LaserSection(kind="dfb", power_per_line=10e-3, flatness=0.0)))
+    out.append(Case("physics", "R2 TeraPHY capacity per direction", "TeraPHY, OFC 2021", 1.024,
+                    teraphy.capacity_bps / 1e12, "Tbps", 1e-9))
+    out.append(Case("physics", "R2 TeraPHY I/O power at 4.96 pJ/bit", "TeraPHY, OFC 2021", 5.08,
+                    packaging.io_power_w(1.024e12, 4.96e-12), "W", 0.005, rel=False))
+    oci = evaluate(LinkDesign(link=LinkSection(data_rate=32e9, wavelengths_per_fiber=8, fibers_per_direction=8),
+                              laser=LaserSection(kind="dfb", power_per_line=10e-3, flatness=0.0)))
+    out.append(Case("physics", "R3 Intel OCI per direction", "Intel OCI press release, 2024", 2.048,
+                    oci.capacity_bps / 1e12, "Tbps", 1e-9))
+    out.append(Case("physics", "R4 FSR of a 5 µm ring", src, 18.2, microring.fsr_wavelength_m(
+        1550e-9, 4.2, microring.circumference_m(5e-6)) * 1e9, "nm", 0.05, rel=False))
+    f0 = microring.frequency_hz(1550e-9)
+    fwhm = microring.fwhm_hz(f0, 1000.0)
+    q_ber = receiver.q_from_ber(1e-9)
+    ks = np.array([-4, -3, -2, -1, 1, 2, 3, 4])
+    for spacing_nm, expected in ((0.32, 11.96), (0.96, 7.42), (3.2, 1.95)):
+        spacing_hz = f0 * spacing_nm * 1e-9 / 1550e-9
+        leak = crosstalk.aggressor_leakage(ks * spacing_hz, fwhm, 10e9).sum()
+        out.append(Case("physics", f"R5 crosstalk penalty at {spacing_nm} nm", f"{src} (Bahadori JLT 2016 model)",
+                        expected, float(crosstalk.penalty_db(leak, q_ber, 13.0)), "dB", 0.01, rel=False))
+    out.append(Case("physics", "R6 wavelengths that fit", "PhoenixSim / Hendry HOTI 2014", 64,
+                    float(budget.max_wavelengths_closed_form(20.0, -13.1, 7.5, 7.5)), "λ", 0.0, rel=False))
+    out.append(Case("physics", "R7 nearest-channel tuning power", "DSENT", 7.95,
+                    microring.tuning_power_nearest_channel_w(3.976e12, 1e15 / 1e-3 * 1e-3, 2) * 1e3, "mW", 0.005,
+                    rel=False))
+    return out
+
+
+def _sipml_cases() -> list[Case]:
+    from fabric import collectives
+    from fabric.estimate import useful_time_fraction
+
+    src = "SiP-ML (Khani et al., SIGCOMM 2021), simulator MLNetwork/rostam [sim]"
+    return [
+        Case("SiP-ML", "ring useful-time fraction (20 µs every 100 µs)", src, 0.8333,
+             useful_time_fraction(100e-6, 20e-6), "", 5e-5, rel=False),
+        Case("SiP-ML", "ResNet-50 all-reduce term at 200 Gbps", src, 20.0,
+             2 * float(collectives.ring_half_s(250e6, 1024, 200e9, 0.0)) * 1e3, "ms", 0.005),
+        Case("SiP-ML", "GPT-2 355M all-reduce term at 400 Gbps", src, 272.0,
+             2 * float(collectives.ring_half_s(6.8e9, 1024, 400e9, 0.0)) * 1e3, "ms", 0.005),
+    ]
+
+
+def _nccl_cases() -> list[Case]:
+    import dataclasses
+
+    from fabric.collectives import busbw_bps
+    from fabric.evaluate import evaluate_fabric, price
+    from fabric.kind import Collective
+    from sipml.design import load_design
+
+    out = []
+    n = 8e9
+    for name, label, measured, changes in (
+            ("dgx-a100", "8 × A100 NVSwitch all-reduce busbw", 230.0, {}),
+            ("dgx-h100", "8 × H100 NVLink SHARP all-reduce busbw", 478.0, {}),
+            ("dgx-h100", "8 × H100 ring all-reduce busbw", 367.0, {"in_network_reduction": "none"})):
+        d = load_design(name)
+        d = dataclasses.replace(d, topology=dataclasses.replace(d.topology, **changes))
+        t = price(evaluate_fabric(d), [Collective("all_reduce", n, 8)])[0].seconds
+        out.append(Case("NCCL", label, "nccl-tests issues (workloads.md); NVIDIA/nccl issue 1455", measured,
+                        float(busbw_bps("all_reduce", n, 8, t)) / 8e9, "GB/s", 0.10))
+    return out
+
+
+MEGATRON_ROWS = (  # N21 Table 1: model, t, p, GPUs, batch, achieved TFLOP/s per GPU
+    ("megatron-1.7b", 1, 1, 32, 512, 137), ("megatron-3.6b", 2, 1, 64, 512, 138), ("megatron-7.5b", 4, 1, 128, 512, 142),
+    ("megatron-18.4b", 8, 1, 256, 1024, 135), ("megatron-39.1b", 8, 2, 512, 1536, 138),
+    ("megatron-76.1b", 8, 4, 1024, 1792, 140), ("megatron-145.6b", 8, 8, 1536, 2304, 148),
+    ("megatron-310.1b", 8, 16, 1920, 2160, 155), ("megatron-529.6b", 8, 35, 2520, 2520, 163),
+    ("megatron-1008b", 8, 64, 3072, 3072, 163))
+
+
+def megatron_tflops(model_name: str, tp: int, pp: int, gpus: int, batch: int) -> float:
+    """Our achieved TFLOP/s per GPU for one N21 Table 1 row: Selene (DGX A100 80 GB, 8 HDR NICs per node), the
+    row's t and p with Megatron-LM 2021's software (full recomputation, no sequence parallelism, no ZeRO, unfused
+    attention, separate gradient accumulation), the rest (dp, microbatch, interleaving) searched; N21's FLOP
+    count over the iteration time."""
+    import numpy as np
+
+    from fabric.evaluate import evaluate_fabric
+    from sipml.design import load_design
+    from workloads.compute import MEGATRON_2021
+    from workloads.gpus import get_gpu
+    from workloads.models import load_model
+    from workloads.strategy import transformer_strategies
+    from workloads.training import transformer_breakdown
+
+    est = evaluate_fabric(load_design("dgx-a100", [f"fabric.gpus={gpus}", "fabric.gpu=gpu.a100_sxm4_80gb"]))
+    model = load_model(model_name)
+    st = transformer_strategies(model, gpus, batch, {"tp": tp, "pp": pp, "recompute": 2, "sp": False, "zero": 0})
+    br = transformer_breakdown(model, get_gpu("a100_sxm4_80gb"), est, batch, st, compute=MEGATRON_2021)
+    t = np.where(br.fits, br.iteration_s, np.inf)
+    return br.megatron_flops / (gpus * float(t.min())) / 1e12
+
+
+def _megatron_cases() -> list[Case]:
+    return [Case("Megatron", f"{name} (t={t}, p={p}, {n} GPUs)", "Narayanan et al. SC21 Table 1", published,
+                 megatron_tflops(name, t, p, n, b), "TFLOP/s per GPU", 0.07)
+            for name, t, p, n, b, published in MEGATRON_ROWS]
+
+
+def sipml_speedup_cases() -> list[Case]:
+    """SiP-ML's setup: 1024 GPUs, its three models, SiP-Ring and SiP-OCS at 0.5–8 Tbps per GPU (25 Gbps per λ),
+    against the 200 and 400 Gbps fat-trees: each speedup should fall inside the paper's 1.3–9.1×."""
+    from core.errors import InfeasibleDesign, InputError
+    from fabric.catalog import load_catalog
+    from sipml.design import load_design
+    from workloads.models import load_model
+    from workloads.speedup import default_batch, evaluate_model
+
+    catalog = load_catalog()
+    out = []
+    for model_name in ("resnet-50", "transformer-big", "gpt2-355m"):
+        model = load_model(model_name)
+        batch, _ = default_batch(model, 1024)
+        bases = {b: evaluate_model(model, load_design(b), b, batch, catalog=catalog) for b in ("fattree-200",
+                                                                                              "fattree-400")}
+        for tbps in (0.5, 2.0, 8.0):
+            for kind, fibers in (("sip-ring", 10), ("sip-ocs", 20)):
+                per_fiber = int(round(tbps * 1e12 / 25e9 / fibers))
+                sets = [f"link.wavelengths_per_fiber={per_fiber}", f"laser.lines={max(per_fiber, 1)}",
+                        f'ring.radius="{_matched_radius_um(per_fiber):.4g} um"']
+                label = f"{model_name} on {kind} at {tbps:g} Tbps"
+                try:
+                    result = evaluate_model(model, load_design(kind, sets), kind, batch, catalog=catalog)
+                except (InfeasibleDesign, InputError) as exc:
+                    out.append(Case("SiP-ML speedup", label + " vs 200 Gbps", "SiP-ML abstract", 1.3, math.nan, "×",
+                                    0.0, high=9.1, note=f"not evaluated: {exc}"))
+                    continue
+                for base, base_result in bases.items():
+                    speedup = base_result.best.iteration_s / result.best.iteration_s
+                    out.append(Case("SiP-ML speedup", f"{label} vs {base}", "SiP-ML abstract: 1.3×–9.1×", 1.3,
+                                    speedup, "×", 0.0, high=9.1))
+    return out
+
+
+def _matched_radius_um(channels: int) -> float:
+    """Ring radius whose FSR holds `channels` channels at 200 GHz (n_g 4): R = c/(n_g·2π·N·200 GHz)."""
+    return 299_792_458.0 / (4.0 * 2 * math.pi * max(channels, 1) * 200e9) * 1e6
+
+
+def all_cases() -> list[Case]:
+    return [*_photonics_cases(), *_sipml_cases(), *_nccl_cases(), *_megatron_cases(), *sipml_speedup_cases()]
+
+
+def validation_report(cases: list[Case]) -> Report:
+    rows = [{"group": c.group, "case": c.name, "published": _published(c), "ours": _num(c.ours), "unit": c.unit,
+             "error": "–" if not math.isfinite(c.ours) else (f"{100 * c.error:+.1f} %" if c.rel or c.high
+                                                            else f"{c.error:+.3g}"),
+             "tolerance": (f"±{100 * c.tolerance:g} %" if c.rel and c.high is None else
+                           "inside" if c.high is not None else f"±{c.tolerance:g}"),
+             "ok": "yes" if c.passed else "NO", "source": c.source, "note": c.note} for c in cases]
+    data = {"cases": [{"group": c.group, "case": c.name, "published": c.published, "published_high": c.high,
+                       "ours": c.ours, "unit": c.unit, "error": c.error, "tolerance": c.tolerance,
+                       "relative": c.rel, "passed": c.passed, "source": c.source, "note": c.note} for c in cases],
+            "passed": sum(c.passed for c in cases), "failed": sum(not c.passed for c in cases)}
+    failed = [c for c in cases if not c.passed]
+    footer = [f"{data['passed']} of {len(cases)} cases inside their tolerance"]
+    footer += [f"outside: {c.group}: {c.name}: ours {_num(c.ours)} {c.unit} vs {_published(c)}"
+               + (f" — {c.note}" if c.note else "") for c in failed]
+    return Report(data, [Table("Validation against published numbers",
+                               ["group", "case", "published", "ours", "unit", "error", "tolerance", "ok"], rows)],
+                  footer)
+
+
+def _num(x: float) -> str:
+    return "–" if not math.isfinite(x) else f"{x:.4g}"
+
+
+def _published(c: Case) -> str:
+    return f"{c.published:g}–{c.high:g}" if c.high is not None else f"{c.published:g}"
