@@ -39,7 +39,8 @@ from workloads.gemm import DEFAULT_GEMM, GemmConstants, ceiling_flops, gemm_time
 from workloads.gpus import Gpu
 from workloads.models import TransformerModel
 from workloads.quantities import OPERAND_BYTES, activation_bytes, check_precision
-from workloads.transformer import Weight, layer_weights, recompute_code, score_head_dim
+from workloads.transformer import (Weight, layer_parameters_per_gpu, layer_weights, parameters_per_gpu, recompute_code,
+                                   score_head_dim)
 
 KINDS = ("dense", "moe", "encoder")
 
@@ -234,7 +235,7 @@ def _layer_parts(model: TransformerModel, hw: _Hardware, settings: ComputeSettin
     gemm_f = np.zeros_like(b)
     gemm_b = np.zeros_like(b)
     flops_f = np.zeros_like(b)
-    params = np.zeros_like(b)
+    params = layer_parameters_per_gpu(model, t, ep, moe=kind == "moe", cross_attention=cross)
     biased_outputs = np.zeros_like(b)  # Σ rows × N over biased GEMMs, for the bias-gradient reductions
     for w in weights:
         batch, rows = _rows(w, model, tokens, ep)
@@ -242,7 +243,6 @@ def _layer_parts(model: TransformerModel, hw: _Hardware, settings: ComputeSettin
         gemm_f = gemm_f + hw.gemm(batch, rows, n, k)
         gemm_b = gemm_b + hw.gemm(batch, rows, k, n) + hw.gemm(batch, k, n, rows, output_bytes=wgrad_out)
         flops_f = flops_f + 2.0 * batch * rows * n * k
-        params = params + batch * n * k + (batch * n if w.bias else 0.0)
         if w.bias:
             biased_outputs = biased_outputs + batch * rows * n
 
@@ -429,21 +429,17 @@ def iteration_compute_s(model: TransformerModel, gpu: Gpu, *, batch, dp=1, tp=1,
                   precision=precision, settings=settings)
     dense = layer_times(model, gpu, kind="dense", **common)
     per_stage = dense.total_s * model.dense_mlp_layers / p
-    stage_params = dense.parameters * model.dense_mlp_layers / p
     if model.is_moe:
         moe = layer_times(model, gpu, kind="moe", ep=ep, **common)
         per_stage = per_stage + moe.total_s * model.moe_layers / p
-        stage_params = stage_params + moe.parameters * model.moe_layers / p
     if model.encoder_layers:
         encoder = layer_times(model, gpu, kind="encoder", **common)
         per_stage = per_stage + encoder.total_s * model.encoder_layers / p
-        stage_params = stage_params + encoder.parameters * model.encoder_layers / p
     edges = edge_times(model, gpu, microbatch=microbatch, tp=tp, sequence_parallel=sequence_parallel,
                        precision=precision, settings=settings)
     first = edges.embedding_forward_s + edges.embedding_backward_s
     last = edges.head_forward_s + edges.head_backward_s
     slowest = per_stage + np.where(p > 1, np.maximum(first, last), first + last)
-    table = model.vocab * model.hidden / t
-    updated = stage_params + np.where(p > 1, table, 2.0 * table if model.embeddings == "untied" else table)
+    updated = parameters_per_gpu(model, tp, pp, ep)
     updated = np.where(np.asarray(zero_stage) >= 1, updated / d, updated)
     return microbatches * slowest + optimizer_step_s(updated, gpu, settings)

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from core.errors import InputError
 from workloads.compute import (DEFAULT_SETTINGS, MEGATRON_2021, edge_times, iteration_compute_s, layer_times,
                                optimizer_step_s, with_settings)
+from workloads.compute_totals import dlrm_compute, generic_compute
 from workloads.gpus import get_gpu
 from workloads.models import model_from_mapping, zoo
 from workloads.pipeline import bubble_fraction
@@ -182,3 +183,16 @@ def test_compute_and_bubble_are_a_tight_lower_bound_on_k22_table_5(case):
         ours = bubble * iteration_compute_s(m, A100, batch=batch, dp=d, tp=t, pp=p, microbatch=b, recompute=recompute,
                                             sequence_parallel=sp, settings=MEGATRON_2021)
         assert 0.7 * measured < float(ours) < measured, recompute
+
+
+def test_models_known_by_totals_are_a_two_part_roofline():
+    resnet = zoo()["resnet-50"]
+    one = generic_compute(resnet, A100, samples=256)
+    assert float(one.math_s) == pytest.approx(256 * 3 * resnet.forward_flops / 267.9e12)  # at the MAMF
+    assert float(one.memory_s) == pytest.approx(256 * 3 * resnet.activation_memory / (2.039e12 * 0.85))
+    split = generic_compute(resnet, A100, samples=256, model_parallel=8)
+    assert float(split.total_s) == pytest.approx(float(one.total_s) / 8)
+    dlrm = zoo()["dlrm-dcnv2"]
+    eight, sixteen = (dlrm_compute(dlrm, A100, global_batch=65536, gpus=n) for n in (8, 16))
+    assert float(eight.total_s) == pytest.approx(2 * float(sixteen.total_s))
+    assert float(eight.math_s) == pytest.approx(3 * 32.06e6 * 8192 / 267.9e12, rel=0.002)  # §5: 32.1 MFLOP forward

@@ -14,7 +14,9 @@ from workloads.models import zoo
 from workloads.moe import all_to_all_bytes_per_token, model_all_to_all_bytes_per_token, node_limited_dispatch_bytes
 from workloads.pipeline import bubble_fraction, bubble_share_of_iteration
 from workloads.transformer import (hardware_flops_per_iteration, megatron_flops_per_iteration,
-                                   model_flops_per_iteration, training_flops_per_token)
+                                   model_flops_per_iteration, parameter_count, parameters_per_gpu,
+                                   pipeline_message_bytes, tensor_parallel_collectives_per_layer,
+                                   tensor_parallel_message_bytes, training_flops_per_token)
 
 KIB, MIB = 1024.0, 1024.0 ** 2
 
@@ -169,3 +171,36 @@ def test_all_to_all_share_leaving_the_gpu_and_padding():
     assert all_to_all_bytes_per_token(4096, 2, ep=8) == pytest.approx(full * 7 / 8)
     assert all_to_all_bytes_per_token(4096, 2, capacity_factor=1.25, padded=True) == pytest.approx(1.25 * full)
     assert all_to_all_bytes_per_token(4096, 2, ep=1) == 0.0
+
+
+# --- what one GPU holds, what tensor and pipeline parallelism move --------------------------------------------------
+@pytest.mark.parametrize("name", ["gpt3-175b", "mixtral-8x7b", "deepseek-v3", "llama3-405b", "transformer-big"])
+def test_one_gpu_holds_the_whole_model(name):
+    m = zoo()[name]
+    assert float(parameters_per_gpu(m)) == pytest.approx(parameter_count(m), rel=1e-12)
+
+
+def test_parameters_per_gpu_under_tensor_pipeline_and_expert_parallelism():
+    gpt = zoo()["gpt3-175b"]
+    h, v = gpt.hidden, gpt.vocab
+    layer = 12 * h * h / 8 + (3 * h / 8 + h + 4 * h / 8 + h) + 4 * h  # weights, biases (row-parallel ones whole), LNs
+    first = v * h / 8 + gpt.seq_len * h
+    assert float(parameters_per_gpu(gpt, tp=8, pp=8)) == pytest.approx(96 / 8 * layer + first, rel=1e-12)
+    mixtral = zoo()["mixtral-8x7b"]
+    expert = 3 * 4096 * 14336
+    assert float(parameters_per_gpu(mixtral, ep=8) - parameters_per_gpu(mixtral, ep=1)) == pytest.approx(
+        -32 * 7 * expert)
+    assert parameters_per_gpu(gpt, tp=np.array([1, 8]), pp=np.array([[1], [8]])).shape == (2, 2)
+
+
+def test_tensor_and_pipeline_traffic_are_workloads_md():
+    gpt = zoo()["gpt3-175b"]
+    assert tensor_parallel_message_bytes(gpt, 2) == 2 * 2048 * 12288 * 2  # b·s·h elements in 16 bits
+    plain = tensor_parallel_collectives_per_layer()
+    assert int(plain["all_reduce"]) == 4 and int(plain["all_gather"]) == 0  # 2 forward + 2 backward
+    assert int(tensor_parallel_collectives_per_layer("full")["all_reduce"]) == 6
+    assert int(tensor_parallel_collectives_per_layer("selective")["all_reduce"]) == 4
+    sp = tensor_parallel_collectives_per_layer("none", True)
+    assert (int(sp["all_reduce"]), int(sp["reduce_scatter"]), int(sp["all_gather"])) == (0, 4, 4)
+    assert pipeline_message_bytes(gpt, 1, tp=8) == 2048 * 12288 * 2 / 8  # scatter/gather: b·s·h/t
+    assert pipeline_message_bytes(gpt, 1, tp=8, scatter_gather=False) == 2048 * 12288 * 2
