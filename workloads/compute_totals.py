@@ -38,7 +38,7 @@ class TotalsTimes:
         return self.math_s + self.memory_s
 
 
-def generic_compute(model: GenericModel, gpu: Gpu, *, samples, model_parallel=1, precision="bf16",
+def generic_compute(model: GenericModel, gpu: Gpu, *, samples, model_parallel=1, precision=None,
                     settings: ComputeSettings = DEFAULT_SETTINGS) -> TotalsTimes:
     """Forward + backward of `samples` samples on one GPU that holds 1/`model_parallel` of the model (its
     share of the FLOPs and of the activations)."""
@@ -46,10 +46,10 @@ def generic_compute(model: GenericModel, gpu: Gpu, *, samples, model_parallel=1,
     flops = n * model.forward_flops * (1.0 + model.backward_to_forward) / mp
     moved = ACTIVATION_PASSES * n * model.activation_memory / mp
     bandwidth = gpu.hbm_bandwidth_bytes_per_s * settings.gemm.hbm_efficiency
-    return TotalsTimes(math_s=flops / gpu.mamf_flops(precision), memory_s=moved / bandwidth)
+    return TotalsTimes(math_s=flops / gpu.mamf_flops(precision or gpu.default_precision), memory_s=moved / bandwidth)
 
 
-def dlrm_compute(model: DlrmModel, gpu: Gpu, *, global_batch, gpus, precision="bf16", embedding_bytes=4.0,
+def dlrm_compute(model: DlrmModel, gpu: Gpu, *, global_batch, gpus, precision=None, embedding_bytes=4.0,
                  settings: ComputeSettings = DEFAULT_SETTINGS) -> TotalsTimes:
     """One step of a DLRM on one of `gpus` GPUs: the dense MLPs on global_batch/gpus samples (data parallel)
     and the lookups of its share of the tables for the whole batch (tables spread evenly over the GPUs)."""
@@ -57,4 +57,4 @@ def dlrm_compute(model: DlrmModel, gpu: Gpu, *, global_batch, gpus, precision="b
     dense_flops = 3.0 * sum(forward_flops_per_sample(model).values()) * batch / n
     moved = EMBEDDING_PASSES * lookup_bytes_per_sample(model, embedding_bytes) * batch / n
     bandwidth = gpu.hbm_bandwidth_bytes_per_s * settings.gemm.hbm_efficiency
-    return TotalsTimes(math_s=dense_flops / gpu.mamf_flops(precision), memory_s=moved / bandwidth)
+    return TotalsTimes(math_s=dense_flops / gpu.mamf_flops(precision or gpu.default_precision), memory_s=moved / bandwidth)

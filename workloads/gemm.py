@@ -129,9 +129,11 @@ def gemm_time_s(batch, m, n, k, *, ceiling_flops_per_s, sm_count, hbm_bandwidth_
     return constants.kernel_time + best
 
 
-def gpu_gemm_time_s(gpu: Gpu, batch, m, n, k, *, precision="bf16", output_bytes=None,
+def gpu_gemm_time_s(gpu: Gpu, batch, m, n, k, *, precision=None, output_bytes=None,
                     constants: GemmConstants = DEFAULT_GEMM):
-    """`gemm_time_s` on `gpu` in `precision` (operands in that precision; output 16-bit unless given)."""
+    """`gemm_time_s` on `gpu` in `precision` (default: its 16-bit training mode; operands in that precision,
+    output 16-bit unless given)."""
+    precision = precision or gpu.default_precision
     return gemm_time_s(batch, m, n, k, ceiling_flops_per_s=ceiling_flops(gpu, precision, constants),
                        sm_count=gpu.sm_count, hbm_bandwidth_bytes_per_s=gpu.hbm_bandwidth_bytes_per_s,
                        operand_bytes=OPERAND_BYTES[precision],
@@ -139,7 +141,7 @@ def gpu_gemm_time_s(gpu: Gpu, batch, m, n, k, *, precision="bf16", output_bytes=
                        constants=constants)
 
 
-def achieved_flops(gpu: Gpu, batch, m, n, k, *, precision="bf16", constants: GemmConstants = DEFAULT_GEMM):
+def achieved_flops(gpu: Gpu, batch, m, n, k, *, precision=None, constants: GemmConstants = DEFAULT_GEMM):
     """FLOP/s the model predicts for one GEMM shape."""
     batch, m, n, k = (np.asarray(x, dtype=float) for x in (batch, m, n, k))
     return 2.0 * batch * m * n * k / gpu_gemm_time_s(gpu, batch, m, n, k, precision=precision, constants=constants)

@@ -72,6 +72,11 @@ class Gpu:
     def precisions(self) -> tuple[str, ...]:
         return tuple(p for p in PRECISIONS if p in self.peak)
 
+    @property
+    def default_precision(self) -> str:
+        """The 16-bit mode mixed-precision training uses on this GPU: bf16, or fp16 where there is no bf16."""
+        return "bf16" if "bf16" in self.peak else "fp16"
+
     def peak_flops(self, precision: str) -> float:
         """Dense peak FLOP/s in `precision`; InputError if the GPU has no such mode."""
         if precision not in self.peak:

@@ -150,3 +150,8 @@ def test_shipped_sources_name_a_reference_or_say_why_not():
     for gpu in shipped_gpus().values():
         for key, text in gpu.sources.items():
             assert re.search(r"workloads|costs-power|BK|not in shared/reference|\[assumed\]|\[inferred\]", text), (gpu.name, key)
+
+
+def test_default_training_precision_is_bf16_or_fp16():
+    assert get_gpu("v100_sxm2").default_precision == "fp16"
+    assert all(get_gpu(g).default_precision == "bf16" for g in REQUIRED[1:])
