@@ -35,11 +35,12 @@ import numpy as np
 
 from core.errors import InputError
 from core.fields import param
-from workloads.gemm import DEFAULT_GEMM, GemmConstants, ceiling_flops, gemm_time_s
+from workloads.gemm import GemmConstants, ceiling_flops, gemm_time_s
 from workloads.gpus import Gpu
 from workloads.models import TransformerModel
 from workloads.quantities import OPERAND_BYTES, activation_bytes, check_precision
-from workloads.transformer import Weight, layer_weights, recompute_code, score_head_dim
+from workloads.transformer import (Weight, layer_parameters_per_gpu, layer_weights, parameters_per_gpu, recompute_code,
+                                   score_head_dim)
 
 KINDS = ("dense", "moe", "encoder")
 
@@ -94,7 +95,7 @@ class LayerTimes:
     forward_flops: np.ndarray  # executed by the forward pass (GEMMs and attention)
     backward_flops: np.ndarray  # 2× forward; fused attention recomputes its scores: 2.5× its forward
     recompute_flops: np.ndarray
-    parameters: np.ndarray  # weights of the layer on this GPU
+    parameters: np.ndarray  # of the layer on this GPU (workloads.transformer.layer_parameters_per_gpu)
 
     @property
     def forward_s(self):
@@ -142,8 +143,8 @@ class _Hardware:
         return np.where(moved > 0, kernels * (self.constants.kernel_time + moved / self.stream_bandwidth), 0.0)
 
 
-def _hardware(gpu: Gpu, precision: str, settings: ComputeSettings) -> _Hardware:
-    check_precision(precision)
+def _hardware(gpu: Gpu, precision: str | None, settings: ComputeSettings) -> _Hardware:
+    precision = gpu.default_precision if precision is None else check_precision(precision)
     return _Hardware(ceiling=ceiling_flops(gpu, precision, settings.gemm), sm_count=gpu.sm_count,
                      hbm_bandwidth=gpu.hbm_bandwidth_bytes_per_s, peak=gpu.peak_flops(precision),
                      operand_bytes=OPERAND_BYTES[precision], element_bytes=activation_bytes(precision),
@@ -186,7 +187,7 @@ def _unique_strategies(arrays):
 
 # --- one layer ------------------------------------------------------------------------------------------------
 def layer_times(model: TransformerModel, gpu: Gpu, *, microbatch, tp=1, sequence_parallel=False,
-                recompute="none", ep=1, precision="bf16", kind="dense",
+                recompute="none", ep=1, precision=None, kind="dense",
                 settings: ComputeSettings = DEFAULT_SETTINGS) -> LayerTimes:
     """Forward and backward seconds of one layer for one microbatch on one GPU.
 
@@ -223,7 +224,7 @@ def _split_dims(weight: Weight, t):
 
 
 def _layer_parts(model: TransformerModel, hw: _Hardware, settings: ComputeSettings, kind, b, t, sp, rc, ep):
-    s, h = float(model.seq_len), float(model.hidden)
+    s = float(model.seq_len)
     el = hw.element_bytes
     tokens = b * s
     tokens_sp = np.where(sp, tokens / t, tokens)  # tokens per GPU outside the tensor-parallel region
@@ -234,7 +235,7 @@ def _layer_parts(model: TransformerModel, hw: _Hardware, settings: ComputeSettin
     gemm_f = np.zeros_like(b)
     gemm_b = np.zeros_like(b)
     flops_f = np.zeros_like(b)
-    params = np.zeros_like(b)
+    params = layer_parameters_per_gpu(model, t, ep, moe=kind == "moe", cross_attention=cross)
     biased_outputs = np.zeros_like(b)  # Σ rows × N over biased GEMMs, for the bias-gradient reductions
     for w in weights:
         batch, rows = _rows(w, model, tokens, ep)
@@ -242,24 +243,23 @@ def _layer_parts(model: TransformerModel, hw: _Hardware, settings: ComputeSettin
         gemm_f = gemm_f + hw.gemm(batch, rows, n, k)
         gemm_b = gemm_b + hw.gemm(batch, rows, k, n) + hw.gemm(batch, k, n, rows, output_bytes=wgrad_out)
         flops_f = flops_f + 2.0 * batch * rows * n * k
-        params = params + batch * n * k + (batch * n if w.bias else 0.0)
         if w.bias:
             biased_outputs = biased_outputs + batch * rows * n
 
     heads_local = model.heads / t
-    attention_blocks = 2 if cross else 1
     d_qk, d_v = float(score_head_dim(model)), float(model.value_head_dim)
-    causal = model.attention_mask == "causal" and kind != "encoder"
     dropout = model.dropout == "yes"
-    if settings.attention == "unfused":
-        att_f, att_b, att_flops, att_recompute = _unfused_attention(hw, b, s, heads_local, d_qk, d_v, dropout)
-        att_backward_flops = 2.0 * att_flops
-    else:
-        att_f, att_b, att_flops = _flash_attention(hw, settings, b, s, heads_local, d_qk, d_v, causal)
-        att_backward_flops = 2.5 * att_flops
-        att_recompute = np.zeros_like(b)  # nothing of the attention core is stored: nothing to recompute
-    att_f, att_b, att_recompute = (x * attention_blocks for x in (att_f, att_b, att_recompute))
-    att_flops, att_backward_flops = att_flops * attention_blocks, att_backward_flops * attention_blocks
+    masks = [model.attention_mask == "causal" and kind != "encoder"] + ([False] if cross else [])  # self, cross
+    att_f = att_b = att_flops = att_backward_flops = att_recompute = np.zeros_like(b)
+    for causal in masks:
+        if settings.attention == "unfused":
+            f, bw, fl, rerun = _unfused_attention(hw, b, s, heads_local, d_qk, d_v, dropout)
+            bw_flops = 2.0 * fl
+        else:
+            f, bw, fl = _flash_attention(hw, settings, b, s, heads_local, d_qk, d_v, causal)
+            bw_flops, rerun = 2.5 * fl, np.zeros_like(b)  # nothing of the attention core is stored to rerun
+        att_f, att_b, att_flops = att_f + f, att_b + bw, att_flops + fl
+        att_backward_flops, att_recompute = att_backward_flops + bw_flops, att_recompute + rerun
 
     elem_f, elem_b = _elementwise(model, hw, kind, tokens, tokens_sp, t, cross, dropout, biased_outputs,
                                   settings.attention == "unfused")
@@ -373,7 +373,7 @@ class EdgeTimes:
     head_flops: np.ndarray  # forward GEMM FLOPs of the logits
 
 
-def edge_times(model: TransformerModel, gpu: Gpu, *, microbatch, tp=1, sequence_parallel=False, precision="bf16",
+def edge_times(model: TransformerModel, gpu: Gpu, *, microbatch, tp=1, sequence_parallel=False, precision=None,
                settings: ComputeSettings = DEFAULT_SETTINGS) -> EdgeTimes:
     """The input embedding (vocabulary-parallel lookup, positions, dropout; the dense table gradient) and the
     output head (final norm, logits GEMM against the V/t vocabulary shard, cross-entropy)."""
@@ -417,7 +417,7 @@ def with_settings(settings: ComputeSettings, **changes) -> ComputeSettings:
 
 
 def iteration_compute_s(model: TransformerModel, gpu: Gpu, *, batch, dp=1, tp=1, pp=1, microbatch=1,
-                        sequence_parallel=False, recompute="none", ep=1, zero_stage=0, precision="bf16",
+                        sequence_parallel=False, recompute="none", ep=1, zero_stage=0, precision=None,
                         settings: ComputeSettings = DEFAULT_SETTINGS):
     """Compute-only seconds of one iteration per GPU: m = B/(dp·b) microbatches through the slowest pipeline
     stage (L/p layers, plus the embedding on the first stage and the head on the last), then the optimizer
@@ -429,21 +429,17 @@ def iteration_compute_s(model: TransformerModel, gpu: Gpu, *, batch, dp=1, tp=1,
                   precision=precision, settings=settings)
     dense = layer_times(model, gpu, kind="dense", **common)
     per_stage = dense.total_s * model.dense_mlp_layers / p
-    stage_params = dense.parameters * model.dense_mlp_layers / p
     if model.is_moe:
         moe = layer_times(model, gpu, kind="moe", ep=ep, **common)
         per_stage = per_stage + moe.total_s * model.moe_layers / p
-        stage_params = stage_params + moe.parameters * model.moe_layers / p
     if model.encoder_layers:
         encoder = layer_times(model, gpu, kind="encoder", **common)
         per_stage = per_stage + encoder.total_s * model.encoder_layers / p
-        stage_params = stage_params + encoder.parameters * model.encoder_layers / p
     edges = edge_times(model, gpu, microbatch=microbatch, tp=tp, sequence_parallel=sequence_parallel,
                        precision=precision, settings=settings)
     first = edges.embedding_forward_s + edges.embedding_backward_s
     last = edges.head_forward_s + edges.head_backward_s
     slowest = per_stage + np.where(p > 1, np.maximum(first, last), first + last)
-    table = model.vocab * model.hidden / t
-    updated = stage_params + np.where(p > 1, table, 2.0 * table if model.embeddings == "untied" else table)
+    updated = parameters_per_gpu(model, tp, pp, ep)
     updated = np.where(np.asarray(zero_stage) >= 1, updated / d, updated)
     return microbatches * slowest + optimizer_step_s(updated, gpu, settings)

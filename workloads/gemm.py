@@ -2,14 +2,14 @@
 
     t = t_kernel + max( 2·batch·M·N·K / (C · η_q),  bytes / (B_HBM · η_HBM) )
 
-- C, the ceiling: the rate of all SMs at full tensor-core efficiency, set so that the model gives exactly the
-  measured best achievable matmul rate (MAMF, workloads-2.md §7) at the shape MAMF was measured at:
+- C, the ceiling: the rate of all SMs at full tensor-core efficiency, set from the measured best achievable
+  matmul rate (MAMF, workloads-2.md §7) and the quantization of the shape it was measured at,
   C = MAMF / η_q(best shape). So every GPU's ceiling is its own measurement, not a fitted number.
 - η_q, tile and wave quantization (NVIDIA's Matrix Multiplication Background guide §3, workloads-2.md §7): the
   output is cut into tiles of 128×128 (or 128×64 / 64×128 at a lower per-SM efficiency); a partial tile
   computes padding, and the last wave of tiles leaves SMs idle. When the tiles do not fill the SMs, K is split
-  (split-K, up to 16 ways, ≥ 128 deep each) at the price of writing and re-reading fp32 partial sums. The
-  kernel takes the best of these choices, as cuBLAS heuristics do.
+  (split-K, up to 16 ways, each slice padded to whole 32-deep k-steps) at the price of writing and re-reading
+  fp32 partial sums. The kernel takes the fastest of these choices, as cuBLAS heuristics do.
 - bytes: each operand read once and the output written once (operands in the GEMM precision, output in
   `output_bytes`); B_HBM · η_HBM is the HBM bandwidth a streaming kernel achieves.
 - t_kernel: the fixed time of a kernel (launch, prologue, pipeline fill and drain) — the floor every small GEMM
@@ -53,8 +53,9 @@ class GemmConstants:
                                         lo=0.0, hi=1.0, lo_open=True)
     max_split_k: int = param(16, "1", "largest split-K factor", "[assumed] cuBLAS splits K up to 16-32 ways",
                              lo=1, integer=True)
-    min_split_depth: int = positive(128, "1", "smallest K per split-K slice", "[assumed] below one 128-deep "
-                                    "pipeline stage per slice split-K buys nothing", integer=True)
+    k_tile: int = positive(32, "1", "depth of one k-step of a tensor-core tile: K is padded to it, per split-K "
+                           "slice", "[assumed] the 32-deep (fp16/bf16) k-tiles of small cuBLAS/CUTLASS kernels; "
+                           "head dimensions 64–128 are whole multiples", integer=True)
 
 
 DEFAULT_GEMM = GemmConstants()
@@ -75,15 +76,18 @@ def _splits(constants: GemmConstants):
 
 
 def _choices(batch, m, n, k, sm_count, constants: GemmConstants):
-    """(η_q, split) for every tile shape and split-K factor a kernel could use."""
+    """(η_q, split) for every tile shape and split-K factor a kernel could use. K is padded to whole k-tiles of
+    every slice; K is split only when the output tiles alone leave SMs idle (fewer tiles than SMs)."""
+    depth = constants.k_tile
     for tm, tn, rel in _tile_choices(constants):
         tiles = batch * np.ceil(m / tm) * np.ceil(n / tn)
         fill = m * n * batch / (tiles * tm * tn)
         for split in _splits(constants):
             slices = tiles * split
-            eta = fill * slices / (np.ceil(slices / sm_count) * sm_count) * rel
+            padded_k = split * np.ceil(k / (split * depth)) * depth
+            eta = fill * (k / padded_k) * slices / (np.ceil(slices / sm_count) * sm_count) * rel
             if split > 1:
-                eta = np.where(k / split >= constants.min_split_depth, eta, 0.0)
+                eta = np.where(tiles < sm_count, eta, 0.0)
             yield eta, split
 
 
@@ -98,8 +102,9 @@ def quantization_efficiency(batch, m, n, k, sm_count, constants: GemmConstants =
 
 
 def ceiling_flops(gpu: Gpu, precision: str, constants: GemmConstants = DEFAULT_GEMM) -> float:
-    """C: the all-SMs rate at which the model reproduces the GPU's MAMF at its measured best shape (the MAMF
-    itself where the best shape is not known)."""
+    """C = MAMF / η_q(best shape): the all-SMs rate whose quantized share at the shape MAMF was measured at is
+    the MAMF (the MAMF itself where the best shape is not known). The fixed kernel time comes on top, so no
+    shape quantized like the best one is predicted faster than the measured best."""
     mamf = gpu.mamf_flops(precision)
     shape = gpu.mamf_best_shape(precision)
     if shape is None:
@@ -124,9 +129,11 @@ def gemm_time_s(batch, m, n, k, *, ceiling_flops_per_s, sm_count, hbm_bandwidth_
     return constants.kernel_time + best
 
 
-def gpu_gemm_time_s(gpu: Gpu, batch, m, n, k, *, precision="bf16", output_bytes=None,
+def gpu_gemm_time_s(gpu: Gpu, batch, m, n, k, *, precision=None, output_bytes=None,
                     constants: GemmConstants = DEFAULT_GEMM):
-    """`gemm_time_s` on `gpu` in `precision` (operands in that precision; output 16-bit unless given)."""
+    """`gemm_time_s` on `gpu` in `precision` (default: its 16-bit training mode; operands in that precision,
+    output 16-bit unless given)."""
+    precision = precision or gpu.default_precision
     return gemm_time_s(batch, m, n, k, ceiling_flops_per_s=ceiling_flops(gpu, precision, constants),
                        sm_count=gpu.sm_count, hbm_bandwidth_bytes_per_s=gpu.hbm_bandwidth_bytes_per_s,
                        operand_bytes=OPERAND_BYTES[precision],
@@ -134,7 +141,7 @@ def gpu_gemm_time_s(gpu: Gpu, batch, m, n, k, *, precision="bf16", output_bytes=
                        constants=constants)
 
 
-def achieved_flops(gpu: Gpu, batch, m, n, k, *, precision="bf16", constants: GemmConstants = DEFAULT_GEMM):
+def achieved_flops(gpu: Gpu, batch, m, n, k, *, precision=None, constants: GemmConstants = DEFAULT_GEMM):
     """FLOP/s the model predicts for one GEMM shape."""
     batch, m, n, k = (np.asarray(x, dtype=float) for x in (batch, m, n, k))
     return 2.0 * batch * m * n * k / gpu_gemm_time_s(gpu, batch, m, n, k, precision=precision, constants=constants)

@@ -36,6 +36,7 @@ _SPECS = {
     "nvlink_bandwidth": Spec(unit="bit/s", help="NVLink bandwidth per GPU per direction", source="—",
                              default_text="", lo=0.0),
 }
+_NUMBERS = ("sm_count", "hbm", "hbm_bandwidth", "nvlink_bandwidth")
 _TABLES = ("peak", "mamf", "mamf_shape", "sources")
 _KNOWN = tuple(_SPECS) + _TABLES
 
@@ -70,6 +71,11 @@ class Gpu:
     @property
     def precisions(self) -> tuple[str, ...]:
         return tuple(p for p in PRECISIONS if p in self.peak)
+
+    @property
+    def default_precision(self) -> str:
+        """The 16-bit mode mixed-precision training uses on this GPU: bf16, or fp16 where there is no bf16."""
+        return "bf16" if "bf16" in self.peak else "fp16"
 
     def peak_flops(self, precision: str) -> float:
         """Dense peak FLOP/s in `precision`; InputError if the GPU has no such mode."""
@@ -144,8 +150,8 @@ def _note_override_sources(merged: dict, table: dict, name: str) -> None:
     """A user override of a number without its own source keeps the old source, marked as overridden."""
     sources = merged.setdefault("sources", {})
     given = table.get("sources", {})
-    changed = [key for key in table if key in _SPECS] + [f"{t}.{k}" for t in ("peak", "mamf", "mamf_shape")
-                                                          for k in table.get(t, {})]
+    changed = [key for key in table if key in _NUMBERS] + [f"{t}.{k}" for t in ("peak", "mamf", "mamf_shape")
+                                                            for k in table.get(t, {})]
     for key in changed:
         if key not in given:
             sources[key] = f"overridden in {name} (was: {sources.get(key, 'no source')}) [assumed]"
@@ -175,7 +181,7 @@ def _build(gpu: str, table: dict, files: tuple[str, ...], catalog: Catalog) -> G
             raise InputError(f"{where} mamf_shape.{precision} = {shape!r}: expected [M, N, K], three whole numbers")
         shapes[precision] = tuple(shape)
     sources = table.get("sources", {})
-    numbers = [*(k for k in _SPECS if k not in ("description", "catalog")),
+    numbers = [*_NUMBERS,
                *(f"peak.{p}" for p in peak), *(f"mamf.{p}" for p in mamf), *(f"mamf_shape.{p}" for p in shapes)]
     check_known(f"{where} sources", sources, numbers)
     for key in numbers:

@@ -206,3 +206,65 @@ def training_flops_per_token(model: TransformerModel, seq_len: int | None = None
     """Forward + backward (2× forward) model FLOPs of one token, no recomputation: 3 × forward
     (KAP §2.1: ≈ 6·N_active plus the attention term)."""
     return 3.0 * forward_flops_per_token(model, seq_len)
+
+
+# --- what one GPU holds and what tensor/pipeline parallelism moves ---------------------------------------------
+def layer_parameters_per_gpu(model: TransformerModel, tp=1, ep=1, moe: bool = False,
+                             cross_attention: bool = False):
+    """Parameters of one layer on one GPU: column/row-parallel matrices split t ways (their biases with them,
+    except a row-parallel layer's, which every rank keeps), replicated ones and the norms whole, routed
+    experts shared out over `ep` GPUs (Megatron-LM's layout). Broadcasts over arrays of tp and ep."""
+    t, e = (np.asarray(x, dtype=float) for x in (tp, ep))
+    total = np.full(np.broadcast(t, e).shape, float(layer_norm_parameters(model, cross_attention)))
+    for w in layer_weights(model, moe, cross_attention):
+        n = w.n / t if w.split == "column" else w.n
+        k = w.k / t if w.split == "row" else w.k
+        copies = w.copies / e if w.routed else w.copies
+        total = total + copies * (n * k + (n if w.bias else 0.0))
+    return total
+
+
+def parameters_per_gpu(model: TransformerModel, tp=1, pp=1, ep=1):
+    """Parameters on the GPU of the largest pipeline stage: its share L/p of each kind of layer (dense, MoE,
+    encoder, in proportion), plus on the first stage the input embedding (V/t rows of it per rank) and learned
+    positions, on the last the output matrix (its own when untied, a copy of the tied one) and the final norm.
+    With p = 1 one GPU holds all of it. Broadcasts over arrays of tp, pp, ep."""
+    t, p, e = (np.asarray(x, dtype=float) for x in (tp, pp, ep))
+    cross = model.encoder_layers > 0
+    layers = (model.dense_mlp_layers * layer_parameters_per_gpu(model, t, e, cross_attention=cross)
+              + model.moe_layers * (layer_parameters_per_gpu(model, t, e, moe=True, cross_attention=cross)
+                                    if model.is_moe else 0.0)
+              + model.encoder_layers * layer_parameters_per_gpu(model, t, e))
+    table = model.vocab * model.hidden / t
+    first = table + (model.seq_len * model.hidden if model.position == "learned" else 0.0)
+    last = table + _norm(model, model.hidden) * (2 if model.encoder_layers else 1)
+    both = first + last - (table if model.embeddings == "tied" else 0.0)
+    return layers / p + np.where(p > 1, np.maximum(first, last), both)
+
+
+def tensor_parallel_message_bytes(model: TransformerModel, microbatch, bytes_per_element=2.0):
+    """The activation every tensor-parallel collective of a layer moves: b·s·h elements (N21 §3.2, workloads.md:
+    4 all-reduces of b·s·h per layer and microbatch)."""
+    return (np.asarray(microbatch, dtype=float) * model.seq_len * model.hidden
+            * np.asarray(bytes_per_element, dtype=float))
+
+
+def tensor_parallel_collectives_per_layer(recompute="none", sequence_parallel=False) -> dict[str, np.ndarray]:
+    """Collectives of `tensor_parallel_message_bytes` per layer and microbatch, forward + backward: 2 + 2
+    all-reduces (N21), 2 more when full recomputation reruns the forward; with sequence parallelism each
+    all-reduce is a reduce-scatter plus an all-gather of the same total volume (K22 §4.2.2). Selective
+    recomputation reruns no collective."""
+    code = recompute_code(recompute)
+    sp = np.asarray(sequence_parallel, dtype=bool)
+    count = 4 + np.where(code == 2, 2, 0)
+    return {"all_reduce": np.where(sp, 0, count), "reduce_scatter": np.where(sp, count, 0),
+            "all_gather": np.where(sp, count, 0)}
+
+
+def pipeline_message_bytes(model: TransformerModel, microbatch, tp=1, bytes_per_element=2.0, scatter_gather=True):
+    """Bytes one microbatch sends across a pipeline-stage boundary each way: b·s·h elements, or b·s·h/t with
+    N21's scatter/gather optimisation (each tensor-parallel rank sends its slice, then an all-gather over NVLink
+    restores it) — workloads.md."""
+    b, t = (np.asarray(x, dtype=float) for x in (microbatch, tp))
+    full = b * model.seq_len * model.hidden * np.asarray(bytes_per_element, dtype=float)
+    return full / t if scatter_gather else full

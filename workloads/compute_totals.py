@@ -1,0 +1,60 @@
+"""Compute time of the models the zoo knows only by their totals (the `generic` kind) and of DLRM: no layer
+shapes, so a two-part roofline — the FLOPs at the GPU's best achievable matmul rate (MAMF), plus the memory-bound
+passes over the activations or embedding rows at the streaming HBM bandwidth, one after the other as separate
+kernels do. Both parts use the constants of `workloads.compute.ComputeSettings`; nothing is per model.
+
+These are optimistic: a network's convolutions or small MLP layers run below the MAMF of large square GEMMs.
+Broadcasts over arrays of sample counts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from workloads.compute import DEFAULT_SETTINGS, ComputeSettings
+from workloads.dlrm import forward_flops_per_sample, lookup_bytes_per_sample
+from workloads.gpus import Gpu
+from workloads.models import DlrmModel, GenericModel
+
+# Passes over the stored activations per training step: written once in the forward pass, read and their
+# gradient written in the backward [inferred: one write, one read, one gradient write per stored tensor]
+ACTIVATION_PASSES = 3.0
+# Bytes moved per embedding byte looked up: the forward read; in the backward the gradient rows written, and a
+# row-wise optimizer reading and writing the row and its state (sparse Adagrad-like) [inferred]
+EMBEDDING_PASSES = 6.0
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class TotalsTimes:
+    """Seconds of one training step's compute on one GPU, by part."""
+
+    math_s: np.ndarray  # FLOPs at the MAMF
+    memory_s: np.ndarray  # activation or embedding passes at the streaming bandwidth
+
+    @property
+    def total_s(self):
+        return self.math_s + self.memory_s
+
+
+def generic_compute(model: GenericModel, gpu: Gpu, *, samples, model_parallel=1, precision=None,
+                    settings: ComputeSettings = DEFAULT_SETTINGS) -> TotalsTimes:
+    """Forward + backward of `samples` samples on one GPU that holds 1/`model_parallel` of the model (its
+    share of the FLOPs and of the activations)."""
+    n, mp = (np.asarray(x, dtype=float) for x in (samples, model_parallel))
+    flops = n * model.forward_flops * (1.0 + model.backward_to_forward) / mp
+    moved = ACTIVATION_PASSES * n * model.activation_memory / mp
+    bandwidth = gpu.hbm_bandwidth_bytes_per_s * settings.gemm.hbm_efficiency
+    return TotalsTimes(math_s=flops / gpu.mamf_flops(precision or gpu.default_precision), memory_s=moved / bandwidth)
+
+
+def dlrm_compute(model: DlrmModel, gpu: Gpu, *, global_batch, gpus, precision=None, embedding_bytes=4.0,
+                 settings: ComputeSettings = DEFAULT_SETTINGS) -> TotalsTimes:
+    """One step of a DLRM on one of `gpus` GPUs: the dense MLPs on global_batch/gpus samples (data parallel)
+    and the lookups of its share of the tables for the whole batch (tables spread evenly over the GPUs)."""
+    batch, n = (np.asarray(x, dtype=float) for x in (global_batch, gpus))
+    dense_flops = 3.0 * sum(forward_flops_per_sample(model).values()) * batch / n
+    moved = EMBEDDING_PASSES * lookup_bytes_per_sample(model, embedding_bytes) * batch / n
+    bandwidth = gpu.hbm_bandwidth_bytes_per_s * settings.gemm.hbm_efficiency
+    return TotalsTimes(math_s=dense_flops / gpu.mamf_flops(precision or gpu.default_precision), memory_s=moved / bandwidth)
