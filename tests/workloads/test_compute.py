@@ -196,3 +196,14 @@ def test_models_known_by_totals_are_a_two_part_roofline():
     eight, sixteen = (dlrm_compute(dlrm, A100, global_batch=65536, gpus=n) for n in (8, 16))
     assert float(eight.total_s) == pytest.approx(2 * float(sixteen.total_s))
     assert float(eight.math_s) == pytest.approx(3 * 32.06e6 * 8192 / 267.9e12, rel=0.002)  # §5: 32.1 MFLOP forward
+
+
+def test_every_numeric_constant_names_its_source_and_tag():
+    from core.fields import specs
+    from workloads.files import TAGS
+    from workloads.gemm import GemmConstants
+    from workloads.compute import ComputeSettings
+    for cls in (GemmConstants, ComputeSettings):
+        for name, spec in specs(cls).items():
+            if spec.unit not in ("choice", "text"):
+                assert any(tag in spec.source for tag in TAGS), (cls.__name__, name)
