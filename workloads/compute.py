@@ -71,6 +71,14 @@ class ComputeSettings:
                                                "and the fp32 softmax: 2 + 4 + 8 + 4", lo=0.0)
     cross_entropy_backward_bytes: float = param(6.0, "1", "bytes per logit of its backward", "[inferred] read "
                                                 "the fp32 softmax, write the 16-bit gradient", lo=0.0)
+    activation_passes: float = param(3.0, "1", "passes over a generic model's stored activations per training "
+                                     "step (workloads.compute_totals)", "[inferred] each stored tensor written "
+                                     "in the forward pass, read and its gradient written in the backward",
+                                     lo=0.0)
+    embedding_passes: float = param(6.0, "1", "bytes a DLRM step moves per embedding byte looked up "
+                                    "(workloads.compute_totals)", "[inferred] the forward read; the gradient "
+                                    "rows written; a row-wise optimizer reading and writing each row and its "
+                                    "state", lo=0.0)
     gemm: GemmConstants = field(default_factory=GemmConstants)
 
 

@@ -18,14 +18,6 @@ from workloads.dlrm import forward_flops_per_sample, lookup_bytes_per_sample
 from workloads.gpus import Gpu
 from workloads.models import DlrmModel, GenericModel
 
-# Passes over the stored activations per training step: written once in the forward pass, read and their
-# gradient written in the backward [inferred: one write, one read, one gradient write per stored tensor]
-ACTIVATION_PASSES = 3.0
-# Bytes moved per embedding byte looked up: the forward read; in the backward the gradient rows written, and a
-# row-wise optimizer reading and writing the row and its state (sparse Adagrad-like) [inferred]
-EMBEDDING_PASSES = 6.0
-
-
 @dataclass(frozen=True, kw_only=True, slots=True)
 class TotalsTimes:
     """Seconds of one training step's compute on one GPU, by part."""
@@ -44,7 +36,7 @@ def generic_compute(model: GenericModel, gpu: Gpu, *, samples, model_parallel=1,
     share of the FLOPs and of the activations)."""
     n, mp = (np.asarray(x, dtype=float) for x in (samples, model_parallel))
     flops = n * model.forward_flops * (1.0 + model.backward_to_forward) / mp
-    moved = ACTIVATION_PASSES * n * model.activation_memory / mp
+    moved = settings.activation_passes * n * model.activation_memory / mp
     bandwidth = gpu.hbm_bandwidth_bytes_per_s * settings.gemm.hbm_efficiency
     return TotalsTimes(math_s=flops / gpu.mamf_flops(precision or gpu.default_precision), memory_s=moved / bandwidth)
 
@@ -55,6 +47,6 @@ def dlrm_compute(model: DlrmModel, gpu: Gpu, *, global_batch, gpus, precision=No
     and the lookups of its share of the tables for the whole batch (tables spread evenly over the GPUs)."""
     batch, n = (np.asarray(x, dtype=float) for x in (global_batch, gpus))
     dense_flops = 3.0 * sum(forward_flops_per_sample(model).values()) * batch / n
-    moved = EMBEDDING_PASSES * lookup_bytes_per_sample(model, embedding_bytes) * batch / n
+    moved = settings.embedding_passes * lookup_bytes_per_sample(model, embedding_bytes) * batch / n
     bandwidth = gpu.hbm_bandwidth_bytes_per_s * settings.gemm.hbm_efficiency
     return TotalsTimes(math_s=dense_flops / gpu.mamf_flops(precision or gpu.default_precision), memory_s=moved / bandwidth)

@@ -139,7 +139,7 @@ def load_gpus(*user_files, base=None, catalog: Catalog | None = None) -> dict[st
                     merged.setdefault(key, {}).update(value)
                 else:
                     merged[key] = value
-            if merged is not table and len(files.get(gpu, [])) > 0:
+            if files.get(gpu):  # an override of a GPU an earlier file defined
                 _note_override_sources(merged, table, name)
             files.setdefault(gpu, []).append(name)
     catalog = catalog if catalog is not None else load_catalog()

@@ -58,10 +58,11 @@ def activation_bytes_per_layer(seq_len, microbatch, hidden, heads, *, tp=1, sequ
 
 
 def model_activation_bytes_per_layer(model: TransformerModel, microbatch, *, tp=1, sequence_parallel=False,
-                                     recompute="none", flash_attention=False, moe=False, ep=1):
+                                     recompute="none", flash_attention=False, moe=False):
     """`activation_bytes_per_layer` for a model's shape (grouped-query widths, gated MLP, dropout). A MoE
     layer's MLP stores, per GPU, the dispatched token copies (2·h each) and the expert activations for
-    top_k · capacity_factor slots per token [inferred], plus the shared experts as a dense MLP."""
+    top_k · capacity_factor slots per token [inferred] — with balanced routing the same whatever the expert
+    parallelism — plus the shared experts as a dense MLP."""
     hd = model.qk_head_dim
     kv_width = model.kv * hd if model.attention == "mha" else model.heads * hd
     common = dict(tp=tp, sequence_parallel=sequence_parallel, recompute=recompute, gated=model.gated,

@@ -52,12 +52,10 @@ def counts(help: str):
     return dataclasses.field(default=(), metadata={"spec": spec, "list": True})
 
 
-def flops(help: str, *, default=None):
-    """A FLOP count per sample, written '4.1 GFLOP' (the unit registry has no FLOP)."""
+def flops(help: str):
+    """A required FLOP count per sample, written '4.1 GFLOP' (the unit registry has no FLOP)."""
     spec = Spec(unit="FLOP", help=help, source="the model file", default_text="")
-    if default is None:
-        return dataclasses.field(metadata={"spec": spec})
-    return dataclasses.field(default=default, metadata={"spec": spec})
+    return dataclasses.field(metadata={"spec": spec})
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

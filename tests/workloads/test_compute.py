@@ -10,9 +10,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.errors import InputError
-from workloads.compute import (DEFAULT_SETTINGS, MEGATRON_2021, edge_times, iteration_compute_s, layer_times,
+from core.fields import specs
+from workloads.compute import (DEFAULT_SETTINGS, ComputeSettings, MEGATRON_2021, edge_times, iteration_compute_s, layer_times,
                                optimizer_step_s, with_settings)
 from workloads.compute_totals import dlrm_compute, generic_compute
+from workloads.files import TAGS
+from workloads.gemm import GemmConstants
 from workloads.gpus import get_gpu
 from workloads.models import model_from_mapping, zoo
 from workloads.pipeline import bubble_fraction
@@ -196,3 +199,10 @@ def test_models_known_by_totals_are_a_two_part_roofline():
     eight, sixteen = (dlrm_compute(dlrm, A100, global_batch=65536, gpus=n) for n in (8, 16))
     assert float(eight.total_s) == pytest.approx(2 * float(sixteen.total_s))
     assert float(eight.math_s) == pytest.approx(3 * 32.06e6 * 8192 / 267.9e12, rel=0.002)  # §5: 32.1 MFLOP forward
+
+
+def test_every_numeric_constant_names_its_source_and_tag():
+    for cls in (GemmConstants, ComputeSettings):
+        for name, spec in specs(cls).items():
+            if spec.unit not in ("choice", "text"):
+                assert any(tag in spec.source for tag in TAGS), (cls.__name__, name)

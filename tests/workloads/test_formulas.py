@@ -204,3 +204,13 @@ def test_tensor_and_pipeline_traffic_are_workloads_md():
     assert (int(sp["all_reduce"]), int(sp["reduce_scatter"]), int(sp["all_gather"])) == (0, 4, 4)
     assert pipeline_message_bytes(gpt, 1, tp=8) == 2048 * 12288 * 2 / 8  # scatter/gather: b·s·h/t
     assert pipeline_message_bytes(gpt, 1, tp=8, scatter_gather=False) == 2048 * 12288 * 2
+
+
+def test_moe_layer_stores_its_routed_token_copies_and_expert_activations():
+    m = zoo()["mixtral-8x7b"]
+    s, h, f = m.seq_len, m.hidden, m.expert_ffn
+    dense = model_activation_bytes_per_layer(m, 1)
+    moe = model_activation_bytes_per_layer(m, 1, moe=True)
+    # top-2: two 2h token copies and two SwiGLU experts' 6·f, in place of one dense MLP's 6·f
+    assert float(moe - dense) == pytest.approx(s * (2 * (2 * h + 6 * f) - 6 * f))
+    assert model_activation_bytes_per_layer(m, 1, moe=True, recompute="full") == 2 * s * h
