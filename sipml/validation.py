@@ -150,6 +150,44 @@ def megatron_tflops(model_name: str, tp: int, pp: int, gpus: int, batch: int) ->
     return br.megatron_flops / (gpus * float(t.min())) / 1e12
 
 
+K22_TABLE_5 = (  # a, h, L, t, p, GPUs, batch, microbatch, interleave, s full recompute, s SP + selective
+    (64, 6144, 48, 8, 1, 8, 4, 4, 1, 1.42, 1.10), (96, 12288, 96, 8, 8, 64, 64, 1, 3, 18.13, 13.75),
+    (128, 20480, 105, 8, 35, 280, 280, 1, 3, 49.05, 37.83), (160, 25600, 128, 8, 64, 512, 512, 1, 1, 94.42, 71.49))
+K22_NAMES = ("22B", "175B", "530B", "1T")
+
+
+def k22_iteration_s(a, h, layers, tp, pp, gpus, batch, b, v, selective: bool) -> float:
+    """Our iteration time for one K22 Table 5 run: GPT of that shape (s 2048, V 51200) on DGX A100 80 GB, the
+    run's t, p, microbatch and interleaving, full recomputation or sequence parallelism + selective recomputation,
+    Megatron-LM 2022's kernels."""
+    from fabric.evaluate import evaluate_fabric
+    from sipml.design import load_design
+    from workloads.compute import MEGATRON_2022
+    from workloads.gpus import get_gpu
+    from workloads.models import model_from_mapping
+    from workloads.strategy import transformer_strategies
+    from workloads.training import transformer_breakdown
+
+    model = model_from_mapping({"layers": layers, "hidden": h, "heads": a, "seq_len": 2048, "vocab": 51200},
+                               "K22 Table 5", f"gpt-{h}")
+    est = evaluate_fabric(load_design("dgx-a100", [f"fabric.gpus={gpus}", "fabric.gpu=gpu.a100_sxm4_80gb"]))
+    fixed = {"tp": tp, "pp": pp, "microbatch": b, "interleave": v, "recompute": 1 if selective else 2,
+             "sp": selective, "zero": 0}
+    st = transformer_strategies(model, gpus, batch, fixed)
+    br = transformer_breakdown(model, get_gpu("a100_sxm4_80gb"), est, batch, st.take([0]), compute=MEGATRON_2022)
+    return float(br.iteration_s[0])
+
+
+def _k22_cases() -> list[Case]:
+    out = []
+    for name, (a, h, layers, t, p, n, batch, b, v, full_s, selective_s) in zip(K22_NAMES, K22_TABLE_5):
+        for selective, measured in ((False, full_s), (True, selective_s)):
+            out.append(Case("Megatron", f"K22 {name} iteration, " + ("SP + selective" if selective else "full recompute"),
+                            "Korthikanti et al. 2022 Table 5, as Calculon's validation files restate it", measured,
+                            k22_iteration_s(a, h, layers, t, p, n, batch, b, v, selective), "s", 0.07))
+    return out
+
+
 def _megatron_cases() -> list[Case]:
     return [Case("Megatron", f"{name} (t={t}, p={p}, {n} GPUs)", "Narayanan et al. SC21 Table 1", published,
                  megatron_tflops(name, t, p, n, b), "TFLOP/s per GPU", 0.07)
@@ -223,7 +261,8 @@ def _matched_radius_um(channels: int) -> float:
 
 
 def all_cases() -> list[Case]:
-    return [*_photonics_cases(), *_sipml_cases(), *_nccl_cases(), *_megatron_cases(), *sipml_speedup_cases()]
+    return [*_photonics_cases(), *_sipml_cases(), *_nccl_cases(), *_megatron_cases(), *_k22_cases(),
+            *sipml_speedup_cases()]
 
 
 def validation_report(cases: list[Case]) -> Report:

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from core.errors import InputError
 from core.fields import specs
-from workloads.compute import (DEFAULT_SETTINGS, ComputeSettings, MEGATRON_2021, edge_times, iteration_compute_s, layer_times,
+from workloads.compute import (DEFAULT_SETTINGS, ComputeSettings, MEGATRON_2021, MEGATRON_2022, edge_times, iteration_compute_s, layer_times,
                                optimizer_step_s, with_settings)
 from workloads.compute_totals import dlrm_compute, generic_compute
 from workloads.files import TAGS
@@ -88,7 +88,7 @@ def test_fused_attention_beats_the_unfused_one_at_2048_tokens():
 
 
 def test_separate_gradient_accumulation_costs_ten_bytes_per_parameter():
-    out = layer_times(GPT3, A100, microbatch=1, tp=8, settings=MEGATRON_2021)
+    out = layer_times(GPT3, A100, microbatch=1, tp=8, settings=MEGATRON_2022)
     expected = 5e-6 + 10 * float(out.parameters) / (A100.hbm_bandwidth_bytes_per_s * 0.85)
     assert float(out.grad_accumulation_s) == pytest.approx(expected)
     assert float(layer_times(GPT3, A100, microbatch=1, tp=8).grad_accumulation_s) == 0.0  # fused
@@ -157,12 +157,12 @@ SC21 = [("megatron-1.7b", 1, 1, 32, 512, 137), ("megatron-18.4b", 8, 1, 256, 102
 
 @pytest.mark.parametrize(("name", "t", "p", "gpus", "batch", "published"), SC21)
 def test_compute_alone_bounds_the_sc21_rows(name, t, p, gpus, batch, published):
-    """Communication and the bubble only add time, so compute alone (Megatron-LM 2021 kernels) must beat the
-    published end-to-end rate — by less than 1.5×, since compute dominates these runs."""
+    """Communication and the bubble only add time, so compute alone (Megatron-LM's kernel choices at today's
+    kernel throughput) must beat the published end-to-end rate — by less than 1.5×, since compute dominates these runs."""
     m = zoo()[name]
     d = gpus // (t * p)
     it = iteration_compute_s(m, A100, batch=batch, dp=d, tp=t, pp=p, microbatch=1, recompute="full",
-                             settings=MEGATRON_2021)
+                             settings=MEGATRON_2022)
     tflops = megatron_flops_per_iteration(batch, m.layers, m.hidden, m.seq_len, m.vocab) / gpus / it / 1e12
     assert published < float(tflops) < 1.5 * published
 
@@ -184,7 +184,7 @@ def test_compute_and_bubble_are_a_tight_lower_bound_on_k22_table_5(case):
     bubble = 1 + bubble_fraction(p, batch / (d * b), v)
     for recompute, sp, measured in (("full", False, full_s), ("selective", True, selective_s)):
         ours = bubble * iteration_compute_s(m, A100, batch=batch, dp=d, tp=t, pp=p, microbatch=b, recompute=recompute,
-                                            sequence_parallel=sp, settings=MEGATRON_2021)
+                                            sequence_parallel=sp, settings=MEGATRON_2022)
         assert 0.7 * measured < float(ours) < measured, recompute
 
 

@@ -1,0 +1,139 @@
+"""The iteration model and the strategy search on fabrics: hand calculations of the communication it charges,
+and the properties a search must have."""
+
+import dataclasses as dc
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from core.errors import InfeasibleDesign, InputError
+from fabric.evaluate import evaluate_fabric, price
+from fabric.kind import Collective
+from sipml.design import load_design
+from workloads.gpus import get_gpu
+from workloads.models import load_model
+from workloads.speedup import evaluate_model
+from workloads.strategy import parse_strategy, transformer_strategies
+from workloads.training import TrainingSettings, transformer_breakdown
+
+A100 = get_gpu("a100_sxm4_80gb")
+GPT = load_model("megatron-18.4b")
+
+
+def dgx(gpus=256, **topology):
+    d = load_design("dgx-a100", [f"fabric.gpus={gpus}", "fabric.gpu=gpu.a100_sxm4_80gb"])
+    return evaluate_fabric(dc.replace(d, topology=dc.replace(d.topology, **topology)) if topology else d)
+
+
+def one(model, est, batch, **fixed):
+    st = transformer_strategies(model, est.job_gpus, batch, fixed)
+    assert len(st) == 1, st
+    return st, transformer_breakdown(model, A100, est, batch, st)
+
+
+def test_tensor_parallel_time_is_four_all_reduces_per_layer_per_microbatch():
+    """t = 8 inside a server, no recomputation: per microbatch and layer Megatron runs 2 all-reduces of b·s·h
+    16-bit values forward and 2 backward, so the exposed tensor-parallel time is m·L·4·AR(2·b·s·h bytes, 8 ranks);
+    full recomputation replays the forward and adds 2 more."""
+    est = dgx()
+    b, batch = 1, 1024
+    for recompute, calls in ((0, 4), (2, 6)):
+        st, br = one(GPT, est, batch, tp=8, pp=1, microbatch=b, recompute=recompute, sp=False, zero=0, interleave=1)
+        m = batch / (32 * b)
+        ar = price(est, [Collective("all_reduce", b * GPT.seq_len * GPT.hidden * 2.0, 8)])[0].seconds
+        assert br.tensor_parallel_s[0] == pytest.approx(m * GPT.layers * calls * ar, rel=1e-9)
+        assert br.pipeline_s[0] == 0.0 and br.bubble_s[0] == 0.0
+
+
+def test_pipeline_bubble_and_sends():
+    """p = 4 stages: the bubble is (p − 1)/v stage times, each stage time including its two sends per microbatch
+    (activations forward, gradients backward: b·s·h/t 16-bit values each, v times when interleaved)."""
+    est = dgx()
+    batch = 1024
+    for v in (1, 2):
+        st, br = one(GPT, est, batch, tp=8, pp=4, microbatch=2, recompute=2, sp=False, zero=0, interleave=v,
+                     order=0)
+        m = batch / (8 * 2)
+        stage = (br.compute_s[0] + br.tensor_parallel_s[0] + br.pipeline_s[0]) / m
+        assert br.bubble_s[0] == pytest.approx(3 / v * stage, rel=1e-9)
+        send = price(est, [Collective("p2p", 2 * GPT.seq_len * GPT.hidden * 2.0 / 8, 4, 64)])[0].seconds
+        assert br.pipeline_s[0] == pytest.approx(m * 2 * v * send, rel=1e-9)
+
+
+def test_data_parallel_reduction_overlaps_the_last_backward():
+    """ZeRO-0: the gradients (fp32, the stage's parameters per GPU) are all-reduced once over dp, hidden behind
+    the last microbatch's backward except at least one layer's bucket; with no overlap all of it shows."""
+    est = dgx()
+    kw = dict(tp=8, pp=1, microbatch=1, recompute=2, sp=False, zero=0, interleave=1)
+    _, overlapped = one(GPT, est, 1024, **kw)
+    st = transformer_strategies(GPT, 256, 1024, kw)
+    none = transformer_breakdown(GPT, A100, est, 1024, st, training=TrainingSettings(dp_overlap="none"))
+    assert none.data_parallel_s[0] > overlapped.data_parallel_s[0] > 0
+    assert overlapped.data_parallel_s[0] >= none.data_parallel_s[0] / GPT.layers * (1 - 1e-9)
+
+
+def test_zero_shards_memory_and_the_search_refuses_what_does_not_fit():
+    """ZeRO-1 shards the optimizer state over dp (R20): less memory per GPU than ZeRO-0; a strategy over the
+    usable HBM is never chosen."""
+    est = dgx()
+    kw = dict(tp=8, pp=1, microbatch=1, recompute=2, sp=False, interleave=1)
+    _, z0 = one(GPT, est, 1024, zero=0, **kw)
+    _, z1 = one(GPT, est, 1024, zero=1, **kw)
+    assert z1.memory_bytes[0] < z0.memory_bytes[0]
+    model = load_model("gpt3-175b")
+    d = load_design("dgx-a100", ["fabric.gpus=64", "fabric.gpu=gpu.a100_sxm4_80gb"])
+    with pytest.raises(InfeasibleDesign, match="memory"):
+        evaluate_model(model, d, "dgx-a100", 128, {"tp": 1, "pp": 1, "zero": 0})
+
+
+def test_the_search_returns_the_fastest_feasible_strategy():
+    est = dgx()
+    model = load_model("megatron-7.5b")
+    st = transformer_strategies(model, 256, 512)
+    br = transformer_breakdown(model, A100, est, 512, st)
+    d = load_design("dgx-a100", ["fabric.gpus=256", "fabric.gpu=gpu.a100_sxm4_80gb"])
+    result = evaluate_model(model, d, "dgx-a100", 512, top=3, estimate=est)
+    feasible = br.iteration_s[br.fits]
+    assert result.best.iteration_s == pytest.approx(feasible.min(), rel=1e-12)
+    assert result.best.memory_bytes <= br.memory_limit_bytes
+    assert [c.iteration_s for c in result.top] == sorted(c.iteration_s for c in result.top)
+    assert result.candidates == len(st) and result.feasible == int(br.fits.sum())
+
+
+def test_vectorised_iteration_equals_one_strategy_at_a_time():
+    est = evaluate_fabric(load_design("sip-ocs"))
+    model = load_model("gpt2-355m")
+    st = transformer_strategies(model, 1024, 1024)
+    br = transformer_breakdown(model, A100, est, 1024, st)
+    for i in np.linspace(0, len(st) - 1, 7).astype(int):
+        row = st.row(int(i))
+        fixed = parse_strategy(",".join(f"{k}={v}" for k, v in row.items()))
+        single = transformer_breakdown(model, A100, est, 1024, transformer_strategies(model, 1024, 1024, fixed))
+        assert single.iteration_s[0] == pytest.approx(br.iteration_s[i], rel=1e-12)
+
+
+@settings(max_examples=15, deadline=None)
+@given(factor=st.floats(1.0, 8.0), index=st.integers(0, 10_000))
+def test_more_bandwidth_never_slows_a_fixed_strategy(factor, index):
+    """A DGX with faster NICs (same everything else) runs every strategy at least as fast."""
+    model = load_model("megatron-3.6b")
+    slow, fast = dgx(64), dgx(64, nic_bandwidth=200e9 * factor)
+    st = transformer_strategies(model, 64, 512)
+    st = st.take(np.array([index % len(st)]))
+    t_slow = transformer_breakdown(model, A100, slow, 512, st).iteration_s[0]
+    t_fast = transformer_breakdown(model, A100, fast, 512, st).iteration_s[0]
+    assert t_fast <= t_slow * (1 + 1e-12)
+
+
+def test_strategy_text_and_bad_strategies():
+    assert parse_strategy("tp=8,pp=4,microbatch=1,recompute=full,sp=true,order=tp-pp-dp") == {
+        "tp": 8, "pp": 4, "microbatch": 1, "recompute": 2, "sp": True, "order": 1}
+    for bad in ("tp=eight", "tq=8", "recompute=some", "tp"):
+        with pytest.raises(InputError):
+            parse_strategy(bad)
+    with pytest.raises(InputError, match="no valid strategy"):
+        transformer_strategies(GPT, 256, 1024, {"tp": 3})
+    with pytest.raises(InputError, match="no valid strategy"):
+        transformer_strategies(GPT, 256, 7)  # no dp·microbatch divides 7 with dp·tp·pp = 256
