@@ -5,14 +5,14 @@ design can fail here. When the cluster has more GPUs than a switch has ports, th
 'single' is then infeasible, 'partitioned' serves independent pods of ≤ radix GPUs (no circuit between pods),
 'clos' builds a 3-stage folded Clos per switch plane (3 switch passes per circuit).
 
-Collectives. Circuits are set once per job (single shot), so a GPU's d ports are split among the job's collective
-types in proportion to the bytes each sends per iteration (SiP-ML's demand-proportional objective); a type with k
-ports reaches its next member over k circuits. Schedules on k circuits of b each: a ring (all k to the next
-member); a 2-D torus with k/2 circuits per dimension, the two halves of the buffer run in opposite dimension orders
+Collectives. Circuits are set once per job (single shot): one circuit graph of degree d, its bandwidth split among
+the job's collective types in proportion to the bytes each sends per iteration (SiP-ML's demand-proportional
+objective) — a type with share σ sends at σ·d·b. Schedules: a ring (every circuit of the share to the next
+member); a 2-D torus, half the share per dimension, the two halves of the buffer run in opposite dimension orders
 so every port is busy in every phase — the ring's bandwidth term with 2(√p − 1) steps instead of p − 1 [inferred];
-all-to-all over direct circuits when k ≥ p − 1, otherwise relayed over a degree-k circuit graph, each byte crossing
-the graph's mean distance (fabric.collectives.expander_mean_distance) and paying a relay per extra hop;
-point-to-point on k circuits.
+all-to-all over direct circuits when d ≥ p − 1, otherwise relayed over the degree-d graph, each byte crossing its
+mean distance (fabric.collectives.expander_mean_distance) and paying a relay per extra hop; point-to-point on
+the pair's circuits.
 
 References: SiP-ML simulator (MLNetwork/rostam) [sim]: per-port rate N_λ·R_λ/N_ocs, 20 OCSes, single-shot
 configuration, multi-shot every 5 × reconfiguration delay (useful 5/6). Folded-Clos counts: C. Clos, Bell
@@ -184,10 +184,10 @@ def _price(est: FabricEstimate, c, n, p, s, share) -> CollectiveTime:
         torus = k * np.where(p > 1, (rows - 1 + cols - 1) * alpha + (p - 1) / p * n * BITS_PER_BYTE / safe, 0.0)
         seconds, schedule = pick({"ring over the circuits": ring,
                                   "2-D torus of circuits, both dimension orders":
-                                      np.where((ports >= 2) & (rows > 1) & (cols > 1), torus, np.inf)})
-    elif c.op == "all_to_all":
-        hops = col.expander_mean_distance(ports, p)
-        direct = ports >= p - 1
+                                      np.where((est.degree >= 2) & (rows > 1) & (cols > 1), torus, np.inf)})
+    elif c.op == "all_to_all":  # over the job's one circuit graph of degree d, at this collective's share
+        hops = col.expander_mean_distance(est.degree, p)
+        direct = est.degree >= p - 1
         hops = np.where(direct, 1.0, hops)
         safe = np.where(usable, rank_bps, 1.0)
         seconds = np.where(p > 1, (p - 1) * alpha + (hops - 1) * ocs.relay_latency

@@ -8,10 +8,8 @@ moves inside consecutive groups of mp GPUs on the critical path; gradients are a
 DLRM (Naumov et al. 2019): the embedding tables are sharded over every GPU, so each iteration has two all-to-alls
 over the whole job (pooled embeddings forward, their gradients backward); the dense MLPs are data parallel.
 
-Compute per GPU is a roofline sum: FLOPs at the GPU's best achievable matmul rate (MAMF) plus the bytes the
-memory-bound layers move at the achievable HBM bandwidth — stored activations pass through HBM four times (written
-in the forward, read for the weight gradient, the gradient written and read) [inferred]; DLRM's embedding lookups
-are read forward and read-modify-written backward (three passes) [inferred].
+Compute per GPU is workloads.compute_totals' two-part roofline (FLOPs at the MAMF, then the activation or
+embedding passes at the streaming HBM bandwidth).
 """
 
 from __future__ import annotations
@@ -26,12 +24,11 @@ from fabric.evaluate import price
 from fabric.kind import Collective
 from workloads import dlrm
 from workloads.compute import DEFAULT_SETTINGS, ComputeSettings
+from workloads.compute_totals import dlrm_compute, generic_compute
 from workloads.gpus import Gpu
 from workloads.models import DlrmModel, GenericModel
-from workloads.training import DEFAULT_TRAINING, Breakdown, TrainingSettings, precision_for
+from workloads.training import DEFAULT_TRAINING, Breakdown, TrainingSettings
 
-ACTIVATION_PASSES = 4.0  # HBM passes of a stored activation per training step [inferred, module docstring]
-LOOKUP_PASSES = 3.0  # embedding rows read forward, read and written backward [inferred]
 STATE_BYTES_PER_PARAMETER = 16.0  # weights, gradients, Adam states in mixed precision (R20 §3.1) [verbatim]
 OPERATIONS = {"all-gather": "all_gather", "all-reduce": "all_reduce", "all-to-all": "all_to_all",
               "point-to-point": "p2p"}
@@ -69,12 +66,6 @@ def split_strategies(gpus: int, batch: int, fixed: dict | None = None) -> SplitS
     return SplitStrategies(dp=gpus // mp, mp=mp)
 
 
-def _roofline_s(gpu: Gpu, flops, bytes_moved, compute: ComputeSettings):
-    precision = precision_for(gpu)
-    return flops / gpu.mamf_flops(precision) + bytes_moved / (gpu.hbm_bandwidth_bytes_per_s
-                                                               * compute.gemm.hbm_efficiency)
-
-
 def _reduce_exposed(reduce_s, window_s, training: TrainingSettings):
     return np.maximum(reduce_s - window_s, 0.0) if training.dp_overlap == "backward" else reduce_s
 
@@ -85,9 +76,8 @@ def generic_breakdown(model: GenericModel, gpu: Gpu, est: FabricEstimate, batch:
     """`gradient_bytes` overrides the data-parallel all-reduce size (SiP-ML's cases); default fp32 gradients."""
     d, mp = st.dp.astype(float), st.mp.astype(float)
     samples = batch / (d * mp)  # per GPU
-    flops = samples * model.forward_flops * (1.0 + model.backward_to_forward)
     fwd_share = 1.0 / (1.0 + model.backward_to_forward)
-    compute_s = _roofline_s(gpu, flops, samples * model.activation_memory * ACTIVATION_PASSES, compute)
+    compute_s = generic_compute(model, gpu, samples=batch / d, model_parallel=st.mp, settings=compute).total_s
     grads = gradient_bytes if gradient_bytes is not None else model.parameters * training.grad_reduce_bytes
     mp_msg = model.model_parallel_traffic * batch / d / mp
     mp_c = Collective(OPERATIONS[model.model_parallel_collective], mp_msg, st.mp, 1, name="mp")
@@ -111,9 +101,7 @@ def dlrm_breakdown(model: DlrmModel, gpu: Gpu, est: FabricEstimate, batch: int, 
     """Tables sharded over every GPU of the job (st: dp = N, mp = 1 — the dense part data parallel)."""
     n = float(est.job_gpus)
     samples = batch / n
-    flops = samples * dlrm.training_flops_per_sample(model)
-    lookups = samples * dlrm.lookup_bytes_per_sample(model) * LOOKUP_PASSES
-    compute_s = _roofline_s(gpu, flops, lookups, compute) * np.ones(len(st))
+    compute_s = dlrm_compute(model, gpu, global_batch=batch, gpus=n, settings=compute).total_s * np.ones(len(st))
     exchange = samples * dlrm.all_to_all_bytes_per_sample(model) * (n - 1) / n
     a2a = Collective("all_to_all", np.full(len(st), exchange), np.full(len(st), n), 1, calls=2.0, name="embeddings")
     dense = Collective("all_reduce", np.full(len(st), dlrm.dense_parameters(model) * training.grad_reduce_bytes),

@@ -40,7 +40,10 @@ from workloads.memory import (embedding_activation_bytes, first_stage_activation
 from workloads.models import TransformerModel
 from workloads.moe import all_to_all_bytes_per_token
 from workloads.strategy import Strategies
-from workloads.transformer import megatron_flops_per_iteration, model_flops_per_iteration, parameter_count
+from workloads.pipeline import bubble_fraction
+from workloads.transformer import (megatron_flops_per_iteration, parameters_per_gpu, pipeline_message_bytes,
+                                   tensor_parallel_collectives_per_layer, tensor_parallel_message_bytes,
+                                   training_flops_per_token)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -122,34 +125,31 @@ def transformer_breakdown(model: TransformerModel, gpu: Gpu, est: FabricEstimate
     dense = layer_times(model, gpu, kind="dense", **common)
     fwd = dense.forward_s * model.dense_mlp_layers / p
     bwd = dense.backward_s * model.dense_mlp_layers / p
-    stage_params = dense.parameters * model.dense_mlp_layers / p
     flops = dense.hardware_flops * model.dense_mlp_layers
     if model.is_moe:
         moe = layer_times(model, gpu, kind="moe", ep=st.ep, **common)
         fwd, bwd = fwd + moe.forward_s * model.moe_layers / p, bwd + moe.backward_s * model.moe_layers / p
-        stage_params = stage_params + moe.parameters * model.moe_layers / p
         flops = flops + moe.hardware_flops * model.moe_layers
     if model.encoder_layers:
         enc = layer_times(model, gpu, kind="encoder", **common)
         fwd, bwd = fwd + enc.forward_s * model.encoder_layers / p, bwd + enc.backward_s * model.encoder_layers / p
-        stage_params = stage_params + enc.parameters * model.encoder_layers / p
         flops = flops + enc.hardware_flops * model.encoder_layers
+    stage_params = parameters_per_gpu(model, st.tp, st.pp, st.ep)
     edges = edge_times(model, gpu, microbatch=st.microbatch, tp=st.tp, sequence_parallel=st.sp,
                        precision=precision, settings=compute)
     first = edges.embedding_forward_s + edges.embedding_backward_s
     last = edges.head_forward_s + edges.head_backward_s
     compute_mb = fwd + bwd + np.where(p > 1, np.maximum(first, last), first + last)
-    table = model.vocab * model.hidden / t
-    stage_params = stage_params + np.where(p > 1, table, 2.0 * table if model.embeddings == "untied" else table)
 
     # --- communication ------------------------------------------------------------------------------------
     strides = st.strides()
     tokens = b * model.seq_len
     act = training.activation_bytes
-    tp_calls_mb = np.where(t > 1, (4.0 + 2.0 * (st.recompute == 2)) * model.layers / p, 0.0)
-    tp_msg = tokens * model.hidden * act
+    per_layer = tensor_parallel_collectives_per_layer(st.recompute, st.sp)
+    tp_calls = {op: np.where(t > 1, count * model.layers / p, 0.0) for op, count in per_layer.items()}
+    tp_msg = tensor_parallel_message_bytes(model, st.microbatch, act)
     pp_calls_mb = np.where(p > 1, 2.0 * v, 0.0)
-    pp_msg = tokens * model.hidden * act / t
+    pp_msg = pipeline_message_bytes(model, st.microbatch, st.tp, act)
     moe_per_stage = model.moe_layers / p
     ep_calls_mb = np.where(st.ep > 1, 4.0 * moe_per_stage, 0.0)
     ep_msg = (tokens / t) * all_to_all_bytes_per_token(model.hidden, model.top_k, dispatch_bytes=act,
@@ -157,7 +157,7 @@ def transformer_breakdown(model: TransformerModel, gpu: Gpu, est: FabricEstimate
         else np.zeros_like(t)
     grads = stage_params * training.grad_reduce_bytes
     gather = stage_params * training.param_gather_bytes
-    tp_c = Collective("all_reduce", tp_msg, st.tp, strides["tp"], calls=m * tp_calls_mb, name="tp")
+    tp_cs = [Collective(op, tp_msg, st.tp, strides["tp"], calls=m * tp_calls[op], name=f"tp-{op}") for op in tp_calls]
     pp_c = Collective("p2p", pp_msg, st.pp, strides["pp"], calls=m * pp_calls_mb, name="pp")
     ep_c = Collective("all_to_all", ep_msg, st.ep, strides["ep"], calls=m * ep_calls_mb, name="ep")
     ar_c = Collective("all_reduce", grads, st.dp, strides["dp"], calls=(st.zero == 0) * 1.0, name="dp")
@@ -165,14 +165,15 @@ def transformer_breakdown(model: TransformerModel, gpu: Gpu, est: FabricEstimate
                       calls=np.select([st.zero == 1, st.zero >= 2], [1.0, m], 0.0), name="dp-rs")
     ag_c = Collective("all_gather", gather, st.dp, strides["dp"],
                       calls=np.select([st.zero == 3, st.zero >= 1], [2.0 * m, 1.0], 0.0), name="zero-ag")
-    mix = [tp_c, pp_c, ep_c, ar_c, rs_c, ag_c]
-    tp_t, pp_t, ep_t = (x.seconds for x in (price(est, [c], mix)[0] for c in (tp_c, pp_c, ep_c)))
-    ar_t, rs_t, ag_t = (price(est, [c, tp_c], mix)[0].seconds for c in (ar_c, rs_c, ag_c))
-    tensor = tp_calls_mb * tp_t
+    mix = [*tp_cs, pp_c, ep_c, ar_c, rs_c, ag_c]
+    tensor = sum(tp_calls[c.op] * price(est, [c], mix)[0].seconds for c in tp_cs)
+    pp_t, ep_t = (price(est, [c], mix)[0].seconds for c in (pp_c, ep_c))
+    # the gradient reduction runs while the backward's tensor-parallel collectives run
+    ar_t, rs_t, ag_t = (price(est, [c, *tp_cs], mix)[0].seconds for c in (ar_c, rs_c, ag_c))
     pipeline = pp_calls_mb * pp_t
     expert = ep_calls_mb * ep_t
     t_stage = compute_mb + tensor + pipeline + expert
-    bubble = (p - 1.0) / v * t_stage
+    bubble = bubble_fraction(st.pp, m, st.interleave) * m * t_stage
 
     # data-parallel reduction (R20): stage 0 all-reduces the accumulated gradients once, stage 1 reduce-scatters them
     # once, in the last microbatch's backward (at least one layer's bucket exposed) and all-gathers the updated
@@ -206,16 +207,6 @@ def transformer_breakdown(model: TransformerModel, gpu: Gpu, est: FabricEstimate
         bubble_s=bubble, data_parallel_s=exposed, optimizer_s=optimizer,
         memory_bytes=states + activations, memory_limit_bytes=gpu.hbm_bytes * training.usable_memory,
         hardware_flops=(flops + 3.0 * edges.head_flops) * m * d * t,  # per shard × shards × microbatches × pipelines
-        model_flops=np.full(len(st), model_flops(model, batch)),
+        model_flops=np.full(len(st), training_flops_per_token(model) * batch * model.seq_len),
         megatron_flops=float(megatron_flops_per_iteration(batch, model.layers, model.hidden, model.seq_len,
                                                           model.vocab)))
-
-
-def model_flops(model: TransformerModel, batch: int) -> float:
-    """FLOPs one iteration needs without recomputation: K22 Eq. 7 for a dense GPT, 6·N_active per token plus the
-    attention term for others (workloads-2.md §4, §7)."""
-    if model.is_moe or model.encoder_layers or model.mlp != "gelu" or model.kv != model.heads:
-        tokens = batch * model.seq_len
-        attention = 12.0 * model.layers * model.heads * model.qk_head_dim * model.seq_len  # C22 App. B
-        return float(tokens * (6.0 * parameter_count(model, active=True) + attention))
-    return float(model_flops_per_iteration(batch, model.layers, model.hidden, model.seq_len, model.vocab))
