@@ -249,6 +249,18 @@ def models(fmt: FormatOpt = Format.table, output: OutputOpt = None) -> None:
 
 
 @app.command()
+def report(fmt: FormatOpt = Format.table, output: OutputOpt = None,
+           plots: Annotated[Optional[Path], typer.Option(
+               "--plots", help="also write the figures (PNG) into this folder")] = None) -> None:
+    """SiP-ML's story end to end on the built-in designs: the optical link and what binds it, the fabrics side by
+    side, training speedup per dollar and per watt, the validation table, the assumptions that move the answer."""
+    from sipml.report import build_report
+
+    result, _ = build_report(plots)
+    _emit(result, fmt, output)
+
+
+@app.command()
 def validate(fmt: FormatOpt = Format.table, output: OutputOpt = None) -> None:
     """Reproduce every published case the project knows (physical layer, SiP-ML, NCCL, Megatron-LM): published,
     ours, error, tolerance. Exit 1 when any case is outside its tolerance."""
