@@ -40,7 +40,7 @@ class Case:
             return True
         if not math.isfinite(self.ours):
             return False
-        return abs(self.error) <= self.tolerance + 1e-12
+        return bool(abs(self.error) <= self.tolerance + 1e-12)
 
 
 def _photonics_cases() -> list[Case]:
@@ -275,8 +275,9 @@ def validation_report(cases: list[Case]) -> Report:
              "note": c.note} for c in cases]
     data = {"cases": [{"group": c.group, "case": c.name, "published": c.published, "published_high": c.high,
                        "ours": c.ours, "unit": c.unit, "error": c.error, "tolerance": c.tolerance,
-                       "relative": c.rel, "passed": c.passed, "source": c.source, "note": c.note} for c in cases],
-            "passed": sum(c.passed for c in cases), "failed": sum(not c.passed for c in cases)}
+                       "relative": c.rel, "passed": bool(c.passed), "source": c.source, "note": c.note}
+                      for c in cases],
+            "passed": int(sum(bool(c.passed) for c in cases)), "failed": int(sum(not c.passed for c in cases))}
     failed = [c for c in cases if not c.passed]
     footer = [f"{data['passed']} of {len(cases)} cases inside their tolerance"]
     footer += [f"outside: {c.group}: {c.name}: ours {_num(c.ours)} {c.unit} vs {_published(c)}"

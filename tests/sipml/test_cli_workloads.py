@@ -1,0 +1,97 @@
+"""`sipml speedup`, `models`, `validate`, `report` through the real entry point: outputs, JSON keys, exit codes."""
+
+import json
+
+import pytest
+
+from sipml.cli import main
+
+ROW_KEYS = {"design", "fabric", "model", "gpus", "strategy", "iteration_s", "breakdown", "tflops_per_gpu", "mfu",
+            "speedup", "speedup_per_dollar", "speedup_per_watt", "energy_kwh", "run_cost_usd", "baselines"}
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_speedup_json_rows(capsys):
+    code, out, _ = run(capsys, "speedup", "sip-ocs", "dgx-a100", "--model", "gpt2-355m", "--format", "json")
+    assert code == 0
+    rows = json.loads(out)["rows"]
+    assert [r["design"] for r in rows] == ["sip-ocs", "dgx-a100"]
+    for r in rows:
+        assert ROW_KEYS <= set(r)
+        assert {"dp", "tp", "pp", "microbatch"} <= set(r["strategy"])
+        assert r["gpus"] == 1024 and r["batch"] == 1024
+        assert set(r["baselines"]) == {"fattree-200", "dgx-a100"}
+        assert r["iteration_s"] == pytest.approx(sum(r["breakdown"].values()), rel=1e-9)
+    dgx = rows[1]
+    assert dgx["baselines"]["dgx-a100"]["speedup"] == pytest.approx(1.0)
+    assert dgx["speedup"] == pytest.approx(dgx["baselines"]["fattree-200"]["speedup"])
+
+
+def test_speedup_reproduces_a_published_run_by_fixing_its_strategy(capsys):
+    """Megatron SC21's 145.6B row on 1536 A100 80 GB: t = 8, p = 8 fixed with full recomputation; the search
+    fills in the rest."""
+    code, out, _ = run(capsys, "speedup", "dgx-a100", "--model", "megatron-145.6b", "--gpus", "1536",
+                       "--strategy", "tp=8,pp=8,recompute=full,sp=false,zero=0", "--baseline", "dgx-a100",
+                       "--set", "fabric.gpu=gpu.a100_sxm4_80gb", "--format", "json")
+    assert code == 0
+    row = json.loads(out)["rows"][0]
+    assert (row["strategy"]["tp"], row["strategy"]["pp"], row["strategy"]["dp"]) == (8, 8, 24)
+    assert row["strategy"]["recompute"] == "full"
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["speedup", "--model", "gpt-5"], "gpt3-175b"),  # lists the known ones
+    (["speedup", "dgx-a100", "--model", "megatron-18.4b", "--strategy", "tp=3"], "no valid strategy"),
+    (["speedup", "dgx-a100", "--model", "megatron-18.4b", "--batch", "7", "--gpus", "256"], "no valid strategy"),
+    (["speedup", "--strategy", "tp=eight"], "tp"),
+])
+def test_speedup_bad_input_is_one_line_exit_2(capsys, argv, message):
+    code, _, err = run(capsys, *argv)
+    assert code == 2
+    assert message in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_speedup_exit_1_when_no_strategy_fits(capsys):
+    code, out, _ = run(capsys, "speedup", "dgx-a100", "--model", "gpt3-175b", "--gpus", "8", "--baseline",
+                       "dgx-a100", "--format", "json")
+    assert code == 1
+    row = json.loads(out)["rows"][0]
+    assert row["feasible"] is False and "memory" in row["reason"]
+
+
+def test_models_lists_the_zoo_and_gpus(capsys):
+    code, out, _ = run(capsys, "models", "--format", "json")
+    data = json.loads(out)
+    assert code == 0
+    names = {m["model"] for m in data["models"]}
+    assert {"gpt3-175b", "resnet-50", "dlrm-dcnv2", "mixtral-8x7b", "bert-large"} <= names
+    assert {"v100_sxm2", "a100_sxm4_40gb", "a100_sxm4_80gb", "h100_sxm5", "b200_sxm"} <= {g["gpu"] for g in
+                                                                                          data["gpus"]}
+
+
+def test_validate_prints_every_case_and_its_verdict(capsys):
+    code, out, _ = run(capsys, "validate", "--format", "json")
+    data = json.loads(out)
+    assert code == (0 if data["failed"] == 0 else 1)
+    groups = {c["group"] for c in data["cases"]}
+    assert {"physics", "SiP-ML", "NCCL", "Megatron", "SiP-ML speedup"} <= groups
+    for c in data["cases"]:
+        assert {"published", "ours", "error", "tolerance", "passed", "source"} <= set(c)
+
+
+def test_report_markdown_and_plots(capsys, tmp_path):
+    pytest.importorskip("matplotlib")
+    code, out, _ = run(capsys, "report", "--format", "markdown", "--plots", str(tmp_path))
+    assert code == 0
+    for title in ("The optical link", "Fabrics side by side", "Training", "Validation", "Assumptions"):
+        assert title in out
+    pngs = sorted(p.name for p in tmp_path.glob("*.png"))
+    assert pngs == ["margin_vs_wavelengths.png", "network_cost_per_gpu.png", "network_power_per_gpu.png",
+                    "speedup_by_fabric.png"]
+    for p in tmp_path.glob("*.png"):
+        assert p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and p.stat().st_size > 10_000
