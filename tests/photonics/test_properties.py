@@ -90,8 +90,9 @@ def test_capacity_never_exceeds_any_single_limit(d):
     for name, limit in est.limits_bps.items():
         assert est.capacity_bps <= limit * (1 + 1e-12), name
     # the product form: min(wavelength counts) × the rate the modulator passes × min(fibers, escape)
-    lk, counts = d.link, est.wavelength_limits
-    rate = lk.data_rate if lk.data_rate <= est.ring.modulator_max_rate_bps else 0.0
+    lk, counts, ring = d.link, est.wavelength_limits, est.ring
+    rings_pass = lk.data_rate <= min(ring.modulator_max_rate_bps, ring.filter_max_rate_bps)  # NRZ: symbol rate
+    rate = lk.data_rate if rings_pass else 0.0
     expected = min(counts.values()) * rate * min(lk.fibers_per_direction, est.escape_fibers_per_direction)
     assert est.capacity_bps == pytest.approx(expected, rel=1e-12)
     names = est.binding_limit.split("+")
