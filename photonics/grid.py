@@ -36,10 +36,13 @@ def worst_victim_sum_by_count(per_offset, max_channels: int) -> np.ndarray:
     m = int(max_channels)
     values = np.array(per_offset, dtype=float)
     values[m - 1] = 0.0  # k = 0 is the victim itself
-    prefix = np.concatenate(([0.0], np.cumsum(values)))  # prefix[j] = Σ values[:j]
+    infinite = np.isinf(values)  # e.g. a channel folded onto the resonance of a lossless ring: summed apart
+    prefix = np.concatenate(([0.0], np.cumsum(np.where(infinite, 0.0, values))))  # prefix[j] = Σ values[:j]
+    prefix_inf = np.concatenate(([0], np.cumsum(infinite)))
     worst = np.zeros(m)
     for n in range(2, m + 1):
         i = np.arange(n)
         # offsets −i .. n−1−i  ↔  array indices (m−1−i) .. (m−1+n−1−i)
-        worst[n - 1] = (prefix[m - 1 - i + n] - prefix[m - 1 - i]).max()
+        sums = prefix[m - 1 - i + n] - prefix[m - 1 - i]
+        worst[n - 1] = np.inf if (prefix_inf[m - 1 - i + n] > prefix_inf[m - 1 - i]).any() else sums.max()
     return worst

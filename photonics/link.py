@@ -133,12 +133,14 @@ def shared_penalties(d: LinkDesign, signal: SignalFigures, rx: ReceiverFigures) 
     er = link_extinction_ratio(d)
     er_db = float(modulator.relative_extinction_penalty_db(er, rx.reference_extinction_ratio))
     noise_bw = receiver.NOISE_BANDWIDTH_FRACTION * signal.symbol_rate_baud
-    rin_db = float(noise.rin_penalty_db(d.laser.rin, noise_bw, signal.eye_q, signal.eye_scale))
+    rin_db = float(noise.rin_penalty_db(d.laser.rin, noise_bw, signal.eye_q, signal.eye_scale)) + 0.0  # no −0
     disp_db = dispersion_penalty_db(d, signal, d.loss.fiber_length)
     eps = float(dispersion_spread(d, signal, d.loss.fiber_length))
+    model = d.fiber.dispersion_model
     return [LedgerLine("extinction ratio", er_db, "beyond the ER the sensitivity assumes (E8)"),
             LedgerLine("RIN", rin_db, f"{d.laser.rin:g} dB/Hz over {format_si(noise_bw, 'Hz')} (E30)"),
-            LedgerLine("dispersion", disp_db, f"ε = B·L·|D|·σ = {eps:.3g}, {d.fiber.dispersion_model} model (E29)")]
+            LedgerLine("dispersion", disp_db, f"ε = B·L·|D|·σ = {eps:.3g}, {model} model (E29)" if model != "none"
+                       else "not counted ([fiber] dispersion_model = 'none')")]
 
 
 # --- reach ---------------------------------------------------------------------------------------------------------

@@ -117,13 +117,15 @@ def through_lorentzian(detuning_hz, fwhm_hz_, on_resonance):
 def drop_loss_db(loaded_q_, intrinsic_q_):
     """Insertion loss of the drop port on resonance, −10·log10 D0, in dB (E4)."""
     with np.errstate(divide="ignore"):
-        return -10.0 * np.log10(drop_peak_symmetric(loaded_q_, intrinsic_q_))
+        return 0.0 - 10.0 * np.log10(drop_peak_symmetric(loaded_q_, intrinsic_q_))  # 0 dB, not −0, when lossless
 
 
 def through_loss_db(detuning_hz, fwhm_hz_, on_resonance, excess_db=0.0):
     """Loss seen by a channel passing an off-resonance ring at `detuning_hz` (fold it by the FSR first, E19): the
-    Lorentzian notch tail (E5, E20) plus a scattering/excess loss per ring."""
-    return -10.0 * np.log10(through_lorentzian(detuning_hz, fwhm_hz_, on_resonance)) + excess_db
+    Lorentzian notch tail (E5, E20) plus a scattering/excess loss per ring; infinite on the resonance of a ring with
+    t0 = 0."""
+    with np.errstate(divide="ignore"):
+        return -10.0 * np.log10(through_lorentzian(detuning_hz, fwhm_hz_, on_resonance)) + excess_db
 
 
 def through_tail_loss_db(detuning_hz, fwhm_hz_, on_resonance):

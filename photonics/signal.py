@@ -3,7 +3,6 @@ reach (E22, E27)."""
 
 from __future__ import annotations
 
-from core.units import format_si
 from photonics import fec, modulation
 from photonics.design import LinkSection
 from photonics.records import FecFigures, SignalFigures
@@ -34,5 +33,8 @@ def signal_figures(lk: LinkSection) -> SignalFigures:
 
 
 def baud_text(symbol_rate_baud: float) -> str:
-    """A symbol rate with an SI prefix and its unit, e.g. '25 GBd', '500 MBd'."""
-    return format_si(symbol_rate_baud, "bit/s").replace("bit/s", "Bd")
+    """A symbol rate to four significant digits with an SI prefix, e.g. '25 GBd', '11.44 GBd', '500 MBd'."""
+    for scale, prefix in ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if symbol_rate_baud >= scale:
+            return f"{symbol_rate_baud / scale:.4g} {prefix}Bd"
+    return f"{symbol_rate_baud:.4g} Bd"

@@ -11,6 +11,15 @@ from sipml.design import ALL_SECTIONS
 from sipml.render import Report, Table
 
 
+def _rate(value_bps: float) -> tuple[str, str]:
+    """(number, unit) of a data rate in Gbps, or in Mbps below 1 Gbps, to four significant digits."""
+    if value_bps is None or not math.isfinite(value_bps):
+        return _f(value_bps), "Gbps"
+    if 0 < value_bps < 1e9:
+        return f"{value_bps / 1e6:.4g}", "Mbps"
+    return f"{value_bps / 1e9:.4g}", "Gbps"
+
+
 def _f(value: float, digits: int = 2) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "–"
@@ -151,14 +160,15 @@ def _summary_rows(est: LinkEstimate) -> list[dict]:
         {"quantity": "feasible", "value": "yes" if est.feasible else "NO", "unit": ""},
         {"quantity": "link", "value": est.design.link.kind, "unit": ""},
         {"quantity": "margin", "value": _f(est.margin_db), "unit": "dB"},
-        {"quantity": "capacity", "value": _f(est.capacity_bps / 1e9, 0), "unit": "Gbps per direction"},
+        {"quantity": "capacity", "value": _rate(est.capacity_bps)[0],
+         "unit": f"{_rate(est.capacity_bps)[1]} per direction"},
         {"quantity": "binding limit", "value": est.binding_limit, "unit": ""},
         {"quantity": "modulation, symbol rate", "value": f"{sig.modulation.upper()}, "
                                                           f"{_fmt_rate(sig.symbol_rate_baud, 'Bd')}", "unit": ""},
         {"quantity": "FEC, target BER", "value": f"{fec.code or fec.name}, {sig.target_ber:g}", "unit": ""},
         {"quantity": "max wavelengths per fiber", "value": str(est.max_wavelengths_per_fiber), "unit": ""},
-        {"quantity": "max capacity (counts lifted)", "value": _f(est.max_capacity_bps / 1e9, 0),
-         "unit": f"Gbps, bound by {est.max_binding_limit}"},
+        {"quantity": "max capacity (counts lifted)", "value": _rate(est.max_capacity_bps)[0],
+         "unit": f"{_rate(est.max_capacity_bps)[1]}, bound by {est.max_binding_limit}"},
         {"quantity": "min laser power per line" if est.ring else "min launch power (average)",
          "value": _f(est.min_laser_power_per_line_dbm), "unit": "dBm"},
         {"quantity": "max fiber length", "value": _f(est.max_fiber_length_m / 1e3, 3),
@@ -196,8 +206,8 @@ def budget_report(est: LinkEstimate, source: str, min_spacing_hz: float | None |
                    [{"item": row["name"], "value": f"{row['value']:+.2f}", "unit": row["unit"],
                      "detail": row["detail"]} for row in data["ledger"]])
     limits = Table("Capacity per GPU per direction: every limit", ["limit", "capacity", "unit", "meaning"],
-                   [{"limit": k + ("  ← binds" if k == est.binding_limit else ""), "capacity": _f(v / 1e9, 0),
-                     "unit": "Gbps", "meaning": LIMIT_TEXT[k]} for k, v in est.limits_bps.items()])
+                   [{"limit": k + ("  ← binds" if k == est.binding_limit else ""), "capacity": _rate(v)[0],
+                     "unit": _rate(v)[1], "meaning": LIMIT_TEXT[k]} for k, v in est.limits_bps.items()])
     summary = Table("Summary", ["quantity", "value", "unit"], _summary_rows(est))
     if min_spacing_hz is not False:
         summary.rows.append({"quantity": "min channel spacing", "unit": "GHz",
@@ -213,8 +223,8 @@ def check_report(est: LinkEstimate, source: str) -> Report:
             "capacity_gbps": est.capacity_bps / 1e9, "binding_limit": est.binding_limit,
             "violations": [{"name": v.name, "message": v.message} for v in est.violations],
             "warnings": list(est.warnings)}
-    verdict = (f"{source}: feasible, margin {est.margin_db:.2f} dB, {est.capacity_bps / 1e9:.0f} Gbps per direction "
-               f"({est.binding_limit} binds)" if est.feasible else
+    verdict = (f"{source}: feasible, margin {est.margin_db:.2f} dB, {' '.join(_rate(est.capacity_bps))} per "
+               f"direction ({est.binding_limit} binds)" if est.feasible else
                f"{source}: INFEASIBLE, {len(est.violations)} constraint(s) violated")
     tables = [Table("Violated constraints", ["constraint", "violation"], rows)] if rows else []
     return Report(data, tables, [verdict, *(f"warning: {w}" for w in est.warnings)])
