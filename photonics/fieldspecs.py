@@ -103,7 +103,11 @@ class LossListSpec(Spec):
         if isinstance(value, dict):
             items = list(value.items())
         elif isinstance(value, str):
-            items = [part.rpartition(":")[::2] for part in value.split(";") if part.strip()]
+            parts = [part for part in value.split(";") if part.strip()]
+            bare = [part.strip() for part in parts if ":" not in part]
+            if bare:
+                raise InputError(f"{bare[0]!r}: each item is 'name: loss', e.g. 'patch panel: 0.5 dB'")
+            items = [part.rpartition(":")[::2] for part in parts]
         else:
             raise InputError(f"got {value!r}, expected 'name: loss; …' e.g. 'patch panel: 0.5 dB'")
         out = []

@@ -29,9 +29,9 @@ def _in_hz(section, key: str, wavelength_m: float) -> float:
         spec = specs(type(section))[key]
         try:
             spec.check(hz)
-        except InputError as exc:
+        except InputError:
             raise InputError(f"{key} = {spec.show(value)} is {format_si(hz, spec.unit.split('|')[0].strip())} at "
-                             f"{format_si(wavelength_m, 'm')}: {exc}") from None
+                             f"{format_si(wavelength_m, 'm')}, out of range: expected {spec.range_text()}") from None
     return hz
 
 

@@ -155,7 +155,7 @@ def test_spacing_and_tuning_efficiency_in_nm():
     assert r.ring.tuning_efficiency == pytest.approx(C * 0.08e-9 / 1550e-9**2)
     assert r.tuning.sigma_local == pytest.approx(C * 0.3e-9 / 1550e-9**2)
     assert evaluate(d).design.link.channel_spacing == pytest.approx(199.65e9, rel=1e-4)
-    with pytest.raises(InputError, match=r"\[link\] channel_spacing = 100 nm is .* out of range"):
+    with pytest.raises(InputError, match=r"\[link\] channel_spacing = 100 nm is .* at 1.55 µm, out of range"):
         resolve(dataclasses.replace(d, link=dataclasses.replace(d.link, channel_spacing=WavelengthSpan(100e-9))))
 
 
