@@ -219,7 +219,10 @@ def link_budget(d: LinkDesign, ring: RingFigures, signal: SignalFigures, rx: Rec
         return through_tx, through_rx, leak, xt_db, m
 
     n_req = lk.wavelengths_per_fiber
-    n_max = max(n_req, fsr_channels(d, ring) + 2, lz.lines, 2)
+    # no count beyond E10's closed form closes even without rings and crosstalk: start the search below it
+    ceiling = int(budget.max_wavelengths_closed_form(cap_dbm - flat, rx.sensitivity_dbm, constant_db, fixed_db,
+                                                     lk.system_margin))
+    n_max = max(n_req, min(fsr_channels(d, ring) + 2, ceiling + 1), lz.lines, 2)
     tables = margins_up_to(n_max)
     while tables[-1][-1] >= 0.0 and n_max < MAX_SEARCH_WAVELENGTHS:  # margin still positive: search further
         n_max = min(2 * n_max, MAX_SEARCH_WAVELENGTHS)
