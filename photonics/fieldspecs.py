@@ -62,8 +62,11 @@ class SpectralSpec(Spec):
         super().check(number)
 
     def show(self, number) -> str:
-        frequency, wavelength = self._units()
-        return format_si(number, wavelength if isinstance(number, WavelengthSpan) else frequency)
+        frequency, _ = self._units()
+        per = frequency.removeprefix("Hz")  # '' or '/K'
+        if isinstance(number, WavelengthSpan):
+            return f"{float(number) * 1e9:.12g} nm{per}"
+        return format_si(number, frequency) if not per else f"{float(number) / 1e9:.12g} GHz{per}"
 
     def range_text(self) -> str:
         frequency, _ = self._units()

@@ -139,3 +139,22 @@ def test_fields_list_the_new_keys_with_sources(capsys):
         assert data[section][key]["source"], (section, key)
     assert data["link"]["channel_spacing"]["unit"] == "Hz | m"
     assert data["receiver"]["reference_extinction_ratio"]["default"] == "8.9 dB"
+
+
+def test_a_design_in_nm_and_db_per_hz_round_trips_through_its_toml(tmp_path):
+    """`design_toml` (what `sipml init` writes) shows wavelength spans, dB/Hz and loss lists as they were written,
+    and reading it back gives the same link."""
+    from sipml.design import design_toml, load_design
+
+    text = ('[link]\nchannel_spacing = "1.6 nm"\n[laser]\nrin = "-140 dB/Hz"\n'
+            '[loss]\nextra_losses = "patch panel: 0.5 dB; mux: 1.2 dB"\n'
+            '[ring]\ntuning_model = "given"\ntuning_efficiency = "0.08 nm/K"\n'
+            '[tuning]\nstrategy = "athermal"\nsigma_local = "0.3 nm"\n')
+    first = load_design(write(tmp_path, text))
+    written = design_toml(first, "round trip")
+    for line in ('channel_spacing = "1.6 nm"', 'extra_losses = "patch panel: 0.5 dB; mux: 1.2 dB"',
+                 'tuning_efficiency = "0.08 nm/K"', 'sigma_local = "0.3 nm"', 'rin = "-140 dB/Hz"'):
+        assert line in written
+    again = tmp_path / "again.toml"
+    again.write_text(written)
+    assert load_design(str(again)).link == first.link

@@ -5,11 +5,10 @@ ring fabric uses, and the out-of-range warnings."""
 import dataclasses
 import math
 
-import numpy as np
 import pytest
 
 from core.errors import InputError
-from photonics import fec, filtering, microring
+from photonics import filtering
 from photonics.design import (FiberSection, InterfaceSection, LaserSection, LinkDesign, LinkSection, LossSection,
                               ModulatorSection, ReceiverSection, RingSection, TransmitterSection, TuningSection)
 from photonics.fieldspecs import WavelengthSpan
