@@ -28,8 +28,8 @@ FEC_CHOICES = ("none", "kr4", "kp4", "given")
 @dataclass(frozen=True, kw_only=True, slots=True)
 class LinkSection:
     kind: str = param("ring-wdm", "choice", "link type: 'ring-wdm' (micro-ring modulators and drop filters on CW comb "
-                      "or DFB lines, many wavelengths per fiber: SiP-ML's optical I/O) or 'point-to-point' (one modulated "
-                      "source per fiber: the textbook budget of [transmitter], [loss] and [receiver])",
+                      "or DFB lines, many wavelengths per fiber: SiP-ML's optical I/O) or 'point-to-point' (one "
+                      "modulated source per fiber: the textbook budget of [transmitter], [loss] and [receiver])",
                       "[assumed] SiP-ML's interface", choices=LINK_KINDS)
     data_rate: float = param("25 Gbit/s", "bit/s", "line rate per wavelength (with FEC the coded rate: the capacity "
                              "counts the payload)", f"{_SIPML} [sim]", lo=1e6, hi=1e12)
@@ -83,8 +83,9 @@ class FiberSection:
                                   "[restated]: of the three forms the only one from a textbook",
                                   choices=("agrawal", "agrawal-tx", "bellcore", "none"))
     modal_bandwidth: float = positive("4700 MHz*km", "Hz*m", "effective modal bandwidth–length product at the "
-                                      "wavelength (type = mmf): the fiber's rise time 0.44·L/B0 must stay within 70 % of "
-                                      "a symbol", "OM4 at 850 nm [verbatim]; OM3 2000, OM5 2470 MHz·km at 953 nm, TIA")
+                                      "wavelength (type = mmf): the fiber's rise time 0.44·L/B0 must stay within 70 % "
+                                      "of a symbol", "OM4 at 850 nm [verbatim]; OM3 2000, OM5 2470 MHz·km at 953 nm, "
+                                      "TIA")
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -307,8 +308,8 @@ class InterfaceSection:
     crossings: int = param(2, "1", "die-to-die crossings per bit, transmit + receive", "[inferred] GPU → chiplet and "
                            "chiplet → GPU", lo=0, integer=True)
     dsp_energy: float = non_negative("0 pJ/bit", "J/bit", "SerDes / DSP energy per bit, transmit + receive, beyond "
-                                     "the die-to-die link", "[assumed] none: a chiplet driven directly; a 113G PAM4 XSR "
-                                     "lane < 1.1 pJ/b, a 112G medium-reach SerDes 2.29 pJ/b [verbatim]")
+                                     "the die-to-die link", "[assumed] none: a chiplet driven directly; a 113G PAM4 "
+                                     "XSR lane < 1.1 pJ/b, a 112G medium-reach SerDes 2.29 pJ/b [verbatim]")
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -19,9 +19,9 @@ from dataclasses import replace
 
 from core.errors import InputError
 from core.units import db_to_lin, format_si, w_to_dbm
-from photonics import budget, fiber, microring, modulator, noise, point_to_point, receiver, ring_wdm
+from photonics import budget, fiber, microring, modulation, modulator, noise, point_to_point, receiver, ring_wdm
 from photonics.design import LinkDesign
-from photonics.loss import LedgerLine, total_db
+from photonics.loss import LedgerLine, fiber_path, total_db
 from photonics.records import (LinkEstimate, ReachFigures, ReceiverFigures, SignalFigures, Violation, LinkEnergy,
                                BudgetFigures)
 from photonics.resolve import resolve
@@ -83,9 +83,7 @@ def receiver_figures(d: LinkDesign, signal: SignalFigures) -> ReceiverFigures:
                                                                    rx.responsivity, rx.noise_density,
                                                                    levels=signal.levels)), er
     elif rx.sensitivity_type == "oma":
-        from photonics.modulation import average_from_oma_w
-
-        sens, ref_er = float(average_from_oma_w(rx.sensitivity, er)), er
+        sens, ref_er = float(modulation.average_from_oma_w(rx.sensitivity, er)), er
     else:
         sens, ref_er = rx.sensitivity, float(db_to_lin(rx.reference_extinction_ratio))
     quantum_w = float(receiver.quantum_limit_w(lk.data_rate, microring.frequency_hz(lk.wavelength),
@@ -237,7 +235,7 @@ def pass_through_loss_db(est: LinkEstimate) -> float:
         raise InputError(f"[link] kind = '{d.link.kind}' has no rings for a wavelength to pass: a ring fabric needs "
                          "[link] kind = 'ring-wdm'")
     ls = d.loss
-    hop = [item for item in ring_wdm.fiber_path(d) if item.name not in ("optical-switch passes", "mux/demux")]
+    hop = [item for item in fiber_path(d) if item.name not in ("optical-switch passes", "mux/demux")]
     return (2 * ls.coupler + (ls.tx_waveguide_length + ls.rx_waveguide_length) * ls.waveguide_loss
             + ring_wdm.pass_through_rings_db(d, est.ring) + total_db(hop))
 
@@ -254,10 +252,13 @@ def hop_reach(est: LinkEstimate, pass_loss_db: float) -> int:
 def min_channel_spacing_hz(d: LinkDesign) -> float | None:
     """Smallest grid spacing at which the design's wavelength count still closes its budget. Crosstalk and
     ring tails couple the spacing to the margin, so a bracketed root-finder (Brent) solves margin(spacing) = 0
-    between FWHM/100 and FSR/N, evaluating the whole link at each step. None when even FSR/N fails."""
+    between FWHM/100 and FSR/N, evaluating the whole link at each step. None when even FSR/N fails (or with one
+    wavelength, which has no neighbour to space from); an InputError for a link without a grid."""
     d = resolve(d)
+    if d.link.kind != "ring-wdm":
+        raise InputError(f"[link] kind = '{d.link.kind}' has no channel grid whose spacing could be solved for")
     n = d.link.wavelengths_per_fiber
-    if n < 2 or d.link.kind != "ring-wdm":
+    if n < 2:
         return None
     ring = ring_wdm.ring_figures(d, signal_figures(d.link))
 

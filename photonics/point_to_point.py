@@ -19,10 +19,9 @@ import math
 from core.units import db_to_lin, format_si, w_to_dbm
 from photonics import fiber, modulation
 from photonics.design import LinkDesign
-from photonics.loss import LedgerLine, total_db
+from photonics.loss import LedgerLine, fiber_path, total_db
 from photonics.signal import baud_text
 from photonics.records import BudgetFigures, CapacityFigures, KindStages, ReceiverFigures, SignalFigures, Violation
-from photonics.ring_wdm import fiber_path
 
 NYQUIST_SYMBOLS_PER_HZ = 2.0  # a channel of bandwidth B passes at most 2·B symbols/s without ISI (Nyquist)
 

@@ -38,12 +38,12 @@ def _in_hz(section, key: str, wavelength_m: float) -> float:
 def _check_kinds(d: LinkDesign) -> None:
     lk, lz, fb = d.link, d.laser, d.fiber
     if lk.kind == "ring-wdm" and lz.kind not in CW_LASER_KINDS:
-        raise InputError(f"[laser] kind = '{lz.kind}' is directly modulated: a ring-wdm link modulates CW lines with its "
-                         "rings, so it needs kind 'comb' or 'dfb' (a directly modulated source needs [link] kind = "
+        raise InputError(f"[laser] kind = '{lz.kind}' is directly modulated: a ring-wdm link modulates CW lines with "
+                         "its rings, so it needs kind 'comb' or 'dfb' (a directly modulated source needs [link] kind = "
                          "'point-to-point')")
     if lk.kind == "point-to-point" and lz.kind == "comb":
-        raise InputError("[laser] kind = 'comb' feeds many wavelengths through rings: a point-to-point link carries one "
-                         "modulated source per fiber, 'dfb' (with an external modulator), 'dml' or 'vcsel'")
+        raise InputError("[laser] kind = 'comb' feeds many wavelengths through rings: a point-to-point link carries "
+                         "one modulated source per fiber, 'dfb' (with an external modulator), 'dml' or 'vcsel'")
     if lk.kind == "ring-wdm" and lk.wavelength < SILICON_MIN_WAVELENGTH_M:
         raise InputError(f"[link] wavelength = {format_si(lk.wavelength, 'm')}: silicon rings absorb below 1.1 µm; a "
                          "ring-wdm link needs ≥ 1.2 µm")

@@ -17,9 +17,8 @@ import numpy as np
 from core.units import db_to_lin, dbm_to_w, format_si, w_to_dbm
 from photonics import budget, crosstalk, filtering, laser, microring, modulator, packaging, variation
 from photonics.design import LinkDesign
-from photonics.fieldspecs import named_losses
 from photonics.grid import grid_offsets, worst_victim_sum_by_count, wrapped_detuning_hz
-from photonics.loss import LedgerLine, distributed, line, total_db
+from photonics.loss import LedgerLine, distributed, fiber_path, line, total_db
 from photonics.signal import baud_text
 from photonics.records import (BudgetFigures, CapacityFigures, KindStages, PackageFigures, ReceiverFigures, RingFigures,
                                RingYield, SignalFigures, TuningFigures, Violation)
@@ -117,21 +116,6 @@ def modulation_loss(d: LinkDesign, levels: int) -> LedgerLine:
         return LedgerLine("on-off keying", value, f"average of '1' and '0' at ER {mod.extinction_ratio:g} dB (E8)")
     return LedgerLine(f"PAM{levels} levels", value, f"average of {levels} levels, outer ER {mod.extinction_ratio:g} dB "
                                                     "(E8, E24)")
-
-
-def fiber_path(d: LinkDesign) -> list[LedgerLine]:
-    """The fiber plant between the two couplers, shared with point-to-point links: connectors, splices, fiber, named
-    extra items, switch passes, mux/demux."""
-    ls = d.loss
-    items = [line("connectors", ls.connectors, ls.connector_loss, "each")]
-    if ls.splices:
-        items.append(line("splices", ls.splices, ls.splice_loss, "each"))
-    items.append(distributed("fiber", ls.fiber_length, ls.fiber_loss, "km" if ls.fiber_length >= 1e3 else "m"))
-    items += [LedgerLine(name, value, "extra item") for name, value in named_losses(ls.extra_losses)]
-    items += [line("optical-switch passes", ls.switch_ports, ls.switch_loss + ls.switch_connectors * ls.connector_loss,
-                   f"each: {ls.switch_loss:g} dB port + {ls.switch_connectors} patch connectors"),
-              line("mux/demux", 1, ls.mux_demux_loss, "")]
-    return items
 
 
 def ledger(d: LinkDesign, ring: RingFigures, n: int, levels: int, through_tx_db: float,
@@ -438,8 +422,8 @@ def violations(d: LinkDesign, ring: RingFigures, signal: SignalFigures, cap: Cap
         if q > r.max_q:
             out.append(Violation(name, f"{name.replace('_', ' ')} {q:g} > largest ring Q {r.max_q:g}"))
     if tune.shift_needed_hz > tune.heater_reach_hz:
-        out.append(Violation("tuning_range", f"{tn.strategy} tuning needs {tune.shift_needed_hz / 1e9:.0f} GHz per ring "
-                             f"> {tune.heater_reach_hz / 1e9:.0f} GHz a {tn.max_heater_power * 1e3:g} mW heater "
+        out.append(Violation("tuning_range", f"{tn.strategy} tuning needs {tune.shift_needed_hz / 1e9:.0f} GHz per "
+                             f"ring > {tune.heater_reach_hz / 1e9:.0f} GHz a {tn.max_heater_power * 1e3:g} mW heater "
                              "reaches"))
     y = tune.ring_yield
     if y is not None and y.io_yield < y.target_yield:

@@ -56,15 +56,16 @@ def _link_kind_fits_fabric(design: ClusterDesign) -> bool:
     return not design.has_fabric or design.link.link.kind == "ring-wdm"
 
 
-_link_kind_fits_fabric.text = "it is 'ring-wdm' or the design has no [fabric] (the SiP fabrics are built from ring-wdm " \
-                              "chiplets)"
+_link_kind_fits_fabric.text = ("it is 'ring-wdm' or the design has no [fabric] (the SiP fabrics are built from "
+                              "ring-wdm chiplets)")
 _RING_WDM = _is("link", "kind", "ring-wdm")
 _POINT_TO_POINT = _is("link", "kind", "point-to-point")
 # keys of the optical sections that only a ring-wdm link uses (a point-to-point link has [transmitter] instead)
 _RING_WDM_KEYS = {("link", "wavelengths_per_fiber"), ("link", "channel_spacing"),
                   *(("ring", key) for key in specs(SECTIONS["ring"])),
                   *(("modulator", key) for key in specs(SECTIONS["modulator"])),
-                  *(("laser", key) for key in specs(SECTIONS["laser"]) if key not in ("kind", "rin", "eye_safety_limit")),
+                  *(("laser", key) for key in specs(SECTIONS["laser"])
+                    if key not in ("kind", "rin", "eye_safety_limit")),
                   *(("loss", key) for key in ("coupler", "waveguide_loss", "tx_waveguide_length", "rx_waveguide_length",
                                               "bends", "bend_loss", "crossings", "crossing_loss", "splitters",
                                               "splitter_loss")),

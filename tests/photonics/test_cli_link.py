@@ -71,7 +71,8 @@ def test_textbook_budget_through_budget_and_check(capsys, tmp_path):
     (["--set", "link.fec=kp4", "--set", "link.ber=1e-15"], "[link] ber has no effect here"),
     (["--set", 'transmitter.launch_power="0 dBm"'], "applies only when [link] kind = 'point-to-point'"),
     (["--set", 'link.channel_spacing="3 ms"'], "a wavelength span"),
-    (["--set", 'link.channel_spacing="100 nm"'], "[link] channel_spacing = 100 nm is 17.4694 THz at 1.31 µm, out of range"),
+    (["--set", 'link.channel_spacing="100 nm"'],
+     "[link] channel_spacing = 100 nm is 17.4694 THz at 1.31 µm, out of range"),
     (["--set", 'laser.rin="-135 dB"'], "dB/Hz"),
     (["--set", 'loss.extra_losses="patch panel"'], "each item is 'name: loss'"),
     (["--set", 'loss.extra_losses="patch panel: -1 dB"'], "expected a finite loss ≥ 0 dB"),
@@ -83,7 +84,8 @@ def test_contradictions_and_bad_values_are_one_clear_line(capsys, argv, fragment
 
 
 def test_a_point_to_point_link_in_a_sip_fabric_is_refused(capsys, tmp_path):
-    code, _, err = run(capsys, "check", write(tmp_path, '[link]\nkind = "point-to-point"\n[fabric]\nkind = "sip-ocs"\n'))
+    path = write(tmp_path, '[link]\nkind = "point-to-point"\n[fabric]\nkind = "sip-ocs"\n')
+    code, _, err = run(capsys, "check", path)
     assert code == 2 and "the SiP fabrics are built from ring-wdm chiplets" in err
 
 
