@@ -23,7 +23,7 @@ from photonics.loss import LedgerLine, fiber_path, total_db
 from photonics.signal import baud_text
 from photonics.records import BudgetFigures, CapacityFigures, KindStages, ReceiverFigures, SignalFigures, Violation
 
-NYQUIST_SYMBOLS_PER_HZ = 2.0  # a channel of bandwidth B passes at most 2·B symbols/s without ISI (Nyquist)
+NYQUIST_SYMBOLS_PER_HZ = 2.0  # a channel of bandwidth B passes at most 2·B symbols/s free of ISI (H. Nyquist, 1928)
 
 
 def stages(d: LinkDesign, signal: SignalFigures, rx: ReceiverFigures, shared: list[LedgerLine]) -> KindStages:
