@@ -278,7 +278,3 @@ def tuning_hz_per_k(d: LinkDesign) -> float:
     """Resonance shift per kelvin of the design's rings (E12, or the given tuning efficiency), in Hz/K."""
     return ring_wdm.tuning_hz_per_k(resolve(d))
 
-
-def ledger_value(ledger, name: str) -> float:
-    """The value (dB) of the ledger line called `name`."""
-    return next(item.value_db for item in ledger if item.name == name)
