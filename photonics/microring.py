@@ -220,13 +220,6 @@ def nearest_channel_shift_hz(fsr_hz, channels, spacing_hz):
     return np.maximum(spacing_hz, np.asarray(fsr_hz, dtype=float) - (np.asarray(channels) - 1) * spacing_hz)
 
 
-def tuning_power_nearest_channel_grid_w(fsr_hz, channels, spacing_hz, efficiency_hz_per_w, banks):
-    """Worst-case heater power of nearest-channel tuning for a grid that need not fill the FSR:
-    banks · N · max(spacing, FSR − (N−1)·spacing) / η. Equals DSENT's FSR/η per bank (E11) when N·spacing = FSR;
-    a grid narrower than the FSR leaves a gap a whole bank may have to cross [inferred]."""
-    return banks * channels * nearest_channel_shift_hz(fsr_hz, channels, spacing_hz) / efficiency_hz_per_w
-
-
 def full_thermal_shift_hz(sigma_local_hz, sigma_system_hz, tuning_hz_per_k, t_min_k, t_max_k, t_k):
     """Worst-case red shift a heater must supply per ring under full thermal tuning:
     3·√(σ_local² + σ_sys²) + (T_max − T_min)·η_tune − (T − T_min)·η_tune  (E11b numerator, DSENT)."""

@@ -112,5 +112,7 @@ def test_nearest_channel_grid_narrower_than_the_fsr():
     """A grid covering only part of the FSR leaves a gap a bank may have to cross: per ring max(Δ, FSR − (N−1)Δ)."""
     assert microring.nearest_channel_shift_hz(4e12, 8, 200e9) == pytest.approx(4e12 - 7 * 200e9)
     assert microring.nearest_channel_shift_hz(4e12, 20, 200e9) == pytest.approx(200e9)
-    assert microring.tuning_power_nearest_channel_grid_w(4e12, 20, 200e9, 1e15, 2) == pytest.approx(
+    # a grid that fills the FSR: 2 banks × 20 rings × FSR/20 is DSENT's FSR/η per bank (E11)
+    shift = microring.nearest_channel_shift_hz(4e12, 20, 200e9)
+    assert microring.heater_power_w(2 * 20, shift, 1e15) == pytest.approx(
         microring.tuning_power_nearest_channel_w(4e12, 1e15, 2))
