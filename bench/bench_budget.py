@@ -17,10 +17,11 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")  # one core
 
 import numpy as np  # noqa: E402
 
-from photonics import budget, crosstalk, microring, modulator, receiver  # noqa: E402
+from photonics import budget, crosstalk, fiber, filtering, microring, modulator, noise, receiver  # noqa: E402
 from core.units import db_to_lin  # noqa: E402
 
 POINTS = 1 << 20
+INTRINSIC_Q = 1.19e5  # the default ring's intrinsic Q (7 dB/cm at 1310 nm, E3)
 
 
 def grid(points: int, seed: int = 1):
@@ -30,27 +31,46 @@ def grid(points: int, seed: int = 1):
         "line_dbm": rng.uniform(-3, 10, points),
         "wavelengths": rng.integers(1, 65, points).astype(float),
         "fixed_loss_db": rng.uniform(3, 15, points),
-        "through_db": rng.uniform(0.005, 0.1, points),
         "spacing_hz": rng.uniform(50e9, 400e9, points),
         "filter_q": rng.uniform(3e3, 2e4, points),
         "er_db": rng.uniform(3, 12, points),
         "rate_bps": rng.choice([16e9, 25e9, 32e9, 50e9], points),
+        "rin_db_per_hz": rng.uniform(-155, -130, points),
+        "fiber_m": rng.uniform(1, 20e3, points),
+        "wavelength_m": rng.choice([1310e-9, 1550e-9], points),
     }
 
 
+def bus_through_db(spacing_hz, fwhm_hz, t0, wavelengths):
+    """Through loss of the middle channel's passed rings on one bus (E19–E20): the two nearest rings on each side at
+    their own detuning (E5), the rest by E20's far-tail form, Σ_{k=3..m} 1/k² ≈ π²/6 − 1/(m + ½) − 5/4 for m rings
+    on a side."""
+    side = 0.5 * (wavelengths - 1)
+    near = sum(np.where(side >= k, 2.0 * microring.through_loss_db(k * spacing_hz, fwhm_hz, t0), 0.0) for k in (1, 2))
+    tail_sum = np.maximum(np.pi**2 / 6 - 1.0 / (side + 0.5) - 1.25, 0.0)
+    return near + 2.0 * microring.through_tail_loss_db(spacing_hz, fwhm_hz, t0) * tail_sum
+
+
 def kernel(g):
-    """Margin of the worst wavelength at every point: nearest ±1, ±2 aggressors (E6–E7), OOK/ER penalties (E8),
-    Ge-photodiode sensitivity (E16), aggregate cap (E10) and the rings passed."""
-    f0 = microring.frequency_hz(1310e-9)
-    fwhm = f0 / g["filter_q"]
+    """Margin of the worst wavelength at every point: nearest ±1, ±2 aggressors (E6–E7), the victim's own filtering
+    (E18a), the laser's RIN (E30), chromatic dispersion of a chirp-free signal (E28, E29a), OOK/ER penalties (E8),
+    Ge-photodiode sensitivity (E16), aggregate cap (E10) and the rings passed on both buses at their detunings."""
+    f0 = microring.frequency_hz(g["wavelength_m"])
+    rate, fwhm = g["rate_bps"], f0 / g["filter_q"]
+    t0 = (g["filter_q"] / INTRINSIC_Q) ** 2
     er = db_to_lin(g["er_db"])
-    leak = sum(crosstalk.aggressor_leakage(k * g["spacing_hz"], fwhm, g["rate_bps"]) for k in (1, 1, 2, 2))
+    leak = sum(crosstalk.aggressor_leakage(k * g["spacing_hz"], fwhm, rate) for k in (1, 1, 2, 2))
     pen = crosstalk.penalty_db(leak, 7.034, er) + modulator.ook_penalty_db(er)
-    sens_dbm = 10 * np.log10(receiver.ge_photodiode_sensitivity_w(g["rate_bps"], er) / 1e-3)
+    pen += filtering.energy_penalty_db(fwhm / rate)
+    pen += noise.rin_penalty_db(g["rin_db_per_hz"], receiver.NOISE_BANDWIDTH_FRACTION * rate, 7.034)
+    dispersion = fiber.dispersion_s_per_m2(g["wavelength_m"], 1312e-9, 92.0)
+    width = fiber.transform_limited_rms_width_m(g["wavelength_m"], rate)
+    pen += fiber.penalty_agrawal_db(fiber.spread_product(rate, g["fiber_m"], dispersion, width))
+    sens_dbm = 10 * np.log10(receiver.ge_photodiode_sensitivity_w(rate, er) / 1e-3)
+    rings_db = 2.0 * bus_through_db(g["spacing_hz"], fwhm, t0, g["wavelengths"])
     return budget.link_margin_db(line_power_dbm=g["line_dbm"], aggregate_cap_dbm=20.0, wavelengths=g["wavelengths"],
-                                 fixed_loss_db=g["fixed_loss_db"], per_ring_loss_db=g["through_db"],
-                                 rings_passed_per_wavelength=2 * (g["wavelengths"] - 1), penalty_db=pen,
-                                 sensitivity_dbm=sens_dbm, system_margin_db=0.0)
+                                 fixed_loss_db=g["fixed_loss_db"] + 0.35e-3 * g["fiber_m"], rings_loss_db=rings_db,
+                                 penalty_db=pen, sensitivity_dbm=sens_dbm, system_margin_db=0.0)
 
 
 def bench_kernel(repeats: int = 5) -> float:

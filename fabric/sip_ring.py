@@ -34,7 +34,7 @@ from fabric.design import NCCL, SIPML, ClusterDesign
 from fabric.estimate import FabricEstimate, useful_time_fraction
 from fabric.kind import BITS_PER_BYTE, CollectiveTime, FabricKind, bytes_sent_per_rank, proportional, pick
 from fabric.optical_io import CHIPLET_LATENCY_S, fiber_delay_s, optical_io_bom
-from photonics import amplifier, budget, microring, receiver
+from photonics import amplifier, link, microring, receiver
 from photonics.link import LinkEstimate, Violation, evaluate, sensitivity, transmit_loss_db
 from core.units import db_to_lin, dbm_to_w
 
@@ -89,23 +89,15 @@ class RingDetails:
 
 
 def pass_through_loss_db(design: ClusterDesign, est: LinkEstimate) -> float:
-    """Loss of passing one intermediate GPU: input + output coupler, its transmit and receive waveguides, the
-    2·N_λ rings (modulators and filters of that fiber) it passes off resonance, and the next hop's connectors and
-    fiber ([loss] connectors and fiber_length describe one hop)."""
-    ls = design.link.loss
-    rings = 2 * design.link.link.wavelengths_per_fiber
-    return (2 * ls.coupler + (ls.tx_waveguide_length + ls.rx_waveguide_length) * ls.waveguide_loss
-            + rings * est.ring.through_loss_db + ls.connectors * ls.connector_loss + ls.fiber_length * ls.fiber_loss)
+    """Loss of passing one intermediate GPU of the design's ring: `photonics.link.pass_through_loss_db` of its link
+    estimate (couplers, waveguides, the rings of the fiber at their own detunings, the next hop's fiber plant)."""
+    return link.pass_through_loss_db(est)
 
 
 def unamplified_reach_hops(est: LinkEstimate, pass_loss_db: float) -> int:
-    """Hops a wavelength can travel with no amplifier: 1 (the neighbour) + the intermediate GPUs the neighbour's
-    margin pays for (budget.max_hops); 0 when even the neighbour does not close."""
-    penalty = sum(p.value_db for p in est.penalties)
-    fixed = sum(item.value_db for item in est.ledger)
-    extra = budget.max_hops(est.launch_dbm, est.sensitivity_dbm, penalty, fixed, pass_loss_db,
-                            est.design.link.system_margin)
-    return int(extra) + 1 if extra >= 0 else 0
+    """Hops a wavelength can travel with no amplifier: `photonics.link.hop_reach` (1 + the intermediate GPUs the
+    neighbour's margin pays for; 0 when even the neighbour does not close)."""
+    return link.hop_reach(est, pass_loss_db)
 
 
 def amplified_reach_hops(design: ClusterDesign, est: LinkEstimate, pass_loss_db: float,

@@ -7,6 +7,8 @@ References
   The familiar "58 dB + P_in − NF − 10·log10 n" is this formula at 1550 nm with B_ref = 12.5 GHz (0.1 nm).
   (E. Desurvire, *Erbium-Doped Fiber Amplifiers*, 1994; G. P. Agrawal, *Fiber-Optic Communication Systems*,
   4th ed., §7.2.)
+- Amplifiers with different input powers: 1/OSNR_total = Σ 1/OSNR_i (E38), each OSNR_i from the same formula
+  with n = 1 (E37).
 - Signal–ASE-beat-limited OOK: Q = 2·OSNR·√(B_o/B_e) / (1 + √(1 + 4·OSNR)) with OSNR in the optical bandwidth
   B_o and electrical bandwidth B_e (Agrawal §7.2; Essiambre et al.), which inverts to OSNR = y + y²,
   y = Q·√(B_e/B_o).
@@ -35,6 +37,13 @@ def chain_osnr_db(input_power_dbm, noise_figure_db, amplifiers, frequency_hz, ba
     with np.errstate(divide="ignore"):
         return (np.asarray(input_power_dbm, dtype=float) - noise_figure_db
                 - ase_reference_dbm(frequency_hz, bandwidth_hz) - 10.0 * np.log10(n))
+
+
+def cascade_osnr_db(osnr_db_each):
+    """OSNR after a cascade of amplifiers, each with its own OSNR: 1/OSNR = Σ 1/OSNR_i (linear)  (E38, MapYourTech
+    "OSNR calculation for an amplified cascaded span"; Huawei KB EKB0000592366). Along the last axis."""
+    inverse = np.power(10.0, -np.asarray(osnr_db_each, dtype=float) / 10.0)
+    return -10.0 * np.log10(np.sum(inverse, axis=-1))
 
 
 def required_osnr_db(q, optical_bandwidth_hz, electrical_bandwidth_hz):

@@ -30,15 +30,14 @@ def margin_db(launch_dbm, loss_db, penalty_db, sensitivity_dbm, system_margin_db
     return launch_dbm - loss_db - penalty_db - sensitivity_dbm - system_margin_db
 
 
-def link_margin_db(*, line_power_dbm, aggregate_cap_dbm, wavelengths, fixed_loss_db, per_ring_loss_db,
-                   rings_passed_per_wavelength, penalty_db, sensitivity_dbm, system_margin_db, lines_in_bus=None):
+def link_margin_db(*, line_power_dbm, aggregate_cap_dbm, wavelengths, fixed_loss_db, rings_loss_db, penalty_db,
+                   sensitivity_dbm, system_margin_db, lines_in_bus=None):
     """The budget kernel: margin of the worst wavelength of an N-wavelength link.
-    Loss = fixed ledger + rings passed × per-ring through loss; launch power from `launch_power_dbm`, the
+    Loss = fixed ledger + the through loss of the rings it passes; launch power from `launch_power_dbm`, the
     aggregate cap shared by `lines_in_bus` lines (a comb puts all its lines in the bus; default N)."""
     launch = launch_power_dbm(line_power_dbm, aggregate_cap_dbm,
                               wavelengths if lines_in_bus is None else lines_in_bus)
-    loss = fixed_loss_db + rings_passed_per_wavelength * per_ring_loss_db
-    return margin_db(launch, loss, penalty_db, sensitivity_dbm, system_margin_db)
+    return margin_db(launch, fixed_loss_db + rings_loss_db, penalty_db, sensitivity_dbm, system_margin_db)
 
 
 # --- inverse problems (closed forms; see photonics.symbolic) ------------------------------------------
@@ -73,6 +72,20 @@ def largest_feasible_count(margins_by_count) -> int:
     0 when none closes."""
     ok = np.asarray(margins_by_count) >= 0.0
     return int(np.max(np.nonzero(ok)[0]) + 1) if ok.any() else 0
+
+
+def bisect_decreasing(func, lo: float, hi: float, *, rtol: float = 1e-12) -> float:
+    """Root of a decreasing `func` with func(lo) ≥ 0 > func(hi), by bisection in pure Python (no scipy import on the
+    path of `sipml budget`); the last point where func ≥ 0."""
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if func(mid) >= 0.0:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo <= rtol * hi:
+            break
+    return lo
 
 
 def solve_decreasing(func, lo: float, hi: float, what: str, *, xtol: float = 1e-9) -> float:

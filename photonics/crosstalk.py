@@ -6,13 +6,15 @@ References
   JLT 34(17), 2016, and its PhoenixSim implementation: the crosstalk an NRZ aggressor leaks through a
   Lorentzian drop filter (E6) and the resulting power penalty (E7).
 
-Validity: Lorentzian filter (single ring, |detuning| well inside one FSR after wrapping), NRZ/OOK data,
-Gaussian noise statistics for the penalty.
+Validity: Lorentzian filter (single ring, |detuning| well inside one FSR after wrapping), NRZ/OOK data (PAM4
+through its symbol rate and the per-eye scale of the penalty), Gaussian noise statistics for the penalty.
 """
 
 from __future__ import annotations
 
 import numpy as np
+
+from photonics.grid import grid_offsets, worst_victim_sum_by_count, wrapped_detuning_hz
 
 
 def aggressor_leakage(detuning_hz, fwhm_hz, rate_bps):
@@ -29,40 +31,21 @@ def aggressor_leakage(detuning_hz, fwhm_hz, rate_bps):
     return 1.0 / one_b2 - bracket / (two_pi_nu * one_b2 * one_b2)
 
 
-def penalty_db(total_leakage, q_ber, er_lin):
-    """Crosstalk power penalty PP_xt = 10·log10(1 + ½·Q_BER·ΣX·(ER+1)/(ER−1))  (E7)."""
+def penalty_db(total_leakage, q_ber, er_lin, eye_scale=1.0):
+    """Crosstalk power penalty PP_xt = 10·log10(1 + ½·Q_BER·ΣX·(ER+1)/(ER−1)·s)  (E7, s = 1 for NRZ).
+    PAM-M levels are OMA/(M−1) apart, so the same crosstalk power closes an eye M−1 times smaller: s = M−1,
+    with Q_BER the per-eye Q of the target BER (E22–E23) [inferred]."""
     er = np.asarray(er_lin, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
         er_factor = np.where(np.isinf(er), 1.0, (er + 1.0) / (er - 1.0))
-    return 10.0 * np.log10(1.0 + 0.5 * q_ber * np.asarray(total_leakage, dtype=float) * er_factor)
-
-
-def wrapped_detuning_hz(offset_hz, fsr_hz):
-    """Detuning from the nearest resonance order of a ring with free spectral range `fsr_hz`,
-    folded into [−FSR/2, FSR/2): a channel one FSR away sits on resonance again."""
-    offset = np.asarray(offset_hz, dtype=float)
-    return (offset + 0.5 * fsr_hz) % fsr_hz - 0.5 * fsr_hz
+    return 10.0 * np.log10(1.0 + 0.5 * q_ber * np.asarray(total_leakage, dtype=float) * er_factor * eye_scale)
 
 
 def worst_channel_leakage_by_count(max_channels: int, spacing_hz, fwhm_hz, rate_bps, fsr_hz):
     """ΣX of the worst victim for every grid size n = 1..max_channels (element n−1): in a grid of n equally
     spaced channels, victim i sees aggressors at k·spacing for k = −i..n−1−i, k ≠ 0, each folded by the ring's
-    FSR (E6 summed over the grid). Prefix sums over k make the whole table O(max_channels²)."""
-    m = int(max_channels)
-    k = np.arange(-(m - 1), m)
+    FSR (E6 summed over the grid, `photonics.grid`)."""
+    k = grid_offsets(max_channels)
     leak = aggressor_leakage(wrapped_detuning_hz(k * spacing_hz, fsr_hz), fwhm_hz, rate_bps)
-    leak[m - 1] = 0.0  # k = 0 is the victim itself
-    prefix = np.concatenate(([0.0], np.cumsum(leak)))  # prefix[j] = Σ leak[:j]
-    worst = np.zeros(m)
-    for n in range(2, m + 1):
-        i = np.arange(n)
-        # offsets −i .. n−1−i  ↔  array indices (m−1−i) .. (m−1+n−1−i)
-        sums = prefix[m - 1 - i + n] - prefix[m - 1 - i]
-        worst[n - 1] = sums.max()
-    return worst
+    return worst_victim_sum_by_count(leak, max_channels)
 
-
-def worst_channel_leakage(channels: int, spacing_hz, fwhm_hz, rate_bps, fsr_hz) -> float:
-    """ΣX of the worst victim in a grid of `channels` equally spaced channels (see the table version)."""
-    n = int(channels)
-    return float(worst_channel_leakage_by_count(n, spacing_hz, fwhm_hz, rate_bps, fsr_hz)[n - 1]) if n > 1 else 0.0

@@ -4,9 +4,12 @@ Tags follow the project's reference notes: [verbatim] the source states it, [res
 or a conversion, [inferred] computed from a source's formula or a typical value, [assumed] chosen here
 with the reason given. Every default is a user-editable field.
 
-Defaults reproduce SiP-ML's optical interface (Khani et al., SIGCOMM 2021): 25 Gbps per wavelength, a GPU's
+Defaults describe SiP-ML's optical interface (Khani et al., SIGCOMM 2021): 25 Gbps per wavelength, a GPU's
 80 wavelengths carried as 8 per fiber over 10 transmit fibers (2 ring directions × 5 fibers) = 2 Tbps per
-direction; the device numbers come from DSENT, PhoenixSim and the datasheets cited per field.
+direction; the device numbers come from DSENT, PhoenixSim and the datasheets cited per field. With every sourced
+default, the drop filter's own ISI (E18, 1.1 dB) and the comb's RIN leave the 16-line 3 mW comb 0.46 dB short of
+closing all 8 wavelengths; the built-in designs (`sipml/designs`) choose the laser power that closes them.
+A point-to-point link ([link] kind) is described by [transmitter], [fiber], [loss] and [receiver] instead.
 """
 
 from __future__ import annotations
@@ -14,28 +17,99 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from core.fields import non_negative, param, positive
+from photonics.fieldspecs import DbPerHzSpec, LossListSpec, SpectralSpec, declare
 
 _SIPML = "SiP-ML simulator (MLNetwork/rostam), Khani et al. SIGCOMM 2021"
+LASER_KINDS = ("comb", "dfb", "dml", "vcsel")
+CW_LASER_KINDS = ("comb", "dfb")  # continuous-wave sources a modulator imprints the data on
+
+
+LINK_KINDS = ("ring-wdm", "point-to-point")
+FEC_CHOICES = ("none", "kr4", "kp4", "given")
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class LinkSection:
-    data_rate: float = param("25 Gbit/s", "bit/s", "data rate per wavelength (NRZ/OOK)", f"{_SIPML} [sim]",
-                             lo=1e6, hi=1e12)
+    kind: str = param("ring-wdm", "choice", "link type: 'ring-wdm' (micro-ring modulators and drop filters on CW comb "
+                      "or DFB lines, many wavelengths per fiber: SiP-ML's optical I/O) or 'point-to-point' (one "
+                      "modulated source per fiber: the textbook budget of [transmitter], [loss] and [receiver])",
+                      "[assumed] SiP-ML's interface", choices=LINK_KINDS)
+    data_rate: float = param("25 Gbit/s", "bit/s", "line rate per wavelength (with FEC the coded rate: the capacity "
+                             "counts the payload)", f"{_SIPML} [sim]", lo=1e6, hi=1e12)
+    modulation: str = param("nrz", "choice", "intensity modulation: 'nrz' (on-off keying) or 'pam4' (4 levels, 2 bits "
+                            "per symbol, E22–E24)", f"{_SIPML}: NRZ at 25 Gbps per wavelength [sim]",
+                            choices=("nrz", "pam4"))
     wavelengths_per_fiber: int = param(8, "1", "wavelengths requested per fiber per direction",
                                        f"{_SIPML}: 80 λ over 2 × 5 fibers [sim]", lo=1, hi=4096, integer=True)
-    fibers_per_direction: int = param(10, "1", "transmit fibers per GPU (as many receive fibers)",
+    fibers_per_direction: int = param(10, "1", "transmit fibers (lanes) per GPU (as many receive fibers)",
                                       f"{_SIPML}: 2 directions × 5 fibers [sim]", lo=1, integer=True)
-    channel_spacing: float = param("200 GHz", "Hz", "wavelength-grid spacing", "Intel OCI chiplet, 200 GHz "
-                                   "spacing [verbatim]", lo=1e9, hi=10e12)
-    wavelength: float = param("1310 nm", "m", "centre wavelength (O-band)",
-                              "TeraPHY / Innolume QD comb operate in the O-band [restated]",
-                              lo=1.2e-6, hi=1.7e-6)
-    ber: float = param(1e-12, "1", "target bit-error ratio",
-                       "typical for links; DSENT uses 1e-15, PhoenixSim 1e-9 [restated]",
+    channel_spacing: float = declare(SpectralSpec, "200 GHz", "Hz | m", "wavelength-grid spacing, in GHz or in nm at "
+                                     "the centre wavelength", "Intel OCI chiplet, 200 GHz spacing [verbatim]",
+                                     lo=1e9, hi=10e12)
+    wavelength: float = param("1310 nm", "m", "centre wavelength (O-band; C-band 1550 nm; 850 nm for VCSELs on "
+                              "multimode fiber)", "TeraPHY / Innolume QD comb operate in the O-band [restated]",
+                              lo=0.8e-6, hi=1.7e-6)
+    ber: float = param(1e-12, "1", "target bit-error ratio without FEC (with FEC the code's pre-FEC threshold is "
+                       "the target)", "typical for links; DSENT uses 1e-15, PhoenixSim 1e-9 [restated]",
                        lo=0.0, hi=0.5, lo_open=True, hi_open=True)
+    fec: str = param("none", "choice", "forward error correction, which sets the target BER and takes its overhead "
+                     "off the capacity: 'none', 'kr4' RS(528,514) at 5e-5, 'kp4' RS(544,514) at 2.4e-4, 'given' "
+                     "(fec_threshold, fec_overhead, fec_latency)", "[assumed] none, as TeraPHY + Stratix 10 (2020) "
+                     "ran with 'no FEC' [verbatim]", choices=FEC_CHOICES)
+    fec_threshold: float = param(2.4e-4, "1", "pre-FEC BER the code corrects to its output target (fec = given)",
+                                 "KP4's 2.4e-4, IEEE 802.3 Clause 136 [verbatim]", lo=0.0, hi=0.5, lo_open=True,
+                                 hi_open=True)
+    fec_overhead: float = param(0.0584, "1", "rate overhead n/k − 1 of the code (fec = given)",
+                                "KP4 RS(544,514): 544/514 − 1 = 5.84 % [inferred]", lo=0.0, hi=1.0)
+    fec_latency: float = non_negative("51.2 ns", "s", "latency the code adds (fec = given)",
+                                      "one KP4 codeword, 5440 b at 106.25 Gb/s = 51.2 ns [inferred]")
     system_margin: float = non_negative("0 dB", "dB", "margin reserved for ageing/temperature (the surplus is "
                                         "reported as margin_db)", "[assumed] report the whole surplus")
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class FiberSection:
+    type: str = param("smf", "choice", "'smf' single-mode fiber (O- to L-band, 1260–1675 nm) or 'mmf' multimode "
+                      "fiber (840–953 nm, where OM3–OM5 are rated)", "G.652 SMF in the O-band [assumed]",
+                      choices=("smf", "mmf"))
+    zero_dispersion_wavelength: float = param("1312 nm", "m", "zero-dispersion wavelength λ0 of E28",
+                                              "G.652: 1300–1324 nm; 1312 nm with S0 = 0.092 gives D(1550 nm) = 17.3 "
+                                              "ps/(nm·km), 17 in the Cisco G.652 text [inferred]", lo=0.8e-6, hi=1.8e-6)
+    dispersion_slope: float = non_negative("0.092 ps/(nm**2*km)", "s/m**3", "zero-dispersion slope S0 of E28",
+                                           "standard SMF ≈ 0.092 ps/(nm²·km), Keiser, Optical Fiber Communications "
+                                           "ch. 3 [restated]")
+    dispersion_model: str = param("agrawal", "choice", "chromatic-dispersion penalty (E29): 'agrawal' "
+                                  "−5·log10(1 − (4BLDσ)²), 95 % of the pulse energy in the bit slot at the receiver, "
+                                  "with a hard reach where the spread fills the slot; 'agrawal-tx' the same criterion "
+                                  "at the transmitter; 'bellcore' 5·log10(1 + 2πε²); 'none' (a budget that keeps "
+                                  "dispersion inside its margin)", "Agrawal, Fiber-Optic Communication Systems §5.4 "
+                                  "[restated]: of the three forms the only one from a textbook",
+                                  choices=("agrawal", "agrawal-tx", "bellcore", "none"))
+    modal_bandwidth: float = positive("4700 MHz*km", "Hz*m", "effective modal bandwidth–length product at the "
+                                      "wavelength (type = mmf): the fiber's rise time 0.44·L/B0 must stay within 70 % "
+                                      "of a symbol", "OM4 at 850 nm [verbatim]; OM3 2000, OM5 2470 MHz·km at 953 nm, "
+                                      "TIA")
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class TransmitterSection:
+    """A point-to-point link's transmitter, described as its datasheet does."""
+
+    launch_power: float = positive("5 dBm", "W", "power launched into the fiber (launch_power_type: average or OMA)",
+                                   "1.3 µm InGaAlAs ridge DFB laser, directly modulated at 50 Gb/s: mean output "
+                                   "> 5.0 dBm [restated]")
+    launch_power_type: str = param("average", "choice", "what launch_power is: 'average' power or 'oma' "
+                                   "(modulation amplitude, converted at the extinction ratio, E24)",
+                                   "[assumed] average, as the DML figure is", choices=("average", "oma"))
+    extinction_ratio: float = positive("4.5 dB", "dB", "extinction ratio of the launched signal (PAM4: outer levels; "
+                                       "inf: ideal)", "the same DML: dynamic ER 4.5 dB [verbatim]", allow_inf=True)
+    bandwidth: float = positive("34 GHz", "Hz", "electro-optic 3-dB bandwidth of the modulated source: a symbol rate "
+                                "above twice it cannot pass (Nyquist)", "the same DML: 34 GHz [verbatim]")
+    spectral_width: float = positive("0.1 nm", "m", "RMS spectral width of a directly modulated source (chirp, modes; "
+                                     "laser kind dml or vcsel): sets the dispersion penalty", "[assumed] the 0.1 nm of "
+                                     "the photonics-2 dispersion example; no sourced DML or VCSEL figure")
+    energy: float = non_negative("0.228 pJ/bit", "J/bit", "transmitter energy per bit (laser, driver)",
+                                 "850 nm oxide-relief VCSEL at 41 Gb/s: 228 fJ/bit [verbatim]; no DML figure found")
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -60,11 +134,24 @@ class RingSection:
                                         "PhoenixSim UBCModelOptimistic [verbatim]")
     bend_fit_straight_loss: float = non_negative("1.2 dB/cm", "dB/m", "bending-loss fit straight term",
                                                  "PhoenixSim UBCModelOptimistic [verbatim]")
-    through_excess_loss: float = non_negative("0.01 dB", "dB", "excess loss per passed off-resonance ring",
-                                              "DSENT Photonics.model [verbatim]; 0.1 dB measured by Cheng 2019")
+    filter_isi: str = param("energy", "choice", "filter ISI of the drop ring on its own channel (E18): 'energy' the "
+                            "share of the symbol energy the Lorentzian passes, E18a (the zero-detuning term of the "
+                            "crosstalk integral E6, so ISI and crosstalk come from one spectrum); 'eye' the worst-case "
+                            "eye of a first-order filter, E18b; 'lab-fit' PhoenixSim's lab fit, E18c",
+                            "PhoenixSim's default demultiplexer model is E18a [restated]",
+                            choices=("energy", "eye", "lab-fit"))
+    through_excess_loss: float = non_negative("0.01 dB", "dB", "scattering loss per passed ring, beside its "
+                                              "resonance tail at the actual detuning (E20)", "DSENT Photonics.model "
+                                              "0.01 dB per ring [verbatim] (a flat figure equal to the tail of a Q 10⁴ "
+                                              "ring at 200 GHz, R10); 0.1 dB measured in all by Cheng 2019")
+    tuning_model: str = param("dn-dt", "choice", "resonance shift per kelvin: 'dn-dt' from the thermo-optic "
+                              "coefficient (E12), 'given' tuning_efficiency", "—", choices=("dn-dt", "given"))
     dn_dt: float = positive("1.86e-4 / K", "1/K", "thermo-optic coefficient of silicon: sets the resonance "
                             "shift per kelvin f·(dn/dT)/n_g (E12; ≈ 10.6 GHz/K at 1310 nm, n_g 4, DSENT uses 10 GHz/K)",
                             "E12, photonics reference [inferred]")
+    tuning_efficiency: float = declare(SpectralSpec, "10 GHz/K", "Hz/K | m/K", "resonance shift per kelvin, in GHz/K "
+                                       "or nm/K (tuning_model = given)", "DSENT 10 GHz/K [verbatim]", lo=0.0,
+                                       lo_open=True)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -86,8 +173,9 @@ class ModulatorSection:
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class LaserSection:
-    kind: str = param("comb", "choice", "laser source: a comb generates all its lines, a DFB array lights "
-                      "only the lines used", "—", choices=("comb", "dfb"))
+    kind: str = param("comb", "choice", "laser source: 'comb' generates all its lines, 'dfb' (an array) lights only "
+                      "the lines used — both CW, modulated by rings or an external modulator; 'dml' and 'vcsel' are "
+                      "directly modulated (point-to-point links only)", "—", choices=LASER_KINDS)
     lines: int = param(16, "1", "lines per laser source on the channel grid",
                        "[assumed] inside the 4–160 channels of the Optica 2023 comb review", lo=1, integer=True)
     power_per_line: float = positive("3 mW", "W", "mean optical power per line at the laser output",
@@ -106,6 +194,10 @@ class LaserSection:
                                             "carries before nonlinear absorption", "PhoenixSim [verbatim]")
     eye_safety_limit: float = positive("17 dBm", "W", "total optical power allowed in one fiber",
                                        "Keiser, Optical Communications Essentials (E15) [restated]")
+    rin: float = declare(DbPerHzSpec, "-135 dB/Hz", "dB/Hz", "relative intensity noise of a line (one-sided, "
+                         "average-power referenced; -inf: none): its penalty E30", "QD comb < −135 dB/Hz per mode, "
+                         "Buyalo et al. Sci. Rep. 2024 [verbatim]; VCSELs −128 (10GBASE-SR RIN12OMA), DFB −155…−165 "
+                         "[restated]", hi=0.0, allow_inf=True)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -131,8 +223,13 @@ class LossSection:
     connector_loss: float = non_negative("0.5 dB", "dB", "loss per connector",
                                          "MTP vs LC penalty, Calient S320 guide [verbatim]")
     fiber_length: float = non_negative("10 m", "m", "fiber length between GPUs", "[assumed] within a row")
-    fiber_loss: float = non_negative("0.35 dB/km", "dB/m", "single-mode fiber loss", "G.652 at 1310 nm "
-                                     "[verbatim]")
+    fiber_loss: float = non_negative("0.35 dB/km", "dB/m", "fiber attenuation (SMF 0.2 dB/km at 1550 nm; MMF "
+                                     "3.5 dB/km at 850 nm in the IEEE models)", "G.652 at 1310 nm [verbatim]")
+    splices: int = param(0, "1", "fiber splices on the path", "[assumed] none", lo=0, integer=True)
+    splice_loss: float = non_negative("0.1 dB", "dB", "loss per splice", "[assumed] a fusion splice; set the "
+                                      "plant's figure")
+    extra_losses: str = declare(LossListSpec, "", "losses", "further named losses on the path, 'name: loss; …' "
+                                "(e.g. 'patch panel: 0.5 dB; WDM filter: 1.2 dB')", "—")
     switch_ports: int = param(0, "1", "optical-switch passes on the path (an OCS fabric adds its own passes "
                               "to these)", "point-to-point link", lo=0, integer=True)
     switch_loss: float = non_negative("2 dB", "dB", "insertion loss per optical-switch pass",
@@ -147,10 +244,16 @@ class LossSection:
 class ReceiverSection:
     model: str = param("ge-photodiode", "choice", "how sensitivity is found", "—",
                        choices=("ge-photodiode", "thermal-noise", "given"))
-    sensitivity: float = positive("-9.7 dBm", "W", "average-power sensitivity (model = given)",
-                                  "SiP receiver at 25 Gbps, Sci. Rep. 7:13857 (2017) [verbatim]")
-    reference_extinction_ratio: float = positive("inf dB", "dB", "extinction ratio the given sensitivity "
-                                                 "assumes (inf: an ideal transmitter)", "—", allow_inf=True)
+    sensitivity: float = positive("-9.7 dBm", "W", "sensitivity (model = given), average power or OMA "
+                                  "(sensitivity_type)", "SiP receiver at 25 Gbps, Sci. Rep. 7:13857 (2017) [verbatim]")
+    sensitivity_type: str = param("average", "choice", "what the given sensitivity is: 'average' power, or 'oma' "
+                                  "(converted at the link's extinction ratio, E24, with no ER penalty)",
+                                  "Sci. Rep. 7:13857 quotes average power [restated]", choices=("average", "oma"))
+    reference_extinction_ratio: float = positive("8.9 dB", "dB", "extinction ratio the given average-power "
+                                                 "sensitivity was measured at (inf: an ideal transmitter): only the "
+                                                 "link's ER penalty beyond it is charged", "Sci. Rep. 7:13857 (2017), "
+                                                 "Table 1: 8.9 dB extinction of the ring modulator in the link the "
+                                                 "floor was measured on [restated]", allow_inf=True)
     responsivity: float = positive("0.7 A/W", "A/W", "photodiode responsivity", "PhoenixSim [verbatim]")
     dark_current: float = non_negative("1 uA", "A", "photodiode dark current", "PhoenixSim [verbatim]")
     noise_density: float = positive("10.9 pA/Hz**0.5", "A/Hz**0.5", "input-referred TIA noise density "
@@ -169,10 +272,13 @@ class TuningSection:
                                          "microheaters', Atabaki et al. Opt. Express 21(13) 2013) over DSENT's "
                                          "10 GHz/K; DSENT's own 1e5 K/W is 4× better than any measured heater. The "
                                          "shift per kelvin itself follows from [ring] dn_dt (E12)")
-    sigma_local: float = non_negative("40 GHz", "Hz", "local (within-die) resonance variation, 1σ",
-                                      "DSENT [verbatim]")
-    sigma_system: float = non_negative("200 GHz", "Hz", "systematic (die-to-die) resonance variation, 1σ",
-                                       "DSENT [verbatim]")
+    sigma_local: float = declare(SpectralSpec, "40 GHz", "Hz | m", "local (within-die) resonance variation, 1σ, "
+                                 "in GHz or nm", "DSENT [verbatim]", lo=0.0)
+    sigma_system: float = declare(SpectralSpec, "200 GHz", "Hz | m", "systematic (die-to-die) resonance variation, "
+                                  "1σ, in GHz or nm", "DSENT [verbatim]", lo=0.0)
+    target_yield: float = param(0.99, "1", "share of GPUs whose rings must all lock (full-thermal, athermal): the "
+                                "tuning range and heater power are reported at this yield (E34)", "[assumed] 99 %",
+                                lo=0.0, hi=1.0, lo_open=True, hi_open=True)
     t_min: float = positive("280 K", "K", "lowest operating temperature", "DSENT [verbatim]")
     t_max: float = positive("380 K", "K", "highest operating temperature", "DSENT [verbatim]")
     temperature: float = positive("300 K", "K", "operating temperature for full-thermal power",
@@ -196,26 +302,46 @@ class PackageSection:
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
+class InterfaceSection:
+    """The electrical side of the link: what a bit costs between the GPU die and the optics."""
+
+    die_to_die_energy: float = non_negative("0.3 pJ/bit", "J/bit", "electrical die-to-die link between the GPU and "
+                                            "the optical chiplet, per crossing", "UCIe 2.5D (25–55 µm bumps) above 16 "
+                                            "GT/s: 0.25–0.3 pJ/b [verbatim]")
+    crossings: int = param(2, "1", "die-to-die crossings per bit, transmit + receive", "[inferred] GPU → chiplet and "
+                           "chiplet → GPU", lo=0, integer=True)
+    dsp_energy: float = non_negative("0 pJ/bit", "J/bit", "SerDes / DSP energy per bit, transmit + receive, beyond "
+                                     "the die-to-die link", "[assumed] none: a chiplet driven directly; a 113G PAM4 "
+                                     "XSR lane < 1.1 pJ/b, a 112G medium-reach SerDes 2.29 pJ/b [verbatim]")
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
 class LinkDesign:
     """A complete design point of one GPU's optical I/O."""
 
     link: LinkSection = field(default_factory=LinkSection)
+    fiber: FiberSection = field(default_factory=FiberSection)
     ring: RingSection = field(default_factory=RingSection)
     modulator: ModulatorSection = field(default_factory=ModulatorSection)
     laser: LaserSection = field(default_factory=LaserSection)
+    transmitter: TransmitterSection = field(default_factory=TransmitterSection)
     loss: LossSection = field(default_factory=LossSection)
     receiver: ReceiverSection = field(default_factory=ReceiverSection)
     tuning: TuningSection = field(default_factory=TuningSection)
     package: PackageSection = field(default_factory=PackageSection)
+    interface: InterfaceSection = field(default_factory=InterfaceSection)
 
 
 SECTIONS: dict[str, type] = {
     "link": LinkSection,
+    "fiber": FiberSection,
     "ring": RingSection,
     "modulator": ModulatorSection,
     "laser": LaserSection,
+    "transmitter": TransmitterSection,
     "loss": LossSection,
     "receiver": ReceiverSection,
     "tuning": TuningSection,
     "package": PackageSection,
+    "interface": InterfaceSection,
 }

@@ -1,12 +1,16 @@
 """Insertion-loss ledger: named lines, each a count × a loss per item, summed in dB.
 
 Typical per-item values (the defaults of `photonics.design`) come from DSENT `Photonics.model`,
-PhoenixSim, and the datasheets listed in the field declarations.
+PhoenixSim, and the datasheets listed in the field declarations. `fiber_path` is the part of the ledger every link
+kind shares: the fiber plant between the transmitter's output and the receiver's input.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from photonics.design import LinkDesign
+from photonics.fieldspecs import named_losses
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,3 +37,18 @@ def distributed(name: str, length_m: float, loss_db_per_m: float, shown_unit: st
 def total_db(lines) -> float:
     """Sum of a ledger, in dB."""
     return float(sum(item.value_db for item in lines))
+
+
+def fiber_path(d: LinkDesign) -> list[LedgerLine]:
+    """The fiber plant between the two couplers, shared with point-to-point links: connectors, splices, fiber, named
+    extra items, switch passes, mux/demux."""
+    ls = d.loss
+    items = [line("connectors", ls.connectors, ls.connector_loss, "each")]
+    if ls.splices:
+        items.append(line("splices", ls.splices, ls.splice_loss, "each"))
+    items.append(distributed("fiber", ls.fiber_length, ls.fiber_loss, "km" if ls.fiber_length >= 1e3 else "m"))
+    items += [LedgerLine(name, value, "extra item") for name, value in named_losses(ls.extra_losses)]
+    items += [line("optical-switch passes", ls.switch_ports, ls.switch_loss + ls.switch_connectors * ls.connector_loss,
+                   f"each: {ls.switch_loss:g} dB port + {ls.switch_connectors} patch connectors"),
+              line("mux/demux", 1, ls.mux_demux_loss, "")]
+    return items

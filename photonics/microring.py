@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from photonics.constants import SPEED_OF_LIGHT_M_PER_S as C
+from photonics.grid import grid_offsets, worst_victim_sum_by_count, wrapped_detuning_hz
 
 
 def circumference_m(radius_m):
@@ -64,8 +65,11 @@ def power_attenuation_per_m(loss_db_per_m):
 
 
 def intrinsic_q(group_index, wavelength_m, loss_db_per_m):
-    """Intrinsic (unloaded) Q from the ring's propagation loss, Q_i = 2π n_g / (λ α)  (E3, PhoenixSim)."""
-    return 2.0 * np.pi * group_index / (np.asarray(wavelength_m, dtype=float) * power_attenuation_per_m(loss_db_per_m))
+    """Intrinsic (unloaded) Q from the ring's propagation loss, Q_i = 2π n_g / (λ α)  (E3, PhoenixSim); infinite for
+    a lossless ring."""
+    with np.errstate(divide="ignore"):
+        return 2.0 * np.pi * group_index / (np.asarray(wavelength_m, dtype=float)
+                                            * power_attenuation_per_m(loss_db_per_m))
 
 
 def bending_loss_db_per_m(radius_m, coefficient_db_per_cm, exponent, straight_loss_db_per_cm):
@@ -91,6 +95,13 @@ def through_on_resonance_symmetric(loaded_q_, intrinsic_q_):
     return np.minimum(ratio, 1.0) ** 2
 
 
+def through_on_resonance_all_pass(loaded_q_, intrinsic_q_):
+    """On-resonance through transmission of an all-pass ring, t0 = (2·Q_L/Q_i − 1)²: zero at critical coupling
+    (Q_L = Q_i/2), coupled-mode theory (Haus 1984)."""
+    ratio = np.minimum(np.asarray(loaded_q_, dtype=float) / intrinsic_q_, 1.0)
+    return (2.0 * ratio - 1.0) ** 2
+
+
 def drop_lorentzian(detuning_hz, fwhm_hz_, peak):
     """Drop-port power transmission D(δ) = D0 / (1 + (2δ/FWHM)²)  (E4)."""
     x = 2.0 * np.asarray(detuning_hz, dtype=float) / fwhm_hz_
@@ -106,13 +117,30 @@ def through_lorentzian(detuning_hz, fwhm_hz_, on_resonance):
 def drop_loss_db(loaded_q_, intrinsic_q_):
     """Insertion loss of the drop port on resonance, −10·log10 D0, in dB (E4)."""
     with np.errstate(divide="ignore"):
-        return -10.0 * np.log10(drop_peak_symmetric(loaded_q_, intrinsic_q_))
+        return 0.0 - 10.0 * np.log10(drop_peak_symmetric(loaded_q_, intrinsic_q_))  # 0 dB, not −0, when lossless
 
 
 def through_loss_db(detuning_hz, fwhm_hz_, on_resonance, excess_db=0.0):
-    """Loss seen by a channel passing an off-resonance ring at `detuning_hz`: the Lorentzian notch tail
-    (E5) plus a scattering/excess loss per ring (DSENT `Photonics.model`: 0.01 dB)."""
-    return -10.0 * np.log10(through_lorentzian(detuning_hz, fwhm_hz_, on_resonance)) + excess_db
+    """Loss seen by a channel passing an off-resonance ring at `detuning_hz` (fold it by the FSR first, E19): the
+    Lorentzian notch tail (E5, E20) plus a scattering/excess loss per ring; infinite on the resonance of a ring with
+    t0 = 0."""
+    with np.errstate(divide="ignore"):
+        return -10.0 * np.log10(through_lorentzian(detuning_hz, fwhm_hz_, on_resonance)) + excess_db
+
+
+def through_tail_loss_db(detuning_hz, fwhm_hz_, on_resonance):
+    """Far-tail form of the through loss, 4.343·(1 − t0)·(FWHM/2δ)² dB, valid for (2δ/FWHM)² ≫ 1  (E20)."""
+    x = 2.0 * np.asarray(detuning_hz, dtype=float) / fwhm_hz_
+    return 10.0 / np.log(10.0) * (1.0 - on_resonance) / (x * x)
+
+
+def bus_through_loss_by_count(max_channels: int, spacing_hz, fwhm_hz_, on_resonance, excess_db, fsr_hz):
+    """Through loss (dB) of the worst wavelength on a bus of n rings, one per channel of an n-channel grid, for every
+    n = 1..max_channels (element n−1): channel i passes the ring of every other channel j at its own detuning
+    (j − i)·spacing folded by the FSR (E19–E20), not all at one spacing."""
+    k = grid_offsets(max_channels)
+    loss = through_loss_db(wrapped_detuning_hz(k * spacing_hz, fsr_hz), fwhm_hz_, on_resonance, excess_db)
+    return worst_victim_sum_by_count(loss, max_channels)
 
 
 def notch_extinction_ratio_db(on_resonance):
@@ -174,6 +202,12 @@ def heater_efficiency_hz_per_w(tuning_hz_per_k, heating_k_per_w):
     return tuning_hz_per_k * heating_k_per_w
 
 
+def heater_power_w(rings, shift_hz, efficiency_hz_per_w):
+    """Heater power of `rings` rings each heated through `shift_hz`, rings · shift / η (DSENT's E11 and E11b
+    per ring)."""
+    return rings * np.asarray(shift_hz, dtype=float) / efficiency_hz_per_w
+
+
 def tuning_power_nearest_channel_w(fsr_hz, efficiency_hz_per_w, banks):
     """Heater power of nearest-channel ('bit reshuffle') tuning: FSR/η per ring bank, whatever the
     number of rings in the bank (E11, DSENT)."""
@@ -184,13 +218,6 @@ def nearest_channel_shift_hz(fsr_hz, channels, spacing_hz):
     """Largest red shift a ring needs under nearest-channel tuning: the widest gap between neighbouring channel
     slots around the FSR, max(spacing, FSR − (N−1)·spacing). When the channels fill the FSR this is FSR/N."""
     return np.maximum(spacing_hz, np.asarray(fsr_hz, dtype=float) - (np.asarray(channels) - 1) * spacing_hz)
-
-
-def tuning_power_nearest_channel_grid_w(fsr_hz, channels, spacing_hz, efficiency_hz_per_w, banks):
-    """Worst-case heater power of nearest-channel tuning for a grid that need not fill the FSR:
-    banks · N · max(spacing, FSR − (N−1)·spacing) / η. Equals DSENT's FSR/η per bank (E11) when N·spacing = FSR;
-    a grid narrower than the FSR leaves a gap a whole bank may have to cross [inferred]."""
-    return banks * channels * nearest_channel_shift_hz(fsr_hz, channels, spacing_hz) / efficiency_hz_per_w
 
 
 def full_thermal_shift_hz(sigma_local_hz, sigma_system_hz, tuning_hz_per_k, t_min_k, t_max_k, t_k):

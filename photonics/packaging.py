@@ -38,3 +38,9 @@ def io_power_w(capacity_bps, energy_j_per_bit):
     """I/O power of a GPU sending and receiving `capacity_bps` per direction at a Tx+Rx energy per bit
     (TeraPHY: 1.024 Tbps × 4.96–5.56 pJ/bit = 5.08–5.69 W)."""
     return np.asarray(capacity_bps, dtype=float) * energy_j_per_bit
+
+
+def energy_per_bit_j(power_w, rate_bps):
+    """Energy per bit of a power claim, E = P / R  (E32: 5.5 W per 800 Gb/s = 6.875 pJ/bit); say whether the rate
+    is per direction and what the power includes."""
+    return np.asarray(power_w, dtype=float) / rate_bps

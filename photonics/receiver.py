@@ -5,7 +5,8 @@ References
 - PhoenixSim "Takashi" Ge-photodiode fit (E16): S = 7·(I_dark + i_n)·(ER+1)/(ER−1)/R,
   i_n[µA] = 0.0035·B² + 0.0655·B + 0.842 with B = 0.75·BR[GHz].
 - Thermal-noise-limited OOK receiver: Q = (I1 − I0)/(2σ), σ = i_n·√B (G. P. Agrawal,
-  *Fiber-Optic Communication Systems*, 4th ed., §4.5); average power P = Q·σ/R·(er+1)/(er−1).
+  *Fiber-Optic Communication Systems*, 4th ed., §4.5); average power P = Q·σ/R·(er+1)/(er−1); PAM-M levels
+  OMA/(M−1) apart at the eye Q of E22 (`photonics.modulation`).
 - Quantum limit of ideal OOK: BER = ½·exp(−N1), N1 photons in a '1', so n̄ = −ln(2·BER)/2 photons per bit
   (Agrawal §4.5.3; ≈ 10 photons/bit at BER 1e-9)  (E17).
 """
@@ -17,9 +18,11 @@ from statistics import NormalDist
 
 import numpy as np
 
+from photonics import modulation
 from photonics.constants import PLANCK_J_S
 
 _STANDARD_NORMAL = NormalDist()
+NOISE_BANDWIDTH_FRACTION = 0.75  # receiver noise bandwidth over the symbol rate, B = 0.75·BR of the E16 fit
 
 
 def q_from_ber(ber: float) -> float:
@@ -41,11 +44,12 @@ def _er_factor(er_lin):
 def ge_photodiode_noise_current_a(rate_bps):
     """Input noise current of the PhoenixSim Ge-photodiode receiver fit, i_n[µA] = 0.0035B² + 0.0655B + 0.842,
     B = 0.75·BR in GHz (E16)."""
-    b_ghz = 0.75 * np.asarray(rate_bps, dtype=float) / 1e9
+    b_ghz = NOISE_BANDWIDTH_FRACTION * np.asarray(rate_bps, dtype=float) / 1e9
     return 1e-6 * (0.0035 * b_ghz**2 + 0.0655 * b_ghz + 0.842)
 
 
 GE_FIT_Q = 7.0  # the Q factor built into the PhoenixSim fit (≈ BER 1e-12)
+GE_FIT_MAX_RATE_BPS = 50e9  # the fit's data reach 50 Gbps NRZ (photonics-2 reference: warn above)
 
 
 def ge_photodiode_sensitivity_w(rate_bps, er_lin, responsivity_a_per_w=0.7, dark_current_a=1e-6, q=GE_FIT_Q):
@@ -55,12 +59,14 @@ def ge_photodiode_sensitivity_w(rate_bps, er_lin, responsivity_a_per_w=0.7, dark
     return q * (dark_current_a + ge_photodiode_noise_current_a(rate_bps)) * _er_factor(er_lin) / responsivity_a_per_w
 
 
-def thermal_noise_sensitivity_w(rate_bps, ber, er_lin, responsivity_a_per_w, noise_density_a_per_rthz,
-                                bandwidth_fraction=0.75):
-    """Average-power sensitivity of a thermal-noise-limited OOK receiver, P = Q·σ/R·(er+1)/(er−1),
-    σ = i_n·√(bandwidth_fraction·BR), Q from the BER target (Agrawal §4.5)."""
-    sigma_a = noise_density_a_per_rthz * np.sqrt(bandwidth_fraction * np.asarray(rate_bps, dtype=float))
-    return q_from_ber(ber) * sigma_a * _er_factor(er_lin) / responsivity_a_per_w
+def thermal_noise_sensitivity_w(symbol_rate_baud, ber, er_lin, responsivity_a_per_w, noise_density_a_per_rthz,
+                                bandwidth_fraction=NOISE_BANDWIDTH_FRACTION, levels=2):
+    """Average-power sensitivity of a thermal-noise-limited receiver of M-level intensity modulation,
+    P = (M−1)·q·σ/R·(er+1)/(er−1) with σ = i_n·√(bandwidth_fraction·R_s) and q the eye Q of the BER target
+    (E22; OOK, M = 2: P = Q·σ/R·(er+1)/(er−1), Agrawal §4.5). The levels are OMA/(M−1) apart (E23)."""
+    sigma_a = noise_density_a_per_rthz * np.sqrt(bandwidth_fraction * np.asarray(symbol_rate_baud, dtype=float))
+    q = modulation.eye_q_for_ber(levels, ber)
+    return (levels - 1) * q * sigma_a * _er_factor(er_lin) / responsivity_a_per_w
 
 
 def quantum_limit_photons_per_bit(ber):

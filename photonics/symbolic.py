@@ -84,5 +84,6 @@ def explain() -> str:
     lines += ["", "Symbols:"] + [f"  {k:6s} {v}" for k, v in SYMBOLS.items()]
     lines += ["", "Integer answers (N, k) are the floor of the solution; crosstalk makes PP depend on N and",
               "the channel spacing, so those problems are solved numerically (wavelength-count search,",
-              "Brent's method for the spacing)."]
+              "Brent's method for the spacing); the dispersion penalty grows with L, so when it is counted the",
+              "longest fiber is found by bisection below the attenuation-only L above."]
     return "\n".join(lines)

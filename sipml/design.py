@@ -51,10 +51,40 @@ def _amplified(design: ClusterDesign) -> bool:
 
 _amplified.text = "[sip_ring] amplifier_every > 0"
 
+
+def _all(*tests):
+    def test(design: ClusterDesign) -> bool:
+        return all(t(design) for t in tests)
+    test.text = " and ".join(t.text for t in tests)
+    return test
+
+
+def _link_kind_fits_fabric(design: ClusterDesign) -> bool:
+    return not design.has_fabric or design.link.link.kind == "ring-wdm"
+
+
+_link_kind_fits_fabric.text = ("it is 'ring-wdm' or the design has no [fabric] (the SiP fabrics are built from "
+                              "ring-wdm chiplets)")
+_RING_WDM = _is("link", "kind", "ring-wdm")
+_POINT_TO_POINT = _is("link", "kind", "point-to-point")
+# keys of the optical sections that only a ring-wdm link uses (a point-to-point link has [transmitter] instead)
+_RING_WDM_KEYS = {("link", "wavelengths_per_fiber"), ("link", "channel_spacing"),
+                  *(("ring", key) for key in specs(SECTIONS["ring"])),
+                  *(("modulator", key) for key in specs(SECTIONS["modulator"])),
+                  *(("laser", key) for key in specs(SECTIONS["laser"])
+                    if key not in ("kind", "rin", "eye_safety_limit")),
+                  *(("loss", key) for key in ("coupler", "waveguide_loss", "tx_waveguide_length", "rx_waveguide_length",
+                                              "bends", "bend_loss", "crossings", "crossing_loss", "splitters",
+                                              "splitter_loss")),
+                  *(("tuning", key) for key in specs(SECTIONS["tuning"])),
+                  *(("package", key) for key in specs(SECTIONS["package"]))}
+
 # (section, key) → when the key has an effect; a key given where it has none is an input error, not a no-op.
 APPLIES_WHEN = {
     ("receiver", "sensitivity"): _is("receiver", "model", "given"),
-    ("receiver", "reference_extinction_ratio"): _is("receiver", "model", "given"),
+    ("receiver", "sensitivity_type"): _is("receiver", "model", "given"),
+    ("receiver", "reference_extinction_ratio"): _all(_is("receiver", "model", "given"),
+                                                     _is("receiver", "sensitivity_type", "average")),
     ("receiver", "noise_density"): _is("receiver", "model", "thermal-noise"),
     ("receiver", "dark_current"): _is("receiver", "model", "ge-photodiode"),
     ("laser", "flatness"): _is("laser", "kind", "comb"),
@@ -67,12 +97,23 @@ APPLIES_WHEN = {
     ("tuning", "t_min"): _is("tuning", "strategy", "full-thermal"),
     ("tuning", "t_max"): _is("tuning", "strategy", "full-thermal"),
     ("tuning", "temperature"): _is("tuning", "strategy", "full-thermal"),
+    ("tuning", "target_yield"): _is("tuning", "strategy", "full-thermal", "athermal"),
+    ("ring", "dn_dt"): _is("ring", "tuning_model", "dn-dt"),
+    ("ring", "tuning_efficiency"): _is("ring", "tuning_model", "given"),
+    ("link", "kind"): _link_kind_fits_fabric,
+    ("link", "ber"): _is("link", "fec", "none"),
+    **{("link", key): _is("link", "fec", "given") for key in ("fec_threshold", "fec_overhead", "fec_latency")},
+    ("fiber", "modal_bandwidth"): _is("fiber", "type", "mmf"),
+    **{("transmitter", key): _POINT_TO_POINT for key in specs(SECTIONS["transmitter"]) if key != "spectral_width"},
+    ("transmitter", "spectral_width"): _all(_POINT_TO_POINT, _is("laser", "kind", "dml", "vcsel")),
     ("sip_ring", "amplifier"): _amplified,
     ("sip_ring", "amplifier_gain"): _amplified,
     ("sip_ring", "amplifier_noise_figure"): _amplified,
     ("electrical", "nvls_speedup"): _is("electrical", "in_network_reduction", "nvls"),
     ("electrical", "nvls_latency"): _is("electrical", "in_network_reduction", "nvls"),
 }
+APPLIES_WHEN.update({key: _all(_RING_WDM, APPLIES_WHEN[key]) if key in APPLIES_WHEN else _RING_WDM
+                     for key in _RING_WDM_KEYS})
 
 
 def builtin_designs() -> dict[str, Path]:

@@ -12,6 +12,15 @@ from sipml.figures import figures
 from sipml.render import Report, Table
 
 
+def _rate(value_bps: float) -> tuple[str, str]:
+    """(number, unit) of a data rate in Gbps, or in Mbps below 1 Gbps, to four significant digits."""
+    if value_bps is None or not math.isfinite(value_bps):
+        return _f(value_bps), "Gbps"
+    if 0 < value_bps < 1e9:
+        return f"{value_bps / 1e6:.4g}", "Mbps"
+    return f"{value_bps / 1e9:.4g}", "Gbps"
+
+
 def _f(value: float, digits: int = 2) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "–"
@@ -20,13 +29,48 @@ def _f(value: float, digits: int = 2) -> str:
     return f"{value:.{digits}f}"
 
 
+def _source_rows(est: LinkEstimate) -> list[dict]:
+    """The ledger's first rows: the laser line and the weakest line entering the bus (ring-wdm), or the launch."""
+    d = est.design
+    if d.link.kind == "point-to-point":
+        tx = d.transmitter
+        given = f"given as OMA {10 * math.log10(tx.launch_power / 1e-3):.2f} dBm at ER {tx.extinction_ratio:g} dB" \
+            if tx.launch_power_type == "oma" else "given"
+        return [{"name": "launch power (average)", "value": est.launch_dbm, "unit": "dBm",
+                 "detail": f"{d.laser.kind}, {given}"}]
+    return [{"name": "laser line power (mean)", "value": est.laser_line_dbm, "unit": "dBm",
+             "detail": f"{d.laser.kind}, {d.laser.lines} lines"},
+            {"name": "weakest line entering the bus", "value": est.launch_dbm, "unit": "dBm",
+             "detail": _launch_detail(est)}]
+
+
+def _pj(values: dict) -> dict:
+    return {k: v * 1e12 for k, v in values.items()}
+
+
+def _ring_data(est: LinkEstimate) -> dict | None:
+    r = est.ring
+    if r is None:
+        return None
+    return {"fsr_ghz": r.fsr_hz / 1e9, "fsr_nm": r.fsr_m * 1e9, "filter_fwhm_ghz": r.filter_fwhm_hz / 1e9,
+            "finesse": r.finesse, "intrinsic_q": r.intrinsic_q, "drop_loss_db": r.drop_loss_db,
+            "through_loss_db": r.through_loss_db, "modulator_max_rate_gbps": r.modulator_max_rate_bps / 1e9,
+            "filter_max_rate_gbps": r.filter_max_rate_bps / 1e9, "filter_to_symbol_rate": r.filter_to_symbol_rate}
+
+
+def _yield_data(est: LinkEstimate) -> dict | None:
+    y = est.tuning.ring_yield if est.tuning else None
+    if y is None:
+        return None
+    return {"sigma_ghz": y.sigma_hz / 1e9, "rings": y.rings, "range_ghz": y.range_hz / 1e9,
+            "lock_probability": y.lock_probability, "io_yield": y.io_yield, "target_yield": y.target_yield,
+            "range_at_target_ghz": y.range_at_target_hz / 1e9, "tuning_power_at_target_w": y.power_at_target_w}
+
+
 def budget_data(est: LinkEstimate, source: str) -> dict:
     """The JSON of `sipml budget` (keys documented in the README)."""
-    r = est.ring
-    ledger = [{"name": "laser line power (mean)", "value": est.laser_line_dbm, "unit": "dBm",
-               "detail": f"{est.design.laser.kind}, {est.design.laser.lines} lines"},
-              {"name": "weakest line entering the bus", "value": est.launch_dbm, "unit": "dBm",
-               "detail": _launch_detail(est)}]
+    sig, fec, energy = est.signal, est.signal.fec, est.energy
+    ledger = _source_rows(est)
     ledger += [{"name": l.name, "value": -l.value_db, "unit": "dB", "detail": l.detail} for l in est.ledger]
     ledger.append({"name": "received power", "value": est.received_dbm, "unit": "dBm", "detail": ""})
     ledger.append({"name": "sensitivity", "value": est.sensitivity_dbm, "unit": "dBm",
@@ -39,6 +83,7 @@ def budget_data(est: LinkEstimate, source: str) -> dict:
     return {
         "design": source,
         "feasible": est.feasible,
+        "link_kind": est.design.link.kind,
         "margin_db": est.margin_db,
         "capacity_gbps": est.capacity_bps / 1e9,
         "binding_limit": est.binding_limit,
@@ -47,21 +92,30 @@ def budget_data(est: LinkEstimate, source: str) -> dict:
         "max_binding_limit": est.max_binding_limit,
         "max_wavelengths_per_fiber": est.max_wavelengths_per_fiber,
         "wavelength_limits": est.wavelength_limits,
+        "modulation": sig.modulation,
+        "symbol_rate_gbd": sig.symbol_rate_baud / 1e9,
+        "target_ber": sig.target_ber,
+        "fec": {"name": fec.name, "code": fec.code, "threshold_ber": fec.threshold_ber, "overhead": fec.overhead,
+                "latency_s": fec.latency_s, "frame_error_ratio": fec.frame_error_ratio},
         "laser_power_per_line_dbm": est.laser_line_dbm,
         "min_laser_power_per_line_dbm": est.min_laser_power_per_line_dbm,
         "received_power_dbm": est.received_dbm,
         "sensitivity_dbm": est.sensitivity_dbm,
         "quantum_limit_dbm": est.quantum_limit_dbm,
         "max_fiber_length_m": est.max_fiber_length_m,
+        "fiber_reach_m": est.reach.fiber_reach_m,
         "max_switch_passes": est.max_switch_passes,
         "energy_pj_per_bit": est.total_energy_j_per_bit * 1e12,
-        "energy_breakdown_pj_per_bit": {k: v * 1e12 for k, v in est.energy_j_per_bit.items()},
+        "energy_breakdown_pj_per_bit": _pj(est.energy_j_per_bit),
+        "electrical_energy_breakdown_pj_per_bit": _pj(energy.electrical_j_per_bit),
+        "fabric_energy_breakdown_pj_per_bit": _pj(energy.fabric_j_per_bit),
+        "total_energy_pj_per_bit": energy.total_j_per_bit * 1e12,
         "io_power_w": sum(est.power_w.values()),
+        "total_io_power_w": energy.total_power_w,
         "escape_fibers_per_direction": est.escape_fibers_per_direction,
-        "shoreline_tbps_per_mm": est.shoreline_bps_per_m / 1e15,
-        "ring": {"fsr_ghz": r.fsr_hz / 1e9, "fsr_nm": r.fsr_m * 1e9, "filter_fwhm_ghz": r.filter_fwhm_hz / 1e9,
-                 "finesse": r.finesse, "intrinsic_q": r.intrinsic_q, "drop_loss_db": r.drop_loss_db,
-                 "through_loss_db": r.through_loss_db, "modulator_max_rate_gbps": r.modulator_max_rate_bps / 1e9},
+        "shoreline_tbps_per_mm": None if est.shoreline_bps_per_m is None else est.shoreline_bps_per_m / 1e15,
+        "ring": _ring_data(est),
+        "ring_yield": _yield_data(est),
         "ledger": ledger,
         "violations": [{"name": v.name, "message": v.message} for v in est.violations],
         "warnings": list(est.warnings),
@@ -80,6 +134,70 @@ def _launch_detail(est: LinkEstimate) -> str:
     return ", ".join(parts)
 
 
+def _energy_table(est: LinkEstimate) -> Table:
+    energy = est.energy
+    cap = energy.capacity_bps
+
+    def row(part, j_per_bit, watts):
+        return {"part": part, "energy pJ/bit": _f(j_per_bit * 1e12, 3), "power W": _f(watts, 3)}
+
+    rows = [row(k, v, est.power_w[k]) for k, v in est.energy_j_per_bit.items()]
+    rows.append(row("optical link", est.total_energy_j_per_bit, sum(est.power_w.values())))
+    rows += [row(f"electrical: {k}", v, v * cap) for k, v in energy.electrical_j_per_bit.items()]
+    rows += [row(f"fabric: {k}", v, v * cap) for k, v in energy.fabric_j_per_bit.items()]
+    rows.append(row("total", energy.total_j_per_bit, energy.total_power_w))
+    return Table("Energy per bit (transmit + receive)", ["part", "energy pJ/bit", "power W"], rows)
+
+
+def _fmt_rate(value_bps: float, unit: str = "bit/s") -> str:
+    from core.units import format_si
+
+    return format_si(value_bps, "bit/s").replace("bit/s", unit)
+
+
+def _summary_rows(est: LinkEstimate) -> list[dict]:
+    sig, fec = est.signal, est.signal.fec
+    rows = [
+        {"quantity": "feasible", "value": "yes" if est.feasible else "NO", "unit": ""},
+        {"quantity": "link", "value": est.design.link.kind, "unit": ""},
+        {"quantity": "margin", "value": _f(est.margin_db), "unit": "dB"},
+        {"quantity": "capacity", "value": _rate(est.capacity_bps)[0],
+         "unit": f"{_rate(est.capacity_bps)[1]} per direction"},
+        {"quantity": "binding limit", "value": est.binding_limit, "unit": ""},
+        {"quantity": "modulation, symbol rate", "value": f"{sig.modulation.upper()}, "
+                                                          f"{_fmt_rate(sig.symbol_rate_baud, 'Bd')}", "unit": ""},
+        {"quantity": "FEC, target BER", "value": f"{fec.code or fec.name}, {sig.target_ber:g}", "unit": ""},
+        {"quantity": "max wavelengths per fiber", "value": str(est.max_wavelengths_per_fiber), "unit": ""},
+        {"quantity": "max capacity (counts lifted)", "value": _rate(est.max_capacity_bps)[0],
+         "unit": f"{_rate(est.max_capacity_bps)[1]}, bound by {est.max_binding_limit}"},
+        {"quantity": "min laser power per line" if est.ring else "min launch power (average)",
+         "value": _f(est.min_laser_power_per_line_dbm), "unit": "dBm"},
+        {"quantity": "max fiber length", "value": _f(est.max_fiber_length_m / 1e3, 3),
+         "unit": "km" if math.isfinite(est.max_fiber_length_m) or math.isinf(est.max_fiber_length_m)
+         else "km (the budget fails with no fiber)"},
+        {"quantity": "max optical-switch passes",
+         "value": "–" if est.max_switch_passes is None else str(est.max_switch_passes),
+         "unit": "" if est.max_switch_passes is not None else "(the budget fails with no switch)"},
+    ]
+    if fec.name != "none":
+        rows.insert(7, {"quantity": "FEC latency", "value": _f(fec.latency_s * 1e9, 1), "unit": "ns"})
+    r = est.ring
+    if r is not None:
+        rows += [
+            {"quantity": "ring FSR", "value": f"{r.fsr_hz / 1e9:.0f} / {r.fsr_m * 1e9:.2f}", "unit": "GHz / nm"},
+            {"quantity": "filter FWHM / finesse", "value": f"{r.filter_fwhm_hz / 1e9:.1f} / {r.finesse:.0f}",
+             "unit": "GHz / –"},
+            {"quantity": "escape fibers per direction", "value": str(est.escape_fibers_per_direction), "unit": ""},
+            {"quantity": "shoreline density", "value": _f(est.shoreline_bps_per_m / 1e15, 3), "unit": "Tbps/mm"}]
+    y = est.tuning.ring_yield if est.tuning else None
+    if y is not None:
+        rows += [{"quantity": "ring lock yield", "value": f"{y.io_yield:.4g}",
+                  "unit": f"all {y.rings} rings, target {y.target_yield:g}"},
+                 {"quantity": "tuning range / power at target yield",
+                  "value": f"{y.range_at_target_hz / 1e9:.0f} / {y.power_at_target_w:.3f}", "unit": "GHz / W"}]
+    return rows
+
+
 def budget_report(est: LinkEstimate, source: str, min_spacing_hz: float | None | bool = False) -> Report:
     """`min_spacing_hz`: False when not solved, None when no spacing closes, else the spacing in Hz."""
     data = budget_data(est, source)
@@ -89,41 +207,15 @@ def budget_report(est: LinkEstimate, source: str, min_spacing_hz: float | None |
                    [{"item": row["name"], "value": f"{row['value']:+.2f}", "unit": row["unit"],
                      "detail": row["detail"]} for row in data["ledger"]])
     limits = Table("Capacity per GPU per direction: every limit", ["limit", "capacity", "unit", "meaning"],
-                   [{"limit": k + ("  ← binds" if k == est.binding_limit else ""), "capacity": _f(v / 1e9, 0),
-                     "unit": "Gbps", "meaning": LIMIT_TEXT[k]} for k, v in est.limits_bps.items()])
-    energy = Table("Energy per bit (transmit + receive)", ["part", "energy pJ/bit", "power W"],
-                   [{"part": k, "energy pJ/bit": _f(v * 1e12, 3), "power W": _f(est.power_w[k], 3)}
-                    for k, v in est.energy_j_per_bit.items()]
-                   + [{"part": "total", "energy pJ/bit": _f(est.total_energy_j_per_bit * 1e12, 3),
-                       "power W": _f(sum(est.power_w.values()), 3)}])
-    r = est.ring
-    summary = Table("Summary", ["quantity", "value", "unit"], [
-        {"quantity": "feasible", "value": "yes" if est.feasible else "NO", "unit": ""},
-        {"quantity": "margin", "value": _f(est.margin_db), "unit": "dB"},
-        {"quantity": "capacity", "value": _f(est.capacity_bps / 1e9, 0), "unit": "Gbps per direction"},
-        {"quantity": "binding limit", "value": est.binding_limit, "unit": ""},
-        {"quantity": "max wavelengths per fiber", "value": str(est.max_wavelengths_per_fiber), "unit": ""},
-        {"quantity": "max capacity (counts lifted)", "value": _f(est.max_capacity_bps / 1e9, 0),
-         "unit": f"Gbps, bound by {est.max_binding_limit}"},
-        {"quantity": "min laser power per line", "value": _f(est.min_laser_power_per_line_dbm), "unit": "dBm"},
-        {"quantity": "max fiber length", "value": _f(est.max_fiber_length_m / 1e3, 3),
-         "unit": "km" if math.isfinite(est.max_fiber_length_m) or math.isinf(est.max_fiber_length_m)
-         else "km (the budget fails with no fiber)"},
-        {"quantity": "max optical-switch passes",
-         "value": "–" if est.max_switch_passes is None else str(est.max_switch_passes),
-         "unit": "" if est.max_switch_passes is not None else "(the budget fails with no switch)"},
-        {"quantity": "ring FSR", "value": f"{r.fsr_hz / 1e9:.0f} / {r.fsr_m * 1e9:.2f}", "unit": "GHz / nm"},
-        {"quantity": "filter FWHM / finesse", "value": f"{r.filter_fwhm_hz / 1e9:.1f} / {r.finesse:.0f}",
-         "unit": "GHz / –"},
-        {"quantity": "escape fibers per direction", "value": str(est.escape_fibers_per_direction), "unit": ""},
-        {"quantity": "shoreline density", "value": _f(est.shoreline_bps_per_m / 1e15, 3), "unit": "Tbps/mm"},
-    ])
+                   [{"limit": k + ("  ← binds" if k == est.binding_limit else ""), "capacity": _rate(v)[0],
+                     "unit": _rate(v)[1], "meaning": LIMIT_TEXT[k]} for k, v in est.limits_bps.items()])
+    summary = Table("Summary", ["quantity", "value", "unit"], _summary_rows(est))
     if min_spacing_hz is not False:
         summary.rows.append({"quantity": "min channel spacing", "unit": "GHz",
                              "value": "none closes" if min_spacing_hz is None else _f(min_spacing_hz / 1e9, 1)})
     footer = [f"violated: {v.name}: {v.message}" for v in est.violations]
     footer += [f"warning: {w}" for w in est.warnings]
-    return Report(data, [summary, ledger, limits, energy], footer)
+    return Report(data, [summary, ledger, limits, _energy_table(est)], footer)
 
 
 def check_report(est: LinkEstimate, source: str) -> Report:
@@ -132,8 +224,8 @@ def check_report(est: LinkEstimate, source: str) -> Report:
             "capacity_gbps": est.capacity_bps / 1e9, "binding_limit": est.binding_limit,
             "violations": [{"name": v.name, "message": v.message} for v in est.violations],
             "warnings": list(est.warnings)}
-    verdict = (f"{source}: feasible, margin {est.margin_db:.2f} dB, {est.capacity_bps / 1e9:.0f} Gbps per direction "
-               f"({est.binding_limit} binds)" if est.feasible else
+    verdict = (f"{source}: feasible, margin {est.margin_db:.2f} dB, {' '.join(_rate(est.capacity_bps))} per "
+               f"direction ({est.binding_limit} binds)" if est.feasible else
                f"{source}: INFEASIBLE, {len(est.violations)} constraint(s) violated")
     tables = [Table("Violated constraints", ["constraint", "violation"], rows)] if rows else []
     return Report(data, tables, [verdict, *(f"warning: {w}" for w in est.warnings)])

@@ -35,22 +35,32 @@ def test_package_geometry():
 
 
 def test_athermal_tuning_power():
-    """Athermal rings still trim 3σ: 2 rings × 10 fibers × 8 λ × 3·√(40² + 200²) GHz over η_tune·η_heat."""
-    d = LinkDesign(tuning=TuningSection(strategy="athermal"))
+    """Athermal rings still trim 3σ: 2 rings × 10 fibers × 8 λ × 3·√(40² + 200²) GHz over η_tune·η_heat (5 mW
+    lines: the budget closes all 8 λ, so every ring is in use)."""
+    from photonics.design import LaserSection
+
+    d = LinkDesign(tuning=TuningSection(strategy="athermal"), laser=LaserSection(power_per_line=5e-3))
     eta = tuning_hz_per_k(d) * d.tuning.heating_efficiency
     expected = 2 * 10 * 8 * 3 * math.hypot(40e9, 200e9) / eta
     assert evaluate(d).power_w["tuning"] == pytest.approx(expected, rel=1e-12)
 
 
 def test_max_fiber_length_is_the_budget_equation():
-    """L_max = L + margin / loss per length (the margin is what the existing fiber leaves)."""
-    est = evaluate(load_design("sip-ring").link)
+    """L_max = L + margin / loss per length (the margin is what the existing fiber leaves), with no dispersion
+    penalty growing along the fiber."""
+    from photonics.design import FiberSection
+
+    link = load_design("sip-ring").link
+    est = evaluate(dataclasses.replace(link, fiber=FiberSection(dispersion_model="none")))
     assert est.max_fiber_length_m == pytest.approx(2.0 + est.margin_db / 0.35e-3, rel=1e-9)
 
 
 def test_max_switch_passes_counts_the_passes_already_there():
     """One 0.2 dB switch with no patch connectors already on the path: passes = 1 + ⌊margin / 0.2⌋."""
-    d = dataclasses.replace(LinkDesign(), loss=LossSection(switch_ports=1, switch_loss=0.2, switch_connectors=0))
+    from photonics.design import LaserSection
+
+    d = LinkDesign(loss=LossSection(switch_ports=1, switch_loss=0.2, switch_connectors=0),
+                   laser=LaserSection(power_per_line=5e-3))
     est = evaluate(d)
     assert est.max_switch_passes == 1 + math.floor(est.margin_db / 0.2)
 
@@ -68,7 +78,8 @@ def test_laser_power_when_the_aggregate_cap_binds():
 def test_max_binding_limit_is_the_smallest():
     from photonics.design import LaserSection
 
-    est = evaluate(LinkDesign(link=LinkSection(wavelengths_per_fiber=4), laser=LaserSection(lines=4)))
+    est = evaluate(LinkDesign(link=LinkSection(wavelengths_per_fiber=4), laser=LaserSection(lines=4,
+                                                                                           power_per_line=5e-3)))
     assert est.max_binding_limit == "laser_lines"
 
 
@@ -156,11 +167,11 @@ def test_collective_details_by_hand():
 def test_one_direction_ring_all_to_all():
     """One ring direction: every pair goes clockwise, so the segment after each GPU carries Σ_k k = p(p−1)/2 pairs
     of n/(p−1) bytes: p·n/2 over the one direction's capacity, plus p − 2 step latencies and the farthest
-    peer's relays (⌈1023/20⌉ − 1 = 51) and path."""
+    peer's relays (⌈1023/reach⌉ − 1) and path."""
     d = load_design("sip-ring")
     est = evaluate_fabric(dataclasses.replace(d, topology=dataclasses.replace(d.topology, directions=1)))
     t = job_collectives(est, 1e8)["all_to_all"]
-    farthest = 3.4e-6 + 51 * 3.4e-6 + 1023 * est.details.hop_delay_s
+    farthest = 3.4e-6 + (math.ceil(1023 / est.reach_hops) - 1) * 3.4e-6 + 1023 * est.details.hop_delay_s
     assert t.seconds == pytest.approx(8.4e-6 + 1022 * 3.4e-6 + farthest + 1e8 * 1024 / 2 * 8
                                       / est.effective_bandwidth_bps, rel=1e-12)
 

@@ -125,18 +125,21 @@ def test_defect2_one_circuit_configuration_serves_every_group():
 def test_defect3_ring_arcs_are_lines():
     """A group that does not span the ring is an arc: its end rank has one in-group neighbour, so it sends at one
     direction's capacity C = 833 Gb/s. job_gpus = 8, α = 1 µs: 2·(7/8)·0.8 Gb/C + 14·(α + hop delays of the
-    7-hop return) = 1.696 ms (not 0.85 ms at 2C). 1024 GPUs: lines of 20 within the reach, then rings of GPUs 20
-    apart closing the ring (2C shared 20 ways) ≈ 2.96 ms (not 2.00 ms)."""
+    7-hop return) = 1.696 ms (not 0.85 ms at 2C). 1024 GPUs: lines of h = the reach consecutive GPUs, then rings of
+    GPUs h apart closing the ring (2C shared h ways): ≈ 2.96 ms at a reach of 20 (not 2.00 ms)."""
     est = evaluate_fabric(design("sip-ring", fabric={"job_gpus": 8}, step_latency=ALPHA, relay_latency=ALPHA))
     c, hop = 2e12 / 2 * 100 / 120, est.details.hop_delay_s
     t = job_collectives(est, MB100)["all_reduce"]
     assert t.seconds == pytest.approx(2 * (7 / 8 * 8e8 / c + 7 * (ALPHA + 7 * hop)), rel=1e-9)
     whole = evaluate_fabric(design("sip-ring", step_latency=ALPHA, relay_latency=ALPHA))
-    inner = 19 * (ALPHA + 19 * hop) + 19 / 20 * 8e8 / c
-    outer = 51 * (ALPHA + 20 * hop) + 51 / 52 * (8e8 / 20) / (2 * c / 20)
+    h = whole.reach_hops
+    g = math.ceil(1024 / h)
+    inner = (h - 1) * (ALPHA + (h - 1) * hop) + (h - 1) / h * 8e8 / c
+    outer = (g - 1) * (ALPHA + h * hop) + (g - 1) / g * (8e8 / h) / (2 * c / h)
     big = job_collectives(whole, MB100)["all_reduce"]
     assert big.schedule == "two-level ring"
     assert big.seconds == pytest.approx(2 * (inner + outer), rel=1e-9)
+    assert 2 * (inner + outer) == pytest.approx(2.96e-3, rel=0.03)
 
 
 def test_defect4_the_ocs_torus_keeps_every_port_busy():

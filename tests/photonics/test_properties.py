@@ -58,13 +58,27 @@ def test_more_loss_never_raises_margin_kernel(launch, loss, extra, pp, sens):
     assert budget.margin_db(launch, loss + extra, pp, sens) <= budget.margin_db(launch, loss, pp, sens)
 
 
+LOSS_FIELDS = ["coupler", "connector_loss", "bend_loss", "switch_loss", "splice_loss", "fiber_length",
+               "waveguide_loss", "mux_demux_loss"]
+
+
+def _with_more_loss(base: LinkDesign, field: str, extra: float) -> LinkDesign:
+    """`base` with `extra` more of one loss: a larger per-item loss or length, or an extra named item."""
+    scale = {"fiber_length": 1e3, "waveguide_loss": 100.0}.get(field, 1.0)  # km of fiber, dB/cm of waveguide
+    if field == "extra_losses":
+        return dataclasses.replace(base, loss=dataclasses.replace(base.loss, extra_losses=f"added item: {extra} dB"))
+    return dataclasses.replace(base, loss=dataclasses.replace(base.loss, **{field: getattr(base.loss, field)
+                                                                                  + extra * scale}))
+
+
 @settings(max_examples=40, deadline=None)
-@given(extra=st.floats(0.0, 5.0), field=st.sampled_from(["coupler", "connector_loss", "bend_loss", "switch_loss"]),
-       switches=st.integers(0, 3))
-def test_more_loss_never_raises_margin_design(extra, field, switches):
-    base = LinkDesign(loss=LossSection(switch_ports=switches))
-    worse_loss = dataclasses.replace(base.loss, **{field: getattr(base.loss, field) + extra})
-    worse = dataclasses.replace(base, loss=worse_loss)
+@given(extra=st.floats(0.0, 5.0), field=st.sampled_from([*LOSS_FIELDS, "extra_losses"]),
+       switches=st.integers(0, 3), splices=st.integers(0, 4), wavelength=st.sampled_from([1310e-9, 1550e-9]))
+def test_more_loss_never_raises_margin_design(extra, field, switches, splices, wavelength):
+    """Margin, wavelength count and fiber reach never rise when a loss is added (dispersion included: more fiber
+    also means more spread)."""
+    base = LinkDesign(loss=LossSection(switch_ports=switches, splices=splices), link=LinkSection(wavelength=wavelength))
+    worse = _with_more_loss(base, field, extra)
     e0, e1 = evaluate(base), evaluate(worse)
     assert e1.margin_db <= e0.margin_db + 1e-12
     assert e1.max_wavelengths_per_fiber <= e0.max_wavelengths_per_fiber
@@ -90,8 +104,9 @@ def test_capacity_never_exceeds_any_single_limit(d):
     for name, limit in est.limits_bps.items():
         assert est.capacity_bps <= limit * (1 + 1e-12), name
     # the product form: min(wavelength counts) × the rate the modulator passes × min(fibers, escape)
-    lk, counts = d.link, est.wavelength_limits
-    rate = lk.data_rate if lk.data_rate <= est.ring.modulator_max_rate_bps else 0.0
+    lk, counts, ring = d.link, est.wavelength_limits, est.ring
+    rings_pass = lk.data_rate <= min(ring.modulator_max_rate_bps, ring.filter_max_rate_bps)  # NRZ: symbol rate
+    rate = lk.data_rate if rings_pass else 0.0
     expected = min(counts.values()) * rate * min(lk.fibers_per_direction, est.escape_fibers_per_direction)
     assert est.capacity_bps == pytest.approx(expected, rel=1e-12)
     names = est.binding_limit.split("+")
@@ -125,3 +140,91 @@ def test_closed_form_wavelengths_close_and_one_more_does_not(cap, sens, pp, il):
     if n >= 1:
         assert cap - 10 * np.log10(n) - il - pp - sens >= -1e-9
     assert cap - 10 * np.log10(n + 1) - il - pp - sens < 1e-9
+
+
+@settings(max_examples=40, deadline=None)
+@given(extra=st.floats(0.0, 5.0), field=st.sampled_from(["connector_loss", "splice_loss", "fiber_length",
+                                                         "switch_loss", "extra_losses"]),
+       kind=st.sampled_from(["dfb", "dml"]), wavelength=st.sampled_from([1310e-9, 1550e-9]),
+       model=st.sampled_from(["agrawal", "agrawal-tx", "bellcore", "none"]))
+def test_more_loss_never_raises_margin_point_to_point(extra, field, kind, wavelength, model):
+    from photonics.design import FiberSection, ReceiverSection
+
+    base = LinkDesign(link=LinkSection(kind="point-to-point", wavelength=wavelength, fibers_per_direction=1),
+                      laser=LaserSection(kind=kind), fiber=FiberSection(dispersion_model=model),
+                      loss=LossSection(splices=2, switch_ports=1),
+                      receiver=ReceiverSection(model="given", sensitivity=1e-5))
+    e0, e1 = evaluate(base), evaluate(_with_more_loss(base, field, extra))
+    assert e1.margin_db <= e0.margin_db + 1e-12
+    assert e1.capacity_bps <= e0.capacity_bps
+
+
+single_wavelength = st.builds(
+    lambda rate_g, mw, fq, mil, n_fibers, model: LinkDesign(
+        link=LinkSection(wavelengths_per_fiber=1, data_rate=rate_g * 1e9, fibers_per_direction=n_fibers),
+        laser=LaserSection(lines=1, power_per_line=mw * 1e-3), modulator=ModulatorSection(insertion_loss=mil),
+        ring=RingSection(filter_q=fq, filter_isi=model)),
+    st.floats(5, 60), st.floats(0.1, 20), st.floats(1e3, 5e4), st.floats(0, 6), st.integers(1, 20),
+    st.sampled_from(["energy", "eye"]))  # the physical models; the lab fit's shallow wiggle is bounded below
+
+
+@settings(max_examples=40, deadline=None)
+@given(single_wavelength, st.floats(1.0, 4.0))
+def test_capacity_never_rises_when_the_filter_narrows(d, factor):
+    """One wavelength per fiber (no aggressor to reject): a narrower drop filter (higher loaded Q) loses more on
+    resonance (E4) and more to its own ISI (E18), and below the symbol rate it carries nothing (E13/E18d), so neither
+    the margin nor the capacity can rise."""
+    narrower = dataclasses.replace(d, ring=dataclasses.replace(d.ring, filter_q=d.ring.filter_q * factor))
+    e0, e1 = evaluate(d), evaluate(narrower)
+    assert e1.margin_db <= e0.margin_db + 1e-12
+    assert e1.capacity_bps <= e0.capacity_bps
+    assert e1.limits_bps["filter_bandwidth"] <= e0.limits_bps["filter_bandwidth"]
+
+
+@settings(max_examples=30, deadline=None)
+@given(designs, st.floats(1.0, 4.0))
+def test_the_filter_limit_never_rises_when_the_filter_narrows(d, factor):
+    """With many wavelengths a narrower filter also rejects more crosstalk (E6), so the margin may rise (the
+    Bahadori trade-off: the default Q sits near the optimum); its own ISI and its rate limit never improve."""
+    narrower = dataclasses.replace(d, ring=dataclasses.replace(d.ring, filter_q=d.ring.filter_q * factor))
+    e0, e1 = evaluate(d), evaluate(narrower)
+    isi = [next(p.value_db for p in e.penalties if p.name == "filter ISI") for e in (e0, e1)]
+    assert isi[1] >= isi[0] - 1e-12
+    assert e1.limits_bps["filter_bandwidth"] <= e0.limits_bps["filter_bandwidth"]
+
+
+def test_crosstalk_makes_the_filter_trade_off_real():
+    """The other side of the trade-off: 8 channels at 200 GHz, the 5 mW default link: Q 4000 → 6500 raises the
+    margin (crosstalk falls faster than ISI and drop loss rise), Q 6500 → 10 000 lowers it."""
+    m = [evaluate(LinkDesign(ring=RingSection(filter_q=q), laser=LaserSection(power_per_line=5e-3))).margin_db
+         for q in (4000, 6500, 10000)]
+    assert m[0] < m[1] > m[2]
+
+
+@given(q=st.floats(1e3, 1e5), factor=st.floats(1.0, 10.0), rate=st.floats(1e9, 100e9))
+def test_filter_isi_grows_as_the_filter_narrows(q, factor, rate):
+    """E18a and E18b: a narrower filter (smaller Δ = FWHM/R_s) never distorts less."""
+    from photonics import filtering
+
+    f0 = 299792458.0 / 1310e-9
+    for model in (filtering.energy_penalty_db, filtering.eye_penalty_db):
+        wide, narrow = (float(model(f0 / (q * s) / rate)) for s in (1.0, factor))
+        assert narrow >= wide - 1e-9
+
+
+def test_the_lab_fit_is_monotone_but_for_a_shallow_wiggle():
+    """E18c is a polynomial fit: it falls to 0.0412 dB at Δ = 2.52, rises to 0.0447 dB at Δ = 2.87 and ends at the
+    0.04 dB floor beyond Δ = 3, so it is monotone in Δ only to within 0.004 dB."""
+    from photonics import filtering
+
+    values = filtering.lab_fit_penalty_db(np.linspace(0.05, 6.0, 20001))
+    assert np.max(np.diff(values)) > 0.0
+    assert np.max(np.maximum.accumulate(values[::-1])[::-1] - values) == pytest.approx(0.0447 - 0.0412, abs=2e-4)
+
+
+@given(n=st.integers(1, 40), spacing=st.floats(25e9, 400e9), q=st.floats(2e3, 3e4))
+def test_a_bus_loses_more_with_every_ring_added(n, spacing, q):
+    """The worst channel of a bus of n + 1 rings passes every ring the worst of n did, and one more (E20)."""
+    f0 = 299792458.0 / 1310e-9
+    table = microring.bus_through_loss_by_count(n + 1, spacing, f0 / q, 0.003, 0.01, 4e12)
+    assert table[n] >= table[n - 1]

@@ -72,8 +72,8 @@ def test_r6_feasible_wavelengths():
     # the same bound from the wavelength-count search on the budget kernel
     counts = np.arange(1, 200)
     margins = budget.link_margin_db(line_power_dbm=np.inf, aggregate_cap_dbm=20.0, wavelengths=counts,
-                                    fixed_loss_db=15.0, per_ring_loss_db=0.0, rings_passed_per_wavelength=0,
-                                    penalty_db=0.0, sensitivity_dbm=-13.1, system_margin_db=0.0)
+                                    fixed_loss_db=15.0, rings_loss_db=0.0, penalty_db=0.0, sensitivity_dbm=-13.1,
+                                    system_margin_db=0.0)
     assert budget.largest_feasible_count(margins) == 64
 
 
@@ -92,9 +92,9 @@ def test_r7_nearest_channel_tuning():
 def test_r7_fsr_comes_from_dsent_ring_defaults():
     """DSENT's ring (R 3 µm, n_g 4) has FSR c/(n_g·2πR) = 3.976 THz, the R7 input. With DSENT's heater
     (10 GHz/K × 1e5 K/W = 1 THz/mW) and a grid that fills the FSR (E11's setting), one fiber pair's two banks
-    need 7.95 mW, whatever the number of channels."""
-    from photonics.design import TuningSection
-
+    need 7.95 mW, whatever the number of channels (10 mW comb lines, so the budget closes every channel and the
+    heaters of every ring run)."""
+    from photonics.design import LaserSection, TuningSection
     from photonics.link import tuning_hz_per_k
 
     for n in (4, 8, 16):
@@ -102,7 +102,7 @@ def test_r7_fsr_comes_from_dsent_ring_defaults():
         d = LinkDesign(link=LinkSection(fibers_per_direction=1, wavelengths_per_fiber=n, channel_spacing=fsr / n),
                        package=PackageSection())
         # DSENT's 1 THz/mW heater: η_heat = 1e15 Hz/W over the E12 shift per kelvin
-        d = LinkDesign(link=d.link, package=d.package,
+        d = LinkDesign(link=d.link, package=d.package, laser=LaserSection(power_per_line=10e-3),
                        tuning=TuningSection(heating_efficiency=1e15 / tuning_hz_per_k(d)))
         est = evaluate(d)
         assert est.ring.fsr_hz == pytest.approx(3.976e12, rel=1e-3)
@@ -113,5 +113,7 @@ def test_nearest_channel_grid_narrower_than_the_fsr():
     """A grid covering only part of the FSR leaves a gap a bank may have to cross: per ring max(Δ, FSR − (N−1)Δ)."""
     assert microring.nearest_channel_shift_hz(4e12, 8, 200e9) == pytest.approx(4e12 - 7 * 200e9)
     assert microring.nearest_channel_shift_hz(4e12, 20, 200e9) == pytest.approx(200e9)
-    assert microring.tuning_power_nearest_channel_grid_w(4e12, 20, 200e9, 1e15, 2) == pytest.approx(
+    # a grid that fills the FSR: 2 banks × 20 rings × FSR/20 is DSENT's FSR/η per bank (E11)
+    shift = microring.nearest_channel_shift_hz(4e12, 20, 200e9)
+    assert microring.heater_power_w(2 * 20, shift, 1e15) == pytest.approx(
         microring.tuning_power_nearest_channel_w(4e12, 1e15, 2))

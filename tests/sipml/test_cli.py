@@ -91,7 +91,7 @@ def test_check_reports_switch_loss_failure(capsys):
     ('[link]\nwavelengths_per_fiber = 2.5\n', "whole number"),
     ('[receiver]\nmodel = "given"\nsensitivity = "-60 dBm"\n', "quantum limit"),
     ('[tuning]\nt_min = "400 K"\n', "t_min"),
-    ('[laser]\nkind = "vcsel"\n', "comb, dfb"),
+    ('[laser]\nkind = "vcsel"\n', "[laser] kind = 'vcsel' is directly modulated"),
 ])
 def test_bad_input_is_one_clear_line_and_exit_2(capsys, tmp_path, text, fragment):
     path = write(tmp_path, text)

@@ -76,12 +76,16 @@ def test_fabric_ring_json(capsys):
     assert data["figures"]["optical reach"]["value"] >= 16
     assert set(data["collective_times_s"]) == {"all_reduce", "all_gather", "reduce_scatter", "all_to_all", "p2p"}
     # 100 MB over the 1024-GPU ring, one direction's capacity C = 1 Tbps × 100/120, 3.4 µs per step, 8.4 µs launch.
-    # Flat (the whole ring closes: 2C per rank): 2·(1023/1024)·8e8/2C + 2046 steps = 7.9 ms. Two levels: lines of 20
-    # (the reach) at C, then rings of GPUs 20 apart at 2C/20: 2·[19 + 51 steps + (19/20)·8e8/C + (51/52)·4e7/(2C/20)]
-    # = 3.3 ms, the faster, so it is reported (each step also pays its hops' fiber and chiplet delay).
+    # Flat (the whole ring closes: 2C per rank): 2·(1023/1024)·8e8/2C + 2046 steps = 7.9 ms. Two levels: lines of h
+    # (the reach) at C, then rings of g = ⌈1024/h⌉ GPUs h apart at 2C/h:
+    # 2·[(h−1) + (g−1) steps + (h−1)/h·8e8/C + (g−1)/g·(8e8/h)/(2C/h)] ≈ 3.3 ms, the faster, so it is reported (each
+    # step also pays its hops' fiber and chiplet delay).
     c, hop = 1e12 * 100 / 120, 2 * 4.896e-9 + 10e-9
+    h = int(data["figures"]["optical reach"]["value"])
+    g = -(-1024 // h)
     flat = 2 * (1023 / 1024 * 8e8 / (2 * c) + 1023 * (3.4e-6 + hop))
-    two = 2 * (19 * (3.4e-6 + 19 * hop) + 19 / 20 * 8e8 / c + 51 * (3.4e-6 + 20 * hop) + 51 / 52 * 4e7 / (2 * c / 20))
+    two = 2 * ((h - 1) * (3.4e-6 + (h - 1) * hop) + (h - 1) / h * 8e8 / c + (g - 1) * (3.4e-6 + h * hop)
+               + (g - 1) / g * (8e8 / h) / (2 * c / h))
     assert data["collective_times_s"]["all_reduce"] == pytest.approx(8.4e-6 + min(flat, two), rel=1e-4)
     assert data["collective_algorithms"]["all_reduce"] == "two-level ring"
 

@@ -1,0 +1,77 @@
+"""A design checked across its sections and put in the units the kernels use, before it is evaluated.
+
+Field declarations check each value on its own; the rules here need several sections at once (a laser kind the
+link kind cannot use, a fiber outside its band, a receiver model that cannot detect the modulation) or the link's
+centre wavelength (spacings and tuning efficiencies written in nm, variations in nm). Each failure is one
+InputError naming the section and key.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from core.errors import InputError
+from core.fields import specs
+from core.units import format_si
+from photonics.design import CW_LASER_KINDS, LinkDesign
+from photonics.fieldspecs import WavelengthSpan, to_hz
+
+SILICON_MIN_WAVELENGTH_M = 1.2e-6  # silicon absorbs below ~1.1 µm: ring-wdm links run at 1.2 µm and above
+SMF_BAND_M = (1.26e-6, 1.675e-6)  # G.652 cable cut-off ≤ 1260 nm (ITU-T G.652) to the end of the U-band [restated]
+MMF_BAND_M = (0.84e-6, 0.953e-6)  # OM3/OM4 rated at 850 nm, OM5 over 840–953 nm (TIA FOTC) [verbatim]
+
+
+def _in_hz(section, key: str, wavelength_m: float) -> float:
+    """A spectral field in Hz (or Hz/K), checked against its declared bounds once converted."""
+    value = getattr(section, key)
+    hz = to_hz(value, wavelength_m)
+    if isinstance(value, WavelengthSpan):
+        spec = specs(type(section))[key]
+        try:
+            spec.check(hz)
+        except InputError:
+            raise InputError(f"{key} = {spec.show(value)} is {format_si(hz, spec.unit.split('|')[0].strip())} at "
+                             f"{format_si(wavelength_m, 'm')}, out of range: expected {spec.range_text()}") from None
+    return hz
+
+
+def _check_kinds(d: LinkDesign) -> None:
+    lk, lz, fb = d.link, d.laser, d.fiber
+    if lk.kind == "ring-wdm" and lz.kind not in CW_LASER_KINDS:
+        raise InputError(f"[laser] kind = '{lz.kind}' is directly modulated: a ring-wdm link modulates CW lines with "
+                         "its rings, so it needs kind 'comb' or 'dfb' (a directly modulated source needs [link] kind = "
+                         "'point-to-point')")
+    if lk.kind == "point-to-point" and lz.kind == "comb":
+        raise InputError("[laser] kind = 'comb' feeds many wavelengths through rings: a point-to-point link carries "
+                         "one modulated source per fiber, 'dfb' (with an external modulator), 'dml' or 'vcsel'")
+    if lk.kind == "ring-wdm" and lk.wavelength < SILICON_MIN_WAVELENGTH_M:
+        raise InputError(f"[link] wavelength = {format_si(lk.wavelength, 'm')}: silicon rings absorb below 1.1 µm; a "
+                         "ring-wdm link needs ≥ 1.2 µm")
+    band = SMF_BAND_M if fb.type == "smf" else MMF_BAND_M
+    if not band[0] <= lk.wavelength <= band[1]:
+        what = ("single-mode fiber is single-mode above its 1260 nm cut-off" if fb.type == "smf" else
+                "multimode fiber's modal bandwidth is rated at 850 nm (OM3, OM4) and over 840–953 nm (OM5)")
+        raise InputError(f"[fiber] type = '{fb.type}' at [link] wavelength = {format_si(lk.wavelength, 'm')}: {what}; "
+                         f"expected {format_si(band[0], 'm')} to {format_si(band[1], 'm')}")
+    if lk.modulation != "nrz" and d.receiver.model == "ge-photodiode":
+        raise InputError(f"[receiver] model = 'ge-photodiode' is a fit to NRZ receivers (E16) and cannot detect "
+                         f"[link] modulation = '{lk.modulation}': use 'thermal-noise' or 'given'")
+
+
+def resolve(d: LinkDesign) -> LinkDesign:
+    """The design with every spectral interval in Hz (Hz/K), after the cross-section rules (InputError otherwise)."""
+    tn = d.tuning
+    if tn.t_min >= tn.t_max:
+        raise InputError(f"[tuning] t_min ({tn.t_min:g} K) must be below t_max ({tn.t_max:g} K)")
+    _check_kinds(d)
+    lam = d.link.wavelength
+    return replace(d, link=_spectral_in_hz(d.link, "link", ("channel_spacing",), lam),
+                   ring=_spectral_in_hz(d.ring, "ring", ("tuning_efficiency",), lam),
+                   tuning=_spectral_in_hz(tn, "tuning", ("sigma_local", "sigma_system"), lam))
+
+
+def _spectral_in_hz(section, name: str, keys, wavelength_m: float):
+    try:
+        return replace(section, **{key: _in_hz(section, key, wavelength_m) for key in keys})
+    except InputError as exc:
+        raise InputError(f"[{name}] {exc}") from None
