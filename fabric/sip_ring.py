@@ -34,7 +34,7 @@ from fabric.design import NCCL, SIPML, ClusterDesign
 from fabric.estimate import FabricEstimate, useful_time_fraction
 from fabric.kind import BITS_PER_BYTE, CollectiveTime, FabricKind, bytes_sent_per_rank, proportional, pick
 from fabric.optical_io import CHIPLET_LATENCY_S, fiber_delay_s, optical_io_bom
-from photonics import amplifier, link, microring, receiver
+from photonics import amplifier, link, microring
 from photonics.link import LinkEstimate, Violation, evaluate, sensitivity, transmit_loss_db
 from core.units import db_to_lin, dbm_to_w
 
@@ -107,12 +107,13 @@ def amplified_reach_hops(design: ClusterDesign, est: LinkEstimate, pass_loss_db:
     and the extinction ratio that sensitivity assumes), the signal–ASE beat on both levels at the link's extinction
     ratio and the ASE–ASE beat of n amplifiers (photonics.amplifier); crosstalk and the reserved margin are taken off
     the signal (the extinction ratio is in the levels, not a penalty here). A wavelength may pass the largest n with
-    Q ≥ Q(BER). The worst-placed source sits one hop before an amplifier: reach = 1 + every·n hops."""
+    Q ≥ Q(BER). The worst-placed source sits one hop before an amplifier: reach = 1 + every·n hops. The levels are
+    NRZ's two; a PAM4 link is judged by the same formula on its eye's Q (an approximation)."""
     lk, rx, ring = design.link.link, design.link.receiver, design.topology
     f0 = float(microring.frequency_hz(lk.wavelength))
     b_o = est.ring.filter_fwhm_hz  # the drop ring is the optical filter in front of the detector
-    b_e = 0.75 * lk.data_rate  # noise bandwidth of the receiver fits (E16)
-    q_need = receiver.q_from_ber(lk.ber)
+    b_e = 0.75 * est.signal.symbol_rate_baud  # noise bandwidth of the receiver fits (E16), at the symbol rate
+    q_need = est.signal.eye_q  # the Q the receiver needs at the target BER (FEC threshold where a code runs)
     er = float(db_to_lin(design.link.modulator.extinction_ratio))
     fiber_launch_dbm = est.launch_dbm - transmit_loss_db(est.ledger)  # average power per wavelength in the fiber
     amp_in_dbm = fiber_launch_dbm - every * pass_loss_db
