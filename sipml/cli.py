@@ -261,6 +261,69 @@ def report(fmt: FormatOpt = Format.table, output: OutputOpt = None,
 
 
 @app.command()
+def sweep(design: DesignArg = None,
+          vary: Annotated[Optional[list[str]], typer.Option(
+              "--vary", help="an axis: section.key=start:stop:count[:log] (units on start and stop) or "
+                             "section.key=a,b,c (repeatable: the grid is their product)")] = None,
+          model: Annotated[Optional[str], typer.Option(
+              "--model", "-m", help="also train this model on every point (speedup over fattree-200)")] = None,
+          batch: Annotated[Optional[int], typer.Option("--batch", min=1, help="global batch with --model")] = None,
+          table: Annotated[str, typer.Option("--table", help="row format: csv, jsonl or parquet (default: from "
+                                                            "-o's suffix, else csv)")] = "",
+          output: OutputOpt = None, set_: SetOpt = None,
+          plot: Annotated[Optional[str], typer.Option(
+              "--plot", help="also write a PNG of columns x,y[,color] (see --plot-file)")] = None,
+          plot_file: Annotated[Path, typer.Option("--plot-file", help="where --plot writes")] = Path("sweep.png"),
+          scheduler: Annotated[Optional[str], typer.Option(
+              "--scheduler", help="run on a Dask cluster, e.g. tcp://HOST:8786 (the rows equal the local run's)")]
+          = None,
+          workers: Annotated[Optional[int], typer.Option(
+              "--workers", min=1, help="local processes (default: every core)")] = None,
+          quiet: Annotated[bool, typer.Option("--quiet", help="no progress bar")] = False) -> None:
+    """Evaluate a grid of design points: one row per point with every input and output column and its unit."""
+    import os
+
+    from core.errors import InputError
+    from sipml.render import write_atomic, write_atomic_bytes
+    from sipml.sweep import plot as plot_rows
+    from sipml.sweep import run_sweep, to_csv, to_jsonl, to_parquet
+
+    if not vary:
+        raise InputError("sweep needs at least one --vary axis, e.g. --vary link.wavelengths_per_fiber=4,8,16")
+    kind = table or (output.suffix.lstrip(".") if output is not None else "csv")
+    if kind not in ("csv", "jsonl", "parquet"):
+        raise InputError(f"--table {kind!r}: expected csv, jsonl or parquet")
+    if kind == "parquet" and output is None:
+        raise InputError("Parquet output needs -o PATH")
+    show = not quiet and sys.stderr.isatty()
+
+    def progress(done, total):
+        if show:
+            width = 30
+            filled = int(width * done / total)
+            print(f"\rsweep [{'#' * filled}{'.' * (width - filled)}] {done}/{total} chunks", end="",
+                  file=sys.stderr, flush=True)
+
+    _, rows = run_sweep(design, set_, vary, model=model, batch=batch, scheduler=scheduler,
+                        workers=workers or os.cpu_count(), progress=progress)
+    if show:
+        print(file=sys.stderr)
+    if kind == "parquet":
+        write_atomic_bytes(output, to_parquet(rows))
+    else:
+        text = to_csv(rows) if kind == "csv" else to_jsonl(rows)
+        if output is None:
+            sys.stdout.write(text)
+        else:
+            write_atomic(output, text)
+    if output is not None:
+        print(f"wrote {output} ({len(rows)} rows)", file=sys.stderr)
+    if plot is not None:
+        plot_rows(rows, plot, plot_file)
+        print(f"wrote {plot_file}", file=sys.stderr)
+
+
+@app.command()
 def validate(fmt: FormatOpt = Format.table, output: OutputOpt = None) -> None:
     """Reproduce every published case the project knows (physical layer, SiP-ML, NCCL, Megatron-LM): published,
     ours, error, tolerance. Exit 1 when any case is outside its tolerance."""

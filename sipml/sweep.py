@@ -1,0 +1,323 @@
+"""`sipml sweep`: a design space evaluated point by point — the link budget always, the fabric and its cost when
+the design has one, the training speedup of a model with `--model` — one row per point, every input and output
+column named with its unit. Infeasible points stay, with what binds them.
+
+The grid is the full product of the `--vary` axes (`key=start:stop:count[:log]` with units on start and stop, or
+`key=a,b,c`), each value checked by the key's declaration. Points are cut into fixed chunks in grid order and
+evaluated locally across processes or on a Dask cluster; either way the rows come back in grid order and equal.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+CHUNK = 64  # points per task: the grid's cut into tasks never depends on where they run
+
+
+@dataclass(frozen=True)
+class Axis:
+    section: str
+    key: str
+    values: tuple  # parsed values (SI floats, ints, or choice names)
+    texts: tuple  # the same as design-file text, for --set
+    unit: str
+
+    @property
+    def column(self) -> str:
+        return f"{self.section}.{self.key}" + (f" [{self.unit}]" if self.unit not in ("", "1") else "")
+
+
+def parse_axis(spec: str, sections: dict) -> Axis:
+    """One --vary item. InputError for an unknown key, a key without a sweepable value, wrong units, a count < 1."""
+    from core.errors import InputError
+    from core.fields import specs
+
+    target, sep, text = spec.partition("=")
+    section, dot, key = target.strip().partition(".")
+    if not sep or not dot:
+        raise InputError(f"--vary {spec!r}: expected section.key=start:stop:count[:log] or section.key=a,b,c")
+    if section not in sections:
+        raise InputError(f"--vary {spec!r}: unknown section [{section}]; known: {', '.join(sections)}")
+    declared = specs(sections[section])
+    if key not in declared:
+        raise InputError(f"--vary {spec!r}: [{section}] has no key {key!r}; known: {', '.join(declared)}")
+    field = declared[key]
+    text = text.strip()
+    if ":" in text:
+        parts = text.split(":")
+        if len(parts) not in (3, 4) or (len(parts) == 4 and parts[3] != "log"):
+            raise InputError(f"--vary {spec!r}: a range is start:stop:count or start:stop:count:log")
+        if field.unit in ("choice", "text"):
+            raise InputError(f"--vary {spec!r}: [{section}] {key} is a name; list its values: {key}=a,b,c")
+        try:
+            count = int(parts[2])
+        except ValueError:
+            raise InputError(f"--vary {spec!r}: count {parts[2]!r} is not a whole number") from None
+        if count < 1:
+            raise InputError(f"--vary {spec!r}: count must be ≥ 1, got {count}")
+        lo, hi = (_parse(field, p.strip(), spec) for p in parts[:2])
+        if len(parts) == 4:
+            if lo <= 0 or hi <= 0:
+                raise InputError(f"--vary {spec!r}: a log range needs positive ends")
+            grid = np.geomspace(lo, hi, count)
+        else:
+            grid = np.linspace(lo, hi, count)
+        if field.integer:
+            grid = np.unique(np.round(grid).astype(int))
+        values = tuple(_parse(field, field.show(v), spec) if not field.integer else int(v) for v in grid)
+    else:
+        values = tuple(_parse(field, v.strip(), spec) for v in text.split(",") if v.strip())
+        if not values:
+            raise InputError(f"--vary {spec!r}: no values")
+    texts = tuple(_as_text(field, v) for v in values)
+    return Axis(section, key, values, texts, "" if field.unit in ("choice", "text") else field.unit)
+
+
+def _parse(field, text: str, spec: str):
+    from core.errors import InputError
+
+    try:
+        value = _toml_value(text)
+        return field.parse(value)
+    except InputError as exc:
+        raise InputError(f"--vary {spec!r}: {text!r}: {exc}") from None
+
+
+def _toml_value(text: str):
+    import tomllib
+
+    try:
+        return tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        return text
+
+
+def _as_text(field, value) -> str:
+    if field.unit in ("choice", "text"):
+        return f'"{value}"'
+    if field.integer:
+        return str(int(value))
+    if field.unit == "1":
+        return repr(float(value))
+    return f'"{field.show(value)}"'
+
+
+def grid_points(axes: list[Axis]) -> list[tuple]:
+    return list(itertools.product(*(range(len(a.values)) for a in axes)))
+
+
+def evaluate_chunk(design: str | None, overrides: tuple, axes: tuple, points: tuple, model: str | None,
+                   batch: int | None) -> list[dict]:
+    """Rows of the given grid points (indices into each axis). Runs in a worker process or on a Dask worker."""
+    return [_row(design, overrides, axes, point, model, batch) for point in points]
+
+
+def _row(design, overrides, axes, point, model, batch) -> dict:
+    from core.errors import SipmlError
+    from sipml.design import load_design
+
+    row = {a.column: a.values[i] for a, i in zip(axes, point)}
+    sets = [*overrides, *(f"{a.section}.{a.key}={a.texts[i]}" for a, i in zip(axes, point))]
+    try:
+        loaded = load_design(design, sets)
+        row.update(_physics(loaded))
+        if loaded.has_fabric or design is not None:
+            row.update(_fabric(loaded))
+        if model is not None:
+            row.update(_training(loaded, model, batch))
+        row["error"] = ""
+    except SipmlError as exc:
+        row["error"] = str(exc)
+    return row
+
+
+def _physics(design) -> dict:
+    from fabric.evaluate import effective_link
+    from photonics.link import evaluate
+
+    link = effective_link(design)
+    if link is None:
+        return {}
+    est = evaluate(link)
+    return {"link_feasible": est.feasible, "margin [dB]": est.margin_db, "capacity [Gbit/s]": est.capacity_bps / 1e9,
+            "binding_limit": est.binding_limit, "max_wavelengths_per_fiber": est.max_wavelengths_per_fiber,
+            "energy [pJ/bit]": est.total_energy_j_per_bit * 1e12,
+            "min_laser_power_per_line [dBm]": est.min_laser_power_per_line_dbm,
+            "link_violations": ";".join(v.name for v in est.violations)}
+
+
+def _fabric(design) -> dict:
+    from fabric.catalog import load_catalog
+    from fabric.cost import cost_summary
+    from fabric.evaluate import evaluate_fabric
+
+    est = evaluate_fabric(design)
+    summary = cost_summary(design, est, load_catalog())
+    return {"fabric_feasible": est.feasible, "effective_bandwidth [Gbit/s]": est.effective_bandwidth_bps / 1e9,
+            "reach [hops]": est.reach_hops if est.reach_hops is not None else math.nan,
+            "network_cost_per_gpu [USD]": summary.network_cost_per_gpu_usd.typical,
+            "network_power_per_gpu [W]": summary.network_power_per_gpu_w.typical,
+            "cluster_cost [USD]": summary.cluster_cost_usd.typical,
+            "fabric_violations": ";".join(v.name for v in est.violations)}
+
+
+def _training(design, model_name, batch) -> dict:
+    from core.errors import InfeasibleDesign
+    from sipml.design import load_design
+    from workloads.models import load_model
+    from workloads.speedup import compare, default_batch, evaluate_model
+
+    model = load_model(model_name)
+    n = design.job_gpus
+    if batch is None:
+        batch, _ = default_batch(model, n)
+    try:
+        result = evaluate_model(model, design, "point", batch)
+    except InfeasibleDesign as exc:
+        return {"training_feasible": False, "iteration [s]": math.nan, "speedup": math.nan,
+                "speedup_per_dollar": math.nan, "speedup_per_watt": math.nan, "training_error": str(exc)}
+    base = evaluate_model(model, load_design("fattree-200", [f"fabric.gpus={design.fabric.gpus}"]),
+                          "fattree-200", batch)
+    versus = compare(result, base)
+    return {"training_feasible": True, "iteration [s]": result.best.iteration_s,
+            "tflops_per_gpu [TFLOP/s]": result.tflops_per_gpu, **versus, "training_error": ""}
+
+
+def run_sweep(design, overrides, specs, model=None, batch=None, scheduler=None, workers=None, progress=None):
+    """All rows of the sweep, in grid order."""
+    from sipml.design import ALL_SECTIONS
+
+    axes = tuple(parse_axis(s, ALL_SECTIONS) for s in specs)
+    points = grid_points(list(axes))
+    chunks = [tuple(points[i:i + CHUNK]) for i in range(0, len(points), CHUNK)]
+    args = (design, tuple(overrides or ()), axes)
+    rows: list[dict] = []
+    if scheduler is not None:
+        from core.errors import InputError
+
+        try:
+            from dask.distributed import Client
+        except ImportError:
+            raise InputError("--scheduler needs dask: pip install 'sipml[dask]'") from None
+        with Client(scheduler) as client:
+            futures = client.map(evaluate_chunk, *zip(*[(*args, c, model, batch) for c in chunks]), pure=False)
+            for done, future in enumerate(futures, 1):
+                rows.extend(future.result())
+                if progress:
+                    progress(done, len(chunks))
+        return axes, rows
+    if (workers or 1) > 1 and len(chunks) > 1:
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            results = pool.map(evaluate_chunk, *zip(*[(*args, c, model, batch) for c in chunks]))
+            for done, chunk_rows in enumerate(results, 1):
+                rows.extend(chunk_rows)
+                if progress:
+                    progress(done, len(chunks))
+        return axes, rows
+    for done, chunk in enumerate(chunks, 1):
+        rows.extend(evaluate_chunk(*args, chunk, model, batch))
+        if progress:
+            progress(done, len(chunks))
+    return axes, rows
+
+
+def columns(rows: list[dict]) -> list[str]:
+    out: dict[str, None] = {}
+    for r in rows:
+        out.update(dict.fromkeys(r))
+    return list(out)
+
+
+def to_csv(rows: list[dict]) -> str:
+    import csv
+    import io
+
+    cols = columns(rows)
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=cols, lineterminator="\n")
+    writer.writeheader()
+    for r in rows:
+        writer.writerow({c: _cell(r.get(c)) for c in cols})
+    return buf.getvalue()
+
+
+def _cell(v):
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float):
+        return "" if math.isnan(v) else repr(v)
+    return "" if v is None else v
+
+
+def to_jsonl(rows: list[dict]) -> str:
+    import json
+
+    def clean(v):
+        if isinstance(v, float) and not math.isfinite(v):
+            return None if math.isnan(v) else ("inf" if v > 0 else "-inf")
+        return v
+
+    return "".join(json.dumps({k: clean(v) for k, v in r.items()}, ensure_ascii=False) + "\n" for r in rows)
+
+
+def to_parquet(rows: list[dict]) -> bytes:
+    from core.errors import InputError
+
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise InputError("Parquet output needs pyarrow: pip install pyarrow") from None
+    import io
+
+    cols = columns(rows)
+    table = pa.table({c: [r.get(c) for r in rows] for c in cols})
+    buf = io.BytesIO()
+    pq.write_table(table, buf)
+    return buf.getvalue()
+
+
+def plot(rows: list[dict], spec: str, path) -> None:
+    """A PNG of column y against column x (coloured by a third column if given)."""
+    from core.errors import InputError
+
+    names = [s.strip() for s in spec.split(",")]
+    cols = columns(rows)
+    if len(names) not in (2, 3):
+        raise InputError(f"--plot {spec!r}: expected x,y or x,y,color")
+    for name in names:
+        if name not in cols:
+            raise InputError(f"--plot {spec!r}: no column {name!r}; columns: {', '.join(cols)}")
+    try:
+        import matplotlib
+    except ImportError:
+        raise InputError("--plot needs matplotlib: pip install 'sipml[plots]'") from None
+    matplotlib.use("Agg")
+    import io
+
+    import matplotlib.pyplot as plt
+
+    from sipml.render import write_atomic_bytes
+
+    fig, ax = plt.subplots(figsize=(6, 4))
+    x = [r.get(names[0]) for r in rows]
+    y = [r.get(names[1]) for r in rows]
+    if len(names) == 3:
+        groups = sorted({r.get(names[2]) for r in rows}, key=str)
+        for g in groups:
+            pts = [(a, b) for a, b, r in zip(x, y, rows) if r.get(names[2]) == g]
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=f"{names[2]} = {g}")
+        ax.legend(fontsize=7)
+    else:
+        ax.plot(x, y, marker="o")
+    ax.set(xlabel=names[0], ylabel=names[1])
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=120, bbox_inches="tight")
+    plt.close(fig)
+    write_atomic_bytes(path, buf.getvalue())

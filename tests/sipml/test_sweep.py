@@ -1,0 +1,83 @@
+"""`sipml sweep`: rows equal point-by-point evaluation, the Dask run equals the local one, bad axes are one line."""
+
+import csv
+import io
+import json
+
+import pytest
+
+from sipml.cli import main
+from sipml.sweep import run_sweep
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_rows_equal_point_by_point_evaluation():
+    from photonics.link import evaluate
+    from sipml.design import load_design
+
+    axes, rows = run_sweep(None, [], ["link.wavelengths_per_fiber=4,8", "laser.power_per_line=3 mW:6 mW:2"])
+    assert [a.column for a in axes] == ["link.wavelengths_per_fiber", "laser.power_per_line [W]"]
+    assert len(rows) == 4
+    for row in rows:
+        design = load_design(None, [f"link.wavelengths_per_fiber={row['link.wavelengths_per_fiber']}",
+                                    f'laser.power_per_line="{row["laser.power_per_line [W]"] * 1e3:g} mW"'])
+        est = evaluate(design.link)
+        assert row["margin [dB]"] == est.margin_db and row["capacity [Gbit/s]"] == est.capacity_bps / 1e9
+        assert row["binding_limit"] == est.binding_limit
+
+
+def test_infeasible_points_stay_with_their_binding_limit():
+    _, rows = run_sweep(None, [], ["link.wavelengths_per_fiber=8,24"])
+    far = rows[1]
+    assert far["link_feasible"] is False and "fsr_channels" in far["link_violations"]
+
+
+def test_dask_cluster_equals_the_local_run():
+    distributed = pytest.importorskip("distributed")
+    specs = ["link.wavelengths_per_fiber=2:8:4", "loss.fiber_length=1 m:10 m:40"]  # 160 points, 3 chunks
+    _, local = run_sweep(None, [], specs, workers=1)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        _, remote = run_sweep(None, [], specs, scheduler=cluster.scheduler_address)
+    assert len(remote) == len(local) == 160
+    assert remote == local  # bit for bit, in grid order
+
+
+def test_csv_jsonl_and_plot(capsys, tmp_path):
+    pytest.importorskip("matplotlib")
+    png = tmp_path / "m.png"
+    code, out, _ = run(capsys, "sweep", "--vary", "link.wavelengths_per_fiber=2,4,8", "--quiet", "--plot",
+                       "link.wavelengths_per_fiber,margin [dB]", "--plot-file", str(png))
+    assert code == 0
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert [r["link.wavelengths_per_fiber"] for r in rows] == ["2", "4", "8"]
+    assert rows[0]["link_feasible"] in ("true", "false")
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    target = tmp_path / "s.jsonl"
+    code, _, _ = run(capsys, "sweep", "--vary", "link.wavelengths_per_fiber=2,4", "-o", str(target), "--quiet")
+    lines = [json.loads(line) for line in target.read_text().splitlines()]
+    assert code == 0 and [r["link.wavelengths_per_fiber"] for r in lines] == [2, 4]
+
+
+@pytest.mark.parametrize("axis, message", [
+    ("link.no_such_key=1,2", "no key"),
+    ("nowhere.key=1,2", "unknown section"),
+    ("link.data_rate=10 GHz:20 GHz:3", "data_rate"),
+    ("link.wavelengths_per_fiber=2:8:0", "count"),
+    ("link.wavelengths_per_fiber", "expected"),
+])
+def test_bad_axes_are_one_line_exit_2_and_nothing_written(capsys, tmp_path, axis, message):
+    target = tmp_path / "out.csv"
+    code, _, err = run(capsys, "sweep", "--vary", axis, "-o", str(target), "--quiet")
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1
+    assert not target.exists()
+
+
+def test_plot_of_an_unknown_column_is_refused(capsys, tmp_path):
+    code, _, err = run(capsys, "sweep", "--vary", "link.wavelengths_per_fiber=2,4", "--quiet", "--plot",
+                       "link.wavelengths_per_fiber,nope", "--plot-file", str(tmp_path / "x.png"))
+    assert code == 2 and "nope" in err
