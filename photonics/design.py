@@ -12,20 +12,31 @@ direction; the device numbers come from DSENT, PhoenixSim and the datasheets cit
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
-from core.fields import non_negative, param, positive
+from core.fields import Composite, Section, non_negative, param, positive, when
 
 _SIPML = "SiP-ML simulator (MLNetwork/rostam), Khani et al. SIGCOMM 2021"
 
+_FULL_THERMAL = when("tuning", "strategy", "full-thermal")
+_THERMAL_OR_ATHERMAL = when("tuning", "strategy", "full-thermal", "athermal")
+
+# Bounds of the design space on counts, so the work a design causes is bounded.
+MAX_CHANNELS = 4096  # wavelengths, laser lines, fibers: the wavelength-count search stops at 4096 (photonics.link)
+MAX_PATH_ELEMENTS = 1000  # bends, crossings, connectors, switch passes: 1000 of any cost ≥ 20 dB at the defaults
+MAX_CHIPLETS = 256  # [assumed] far beyond the ~44 chiplets of 5 mm that fit a 55 mm package's edge
+
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class LinkSection:
+class LinkSection(Section):
+    section_name: ClassVar[str] = "link"
+
     data_rate: float = param("25 Gbit/s", "bit/s", "data rate per wavelength (NRZ/OOK)", f"{_SIPML} [sim]",
                              lo=1e6, hi=1e12)
     wavelengths_per_fiber: int = param(8, "1", "wavelengths requested per fiber per direction",
-                                       f"{_SIPML}: 80 λ over 2 × 5 fibers [sim]", lo=1, hi=4096, integer=True)
+                                       f"{_SIPML}: 80 λ over 2 × 5 fibers [sim]", lo=1, hi=MAX_CHANNELS, integer=True)
     fibers_per_direction: int = param(10, "1", "transmit fibers per GPU (as many receive fibers)",
-                                      f"{_SIPML}: 2 directions × 5 fibers [sim]", lo=1, integer=True)
+                                      f"{_SIPML}: 2 directions × 5 fibers [sim]", lo=1, hi=MAX_CHANNELS, integer=True)
     channel_spacing: float = param("200 GHz", "Hz", "wavelength-grid spacing", "Intel OCI chiplet, 200 GHz "
                                    "spacing [verbatim]", lo=1e9, hi=10e12)
     wavelength: float = param("1310 nm", "m", "centre wavelength (O-band)",
@@ -39,7 +50,9 @@ class LinkSection:
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class RingSection:
+class RingSection(Section):
+    section_name: ClassVar[str] = "ring"
+
     radius: float = param("3 um", "m", "micro-ring radius", "DSENT default [verbatim]", lo=1e-6, hi=1e-3)
     group_index: float = param(4.0, "1", "group index of the ring waveguide", "DSENT at 1300 nm [verbatim]",
                                lo=1.0, hi=10.0)
@@ -52,23 +65,28 @@ class RingSection:
     propagation_loss: float = non_negative(
         "7 dB/cm", "dB/m", "intrinsic round-trip loss of the ring waveguide",
         "[inferred] Cheng et al. Photonics Research 7(2) 2019 measured 0.5 dB drop loss; with Q_L 6500 "
-        "at 1310 nm (E3, E4) that is ~7 dB/cm")
+        "at 1310 nm (E3, E4) that is ~7 dB/cm", applies_when=when("ring", "loss_model", "given"))
     bend_fit_coefficient: float = non_negative(
         "1.044e9 dB/cm", "dB/m", "bending-loss fit coefficient (loss = c·R[µm]^−k + straight)",
-        "PhoenixSim UBCModelOptimistic, 450 nm Si strip [verbatim]")
+        "PhoenixSim UBCModelOptimistic, 450 nm Si strip [verbatim]", sweepable=False,
+        applies_when=when("ring", "loss_model", "bend-fit"))
     bend_fit_exponent: float = positive(10.13, "1", "bending-loss fit exponent k",
-                                        "PhoenixSim UBCModelOptimistic [verbatim]")
+                                        "PhoenixSim UBCModelOptimistic [verbatim]", sweepable=False,
+                                        applies_when=when("ring", "loss_model", "bend-fit"))
     bend_fit_straight_loss: float = non_negative("1.2 dB/cm", "dB/m", "bending-loss fit straight term",
-                                                 "PhoenixSim UBCModelOptimistic [verbatim]")
+                                                 "PhoenixSim UBCModelOptimistic [verbatim]", sweepable=False,
+                                                 applies_when=when("ring", "loss_model", "bend-fit"))
     through_excess_loss: float = non_negative("0.01 dB", "dB", "excess loss per passed off-resonance ring",
                                               "DSENT Photonics.model [verbatim]; 0.1 dB measured by Cheng 2019")
     dn_dt: float = positive("1.86e-4 / K", "1/K", "thermo-optic coefficient of silicon: sets the resonance "
                             "shift per kelvin f·(dn/dT)/n_g (E12; ≈ 10.6 GHz/K at 1310 nm, n_g 4, DSENT uses 10 GHz/K)",
-                            "E12, photonics reference [inferred]")
+                            "E12, photonics reference [inferred]", sweepable=False)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class ModulatorSection:
+class ModulatorSection(Section):
+    section_name: ClassVar[str] = "modulator"
+
     kind: str = param("add-drop", "choice", "'add-drop': each ring drops its line from the laser bus onto the "
                       "output (one drop loss; unused laser lines stay off the fiber; needed for wavelength reuse on "
                       "a ring); 'all-pass': rings modulate the laser bus itself (unused comb lines reach the fiber)",
@@ -85,31 +103,37 @@ class ModulatorSection:
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class LaserSection:
+class LaserSection(Section):
+    section_name: ClassVar[str] = "laser"
+
     kind: str = param("comb", "choice", "laser source: a comb generates all its lines, a DFB array lights "
                       "only the lines used", "—", choices=("comb", "dfb"))
     lines: int = param(16, "1", "lines per laser source on the channel grid",
-                       "[assumed] inside the 4–160 channels of the Optica 2023 comb review", lo=1, integer=True)
+                       "[assumed] inside the 4–160 channels of the Optica 2023 comb review", lo=1,
+                       hi=MAX_CHANNELS, integer=True)
     power_per_line: float = positive("3 mW", "W", "mean optical power per line at the laser output",
                                      "[inferred] Buyalo et al. Sci. Rep. 2024 QD comb: 270 mW over 89 lines ≈ 3 mW; "
                                      "inside the 0.5–50 mW per channel of the Optica 2023 comb review")
     flatness: float = non_negative("3 dB", "dB", "weakest comb line below the mean (kind = comb; a DFB array "
-                                   "has none)", "[assumed] typical comb envelope")
+                                   "has none)", "[assumed] typical comb envelope",
+                                   applies_when=when("laser", "kind", "comb"))
     coupling_loss: float = non_negative("1.25 dB", "dB", "laser-to-chip coupling loss",
                                         "[inferred] 75 % coupling, Buyalo et al. Sci. Rep. 2024")
     wall_plug_efficiency: float = param(0.25, "1", "electrical-to-optical efficiency",
                                         "DSENT [verbatim]; PhoenixSim 0.10; Innolume > 0.30 peak",
                                         lo=0.0, hi=1.0, lo_open=True)
     fibers_per_source: int = param(1, "1", "transmit fibers one source feeds through a splitter",
-                                   "[assumed] one source per fiber", lo=1, integer=True)
+                                   "[assumed] one source per fiber", lo=1, hi=MAX_CHANNELS, integer=True)
     aggregate_power_limit: float = positive("20 dBm", "W", "total optical power a silicon waveguide "
                                             "carries before nonlinear absorption", "PhoenixSim [verbatim]")
     eye_safety_limit: float = positive("17 dBm", "W", "total optical power allowed in one fiber",
-                                       "Keiser, Optical Communications Essentials (E15) [restated]")
+                                       "Keiser, Optical Communications Essentials (E15) [restated]", sweepable=False)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class LossSection:
+class LossSection(Section):
+    section_name: ClassVar[str] = "loss"
+
     coupler: float = non_negative("1.5 dB", "dB", "chip-to-fiber coupler loss per facet",
                                   "edge coupler < 1.52 dB (TE, O-band), Adv. Photon. Nexus 2025 [verbatim]")
     waveguide_loss: float = non_negative("1 dB/cm", "dB/m", "on-chip waveguide loss",
@@ -118,50 +142,61 @@ class LossSection:
                                               "[assumed] chiplet-scale routing")
     rx_waveguide_length: float = non_negative("0.5 cm", "m", "waveguide from input coupler to detector",
                                               "[assumed] chiplet-scale routing")
-    bends: int = param(4, "1", "waveguide bends on the path", "[assumed]", lo=0, integer=True)
+    bends: int = param(4, "1", "waveguide bends on the path", "[assumed]", lo=0, hi=MAX_PATH_ELEMENTS,
+                       integer=True)
     bend_loss: float = non_negative("0.02 dB", "dB", "loss per bend", "PhoenixSim [verbatim]")
-    crossings: int = param(0, "1", "waveguide crossings on the path", "[assumed]", lo=0, integer=True)
+    crossings: int = param(0, "1", "waveguide crossings on the path", "[assumed]", lo=0, hi=MAX_PATH_ELEMENTS,
+                           integer=True)
     crossing_loss: float = non_negative("0.028 dB", "dB", "loss per crossing", "PhoenixSim [verbatim]")
     splitters: int = param(0, "1", "Y-junctions on the path (other than the laser splitter)", "[assumed]",
-                           lo=0, integer=True)
+                           lo=0, hi=MAX_PATH_ELEMENTS, integer=True)
     splitter_loss: float = non_negative("0.28 dB", "dB", "excess loss per Y-junction (beyond the 3 dB split)",
                                         "PhoenixSim [verbatim]")
     connectors: int = param(2, "1", "fiber connectors on the path", "[assumed] one at each end", lo=0,
-                            integer=True)
+                            hi=MAX_PATH_ELEMENTS, integer=True)
     connector_loss: float = non_negative("0.5 dB", "dB", "loss per connector",
                                          "MTP vs LC penalty, Calient S320 guide [verbatim]")
     fiber_length: float = non_negative("10 m", "m", "fiber length between GPUs", "[assumed] within a row")
     fiber_loss: float = non_negative("0.35 dB/km", "dB/m", "single-mode fiber loss", "G.652 at 1310 nm "
                                      "[verbatim]")
     switch_ports: int = param(0, "1", "optical-switch passes on the path (an OCS fabric adds its own passes "
-                              "to these)", "point-to-point link", lo=0, integer=True)
+                              "to these)", "point-to-point link", lo=0, hi=MAX_PATH_ELEMENTS,
+                              integer=True)
     switch_loss: float = non_negative("2 dB", "dB", "insertion loss per optical-switch pass",
                                       "MEMS OCS 'sub-2 dB' [restated]")
     switch_connectors: int = param(2, "1", "patch connectors each switch pass adds (at connector_loss each)",
-                                   "[assumed] a patch at each switch port", lo=0, integer=True)
+                                   "[assumed] a patch at each switch port", lo=0, hi=MAX_PATH_ELEMENTS,
+                                   integer=True)
     mux_demux_loss: float = non_negative("0 dB", "dB", "extra multiplexer/demultiplexer loss", "none: rings "
                                          "mux and demux")
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class ReceiverSection:
+class ReceiverSection(Section):
+    section_name: ClassVar[str] = "receiver"
+
     model: str = param("ge-photodiode", "choice", "how sensitivity is found", "—",
                        choices=("ge-photodiode", "thermal-noise", "given"))
     sensitivity: float = positive("-9.7 dBm", "W", "average-power sensitivity (model = given)",
-                                  "SiP receiver at 25 Gbps, Sci. Rep. 7:13857 (2017) [verbatim]")
+                                  "SiP receiver at 25 Gbps, Sci. Rep. 7:13857 (2017) [verbatim]",
+                                  applies_when=when("receiver", "model", "given"))
     reference_extinction_ratio: float = positive("inf dB", "dB", "extinction ratio the given sensitivity "
-                                                 "assumes (inf: an ideal transmitter)", "—", allow_inf=True)
+                                                 "assumes (inf: an ideal transmitter)", "—", allow_inf=True,
+                                                 applies_when=when("receiver", "model", "given"))
     responsivity: float = positive("0.7 A/W", "A/W", "photodiode responsivity", "PhoenixSim [verbatim]")
-    dark_current: float = non_negative("1 uA", "A", "photodiode dark current", "PhoenixSim [verbatim]")
+    dark_current: float = non_negative("1 uA", "A", "photodiode dark current", "PhoenixSim [verbatim]",
+                                       applies_when=when("receiver", "model", "ge-photodiode"))
     noise_density: float = positive("10.9 pA/Hz**0.5", "A/Hz**0.5", "input-referred TIA noise density "
                                     "(model = thermal-noise)", "Xie et al. iWEM 2021, 25 Gb/s TIA "
-                                    "(post-layout) [restated]")
+                                    "(post-layout) [restated]", applies_when=when("receiver", "model", "thermal-noise"))
     energy: float = non_negative("0.55 pJ/bit", "J/bit", "receiver (TIA + detector) energy per bit",
                                  "K. Li et al. 2020, 54 Gb/s SiGe receiver [restated]")
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class TuningSection:
+class TuningSection(Section):
+    section_name: ClassVar[str] = "tuning"
+
     strategy: str = param("nearest-channel", "choice", "thermal tuning strategy", "DSENT strategies",
                           choices=("nearest-channel", "full-thermal", "athermal"))
     heating_efficiency: float = positive("2.57e4 K/W", "K/W", "ring temperature rise per heater watt",
@@ -170,33 +205,39 @@ class TuningSection:
                                          "10 GHz/K; DSENT's own 1e5 K/W is 4× better than any measured heater. The "
                                          "shift per kelvin itself follows from [ring] dn_dt (E12)")
     sigma_local: float = non_negative("40 GHz", "Hz", "local (within-die) resonance variation, 1σ",
-                                      "DSENT [verbatim]")
+                                      "DSENT [verbatim]", applies_when=_THERMAL_OR_ATHERMAL)
     sigma_system: float = non_negative("200 GHz", "Hz", "systematic (die-to-die) resonance variation, 1σ",
-                                       "DSENT [verbatim]")
-    t_min: float = positive("280 K", "K", "lowest operating temperature", "DSENT [verbatim]")
-    t_max: float = positive("380 K", "K", "highest operating temperature", "DSENT [verbatim]")
+                                       "DSENT [verbatim]", applies_when=_THERMAL_OR_ATHERMAL)
+    t_min: float = positive("280 K", "K", "lowest operating temperature", "DSENT [verbatim]",
+                            applies_when=_FULL_THERMAL)
+    t_max: float = positive("380 K", "K", "highest operating temperature", "DSENT [verbatim]",
+                            applies_when=_FULL_THERMAL, above="t_min")
     temperature: float = positive("300 K", "K", "operating temperature for full-thermal power",
-                                  "[assumed] room temperature")
+                                  "[assumed] room temperature", applies_when=_FULL_THERMAL, at_least="t_min",
+                                  at_most="t_max")
     max_heater_power: float = positive("25 mW", "W", "largest heater power a ring's driver supplies: sets the "
                                        "tuning range", "[assumed] heater powers up to 25 mW are reported "
                                        "(Sci. Rep. 2025)")
     retune_time: float = non_negative("20 us", "s", "time to retune a ring to a new wavelength",
-                                      f"{_SIPML} [sim]")
+                                      f"{_SIPML} [sim]", applies_when=when("fabric", "kind", "sip-ring"))
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class PackageSection:
+class PackageSection(Section):
+    section_name: ClassVar[str] = "package"
+
     width: float = positive("55 mm", "m", "GPU package width", "[assumed] SXM-class package")
     height: float = positive("55 mm", "m", "GPU package height", "[assumed] SXM-class package")
     chiplets: int = param(1, "1", "optical I/O chiplets on the package edge",
-                          "SiP-ML's TeraPHY-class 2 Tbps interface: one chiplet [restated]", lo=1, integer=True)
+                          "SiP-ML's TeraPHY-class 2 Tbps interface: one chiplet [restated]", lo=1,
+                          hi=MAX_CHIPLETS, integer=True)
     chiplet_fiber_edge: float = positive("5 mm", "m", "fiber-attach edge of one chiplet",
                                          "[assumed] chiplet die size not published")
     fiber_pitch: float = positive("127 um", "m", "fiber-array pitch", "V-groove arrays [verbatim]")
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class LinkDesign:
+class LinkDesign(Composite):
     """A complete design point of one GPU's optical I/O."""
 
     link: LinkSection = field(default_factory=LinkSection)

@@ -13,8 +13,9 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from photonics import budget, crosstalk, laser, microring, modulator, packaging, receiver
-from photonics.design import LinkDesign
+from photonics.design import LinkDesign, LinkSection
 from core.errors import InputError
+from core.fields import specs
 from photonics.loss import LedgerLine, distributed, line, total_db
 from core.units import db_to_lin, dbm_to_w, w_to_dbm
 
@@ -390,7 +391,8 @@ def _tuning(d: LinkDesign, ring: RingFigures, rings_total: int, fibers_used: int
 def min_channel_spacing_hz(d: LinkDesign) -> float | None:
     """Smallest grid spacing at which the design's wavelength count still closes its budget. Crosstalk and
     ring tails couple the spacing to the margin, so a bracketed root-finder (Brent) solves margin(spacing) = 0
-    between FWHM/100 and FSR/N, evaluating the whole link at each step. None when even FSR/N fails."""
+    between FWHM/100 and FSR/N (within [link] channel_spacing's declared range), evaluating the whole link at each
+    step. None when even FSR/N fails."""
     n = d.link.wavelengths_per_fiber
     if n < 2:
         return None
@@ -399,10 +401,11 @@ def min_channel_spacing_hz(d: LinkDesign) -> float | None:
     def margin_at(spacing_hz: float) -> float:
         return evaluate(replace(d, link=replace(d.link, channel_spacing=spacing_hz))).margin_db
 
-    hi = ring.fsr_hz / n
-    if margin_at(hi) < 0.0:
+    declared = specs(LinkSection)["channel_spacing"]  # the search stays inside the spacings a design may have
+    hi = min(ring.fsr_hz / n, declared.hi)
+    if hi < declared.lo or margin_at(hi) < 0.0:
         return None
-    lo = ring.filter_fwhm_hz / 100.0
+    lo = max(ring.filter_fwhm_hz / 100.0, declared.lo)
     if margin_at(lo) >= 0.0:
         return lo
     return budget.solve_decreasing(margin_at, lo, hi, "channel spacing", xtol=1e6)
