@@ -14,6 +14,19 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
+import typer.core
+
+
+class _Command(typer.core.TyperCommand):
+    """A command whose help names each argument by its metavar alone (typer would add a Python type name such
+    as '<list[str]>')."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for param in self.params:
+            if isinstance(param, typer.core.TyperArgument):
+                param.display_type_rich = lambda ctx: None
+
 
 app = typer.Typer(add_completion=True, pretty_exceptions_enable=False, rich_markup_mode=None,
                   help="Physical-layer and cost calculator for silicon-photonic ML interconnects (after SiP-ML). "
@@ -43,7 +56,7 @@ SetOpt = Annotated[Optional[list[str]], typer.Option(
 CatalogOpt = Annotated[Optional[list[Path]], typer.Option(
     "--catalog", metavar="FILE", help="a catalog file overriding or adding entries (repeatable)")]
 DesignArg = Annotated[Optional[str], typer.Argument(
-    metavar="[DESIGN]", show_default=False,
+    metavar="DESIGN", show_default=False,
     help="design TOML file or built-in design name (default: the built-in sip-ring design)")]
 
 
@@ -140,7 +153,7 @@ def root(version: Annotated[bool, typer.Option("--version", callback=_version, i
     """Physical-layer and cost calculator for silicon-photonic ML interconnects (after SiP-ML)."""
 
 
-@app.command()
+@app.command(cls=_Command)
 def budget(design: DesignArg = None,
            fmt: FormatOpt = Format.table, output: OutputOpt = None, set_: SetOpt = None,
            min_spacing: Annotated[bool, typer.Option(
@@ -159,7 +172,7 @@ def budget(design: DesignArg = None,
     _emit(budget_report(est, _named(design), min_spacing_hz=spacing if min_spacing else False), fmt, output)
 
 
-@app.command()
+@app.command(cls=_Command)
 def check(design: DesignArg = None,
           fmt: FormatOpt = Format.table, output: OutputOpt = None, set_: SetOpt = None,
           catalog: CatalogOpt = None) -> None:
@@ -208,7 +221,7 @@ def available_memory_bytes() -> int | None:
     return min(found) if found else None
 
 
-@app.command()
+@app.command(cls=_Command)
 def fabric(design: DesignArg = None, fmt: FormatOpt = Format.table, output: OutputOpt = None, set_: SetOpt = None,
            message_size: Annotated[Optional[str], typer.Option(
                "--message-size", metavar="SIZE", help="bytes per rank for the collective times, e.g. '100 MB' "
@@ -263,9 +276,9 @@ def fabric(design: DesignArg = None, fmt: FormatOpt = Format.table, output: Outp
         raise typer.Exit(1)
 
 
-@app.command()
+@app.command(cls=_Command)
 def cost(designs: Annotated[Optional[list[str]], typer.Argument(
-             metavar="[DESIGN]...", show_default=False,
+             metavar="DESIGN", show_default=False,
              help="design files or built-in names (default: every built-in design)")] = None,
          fmt: FormatOpt = Format.table, output: OutputOpt = None, catalog: CatalogOpt = None,
          set_: SetOpt = None) -> None:
@@ -298,7 +311,7 @@ def cost(designs: Annotated[Optional[list[str]], typer.Argument(
     _emit(cost_report(entries), fmt, output)
 
 
-@app.command()
+@app.command(cls=_Command)
 def fields(fmt: FormatOpt = Format.table, output: OutputOpt = None) -> None:
     """List every design-file field: unit, library default, the built-in sip-ring's value, range, when it
     applies, help and source."""
@@ -307,7 +320,7 @@ def fields(fmt: FormatOpt = Format.table, output: OutputOpt = None) -> None:
     _emit(fields_report(), fmt, output)
 
 
-@app.command()
+@app.command(cls=_Command)
 def init(path: Annotated[Path, typer.Argument(metavar="PATH", help="where to write the design file ('-': stdout)")],
          design: DesignArg = None, set_: SetOpt = None,
          force: Annotated[bool, typer.Option("--force", help="overwrite an existing file")] = False) -> None:
@@ -330,7 +343,7 @@ def init(path: Annotated[Path, typer.Argument(metavar="PATH", help="where to wri
     print(f"wrote {path}", file=sys.stderr)
 
 
-@app.command()
+@app.command(cls=_Command)
 def explain() -> None:
     """Show the power-budget equation and its closed-form solutions (derived with sympy)."""
     from photonics.symbolic import explain as derivation

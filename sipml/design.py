@@ -346,7 +346,7 @@ def field_rows() -> list[dict]:
             rows.append({"section": section, "key": key, "unit": spec.unit if spec.unit != "1" else "—",
                          "default": spec.default_text, "sip-ring": in_builtin, "range": spec.range_text(),
                          "applies when": spec.applies_when.text() if spec.applies_when else "",
-                         "sweep": "yes" if spec.sweepable else "no", "help": spec.help, "source": spec.source})
+                         "sweepable": spec.sweepable, "help": spec.help, "source": spec.source})
     return rows
 
 
@@ -360,4 +360,4 @@ def field_notes() -> list[str]:
     return ["default: the value a key left out of a design file takes (an empty file is these defaults). "
             "sip-ring: the built-in design used when no DESIGN is named ('–': no effect there). "
             "sweep: a numeric design axis a sweep may vary.",
-            *(f"{', '.join(names)} apply only when {cond}." for cond, names in sections.items())]
+            *(f"The keys of {', '.join(names)} apply only when {cond}." for cond, names in sections.items())]

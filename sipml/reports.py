@@ -142,7 +142,8 @@ def fields_report() -> Report:
     for row in rows:
         data.setdefault(row["section"], {})[row["key"]] = {k.replace(" ", "_").replace("-", "_"): v
                                                            for k, v in row.items() if k not in ("section", "key")}
-    return Report(data, [Table("Design-file fields", list(rows[0]), rows)], field_notes())
+    shown = [{**row, "sweepable": "yes" if row["sweepable"] else "no"} for row in rows]
+    return Report(data, [Table("Design-file fields", list(rows[0]), shown)], field_notes())
 
 
 def _violation_rows(violations) -> list[dict]:
