@@ -13,6 +13,7 @@ import dataclasses
 import functools
 import math
 import numbers
+import typing
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -248,9 +249,13 @@ class Composite:
     __slots__ = ()
 
     def __post_init__(self) -> None:
-        for f in dataclasses.fields(self):
-            expected = f.default_factory
-            value = getattr(self, f.name)
-            if isinstance(expected, type) and not isinstance(value, expected):
-                raise InputError(f"{type(self).__name__} {f.name} = {shown(value)}: expected a "
-                                 f"{expected.__name__}")
+        for name, expected in _part_types(type(self)).items():
+            value = getattr(self, name)
+            if not isinstance(value, expected):
+                raise InputError(f"{type(self).__name__} {name} = {shown(value)}: expected a {expected.__name__}")
+
+
+@functools.cache
+def _part_types(cls) -> dict[str, type]:
+    hints = typing.get_type_hints(cls)
+    return {f.name: hints[f.name] for f in dataclasses.fields(cls) if isinstance(hints.get(f.name), type)}
