@@ -21,6 +21,7 @@ from core.errors import InputError, shown
 from core.units import format_si, parse_value
 
 TEXT_SPECS = ("choice", "text")  # unit specs whose values are words, not numbers
+MAX_NAME_CHARS = 100  # a catalog entry's name is a few dozen characters
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +72,7 @@ class Spec:
     hi_open: bool = False
     integer: bool = False
     choices: tuple[str, ...] = ()
-    allow_inf: bool = False
+    allow_inf: bool = False  # +inf is accepted (beyond `hi` too): a limit that is not there
     applies_when: When | None = None
     sweepable: bool = False
     at_least: str | None = None
@@ -93,7 +94,8 @@ class Spec:
             if not isinstance(value, str) or not value.strip():
                 raise InputError(f"got {shown(value)}, expected a non-empty name")
             if value not in self.choices and not _is_name(value):
-                raise InputError(f"got {shown(value)}, expected a name of letters, digits, '_', '-' and '.'")
+                raise InputError(f"got {shown(value)}, expected a name of at most {MAX_NAME_CHARS} letters, digits, "
+                                 f"'_', '-' and '.'")
             return value
         if self.integer:
             return self._count(value)
@@ -131,7 +133,8 @@ class Spec:
     def _check_range(self, number) -> None:
         if self.lo is not None and (number < self.lo or (self.lo_open and number == self.lo)):
             raise InputError(f"{self.show(number)} is out of range, expected {self.range_text()}")
-        if self.hi is not None and (number > self.hi or (self.hi_open and number == self.hi)):
+        if self.hi is not None and (number > self.hi or (self.hi_open and number == self.hi)) and not (
+                self.allow_inf and number == math.inf):
             raise InputError(f"{self.show(number)} is out of range, expected {self.range_text()}")
 
     def show(self, number) -> str:
@@ -151,13 +154,15 @@ class Spec:
             parts.append(("> " if self.lo_open else "≥ ") + self.show(self.lo))
         if self.hi is not None:
             parts.append(("< " if self.hi_open else "≤ ") + self.show(self.hi))
+        if self.allow_inf:
+            parts.append("or inf")
         parts += [f"{sign} {key}" for sign, key in (("≥", self.at_least), ("≤", self.at_most), (">", self.above))
                   if key]
         return ", ".join(parts) if parts else "any"
 
 
 def _is_name(text: str) -> bool:
-    return all(c.isalnum() or c in "_-." for c in text) and text.isascii()
+    return len(text) <= MAX_NAME_CHARS and text.isascii() and all(c.isalnum() or c in "_-." for c in text)
 
 
 def param(default, unit: str, help: str, source: str, **bounds):
@@ -173,13 +178,13 @@ def param(default, unit: str, help: str, source: str, **bounds):
 
 
 def positive(default, unit: str, help: str, source: str, **bounds):
-    """A field that must be strictly greater than zero."""
-    return param(default, unit, help, source, lo=0.0, lo_open=True, **bounds)
+    """A field that must be strictly greater than zero (or at least a stricter `lo`)."""
+    return param(default, unit, help, source, **{"lo": 0.0, "lo_open": True, **bounds})
 
 
 def non_negative(default, unit: str, help: str, source: str, **bounds):
-    """A field that must be zero or more."""
-    return param(default, unit, help, source, lo=0.0, **bounds)
+    """A field that must be zero or more (or at least a stricter `lo`)."""
+    return param(default, unit, help, source, **{"lo": 0.0, **bounds})
 
 
 @functools.cache

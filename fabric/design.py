@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from core.fields import Composite, Section, non_negative, param, positive, when, when_above
-from photonics.design import MAX_CHANNELS, LinkDesign
+from photonics.design import MAX_CHANNELS, MAX_DB, MAX_FIBER_M, LinkDesign
 
 _SIPML = "SiP-ML simulator (MLNetwork/rostam) [sim]"
 KINDS = ("sip-ring", "sip-ocs", "electrical", "ideal")
@@ -23,6 +23,8 @@ MAX_GPUS = 1 << 20  # [assumed] 1 048 576: 8× the 131 072-GPU clusters the fabr
 MAX_SERVER_GPUS = 1024  # [assumed] beyond the 72–576 GPUs of the largest NVLink domains announced
 MAX_SWITCH_RADIX = 4096  # [assumed] 8× the 512 ports of the largest switch ASICs (51.2 Tbps at 100G)
 MAX_TRANSCEIVER_PORTS = 8  # an OSFP module breaks out into at most 8 lanes (8 × 100G DR8)
+MIN_RATE_BPS, MAX_RATE_BPS = 1e6, 1e15  # [assumed] 1 Mbit/s to 1 Pbit/s per GPU, around every interconnect
+MAX_MESSAGE_BITS = 8e15  # [assumed] 1 PB per rank, beyond any collective
 _ELECTRICAL = when("fabric", "kind", "electrical")
 _AMPLIFIED = when_above("sip_ring", "amplifier_every", 0)
 
@@ -42,9 +44,9 @@ class FabricSection(Section):
                           "collective times use it", "[assumed] one job on the whole cluster, as in SiP-ML's "
                           "experiments", lo=0, hi=MAX_GPUS, integer=True, at_most="gpus")
     latency: float = non_negative("1 us", "s", "per-message latency α of a collective step", "[assumed] SiP "
-                                  "chiplet ~5 ns + fiber + protocol; NCCL-like α is µs-scale")
+                                  "chiplet ~5 ns + fiber + protocol; NCCL-like α is µs-scale", hi=1.0)
     message_size: float = positive("100 MB", "bit", "message size for the collective times of `sipml fabric`",
-                                   "[assumed] gradient bucket scale")
+                                   "[assumed] gradient bucket scale", hi=MAX_MESSAGE_BITS)
     pue: float = param(1.1, "1", "power usage effectiveness for cluster power", "Epoch AI, hyperscale "
                        "[verbatim]", lo=1.0, hi=3.0)
 
@@ -58,7 +60,7 @@ class SipRingSection(Section):
     directions: int = param(2, "1", "ring directions (the link's fibers are split evenly over them)",
                             f"{_SIPML}: 2 directions × 5 fibers", lo=1, hi=2, integer=True)
     decision_interval: float = positive("100 us", "s", "time between wavelength re-allocations",
-                                        f"{_SIPML}")
+                                        f"{_SIPML}", lo=1e-9, lo_open=False, hi=1e3)
     locality: int = param(16, "1", "ring distance within which model-parallel partitions are placed",
                           f"{_SIPML}: 16 GPUs", lo=1, hi=MAX_GPUS, integer=True)
     amplifier_every: int = param(0, "1", "an optical amplifier every this many hops (0: none)", "[assumed] "
@@ -66,9 +68,9 @@ class SipRingSection(Section):
     amplifier: str = param("amplifier.soa", "text", "catalog entry of the amplifier", "[assumed] O-band SOA",
                            applies_when=_AMPLIFIED)
     amplifier_gain: float = non_negative("20 dB", "dB", "small-signal gain per amplifier",
-                                         "[assumed] O-band SOA class", applies_when=_AMPLIFIED)
+                                         "[assumed] O-band SOA class", applies_when=_AMPLIFIED, hi=MAX_DB)
     amplifier_noise_figure: float = non_negative("7 dB", "dB", "amplifier noise figure",
-                                                 "[assumed] O-band SOA class", applies_when=_AMPLIFIED)
+                                                 "[assumed] O-band SOA class", applies_when=_AMPLIFIED, hi=MAX_DB)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -85,7 +87,7 @@ class SipOcsSection(Section):
                           "layer, needs radix ≥ GPUs), 'partitioned' (independent pods of ≤ radix GPUs), 'clos' "
                           "(3-stage folded Clos, 3 switch passes)", "—", choices=("single", "partitioned", "clos"))
     reconfiguration_time: float = non_negative("30 ms", "s", "time to set a new circuit configuration",
-                                               f"{_SIPML} default; 10 ms in a paper summary")
+                                               f"{_SIPML} default; 10 ms in a paper summary", hi=1e3)
     shots: str = param("single", "choice", "'single': configured once per job; 'multi': reconfigured every "
                        "5 × reconfiguration time", f"{_SIPML}", choices=("single", "multi"))
 
@@ -100,10 +102,10 @@ class ElectricalSection(Section):
                                  lo=1, hi=MAX_SERVER_GPUS, integer=True, applies_when=_ELECTRICAL)
     nvlink_bandwidth: float = positive("2400 Gbit/s", "bit/s", "NVLink bandwidth per GPU per direction (B_n)",
                                        "A100: 600 GB/s bidirectional = 300 GB/s per direction [verbatim]",
-                                       applies_when=_ELECTRICAL)
+                                       applies_when=_ELECTRICAL, lo=MIN_RATE_BPS, lo_open=False, hi=MAX_RATE_BPS)
     nic_bandwidth: float = positive("200 Gbit/s", "bit/s", "scale-out NIC bandwidth per GPU (B_e)",
                                     "DGX A100: one ConnectX-6 HDR 200 Gb/s per GPU [verbatim]",
-                                    applies_when=_ELECTRICAL)
+                                    applies_when=_ELECTRICAL, lo=MIN_RATE_BPS, lo_open=False, hi=MAX_RATE_BPS)
     nic: str = param("nic.connectx6_hdr_200g", "text", "catalog entry of the NIC", "MLPerf v1.0 [verbatim]",
                      applies_when=_ELECTRICAL)
     transceiver: str = param("transceiver.hdr_200g_qsfp56", "text", "catalog entry of the NIC-end transceiver",
@@ -118,15 +120,15 @@ class ElectricalSection(Section):
     switch_radix: int = param(40, "1", "ports per fat-tree switch (k)", "QM8700, 40 × 200G [verbatim]", lo=2,
                               hi=MAX_SWITCH_RADIX, integer=True, applies_when=_ELECTRICAL)
     link_length: float = non_negative("15 m", "m", "average fiber length of a fat-tree link (one patch cable each)",
-                                      "[assumed] within a row of racks", applies_when=_ELECTRICAL)
+                                      "[assumed] within a row of racks", applies_when=_ELECTRICAL, hi=MAX_FIBER_M)
     oversubscription: float = param(1.0, "1", "fat-tree oversubscription (down/up at the leaves)",
-                                    "[assumed] non-blocking", lo=1.0, applies_when=_ELECTRICAL)
+                                    "[assumed] non-blocking", lo=1.0, applies_when=_ELECTRICAL, hi=1000.0)
     nvswitch: str = param("nvswitch.a100_share", "text", "catalog entry of the NVSwitch share per GPU",
                           "[assumed] DGX A100", applies_when=_ELECTRICAL)
     ideal_bandwidth: float = positive("2000 Gbit/s", "bit/s", "per-GPU rate of the ideal non-blocking switch "
                                       "(kind = ideal)",
                                       f"{_SIPML}: swept 128–8192 Gbps; 2 Tbps matches the SiP designs",
-                                      applies_when=when("fabric", "kind", "ideal"))
+                                      applies_when=when("fabric", "kind", "ideal"), lo=MIN_RATE_BPS, lo_open=False, hi=MAX_RATE_BPS)
 
 
 FABRIC_SECTIONS: dict[str, type] = {

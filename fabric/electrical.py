@@ -13,12 +13,17 @@ from fabric.design import ClusterDesign
 from fabric.bom import BomLine
 from fabric.estimate import FabricEstimate
 from fabric.fattree import fat_tree, min_fat_tree_tiers
+from core.errors import InputError
 
 
 def evaluate_electrical(design: ClusterDesign) -> FabricEstimate:
     fab, el = design.fabric, design.electrical
-    tiers = min_fat_tree_tiers(fab.gpus, radix=el.switch_radix, oversubscription=el.oversubscription)
-    tree = fat_tree(fab.gpus, radix=el.switch_radix, tiers=tiers, oversubscription=el.oversubscription)
+    try:
+        tiers = min_fat_tree_tiers(fab.gpus, radix=el.switch_radix, oversubscription=el.oversubscription)
+        tree = fat_tree(fab.gpus, radix=el.switch_radix, tiers=tiers, oversubscription=el.oversubscription)
+    except InputError as exc:  # the design's keys, named as a design file names them
+        raise InputError(f"[electrical] switch_radix = {el.switch_radix}, oversubscription = "
+                         f"{el.oversubscription:g} for [fabric] gpus = {fab.gpus}: {exc}") from None
     servers = math.ceil(fab.gpus / el.gpus_per_server)
     bom = (BomLine(key=el.nvswitch, count=1, scope="per_gpu", network=True),
            BomLine(key=el.nic, count=1, scope="per_gpu", network=True),

@@ -9,6 +9,7 @@ as one line.
 from __future__ import annotations
 
 import sys
+import warnings
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Optional
@@ -374,7 +375,8 @@ def main(argv: list[str] | None = None) -> int:
     args, debug = _split_debug(list(sys.argv[1:] if argv is None else argv))
     _doing("reading the command line")
     try:
-        with terminate_on_signal():
+        with terminate_on_signal(), warnings.catch_warnings():
+            warnings.showwarning = _warning_line
             code = app(args=args or ["--help"], prog_name="sipml", standalone_mode=False)
         return code if isinstance(code, int) else 0
     except SipmlError as exc:
@@ -397,6 +399,12 @@ def main(argv: list[str] | None = None) -> int:
         return _internal_error(exc, debug)
     except BaseException as exc:  # MemoryError and RecursionError derive from Exception; this is the rest
         return _internal_error(exc, debug)
+
+
+def _warning_line(message, category, filename, lineno, file=None, line=None) -> None:
+    """A warning (numpy's, say) as one line on stderr, without the source line Python would print."""
+    print(f"sipml: warning: {category.__name__}: {_one_line(message)} while {_ACTIVITY[0]} "
+          f"({Path(filename).name}:{lineno})", file=sys.stderr)
 
 
 def _internal_error(exc: BaseException, debug: bool) -> int:
