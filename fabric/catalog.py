@@ -194,7 +194,10 @@ def _read_entries(path, name: str) -> dict[str, dict[str, object]]:
     try:
         document = toml_files.read(path, "TOML catalog file")
     except InputError as exc:
-        raise InputError(f"{name}: not valid TOML ({str(exc).removeprefix(f'{path}: ')})") from None
+        detail = str(exc).removeprefix(f"{path}: ")
+        if detail.startswith("malformed TOML: "):
+            raise InputError(f"{name}: not valid TOML ({detail.removeprefix('malformed TOML: ')})") from None
+        raise InputError(f"{name}: {detail}") from None
 
     entries: dict[str, dict[str, object]] = {}
     for category, tables in document.items():

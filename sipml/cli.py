@@ -105,8 +105,7 @@ def _catalog(files):
 def _check_entries(loaded, design, catalog) -> None:
     from sipml.design import check_catalog_entries
 
-    source = _named(design)
-    check_catalog_entries(loaded, catalog, source)
+    check_catalog_entries(loaded, catalog, _named(design))
 
 
 def _evaluate(design: Optional[str], overrides: Optional[list[str]]):
@@ -151,7 +150,8 @@ def root(version: Annotated[bool, typer.Option("--version", callback=_version, i
                                                help="print the version and exit")] = False,
          debug: Annotated[bool, typer.Option("--debug", help="on an internal error, print the traceback (may "
                                                              "stand anywhere on the line)")] = False) -> None:
-    """Physical-layer and cost calculator for silicon-photonic ML interconnects (after SiP-ML)."""
+    # --debug is taken out of the arguments by `main` (so that it may stand anywhere); declared here for --help
+    del version, debug
 
 
 @app.command(cls=_Command)
