@@ -58,9 +58,9 @@ def w_to_dbm(power_w):
 MAX_QUANTITY_CHARS = 100  # longer text is refused before it is matched
 MAX_NUMBER_DIGITS = 30  # a float carries 17 significant digits; more are a typing error or an attack
 
-_NUMBER = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|[-+]?(?i:inf(?:inity)?)|(?i:nan)"
+_NUMBER = r"[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?|[-+]?(?i:inf(?:inity)?)|(?i:nan)"  # ASCII
 _UNIT_NAME = r"(?:[^\W\d_]\w*|%)"  # a letter (µ, Ω included), then letters, digits, '_'; or '%'
-_TERM = rf"{_UNIT_NAME}(?:(?:\*\*|\^)[-+]?\d{{1,2}}(?:\.\d{{1,3}})?)?"
+_TERM = rf"{_UNIT_NAME}(?:(?:\*\*|\^)[-+]?[0-9]{{1,2}}(?:\.[0-9]{{1,3}})?)?"
 _UNIT = rf"(?:1?\s*/\s*)?{_TERM}(?:\s*[*/]\s*{_TERM}|\s+{_TERM})*"
 _QUANTITY = re.compile(rf"\s*(?P<number>{_NUMBER})\s*(?P<unit>{_UNIT})?\s*")
 _LOG_UNIT = re.compile(r"(dBm|dB)(?:\s*/\s*(.+))?", re.IGNORECASE)

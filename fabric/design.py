@@ -137,7 +137,6 @@ FABRIC_SECTIONS: dict[str, type] = {
     "sip_ocs": SipOcsSection,
     "electrical": ElectricalSection,
 }
-SECTION_FOR_KIND = {"sip-ring": "sip_ring", "sip-ocs": "sip_ocs", "electrical": "electrical", "ideal": "electrical"}
 
 
 def job_size(fabric: FabricSection) -> int:

@@ -84,13 +84,12 @@ class NoEffect(InputError):
 
 def _no_effect_problem(data: dict, design: ClusterDesign) -> str | None:
     """Every section and key of `data` without effect in `design`, in one line, or None when all apply."""
-    sections: dict[str, list[str]] = {}  # condition → sections that fail it, each with its keys
+    sections: dict[str, list[str]] = {}  # condition → the sections that fail it
     keys = []
     for name, values in data.items():
         cond = section_condition(name)
         if not _holds(design, cond):
-            listed = f" ({', '.join(values)})" if values else ""
-            sections.setdefault(cond.text(), []).append(f"[{name}]{listed}")
+            sections.setdefault(cond.text(), []).append(name)
             continue
         for key in values:
             field_cond = specs(ALL_SECTIONS[name])[key].applies_when
@@ -101,9 +100,10 @@ def _no_effect_problem(data: dict, design: ClusterDesign) -> str | None:
     live = [f"[{n}]" for n in FABRIC_SECTIONS if n != "fabric" and _holds(design, section_condition(n))]
     for cond, names in sections.items():
         many = len(names) > 1
+        listed = ", ".join(f"[{n}] ({', '.join(data[n])})" if data[n] else f"[{n}]" for n in names)
         where = f" (settings of kind '{kind}' live in {live[0]})" if live and any(
-            n.split("]")[0][1:] in FABRIC_SECTIONS for n in names) else ""
-        problems.append(f"section{'s' if many else ''} {', '.join(names)} {'do' if many else 'does'} not apply to "
+            n in FABRIC_SECTIONS for n in names) else ""
+        problems.append(f"section{'s' if many else ''} {listed} {'do' if many else 'does'} not apply to "
                         f"[fabric] kind = '{kind}': {'they apply' if many else 'it applies'} only when {cond}{where}")
     problems += keys
     if not problems:

@@ -96,6 +96,8 @@ def test_one_number_and_a_unit_is_read(text, spec, expected):
     ("1e400 Gbit/s", "beyond the range of a float"),
     ("25 lightyears", "unknown unit"),
     ("25 __class__", "cannot read"),
+    ("２５ Gbit/s", "cannot read"),  # digits are ASCII
+    ("−25 m", "cannot read"),  # and so is the minus sign
 ])
 def test_anything_but_one_number_and_a_unit_is_refused_showing_the_text(text, fragment):
     with pytest.raises(InputError, match=re.escape(fragment)) as info:
