@@ -22,7 +22,7 @@ OPTICAL_KINDS = ("sip-ring", "sip-ocs")  # the kinds whose GPUs have the optical
 MAX_GPUS = 1 << 20  # [assumed] 1 048 576: 8× the 131 072-GPU clusters the fabric models are sized for
 MAX_SERVER_GPUS = 1024  # [assumed] beyond the 72–576 GPUs of the largest NVLink domains announced
 MAX_SWITCH_RADIX = 4096  # [assumed] 8× the 512 ports of the largest switch ASICs (51.2 Tbps at 100G)
-MAX_TRANSCEIVER_PORTS = 8  # an OSFP module breaks out into at most 8 lanes (8 × 100G DR8)
+MAX_TRANSCEIVER_PORTS = 8  # [assumed] an OSFP module breaks out into at most 8 lanes (8 × 100G DR8)
 MIN_RATE_BPS, MAX_RATE_BPS = 1e6, 1e15  # [assumed] 1 Mbit/s to 1 Pbit/s per GPU, around every interconnect
 MAX_MESSAGE_BITS = 8e15  # [assumed] 1 PB per rank, beyond any collective
 _ELECTRICAL = when("fabric", "kind", "electrical")
@@ -59,8 +59,8 @@ class SipRingSection(Section):
 
     directions: int = param(2, "1", "ring directions (the link's fibers are split evenly over them)",
                             f"{_SIPML}: 2 directions × 5 fibers", lo=1, hi=2, integer=True)
-    decision_interval: float = positive("100 us", "s", "time between wavelength re-allocations",
-                                        f"{_SIPML}", lo=1e-9, lo_open=False, hi=1e3)
+    decision_interval: float = param("100 us", "s", "time between wavelength re-allocations",
+                                     f"{_SIPML}", lo=1e-9, hi=1e3)
     locality: int = param(16, "1", "ring distance within which model-parallel partitions are placed",
                           f"{_SIPML}: 16 GPUs", lo=1, hi=MAX_GPUS, integer=True)
     amplifier_every: int = param(0, "1", "an optical amplifier every this many hops (0: none)", "[assumed] "
@@ -100,12 +100,12 @@ class ElectricalSection(Section):
 
     gpus_per_server: int = param(8, "1", "GPUs per server on the NVSwitch (g)", "DGX A100/H100 [verbatim]",
                                  lo=1, hi=MAX_SERVER_GPUS, integer=True, applies_when=_ELECTRICAL)
-    nvlink_bandwidth: float = positive("2400 Gbit/s", "bit/s", "NVLink bandwidth per GPU per direction (B_n)",
-                                       "A100: 600 GB/s bidirectional = 300 GB/s per direction [verbatim]",
-                                       applies_when=_ELECTRICAL, lo=MIN_RATE_BPS, lo_open=False, hi=MAX_RATE_BPS)
-    nic_bandwidth: float = positive("200 Gbit/s", "bit/s", "scale-out NIC bandwidth per GPU (B_e)",
-                                    "DGX A100: one ConnectX-6 HDR 200 Gb/s per GPU [verbatim]",
-                                    applies_when=_ELECTRICAL, lo=MIN_RATE_BPS, lo_open=False, hi=MAX_RATE_BPS)
+    nvlink_bandwidth: float = param("2400 Gbit/s", "bit/s", "NVLink bandwidth per GPU per direction (B_n)",
+                                    "A100: 600 GB/s bidirectional = 300 GB/s per direction [verbatim]",
+                                    applies_when=_ELECTRICAL, lo=MIN_RATE_BPS, hi=MAX_RATE_BPS)
+    nic_bandwidth: float = param("200 Gbit/s", "bit/s", "scale-out NIC bandwidth per GPU (B_e)",
+                                 "DGX A100: one ConnectX-6 HDR 200 Gb/s per GPU [verbatim]",
+                                 applies_when=_ELECTRICAL, lo=MIN_RATE_BPS, hi=MAX_RATE_BPS)
     nic: str = param("nic.connectx6_hdr_200g", "text", "catalog entry of the NIC", "MLPerf v1.0 [verbatim]",
                      applies_when=_ELECTRICAL)
     transceiver: str = param("transceiver.hdr_200g_qsfp56", "text", "catalog entry of the NIC-end transceiver",
@@ -125,10 +125,11 @@ class ElectricalSection(Section):
                                     "[assumed] non-blocking", lo=1.0, applies_when=_ELECTRICAL, hi=1000.0)
     nvswitch: str = param("nvswitch.a100_share", "text", "catalog entry of the NVSwitch share per GPU",
                           "[assumed] DGX A100", applies_when=_ELECTRICAL)
-    ideal_bandwidth: float = positive("2000 Gbit/s", "bit/s", "per-GPU rate of the ideal non-blocking switch "
-                                      "(kind = ideal)",
-                                      f"{_SIPML}: swept 128–8192 Gbps; 2 Tbps matches the SiP designs",
-                                      applies_when=when("fabric", "kind", "ideal"), lo=MIN_RATE_BPS, lo_open=False, hi=MAX_RATE_BPS)
+    ideal_bandwidth: float = param("2000 Gbit/s", "bit/s", "per-GPU rate of the ideal non-blocking switch "
+                                   "(kind = ideal)",
+                                   f"{_SIPML}: swept 128–8192 Gbps; 2 Tbps matches the SiP designs",
+                                   applies_when=when("fabric", "kind", "ideal"), lo=MIN_RATE_BPS,
+                                   hi=MAX_RATE_BPS)
 
 
 FABRIC_SECTIONS: dict[str, type] = {

@@ -22,8 +22,8 @@ _FULL_THERMAL = when("tuning", "strategy", "full-thermal")
 _THERMAL_OR_ATHERMAL = when("tuning", "strategy", "full-thermal", "athermal")
 
 # Bounds of the design space on counts, so the work a design causes is bounded.
-MAX_CHANNELS = 4096  # wavelengths, laser lines, fibers: the wavelength-count search stops at 4096 (photonics.link)
-MAX_PATH_ELEMENTS = 1000  # bends, crossings, connectors, switch passes: 1000 of any cost ≥ 20 dB at the defaults
+MAX_CHANNELS = 4096  # [inferred] wavelengths, lines, fibers: photonics.link searches wavelength counts up to 4096
+MAX_PATH_ELEMENTS = 1000  # [assumed] bends, crossings, connectors, passes: 1000 of any cost ≥ 20 dB (defaults)
 MAX_CHIPLETS = 256  # [assumed] far beyond the ~44 chiplets of 5 mm that fit a 55 mm package's edge
 # Bounds on values, so every design inside them evaluates in floating point (no overflow, no division by zero).
 MAX_DB = 100.0  # [assumed] a loss, gain or margin of 10^10 in power: beyond any link budget
@@ -66,16 +66,19 @@ class RingSection(Section):
     radius: float = param("3 um", "m", "micro-ring radius", "DSENT default [verbatim]", lo=1e-6, hi=1e-3)
     group_index: float = param(4.0, "1", "group index of the ring waveguide", "DSENT at 1300 nm [verbatim]",
                                lo=1.0, hi=10.0)
-    filter_q: float = positive(6500, "1", "loaded Q of the receive (drop) filters",
-                               "PhoenixSim filter-array model test case, Q_demux 6500 [verbatim]", lo=1.0, lo_open=False, hi=MAX_Q)
-    max_q: float = positive(150e3, "1", "largest loaded Q a ring may have", "DSENT cap [verbatim]", lo=1.0, lo_open=False, hi=MAX_Q)
+    filter_q: float = param(6500, "1", "loaded Q of the receive (drop) filters",
+                            "PhoenixSim filter-array model test case, Q_demux 6500 [verbatim]", lo=1.0,
+                            hi=MAX_Q)
+    max_q: float = param(150e3, "1", "largest loaded Q a ring may have", "DSENT cap [verbatim]", lo=1.0,
+                         hi=MAX_Q)
     loss_model: str = param("given", "choice", "intrinsic loss: 'given' uses propagation_loss, 'bend-fit' "
                             "adds the UBC bending-loss fit (valid for R ≥ 5 µm)", "—",
                             choices=("given", "bend-fit"))
-    propagation_loss: float = non_negative(
+    propagation_loss: float = param(
         "7 dB/cm", "dB/m", "intrinsic round-trip loss of the ring waveguide",
         "[inferred] Cheng et al. Photonics Research 7(2) 2019 measured 0.5 dB drop loss; with Q_L 6500 "
-        "at 1310 nm (E3, E4) that is ~7 dB/cm", applies_when=when("ring", "loss_model", "given"), lo=MIN_WAVEGUIDE_LOSS_DB_PER_M, hi=MAX_DB_PER_M)
+        "at 1310 nm (E3, E4) that is ~7 dB/cm", applies_when=when("ring", "loss_model", "given"),
+        lo=MIN_WAVEGUIDE_LOSS_DB_PER_M, hi=MAX_DB_PER_M)
     bend_fit_coefficient: float = non_negative(
         "1.044e9 dB/cm", "dB/m", "bending-loss fit coefficient (loss = c·R[µm]^−k + straight)",
         "PhoenixSim UBCModelOptimistic, 450 nm Si strip [verbatim]", sweepable=False,
@@ -85,12 +88,14 @@ class RingSection(Section):
                                         applies_when=when("ring", "loss_model", "bend-fit"), hi=30.0)
     bend_fit_straight_loss: float = non_negative("1.2 dB/cm", "dB/m", "bending-loss fit straight term",
                                                  "PhoenixSim UBCModelOptimistic [verbatim]", sweepable=False,
-                                                 applies_when=when("ring", "loss_model", "bend-fit"), hi=MAX_DB_PER_M)
+                                                 applies_when=when("ring", "loss_model", "bend-fit"),
+                                                 hi=MAX_DB_PER_M)
     through_excess_loss: float = non_negative("0.01 dB", "dB", "excess loss per passed off-resonance ring",
-                                              "DSENT Photonics.model [verbatim]; 0.1 dB measured by Cheng 2019", hi=MAX_DB)
-    dn_dt: float = positive("1.86e-4 / K", "1/K", "thermo-optic coefficient of silicon: sets the resonance "
-                            "shift per kelvin f·(dn/dT)/n_g (E12; ≈ 10.6 GHz/K at 1310 nm, n_g 4, DSENT uses 10 GHz/K)",
-                            "E12, photonics reference [inferred]", sweepable=False, lo=1e-6, lo_open=False, hi=1e-3)
+                                              "DSENT Photonics.model [verbatim]; 0.1 dB measured by Cheng 2019",
+                                              hi=MAX_DB)
+    dn_dt: float = param("1.86e-4 / K", "1/K", "thermo-optic coefficient of silicon: sets the resonance "
+                         "shift per kelvin f·(dn/dT)/n_g (E12; ≈ 10.6 GHz/K at 1310 nm, n_g 4, DSENT uses 10 GHz/K)",
+                         "E12, photonics reference [inferred]", sweepable=False, lo=1e-6, hi=1e-3)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -101,12 +106,14 @@ class ModulatorSection(Section):
                       "output (one drop loss; unused laser lines stay off the fiber; needed for wavelength reuse on "
                       "a ring); 'all-pass': rings modulate the laser bus itself (unused comb lines reach the fiber)",
                       "[assumed] add-drop, as a ring fabric requires", choices=("add-drop", "all-pass"))
-    q: float = positive(6000, "1", "loaded Q of the ring modulators", "Bahadori et al., DATE 2017 [restated]", lo=1.0, lo_open=False, hi=MAX_Q)
+    q: float = param(6000, "1", "loaded Q of the ring modulators", "Bahadori et al., DATE 2017 [restated]", lo=1.0,
+                     hi=MAX_Q)
     insertion_loss: float = non_negative("2 dB", "dB", "loss of the '1' level below the ring's resonance peak "
                                          "(for add-drop modulators the peak drop loss is added from E4)",
                                          "[assumed] mid-range of depletion-mode ring modulators at 25 Gb/s", hi=MAX_DB)
-    extinction_ratio: float = positive("7 dB", "dB", "extinction ratio between '1' and '0'",
-                                       "[assumed] mid-range of depletion-mode ring modulators at 25 Gb/s", lo=MIN_EXTINCTION_DB, lo_open=False, hi=MAX_DB)
+    extinction_ratio: float = param("7 dB", "dB", "extinction ratio between '1' and '0'",
+                                    "[assumed] mid-range of depletion-mode ring modulators at 25 Gb/s",
+                                    lo=MIN_EXTINCTION_DB, hi=MAX_DB)
     energy: float = non_negative("0.106 pJ/bit", "J/bit", "modulator + driver energy per bit",
                                  "'Single-chip 1 Tb/s optical transmitter' preprint: 106 fJ/bit at 32 Gb/s "
                                  "[restated, low confidence]", hi=MAX_ENERGY_J_PER_BIT)
@@ -123,7 +130,8 @@ class LaserSection(Section):
                        hi=MAX_CHANNELS, integer=True)
     power_per_line: float = positive("3 mW", "W", "mean optical power per line at the laser output",
                                      "[inferred] Buyalo et al. Sci. Rep. 2024 QD comb: 270 mW over 89 lines ≈ 3 mW; "
-                                     "inside the 0.5–50 mW per channel of the Optica 2023 comb review", hi=MAX_POWER_W)
+                                     "inside the 0.5–50 mW per channel of the Optica 2023 comb review",
+                                     hi=MAX_POWER_W)
     flatness: float = non_negative("3 dB", "dB", "weakest comb line below the mean (kind = comb; a DFB array "
                                    "has none)", "[assumed] typical comb envelope",
                                    applies_when=when("laser", "kind", "comb"), hi=MAX_DB)
@@ -135,9 +143,11 @@ class LaserSection(Section):
     fibers_per_source: int = param(1, "1", "transmit fibers one source feeds through a splitter",
                                    "[assumed] one source per fiber", lo=1, hi=MAX_CHANNELS, integer=True)
     aggregate_power_limit: float = positive("20 dBm", "W", "total optical power a silicon waveguide "
-                                            "carries before nonlinear absorption", "PhoenixSim [verbatim]", hi=MAX_POWER_W)
+                                            "carries before nonlinear absorption", "PhoenixSim [verbatim]",
+                                            hi=MAX_POWER_W)
     eye_safety_limit: float = positive("17 dBm", "W", "total optical power allowed in one fiber",
-                                       "Keiser, Optical Communications Essentials (E15) [restated]", sweepable=False, hi=MAX_POWER_W)
+                                       "Keiser, Optical Communications Essentials (E15) [restated]", sweepable=False,
+                                       hi=MAX_POWER_W)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -166,7 +176,8 @@ class LossSection(Section):
                             hi=MAX_PATH_ELEMENTS, integer=True)
     connector_loss: float = non_negative("0.5 dB", "dB", "loss per connector",
                                          "MTP vs LC penalty, Calient S320 guide [verbatim]", hi=MAX_DB)
-    fiber_length: float = non_negative("10 m", "m", "fiber length between GPUs", "[assumed] within a row", hi=MAX_FIBER_M)
+    fiber_length: float = non_negative("10 m", "m", "fiber length between GPUs", "[assumed] within a row",
+                                       hi=MAX_FIBER_M)
     fiber_loss: float = non_negative("0.35 dB/km", "dB/m", "single-mode fiber loss", "G.652 at 1310 nm "
                                      "[verbatim]", hi=MAX_DB_PER_M)
     switch_ports: int = param(0, "1", "optical-switch passes on the path (an OCS fabric adds its own passes "
@@ -190,15 +201,18 @@ class ReceiverSection(Section):
     sensitivity: float = positive("-9.7 dBm", "W", "average-power sensitivity (model = given)",
                                   "SiP receiver at 25 Gbps, Sci. Rep. 7:13857 (2017) [verbatim]",
                                   applies_when=when("receiver", "model", "given"), hi=MAX_POWER_W)
-    reference_extinction_ratio: float = positive("inf dB", "dB", "extinction ratio the given sensitivity "
-                                                 "assumes (inf: an ideal transmitter)", "—", allow_inf=True,
-                                                 applies_when=when("receiver", "model", "given"), lo=MIN_EXTINCTION_DB, lo_open=False, hi=MAX_DB)
-    responsivity: float = positive("0.7 A/W", "A/W", "photodiode responsivity", "PhoenixSim [verbatim]", lo=0.01, lo_open=False, hi=2.0)
+    reference_extinction_ratio: float = param("inf dB", "dB", "extinction ratio the given sensitivity "
+                                              "assumes (inf: an ideal transmitter)", "—", allow_inf=True,
+                                              applies_when=when("receiver", "model", "given"), lo=MIN_EXTINCTION_DB,
+                                              hi=MAX_DB)
+    responsivity: float = param("0.7 A/W", "A/W", "photodiode responsivity", "PhoenixSim [verbatim]", lo=0.01,
+                                hi=2.0)
     dark_current: float = non_negative("1 uA", "A", "photodiode dark current", "PhoenixSim [verbatim]",
                                        applies_when=when("receiver", "model", "ge-photodiode"), hi=1e-3)
     noise_density: float = positive("10.9 pA/Hz**0.5", "A/Hz**0.5", "input-referred TIA noise density "
                                     "(model = thermal-noise)", "Xie et al. iWEM 2021, 25 Gb/s TIA "
-                                    "(post-layout) [restated]", applies_when=when("receiver", "model", "thermal-noise"), hi=1e-6)
+                                    "(post-layout) [restated]", applies_when=when("receiver", "model", "thermal-noise"),
+                                    hi=1e-6)
     energy: float = non_negative("0.55 pJ/bit", "J/bit", "receiver (TIA + detector) energy per bit",
                                  "K. Li et al. 2020, 54 Gb/s SiGe receiver [restated]", hi=MAX_ENERGY_J_PER_BIT)
 
@@ -209,22 +223,23 @@ class TuningSection(Section):
 
     strategy: str = param("nearest-channel", "choice", "thermal tuning strategy", "DSENT strategies",
                           choices=("nearest-channel", "full-thermal", "athermal"))
-    heating_efficiency: float = positive("2.57e4 K/W", "K/W", "ring temperature rise per heater watt",
-                                         "[inferred] 257 GHz/mW (2.06 nm/mW at 1550 nm, 'on par with the best "
-                                         "microheaters', Atabaki et al. Opt. Express 21(13) 2013) over DSENT's "
-                                         "10 GHz/K; DSENT's own 1e5 K/W is 4× better than any measured heater. The "
-                                         "shift per kelvin itself follows from [ring] dn_dt (E12)", lo=10.0, lo_open=False, hi=1e7)
+    heating_efficiency: float = param("2.57e4 K/W", "K/W", "ring temperature rise per heater watt",
+                                      "[inferred] 257 GHz/mW (2.06 nm/mW at 1550 nm, 'on par with the best "
+                                      "microheaters', Atabaki et al. Opt. Express 21(13) 2013) over DSENT's "
+                                      "10 GHz/K; DSENT's own 1e5 K/W is 4× better than any measured heater. The "
+                                      "shift per kelvin itself follows from [ring] dn_dt (E12)", lo=10.0,
+                                      hi=1e7)
     sigma_local: float = non_negative("40 GHz", "Hz", "local (within-die) resonance variation, 1σ",
                                       "DSENT [verbatim]", applies_when=_THERMAL_OR_ATHERMAL, hi=10e12)
     sigma_system: float = non_negative("200 GHz", "Hz", "systematic (die-to-die) resonance variation, 1σ",
                                        "DSENT [verbatim]", applies_when=_THERMAL_OR_ATHERMAL, hi=10e12)
-    t_min: float = positive("280 K", "K", "lowest operating temperature", "DSENT [verbatim]",
-                            applies_when=_FULL_THERMAL, lo=1.0, lo_open=False, hi=MAX_TEMPERATURE_K)
-    t_max: float = positive("380 K", "K", "highest operating temperature", "DSENT [verbatim]",
-                            applies_when=_FULL_THERMAL, above="t_min", lo=1.0, lo_open=False, hi=MAX_TEMPERATURE_K)
-    temperature: float = positive("300 K", "K", "operating temperature for full-thermal power",
-                                  "[assumed] room temperature", applies_when=_FULL_THERMAL, at_least="t_min",
-                                  at_most="t_max", lo=1.0, lo_open=False, hi=MAX_TEMPERATURE_K)
+    t_min: float = param("280 K", "K", "lowest operating temperature", "DSENT [verbatim]",
+                         applies_when=_FULL_THERMAL, lo=1.0, hi=MAX_TEMPERATURE_K)
+    t_max: float = param("380 K", "K", "highest operating temperature", "DSENT [verbatim]",
+                         applies_when=_FULL_THERMAL, above="t_min", lo=1.0, hi=MAX_TEMPERATURE_K)
+    temperature: float = param("300 K", "K", "operating temperature for full-thermal power",
+                               "[assumed] room temperature", applies_when=_FULL_THERMAL, at_least="t_min",
+                               at_most="t_max", lo=1.0, hi=MAX_TEMPERATURE_K)
     max_heater_power: float = positive("25 mW", "W", "largest heater power a ring's driver supplies: sets the "
                                        "tuning range", "[assumed] heater powers up to 25 mW are reported "
                                        "(Sci. Rep. 2025)", hi=MAX_POWER_W)
@@ -243,7 +258,8 @@ class PackageSection(Section):
                           hi=MAX_CHIPLETS, integer=True)
     chiplet_fiber_edge: float = positive("5 mm", "m", "fiber-attach edge of one chiplet",
                                          "[assumed] chiplet die size not published", hi=1.0)
-    fiber_pitch: float = positive("127 um", "m", "fiber-array pitch", "V-groove arrays [verbatim]", lo=10e-6, lo_open=False, hi=10e-3)
+    fiber_pitch: float = param("127 um", "m", "fiber-array pitch", "V-groove arrays [verbatim]", lo=10e-6,
+                               hi=10e-3)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
