@@ -26,3 +26,13 @@ class DomainError(SipmlError):
     """A computation has no answer in its domain (e.g. no root in the bracket of a solver)."""
 
     exit_code = 1
+
+
+def shown(value, limit: int = 60) -> str:
+    """A user's value as an error message shows it: its repr on one line, cut to `limit` characters, and a
+    whole number too long to print said as its digit count (Python refuses to print ints over 4300 digits)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 3 * limit:
+        digits = int((value.bit_length() - 1) * 0.30102999566398) + 1  # log10 of the highest bit, one short at most
+        return f"a {digits + (abs(value) >= 10 ** digits)}-digit number"
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -13,13 +13,14 @@ The registry is built from `units.txt` beside this file: `bit`, `byte` and `baud
 from __future__ import annotations
 
 import math
+import numbers
 import re
 from pathlib import Path
 
 import numpy as np
 import pint
 
-from core.errors import InputError
+from core.errors import InputError, shown
 
 ureg = pint.UnitRegistry(
     str(Path(__file__).with_name("units.txt")),
@@ -50,9 +51,63 @@ def w_to_dbm(power_w):
     return lin_to_db(np.asarray(power_w, dtype=float) / 1e-3)
 
 
-# --- parsing values with units ------------------------------------------------------------------------
-_NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?inf|nan"
-_DB_FORM = re.compile(rf"^\s*({_NUMBER})\s*(dBm|dB)\s*(?:/\s*(.+?))?\s*$", re.IGNORECASE)
+# --- the quantity grammar ------------------------------------------------------------------------------
+# A quantity is one number (optional sign, decimals, exponent) and a unit, nothing else. The text is matched
+# against this grammar before anything reads it, and only the unit (names, '/', '*', small powers) reaches pint:
+# no arithmetic, no expressions, nothing evaluated as code, in a design file, a --set value or a catalog.
+MAX_QUANTITY_CHARS = 100  # longer text is refused before it is matched
+MAX_NUMBER_DIGITS = 30  # a float carries 17 significant digits; more are a typing error or an attack
+
+_NUMBER = r"[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?|[-+]?(?i:inf(?:inity)?)|(?i:nan)"  # ASCII
+_UNIT_NAME = r"(?:[^\W\d_]\w*|%)"  # a letter (µ, Ω included), then letters, digits, '_'; or '%'
+_TERM = rf"{_UNIT_NAME}(?:(?:\*\*|\^)[-+]?[0-9]{{1,2}}(?:\.[0-9]{{1,3}})?)?"
+_UNIT = rf"(?:1?\s*/\s*)?{_TERM}(?:\s*[*/]\s*{_TERM}|\s+{_TERM})*"
+_QUANTITY = re.compile(rf"\s*(?P<number>{_NUMBER})\s*(?P<unit>{_UNIT})?\s*")
+_LOG_UNIT = re.compile(r"(dBm|dB)(?:\s*/\s*(.+))?", re.IGNORECASE)
+
+
+def split_quantity(text: str) -> tuple[float, str]:
+    """(number, unit text) of a quantity written as one number and a unit ('' when it has none). Anything
+    else (a decimal comma, two dots, a unit alone, quotes, arithmetic) is an InputError showing the text."""
+    if len(text) > MAX_QUANTITY_CHARS:
+        raise InputError(f"{shown(text)} is {len(text)} characters long, expected a number and a unit "
+                         f"(at most {MAX_QUANTITY_CHARS} characters)")
+    m = _QUANTITY.fullmatch(text)
+    if m is None:
+        raise InputError(f"cannot read {shown(text)} as one number and a unit{_grammar_hint(text)}")
+    number_text, unit = m.group("number"), (m.group("unit") or "").strip()
+    if sum(c.isdigit() for c in number_text) > MAX_NUMBER_DIGITS:
+        raise InputError(f"{shown(text)}: the number has more than {MAX_NUMBER_DIGITS} digits")
+    number = float(number_text)
+    if math.isinf(number) and "inf" not in number_text.lower():
+        raise InputError(f"{shown(text)}: the number is beyond the range of a float (about 1.8e308)")
+    if unit.startswith("/"):
+        unit = "1" + unit
+    return number, unit
+
+
+def _grammar_hint(text: str) -> str:
+    stripped = text.strip()
+    if "," in stripped:
+        return " (write decimals with a point, e.g. '2.5 Gbit/s', and no thousands separators)"
+    if any(q in stripped for q in "'\"`"):
+        return " (a stray quote)"
+    if re.search(r"\d\.\d*\.", stripped):
+        return " (a number has one decimal point)"
+    if re.search(r"[*/+\-^(]\s*[\d(.]|\)", stripped):
+        return " (no arithmetic: write the value out)"
+    if stripped and not (stripped[0].isdigit() or stripped[0] in "+-."):
+        return " (it starts with no number; write e.g. '1 Gbit/s')"
+    return ""
+
+
+def _finite_number(value) -> float:
+    """A plain number from a file or an API call as a float; integers beyond a float's range are refused."""
+    try:
+        return float(value)
+    except OverflowError:
+        raise InputError(f"{shown(value)} is beyond the range of a float (about 1.8e308)") from None
+
 
 # Unit specs used by field declarations and kernels, with the SI unit they are stored in.
 #   "dB"      a ratio in decibels, written "3 dB"
@@ -77,61 +132,58 @@ def parse_value(value, spec: str) -> float:
     expected; never assumes a unit for a bare number unless `spec` is dimensionless ("1")."""
     if isinstance(value, bool):
         raise InputError(f"got {value!r}, expected {_describe(spec)}")
-    if spec == "1":
-        if isinstance(value, (int, float)):
-            return float(value)
-        if isinstance(value, str):
-            try:
-                q = ureg.Quantity(value)
-            except Exception as exc:  # pint raises several unrelated types for bad text
-                raise InputError(f"cannot read {value!r} as a number") from exc
-            if not q.dimensionless:
-                raise InputError(f"{value!r} has units ({q.units}), expected a plain number")
-            return float(q.to("").magnitude)
-        raise InputError(f"got {value!r}, expected a plain number")
-    if isinstance(value, (int, float)):
-        raise InputError(f"got the bare number {value!r}; write it with its unit ({_describe(spec)})")
+    if isinstance(value, numbers.Real):
+        if spec == "1":
+            return _finite_number(value)
+        raise InputError(f"got the bare number {shown(value)}; write it with its unit ({_describe(spec)})")
     if isinstance(value, pint.Quantity):
-        return _convert_quantity(value, spec, repr(value))
+        return _convert_quantity(value, spec, shown(value))
     if not isinstance(value, str):
-        raise InputError(f"got {value!r}, expected {_describe(spec)}")
+        raise InputError(f"got {shown(value)}, expected {_describe(spec)}")
 
-    m = _DB_FORM.match(value)
+    number, unit = split_quantity(value)
+    m = _LOG_UNIT.fullmatch(unit)
     if m:
-        number, log_unit, per = float(m.group(1)), m.group(2), m.group(3)
-        log_unit = "dBm" if log_unit.lower() == "dbm" else "dB"
+        log_unit = "dBm" if m.group(1).lower() == "dbm" else "dB"
+        per = m.group(2)
         if spec == "dB" and log_unit == "dB" and per is None:
             return number
         if spec == "W" and log_unit == "dBm" and per is None:
             return float(dbm_to_w(number))
         if spec == "dB/m" and log_unit == "dB" and per is not None:
             try:
-                length_m = ureg.Quantity(1.0, per).to("m").magnitude
-            except Exception as exc:
-                raise InputError(f"{value!r}: '{per}' is not a length") from exc
+                length_m = ureg.Quantity(1.0, ureg.parse_units(per)).to("m").magnitude
+            except Exception as exc:  # pint raises several unrelated types for a bad unit
+                raise InputError(f"{shown(value)}: '{per}' is not a length") from exc
             return number / length_m
-        raise InputError(f"{value!r} is not {_describe(spec)}")
+        raise InputError(f"{shown(value)} is not {_describe(spec)}")
+    if not unit:
+        if spec == "1":
+            return number
+        raise InputError(f"{shown(value)} has no unit; write it with its unit ({_describe(spec)})")
     if spec in SPECIAL_SPECS:
-        raise InputError(f"{value!r} is not {_describe(spec)}")
+        raise InputError(f"{shown(value)} is not {_describe(spec)}")
     try:
-        q = ureg.Quantity(value)
-    except Exception as exc:
-        raise InputError(f"cannot read {value!r} as a quantity ({_describe(spec)})") from exc
-    return _convert_quantity(q, spec, repr(value))
+        q = ureg.Quantity(number, ureg.parse_units(unit))
+    except Exception as exc:  # pint raises several unrelated types for a bad unit
+        raise InputError(f"{shown(value)}: unknown unit '{unit}' ({_describe(spec)})") from exc
+    return _convert_quantity(q, spec, shown(value))
 
 
-def _convert_quantity(q, spec: str, shown: str) -> float:
+def _convert_quantity(q, spec: str, shown_text: str) -> float:
     if spec in SPECIAL_SPECS:
-        raise InputError(f"{shown} is not {_describe(spec)}")
+        raise InputError(f"{shown_text} is not {_describe(spec)}")
+    if spec == "1" and not q.dimensionless:
+        raise InputError(f"{shown_text} has units ({q.units}), expected a plain number")
     try:
         return float(q.to(spec).magnitude)
     except pint.DimensionalityError as exc:
         raise InputError(
-            f"{shown} has dimension {q.dimensionality}, expected {_describe(spec)} "
+            f"{shown_text} has dimension {q.dimensionality}, expected {_describe(spec)} "
             f"({ureg.Unit(spec).dimensionality})"
         ) from exc
     except Exception as exc:
-        raise InputError(f"cannot convert {shown} to {spec}") from exc
+        raise InputError(f"cannot convert {shown_text} to {spec}") from exc
 
 
 _COMPACT_SPECS = {"m", "s", "Hz", "bit/s", "W", "J/bit", "A", "bit", "USD"}  # shown with an SI prefix

@@ -15,13 +15,13 @@ from __future__ import annotations
 import difflib
 import math
 import re
-import tomllib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
 
-from core.errors import InputError
+from core import toml_files
+from core.errors import InputError, shown
 from core.units import parse_value
 
 TAGS = ("[verbatim]", "[restated]", "[inferred]", "[assumed]")
@@ -70,7 +70,7 @@ class Override:
     new: object
 
     def __str__(self) -> str:
-        return f"{self.file}: [{self.entry}] {self.key} = {self.new!r} (was {self.old!r})"
+        return f"{self.file}: [{self.entry}] {self.key} = {shown(self.new, 200)} (was {shown(self.old, 200)})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,22 +189,21 @@ def load_catalog(*user_files, base=None) -> Catalog:
 
 def _read_entries(path, name: str) -> dict[str, dict[str, object]]:
     """Parse one file into {"category.name": {key: value}} checking only the table structure."""
+    if not Path(path).exists():
+        raise InputError(f"{name}: catalog file not found")
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"{name}: catalog file not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{name}: cannot read the catalog file ({exc})") from None
-    try:
-        document = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"{name}: not valid TOML ({exc})") from None
+        document = toml_files.read(path, "TOML catalog file")
+    except InputError as exc:
+        detail = str(exc).removeprefix(f"{path}: ")
+        if detail.startswith("malformed TOML: "):
+            raise InputError(f"{name}: not valid TOML ({detail.removeprefix('malformed TOML: ')})") from None
+        raise InputError(f"{name}: {detail}") from None
 
     entries: dict[str, dict[str, object]] = {}
     for category, tables in document.items():
         if not isinstance(tables, dict):
             raise InputError(
-                f"{name}: top-level key {category!r} = {tables!r}: expected a table of entries, "
+                f"{name}: top-level key {shown(category)} = {shown(tables)}: expected a table of entries, "
                 f"e.g. [{category}.some_name]"
             )
         if not _ENTRY_NAME.match(category):
@@ -213,7 +212,7 @@ def _read_entries(path, name: str) -> dict[str, dict[str, object]]:
             entry = f"{category}.{entry_name}"
             if not isinstance(table, dict):
                 raise InputError(
-                    f"{name}: [{category}] {entry_name} = {table!r}: expected an entry table [{entry}]; "
+                    f"{name}: [{category}] {entry_name} = {shown(table)}: expected an entry table [{entry}]; "
                     f"entries sit one level below a category"
                 )
             if not _ENTRY_NAME.match(entry_name):
@@ -227,7 +226,7 @@ def _check_key(name: str, entry: str, key: str) -> None:
         return
     close = difflib.get_close_matches(key, sorted(KNOWN_KEYS), n=1, cutoff=0.6)
     hint = f"; did you mean {close[0]!r}?" if close else f"; known keys: {', '.join(sorted(KNOWN_KEYS))}"
-    raise InputError(f"{name}: [{entry}] unknown key {key!r}{hint}")
+    raise InputError(f"{name}: [{entry}] unknown key {shown(key)}{hint}")
 
 
 def _check_value_type(name: str, entry: str, key: str, value: object) -> None:
@@ -235,7 +234,7 @@ def _check_value_type(name: str, entry: str, key: str, value: object) -> None:
         return  # a bare year is fine
     if not isinstance(value, str):
         expected = "a string with a unit, e.g. '1000 USD' or '9 W'" if key not in TEXT_KEYS + ("notes",) else "a string"
-        raise InputError(f"{name}: [{entry}] {key} = {value!r}: expected {expected}")
+        raise InputError(f"{name}: [{entry}] {key} = {shown(value)}: expected {expected}")
 
 
 def _build_component(entry: str, table: Mapping[str, object], keys_from: Mapping[str, str]) -> Component:
@@ -264,10 +263,10 @@ def _build_component(entry: str, table: Mapping[str, object], keys_from: Mapping
 
     role = table["role"]
     if role not in ROLES:
-        raise InputError(f"{where('role')} = {role!r}: expected one of {', '.join(ROLES)}{_did_you_mean(role, ROLES)}")
+        raise InputError(f"{where('role')} = {shown(role)}: expected one of {', '.join(ROLES)}{_did_you_mean(role, ROLES)}")
     tag = table["tag"]
     if tag not in TAGS:
-        raise InputError(f"{where('tag')} = {tag!r}: expected one of {', '.join(TAGS)}{_did_you_mean(tag, TAGS)}")
+        raise InputError(f"{where('tag')} = {shown(tag)}: expected one of {', '.join(TAGS)}{_did_you_mean(tag, TAGS)}")
     date = _parse_date(table["date"], where("date"))
 
     prices = tuple(_parse_number(table[key], "USD", where(key)) for key in PRICE_KEYS)
@@ -299,11 +298,11 @@ def _parse_number(value, spec: str, where: str) -> float:
     try:
         number = parse_value(value, spec)
     except InputError as exc:
-        raise InputError(f"{where} = {value!r}: {exc}") from None
+        raise InputError(f"{where} = {shown(value)}: {exc}") from None
     if not math.isfinite(number):
-        raise InputError(f"{where} = {value!r}: expected a finite value")
+        raise InputError(f"{where} = {shown(value)}: expected a finite value")
     if number < 0:
-        raise InputError(f"{where} = {value!r}: expected a value ≥ 0")
+        raise InputError(f"{where} = {shown(value)}: expected a value ≥ 0")
     return number
 
 
@@ -312,10 +311,10 @@ def _check_ordered(values, keys, entry: str, keys_from: Mapping[str, str], defin
     if low <= typical <= high:
         return
     files = list(dict.fromkeys(keys_from.get(key, definer) for key in keys))
-    shown = ", ".join(f"{key} = {value:g}" for key, value in zip(keys, values))
+    given = ", ".join(f"{key} = {value:g}" for key, value in zip(keys, values))
     raise InputError(
         f"{' / '.join(files)}: [{entry}] {keys[0]}, {keys[1]}, {keys[2]}: expected "
-        f"{keys[0]} ≤ {keys[1]} ≤ {keys[2]}, got {shown}"
+        f"{keys[0]} ≤ {keys[1]} ≤ {keys[2]}, got {given}"
     )
 
 
@@ -323,7 +322,7 @@ def _parse_date(value, where: str) -> str:
     text = str(value)
     match = _DATE.match(text)
     if not match or not 1990 <= int(match["year"]) <= 2100 or (match["month"] and not 1 <= int(match["month"]) <= 12):
-        raise InputError(f"{where} = {value!r}: expected a year or YYYY-MM, e.g. '2023' or '2023-06'")
+        raise InputError(f"{where} = {shown(value)}: expected a year or YYYY-MM, e.g. '2023' or '2023-06'")
     return text
 
 

@@ -7,40 +7,70 @@ section and the kind's own section as `topology`.
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass, field
+from typing import ClassVar
 
-from core.errors import InputError
-from core.fields import non_negative, param
-from photonics.design import LinkDesign
+from core.errors import InputError, shown
+from core.fields import Composite, Section, Spec, non_negative, param
+from photonics.design import MAX_CHANNELS, MAX_DB, MAX_FIBER_M, LinkDesign  # noqa: F401  (bounds the kinds use)
 
 SIPML = "SiP-ML simulator (MLNetwork/rostam) [sim]"
 NCCL = "NCCL src/graph/tuning.cc"
-MAX_GPUS = 1 << 18  # the fabric floor works on flows: 131 072 GPUs with the training pattern take ~1.6 s, ~0.35 GB
+# Bounds of the design space, so the work a design causes is bounded.
+KINDS = ("sip-ring", "sip-ocs", "electrical", "ideal")  # the built-in fabric kinds (fabric.registry)
+MAX_GPUS = 1 << 18  # [assumed] the fabric floor works on flows: 131 072 GPUs with the training pattern take ~1.6 s
+MAX_SERVER_GPUS = 1024  # [assumed] beyond the 72–576 GPUs of the largest NVLink domains announced
+MAX_SWITCH_RADIX = 4096  # [assumed] 8× the 512 ports of the largest switch ASICs (51.2 Tbps at 100G)
+MAX_TRANSCEIVER_PORTS = 8  # [assumed] an OSFP module breaks out into at most 8 lanes (8 × 100G DR8)
+MIN_RATE_BPS, MAX_RATE_BPS = 1e6, 1e15  # [assumed] 1 Mbit/s to 1 Pbit/s per GPU, around every interconnect
+MAX_MESSAGE_BYTES = 1e15  # [assumed] 1 PB per rank, beyond any collective
+MAX_LATENCY_S = 1.0  # [assumed] a second per step, beyond any network
+
+
+class KindSpec(Spec):
+    """[fabric] kind: a kind of `fabric.registry` (the built-in four, listed as `choices`, or one registered
+    since)."""
+
+    __slots__ = ()
+
+    def parse(self, value):
+        from fabric.registry import kinds
+
+        names = kinds()
+        if isinstance(value, str) and value in names:
+            return value
+        close = difflib.get_close_matches(str(value), list(names), n=1)
+        hint = f" (did you mean '{close[0]}'?)" if close else ""
+        raise InputError(f"got {shown(value)}, expected one of {', '.join(names)}{hint}")
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class FabricSection:
-    kind: str = param("sip-ring", "text", "fabric kind: sip-ring, sip-ocs, electrical or ideal", "—")
+class FabricSection(Section):
+    section_name: ClassVar[str] = "fabric"
+
+    kind: str = field(default="sip-ring", metadata={"spec": KindSpec(
+        unit="choice", help="fabric kind", source="—", default_text="sip-ring", choices=KINDS)})
     gpus: int = param(1024, "1", "GPUs in the cluster", f"{SIPML}: 1024-GPU experiments", lo=2, hi=MAX_GPUS,
                       integer=True)
     gpu: str = param("gpu.a100_sxm4", "text", "catalog entry of the GPU", "[assumed] A100-class, as in "
                      "SiP-ML's era")
     host: str = param("server.dgx_a100_host", "text", "catalog entry of the server share per GPU (host, "
-                      "chassis; 'none' for none)", "[assumed] DGX-class host")
+                      "chassis; 'none' for none)", "[assumed] DGX-class host", choices=("none",))
     job_gpus: int = param(0, "1", "GPUs of the largest job the cluster must run as one (0: the whole cluster); "
                           "collectives run over its ranks", "[assumed] one job on the whole cluster, as in SiP-ML's "
-                          "experiments", lo=0, hi=MAX_GPUS, integer=True)
+                          "experiments", lo=0, hi=MAX_GPUS, integer=True, at_most="gpus")
     launch_latency: float = non_negative("8.4 us", "s", "fixed cost of starting one collective (kernel launch "
                                          "and set-up), paid once per call", f"{NCCL} (v2.7–2.30): base latency "
-                                         "8.4 µs for Ring/Tree Simple [verbatim]")
+                                         "8.4 µs for Ring/Tree Simple [verbatim]", hi=MAX_LATENCY_S)
     message_size: float = param("100 MB", "byte", "message size per rank for the collective times of `sipml fabric`",
-                                "[assumed] gradient bucket scale", lo=0.0, lo_open=True)
+                                "[assumed] gradient bucket scale", lo=0.0, lo_open=True, hi=MAX_MESSAGE_BYTES)
     pue: float = param(1.1, "1", "power usage effectiveness for cluster power", "Epoch AI, hyperscale "
                        "[verbatim]", lo=1.0, hi=3.0)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class ClusterDesign:
+class ClusterDesign(Composite):
     """A full design point: one GPU's optical I/O (`link`), the shared `[fabric]` settings, and the fabric kind's
     own section (`topology`; its defaults when not given)."""
 
@@ -52,6 +82,7 @@ class ClusterDesign:
     def __post_init__(self):
         from fabric.registry import get_kind
 
+        Composite.__post_init__(self)
         kind = get_kind(self.fabric.kind)
         if self.topology is None:
             if kind.section_type is not None:
@@ -59,9 +90,6 @@ class ClusterDesign:
         elif kind.section_type is None or not isinstance(self.topology, kind.section_type):
             expected = f"a [{kind.section}] section" if kind.section else "no section of its own"
             raise InputError(f"[fabric] kind = '{kind.name}' takes {expected}, got {type(self.topology).__name__}")
-        if self.fabric.job_gpus > self.fabric.gpus:
-            raise InputError(f"[fabric] job_gpus = {self.fabric.job_gpus} is more than the cluster's gpus = "
-                             f"{self.fabric.gpus}")
 
     @property
     def job_gpus(self) -> int:

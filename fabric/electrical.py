@@ -22,15 +22,18 @@ References: NCCL src/graph/tuning.cc (per-step latencies, base latency; tree lat
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import math
 from dataclasses import dataclass
 
 import numpy as np
 
-from core.fields import non_negative, param, positive
+from core.fields import MIN_EFFICIENCY, Section, non_negative, param, positive
 from fabric import collectives as col
 from fabric.bom import BomLine
-from fabric.design import NCCL, ClusterDesign
+from fabric.design import (MAX_FIBER_M, MAX_RATE_BPS, MAX_SERVER_GPUS, MAX_SWITCH_RADIX, MAX_TRANSCEIVER_PORTS,
+                           MIN_RATE_BPS, NCCL, ClusterDesign)
 from fabric.estimate import FabricEstimate
 from fabric.fattree import fat_tree, leaf_ports, min_fat_tree_tiers
 from fabric.kind import (BITS_PER_BYTE, CollectiveTime, FabricKind, bytes_sent_per_rank, group_arrays, pick,
@@ -41,18 +44,20 @@ _EFFICIENCY_SOURCE = ("NVIDIA/nccl issue 1054 (S. Jeaugey, NCCL maintainer): 'th
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class ElectricalSection:
+class ElectricalSection(Section):
+    section_name: ClassVar[str] = "electrical"
+
     gpus_per_server: int = param(8, "1", "GPUs per server on the NVSwitch (g)", "DGX A100/H100 [verbatim]",
-                                 lo=1, integer=True)
+                                 lo=1, integer=True, hi=MAX_SERVER_GPUS)
     nvlink_bandwidth: float = positive("2400 Gbit/s", "bit/s", "NVLink bandwidth per GPU per direction (B_n, line "
-                                       "rate)", "A100: 600 GB/s bidirectional = 300 GB/s per direction [verbatim]")
+                                       "rate)", "A100: 600 GB/s bidirectional = 300 GB/s per direction [verbatim]", lo=MIN_RATE_BPS, hi=MAX_RATE_BPS)
     nic_bandwidth: float = positive("200 Gbit/s", "bit/s", "scale-out NIC bandwidth per GPU (B_e, line rate)",
-                                    "DGX A100: one ConnectX-6 HDR 200 Gb/s per GPU [verbatim]")
+                                    "DGX A100: one ConnectX-6 HDR 200 Gb/s per GPU [verbatim]", lo=MIN_RATE_BPS, hi=MAX_RATE_BPS)
     nvlink_efficiency: float = param(0.8, "1", "share of the NVLink line rate a collective reaches", _EFFICIENCY_SOURCE,
-                                     lo=0.0, hi=1.0, lo_open=True)
+                                     lo=MIN_EFFICIENCY, hi=1.0)
     nic_efficiency: float = param(0.94, "1", "share of the NIC line rate a collective reaches", "nccl-tests issues: "
                                   "46–48 GB/s bus bandwidth per NDR 400 Gb/s NIC [verbatim] → 0.94 [inferred]",
-                                  lo=0.0, hi=1.0, lo_open=True)
+                                  lo=MIN_EFFICIENCY, hi=1.0)
     nvlink_latency: float = non_negative("3.4 us", "s", "per-step latency of a collective over NVLink",
                                          f"{NCCL} (~v2.7): Ring/Simple over NVLink 3.4 µs [verbatim]")
     network_latency: float = non_negative("9.6 us", "s", "per-step latency of a collective over the network (NIC, "
@@ -76,17 +81,17 @@ class ElectricalSection:
     switch_transceiver: str = param("transceiver.hdr_200g_qsfp56", "text", "catalog entry of a switch-port "
                                     "transceiver", "[assumed] HDR optics")
     switch_transceiver_ports: int = param(1, "1", "switch ports one switch-side transceiver serves (2: twin-port "
-                                          "OSFP)", "[assumed] one", lo=1, integer=True)
+                                          "OSFP)", "[assumed] one", lo=1, integer=True, hi=MAX_TRANSCEIVER_PORTS)
     switch: str = param("switch.ib_hdr_40p", "text", "catalog entry of the fat-tree switch", "[assumed] HDR "
                         "40-port class (QM8700)")
     switch_radix: int = param(40, "1", "ports per fat-tree switch (k)", "QM8700, 40 × 200G [verbatim]", lo=2,
-                              integer=True)
+                              integer=True, hi=MAX_SWITCH_RADIX)
     link_length: float = non_negative("15 m", "m", "average fiber length of a fat-tree link (one patch cable each)",
-                                      "[assumed] within a row of racks")
+                                      "[assumed] within a row of racks", hi=MAX_FIBER_M)
     oversubscription: float = param(1.0, "1", "fat-tree oversubscription (down/up at the leaves)",
-                                    "[assumed] non-blocking", lo=1.0)
+                                    "[assumed] non-blocking", lo=1.0, hi=1000.0)
     nvswitch: str = param("nvswitch.a100_share", "text", "catalog entry of the NVSwitch share per GPU ('none' for "
-                          "servers without one)", "[assumed] DGX A100")
+                          "servers without one)", "[assumed] DGX A100", choices=("none",))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

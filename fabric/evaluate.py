@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from core.errors import InputError
+
 from fabric.design import ClusterDesign
 from fabric.estimate import FabricEstimate
 from fabric.kind import OPS, Collective, CollectiveTime
@@ -11,7 +13,11 @@ from photonics.design import LinkDesign
 
 def evaluate_fabric(design: ClusterDesign) -> FabricEstimate:
     """The fabric's bandwidth, degree, bisection, reach, bill of materials and violations."""
-    return get_kind(design.fabric.kind).evaluate(design)
+    kind = get_kind(design.fabric.kind)
+    if kind.optical and design.link.link.kind != "ring-wdm":
+        raise InputError(f"[fabric] kind = '{kind.name}' is built from ring-wdm chiplets; a [link] kind = "
+                         f"'{design.link.link.kind}' link is evaluated on its own (`sipml budget`, `sipml check`)")
+    return kind.evaluate(design)
 
 
 def effective_link(design: ClusterDesign) -> LinkDesign | None:

@@ -10,22 +10,28 @@ per peer); point-to-point, n·8/B + α [inferred].
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from dataclasses import dataclass
 
 import numpy as np
 
-from core.fields import non_negative, positive
-from fabric.design import SIPML, ClusterDesign
+from core.fields import Section, non_negative, positive
+from fabric.design import MAX_LATENCY_S, MAX_RATE_BPS, MIN_RATE_BPS, SIPML, ClusterDesign
 from fabric.estimate import FabricEstimate
 from fabric.kind import BITS_PER_BYTE, CollectiveTime, FabricKind, bytes_sent_per_rank, group_arrays, proportional
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class IdealSection:
+class IdealSection(Section):
+    section_name: ClassVar[str] = "ideal"
+
     bandwidth: float = positive("2000 Gbit/s", "bit/s", "per-GPU rate of the non-blocking switch, per direction",
-                                f"{SIPML}: swept 128–8192 Gbps; 2 Tbps matches the SiP designs")
+                                f"{SIPML}: swept 128–8192 Gbps; 2 Tbps matches the SiP designs",
+                                lo=MIN_RATE_BPS, hi=MAX_RATE_BPS)
     step_latency: float = non_negative("3.4 us", "s", "latency of one collective step", "[assumed] the lowest "
-                                       "per-step latency of the built-in fabrics (NCCL Ring/Simple over NVLink)")
+                                       "per-step latency of the built-in fabrics (NCCL Ring/Simple over NVLink)",
+                                       hi=MAX_LATENCY_S)
 
 
 def _evaluate(design: ClusterDesign) -> FabricEstimate:

@@ -112,12 +112,13 @@ def scalar(value):
 @dataclass
 class FabricKind:
     """Base class of a fabric kind. Subclasses set `name`, `section` and `section_type` (their design section, or
-    None), `static`, and implement `evaluate`, `shares` and `time`; `optical_link` and `serve` as they apply."""
+    None), `static`, `optical` (its GPUs have the optical I/O of [link] … [package]), and implement `evaluate`, `shares` and `time`; `optical_link` and `serve` as they apply."""
 
     name: str = ""
     section: str | None = None
     section_type: type | None = None
     static: bool = False
+    optical: bool = False
     schedules: tuple[str, ...] = field(default=())
 
     def optical_link(self, design):

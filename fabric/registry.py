@@ -1,5 +1,5 @@
-"""One registry of fabric kinds: adding a kind is one `register` call (the built-in four register themselves
-the first time a kind is looked up)."""
+"""One registry of fabric kinds: adding a kind is one `register` call ([fabric] kind then accepts its name). The
+built-in four (`fabric.design.KINDS`) register themselves the first time a kind is looked up."""
 
 from __future__ import annotations
 

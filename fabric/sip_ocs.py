@@ -21,6 +21,8 @@ Syst. Tech. J. 1953; leaves of r/2 down- and r/2 up-ports.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import dataclasses
 import math
 from dataclasses import dataclass
@@ -28,10 +30,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.errors import InputError
-from core.fields import non_negative, param
+from core.fields import Section, non_negative, param
 from fabric import collectives as col
 from fabric.bom import BomLine
-from fabric.design import NCCL, SIPML, ClusterDesign
+from fabric.design import MAX_CHANNELS, MAX_GPUS, NCCL, SIPML, ClusterDesign
 from fabric.estimate import FabricEstimate, useful_time_fraction
 from fabric.kind import (BITS_PER_BYTE, CollectiveTime, FabricKind, bytes_sent_per_rank, group_arrays, pick,
                          proportional)
@@ -42,17 +44,19 @@ MULTI_SHOT_PERIOD = 5.0  # reconfigure every 5 × the reconfiguration time [sim]
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class SipOcsSection:
+class SipOcsSection(Section):
+    section_name: ClassVar[str] = "sip_ocs"
+
     switches: int = param(20, "1", "optical circuit switches (= ports per GPU, the GPU degree)",
-                          f"{SIPML}: 20 OCSes", lo=1, integer=True)
+                          f"{SIPML}: 20 OCSes", lo=1, integer=True, hi=MAX_CHANNELS)
     switch: str = param("ocs.polatis_384", "text", "catalog entry of the OCS", "Polatis 7000, 384 ports "
                         "[verbatim]")
-    radix: int = param(384, "1", "ports per OCS", "Polatis 7000 (384 × 384) [verbatim]", lo=2, integer=True)
+    radix: int = param(384, "1", "ports per OCS", "Polatis 7000 (384 × 384) [verbatim]", lo=2, integer=True, hi=MAX_GPUS)
     topology: str = param("single", "choice", "how GPUs beyond one switch's radix are served: 'single' (one "
                           "layer, needs radix ≥ GPUs), 'partitioned' (independent pods of ≤ radix GPUs), 'clos' "
                           "(3-stage folded Clos, 3 switch passes)", "—", choices=("single", "partitioned", "clos"))
     reconfiguration_time: float = non_negative("30 ms", "s", "time to set a new circuit configuration",
-                                               f"{SIPML} default; 10 ms in a paper summary")
+                                               f"{SIPML} default; 10 ms in a paper summary", hi=1e3)
     shots: str = param("single", "choice", "'single': configured once per job; 'multi': reconfigured every "
                        "5 × reconfiguration time", f"{SIPML}", choices=("single", "multi"))
     step_latency: float = non_negative("3.4 us", "s", "cost of one collective step over a circuit (protocol and "
@@ -236,4 +240,4 @@ class SipOcs(FabricKind):
         return _serve(est, flows)
 
 
-SIP_OCS = SipOcs(name="sip-ocs", section="sip_ocs", section_type=SipOcsSection, static=True)
+SIP_OCS = SipOcs(name="sip-ocs", section="sip_ocs", section_type=SipOcsSection, static=True, optical=True)

@@ -21,16 +21,18 @@ fiber), the 20 µs retune every 100 µs (useful time 100/120) and the 16-GPU pla
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from core.errors import InputError
-from core.fields import non_negative, param, positive
+from core.fields import Section, non_negative, param, positive, when_above
 from fabric import collectives as col
 from fabric.bom import BomLine
-from fabric.design import NCCL, SIPML, ClusterDesign
+from fabric.design import MAX_DB, MAX_GPUS, NCCL, SIPML, ClusterDesign
 from fabric.estimate import FabricEstimate, useful_time_fraction
 from fabric.kind import BITS_PER_BYTE, CollectiveTime, FabricKind, bytes_sent_per_rank, proportional, pick
 from fabric.optical_io import CHIPLET_LATENCY_S, fiber_delay_s, optical_io_bom
@@ -38,23 +40,27 @@ from photonics import amplifier, link, microring
 from photonics.link import LinkEstimate, Violation, evaluate, sensitivity, transmit_loss_db
 from core.units import db_to_lin, dbm_to_w
 
+_AMPLIFIED = when_above("sip_ring", "amplifier_every", 0)  # the amplifier keys matter only with amplifiers
+
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class SipRingSection:
+class SipRingSection(Section):
     """The ring hop between neighbouring GPUs is the design's [link]/[loss]: its fiber_length and connectors."""
+
+    section_name: ClassVar[str] = "sip_ring"
 
     directions: int = param(2, "1", "ring directions (the link's fibers are split evenly over them)",
                             f"{SIPML}: 2 directions × 5 fibers", lo=1, hi=2, integer=True)
-    decision_interval: float = positive("100 us", "s", "time between wavelength re-allocations", f"{SIPML}")
+    decision_interval: float = positive("100 us", "s", "time between wavelength re-allocations", f"{SIPML}", lo=1e-9, hi=1e3)
     locality: int = param(16, "1", "ring distance within which model-parallel partitions are placed",
-                          f"{SIPML}: 16 GPUs", lo=1, integer=True)
+                          f"{SIPML}: 16 GPUs", lo=1, integer=True, hi=MAX_GPUS)
     amplifier_every: int = param(0, "1", "an optical amplifier every this many hops (0: none)", "[assumed] "
-                                 "none", lo=0, integer=True)
-    amplifier: str = param("amplifier.soa", "text", "catalog entry of the amplifier", "[assumed] O-band SOA")
+                                 "none", lo=0, integer=True, hi=MAX_GPUS)
+    amplifier: str = param("amplifier.soa", "text", "catalog entry of the amplifier", "[assumed] O-band SOA", applies_when=_AMPLIFIED)
     amplifier_gain: float = non_negative("20 dB", "dB", "small-signal gain per amplifier",
-                                         "[assumed] O-band SOA class")
+                                         "[assumed] O-band SOA class", applies_when=_AMPLIFIED, hi=MAX_DB)
     amplifier_noise_figure: float = non_negative("7 dB", "dB", "amplifier noise figure",
-                                                 "[assumed] O-band SOA class")
+                                                 "[assumed] O-band SOA class", applies_when=_AMPLIFIED, hi=MAX_DB)
     step_latency: float = non_negative("3.4 us", "s", "cost of one collective step between two GPUs (protocol and "
                                        "synchronisation; the optical path adds its own delay)", f"{NCCL} (~v2.7): "
                                        "Ring/Simple per-step latency over NVLink 3.4 µs [verbatim]; [assumed] the "
@@ -312,4 +318,4 @@ class SipRing(FabricKind):
         return _serve(est, flows)
 
 
-SIP_RING = SipRing(name="sip-ring", section="sip_ring", section_type=SipRingSection, static=True)
+SIP_RING = SipRing(name="sip-ring", section="sip_ring", section_type=SipRingSection, static=True, optical=True)

@@ -15,8 +15,9 @@ A point-to-point link ([link] kind) is described by [transmitter], [fiber], [los
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
-from core.fields import non_negative, param, positive
+from core.fields import Composite, Section, all_of, non_negative, param, positive, when
 from photonics.fieldspecs import DbPerHzSpec, LossListSpec, SpectralSpec, declare
 
 _SIPML = "SiP-ML simulator (MLNetwork/rostam), Khani et al. SIGCOMM 2021"
@@ -24,12 +25,34 @@ LASER_KINDS = ("comb", "dfb", "dml", "vcsel")
 CW_LASER_KINDS = ("comb", "dfb")  # continuous-wave sources a modulator imprints the data on
 
 
+_FULL_THERMAL = when("tuning", "strategy", "full-thermal")
+_THERMAL_OR_ATHERMAL = when("tuning", "strategy", "full-thermal", "athermal")
+
+# Bounds of the design space on counts, so the work a design causes is bounded.
+MAX_CHANNELS = 4096  # [inferred] wavelengths, lines, fibers: photonics.link searches wavelength counts up to 4096
+MAX_PATH_ELEMENTS = 1000  # [assumed] bends, crossings, connectors, passes: 1000 of any cost ≥ 20 dB (defaults)
+MAX_CHIPLETS = 256  # [assumed] far beyond the ~44 chiplets of 5 mm that fit a 55 mm package's edge
+# Bounds on values, so every design inside them evaluates in floating point (no overflow, no division by zero).
+MAX_DB = 100.0  # [assumed] a loss, gain or margin of 10^10 in power: beyond any link budget
+MAX_DB_PER_M = 1e5  # [assumed] 1000 dB/cm, beyond the lossiest waveguide (plasmonic, ~100 dB/cm)
+MAX_Q = 1e8  # [assumed] above the record microring Qs (~10^7–10^8)
+MIN_EXTINCTION_DB = 0.1  # [assumed] the ER penalty 10·log10((r+1)/(r−1)) grows without bound as ER → 0 dB
+MAX_ENERGY_J_PER_BIT = 1e-9  # [assumed] 1000 pJ/bit, 100× the most power-hungry optical links
+MAX_POWER_W = 10.0  # [assumed] 40 dBm: beyond any laser line, waveguide or heater on a chip
+MAX_FIBER_M = 1e6  # [assumed] 1000 km, far beyond any link inside a data centre
+MAX_TEMPERATURE_K = 1000.0  # [assumed] the tuning model's temperatures, far beyond a chip's operating range
+
+_RING_WDM = when("link", "kind", "ring-wdm")
+_POINT_TO_POINT = when("link", "kind", "point-to-point")
+
 LINK_KINDS = ("ring-wdm", "point-to-point")
 FEC_CHOICES = ("none", "kr4", "kp4", "given")
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class LinkSection:
+class LinkSection(Section):
+    section_name: ClassVar[str] = "link"
+
     kind: str = param("ring-wdm", "choice", "link type: 'ring-wdm' (micro-ring modulators and drop filters on CW comb "
                       "or DFB lines, many wavelengths per fiber: SiP-ML's optical I/O) or 'point-to-point' (one "
                       "modulated source per fiber: the textbook budget of [transmitter], [loss] and [receiver])",
@@ -40,42 +63,44 @@ class LinkSection:
                             "per symbol, E22–E24)", f"{_SIPML}: NRZ at 25 Gbps per wavelength [sim]",
                             choices=("nrz", "pam4"))
     wavelengths_per_fiber: int = param(8, "1", "wavelengths requested per fiber per direction",
-                                       f"{_SIPML}: 80 λ over 2 × 5 fibers [sim]", lo=1, hi=4096, integer=True)
+                                       f"{_SIPML}: 80 λ over 2 × 5 fibers [sim]", lo=1, hi=4096, integer=True, applies_when=_RING_WDM)
     fibers_per_direction: int = param(10, "1", "transmit fibers (lanes) per GPU (as many receive fibers)",
-                                      f"{_SIPML}: 2 directions × 5 fibers [sim]", lo=1, integer=True)
+                                      f"{_SIPML}: 2 directions × 5 fibers [sim]", lo=1, integer=True, hi=MAX_CHANNELS)
     channel_spacing: float = declare(SpectralSpec, "200 GHz", "Hz | m", "wavelength-grid spacing, in GHz or in nm at "
                                      "the centre wavelength", "Intel OCI chiplet, 200 GHz spacing [verbatim]",
-                                     lo=1e9, hi=10e12)
+                                     lo=1e9, hi=10e12, applies_when=_RING_WDM)
     wavelength: float = param("1310 nm", "m", "centre wavelength (O-band; C-band 1550 nm; 850 nm for VCSELs on "
                               "multimode fiber)", "TeraPHY / Innolume QD comb operate in the O-band [restated]",
                               lo=0.8e-6, hi=1.7e-6)
     ber: float = param(1e-12, "1", "target bit-error ratio without FEC (with FEC the code's pre-FEC threshold is "
                        "the target)", "typical for links; DSENT uses 1e-15, PhoenixSim 1e-9 [restated]",
-                       lo=0.0, hi=0.5, lo_open=True, hi_open=True)
+                       lo=0.0, hi=0.5, lo_open=True, hi_open=True, applies_when=when("link", "fec", "none"))
     fec: str = param("none", "choice", "forward error correction, which sets the target BER and takes its overhead "
                      "off the capacity: 'none', 'kr4' RS(528,514) at 5e-5, 'kp4' RS(544,514) at 2.4e-4, 'given' "
                      "(fec_threshold, fec_overhead, fec_latency)", "[assumed] none, as TeraPHY + Stratix 10 (2020) "
                      "ran with 'no FEC' [verbatim]", choices=FEC_CHOICES)
     fec_threshold: float = param(2.4e-4, "1", "pre-FEC BER the code corrects to its output target (fec = given)",
                                  "KP4's 2.4e-4, IEEE 802.3 Clause 136 [verbatim]", lo=0.0, hi=0.5, lo_open=True,
-                                 hi_open=True)
+                                 hi_open=True, applies_when=when("link", "fec", "given"))
     fec_overhead: float = param(0.0584, "1", "rate overhead n/k − 1 of the code (fec = given)",
-                                "KP4 RS(544,514): 544/514 − 1 = 5.84 % [inferred]", lo=0.0, hi=1.0)
+                                "KP4 RS(544,514): 544/514 − 1 = 5.84 % [inferred]", lo=0.0, hi=1.0, applies_when=when("link", "fec", "given"))
     fec_latency: float = non_negative("51.2 ns", "s", "latency the code adds (fec = given)",
-                                      "one KP4 codeword, 5440 b at 106.25 Gb/s = 51.2 ns [inferred]")
+                                      "one KP4 codeword, 5440 b at 106.25 Gb/s = 51.2 ns [inferred]", applies_when=when("link", "fec", "given"))
     system_margin: float = non_negative("0 dB", "dB", "margin reserved for ageing/temperature (the surplus is "
-                                        "reported as margin_db)", "[assumed] report the whole surplus")
+                                        "reported as margin_db)", "[assumed] report the whole surplus", hi=MAX_DB)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class FiberSection:
+class FiberSection(Section):
+    section_name: ClassVar[str] = "fiber"
+
     type: str = param("smf", "choice", "'smf' single-mode fiber (O- to L-band, 1260–1675 nm) or 'mmf' multimode "
                       "fiber (840–953 nm, where OM3–OM5 are rated)", "G.652 SMF in the O-band [assumed]",
                       choices=("smf", "mmf"))
     zero_dispersion_wavelength: float = param("1312 nm", "m", "zero-dispersion wavelength λ0 of E28",
                                               "G.652: 1300–1324 nm; 1312 nm with S0 = 0.092 gives D(1550 nm) = 17.3 "
                                               "ps/(nm·km), 17 in the Cisco G.652 text [inferred]", lo=0.8e-6, hi=1.8e-6)
-    dispersion_slope: float = non_negative("0.092 ps/(nm**2*km)", "s/m**3", "zero-dispersion slope S0 of E28",
+    dispersion_slope: float = non_negative("0.092 ps/nm**2/km", "s/m**3", "zero-dispersion slope S0 of E28",
                                            "standard SMF ≈ 0.092 ps/(nm²·km), Keiser, Optical Fiber Communications "
                                            "ch. 3 [restated]")
     dispersion_model: str = param("agrawal", "choice", "chromatic-dispersion penalty (E29): 'agrawal' "
@@ -88,12 +113,14 @@ class FiberSection:
     modal_bandwidth: float = positive("4700 MHz*km", "Hz*m", "effective modal bandwidth–length product at the "
                                       "wavelength (type = mmf): the fiber's rise time 0.44·L/B0 must stay within 70 % "
                                       "of a symbol", "OM4 at 850 nm [verbatim]; OM3 2000, OM5 2470 MHz·km at 953 nm, "
-                                      "TIA")
+                                      "TIA", applies_when=when("fiber", "type", "mmf"))
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class TransmitterSection:
+class TransmitterSection(Section):
     """A point-to-point link's transmitter, described as its datasheet does."""
+
+    section_name: ClassVar[str] = "transmitter"
 
     launch_power: float = positive("5 dBm", "W", "power launched into the fiber (launch_power_type: average or OMA)",
                                    "1.3 µm InGaAlAs ridge DFB laser, directly modulated at 50 Gb/s: mean output "
@@ -107,33 +134,36 @@ class TransmitterSection:
                                 "above twice it cannot pass (Nyquist)", "the same DML: 34 GHz [verbatim]")
     spectral_width: float = positive("0.1 nm", "m", "RMS spectral width of a directly modulated source (chirp, modes; "
                                      "laser kind dml or vcsel): sets the dispersion penalty", "[assumed] the 0.1 nm of "
-                                     "the photonics-2 dispersion example; no sourced DML or VCSEL figure")
+                                     "the photonics-2 dispersion example; no sourced DML or VCSEL figure", applies_when=when("laser", "kind", "dml", "vcsel"))
     energy: float = non_negative("0.228 pJ/bit", "J/bit", "transmitter energy per bit (laser, driver)",
                                  "850 nm oxide-relief VCSEL at 41 Gb/s: 228 fJ/bit [verbatim]; no DML figure found")
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class RingSection:
+class RingSection(Section):
+    section_name: ClassVar[str] = "ring"
+
     radius: float = param("3 um", "m", "micro-ring radius", "DSENT default [verbatim]", lo=1e-6, hi=1e-3)
     group_index: float = param(4.0, "1", "group index of the ring waveguide", "DSENT at 1300 nm [verbatim]",
                                lo=1.0, hi=10.0)
     filter_q: float = positive(6500, "1", "loaded Q of the receive (drop) filters",
-                               "PhoenixSim filter-array model test case, Q_demux 6500 [verbatim]")
-    max_q: float = positive(150e3, "1", "largest loaded Q a ring may have", "DSENT cap [verbatim]")
+                               "PhoenixSim filter-array model test case, Q_demux 6500 [verbatim]", lo=1.0, hi=MAX_Q)
+    max_q: float = positive(150e3, "1", "largest loaded Q a ring may have", "DSENT cap [verbatim]", lo=1.0, hi=MAX_Q)
     loss_model: str = param("given", "choice", "intrinsic loss: 'given' uses propagation_loss, 'bend-fit' "
                             "adds the UBC bending-loss fit (valid for R ≥ 5 µm)", "—",
                             choices=("given", "bend-fit"))
     propagation_loss: float = non_negative(
         "7 dB/cm", "dB/m", "intrinsic round-trip loss of the ring waveguide",
         "[inferred] Cheng et al. Photonics Research 7(2) 2019 measured 0.5 dB drop loss; with Q_L 6500 "
-        "at 1310 nm (E3, E4) that is ~7 dB/cm")
+        "at 1310 nm (E3, E4) that is ~7 dB/cm (0: a lossless ring, whose Q is the coupling's)",
+        applies_when=when("ring", "loss_model", "given"), hi=MAX_DB_PER_M)
     bend_fit_coefficient: float = non_negative(
         "1.044e9 dB/cm", "dB/m", "bending-loss fit coefficient (loss = c·R[µm]^−k + straight)",
-        "PhoenixSim UBCModelOptimistic, 450 nm Si strip [verbatim]")
+        "PhoenixSim UBCModelOptimistic, 450 nm Si strip [verbatim]", sweepable=False, applies_when=when("ring", "loss_model", "bend-fit"), hi=1e15)
     bend_fit_exponent: float = positive(10.13, "1", "bending-loss fit exponent k",
-                                        "PhoenixSim UBCModelOptimistic [verbatim]")
+                                        "PhoenixSim UBCModelOptimistic [verbatim]", sweepable=False, applies_when=when("ring", "loss_model", "bend-fit"), hi=30.0)
     bend_fit_straight_loss: float = non_negative("1.2 dB/cm", "dB/m", "bending-loss fit straight term",
-                                                 "PhoenixSim UBCModelOptimistic [verbatim]")
+                                                 "PhoenixSim UBCModelOptimistic [verbatim]", sweepable=False, applies_when=when("ring", "loss_model", "bend-fit"), hi=MAX_DB_PER_M)
     filter_isi: str = param("energy", "choice", "filter ISI of the drop ring on its own channel (E18): 'energy' the "
                             "share of the symbol energy the Lorentzian passes, E18a (the zero-detuning term of the "
                             "crosstalk integral E6, so ISI and crosstalk come from one spectrum); 'eye' the worst-case "
@@ -143,57 +173,61 @@ class RingSection:
     through_excess_loss: float = non_negative("0.01 dB", "dB", "scattering loss per passed ring, beside its "
                                               "resonance tail at the actual detuning (E20)", "DSENT Photonics.model "
                                               "0.01 dB per ring [verbatim] (a flat figure equal to the tail of a Q 10⁴ "
-                                              "ring at 200 GHz, R10); 0.1 dB measured in all by Cheng 2019")
+                                              "ring at 200 GHz, R10); 0.1 dB measured in all by Cheng 2019", hi=MAX_DB)
     tuning_model: str = param("dn-dt", "choice", "resonance shift per kelvin: 'dn-dt' from the thermo-optic "
                               "coefficient (E12), 'given' tuning_efficiency", "—", choices=("dn-dt", "given"))
     dn_dt: float = positive("1.86e-4 / K", "1/K", "thermo-optic coefficient of silicon: sets the resonance "
                             "shift per kelvin f·(dn/dT)/n_g (E12; ≈ 10.6 GHz/K at 1310 nm, n_g 4, DSENT uses 10 GHz/K)",
-                            "E12, photonics reference [inferred]")
+                            "E12, photonics reference [inferred]", sweepable=False, lo=1e-6, hi=1e-3, applies_when=when("ring", "tuning_model", "dn-dt"))
     tuning_efficiency: float = declare(SpectralSpec, "10 GHz/K", "Hz/K | m/K", "resonance shift per kelvin, in GHz/K "
-                                       "or nm/K (tuning_model = given)", "DSENT 10 GHz/K [verbatim]", lo=0.0,
-                                       lo_open=True)
+                                       "or nm/K (tuning_model = given)", "DSENT 10 GHz/K [verbatim]", lo=1e6,
+                                       applies_when=when("ring", "tuning_model", "given"))
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class ModulatorSection:
+class ModulatorSection(Section):
+    section_name: ClassVar[str] = "modulator"
+
     kind: str = param("add-drop", "choice", "'add-drop': each ring drops its line from the laser bus onto the "
                       "output (one drop loss; unused laser lines stay off the fiber; needed for wavelength reuse on "
                       "a ring); 'all-pass': rings modulate the laser bus itself (unused comb lines reach the fiber)",
                       "[assumed] add-drop, as a ring fabric requires", choices=("add-drop", "all-pass"))
-    q: float = positive(6000, "1", "loaded Q of the ring modulators", "Bahadori et al., DATE 2017 [restated]")
+    q: float = positive(6000, "1", "loaded Q of the ring modulators", "Bahadori et al., DATE 2017 [restated]", lo=1.0, hi=MAX_Q)
     insertion_loss: float = non_negative("2 dB", "dB", "loss of the '1' level below the ring's resonance peak "
                                          "(for add-drop modulators the peak drop loss is added from E4)",
-                                         "[assumed] mid-range of depletion-mode ring modulators at 25 Gb/s")
+                                         "[assumed] mid-range of depletion-mode ring modulators at 25 Gb/s", hi=MAX_DB)
     extinction_ratio: float = positive("7 dB", "dB", "extinction ratio between '1' and '0'",
-                                       "[assumed] mid-range of depletion-mode ring modulators at 25 Gb/s")
+                                       "[assumed] mid-range of depletion-mode ring modulators at 25 Gb/s", lo=MIN_EXTINCTION_DB, hi=MAX_DB)
     energy: float = non_negative("0.106 pJ/bit", "J/bit", "modulator + driver energy per bit",
                                  "'Single-chip 1 Tb/s optical transmitter' preprint: 106 fJ/bit at 32 Gb/s "
-                                 "[restated, low confidence]")
+                                 "[restated, low confidence]", hi=MAX_ENERGY_J_PER_BIT)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class LaserSection:
+class LaserSection(Section):
+    section_name: ClassVar[str] = "laser"
+
     kind: str = param("comb", "choice", "laser source: 'comb' generates all its lines, 'dfb' (an array) lights only "
                       "the lines used — both CW, modulated by rings or an external modulator; 'dml' and 'vcsel' are "
                       "directly modulated (point-to-point links only)", "—", choices=LASER_KINDS)
     lines: int = param(16, "1", "lines per laser source on the channel grid",
-                       "[assumed] inside the 4–160 channels of the Optica 2023 comb review", lo=1, integer=True)
+                       "[assumed] inside the 4–160 channels of the Optica 2023 comb review", lo=1, integer=True, hi=MAX_CHANNELS, applies_when=_RING_WDM)
     power_per_line: float = positive("3 mW", "W", "mean optical power per line at the laser output",
                                      "[inferred] Buyalo et al. Sci. Rep. 2024 QD comb: 270 mW over 89 lines ≈ 3 mW; "
-                                     "inside the 0.5–50 mW per channel of the Optica 2023 comb review")
+                                     "inside the 0.5–50 mW per channel of the Optica 2023 comb review", hi=MAX_POWER_W, applies_when=_RING_WDM)
     flatness: float = non_negative("3 dB", "dB", "weakest comb line below the mean (kind = comb; a DFB array "
-                                   "has none)", "[assumed] typical comb envelope")
+                                   "has none)", "[assumed] typical comb envelope", applies_when=all_of(_RING_WDM, when("laser", "kind", "comb")), hi=MAX_DB)
     coupling_loss: float = non_negative("1.25 dB", "dB", "laser-to-chip coupling loss",
-                                        "[inferred] 75 % coupling, Buyalo et al. Sci. Rep. 2024")
+                                        "[inferred] 75 % coupling, Buyalo et al. Sci. Rep. 2024", hi=MAX_DB, applies_when=_RING_WDM)
     wall_plug_efficiency: float = param(0.25, "1", "electrical-to-optical efficiency",
                                         "DSENT [verbatim]; PhoenixSim 0.10; Innolume > 0.30 peak",
-                                        lo=0.0, hi=1.0, lo_open=True)
+                                        lo=1e-3, hi=1.0, applies_when=_RING_WDM)  # [assumed] ≥ 0.1 %
     fibers_per_source: int = param(1, "1", "transmit fibers one source feeds through a splitter",
-                                   "[assumed] one source per fiber", lo=1, integer=True)
+                                   "[assumed] one source per fiber", lo=1, integer=True, hi=MAX_CHANNELS, applies_when=_RING_WDM)
     aggregate_power_limit: float = positive("20 dBm", "W", "total optical power a silicon waveguide "
-                                            "carries before nonlinear absorption", "PhoenixSim [verbatim]")
+                                            "carries before nonlinear absorption", "PhoenixSim [verbatim]", hi=MAX_POWER_W, applies_when=_RING_WDM)
     eye_safety_limit: float = positive("17 dBm", "W", "total optical power allowed in one fiber",
-                                       "Keiser, Optical Communications Essentials (E15) [restated]")
+                                       "Keiser, Optical Communications Essentials (E15) [restated]", sweepable=False, hi=MAX_POWER_W)
     rin: float = declare(DbPerHzSpec, "-135 dB/Hz", "dB/Hz", "relative intensity noise of a line (one-sided, "
                          "average-power referenced; -inf: none): its penalty E30", "QD comb < −135 dB/Hz per mode, "
                          "Buyalo et al. Sci. Rep. 2024 [verbatim]; VCSELs −128 (10GBASE-SR RIN12OMA), DFB −155…−165 "
@@ -201,122 +235,133 @@ class LaserSection:
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class LossSection:
+class LossSection(Section):
+    section_name: ClassVar[str] = "loss"
+
     coupler: float = non_negative("1.5 dB", "dB", "chip-to-fiber coupler loss per facet",
-                                  "edge coupler < 1.52 dB (TE, O-band), Adv. Photon. Nexus 2025 [verbatim]")
+                                  "edge coupler < 1.52 dB (TE, O-band), Adv. Photon. Nexus 2025 [verbatim]", hi=MAX_DB, applies_when=_RING_WDM)
     waveguide_loss: float = non_negative("1 dB/cm", "dB/m", "on-chip waveguide loss",
-                                         "DSENT, PhoenixSim [verbatim]")
+                                         "DSENT, PhoenixSim [verbatim]", hi=MAX_DB_PER_M, applies_when=_RING_WDM)
     tx_waveguide_length: float = non_negative("0.5 cm", "m", "waveguide from laser input to output coupler",
-                                              "[assumed] chiplet-scale routing")
+                                              "[assumed] chiplet-scale routing", hi=1.0, applies_when=_RING_WDM)
     rx_waveguide_length: float = non_negative("0.5 cm", "m", "waveguide from input coupler to detector",
-                                              "[assumed] chiplet-scale routing")
-    bends: int = param(4, "1", "waveguide bends on the path", "[assumed]", lo=0, integer=True)
-    bend_loss: float = non_negative("0.02 dB", "dB", "loss per bend", "PhoenixSim [verbatim]")
-    crossings: int = param(0, "1", "waveguide crossings on the path", "[assumed]", lo=0, integer=True)
-    crossing_loss: float = non_negative("0.028 dB", "dB", "loss per crossing", "PhoenixSim [verbatim]")
+                                              "[assumed] chiplet-scale routing", hi=1.0, applies_when=_RING_WDM)
+    bends: int = param(4, "1", "waveguide bends on the path", "[assumed]", lo=0, integer=True, hi=MAX_PATH_ELEMENTS, applies_when=_RING_WDM)
+    bend_loss: float = non_negative("0.02 dB", "dB", "loss per bend", "PhoenixSim [verbatim]", hi=MAX_DB, applies_when=_RING_WDM)
+    crossings: int = param(0, "1", "waveguide crossings on the path", "[assumed]", lo=0, integer=True, hi=MAX_PATH_ELEMENTS, applies_when=_RING_WDM)
+    crossing_loss: float = non_negative("0.028 dB", "dB", "loss per crossing", "PhoenixSim [verbatim]", hi=MAX_DB, applies_when=_RING_WDM)
     splitters: int = param(0, "1", "Y-junctions on the path (other than the laser splitter)", "[assumed]",
-                           lo=0, integer=True)
+                           lo=0, integer=True, hi=MAX_PATH_ELEMENTS, applies_when=_RING_WDM)
     splitter_loss: float = non_negative("0.28 dB", "dB", "excess loss per Y-junction (beyond the 3 dB split)",
-                                        "PhoenixSim [verbatim]")
+                                        "PhoenixSim [verbatim]", hi=MAX_DB, applies_when=_RING_WDM)
     connectors: int = param(2, "1", "fiber connectors on the path", "[assumed] one at each end", lo=0,
-                            integer=True)
+                            integer=True, hi=MAX_PATH_ELEMENTS)
     connector_loss: float = non_negative("0.5 dB", "dB", "loss per connector",
-                                         "MTP vs LC penalty, Calient S320 guide [verbatim]")
-    fiber_length: float = non_negative("10 m", "m", "fiber length between GPUs", "[assumed] within a row")
+                                         "MTP vs LC penalty, Calient S320 guide [verbatim]", hi=MAX_DB)
+    fiber_length: float = non_negative("10 m", "m", "fiber length between GPUs", "[assumed] within a row", hi=MAX_FIBER_M)
     fiber_loss: float = non_negative("0.35 dB/km", "dB/m", "fiber attenuation (SMF 0.2 dB/km at 1550 nm; MMF "
-                                     "3.5 dB/km at 850 nm in the IEEE models)", "G.652 at 1310 nm [verbatim]")
-    splices: int = param(0, "1", "fiber splices on the path", "[assumed] none", lo=0, integer=True)
+                                     "3.5 dB/km at 850 nm in the IEEE models)", "G.652 at 1310 nm [verbatim]", hi=MAX_DB_PER_M)
+    splices: int = param(0, "1", "fiber splices on the path", "[assumed] none", lo=0, integer=True,
+                         hi=MAX_PATH_ELEMENTS)
     splice_loss: float = non_negative("0.1 dB", "dB", "loss per splice", "[assumed] a fusion splice; set the "
                                       "plant's figure")
     extra_losses: str = declare(LossListSpec, "", "losses", "further named losses on the path, 'name: loss; …' "
-                                "(e.g. 'patch panel: 0.5 dB; WDM filter: 1.2 dB')", "—")
+                                "(e.g. 'patch panel: 0.5 dB; WDM filter: 1.2 dB')", "—", sweepable=False)
     switch_ports: int = param(0, "1", "optical-switch passes on the path (an OCS fabric adds its own passes "
-                              "to these)", "point-to-point link", lo=0, integer=True)
+                              "to these)", "point-to-point link", lo=0, integer=True, hi=MAX_PATH_ELEMENTS)
     switch_loss: float = non_negative("2 dB", "dB", "insertion loss per optical-switch pass",
-                                      "MEMS OCS 'sub-2 dB' [restated]")
+                                      "MEMS OCS 'sub-2 dB' [restated]", hi=MAX_DB)
     switch_connectors: int = param(2, "1", "patch connectors each switch pass adds (at connector_loss each)",
-                                   "[assumed] a patch at each switch port", lo=0, integer=True)
+                                   "[assumed] a patch at each switch port", lo=0, integer=True, hi=MAX_PATH_ELEMENTS)
     mux_demux_loss: float = non_negative("0 dB", "dB", "extra multiplexer/demultiplexer loss", "none: rings "
-                                         "mux and demux")
+                                         "mux and demux", hi=MAX_DB)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class ReceiverSection:
+class ReceiverSection(Section):
+    section_name: ClassVar[str] = "receiver"
+
     model: str = param("ge-photodiode", "choice", "how sensitivity is found", "—",
                        choices=("ge-photodiode", "thermal-noise", "given"))
     sensitivity: float = positive("-9.7 dBm", "W", "sensitivity (model = given), average power or OMA "
-                                  "(sensitivity_type)", "SiP receiver at 25 Gbps, Sci. Rep. 7:13857 (2017) [verbatim]")
+                                  "(sensitivity_type)", "SiP receiver at 25 Gbps, Sci. Rep. 7:13857 (2017) [verbatim]", applies_when=when("receiver", "model", "given"), hi=MAX_POWER_W)
     sensitivity_type: str = param("average", "choice", "what the given sensitivity is: 'average' power, or 'oma' "
                                   "(converted at the link's extinction ratio, E24, with no ER penalty)",
-                                  "Sci. Rep. 7:13857 quotes average power [restated]", choices=("average", "oma"))
+                                  "Sci. Rep. 7:13857 quotes average power [restated]", choices=("average", "oma"), applies_when=when("receiver", "model", "given"))
     reference_extinction_ratio: float = positive("8.9 dB", "dB", "extinction ratio the given average-power "
                                                  "sensitivity was measured at (inf: an ideal transmitter): only the "
                                                  "link's ER penalty beyond it is charged", "Sci. Rep. 7:13857 (2017), "
                                                  "Table 1: 8.9 dB extinction of the ring modulator in the link the "
-                                                 "floor was measured on [restated]", allow_inf=True)
-    responsivity: float = positive("0.7 A/W", "A/W", "photodiode responsivity", "PhoenixSim [verbatim]")
-    dark_current: float = non_negative("1 uA", "A", "photodiode dark current", "PhoenixSim [verbatim]")
+                                                 "floor was measured on [restated]", allow_inf=True, applies_when=all_of(when("receiver", "model", "given"), when("receiver", "sensitivity_type", "average")), lo=MIN_EXTINCTION_DB, hi=MAX_DB)
+    responsivity: float = positive("0.7 A/W", "A/W", "photodiode responsivity", "PhoenixSim [verbatim]", lo=0.01, hi=2.0)
+    dark_current: float = non_negative("1 uA", "A", "photodiode dark current", "PhoenixSim [verbatim]", applies_when=when("receiver", "model", "ge-photodiode"), hi=1e-3)
     noise_density: float = positive("10.9 pA/Hz**0.5", "A/Hz**0.5", "input-referred TIA noise density "
                                     "(model = thermal-noise)", "Xie et al. iWEM 2021, 25 Gb/s TIA "
-                                    "(post-layout) [restated]")
+                                    "(post-layout) [restated]", applies_when=when("receiver", "model", "thermal-noise"), hi=1e-6)
     energy: float = non_negative("0.55 pJ/bit", "J/bit", "receiver (TIA + detector) energy per bit",
-                                 "K. Li et al. 2020, 54 Gb/s SiGe receiver [restated]")
+                                 "K. Li et al. 2020, 54 Gb/s SiGe receiver [restated]", hi=MAX_ENERGY_J_PER_BIT)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class TuningSection:
+class TuningSection(Section):
+    section_name: ClassVar[str] = "tuning"
+
     strategy: str = param("nearest-channel", "choice", "thermal tuning strategy", "DSENT strategies",
                           choices=("nearest-channel", "full-thermal", "athermal"))
     heating_efficiency: float = positive("2.57e4 K/W", "K/W", "ring temperature rise per heater watt",
                                          "[inferred] 257 GHz/mW (2.06 nm/mW at 1550 nm, 'on par with the best "
                                          "microheaters', Atabaki et al. Opt. Express 21(13) 2013) over DSENT's "
                                          "10 GHz/K; DSENT's own 1e5 K/W is 4× better than any measured heater. The "
-                                         "shift per kelvin itself follows from [ring] dn_dt (E12)")
+                                         "shift per kelvin itself follows from [ring] dn_dt (E12)", lo=10.0, hi=1e7)
     sigma_local: float = declare(SpectralSpec, "40 GHz", "Hz | m", "local (within-die) resonance variation, 1σ, "
-                                 "in GHz or nm", "DSENT [verbatim]", lo=0.0)
+                                 "in GHz or nm", "DSENT [verbatim]", lo=0.0, applies_when=_THERMAL_OR_ATHERMAL, hi=10e12)
     sigma_system: float = declare(SpectralSpec, "200 GHz", "Hz | m", "systematic (die-to-die) resonance variation, "
-                                  "1σ, in GHz or nm", "DSENT [verbatim]", lo=0.0)
+                                  "1σ, in GHz or nm", "DSENT [verbatim]", lo=0.0, applies_when=_THERMAL_OR_ATHERMAL, hi=10e12)
     target_yield: float = param(0.99, "1", "share of GPUs whose rings must all lock (full-thermal, athermal): the "
                                 "tuning range and heater power are reported at this yield (E34)", "[assumed] 99 %",
-                                lo=0.0, hi=1.0, lo_open=True, hi_open=True)
-    t_min: float = positive("280 K", "K", "lowest operating temperature", "DSENT [verbatim]")
-    t_max: float = positive("380 K", "K", "highest operating temperature", "DSENT [verbatim]")
+                                lo=0.0, hi=1.0, lo_open=True, hi_open=True, applies_when=_THERMAL_OR_ATHERMAL)
+    t_min: float = positive("280 K", "K", "lowest operating temperature", "DSENT [verbatim]", applies_when=_FULL_THERMAL, lo=1.0, hi=MAX_TEMPERATURE_K)
+    t_max: float = positive("380 K", "K", "highest operating temperature", "DSENT [verbatim]", applies_when=_FULL_THERMAL, above="t_min", lo=1.0, hi=MAX_TEMPERATURE_K)
     temperature: float = positive("300 K", "K", "operating temperature for full-thermal power",
-                                  "[assumed] room temperature")
+                                  "[assumed] room temperature", applies_when=_FULL_THERMAL, at_least="t_min", at_most="t_max", lo=1.0, hi=MAX_TEMPERATURE_K)
     max_heater_power: float = positive("25 mW", "W", "largest heater power a ring's driver supplies: sets the "
                                        "tuning range", "[assumed] heater powers up to 25 mW are reported "
-                                       "(Sci. Rep. 2025)")
+                                       "(Sci. Rep. 2025)", hi=MAX_POWER_W)
     retune_time: float = non_negative("20 us", "s", "time to retune a ring to a new wavelength",
-                                      f"{_SIPML} [sim]")
+                                      f"{_SIPML} [sim]", applies_when=when("fabric", "kind", "sip-ring"), hi=1.0)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class PackageSection:
-    width: float = positive("55 mm", "m", "GPU package width", "[assumed] SXM-class package")
-    height: float = positive("55 mm", "m", "GPU package height", "[assumed] SXM-class package")
+class PackageSection(Section):
+    section_name: ClassVar[str] = "package"
+
+    width: float = positive("55 mm", "m", "GPU package width", "[assumed] SXM-class package", hi=1.0)
+    height: float = positive("55 mm", "m", "GPU package height", "[assumed] SXM-class package", hi=1.0)
     chiplets: int = param(1, "1", "optical I/O chiplets on the package edge",
-                          "SiP-ML's TeraPHY-class 2 Tbps interface: one chiplet [restated]", lo=1, integer=True)
+                          "SiP-ML's TeraPHY-class 2 Tbps interface: one chiplet [restated]", lo=1, integer=True, hi=MAX_CHIPLETS)
     chiplet_fiber_edge: float = positive("5 mm", "m", "fiber-attach edge of one chiplet",
-                                         "[assumed] chiplet die size not published")
-    fiber_pitch: float = positive("127 um", "m", "fiber-array pitch", "V-groove arrays [verbatim]")
+                                         "[assumed] chiplet die size not published", hi=1.0)
+    fiber_pitch: float = positive("127 um", "m", "fiber-array pitch", "V-groove arrays [verbatim]", lo=10e-6, hi=10e-3)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class InterfaceSection:
+class InterfaceSection(Section):
     """The electrical side of the link: what a bit costs between the GPU die and the optics."""
+
+    section_name: ClassVar[str] = "interface"
 
     die_to_die_energy: float = non_negative("0.3 pJ/bit", "J/bit", "electrical die-to-die link between the GPU and "
                                             "the optical chiplet, per crossing", "UCIe 2.5D (25–55 µm bumps) above 16 "
                                             "GT/s: 0.25–0.3 pJ/b [verbatim]")
     crossings: int = param(2, "1", "die-to-die crossings per bit, transmit + receive", "[inferred] GPU → chiplet and "
-                           "chiplet → GPU", lo=0, integer=True)
+                           "chiplet → GPU", lo=0, integer=True, hi=MAX_PATH_ELEMENTS)
     dsp_energy: float = non_negative("0 pJ/bit", "J/bit", "SerDes / DSP energy per bit, transmit + receive, beyond "
                                      "the die-to-die link", "[assumed] none: a chiplet driven directly; a 113G PAM4 "
                                      "XSR lane < 1.1 pJ/b, a 112G medium-reach SerDes 2.29 pJ/b [verbatim]")
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class LinkDesign:
+class LinkDesign(Composite):
     """A complete design point of one GPU's optical I/O."""
 
     link: LinkSection = field(default_factory=LinkSection)
@@ -345,3 +390,8 @@ SECTIONS: dict[str, type] = {
     "package": PackageSection,
     "interface": InterfaceSection,
 }
+
+# When a whole section has an effect (besides its fields' own conditions): a point-to-point link has a
+# [transmitter] and no rings, modulators, tuning or chiplet package.
+SECTION_APPLIES_WHEN = {"ring": _RING_WDM, "modulator": _RING_WDM, "tuning": _RING_WDM, "package": _RING_WDM,
+                        "transmitter": _POINT_TO_POINT}

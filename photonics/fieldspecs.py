@@ -141,6 +141,8 @@ def named_losses(text: str) -> tuple[tuple[str, float], ...]:
 
 
 def declare(spec_type: type[Spec], default, unit: str, help: str, source: str, **bounds):
-    """A dataclass field declared like `core.fields.param`, with a spec of `spec_type`."""
+    """A dataclass field declared like `core.fields.param`, with a spec of `spec_type` (sweepable unless
+    `sweepable=False`)."""
+    bounds.setdefault("sweepable", True)
     spec = spec_type(unit=unit, help=help, source=source, default_text=str(default), **bounds)
     return dataclasses.field(default=spec.parse(default), metadata={"spec": spec})

@@ -18,9 +18,10 @@ import math
 from dataclasses import replace
 
 from core.errors import InputError
+from core.fields import specs
 from core.units import db_to_lin, format_si, w_to_dbm
 from photonics import budget, fiber, microring, modulation, modulator, noise, point_to_point, receiver, ring_wdm
-from photonics.design import LinkDesign
+from photonics.design import LinkDesign, LinkSection
 from photonics.loss import LedgerLine, fiber_path, total_db
 from photonics.records import (LinkEstimate, ReachFigures, ReceiverFigures, SignalFigures, Violation, LinkEnergy,
                                BudgetFigures)
@@ -252,8 +253,9 @@ def hop_reach(est: LinkEstimate, pass_loss_db: float) -> int:
 def min_channel_spacing_hz(d: LinkDesign) -> float | None:
     """Smallest grid spacing at which the design's wavelength count still closes its budget. Crosstalk and
     ring tails couple the spacing to the margin, so a bracketed root-finder (Brent) solves margin(spacing) = 0
-    between FWHM/100 and FSR/N, evaluating the whole link at each step. None when even FSR/N fails (or with one
-    wavelength, which has no neighbour to space from); an InputError for a link without a grid."""
+    between FWHM/100 and FSR/N (within [link] channel_spacing's declared range), evaluating the whole link at each
+    step. None when even FSR/N fails (or with one wavelength, which has no neighbour to space from); an InputError
+    for a link without a grid."""
     d = resolve(d)
     if d.link.kind != "ring-wdm":
         raise InputError(f"[link] kind = '{d.link.kind}' has no channel grid whose spacing could be solved for")
@@ -265,10 +267,11 @@ def min_channel_spacing_hz(d: LinkDesign) -> float | None:
     def margin_at(spacing_hz: float) -> float:
         return evaluate(replace(d, link=replace(d.link, channel_spacing=spacing_hz))).margin_db
 
-    hi = ring.fsr_hz / n
-    if margin_at(hi) < 0.0:
+    declared = specs(LinkSection)["channel_spacing"]  # the search stays inside the spacings a design may have
+    hi = min(ring.fsr_hz / n, declared.hi)
+    if hi < declared.lo or margin_at(hi) < 0.0:
         return None
-    lo = ring.filter_fwhm_hz / 100.0
+    lo = max(ring.filter_fwhm_hz / 100.0, declared.lo)
     if margin_at(lo) >= 0.0:
         return lo
     return budget.solve_decreasing(margin_at, lo, hi, "channel spacing", xtol=1e6)

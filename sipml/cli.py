@@ -1,23 +1,41 @@
 """The `sipml` command line. Heavy modules are imported inside the commands so `--help` stays fast.
 
-Exit codes: 0 success; 1 the design is infeasible (or a computation has no answer); 2 bad usage or input.
-Results go to stdout (or atomically to `-o PATH`), messages to stderr.
+Exit codes: 0 success; 1 the design is infeasible (or a computation has no answer); 2 bad usage or input;
+70 an internal error (a bug: one line says what was being done; `--debug` shows the traceback); 130 / 143
+interrupted / terminated. Results go to stdout (or atomically to `-o PATH`), messages to stderr, every error
+as one line.
 """
 
 from __future__ import annotations
 
 import sys
+import warnings
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
+import typer.core
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False, rich_markup_mode=None,
-                  help="Physical-layer and cost calculator for silicon-photonic ML interconnects (after SiP-ML).")
+
+class _Command(typer.core.TyperCommand):
+    """A command whose help names each argument by its metavar alone (typer would add a Python type name such
+    as '<list[str]>')."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for param in self.params:
+            if isinstance(param, typer.core.TyperArgument):
+                param.display_type_rich = lambda ctx: None
+
+
+app = typer.Typer(add_completion=True, pretty_exceptions_enable=False, rich_markup_mode=None,
+                  help="Physical-layer and cost calculator for silicon-photonic ML interconnects (after SiP-ML). "
+                       "Shell completion: `sipml --install-completion`.")
 
 
 DEFAULT_COMPARISON = ("sip-ring", "sip-ocs", "sip-ocs-384", "dgx-a100", "dgx-h100", "ideal")
+EXIT_INTERNAL = 70  # EX_SOFTWARE (sysexits.h): an internal error
 
 
 class Format(str, Enum):
@@ -28,20 +46,25 @@ class Format(str, Enum):
 
 
 FormatOpt = Annotated[Format, typer.Option("--format", "-f", help="output format")]
-OutputOpt = Annotated[Optional[Path], typer.Option("--output", "-o", help="write to this file (atomically)")]
+OutputOpt = Annotated[Optional[Path], typer.Option(
+    "--output", "-o", metavar="PATH", help="write to this file (atomically; '-' for stdout); an existing target "
+                                           "must be a regular file")]
 SetOpt = Annotated[Optional[list[str]], typer.Option(
-    "--set", help="override a design value, e.g. --set link.data_rate='50 Gbit/s' (repeatable)")]
+    "--set", metavar="SECTION.KEY=VALUE",
+    help="override a design value, e.g. --set link.data_rate='50 Gbit/s' (repeatable)")]
+CatalogOpt = Annotated[Optional[list[Path]], typer.Option(
+    "--catalog", metavar="FILE", help="a catalog file overriding or adding entries (repeatable)")]
+DesignArg = Annotated[Optional[str], typer.Argument(
+    metavar="DESIGN", show_default=False,
+    help="design TOML file or built-in design name (default: the built-in sip-ring design)")]
 
 
-def _emit(report, fmt: Format, output: Optional[Path]) -> None:
-    from sipml.render import render, write_atomic
+# --- what is being done, for the one line an internal error prints ------------------------------------------
+_ACTIVITY = ["starting"]
 
-    text = render(report, fmt.value)
-    if output is None:
-        sys.stdout.write(text)
-    else:
-        write_atomic(output, text)
-        print(f"wrote {output}", file=sys.stderr)
+
+def _doing(text: str) -> None:
+    _ACTIVITY[0] = text
 
 
 def _named(design) -> str:
@@ -50,29 +73,86 @@ def _named(design) -> str:
     return str(design) if design else DEFAULT_DESIGN
 
 
+def _emit(report, fmt: Format, output: Optional[Path]) -> None:
+    from sipml.render import render, write_atomic
+
+    _doing("rendering the report")
+    text = render(report, fmt.value)
+    if output is None or str(output) == "-":
+        sys.stdout.write(text)
+    else:
+        _doing(f"writing {output}")
+        write_atomic(output, text)
+        print(f"wrote {output}", file=sys.stderr)
+
+
+def _load(design, overrides):
+    from sipml.design import load_design
+
+    _doing(f"loading the design {_named(design)}")
+    return load_design(design, overrides)
+
+
+def _catalog(files):
+    from fabric.catalog import load_catalog
+
+    _doing("loading the catalog")
+    return load_catalog(*(files or []))
+
+
+def _check_entries(loaded, design, catalog) -> None:
+    from sipml.design import check_catalog_entries
+
+    check_catalog_entries(loaded, catalog, _named(design))
+
+
 def _evaluate(design: Optional[str], overrides: Optional[list[str]]):
     """Load a design and evaluate the optical link its fabric uses (with any switch passes); errors found while
     evaluating also name the file."""
-    from fabric.evaluate import effective_link
     from core.errors import InputError
+    from fabric.evaluate import effective_link
     from photonics.link import evaluate
-    from sipml.design import load_design
 
-    loaded = load_design(design, overrides)
+    loaded = _load(design, overrides)
     link = effective_link(loaded)
     if link is None:
         raise InputError(f"{_named(design)}: [fabric] kind = '{loaded.fabric.kind}' has no optical link to budget")
+    _doing(f"evaluating the link of {_named(design)}")
     try:
         return evaluate(link)
     except InputError as exc:
         raise InputError(f"{_named(design)}: {exc}") from None
 
 
-DesignArg = Annotated[Optional[str], typer.Argument(
-    help="design TOML file or built-in design name (default: the built-in SiP-Ring design)")]
+def _evaluate_fabric(loaded, design):
+    from core.errors import InputError
+    from fabric.evaluate import evaluate_fabric
+
+    _doing(f"evaluating the fabric of {_named(design)}")
+    try:
+        return evaluate_fabric(loaded)
+    except InputError as exc:
+        raise InputError(f"{_named(design)}: {exc}") from None
 
 
-@app.command()
+def _version(value: bool) -> None:
+    if value:
+        from sipml import __version__
+
+        print(f"sipml {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def root(version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                               help="print the version and exit")] = False,
+         debug: Annotated[bool, typer.Option("--debug", help="on an internal error, print the traceback (may "
+                                                             "stand anywhere on the line)")] = False) -> None:
+    # --debug is taken out of the arguments by `main` (so that it may stand anywhere); declared here for --help
+    del version, debug
+
+
+@app.command(cls=_Command)
 def budget(design: DesignArg = None,
            fmt: FormatOpt = Format.table, output: OutputOpt = None, set_: SetOpt = None,
            min_spacing: Annotated[bool, typer.Option(
@@ -86,20 +166,23 @@ def budget(design: DesignArg = None,
     if min_spacing:
         from photonics.link import min_channel_spacing_hz
 
+        _doing(f"solving for the smallest channel spacing of {_named(design)}")
         spacing = min_channel_spacing_hz(est.design)
     _emit(budget_report(est, _named(design), min_spacing_hz=spacing if min_spacing else False), fmt, output)
 
 
-@app.command()
+@app.command(cls=_Command)
 def check(design: DesignArg = None,
-          fmt: FormatOpt = Format.table, output: OutputOpt = None, set_: SetOpt = None) -> None:
+          fmt: FormatOpt = Format.table, output: OutputOpt = None, set_: SetOpt = None,
+          catalog: CatalogOpt = None) -> None:
     """Exit 0 when the design is feasible, 1 when not, printing every violated constraint with its numbers.
-    A design with a [fabric] is checked as a whole (link, switch passes, reach, radix); one without, as a link."""
-    from sipml.design import load_design
+    A design with a [fabric] is checked as a whole (link, switch passes, reach, radix, and the catalog entries it
+    names); one without, as a link."""
     from sipml.reports import check_fabric_report, check_report
 
-    loaded = load_design(design, set_)
+    loaded = _load(design, set_)
     if loaded.has_fabric:
+        _check_entries(loaded, design, _catalog(catalog))
         fab = _evaluate_fabric(loaded, design)
         _emit(check_fabric_report(fab, _named(design)), fmt, output)
         feasible = fab.feasible
@@ -111,56 +194,51 @@ def check(design: DesignArg = None,
         raise typer.Exit(1)
 
 
-def _evaluate_fabric(loaded, design):
-    from fabric.evaluate import evaluate_fabric
-    from core.errors import InputError
-
-    try:
-        return evaluate_fabric(loaded)
-    except InputError as exc:
-        raise InputError(f"{_named(design)}: {exc}") from None
-
-
-@app.command()
+@app.command(cls=_Command)
 def fabric(design: DesignArg = None, fmt: FormatOpt = Format.table, output: OutputOpt = None, set_: SetOpt = None,
            message_size: Annotated[Optional[str], typer.Option(
-               "--message-size", help="bytes per rank for the collective times, e.g. '100 MB' "
-                                      "(default: [fabric] message_size)")] = None,
+               "--message-size", metavar="SIZE", help="bytes per rank for the collective times, e.g. '100 MB' "
+                                                      "(default: [fabric] message_size)")] = None,
            pattern: Annotated[Optional[str], typer.Option(
-               "--pattern", help="traffic pattern to allocate: ring, groups or training (ring + groups)")] = None,
+               "--pattern", metavar="ring|groups|training",
+               help="traffic pattern to allocate: ring, groups or training (ring + groups)")] = None,
            group_size: Annotated[Optional[int], typer.Option(
-               "--group-size", min=1, help="GPUs per model-parallel group of the pattern (default 8)")] = None,
+               "--group-size", min=1, metavar="N", help="GPUs per model-parallel group of the pattern "
+                                                        "(default 8)")] = None,
            groups: Annotated[Optional[str], typer.Option(
-               "--groups", help="parallel groups running together, e.g. 'tp=8,dp=128' (also pp, ep): tensor groups "
+               "--groups", metavar="NAME=SIZE,...", help="parallel groups running together, e.g. 'tp=8,dp=128' (also pp, ep): tensor groups "
                                 "all-reduce, data-parallel groups all-reduce, pipeline stages send point-to-point, "
-                                "expert groups all-to-all, each at --message-size per rank")] = None) -> None:
+                                "expert groups all-to-all, each at --message-size per rank")] = None,
+           catalog: CatalogOpt = None) -> None:
     """Show the fabric's numbers: bandwidth, useful time, degree, bisection, reach, collective times.
     Exits 1 when the fabric is infeasible."""
     from core.errors import InputError
     from core.units import parse_value
     from fabric.evaluate import job_collectives
-    from sipml.design import load_design
     from sipml.reports import fabric_report
 
-    loaded = load_design(design, set_)
-    fab = _evaluate_fabric(loaded, design)
-    if message_size is None:
-        size = loaded.fabric.message_size
-    else:
+    if group_size is not None and pattern is None:
+        raise InputError("--group-size applies only with --pattern")
+    size = None
+    if message_size is not None:
         try:
             size = parse_value(message_size, "byte")
         except InputError as exc:
             raise InputError(f"--message-size {message_size!r}: {exc}") from None
         if not size > 0 or size == float("inf"):
             raise InputError(f"--message-size {message_size!r}: expected a positive, finite size")
+    loaded = _load(design, set_)
+    _check_entries(loaded, design, _catalog(catalog))
+    fab = _evaluate_fabric(loaded, design)
+    size = loaded.fabric.message_size if size is None else size
+    _doing(f"computing the collective times of {_named(design)}")
     times = job_collectives(fab, size)
     traffic = None
-    if group_size is not None and pattern is None:
-        raise InputError("--group-size applies only with --pattern")
     group_size = group_size or 8
     if pattern is not None:
         from fabric.traffic import pair_bandwidth, pattern_flows
 
+        _doing(f"allocating the '{pattern}' traffic of {_named(design)}")
         flows = pattern_flows(pattern, loaded.fabric.gpus, group_size)
         traffic = (pattern, group_size, pair_bandwidth(fab, flows))
     together = _groups_together(fab, groups, size) if groups is not None else None
@@ -188,34 +266,44 @@ def _groups_together(fab, spec: str, size: float):
     return list(zip(layout, collectives, price(fab, collectives)))
 
 
-@app.command()
+@app.command(cls=_Command)
 def cost(designs: Annotated[Optional[list[str]], typer.Argument(
+             metavar="DESIGN", show_default=False,
              help="design files or built-in names (default: every built-in design)")] = None,
-         fmt: FormatOpt = Format.table, output: OutputOpt = None,
-         catalog: Annotated[Optional[list[Path]], typer.Option(
-             "--catalog", help="a catalog file overriding or adding entries (repeatable)")] = None,
+         fmt: FormatOpt = Format.table, output: OutputOpt = None, catalog: CatalogOpt = None,
          set_: SetOpt = None) -> None:
-    """Side-by-side cost and power tables: per GPU and per cluster, with the breakdown and the price range."""
-    from fabric.catalog import load_catalog
+    """Side-by-side cost and power tables: per GPU and per cluster, with the breakdown and the price range.
+    A --set must have an effect in every design compared."""
+    from core.errors import InputError
     from fabric.cost import cost_summary
-    from sipml.design import builtin_designs, load_design
+    from sipml.design import NoEffect, builtin_designs
     from sipml.reports import cost_data, cost_report
 
     names = designs or [n for n in DEFAULT_COMPARISON if n in builtin_designs()]
-    cat = load_catalog(*(catalog or []))
+    cat = _catalog(catalog)
     for change in cat.overrides:
         print(f"catalog: {change}", file=sys.stderr)
-    entries = []
+    loaded, refused = {}, {}
     for name in names:
-        loaded = load_design(name, set_)
-        fab = _evaluate_fabric(loaded, name)
-        entries.append(cost_data(name, fab, cost_summary(loaded, fab, cat)))
+        try:
+            loaded[name] = _load(name, set_)
+        except NoEffect as exc:  # gathered, so one line names every design a --set does not fit
+            refused.setdefault(exc.problem, []).append(exc.source)
+            continue
+        _check_entries(loaded[name], name, cat)
+    if refused:
+        raise InputError("; ".join(f"{', '.join(sources)}: {problem}" for problem, sources in refused.items()))
+    entries = []
+    for name, design in loaded.items():
+        fab = _evaluate_fabric(design, name)
+        _doing(f"costing {name}")
+        entries.append(cost_data(name, fab, cost_summary(design, fab, cat)))
     _emit(cost_report(entries), fmt, output)
 
 
-@app.command()
+@app.command(cls=_Command)
 def speedup(designs: Annotated[Optional[list[str]], typer.Argument(
-                help="design files or built-in names (default: sip-ring, sip-ocs, dgx-a100, dgx-h100)")] = None,
+                metavar="DESIGN", show_default=False, help="design files or built-in names (default: sip-ring, sip-ocs, dgx-a100, dgx-h100)")] = None,
             model: Annotated[str, typer.Option("--model", "-m", help="zoo model name or a model TOML file")] = "gpt3-175b",
             gpus: Annotated[Optional[int], typer.Option("--gpus", min=2, help="GPUs in every cluster compared")] = None,
             batch: Annotated[Optional[int], typer.Option(
@@ -240,7 +328,7 @@ def speedup(designs: Annotated[Optional[list[str]], typer.Argument(
         raise typer.Exit(1)
 
 
-@app.command()
+@app.command(cls=_Command)
 def models(fmt: FormatOpt = Format.table, output: OutputOpt = None) -> None:
     """List the model zoo and the GPUs with their sources."""
     from sipml.speedup import models_report
@@ -248,7 +336,7 @@ def models(fmt: FormatOpt = Format.table, output: OutputOpt = None) -> None:
     _emit(models_report(), fmt, output)
 
 
-@app.command()
+@app.command(cls=_Command)
 def report(fmt: FormatOpt = Format.table, output: OutputOpt = None,
            plots: Annotated[Optional[Path], typer.Option(
                "--plots", help="also write the figures (PNG) into this folder")] = None) -> None:
@@ -260,7 +348,7 @@ def report(fmt: FormatOpt = Format.table, output: OutputOpt = None,
     _emit(result, fmt, output)
 
 
-@app.command()
+@app.command(cls=_Command)
 def sweep(design: DesignArg = None,
           vary: Annotated[Optional[list[str]], typer.Option(
               "--vary", help="an axis: section.key=start:stop:count[:log] (units on start and stop) or "
@@ -323,7 +411,7 @@ def sweep(design: DesignArg = None,
         print(f"wrote {plot_file}", file=sys.stderr)
 
 
-@app.command()
+@app.command(cls=_Command)
 def validate(fmt: FormatOpt = Format.table, output: OutputOpt = None) -> None:
     """Reproduce every published case the project knows (physical layer, SiP-ML, NCCL, Megatron-LM): published,
     ours, error, tolerance. Exit 1 when any case is outside its tolerance."""
@@ -335,49 +423,113 @@ def validate(fmt: FormatOpt = Format.table, output: OutputOpt = None) -> None:
         raise typer.Exit(1)
 
 
-@app.command()
+@app.command(cls=_Command)
 def fields(fmt: FormatOpt = Format.table, output: OutputOpt = None) -> None:
-    """List every design-file field: unit, default, range, help and source."""
+    """List every design-file field: unit, library default, the built-in sip-ring's value, range, when it
+    applies, help and source."""
     from sipml.reports import fields_report
 
     _emit(fields_report(), fmt, output)
 
 
-@app.command()
-def init(path: Annotated[Path, typer.Argument(help="where to write the design file")],
+@app.command(cls=_Command)
+def init(path: Annotated[Path, typer.Argument(metavar="PATH", help="where to write the design file ('-': stdout)")],
+         design: DesignArg = None, set_: SetOpt = None,
          force: Annotated[bool, typer.Option("--force", help="overwrite an existing file")] = False) -> None:
-    """Write the built-in design as a commented TOML file to start from."""
+    """Write a design (a built-in or a file; default: the built-in sip-ring) as a complete, commented TOML file
+    to start from."""
     from core.errors import InputError
-    from sipml.design import default_design_toml
+    from sipml.design import written_design_toml
     from sipml.render import write_atomic
 
-    if path.exists() and not force:
+    to_stdout = str(path) == "-"
+    if not to_stdout and path.exists() and not force:
         raise InputError(f"{path}: already exists (use --force to overwrite)")
-    write_atomic(path, default_design_toml())
+    _doing(f"loading the design {_named(design)}")
+    text = written_design_toml(design, set_)
+    if to_stdout:
+        sys.stdout.write(text)
+        return
+    _doing(f"writing {path}")
+    write_atomic(path, text)
     print(f"wrote {path}", file=sys.stderr)
 
 
-@app.command()
+@app.command(cls=_Command)
 def explain() -> None:
     """Show the power-budget equation and its closed-form solutions (derived with sympy)."""
     from photonics.symbolic import explain as derivation
 
+    _doing("deriving the closed forms")
     print(derivation())
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Entry point: run the app; project errors become one line on stderr and their exit code
-    (usage errors are reported by typer with exit code 2)."""
-    from core.errors import SipmlError
+# --- the entry point ----------------------------------------------------------------------------------------
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
 
+
+def _split_debug(args: list[str]) -> tuple[list[str], bool]:
+    """`--debug` may stand anywhere before a `--`; it is taken out of the arguments."""
+    end = args.index("--") if "--" in args else len(args)
+    debug = "--debug" in args[:end]
+    return [a for i, a in enumerate(args) if not (i < end and a == "--debug")], debug
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: run the app and return its exit code. No exception escapes: project errors and usage
+    errors become one line on stderr and their exit code; anything else one line saying what was being done,
+    exit 70 (the traceback only with --debug)."""
+    from core.errors import SipmlError
+    from sipml.render import Terminated, terminate_on_signal
+
+    args, debug = _split_debug(list(sys.argv[1:] if argv is None else argv))
+    _doing("reading the command line")
     try:
-        app(args=argv, prog_name="sipml")
+        with terminate_on_signal(), warnings.catch_warnings():
+            warnings.showwarning = _warning_line
+            code = app(args=args or ["--help"], prog_name="sipml", standalone_mode=False)
+        return code if isinstance(code, int) else 0
     except SipmlError as exc:
-        print(f"sipml: error: {exc}", file=sys.stderr)
+        print(f"sipml: error: {_one_line(exc)}", file=sys.stderr)
         return exc.exit_code
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-    return 0
+    except KeyboardInterrupt:
+        print("sipml: interrupted", file=sys.stderr)
+        return 130
+    except Terminated:
+        print("sipml: terminated", file=sys.stderr)
+        return 143
+    except Exception as exc:  # noqa: BLE001 — the last line of defence: one line, never a raw traceback
+        if hasattr(exc, "format_message") and hasattr(exc, "exit_code"):  # a usage error of the command line
+            ctx = getattr(exc, "ctx", None)
+            hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+            print(f"sipml: error: {_one_line(exc.format_message())}{hint}", file=sys.stderr)
+            return exc.exit_code
+        return _internal_error(exc, debug)
+    except BaseException as exc:  # MemoryError and RecursionError derive from Exception; this is the rest
+        return _internal_error(exc, debug)
+
+
+def _warning_line(message, category, filename, lineno, file=None, line=None) -> None:
+    """A warning (numpy's, say) as one line on stderr, without the source line Python would print."""
+    print(f"sipml: warning: {category.__name__}: {_one_line(message)} while {_ACTIVITY[0]} "
+          f"({Path(filename).name}:{lineno})", file=sys.stderr)
+
+
+def _internal_error(exc: BaseException, debug: bool) -> int:
+    if debug:
+        import traceback
+
+        traceback.print_exception(exc, file=sys.stderr)
+    if isinstance(exc, MemoryError):
+        print(f"sipml: error: out of memory while {_ACTIVITY[0]}: the design is too big for this machine; "
+              f"if it is not, please report it (--debug shows the traceback)", file=sys.stderr)
+    else:
+        print(f"sipml: internal error while {_ACTIVITY[0]}: {type(exc).__name__}: {_one_line(exc)[:200]}; please "
+              f"report it with the command line (--debug shows the traceback)", file=sys.stderr)
+    return EXIT_INTERNAL
 
 
 if __name__ == "__main__":

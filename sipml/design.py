@@ -8,112 +8,37 @@
     kind = "sip-ring"
 
 Each section maps to a frozen dataclass (`photonics.design` for the optical link, `fabric.design` for the
-fabric); each key to a declared field (unit, bounds, help, source). Unknown sections or keys, sections that do
-not apply to the fabric kind, wrong units, out-of-range, NaN or infinite values are InputErrors that name the
-file, the section, the key and the value. Built-in designs (`sipml/designs/*.toml`) are found by name.
+fabric); each key to a declared field (unit, bounds, help, source, when it has an effect). Unknown sections or
+keys, wrong units, out-of-range, NaN or infinite values, contradictions between keys and keys or sections that
+have no effect in the design are InputErrors that name the file, the section, the key and the value; every key
+without effect is reported at once. Built-in designs (`sipml/designs/*.toml`) are found by name.
+
+What a file means: every key it leaves out takes its declared default (`sipml fields`, column "default"), and
+a file without [fabric] has the default fabric (a 1024-GPU SiP-Ring without amplifiers). So an empty file is the
+library defaults, for every command alike (`check`, `fabric` and `cost` give it one verdict: infeasible, since
+an unamplified ring does not reach SiP-ML's placement locality). Only naming no design at all means the built-in
+`sip-ring` (column "sip-ring"), which is the file `sipml init` writes.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import difflib
+import json
 import tomllib
 from pathlib import Path
 
-from core.errors import InputError
-from core.fields import specs
+from core import toml_files
+from core.errors import InputError, shown
+from core.fields import TEXT_SPECS, AllOf, FieldError, Spec, When, all_of, conditions_of, specs, when
 from fabric.design import ClusterDesign, FabricSection
-from fabric.registry import get_kind, sections
-from photonics.design import SECTIONS, LinkDesign
+from fabric.registry import get_kind, kinds, sections
+from photonics.design import SECTION_APPLIES_WHEN, SECTIONS, LinkDesign
 
 FABRIC_SECTIONS: dict[str, type] = {"fabric": FabricSection, **sections()}
 ALL_SECTIONS: dict[str, type] = {**SECTIONS, **FABRIC_SECTIONS}
 BUILTIN_DIR = Path(__file__).with_name("designs")
-DEFAULT_DESIGN = "sip-ring"  # what `budget`, `check`, `fabric` use when no design is named
-
-
-def _holder(design: ClusterDesign, section: str):
-    if section in SECTIONS:
-        return getattr(design.link, section)
-    return design.fabric if section == "fabric" else design.topology
-
-
-def _is(section: str, key: str, *values):
-    def test(design: ClusterDesign) -> bool:
-        return getattr(_holder(design, section), key) in values
-    test.text = f"[{section}] {key} = " + " or ".join(f"'{v}'" for v in values)
-    return test
-
-
-def _amplified(design: ClusterDesign) -> bool:
-    return design.topology.amplifier_every > 0
-
-
-_amplified.text = "[sip_ring] amplifier_every > 0"
-
-
-def _all(*tests):
-    def test(design: ClusterDesign) -> bool:
-        return all(t(design) for t in tests)
-    test.text = " and ".join(t.text for t in tests)
-    return test
-
-
-def _link_kind_fits_fabric(design: ClusterDesign) -> bool:
-    return not design.has_fabric or design.link.link.kind == "ring-wdm"
-
-
-_link_kind_fits_fabric.text = ("it is 'ring-wdm' or the design has no [fabric] (the SiP fabrics are built from "
-                              "ring-wdm chiplets)")
-_RING_WDM = _is("link", "kind", "ring-wdm")
-_POINT_TO_POINT = _is("link", "kind", "point-to-point")
-# keys of the optical sections that only a ring-wdm link uses (a point-to-point link has [transmitter] instead)
-_RING_WDM_KEYS = {("link", "wavelengths_per_fiber"), ("link", "channel_spacing"),
-                  *(("ring", key) for key in specs(SECTIONS["ring"])),
-                  *(("modulator", key) for key in specs(SECTIONS["modulator"])),
-                  *(("laser", key) for key in specs(SECTIONS["laser"])
-                    if key not in ("kind", "rin", "eye_safety_limit")),
-                  *(("loss", key) for key in ("coupler", "waveguide_loss", "tx_waveguide_length", "rx_waveguide_length",
-                                              "bends", "bend_loss", "crossings", "crossing_loss", "splitters",
-                                              "splitter_loss")),
-                  *(("tuning", key) for key in specs(SECTIONS["tuning"])),
-                  *(("package", key) for key in specs(SECTIONS["package"]))}
-
-# (section, key) → when the key has an effect; a key given where it has none is an input error, not a no-op.
-APPLIES_WHEN = {
-    ("receiver", "sensitivity"): _is("receiver", "model", "given"),
-    ("receiver", "sensitivity_type"): _is("receiver", "model", "given"),
-    ("receiver", "reference_extinction_ratio"): _all(_is("receiver", "model", "given"),
-                                                     _is("receiver", "sensitivity_type", "average")),
-    ("receiver", "noise_density"): _is("receiver", "model", "thermal-noise"),
-    ("receiver", "dark_current"): _is("receiver", "model", "ge-photodiode"),
-    ("laser", "flatness"): _is("laser", "kind", "comb"),
-    ("ring", "propagation_loss"): _is("ring", "loss_model", "given"),
-    ("ring", "bend_fit_coefficient"): _is("ring", "loss_model", "bend-fit"),
-    ("ring", "bend_fit_exponent"): _is("ring", "loss_model", "bend-fit"),
-    ("ring", "bend_fit_straight_loss"): _is("ring", "loss_model", "bend-fit"),
-    ("tuning", "sigma_local"): _is("tuning", "strategy", "full-thermal", "athermal"),
-    ("tuning", "sigma_system"): _is("tuning", "strategy", "full-thermal", "athermal"),
-    ("tuning", "t_min"): _is("tuning", "strategy", "full-thermal"),
-    ("tuning", "t_max"): _is("tuning", "strategy", "full-thermal"),
-    ("tuning", "temperature"): _is("tuning", "strategy", "full-thermal"),
-    ("tuning", "target_yield"): _is("tuning", "strategy", "full-thermal", "athermal"),
-    ("ring", "dn_dt"): _is("ring", "tuning_model", "dn-dt"),
-    ("ring", "tuning_efficiency"): _is("ring", "tuning_model", "given"),
-    ("link", "kind"): _link_kind_fits_fabric,
-    ("link", "ber"): _is("link", "fec", "none"),
-    **{("link", key): _is("link", "fec", "given") for key in ("fec_threshold", "fec_overhead", "fec_latency")},
-    ("fiber", "modal_bandwidth"): _is("fiber", "type", "mmf"),
-    **{("transmitter", key): _POINT_TO_POINT for key in specs(SECTIONS["transmitter"]) if key != "spectral_width"},
-    ("transmitter", "spectral_width"): _all(_POINT_TO_POINT, _is("laser", "kind", "dml", "vcsel")),
-    ("sip_ring", "amplifier"): _amplified,
-    ("sip_ring", "amplifier_gain"): _amplified,
-    ("sip_ring", "amplifier_noise_figure"): _amplified,
-    ("electrical", "nvls_speedup"): _is("electrical", "in_network_reduction", "nvls"),
-    ("electrical", "nvls_latency"): _is("electrical", "in_network_reduction", "nvls"),
-}
-APPLIES_WHEN.update({key: _all(_RING_WDM, APPLIES_WHEN[key]) if key in APPLIES_WHEN else _RING_WDM
-                     for key in _RING_WDM_KEYS})
+DEFAULT_DESIGN = "sip-ring"  # what `budget`, `check`, `fabric` and `init` use when no design is named
 
 
 def builtin_designs() -> dict[str, Path]:
@@ -126,50 +51,133 @@ def _suggest(word: str, options) -> str:
     return f" (did you mean '{close[0]}'?)" if close else ""
 
 
+# --- which keys have an effect --------------------------------------------------------------------------------
+def section_condition(name: str) -> When | AllOf | None:
+    """When the keys of section `name` have an effect (None: always): the optical sections for the kinds whose
+    GPUs have the optical I/O (and each for the link kind that uses it), a kind's own section for that kind."""
+    if name in SECTIONS:
+        optical = [k.name for k in kinds().values() if k.optical]
+        return all_of(when("fabric", "kind", *optical), SECTION_APPLIES_WHEN.get(name))
+    owners = [k.name for k in kinds().values() if k.section == name]
+    return when("fabric", "kind", *owners) if owners else None
+
+
+def section_of(design: ClusterDesign, name: str):
+    """The section object `name` of a design (a kind's section: the design's own, or that kind's defaults)."""
+    if name in SECTIONS:
+        return getattr(design.link, name)
+    if name == "fabric":
+        return design.fabric
+    topology = design.topology
+    return topology if isinstance(topology, ALL_SECTIONS[name]) else ALL_SECTIONS[name]()
+
+
+def _holds(design: ClusterDesign, cond: When | AllOf | None) -> bool:
+    return all(c.holds(getattr(section_of(design, c.section), c.key)) for c in conditions_of(cond))
+
+
+def key_applies(design: ClusterDesign, section: str, key: str) -> bool:
+    """Whether [section] key has an effect in `design`."""
+    field_cond = specs(ALL_SECTIONS[section])[key].applies_when
+    return _holds(design, section_condition(section)) and _holds(design, field_cond)
+
+
+class NoEffect(InputError):
+    """Sections or keys of a design file that have no effect in the design; `problem` says which and when they
+    would, without the file's name (so one line can list the designs a --set does not fit)."""
+
+    def __init__(self, source: str, problem: str):
+        super().__init__(f"{source}: {problem}")
+        self.source = source
+        self.problem = problem
+
+
+def _failing(design: ClusterDesign, cond) -> When | AllOf | None:
+    """The parts of `cond` that do not hold in `design` (None: it holds)."""
+    return all_of(*(c for c in conditions_of(cond) if not _holds(design, c)))
+
+
+def _no_effect_problem(data: dict, design: ClusterDesign) -> str | None:
+    """Every section and key of `data` without effect in `design`, in one line, or None when all apply."""
+    sections: dict[tuple[str, bool], list[str]] = {}  # (failing condition, on the fabric kind) → its sections
+    keys = []
+    for name, values in data.items():
+        failing = _failing(design, section_condition(name))
+        if failing is not None:
+            on_kind = any(c.section == "fabric" and c.key == "kind" for c in conditions_of(failing))
+            sections.setdefault((failing.text(), on_kind), []).append(name)
+            continue
+        for key in values:
+            field_cond = specs(ALL_SECTIONS[name])[key].applies_when
+            if not _holds(design, field_cond):
+                keys.append(f"[{name}] {key} has no effect here: it applies only when {field_cond.text()}")
+    problems = []
+    kind = design.fabric.kind
+    live = [f"[{n}]" for n in FABRIC_SECTIONS if n != "fabric" and _holds(design, section_condition(n))]
+    for (cond, on_kind), names in sections.items():
+        many = len(names) > 1
+        listed = ", ".join(f"[{n}] ({', '.join(data[n])})" if data[n] else f"[{n}]" for n in names)
+        they = "they apply" if many else "it applies"
+        if on_kind:
+            where = f" (settings of kind '{kind}' live in {live[0]})" if live and any(
+                n in FABRIC_SECTIONS for n in names) else ""
+            problems.append(f"section{'s' if many else ''} {listed} {'do' if many else 'does'} not apply to "
+                            f"[fabric] kind = '{kind}': {they} only when {cond}{where}")
+        else:
+            problems.append(f"section{'s' if many else ''} {listed} {'have' if many else 'has'} no effect here: "
+                            f"{they} only when {cond}")
+    problems += keys
+    if not problems:
+        return None
+    return problems[0] if len(problems) == 1 else f"{len(problems)} settings have no effect: " + "; ".join(problems)
+
+
+# --- reading --------------------------------------------------------------------------------------------------
 def build_section(cls, values: dict, where: str):
-    """Build one section dataclass from a mapping of key → raw value, validating each field."""
+    """Build one section dataclass from a mapping of key → raw value, validating each field (strictly: a
+    dimensioned value must carry its unit) and the bounds between fields."""
     declared = specs(cls)
     kwargs = {}
     for key, raw in values.items():
         if key not in declared:
-            raise InputError(f"{where}: unknown key '{key}'{_suggest(key, declared)}; "
+            raise InputError(f"{where}: unknown key {shown(key)}{_suggest(key, declared)}; "
                              f"known keys: {', '.join(declared)}")
         try:
             kwargs[key] = declared[key].parse(raw)
         except InputError as exc:
-            raise InputError(f"{where} {key} = {raw!r}: {exc}") from None
-    return cls(**kwargs)
+            raise InputError(f"{where} {key} = {shown(raw)}: {exc}") from None
+    try:
+        return cls(**kwargs)
+    except FieldError as exc:
+        raise InputError(f"{where} {exc.detail}") from None
 
 
 def design_from_mapping(data: dict, source: str = "<design>") -> ClusterDesign:
-    """A design from a parsed TOML mapping; `source` names the file in error messages."""
+    """A design from a parsed TOML mapping; `source` names the file in error messages. Sections and keys left
+    out take their declared defaults; a mapping without [fabric] has the default fabric."""
     built = {}
     for name, values in data.items():
         if name not in ALL_SECTIONS:
             raise InputError(f"{source}: unknown section [{name}]{_suggest(name, ALL_SECTIONS)}; "
                              f"known sections: {', '.join(ALL_SECTIONS)}")
         if not isinstance(values, dict):
-            raise InputError(f"{source}: '{name}' must be a [section] table, got {values!r}")
+            raise InputError(f"{source}: '{name}' must be a [section] table, got {shown(values)}")
         built[name] = build_section(ALL_SECTIONS[name], values, f"{source}: [{name}]")
     fabric = built.get("fabric", FabricSection())
+    kind = get_kind(fabric.kind)
+    own = {n: s for n, s in built.items() if n in FABRIC_SECTIONS and n != "fabric"}
     try:
-        kind = get_kind(fabric.kind)
+        link = LinkDesign(**{k: v for k, v in built.items() if k in SECTIONS})
+        design = ClusterDesign(link=link, fabric=fabric, topology=own.get(kind.section), has_fabric="fabric" in data)
     except InputError as exc:
         raise InputError(f"{source}: {exc}") from None
-    for name in built:
-        if name in FABRIC_SECTIONS and name != "fabric" and name != kind.section:
-            where = f"its settings live in [{kind.section}]" if kind.section else "it has no section of its own"
-            raise InputError(f"{source}: section [{name}] does not apply to [fabric] kind = '{kind.name}' ({where})")
-    link = LinkDesign(**{k: v for k, v in built.items() if k in SECTIONS})
-    try:
-        design = ClusterDesign(link=link, fabric=fabric, topology=built.get(kind.section), has_fabric="fabric" in built)
-    except InputError as exc:
-        raise InputError(f"{source}: {exc}") from None
-    for name, values in data.items():
-        for key in values:
-            applies = APPLIES_WHEN.get((name, key))
-            if applies is not None and not applies(design):
-                raise InputError(f"{source}: [{name}] {key} has no effect here: it applies only when {applies.text}")
+    if design.has_fabric and kind.optical and link.link.kind != "ring-wdm":
+        raise InputError(f"{source}: [link] kind = '{link.link.kind}' does not fit [fabric] kind = '{kind.name}': "
+                         "the SiP fabrics are built from ring-wdm chiplets (a point-to-point link is a design "
+                         "without [fabric])")
+    problem = _no_effect_problem(data, design)
+    if problem:
+        raise NoEffect(source, problem)
     return design
 
 
@@ -186,84 +194,201 @@ def resolve(design: str | Path) -> Path:
 
 
 def read_toml(path: Path) -> dict:
-    """Parse a TOML file, turning every failure into an InputError that names the file."""
-    try:
-        text = path.read_bytes()
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise InputError(f"{path}: is a directory, expected a TOML design file") from None
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read ({exc.strerror})") from None
-    try:
-        return tomllib.loads(text.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise InputError(f"{path}: not UTF-8 text") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"{path}: malformed TOML: {exc}") from None
+    """Parse a design file, turning every failure into an InputError that names the file."""
+    return toml_files.read(path, "TOML design file")
 
 
-def apply_overrides(data: dict, overrides: list[str]) -> dict:
+def apply_overrides(data: dict, overrides: list[str], source: str = "<design>") -> dict:
     """Apply `section.key=value` overrides (from `--set`) to a parsed design mapping. The value is read as
-    TOML when it parses (numbers, quoted strings), else taken as text ("25 Gbit/s" needs no quotes)."""
+    TOML when it parses (numbers, quoted strings), else taken as text ("25 Gbit/s" needs no quotes); text with
+    a quote in it, or a line break, is refused."""
     merged = {name: dict(values) if isinstance(values, dict) else values for name, values in data.items()}
     for item in overrides:
         target, sep, text = item.partition("=")
         section, dot, key = target.strip().partition(".")
         if not sep or not dot or not section or not key:
-            raise InputError(f"--set {item!r}: expected section.key=value, e.g. link.data_rate='50 Gbit/s'")
+            raise InputError(f"{source}: --set {shown(item)}: expected section.key=value, e.g. "
+                             f"link.data_rate='50 Gbit/s'")
         try:
-            value = tomllib.loads(f"v = {text.strip()}")["v"]
-        except tomllib.TOMLDecodeError:
-            value = text.strip()
+            value = _override_value(text.strip())
+        except InputError as exc:
+            raise InputError(f"{source}: --set {shown(item)}: {exc}") from None
+        if section in merged and not isinstance(merged[section], dict):
+            raise InputError(f"{source}: '{section}' must be a [section] table, got {shown(merged[section])} "
+                             f"(so --set {section}.{key} has no section to go in)")
         merged.setdefault(section, {})[key] = value
     return merged
 
 
+def _override_value(text: str):
+    """A --set value: TOML when it parses, else the text itself (which may then not hold a quote)."""
+    if any(not c.isprintable() for c in text):
+        raise InputError("the value has a line break or a control character")
+    try:
+        return tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        pass
+    except ValueError:  # Python refuses to read an integer of more than 4300 digits
+        raise InputError("a number with more than 4300 digits") from None
+    except RecursionError:
+        raise InputError("arrays nested too deeply") from None
+    if any(q in text for q in "'\"`"):
+        raise InputError("a stray quote (quote the whole value, or none of it)")
+    return text
+
+
 def load_design(path: str | Path | None, overrides: list[str] | None = None) -> ClusterDesign:
-    """The design in `path` (a file or a built-in name; None: the default built-in design, sip-ring), with
-    `--set` overrides."""
+    """The design in `path` (a file or a built-in name; None: the built-in sip-ring), with `--set`
+    overrides."""
     data = read_toml(resolve(path if path is not None else DEFAULT_DESIGN))
     source = str(path) if path is not None else DEFAULT_DESIGN
     if overrides:
-        data = apply_overrides(data, overrides)
+        data = apply_overrides(data, overrides, source)
         source += " (with --set)"
     return design_from_mapping(data, source)
 
 
-def design_toml(design: ClusterDesign, title: str) -> str:
-    """A complete, commented TOML file of `design`: every field that applies with its value, unit range and
-    source; fields that do not apply to this design are written as comments saying when they would."""
+# --- catalog entries a design names -----------------------------------------------------------------------
+def catalog_entries(design: ClusterDesign) -> list[tuple[str, str, str]]:
+    """(section, key, entry) of every catalog entry the design names where it has an effect."""
+    out = []
+    for name, cls in ALL_SECTIONS.items():
+        for key, spec in specs(cls).items():
+            if spec.unit != "text" or not key_applies(design, name, key):
+                continue
+            value = getattr(section_of(design, name), key)
+            if value not in spec.choices:
+                out.append((name, key, value))
+    return out
+
+
+def check_catalog_entries(design: ClusterDesign, catalog, source: str) -> None:
+    """InputError naming every catalog entry of the design that `catalog` does not have, each with its key."""
+    missing = []
+    for name, key, entry in catalog_entries(design):
+        try:
+            catalog.get(entry)
+        except InputError as exc:
+            missing.append(f"[{name}] {key} = {shown(entry)}: {exc}")
+    if missing:
+        raise InputError(f"{source}: " + "; ".join(missing) + f" (catalog: {', '.join(catalog.files)})")
+
+
+# --- writing --------------------------------------------------------------------------------------------------
+def _toml_string(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)  # a JSON string is a TOML basic string
+
+
+def toml_value(spec: Spec, value, default) -> str:
+    """`value` as TOML text that reads back to exactly `value`: the declaration's own text for the default,
+    else the value with an SI prefix, else (when that would round) the SI float with its unit."""
+    if spec.unit in TEXT_SPECS:
+        return _toml_string(value)
+    if spec.integer:
+        return str(value)
+    if spec.unit == "1":
+        return repr(float(value))
+    if value == default:
+        return _toml_string(spec.default_text)
+    text = spec.show(value)
+    try:
+        if spec.parse(text) == value:
+            return _toml_string(text)
+    except InputError:
+        pass
+    return _toml_string(f"{value!r} {spec.unit}")
+
+
+def _comment(text: str) -> str:
+    return " ".join(text.split())
+
+
+def design_toml(design: ClusterDesign, title: str, notes: tuple[str, ...] = ()) -> str:
+    """A complete, commented TOML file of `design` that loads back to it: every key that has an effect with its
+    value, range and source; keys that have none in this design are commented out, each saying when it would
+    (delete the leading '# ' to use one). `notes` are comment lines to keep at the top."""
     out = [f"# sipml design point: {title}.", "# Values with a dimension are strings with units; see `sipml fields`.",
-           "# Lines starting '# key =' do not apply to this design; each says when it would.", ""]
-    kind = get_kind(design.fabric.kind)
-    written = {**SECTIONS, "fabric": FabricSection}
-    if kind.section:
-        written[kind.section] = kind.section_type
-    for name, cls in written.items():
+           "# A line '# key = …' has no effect in this design and says when it would; delete the '# ' to use it.",
+           *(f"# {_comment(n)}" if n else "#" for n in notes), ""]
+    for name, cls in ALL_SECTIONS.items():
+        if not _holds(design, section_condition(name)):
+            continue
         out.append(f"[{name}]")
-        holder = _holder(design, name)
+        holder = section_of(design, name)
         for f in dataclasses.fields(cls):
-            spec = f.metadata["spec"]
-            value = getattr(holder, f.name)
-            if spec.unit in ("choice", "text"):
-                shown = f'"{value}"'
-            elif spec.unit == "1":
-                shown = f"{value:g}" if isinstance(value, float) else str(value)
-            else:
-                shown = f'"{spec.default_text if value == f.default else spec.show(value)}"'
+            spec, value = f.metadata["spec"], getattr(holder, f.name)
+            line = f"{f.name} = {toml_value(spec, value, f.default)}"
             source = spec.source if value == f.default else f"this design (default {spec.default_text}: {spec.source})"
-            note = f"# {spec.help}; {spec.range_text()}; source: {source}"
-            applies = APPLIES_WHEN.get((name, f.name))
-            if applies is not None and not applies(design):
-                out.append(f"# {f.name} = {shown}  (applies when {applies.text})")
+            note = _comment(f"{spec.help}; {spec.range_text()}; source: {source}")
+            if key_applies(design, name, f.name):
+                out.append(f"{line}  # {note}")
             else:
-                out.append(f"{f.name} = {shown}  {note}")
+                out.append(f"# {line}  # applies only when {spec.applies_when.text()}; {note}")
         out.append("")
-    return "\n".join(out)
+    skipped = [n for n in ALL_SECTIONS if not _holds(design, section_condition(n))]
+    if skipped:
+        out.append(f"# Sections {', '.join(f'[{n}]' for n in skipped)} have no effect with [fabric] kind = "
+                   f"'{design.fabric.kind}'.")
+    return "\n".join(out) + "\n"
 
 
-def default_design_toml() -> str:
-    """The default built-in design, written out in full."""
-    return design_toml(load_design(None), f"the built-in default '{DEFAULT_DESIGN}' (SiP-ML's SiP-Ring), every "
-                       "field written out")
+def builtin_notes(path: Path) -> tuple[str, ...]:
+    """The comment lines at the top of a design file (a built-in's account of its numbers)."""
+    notes = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.startswith("#"):
+            break
+        notes.append(line[1:].strip())
+    return tuple(notes)
+
+
+def written_design_toml(name: str | None = None, overrides: list[str] | None = None) -> str:
+    """The design `name` (a built-in or a file; None: the built-in sip-ring), written out in full."""
+    shown_name = name or DEFAULT_DESIGN
+    design = load_design(name, overrides)
+    path = resolve(shown_name)
+    is_builtin = path.parent == BUILTIN_DIR
+    title = (f"the built-in '{shown_name}', every field written out" if is_builtin
+             else f"{shown_name}, every field written out")
+    if overrides:
+        title += f" (with --set {' '.join(overrides)})"
+    return design_toml(design, title, builtin_notes(path) if is_builtin else ())
+
+
+# --- the field table ------------------------------------------------------------------------------------------
+def field_rows() -> list[dict]:
+    """One row per declared field: section, key, unit, the library default (a key left out of a file), the
+    built-in sip-ring's value (no DESIGN named; '–' where the key has no effect there), range, when it applies,
+    whether a sweep may vary it, help and source."""
+    builtin = load_design(None)
+    rows = []
+    for section, cls in ALL_SECTIONS.items():
+        holder = section_of(builtin, section)
+        for key, spec in specs(cls).items():
+            value = getattr(holder, key)
+            if not key_applies(builtin, section, key):
+                in_builtin = "–"
+            elif spec.unit in TEXT_SPECS or spec.integer:
+                in_builtin = str(value)
+            elif spec.unit == "1":
+                in_builtin = f"{value:g}"
+            else:
+                in_builtin = spec.show(value)
+            rows.append({"section": section, "key": key, "unit": spec.unit if spec.unit != "1" else "—",
+                         "default": spec.default_text, "sip-ring": in_builtin, "range": spec.range_text(),
+                         "applies when": spec.applies_when.text() if spec.applies_when else "",
+                         "sweepable": spec.sweepable, "help": spec.help, "source": spec.source})
+    return rows
+
+
+def field_notes() -> list[str]:
+    """What the field table's columns mean, and when whole sections apply."""
+    sections = {}
+    for name in ALL_SECTIONS:
+        cond = section_condition(name)
+        if cond is not None:
+            sections.setdefault(cond.text(), []).append(f"[{name}]")
+    return ["default: the value a key left out of a design file takes (an empty file is these defaults). "
+            "sip-ring: the built-in design used when no DESIGN is named ('–': no effect there). "
+            "sweep: a numeric design axis a sweep may vary.",
+            *(f"The keys of {', '.join(names)} apply only when {cond}." for cond, names in sections.items())]

@@ -1,16 +1,22 @@
 """Rendering of reports as table, JSON, CSV or Markdown, and atomic output files.
 
-A report is data: a JSON-ready mapping plus titled tables of rows (each row a mapping column → text).
+A report is data: a JSON-ready mapping plus titled tables of rows (each row a mapping column → text). JSON
+and CSV carry raw numbers (booleans as true/false, never a negative zero); tables show no "-0.00".
 """
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import json
 import math
 import os
+import re
+import signal
+import stat
 import tempfile
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,9 +40,11 @@ class Report:
 
 
 def _json_safe(value):
-    """Infinities become the strings "inf"/"-inf" and NaN (an undefined quantity) becomes null."""
+    """Infinities become the strings "inf"/"-inf", NaN (an undefined quantity) becomes null, -0.0 is 0.0."""
     if isinstance(value, float) and not math.isfinite(value):
         return None if math.isnan(value) else ("inf" if value > 0 else "-inf")
+    if isinstance(value, float) and value == 0.0:
+        return 0.0
     if isinstance(value, dict):
         return {k: _json_safe(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -52,22 +60,32 @@ def _flatten(value, prefix: str = ""):
     elif isinstance(value, (list, tuple)):
         for index, item in enumerate(value):
             yield from _flatten(item, f"{prefix}.{index}")
+    elif isinstance(value, bool):
+        yield prefix, "true" if value else "false"
     else:
         yield prefix, "" if value is None else value
 
 
+_NEGATIVE_ZERO = re.compile(r"(?<![\w.])[-−](0(?:\.0+)?)(?![\w.])")
+
+
+def _cell(value) -> str:
+    """A table cell as text, a number rounded to zero shown without its sign ("-0.00" → "0.00")."""
+    return _NEGATIVE_ZERO.sub(r"\1", str(value))
+
+
 def _text_table(t: Table) -> str:
-    widths = {c: max(len(c), *(len(str(r.get(c, ""))) for r in t.rows)) if t.rows else len(c) for c in t.columns}
+    widths = {c: max(len(c), *(len(_cell(r.get(c, ""))) for r in t.rows)) if t.rows else len(c) for c in t.columns}
     lines = [t.title, "  ".join(c.ljust(widths[c]) for c in t.columns).rstrip(),
              "  ".join("-" * widths[c] for c in t.columns)]
     for r in t.rows:
-        lines.append("  ".join(str(r.get(c, "")).ljust(widths[c]) for c in t.columns).rstrip())
+        lines.append("  ".join(_cell(r.get(c, "")).ljust(widths[c]) for c in t.columns).rstrip())
     return "\n".join(lines)
 
 
 def _markdown_table(t: Table) -> str:
     def cell(v):
-        return str(v).replace("|", "\\|")
+        return _cell(v).replace("|", "\\|")
 
     lines = [f"### {t.title}", "", "| " + " | ".join(t.columns) + " |", "|" + "---|" * len(t.columns)]
     lines += ["| " + " | ".join(cell(r.get(c, "")) for c in t.columns) + " |" for r in t.rows]
@@ -94,42 +112,105 @@ def render(report: Report, fmt: str) -> str:
     raise InputError(f"unknown format '{fmt}', expected one of {', '.join(FORMATS)}")
 
 
-def write_atomic(path: str | Path, text: str) -> None:
-    """Write `text` to `path` through a temporary file in the same folder and a rename, so a reader never
-    sees a half-written file and an existing file survives a failure."""
-    target = Path(path)
+def count_text(value: float) -> str:
+    """A count or a number for a table: whole numbers as integers ("10240", never "1.024e+04"), others with
+    four significant digits."""
+    if isinstance(value, (int, float)) and math.isfinite(value) and float(value).is_integer() and abs(value) < 1e15:
+        return str(int(value))
+    return f"{value:.4g}"
+
+
+# --- output files ---------------------------------------------------------------------------------------------
+class Terminated(BaseException):
+    """SIGTERM arrived: raised in the main thread so that every `finally` and cleanup runs."""
+
+
+_DEFERRED: list[int] = []  # signals that arrived while a temporary file was being created
+_DEFERRING = threading.Event()
+
+
+def _on_signal(signum, frame) -> None:
+    if _DEFERRING.is_set():
+        _DEFERRED.append(signum)
+        return
+    raise Terminated(signum)
+
+
+@contextlib.contextmanager
+def terminate_on_signal():
+    """While the block runs, SIGTERM raises Terminated (instead of killing the process outright), so atomic
+    writes remove their temporary file. Only the main thread can install the handler; elsewhere a no-op."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _on_signal)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        _DEFERRED.clear()
+
+
+@contextlib.contextmanager
+def _signals_deferred():
+    """A SIGTERM during the block is raised when it ends, once the caller knows what to clean up."""
+    _DEFERRING.set()
+    try:
+        yield
+    finally:
+        _DEFERRING.clear()
+        if _DEFERRED:
+            _DEFERRED.clear()
+            raise Terminated(signal.SIGTERM)
+
+
+def _refuse_target(target: Path) -> None:
+    """InputError unless `target` is a new name in an existing folder or an existing regular file."""
     folder = target.parent if str(target.parent) else Path(".")
     if not folder.is_dir():
         raise InputError(f"{target}: folder {folder} does not exist")
-    if target.is_dir():
-        raise InputError(f"{target}: is a directory, expected a file name")
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
-    umask = os.umask(0)
-    os.umask(umask)
     try:
-        os.chmod(tmp, 0o666 & ~umask)  # the permissions a plain open() would give
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        mode = os.lstat(target).st_mode
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise InputError(f"{target}: cannot write ({exc.strerror or exc})") from None
+    if stat.S_ISDIR(mode):
+        raise InputError(f"{target}: is a directory, expected a file name")
+    if not stat.S_ISREG(mode):
+        kind = ("a symbolic link" if stat.S_ISLNK(mode) else "a FIFO" if stat.S_ISFIFO(mode)
+                else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode)
+                else "not a regular file")
+        raise InputError(f"{target}: is {kind}; refusing to replace it (write to a regular file or '-' for stdout)")
+
+
+def write_atomic(path: str | Path, text: str) -> None:
+    """Write `text` (UTF-8) to `path` atomically; see `write_atomic_bytes`."""
+    write_atomic_bytes(path, text.encode("utf-8"))
 
 
 def write_atomic_bytes(path: str | Path, payload: bytes) -> None:
-    """`write_atomic` for binary content (figures)."""
+    """Write `payload` to `path` through a temporary file in the same folder and a rename, so a reader never
+    sees a half-written file, an existing file survives a failure, and no temporary is left behind (not on
+    SIGTERM either, under `terminate_on_signal`). Symlinks, FIFOs and devices are refused, not replaced."""
     target = Path(path)
+    _refuse_target(target)
     folder = target.parent if str(target.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+    tmp = None
     try:
+        with _signals_deferred():
+            fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
         with os.fdopen(fd, "wb") as fh:
+            umask = os.umask(0)
+            os.umask(umask)
+            os.fchmod(fh.fileno(), 0o666 & ~umask)  # the permissions a plain open() would give
             fh.write(payload)
             fh.flush()
             os.fsync(fh.fileno())
-        os.chmod(tmp, 0o644)
         os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        tmp = None
+    except OSError as exc:
+        raise InputError(f"{target}: cannot write ({exc.strerror or exc})") from None
+    finally:
+        if tmp is not None:
+            Path(tmp).unlink(missing_ok=True)

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import math
 
-from core.fields import specs
 from fabric.estimate import FabricEstimate
 from photonics.link import LIMIT_TEXT, LinkEstimate
-from sipml.design import ALL_SECTIONS
+from sipml.design import field_notes, field_rows
 from sipml.figures import figures
-from sipml.render import Report, Table
+from sipml.render import Report, Table, count_text
 
 
 def _rate(value_bps: float) -> tuple[str, str]:
@@ -232,16 +231,12 @@ def check_report(est: LinkEstimate, source: str) -> Report:
 
 
 def fields_report() -> Report:
-    rows, data = [], {}
-    for section, cls in ALL_SECTIONS.items():
-        for key, spec in specs(cls).items():
-            row = {"section": section, "key": key, "unit": spec.unit if spec.unit != "1" else "—",
-                   "default": spec.default_text, "range": spec.range_text(), "help": spec.help,
-                   "source": spec.source}
-            rows.append(row)
-            data.setdefault(section, {})[key] = {k: v for k, v in row.items() if k not in ("section", "key")}
-    return Report(data, [Table("Design-file fields", ["section", "key", "unit", "default", "range", "help",
-                                                      "source"], rows)])
+    rows, data = field_rows(), {}
+    for row in rows:
+        data.setdefault(row["section"], {})[row["key"]] = {k.replace(" ", "_").replace("-", "_"): v
+                                                           for k, v in row.items() if k not in ("section", "key")}
+    shown = [{**row, "sweepable": "yes" if row["sweepable"] else "no"} for row in rows]
+    return Report(data, [Table("Design-file fields", list(rows[0]), shown)], field_notes())
 
 
 def _violation_rows(violations) -> list[dict]:
@@ -300,7 +295,7 @@ def fabric_report(fab: FabricEstimate, times, message_bytes: float, source: str,
         {"quantity": "effective bandwidth", "value": _f(fab.effective_bandwidth_bps / 1e9, 0), "unit": "Gbps"},
         {"quantity": "degree", "value": str(fab.degree), "unit": "peers at once"},
         {"quantity": "bisection", "value": _f(fab.bisection_bps / 1e12, 2), "unit": "Tbps"},
-        *({"quantity": name, "value": f"{v:.4g}", "unit": u} for name, (v, u) in figures(fab).items()),
+        *({"quantity": name, "value": count_text(v), "unit": u} for name, (v, u) in figures(fab).items()),
     ])
     from core.units import format_si
 
@@ -412,7 +407,7 @@ def cost_report(entries: list[dict]) -> Report:
         tables.append(Table(f"Breakdown per GPU: {e['design']}", ["component", "side", "count/GPU", "item",
                                                                   "cost USD", "range USD", "power W", "cost %", "tag"],
                             [{"component": b["key"], "side": "network" if b["network"] else "compute",
-                              "count/GPU": f"{b['count_per_gpu']:.4g}", "item": b["unit"],
+                              "count/GPU": count_text(b["count_per_gpu"]), "item": b["unit"],
                               "cost USD": _money(b["cost_usd_per_gpu"][1]),
                               "range USD": rng(b["cost_usd_per_gpu"]), "power W": _f(b["power_w_per_gpu"][1], 2),
                               "cost %": _f(100 * b["cost_share"], 1), "tag": b["tag"]} for b in e["breakdown"]]))

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from core.fields import TEXT_SPECS
+
 CHUNK = 64  # points per task: the grid's cut into tasks never depends on where they run
 
 
@@ -51,7 +53,7 @@ def parse_axis(spec: str, sections: dict) -> Axis:
         parts = text.split(":")
         if len(parts) not in (3, 4) or (len(parts) == 4 and parts[3] != "log"):
             raise InputError(f"--vary {spec!r}: a range is start:stop:count or start:stop:count:log")
-        if field.unit in ("choice", "text"):
+        if field.unit in TEXT_SPECS:
             raise InputError(f"--vary {spec!r}: [{section}] {key} is a name; list its values: {key}=a,b,c")
         try:
             count = int(parts[2])
@@ -59,7 +61,14 @@ def parse_axis(spec: str, sections: dict) -> Axis:
             raise InputError(f"--vary {spec!r}: count {parts[2]!r} is not a whole number") from None
         if count < 1:
             raise InputError(f"--vary {spec!r}: count must be ≥ 1, got {count}")
+        if not field.sweepable:
+            raise InputError(f"--vary {spec!r}: [{section}] {key} is a constant of a fit, a material or a "
+                             f"standard, not a design axis; list the values to compare: {key}=a,b,c")
         lo, hi = (_parse(field, p.strip(), spec) for p in parts[:2])
+        form = type(lo)
+        if type(hi) is not form:
+            raise InputError(f"--vary {spec!r}: write both ends in the same form (both frequencies or both "
+                             "wavelength spans)")
         if len(parts) == 4:
             if lo <= 0 or hi <= 0:
                 raise InputError(f"--vary {spec!r}: a log range needs positive ends")
@@ -68,13 +77,29 @@ def parse_axis(spec: str, sections: dict) -> Axis:
             grid = np.linspace(lo, hi, count)
         if field.integer:
             grid = np.unique(np.round(grid).astype(int))
-        values = tuple(_parse(field, field.show(v), spec) if not field.integer else int(v) for v in grid)
+        values = tuple(int(v) if field.integer else _parse(field, field.show(form(v)), spec) for v in grid)
     else:
         values = tuple(_parse(field, v.strip(), spec) for v in text.split(",") if v.strip())
         if not values:
             raise InputError(f"--vary {spec!r}: no values")
     texts = tuple(_as_text(field, v) for v in values)
-    return Axis(section, key, values, texts, "" if field.unit in ("choice", "text") else field.unit)
+    return Axis(section, key, values, texts, _column_unit(field, values))
+
+
+def _column_unit(field, values) -> str:
+    """The unit of an axis column: none for names; of a field written in two forms ('Hz | m'), the form the
+    values take (a column holds one)."""
+    if field.unit in TEXT_SPECS:
+        return ""
+    if "|" not in field.unit:
+        return field.unit
+    frequency, wavelength = (u.strip() for u in field.unit.split("|"))
+    spans = {type(v).__name__ == "WavelengthSpan" for v in values}
+    if len(spans) > 1:
+        from core.errors import InputError
+
+        raise InputError("--vary: write every value of an axis in the same form (frequencies or wavelength spans)")
+    return wavelength if spans == {True} else frequency
 
 
 def _parse(field, text: str, spec: str):
@@ -97,7 +122,7 @@ def _toml_value(text: str):
 
 
 def _as_text(field, value) -> str:
-    if field.unit in ("choice", "text"):
+    if field.unit in TEXT_SPECS:
         return f'"{value}"'
     if field.integer:
         return str(int(value))

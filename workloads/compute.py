@@ -34,7 +34,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from core.errors import InputError
-from core.fields import param
+from core.fields import MIN_EFFICIENCY, param
 from workloads.gemm import GemmConstants, ceiling_flops, gemm_time_s
 from workloads.gpus import Gpu
 from workloads.models import TransformerModel
@@ -59,7 +59,7 @@ class ComputeSettings:
     flash_efficiency: float = param(0.6, "1", "fraction of the dense tensor-core peak a fused attention kernel "
                                     "reaches on its useful FLOPs", "[restated] FlashAttention-2 (Dao 2023): "
                                     "50–73 % of peak on A100 forward; FlashAttention-3 (Shah et al. 2024): up "
-                                    "to 75 % on H100 (not in shared/reference)", lo=0.0, hi=1.0, lo_open=True)
+                                    "to 75 % on H100 (not in shared/reference)", lo=MIN_EFFICIENCY, hi=1.0)
     optimizer_bytes_per_param: float = param(34.0, "1", "HBM bytes the optimizer step moves per parameter",
                                              "[inferred] fused mixed-precision Adam: reads fp32 gradient, "
                                              "master weight, momentum, variance (16 B), writes the last three "
@@ -83,7 +83,7 @@ class ComputeSettings:
                                        "matrix products, streaming HBM bandwidth for the rest) the training "
                                        "software reaches", "[assumed] 1: today's kernels, as the MAMF and XLA "
                                        "GEMM measurements (2024–25) were taken with; MEGATRON_2021 fits 0.80",
-                                       lo=0.0, hi=1.0, lo_open=True)
+                                       lo=MIN_EFFICIENCY, hi=1.0)
     gemm: GemmConstants = field(default_factory=GemmConstants)
 
 

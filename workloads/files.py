@@ -4,9 +4,8 @@ and the key out."""
 from __future__ import annotations
 
 import difflib
-import tomllib
-from pathlib import Path
 
+from core import toml_files
 from core.errors import InputError
 from core.fields import Spec
 
@@ -15,21 +14,7 @@ TAGS = ("[verbatim]", "[restated]", "[inferred]", "[assumed]")
 
 def read_toml(path) -> dict:
     """Parse a TOML file; every failure is an InputError naming the file."""
-    path = Path(path)
-    try:
-        text = path.read_bytes().decode("utf-8")
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise InputError(f"{path}: is a directory, expected a TOML file") from None
-    except UnicodeDecodeError:
-        raise InputError(f"{path}: not UTF-8 text") from None
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read ({exc.strerror})") from None
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"{path}: malformed TOML: {exc}") from None
+    return toml_files.read(path)
 
 
 def did_you_mean(word: str, options) -> str:

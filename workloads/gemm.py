@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.fields import param, positive
+from core.fields import MIN_EFFICIENCY, param, positive
 from workloads.gpus import Gpu
 from workloads.quantities import OPERAND_BYTES, activation_bytes
 
@@ -43,14 +43,14 @@ class GemmConstants:
     hbm_efficiency: float = param(0.85, "1", "fraction of the HBM bandwidth a streaming kernel achieves",
                                   "[assumed] copy and STREAM-type kernels reach ~84–92 % of the HBM spec on "
                                   "A100/H100 (third-party measurements, low confidence); 0.8–0.9 fit "
-                                  "XLA-MM equally", lo=0.0, hi=1.0, lo_open=True)
+                                  "XLA-MM equally", lo=MIN_EFFICIENCY, hi=1.0)
     tile: int = param(128, "1", "edge of the large output tile (M and N)", "[inferred] the 128×128 CTA "
                       "tile of cuBLAS/CUTLASS tensor-core kernels on sm80/sm90 (NVIDIA Matrix Multiplication "
                       "Background §3); with it alone XLA-MM is fit to 10 % mean error", lo=16, integer=True)
     half_tile_efficiency: float = param(0.85, "1", "per-SM efficiency of the 128×64 and 64×128 tiles relative "
                                         "to 128×128 (less operand reuse in shared memory)",
                                         f"[inferred] 0.75–0.9 fit {_XLA} equally (mean error 7.7–8.0 %)",
-                                        lo=0.0, hi=1.0, lo_open=True)
+                                        lo=MIN_EFFICIENCY, hi=1.0)
     max_split_k: int = param(16, "1", "largest split-K factor", "[assumed] cuBLAS splits K up to 16-32 ways",
                              lo=1, integer=True)
     k_tile: int = positive(32, "1", "depth of one k-step of a tensor-core tile: K is padded to it, per split-K "

@@ -27,7 +27,7 @@ from workloads.files import check_known, check_source, did_you_mean, parse_spec,
 from workloads.quantities import PRECISIONS, parse_flops
 
 _SPECS = {
-    "description": Spec(unit="text", help="what the GPU is", source="—", default_text=""),
+    "description": Spec(unit="prose", help="what the GPU is", source="—", default_text=""),
     "catalog": Spec(unit="text", help="fabric catalog entry for price and TDP", source="—", default_text=""),
     "sm_count": Spec(unit="1", help="streaming multiprocessors", source="—", default_text="", lo=1,
                      integer=True),

@@ -1,4 +1,5 @@
 import math
+import re
 
 import pytest
 from hypothesis import given
@@ -65,3 +66,61 @@ def test_watt_round_trip(power_w):
 def test_zero_dbm_is_one_milliwatt():
     assert float(dbm_to_w(0.0)) == pytest.approx(1e-3)
     assert math.isinf(float(lin_to_db(0.0)))
+
+
+# --- the quantity grammar: one number and a unit, nothing evaluated -------------------------------------------
+@pytest.mark.parametrize("text, spec, expected", [
+    ("25Gbit/s", "bit/s", 25e9), ("+.5 m", "m", 0.5), ("5. m", "m", 5.0), ("2.5e9 bit/s", "bit/s", 2.5e9),
+    ("1.86e-4 / K", "1/K", 1.86e-4), ("10.9 pA/Hz**0.5", "A/Hz**0.5", 10.9e-12), ("3 DBM", "W", 10 ** 0.3 * 1e-3),
+    ("inf dB", "dB", math.inf), ("1e-12", "1", 1e-12), ("  7.45 um  ", "m", 7.45e-6),
+])
+def test_one_number_and_a_unit_is_read(text, spec, expected):
+    assert parse_value(text, spec) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("text, fragment", [
+    ("2,5 Gbit/s", "decimals with a point"),
+    ("1,5 mW", "decimals with a point"),
+    ("1.5.2 mm", "one decimal point"),
+    ("Gbit/s", "starts with no number"),
+    ("'50 Gbit/s", "stray quote"),
+    ('50 Gbit/s"', "stray quote"),
+    ("10**10**10 Gbit/s", "no arithmetic"),
+    ("2*3 mW", "no arithmetic"),
+    ("(25000 USD + 31250 USD) / 2", "no arithmetic"),
+    ("0.8 * 15000 USD", "no arithmetic"),
+    ("1 m 2", "cannot read"),
+    ("", "cannot read"),
+    ("1" * 5000 + " Gbit/s", "characters long"),
+    ("1" * 40 + " Gbit/s", "more than 30 digits"),
+    ("1e400 Gbit/s", "beyond the range of a float"),
+    ("25 lightyears", "unknown unit"),
+    ("25 __class__", "cannot read"),
+    ("２５ Gbit/s", "cannot read"),  # digits are ASCII
+    ("−25 m", "cannot read"),  # and so is the minus sign
+])
+def test_anything_but_one_number_and_a_unit_is_refused_showing_the_text(text, fragment):
+    with pytest.raises(InputError, match=re.escape(fragment)) as info:
+        parse_value(text, "bit/s" if "bit" in text else "W" if "mW" in text else "USD" if "USD" in text else "m")
+    assert "\n" not in str(info.value) and len(str(info.value)) < 300
+    assert text[:20] in str(info.value) or "characters long" in str(info.value)
+
+
+def test_huge_integers_are_refused_not_converted():
+    with pytest.raises(InputError, match="5001-digit number"):
+        parse_value(10 ** 5000, "1")
+
+
+@given(st.floats(allow_nan=False, allow_infinity=False, width=64))
+def test_any_float_written_out_reads_back_exactly(x):
+    assert parse_value(f"{x!r} m", "m") == x
+
+
+@given(st.text(max_size=40))
+def test_arbitrary_text_is_a_value_or_an_input_error(text):
+    try:
+        value = parse_value(text, "bit/s")
+    except InputError as exc:
+        assert "\n" not in str(exc)
+    else:
+        assert isinstance(value, float)

@@ -99,7 +99,7 @@ def test_multimode_fiber_at_1550_nm_is_refused(capsys, tmp_path):
 
 def test_ring_keys_on_a_point_to_point_link_have_no_effect(capsys, tmp_path):
     code, _, err = run(capsys, "budget", write(tmp_path, R1.format(length="1 km") + "[ring]\nfilter_q = 5000\n"))
-    assert code == 2 and "[ring] filter_q has no effect here: it applies only when [link] kind = 'ring-wdm'" in err
+    assert code == 2 and "section [ring] (filter_q) has no effect here: it applies only when [link] kind = 'ring-wdm'" in err
 
 
 def test_spectral_values_in_nm(capsys):

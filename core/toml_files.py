@@ -1,0 +1,45 @@
+"""Reading the project's TOML files (design points, catalogs) with every failure as one InputError line:
+missing, unreadable or oversized files, text that is not UTF-8, malformed TOML, numbers too long for Python to
+read, nesting too deep. A file is read at most MAX_TOML_BYTES at a time, so no input makes the reader run away."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+from core.errors import InputError
+
+MAX_TOML_BYTES = 1 << 20  # [assumed] design and catalog files are a few kB; larger input is refused unparsed
+
+
+def loads(text: str) -> dict:
+    """tomllib.loads, its failures as InputError."""
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"malformed TOML: {exc}") from None
+    except ValueError:  # Python refuses to read an integer of more than 4300 digits
+        raise InputError("malformed TOML: a number has more than 4300 digits") from None
+    except RecursionError:
+        raise InputError("malformed TOML: arrays or tables nested too deeply") from None
+
+
+def read(path: str | Path, what: str = "TOML file") -> dict:
+    """The parsed file at `path`; every problem an InputError that starts with the path."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_TOML_BYTES + 1)
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise InputError(f"{path}: is a directory, expected a {what}") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    if len(data) > MAX_TOML_BYTES:
+        raise InputError(f"{path}: larger than {MAX_TOML_BYTES // 1024} KiB, expected a {what}")
+    try:
+        return loads(data.decode("utf-8-sig"))
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: not UTF-8 text") from None
+    except InputError as exc:
+        raise InputError(f"{path}: {exc}") from None
