@@ -19,6 +19,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")  # one core
 import numpy as np  # noqa: E402
 
 from fabric import allocation as al  # noqa: E402
+from fabric.flows import group_alltoall_flows, ring_neighbour_flows  # noqa: E402
 
 GPUS = 1024
 RATE_BPS = 25e9  # per wavelength [sim]
@@ -26,8 +27,9 @@ WAVELENGTH_COUNTS = (20, 40, 80, 160, 320)  # per GPU [sim]
 N_OCS = 20  # [sim]
 
 
-def training_demand_bps(gpus: int, group: int = 8) -> np.ndarray:
-    return al.ring_neighbour_demand_bps(gpus, 100e9) + al.group_alltoall_demand_bps(gpus, group, 50e9)
+def training_demand_bps(gpus: int, group: int = 8):
+    """The pattern as flows (the allocators take flows or a dense matrix)."""
+    return ring_neighbour_flows(gpus, 100e9) + group_alltoall_flows(gpus, group, 50e9)
 
 
 def timed(call, repeats: int = 5):

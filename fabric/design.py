@@ -13,7 +13,7 @@ from typing import ClassVar
 
 from core.errors import InputError, shown
 from core.fields import Composite, Section, Spec, non_negative, param
-from photonics.design import MAX_CHANNELS, MAX_DB, MAX_FIBER_M, LinkDesign  # noqa: F401  (bounds the kinds use)
+from photonics.design import MAX_CHANNELS, MAX_DB, MAX_FIBER_M, MAX_LATENCY_S, LinkDesign  # noqa: F401  (bounds the kinds use)
 
 SIPML = "SiP-ML simulator (MLNetwork/rostam) [sim]"
 NCCL = "NCCL src/graph/tuning.cc"
@@ -25,7 +25,6 @@ MAX_SWITCH_RADIX = 4096  # [assumed] 8× the 512 ports of the largest switch ASI
 MAX_TRANSCEIVER_PORTS = 8  # [assumed] an OSFP module breaks out into at most 8 lanes (8 × 100G DR8)
 MIN_RATE_BPS, MAX_RATE_BPS = 1e6, 1e15  # [assumed] 1 Mbit/s to 1 Pbit/s per GPU, around every interconnect
 MAX_MESSAGE_BYTES = 1e15  # [assumed] 1 PB per rank, beyond any collective
-MAX_LATENCY_S = 1.0  # [assumed] a second per step, beyond any network
 
 
 class KindSpec(Spec):

@@ -32,8 +32,8 @@ import numpy as np
 from core.fields import MIN_EFFICIENCY, Section, non_negative, param, positive
 from fabric import collectives as col
 from fabric.bom import BomLine
-from fabric.design import (MAX_FIBER_M, MAX_RATE_BPS, MAX_SERVER_GPUS, MAX_SWITCH_RADIX, MAX_TRANSCEIVER_PORTS,
-                           MIN_RATE_BPS, NCCL, ClusterDesign)
+from fabric.design import (MAX_FIBER_M, MAX_LATENCY_S, MAX_RATE_BPS, MAX_SERVER_GPUS, MAX_SWITCH_RADIX,
+                           MAX_TRANSCEIVER_PORTS, MIN_RATE_BPS, NCCL, ClusterDesign)
 from fabric.estimate import FabricEstimate
 from fabric.fattree import fat_tree, leaf_ports, min_fat_tree_tiers
 from fabric.kind import (BITS_PER_BYTE, CollectiveTime, FabricKind, bytes_sent_per_rank, group_arrays, pick,
@@ -50,22 +50,24 @@ class ElectricalSection(Section):
     gpus_per_server: int = param(8, "1", "GPUs per server on the NVSwitch (g)", "DGX A100/H100 [verbatim]",
                                  lo=1, integer=True, hi=MAX_SERVER_GPUS)
     nvlink_bandwidth: float = positive("2400 Gbit/s", "bit/s", "NVLink bandwidth per GPU per direction (B_n, line "
-                                       "rate)", "A100: 600 GB/s bidirectional = 300 GB/s per direction [verbatim]", lo=MIN_RATE_BPS, hi=MAX_RATE_BPS)
+                                       "rate)", "A100: 600 GB/s bidirectional = 300 GB/s per direction [verbatim]",
+                                       lo=MIN_RATE_BPS, hi=MAX_RATE_BPS)
     nic_bandwidth: float = positive("200 Gbit/s", "bit/s", "scale-out NIC bandwidth per GPU (B_e, line rate)",
-                                    "DGX A100: one ConnectX-6 HDR 200 Gb/s per GPU [verbatim]", lo=MIN_RATE_BPS, hi=MAX_RATE_BPS)
+                                    "DGX A100: one ConnectX-6 HDR 200 Gb/s per GPU [verbatim]", lo=MIN_RATE_BPS,
+                                    hi=MAX_RATE_BPS)
     nvlink_efficiency: float = param(0.8, "1", "share of the NVLink line rate a collective reaches", _EFFICIENCY_SOURCE,
                                      lo=MIN_EFFICIENCY, hi=1.0)
     nic_efficiency: float = param(0.94, "1", "share of the NIC line rate a collective reaches", "nccl-tests issues: "
                                   "46–48 GB/s bus bandwidth per NDR 400 Gb/s NIC [verbatim] → 0.94 [inferred]",
                                   lo=MIN_EFFICIENCY, hi=1.0)
     nvlink_latency: float = non_negative("3.4 us", "s", "per-step latency of a collective over NVLink",
-                                         f"{NCCL} (~v2.7): Ring/Simple over NVLink 3.4 µs [verbatim]")
+                                         f"{NCCL} (~v2.7): Ring/Simple over NVLink 3.4 µs [verbatim]", hi=MAX_LATENCY_S)
     network_latency: float = non_negative("9.6 us", "s", "per-step latency of a collective over the network (NIC, "
                                           "protocol; the switch hops are added)", f"{NCCL} (~v2.7): Ring/Simple over "
-                                          "the network 9.6 µs [verbatim]; v2.30.7 uses 14 µs")
+                                          "the network 9.6 µs [verbatim]; v2.30.7 uses 14 µs", hi=MAX_LATENCY_S)
     switch_hop_latency: float = non_negative("0.3 us", "s", "latency of one switch hop; a step crosses up to "
                                              "2·tiers − 1 of them", "NVIDIA Quantum-2 class, 0.15–0.33 µs per hop "
-                                             "[restated, low confidence]")
+                                             "[restated, low confidence]", hi=MAX_LATENCY_S)
     in_network_reduction: str = param("none", "choice", "'nvls': the NVSwitch reduces in the switch (NVLink SHARP) "
                                       "for all-reduce inside a server", "NVLink SHARP from NVSwitch gen 3 (H100) "
                                       "[restated]", choices=("none", "nvls"))
@@ -74,7 +76,7 @@ class ElectricalSection(Section):
                                 "NVIDIA/nccl issue 1442 (S. Jeaugey): '30 % improvement using NVLink SHARP' on "
                                 "8 × H100 [verbatim]", lo=1.0, hi=4.0)
     nvls_latency: float = non_negative("25 us", "s", "latency of an NVLink SHARP all-reduce",
-                                       f"{NCCL} v2.30.7: NVLS/Simple over NVLink 25 µs [verbatim]")
+                                       f"{NCCL} v2.30.7: NVLS/Simple over NVLink 25 µs [verbatim]", hi=MAX_LATENCY_S)
     nic: str = param("nic.connectx6_hdr_200g", "text", "catalog entry of the NIC", "MLPerf v1.0 [verbatim]")
     transceiver: str = param("transceiver.hdr_200g_qsfp56", "text", "catalog entry of the NIC-end transceiver",
                              "[assumed] HDR optics")

@@ -33,7 +33,7 @@ from core.errors import InputError
 from core.fields import Section, non_negative, param
 from fabric import collectives as col
 from fabric.bom import BomLine
-from fabric.design import MAX_CHANNELS, MAX_GPUS, NCCL, SIPML, ClusterDesign
+from fabric.design import MAX_CHANNELS, MAX_GPUS, MAX_LATENCY_S, NCCL, SIPML, ClusterDesign
 from fabric.estimate import FabricEstimate, useful_time_fraction
 from fabric.kind import (BITS_PER_BYTE, CollectiveTime, FabricKind, bytes_sent_per_rank, group_arrays, pick,
                          proportional)
@@ -51,7 +51,8 @@ class SipOcsSection(Section):
                           f"{SIPML}: 20 OCSes", lo=1, integer=True, hi=MAX_CHANNELS)
     switch: str = param("ocs.polatis_384", "text", "catalog entry of the OCS", "Polatis 7000, 384 ports "
                         "[verbatim]")
-    radix: int = param(384, "1", "ports per OCS", "Polatis 7000 (384 × 384) [verbatim]", lo=2, integer=True, hi=MAX_GPUS)
+    radix: int = param(384, "1", "ports per OCS", "Polatis 7000 (384 × 384) [verbatim]", lo=2, integer=True,
+                       hi=MAX_GPUS)
     topology: str = param("single", "choice", "how GPUs beyond one switch's radix are served: 'single' (one "
                           "layer, needs radix ≥ GPUs), 'partitioned' (independent pods of ≤ radix GPUs), 'clos' "
                           "(3-stage folded Clos, 3 switch passes)", "—", choices=("single", "partitioned", "clos"))
@@ -62,9 +63,10 @@ class SipOcsSection(Section):
     step_latency: float = non_negative("3.4 us", "s", "cost of one collective step over a circuit (protocol and "
                                        "synchronisation; the fiber path adds its own delay)", f"{NCCL} (~v2.7): "
                                        "Ring/Simple per-step latency over NVLink 3.4 µs [verbatim]; [assumed] the "
-                                       "chiplet is driven like an NVLink-class GPU-to-GPU path")
+                                       "chiplet is driven like an NVLink-class GPU-to-GPU path", hi=MAX_LATENCY_S)
     relay_latency: float = non_negative("3.4 us", "s", "cost of relaying through an intermediate GPU (received, "
-                                        "stored and sent on its circuits)", "[assumed] one more collective step")
+                                        "stored and sent on its circuits)", "[assumed] one more collective step",
+                                        hi=MAX_LATENCY_S)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -32,7 +32,7 @@ from core.errors import InputError
 from core.fields import Section, non_negative, param, positive, when_above
 from fabric import collectives as col
 from fabric.bom import BomLine
-from fabric.design import MAX_DB, MAX_GPUS, NCCL, SIPML, ClusterDesign
+from fabric.design import MAX_DB, MAX_GPUS, MAX_LATENCY_S, NCCL, SIPML, ClusterDesign
 from fabric.estimate import FabricEstimate, useful_time_fraction
 from fabric.kind import BITS_PER_BYTE, CollectiveTime, FabricKind, bytes_sent_per_rank, proportional, pick
 from fabric.optical_io import CHIPLET_LATENCY_S, fiber_delay_s, optical_io_bom
@@ -51,12 +51,14 @@ class SipRingSection(Section):
 
     directions: int = param(2, "1", "ring directions (the link's fibers are split evenly over them)",
                             f"{SIPML}: 2 directions × 5 fibers", lo=1, hi=2, integer=True)
-    decision_interval: float = positive("100 us", "s", "time between wavelength re-allocations", f"{SIPML}", lo=1e-9, hi=1e3)
+    decision_interval: float = positive("100 us", "s", "time between wavelength re-allocations", f"{SIPML}", lo=1e-9,
+                                        hi=1e3)
     locality: int = param(16, "1", "ring distance within which model-parallel partitions are placed",
                           f"{SIPML}: 16 GPUs", lo=1, integer=True, hi=MAX_GPUS)
     amplifier_every: int = param(0, "1", "an optical amplifier every this many hops (0: none)", "[assumed] "
                                  "none", lo=0, integer=True, hi=MAX_GPUS)
-    amplifier: str = param("amplifier.soa", "text", "catalog entry of the amplifier", "[assumed] O-band SOA", applies_when=_AMPLIFIED)
+    amplifier: str = param("amplifier.soa", "text", "catalog entry of the amplifier", "[assumed] O-band SOA",
+                           applies_when=_AMPLIFIED)
     amplifier_gain: float = non_negative("20 dB", "dB", "small-signal gain per amplifier",
                                          "[assumed] O-band SOA class", applies_when=_AMPLIFIED, hi=MAX_DB)
     amplifier_noise_figure: float = non_negative("7 dB", "dB", "amplifier noise figure",
@@ -64,10 +66,10 @@ class SipRingSection(Section):
     step_latency: float = non_negative("3.4 us", "s", "cost of one collective step between two GPUs (protocol and "
                                        "synchronisation; the optical path adds its own delay)", f"{NCCL} (~v2.7): "
                                        "Ring/Simple per-step latency over NVLink 3.4 µs [verbatim]; [assumed] the "
-                                       "chiplet is driven like an NVLink-class GPU-to-GPU path")
+                                       "chiplet is driven like an NVLink-class GPU-to-GPU path", hi=MAX_LATENCY_S)
     relay_latency: float = non_negative("3.4 us", "s", "cost of relaying through an intermediate GPU (received, "
                                         "stored and sent on) for traffic beyond the optical reach",
-                                        "[assumed] one more collective step")
+                                        "[assumed] one more collective step", hi=MAX_LATENCY_S)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -40,6 +40,12 @@ MIN_EXTINCTION_DB = 0.1  # [assumed] the ER penalty 10·log10((r+1)/(r−1)) gro
 MAX_ENERGY_J_PER_BIT = 1e-9  # [assumed] 1000 pJ/bit, 100× the most power-hungry optical links
 MAX_POWER_W = 10.0  # [assumed] 40 dBm: beyond any laser line, waveguide or heater on a chip
 MAX_FIBER_M = 1e6  # [assumed] 1000 km, far beyond any link inside a data centre
+MAX_LATENCY_S = 1.0  # [assumed] a second, beyond any code's or network step's latency
+MAX_DISPERSION_SLOPE_S_PER_M3 = 1e4  # [assumed] 10 ps/(nm²·km), 100× standard SMF's 0.092
+MAX_MODAL_BANDWIDTH_HZ_M = 1e15  # [assumed] 10^6 MHz·km, 200× OM4's 4700 MHz·km
+MAX_TUNING_HZ_PER_K = 1e12  # [assumed] 1 THz/K, 100× a silicon ring's ~10 GHz/K
+MAX_BANDWIDTH_HZ = 1e13  # [assumed] 10 THz, beyond any modulator or photodiode
+MAX_SPECTRAL_WIDTH_M = 1e-7  # [assumed] 100 nm, beyond the widest multimode VCSEL spectrum (~1 nm)
 MAX_TEMPERATURE_K = 1000.0  # [assumed] the tuning model's temperatures, far beyond a chip's operating range
 
 _RING_WDM = when("link", "kind", "ring-wdm")
@@ -63,7 +69,8 @@ class LinkSection(Section):
                             "per symbol, E22–E24)", f"{_SIPML}: NRZ at 25 Gbps per wavelength [sim]",
                             choices=("nrz", "pam4"))
     wavelengths_per_fiber: int = param(8, "1", "wavelengths requested per fiber per direction",
-                                       f"{_SIPML}: 80 λ over 2 × 5 fibers [sim]", lo=1, hi=4096, integer=True, applies_when=_RING_WDM)
+                                       f"{_SIPML}: 80 λ over 2 × 5 fibers [sim]", lo=1, hi=4096, integer=True,
+                                       applies_when=_RING_WDM)
     fibers_per_direction: int = param(10, "1", "transmit fibers (lanes) per GPU (as many receive fibers)",
                                       f"{_SIPML}: 2 directions × 5 fibers [sim]", lo=1, integer=True, hi=MAX_CHANNELS)
     channel_spacing: float = declare(SpectralSpec, "200 GHz", "Hz | m", "wavelength-grid spacing, in GHz or in nm at "
@@ -83,9 +90,11 @@ class LinkSection(Section):
                                  "KP4's 2.4e-4, IEEE 802.3 Clause 136 [verbatim]", lo=0.0, hi=0.5, lo_open=True,
                                  hi_open=True, applies_when=when("link", "fec", "given"))
     fec_overhead: float = param(0.0584, "1", "rate overhead n/k − 1 of the code (fec = given)",
-                                "KP4 RS(544,514): 544/514 − 1 = 5.84 % [inferred]", lo=0.0, hi=1.0, applies_when=when("link", "fec", "given"))
+                                "KP4 RS(544,514): 544/514 − 1 = 5.84 % [inferred]", lo=0.0, hi=1.0,
+                                applies_when=when("link", "fec", "given"))
     fec_latency: float = non_negative("51.2 ns", "s", "latency the code adds (fec = given)",
-                                      "one KP4 codeword, 5440 b at 106.25 Gb/s = 51.2 ns [inferred]", applies_when=when("link", "fec", "given"))
+                                      "one KP4 codeword, 5440 b at 106.25 Gb/s = 51.2 ns [inferred]",
+                                      applies_when=when("link", "fec", "given"), hi=MAX_LATENCY_S)
     system_margin: float = non_negative("0 dB", "dB", "margin reserved for ageing/temperature (the surplus is "
                                         "reported as margin_db)", "[assumed] report the whole surplus", hi=MAX_DB)
 
@@ -102,7 +111,7 @@ class FiberSection(Section):
                                               "ps/(nm·km), 17 in the Cisco G.652 text [inferred]", lo=0.8e-6, hi=1.8e-6)
     dispersion_slope: float = non_negative("0.092 ps/nm**2/km", "s/m**3", "zero-dispersion slope S0 of E28",
                                            "standard SMF ≈ 0.092 ps/(nm²·km), Keiser, Optical Fiber Communications "
-                                           "ch. 3 [restated]")
+                                           "ch. 3 [restated]", hi=MAX_DISPERSION_SLOPE_S_PER_M3)
     dispersion_model: str = param("agrawal", "choice", "chromatic-dispersion penalty (E29): 'agrawal' "
                                   "−5·log10(1 − (4BLDσ)²), 95 % of the pulse energy in the bit slot at the receiver, "
                                   "with a hard reach where the spread fills the slot; 'agrawal-tx' the same criterion "
@@ -113,7 +122,7 @@ class FiberSection(Section):
     modal_bandwidth: float = positive("4700 MHz*km", "Hz*m", "effective modal bandwidth–length product at the "
                                       "wavelength (type = mmf): the fiber's rise time 0.44·L/B0 must stay within 70 % "
                                       "of a symbol", "OM4 at 850 nm [verbatim]; OM3 2000, OM5 2470 MHz·km at 953 nm, "
-                                      "TIA", applies_when=when("fiber", "type", "mmf"))
+                                      "TIA", applies_when=when("fiber", "type", "mmf"), hi=MAX_MODAL_BANDWIDTH_HZ_M)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -124,19 +133,22 @@ class TransmitterSection(Section):
 
     launch_power: float = positive("5 dBm", "W", "power launched into the fiber (launch_power_type: average or OMA)",
                                    "1.3 µm InGaAlAs ridge DFB laser, directly modulated at 50 Gb/s: mean output "
-                                   "> 5.0 dBm [restated]")
+                                   "> 5.0 dBm [restated]", hi=MAX_POWER_W)
     launch_power_type: str = param("average", "choice", "what launch_power is: 'average' power or 'oma' "
                                    "(modulation amplitude, converted at the extinction ratio, E24)",
                                    "[assumed] average, as the DML figure is", choices=("average", "oma"))
     extinction_ratio: float = positive("4.5 dB", "dB", "extinction ratio of the launched signal (PAM4: outer levels; "
                                        "inf: ideal)", "the same DML: dynamic ER 4.5 dB [verbatim]", allow_inf=True)
     bandwidth: float = positive("34 GHz", "Hz", "electro-optic 3-dB bandwidth of the modulated source: a symbol rate "
-                                "above twice it cannot pass (Nyquist)", "the same DML: 34 GHz [verbatim]")
+                                "above twice it cannot pass (Nyquist)", "the same DML: 34 GHz [verbatim]",
+                                hi=MAX_BANDWIDTH_HZ)
     spectral_width: float = positive("0.1 nm", "m", "RMS spectral width of a directly modulated source (chirp, modes; "
                                      "laser kind dml or vcsel): sets the dispersion penalty", "[assumed] the 0.1 nm of "
-                                     "the photonics-2 dispersion example; no sourced DML or VCSEL figure", applies_when=when("laser", "kind", "dml", "vcsel"))
+                                     "the photonics-2 dispersion example; no sourced DML or VCSEL figure",
+                                     applies_when=when("laser", "kind", "dml", "vcsel"), hi=MAX_SPECTRAL_WIDTH_M)
     energy: float = non_negative("0.228 pJ/bit", "J/bit", "transmitter energy per bit (laser, driver)",
-                                 "850 nm oxide-relief VCSEL at 41 Gb/s: 228 fJ/bit [verbatim]; no DML figure found")
+                                 "850 nm oxide-relief VCSEL at 41 Gb/s: 228 fJ/bit [verbatim]; no DML figure found",
+                                 hi=MAX_ENERGY_J_PER_BIT)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -159,11 +171,14 @@ class RingSection(Section):
         applies_when=when("ring", "loss_model", "given"), hi=MAX_DB_PER_M)
     bend_fit_coefficient: float = non_negative(
         "1.044e9 dB/cm", "dB/m", "bending-loss fit coefficient (loss = c·R[µm]^−k + straight)",
-        "PhoenixSim UBCModelOptimistic, 450 nm Si strip [verbatim]", sweepable=False, applies_when=when("ring", "loss_model", "bend-fit"), hi=1e15)
+        "PhoenixSim UBCModelOptimistic, 450 nm Si strip [verbatim]", sweepable=False,
+                                               applies_when=when("ring", "loss_model", "bend-fit"), hi=1e15)
     bend_fit_exponent: float = positive(10.13, "1", "bending-loss fit exponent k",
-                                        "PhoenixSim UBCModelOptimistic [verbatim]", sweepable=False, applies_when=when("ring", "loss_model", "bend-fit"), hi=30.0)
+                                        "PhoenixSim UBCModelOptimistic [verbatim]", sweepable=False,
+                                        applies_when=when("ring", "loss_model", "bend-fit"), hi=30.0)
     bend_fit_straight_loss: float = non_negative("1.2 dB/cm", "dB/m", "bending-loss fit straight term",
-                                                 "PhoenixSim UBCModelOptimistic [verbatim]", sweepable=False, applies_when=when("ring", "loss_model", "bend-fit"), hi=MAX_DB_PER_M)
+                                                 "PhoenixSim UBCModelOptimistic [verbatim]", sweepable=False,
+                                                 applies_when=when("ring", "loss_model", "bend-fit"), hi=MAX_DB_PER_M)
     filter_isi: str = param("energy", "choice", "filter ISI of the drop ring on its own channel (E18): 'energy' the "
                             "share of the symbol energy the Lorentzian passes, E18a (the zero-detuning term of the "
                             "crosstalk integral E6, so ISI and crosstalk come from one spectrum); 'eye' the worst-case "
@@ -178,10 +193,11 @@ class RingSection(Section):
                               "coefficient (E12), 'given' tuning_efficiency", "—", choices=("dn-dt", "given"))
     dn_dt: float = positive("1.86e-4 / K", "1/K", "thermo-optic coefficient of silicon: sets the resonance "
                             "shift per kelvin f·(dn/dT)/n_g (E12; ≈ 10.6 GHz/K at 1310 nm, n_g 4, DSENT uses 10 GHz/K)",
-                            "E12, photonics reference [inferred]", sweepable=False, lo=1e-6, hi=1e-3, applies_when=when("ring", "tuning_model", "dn-dt"))
+                            "E12, photonics reference [inferred]", sweepable=False, lo=1e-6, hi=1e-3,
+                            applies_when=when("ring", "tuning_model", "dn-dt"))
     tuning_efficiency: float = declare(SpectralSpec, "10 GHz/K", "Hz/K | m/K", "resonance shift per kelvin, in GHz/K "
                                        "or nm/K (tuning_model = given)", "DSENT 10 GHz/K [verbatim]", lo=1e6,
-                                       applies_when=when("ring", "tuning_model", "given"))
+                                       applies_when=when("ring", "tuning_model", "given"), hi=MAX_TUNING_HZ_PER_K)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -192,12 +208,14 @@ class ModulatorSection(Section):
                       "output (one drop loss; unused laser lines stay off the fiber; needed for wavelength reuse on "
                       "a ring); 'all-pass': rings modulate the laser bus itself (unused comb lines reach the fiber)",
                       "[assumed] add-drop, as a ring fabric requires", choices=("add-drop", "all-pass"))
-    q: float = positive(6000, "1", "loaded Q of the ring modulators", "Bahadori et al., DATE 2017 [restated]", lo=1.0, hi=MAX_Q)
+    q: float = positive(6000, "1", "loaded Q of the ring modulators", "Bahadori et al., DATE 2017 [restated]", lo=1.0,
+                        hi=MAX_Q)
     insertion_loss: float = non_negative("2 dB", "dB", "loss of the '1' level below the ring's resonance peak "
                                          "(for add-drop modulators the peak drop loss is added from E4)",
                                          "[assumed] mid-range of depletion-mode ring modulators at 25 Gb/s", hi=MAX_DB)
     extinction_ratio: float = positive("7 dB", "dB", "extinction ratio between '1' and '0'",
-                                       "[assumed] mid-range of depletion-mode ring modulators at 25 Gb/s", lo=MIN_EXTINCTION_DB, hi=MAX_DB)
+                                       "[assumed] mid-range of depletion-mode ring modulators at 25 Gb/s",
+                                       lo=MIN_EXTINCTION_DB, hi=MAX_DB)
     energy: float = non_negative("0.106 pJ/bit", "J/bit", "modulator + driver energy per bit",
                                  "'Single-chip 1 Tb/s optical transmitter' preprint: 106 fJ/bit at 32 Gb/s "
                                  "[restated, low confidence]", hi=MAX_ENERGY_J_PER_BIT)
@@ -211,23 +229,30 @@ class LaserSection(Section):
                       "the lines used — both CW, modulated by rings or an external modulator; 'dml' and 'vcsel' are "
                       "directly modulated (point-to-point links only)", "—", choices=LASER_KINDS)
     lines: int = param(16, "1", "lines per laser source on the channel grid",
-                       "[assumed] inside the 4–160 channels of the Optica 2023 comb review", lo=1, integer=True, hi=MAX_CHANNELS, applies_when=_RING_WDM)
+                       "[assumed] inside the 4–160 channels of the Optica 2023 comb review", lo=1, integer=True,
+                       hi=MAX_CHANNELS, applies_when=_RING_WDM)
     power_per_line: float = positive("3 mW", "W", "mean optical power per line at the laser output",
                                      "[inferred] Buyalo et al. Sci. Rep. 2024 QD comb: 270 mW over 89 lines ≈ 3 mW; "
-                                     "inside the 0.5–50 mW per channel of the Optica 2023 comb review", hi=MAX_POWER_W, applies_when=_RING_WDM)
+                                     "inside the 0.5–50 mW per channel of the Optica 2023 comb review", hi=MAX_POWER_W,
+                                     applies_when=_RING_WDM)
     flatness: float = non_negative("3 dB", "dB", "weakest comb line below the mean (kind = comb; a DFB array "
-                                   "has none)", "[assumed] typical comb envelope", applies_when=all_of(_RING_WDM, when("laser", "kind", "comb")), hi=MAX_DB)
+                                   "has none)", "[assumed] typical comb envelope",
+                                   applies_when=all_of(_RING_WDM, when("laser", "kind", "comb")), hi=MAX_DB)
     coupling_loss: float = non_negative("1.25 dB", "dB", "laser-to-chip coupling loss",
-                                        "[inferred] 75 % coupling, Buyalo et al. Sci. Rep. 2024", hi=MAX_DB, applies_when=_RING_WDM)
+                                        "[inferred] 75 % coupling, Buyalo et al. Sci. Rep. 2024", hi=MAX_DB,
+                                        applies_when=_RING_WDM)
     wall_plug_efficiency: float = param(0.25, "1", "electrical-to-optical efficiency",
                                         "DSENT [verbatim]; PhoenixSim 0.10; Innolume > 0.30 peak",
                                         lo=1e-3, hi=1.0, applies_when=_RING_WDM)  # [assumed] ≥ 0.1 %
     fibers_per_source: int = param(1, "1", "transmit fibers one source feeds through a splitter",
-                                   "[assumed] one source per fiber", lo=1, integer=True, hi=MAX_CHANNELS, applies_when=_RING_WDM)
+                                   "[assumed] one source per fiber", lo=1, integer=True, hi=MAX_CHANNELS,
+                                   applies_when=_RING_WDM)
     aggregate_power_limit: float = positive("20 dBm", "W", "total optical power a silicon waveguide "
-                                            "carries before nonlinear absorption", "PhoenixSim [verbatim]", hi=MAX_POWER_W, applies_when=_RING_WDM)
+                                            "carries before nonlinear absorption", "PhoenixSim [verbatim]",
+                                            hi=MAX_POWER_W, applies_when=_RING_WDM)
     eye_safety_limit: float = positive("17 dBm", "W", "total optical power allowed in one fiber",
-                                       "Keiser, Optical Communications Essentials (E15) [restated]", sweepable=False, hi=MAX_POWER_W)
+                                       "Keiser, Optical Communications Essentials (E15) [restated]", sweepable=False,
+                                       hi=MAX_POWER_W)
     rin: float = declare(DbPerHzSpec, "-135 dB/Hz", "dB/Hz", "relative intensity noise of a line (one-sided, "
                          "average-power referenced; -inf: none): its penalty E30", "QD comb < −135 dB/Hz per mode, "
                          "Buyalo et al. Sci. Rep. 2024 [verbatim]; VCSELs −128 (10GBASE-SR RIN12OMA), DFB −155…−165 "
@@ -239,17 +264,22 @@ class LossSection(Section):
     section_name: ClassVar[str] = "loss"
 
     coupler: float = non_negative("1.5 dB", "dB", "chip-to-fiber coupler loss per facet",
-                                  "edge coupler < 1.52 dB (TE, O-band), Adv. Photon. Nexus 2025 [verbatim]", hi=MAX_DB, applies_when=_RING_WDM)
+                                  "edge coupler < 1.52 dB (TE, O-band), Adv. Photon. Nexus 2025 [verbatim]", hi=MAX_DB,
+                                  applies_when=_RING_WDM)
     waveguide_loss: float = non_negative("1 dB/cm", "dB/m", "on-chip waveguide loss",
                                          "DSENT, PhoenixSim [verbatim]", hi=MAX_DB_PER_M, applies_when=_RING_WDM)
     tx_waveguide_length: float = non_negative("0.5 cm", "m", "waveguide from laser input to output coupler",
                                               "[assumed] chiplet-scale routing", hi=1.0, applies_when=_RING_WDM)
     rx_waveguide_length: float = non_negative("0.5 cm", "m", "waveguide from input coupler to detector",
                                               "[assumed] chiplet-scale routing", hi=1.0, applies_when=_RING_WDM)
-    bends: int = param(4, "1", "waveguide bends on the path", "[assumed]", lo=0, integer=True, hi=MAX_PATH_ELEMENTS, applies_when=_RING_WDM)
-    bend_loss: float = non_negative("0.02 dB", "dB", "loss per bend", "PhoenixSim [verbatim]", hi=MAX_DB, applies_when=_RING_WDM)
-    crossings: int = param(0, "1", "waveguide crossings on the path", "[assumed]", lo=0, integer=True, hi=MAX_PATH_ELEMENTS, applies_when=_RING_WDM)
-    crossing_loss: float = non_negative("0.028 dB", "dB", "loss per crossing", "PhoenixSim [verbatim]", hi=MAX_DB, applies_when=_RING_WDM)
+    bends: int = param(4, "1", "waveguide bends on the path", "[assumed]", lo=0, integer=True, hi=MAX_PATH_ELEMENTS,
+                       applies_when=_RING_WDM)
+    bend_loss: float = non_negative("0.02 dB", "dB", "loss per bend", "PhoenixSim [verbatim]", hi=MAX_DB,
+                                    applies_when=_RING_WDM)
+    crossings: int = param(0, "1", "waveguide crossings on the path", "[assumed]", lo=0, integer=True,
+                           hi=MAX_PATH_ELEMENTS, applies_when=_RING_WDM)
+    crossing_loss: float = non_negative("0.028 dB", "dB", "loss per crossing", "PhoenixSim [verbatim]", hi=MAX_DB,
+                                        applies_when=_RING_WDM)
     splitters: int = param(0, "1", "Y-junctions on the path (other than the laser splitter)", "[assumed]",
                            lo=0, integer=True, hi=MAX_PATH_ELEMENTS, applies_when=_RING_WDM)
     splitter_loss: float = non_negative("0.28 dB", "dB", "excess loss per Y-junction (beyond the 3 dB split)",
@@ -258,13 +288,15 @@ class LossSection(Section):
                             integer=True, hi=MAX_PATH_ELEMENTS)
     connector_loss: float = non_negative("0.5 dB", "dB", "loss per connector",
                                          "MTP vs LC penalty, Calient S320 guide [verbatim]", hi=MAX_DB)
-    fiber_length: float = non_negative("10 m", "m", "fiber length between GPUs", "[assumed] within a row", hi=MAX_FIBER_M)
+    fiber_length: float = non_negative("10 m", "m", "fiber length between GPUs", "[assumed] within a row",
+                                       hi=MAX_FIBER_M)
     fiber_loss: float = non_negative("0.35 dB/km", "dB/m", "fiber attenuation (SMF 0.2 dB/km at 1550 nm; MMF "
-                                     "3.5 dB/km at 850 nm in the IEEE models)", "G.652 at 1310 nm [verbatim]", hi=MAX_DB_PER_M)
+                                     "3.5 dB/km at 850 nm in the IEEE models)", "G.652 at 1310 nm [verbatim]",
+                                     hi=MAX_DB_PER_M)
     splices: int = param(0, "1", "fiber splices on the path", "[assumed] none", lo=0, integer=True,
                          hi=MAX_PATH_ELEMENTS)
     splice_loss: float = non_negative("0.1 dB", "dB", "loss per splice", "[assumed] a fusion splice; set the "
-                                      "plant's figure")
+                                      "plant's figure", hi=MAX_DB)
     extra_losses: str = declare(LossListSpec, "", "losses", "further named losses on the path, 'name: loss; …' "
                                 "(e.g. 'patch panel: 0.5 dB; WDM filter: 1.2 dB')", "—", sweepable=False)
     switch_ports: int = param(0, "1", "optical-switch passes on the path (an OCS fabric adds its own passes "
@@ -284,20 +316,28 @@ class ReceiverSection(Section):
     model: str = param("ge-photodiode", "choice", "how sensitivity is found", "—",
                        choices=("ge-photodiode", "thermal-noise", "given"))
     sensitivity: float = positive("-9.7 dBm", "W", "sensitivity (model = given), average power or OMA "
-                                  "(sensitivity_type)", "SiP receiver at 25 Gbps, Sci. Rep. 7:13857 (2017) [verbatim]", applies_when=when("receiver", "model", "given"), hi=MAX_POWER_W)
+                                  "(sensitivity_type)", "SiP receiver at 25 Gbps, Sci. Rep. 7:13857 (2017) [verbatim]",
+                                  applies_when=when("receiver", "model", "given"), hi=MAX_POWER_W)
     sensitivity_type: str = param("average", "choice", "what the given sensitivity is: 'average' power, or 'oma' "
                                   "(converted at the link's extinction ratio, E24, with no ER penalty)",
-                                  "Sci. Rep. 7:13857 quotes average power [restated]", choices=("average", "oma"), applies_when=when("receiver", "model", "given"))
+                                  "Sci. Rep. 7:13857 quotes average power [restated]", choices=("average", "oma"),
+                                  applies_when=when("receiver", "model", "given"))
     reference_extinction_ratio: float = positive("8.9 dB", "dB", "extinction ratio the given average-power "
                                                  "sensitivity was measured at (inf: an ideal transmitter): only the "
                                                  "link's ER penalty beyond it is charged", "Sci. Rep. 7:13857 (2017), "
                                                  "Table 1: 8.9 dB extinction of the ring modulator in the link the "
-                                                 "floor was measured on [restated]", allow_inf=True, applies_when=all_of(when("receiver", "model", "given"), when("receiver", "sensitivity_type", "average")), lo=MIN_EXTINCTION_DB, hi=MAX_DB)
-    responsivity: float = positive("0.7 A/W", "A/W", "photodiode responsivity", "PhoenixSim [verbatim]", lo=0.01, hi=2.0)
-    dark_current: float = non_negative("1 uA", "A", "photodiode dark current", "PhoenixSim [verbatim]", applies_when=when("receiver", "model", "ge-photodiode"), hi=1e-3)
+                                                 "floor was measured on [restated]", allow_inf=True,
+                                                 applies_when=all_of(when("receiver", "model", "given"),
+                                                                     when("receiver", "sensitivity_type", "average")),
+                                                 lo=MIN_EXTINCTION_DB, hi=MAX_DB)
+    responsivity: float = positive("0.7 A/W", "A/W", "photodiode responsivity", "PhoenixSim [verbatim]", lo=0.01,
+                                   hi=2.0)
+    dark_current: float = non_negative("1 uA", "A", "photodiode dark current", "PhoenixSim [verbatim]",
+                                       applies_when=when("receiver", "model", "ge-photodiode"), hi=1e-3)
     noise_density: float = positive("10.9 pA/Hz**0.5", "A/Hz**0.5", "input-referred TIA noise density "
                                     "(model = thermal-noise)", "Xie et al. iWEM 2021, 25 Gb/s TIA "
-                                    "(post-layout) [restated]", applies_when=when("receiver", "model", "thermal-noise"), hi=1e-6)
+                                    "(post-layout) [restated]", applies_when=when("receiver", "model",
+                                                                                  "thermal-noise"), hi=1e-6)
     energy: float = non_negative("0.55 pJ/bit", "J/bit", "receiver (TIA + detector) energy per bit",
                                  "K. Li et al. 2020, 54 Gb/s SiGe receiver [restated]", hi=MAX_ENERGY_J_PER_BIT)
 
@@ -314,16 +354,21 @@ class TuningSection(Section):
                                          "10 GHz/K; DSENT's own 1e5 K/W is 4× better than any measured heater. The "
                                          "shift per kelvin itself follows from [ring] dn_dt (E12)", lo=10.0, hi=1e7)
     sigma_local: float = declare(SpectralSpec, "40 GHz", "Hz | m", "local (within-die) resonance variation, 1σ, "
-                                 "in GHz or nm", "DSENT [verbatim]", lo=0.0, applies_when=_THERMAL_OR_ATHERMAL, hi=10e12)
+                                 "in GHz or nm", "DSENT [verbatim]", lo=0.0, applies_when=_THERMAL_OR_ATHERMAL,
+                                 hi=10e12)
     sigma_system: float = declare(SpectralSpec, "200 GHz", "Hz | m", "systematic (die-to-die) resonance variation, "
-                                  "1σ, in GHz or nm", "DSENT [verbatim]", lo=0.0, applies_when=_THERMAL_OR_ATHERMAL, hi=10e12)
+                                  "1σ, in GHz or nm", "DSENT [verbatim]", lo=0.0, applies_when=_THERMAL_OR_ATHERMAL,
+                                  hi=10e12)
     target_yield: float = param(0.99, "1", "share of GPUs whose rings must all lock (full-thermal, athermal): the "
                                 "tuning range and heater power are reported at this yield (E34)", "[assumed] 99 %",
                                 lo=0.0, hi=1.0, lo_open=True, hi_open=True, applies_when=_THERMAL_OR_ATHERMAL)
-    t_min: float = positive("280 K", "K", "lowest operating temperature", "DSENT [verbatim]", applies_when=_FULL_THERMAL, lo=1.0, hi=MAX_TEMPERATURE_K)
-    t_max: float = positive("380 K", "K", "highest operating temperature", "DSENT [verbatim]", applies_when=_FULL_THERMAL, above="t_min", lo=1.0, hi=MAX_TEMPERATURE_K)
+    t_min: float = positive("280 K", "K", "lowest operating temperature", "DSENT [verbatim]",
+                            applies_when=_FULL_THERMAL, lo=1.0, hi=MAX_TEMPERATURE_K)
+    t_max: float = positive("380 K", "K", "highest operating temperature", "DSENT [verbatim]",
+                            applies_when=_FULL_THERMAL, above="t_min", lo=1.0, hi=MAX_TEMPERATURE_K)
     temperature: float = positive("300 K", "K", "operating temperature for full-thermal power",
-                                  "[assumed] room temperature", applies_when=_FULL_THERMAL, at_least="t_min", at_most="t_max", lo=1.0, hi=MAX_TEMPERATURE_K)
+                                  "[assumed] room temperature", applies_when=_FULL_THERMAL, at_least="t_min",
+                                  at_most="t_max", lo=1.0, hi=MAX_TEMPERATURE_K)
     max_heater_power: float = positive("25 mW", "W", "largest heater power a ring's driver supplies: sets the "
                                        "tuning range", "[assumed] heater powers up to 25 mW are reported "
                                        "(Sci. Rep. 2025)", hi=MAX_POWER_W)
@@ -338,7 +383,8 @@ class PackageSection(Section):
     width: float = positive("55 mm", "m", "GPU package width", "[assumed] SXM-class package", hi=1.0)
     height: float = positive("55 mm", "m", "GPU package height", "[assumed] SXM-class package", hi=1.0)
     chiplets: int = param(1, "1", "optical I/O chiplets on the package edge",
-                          "SiP-ML's TeraPHY-class 2 Tbps interface: one chiplet [restated]", lo=1, integer=True, hi=MAX_CHIPLETS)
+                          "SiP-ML's TeraPHY-class 2 Tbps interface: one chiplet [restated]", lo=1, integer=True,
+                          hi=MAX_CHIPLETS)
     chiplet_fiber_edge: float = positive("5 mm", "m", "fiber-attach edge of one chiplet",
                                          "[assumed] chiplet die size not published", hi=1.0)
     fiber_pitch: float = positive("127 um", "m", "fiber-array pitch", "V-groove arrays [verbatim]", lo=10e-6, hi=10e-3)
@@ -352,12 +398,13 @@ class InterfaceSection(Section):
 
     die_to_die_energy: float = non_negative("0.3 pJ/bit", "J/bit", "electrical die-to-die link between the GPU and "
                                             "the optical chiplet, per crossing", "UCIe 2.5D (25–55 µm bumps) above 16 "
-                                            "GT/s: 0.25–0.3 pJ/b [verbatim]")
+                                            "GT/s: 0.25–0.3 pJ/b [verbatim]", hi=MAX_ENERGY_J_PER_BIT)
     crossings: int = param(2, "1", "die-to-die crossings per bit, transmit + receive", "[inferred] GPU → chiplet and "
                            "chiplet → GPU", lo=0, integer=True, hi=MAX_PATH_ELEMENTS)
     dsp_energy: float = non_negative("0 pJ/bit", "J/bit", "SerDes / DSP energy per bit, transmit + receive, beyond "
                                      "the die-to-die link", "[assumed] none: a chiplet driven directly; a 113G PAM4 "
-                                     "XSR lane < 1.1 pJ/b, a 112G medium-reach SerDes 2.29 pJ/b [verbatim]")
+                                     "XSR lane < 1.1 pJ/b, a 112G medium-reach SerDes 2.29 pJ/b [verbatim]",
+                                     hi=MAX_ENERGY_J_PER_BIT)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -1,3 +1,3 @@
 """sipml: the application — design-point files, the `sipml` command line, reports."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

@@ -206,7 +206,8 @@ def fabric(design: DesignArg = None, fmt: FormatOpt = Format.table, output: Outp
                "--group-size", min=1, metavar="N", help="GPUs per model-parallel group of the pattern "
                                                         "(default 8)")] = None,
            groups: Annotated[Optional[str], typer.Option(
-               "--groups", metavar="NAME=SIZE,...", help="parallel groups running together, e.g. 'tp=8,dp=128' (also pp, ep): tensor groups "
+               "--groups", metavar="NAME=SIZE,...",
+                                                         help="parallel groups running together, e.g. 'tp=8,dp=128' (also pp, ep): tensor groups "
                                 "all-reduce, data-parallel groups all-reduce, pipeline stages send point-to-point, "
                                 "expert groups all-to-all, each at --message-size per rank")] = None,
            catalog: CatalogOpt = None) -> None:
@@ -303,19 +304,26 @@ def cost(designs: Annotated[Optional[list[str]], typer.Argument(
 
 @app.command(cls=_Command)
 def speedup(designs: Annotated[Optional[list[str]], typer.Argument(
-                metavar="DESIGN", show_default=False, help="design files or built-in names (default: sip-ring, sip-ocs, dgx-a100, dgx-h100)")] = None,
-            model: Annotated[str, typer.Option("--model", "-m", help="zoo model name or a model TOML file")] = "gpt3-175b",
-            gpus: Annotated[Optional[int], typer.Option("--gpus", min=2, help="GPUs in every cluster compared")] = None,
+                metavar="DESIGN", show_default=False,
+                                                                   help="design files or built-in names (default: sip-ring, sip-ocs, dgx-a100, dgx-h100)")] = None,
+            model: Annotated[str, typer.Option("--model", "-m", metavar="MODEL",
+                                               help="zoo model name or a model TOML file")] = "gpt3-175b",
+            gpus: Annotated[Optional[int], typer.Option("--gpus", min=2, metavar="N",
+                                                        help="GPUs in every cluster compared")] = None,
             batch: Annotated[Optional[int], typer.Option(
-                "--batch", min=1, help="global batch (sequences, or samples; default: the model's, see `sipml models`)")] = None,
+                "--batch", min=1, metavar="N",
+                                                         help="global batch (sequences, or samples; default: the model's, see `sipml models`)")] = None,
             strategy: Annotated[Optional[str], typer.Option(
-                "--strategy", help="fix part of the strategy and search the rest, e.g. tp=8,pp=4,microbatch=1,"
+                "--strategy", metavar="KEY=VALUE,...",
+                                                            help="fix part of the strategy and search the rest, e.g. tp=8,pp=4,microbatch=1,"
                                    "recompute=full")] = None,
             baseline: Annotated[Optional[list[str]], typer.Option(
-                "--baseline", help="baseline design (repeatable; the first sets `speedup`; default: fattree-200, "
+                "--baseline", metavar="DESIGN",
+                                                                  help="baseline design (repeatable; the first sets `speedup`; default: fattree-200, "
                                    "SiP-ML's 200 Gbps fat-tree, and dgx-a100)")] = None,
             tokens: Annotated[Optional[float], typer.Option(
-                "--tokens", help="tokens (or samples) of the training run to price (default: 300e9 tokens, or 90 "
+                "--tokens", metavar="COUNT",
+                                                            help="tokens (or samples) of the training run to price (default: 300e9 tokens, or 90 "
                                  "ImageNet epochs)")] = None,
             fmt: FormatOpt = Format.table, output: OutputOpt = None, set_: SetOpt = None) -> None:
     """Training time of a model on each design: the best strategy, its breakdown, throughput, TFLOP/s and MFU,
@@ -339,7 +347,7 @@ def models(fmt: FormatOpt = Format.table, output: OutputOpt = None) -> None:
 @app.command(cls=_Command)
 def report(fmt: FormatOpt = Format.table, output: OutputOpt = None,
            plots: Annotated[Optional[Path], typer.Option(
-               "--plots", help="also write the figures (PNG) into this folder")] = None) -> None:
+               "--plots", metavar="FOLDER", help="also write the figures (PNG) into this folder")] = None) -> None:
     """SiP-ML's story end to end on the built-in designs: the optical link and what binds it, the fabrics side by
     side, training speedup per dollar and per watt, the validation table, the assumptions that move the answer."""
     from sipml.report import build_report
@@ -351,33 +359,44 @@ def report(fmt: FormatOpt = Format.table, output: OutputOpt = None,
 @app.command(cls=_Command)
 def sweep(design: DesignArg = None,
           vary: Annotated[Optional[list[str]], typer.Option(
-              "--vary", help="an axis: section.key=start:stop:count[:log] (units on start and stop) or "
+              "--vary", metavar="SECTION.KEY=RANGE|LIST",
+                                                            help="an axis: section.key=start:stop:count[:log] (units on start and stop) or "
                              "section.key=a,b,c (repeatable: the grid is their product)")] = None,
           model: Annotated[Optional[str], typer.Option(
-              "--model", "-m", help="also train this model on every point (speedup over fattree-200)")] = None,
-          batch: Annotated[Optional[int], typer.Option("--batch", min=1, help="global batch with --model")] = None,
-          table: Annotated[str, typer.Option("--table", help="row format: csv, jsonl or parquet (default: from "
+              "--model", "-m", metavar="MODEL",
+                                                       help="also train this model on every point (speedup over fattree-200)")] = None,
+          batch: Annotated[Optional[int], typer.Option("--batch", min=1, metavar="N",
+                                                       help="global batch with --model")] = None,
+          table: Annotated[str, typer.Option("--table", metavar="csv|jsonl|parquet",
+                                             help="row format: csv, jsonl or parquet (default: from "
                                                             "-o's suffix, else csv)")] = "",
           output: OutputOpt = None, set_: SetOpt = None,
           plot: Annotated[Optional[str], typer.Option(
-              "--plot", help="also write a PNG of columns x,y[,color] (see --plot-file)")] = None,
-          plot_file: Annotated[Path, typer.Option("--plot-file", help="where --plot writes")] = Path("sweep.png"),
+              "--plot", metavar="X,Y[,COLOR]",
+                                                      help="also write a PNG of columns x,y[,color] (see --plot-file)")] = None,
+          plot_file: Annotated[Path, typer.Option("--plot-file", metavar="PATH",
+                                                  help="where --plot writes")] = Path("sweep.png"),
           scheduler: Annotated[Optional[str], typer.Option(
-              "--scheduler", help="run on a Dask cluster, e.g. tcp://HOST:8786 (the rows equal the local run's)")]
+              "--scheduler", metavar="ADDRESS",
+                                                           help="run on a Dask cluster, e.g. tcp://HOST:8786 (the rows equal the local run's)")]
           = None,
           workers: Annotated[Optional[int], typer.Option(
-              "--workers", min=1, help="local processes (default: every core)")] = None,
+              "--workers", min=1, metavar="N", help="local processes (default: every core)")] = None,
           quiet: Annotated[bool, typer.Option("--quiet", help="no progress bar")] = False) -> None:
     """Evaluate a grid of design points: one row per point with every input and output column and its unit."""
     import os
 
     from core.errors import InputError
     from sipml.render import write_atomic, write_atomic_bytes
+    from sipml.sweep import check_plot, run_sweep, to_csv, to_jsonl, to_parquet
     from sipml.sweep import plot as plot_rows
-    from sipml.sweep import run_sweep, to_csv, to_jsonl, to_parquet
 
     if not vary:
         raise InputError("sweep needs at least one --vary axis, e.g. --vary link.wavelengths_per_fiber=4,8,16")
+    if output is not None and str(output) == "-":
+        output = None
+    if plot is not None:
+        check_plot(plot)
     kind = table or (output.suffix.lstrip(".") if output is not None else "csv")
     if kind not in ("csv", "jsonl", "parquet"):
         raise InputError(f"--table {kind!r}: expected csv, jsonl or parquet")

@@ -290,7 +290,8 @@ def fabric_report(fab: FabricEstimate, times, message_bytes: float, source: str,
     data = fabric_data(fab, times, message_bytes, source)
     summary = Table(f"Fabric: {fab.kind}, {fab.gpus} GPUs", ["quantity", "value", "unit"], [
         {"quantity": "feasible", "value": "yes" if fab.feasible else "NO", "unit": ""},
-        {"quantity": "per-GPU bandwidth", "value": _f(fab.per_gpu_bandwidth_bps / 1e9, 0), "unit": "Gbps per direction"},
+        {"quantity": "per-GPU bandwidth", "value": _f(fab.per_gpu_bandwidth_bps / 1e9, 0),
+         "unit": "Gbps per direction"},
         {"quantity": "useful-time fraction", "value": f"{fab.useful_fraction:.4f}", "unit": ""},
         {"quantity": "effective bandwidth", "value": _f(fab.effective_bandwidth_bps / 1e9, 0), "unit": "Gbps"},
         {"quantity": "degree", "value": str(fab.degree), "unit": "peers at once"},
@@ -316,7 +317,8 @@ def fabric_report(fab: FabricEstimate, times, message_bytes: float, source: str,
                                  "unit": ""},
                                 {"quantity": "smallest pair bandwidth", "value": _f(t["min_pair_gbps"], 1),
                                  "unit": "Gbps"},
-                                {"quantity": "mean pair bandwidth", "value": _f(t["mean_pair_gbps"], 1), "unit": "Gbps"},
+                                {"quantity": "mean pair bandwidth", "value": _f(t["mean_pair_gbps"], 1),
+                                 "unit": "Gbps"},
                                 {"quantity": "method", "value": t["method"], "unit": ""}]))
     if groups is not None:
         data["groups"] = [{"name": g.name, "size": g.size, "stride": g.stride, "collective": c.op,

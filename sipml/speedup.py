@@ -121,7 +121,8 @@ def speedup_report(rows, batch_source: str, failures: dict) -> Report:
                           **{k: f"{v:.3g}" for k, v in r["breakdown"].items()},
                           "GB/GPU": f"{r['memory_gb_per_gpu']:.1f}",
                           "searched": f"{r['feasible_candidates']}/{r['candidates']}"} for r in feasible]))
-    footer = [f"{name}: {why}" for name, why in failures.items()] + [f"run: {first['run_amount']:.3g} {first['run_amount_unit']}; energy = nameplate × 0.75 load × PUE; "
+    footer = [f"{name}: {why}" for name,
+              why in failures.items()] + [f"run: {first['run_amount']:.3g} {first['run_amount_unit']}; energy = nameplate × 0.75 load × PUE; "
               "cost = hardware over a 4-year life + electricity at $0.078/kWh (Epoch AI)",
               "speedup = baseline iteration time / this one; per $ and per W divide by cluster cost and nameplate power"]
     return Report({"rows": rows}, tables, footer)

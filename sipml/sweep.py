@@ -308,21 +308,31 @@ def to_parquet(rows: list[dict]) -> bytes:
     return buf.getvalue()
 
 
+def check_plot(spec: str) -> list[str]:
+    """The column names of a --plot spec, checked (with matplotlib's presence) before any point is computed."""
+    from core.errors import InputError
+
+    names = [s.strip() for s in spec.split(",")]
+    if len(names) not in (2, 3) or not all(names):
+        raise InputError(f"--plot {spec!r}: expected x,y or x,y,color")
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise InputError("--plot needs matplotlib: pip install 'sipml[plots]'") from None
+    return names
+
+
 def plot(rows: list[dict], spec: str, path) -> None:
     """A PNG of column y against column x (coloured by a third column if given)."""
     from core.errors import InputError
 
-    names = [s.strip() for s in spec.split(",")]
+    names = check_plot(spec)
     cols = columns(rows)
-    if len(names) not in (2, 3):
-        raise InputError(f"--plot {spec!r}: expected x,y or x,y,color")
     for name in names:
         if name not in cols:
             raise InputError(f"--plot {spec!r}: no column {name!r}; columns: {', '.join(cols)}")
-    try:
-        import matplotlib
-    except ImportError:
-        raise InputError("--plot needs matplotlib: pip install 'sipml[plots]'") from None
+    import matplotlib
+
     matplotlib.use("Agg")
     import io
 

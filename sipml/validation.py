@@ -120,7 +120,8 @@ def _nccl_cases() -> list[Case]:
 
 
 MEGATRON_ROWS = (  # N21 Table 1: model, t, p, GPUs, batch, achieved TFLOP/s per GPU
-    ("megatron-1.7b", 1, 1, 32, 512, 137), ("megatron-3.6b", 2, 1, 64, 512, 138), ("megatron-7.5b", 4, 1, 128, 512, 142),
+    ("megatron-1.7b", 1, 1, 32, 512, 137), ("megatron-3.6b", 2, 1, 64, 512, 138), ("megatron-7.5b", 4, 1, 128, 512,
+                                                                                   142),
     ("megatron-18.4b", 8, 1, 256, 1024, 135), ("megatron-39.1b", 8, 2, 512, 1536, 138),
     ("megatron-76.1b", 8, 4, 1024, 1792, 140), ("megatron-145.6b", 8, 8, 1536, 2304, 148),
     ("megatron-310.1b", 8, 16, 1920, 2160, 155), ("megatron-529.6b", 8, 35, 2520, 2520, 163),
@@ -182,7 +183,8 @@ def _k22_cases() -> list[Case]:
     out = []
     for name, (a, h, layers, t, p, n, batch, b, v, full_s, selective_s) in zip(K22_NAMES, K22_TABLE_5):
         for selective, measured in ((False, full_s), (True, selective_s)):
-            out.append(Case("Megatron", f"K22 {name} iteration, " + ("SP + selective" if selective else "full recompute"),
+            out.append(Case("Megatron",
+                            f"K22 {name} iteration, " + ("SP + selective" if selective else "full recompute"),
                             "Korthikanti et al. 2022 Table 5, as Calculon's validation files restate it", measured,
                             k22_iteration_s(a, h, layers, t, p, n, batch, b, v, selective), "s", 0.07))
     return out

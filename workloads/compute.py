@@ -227,7 +227,8 @@ def layer_times(model: TransformerModel, gpu: Gpu, *, microbatch, tp=1, sequence
     _check_divisible(model, arrays[1], arrays[4], kind)
     hw = _hardware(gpu, precision, settings)
     (b, t, sp, rc, e), inverse = _unique_strategies(arrays)
-    parts = _layer_parts(model, hw, settings, kind, b.astype(float), t.astype(float), sp.astype(bool), rc, e.astype(float))
+    parts = _layer_parts(model, hw, settings, kind, b.astype(float), t.astype(float), sp.astype(bool), rc,
+                         e.astype(float))
     return LayerTimes(**{name: np.asarray(value, dtype=float)[inverse].reshape(shape)
                          for name, value in parts.items()})
 

@@ -49,4 +49,5 @@ def dlrm_compute(model: DlrmModel, gpu: Gpu, *, global_batch, gpus, precision=No
     dense_flops = 3.0 * sum(forward_flops_per_sample(model).values()) * batch / n
     moved = settings.embedding_passes * lookup_bytes_per_sample(model, embedding_bytes) * batch / n
     bandwidth = gpu.hbm_bandwidth_bytes_per_s * settings.gemm.hbm_efficiency
-    return TotalsTimes(math_s=dense_flops / gpu.mamf_flops(precision or gpu.default_precision), memory_s=moved / bandwidth)
+    return TotalsTimes(math_s=dense_flops / gpu.mamf_flops(precision or gpu.default_precision),
+                       memory_s=moved / bandwidth)

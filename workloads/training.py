@@ -35,7 +35,8 @@ from fabric.evaluate import price
 from fabric.kind import Collective
 from workloads.compute import DEFAULT_SETTINGS, ComputeSettings, edge_times, layer_times, optimizer_step_s
 from workloads.gpus import Gpu
-from workloads.memory import (embedding_activation_bytes, first_stage_activation_bytes, model_activation_bytes_per_layer,
+from workloads.memory import (embedding_activation_bytes, first_stage_activation_bytes,
+                              model_activation_bytes_per_layer,
                               model_state_bytes)
 from workloads.models import TransformerModel
 from workloads.moe import all_to_all_bytes_per_token
