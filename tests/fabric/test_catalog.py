@@ -109,11 +109,21 @@ def test_dgx_a100_parts_add_back_to_the_dgx_price_and_power(catalog):
     assert sum(catalog[k].power_w[1] for k in parts) == pytest.approx(6500.0 / 8)
 
 
-def test_dgx_h100_parts_add_back_to_the_dgx_price_and_power(catalog):
-    # Epoch AI: DGX H100 ≈ $270,000 ($33,750 per GPU), 10.2 kW for 8 GPUs.
+def test_dgx_h100_host_follows_epochs_server_ratio_and_its_low_end_is_the_dgx_price(catalog):
+    """Epoch AI (costs-power.md): server/chip ratio 1.64 (default), 1.66 for A100; DGX H100 ≈ $270,000 ($33,750 per
+    GPU), 10.2 kW for 8 GPUs. Hand calculation: 0.64 × $28,125 − $2,000 − $750 = $15,250; the DGX price's residual
+    $33,750 − $28,125 − $2,000 − $750 = $2,875 is the low end. The ratio method on the A100 (0.66 × $15,000 −
+    $1,200 − $750 = $7,950) lands within $25 of the DGX A100 split ($7,925), which is why it is the typical."""
     parts = ["gpu.h100_sxm5", "server.dgx_h100_host", "nvswitch.h100_share", "nic.connectx7_ndr_400g"]
     assert sum(catalog[k].power_w[1] for k in parts) == pytest.approx(10200.0 / 8)
-    assert sum(catalog[k].price_usd[1] for k in parts) == pytest.approx(270000.0 / 8)
+    host = catalog["server.dgx_h100_host"].price_usd
+    gpu = catalog["gpu.h100_sxm5"].price_usd[1]
+    nic_and_switch = catalog["nic.connectx7_ndr_400g"].price_usd[1] + catalog["nvswitch.h100_share"].price_usd[1]
+    assert host[1] == pytest.approx(0.64 * gpu - nic_and_switch) == pytest.approx(15250.0)
+    assert host[0] + gpu + nic_and_switch == pytest.approx(270000.0 / 8)
+    a100_by_ratio = 0.66 * catalog["gpu.a100_sxm4"].price_usd[1] - (
+        catalog["nic.connectx6_hdr_200g"].price_usd[1] + catalog["nvswitch.a100_share"].price_usd[1])
+    assert abs(a100_by_ratio - catalog["server.dgx_a100_host"].price_usd[1]) <= 25.0
 
 
 def test_chiplet_power_range_is_energy_per_bit_times_rate(catalog):
@@ -335,3 +345,16 @@ def test_custom_base_catalog(tmp_path):
     only = load_catalog(base=base)
     assert list(only) == ["x.only"] and only["x.only"].power_w == (0.004, 0.004, 0.004)
     assert not only["x.only"].is_network
+
+
+def test_ndr_switch_typical_price_lies_between_the_two_generation_scalings(catalog):
+    """No primary price for a 64 × 400G NDR switch: the catalog's EDR (36 × 100G) and HDR (40 × 200G) switches bracket
+    it. Hand calculation: constant price per Gb/s, 25.6 Tb/s × min($12,000/3.6 Tb/s, $25,000/8 Tb/s) = $80,000; the
+    price per port growing by the EDR → HDR step ($333 → $625, so $917 next), 64 × $917 = $58,667."""
+    edr, hdr = catalog["switch.ib_edr_36p"].price_usd[1], catalog["switch.ib_hdr_40p"].price_usd[1]
+    per_gbps = min(edr / 3600, hdr / 8000) * 25600
+    per_port = 64 * (2 * hdr / 40 - edr / 36)
+    assert per_gbps == pytest.approx(80000.0) and per_port == pytest.approx(58666.67, rel=1e-5)
+    low, typical, high = catalog["switch.ib_ndr_64p"].price_usd
+    assert per_port <= typical <= per_gbps
+    assert low < typical < high
