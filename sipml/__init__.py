@@ -1,3 +1,23 @@
-"""sipml: the application — design-point files, the `sipml` command line, reports."""
+"""sipml: the application — design-point files, the `sipml` command line, reports, and the Python API.
+
+    from sipml import Q_, budget, cost, fabric, load_design, speedup, sweep
+
+(see `sipml.api`). The API is imported on first use, so the command line starts without it.
+"""
 
 __version__ = "0.2.0"
+
+_API = ("budget", "cost", "fabric", "load_design", "speedup", "sweep")
+__all__ = ["Q_", *_API]
+
+
+def __getattr__(name: str):
+    if name in _API:
+        from sipml import api
+
+        return getattr(api, name)
+    if name == "Q_":
+        from core.units import Q_
+
+        return Q_
+    raise AttributeError(f"module 'sipml' has no attribute {name!r}")

@@ -176,12 +176,13 @@ def check(design: DesignArg = None,
           fmt: FormatOpt = Format.table, output: OutputOpt = None, set_: SetOpt = None,
           catalog: CatalogOpt = None) -> None:
     """Exit 0 when the design is feasible, 1 when not, printing every violated constraint with its numbers.
-    A design with a [fabric] is checked as a whole (link, switch passes, reach, radix, and the catalog entries it
-    names); one without, as a link."""
+    The whole design is checked: its link, switch passes, reach, radix, and the catalog entries it names (a file
+    without [fabric] in the default fabric, as `fabric` and `cost` see it); a point-to-point link, which no SiP
+    fabric is built from, as a link."""
     from sipml.reports import check_fabric_report, check_report
 
     loaded = _load(design, set_)
-    if loaded.has_fabric:
+    if loaded.link.link.kind == "ring-wdm" or loaded.has_fabric:
         _check_entries(loaded, design, _catalog(catalog))
         fab = _evaluate_fabric(loaded, design)
         _emit(check_fabric_report(fab, _named(design)), fmt, output)

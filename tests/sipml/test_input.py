@@ -246,6 +246,22 @@ def test_check_fabric_and_cost_give_one_verdict(cli, tmp_path, design):
     assert check in (0, 1) and check == fab == (0 if feasible else 1)
 
 
+def test_a_feasible_link_in_an_infeasible_default_fabric_gets_one_verdict(cli, tmp_path):
+    # the built-in sip-ring's link without its [fabric] and [sip_ring]: the link closes, but the default fabric's
+    # unamplified ring does not reach SiP-ML's locality, and every command says so
+    import tomllib
+
+    from sipml.design import builtin_designs
+
+    data = tomllib.loads(builtin_designs()["sip-ring"].read_text())
+    text = "".join(f"[{name}]\n" + "".join(f"{k} = {json.dumps(v)}\n" for k, v in values.items())
+                   for name, values in data.items() if name not in ("fabric", "sip_ring"))
+    design = write(tmp_path, text)
+    assert json.loads(cli("budget", design, "-f", "json")[1])["feasible"] is True
+    check, fab, feasible = _verdicts(cli, design)
+    assert feasible is False and check == fab == 1
+
+
 def test_an_empty_file_is_the_library_defaults():
     import tempfile
     from pathlib import Path

@@ -1,0 +1,117 @@
+"""The calculator from Python: the same design files, checks and numbers as the command line.
+
+Values go in with their units — text (``"50 Gbit/s"``), pint quantities (``Q_(50, "Gbit/s")``) or, for counts and
+plain ratios, numbers — and come out as the project's records, whose fields are SI floats named with their unit
+(``capacity_bps``, ``margin_db``). Bad input raises ``core.errors.InputError`` with the message the CLI prints.
+
+>>> from sipml import Q_, budget, cost, fabric, load_design, speedup
+>>> design = load_design("sip-ring", {"link.data_rate": Q_(32, "Gbit/s")})
+>>> link = budget(design)
+>>> round(link.capacity.capacity_bps / 1e12, 2), link.binding_limit
+(2.56, 'requested')
+>>> ring = fabric(design)                 # at 32 GBd the neighbour's margin pays for fewer hops
+>>> ring.feasible, [v.name for v in ring.violations]
+(False, ['ring_reach'])
+>>> fabric("sip-ring").feasible
+True
+>>> summary = cost(design)
+>>> 5_000 < summary.network_cost_per_gpu_usd.typical < 20_000
+True
+>>> row = speedup("sip-ocs", "gpt2-355m")[0]
+>>> row["design"], row["baseline"], row["speedup"] > 1
+('sip-ocs', 'fattree-200', True)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+__all__ = ["budget", "cost", "fabric", "load_design", "speedup", "sweep"]
+
+
+def _override_text(target: str, value) -> str:
+    """One `section.key=value` override from a Python value: a pint quantity as its magnitude and unit, a bool
+    as TOML, anything else as its text."""
+    from core.units import Q_
+
+    if isinstance(value, Q_):
+        text = f"{value.magnitude!r} {value.units:~C}"
+    elif isinstance(value, bool):
+        text = "true" if value else "false"
+    elif isinstance(value, str):
+        text = value
+    else:
+        text = repr(value)
+    return f"{target}={text}"
+
+
+def load_design(design: str | Path | None = None, changes: Mapping[str, object] | None = None):
+    """The design `design` (a TOML file, a built-in name, or None for the built-in ``sip-ring``) with `changes`
+    ({"section.key": value}) applied exactly as ``--set`` applies them: every key checked, a key without effect
+    refused. Returns a `fabric.design.ClusterDesign`."""
+    from sipml.design import load_design as load
+
+    overrides = [_override_text(target, value) for target, value in (changes or {}).items()]
+    return load(design, overrides)
+
+
+def _design(design):
+    from fabric.design import ClusterDesign
+
+    return design if isinstance(design, ClusterDesign) else load_design(design)
+
+
+def budget(design=None):
+    """The link budget of the design's GPU-to-GPU optical link (with any switch passes), as
+    `photonics.records.LinkEstimate`: ledger, margin_db, capacity, binding_limit, reach, energy, violations."""
+    from core.errors import InputError
+    from fabric.evaluate import effective_link
+    from photonics.link import evaluate
+
+    loaded = _design(design)
+    link = effective_link(loaded)
+    if link is None:
+        raise InputError(f"[fabric] kind = '{loaded.fabric.kind}' has no optical link to budget")
+    return evaluate(link)
+
+
+def fabric(design=None):
+    """The fabric of the design, as `fabric.estimate.FabricEstimate`: per-GPU bandwidth, degree, bisection, reach,
+    bill of materials, violations."""
+    from fabric.evaluate import evaluate_fabric
+
+    return evaluate_fabric(_design(design))
+
+
+def cost(design=None, catalog_files: Sequence[str | Path] = ()):
+    """The cluster's cost and power, as `fabric.cost.CostSummary` (each figure a low/typical/high range), priced
+    from the shipped catalog merged with `catalog_files`."""
+    from fabric.catalog import load_catalog
+    from fabric.cost import cost_summary
+
+    loaded = _design(design)
+    return cost_summary(loaded, fabric(loaded), load_catalog(*catalog_files))
+
+
+def speedup(designs: str | Sequence[str] = ("sip-ring", "sip-ocs"), model: str = "gpt3-175b", *,
+            gpus: int | None = None, batch: int | None = None, strategy: str | None = None,
+            baselines: Sequence[str] = ("fattree-200", "dgx-a100"), tokens: float | None = None) -> list[dict]:
+    """The rows of ``sipml speedup``: for each design the best strategy, iteration time and its breakdown,
+    throughput, TFLOP/s, MFU, speedup / per $ / per W over each baseline, and a training run's time, energy and
+    cost (the keys of the README's `sipml speedup --format json`)."""
+    from sipml.speedup import run_speedup
+
+    names = [designs] if isinstance(designs, str) else list(designs)
+    rows, _, _ = run_speedup(names, model, gpus, batch, strategy, None, list(baselines), tokens)
+    return rows
+
+
+def sweep(design=None, vary: Sequence[str] = (), *, model: str | None = None, batch: int | None = None,
+          workers: int = 1, scheduler: str | None = None) -> list[dict]:
+    """The rows of ``sipml sweep``: one dict per point of the grid of `vary` axes
+    (``"section.key=start:stop:count[:log]"`` or ``"section.key=a,b,c"``), in grid order."""
+    from sipml.sweep import run_sweep
+
+    _, rows = run_sweep(design, None, list(vary), model=model, batch=batch, scheduler=scheduler, workers=workers)
+    return rows

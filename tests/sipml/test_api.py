@@ -1,0 +1,67 @@
+"""The Python API: its documented examples run, and it gives the numbers and the refusals the CLI gives."""
+
+import doctest
+import json
+
+import pytest
+
+import sipml
+from core.errors import InputError
+from sipml import Q_, budget, cost, fabric, load_design, sweep
+from sipml.cli import main
+
+
+def test_the_documented_examples_run():
+    import sipml.api
+
+    failures, tried = doctest.testmod(sipml.api, optionflags=doctest.ELLIPSIS)
+    assert tried >= 8 and failures == 0
+
+
+def test_a_quantity_a_text_and_an_si_float_give_the_same_design():
+    by_quantity = load_design("sip-ring", {"link.data_rate": Q_(50, "Gbit/s"), "fabric.gpus": 512})
+    by_text = load_design("sip-ring", {"link.data_rate": "50 Gbit/s", "fabric.gpus": 512})
+    assert by_quantity == by_text
+    assert by_quantity.link.link.data_rate == 50e9 and by_quantity.fabric.gpus == 512
+
+
+def test_the_api_budget_is_the_cli_budget(capsys):
+    assert main(["budget", "sip-ocs", "-f", "json"]) == 0
+    cli = json.loads(capsys.readouterr().out)
+    api = budget("sip-ocs")
+    assert api.margin_db == pytest.approx(cli["margin_db"])
+    assert api.capacity.capacity_bps / 1e9 == pytest.approx(cli["capacity_gbps"])
+
+
+def test_the_api_refuses_what_the_cli_refuses_with_the_same_words(capsys):
+    with pytest.raises(InputError) as info:
+        load_design("sip-ring", {"link.data_rate": "2,5 Gbit/s"})
+    assert main(["check", "--set", "link.data_rate=2,5 Gbit/s"]) == 2
+    assert str(info.value) in capsys.readouterr().err
+    with pytest.raises(InputError, match="has no optical link"):
+        budget("dgx-a100")
+    with pytest.raises(InputError, match=r"\[ring\] \(radius\) does not apply"):
+        load_design("dgx-a100", {"ring.radius": Q_(5, "um")})
+
+
+def test_fabric_and_cost_take_a_loaded_design_or_a_name():
+    design = load_design("fattree-200")
+    assert fabric(design) == fabric("fattree-200")
+    assert cost(design).cluster_cost_usd.typical == cost("fattree-200").cluster_cost_usd.typical
+
+
+def test_sweep_rows_are_the_points_evaluated_one_by_one():
+    rows = sweep("sip-ring", ["link.wavelengths_per_fiber=4,8"])
+    for row, n in zip(rows, (4, 8)):
+        assert row["margin [dB]"] == pytest.approx(budget(load_design("sip-ring", {
+            "link.wavelengths_per_fiber": n})).margin_db)
+
+
+def test_the_cli_does_not_import_the_api():
+    import subprocess
+    import sys
+
+    code = "import sys, sipml.cli; print('sipml.api' in sys.modules, 'pint' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "False"]
+    assert "budget" in dir(sipml) or hasattr(sipml, "budget")
