@@ -476,12 +476,35 @@ def init(path: Annotated[Path, typer.Argument(metavar="PATH", help="where to wri
 
 
 @app.command(cls=_Command)
-def explain() -> None:
-    """Show the power-budget equation and its closed-form solutions (derived with sympy)."""
-    from photonics.symbolic import explain as derivation
+def explain(quantity: Annotated[Optional[str], typer.Argument(
+                metavar="QUANTITY", show_default=False,
+                help="a reported quantity by its JSON key (margin_db, capacity_gbps, optical_reach, "
+                     "network_cost_usd_per_gpu, speedup, …); without it, the budget equation's derivation")] = None,
+            design: DesignArg = None, fmt: FormatOpt = Format.table, output: OutputOpt = None, set_: SetOpt = None,
+            model: Annotated[str, typer.Option("--model", "-m", metavar="MODEL",
+                                               help="model for the training quantities")] = "gpt2-355m",
+            baseline: Annotated[str, typer.Option("--baseline", metavar="DESIGN",
+                                                  help="baseline for speedup quantities")] = "fattree-200") -> None:
+    """Explain a number: its formula, the design's numbers in it, and the inputs that move it most (each design
+    input ±10 %, counts ±1, catalog prices low … high), with their sources. Without QUANTITY: the power-budget
+    equation and its closed-form solutions (derived with sympy)."""
+    if quantity is None:
+        if design is not None or set_:
+            from core.errors import InputError
 
-    _doing("deriving the closed forms")
-    print(derivation())
+            raise InputError("explain: name a QUANTITY to explain for a design, e.g. `sipml explain margin_db "
+                             "sip-ring`")
+        from photonics.symbolic import explain as derivation
+
+        _doing("deriving the closed forms")
+        print(derivation())
+        return
+    from sipml.explain import check_quantity, explain_quantity
+
+    check_quantity(quantity)
+    loaded = _load(design, set_)
+    _doing(f"explaining {quantity} of {_named(design)}")
+    _emit(explain_quantity(quantity, loaded, _named(design), model=model, baseline=baseline), fmt, output)
 
 
 # --- the entry point ----------------------------------------------------------------------------------------

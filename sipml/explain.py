@@ -1,0 +1,308 @@
+"""`sipml explain QUANTITY [DESIGN]`: where one reported number comes from and which input moves it most.
+
+A quantity is any number `budget`, `fabric`, `cost` or `speedup` reports under its JSON key. The explanation gives
+its formula, the same formula with the design's numbers, and its sensitivities, ranked by the swing:
+
+- each design input that has an effect in the design (a sweepable field of `sipml fields`) is moved by ±10 % (a
+  count by ±1) and the quantity recomputed through the whole model: the swing, ∂quantity/∂input at the design
+  point (central difference, SI units of the input), the elasticity (% change per % change) and the input's source;
+- for quantities with a price in them, each catalog component the design uses is set to its low and its high
+  price (the catalog's range) with the others typical.
+
+Inputs a step would take out of their declared range, or that make the design refuse the step (a count that no
+longer divides the cluster, say), are left out and counted.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+
+STEP = 0.10  # relative step of a continuous input, both ways
+TOP = 15  # sensitivity rows shown
+
+LINK_QUANTITIES = ("margin_db", "capacity_gbps", "max_capacity_gbps", "max_wavelengths_per_fiber",
+                   "symbol_rate_gbd", "laser_power_per_line_dbm", "min_laser_power_per_line_dbm", "max_fiber_length_m",
+                   "max_switch_passes", "energy_pj_per_bit", "total_energy_pj_per_bit", "io_power_w",
+                   "total_io_power_w", "escape_fibers_per_direction", "shoreline_tbps_per_mm")
+FABRIC_QUANTITIES = ("per_gpu_bandwidth_gbps", "effective_bandwidth_gbps", "useful_time_fraction", "degree",
+                     "bisection_gbps", "optical_reach", "all_reduce_s")
+COST_QUANTITIES = ("network_cost_usd_per_gpu", "network_power_w_per_gpu", "cluster_cost_usd", "cluster_power_w",
+                   "network_cost_share", "scale_out_cost_share", "gpu_cost_share", "all_reduce_busbw_gbps")
+TRAINING_QUANTITIES = ("speedup", "speedup_per_dollar", "speedup_per_watt", "iteration_s", "tflops_per_gpu", "mfu",
+                       "throughput")
+QUANTITIES = (*LINK_QUANTITIES, *FABRIC_QUANTITIES, *COST_QUANTITIES, *TRAINING_QUANTITIES)
+PRICED = set(COST_QUANTITIES) | {"speedup_per_dollar"}
+
+FORMULAS = {
+    "margin_db": "margin = P_launch − Σ losses − Σ penalties − S − M_sys (dB, dBm; E9–E10): the worst wavelength's "
+                 "received power above the receiver's sensitivity after penalties and the reserved margin",
+    "capacity_gbps": "C = min(N_λ limits) · R_payload · min(fibers) per direction (E14); R_payload = R·k/n with FEC, "
+                     "0 when a ring or the source cannot pass the symbol rate (E13)",
+    "max_capacity_gbps": "C_max = N_λ,max · R_payload · fibers, the design's own counts lifted",
+    "max_wavelengths_per_fiber": "N_max = min(channels per FSR, laser lines, largest N whose budget closes) (E10)",
+    "energy_pj_per_bit": "E = (laser wall-plug + modulator/driver + receiver + tuning power) / capacity (E32)",
+    "total_energy_pj_per_bit": "E_total = optical link + electrical side (die-to-die, SerDes/DSP) + fabric adders",
+    "optical_reach": "reach = 1 + ⌊(margin of the neighbour link) / (loss of passing one GPU)⌋ hops (SiP-Ring; with "
+                     "amplifiers the Q at the destination sets it)",
+    "network_cost_usd_per_gpu": "Σ over network components of count per GPU × typical price",
+    "cluster_cost_usd": "GPUs × (GPU + host + network per GPU), typical prices",
+    "speedup": "speedup = T_iteration(baseline) / T_iteration(design), each at its best strategy, same model and batch",
+    "speedup_per_dollar": "(throughput / cluster cost) / (throughput / cluster cost) of the baseline",
+    "speedup_per_watt": "(throughput / nameplate power) / (the baseline's)",
+    "iteration_s": "T = m·t_stage + (p − 1)/v·t_stage + exposed DP reduction + optimizer (best strategy)",
+}
+
+
+@dataclass(frozen=True)
+class Sensitivity:
+    section: str
+    key: str
+    unit: str
+    value: float
+    shown: str  # the input's value as the design file writes it
+    low: float  # the quantity with the input at its low step
+    high: float
+    derivative: float | None  # ∂quantity/∂input, SI units of the input
+    elasticity: float | None
+    source: str
+
+    @property
+    def swing(self) -> float:
+        return abs(self.high - self.low)
+
+
+def check_quantity(name: str) -> None:
+    from core.errors import InputError
+    from sipml.design import _suggest
+
+    if name not in QUANTITIES:
+        raise InputError(f"explain: unknown quantity {name!r}{_suggest(name, QUANTITIES)}; known: "
+                         f"{', '.join(QUANTITIES)}")
+
+
+class Evaluator:
+    """quantity(design, catalog) for one quantity; the baseline of a training quantity is evaluated once."""
+
+    def __init__(self, name: str, model: str, baseline: str):
+        from fabric.catalog import load_catalog
+
+        self.name, self.catalog = name, load_catalog()
+        self.model_name, self.baseline_name, self._baselines = model, baseline, {}
+
+    def __call__(self, design, catalog=None) -> float:
+        catalog = catalog or self.catalog
+        if self.name in LINK_QUANTITIES:
+            return _number(_link_data(design)[self.name])
+        from fabric.evaluate import evaluate_fabric
+
+        fab = evaluate_fabric(design)
+        if self.name in FABRIC_QUANTITIES:
+            return _fabric_number(fab, self.name)
+        if self.name in COST_QUANTITIES:
+            from fabric.cost import cost_summary
+            from sipml.reports import cost_data
+
+            return _number(cost_data("", fab, cost_summary(design, fab, catalog))[self.name])
+        return self._training(design, catalog)
+
+    def _training(self, design, catalog) -> float:
+        from workloads.models import load_model
+        from workloads.speedup import compare, default_batch, evaluate_model
+
+        model = load_model(self.model_name)
+        batch, _ = default_batch(model, design.job_gpus)
+        result = evaluate_model(model, design, "design", batch, catalog=catalog, top=1)
+        if self.name in ("iteration_s", "tflops_per_gpu", "mfu", "throughput"):
+            return {"iteration_s": result.best.iteration_s, "tflops_per_gpu": result.tflops_per_gpu,
+                    "mfu": result.mfu, "throughput": result.throughput}[self.name]
+        return compare(result, self._baseline(model, design, batch, catalog))[self.name]
+
+    def _baseline(self, model, design, batch, catalog):
+        """The baseline at the design's size and catalog (kept for the shipped catalog, the common case)."""
+        from sipml.design import load_design
+        from workloads.speedup import evaluate_model
+
+        key = design.fabric.gpus
+        if catalog is self.catalog and key in self._baselines:
+            return self._baselines[key]
+        base = load_design(self.baseline_name, [f"fabric.gpus={design.fabric.gpus}"])
+        result = evaluate_model(model, base, self.baseline_name, batch, catalog=catalog, top=1)
+        if catalog is self.catalog:
+            self._baselines[key] = result
+        return result
+
+
+def _number(value) -> float:
+    return float("nan") if value is None else float(value)
+
+
+def _link_data(design) -> dict:
+    from fabric.evaluate import effective_link
+    from core.errors import InputError
+    from photonics.link import evaluate
+    from sipml.reports import budget_data
+
+    link = effective_link(design)
+    if link is None:
+        raise InputError(f"[fabric] kind = '{design.fabric.kind}' has no optical link")
+    return budget_data(evaluate(link), "")
+
+
+def _fabric_number(fab, name: str) -> float:
+    if name == "optical_reach":
+        return float("nan") if fab.reach_hops is None else float(fab.reach_hops)
+    if name == "all_reduce_s":
+        from fabric.evaluate import job_collectives
+
+        return float(job_collectives(fab, fab.design.fabric.message_size)["all_reduce"].seconds)
+    scale = 1e-9 if name.endswith("_gbps") else 1.0
+    attr = {"per_gpu_bandwidth_gbps": "per_gpu_bandwidth_bps", "effective_bandwidth_gbps": "effective_bandwidth_bps",
+            "bisection_gbps": "bisection_bps", "useful_time_fraction": "useful_fraction", "degree": "degree"}[name]
+    return float(getattr(fab, attr)) * scale
+
+
+def with_value(design, section: str, key: str, value):
+    """The design with [section] key = value (validated as on construction)."""
+    from fabric.design import ClusterDesign
+    from photonics.design import SECTIONS
+
+    if section in SECTIONS:
+        part = dataclasses.replace(getattr(design.link, section), **{key: value})
+        return dataclasses.replace(design, link=dataclasses.replace(design.link, **{section: part}))
+    if section == "fabric":
+        return dataclasses.replace(design, fabric=dataclasses.replace(design.fabric, **{key: value}))
+    return ClusterDesign(link=design.link, fabric=design.fabric, topology=dataclasses.replace(design.topology,
+                                                                                              **{key: value}),
+                         has_fabric=design.has_fabric)
+
+
+def _steps(spec, value):
+    """(low, high) inputs around `value`: ±1 for a count, ±1 dB for a ratio in decibels, ±STEP relative otherwise;
+    None for a continuous input at zero, which has no scale to step by."""
+    if spec.integer:
+        return value - 1, value + 1
+    if spec.unit in ("dB", "dBm"):
+        return value - 1.0, value + 1.0
+    if value == 0:
+        return None
+    return value * (1 - STEP), value * (1 + STEP)
+
+
+def design_sensitivities(design, evaluate, base: float) -> tuple[list[Sensitivity], int]:
+    """Sensitivity of the quantity to every design input with an effect; and how many inputs were left out."""
+    from core.errors import SipmlError
+    from core.fields import specs
+    from sipml.design import ALL_SECTIONS, key_applies, section_of
+
+    rows, skipped = [], 0
+    for section, cls in ALL_SECTIONS.items():
+        holder = section_of(design, section)
+        for key, spec in specs(cls).items():
+            if not spec.sweepable or not key_applies(design, section, key):
+                continue
+            value = getattr(holder, key)
+            steps = None if isinstance(value, str) or not math.isfinite(value) else _steps(spec, value)
+            if steps is None:
+                continue
+            try:
+                lo_in, hi_in = (type(value)(v) for v in steps)  # a wavelength span stays a span
+                low = evaluate(with_value(design, section, key, lo_in))
+                high = evaluate(with_value(design, section, key, hi_in))
+            except (SipmlError, ZeroDivisionError, OverflowError, ValueError):
+                skipped += 1
+                continue
+            if not (math.isfinite(low) and math.isfinite(high)) or (low == base == high):
+                continue
+            dx = float(hi_in) - float(lo_in)
+            derivative = (high - low) / dx if dx else None
+            logarithmic = spec.unit.startswith("dB")  # a step in dB is already relative: no elasticity
+            elasticity = (derivative * float(value) / base if derivative is not None and base and value
+                          and not logarithmic else None)
+            rows.append(Sensitivity(section, key, spec.unit, float(value), spec.show(value), low, high, derivative,
+                                    elasticity, spec.source))
+    return rows, skipped
+
+
+def price_sensitivities(design, evaluate, catalog) -> list[Sensitivity]:
+    """The quantity with each catalog component the design's bill uses at its low and high price."""
+    from fabric.catalog import Catalog
+    from fabric.cost import cost_summary
+    from fabric.evaluate import evaluate_fabric
+
+    fab = evaluate_fabric(design)
+    keys = [line.key for line in cost_summary(design, fab, catalog).bom.lines_by_cost()]
+    rows = []
+    for key in dict.fromkeys(keys):
+        component = catalog[key]
+        levels = []
+        for level in (0, 2):
+            changed = dict(catalog.components)
+            changed[key] = dataclasses.replace(component, price_usd=(component.price_usd[level],) * 3)
+            levels.append(evaluate(design, Catalog(components=changed, files=catalog.files)))
+        low, high = levels
+        if low == high:
+            continue
+        rows.append(Sensitivity("catalog", key, "USD", component.price_usd[1], f"{component.price_usd[1]:,.0f} USD",
+                                low, high, None, None, f"{component.source} {component.tag}"))
+    return rows
+
+
+def explain_quantity(name: str, design, source: str, model: str = "gpt2-355m", baseline: str = "fattree-200"):
+    """The report of `sipml explain QUANTITY DESIGN`."""
+    from sipml.render import Report, Table
+
+    check_quantity(name)
+    evaluate = Evaluator(name, model, baseline)
+    base = evaluate(design)
+    rows, skipped = design_sensitivities(design, evaluate, base)
+    if name in PRICED:
+        rows += price_sensitivities(design, evaluate, evaluate.catalog)
+    rows.sort(key=lambda r: -r.swing)
+    context = f" ({model} over {baseline})" if name in TRAINING_QUANTITIES else ""
+    data = {"quantity": name, "design": source, "value": base, "formula": FORMULAS.get(name, ""),
+            "numbers": _numbers(name, design), "step": STEP,
+            "sensitivities": [{"section": r.section, "key": r.key, "unit": r.unit, "value": r.value,
+                               "shown": r.shown, "low": r.low,
+                               "high": r.high, "swing": r.swing, "derivative": r.derivative,
+                               "elasticity": r.elasticity, "source": r.source} for r in rows],
+            "inputs_left_out": skipped}
+    header = Table(f"{name} of {source}{context}", ["quantity", "value"], [
+        {"quantity": name, "value": f"{base:.6g}"},
+        *({"quantity": "formula", "value": FORMULAS[name]} for _ in [0] if name in FORMULAS)])
+    tables = [header]
+    if data["numbers"]:
+        tables.append(Table("With this design's numbers", ["term", "value", "unit"], data["numbers"]))
+    shown = [{"input": f"[{r.section}] {r.key}", "value": r.shown,
+              "quantity at −/+": f"{r.low:.4g} … {r.high:.4g}", "swing": f"{r.swing:.3g}",
+              "sensitivity": _sensitivity_text(r), "source": r.source} for r in rows[:TOP]]
+    tables.append(Table(f"What moves it most (design inputs ±{STEP:.0%}, dB inputs ±1 dB, counts ±1; catalog "
+                        "prices low … high)", ["input", "value", "quantity at −/+", "swing", "sensitivity", "source"],
+                        shown))
+    notes = [f"{len(rows)} inputs move it (the {min(TOP, len(rows))} largest shown; all in the JSON); {skipped} could "
+             "not take the step (out of range, or refused by the design's rules).",
+             "sensitivity: % change of the quantity per % change of the input (elasticity); per dB for inputs in dB."]
+    return Report(data, tables, notes)
+
+
+def _sensitivity_text(row: Sensitivity) -> str:
+    if row.elasticity is not None:
+        return f"{row.elasticity:+.3g} %/%"
+    if row.derivative is not None:
+        return f"{row.derivative:+.3g} /dB"
+    return ""
+
+
+def _numbers(name: str, design) -> list[dict]:
+    """The formula's terms with this design's numbers, for the quantities whose terms the reports carry."""
+    if name == "margin_db":
+        data = _link_data(design)
+        rows = [{"term": r["name"], "value": f"{r['value']:+.2f}", "unit": r["unit"]} for r in data["ledger"]]
+        return rows + [{"term": "margin", "value": f"{data['margin_db']:+.2f}", "unit": "dB"}]
+    if name == "capacity_gbps":
+        data = _link_data(design)
+        rows = [{"term": f"limit: {k}", "value": f"{v:.4g}", "unit": "Gbps"} for k, v in data["limits_gbps"].items()]
+        return rows + [{"term": f"binding: {data['binding_limit']}", "value": f"{data['capacity_gbps']:.4g}",
+                        "unit": "Gbps"}]
+    return []

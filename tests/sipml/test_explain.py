@@ -1,0 +1,72 @@
+"""`sipml explain QUANTITY [DESIGN]`: formula, the design's numbers, and sensitivities that can be checked by hand."""
+
+import json
+
+import pytest
+
+from sipml.cli import main
+
+
+def explain(capsys, *argv):
+    code = main(["explain", *argv, "-f", "json"])
+    out = capsys.readouterr().out
+    return code, json.loads(out) if code == 0 else None
+
+
+def by_input(data):
+    return {(r["section"], r["key"]): r for r in data["sensitivities"]}
+
+
+def test_margin_moves_one_for_one_with_each_loss_on_the_path(capsys):
+    """Hand calculation: every dB of a loss the worst wavelength crosses once comes off the margin; the coupler is
+    crossed twice (output and input couplers), so ∂margin/∂coupler = −2."""
+    code, data = explain(capsys, "margin_db", "sip-ring")
+    rows = by_input(data)
+    assert code == 0 and data["quantity"] == "margin_db" and data["formula"]
+    assert rows[("loss", "coupler")]["derivative"] == pytest.approx(-2.0, abs=1e-9)
+    assert rows[("modulator", "insertion_loss")]["derivative"] == pytest.approx(-1.0, abs=1e-9)
+    assert rows[("laser", "coupling_loss")]["derivative"] == pytest.approx(-1.0, abs=1e-9)
+    terms = {t["term"]: float(t["value"]) for t in data["numbers"]}
+    assert terms["margin"] == pytest.approx(data["value"], abs=0.005)
+
+
+def test_capacity_scales_with_the_line_rate_where_the_design_s_own_counts_bind(capsys):
+    """sip-ring's capacity is its requested 8 λ × 25 Gbps × 10 fibers = 2 Tbps (binding limit 'requested'), so
+    C ∝ R: at 22.5 and 27.5 Gbps it is 1.8 and 2.2 Tbps (27.5 GBd is still inside the rings' f0/Q linewidths),
+    an elasticity of exactly +1."""
+    code, data = explain(capsys, "capacity_gbps", "sip-ring")
+    row = by_input(data)[("link", "data_rate")]
+    assert code == 0 and data["value"] == pytest.approx(2000.0)
+    assert (row["low"], row["high"]) == (pytest.approx(1800.0), pytest.approx(2200.0))
+    assert row["elasticity"] == pytest.approx(1.0)
+
+
+def test_sensitivities_are_ranked_by_swing_and_name_their_source(capsys):
+    code, data = explain(capsys, "network_cost_usd_per_gpu", "sip-ocs")
+    swings = [r["swing"] for r in data["sensitivities"]]
+    assert code == 0 and swings == sorted(swings, reverse=True) and len(swings) >= 5
+    assert all(r["source"] for r in data["sensitivities"])
+    catalog = [r for r in data["sensitivities"] if r["section"] == "catalog"]
+    assert any(r["key"].startswith("ocs.") for r in catalog)  # the OCS port price moves an OCS fabric's cost
+
+
+def test_a_training_quantity_is_explained_against_its_baseline(capsys):
+    code, data = explain(capsys, "speedup", "fattree-200", "--model", "resnet-50")
+    assert code == 0 and data["value"] == pytest.approx(1.0)  # the baseline against itself
+
+
+@pytest.mark.parametrize("argv, fragment", [
+    (["margin_dbb"], "did you mean 'margin_db'"),
+    (["margin_db", "no-such-design"], "no such file or built-in design"),
+    (["margin_db", "--set", "link.data_rate=25"], "bare number"),
+])
+def test_bad_input_is_one_line_exit_2(capsys, argv, fragment):
+    assert main(["explain", *argv]) == 2
+    err = capsys.readouterr().err
+    assert fragment in err and err.count("\n") == 1
+
+
+def test_explain_without_a_quantity_is_still_the_derivation(capsys):
+    assert main(["explain"]) == 0
+    assert "max_wavelengths" in capsys.readouterr().out
+    assert main(["explain", "--set", "link.data_rate=50 Gbit/s"]) == 2
