@@ -432,6 +432,48 @@ def sweep(design: DesignArg = None,
 
 
 @app.command(cls=_Command)
+def optimize(design: DesignArg = None,
+             maximize: Annotated[Optional[str], typer.Option(
+                 "--maximize", metavar="QUANTITY", help="quantity to maximize (any of `sipml explain`'s)")] = None,
+             minimize: Annotated[Optional[str], typer.Option(
+                 "--minimize", metavar="QUANTITY", help="quantity to minimize")] = None,
+             vary: Annotated[Optional[list[str]], typer.Option(
+                 "--vary", metavar="SECTION.KEY=RANGE|LIST", help="an axis, as for `sipml sweep` (repeatable: the "
+                                                                 "grid is their product)")] = None,
+             subject_to: Annotated[Optional[list[str]], typer.Option(
+                 "--subject-to", metavar="QUANTITY>=NUMBER", help="a constraint (repeatable; also <=, >, <)")] = None,
+             model: Annotated[str, typer.Option("--model", "-m", metavar="MODEL",
+                                                help="model for training quantities")] = "gpt2-355m",
+             baseline: Annotated[str, typer.Option("--baseline", metavar="DESIGN",
+                                                   help="baseline for speedup quantities")] = "fattree-200",
+             fmt: FormatOpt = Format.table, output: OutputOpt = None, set_: SetOpt = None,
+             quiet: Annotated[bool, typer.Option("--quiet", help="no progress bar")] = False) -> None:
+    """Find the best point of a grid for one quantity, feasible and under the constraints, and say what stops it
+    (what the better points fail). Exhaustive over the grid. Exits 1 when no point qualifies."""
+    from core.errors import InputError
+    from sipml.optimize import optimize as search
+    from sipml.optimize import optimize_report, parse_constraint
+
+    if (maximize is None) == (minimize is None):
+        raise InputError("optimize needs exactly one of --maximize QUANTITY or --minimize QUANTITY")
+    constraints = [parse_constraint(c) for c in subject_to or []]
+    show = not quiet and sys.stderr.isatty()
+
+    def progress(done, total):
+        if show:
+            print(f"\roptimize {done}/{total} points", end="", file=sys.stderr, flush=True)
+
+    _doing(f"searching the grid of {_named(design)}")
+    result = search(design, set_, vary, maximize or minimize, maximize is not None, constraints, model=model,
+                    baseline=baseline, progress=progress)
+    if show:
+        print(file=sys.stderr)
+    _emit(optimize_report(result, _named(design)), fmt, output)
+    if result["best"] is None:
+        raise typer.Exit(1)
+
+
+@app.command(cls=_Command)
 def validate(fmt: FormatOpt = Format.table, output: OutputOpt = None) -> None:
     """Reproduce every published case the project knows (physical layer, SiP-ML, NCCL, Megatron-LM): published,
     ours, error, tolerance. Exit 1 when any case is outside its tolerance."""

@@ -1,0 +1,164 @@
+"""`sipml optimize`: the best design point of a grid for one quantity, under constraints, and what stops it.
+
+The search is exhaustive over the grid the `--vary` axes span (the same axes as `sipml sweep`): every point is a
+design loaded with its values (so the design rules apply), judged feasible as `sipml check` judges it, and scored
+by the objective — any quantity `sipml explain` knows (`speedup_per_dollar`, `capacity_gbps`, `margin_db`, …).
+Constraints are `QUANTITY>=NUMBER` (or `<=`, `>`, `<`). The answer is the best point that is feasible and meets
+every constraint; what stops it is what the points with a better objective fail: each constraint (and feasibility)
+with the number of better points it excludes. An exhaustive search is exact on the grid: no point of the grid is
+better.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+import re
+from dataclasses import dataclass
+
+OPERATORS = {">=": operator.ge, "<=": operator.le, ">": operator.gt, "<": operator.lt}
+MAX_POINTS = 20_000  # [assumed] an exhaustive search a user waits for: ~1–50 ms a point
+
+
+@dataclass(frozen=True)
+class Constraint:
+    quantity: str
+    op: str
+    bound: float
+
+    @property
+    def text(self) -> str:
+        return f"{self.quantity}{self.op}{self.bound:g}"
+
+    def holds(self, value: float) -> bool:
+        return math.isfinite(value) and OPERATORS[self.op](value, self.bound)
+
+
+def parse_constraint(text: str) -> Constraint:
+    from core.errors import InputError
+    from sipml.explain import check_quantity
+
+    match = re.fullmatch(r"\s*([A-Za-z_][\w]*)\s*(>=|<=|>|<)\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*", text)
+    if match is None:
+        raise InputError(f"--subject-to {text!r}: expected QUANTITY>=NUMBER (or <=, >, <), e.g. margin_db>=3")
+    name, op, number = match.groups()
+    try:
+        check_quantity(name)
+    except InputError as exc:
+        raise InputError(f"--subject-to {text!r}: {exc}") from None
+    return Constraint(name, op, float(number))
+
+
+def _feasible(design) -> bool:
+    if design.link.link.kind != "ring-wdm" and not design.has_fabric:
+        from photonics.link import evaluate
+
+        return evaluate(design.link).feasible
+    from fabric.evaluate import evaluate_fabric
+
+    return evaluate_fabric(design).feasible
+
+
+def optimize(design, overrides, vary, objective: str, maximize: bool, constraints: list[Constraint],
+             model: str = "gpt2-355m", baseline: str = "fattree-200", progress=None) -> dict:
+    """Search the grid; the result's keys are the JSON of `sipml optimize`."""
+    from core.errors import InputError, SipmlError
+    from sipml.design import ALL_SECTIONS, load_design
+    from sipml.explain import Evaluator, check_quantity
+    from sipml.sweep import grid_points, parse_axis
+
+    check_quantity(objective)
+    if not vary:
+        raise InputError("optimize needs at least one --vary axis, e.g. --vary link.wavelengths_per_fiber=4:32:29")
+    axes = [parse_axis(spec, ALL_SECTIONS) for spec in vary]
+    points = grid_points(axes)
+    if len(points) > MAX_POINTS:
+        raise InputError(f"the grid has {len(points)} points; an exhaustive search takes at most {MAX_POINTS} "
+                         "(use fewer values per axis)")
+    names = list(dict.fromkeys([objective, *(c.quantity for c in constraints)]))
+    evaluators = {name: Evaluator(name, model, baseline) for name in names}
+    rows = []
+    for done, point in enumerate(points, 1):
+        inputs = {f"{a.section}.{a.key}": a.values[i] for a, i in zip(axes, point)}
+        sets = [*(overrides or ()), *(f"{a.section}.{a.key}={a.texts[i]}" for a, i in zip(axes, point))]
+        row = {"inputs": inputs, "texts": {f"{a.section}.{a.key}": _plain(a.texts[i]) for a, i in zip(axes, point)}}
+        try:
+            loaded = load_design(design, sets)
+            row["feasible"] = _feasible(loaded)
+            row["values"] = {name: evaluators[name](loaded) for name in names}
+            row["error"] = ""
+        except SipmlError as exc:
+            row.update(feasible=False, values={}, error=str(exc))
+        rows.append(row)
+        if progress is not None:
+            progress(done, len(points))
+    return _result(rows, objective, maximize, constraints)
+
+
+def _plain(text: str) -> str:
+    """An axis value as a person writes it (the --set text without its TOML quotes)."""
+    import json
+
+    return json.loads(text) if text.startswith('"') else text
+
+
+def _fails(row: dict, constraints: list[Constraint]) -> list[str]:
+    """What keeps a point out: 'error', 'feasible', and the constraints it does not meet."""
+    if row["error"]:
+        return ["error"]
+    failed = [] if row["feasible"] else ["feasible"]
+    return failed + [c.text for c in constraints if not c.holds(row["values"].get(c.quantity, math.nan))]
+
+
+def _result(rows: list[dict], objective: str, maximize: bool, constraints: list[Constraint]) -> dict:
+    def score(row) -> float:
+        value = row["values"].get(objective, math.nan)
+        return value if maximize else -value
+
+    valid = [r for r in rows if not _fails(r, constraints) and math.isfinite(score(r))]
+    best = max(valid, key=score) if valid else None
+    better = [r for r in rows if not r["error"] and math.isfinite(score(r)) and (best is None or
+                                                                                 score(r) > score(best))]
+    refused: dict[str, int] = {}
+    for r in rows:
+        if r["error"]:
+            refused[r["error"]] = refused.get(r["error"], 0) + 1
+    stoppers: dict[str, int] = {}
+    for r in better:
+        for reason in _fails(r, constraints):
+            stoppers[reason] = stoppers.get(reason, 0) + 1
+    return {
+        "objective": objective, "sense": "maximize" if maximize else "minimize",
+        "constraints": [c.text for c in constraints], "points": len(rows),
+        "valid_points": len(valid), "errors": sum(1 for r in rows if r["error"]),
+        "best": None if best is None else {"inputs": best["inputs"], "texts": best["texts"],
+                                           "value": best["values"][objective], "values": best["values"]},
+        "stopped_by": [{"reason": k, "better_points": v} for k, v in sorted(stoppers.items(), key=lambda kv: -kv[1])],
+        "refused": [{"error": k, "points": v} for k, v in sorted(refused.items(), key=lambda kv: -kv[1])],
+        "method": "exhaustive search over the grid (exact on it)",
+    }
+
+
+def optimize_report(result: dict, source: str):
+    from sipml.render import Report, Table
+
+    tables, notes = [], []
+    best = result["best"]
+    title = f"{result['sense']} {result['objective']} of {source} over {result['points']} points"
+    if best is None:
+        notes.append(f"{source}: no point is feasible and meets {', '.join(result['constraints']) or 'the rules'}")
+    else:
+        rows = [{"quantity": k, "value": v} for k, v in best["texts"].items()]
+        rows += [{"quantity": k, "value": f"{v:.6g}"} for k, v in best["values"].items()]
+        tables.append(Table(f"Best point: {title}", ["quantity", "value"], rows))
+    if result["stopped_by"]:
+        tables.append(Table("What stops it: the points with a better objective fail", ["reason", "better points"],
+                            [{"reason": s["reason"], "better points": str(s["better_points"])}
+                             for s in result["stopped_by"]]))
+    elif best is not None:
+        notes.append("no point of the grid scores better: nothing inside it stops the objective (widen the axes to look further)")
+    for refusal in result["refused"][:3]:
+        notes.append(f"refused ({refusal['points']} points): {refusal['error']}")
+    notes.append(f"{result['valid_points']} of {result['points']} points are feasible and meet the constraints; "
+                 f"{result['errors']} refused by the design rules; {result['method']}")
+    return Report(result, tables, notes)

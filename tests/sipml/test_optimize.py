@@ -1,0 +1,77 @@
+"""`sipml optimize`: the best grid point under constraints, never worse than any qualifying point, and what stops it."""
+
+import json
+
+import pytest
+
+from fabric.evaluate import evaluate_fabric
+from photonics.link import evaluate
+from sipml.cli import main
+from sipml.design import load_design
+
+RATES = [f"{r} Gbit/s" for r in (10, 15, 20, 25, 30, 35, 40, 45, 50)]
+
+
+def run(capsys, *argv):
+    code = main(["optimize", *argv, "--quiet", "-f", "json"])
+    out, err = capsys.readouterr()
+    return code, (json.loads(out) if out else None), err
+
+
+def test_the_best_point_is_never_worse_than_any_qualifying_grid_point(capsys):
+    code, result, _ = run(capsys, "--maximize", "capacity_gbps", "--vary", "link.data_rate=" + ",".join(RATES),
+                          "--subject-to", "margin_db>=1")
+    assert code == 0 and result["points"] == len(RATES)
+    qualifying = []
+    for rate in RATES:  # brute force, point by point through the API
+        design = load_design(None, [f"link.data_rate={rate}"])
+        link = evaluate(design.link)
+        if evaluate_fabric(design).feasible and link.margin_db >= 1:
+            qualifying.append(link.capacity.capacity_bps / 1e9)
+    assert qualifying and result["best"]["value"] == pytest.approx(max(qualifying))
+    assert result["valid_points"] == len(qualifying)
+
+
+def test_it_says_which_constraint_stops_it(capsys):
+    code, result, _ = run(capsys, "--maximize", "capacity_gbps", "--vary", "link.data_rate=" + ",".join(RATES),
+                          "--subject-to", "margin_db>=1")
+    reasons = {s["reason"] for s in result["stopped_by"]}
+    assert code == 0 and "margin_db>=1" in reasons
+    best = load_design(None, [f"link.data_rate={result['best']['texts']['link.data_rate']}"])
+    assert evaluate(best.link).margin_db >= 1
+
+
+def test_minimize_picks_the_cheapest_point(capsys):
+    code, result, _ = run(capsys, "sip-ocs", "--minimize", "network_cost_usd_per_gpu", "--vary",
+                          "sip_ocs.switches=5,10,20")
+    assert code == 0 and result["best"]["inputs"]["sip_ocs.switches"] == 5
+
+
+def test_no_qualifying_point_exits_1(capsys):
+    code, result, err = run(capsys, "--maximize", "capacity_gbps", "--vary", "link.wavelengths_per_fiber=4,8",
+                            "--subject-to", "margin_db>=100")
+    assert code == 1 and result["best"] is None and result["valid_points"] == 0
+
+
+def test_refusals_by_the_design_rules_are_counted_and_said(capsys):
+    code, result, _ = run(capsys, "sip-ocs", "--maximize", "speedup_per_dollar", "--vary", "sip_ocs.switches=12,20")
+    assert code == 0 and result["errors"] == 1 and "multiple of 12" in result["refused"][0]["error"]
+
+
+@pytest.mark.parametrize("argv, fragment", [
+    (["--vary", "link.wavelengths_per_fiber=4,8"], "exactly one of --maximize"),
+    (["--maximize", "capacity_gbps", "--vary", "link.wavelengths_per_fiber=4,8", "--subject-to", "margin>=3"],
+     "did you mean 'margin_db'"),
+    (["--maximize", "capacity_gbps", "--vary", "link.wavelengths_per_fiber=4,8", "--subject-to", "margin_db=>3"],
+     "expected QUANTITY>=NUMBER"),
+    (["--maximize", "capacity", "--vary", "link.wavelengths_per_fiber=4,8"], "unknown quantity"),
+    (["--maximize", "capacity_gbps"], "at least one --vary"),
+    (["--maximize", "capacity_gbps", "--vary", "link.no_such_key=1,2"], "no key"),
+    (["--maximize", "capacity_gbps", "--vary", "link.data_rate=1 m:2 m:3"], "link.data_rate"),
+    (["--maximize", "capacity_gbps", "--vary", "link.wavelengths_per_fiber=1:4096:4096",
+      "--vary", "link.fibers_per_direction=1:10:10"], "at most 20000"),
+])
+def test_bad_input_is_one_line_exit_2(capsys, argv, fragment):
+    assert main(["optimize", *argv, "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert fragment in err and err.count("\n") == 1
