@@ -9,6 +9,7 @@ evaluated locally across processes or on a Dask cluster; either way the rows com
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from dataclasses import dataclass
@@ -141,14 +142,38 @@ def evaluate_chunk(design: str | None, overrides: tuple, axes: tuple, points: tu
     return [_row(design, overrides, axes, point, model, batch) for point in points]
 
 
+@functools.lru_cache(maxsize=8)
+def _base_data(design):
+    """The parsed design file and its name in messages, read once per process (as `load_design` reads it)."""
+    from sipml.design import DEFAULT_DESIGN, read_toml, resolve
+
+    return read_toml(resolve(design if design is not None else DEFAULT_DESIGN)), (
+        str(design) if design is not None else DEFAULT_DESIGN)
+
+
+@functools.lru_cache(maxsize=1)
+def _catalog():
+    """The shipped catalog, loaded once per process (it is immutable)."""
+    from fabric.catalog import load_catalog
+
+    return load_catalog()
+
+
+def _load(design, sets):
+    """`sipml.design.load_design(design, sets)`, without reading and parsing the file at every point."""
+    from sipml.design import apply_overrides, design_from_mapping
+
+    data, source = _base_data(design)
+    return design_from_mapping(apply_overrides(data, sets, source), f"{source} (with --set)")
+
+
 def _row(design, overrides, axes, point, model, batch) -> dict:
     from core.errors import SipmlError
-    from sipml.design import load_design
 
     row = {a.column: a.values[i] for a, i in zip(axes, point)}
     sets = [*overrides, *(f"{a.section}.{a.key}={a.texts[i]}" for a, i in zip(axes, point))]
     try:
-        loaded = load_design(design, sets)
+        loaded = _load(design, sets)
         row.update(_physics(loaded))
         if loaded.has_fabric or design is not None:
             row.update(_fabric(loaded))
@@ -176,12 +201,11 @@ def _physics(design) -> dict:
 
 
 def _fabric(design) -> dict:
-    from fabric.catalog import load_catalog
     from fabric.cost import cost_summary
     from fabric.evaluate import evaluate_fabric
 
     est = evaluate_fabric(design)
-    summary = cost_summary(design, est, load_catalog())
+    summary = cost_summary(design, est, _catalog())
     return {"fabric_feasible": est.feasible, "effective_bandwidth [Gbit/s]": est.effective_bandwidth_bps / 1e9,
             "reach [hops]": est.reach_hops if est.reach_hops is not None else math.nan,
             "network_cost_per_gpu [USD]": summary.network_cost_per_gpu_usd.typical,
@@ -192,7 +216,6 @@ def _fabric(design) -> dict:
 
 def _training(design, model_name, batch) -> dict:
     from core.errors import InfeasibleDesign
-    from sipml.design import load_design
     from workloads.models import load_model
     from workloads.speedup import compare, default_batch, evaluate_model
 
@@ -201,15 +224,24 @@ def _training(design, model_name, batch) -> dict:
     if batch is None:
         batch, _ = default_batch(model, n)
     try:
-        result = evaluate_model(model, design, "point", batch)
+        result = evaluate_model(model, design, "point", batch, catalog=_catalog())
     except InfeasibleDesign as exc:
         return {"training_feasible": False, "iteration [s]": math.nan, "speedup": math.nan,
                 "speedup_per_dollar": math.nan, "speedup_per_watt": math.nan, "training_error": str(exc)}
-    base = evaluate_model(model, load_design("fattree-200", [f"fabric.gpus={design.fabric.gpus}"]),
-                          "fattree-200", batch)
-    versus = compare(result, base)
+    versus = compare(result, _baseline(model_name, batch, design.fabric.gpus))
     return {"training_feasible": True, "iteration [s]": result.best.iteration_s,
             "tflops_per_gpu [TFLOP/s]": result.tflops_per_gpu, **versus, "training_error": ""}
+
+
+@functools.lru_cache(maxsize=16)
+def _baseline(model_name: str, batch: int, gpus: int):
+    """The fattree-200 baseline at this size, searched once per process."""
+    from sipml.design import load_design
+    from workloads.models import load_model
+    from workloads.speedup import evaluate_model
+
+    return evaluate_model(load_model(model_name), load_design("fattree-200", [f"fabric.gpus={gpus}"]), "fattree-200",
+                          batch, catalog=_catalog())
 
 
 def run_sweep(design, overrides, specs, model=None, batch=None, scheduler=None, workers=None, progress=None):
