@@ -63,9 +63,9 @@ def optimize(design, overrides, vary, objective: str, maximize: bool, constraint
              model: str = "gpt2-355m", baseline: str = "fattree-200", progress=None) -> dict:
     """Search the grid; the result's keys are the JSON of `sipml optimize`."""
     from core.errors import InputError, SipmlError
-    from sipml.design import ALL_SECTIONS, load_design
+    from sipml.design import ALL_SECTIONS
     from sipml.explain import Evaluator, check_quantity
-    from sipml.sweep import grid_points, parse_axis
+    from sipml.sweep import grid_points, load_point, parse_axis
 
     check_quantity(objective)
     if not vary:
@@ -83,7 +83,7 @@ def optimize(design, overrides, vary, objective: str, maximize: bool, constraint
         sets = [*(overrides or ()), *(f"{a.section}.{a.key}={a.texts[i]}" for a, i in zip(axes, point))]
         row = {"inputs": inputs, "texts": {f"{a.section}.{a.key}": _plain(a.texts[i]) for a, i in zip(axes, point)}}
         try:
-            loaded = load_design(design, sets)
+            loaded = load_point(design, sets)
             row["feasible"] = _feasible(loaded)
             row["values"] = {name: evaluators[name](loaded) for name in names}
             row["error"] = ""

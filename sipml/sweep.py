@@ -159,11 +159,13 @@ def _catalog():
     return load_catalog()
 
 
-def _load(design, sets):
+def load_point(design, sets):
     """`sipml.design.load_design(design, sets)`, without reading and parsing the file at every point."""
     from sipml.design import apply_overrides, design_from_mapping
 
     data, source = _base_data(design)
+    if not sets:
+        return design_from_mapping(data, source)
     return design_from_mapping(apply_overrides(data, sets, source), f"{source} (with --set)")
 
 
@@ -173,7 +175,7 @@ def _row(design, overrides, axes, point, model, batch) -> dict:
     row = {a.column: a.values[i] for a, i in zip(axes, point)}
     sets = [*overrides, *(f"{a.section}.{a.key}={a.texts[i]}" for a, i in zip(axes, point))]
     try:
-        loaded = _load(design, sets)
+        loaded = load_point(design, sets)
         row.update(_physics(loaded))
         if loaded.has_fabric or design is not None:
             row.update(_fabric(loaded))
