@@ -28,9 +28,9 @@ from fabric.evaluate import evaluate_fabric
 from workloads.compute import DEFAULT_SETTINGS, ComputeSettings
 from workloads.generic import dlrm_breakdown, generic_breakdown, split_strategies
 from workloads.gpus import Gpu, load_gpus
-from workloads.models import DlrmModel, GenericModel, Model, TransformerModel
+from workloads.models import DlrmModel, Model, TransformerModel
 from workloads.strategy import transformer_strategies
-from workloads.training import DEFAULT_TRAINING, Breakdown, TrainingSettings, precision_for, transformer_breakdown
+from workloads.training import DEFAULT_TRAINING, TrainingSettings, precision_for, transformer_breakdown
 
 EPOCH = "Epoch AI (Cottier et al. 2024; costs-power.md)"
 
