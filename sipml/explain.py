@@ -183,7 +183,7 @@ def _steps(spec, value):
     None for a continuous input at zero, which has no scale to step by."""
     if spec.integer:
         return value - 1, value + 1
-    if spec.unit in ("dB", "dBm"):
+    if spec.unit.startswith("dB"):  # dB, dBm, dB/Hz: a logarithmic input steps by ±1 dB
         return value - 1.0, value + 1.0
     if value == 0:
         return None
@@ -220,8 +220,10 @@ def design_sensitivities(design, evaluate, base: float) -> tuple[list[Sensitivit
             logarithmic = spec.unit.startswith("dB")  # a step in dB is already relative: no elasticity
             elasticity = (derivative * float(value) / base if derivative is not None and base and value
                           and not logarithmic else None)
+            default = next(f.default for f in dataclasses.fields(cls) if f.name == key)
+            source = spec.source if value == default else f"this design (default {spec.default_text}: {spec.source})"
             rows.append(Sensitivity(section, key, spec.unit, float(value), spec.show(value), low, high, derivative,
-                                    elasticity, spec.source))
+                                    elasticity, source))
     return rows, skipped
 
 
@@ -299,7 +301,9 @@ def _numbers(name: str, design) -> list[dict]:
     if name == "margin_db":
         data = _link_data(design)
         rows = [{"term": r["name"], "value": f"{r['value']:+.2f}", "unit": r["unit"]} for r in data["ledger"]]
-        return rows + [{"term": "margin", "value": f"{data['margin_db']:+.2f}", "unit": "dB"}]
+        if rows and rows[-1]["term"] != "margin":
+            rows.append({"term": "margin", "value": f"{data['margin_db']:+.2f}", "unit": "dB"})
+        return rows
     if name == "capacity_gbps":
         data = _link_data(design)
         rows = [{"term": f"limit: {k}", "value": f"{v:.4g}", "unit": "Gbps"} for k, v in data["limits_gbps"].items()]

@@ -40,7 +40,8 @@ def parse_constraint(text: str) -> Constraint:
 
     match = re.fullmatch(r"\s*([A-Za-z_][\w]*)\s*(>=|<=|>|<)\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*", text)
     if match is None:
-        raise InputError(f"--subject-to {text!r}: expected QUANTITY>=NUMBER (or <=, >, <), e.g. margin_db>=3")
+        raise InputError(f"--subject-to {text!r}: expected QUANTITY>=NUMBER (or <=, >, <), a plain number in the "
+                         "quantity's reported unit, quoted for the shell: --subject-to 'margin_db>=3'")
     name, op, number = match.groups()
     try:
         check_quantity(name)

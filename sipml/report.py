@@ -161,8 +161,23 @@ def _sensitivity_section(catalog):
                        rows)
 
 
+def check_plots_folder(folder) -> None:
+    """InputError, before anything is computed, when --plots cannot be written: no such folder, or no matplotlib."""
+    from core.errors import InputError
+
+    if not Path(folder).is_dir():
+        raise InputError(f"--plots {folder}: not a folder (create it first)")
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise InputError("--plots needs matplotlib: pip install 'sipml[plots]'") from None
+
+
 def build_report(plots: Path | None = None) -> tuple[Report, list[Path]]:
     from fabric.catalog import load_catalog
+
+    if plots is not None:
+        check_plots_folder(plots)
 
     catalog = load_catalog()
     link_data, link_table, design = _link_section()

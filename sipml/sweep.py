@@ -228,8 +228,9 @@ def _training(design, model_name, batch) -> dict:
     try:
         result = evaluate_model(model, design, "point", batch, catalog=_catalog())
     except InfeasibleDesign as exc:
-        return {"training_feasible": False, "iteration [s]": math.nan, "speedup": math.nan,
-                "speedup_per_dollar": math.nan, "speedup_per_watt": math.nan, "training_error": str(exc)}
+        return {"training_feasible": False, "iteration [s]": math.nan, "tflops_per_gpu [TFLOP/s]": math.nan,
+                "speedup": math.nan, "speedup_per_dollar": math.nan, "speedup_per_watt": math.nan,
+                "training_error": str(exc)}
     versus = compare(result, _baseline(model_name, batch, design.fabric.gpus))
     return {"training_feasible": True, "iteration [s]": result.best.iteration_s,
             "tflops_per_gpu [TFLOP/s]": result.tflops_per_gpu, **versus, "training_error": ""}

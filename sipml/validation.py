@@ -277,11 +277,15 @@ def validation_report(cases: list[Case]) -> Report:
              "note": c.note} for c in cases]
     data = {"cases": [{"group": c.group, "case": c.name, "published": c.published, "published_high": c.high,
                        "ours": c.ours, "unit": c.unit, "error": c.error, "tolerance": c.tolerance,
-                       "relative": c.rel, "passed": bool(c.passed), "source": c.source, "note": c.note}
-                      for c in cases],
-            "passed": int(sum(bool(c.passed) for c in cases)), "failed": int(sum(not c.passed for c in cases))}
-    failed = [c for c in cases if not c.passed]
-    footer = [f"{data['passed']} of {len(cases)} cases inside their tolerance"]
+                       "relative": c.rel, "judged": not c.informational,
+                       "passed": None if c.informational else bool(c.passed), "source": c.source, "note": c.note}
+                      for c in cases]}
+    judged = [c for c in cases if not c.informational]
+    failed = [c for c in judged if not c.passed]
+    data.update(judged=len(judged), passed=len(judged) - len(failed), failed=len(failed),
+                informational=len(cases) - len(judged))
+    footer = [f"{data['passed']} of {len(judged)} judged cases inside their tolerance; {data['informational']} more "
+              "rows are shown for the reader (ok = info), not judged"]
     footer += [f"outside: {c.group}: {c.name}: ours {_num(c.ours)} {c.unit} vs {_published(c)}"
                + (f" — {c.note}" if c.note else "") for c in failed]
     footer += [f"note: {c.name}: {c.note}" for c in cases if c.informational and c.note]
