@@ -124,3 +124,15 @@ def test_arbitrary_text_is_a_value_or_an_input_error(text):
         assert "\n" not in str(exc)
     else:
         assert isinstance(value, float)
+
+
+def test_a_symbol_rate_is_not_a_bit_rate():
+    # a PAM4 symbol carries two bits: "50 GBd" for a bit rate would silently halve or double it
+    with pytest.raises(InputError, match=r"\[symbol\] / \[time\]"):
+        parse_value("50 GBd", "bit/s")
+    assert parse_value("25 GBd", "Bd") == 25e9
+
+
+def test_gb_per_s_is_a_gigabit_per_second():
+    assert parse_value("25 Gb/s", "bit/s") == parse_value("25 Gbit/s", "bit/s") == 25e9
+    assert parse_value("1 GB", "bit") == 8e9  # B stays the byte
