@@ -152,14 +152,32 @@ def build_section(cls, values: dict, where: str):
         raise InputError(f"{where} {exc.detail}") from None
 
 
+def _check_names(data: dict, source: str) -> None:
+    """One InputError naming every unknown section and key of `data` at once (one alone keeps the full list of
+    known names)."""
+    unknown = []  # (short text, text with the known names)
+    for name, values in data.items():
+        if name not in ALL_SECTIONS:
+            unknown.append((f"unknown section [{name}]{_suggest(name, ALL_SECTIONS)}",
+                            f"unknown section [{name}]{_suggest(name, ALL_SECTIONS)}; known sections: "
+                            f"{', '.join(ALL_SECTIONS)}"))
+        elif isinstance(values, dict):
+            declared = specs(ALL_SECTIONS[name])
+            unknown += [(f"[{name}] unknown key {shown(key)}{_suggest(key, declared)}",
+                         f"[{name}]: unknown key {shown(key)}{_suggest(key, declared)}; known keys: "
+                         f"{', '.join(declared)}") for key in values if key not in declared]
+    if len(unknown) == 1:
+        raise InputError(f"{source}: {unknown[0][1]}")
+    if unknown:
+        raise InputError(f"{source}: {len(unknown)} unknown names: " + "; ".join(short for short, _ in unknown))
+
+
 def design_from_mapping(data: dict, source: str = "<design>") -> ClusterDesign:
     """A design from a parsed TOML mapping; `source` names the file in error messages. Sections and keys left
     out take their declared defaults; a mapping without [fabric] has the default fabric."""
+    _check_names(data, source)
     built = {}
     for name, values in data.items():
-        if name not in ALL_SECTIONS:
-            raise InputError(f"{source}: unknown section [{name}]{_suggest(name, ALL_SECTIONS)}; "
-                             f"known sections: {', '.join(ALL_SECTIONS)}")
         if not isinstance(values, dict):
             raise InputError(f"{source}: '{name}' must be a [section] table, got {shown(values)}")
         built[name] = build_section(ALL_SECTIONS[name], values, f"{source}: [{name}]")

@@ -451,3 +451,12 @@ def test_a_warning_is_one_line_without_its_source_line(cli, monkeypatch):
         code, _, err = cli("check")
     assert code == 0 and err.count("\n") == 1
     assert err.startswith("sipml: warning: RuntimeWarning: overflow") and "while evaluating the fabric" in err
+
+
+def test_every_unknown_section_and_key_is_reported_at_once(cli, tmp_path):
+    path = write(tmp_path, '[link]\ndata_rat = "25 Gbit/s"\nwavelenghts_per_fiber = 8\n[rng]\nradius = "5 um"\n')
+    code, _, err = cli("check", path)
+    line = one_error_line(err)
+    assert code == 2 and "3 unknown names" in line
+    for fragment in ("did you mean 'data_rate'", "did you mean 'wavelengths_per_fiber'", "unknown section [rng]"):
+        assert fragment in line
