@@ -185,8 +185,11 @@ def _evaluate(design: ClusterDesign) -> FabricEstimate:
         elif reach < ring.amplifier_every:
             why = f"an amplified section of {ring.amplifier_every} hops does not close"
         else:
-            why = ("the amplifiers' noise limits it (raise the launch power, lower the noise figure or amplify more "
-                   "often)")
+            worst = max(est.penalties, key=lambda p: p.value_db, default=None)
+            largest = f" ({worst.name} {worst.value_db:.2f} dB)" if worst and worst.value_db > 1.0 else ""
+            why = ("the Q at the destination limits it: the amplifiers' noise on a link that already spends "
+                   f"{est.budget.penalty_db:.2f} dB on penalties{largest} (lower the penalties, raise the launch "
+                   "power, lower the noise figure or amplify more often)")
         violations.append(Violation("ring_reach", f"a wavelength reaches {reach} GPU(s) but SiP-ML places "
                                     f"model-parallel partitions within {ring.locality} GPUs: {why}"))
     useful = useful_time_fraction(ring.decision_interval, design.link.tuning.retune_time)
