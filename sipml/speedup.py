@@ -122,10 +122,15 @@ def speedup_report(rows, batch_source: str, failures: dict) -> Report:
                           **{k: f"{v:.3g}" for k, v in r["breakdown"].items()},
                           "GB/GPU": f"{r['memory_gb_per_gpu']:.1f}",
                           "searched": f"{r['feasible_candidates']}/{r['candidates']}"} for r in feasible]))
-    footer = [f"{name}: {why}" for name,
-              why in failures.items()] + [f"run: {first['run_amount']:.3g} {first['run_amount_unit']}; energy = nameplate × 0.75 load × PUE; "
-              "cost = hardware over a 4-year life + electricity at $0.078/kWh (Epoch AI)",
-              "speedup = baseline iteration time / this one; per $ and per W divide by cluster cost and nameplate power"]
+    footer = [f"{name}: {why}" for name, why in failures.items()]
+    footer += [f"run: {first['run_amount']:,.0f} {first['run_amount_unit']}; energy = nameplate × 0.75 load × PUE; "
+               "cost = hardware over a 4-year life + electricity at $0.078/kWh (Epoch AI)",
+               "speedup = baseline iteration time / this one; per $ and per W divide by cluster cost and nameplate power",
+               "TFLOP/s per GPU counts the FLOPs executed (recomputation included); MFU the model's FLOPs alone over the "
+               "GPUs' dense peak (Chowdhery et al. 2022)"]
+    if any(r.get("fabric") == "ideal" for r in feasible):
+        footer.append("ideal: a reference switch with no cost of its own (network $0), so its per-$ and per-W figures "
+                      "are upper bounds, not a design")
     return Report({"rows": rows}, tables, footer)
 
 
