@@ -146,7 +146,7 @@ def _ring_capacity(directions, fibers, wavelengths_per_fiber) -> tuple[int, int]
 
 
 # --- integer progressive filling (shared kernel) ------------------------------------------------------
-def _progressive_fill(weight, capacity, load, touches, *, fill=True):
+def _progressive_fill(weight, capacity, load, touches, *, fill=True, members=None, priority=None):
     """Integer weighted max-min allocation by progressive filling.
 
     weight (F,) > 0; capacity (R,) integer units per resource; load(units (F,)) → (R,) units used;
@@ -154,7 +154,11 @@ def _progressive_fill(weight, capacity, load, touches, *, fill=True):
     Active flows hold ceil(t·weight) units as the level t rises; when the next breakpoint would overflow a
     resource, the flows stepping up at that breakpoint on an overflowing resource are frozen (ties share the
     refusal), the others keep rising. Each level is found by bisection on t, stopped once [lo, hi) holds a
-    single breakpoint k/weight_f (or hi − lo ≤ 1e-12·hi).
+    single breakpoint k/weight_f (or hi − lo ≤ 1e-12·hi). With `members` (flow → its resource indices) and
+    `priority` (F,), a refused first unit is not lost: flows that would be frozen with nothing take it one by one,
+    lowest priority value first, while their resources have room — when not every pair across a full segment can
+    have a wavelength, as many as fit get one, shortest first, and no wavelength stays dark that an unserved pair
+    could use. (Later refusals still share the tie: every flow there already has a unit.)
     Returns (units (F,) int64, first-level units): the first level is the largest common t such that every flow
     can have ceil(t·weight) units, the exact optimum of min(units/weight) for these routes. `fill` False stops
     there (units = first level)."""
@@ -190,9 +194,29 @@ def _progressive_fill(weight, capacity, load, touches, *, fill=True):
         freeze = (step > units) & touches(load(step) > capacity)  # flows whose next unit does not fit
         if not freeze.any():  # cannot happen: only flows that stepped up can overflow a resource
             raise DomainError("progressive filling made no progress")
+        if members is not None:
+            admitted = _admit(freeze, units, step, load, capacity, members, priority)
+            units[admitted] = step[admitted]
+            freeze[admitted] = False
         active &= ~freeze
         level = lo
     return units.astype(np.int64), first.astype(np.int64)
+
+
+def _admit(freeze, units, step, load, capacity, members, priority) -> np.ndarray:
+    """The refused flows still at zero that can take their step, greedily by priority, with every other stepping
+    flow's step counted as taken (so what is admitted never crowds out a flow that was not in conflict)."""
+    trial = np.where((step > units) & ~freeze, step, units)
+    used = load(trial).astype(float)
+    admitted = []
+    candidates = np.flatnonzero(freeze & (units == 0))
+    for f in candidates[np.lexsort((candidates, priority[candidates]))]:
+        resources = members(f)
+        extra = step[f] - units[f]
+        if np.all(used[resources] + extra <= capacity[resources]):
+            used[resources] += extra
+            admitted.append(f)
+    return np.asarray(admitted, dtype=np.int64)
 
 
 # --- ring geometry ------------------------------------------------------------------------------------
@@ -302,8 +326,16 @@ def ring_allocation_fast(demand_bps, *, directions, fibers, wavelengths_per_fibe
     weight = demand / demand.max()
     clockwise = _shortest_clockwise(n, src, dst, directions)
     arcs = _ring_arcs(n, src, dst, clockwise)
+    start = np.where(clockwise, src, dst)
+    length = np.where(clockwise, (dst - src) % n, (src - dst) % n)
+    first_resource = np.where(clockwise, 0, n)  # resource index direction·n + segment
+
+    def members(f):
+        return first_resource[f] + (start[f] + np.arange(length[f])) % n
+
     units, first = _progressive_fill(weight, np.full(2 * n, float(capacity)), arcs.load,
-                                     lambda mask: arcs.sums(mask) > 0, fill=fill)
+                                     lambda mask: arcs.sums(mask) > 0, fill=fill, members=members,
+                                     priority=length)
     if directions == 1:
         bound = float(np.min(first / weight))  # one route per flow: the first level is optimal
     else:

@@ -305,10 +305,35 @@ def test_filling_gives_spare_capacity_to_unblocked_pairs():
     result = al.ocs_assignment(demand, n_ocs=3, circuit_bps=1.0)
     assert (result.matrix("circuits")[0, 1], result.matrix("circuits")[0, 2], result.matrix("circuits")[3, 4]) == (1, 1, 3)
     assert al.ocs_assignment(demand, n_ocs=3, circuit_bps=1.0, fill=False).matrix("circuits")[3, 4] == 1
-    # Ring, one direction, 3 λ: 0→2 and 1→2 share segment 1; 3→4 has segment 3 to itself
+    # Ring, one direction, 3 λ: 0→2 and 1→2 share segment 1 (1 λ each; both already served, the tie refuses the
+    # third, as on the OCS); 3→4 has segment 3 to itself
     ring = al.ring_allocation_fast(_pairs(6, [(0, 2), (1, 2), (3, 4)]), directions=1, fibers=1,
                                    wavelengths_per_fiber=3, wavelength_rate_bps=1.0)
     assert (ring.matrix("wavelengths")[0, 2], ring.matrix("wavelengths")[1, 2], ring.matrix("wavelengths")[3, 4]) == (1, 1, 3)
+
+
+def test_a_full_segment_serves_as_many_pairs_as_it_has_wavelengths():
+    """All-to-all in one 16-GPU group on a one-direction ring of 16 with 8 λ: each segment lies on 120 of the 240
+    pairs' arcs, so not every pair can have a wavelength (min ratio 0, the optimum) — but no wavelength may stay
+    dark while a pair that could use it has none: an unserved pair crosses only full segments."""
+    n = 16
+    ring = al.ring_allocation_fast(_pairs(n, [(i, j) for i in range(n) for j in range(n) if i != j]), directions=1,
+                                   fibers=1, wavelengths_per_fiber=8, wavelength_rate_bps=1.0)
+    got = ring.matrix("wavelengths")
+    load = np.zeros(n)
+    unserved_segments = set()
+    for i in range(n):
+        for j in range(n):
+            if i != j:
+                segments = [(i + k) % n for k in range((j - i) % n)]
+                load[segments] += got[i, j]
+                if got[i, j] == 0:
+                    unserved_segments.update(segments)
+    assert ring.min_ratio == 0.0 and np.all(load <= 8)
+    assert all(load[s] == 8 for s in unserved_segments)  # an unserved pair crosses only full segments
+    # shortest first: 16 pairs of 1 segment, 16 of 2 and 16 of 3 use 96 of the 128 segment-wavelengths; the 32
+    # left serve 8 pairs of 4 segments: 56 pairs, every segment full
+    assert np.count_nonzero(got) == 16 + 16 + 16 + 8 and np.all(load == 8)
 
 
 def _pairs(n, pairs):
