@@ -14,6 +14,7 @@ insertion-loss tables; `photonics.fiber` for dispersion and modal bandwidth.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 from core.units import db_to_lin, format_si, w_to_dbm
@@ -32,7 +33,28 @@ def stages(d: LinkDesign, signal: SignalFigures, rx: ReceiverFigures, shared: li
     cap = capacity_limits(d, signal, power)
     return KindStages(ring=None, budget=power, capacity=cap, tuning=None, package=None,
                       optical_power_w=optical_power_w(d, cap), modal_reach_m=modal_reach_m(d, signal),
-                      violations=tuple(violations(d, signal, cap)), warnings=())
+                      violations=tuple(violations(d, signal, cap)), warnings=tuple(default_warnings(d)))
+
+
+def _is_default(section, key: str) -> bool:
+    field = next(f for f in dataclasses.fields(section) if f.name == key)
+    return getattr(section, key) == field.default
+
+
+def default_warnings(d: LinkDesign) -> list[str]:
+    """Library defaults that describe the ring-wdm chiplet's parts, left in place on a point-to-point link whose
+    parts differ: each is kept (a design file says what it means) but named, with the value its part has."""
+    out = []
+    if d.fiber.type == "mmf" and _is_default(d.loss, "fiber_loss"):
+        out.append("[loss] fiber_loss is the single-mode default (0.35 dB/km) on multimode fiber; multimode is "
+                   "~3.5 dB/km at 850 nm (IEEE 802.3 link models): set it")
+    if d.laser.kind == "vcsel" and _is_default(d.laser, "rin"):
+        out.append("[laser] rin is the comb default (-135 dB/Hz); 850 nm VCSELs are specified at -128 dB/Hz "
+                   "(10GBASE-SR RIN12OMA): set it")
+    if d.receiver.model == "ge-photodiode" and d.link.wavelength < 1.1e-6:
+        out.append("[receiver] model 'ge-photodiode' is PhoenixSim's fit for O/C-band germanium photodiodes; at "
+                   f"{d.link.wavelength * 1e9:.0f} nm use model = 'given' with the receiver's datasheet sensitivity")
+    return out
 
 
 def launch_average_w(d: LinkDesign) -> float:

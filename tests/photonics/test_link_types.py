@@ -302,3 +302,18 @@ def test_dispersion_limits_a_c_band_link():
     assert reach.max_fiber_length_m < min(reach.fiber_reach_m["loss"], reach.fiber_reach_m["dispersion"])
     at_reach = evaluate(dataclasses.replace(d, loss=dataclasses.replace(d.loss, fiber_length=reach.max_fiber_length_m)))
     assert at_reach.margin_db == pytest.approx(0.0, abs=1e-6)
+
+
+def test_chiplet_defaults_left_on_a_vcsel_mmf_link_are_named():
+    """A VCSEL on multimode fiber that keeps the library's single-mode attenuation, the comb's RIN and the
+    germanium receiver fit gets one warning each, with the value its part has; set them and the warnings go."""
+    kept = evaluate(point_to_point(link=LinkSection(kind="point-to-point", wavelength=850e-9),
+                                   laser=LaserSection(kind="vcsel"), fiber=FiberSection(type="mmf"),
+                                   receiver=ReceiverSection(model="ge-photodiode")))
+    text = " ".join(kept.warnings)
+    assert "fiber_loss is the single-mode default" in text and "-128 dB/Hz" in text and "ge-photodiode" in text
+    set_ = evaluate(point_to_point(link=LinkSection(kind="point-to-point", wavelength=850e-9),
+                                   laser=LaserSection(kind="vcsel", rin=-128.0), fiber=FiberSection(type="mmf"),
+                                   loss=LossSection(fiber_loss=3.5e-3),
+                                   receiver=ReceiverSection(model="given", sensitivity=1e-3 * 10 ** (-11.1 / 10))))
+    assert not [w for w in set_.warnings if "default" in w or "ge-photodiode" in w]
