@@ -486,12 +486,14 @@ def validate(fmt: FormatOpt = Format.table, output: OutputOpt = None) -> None:
 
 
 @app.command(cls=_Command)
-def fields(fmt: FormatOpt = Format.table, output: OutputOpt = None) -> None:
+def fields(sections: Annotated[Optional[list[str]], typer.Argument(
+               metavar="SECTION", show_default=False, help="only these sections (default: all)")] = None,
+           fmt: FormatOpt = Format.table, output: OutputOpt = None) -> None:
     """List every design-file field: unit, library default, the built-in sip-ring's value, range, when it
     applies, help and source."""
     from sipml.reports import fields_report
 
-    _emit(fields_report(), fmt, output)
+    _emit(fields_report(sections), fmt, output)
 
 
 @app.command(cls=_Command)

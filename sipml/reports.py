@@ -230,8 +230,16 @@ def check_report(est: LinkEstimate, source: str) -> Report:
     return Report(data, tables, [verdict, *(f"warning: {w}" for w in est.warnings)])
 
 
-def fields_report() -> Report:
-    rows, data = field_rows(), {}
+def fields_report(sections=None) -> Report:
+    """`sipml fields`: every declared field, or those of `sections`."""
+    from core.errors import InputError
+    from sipml.design import ALL_SECTIONS, _suggest
+
+    for name in sections or ():
+        if name not in ALL_SECTIONS:
+            raise InputError(f"fields: unknown section [{name}]{_suggest(name, ALL_SECTIONS)}; known sections: "
+                             f"{', '.join(ALL_SECTIONS)}")
+    rows, data = [r for r in field_rows() if not sections or r["section"] in sections], {}
     for row in rows:
         data.setdefault(row["section"], {})[row["key"]] = {k.replace(" ", "_").replace("-", "_"): v
                                                            for k, v in row.items() if k not in ("section", "key")}

@@ -460,3 +460,10 @@ def test_every_unknown_section_and_key_is_reported_at_once(cli, tmp_path):
     assert code == 2 and "3 unknown names" in line
     for fragment in ("did you mean 'data_rate'", "did you mean 'wavelengths_per_fiber'", "unknown section [rng]"):
         assert fragment in line
+
+
+def test_fields_can_show_one_section(cli):
+    code, out, _ = cli("fields", "sip_ocs", "-f", "json")
+    assert code == 0 and list(json.loads(out)) == ["sip_ocs"]
+    code, _, err = cli("fields", "rng")
+    assert code == 2 and "did you mean 'ring'" in one_error_line(err)
