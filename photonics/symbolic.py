@@ -72,15 +72,25 @@ def numeric(problem: str):
     return lambda **kw: fn(*(kw[a.name] for a in args))
 
 
-def explain() -> str:
-    """Human-readable derivation: the budget equation and each solved form."""
+def readable(expr) -> str:
+    """An expression as an engineer writes a budget: 10**(x/10) rather than exp(x·log(10)/10), log10(N) rather than
+    log(N)/log(10)."""
+    import re
+
     import sympy as sp
 
+    expr = expr.replace(lambda e: e.func == sp.exp and e.args[0].has(sp.log(10)),
+                        lambda e: sp.Pow(sp.UnevaluatedExpr(10), sp.simplify(e.args[0] / sp.log(10)), evaluate=False))
+    return re.sub(r"log\(([^()]+)\)/log\(10\)", r"log10(\1)", sp.sstr(expr))
+
+
+def explain() -> str:
+    """Human-readable derivation: the budget equation and each solved form."""
     lines = ["Budget of one wavelength (all terms in dB / dBm):", ""]
     for problem, eq in budget_equations().items():
         unknown = closed_form(problem)
         name = {"max_wavelengths": "N", "min_line_power": "P", "max_length": "L", "max_hops": "k"}[problem]
-        lines.append(f"  {problem}:  {sp.sstr(eq)} = 0   ⇒   {name} = {sp.sstr(unknown)}")
+        lines.append(f"  {problem}:  {readable(eq)} = 0   ⇒   {name} = {readable(unknown)}")
     lines += ["", "Symbols:"] + [f"  {k:6s} {v}" for k, v in SYMBOLS.items()]
     lines += ["", "Integer answers (N, k) are the floor of the solution; crosstalk makes PP depend on N and",
               "the channel spacing, so those problems are solved numerically (wavelength-count search,",

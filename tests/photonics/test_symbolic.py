@@ -46,3 +46,15 @@ def test_explain_lists_every_problem():
     text = symbolic.explain()
     for problem in ("max_wavelengths", "min_line_power", "max_length", "max_hops"):
         assert problem in text
+
+
+def test_the_printed_closed_forms_read_as_engineers_write_them_and_mean_the_same():
+    import sympy as sp
+
+    from photonics.symbolic import closed_form, readable
+
+    text = readable(closed_form("max_wavelengths"))
+    assert text.startswith("10**(") and "exp" not in text and "log(10)" not in text
+    names = {str(s): s for s in closed_form("max_wavelengths").free_symbols}
+    back = sp.sympify(text, locals=names)
+    assert sp.simplify(back - closed_form("max_wavelengths")) == 0
