@@ -57,4 +57,7 @@ def test_the_printed_closed_forms_read_as_engineers_write_them_and_mean_the_same
     assert text.startswith("10**(") and "exp" not in text and "log(10)" not in text
     names = {str(s): s for s in closed_form("max_wavelengths").free_symbols}
     back = sp.sympify(text, locals=names)
-    assert sp.simplify(back - closed_form("max_wavelengths")) == 0
+    for values in ({"IL": 8.0, "M": 1.0, "PP": 2.5, "P_max": 20.0, "S": -12.0}, {"IL": 3.0, "M": 0.0, "PP": 0.1,
+                                                                            "P_max": 10.0, "S": -20.0}):
+        at = {names[k]: v for k, v in values.items() if k in names}
+        assert float(back.subs(at)) == pytest.approx(float(closed_form("max_wavelengths").subs(at)), rel=1e-12)
