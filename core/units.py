@@ -5,29 +5,109 @@ Inside the physics everything is an SI float (or a numpy array of them) with the
 CLI options and the public Python API. Decibels are plain floats handled by the helpers below, because
 pint's logarithmic units cannot multiply dB/cm by cm.
 
-The registry is built from `units.txt` beside this file: `bit`, `byte` and `baud` carry an
-`[information]` dimension, so `25 Gbit/s` and `25 GHz` are different things, and `USD` carries a
-`[currency]` dimension.
+The registry is built from `units.txt` beside this file: `bit` and `byte` carry an `[information]` dimension,
+so `25 Gbit/s` and `25 GHz` are different things, the baud a `[symbol]` per second, and `USD` a `[currency]`.
+pint is imported on first need (`ureg`, `Q_` are built then): the units design files use every day — an SI
+prefix on m, s, Hz, bit, B, W, J, A, K, V, USD, Bd, optionally per one of them — are converted by a table
+that a test checks against the registry, so a command that only reads design files starts without pint.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 import re
+import sys
 from pathlib import Path
 
 import numpy as np
-import pint
 
 from core.errors import InputError, shown
 
-ureg = pint.UnitRegistry(
-    str(Path(__file__).with_name("units.txt")),
-    autoconvert_offset_to_baseunit=True,
-    cache_folder=":auto:",
-)
-Q_ = ureg.Quantity
+
+@functools.cache
+def registry():
+    """The project's pint registry (built once, on first use)."""
+    import pint
+
+    return pint.UnitRegistry(str(Path(__file__).with_name("units.txt")), autoconvert_offset_to_baseunit=True,
+                             cache_folder=":auto:")
+
+
+def __getattr__(name: str):
+    if name == "ureg":
+        return registry()
+    if name == "Q_":
+        return registry().Quantity
+    raise AttributeError(f"module 'core.units' has no attribute {name!r}")
+
+
+def _is_quantity(value) -> bool:
+    pint = sys.modules.get("pint")
+    return pint is not None and isinstance(value, pint.Quantity)
+
+
+# --- the table of everyday units (checked against the registry by tests/core/test_units.py) ----------------
+PREFIXES = {"E": 1e18, "P": 1e15, "T": 1e12, "G": 1e9, "M": 1e6, "k": 1e3, "": 1.0, "c": 1e-2, "m": 1e-3,
+            "u": 1e-6, "µ": 1e-6, "μ": 1e-6, "n": 1e-9, "p": 1e-12, "f": 1e-15, "a": 1e-18}
+# symbol → (factor to the base unit, dimension exponents over length, time, information, mass, current,
+# temperature, currency, symbol)
+BASE_UNITS = {
+    "m": (1.0, (1, 0, 0, 0, 0, 0, 0, 0)), "s": (1.0, (0, 1, 0, 0, 0, 0, 0, 0)),
+    "Hz": (1.0, (0, -1, 0, 0, 0, 0, 0, 0)), "bit": (1.0, (0, 0, 1, 0, 0, 0, 0, 0)),
+    "b": (1.0, (0, 0, 1, 0, 0, 0, 0, 0)), "B": (8.0, (0, 0, 1, 0, 0, 0, 0, 0)),
+    "bps": (1.0, (0, -1, 1, 0, 0, 0, 0, 0)), "W": (1.0, (2, -3, 0, 1, 0, 0, 0, 0)),
+    "J": (1.0, (2, -2, 0, 1, 0, 0, 0, 0)), "A": (1.0, (0, 0, 0, 0, 1, 0, 0, 0)),
+    "V": (1.0, (2, -3, 0, 1, -1, 0, 0, 0)), "K": (1.0, (0, 0, 0, 0, 0, 1, 0, 0)),
+    "USD": (1.0, (0, 0, 0, 0, 0, 0, 1, 0)), "Bd": (1.0, (0, -1, 0, 0, 0, 0, 0, 1)),
+    "byte": (8.0, (0, 0, 1, 0, 0, 0, 0, 0)), "1": (1.0, (0, 0, 0, 0, 0, 0, 0, 0)),
+}
+_NO_PREFIX = {"K", "USD", "byte", "1"}  # no prefix in the table for these (pint decides such spellings)
+
+
+@functools.cache
+def _simple_unit(text: str):
+    """(factor, dimensions) of a prefixed table symbol, or None."""
+    for symbol, (factor, dims) in BASE_UNITS.items():
+        if text == symbol:
+            return factor, dims
+    for symbol, (factor, dims) in BASE_UNITS.items():
+        if symbol in _NO_PREFIX or not text.endswith(symbol):
+            continue
+        prefix = text[: -len(symbol)]
+        if prefix in PREFIXES and prefix:
+            return factor * PREFIXES[prefix], dims
+    return None
+
+
+_FACTOR = re.compile(r"([^^]+?)(?:\^([-+]?\d+(?:\.\d+)?))?")
+
+
+@functools.cache
+def table_unit(text: str):
+    """(factor to SI, dimensions) of a product/quotient of table symbols with numeric powers ('ps/nm**2/km',
+    'pA/Hz**0.5', '1/K'; no spaces), read left to right as pint reads it; None when a part is not in the table."""
+    text = re.sub(r"\s*(\*\*|[*/])\s*", r"\1", text.strip())
+    if not text or " " in text:
+        return None
+    tokens = re.split(r"([*/])", ("1" + text if text.startswith("/") else text).replace("**", "^"))
+    factor, dims, sign = 1.0, (0.0,) * 8, 1
+    for i, token in enumerate(tokens):
+        if i % 2:
+            sign = -1 if token == "/" else 1
+            continue
+        match = _FACTOR.fullmatch(token)
+        if not token or match is None:
+            return None
+        found = _simple_unit(match.group(1))
+        if found is None:
+            return None
+        power = sign * float(match.group(2) or 1)
+        factor *= found[0] ** power
+        dims = tuple(d + power * e for d, e in zip(dims, found[1]))
+    return factor, dims
+
 
 # --- decibels ---------------------------------------------------------------------------------------
 def db_to_lin(db):
@@ -136,7 +216,7 @@ def parse_value(value, spec: str) -> float:
         if spec == "1":
             return _finite_number(value)
         raise InputError(f"got the bare number {shown(value)}; write it with its unit ({_describe(spec)})")
-    if isinstance(value, pint.Quantity):
+    if _is_quantity(value):
         return _convert_quantity(value, spec, shown(value))
     if not isinstance(value, str):
         raise InputError(f"got {shown(value)}, expected {_describe(spec)}")
@@ -152,7 +232,11 @@ def parse_value(value, spec: str) -> float:
             return float(dbm_to_w(number))
         if spec == "dB/m" and log_unit == "dB" and per is not None:
             try:
-                length_m = ureg.Quantity(1.0, ureg.parse_units(per)).to("m").magnitude
+                known = table_unit(per)
+                if known is not None and known[1] == BASE_UNITS["m"][1]:
+                    length_m = known[0]
+                else:
+                    length_m = registry().Quantity(1.0, registry().parse_units(per)).to("m").magnitude
             except Exception as exc:  # pint raises several unrelated types for a bad unit
                 raise InputError(f"{shown(value)}: '{per}' is not a length") from exc
             return number / length_m
@@ -163,6 +247,10 @@ def parse_value(value, spec: str) -> float:
         raise InputError(f"{shown(value)} has no unit; write it with its unit ({_describe(spec)})")
     if spec in SPECIAL_SPECS:
         raise InputError(f"{shown(value)} is not {_describe(spec)}")
+    known, target = table_unit(unit), table_unit(spec)
+    if known is not None and target is not None and known[1] == target[1]:
+        return number * known[0] / target[0]
+    ureg = registry()
     try:
         q = ureg.Quantity(number, ureg.parse_units(unit))
     except Exception as exc:  # pint raises several unrelated types for a bad unit
@@ -175,18 +263,22 @@ def _convert_quantity(q, spec: str, shown_text: str) -> float:
         raise InputError(f"{shown_text} is not {_describe(spec)}")
     if spec == "1" and not q.dimensionless:
         raise InputError(f"{shown_text} has units ({q.units}), expected a plain number")
+    import pint
+
     try:
         return float(q.to(spec).magnitude)
     except pint.DimensionalityError as exc:
         raise InputError(
             f"{shown_text} has dimension {q.dimensionality}, expected {_describe(spec)} "
-            f"({ureg.Unit(spec).dimensionality})"
+            f"({registry().Unit(spec).dimensionality})"
         ) from exc
     except Exception as exc:
         raise InputError(f"cannot convert {shown_text} to {spec}") from exc
 
 
-_COMPACT_SPECS = {"m", "s", "Hz", "bit/s", "W", "J/bit", "A", "bit", "USD"}  # shown with an SI prefix
+_COMPACT_SPECS = {"m", "s", "Hz", "bit/s", "W", "J/bit", "A", "bit"}  # shown with an SI prefix
+_SHOWN_PREFIXES = {24: "Y", 21: "Z", 18: "E", 15: "P", 12: "T", 9: "G", 6: "M", 3: "k", 0: "", -3: "m", -6: "µ",
+                   -9: "n", -12: "p", -15: "f", -18: "a", -21: "z", -24: "y"}
 
 
 def format_si(value: float, spec: str) -> str:
@@ -201,5 +293,5 @@ def format_si(value: float, spec: str) -> str:
         return f"{value * 1e3:g} mW"
     if spec not in _COMPACT_SPECS or not math.isfinite(value) or value == 0:
         return f"{value:g} {spec}"  # the declared unit itself: always parses back
-    q = ureg.Quantity(value, spec).to_compact()
-    return f"{q.magnitude:.6g} {q.units:~}".replace(" / ", "/")
+    exponent = min(max(3 * math.floor(math.log10(abs(value)) / 3), -24), 24)
+    return f"{value / 10.0 ** exponent:.6g} {_SHOWN_PREFIXES[exponent]}{spec}"

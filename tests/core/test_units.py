@@ -136,3 +136,51 @@ def test_a_symbol_rate_is_not_a_bit_rate():
 def test_gb_per_s_is_a_gigabit_per_second():
     assert parse_value("25 Gb/s", "bit/s") == parse_value("25 Gbit/s", "bit/s") == 25e9
     assert parse_value("1 GB", "bit") == 8e9  # B stays the byte
+
+
+def test_the_everyday_unit_table_agrees_with_the_registry():
+    """Every prefixed table symbol, alone and per another, converts to its SI unit as pint converts it (the table
+    only spares the import; pint stays the definition)."""
+    from core.units import BASE_UNITS, PREFIXES, _NO_PREFIX, registry, table_unit
+
+    ureg = registry()
+    si = {"m": "m", "s": "s", "Hz": "Hz", "bit": "bit", "b": "bit", "B": "bit", "bps": "bit/s", "W": "W", "J": "J",
+          "A": "A", "V": "V", "K": "K", "USD": "USD", "Bd": "Bd", "byte": "bit", "1": "dimensionless"}
+    for symbol in BASE_UNITS:
+        for prefix in PREFIXES:
+            if prefix and symbol in _NO_PREFIX:
+                continue
+            name = prefix + symbol
+            factor, _ = table_unit(name)
+            got = ureg.Quantity(1.0, ureg.parse_units(name)).to(si[symbol]).magnitude
+            assert got == pytest.approx(factor, rel=1e-12), name
+    for num, num_si in (("Gbit", "bit"), ("pJ", "J"), ("mW", "W"), ("GHz", "Hz"), ("km", "m"), ("MBd", "Bd"),
+                        ("kB", "bit"), ("V", "V")):
+        for den in ("s", "bit", "m", "K", "Hz", "W", "USD"):
+            text = f"{num}/{den}"
+            factor, _ = table_unit(text)
+            got = ureg.Quantity(1.0, ureg.parse_units(text)).to(f"{num_si}/{si[den]}").magnitude
+            assert got == pytest.approx(factor, rel=1e-12), text
+
+
+@pytest.mark.parametrize("text, spec", [("25 Gbit/s", "bit/s"), ("7.45 um", "m"), ("0.106 pJ/bit", "J/bit"),
+                                        ("200 GHz", "Hz"), ("3 mW", "W"), ("100 MB", "bit"), ("1 uA", "A"),
+                                        ("10 km", "m"), ("0.7 A/W", "A/W"), ("4700 MHz*km", "Hz*m"),
+                                        ("25 GBd", "Bd"), ("15000 USD", "USD"), ("2 Tbps", "bit/s")])
+def test_the_fast_path_and_pint_give_the_same_number(text, spec):
+    from core.units import registry, split_quantity
+
+    number, unit = split_quantity(text)
+    ureg = registry()
+    assert parse_value(text, spec) == pytest.approx(ureg.Quantity(number, ureg.parse_units(unit)).to(spec).magnitude,
+                                                    rel=1e-12)
+
+
+def test_reading_design_files_does_not_import_pint():
+    import subprocess
+    import sys
+
+    code = ("import sys; from sipml.cli import main; main(['budget', '-f', 'json']); "
+            "sys.stderr.write(str('pint' in sys.modules))")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert run.stderr.strip().endswith("False")
