@@ -447,9 +447,13 @@ def optimize(design: DesignArg = None,
              baseline: Annotated[str, typer.Option("--baseline", metavar="DESIGN",
                                                    help="baseline for speedup quantities")] = "fattree-200",
              fmt: FormatOpt = Format.table, output: OutputOpt = None, set_: SetOpt = None,
+             refine: Annotated[bool, typer.Option(
+                 "--refine", help="then search each continuous axis between the best point's neighbours (scipy)")]
+             = False,
              quiet: Annotated[bool, typer.Option("--quiet", help="no progress bar")] = False) -> None:
     """Find the best point of a grid for one quantity, feasible and under the constraints, and say what stops it
-    (what the better points fail). Exhaustive over the grid. Exits 1 when no point qualifies."""
+    (what the better points fail). Exhaustive over the grid; --refine continues along continuous axes. Exits 1
+    when no point qualifies."""
     from core.errors import InputError
     from sipml.optimize import optimize as search
     from sipml.optimize import optimize_report, parse_constraint
@@ -465,7 +469,7 @@ def optimize(design: DesignArg = None,
 
     _doing(f"searching the grid of {_named(design)}")
     result = search(design, set_, vary, maximize or minimize, maximize is not None, constraints, model=model,
-                    baseline=baseline, progress=progress)
+                    baseline=baseline, progress=progress, refine=refine)
     if show:
         print(file=sys.stderr)
     _emit(optimize_report(result, _named(design)), fmt, output)

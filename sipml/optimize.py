@@ -61,12 +61,13 @@ def _feasible(design) -> bool:
 
 
 def optimize(design, overrides, vary, objective: str, maximize: bool, constraints: list[Constraint],
-             model: str = "gpt2-355m", baseline: str = "fattree-200", progress=None) -> dict:
-    """Search the grid; the result's keys are the JSON of `sipml optimize`."""
-    from core.errors import InputError, SipmlError
+             model: str = "gpt2-355m", baseline: str = "fattree-200", progress=None, refine: bool = False) -> dict:
+    """Search the grid (then, with `refine`, each continuous axis around the best point); the result's keys are
+    the JSON of `sipml optimize`."""
+    from core.errors import InputError
     from sipml.design import ALL_SECTIONS
     from sipml.explain import Evaluator, check_quantity
-    from sipml.sweep import grid_points, load_point, parse_axis
+    from sipml.sweep import grid_points, parse_axis
 
     check_quantity(objective)
     if not vary:
@@ -80,20 +81,79 @@ def optimize(design, overrides, vary, objective: str, maximize: bool, constraint
     evaluators = {name: Evaluator(name, model, baseline) for name in names}
     rows = []
     for done, point in enumerate(points, 1):
-        inputs = {f"{a.section}.{a.key}": a.values[i] for a, i in zip(axes, point)}
-        sets = [*(overrides or ()), *(f"{a.section}.{a.key}={a.texts[i]}" for a, i in zip(axes, point))]
-        row = {"inputs": inputs, "texts": {f"{a.section}.{a.key}": _plain(a.texts[i]) for a, i in zip(axes, point)}}
-        try:
-            loaded = load_point(design, sets)
-            row["feasible"] = _feasible(loaded)
-            row["values"] = {name: evaluators[name](loaded) for name in names}
-            row["error"] = ""
-        except SipmlError as exc:
-            row.update(feasible=False, values={}, error=str(exc))
-        rows.append(row)
+        values = {f"{a.section}.{a.key}": a.values[i] for a, i in zip(axes, point)}
+        texts = {f"{a.section}.{a.key}": a.texts[i] for a, i in zip(axes, point)}
+        rows.append(_evaluate(design, overrides, values, texts, evaluators))
         if progress is not None:
             progress(done, len(points))
-    return _result(rows, objective, maximize, constraints)
+    result = _result(rows, objective, maximize, constraints)
+    if refine and result["best"] is not None:
+        _refine(result, rows, axes, design, overrides, evaluators, objective, maximize, constraints)
+    return result
+
+
+def _evaluate(design, overrides, values: dict, texts: dict, evaluators) -> dict:
+    """One point: its inputs, whether it is feasible, and every quantity asked for (or the rules' refusal)."""
+    from core.errors import SipmlError
+    from sipml.sweep import load_point
+
+    sets = [*(overrides or ()), *(f"{key}={text}" for key, text in texts.items())]
+    row = {"inputs": values, "texts": {key: _plain(text) for key, text in texts.items()}}
+    try:
+        loaded = load_point(design, sets)
+        row["feasible"] = _feasible(loaded)
+        row["values"] = {name: evaluate(loaded) for name, evaluate in evaluators.items()}
+        row["error"] = ""
+    except SipmlError as exc:
+        row.update(feasible=False, values={}, error=str(exc))
+    return row
+
+
+def _refine(result, rows, axes, design, overrides, evaluators, objective, maximize, constraints) -> None:
+    """Bounded scalar search (scipy, Brent's method) along each continuous axis between the best grid point's
+    neighbours, the others held; a refined point replaces the best only if it qualifies and scores better."""
+    from scipy.optimize import minimize_scalar
+
+    from core.fields import specs
+    from sipml.design import ALL_SECTIONS
+    from sipml.sweep import _as_text
+
+    best = result["best"]
+    sign = 1.0 if maximize else -1.0
+    refined = []
+    for axis in axes:
+        key = f"{axis.section}.{axis.key}"
+        field = specs(ALL_SECTIONS[axis.section])[axis.key]
+        ordered = sorted(v for v in axis.values if isinstance(v, float))
+        if field.integer or not field.numeric or len(ordered) < 2:
+            continue
+        i = ordered.index(best["inputs"][key])
+        lo, hi = ordered[max(i - 1, 0)], ordered[min(i + 1, len(ordered) - 1)]
+        form = type(best["inputs"][key])  # a wavelength span stays a span
+        texts = {k: _as_text(specs(ALL_SECTIONS[k.split(".")[0]])[k.split(".")[1]], v)
+                 for k, v in best["inputs"].items()}
+        tried = {}
+
+        def at(x):
+            value = field.parse(field.show(form(x)))
+            row = _evaluate(design, overrides, {**best["inputs"], key: value}, {**texts, key: _as_text(field, value)},
+                            evaluators)
+            tried[x] = row
+            ok = not _fails(row, constraints) and math.isfinite(row["values"].get(objective, math.nan))
+            return -sign * row["values"][objective] if ok else math.inf
+
+        search = minimize_scalar(at, bounds=(lo, hi), method="bounded",
+                                 options={"xatol": 1e-4 * (hi - lo), "maxiter": 40})
+        row = tried.get(search.x) or min(tried.values(), key=lambda r: -sign * r["values"].get(objective, -math.inf))
+        if not _fails(row, constraints) and sign * row["values"][objective] > sign * best["value"]:
+            best = {"inputs": row["inputs"], "texts": row["texts"], "value": row["values"][objective],
+                    "values": row["values"]}
+            refined.append(key)
+        rows.append(row)
+    result["best"] = best
+    result["refined_axes"] = refined
+    result["method"] = ("exhaustive search over the grid, then a bounded scalar search (scipy, Brent) along each "
+                        "continuous axis between the best point's neighbours")
 
 
 def _plain(text: str) -> str:
@@ -136,6 +196,7 @@ def _result(rows: list[dict], objective: str, maximize: bool, constraints: list[
                                            "value": best["values"][objective], "values": best["values"]},
         "stopped_by": [{"reason": k, "better_points": v} for k, v in sorted(stoppers.items(), key=lambda kv: -kv[1])],
         "refused": [{"error": k, "points": v} for k, v in sorted(refused.items(), key=lambda kv: -kv[1])],
+        "refined_axes": [],
         "method": "exhaustive search over the grid (exact on it)",
     }
 

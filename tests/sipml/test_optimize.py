@@ -75,3 +75,17 @@ def test_bad_input_is_one_line_exit_2(capsys, argv, fragment):
     assert main(["optimize", *argv, "--quiet"]) == 2
     err = capsys.readouterr().err
     assert fragment in err and err.count("\n") == 1
+
+
+def test_refine_is_never_worse_than_the_grid_and_its_point_qualifies(capsys):
+    argv = ["--maximize", "capacity_gbps", "--vary", "link.data_rate=10 Gbit/s:60 Gbit/s:6", "--subject-to",
+            "margin_db>=1"]
+    _, grid, _ = run(capsys, *argv)
+    code, refined, _ = run(capsys, *argv, "--refine")
+    assert code == 0 and refined["best"]["value"] >= grid["best"]["value"]
+    assert refined["refined_axes"] == ["link.data_rate"]  # the capacity grows with the rate up to the boundary
+    rate = refined["best"]["texts"]["link.data_rate"]
+    design = load_design(None, [f"link.data_rate={rate}"])
+    link = evaluate(design.link)
+    assert evaluate_fabric(design).feasible and link.margin_db >= 1
+    assert link.capacity.capacity_bps / 1e9 == pytest.approx(refined["best"]["value"])
