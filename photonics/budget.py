@@ -88,6 +88,22 @@ def bisect_decreasing(func, lo: float, hi: float, *, rtol: float = 1e-12) -> flo
     return lo
 
 
+def section_decreasing(func, lo: float, hi: float, *, points: int = 65, rtol: float = 1e-12) -> float:
+    """`bisect_decreasing` for a `func` that takes an array: each step evaluates `points` lengths at once and keeps
+    the interval where func changes sign, so ~7 numpy calls replace ~40 scalar ones. The last point where
+    func ≥ 0."""
+    for _ in range(60):
+        grid = np.linspace(lo, hi, points)
+        holds = np.flatnonzero(np.asarray(func(grid)) >= 0.0)
+        if holds.size == 0:
+            return lo
+        last = int(holds[-1])
+        lo, hi = float(grid[last]), float(grid[min(last + 1, points - 1)])
+        if hi - lo <= rtol * hi:
+            break
+    return lo
+
+
 def solve_decreasing(func, lo: float, hi: float, what: str, *, xtol: float = 1e-9) -> float:
     """Root of `func` on [lo, hi] by Brent's method, after checking the bracket; 'no sign change' becomes a
     DomainError that says which quantity has no solution."""

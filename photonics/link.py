@@ -186,8 +186,10 @@ def _combined_reach_m(d: LinkDesign, signal: SignalFigures, headroom_db: float, 
     hi = min(reach["loss"], reach["dispersion"])
     if math.isinf(reach["dispersion"]) or math.isinf(hi):
         return hi
-    return budget.bisect_decreasing(lambda length: headroom_db - alpha * length
-                                    - dispersion_penalty_db(d, signal, length), 0.0, hi)
+    per_metre = float(dispersion_spread(d, signal, 1.0))  # ε grows linearly with length
+    penalty = fiber.DISPERSION_PENALTIES[d.fiber.dispersion_model]
+    return budget.section_decreasing(lambda length: headroom_db - alpha * length - penalty(per_metre * length),
+                                     0.0, hi)
 
 
 # --- energy --------------------------------------------------------------------------------------------------------
