@@ -65,12 +65,17 @@ def resolve(d: LinkDesign) -> LinkDesign:
         raise InputError(f"[tuning] t_min ({tn.t_min:g} K) must be below t_max ({tn.t_max:g} K)")
     _check_kinds(d)
     lam = d.link.wavelength
-    return replace(d, link=_spectral_in_hz(d.link, "link", ("channel_spacing",), lam),
-                   ring=_spectral_in_hz(d.ring, "ring", ("tuning_efficiency",), lam),
-                   tuning=_spectral_in_hz(tn, "tuning", ("sigma_local", "sigma_system"), lam))
+    link = _spectral_in_hz(d.link, "link", ("channel_spacing",), lam)
+    ring = _spectral_in_hz(d.ring, "ring", ("tuning_efficiency",), lam)
+    tuning = _spectral_in_hz(tn, "tuning", ("sigma_local", "sigma_system"), lam)
+    if link is d.link and ring is d.ring and tuning is tn:
+        return d  # already in Hz: nothing to rebuild (and revalidate)
+    return replace(d, link=link, ring=ring, tuning=tuning)
 
 
 def _spectral_in_hz(section, name: str, keys, wavelength_m: float):
+    if not any(isinstance(getattr(section, key), WavelengthSpan) for key in keys):
+        return section
     try:
         return replace(section, **{key: _in_hz(section, key, wavelength_m) for key in keys})
     except InputError as exc:
