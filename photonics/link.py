@@ -14,6 +14,7 @@ loss)` (the hops the neighbour's margin pays for) and `with_fabric_energy(est, p
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import replace
 
@@ -50,7 +51,16 @@ KIND_STAGES = {"ring-wdm": ring_wdm.stages, "point-to-point": point_to_point.sta
 def evaluate(d: LinkDesign) -> LinkEstimate:
     """Evaluate a design point. Raises InputError for values no receiver or ring can have and for sections that
     contradict each other; returns the estimate (with its violations) for a design that is well formed but may be
-    infeasible."""
+    infeasible. Designs and estimates are immutable, so the last few estimates are kept: a command that reads the
+    same link in several stages (budget, fabric, cost, sweep columns) computes it once."""
+    # a wavelength span equals the float of its metres: the forms are part of the key
+    forms = (type(d.link.channel_spacing), type(d.ring.tuning_efficiency), type(d.tuning.sigma_local),
+             type(d.tuning.sigma_system))
+    return _evaluate_cached(d, forms)
+
+
+@functools.lru_cache(maxsize=256)
+def _evaluate_cached(d: LinkDesign, forms: tuple) -> LinkEstimate:
     d = resolve(d)
     signal = signal_figures(d.link)
     rx = receiver_figures(d, signal)
