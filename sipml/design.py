@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import functools
 import json
 import tomllib
 from pathlib import Path
@@ -152,6 +153,23 @@ def build_section(cls, values: dict, where: str):
         raise InputError(f"{where} {exc.detail}") from None
 
 
+def _built_section(name: str, values: dict, where: str):
+    """`build_section`, kept for the last few distinct sections (they are immutable): a sweep rebuilds only the
+    section its axis changes."""
+    try:
+        key = (name, tuple((k, type(v), v) for k, v in values.items()), where)  # True == 1, but not as input
+        hash(key)
+    except TypeError:  # a TOML array or table as a value: not kept (and refused by the field anyway)
+        return build_section(ALL_SECTIONS[name], values, where)
+    return _cached_section(key)
+
+
+@functools.lru_cache(maxsize=512)
+def _cached_section(key):
+    name, items, where = key
+    return build_section(ALL_SECTIONS[name], {k: v for k, _, v in items}, where)
+
+
 def _check_names(data: dict, source: str) -> None:
     """One InputError naming every unknown section and key of `data` at once (one alone keeps the full list of
     known names)."""
@@ -180,7 +198,7 @@ def design_from_mapping(data: dict, source: str = "<design>") -> ClusterDesign:
     for name, values in data.items():
         if not isinstance(values, dict):
             raise InputError(f"{source}: '{name}' must be a [section] table, got {shown(values)}")
-        built[name] = build_section(ALL_SECTIONS[name], values, f"{source}: [{name}]")
+        built[name] = _built_section(name, values, f"{source}: [{name}]")
     fabric = built.get("fabric", FabricSection())
     kind = get_kind(fabric.kind)
     own = {n: s for n, s in built.items() if n in FABRIC_SECTIONS and n != "fabric"}
