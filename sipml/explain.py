@@ -309,4 +309,26 @@ def _numbers(name: str, design) -> list[dict]:
         rows = [{"term": f"limit: {k}", "value": f"{v:.4g}", "unit": "Gbps"} for k, v in data["limits_gbps"].items()]
         return rows + [{"term": f"binding: {data['binding_limit']}", "value": f"{data['capacity_gbps']:.4g}",
                         "unit": "Gbps"}]
+    if name == "optical_reach" and design.fabric.kind == "sip-ring":
+        from fabric.evaluate import evaluate_fabric
+
+        fab = evaluate_fabric(design)
+        ring = fab.details
+        rows = [{"term": "neighbour link margin", "value": f"{ring.neighbour_margin_db:.3f}", "unit": "dB"},
+                {"term": "loss of passing one GPU", "value": f"{ring.pass_loss_db:.3f}", "unit": "dB"},
+                {"term": "unamplified reach 1 + ⌊margin / pass loss⌋", "value": str(ring.unamplified_reach_hops),
+                 "unit": "hops"},
+                {"term": "amplifiers in the cluster", "value": str(ring.amplifiers), "unit": ""}]
+        return rows + [{"term": "reach", "value": str(fab.reach_hops), "unit": "hops"}]
+    if name in ("speedup", "speedup_per_dollar", "speedup_per_watt", "iteration_s"):
+        return []  # the training breakdown is `sipml speedup`'s
+    if name == "network_cost_usd_per_gpu":
+        from fabric.catalog import load_catalog
+        from fabric.cost import cost_summary
+        from fabric.evaluate import evaluate_fabric
+
+        fab = evaluate_fabric(design)
+        bom = cost_summary(design, fab, load_catalog()).bom
+        return [{"term": f"{line.key} × {line.count_per_gpu:g}", "value": f"{line.cost_usd.typical / design.fabric.gpus:,.0f}",
+                 "unit": "USD per GPU"} for line in bom.lines_by_cost() if line.network]
     return []

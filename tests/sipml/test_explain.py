@@ -70,3 +70,12 @@ def test_explain_without_a_quantity_is_still_the_derivation(capsys):
     assert main(["explain"]) == 0
     assert "max_wavelengths" in capsys.readouterr().out
     assert main(["explain", "--set", "link.data_rate=50 Gbit/s"]) == 2
+
+
+def test_the_numbers_of_the_reach_and_the_network_cost_add_up(capsys):
+    code, data = explain(capsys, "optical_reach", "sip-ring", "--set", "sip_ring.amplifier_every=0")
+    terms = {t["term"]: float(t["value"]) for t in data["numbers"]}
+    margin, per_gpu = terms["neighbour link margin"], terms["loss of passing one GPU"]
+    assert code == 0 and terms["reach"] == data["value"] == 1 + int(margin // per_gpu)  # unamplified: the hop reach
+    code, data = explain(capsys, "network_cost_usd_per_gpu", "sip-ocs")
+    assert sum(float(t["value"].replace(",", "")) for t in data["numbers"]) == pytest.approx(data["value"], abs=5)
