@@ -30,7 +30,8 @@ class _Command(typer.core.TyperCommand):
 
 
 app = typer.Typer(add_completion=True, pretty_exceptions_enable=False, rich_markup_mode=None,
-                  help="Physical-layer and cost calculator for silicon-photonic ML interconnects (after SiP-ML). "
+                  help="Physical-layer, cost and training-speedup calculator for silicon-photonic ML interconnects (after "
+                       "SiP-ML); `sipml report` tells the whole story. "
                        "Shell completion: `sipml --install-completion`.")
 
 
