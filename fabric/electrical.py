@@ -234,19 +234,5 @@ def _serve(est: FabricEstimate, flows):
     return Served(proportional_share(flows, link, same), "proportional share of each GPU's links")
 
 
-@dataclass
-class Electrical(FabricKind):
-    def evaluate(self, design):
-        return _evaluate(design)
-
-    def shares(self, est, collectives):
-        return _shares(est, collectives)
-
-    def time(self, est, c, n, p, s, share):
-        return _price(est, c, n, p, s, share)
-
-    def serve(self, est, flows):
-        return _serve(est, flows)
-
-
-ELECTRICAL = Electrical(name="electrical", section="electrical", section_type=ElectricalSection, static=False)
+ELECTRICAL = FabricKind(name="electrical", section="electrical", section_type=ElectricalSection, static=False,
+                        evaluator=_evaluate, sharer=_shares, pricer=_price, server=_serve)

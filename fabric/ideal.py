@@ -66,22 +66,12 @@ def _price(est, c, n, p, s, share) -> CollectiveTime:
     return CollectiveTime(np.where(p > 1, t, 0.0), name, share, bw)
 
 
-@dataclass
-class Ideal(FabricKind):
-    def evaluate(self, design):
-        return _evaluate(design)
+def _serve(est: FabricEstimate, flows):
+    from fabric.traffic import Served, proportional_share
 
-    def shares(self, est, collectives):
-        return _shares(est, collectives)
-
-    def time(self, est, c, n, p, s, share):
-        return _price(est, c, n, p, s, share)
-
-    def serve(self, est, flows):
-        from fabric.traffic import Served, proportional_share
-
-        return Served(proportional_share(flows, np.full(flows.count, est.per_gpu_bandwidth_bps)),
-                      "proportional share of each GPU's links")
+    return Served(proportional_share(flows, np.full(flows.count, est.per_gpu_bandwidth_bps)),
+                  "proportional share of each GPU's links")
 
 
-IDEAL = Ideal(name="ideal", section="ideal", section_type=IdealSection, static=False)
+IDEAL = FabricKind(name="ideal", section="ideal", section_type=IdealSection, static=False, evaluator=_evaluate,
+                   sharer=_shares, pricer=_price, server=_serve)

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -111,33 +112,40 @@ def scalar(value):
 
 @dataclass
 class FabricKind:
-    """Base class of a fabric kind. Subclasses set `name`, `section` and `section_type` (their design section, or
-    None), `static`, `optical` (its GPUs have the optical I/O of [link] … [package]), and implement `evaluate`, `shares` and `time`; `optical_link` and `serve` as they apply."""
+    """A fabric kind: its `name`, its design section (`section`, `section_type`, or None), whether it is configured
+    once per job (`static`) and whether its GPUs have the optical I/O of [link] … [package] (`optical`), and its
+    model as functions: `evaluator(design)` → FabricEstimate, `sharer(est, collectives)` → one share per collective,
+    `pricer(est, c, n, p, s, share)` → CollectiveTime, `server(est, flows)` → fabric.traffic.Served, and
+    `link_of(design)` → the optical link the budget must close (None: no optical link)."""
 
     name: str = ""
     section: str | None = None
     section_type: type | None = None
     static: bool = False
     optical: bool = False
-    schedules: tuple[str, ...] = field(default=())
+    evaluator: Callable | None = None
+    sharer: Callable | None = None
+    pricer: Callable | None = None
+    server: Callable | None = None
+    link_of: Callable | None = None
 
     def optical_link(self, design):
         """The GPU-to-GPU optical link the budget must close (with any switch passes), or None."""
-        return None
+        return self.link_of(design) if self.link_of is not None else None
 
     def evaluate(self, design):
-        raise NotImplementedError
+        return self.evaluator(design)
 
     def shares(self, est, collectives):
         """One share per collective: the part of each contended resource its groups get."""
-        raise NotImplementedError
+        return self.sharer(est, collectives)
 
     def time(self, est, c: Collective, n, p, s, share) -> CollectiveTime:
-        raise NotImplementedError
+        return self.pricer(est, c, n, p, s, share)
 
     def serve(self, est, flows):
         """Bandwidth per flow for a traffic pattern (fabric.traffic.Flows) → fabric.traffic.Served."""
-        raise NotImplementedError
+        return self.server(est, flows)
 
     def price(self, est, running, mix=None) -> list[CollectiveTime]:
         """Times of the collectives in `running` when they run together (see the module docstring)."""

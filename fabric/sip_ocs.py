@@ -224,22 +224,5 @@ def _serve(est: FabricEstimate, flows):
     return Served(bandwidth, "")
 
 
-@dataclass
-class SipOcs(FabricKind):
-    def optical_link(self, design):
-        return ocs_link(design)
-
-    def evaluate(self, design):
-        return _evaluate(design)
-
-    def shares(self, est, collectives):
-        return _shares(est, collectives)
-
-    def time(self, est, c, n, p, s, share):
-        return _price(est, c, n, p, s, share)
-
-    def serve(self, est, flows):
-        return _serve(est, flows)
-
-
-SIP_OCS = SipOcs(name="sip-ocs", section="sip_ocs", section_type=SipOcsSection, static=True, optical=True)
+SIP_OCS = FabricKind(name="sip-ocs", section="sip_ocs", section_type=SipOcsSection, static=True, optical=True,
+                     evaluator=_evaluate, sharer=_shares, pricer=_price, server=_serve, link_of=ocs_link)

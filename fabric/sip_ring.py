@@ -305,22 +305,10 @@ def _serve(est: FabricEstimate, flows):
     return Served(alloc.bandwidth_bps * est.useful_fraction, alloc.method, relayed=relayed)
 
 
-@dataclass
-class SipRing(FabricKind):
-    def optical_link(self, design):
-        return design.link
-
-    def evaluate(self, design):
-        return _evaluate(design)
-
-    def shares(self, est, collectives):
-        return _shares(est, collectives)
-
-    def time(self, est, c, n, p, s, share):
-        return _price(est, c, n, p, s, share)
-
-    def serve(self, est, flows):
-        return _serve(est, flows)
+def _ring_link(design: ClusterDesign):
+    """The neighbour-to-neighbour link: the design's own (passes through GPUs are priced by the reach)."""
+    return design.link
 
 
-SIP_RING = SipRing(name="sip-ring", section="sip_ring", section_type=SipRingSection, static=True, optical=True)
+SIP_RING = FabricKind(name="sip-ring", section="sip_ring", section_type=SipRingSection, static=True, optical=True,
+                      evaluator=_evaluate, sharer=_shares, pricer=_price, server=_serve, link_of=_ring_link)

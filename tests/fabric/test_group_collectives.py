@@ -319,21 +319,20 @@ def test_a_new_fabric_kind_is_one_registration():
     from fabric.design import ClusterDesign, FabricSection
     from fabric.estimate import FabricEstimate
     from fabric.ideal import IDEAL, IdealSection
-    from fabric.kind import CollectiveTime
+    from fabric.kind import CollectiveTime, FabricKind
     from fabric.registry import get_kind, kinds, register
 
-    @dc.dataclass
-    class Toy(type(IDEAL)):
-        def evaluate(self, design):
-            return FabricEstimate(design=design, kind="toy", gpus=design.fabric.gpus, job_gpus=design.job_gpus,
-                                  per_gpu_bandwidth_bps=1e9, useful_fraction=1.0, degree=1, bisection_bps=1e9,
-                                  pod_gpus=design.fabric.gpus, details=design.topology)
+    def evaluate(design):
+        return FabricEstimate(design=design, kind="toy", gpus=design.fabric.gpus, job_gpus=design.job_gpus,
+                              per_gpu_bandwidth_bps=1e9, useful_fraction=1.0, degree=1, bisection_bps=1e9,
+                              pod_gpus=design.fabric.gpus, details=design.topology)
 
-        def time(self, est, c, n, p, s, share):
-            return CollectiveTime(n * 8 / 1e9 * np.ones_like(p), "toy", share, 1e9)
+    def time(est, c, n, p, s, share):
+        return CollectiveTime(n * 8 / 1e9 * np.ones_like(p), "toy", share, 1e9)
 
     try:
-        register(Toy(name="toy", section="toy", section_type=IdealSection))
+        register(FabricKind(name="toy", section="toy", section_type=IdealSection, evaluator=evaluate,
+                            sharer=IDEAL.sharer, pricer=time))
         est = evaluate_fabric(ClusterDesign(fabric=FabricSection(kind="toy", gpus=16)))
         assert est.kind == "toy" and "toy" in kinds()
         t = job_collectives(est, 1e9)["all_reduce"]
