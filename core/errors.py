@@ -28,6 +28,14 @@ class DomainError(SipmlError):
     exit_code = 1
 
 
+def did_you_mean(word, options) -> str:
+    """' (did you mean 'x'?)' for the option closest to a mistyped `word`, or '' when none is close."""
+    import difflib
+
+    close = difflib.get_close_matches(str(word), [str(o) for o in options], n=1)
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
 def shown(value, limit: int = 60) -> str:
     """A user's value as an error message shows it: its repr on one line, cut to `limit` characters, and a
     whole number too long to print said as its digit count (Python refuses to print ints over 4300 digits)."""

@@ -7,11 +7,10 @@ section and the kind's own section as `topology`.
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from core.errors import InputError, shown
+from core.errors import InputError, did_you_mean, shown
 from core.fields import Composite, Section, Spec, non_negative, param
 from photonics.design import MAX_CHANNELS, MAX_DB, MAX_FIBER_M, MAX_LATENCY_S, LinkDesign  # noqa: F401  (bounds the kinds use)
 
@@ -39,9 +38,7 @@ class KindSpec(Spec):
         names = kinds()
         if isinstance(value, str) and value in names:
             return value
-        close = difflib.get_close_matches(str(value), list(names), n=1)
-        hint = f" (did you mean '{close[0]}'?)" if close else ""
-        raise InputError(f"got {shown(value)}, expected one of {', '.join(names)}{hint}")
+        raise InputError(f"got {shown(value)}, expected one of {', '.join(names)}{did_you_mean(value, names)}")
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

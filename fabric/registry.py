@@ -3,9 +3,7 @@ built-in four (`fabric.design.KINDS`) register themselves the first time a kind 
 
 from __future__ import annotations
 
-import difflib
-
-from core.errors import InputError
+from core.errors import InputError, did_you_mean
 from fabric.kind import FabricKind
 
 _KINDS: dict[str, FabricKind] = {}
@@ -42,9 +40,8 @@ def get_kind(name: str) -> FabricKind:
     try:
         return _KINDS[name]
     except (KeyError, TypeError):
-        close = difflib.get_close_matches(str(name), list(_KINDS), n=1)
-        hint = f" (did you mean '{close[0]}'?)" if close else ""
-        raise InputError(f"[fabric] kind = {name!r} is not a fabric kind{hint}; known: {', '.join(_KINDS)}") from None
+        raise InputError(f"[fabric] kind = {name!r} is not a fabric kind{did_you_mean(name, _KINDS)}; known: "
+                         f"{', '.join(_KINDS)}") from None
 
 
 def sections() -> dict[str, type]:

@@ -23,14 +23,13 @@ an unamplified ring does not reach SiP-ML's placement locality). Only naming no 
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import functools
 import json
 import tomllib
 from pathlib import Path
 
 from core import toml_files
-from core.errors import InputError, shown
+from core.errors import InputError, did_you_mean, shown
 from core.fields import TEXT_SPECS, AllOf, FieldError, Spec, When, all_of, conditions_of, specs, when
 from fabric.design import ClusterDesign, FabricSection
 from fabric.registry import get_kind, kinds, sections
@@ -45,11 +44,6 @@ DEFAULT_DESIGN = "sip-ring"  # what `budget`, `check`, `fabric` and `init` use w
 def builtin_designs() -> dict[str, Path]:
     """Name → file of every built-in design."""
     return {p.stem: p for p in sorted(BUILTIN_DIR.glob("*.toml"))}
-
-
-def _suggest(word: str, options) -> str:
-    close = difflib.get_close_matches(word, list(options), n=1)
-    return f" (did you mean '{close[0]}'?)" if close else ""
 
 
 # --- which keys have an effect --------------------------------------------------------------------------------
@@ -141,7 +135,7 @@ def build_section(cls, values: dict, where: str):
     kwargs = {}
     for key, raw in values.items():
         if key not in declared:
-            raise InputError(f"{where}: unknown key {shown(key)}{_suggest(key, declared)}; "
+            raise InputError(f"{where}: unknown key {shown(key)}{did_you_mean(key, declared)}; "
                              f"known keys: {', '.join(declared)}")
         try:
             kwargs[key] = declared[key].parse(raw)
@@ -176,13 +170,13 @@ def _check_names(data: dict, source: str) -> None:
     unknown = []  # (short text, text with the known names)
     for name, values in data.items():
         if name not in ALL_SECTIONS:
-            unknown.append((f"unknown section [{name}]{_suggest(name, ALL_SECTIONS)}",
-                            f"unknown section [{name}]{_suggest(name, ALL_SECTIONS)}; known sections: "
+            unknown.append((f"unknown section [{name}]{did_you_mean(name, ALL_SECTIONS)}",
+                            f"unknown section [{name}]{did_you_mean(name, ALL_SECTIONS)}; known sections: "
                             f"{', '.join(ALL_SECTIONS)}"))
         elif isinstance(values, dict):
             declared = specs(ALL_SECTIONS[name])
-            unknown += [(f"[{name}] unknown key {shown(key)}{_suggest(key, declared)}",
-                         f"[{name}]: unknown key {shown(key)}{_suggest(key, declared)}; known keys: "
+            unknown += [(f"[{name}] unknown key {shown(key)}{did_you_mean(key, declared)}",
+                         f"[{name}]: unknown key {shown(key)}{did_you_mean(key, declared)}; known keys: "
                          f"{', '.join(declared)}") for key in values if key not in declared]
     if len(unknown) == 1:
         raise InputError(f"{source}: {unknown[0][1]}")
@@ -225,7 +219,7 @@ def resolve(design: str | Path) -> Path:
     builtins = builtin_designs()
     if str(design) in builtins:
         return builtins[str(design)]
-    raise InputError(f"{design}: no such file or built-in design{_suggest(str(design), builtins)}; built-in: "
+    raise InputError(f"{design}: no such file or built-in design{did_you_mean(str(design), builtins)}; built-in: "
                      f"{', '.join(builtins)}")
 
 

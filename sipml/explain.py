@@ -75,10 +75,10 @@ class Sensitivity:
 
 def check_quantity(name: str) -> None:
     from core.errors import InputError
-    from sipml.design import _suggest
+    from core.errors import did_you_mean
 
     if name not in QUANTITIES:
-        raise InputError(f"explain: unknown quantity {name!r}{_suggest(name, QUANTITIES)}; known: "
+        raise InputError(f"explain: unknown quantity {name!r}{did_you_mean(name, QUANTITIES)}; known: "
                          f"{', '.join(QUANTITIES)}")
 
 

@@ -233,11 +233,12 @@ def check_report(est: LinkEstimate, source: str) -> Report:
 def fields_report(sections=None) -> Report:
     """`sipml fields`: every declared field, or those of `sections`."""
     from core.errors import InputError
-    from sipml.design import ALL_SECTIONS, _suggest
+    from core.errors import did_you_mean
+    from sipml.design import ALL_SECTIONS
 
     for name in sections or ():
         if name not in ALL_SECTIONS:
-            raise InputError(f"fields: unknown section [{name}]{_suggest(name, ALL_SECTIONS)}; known sections: "
+            raise InputError(f"fields: unknown section [{name}]{did_you_mean(name, ALL_SECTIONS)}; known sections: "
                              f"{', '.join(ALL_SECTIONS)}")
     rows, data = [r for r in field_rows() if not sections or r["section"] in sections], {}
     for row in rows:

@@ -3,10 +3,8 @@ and the key out."""
 
 from __future__ import annotations
 
-import difflib
-
 from core import toml_files
-from core.errors import InputError
+from core.errors import InputError, did_you_mean
 from core.fields import Spec
 
 TAGS = ("[verbatim]", "[restated]", "[inferred]", "[assumed]")
@@ -15,11 +13,6 @@ TAGS = ("[verbatim]", "[restated]", "[inferred]", "[assumed]")
 def read_toml(path) -> dict:
     """Parse a TOML file; every failure is an InputError naming the file."""
     return toml_files.read(path)
-
-
-def did_you_mean(word: str, options) -> str:
-    close = difflib.get_close_matches(str(word), list(options), n=1)
-    return f" (did you mean '{close[0]}'?)" if close else ""
 
 
 def check_known(where: str, keys, known, what: str = "key") -> None:

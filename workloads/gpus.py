@@ -20,10 +20,10 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Mapping
 
-from core.errors import InputError
+from core.errors import InputError, did_you_mean
 from core.fields import Spec
 from fabric.catalog import Catalog, load_catalog
-from workloads.files import check_known, check_source, did_you_mean, parse_spec, read_toml
+from workloads.files import check_known, check_source, parse_spec, read_toml
 from workloads.quantities import PRECISIONS, parse_flops
 
 _SPECS = {

@@ -31,9 +31,9 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Mapping
 
-from core.errors import InputError
+from core.errors import InputError, did_you_mean
 from core.fields import Spec, param, specs
-from workloads.files import TAGS, check_known, check_source, did_you_mean, parse_spec, read_toml
+from workloads.files import TAGS, check_known, check_source, parse_spec, read_toml
 from workloads.quantities import parse_flops
 
 ZOO_DIR = Path(__file__).with_name("zoo")
