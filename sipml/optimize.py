@@ -116,7 +116,7 @@ def _refine(result, rows, axes, design, overrides, evaluators, objective, maximi
 
     from core.fields import specs
     from sipml.design import ALL_SECTIONS
-    from sipml.sweep import _as_text
+    from sipml.sweep import set_text
 
     best = result["best"]
     sign = 1.0 if maximize else -1.0
@@ -130,13 +130,14 @@ def _refine(result, rows, axes, design, overrides, evaluators, objective, maximi
         i = ordered.index(best["inputs"][key])
         lo, hi = ordered[max(i - 1, 0)], ordered[min(i + 1, len(ordered) - 1)]
         form = type(best["inputs"][key])  # a wavelength span stays a span
-        texts = {k: _as_text(specs(ALL_SECTIONS[k.split(".")[0]])[k.split(".")[1]], v)
+        texts = {k: set_text(specs(ALL_SECTIONS[k.split(".")[0]])[k.split(".")[1]], v)
                  for k, v in best["inputs"].items()}
         tried = {}
 
         def at(x):
             value = field.parse(field.show(form(x)))
-            row = _evaluate(design, overrides, {**best["inputs"], key: value}, {**texts, key: _as_text(field, value)},
+            row = _evaluate(design, overrides, {**best["inputs"], key: value},
+                            {**texts, key: set_text(field, value)},
                             evaluators)
             tried[x] = row
             ok = not _fails(row, constraints) and math.isfinite(row["values"].get(objective, math.nan))

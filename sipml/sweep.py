@@ -83,7 +83,7 @@ def parse_axis(spec: str, sections: dict) -> Axis:
         values = tuple(_parse(field, v.strip(), spec) for v in text.split(",") if v.strip())
         if not values:
             raise InputError(f"--vary {spec!r}: no values")
-    texts = tuple(_as_text(field, v) for v in values)
+    texts = tuple(set_text(field, v) for v in values)
     return Axis(section, key, values, texts, _column_unit(field, values))
 
 
@@ -122,7 +122,8 @@ def _toml_value(text: str):
         return text
 
 
-def _as_text(field, value) -> str:
+def set_text(field, value) -> str:
+    """A field's value as the text of a `--set` (TOML: quoted with its unit, a bare count or ratio)."""
     if field.unit in TEXT_SPECS:
         return f'"{value}"'
     if field.integer:
