@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from core.errors import InputError
+import functools
 
+from core.errors import InputError
 from fabric.design import ClusterDesign
 from fabric.estimate import FabricEstimate
 from fabric.kind import OPS, Collective, CollectiveTime
 from fabric.registry import get_kind
 from photonics.design import LinkDesign
+from photonics.link import spectral_forms
 
 
 def evaluate_fabric(design: ClusterDesign) -> FabricEstimate:
@@ -17,6 +19,13 @@ def evaluate_fabric(design: ClusterDesign) -> FabricEstimate:
     if kind.optical and design.link.link.kind != "ring-wdm":
         raise InputError(f"[fabric] kind = '{kind.name}' is built from ring-wdm chiplets; a [link] kind = "
                          f"'{design.link.link.kind}' link is evaluated on its own (`sipml budget`, `sipml check`)")
+    return _evaluate_cached(design, kind, spectral_forms(design.link))
+
+
+@functools.lru_cache(maxsize=64)
+def _evaluate_cached(design: ClusterDesign, kind, forms: tuple) -> FabricEstimate:
+    """Designs, kinds and estimates are immutable: a command that asks for the same fabric in several stages
+    (feasibility, cost, sensitivities) evaluates it once."""
     return kind.evaluate(design)
 
 

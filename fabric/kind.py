@@ -110,7 +110,7 @@ def scalar(value):
     return arr.item() if arr.ndim == 0 else arr
 
 
-@dataclass
+@dataclass(frozen=True)
 class FabricKind:
     """A fabric kind: its `name`, its design section (`section`, `section_type`, or None), whether it is configured
     once per job (`static`) and whether its GPUs have the optical I/O of [link] … [package] (`optical`), and its

@@ -53,10 +53,14 @@ def evaluate(d: LinkDesign) -> LinkEstimate:
     contradict each other; returns the estimate (with its violations) for a design that is well formed but may be
     infeasible. Designs and estimates are immutable, so the last few estimates are kept: a command that reads the
     same link in several stages (budget, fabric, cost, sweep columns) computes it once."""
-    # a wavelength span equals the float of its metres: the forms are part of the key
-    forms = (type(d.link.channel_spacing), type(d.ring.tuning_efficiency), type(d.tuning.sigma_local),
-             type(d.tuning.sigma_system))
-    return _evaluate_cached(d, forms)
+    return _evaluate_cached(d, spectral_forms(d))
+
+
+def spectral_forms(d: LinkDesign) -> tuple:
+    """The form (Hz or wavelength span) of each spectral field: a span equals the float of its metres, so a cache
+    keyed on a design needs these too."""
+    return (type(d.link.channel_spacing), type(d.ring.tuning_efficiency), type(d.tuning.sigma_local),
+            type(d.tuning.sigma_system))
 
 
 @functools.lru_cache(maxsize=256)
