@@ -8,6 +8,8 @@ from sipml.render import Report, Table
 
 DEFAULT_DESIGNS = ("sip-ring", "sip-ocs", "dgx-a100", "dgx-h100")
 DEFAULT_BASELINES = ("fattree-200", "dgx-a100")
+SECONDS_PER_YEAR = 3.15576e7  # the Julian year (365.25 d), the registry's 'yr'
+J_PER_KWH = 3.6e6
 
 
 def _load(name: str, overrides, gpus: int | None):
@@ -123,8 +125,12 @@ def speedup_report(rows, batch_source: str, failures: dict) -> Report:
                           "GB/GPU": f"{r['memory_gb_per_gpu']:.1f}",
                           "searched": f"{r['feasible_candidates']}/{r['candidates']}"} for r in feasible]))
     footer = [f"{name}: {why}" for name, why in failures.items()]
-    footer += [f"run: {first['run_amount']:,.0f} {first['run_amount_unit']}; energy = nameplate × 0.75 load × PUE; "
-               "cost = hardware over a 4-year life + electricity at $0.078/kWh (Epoch AI)",
+    from workloads.speedup import DEFAULT_RUN
+
+    run = DEFAULT_RUN
+    footer += [f"run: {first['run_amount']:,.0f} {first['run_amount_unit']}; energy = nameplate × "
+               f"{run.load_fraction:g} load × PUE; cost = hardware over a {run.life / SECONDS_PER_YEAR:g}-year life + "
+               f"electricity at ${run.electricity * J_PER_KWH:.3g}/kWh (Epoch AI)",
                "speedup = baseline iteration time / this one; per $ and per W divide by cluster cost and nameplate power",
                "TFLOP/s per GPU counts the FLOPs executed (recomputation included); MFU the model's FLOPs alone over the "
                "GPUs' dense peak (Chowdhery et al. 2022)"]
