@@ -44,8 +44,9 @@ def penalty_db(total_leakage, q_ber, er_lin, eye_scale=1.0):
 def worst_channel_leakage_by_count(max_channels: int, spacing_hz, fwhm_hz, rate_bps, fsr_hz):
     """ΣX of the worst victim for every grid size n = 1..max_channels (element n−1): in a grid of n equally
     spaced channels, victim i sees aggressors at k·spacing for k = −i..n−1−i, k ≠ 0, each folded by the ring's
-    FSR (E6 summed over the grid, `photonics.grid`)."""
+    FSR (E6 summed over the grid, `photonics.grid`). Array arguments (a grid of design points) add leading axes."""
     k = grid_offsets(max_channels)
-    leak = aggressor_leakage(wrapped_detuning_hz(k * spacing_hz, fsr_hz), fwhm_hz, rate_bps)
+    spacing, fwhm, rate, fsr = (np.asarray(v, dtype=float)[..., None] for v in (spacing_hz, fwhm_hz, rate_bps, fsr_hz))
+    leak = aggressor_leakage(wrapped_detuning_hz(k * spacing, fsr), fwhm, rate)
     return worst_victim_sum_by_count(leak, max_channels)
 

@@ -30,19 +30,19 @@ def grid_offsets(max_channels: int) -> np.ndarray:
 
 
 def worst_victim_sum_by_count(per_offset, max_channels: int) -> np.ndarray:
-    """For every grid size n = 1..m (element n−1): the largest sum, over the victims i of an n-channel grid, of
-    `per_offset[k]` for the offsets k = −i … n−1−i other than 0. `per_offset` is indexed like `grid_offsets(m)`.
-    Prefix sums make the whole table O(m²)."""
+    """For every grid size n = 1..m (element n−1 of the last axis): the largest sum, over the victims i of an
+    n-channel grid, of `per_offset[k]` for the offsets k = −i … n−1−i other than 0. `per_offset` is indexed like
+    `grid_offsets(m)` along its last axis; leading axes (one per design point of a grid) are kept. The sums run
+    outward from the victim (running sums to the left and to the right, O(m²) for the whole table), so an entry for
+    n channels does not depend on how far the table goes."""
     m = int(max_channels)
-    values = np.array(per_offset, dtype=float)
-    values[m - 1] = 0.0  # k = 0 is the victim itself
-    infinite = np.isinf(values)  # e.g. a channel folded onto the resonance of a lossless ring: summed apart
-    prefix = np.concatenate(([0.0], np.cumsum(np.where(infinite, 0.0, values))))  # prefix[j] = Σ values[:j]
-    prefix_inf = np.concatenate(([0], np.cumsum(infinite)))
-    worst = np.zeros(m)
+    values = np.asarray(per_offset, dtype=float)
+    zero = np.zeros(values.shape[:-1] + (1,))
+    # left[i] = Σ_{k=1..i} per_offset[−k], right[j] = Σ_{k=1..j} per_offset[k]
+    left = np.concatenate((zero, np.cumsum(values[..., m - 2::-1], axis=-1)), axis=-1)
+    right = np.concatenate((zero, np.cumsum(values[..., m:], axis=-1)), axis=-1)
+    worst = np.zeros(values.shape[:-1] + (m,))
     for n in range(2, m + 1):
         i = np.arange(n)
-        # offsets −i .. n−1−i  ↔  array indices (m−1−i) .. (m−1+n−1−i)
-        sums = prefix[m - 1 - i + n] - prefix[m - 1 - i]
-        worst[n - 1] = np.inf if (prefix_inf[m - 1 - i + n] > prefix_inf[m - 1 - i]).any() else sums.max()
+        worst[..., n - 1] = (left[..., i] + right[..., n - 1 - i]).max(axis=-1)
     return worst

@@ -136,10 +136,13 @@ def through_tail_loss_db(detuning_hz, fwhm_hz_, on_resonance):
 
 def bus_through_loss_by_count(max_channels: int, spacing_hz, fwhm_hz_, on_resonance, excess_db, fsr_hz):
     """Through loss (dB) of the worst wavelength on a bus of n rings, one per channel of an n-channel grid, for every
-    n = 1..max_channels (element n−1): channel i passes the ring of every other channel j at its own detuning
-    (j − i)·spacing folded by the FSR (E19–E20), not all at one spacing."""
+    n = 1..max_channels (element n−1 of the last axis): channel i passes the ring of every other channel j at its own
+    detuning (j − i)·spacing folded by the FSR (E19–E20), not all at one spacing. Array arguments (a grid of design
+    points) add leading axes."""
     k = grid_offsets(max_channels)
-    loss = through_loss_db(wrapped_detuning_hz(k * spacing_hz, fsr_hz), fwhm_hz_, on_resonance, excess_db)
+    spacing, fwhm, t0, excess, fsr = (np.asarray(v, dtype=float)[..., None] for v in
+                                      (spacing_hz, fwhm_hz_, on_resonance, excess_db, fsr_hz))
+    loss = through_loss_db(wrapped_detuning_hz(k * spacing, fsr), fwhm, t0, excess)
     return worst_victim_sum_by_count(loss, max_channels)
 
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 
+import numpy as np
+
 from photonics.design import LinkDesign
 from photonics.loss import LedgerLine
 
@@ -63,11 +65,11 @@ class ReceiverFigures:
 
     @property
     def sensitivity_dbm(self) -> float:
-        return 10.0 * math.log10(self.sensitivity_w / 1e-3)
+        return float(10.0 * np.log10(self.sensitivity_w / 1e-3))  # numpy's log10, as the grid kernel's
 
     @property
     def quantum_limit_dbm(self) -> float:
-        return 10.0 * math.log10(self.quantum_limit_w / 1e-3)
+        return float(10.0 * np.log10(self.quantum_limit_w / 1e-3))
 
 
 @dataclass(frozen=True, slots=True)

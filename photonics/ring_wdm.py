@@ -360,7 +360,7 @@ def optical_power_w(d: LinkDesign, power: BudgetFigures, cap: CapacityFigures, t
     sources = math.ceil(cap.fibers_used / lz.fibers_per_source)
     lit_req = int(_laser_lines_in_bus(d, d.link.wavelengths_per_fiber))
     cap_dbm = float(w_to_dbm(lz.aggregate_power_limit))
-    emitted_line_w = float(dbm_to_w(min(power.laser_line_dbm, cap_dbm - 10.0 * math.log10(lit_req) + lz.coupling_loss
+    emitted_line_w = float(dbm_to_w(min(power.laser_line_dbm, cap_dbm - 10.0 * np.log10(lit_req) + lz.coupling_loss
                                         + float(laser.split_loss_db(lz.fibers_per_source)))))
     lit = laser.lit_lines(lz.kind, lz.lines, cap.wavelengths_used)
     return {"laser": float(laser.electrical_power_w(sources * lit * emitted_line_w, lz.wall_plug_efficiency)),

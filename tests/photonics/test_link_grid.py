@@ -1,0 +1,125 @@
+"""The grid kernel equals `photonics.link.evaluate` point by point, bit for bit, over grids of every kind of axis and
+every choice the kernel reads, and a point's figures do not depend on the rest of the grid."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from photonics.design import LinkDesign
+from photonics.link import evaluate
+from photonics.link_grid import evaluate_grid
+from photonics.resolve import resolve
+
+
+def with_(d: LinkDesign, **changes) -> LinkDesign:
+    for path, value in changes.items():
+        section, key = path.split("__")
+        d = replace(d, **{section: replace(getattr(d, section), **{key: value})})
+    return d
+
+
+def varied_arrays(axes: dict) -> dict:
+    out: dict = {}
+    for dim, ((section, key), values) in enumerate(axes.items()):
+        shape = [1] * len(axes)
+        shape[dim] = len(values)
+        out.setdefault(section, {})[key] = np.asarray(values).reshape(shape)
+    return out
+
+
+def point(base: LinkDesign, axes: dict, index: tuple) -> LinkDesign:
+    return with_(base, **{f"{s}__{k}": values[i] for ((s, k), values), i in zip(axes.items(), index)})
+
+
+def same(a, b) -> bool:
+    if isinstance(b, float):
+        return (math.isnan(a) and math.isnan(b)) or a == b
+    return a == b
+
+
+BASES = {
+    "default (add-drop, comb, nearest-channel)": {},
+    "all-pass modulators": {"modulator__kind": "all-pass"},
+    "DFB array": {"laser__kind": "dfb"},
+    "full-thermal tuning": {"tuning__strategy": "full-thermal"},
+    "athermal, PAM4, thermal-noise receiver": {"tuning__strategy": "athermal", "receiver__model": "thermal-noise",
+                                               "link__modulation": "pam4"},
+    "KP4 FEC, Bellcore dispersion, bend-fit loss": {"link__fec": "kp4", "fiber__dispersion_model": "bellcore",
+                                                    "ring__loss_model": "bend-fit"},
+    "given receiver, lab-fit ISI, given tuning, all-pass": {"receiver__model": "given", "ring__filter_isi": "lab-fit",
+                                                            "ring__tuning_model": "given",
+                                                            "modulator__kind": "all-pass"},
+}
+AXES = {
+    "power, filter Q, count": {("laser", "power_per_line"): [0.5e-3, 3e-3, 20e-3], ("ring", "filter_q"): [3e3, 8e3, 2e4],
+                               ("link", "wavelengths_per_fiber"): [4, 24, 60]},
+    "rate, ER, fiber": {("link", "data_rate"): [10e9, 25e9, 56e9], ("modulator", "extinction_ratio"): [3.0, 6.0, 12.0],
+                        ("loss", "fiber_length"): [1.0, 2e3, 2e4]},
+    "radius, fibers, lines": {("ring", "radius"): [3e-6, 5e-6, 10e-6], ("link", "fibers_per_direction"): [1, 8, 64],
+                              ("laser", "lines"): [8, 32, 128]},
+    "heater, package, flatness": {("tuning", "max_heater_power"): [1e-3, 25e-3],
+                                  ("tuning", "heating_efficiency"): [1e3, 1e6], ("package", "chiplets"): [1, 4],
+                                  ("laser", "flatness"): [0.0, 3.0]},
+    "ledger, margin, RIN": {("loss", "coupler"): [0.5, 3.0], ("loss", "splices"): [0, 4], ("loss", "switch_ports"): [0, 3],
+                            ("link", "system_margin"): [0.0, 3.0], ("laser", "rin"): [-150.0, -130.0]},
+    "spacing, count": {("link", "channel_spacing"): [50e9, 100e9, 200e9, 400e9],
+                       ("link", "wavelengths_per_fiber"): [1, 8, 16, 32, 64]},
+}
+
+
+@pytest.mark.parametrize("axes_name", AXES)
+@pytest.mark.parametrize("base_name", BASES)
+def test_grid_equals_evaluate_point_by_point(base_name, axes_name):
+    base, axes = resolve(with_(LinkDesign(), **BASES[base_name])), AXES[axes_name]
+    grid = evaluate_grid(base, varied_arrays(axes))
+    assert not grid.fallback.any()
+    for index in itertools.product(*(range(len(v)) for v in axes.values())):
+        est = evaluate(point(base, axes, index))
+        want = {"margin_db": est.margin_db, "capacity_bps": est.capacity_bps, "binding_limit": est.binding_limit,
+                "max_wavelengths_per_fiber": est.max_wavelengths_per_fiber,
+                "power_budget_count": est.capacity.wavelength_limits["power_budget"],
+                "total_energy_j_per_bit": est.total_energy_j_per_bit,
+                "min_laser_power_per_line_dbm": est.min_laser_power_per_line_dbm,
+                "violations": ";".join(v.name for v in est.violations), "feasible": est.feasible}
+        got = {name: getattr(grid, name)[index] for name in want}
+        wrong = {name: (got[name], want[name]) for name in want if not same(got[name].item() if hasattr(
+            got[name], "item") else got[name], want[name])}
+        assert not wrong, f"{index}: {wrong}"
+
+
+def test_the_grids_cover_feasible_and_infeasible_points_and_several_binding_limits():
+    seen_limits, feasible = set(), set()
+    for axes in AXES.values():
+        grid = evaluate_grid(resolve(LinkDesign()), varied_arrays(axes))
+        seen_limits |= set(grid.binding_limit.ravel())
+        feasible |= set(grid.feasible.ravel().tolist())
+    assert feasible == {True, False}
+    assert {"power_budget", "fsr_channels", "requested"} <= seen_limits
+
+
+def test_a_point_does_not_depend_on_the_rest_of_the_grid():
+    """Dask chunks and local runs cut a grid differently: a sub-grid gives the same bits."""
+    axes = {("laser", "power_per_line"): [0.2e-3, 3e-3, 100e-3], ("link", "channel_spacing"): [50e9, 200e9],
+            ("link", "wavelengths_per_fiber"): [2, 40]}
+    base = resolve(LinkDesign())
+    whole = evaluate_grid(base, varied_arrays(axes))
+    alone = evaluate_grid(base, varied_arrays({k: v[:1] for k, v in axes.items()}))
+    assert alone.margin_db[0, 0, 0] == whole.margin_db[0, 0, 0]
+    assert alone.power_budget_count[0, 0, 0] == whole.power_budget_count[0, 0, 0]
+    assert alone.min_laser_power_per_line_dbm[0, 0, 0] == whole.min_laser_power_per_line_dbm[0, 0, 0]
+
+
+def test_points_evaluate_refuses_are_left_to_it():
+    """A wavelength outside the fiber's band, temperatures out of order and a sensitivity beyond the quantum limit
+    are input errors of `evaluate`: the kernel flags exactly those points."""
+    axes = {("link", "wavelength"): [1250e-9, 1310e-9, 1700e-9], ("tuning", "t_min"): [280.0, 390.0]}
+    grid = evaluate_grid(resolve(LinkDesign()), varied_arrays(axes))
+    assert grid.fallback.tolist() == [[True, True], [False, True], [True, True]]
+    axes = {("receiver", "sensitivity"): [1e-9, 1e-5]}
+    grid = evaluate_grid(resolve(with_(LinkDesign(), receiver__model="given")), varied_arrays(axes))
+    assert grid.fallback.tolist() == [True, False]
