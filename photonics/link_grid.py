@@ -384,7 +384,7 @@ def _joined(flags, names, sep=";"):
     code = np.zeros(shape, dtype=np.int64)
     for bit, flag in enumerate(flags):
         code |= np.asarray(flag, dtype=np.int64) << bit
-    distinct, inverse = np.unique(code, return_inverse=True)
-    texts = np.array([sep.join(name for bit, name in enumerate(names) if c >> bit & 1) for c in distinct],
-                     dtype=object)
-    return texts[inverse].reshape(shape)
+    texts = np.empty(1 << len(flags), dtype=object)
+    for c in np.flatnonzero(np.bincount(code.ravel(), minlength=texts.size)):
+        texts[c] = sep.join(name for bit, name in enumerate(names) if c >> bit & 1)
+    return texts[code]

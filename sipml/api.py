@@ -108,10 +108,12 @@ def speedup(designs: str | Sequence[str] = ("sip-ring", "sip-ocs"), model: str =
 
 
 def sweep(design=None, vary: Sequence[str] = (), *, model: str | None = None, batch: int | None = None,
-          workers: int = 1, scheduler: str | None = None) -> list[dict]:
+          workers: int = 1, scheduler: str | None = None, link_only: bool = False) -> list[dict]:
     """The rows of ``sipml sweep``: one dict per point of the grid of `vary` axes
-    (``"section.key=start:stop:count[:log]"`` or ``"section.key=a,b,c"``), in grid order."""
+    (``"section.key=start:stop:count[:log]"`` or ``"section.key=a,b,c"``), in grid order; `link_only` as
+    ``--link-only``."""
     from sipml.sweep import run_sweep
 
-    _, rows = run_sweep(design, None, list(vary), model=model, batch=batch, scheduler=scheduler, workers=workers)
-    return rows
+    _, rows = run_sweep(design, None, list(vary), model=model, batch=batch, scheduler=scheduler, workers=workers,
+                        link_only=link_only)
+    return list(rows)

@@ -384,6 +384,9 @@ def sweep(design: DesignArg = None,
           = None,
           workers: Annotated[Optional[int], typer.Option(
               "--workers", min=1, metavar="N", help="local processes (default: every core)")] = None,
+          link_only: Annotated[bool, typer.Option(
+              "--link-only", help="only the link's columns (no fabric, cost or training): the whole grid in one "
+                                  "vectorised pass where the axes are link fields")] = False,
           quiet: Annotated[bool, typer.Option("--quiet", help="no progress bar")] = False) -> None:
     """Evaluate a grid of design points: one row per point with every input and output column and its unit."""
     import os
@@ -413,8 +416,10 @@ def sweep(design: DesignArg = None,
             print(f"\rsweep [{'#' * filled}{'.' * (width - filled)}] {done}/{total} chunks", end="",
                   file=sys.stderr, flush=True)
 
+    if link_only and model is not None:
+        raise InputError("--link-only leaves out the fabric a --model trains on: use one or the other")
     _, rows = run_sweep(design, set_, vary, model=model, batch=batch, scheduler=scheduler,
-                        workers=workers or os.cpu_count(), progress=progress)
+                        workers=workers or os.cpu_count(), progress=progress, link_only=link_only)
     if show:
         print(file=sys.stderr)
     if kind == "parquet":

@@ -12,7 +12,8 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -138,9 +139,20 @@ def grid_points(axes: list[Axis]) -> list[tuple]:
 
 
 def evaluate_chunk(design: str | None, overrides: tuple, axes: tuple, points: tuple, model: str | None,
-                   batch: int | None) -> list[dict]:
+                   batch: int | None, link_only: bool = False) -> list[dict]:
     """Rows of the given grid points (indices into each axis). Runs in a worker process or on a Dask worker."""
-    return [_row(design, overrides, axes, point, model, batch) for point in points]
+    return [_row(design, overrides, axes, point, model, batch, link_only) for point in points]
+
+
+def link_chunk(design: str | None, overrides: tuple, axes: tuple):
+    """The link columns of a (sub-)grid by the grid kernel, as a Table. Runs locally or on a Dask worker."""
+    from sipml.sweep_grid import link_table
+
+    table = link_table(design, overrides, axes)
+    if table is None:
+        points = tuple(grid_points(list(axes)))
+        table = Table.from_rows(evaluate_chunk(design, overrides, axes, points, None, None, True))
+    return table
 
 
 @functools.lru_cache(maxsize=8)
@@ -170,7 +182,7 @@ def load_point(design, sets):
     return design_from_mapping(apply_overrides(data, sets, source), f"{source} (with --set)")
 
 
-def _row(design, overrides, axes, point, model, batch) -> dict:
+def _row(design, overrides, axes, point, model, batch, link_only=False) -> dict:
     from core.errors import SipmlError
 
     row = {a.column: a.values[i] for a, i in zip(axes, point)}
@@ -178,7 +190,7 @@ def _row(design, overrides, axes, point, model, batch) -> dict:
     try:
         loaded = load_point(design, sets)
         row.update(_physics(loaded))
-        if loaded.has_fabric or design is not None:
+        if not link_only and (loaded.has_fabric or design is not None):
             row.update(_fabric(loaded))
         if model is not None:
             row.update(_training(loaded, model, batch))
@@ -248,15 +260,37 @@ def _baseline(model_name: str, batch: int, gpus: int):
                           batch, catalog=_catalog())
 
 
-def run_sweep(design, overrides, specs, model=None, batch=None, scheduler=None, workers=None, progress=None):
-    """All rows of the sweep, in grid order."""
+def run_sweep(design, overrides, specs, model=None, batch=None, scheduler=None, workers=None, progress=None,
+              link_only=False):
+    """(axes, Table of every row in grid order). `link_only`: the link columns alone, by the grid kernel where the
+    axes allow (`sipml.sweep_grid`), else point by point."""
     from sipml.design import ALL_SECTIONS
 
     axes = tuple(parse_axis(s, ALL_SECTIONS) for s in specs)
+    args = (design, tuple(overrides or ()), axes)
+    if link_only and model is None:
+        return axes, _link_sweep(*args, scheduler, progress)
     points = grid_points(list(axes))
     chunks = [tuple(points[i:i + CHUNK]) for i in range(0, len(points), CHUNK)]
-    args = (design, tuple(overrides or ()), axes)
-    rows: list[dict] = []
+    calls = [(*args, c, model, batch) for c in chunks]
+    return axes, Table.from_rows([row for part in _map(evaluate_chunk, calls, scheduler, workers, progress)
+                                  for row in part])
+
+
+def _link_sweep(design, overrides, axes, scheduler, progress):
+    """Link columns by the grid kernel: one task locally, or sub-grids along the first axis on a Dask cluster (a
+    point's figures do not depend on the rest of its grid, so the rows are the same)."""
+    if scheduler is None:
+        return link_chunk(design, overrides, axes)
+    first = axes[0]
+    step = max(1, -(-len(first.values) // 16))
+    calls = [(design, overrides, (replace(first, values=first.values[i:i + step], texts=first.texts[i:i + step]),
+                                  *axes[1:])) for i in range(0, len(first.values), step)]
+    return Table.concat_first_axis(list(_map(link_chunk, calls, scheduler, None, progress)), axes)
+
+
+def _map(fn, calls: list[tuple], scheduler, workers, progress):
+    """fn(*call) for every call, in order: on a Dask cluster, in local processes, or here."""
     if scheduler is not None:
         from core.errors import InputError
 
@@ -265,47 +299,209 @@ def run_sweep(design, overrides, specs, model=None, batch=None, scheduler=None, 
         except ImportError:
             raise InputError("--scheduler needs dask: pip install 'sipml[dask]'") from None
         with Client(scheduler) as client:
-            futures = client.map(evaluate_chunk, *zip(*[(*args, c, model, batch) for c in chunks]), pure=False)
+            futures = client.map(fn, *zip(*calls), pure=False)
             for done, future in enumerate(futures, 1):
-                rows.extend(future.result())
+                yield future.result()
                 if progress:
-                    progress(done, len(chunks))
-        return axes, rows
-    if (workers or 1) > 1 and len(chunks) > 1:
+                    progress(done, len(calls))
+        return
+    if (workers or 1) > 1 and len(calls) > 1:
         from concurrent.futures import ProcessPoolExecutor
 
         with ProcessPoolExecutor(max_workers=workers) as pool:
-            results = pool.map(evaluate_chunk, *zip(*[(*args, c, model, batch) for c in chunks]))
-            for done, chunk_rows in enumerate(results, 1):
-                rows.extend(chunk_rows)
+            for done, result in enumerate(pool.map(fn, *zip(*calls)), 1):
+                yield result
                 if progress:
-                    progress(done, len(chunks))
-        return axes, rows
-    for done, chunk in enumerate(chunks, 1):
-        rows.extend(evaluate_chunk(*args, chunk, model, batch))
+                    progress(done, len(calls))
+        return
+    for done, call in enumerate(calls, 1):
+        yield fn(*call)
         if progress:
-            progress(done, len(chunks))
-    return axes, rows
+            progress(done, len(calls))
 
 
-def columns(rows: list[dict]) -> list[str]:
+_MISSING = object()  # a row without this column
+
+
+class Table(Sequence):
+    """A sweep's rows, kept by column: `names` in order (first seen first), one numpy array per column and a mask of
+    the rows that have it. Indexing and iteration give each row as a dict (Python values), as the per-point path
+    builds them; the writers read the columns."""
+
+    def __init__(self, names: list[str], data: dict, present: dict, length: int):
+        self.names, self.data, self.present, self.length = names, data, present, length
+
+    @classmethod
+    def from_rows(cls, rows: list[dict]) -> Table:
+        names = columns(rows)
+        data, present = {}, {}
+        for name in names:
+            values = np.empty(len(rows), dtype=object)
+            values[:] = [r.get(name, _MISSING) for r in rows]
+            have = np.fromiter((name in r for r in rows), dtype=bool, count=len(rows))
+            values[~have] = None
+            data[name], present[name] = values, (None if have.all() else have)
+        return cls(names, data, present, len(rows))
+
+    @classmethod
+    def from_columns(cls, axes, columns: dict, length: int) -> Table:
+        """The axis columns of the full grid (grid order) followed by `columns`, then an empty 'error' column."""
+        shape = tuple(len(a.values) for a in axes)
+        data = {}
+        for dim, a in enumerate(axes):
+            values = np.asarray(a.values) if all(type(v) in (int, float) for v in a.values) else _objects(a.values)
+            index = np.arange(len(a.values)).reshape([-1 if d == dim else 1 for d in range(len(axes))])
+            data[a.column] = values[np.broadcast_to(index, shape).ravel()]
+        data.update(columns)
+        data["error"] = np.full(length, "", dtype=object)
+        return cls(list(data), data, dict.fromkeys(data), length)
+
+    @classmethod
+    def concat_first_axis(cls, parts: list[Table], axes) -> Table:
+        """Tables of consecutive sub-grids along the first axis, as one table of the whole grid."""
+        names = columns([dict.fromkeys(p.names) for p in parts])
+        data, present = {}, {}
+        for name in names:
+            chunks, masks = [], []
+            for p in parts:
+                if name in p.data:
+                    chunks.append(p.data[name])
+                    masks.append(p.present[name] if p.present[name] is not None else np.ones(p.length, dtype=bool))
+                else:
+                    chunks.append(np.full(p.length, None, dtype=object))
+                    masks.append(np.zeros(p.length, dtype=bool))
+            kinds = {c.dtype for c in chunks}
+            data[name] = np.concatenate(chunks if len(kinds) == 1 else [c.astype(object) for c in chunks])
+            have = np.concatenate(masks)
+            present[name] = None if have.all() else have
+        return cls(names, data, present, sum(p.length for p in parts))
+
+    def replace_rows(self, index, rows: list[dict]) -> None:
+        """Rows `index` (grid positions, ascending) become `rows`, computed by the per-point path; the column order
+        stays first seen first, over the rows in grid order."""
+        kept = np.ones(self.length, dtype=bool)
+        kept[index] = False
+        if kept.any():
+            first = int(np.argmax(kept))
+            names = columns([*(r for i, r in zip(index, rows) if i < first), dict.fromkeys(self.names),
+                             *(r for i, r in zip(index, rows) if i > first)])
+        else:
+            names = columns(rows)
+        for name in set(self.names) - set(names):
+            del self.data[name], self.present[name]
+        for name in names:
+            if name not in self.data:
+                self.data[name] = np.full(self.length, None, dtype=object)
+                self.present[name] = np.zeros(self.length, dtype=bool)
+            column = self.data[name] = self.data[name].astype(object)
+            have = self.present[name] if self.present[name] is not None else np.ones(self.length, dtype=bool)
+            for i, r in zip(index, rows):
+                column[i] = r.get(name)
+                have[i] = name in r
+            self.present[name] = None if have.all() else have
+        self.names = names
+
+    def __len__(self) -> int:
+        return self.length
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(self.length))]
+        i = range(self.length)[i]
+        return {name: _python(self.data[name][i]) for name in self.names
+                if self.present[name] is None or self.present[name][i]}
+
+    def __eq__(self, other) -> bool:
+        """Same rows, cell for cell (NaN equals NaN: a table that says 'no value' twice is the same table)."""
+        return len(self) == len(other) and all(a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+                                               for a, b in zip(self, other))
+
+    __hash__ = None
+
+    def column(self, name: str) -> list:
+        """One column as Python values (None where a row has none)."""
+        values = self.data[name].tolist()
+        have = self.present[name]
+        return values if have is None else [v if h else None for v, h in zip(values, have)]
+
+
+def _same(a, b) -> bool:
+    return a == b or (isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b))
+
+
+def _objects(values) -> np.ndarray:
+    out = np.empty(len(values), dtype=object)
+    out[:] = list(values)
+    return out
+
+
+def _python(value):
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def columns(rows) -> list[str]:
     out: dict[str, None] = {}
     for r in rows:
         out.update(dict.fromkeys(r))
     return list(out)
 
 
-def to_csv(rows: list[dict]) -> str:
-    import csv
-    import io
+def to_csv(rows) -> str:
+    """The table as CSV: one header line of column names, one line per row; numbers as Python writes them (floats
+    by repr), booleans as true/false, empty cells for NaN and missing values; text quoted as the csv module does
+    (only when it holds a comma, a quote or a line break)."""
+    table = rows if isinstance(rows, Table) else Table.from_rows(list(rows))
+    cells = [_column_cells(table, name) for name in table.names]
+    lines = [",".join(_quoted(name) for name in table.names), *map(",".join, zip(*cells))]
+    return "\n".join(lines) + "\n"
 
-    cols = columns(rows)
-    buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=cols, lineterminator="\n")
-    writer.writeheader()
-    for r in rows:
-        writer.writerow({c: _cell(r.get(c)) for c in cols})
-    return buf.getvalue()
+
+def _column_cells(table: Table, name: str) -> list[str]:
+    values = table.data[name]
+    if values.dtype == bool:
+        cells = np.where(values, "true", "false").tolist()
+    elif values.dtype.kind in "fiu":
+        cells = _number_cells(values)
+    else:
+        items = values.tolist()
+        if all(type(v) is str for v in items):  # names and messages repeat: quote each distinct one once
+            quoted = {v: _quoted(v) for v in set(items)}
+            cells = list(map(quoted.__getitem__, items))
+        else:
+            cells = [_quoted(_cell(v)) for v in items]
+    have = table.present[name]
+    if have is not None:
+        for i in np.flatnonzero(~have):
+            cells[i] = ""
+    return cells
+
+
+def _number_cells(values: np.ndarray) -> list[str]:
+    """repr of each number ('' for NaN). Axis columns and counts repeat a few values: those are written once per
+    distinct bit pattern (so −0.0 stays '-0.0')."""
+    if not len(values):
+        return []
+    bits = values.view(np.int64) if values.dtype == np.float64 else values
+    distinct, inverse = np.unique(bits, return_inverse=True)
+    if 4 * len(distinct) < len(values):
+        texts = _reprs(distinct.view(values.dtype) if values.dtype == np.float64 else distinct)
+        return list(map(texts.__getitem__, inverse.ravel().tolist()))
+    return _reprs(values)
+
+
+def _reprs(values: np.ndarray) -> list[str]:
+    cells = repr(values.tolist())[1:-1].split(", ")  # every repr in one call
+    if values.dtype.kind == "f":
+        for i in np.flatnonzero(np.isnan(values)):
+            cells[i] = ""
+    return cells
+
+
+def _quoted(text) -> str:
+    text = str(text)
+    if any(c in text for c in ',"\n\r'):
+        return '"' + text.replace('"', '""') + '"'
+    return text
 
 
 def _cell(v):
@@ -337,8 +533,12 @@ def to_parquet(rows: list[dict]) -> bytes:
         raise InputError("Parquet output needs pyarrow: pip install pyarrow") from None
     import io
 
-    cols = columns(rows)
-    table = pa.table({c: [r.get(c) for r in rows] for c in cols})
+    table = rows if isinstance(rows, Table) else Table.from_rows(list(rows))
+    arrays = {}
+    for name in table.names:
+        values, have = table.data[name], table.present[name]
+        arrays[name] = pa.array(values) if have is None and values.dtype != object else pa.array(table.column(name))
+    table = pa.table(arrays)
     buf = io.BytesIO()
     pq.write_table(table, buf)
     return buf.getvalue()

@@ -27,7 +27,7 @@ from fabric.estimate import FabricEstimate
 from fabric.evaluate import evaluate_fabric
 from workloads.compute import DEFAULT_SETTINGS, ComputeSettings
 from workloads.generic import dlrm_breakdown, generic_breakdown, split_strategies
-from workloads.gpus import Gpu, load_gpus
+from workloads.gpus import Gpu, shipped_gpus
 from workloads.models import DlrmModel, Model, TransformerModel
 from workloads.strategy import transformer_strategies
 from workloads.training import DEFAULT_TRAINING, TrainingSettings, precision_for, transformer_breakdown
@@ -98,7 +98,7 @@ class Result:
 
 def gpu_of(design: ClusterDesign) -> Gpu:
     """The workload GPU whose catalog entry is the design's `[fabric] gpu`."""
-    gpus = load_gpus()
+    gpus = shipped_gpus()
     for gpu in gpus.values():
         if gpu.catalog_key == design.fabric.gpu:
             return gpu
