@@ -17,6 +17,8 @@ wavelength outside the fiber's band (both are input errors there), and temperatu
 
 from __future__ import annotations
 
+import dataclasses
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -34,7 +36,7 @@ from photonics.ring_wdm import MAX_SEARCH_WAVELENGTHS
 VIOLATION_ORDER = ("power_budget", "eye_safety", "fsr_channels", "laser_lines", "package_escape",
                    "modulator_bandwidth", "filter_bandwidth", "filter_q", "modulator_q", "filter_q", "modulator_q",
                    "tuning_range", "ring_yield", "package_edge")
-TABLE_ELEMENTS = 1 << 22  # margin-table elements (points × counts) handled at once: bounds the kernel's memory
+TABLE_ELEMENTS = 1 << 23  # count-table elements (points × counts) in one piece of a grid: bounds the memory
 
 
 @dataclass(frozen=True)
@@ -80,14 +82,35 @@ def _elementwise(fn, *args):
     return np.vectorize(fn, otypes=[float])(*shaped)
 
 
+class _TooLarge(Exception):
+    """The piece's count tables would pass TABLE_ELEMENTS: evaluate it in halves."""
+
+
 def evaluate_grid(d: LinkDesign, varied: dict[str, dict[str, np.ndarray]]) -> GridResult:
     """The figures of every point of the grid: `d` a resolved ring-wdm design (spectral fields in Hz), `varied`
     {section: {key: array}} with arrays that broadcast to the grid's shape and SI values in Hz (no wavelength
-    spans). Points flagged in `fallback` are not meaningful here and must be evaluated by `evaluate`."""
+    spans). Points flagged in `fallback` are not meaningful here and must be evaluated by `evaluate`. A grid whose
+    count tables would not fit TABLE_ELEMENTS is evaluated in halves along its longest axis (a point's figures do
+    not depend on the rest of its grid, so the halves give the same numbers)."""
+    shape = np.broadcast_shapes(*(np.shape(a) for keys in varied.values() for a in keys.values()))
+    try:
+        return _evaluate(d, varied, shape)
+    except _TooLarge:
+        axis = int(np.argmax(shape))
+        half = shape[axis] // 2
+        parts = []
+        for part in (slice(0, half), slice(half, shape[axis])):
+            index = tuple(part if k == axis else slice(None) for k in range(len(shape)))
+            parts.append(evaluate_grid(d, {section: {key: (a[index] if np.shape(a)[axis] > 1 else a)
+                                                     for key, a in keys.items()} for section, keys in varied.items()}))
+        return GridResult(*(np.concatenate([getattr(p, f.name) for p in parts], axis=axis)
+                            for f in dataclasses.fields(GridResult)))
+
+
+def _evaluate(d: LinkDesign, varied: dict, shape: tuple) -> GridResult:
     sec = {name: _Fields(getattr(d, name), varied.get(name, {})) for name in
            ("link", "fiber", "ring", "modulator", "laser", "loss", "receiver", "tuning", "package")}
     lk, fb, r, mod, lz, ls, rx, tn, pk = sec.values()
-    shape = np.broadcast_shapes(*(np.shape(a) for keys in varied.values() for a in keys.values()))
     f = np.asarray
 
     # --- signal (photonics.signal) and receiver (link.receiver_figures) -------------------------------------------
@@ -194,6 +217,9 @@ def evaluate_grid(d: LinkDesign, varied: dict[str, dict[str, np.ndarray]]) -> Gr
     budget_inputs = (mean_in_bus - flat, cap_dbm - flat, lines, fixed_db, constant_db, sens_dbm, lk.system_margin,
                      eye_q, er, flat)
     while True:
+        points = math.prod(np.broadcast_shapes(spectral[0].shape, *(np.shape(v) for v in budget_inputs)))
+        if max(points, 2 * spectral[0].size) * table_n > TABLE_ELEMENTS and math.prod(shape) > 1:
+            raise _TooLarge
         tables = _count_tables(d, spectral, table_n, lines)
         count, at_end = _budget_counts(d, tables, budget_inputs, table_n)
         if not at_end or table_n >= MAX_SEARCH_WAVELENGTHS:

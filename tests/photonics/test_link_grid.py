@@ -123,3 +123,16 @@ def test_points_evaluate_refuses_are_left_to_it():
     axes = {("receiver", "sensitivity"): [1e-9, 1e-5]}
     grid = evaluate_grid(resolve(with_(LinkDesign(), receiver__model="given")), varied_arrays(axes))
     assert grid.fallback.tolist() == [True, False]
+
+
+def test_a_grid_too_large_for_one_piece_gives_the_same_numbers(monkeypatch):
+    from photonics import link_grid
+
+    axes = {("link", "channel_spacing"): list(np.linspace(50e9, 400e9, 9)), ("ring", "filter_q"): [3e3, 6e3, 1.2e4],
+            ("laser", "power_per_line"): [1e-3, 8e-3]}
+    base = resolve(LinkDesign())
+    whole = evaluate_grid(base, varied_arrays(axes))
+    monkeypatch.setattr(link_grid, "TABLE_ELEMENTS", 200)
+    pieces = evaluate_grid(base, varied_arrays(axes))
+    for name in ("margin_db", "power_budget_count", "capacity_bps", "violations", "min_laser_power_per_line_dbm"):
+        assert np.array_equal(getattr(pieces, name), getattr(whole, name)), name
