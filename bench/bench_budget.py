@@ -19,7 +19,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")  # one core
 import numpy as np  # noqa: E402
 
 from photonics.design import LinkDesign  # noqa: E402
-from photonics.link_grid import evaluate_grid  # noqa: E402
+from photonics.link_grid import evaluate_grid, product_grid  # noqa: E402
 from photonics.resolve import resolve  # noqa: E402
 
 GRIDS = {
@@ -34,21 +34,12 @@ GRIDS = {
 }
 
 
-def varied(axes: dict) -> dict:
-    out: dict = {}
-    for dim, ((section, key), values) in enumerate(axes.items()):
-        shape = [1] * len(axes)
-        shape[dim] = len(values)
-        out.setdefault(section, {})[key] = np.asarray(values).reshape(shape)
-    return out
-
-
 def bench_kernel(repeats: int = 5) -> None:
     """The full budget at every point (`photonics.link_grid.evaluate_grid`, the kernel `sipml sweep --link-only`
     runs): ledger, penalties, the wavelength-count search, every capacity limit, violations, energy."""
     base = resolve(LinkDesign())
     for label, axes in GRIDS.items():
-        grid = varied(axes)
+        grid = product_grid(axes)
         times = []
         for _ in range(repeats):
             t0 = time.perf_counter()

@@ -69,6 +69,17 @@ class _Fields:
         return varied[key] if key in varied else getattr(self.__dict__["_section"], key)
 
 
+def product_grid(axes: dict[tuple[str, str], object]) -> dict[str, dict[str, np.ndarray]]:
+    """The `varied` argument of `evaluate_grid` for the full product of {(section, key): values}: axis k's values
+    along array dimension k, in the order given."""
+    out: dict[str, dict[str, np.ndarray]] = {}
+    for dim, ((section, key), values) in enumerate(axes.items()):
+        shape = [1] * len(axes)
+        shape[dim] = len(values)
+        out.setdefault(section, {})[key] = np.asarray(values).reshape(shape)
+    return out
+
+
 def supported(d: LinkDesign) -> bool:
     """Whether the grid kernel evaluates this kind of link (ring-wdm; point-to-point links go point by point)."""
     return d.link.kind == "ring-wdm"

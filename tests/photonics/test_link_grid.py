@@ -12,7 +12,7 @@ import pytest
 
 from photonics.design import LinkDesign
 from photonics.link import evaluate
-from photonics.link_grid import evaluate_grid
+from photonics.link_grid import evaluate_grid, product_grid
 from photonics.resolve import resolve
 
 
@@ -21,15 +21,6 @@ def with_(d: LinkDesign, **changes) -> LinkDesign:
         section, key = path.split("__")
         d = replace(d, **{section: replace(getattr(d, section), **{key: value})})
     return d
-
-
-def varied_arrays(axes: dict) -> dict:
-    out: dict = {}
-    for dim, ((section, key), values) in enumerate(axes.items()):
-        shape = [1] * len(axes)
-        shape[dim] = len(values)
-        out.setdefault(section, {})[key] = np.asarray(values).reshape(shape)
-    return out
 
 
 def point(base: LinkDesign, axes: dict, index: tuple) -> LinkDesign:
@@ -76,7 +67,7 @@ AXES = {
 @pytest.mark.parametrize("base_name", BASES)
 def test_grid_equals_evaluate_point_by_point(base_name, axes_name):
     base, axes = resolve(with_(LinkDesign(), **BASES[base_name])), AXES[axes_name]
-    grid = evaluate_grid(base, varied_arrays(axes))
+    grid = evaluate_grid(base, product_grid(axes))
     assert not grid.fallback.any()
     for index in itertools.product(*(range(len(v)) for v in axes.values())):
         est = evaluate(point(base, axes, index))
@@ -95,7 +86,7 @@ def test_grid_equals_evaluate_point_by_point(base_name, axes_name):
 def test_the_grids_cover_feasible_and_infeasible_points_and_several_binding_limits():
     seen_limits, feasible = set(), set()
     for axes in AXES.values():
-        grid = evaluate_grid(resolve(LinkDesign()), varied_arrays(axes))
+        grid = evaluate_grid(resolve(LinkDesign()), product_grid(axes))
         seen_limits |= set(grid.binding_limit.ravel())
         feasible |= set(grid.feasible.ravel().tolist())
     assert feasible == {True, False}
@@ -107,8 +98,8 @@ def test_a_point_does_not_depend_on_the_rest_of_the_grid():
     axes = {("laser", "power_per_line"): [0.2e-3, 3e-3, 100e-3], ("link", "channel_spacing"): [50e9, 200e9],
             ("link", "wavelengths_per_fiber"): [2, 40]}
     base = resolve(LinkDesign())
-    whole = evaluate_grid(base, varied_arrays(axes))
-    alone = evaluate_grid(base, varied_arrays({k: v[:1] for k, v in axes.items()}))
+    whole = evaluate_grid(base, product_grid(axes))
+    alone = evaluate_grid(base, product_grid({k: v[:1] for k, v in axes.items()}))
     assert alone.margin_db[0, 0, 0] == whole.margin_db[0, 0, 0]
     assert alone.power_budget_count[0, 0, 0] == whole.power_budget_count[0, 0, 0]
     assert alone.min_laser_power_per_line_dbm[0, 0, 0] == whole.min_laser_power_per_line_dbm[0, 0, 0]
@@ -118,10 +109,10 @@ def test_points_evaluate_refuses_are_left_to_it():
     """A wavelength outside the fiber's band, temperatures out of order and a sensitivity beyond the quantum limit
     are input errors of `evaluate`: the kernel flags exactly those points."""
     axes = {("link", "wavelength"): [1250e-9, 1310e-9, 1700e-9], ("tuning", "t_min"): [280.0, 390.0]}
-    grid = evaluate_grid(resolve(LinkDesign()), varied_arrays(axes))
+    grid = evaluate_grid(resolve(LinkDesign()), product_grid(axes))
     assert grid.fallback.tolist() == [[True, True], [False, True], [True, True]]
     axes = {("receiver", "sensitivity"): [1e-9, 1e-5]}
-    grid = evaluate_grid(resolve(with_(LinkDesign(), receiver__model="given")), varied_arrays(axes))
+    grid = evaluate_grid(resolve(with_(LinkDesign(), receiver__model="given")), product_grid(axes))
     assert grid.fallback.tolist() == [True, False]
 
 
@@ -131,8 +122,8 @@ def test_a_grid_too_large_for_one_piece_gives_the_same_numbers(monkeypatch):
     axes = {("link", "channel_spacing"): list(np.linspace(50e9, 400e9, 9)), ("ring", "filter_q"): [3e3, 6e3, 1.2e4],
             ("laser", "power_per_line"): [1e-3, 8e-3]}
     base = resolve(LinkDesign())
-    whole = evaluate_grid(base, varied_arrays(axes))
+    whole = evaluate_grid(base, product_grid(axes))
     monkeypatch.setattr(link_grid, "TABLE_ELEMENTS", 200)
-    pieces = evaluate_grid(base, varied_arrays(axes))
+    pieces = evaluate_grid(base, product_grid(axes))
     for name in ("margin_db", "power_budget_count", "capacity_bps", "violations", "min_laser_power_per_line_dbm"):
         assert np.array_equal(getattr(pieces, name), getattr(whole, name)), name
