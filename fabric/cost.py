@@ -86,12 +86,12 @@ def cost_summary(design: ClusterDesign, estimate: FabricEstimate, catalog: Catal
     """The cluster's bill of materials priced from `catalog`, with its per-GPU figures and shares."""
     from fabric.bom import facility_power_w
     from fabric.collectives import busbw_bps
-    from fabric.evaluate import job_collectives
+    from fabric.evaluate import job_collective
 
     bom = cluster_bom(design, estimate, catalog)
     g = bom.gpus
     size = design.fabric.message_size
-    t = job_collectives(estimate, size)["all_reduce"].seconds
+    t = job_collective(estimate, "all_reduce", size).seconds
     busbw = float(busbw_bps("all_reduce", size, estimate.job_gpus, t)) if 0 < t < float("inf") else 0.0
     gpu_cost = sum(line.cost_usd.typical for line in bom.lines if line.key == design.fabric.gpu)
     total = bom.cost_per_cluster_usd.typical

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from fabric.bom import BomLine
@@ -34,6 +35,23 @@ class FabricEstimate:
     @property
     def effective_bandwidth_bps(self) -> float:
         return self.per_gpu_bandwidth_bps * self.useful_fraction
+
+
+@dataclass(frozen=True, slots=True)
+class PricingDesign:
+    """What pricing a collective reads of a design: the kind's own section and the shared [fabric] settings."""
+
+    topology: object
+    fabric: object
+
+
+def pricing_view(est: FabricEstimate) -> FabricEstimate:
+    """The estimate as the collective pricing sees it (`fabric.kind.FabricKind.price`): its numbers and details, the
+    design's topology and [fabric] sections, not the link, the bill of materials or the messages. Two designs with
+    the same view price every collective alike, so a search over strategies keyed on it is done once; a pricing
+    function that reached for anything else would fail on the view, not read a stale value."""
+    return dataclasses.replace(est, design=PricingDesign(est.design.topology, est.design.fabric), link=None, bom=(),
+                               violations=(), notes=())
 
 
 def useful_time_fraction(interval_s: float, reconfiguration_s: float) -> float:

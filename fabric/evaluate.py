@@ -42,4 +42,9 @@ def price(est: FabricEstimate, running, mix=None) -> list[CollectiveTime]:
 
 def job_collectives(est: FabricEstimate, message_bytes: float) -> dict[str, CollectiveTime]:
     """Each collective over all of the job's ranks, alone on the fabric; p2p is each rank sending to the next."""
-    return {op: price(est, [Collective(op, message_bytes, est.job_gpus)])[0] for op in OPS}
+    return {op: job_collective(est, op, message_bytes) for op in OPS}
+
+
+def job_collective(est: FabricEstimate, op: str, message_bytes: float) -> CollectiveTime:
+    """One collective over all of the job's ranks, alone on the fabric."""
+    return price(est, [Collective(op, message_bytes, est.job_gpus)])[0]

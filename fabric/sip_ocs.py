@@ -25,7 +25,7 @@ from typing import ClassVar
 
 import dataclasses
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -76,7 +76,7 @@ class OcsDetails:
     port_bps: float  # one circuit, per direction
     ocs_count: int
     pods: int
-    margin_db: float  # of the link through the switch passes
+    margin_db: float = field(compare=False)  # of the link through the switch passes (informational: pricing_view)
     reconfiguration_s: float
     circuit_delay_s: float  # fiber to the switch and back, and the two chiplets
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -87,8 +87,9 @@ class RingDetails:
     wavelengths_per_fiber: int
     fibers_per_direction: int  # per ring direction
     directions: int
-    pass_loss_db: float  # passing one intermediate GPU
-    neighbour_margin_db: float
+    # informational (reported, not read by the collective pricing, so left out of equality: pricing_view)
+    pass_loss_db: float = field(compare=False)  # passing one intermediate GPU
+    neighbour_margin_db: float = field(compare=False)
     unamplified_reach_hops: int
     amplifiers: int
     amplified: AmplifiedReach | None

@@ -71,6 +71,10 @@ class ModelInfo:
     sources: Mapping[str, str] = dataclasses.field(default_factory=dict)
     file: str = ""
 
+    def __hash__(self) -> int:  # the sources are a read-only mapping: hashed by their items (models key caches)
+        return hash((self.name, self.kind, self.description, self.source, self.tag, self.notes,
+                     tuple(sorted(self.sources.items())), self.file))
+
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class TransformerModel:

@@ -14,6 +14,7 @@ dollar and per watt against a baseline, with the energy and cost of one training
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -23,7 +24,7 @@ from core.fields import non_negative, param, positive
 from fabric.catalog import Catalog, load_catalog
 from fabric.cost import CostSummary, cost_summary
 from fabric.design import ClusterDesign
-from fabric.estimate import FabricEstimate
+from fabric.estimate import FabricEstimate, pricing_view
 from fabric.evaluate import evaluate_fabric
 from workloads.compute import DEFAULT_SETTINGS, ComputeSettings
 from workloads.generic import dlrm_breakdown, generic_breakdown, split_strategies
@@ -128,33 +129,56 @@ def evaluate_model(model: Model, design: ClusterDesign, name: str, batch: int, f
                    estimate: FabricEstimate | None = None) -> Result:
     """Search every strategy of `model` on `design` at global batch `batch` (sequences or samples) and keep the
     `top` fastest that fit. InfeasibleDesign when the fabric does not work (its violations named) or no strategy
-    fits in memory."""
+    fits in memory. The search sees the fabric through `fabric.estimate.pricing_view`, and the last searches are
+    kept by it: designs that differ only where pricing does not look (a sweep's link margins) search once."""
     est = estimate or evaluate_fabric(design)
     if not est.feasible:
         raise InfeasibleDesign(f"the {est.kind} fabric is infeasible ("
                                + "; ".join(f"{v.name}: {v.message}" for v in est.violations) + ")")
     gpu = gpu_of(design)
-    st, br = breakdown(model, gpu, est, batch, fixed, compute=compute, training=training,
+    found = _search(model, gpu, pricing_view(est), batch, tuple(sorted((fixed or {}).items())), top, compute,
+                    training, gradient_bytes)
+    if isinstance(found, str):
+        raise InfeasibleDesign(found)
+    n = est.job_gpus
+    unit, per_iteration = ("tokens/s", batch * model.seq_len) if isinstance(model, TransformerModel) \
+        else ("samples/s", batch)
+    best = found.top[0]
+    return Result(
+        model=model, design_name=name, estimate=est, gpu=gpu, batch=batch, candidates=found.candidates,
+        feasible=found.feasible, top=found.top, tflops_per_gpu=found.hardware_flops / (n * best.iteration_s) / 1e12,
+        mfu=found.model_flops / (n * best.iteration_s * gpu.peak_flops(precision_for(gpu))),
+        throughput=per_iteration / best.iteration_s, throughput_unit=unit,
+        cost=cost_summary(design, est, catalog or load_catalog()))
+
+
+@dataclass(frozen=True)
+class _Found:
+    candidates: int
+    feasible: int
+    top: tuple[Candidate, ...]
+    hardware_flops: float  # of the best
+    model_flops: float
+
+
+@functools.lru_cache(maxsize=4096)
+def _search(model: Model, gpu: Gpu, view: FabricEstimate, batch: int, fixed_items: tuple, top: int,
+            compute: ComputeSettings, training: TrainingSettings, gradient_bytes: float | None) -> _Found | str:
+    """The strategy search on a pricing view: the `top` fastest candidates that fit, or why none does."""
+    st, br = breakdown(model, gpu, view, batch, dict(fixed_items) or None, compute=compute, training=training,
                        gradient_bytes=gradient_bytes)
     t = br.iteration_s
     ok = br.fits & np.isfinite(t)
     if not ok.any():
         needed = float(np.min(br.memory_bytes)) / 1e9
-        raise InfeasibleDesign(f"no strategy of {model.name} fits in {gpu.name}'s memory "
-                               f"(the smallest needs {needed:.1f} GB of {br.memory_limit_bytes / 1e9:.1f} GB usable)")
+        return (f"no strategy of {model.name} fits in {gpu.name}'s memory "
+                f"(the smallest needs {needed:.1f} GB of {br.memory_limit_bytes / 1e9:.1f} GB usable)")
     order = np.flatnonzero(ok)[np.argsort(t[ok], kind="stable")][:top]
     best = int(order[0])
-    peak = gpu.peak_flops(precision_for(gpu))
-    n = est.job_gpus
-    unit, per_iteration = ("tokens/s", batch * model.seq_len) if isinstance(model, TransformerModel) \
-        else ("samples/s", batch)
-    return Result(
-        model=model, design_name=name, estimate=est, gpu=gpu, batch=batch, candidates=len(st), feasible=int(ok.sum()),
-        top=tuple(Candidate(strategy=st.row(int(i)), iteration_s=float(t[i]), breakdown=br.phases(int(i)),
-                            memory_bytes=float(br.memory_bytes[i])) for i in order),
-        tflops_per_gpu=float(br.hardware_flops[best] / (n * t[best])) / 1e12,
-        mfu=float(br.model_flops[best] / (n * t[best] * peak)), throughput=per_iteration / float(t[best]),
-        throughput_unit=unit, cost=cost_summary(design, est, catalog or load_catalog()))
+    return _Found(candidates=len(st), feasible=int(ok.sum()),
+                  top=tuple(Candidate(strategy=st.row(int(i)), iteration_s=float(t[i]), breakdown=br.phases(int(i)),
+                                      memory_bytes=float(br.memory_bytes[i])) for i in order),
+                  hardware_flops=float(br.hardware_flops[best]), model_flops=float(br.model_flops[best]))
 
 
 def compare(result: Result, baseline: Result) -> dict[str, float]:

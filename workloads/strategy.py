@@ -16,6 +16,7 @@ ZeRO-2/3 with pipeline parallelism; Megatron-LM's distributed optimizer is stage
 
 from __future__ import annotations
 
+import functools
 import itertools
 from dataclasses import dataclass, fields
 
@@ -110,8 +111,14 @@ def parse_strategy(text: str | None) -> dict:
 
 def transformer_strategies(model: TransformerModel, gpus: int, batch: int, fixed: dict | None = None) -> Strategies:
     """Every valid strategy for `model` on `gpus` GPUs at global batch `batch` (sequences), with the keys of
-    `fixed` held at the given values."""
-    fixed = dict(fixed or {})
+    `fixed` held at the given values. The same arguments give the same (read-only) arrays: a sweep enumerates a
+    model's strategies once per job size and batch."""
+    return _transformer_strategies(model, gpus, batch, tuple(sorted((fixed or {}).items())))
+
+
+@functools.lru_cache(maxsize=64)
+def _transformer_strategies(model: TransformerModel, gpus: int, batch: int, fixed_items: tuple) -> Strategies:
+    fixed = dict(fixed_items)
     kv = model.kv
     tps = [t for t in _divisors(gpus) if model.heads % t == 0 and kv % t == 0 and t <= 64]
     pps = _divisors(model.layers)
@@ -143,9 +150,12 @@ def transformer_strategies(model: TransformerModel, gpus: int, batch: int, fixed
                          + (f" with {_describe(fixed)}" if fixed else "")
                          + f" (tp must divide {model.heads} heads, pp the {model.layers} layers, dp·microbatch the "
                          "batch)")
-    return Strategies(dp=dp[keep], tp=tp[keep], pp=pp[keep], microbatch=b[keep], interleave=v[keep],
-                      sp=cols["sp"][keep].astype(bool), recompute=cols["recompute"][keep],
-                      zero=cols["zero"][keep], ep=cols["ep"][keep], order=cols["order"][keep])
+    st = Strategies(dp=dp[keep], tp=tp[keep], pp=pp[keep], microbatch=b[keep], interleave=v[keep],
+                    sp=cols["sp"][keep].astype(bool), recompute=cols["recompute"][keep],
+                    zero=cols["zero"][keep], ep=cols["ep"][keep], order=cols["order"][keep])
+    for f in fields(st):
+        getattr(st, f.name).flags.writeable = False
+    return st
 
 
 def _describe(fixed: dict) -> str:
