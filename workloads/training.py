@@ -117,6 +117,80 @@ def transformer_breakdown(model: TransformerModel, gpu: Gpu, est: FabricEstimate
                           compute: ComputeSettings = DEFAULT_SETTINGS,
                           training: TrainingSettings = DEFAULT_TRAINING) -> Breakdown:
     """The iteration of every strategy in `st` for `batch` sequences on the fabric `est` (its job's GPUs)."""
+    plan = transformer_plan(model, gpu, batch, st, compute=compute, training=training)
+    m, bwd, compute_mb, tp_calls, tp_cs, mix = plan.m, plan.bwd, plan.compute_mb, plan.tp_calls, plan.tp_cs, plan.mix
+    pp_c, ep_c, ar_c, rs_c, ag_c = mix[len(tp_cs):]
+    tensor = sum(tp_calls[c.op] * price(est, [c], mix)[0].seconds for c in tp_cs)
+    pp_t, ep_t = (price(est, [c], mix)[0].seconds for c in (pp_c, ep_c))
+    # the gradient reduction runs while the backward's tensor-parallel collectives run
+    ar_t, rs_t, ag_t = (price(est, [c, *tp_cs], mix)[0].seconds for c in (ar_c, rs_c, ag_c))
+    pipeline = plan.pp_calls_mb * pp_t
+    expert = plan.ep_calls_mb * ep_t
+    t_stage = compute_mb + tensor + pipeline + expert
+    bubble = bubble_fraction(st.pp, m, st.interleave) * m * t_stage
+
+    # data-parallel reduction (R20): stage 0 all-reduces the accumulated gradients once, stage 1 reduce-scatters them
+    # once, in the last microbatch's backward (at least one layer's bucket exposed) and all-gathers the updated
+    # parameter shards after the step; stage 2 keeps only its gradient shard, so it reduce-scatters every
+    # microbatch's gradients in that microbatch's backward; stage 3 also gathers the parameters for every
+    # microbatch's forward and backward, prefetched under that microbatch's compute
+    reduce = np.where(st.zero >= 1, rs_t, ar_t)
+    if training.dp_overlap == "backward":
+        hidden = lambda cost, window: np.maximum(cost - window, cost / np.maximum(plan.stage_layers, 1.0))  # noqa: E731
+    else:
+        hidden = lambda cost, window: cost  # noqa: E731
+    exposed = np.select([st.zero <= 1, st.zero == 2],
+                        [hidden(reduce, bwd) + np.where(st.zero == 1, ag_t, 0.0), m * hidden(rs_t, bwd) + ag_t],
+                        m * hidden(2.0 * ag_t + rs_t, compute_mb))
+    return Breakdown(
+        compute_s=m * compute_mb, tensor_parallel_s=m * tensor, pipeline_s=m * pipeline, expert_parallel_s=m * expert,
+        bubble_s=bubble, data_parallel_s=exposed, optimizer_s=plan.optimizer_s, memory_bytes=plan.memory_bytes,
+        memory_limit_bytes=gpu.hbm_bytes * training.usable_memory, hardware_flops=plan.hardware_flops,
+        model_flops=plan.model_flops, megatron_flops=plan.megatron_flops)
+
+
+@dataclass(frozen=True)
+class TransformerPlan:
+    """What a transformer's iteration needs that no fabric changes, per strategy: microbatches, compute of one
+    microbatch, the collectives (with their calls), optimizer step, memory and FLOPs."""
+
+    m: np.ndarray
+    stage_layers: np.ndarray
+    bwd: np.ndarray
+    compute_mb: np.ndarray
+    tp_calls: dict
+    tp_cs: list
+    mix: list  # tensor-parallel collectives, then pipeline, expert, all-reduce, reduce-scatter, all-gather
+    pp_calls_mb: np.ndarray
+    ep_calls_mb: np.ndarray
+    optimizer_s: np.ndarray
+    memory_bytes: np.ndarray
+    hardware_flops: np.ndarray
+    model_flops: np.ndarray
+    megatron_flops: float
+
+
+_PLANS: dict = {}  # (model, gpu, batch, id(st), settings) → (st, plan): a sweep prices the same plan on many fabrics
+_PLANS_MAX = 32
+
+
+def transformer_plan(model: TransformerModel, gpu: Gpu, batch: int, st: Strategies, *,
+                     compute: ComputeSettings = DEFAULT_SETTINGS,
+                     training: TrainingSettings = DEFAULT_TRAINING) -> TransformerPlan:
+    """The fabric-free part of `transformer_breakdown`; the same strategies object and settings give the same
+    plan, computed once."""
+    key = (model, id(gpu), batch, id(st), compute, training)
+    seen = _PLANS.get(key)
+    if seen is not None and seen[0] is st and seen[1] is gpu:
+        return seen[2]
+    plan = _transformer_plan(model, gpu, batch, st, compute, training)
+    if len(_PLANS) >= _PLANS_MAX:
+        _PLANS.pop(next(iter(_PLANS)))
+    _PLANS[key] = (st, gpu, plan)
+    return plan
+
+
+def _transformer_plan(model, gpu, batch, st, compute, training) -> TransformerPlan:
     precision = precision_for(gpu)
     d, t, p, b, v = (x.astype(float) for x in (st.dp, st.tp, st.pp, st.microbatch, st.interleave))
     m = batch / (d * b)
@@ -167,28 +241,6 @@ def transformer_breakdown(model: TransformerModel, gpu: Gpu, est: FabricEstimate
     ag_c = Collective("all_gather", gather, st.dp, strides["dp"],
                       calls=np.select([st.zero == 3, st.zero >= 1], [2.0 * m, 1.0], 0.0), name="zero-ag")
     mix = [*tp_cs, pp_c, ep_c, ar_c, rs_c, ag_c]
-    tensor = sum(tp_calls[c.op] * price(est, [c], mix)[0].seconds for c in tp_cs)
-    pp_t, ep_t = (price(est, [c], mix)[0].seconds for c in (pp_c, ep_c))
-    # the gradient reduction runs while the backward's tensor-parallel collectives run
-    ar_t, rs_t, ag_t = (price(est, [c, *tp_cs], mix)[0].seconds for c in (ar_c, rs_c, ag_c))
-    pipeline = pp_calls_mb * pp_t
-    expert = ep_calls_mb * ep_t
-    t_stage = compute_mb + tensor + pipeline + expert
-    bubble = bubble_fraction(st.pp, m, st.interleave) * m * t_stage
-
-    # data-parallel reduction (R20): stage 0 all-reduces the accumulated gradients once, stage 1 reduce-scatters them
-    # once, in the last microbatch's backward (at least one layer's bucket exposed) and all-gathers the updated
-    # parameter shards after the step; stage 2 keeps only its gradient shard, so it reduce-scatters every
-    # microbatch's gradients in that microbatch's backward; stage 3 also gathers the parameters for every
-    # microbatch's forward and backward, prefetched under that microbatch's compute
-    reduce = np.where(st.zero >= 1, rs_t, ar_t)
-    if training.dp_overlap == "backward":
-        hidden = lambda cost, window: np.maximum(cost - window, cost / np.maximum(stage_layers, 1.0))  # noqa: E731
-    else:
-        hidden = lambda cost, window: cost  # noqa: E731
-    exposed = np.select([st.zero <= 1, st.zero == 2],
-                        [hidden(reduce, bwd) + np.where(st.zero == 1, ag_t, 0.0), m * hidden(rs_t, bwd) + ag_t],
-                        m * hidden(2.0 * ag_t + rs_t, compute_mb))
     updated = np.where(st.zero >= 1, stage_params / d, stage_params)
     optimizer = optimizer_step_s(updated, gpu, compute)
 
@@ -203,10 +255,9 @@ def transformer_breakdown(model: TransformerModel, gpu: Gpu, est: FabricEstimate
                                                 pp=st.pp))
     states = model_state_bytes(stage_params, st.dp, st.zero, grad_bytes=training.grad_reduce_bytes)
 
-    return Breakdown(
-        compute_s=m * compute_mb, tensor_parallel_s=m * tensor, pipeline_s=m * pipeline, expert_parallel_s=m * expert,
-        bubble_s=bubble, data_parallel_s=exposed, optimizer_s=optimizer,
-        memory_bytes=states + activations, memory_limit_bytes=gpu.hbm_bytes * training.usable_memory,
+    return TransformerPlan(
+        m=m, stage_layers=stage_layers, bwd=bwd, compute_mb=compute_mb, tp_calls=tp_calls, tp_cs=tp_cs, mix=mix,
+        pp_calls_mb=pp_calls_mb, ep_calls_mb=ep_calls_mb, optimizer_s=optimizer, memory_bytes=states + activations,
         hardware_flops=(flops + 3.0 * edges.head_flops) * m * d * t,  # per shard × shards × microbatches × pipelines
         model_flops=np.full(len(st), training_flops_per_token(model) * batch * model.seq_len),
         megatron_flops=float(megatron_flops_per_iteration(batch, model.layers, model.hidden, model.seq_len,
