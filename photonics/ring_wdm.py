@@ -10,6 +10,7 @@ sensitivity are both average powers.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -158,19 +159,28 @@ def _bus_tables(d: LinkDesign, ring: RingFigures, n_max: int):
     """(transmit, receive) through loss of the worst wavelength for N = 1..n_max: the other modulators on the transmit
     bus, the other drop filters on the receive bus, each at its own detuning (E19–E20)."""
     lk, excess = d.link, d.ring.through_excess_loss
-    tx = microring.bus_through_loss_by_count(n_max, lk.channel_spacing, ring.modulator_fwhm_hz,
-                                             ring.modulator_on_resonance, excess, ring.fsr_hz)
-    rx = microring.bus_through_loss_by_count(n_max, lk.channel_spacing, ring.filter_fwhm_hz,
-                                             ring.filter_on_resonance, excess, ring.fsr_hz)
+    tx = _table(microring.bus_through_loss_by_count, n_max, float(lk.channel_spacing), ring.modulator_fwhm_hz,
+                ring.modulator_on_resonance, excess, ring.fsr_hz)
+    rx = _table(microring.bus_through_loss_by_count, n_max, float(lk.channel_spacing), ring.filter_fwhm_hz,
+                ring.filter_on_resonance, excess, ring.fsr_hz)
     return tx, rx
+
+
+@functools.lru_cache(maxsize=512)
+def _table(kind, *args) -> np.ndarray:
+    """A per-count table (`microring.bus_through_loss_by_count`, `crosstalk.worst_channel_leakage_by_count`) for
+    scalar arguments, kept read-only: design points that differ off the grid's spectrum (power, losses) share it."""
+    table = kind(*args)
+    table.flags.writeable = False
+    return table
 
 
 def _crosstalk_by_count(d: LinkDesign, ring: RingFigures, signal: SignalFigures, counts, er: float):
     """(ΣX, penalty dB) of the weakest line for each count: every channel in the fiber is an aggressor (all-pass
     modulators let unused comb lines through), at the mean line power, 10^(flatness/10) above the victim."""
     present = counts if d.modulator.kind == "add-drop" else _laser_lines_in_bus(d, counts)
-    table = crosstalk.worst_channel_leakage_by_count(int(present.max()), d.link.channel_spacing, ring.filter_fwhm_hz,
-                                                     signal.symbol_rate_baud, ring.fsr_hz)
+    table = _table(crosstalk.worst_channel_leakage_by_count, int(present.max()), float(d.link.channel_spacing),
+                   ring.filter_fwhm_hz, signal.symbol_rate_baud, ring.fsr_hz)
     leak = table[present - 1] * db_to_lin(_flatness_db(d))
     return leak, crosstalk.penalty_db(leak, signal.eye_q, db_to_lin(d.modulator.extinction_ratio), signal.eye_scale)
 
