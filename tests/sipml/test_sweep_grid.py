@@ -96,3 +96,18 @@ def test_dask_link_only_equals_the_local_run():
         _, remote = run_sweep(None, [], specs, scheduler=cluster.scheduler_address, link_only=True)
     assert len(remote) == len(local) == 140
     assert remote == local and remote.names == local.names
+
+
+def test_cli_link_only_writes_the_link_columns(tmp_path, capsys):
+    from sipml.cli import main
+
+    target = tmp_path / "s.csv"
+    code = main(["sweep", "--link-only", "--quiet", "-o", str(target), "--vary", "link.wavelengths_per_fiber=2,4,8",
+                 "--vary", "laser.power_per_line=1 mW:4 mW:3"])
+    assert code == 0
+    capsys.readouterr()
+    rows = list(csv.DictReader(io.StringIO(target.read_text())))
+    assert len(rows) == 9 and "margin [dB]" in rows[0] and "fabric_feasible" not in rows[0]
+    code = main(["sweep", "--link-only", "--model", "gpt2-355m", "--vary", "link.wavelengths_per_fiber=2,4"])
+    err = capsys.readouterr().err
+    assert code == 2 and "--link-only" in err and len(err.strip().splitlines()) == 1
