@@ -392,8 +392,8 @@ def sweep(design: DesignArg = None,
     import os
 
     from core.errors import InputError
-    from sipml.render import write_atomic, write_atomic_bytes
-    from sipml.sweep import check_plot, run_sweep, to_csv, to_jsonl, to_parquet
+    from sipml.render import write_atomic_bytes
+    from sipml.sweep import check_plot, csv_parts, run_sweep, to_jsonl, to_parquet
     from sipml.sweep import plot as plot_rows
 
     if not vary:
@@ -425,11 +425,12 @@ def sweep(design: DesignArg = None,
     if kind == "parquet":
         write_atomic_bytes(output, to_parquet(rows))
     else:
-        text = to_csv(rows) if kind == "csv" else to_jsonl(rows)
+        parts = csv_parts(rows) if kind == "csv" else [to_jsonl(rows)]
         if output is None:
-            sys.stdout.write(text)
+            for part in parts:
+                sys.stdout.write(part)
         else:
-            write_atomic(output, text)
+            write_atomic_bytes(output, (part.encode("utf-8") for part in parts))
     if output is not None:
         print(f"wrote {output} ({len(rows)} rows)", file=sys.stderr)
     if plot is not None:

@@ -189,10 +189,11 @@ def write_atomic(path: str | Path, text: str) -> None:
     write_atomic_bytes(path, text.encode("utf-8"))
 
 
-def write_atomic_bytes(path: str | Path, payload: bytes) -> None:
-    """Write `payload` to `path` through a temporary file in the same folder and a rename, so a reader never
-    sees a half-written file, an existing file survives a failure, and no temporary is left behind (not on
-    SIGTERM either, under `terminate_on_signal`). Symlinks, FIFOs and devices are refused, not replaced."""
+def write_atomic_bytes(path: str | Path, payload) -> None:
+    """Write `payload` (bytes, or an iterable of bytes written in turn: a large table need not be held whole) to
+    `path` through a temporary file in the same folder and a rename, so a reader never sees a half-written file,
+    an existing file survives a failure, and no temporary is left behind (not on SIGTERM either, under
+    `terminate_on_signal`). Symlinks, FIFOs and devices are refused, not replaced."""
     target = Path(path)
     _refuse_target(target)
     folder = target.parent if str(target.parent) else Path(".")
@@ -204,7 +205,8 @@ def write_atomic_bytes(path: str | Path, payload: bytes) -> None:
             umask = os.umask(0)
             os.umask(umask)
             os.fchmod(fh.fileno(), 0o666 & ~umask)  # the permissions a plain open() would give
-            fh.write(payload)
+            for part in ((payload,) if isinstance(payload, (bytes, bytearray)) else payload):
+                fh.write(part)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, target)

@@ -401,6 +401,12 @@ class Table(Sequence):
             self.present[name] = None if have.all() else have
         self.names = names
 
+    def rows_between(self, start: int, stop: int) -> Table:
+        """Rows start … stop − 1 as a table of the same columns (views, not copies)."""
+        return Table(self.names, {name: self.data[name][start:stop] for name in self.names},
+                     {name: None if self.present[name] is None else self.present[name][start:stop]
+                      for name in self.names}, stop - start)
+
     def __len__(self) -> int:
         return self.length
 
@@ -450,10 +456,21 @@ def to_csv(rows) -> str:
     """The table as CSV: one header line of column names, one line per row; numbers as Python writes them (floats
     by repr), booleans as true/false, empty cells for NaN and missing values; text quoted as the csv module does
     (only when it holds a comma, a quote or a line break)."""
+    return "".join(csv_parts(rows))
+
+
+CSV_ROWS_PER_PART = 1 << 16
+
+
+def csv_parts(rows):
+    """`to_csv` as consecutive pieces of text (the header, then blocks of CSV_ROWS_PER_PART rows), so a large sweep
+    is written without holding all of its text."""
     table = rows if isinstance(rows, Table) else Table.from_rows(list(rows))
-    cells = [_column_cells(table, name) for name in table.names]
-    lines = [",".join(_quoted(name) for name in table.names), *map(",".join, zip(*cells))]
-    return "\n".join(lines) + "\n"
+    yield ",".join(_quoted(name) for name in table.names) + "\n"
+    for start in range(0, table.length, CSV_ROWS_PER_PART):
+        block = table.rows_between(start, min(start + CSV_ROWS_PER_PART, table.length))
+        cells = [_column_cells(block, name) for name in block.names]
+        yield "\n".join(map(",".join, zip(*cells))) + "\n"
 
 
 def _column_cells(table: Table, name: str) -> list[str]:
