@@ -111,3 +111,14 @@ def test_cli_link_only_writes_the_link_columns(tmp_path, capsys):
     code = main(["sweep", "--link-only", "--model", "gpt2-355m", "--vary", "link.wavelengths_per_fiber=2,4"])
     err = capsys.readouterr().err
     assert code == 2 and "--link-only" in err and len(err.strip().splitlines()) == 1
+
+
+def test_csv_in_blocks_is_the_same_text(monkeypatch):
+    import sipml.sweep as sweep_module
+
+    design, overrides, specs = CASES["refused points: band and temperature order"]
+    _, table = run_sweep(design, list(overrides), specs, link_only=True)
+    whole = to_csv(table)
+    monkeypatch.setattr(sweep_module, "CSV_ROWS_PER_PART", 5)
+    assert len(list(sweep_module.csv_parts(table))) == 1 + 3
+    assert to_csv(table) == whole
