@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from photonics.grid import grid_offsets, worst_victim_sum_by_count, wrapped_detuning_hz
+from photonics.grid import symmetric_offsets, worst_victim_sum_by_count, wrapped_detuning_hz
 
 
 def aggressor_leakage(detuning_hz, fwhm_hz, rate_bps):
@@ -45,8 +45,8 @@ def worst_channel_leakage_by_count(max_channels: int, spacing_hz, fwhm_hz, rate_
     """ΣX of the worst victim for every grid size n = 1..max_channels (element n−1): in a grid of n equally
     spaced channels, victim i sees aggressors at k·spacing for k = −i..n−1−i, k ≠ 0, each folded by the ring's
     FSR (E6 summed over the grid, `photonics.grid`). Array arguments (a grid of design points) add leading axes."""
-    k = grid_offsets(max_channels)
-    spacing, fwhm, rate, fsr = (np.asarray(v, dtype=float)[..., None] for v in (spacing_hz, fwhm_hz, rate_bps, fsr_hz))
-    leak = aggressor_leakage(wrapped_detuning_hz(k * spacing, fsr), fwhm, rate)
+    fwhm, rate, fsr = (np.asarray(v, dtype=float)[..., None] for v in (fwhm_hz, rate_bps, fsr_hz))
+    leak = symmetric_offsets(lambda offset: aggressor_leakage(wrapped_detuning_hz(offset, fsr), fwhm, rate),
+                             max_channels, spacing_hz)
     return worst_victim_sum_by_count(leak, max_channels)
 

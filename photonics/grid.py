@@ -18,9 +18,18 @@ import numpy as np
 
 def wrapped_detuning_hz(offset_hz, fsr_hz):
     """Detuning from the nearest resonance order of a ring with free spectral range `fsr_hz`, folded into
-    [−FSR/2, FSR/2): a channel one FSR away sits on resonance again  (E19)."""
+    [−FSR/2, FSR/2] with the sign of the offset: a channel one FSR away sits on resonance again  (E19). Odd in
+    the offset, bit for bit, so a grid's effects at ±k are equal and computed once (`symmetric_offsets`)."""
     offset = np.asarray(offset_hz, dtype=float)
-    return (offset + 0.5 * fsr_hz) % fsr_hz - 0.5 * fsr_hz
+    return np.copysign((np.abs(offset) + 0.5 * fsr_hz) % fsr_hz - 0.5 * fsr_hz, offset)
+
+
+def symmetric_offsets(effect, max_channels: int, spacing_hz):
+    """`effect(k × spacing)` for the offsets of `grid_offsets(max_channels)` (last axis), for an effect even in the
+    offset: evaluated for k = 0 … m−1 and mirrored. `spacing_hz` may carry leading axes (a grid of design
+    points)."""
+    half = effect(np.arange(int(max_channels)) * np.asarray(spacing_hz, dtype=float)[..., None])
+    return np.concatenate((half[..., :0:-1], half), axis=-1)
 
 
 def grid_offsets(max_channels: int) -> np.ndarray:
@@ -41,8 +50,12 @@ def worst_victim_sum_by_count(per_offset, max_channels: int) -> np.ndarray:
     # left[i] = Σ_{k=1..i} per_offset[−k], right[j] = Σ_{k=1..j} per_offset[k]
     left = np.concatenate((zero, np.cumsum(values[..., m - 2::-1], axis=-1)), axis=-1)
     right = np.concatenate((zero, np.cumsum(values[..., m:], axis=-1)), axis=-1)
-    worst = np.zeros(values.shape[:-1] + (m,))
+    # an even effect sums alike for victims i and n−1−i: half the victims suffice
+    even = np.array_equal(values[..., m - 2::-1], values[..., m:])
+    # counts on the first axis, so each step adds whole rows (one per design point) at once
+    left, right = np.ascontiguousarray(np.moveaxis(left, -1, 0)), np.ascontiguousarray(np.moveaxis(right, -1, 0))
+    worst = np.zeros((m,) + values.shape[:-1])
     for n in range(2, m + 1):
-        i = np.arange(n)
-        worst[..., n - 1] = (left[..., i] + right[..., n - 1 - i]).max(axis=-1)
-    return worst
+        h = (n + 1) // 2 if even else n  # victims i = 0 … h−1 pair left[i] with right[n−1−i]
+        worst[n - 1] = np.max(left[:h] + right[n - h:n][::-1], axis=0)
+    return np.moveaxis(worst, 0, -1)
