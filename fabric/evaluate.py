@@ -40,6 +40,11 @@ def price(est: FabricEstimate, running, mix=None) -> list[CollectiveTime]:
     return get_kind(est.kind).price(est, running, mix)
 
 
+def price_first(est: FabricEstimate, running, mix=None) -> CollectiveTime:
+    """`price(est, running, mix)[0]` without pricing the others."""
+    return get_kind(est.kind).price(est, running, mix, first_only=True)[0]
+
+
 def job_collectives(est: FabricEstimate, message_bytes: float) -> dict[str, CollectiveTime]:
     """Each collective over all of the job's ranks, alone on the fabric; p2p is each rank sending to the next."""
     return {op: job_collective(est, op, message_bytes) for op in OPS}

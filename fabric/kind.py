@@ -163,8 +163,9 @@ class FabricKind:
         """Bandwidth per flow for a traffic pattern (fabric.traffic.Flows) → fabric.traffic.Served."""
         return self.server(est, flows)
 
-    def price(self, est, running, mix=None) -> list[CollectiveTime]:
-        """Times of the collectives in `running` when they run together (see the module docstring)."""
+    def price(self, est, running, mix=None, first_only: bool = False) -> list[CollectiveTime]:
+        """Times of the collectives in `running` when they run together (see the module docstring); with
+        `first_only`, the time of the first alone (the others still take their shares)."""
         running = list(running)
         if self.static:
             basis = list(mix) if mix is not None else running
@@ -184,7 +185,7 @@ class FabricKind:
         if self.static and mix is not None:  # look each running collective up in the mix
             shares = [shares[_index(basis, c)] for c in running]
         out = []
-        for c, (n, p, s), share in zip(running, arrays, shares):
+        for c, (n, p, s), share in zip(running[:1] if first_only else running, arrays, shares):
             t = self.time(est, c, n, p, s, share)
             seconds = t.seconds + np.where(p > 1, est.design.fabric.launch_latency, 0.0)
             shape = np.shape(seconds)

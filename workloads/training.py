@@ -31,7 +31,7 @@ import numpy as np
 
 from core.fields import param
 from fabric.estimate import FabricEstimate
-from fabric.evaluate import price
+from fabric.evaluate import price, price_first
 from fabric.kind import Collective
 from workloads.compute import DEFAULT_SETTINGS, ComputeSettings, edge_times, layer_times, optimizer_step_s
 from workloads.gpus import Gpu
@@ -123,7 +123,7 @@ def transformer_breakdown(model: TransformerModel, gpu: Gpu, est: FabricEstimate
     tensor = sum(tp_calls[c.op] * price(est, [c], mix)[0].seconds for c in tp_cs)
     pp_t, ep_t = (price(est, [c], mix)[0].seconds for c in (pp_c, ep_c))
     # the gradient reduction runs while the backward's tensor-parallel collectives run
-    ar_t, rs_t, ag_t = (price(est, [c, *tp_cs], mix)[0].seconds for c in (ar_c, rs_c, ag_c))
+    ar_t, rs_t, ag_t = (price_first(est, [c, *tp_cs], mix).seconds for c in (ar_c, rs_c, ag_c))
     pipeline = plan.pp_calls_mb * pp_t
     expert = plan.ep_calls_mb * ep_t
     t_stage = compute_mb + tensor + pipeline + expert
