@@ -37,6 +37,7 @@ class Report:
     data: dict
     tables: list[Table]
     footer: list[str] = field(default_factory=list)
+    equations: list[str] = field(default_factory=list)  # LaTeX, shown as display math after the first table (Markdown)
 
 
 def _json_safe(value):
@@ -103,7 +104,9 @@ def render(report: Report, fmt: str) -> str:
         writer.writerows(_flatten(_json_safe(report.data)))
         return buf.getvalue()
     if fmt == "markdown":
-        return "\n\n".join([*(_markdown_table(t) for t in report.tables), *report.footer]) + "\n"
+        tables = [_markdown_table(t) for t in report.tables]
+        math_blocks = [f"$$\n{eq}\n$$" for eq in report.equations]
+        return "\n\n".join([*tables[:1], *math_blocks, *tables[1:], *report.footer]) + "\n"
     if fmt == "table":
         blocks = [_text_table(t) for t in report.tables]
         if report.footer:
