@@ -114,6 +114,6 @@ def sweep(design=None, vary: Sequence[str] = (), *, model: str | None = None, ba
     ``--link-only``."""
     from sipml.sweep import run_sweep
 
-    _, rows = run_sweep(design, None, list(vary), model=model, batch=batch, scheduler=scheduler, workers=workers,
-                        link_only=link_only)
+    _, rows = run_sweep(design, None, [vary] if isinstance(vary, str) else list(vary), model=model, batch=batch,
+                        scheduler=scheduler, workers=workers, link_only=link_only)
     return list(rows)

@@ -398,15 +398,24 @@ def sweep(design: DesignArg = None,
 
     if not vary:
         raise InputError("sweep needs at least one --vary axis, e.g. --vary link.wavelengths_per_fiber=4,8,16")
-    if output is not None and str(output) == "-":
+    to_stdout = output is not None and str(output) == "-"
+    if to_stdout:
         output = None
-    if plot is not None:
-        check_plot(plot)
-    kind = table or (output.suffix.lstrip(".") if output is not None else "csv")
-    if kind not in ("csv", "jsonl", "parquet"):
-        raise InputError(f"--table {kind!r}: expected csv, jsonl or parquet")
+    if table and table not in ("csv", "jsonl", "parquet"):
+        raise InputError(f"--table {table!r}: expected csv, jsonl or parquet")
+    suffix = output.suffix.lstrip(".").lower() if output is not None else ""
+    if not table and suffix not in ("", "csv", "jsonl", "parquet"):
+        raise InputError(f"-o {output}: the suffix .{suffix} is not a row format (.csv, .jsonl, .parquet); name one "
+                         "with --table")
+    kind = table or suffix or "csv"
     if kind == "parquet" and output is None:
-        raise InputError("Parquet output needs -o PATH")
+        raise InputError("Parquet output needs a file: -o PATH" + (" (not -o -, standard output)" if to_stdout
+                                                                   else ""))
+    for path, what in ((output, "-o"), (plot_file if plot is not None else None, "--plot-file")):
+        if path is not None and (path.is_dir() or not (path.parent if str(path.parent) else Path(".")).is_dir()):
+            raise InputError(f"{what} {path}: " + ("is a folder" if path.is_dir() else "its folder does not exist"))
+    if plot is not None:
+        check_plot(plot, vary, model is not None, link_only)
     show = not quiet and sys.stderr.isatty()
 
     def progress(done, total):
@@ -416,8 +425,6 @@ def sweep(design: DesignArg = None,
             print(f"\rsweep [{'#' * filled}{'.' * (width - filled)}] {done}/{total} chunks", end="",
                   file=sys.stderr, flush=True)
 
-    if link_only and model is not None:
-        raise InputError("--link-only leaves out the fabric a --model trains on: use one or the other")
     _, rows = run_sweep(design, set_, vary, model=model, batch=batch, scheduler=scheduler,
                         workers=workers or os.cpu_count(), progress=progress, link_only=link_only)
     if show:

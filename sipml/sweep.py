@@ -71,21 +71,29 @@ def parse_axis(spec: str, sections: dict) -> Axis:
         if type(hi) is not form:
             raise InputError(f"--vary {spec!r}: write both ends in the same form (both frequencies or both "
                              "wavelength spans)")
-        if len(parts) == 4:
+        in_dbm = all(p.strip().lower().endswith("dbm") for p in parts[:2])  # even steps in dBm: geometric in W
+        if len(parts) == 4 or in_dbm:
             if lo <= 0 or hi <= 0:
                 raise InputError(f"--vary {spec!r}: a log range needs positive ends")
             grid = np.geomspace(lo, hi, count)
         else:
             grid = np.linspace(lo, hi, count)
         if field.integer:
-            grid = np.unique(np.round(grid).astype(int))
-        values = tuple(int(v) if field.integer else _parse(field, field.show(form(v)), spec) for v in grid)
+            grid = list(dict.fromkeys(int(v) for v in np.round(grid)))  # in the order asked, each count once
+            values = tuple(grid)
+        else:  # each value as a design file writes it; a column shows 0.00102105, not 0.0010210500000000001
+            values = tuple(_tidy(_parse(field, field.show(form(v)), spec)) for v in grid)
     else:
         values = tuple(_parse(field, v.strip(), spec) for v in text.split(",") if v.strip())
         if not values:
             raise InputError(f"--vary {spec!r}: no values")
     texts = tuple(set_text(field, v) for v in values)
     return Axis(section, key, values, texts, _column_unit(field, values))
+
+
+def _tidy(value):
+    """A plain float to 12 significant digits (a unit conversion's last-digit noise dropped); others unchanged."""
+    return float(f"{value:.12g}") if type(value) is float else value
 
 
 def _column_unit(field, values) -> str:
@@ -200,6 +208,14 @@ def _row(design, overrides, axes, point, model, batch, link_only=False) -> dict:
     return row
 
 
+PHYSICS_COLUMNS = ("link_feasible", "margin [dB]", "capacity [Gbit/s]", "binding_limit", "max_wavelengths_per_fiber",
+                   "energy [pJ/bit]", "min_laser_power_per_line [dBm]", "link_violations")
+FABRIC_COLUMNS = ("fabric_feasible", "effective_bandwidth [Gbit/s]", "reach [hops]", "network_cost_per_gpu [USD]",
+                  "network_power_per_gpu [W]", "cluster_cost [USD]", "fabric_violations")
+TRAINING_COLUMNS = ("training_feasible", "iteration [s]", "tflops_per_gpu [TFLOP/s]", "speedup", "speedup_per_dollar",
+                    "speedup_per_watt", "training_error")
+
+
 def _physics(design) -> dict:
     from fabric.evaluate import effective_link
     from photonics.link import evaluate
@@ -264,11 +280,27 @@ def run_sweep(design, overrides, specs, model=None, batch=None, scheduler=None, 
               link_only=False):
     """(axes, Table of every row in grid order). `link_only`: the link columns alone, by the grid kernel where the
     axes allow (`sipml.sweep_grid`), else point by point."""
+    from core.errors import InputError
     from sipml.design import ALL_SECTIONS
 
+    specs = [specs] if isinstance(specs, str) else list(specs)
+    if not specs:
+        raise InputError("sweep needs at least one --vary axis, e.g. --vary link.wavelengths_per_fiber=4,8,16")
+    if link_only and model is not None:
+        raise InputError("--link-only leaves out the fabric a --model trains on: use one or the other")
     axes = tuple(parse_axis(s, ALL_SECTIONS) for s in specs)
+    seen = [f"{a.section}.{a.key}" for a in axes]
+    twice = sorted({name for name in seen if seen.count(name) > 1})
+    if twice:
+        raise InputError(f"--vary {twice[0]} is given twice: give one axis its values once (a,b,c or a range)")
     args = (design, tuple(overrides or ()), axes)
-    if link_only and model is None:
+    base = load_point(design, list(args[1]))  # a design or --set that no point could use is refused, exit 2
+    if link_only:
+        from fabric.evaluate import effective_link
+
+        if effective_link(base) is None:
+            raise InputError(f"{design or 'the default design'}: its [fabric] kind = '{base.fabric.kind}' has no "
+                             "optical link: --link-only has no columns to write")
         return axes, _link_sweep(*args, scheduler, progress)
     points = grid_points(list(axes))
     chunks = [tuple(points[i:i + CHUNK]) for i in range(0, len(points), CHUNK)]
@@ -554,20 +586,32 @@ def to_parquet(rows: list[dict]) -> bytes:
     arrays = {}
     for name in table.names:
         values, have = table.data[name], table.present[name]
-        arrays[name] = pa.array(values) if have is None and values.dtype != object else pa.array(table.column(name))
+        if have is None and values.dtype != object:  # NaN (no value) is null, as in JSON lines
+            arrays[name] = pa.array(values, mask=np.isnan(values) if values.dtype.kind == "f" else None)
+        else:
+            arrays[name] = pa.array([None if isinstance(v, float) and math.isnan(v) else v
+                                     for v in table.column(name)])
     table = pa.table(arrays)
     buf = io.BytesIO()
     pq.write_table(table, buf)
     return buf.getvalue()
 
 
-def check_plot(spec: str) -> list[str]:
-    """The column names of a --plot spec, checked (with matplotlib's presence) before any point is computed."""
+def check_plot(spec: str, vary=(), training: bool = False, link_only: bool = False) -> list[str]:
+    """The column names of a --plot spec, checked (with matplotlib's presence) before any point is computed: each
+    must be a column the sweep of `vary` writes."""
     from core.errors import InputError
+    from sipml.design import ALL_SECTIONS
 
     names = [s.strip() for s in spec.split(",")]
     if len(names) not in (2, 3) or not all(names):
         raise InputError(f"--plot {spec!r}: expected x,y or x,y,color")
+    if vary:
+        known = [*(parse_axis(v, ALL_SECTIONS).column for v in vary), *PHYSICS_COLUMNS,
+                 *(() if link_only else FABRIC_COLUMNS), *(TRAINING_COLUMNS if training else ()), "error"]
+        for name in names:
+            if name not in known:
+                raise InputError(f"--plot {spec!r}: no column {name!r}; columns: {', '.join(known)}")
     try:
         import matplotlib  # noqa: F401
     except ImportError:
@@ -602,8 +646,10 @@ def plot(rows: list[dict], spec: str, path) -> None:
             pts = [(a, b) for a, b, r in zip(x, y, rows) if r.get(names[2]) == g]
             ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=f"{names[2]} = {g}")
         ax.legend(fontsize=7)
-    else:
+    elif all(a <= b for a, b in zip(x, x[1:])):
         ax.plot(x, y, marker="o")
+    else:  # other axes vary too: points, not a line through them in row order
+        ax.plot(x, y, marker="o", linestyle="none", markersize=3)
     ax.set(xlabel=names[0], ylabel=names[1])
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=120, bbox_inches="tight")

@@ -4,8 +4,9 @@ The axes split into names (kinds, models: one grid per combination of their valu
 combination the design is loaded once through the design rules, and each numeric axis value once on top of it:
 that checks every value as a `--set` would and reads the value the link really gets (a fabric may add to it, as
 SiP-OCS adds its switch passes). Values two numeric axes of one section must keep in order (t_min < t_max) are
-checked across the grid. A point any of that refuses, or that the kernel leaves to `evaluate`, is evaluated alone
-by the per-point path, so its row (its error included) is the one that path writes.
+checked across the grid. A value written as a wavelength span enters in Hz at the design's wavelength, as `evaluate`
+converts it. A point any of that refuses, or that the kernel leaves to `evaluate`, is evaluated alone by the
+per-point path, so its row (its error included) is the one that path writes.
 """
 
 from __future__ import annotations
@@ -18,13 +19,11 @@ from core.fields import TEXT_SPECS, specs
 
 LINK_SECTIONS = ("link", "fiber", "ring", "modulator", "laser", "transmitter", "loss", "receiver", "tuning",
                  "package", "interface")
-PHYSICS_COLUMNS = ("link_feasible", "margin [dB]", "capacity [Gbit/s]", "binding_limit", "max_wavelengths_per_fiber",
-                   "energy [pJ/bit]", "min_laser_power_per_line [dBm]", "link_violations")
 
 
 def link_table(design, overrides: tuple, axes: tuple, progress=None):
     """The sweep's table of link columns (sipml.sweep.Table), or None when the axes are not all link fields."""
-    from sipml.sweep import Table, evaluate_chunk
+    from sipml.sweep import PHYSICS_COLUMNS, Table, evaluate_chunk
 
     if not axes or any(a.section not in LINK_SECTIONS for a in axes):
         return None
@@ -74,7 +73,6 @@ def _group(design, sets: list[str], axes: list):
     the whole combination goes point by point."""
     from core.errors import SipmlError
     from fabric.evaluate import effective_link
-    from photonics.fieldspecs import WavelengthSpan
     from photonics.link_grid import evaluate_grid, supported
     from photonics.resolve import resolve
     from sipml.sweep import load_point
@@ -92,23 +90,21 @@ def _group(design, sets: list[str], axes: list):
     for dim, axis in enumerate(axes):
         values = []
         for j in range(len(axis.values)):
-            try:
-                link = effective_link(load_point(design, [*sets, _set(axis, j)]))
+            try:  # the value the link gets, in Hz for a span (at the design's wavelength)
+                link = resolve(effective_link(load_point(design, [*sets, _set(axis, j)])))
             except SipmlError:
-                values.append(getattr(getattr(base, axis.section), axis.key))
+                values.append(getattr(getattr(resolved, axis.section), axis.key))
                 index = [slice(None)] * len(axes)
                 index[dim] = j
                 refused[tuple(index)] = True
                 continue
             value = getattr(getattr(link, axis.section), axis.key)
-            if isinstance(value, WavelengthSpan) or link != _with(base, axis, value):
-                return None  # a span needs the point's wavelength; a value that moves other fields is not separable
+            if link != _with(resolved, axis, value):
+                return None  # the value moves other fields (a wavelength converts the design's spans): per point
             values.append(value)
         dims = [1] * len(axes)
         dims[dim] = len(values)
         varied.setdefault(axis.section, {})[axis.key] = np.asarray(values).reshape(dims)
-    if resolved is not base and any(a.section == "link" and a.key == "wavelength" for a in axes):
-        return None  # spans of the base design convert at each point's wavelength
     refused |= _out_of_order(resolved, varied, shape)
     grid = evaluate_grid(resolved, varied)
     values = {"link_feasible": grid.feasible, "margin [dB]": grid.margin_db, "capacity [Gbit/s]": grid.capacity_bps / 1e9,

@@ -3,6 +3,7 @@
 import csv
 import io
 import json
+import math
 
 import pytest
 
@@ -81,3 +82,47 @@ def test_plot_of_an_unknown_column_is_refused(capsys, tmp_path):
     code, _, err = run(capsys, "sweep", "--vary", "link.wavelengths_per_fiber=2,4", "--quiet", "--plot",
                        "link.wavelengths_per_fiber,nope", "--plot-file", str(tmp_path / "x.png"))
     assert code == 2 and "nope" in err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["sweep", "nope", "--vary", "link.wavelengths_per_fiber=4,8"], "no such file"),
+    (["sweep", "--set", "link.nope=1", "--vary", "link.wavelengths_per_fiber=4,8"], "nope"),
+    (["sweep", "fattree-200", "--link-only", "--vary", "link.wavelengths_per_fiber=4,8"], "no optical link"),
+    (["sweep", "--vary", "link.wavelengths_per_fiber=4,8", "--vary", "link.wavelengths_per_fiber=16"], "twice"),
+    (["sweep", "--vary", "link.wavelengths_per_fiber=4,8", "-o", "rows.txt"], "suffix .txt"),
+    (["sweep", "--vary", "link.wavelengths_per_fiber=4,8", "--table", "parquet", "-o", "-"], "not -o -"),
+    (["sweep", "--vary", "link.wavelengths_per_fiber=4,8", "-o", "no/such/folder/x.csv"], "folder does not exist"),
+])
+def test_input_no_point_could_use_is_refused_before_any_point(capsys, tmp_path, monkeypatch, argv, message):
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, *argv, "--quiet")
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1 and not out
+    assert not list(tmp_path.iterdir())
+
+
+def test_a_bad_plot_column_is_refused_before_the_sweep_writes(capsys, tmp_path):
+    pytest.importorskip("matplotlib")
+    target = tmp_path / "rows.csv"
+    code, _, err = run(capsys, "sweep", "--vary", "link.wavelengths_per_fiber=4,8", "-o", str(target), "--quiet",
+                       "--plot", "link.wavelengths_per_fiber,margin", "--plot-file", str(tmp_path / "p.png"))
+    assert code == 2 and "no column 'margin'" in err and not target.exists()
+
+
+def test_output_without_suffix_is_csv(capsys, tmp_path):
+    target = tmp_path / "rows"
+    code, _, _ = run(capsys, "sweep", "--link-only", "--vary", "link.wavelengths_per_fiber=4,8", "-o", str(target),
+                     "--quiet")
+    assert code == 0 and target.read_text().startswith("link.wavelengths_per_fiber,link_feasible")
+
+
+def test_ranges_in_dbm_step_in_dbm_and_counts_keep_their_order():
+    from sipml.design import ALL_SECTIONS
+    from sipml.sweep import parse_axis
+
+    axis = parse_axis("laser.power_per_line=0 dBm:10 dBm:3", ALL_SECTIONS)
+    # each value as a design file writes it, to 6 significant digits: 3.16228 mW is 5.000003 dBm
+    assert [10 * math.log10(v / 1e-3) for v in axis.values] == pytest.approx([0.0, 5.0, 10.0], abs=1e-5)
+    assert parse_axis("link.wavelengths_per_fiber=8:1:8", ALL_SECTIONS).values == (8, 7, 6, 5, 4, 3, 2, 1)
+    axis = parse_axis("laser.power_per_line=1 mW:2 mW:7", ALL_SECTIONS)
+    assert [repr(v) for v in axis.values] == ["0.001", "0.00116667", "0.00133333", "0.0015", "0.00166667",
+                                              "0.00183333", "0.002"]  # no conversion noise

@@ -22,7 +22,7 @@ CASES = {
     "refused points: band and temperature order": (None, ('tuning.strategy="full-thermal"',),
                                                    ["link.wavelength=1250 nm,1310 nm,1700 nm",
                                                     "tuning.t_min=280 K,390 K", "tuning.t_max=300 K,400 K"]),
-    "a wavelength span goes point by point": (None, (), ["link.channel_spacing=0.4 nm,0.8 nm",
+    "wavelength spans enter in Hz": (None, (), ["link.channel_spacing=0.4 nm,0.8 nm",
                                                          "laser.power_per_line=1 mW,4 mW"]),
     "a key with no effect is refused at every point": (None, (), ["ring.propagation_loss=5 dB/cm,7 dB/cm"]),
 }
