@@ -393,7 +393,7 @@ def sweep(design: DesignArg = None,
 
     from core.errors import InputError
     from sipml.render import write_atomic_bytes
-    from sipml.sweep import check_plot, csv_parts, run_sweep, to_jsonl, to_parquet
+    from sipml.sweep import check_plot, csv_parts, jsonl_parts, run_sweep, to_parquet
     from sipml.sweep import plot as plot_rows
 
     if not vary:
@@ -432,7 +432,7 @@ def sweep(design: DesignArg = None,
     if kind == "parquet":
         write_atomic_bytes(output, to_parquet(rows))
     else:
-        parts = csv_parts(rows) if kind == "csv" else [to_jsonl(rows)]
+        parts = csv_parts(rows) if kind == "csv" else jsonl_parts(rows)
         if output is None:
             for part in parts:
                 sys.stdout.write(part)

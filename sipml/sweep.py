@@ -478,9 +478,13 @@ def _python(value):
 
 
 def columns(rows) -> list[str]:
+    """Every column, first seen first, `error` last (as each row holds its keys), whichever point failed first."""
     out: dict[str, None] = {}
     for r in rows:
         out.update(dict.fromkeys(r))
+    if "error" in out:
+        del out["error"]
+        out["error"] = None
     return list(out)
 
 
@@ -561,15 +565,52 @@ def _cell(v):
     return "" if v is None else v
 
 
-def to_jsonl(rows: list[dict]) -> str:
+def to_jsonl(rows) -> str:
+    """One JSON object per row (the row's own keys; NaN as null, infinities as "inf"/"-inf")."""
+    return "".join(jsonl_parts(rows))
+
+
+def jsonl_parts(rows):
+    """`to_jsonl` in blocks of CSV_ROWS_PER_PART rows, each value's JSON text made column by column."""
     import json
 
-    def clean(v):
-        if isinstance(v, float) and not math.isfinite(v):
-            return None if math.isnan(v) else ("inf" if v > 0 else "-inf")
-        return v
+    table = rows if isinstance(rows, Table) else Table.from_rows(list(rows))
+    keys = {name: json.dumps(name, ensure_ascii=False) + ": " for name in table.names}
+    for start in range(0, table.length, CSV_ROWS_PER_PART):
+        block = table.rows_between(start, min(start + CSV_ROWS_PER_PART, table.length))
+        cells = [_json_cells(block, name, keys[name]) for name in block.names]
+        yield "".join("{" + ", ".join(c for c in row if c) + "}\n" for row in zip(*cells))
 
-    return "".join(json.dumps({k: clean(v) for k, v in r.items()}, ensure_ascii=False) + "\n" for r in rows)
+
+def _json_cells(table: Table, name: str, key: str) -> list[str]:
+    """'"name": value' for each row of one column ('' where the row has no such key)."""
+    import json
+
+    values = table.data[name]
+    if values.dtype == bool:
+        texts = np.where(values, key + "true", key + "false").tolist()
+    elif values.dtype.kind in "fiu":
+        texts = [key + t if t else key + "null" for t in _number_cells(values)]
+        if values.dtype.kind == "f":
+            for i in np.flatnonzero(np.isinf(values)):
+                texts[i] = key + ('"inf"' if values[i] > 0 else '"-inf"')
+    else:
+        def text(v):
+            if isinstance(v, float) and not math.isfinite(v):
+                v = None if math.isnan(v) else ("inf" if v > 0 else "-inf")
+            return key + json.dumps(v, ensure_ascii=False)
+
+        items = values.tolist()
+        if all(type(v) is str for v in items):
+            memo = {v: text(v) for v in set(items)}
+            texts = list(map(memo.__getitem__, items))
+        else:
+            texts = [text(v) for v in items]
+    have = table.present[name]
+    if have is not None:
+        for i in np.flatnonzero(~have):
+            texts[i] = ""
+    return texts
 
 
 def to_parquet(rows: list[dict]) -> bytes:

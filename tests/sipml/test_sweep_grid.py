@@ -122,3 +122,27 @@ def test_csv_in_blocks_is_the_same_text(monkeypatch):
     monkeypatch.setattr(sweep_module, "CSV_ROWS_PER_PART", 5)
     assert len(list(sweep_module.csv_parts(table))) == 1 + 3
     assert to_csv(table) == whole
+
+
+def test_jsonl_equals_json_dumps_of_each_row():
+    import json
+
+    def reference(rows):
+        def clean(v):
+            if isinstance(v, float) and not math.isfinite(v):
+                return None if math.isnan(v) else ("inf" if v > 0 else "-inf")
+            return v
+
+        return "".join(json.dumps({k: clean(v) for k, v in r.items()}, ensure_ascii=False) + "\n" for r in rows)
+
+    from sipml.sweep import to_jsonl
+
+    rows = [{"a": 1.5, "b": True, "c": 'says "hi", µ', "d": 3, "e": float("nan")},
+            {"a": -0.0, "b": False, "c": "line\nbreak", "e": float("inf")},
+            {"a": 1e-300, "c": "", "d": -7, "e": float("-inf"), "f": None}]  # sweep rows keep one key order
+    assert to_jsonl(Table.from_rows(rows)) == reference(rows)
+    design, overrides, specs = CASES["refused points: band and temperature order"]
+    _, table = run_sweep(design, list(overrides), specs, link_only=True)
+    assert to_jsonl(table) == reference(per_point(design, overrides, specs))
+    _, table = run_sweep(*CASES["power × spacing × count"][:2], CASES["power × spacing × count"][2], link_only=True)
+    assert to_jsonl(table) == reference(list(table))
