@@ -119,7 +119,7 @@ def _parse(field, text: str, spec: str):
         value = _toml_value(text)
         return field.parse(value)
     except InputError as exc:
-        raise InputError(f"--vary {spec!r}: {text!r}: {exc}") from None
+        raise InputError(f"--vary {spec!r}: {exc}") from None
 
 
 def _toml_value(text: str):
