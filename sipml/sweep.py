@@ -301,12 +301,34 @@ def run_sweep(design, overrides, specs, model=None, batch=None, scheduler=None, 
         if effective_link(base) is None:
             raise InputError(f"{design or 'the default design'}: its [fabric] kind = '{base.fabric.kind}' has no "
                              "optical link: --link-only has no columns to write")
+        _check_moves_the_link(design, list(args[1]), axes)
         return axes, _link_sweep(*args, scheduler, progress)
     points = grid_points(list(axes))
     chunks = [tuple(points[i:i + CHUNK]) for i in range(0, len(points), CHUNK)]
     calls = [(*args, c, model, batch) for c in chunks]
     return axes, Table.from_rows([row for part in _map(evaluate_chunk, calls, scheduler, workers, progress)
                                   for row in part])
+
+
+def _check_moves_the_link(design, overrides: list, axes) -> None:
+    """Under --link-only, an axis outside the link's sections must change the link (as SiP-OCS's topology changes
+    its switch passes); one that cannot is refused, as a key without effect is."""
+    from core.errors import InputError, SipmlError
+    from fabric.evaluate import effective_link
+    from sipml.sweep_grid import LINK_SECTIONS
+
+    for a in axes:
+        if a.section in LINK_SECTIONS:
+            continue
+        links = set()
+        for text in a.texts:
+            try:
+                links.add(effective_link(load_point(design, [*overrides, f"{a.section}.{a.key}={text}"])))
+            except SipmlError:
+                links.add(text)  # a refused value: its rows say why
+        if len(links) < 2 and len(a.values) > 1:
+            raise InputError(f"--vary {a.section}.{a.key}: it does not change the link, so --link-only's columns "
+                             "would not move; drop --link-only to see the fabric")
 
 
 def _link_sweep(design, overrides, axes, scheduler, progress):

@@ -88,6 +88,7 @@ def test_plot_of_an_unknown_column_is_refused(capsys, tmp_path):
     (["sweep", "nope", "--vary", "link.wavelengths_per_fiber=4,8"], "no such file"),
     (["sweep", "--set", "link.nope=1", "--vary", "link.wavelengths_per_fiber=4,8"], "nope"),
     (["sweep", "fattree-200", "--link-only", "--vary", "link.wavelengths_per_fiber=4,8"], "no optical link"),
+    (["sweep", "--link-only", "--vary", "fabric.gpus=64,128"], "does not change the link"),
     (["sweep", "--vary", "link.wavelengths_per_fiber=4,8", "--vary", "link.wavelengths_per_fiber=16"], "twice"),
     (["sweep", "--vary", "link.wavelengths_per_fiber=4,8", "-o", "rows.txt"], "suffix .txt"),
     (["sweep", "--vary", "link.wavelengths_per_fiber=4,8", "--table", "parquet", "-o", "-"], "not -o -"),
