@@ -294,11 +294,11 @@ def run_sweep(design, overrides, specs, model=None, batch=None, scheduler=None, 
     if twice:
         raise InputError(f"--vary {twice[0]} is given twice: give one axis its values once (a,b,c or a range)")
     args = (design, tuple(overrides or ()), axes)
-    base = load_point(design, list(args[1]))  # a design or --set that no point could use is refused, exit 2
+    base = _base_design(design, list(args[1]), axes)
     if link_only:
         from fabric.evaluate import effective_link
 
-        if effective_link(base) is None:
+        if base is not None and effective_link(base) is None:
             raise InputError(f"{design or 'the default design'}: its [fabric] kind = '{base.fabric.kind}' has no "
                              "optical link: --link-only has no columns to write")
         _check_moves_the_link(design, list(args[1]), axes)
@@ -308,6 +308,23 @@ def run_sweep(design, overrides, specs, model=None, batch=None, scheduler=None, 
     calls = [(*args, c, model, batch) for c in chunks]
     return axes, Table.from_rows([row for part in _map(evaluate_chunk, calls, scheduler, workers, progress)
                                   for row in part])
+
+
+def _base_design(design, overrides: list, axes):
+    """The design with the --set values: an error no axis value changes (a missing file, an unknown key) is refused
+    here, exit 2; one the axes may resolve (t_min above the default t_max, with t_max an axis) is left to the rows."""
+    from core.errors import SipmlError
+
+    try:
+        return load_point(design, overrides)
+    except SipmlError as exc:
+        first = [f"{a.section}.{a.key}={a.texts[0]}" for a in axes]
+        try:
+            return load_point(design, [*overrides, *first])
+        except SipmlError as at_first:
+            if str(at_first).replace(" (with --set)", "") == str(exc).replace(" (with --set)", ""):
+                raise exc from None
+            return None
 
 
 def _check_moves_the_link(design, overrides: list, axes) -> None:

@@ -127,3 +127,10 @@ def test_ranges_in_dbm_step_in_dbm_and_counts_keep_their_order():
     axis = parse_axis("laser.power_per_line=1 mW:2 mW:7", ALL_SECTIONS)
     assert [repr(v) for v in axis.values] == ["0.001", "0.00116667", "0.00133333", "0.0015", "0.00166667",
                                               "0.00183333", "0.002"]  # no conversion noise
+
+
+def test_a_set_the_axes_resolve_is_left_to_the_rows():
+    """t_min above the default t_max is refused alone, but the axes move t_max and the temperature above it."""
+    _, rows = run_sweep(None, ['tuning.strategy="full-thermal"', 'tuning.t_min="390 K"'],
+                        ["tuning.t_max=400 K,420 K", "tuning.temperature=395 K"], link_only=True)
+    assert len(rows) == 2 and all(r["error"] == "" for r in rows)
