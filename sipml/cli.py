@@ -393,7 +393,8 @@ def sweep(design: DesignArg = None,
 
     from core.errors import InputError
     from sipml.render import write_atomic_bytes
-    from sipml.sweep import check_plot, csv_parts, jsonl_parts, run_sweep, to_parquet
+    from sipml.rows import csv_parts, jsonl_parts, to_parquet
+    from sipml.sweep import check_plot, run_sweep
     from sipml.sweep import plot as plot_rows
 
     if not vary:

@@ -22,8 +22,9 @@ LINK_SECTIONS = ("link", "fiber", "ring", "modulator", "laser", "transmitter", "
 
 
 def link_table(design, overrides: tuple, axes: tuple, progress=None):
-    """The sweep's table of link columns (sipml.sweep.Table), or None when the axes are not all link fields."""
-    from sipml.sweep import PHYSICS_COLUMNS, Table, evaluate_chunk
+    """The sweep's table of link columns (sipml.rows.Table), or None when the axes are not all link fields."""
+    from sipml.rows import Table
+    from sipml.sweep import PHYSICS_COLUMNS, evaluate_chunk
 
     if not axes or any(a.section not in LINK_SECTIONS for a in axes):
         return None

@@ -10,7 +10,8 @@ import math
 import pytest
 
 from sipml.design import ALL_SECTIONS
-from sipml.sweep import Table, _cell, columns, evaluate_chunk, grid_points, parse_axis, run_sweep, to_csv
+from sipml.rows import Table, _cell, columns, to_csv
+from sipml.sweep import evaluate_chunk, grid_points, parse_axis, run_sweep
 from sipml.sweep_grid import link_table
 
 CASES = {
@@ -114,13 +115,13 @@ def test_cli_link_only_writes_the_link_columns(tmp_path, capsys):
 
 
 def test_csv_in_blocks_is_the_same_text(monkeypatch):
-    import sipml.sweep as sweep_module
+    import sipml.rows as rows_module
 
     design, overrides, specs = CASES["refused points: band and temperature order"]
     _, table = run_sweep(design, list(overrides), specs, link_only=True)
     whole = to_csv(table)
-    monkeypatch.setattr(sweep_module, "CSV_ROWS_PER_PART", 5)
-    assert len(list(sweep_module.csv_parts(table))) == 1 + 3
+    monkeypatch.setattr(rows_module, "CSV_ROWS_PER_PART", 5)
+    assert len(list(rows_module.csv_parts(table))) == 1 + 3
     assert to_csv(table) == whole
 
 
@@ -135,7 +136,7 @@ def test_jsonl_equals_json_dumps_of_each_row():
 
         return "".join(json.dumps({k: clean(v) for k, v in r.items()}, ensure_ascii=False) + "\n" for r in rows)
 
-    from sipml.sweep import to_jsonl
+    from sipml.rows import to_jsonl
 
     rows = [{"a": 1.5, "b": True, "c": 'says "hi", µ', "d": 3, "e": float("nan")},
             {"a": -0.0, "b": False, "c": "line\nbreak", "e": float("inf")},

@@ -1,0 +1,295 @@
+"""A sweep's rows kept by column (`Table`, a sequence of dicts to its readers) and their writers: CSV and JSON
+lines built column by column in blocks of rows (the same text the csv and json modules write for those rows),
+Parquet from the columns."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+_MISSING = object()  # a row without this column
+
+
+class Table(Sequence):
+    """A sweep's rows, kept by column: `names` in order (first seen first), one numpy array per column and a mask of
+    the rows that have it. Indexing and iteration give each row as a dict (Python values), as the per-point path
+    builds them; the writers read the columns."""
+
+    def __init__(self, names: list[str], data: dict, present: dict, length: int):
+        self.names, self.data, self.present, self.length = names, data, present, length
+
+    @classmethod
+    def from_rows(cls, rows: list[dict]) -> Table:
+        names = columns(rows)
+        data, present = {}, {}
+        for name in names:
+            values = np.empty(len(rows), dtype=object)
+            values[:] = [r.get(name, _MISSING) for r in rows]
+            have = np.fromiter((name in r for r in rows), dtype=bool, count=len(rows))
+            values[~have] = None
+            data[name], present[name] = values, (None if have.all() else have)
+        return cls(names, data, present, len(rows))
+
+    @classmethod
+    def from_columns(cls, axes, columns: dict, length: int) -> Table:
+        """The axis columns of the full grid (grid order) followed by `columns`, then an empty 'error' column."""
+        shape = tuple(len(a.values) for a in axes)
+        data = {}
+        for dim, a in enumerate(axes):
+            values = np.asarray(a.values) if all(type(v) in (int, float) for v in a.values) else _objects(a.values)
+            index = np.arange(len(a.values)).reshape([-1 if d == dim else 1 for d in range(len(axes))])
+            data[a.column] = values[np.broadcast_to(index, shape).ravel()]
+        data.update(columns)
+        data["error"] = np.full(length, "", dtype=object)
+        return cls(list(data), data, dict.fromkeys(data), length)
+
+    @classmethod
+    def concat_first_axis(cls, parts: list[Table], axes) -> Table:
+        """Tables of consecutive sub-grids along the first axis, as one table of the whole grid."""
+        names = columns([dict.fromkeys(p.names) for p in parts])
+        data, present = {}, {}
+        for name in names:
+            chunks, masks = [], []
+            for p in parts:
+                if name in p.data:
+                    chunks.append(p.data[name])
+                    masks.append(p.present[name] if p.present[name] is not None else np.ones(p.length, dtype=bool))
+                else:
+                    chunks.append(np.full(p.length, None, dtype=object))
+                    masks.append(np.zeros(p.length, dtype=bool))
+            kinds = {c.dtype for c in chunks}
+            data[name] = np.concatenate(chunks if len(kinds) == 1 else [c.astype(object) for c in chunks])
+            have = np.concatenate(masks)
+            present[name] = None if have.all() else have
+        return cls(names, data, present, sum(p.length for p in parts))
+
+    def replace_rows(self, index, rows: list[dict]) -> None:
+        """Rows `index` (grid positions, ascending) become `rows`, computed by the per-point path; the column order
+        stays first seen first, over the rows in grid order."""
+        kept = np.ones(self.length, dtype=bool)
+        kept[index] = False
+        if kept.any():
+            first = int(np.argmax(kept))
+            names = columns([*(r for i, r in zip(index, rows) if i < first), dict.fromkeys(self.names),
+                             *(r for i, r in zip(index, rows) if i > first)])
+        else:
+            names = columns(rows)
+        for name in set(self.names) - set(names):
+            del self.data[name], self.present[name]
+        for name in names:
+            if name not in self.data:
+                self.data[name] = np.full(self.length, None, dtype=object)
+                self.present[name] = np.zeros(self.length, dtype=bool)
+            column = self.data[name] = self.data[name].astype(object)
+            have = self.present[name] if self.present[name] is not None else np.ones(self.length, dtype=bool)
+            for i, r in zip(index, rows):
+                column[i] = r.get(name)
+                have[i] = name in r
+            self.present[name] = None if have.all() else have
+        self.names = names
+
+    def rows_between(self, start: int, stop: int) -> Table:
+        """Rows start … stop − 1 as a table of the same columns (views, not copies)."""
+        return Table(self.names, {name: self.data[name][start:stop] for name in self.names},
+                     {name: None if self.present[name] is None else self.present[name][start:stop]
+                      for name in self.names}, stop - start)
+
+    def __len__(self) -> int:
+        return self.length
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(self.length))]
+        i = range(self.length)[i]
+        return {name: _python(self.data[name][i]) for name in self.names
+                if self.present[name] is None or self.present[name][i]}
+
+    def __eq__(self, other) -> bool:
+        """Same rows, cell for cell (NaN equals NaN: a table that says 'no value' twice is the same table)."""
+        return len(self) == len(other) and all(a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+                                               for a, b in zip(self, other))
+
+    __hash__ = None
+
+    def column(self, name: str) -> list:
+        """One column as Python values (None where a row has none)."""
+        values = self.data[name].tolist()
+        have = self.present[name]
+        return values if have is None else [v if h else None for v, h in zip(values, have)]
+
+
+def _same(a, b) -> bool:
+    return a == b or (isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b))
+
+
+def _objects(values) -> np.ndarray:
+    out = np.empty(len(values), dtype=object)
+    out[:] = list(values)
+    return out
+
+
+def _python(value):
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def columns(rows) -> list[str]:
+    """Every column, first seen first, `error` last (as each row holds its keys), whichever point failed first."""
+    out: dict[str, None] = {}
+    for r in rows:
+        out.update(dict.fromkeys(r))
+    if "error" in out:
+        del out["error"]
+        out["error"] = None
+    return list(out)
+
+
+def to_csv(rows) -> str:
+    """The table as CSV: one header line of column names, one line per row; numbers as Python writes them (floats
+    by repr), booleans as true/false, empty cells for NaN and missing values; text quoted as the csv module does
+    (only when it holds a comma, a quote or a line break)."""
+    return "".join(csv_parts(rows))
+
+
+CSV_ROWS_PER_PART = 1 << 16
+
+
+def csv_parts(rows):
+    """`to_csv` as consecutive pieces of text (the header, then blocks of CSV_ROWS_PER_PART rows), so a large sweep
+    is written without holding all of its text."""
+    table = rows if isinstance(rows, Table) else Table.from_rows(list(rows))
+    yield ",".join(_quoted(name) for name in table.names) + "\n"
+    for start in range(0, table.length, CSV_ROWS_PER_PART):
+        block = table.rows_between(start, min(start + CSV_ROWS_PER_PART, table.length))
+        cells = [_column_cells(block, name) for name in block.names]
+        yield "\n".join(map(",".join, zip(*cells))) + "\n"
+
+
+def _column_cells(table: Table, name: str) -> list[str]:
+    values = table.data[name]
+    if values.dtype == bool:
+        cells = np.where(values, "true", "false").tolist()
+    elif values.dtype.kind in "fiu":
+        cells = _number_cells(values)
+    else:
+        items = values.tolist()
+        if all(type(v) is str for v in items):  # names and messages repeat: quote each distinct one once
+            quoted = {v: _quoted(v) for v in set(items)}
+            cells = list(map(quoted.__getitem__, items))
+        else:
+            cells = [_quoted(_cell(v)) for v in items]
+    have = table.present[name]
+    if have is not None:
+        for i in np.flatnonzero(~have):
+            cells[i] = ""
+    return cells
+
+
+def _number_cells(values: np.ndarray) -> list[str]:
+    """repr of each number ('' for NaN). Axis columns and counts repeat a few values: those are written once per
+    distinct bit pattern (so −0.0 stays '-0.0')."""
+    if not len(values):
+        return []
+    bits = values.view(np.int64) if values.dtype == np.float64 else values
+    distinct, inverse = np.unique(bits, return_inverse=True)
+    if 4 * len(distinct) < len(values):
+        texts = _reprs(distinct.view(values.dtype) if values.dtype == np.float64 else distinct)
+        return list(map(texts.__getitem__, inverse.ravel().tolist()))
+    return _reprs(values)
+
+
+def _reprs(values: np.ndarray) -> list[str]:
+    cells = repr(values.tolist())[1:-1].split(", ")  # every repr in one call
+    if values.dtype.kind == "f":
+        for i in np.flatnonzero(np.isnan(values)):
+            cells[i] = ""
+    return cells
+
+
+def _quoted(text) -> str:
+    text = str(text)
+    if any(c in text for c in ',"\n\r'):
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
+def _cell(v):
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float):
+        return "" if math.isnan(v) else repr(v)
+    return "" if v is None else v
+
+
+def to_jsonl(rows) -> str:
+    """One JSON object per row (the row's own keys; NaN as null, infinities as "inf"/"-inf")."""
+    return "".join(jsonl_parts(rows))
+
+
+def jsonl_parts(rows):
+    """`to_jsonl` in blocks of CSV_ROWS_PER_PART rows, each value's JSON text made column by column."""
+    import json
+
+    table = rows if isinstance(rows, Table) else Table.from_rows(list(rows))
+    keys = {name: json.dumps(name, ensure_ascii=False) + ": " for name in table.names}
+    for start in range(0, table.length, CSV_ROWS_PER_PART):
+        block = table.rows_between(start, min(start + CSV_ROWS_PER_PART, table.length))
+        cells = [_json_cells(block, name, keys[name]) for name in block.names]
+        yield "".join("{" + ", ".join(c for c in row if c) + "}\n" for row in zip(*cells))
+
+
+def _json_cells(table: Table, name: str, key: str) -> list[str]:
+    """'"name": value' for each row of one column ('' where the row has no such key)."""
+    import json
+
+    values = table.data[name]
+    if values.dtype == bool:
+        texts = np.where(values, key + "true", key + "false").tolist()
+    elif values.dtype.kind in "fiu":
+        texts = [key + t if t else key + "null" for t in _number_cells(values)]
+        if values.dtype.kind == "f":
+            for i in np.flatnonzero(np.isinf(values)):
+                texts[i] = key + ('"inf"' if values[i] > 0 else '"-inf"')
+    else:
+        def text(v):
+            if isinstance(v, float) and not math.isfinite(v):
+                v = None if math.isnan(v) else ("inf" if v > 0 else "-inf")
+            return key + json.dumps(v, ensure_ascii=False)
+
+        items = values.tolist()
+        if all(type(v) is str for v in items):
+            memo = {v: text(v) for v in set(items)}
+            texts = list(map(memo.__getitem__, items))
+        else:
+            texts = [text(v) for v in items]
+    have = table.present[name]
+    if have is not None:
+        for i in np.flatnonzero(~have):
+            texts[i] = ""
+    return texts
+
+
+def to_parquet(rows: list[dict]) -> bytes:
+    from core.errors import InputError
+
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise InputError("Parquet output needs pyarrow: pip install pyarrow") from None
+    import io
+
+    table = rows if isinstance(rows, Table) else Table.from_rows(list(rows))
+    arrays = {}
+    for name in table.names:
+        values, have = table.data[name], table.present[name]
+        if have is None and values.dtype != object:  # NaN (no value) is null, as in JSON lines
+            arrays[name] = pa.array(values, mask=np.isnan(values) if values.dtype.kind == "f" else None)
+        else:
+            arrays[name] = pa.array([None if isinstance(v, float) and math.isnan(v) else v
+                                     for v in table.column(name)])
+    table = pa.table(arrays)
+    buf = io.BytesIO()
+    pq.write_table(table, buf)
+    return buf.getvalue()
