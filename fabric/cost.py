@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
+from core.memo import last_results
 from fabric.bom import BomLine, BomResult, Range, roll_up
 from fabric.catalog import Catalog
 from fabric.design import ClusterDesign
@@ -82,25 +83,10 @@ class CostSummary:
     all_reduce_busbw_bps: float
 
 
-_SUMMARIES: dict[tuple, tuple] = {}  # the last few (design, estimate, catalog) → summary: stages of one command
-_SUMMARIES_MAX = 8  # (a sweep's fabric columns and its training row) price the same point once
-
-
+@last_results(8)  # a sweep's fabric columns and its training row price one point once
 def cost_summary(design: ClusterDesign, estimate: FabricEstimate, catalog: Catalog) -> CostSummary:
     """The cluster's bill of materials priced from `catalog`, with its per-GPU figures and shares. Designs,
     estimates and catalogs are immutable: the same three objects give the summary computed the first time."""
-    key = (id(design), id(estimate), id(catalog))
-    seen = _SUMMARIES.get(key)
-    if seen is not None and seen[0] is design and seen[1] is estimate and seen[2] is catalog:
-        return seen[3]
-    summary = _cost_summary(design, estimate, catalog)
-    if len(_SUMMARIES) >= _SUMMARIES_MAX:
-        _SUMMARIES.pop(next(iter(_SUMMARIES)))
-    _SUMMARIES[key] = (design, estimate, catalog, summary)
-    return summary
-
-
-def _cost_summary(design: ClusterDesign, estimate: FabricEstimate, catalog: Catalog) -> CostSummary:
     from fabric.bom import facility_power_w
     from fabric.collectives import busbw_bps
     from fabric.evaluate import job_collective

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.errors import InputError
+from core.memo import last_results
 
 OPS = ("all_reduce", "reduce_scatter", "all_gather", "all_to_all", "p2p")
 BITS_PER_BYTE = 8.0
@@ -63,25 +64,10 @@ def check_op(op: str) -> None:
         raise InputError(f"unknown collective {op!r}, expected one of {', '.join(OPS)}{hint}")
 
 
-_MIX_SHARES: dict[tuple, tuple] = {}  # the last (estimate, mix) → shares: a search prices one mix many times
-_CHECKED: dict[int, tuple] = {}  # id → (collective, job size, arrays): a strategy search prices one mix many times
-_CHECKED_MAX = 512
-
-
+@last_results(512)  # a strategy search prices one mix of collectives many times: each is checked once per job
 def group_arrays(c: Collective, job_gpus: int):
     """(n, p, s) as float arrays, checked: p ≥ 1 and s ≥ 1 whole numbers whose groups tile the job
-    (p·s divides the job's ranks). The same collective object on the same job is checked once."""
-    seen = _CHECKED.get(id(c))
-    if seen is not None and seen[0] is c and seen[1] == job_gpus:
-        return seen[2]
-    arrays = _checked_arrays(c, job_gpus)
-    if len(_CHECKED) >= _CHECKED_MAX:
-        _CHECKED.pop(next(iter(_CHECKED)))
-    _CHECKED[id(c)] = (c, job_gpus, arrays)
-    return arrays
-
-
-def _checked_arrays(c: Collective, job_gpus: int):
+    (p·s divides the job's ranks)."""
     check_op(c.op)
     n = np.asarray(c.message_bytes, dtype=float)
     p = np.asarray(c.size, dtype=float)
@@ -172,14 +158,8 @@ class FabricKind:
         else:  # a packet-switched fabric shares among what runs at once, by the bytes of one call each
             basis = [dataclasses.replace(c, calls=1.0) for c in running]
         arrays = [group_arrays(c, est.job_gpus) for c in running]
-        if self.static and mix is not None:  # the mix's shares, once per estimate and mix object
-            seen = _MIX_SHARES.get((id(est), id(mix)))
-            if seen is not None and seen[0] is est and seen[1] is mix and seen[2] == [id(c) for c in mix]:
-                shares = seen[3]
-            else:
-                shares = self.shares(est, basis)
-                _MIX_SHARES.clear()
-                _MIX_SHARES[(id(est), id(mix))] = (est, mix, [id(c) for c in mix], shares)
+        if self.static and isinstance(mix, tuple):  # an immutable mix: its shares once per estimate
+            shares = _mix_shares(self, est, mix)
         else:
             shares = self.shares(est, basis)
         if self.static and mix is not None:  # look each running collective up in the mix
@@ -194,6 +174,11 @@ class FabricKind:
                 share=scalar(np.broadcast_to(t.share, shape)), bandwidth_bps=scalar(np.broadcast_to(t.bandwidth_bps,
                                                                                                      shape))))
         return out
+
+
+@last_results(4)
+def _mix_shares(kind: FabricKind, est, mix: tuple):
+    return kind.shares(est, list(mix))
 
 
 def _index(mix, c) -> int:

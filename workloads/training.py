@@ -30,6 +30,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 
 from core.fields import param
+from core.memo import last_results
 from fabric.estimate import FabricEstimate
 from fabric.evaluate import price, price_first
 from fabric.kind import Collective
@@ -160,7 +161,7 @@ class TransformerPlan:
     compute_mb: np.ndarray
     tp_calls: dict
     tp_cs: list
-    mix: list  # tensor-parallel collectives, then pipeline, expert, all-reduce, reduce-scatter, all-gather
+    mix: tuple  # tensor-parallel collectives, then pipeline, expert, all-reduce, reduce-scatter, all-gather
     pp_calls_mb: np.ndarray
     ep_calls_mb: np.ndarray
     optimizer_s: np.ndarray
@@ -170,26 +171,15 @@ class TransformerPlan:
     megatron_flops: float
 
 
-_PLANS: dict = {}  # (model, gpu, batch, id(st), settings) → (st, plan): a sweep prices the same plan on many fabrics
-_PLANS_MAX = 32
-
-
 def transformer_plan(model: TransformerModel, gpu: Gpu, batch: int, st: Strategies, *,
                      compute: ComputeSettings = DEFAULT_SETTINGS,
                      training: TrainingSettings = DEFAULT_TRAINING) -> TransformerPlan:
-    """The fabric-free part of `transformer_breakdown`; the same strategies object and settings give the same
-    plan, computed once."""
-    key = (model, id(gpu), batch, id(st), compute, training)
-    seen = _PLANS.get(key)
-    if seen is not None and seen[0] is st and seen[1] is gpu:
-        return seen[2]
-    plan = _transformer_plan(model, gpu, batch, st, compute, training)
-    if len(_PLANS) >= _PLANS_MAX:
-        _PLANS.pop(next(iter(_PLANS)))
-    _PLANS[key] = (st, gpu, plan)
-    return plan
+    """The fabric-free part of `transformer_breakdown`; the same model, GPU, strategies and settings give the same
+    plan, computed once (a sweep prices one plan on many fabrics)."""
+    return _transformer_plan(model, gpu, batch, st, compute, training)
 
 
+@last_results(32)
 def _transformer_plan(model, gpu, batch, st, compute, training) -> TransformerPlan:
     precision = precision_for(gpu)
     d, t, p, b, v = (x.astype(float) for x in (st.dp, st.tp, st.pp, st.microbatch, st.interleave))
@@ -240,7 +230,7 @@ def _transformer_plan(model, gpu, batch, st, compute, training) -> TransformerPl
                       calls=np.select([st.zero == 1, st.zero >= 2], [1.0, m], 0.0), name="dp-rs")
     ag_c = Collective("all_gather", gather, st.dp, strides["dp"],
                       calls=np.select([st.zero == 3, st.zero >= 1], [2.0 * m, 1.0], 0.0), name="zero-ag")
-    mix = [*tp_cs, pp_c, ep_c, ar_c, rs_c, ag_c]
+    mix = (*tp_cs, pp_c, ep_c, ar_c, rs_c, ag_c)
     updated = np.where(st.zero >= 1, stage_params / d, stage_params)
     optimizer = optimizer_step_s(updated, gpu, compute)
 
