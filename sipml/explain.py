@@ -56,59 +56,46 @@ FORMULAS = {
 
 
 def symbolic_formula(name: str):
-    """The quantity's formula as a sympy equation (the same as FORMULAS' text), or None."""
+    """The quantity's formula as a sympy equation (the same as FORMULAS' text, terms in its order), or None."""
     import sympy as sp
 
     sym = lambda text: sp.Symbol(text, positive=True)  # noqa: E731
-    launch, losses, penalties, sens, reserve = (sym(t) for t in (r"P_{\mathrm{launch}}", r"\Sigma IL", r"\Sigma PP",
-                                                                 "S", r"M_{\mathrm{sys}}"))
+    add = lambda *terms: sp.Add(*terms, evaluate=False)  # noqa: E731
+    frac = lambda a, b: sp.Mul(a, sp.Pow(b, -1, evaluate=False), evaluate=False)  # noqa: E731
     n_fsr, n_lines, n_budget, n_req = (sym(t) for t in (r"N_{\mathrm{FSR}}", r"N_{\mathrm{lines}}",
                                                         r"N_{\mathrm{budget}}", r"N_{\mathrm{req}}"))
-    rate, k, n, fibers, escape = (sym(t) for t in ("R", "k", "n", "F", r"F_{\mathrm{escape}}"))
-    capacity, t_iter, t_base = sym("C"), sym("T"), sym(r"T_{\mathrm{baseline}}")
-    throughput, cost, power = sym("X"), sym(r"\$"), sym("W")
-    x_b, cost_b, power_b = sym(r"X_{\mathrm{baseline}}"), sym(r"\$_{\mathrm{baseline}}"), sym(r"W_{\mathrm{baseline}}")
+    rate, payload, capacity, t_iter = sym("R"), frac(sym("k"), sym("n")), sym("C"), sym("T")
+    throughput, x_b = sym("X"), sym(r"X_{\mathrm{baseline}}")
+    optical = add(*(sym(rf"P_{{\mathrm{{{part}}}}}") for part in ("laser", "mod", "rx", "tune")))
     i = sp.Symbol("i", integer=True)
-    count, price = sp.IndexedBase("n"), sp.IndexedBase("p")
-    m, p, v, t_stage, t_dp, t_opt = (sym(t) for t in ("m", "p", "v", r"t_{\mathrm{stage}}", r"T_{\mathrm{DP}}",
-                                                      r"T_{\mathrm{opt}}"))
-    gpus, p_gpu, p_host, c_net = (sym(t) for t in ("G", r"p_{\mathrm{GPU}}", r"p_{\mathrm{host}}",
-                                                   r"c_{\mathrm{net}}"))
-    forms = _forms(sp, sym, locals())
+    forms = {
+        "margin_db": (sym(r"\mathrm{margin}"), add(sym(r"P_{\mathrm{launch}}"), -sym(r"\Sigma IL"), -sym(r"\Sigma PP"),
+                                                  -sym("S"), -sym(r"M_{\mathrm{sys}}"))),
+        "capacity_gbps": (capacity, sp.Min(n_fsr, n_lines, n_budget, n_req) * rate * payload
+                          * sp.Min(sym("F"), sym(r"F_{\mathrm{escape}}"))),
+        "max_capacity_gbps": (sym(r"C_{\max}"), sym(r"N_{\max}") * rate * payload * sym(r"F_{\mathrm{escape}}")),
+        "max_wavelengths_per_fiber": (sym(r"N_{\max}"), sp.Min(n_fsr, n_lines, n_budget)),
+        "energy_pj_per_bit": (sym("E"), frac(optical, capacity)),
+        "total_energy_pj_per_bit": (sym(r"E_{\mathrm{total}}"), add(frac(optical, capacity), sym(r"E_{\mathrm{d2d}}"),
+                                                                      sym(r"E_{\mathrm{DSP}}"),
+                                                                      sym(r"E_{\mathrm{fabric}}"))),
+        "optical_reach": (sym("h"), add(1, sp.floor(sym(r"m_{\mathrm{neighbour}}") / sym(r"L_{\mathrm{pass}}")))),
+        "network_cost_usd_per_gpu": (sym(r"c_{\mathrm{net}}"),
+                                     sp.Sum(sp.IndexedBase("n")[i] * sp.IndexedBase("p")[i], (i, 1, sym("K")))),
+        "cluster_cost_usd": (sym(r"\$_{\mathrm{cluster}}"), sym("G") * add(sym(r"p_{\mathrm{GPU}}"),
+                                                                         sym(r"p_{\mathrm{host}}"),
+                                                                         sym(r"c_{\mathrm{net}}"))),
+        "speedup": (sym("s"), frac(sym(r"T_{\mathrm{baseline}}"), t_iter)),
+        "speedup_per_dollar": (sym(r"s_{\$}"), (throughput / sym(r"\$")) / (x_b / sym(r"\$_{\mathrm{baseline}}"))),
+        "speedup_per_watt": (sym(r"s_{W}"), (throughput / sym("W")) / (x_b / sym(r"W_{\mathrm{baseline}}"))),
+        "iteration_s": (t_iter, add(sym("m") * sym(r"t_{\mathrm{stage}}"),
+                                    sp.Mul(frac(add(sym("p"), -1), sym("v")), sym(r"t_{\mathrm{stage}}"), evaluate=False),
+                                    sym(r"T_{\mathrm{DP}}"), sym(r"T_{\mathrm{opt}}"))),
+    }
     if name not in forms:
         return None
     lhs, rhs = forms[name]
     return sp.Eq(lhs, rhs, evaluate=False)
-
-
-def _forms(sp, sym, s) -> dict:
-    launch, losses, penalties, sens, reserve = s["launch"], s["losses"], s["penalties"], s["sens"], s["reserve"]
-    n_fsr, n_lines, n_budget, n_req = s["n_fsr"], s["n_lines"], s["n_budget"], s["n_req"]
-    rate, k, n, fibers, escape, capacity = s["rate"], s["k"], s["n"], s["fibers"], s["escape"], s["capacity"]
-    t_iter, t_base, throughput, cost, power = s["t_iter"], s["t_base"], s["throughput"], s["cost"], s["power"]
-    x_b, cost_b, power_b, i, count, price = s["x_b"], s["cost_b"], s["power_b"], s["i"], s["count"], s["price"]
-    m, p, v, t_stage, t_dp, t_opt = s["m"], s["p"], s["v"], s["t_stage"], s["t_dp"], s["t_opt"]
-    gpus, p_gpu, p_host, c_net = s["gpus"], s["p_gpu"], s["p_host"], s["c_net"]
-    add = lambda *terms: sp.Add(*terms, evaluate=False)  # noqa: E731  (in the text's order)
-    frac = lambda a, b: sp.Mul(a, sp.Pow(b, -1, evaluate=False), evaluate=False)  # noqa: E731
-    optical = add(sym(r"P_{\mathrm{laser}}"), sym(r"P_{\mathrm{mod}}"), sym(r"P_{\mathrm{rx}}"), sym(r"P_{\mathrm{tune}}"))
-    return {
-        "margin_db": (sym(r"\mathrm{margin}"), add(launch, -losses, -penalties, -sens, -reserve)),
-        "capacity_gbps": (capacity, sp.Min(n_fsr, n_lines, n_budget, n_req) * rate * frac(k, n) * sp.Min(fibers, escape)),
-        "max_wavelengths_per_fiber": (sym(r"N_{\max}"), sp.Min(n_fsr, n_lines, n_budget)),
-        "energy_pj_per_bit": (sym("E"), frac(optical, capacity)),
-        "optical_reach": (sym("h"), add(1, sp.floor(sym(r"m_{\mathrm{neighbour}}") / sym(r"L_{\mathrm{pass}}")))),
-        "network_cost_usd_per_gpu": (sym(r"c_{\mathrm{net}}"), sp.Sum(count[i] * price[i], (i, 1, sym("K")))),
-        "cluster_cost_usd": (sym(r"\$_{\mathrm{cluster}}"), gpus * add(p_gpu, p_host, c_net)),
-        "speedup": (sym("s"), frac(t_base, t_iter)),
-        "speedup_per_dollar": (sym(r"s_{\$}"), (throughput / cost) / (x_b / cost_b)),
-        "speedup_per_watt": (sym(r"s_{W}"), (throughput / power) / (x_b / power_b)),
-        "iteration_s": (t_iter, add(m * t_stage, sp.Mul(frac(add(p, -1), v), t_stage, evaluate=False), t_dp, t_opt)),
-        "max_capacity_gbps": (sym(r"C_{\max}"), sym(r"N_{\max}") * rate * frac(k, n) * escape),
-        "total_energy_pj_per_bit": (sym(r"E_{\mathrm{total}}"), add(frac(optical, capacity), sym(r"E_{\mathrm{d2d}}"),
-                                                                      sym(r"E_{\mathrm{DSP}}"),
-                                                                      sym(r"E_{\mathrm{fabric}}"))),
-    }
 
 
 def formula_latex(name: str) -> str:
