@@ -51,6 +51,24 @@ def test_link_only_rows_equal_the_per_point_path(case):
         assert same(got, expected), (got, expected)
 
 
+def test_regular_points_never_take_the_per_point_path(monkeypatch):
+    """The speed is the kernel's: a grid of link axes sends no point to the per-point path, a refused point only
+    itself."""
+    import sipml.sweep as sweep_module
+
+    sent = []
+    real = sweep_module.evaluate_chunk
+    monkeypatch.setattr(sweep_module, "evaluate_chunk", lambda *args: sent.append(args[3]) or real(*args))
+    for case in ("power × spacing × count", "a name axis", "SiP-OCS adds its switch passes",
+                 "wavelength spans enter in Hz"):
+        design, overrides, specs = CASES[case]
+        run_sweep(design, list(overrides), specs, link_only=True)
+        assert sent == [], case
+    design, overrides, specs = CASES["refused points: band and temperature order"]
+    run_sweep(design, list(overrides), specs, link_only=True)
+    assert len(sent) == 1 and len(sent[0]) == 10
+
+
 def test_the_cases_exercise_the_kernel_and_the_per_point_path():
     """The grid kernel evaluates the regular points; refused ones and spans come back with the per-point rows."""
     design, overrides, specs = CASES["refused points: band and temperature order"]
