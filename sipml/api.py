@@ -96,14 +96,18 @@ def cost(design=None, catalog_files: Sequence[str | Path] = ()):
 
 def speedup(designs: str | Sequence[str] = ("sip-ring", "sip-ocs"), model: str = "gpt3-175b", *,
             gpus: int | None = None, batch: int | None = None, strategy: str | None = None,
+            stack: str | None = None, sets: Sequence[str] = (),
             baselines: Sequence[str] = ("fattree-200", "dgx-a100"), tokens: float | None = None) -> list[dict]:
-    """The rows of ``sipml speedup``: for each design the best strategy, iteration time and its breakdown,
-    throughput, TFLOP/s, MFU, speedup / per $ / per W over each baseline, and a training run's time, energy and
-    cost (the keys of the README's `sipml speedup --format json`)."""
+    """The rows of ``sipml speedup``: for each design the best strategy under the software stack, iteration time
+    and its breakdown, throughput, model TFLOP/s, MFU, speedup / per $ / per W over each baseline, and a training
+    run's time, energy and cost (the keys of the README's `sipml speedup --format json`). `stack` is
+    `--strategy stack=NAME`; `sets` are `--set` overrides of the designs compared (not of the baselines)."""
     from sipml.speedup import run_speedup
 
     names = [designs] if isinstance(designs, str) else list(designs)
-    rows, _, _ = run_speedup(names, model, gpus, batch, strategy, None, list(baselines), tokens)
+    if stack is not None:
+        strategy = ",".join(x for x in (strategy, f"stack={stack}") if x)
+    rows, _, _ = run_speedup(names, model, gpus, batch, strategy, list(sets), list(baselines), tokens)
     return rows
 
 

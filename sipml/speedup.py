@@ -62,8 +62,10 @@ def run_speedup(designs, model_name: str, gpus: int | None, batch: int | None, s
         row = {"design": name, "feasible": True, "fabric": r.estimate.kind, "model": model.name, "gpus": n,
                "gpu": r.gpu.name,
                "batch": batch, "strategy": r.best.strategy, "iteration_s": r.best.iteration_s,
+               "stack": r.stack.name, "precision": r.precision,
                "breakdown": r.best.breakdown, "memory_gb_per_gpu": r.best.memory_bytes / 1e9,
-               "tflops_per_gpu": r.tflops_per_gpu, "mfu": r.mfu, "throughput": r.throughput,
+               "tflops_per_gpu": r.tflops_per_gpu, "mfu": r.mfu,
+               "hardware_tflops_per_gpu": r.hardware_tflops_per_gpu, "hfu": r.hfu, "throughput": r.throughput,
                "throughput_unit": r.throughput_unit, "candidates": r.candidates, "feasible_candidates": r.feasible,
                "cluster_cost_usd": r.cluster_cost_usd, "cluster_power_w": r.cluster_power_w,
                "per_gpu_bandwidth_gbps": r.estimate.per_gpu_bandwidth_bps / 1e9}
@@ -119,8 +121,10 @@ def speedup_report(rows, batch_source: str, failures: dict) -> Report:
     if not feasible:
         return Report({"rows": rows}, [], [f"{name}: {why}" for name, why in failures.items()])
     tables.append(Table("Best strategy and where the iteration goes (seconds)",
-                        ["design", "strategy", *first["breakdown"], "GB/GPU", "searched"],
-                        [{"design": r["design"], "strategy": _strategy_text(r["strategy"]),
+                        ["design", "stack", "strategy", *first["breakdown"], "GB/GPU", "searched"],
+                        [{"design": r["design"], "stack": r["stack"] + ("" if r["precision"] in ("bf16", "fp16")
+                                                                        else f" {r['precision']}"),
+                          "strategy": _strategy_text(r["strategy"]),
                           **{k: f"{v:.3g}" for k, v in r["breakdown"].items()},
                           "GB/GPU": f"{r['memory_gb_per_gpu']:.1f}",
                           "searched": f"{r['feasible_candidates']}/{r['candidates']}"} for r in feasible]))
@@ -132,8 +136,9 @@ def speedup_report(rows, batch_source: str, failures: dict) -> Report:
                f"{run.load_fraction:g} load × PUE; cost = hardware over a {run.life / SECONDS_PER_YEAR:g}-year life + "
                f"electricity at ${run.electricity * J_PER_KWH:.3g}/kWh (Epoch AI)",
                "speedup = baseline iteration time / this one; per $ and per W divide by cluster cost and nameplate power",
-               "TFLOP/s per GPU counts the FLOPs executed (recomputation included); MFU the model's FLOPs alone over the "
-               "GPUs' dense peak (Chowdhery et al. 2022)"]
+               "TFLOP/s per GPU counts the model's FLOPs (forward and backward, no recomputation: the same whatever is "
+               "recomputed); MFU divides them by the GPUs' dense 16-bit peak (Chowdhery et al. 2022); JSON "
+               "hardware_tflops_per_gpu and hfu count the FLOPs executed, recomputation included"]
     if any(r.get("fabric") == "ideal" for r in feasible):
         footer.append("ideal: a reference switch with no cost of its own (network $0), so its per-$ and per-W figures "
                       "are upper bounds, not a design")
@@ -141,13 +146,13 @@ def speedup_report(rows, batch_source: str, failures: dict) -> Report:
 
 
 def _strategy_text(strategy: dict) -> str:
-    skip = {"ep": 1, "interleave": 1, "zero": 0, "sp": False, "order": "tp-dp-pp"}
+    skip = {"ep": 1, "cp": 1, "interleave": 1, "zero": 0, "sp": False, "order": "tp-dp-pp"}
     return " ".join(f"{k}={v}" for k, v in strategy.items() if skip.get(k, object()) != v)
 
 
 def models_report() -> Report:
     from workloads.gpus import load_gpus
-    from workloads.models import DlrmModel, GenericModel, zoo
+    from workloads.models import CnnModel, DlrmModel, GenericModel, zoo
     from workloads.speedup import DEFAULT_BATCH
     from workloads.transformer import parameter_count
 
@@ -155,6 +160,10 @@ def models_report() -> Report:
     for name, model in zoo().items():
         if isinstance(model, GenericModel):
             params, shape = model.parameters, "totals per sample"
+        elif isinstance(model, CnnModel):
+            params = model.parameters
+            shape = (f"{model.architecture}, blocks {', '.join(map(str, model.blocks))}" if model.architecture == "resnet"
+                     else f"vgg, {sum(1 for c in model.channels if c)} convolutions") + f", {model.image_size} px"
         elif isinstance(model, DlrmModel):
             from workloads import dlrm
 
@@ -182,7 +191,26 @@ def models_report() -> Report:
                       "HBM GB": f"{g['hbm_gb']:.0f}", "HBM TB/s": f"{g['hbm_tb_s']:.2f}",
                       "NVLink Gbps": f"{g['nvlink_gbps']:.0f}", "price USD": f"{g['price_usd']:,.0f}",
                       "TDP W": f"{g['tdp_w']:.0f}"} for g in gpus])]
-    return Report({"models": rows, "gpus": gpus}, tables)
+    from workloads.stacks import DEFAULT_DATA_PARALLEL_STACK, DEFAULT_STACK, shipped_stacks
+
+    stacks = [stack.summary() for stack in shipped_stacks().values()]
+    defaults = {DEFAULT_STACK: "transformers", DEFAULT_DATA_PARALLEL_STACK: "models by totals, CNNs, DLRM"}
+    tables.append(Table("Software stacks (--strategy stack=NAME)", ["stack", "default for", "attention",
+                                                                    "gradient reduction", "what it runs"],
+                        [{"stack": st["name"], "default for": defaults.get(st["name"], "–"),
+                          "attention": st["compute"]["attention"],
+                          "gradient reduction": "overlapped in buckets" if st["training"]["dp_overlap"] == "backward"
+                          else "after the backward",
+                          "what it runs": _supports_text(st["supports"])} for st in stacks]))
+    return Report({"models": rows, "gpus": gpus, "stacks": stacks}, tables)
+
+
+def _supports_text(supports: dict) -> str:
+    parts = [f"ZeRO {'/'.join(map(str, supports['zero']))}", f"recompute {'/'.join(supports['recompute'])}"]
+    parts += [name.replace("_", " ") for name in ("sequence_parallel", "context_parallel", "uneven_pipeline", "fp8")
+              if supports[name]]
+    parts += [f"no {name.replace('_', ' ')}" for name in ("tensor_parallel", "pipeline_parallel") if not supports[name]]
+    return ", ".join(parts)
 
 
 def _count(n: float) -> str:

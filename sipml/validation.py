@@ -1,13 +1,16 @@
 """`sipml validate`: every published case the project reproduces — published value, ours, error, tolerance.
 
 Cases come from the physical layer (photonics reference R1–R7), SiP-ML (its interface, fabric cases and the
-1.3–9.1× headline), NCCL measurements on one server, and Megatron-LM SC21 Table 1 (achieved TFLOP/s per GPU).
+1.3–9.1× headline), NCCL measurements on one server, and published training runs (`cases/training_runs.toml`:
+Megatron-LM SC21 and K22, MegaScale, Llama 3, MLPerf GPT-3, CNN and BERT throughput), each computed by the function
+`sipml speedup` runs, with the run's own settings (its software stack included) written out in the case table.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from pathlib import Path
 
 from sipml.render import Report, Table
 
@@ -119,81 +122,106 @@ def _nccl_cases() -> list[Case]:
     return out
 
 
-MEGATRON_ROWS = (  # N21 Table 1: model, t, p, GPUs, batch, achieved TFLOP/s per GPU
-    ("megatron-1.7b", 1, 1, 32, 512, 137), ("megatron-3.6b", 2, 1, 64, 512, 138), ("megatron-7.5b", 4, 1, 128, 512,
-                                                                                   142),
-    ("megatron-18.4b", 8, 1, 256, 1024, 135), ("megatron-39.1b", 8, 2, 512, 1536, 138),
-    ("megatron-76.1b", 8, 4, 1024, 1792, 140), ("megatron-145.6b", 8, 8, 1536, 2304, 148),
-    ("megatron-310.1b", 8, 16, 1920, 2160, 155), ("megatron-529.6b", 8, 35, 2520, 2520, 163),
-    ("megatron-1008b", 8, 64, 3072, 3072, 163))
+CASES_DIR = Path(__file__).with_name("cases")
+METRICS = ("iteration_s", "mfu", "throughput_per_gpu", "sequences_per_gpu", "n21_tflops_per_gpu")
+_CASE_KEYS = ("group", "name", "source", "design", "set", "model", "gpus", "batch", "strategy", "metric", "published",
+              "tolerance")
+_OPTIONAL_KEYS = ("judged", "note")
+_METRIC_UNITS = {"iteration_s": "s", "mfu": "", "throughput_per_gpu": "per s per GPU",
+                 "sequences_per_gpu": "sequences/s per GPU", "n21_tflops_per_gpu": "TFLOP/s per GPU"}
 
 
-def megatron_tflops(model_name: str, tp: int, pp: int, gpus: int, batch: int) -> float:
-    """Our achieved TFLOP/s per GPU for one N21 Table 1 row: Selene (DGX A100 80 GB, 8 HDR NICs per node), the
-    row's t and p with Megatron-LM 2021's software (full recomputation, no sequence parallelism, no ZeRO, unfused
-    attention, separate gradient accumulation), the rest (dp, microbatch, interleaving) searched; N21's FLOP
-    count over the iteration time."""
-    import numpy as np
+@dataclass(frozen=True)
+class TrainingCase:
+    """One published training run as the inputs of a `sipml speedup` command (cases/training_runs.toml)."""
 
-    from fabric.evaluate import evaluate_fabric
-    from sipml.design import load_design
-    from workloads.compute import MEGATRON_2021
-    from workloads.gpus import get_gpu
-    from workloads.models import load_model
-    from workloads.strategy import transformer_strategies
-    from workloads.training import transformer_breakdown
+    group: str
+    name: str
+    source: str
+    design: str
+    sets: tuple[str, ...]
+    model: str  # a zoo name or a path
+    gpus: int
+    batch: int
+    strategy: str
+    metric: str
+    published: float
+    tolerance: float
+    judged: bool = True
+    note: str = ""
 
-    est = evaluate_fabric(load_design("dgx-a100", [f"fabric.gpus={gpus}", "fabric.gpu=gpu.a100_sxm4_80gb"]))
-    model = load_model(model_name)
-    st = transformer_strategies(model, gpus, batch, {"tp": tp, "pp": pp, "recompute": 2, "sp": False, "zero": 0})
-    br = transformer_breakdown(model, get_gpu("a100_sxm4_80gb"), est, batch, st, compute=MEGATRON_2021)
-    t = np.where(br.fits, br.iteration_s, np.inf)
-    return br.megatron_flops / (gpus * float(t.min())) / 1e12
-
-
-K22_TABLE_5 = (  # a, h, L, t, p, GPUs, batch, microbatch, interleave, s full recompute, s SP + selective
-    (64, 6144, 48, 8, 1, 8, 4, 4, 1, 1.42, 1.10), (96, 12288, 96, 8, 8, 64, 64, 1, 3, 18.13, 13.75),
-    (128, 20480, 105, 8, 35, 280, 280, 1, 3, 49.05, 37.83), (160, 25600, 128, 8, 64, 512, 512, 1, 1, 94.42, 71.49))
-K22_NAMES = ("22B", "175B", "530B", "1T")
-
-
-def k22_iteration_s(a, h, layers, tp, pp, gpus, batch, b, v, selective: bool) -> float:
-    """Our iteration time for one K22 Table 5 run: GPT of that shape (s 2048, V 51200) on DGX A100 80 GB, the
-    run's t, p, microbatch and interleaving, full recomputation or sequence parallelism + selective recomputation,
-    Megatron-LM 2022's kernels."""
-    from fabric.evaluate import evaluate_fabric
-    from sipml.design import load_design
-    from workloads.compute import MEGATRON_2022
-    from workloads.gpus import get_gpu
-    from workloads.models import model_from_mapping
-    from workloads.strategy import transformer_strategies
-    from workloads.training import transformer_breakdown
-
-    model = model_from_mapping({"layers": layers, "hidden": h, "heads": a, "seq_len": 2048, "vocab": 51200},
-                               "K22 Table 5", f"gpt-{h}")
-    est = evaluate_fabric(load_design("dgx-a100", [f"fabric.gpus={gpus}", "fabric.gpu=gpu.a100_sxm4_80gb"]))
-    fixed = {"tp": tp, "pp": pp, "microbatch": b, "interleave": v, "recompute": 1 if selective else 2,
-             "sp": selective, "zero": 0}
-    st = transformer_strategies(model, gpus, batch, fixed)
-    br = transformer_breakdown(model, get_gpu("a100_sxm4_80gb"), est, batch, st.take([0]), compute=MEGATRON_2022)
-    return float(br.iteration_s[0])
+    def argv(self) -> list[str]:
+        """The `sipml speedup` command line of the case (its row is the case's result)."""
+        out = ["speedup", self.design, "-m", self.model, "--gpus", str(self.gpus), "--batch", str(self.batch),
+               "--strategy", self.strategy, "--baseline", self.design]
+        for item in self.sets:
+            out += ["--set", item]
+        return out
 
 
-def _k22_cases() -> list[Case]:
+def training_cases() -> list[TrainingCase]:
+    """The published training runs of `cases/training_runs.toml`, model files resolved beside it."""
+    from core import toml_files
+    from core.errors import InputError
+
+    path = CASES_DIR / "training_runs.toml"
     out = []
-    for name, (a, h, layers, t, p, n, batch, b, v, full_s, selective_s) in zip(K22_NAMES, K22_TABLE_5):
-        for selective, measured in ((False, full_s), (True, selective_s)):
-            out.append(Case("Megatron",
-                            f"K22 {name} iteration, " + ("SP + selective" if selective else "full recompute"),
-                            "Korthikanti et al. 2022 Table 5, as Calculon's validation files restate it", measured,
-                            k22_iteration_s(a, h, layers, t, p, n, batch, b, v, selective), "s", 0.07))
+    for i, table in enumerate(toml_files.read(path).get("case", [])):
+        where = f"{path}: case {i + 1}"
+        unknown = set(table) - set(_CASE_KEYS) - set(_OPTIONAL_KEYS)
+        missing = set(_CASE_KEYS) - set(table)
+        if unknown or missing:
+            raise InputError(f"{where}: unknown keys {sorted(unknown)}, missing {sorted(missing)}")
+        if table["metric"] not in METRICS:
+            raise InputError(f"{where}: metric {table['metric']!r}: expected one of {', '.join(METRICS)}")
+        model = table["model"]
+        if model.endswith(".toml"):
+            model = str(CASES_DIR / model)
+        out.append(TrainingCase(group=table["group"], name=table["name"], source=table["source"],
+                                design=table["design"], sets=tuple(table["set"]), model=model, gpus=table["gpus"],
+                                batch=table["batch"], strategy=table["strategy"], metric=table["metric"],
+                                published=float(table["published"]), tolerance=float(table["tolerance"]),
+                                judged=bool(table.get("judged", True)), note=table.get("note", "")))
     return out
 
 
-def _megatron_cases() -> list[Case]:
-    return [Case("Megatron", f"{name} (t={t}, p={p}, {n} GPUs)", "Narayanan et al. SC21 Table 1", published,
-                 megatron_tflops(name, t, p, n, b), "TFLOP/s per GPU", 0.07)
-            for name, t, p, n, b, published in MEGATRON_ROWS]
+def training_case_row(case: TrainingCase) -> dict:
+    """The `sipml speedup` row of the case, computed by the function the command runs."""
+    from sipml.speedup import run_speedup
+
+    rows, _, failures = run_speedup([case.design], case.model, case.gpus, case.batch, case.strategy,
+                                    list(case.sets), [case.design], None)
+    return rows[0]
+
+
+def case_value(case: TrainingCase, row: dict) -> float:
+    """The number of `row` the case's published value is compared with."""
+    if not row.get("feasible"):
+        return math.nan
+    if case.metric == "throughput_per_gpu":
+        return row["throughput"] / row["gpus"]
+    if case.metric == "sequences_per_gpu":
+        from workloads.models import load_model
+
+        return row["throughput"] / row["gpus"] / load_model(case.model).seq_len
+    if case.metric == "n21_tflops_per_gpu":
+        from workloads.models import load_model
+        from workloads.transformer import megatron_flops_per_iteration
+
+        m = load_model(case.model)
+        return float(megatron_flops_per_iteration(row["batch"], m.layers, m.hidden, m.seq_len, m.vocab)
+                     / (row["gpus"] * row["iteration_s"]) / 1e12)
+    return row[case.metric]
+
+
+def _training_cases() -> list[Case]:
+    out = []
+    for case in training_cases():
+        row = training_case_row(case)
+        note = case.note if row.get("feasible") else row.get("reason", "")
+        out.append(Case(case.group, case.name, case.source, case.published, case_value(case, row),
+                        _METRIC_UNITS[case.metric], case.tolerance, note=note, informational=not case.judged))
+    return out
 
 
 def sipml_speedup_cases() -> list[Case]:
@@ -263,8 +291,7 @@ def _matched_radius_um(channels: int) -> float:
 
 
 def all_cases() -> list[Case]:
-    return [*_photonics_cases(), *_sipml_cases(), *_nccl_cases(), *_megatron_cases(), *_k22_cases(),
-            *sipml_speedup_cases()]
+    return [*_photonics_cases(), *_sipml_cases(), *_nccl_cases(), *_training_cases(), *sipml_speedup_cases()]
 
 
 def validation_report(cases: list[Case]) -> Report:

@@ -14,17 +14,21 @@ attention-out and MLP-down by rows, attention by heads):
 - recomputation: full recomputation runs the whole forward again inside the backward; selective runs the
   attention core again (QKᵀ, softmax, dropout, attention·V), K22 §5.
 - a fused (flash) attention kernel replaces the score GEMMs and the softmax/dropout kernels by one kernel at
-  `flash_efficiency` of the tensor-core peak, skipping the masked half of causal attention; its backward does
-  2.5× the forward FLOPs (it recomputes the scores).
+  the share of the tensor-core peak the GPU's measurements give its kernel family (`workloads.gpus`), skipping
+  the masked half of causal attention; its backward does 2.5× the forward FLOPs (it recomputes the scores).
+- FP8 GEMMs (Transformer Engine) run at the GPU's FP8 MAMF, after cast-transpose kernels that turn each 16-bit
+  operand into FP8 (the activations, the weights, the output gradients); attention and the memory-bound
+  kernels stay in 16 bits.
 
 Also: the input embedding, the output logits with the vocabulary-parallel cross-entropy, the optimizer step
 and per-microbatch gradient accumulation. Everything broadcasts over numpy arrays; identical strategies are
 evaluated once (`np.unique`), so 10⁶ candidates with a few hundred distinct (b, t, …) cost little.
 
-Software choices that change the bytes moved are `ComputeSettings`: Megatron-LM as of SC21 ran unfused
-attention and added each microbatch's fp16 weight gradients into fp32 main gradients in a separate pass
-(`MEGATRON_2021`); today's default fuses both (flash attention, gradient accumulation inside the weight-gradient
-GEMM). No constant depends on the model.
+Software choices that change the bytes moved are `ComputeSettings`, set per training stack (workloads.stacks):
+Megatron-LM as of SC21 ran unfused attention and added each microbatch's fp16 weight gradients into fp32 main
+gradients in a separate pass; today's stacks fuse both (flash attention, gradient accumulation inside the
+weight-gradient GEMM). Every rate is the GPU's benchmark rate times the stack's `software_efficiency`. No
+constant depends on the model.
 """
 
 from __future__ import annotations
@@ -49,17 +53,32 @@ KINDS = ("dense", "moe", "encoder")
 class ComputeSettings:
     """Software choices and the constants of the memory-bound and fused-attention kernels."""
 
-    attention: str = param("flash", "choice", "attention kernel: 'unfused' (QKᵀ and attention·V GEMMs with the "
-                           "s×s scores in HBM, softmax and dropout as separate kernels: Megatron-LM 2021) or "
-                           "'flash' (one fused kernel)", "—", choices=("unfused", "flash"))
+    attention: str = param("flash3", "choice", "attention kernel: 'unfused' (QKᵀ and attention·V GEMMs with the "
+                           "s×s scores in HBM, softmax and dropout as separate kernels: Megatron-LM 2021–22), "
+                           "'flash2' (FlashAttention-2) or 'flash3' (FlashAttention-3 / cuDNN fused attention on "
+                           "Hopper and newer); a GPU without figures for the family runs the next older one "
+                           "(workloads.gpus)", "—", choices=("unfused", "flash2", "flash3"))
+    flash_half_length: float = param(235.0, "1", "keys per fused-attention call at which the kernel reaches half "
+                                     "its long-sequence rate (rate ∝ L/(L + L½))", "[inferred] FlashAttention-2's "
+                                     "50–73 % forward range on A100 (workloads-3.md §4) spans 512 to 16k tokens: "
+                                     "512·(73/50 − 1) ≈ 235", lo=0.0)
     grad_accumulation: str = param("fused", "choice", "'separate': each microbatch's 16-bit weight gradients "
                                    "are added into fp32 main gradients by a separate kernel (Megatron-LM "
                                    "2021); 'fused': the weight-gradient GEMM accumulates into fp32 directly",
                                    "—", choices=("separate", "fused"))
-    flash_efficiency: float = param(0.6, "1", "fraction of the dense tensor-core peak a fused attention kernel "
-                                    "reaches on its useful FLOPs", "[restated] FlashAttention-2 (Dao 2023): "
-                                    "50–73 % of peak on A100 forward; FlashAttention-3 (Shah et al. 2024): up "
-                                    "to 75 % on H100 (not in shared/reference)", lo=MIN_EFFICIENCY, hi=1.0)
+    conv_layout: str = param("nhwc", "choice", "activation layout of convolutions: 'nhwc' (channels last, what "
+                             "tensor cores read) or 'nchw' (the library transposes each input and output)",
+                             "workloads-3.md §5: NVIDIA Convolutional Layers guide, NHWC recommended [restated]",
+                             choices=("nhwc", "nchw"))
+    norm_fusion: str = param("separate", "choice", "'separate': BatchNorm, ReLU and the residual add as their own "
+                             "kernels (PyTorch eager); 'fused': one BatchNorm-add-ReLU kernel (cuDNN "
+                             "BatchNormalizationForwardTrainingEx); 'conv': BatchNorm statistics in the "
+                             "convolution's epilogue, normalise and ReLU in the next one's prologue (cuDNN runtime "
+                             "fusion)", "workloads-3.md §5 [restated]", choices=("separate", "fused", "conv"))
+    fp8_cast_bytes: float = param(4.0, "1", "HBM bytes per element an FP8 GEMM's operand casts move (read the "
+                                  "16-bit tensor, write its FP8 copy and its FP8 transpose for the backward)",
+                                  "[inferred] Transformer Engine's fused cast-transpose: read 2 B, write 1 + 1 B "
+                                  "(workloads-3.md §4: delayed scaling leaves no other per-step cost)", lo=0.0)
     optimizer_bytes_per_param: float = param(34.0, "1", "HBM bytes the optimizer step moves per parameter",
                                              "[inferred] fused mixed-precision Adam: reads fp32 gradient, "
                                              "master weight, momentum, variance (16 B), writes the last three "
@@ -79,24 +98,20 @@ class ComputeSettings:
                                     "(workloads.compute_totals)", "[inferred] the forward read; the gradient "
                                     "rows written; a row-wise optimizer reading and writing each row and its "
                                     "state", lo=0.0)
-    software_efficiency: float = param(1.0, "1", "share of the GPU's measured kernel throughput (MAMF for "
-                                       "matrix products, streaming HBM bandwidth for the rest) the training "
-                                       "software reaches", "[assumed] 1: today's kernels, as the MAMF and XLA "
-                                       "GEMM measurements (2024–25) were taken with; MEGATRON_2021 fits 0.80",
+    software_efficiency: float = param(0.88, "1", "share of the GPU's single-kernel benchmark rates (MAMF for "
+                                       "matrix products, streaming HBM bandwidth for the rest) kernels reach "
+                                       "inside a training step: sustained clocks at the power limit, cold caches "
+                                       "between kernels, launch gaps, the slowest GPU of a synchronous job",
+                                       "[inferred] the one global fitted constant: least squares on the logarithm "
+                                       "of the 8 K22 Table 5 rows and the two 8k-token Llama 3 405B rows of "
+                                       "sipml/cases/training_runs.toml (tests/workloads/test_fitted.py checks it "
+                                       "is their optimum); every other case tests it. MAMF is a best case, 5 %+ "
+                                       "apart between GPUs of one node (workloads-3.md §1.1)",
                                        lo=MIN_EFFICIENCY, hi=1.0)
     gemm: GemmConstants = field(default_factory=GemmConstants)
 
 
-DEFAULT_SETTINGS = ComputeSettings()
-# Megatron-LM as of K22 (2022): unfused attention, a separate fp32 gradient-accumulation pass, today's kernel
-# throughput — with the whole iteration model around it, K22 Table 5's measured iteration times are reproduced with
-# no constant fitted (`sipml validate`).
-MEGATRON_2022 = ComputeSettings(attention="unfused", grad_accumulation="separate")
-# Megatron-LM as of SC21 (N21): the same kernel choices at 0.80 of that throughput — the one constant fitted, by
-# least squares on the logarithm of the three SC21 Table 1 rows of workloads.md (1.7B, 18.4B, 145.6B; residuals
-# +1.3 %, +0.8 %, −0.4 %); the paper's other seven rows test it. The same cluster ran K22's runs a year later at
-# the full rate: the 2021 software stack (CUDA 11.0–11.2 cuBLAS, eager PyTorch) is what the constant stands for.
-MEGATRON_2021 = ComputeSettings(attention="unfused", grad_accumulation="separate", software_efficiency=0.80)
+DEFAULT_SETTINGS = ComputeSettings()  # the current stack's kernels; workloads.stacks sets the others
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -142,10 +157,13 @@ class _Hardware:
     ceiling: float
     sm_count: int
     hbm_bandwidth: float  # spec, bytes/s
-    peak: float
     operand_bytes: float
     element_bytes: float
     constants: GemmConstants
+    attention_kernel: str  # what the GPU runs for the software's choice: 'unfused', 'flash2' or 'flash3'
+    attention_rates: tuple[float, float]  # fused attention's forward and backward FLOP/s on its useful FLOPs
+    fp8: bool  # GEMMs in FP8 (their operands cast from 16 bits first)
+    fp8_cast_bytes: float
 
     software_efficiency: float = 1.0
 
@@ -168,24 +186,27 @@ class _Hardware:
 
 def _hardware(gpu: Gpu, precision: str | None, settings: ComputeSettings) -> _Hardware:
     precision = gpu.default_precision if precision is None else check_precision(precision)
-    return _Hardware(ceiling=ceiling_flops(gpu, precision, settings.gemm) * settings.software_efficiency,
-                     software_efficiency=settings.software_efficiency, sm_count=gpu.sm_count,
-                     hbm_bandwidth=gpu.hbm_bandwidth_bytes_per_s, peak=gpu.peak_flops(precision),
-                     operand_bytes=OPERAND_BYTES[precision], element_bytes=activation_bytes(precision),
-                     constants=settings.gemm)
+    ceiling = ceiling_flops(gpu, precision, settings.gemm) * settings.software_efficiency
+    kernel = gpu.attention_kernel(settings.attention)
+    peak16 = gpu.peak_flops(gpu.default_precision)  # fused attention runs in 16 bits whatever the GEMMs do
+    shares = gpu.attention.get(kernel, (0.0, 0.0))
+    return _Hardware(ceiling=ceiling, software_efficiency=settings.software_efficiency, sm_count=gpu.sm_count,
+                     hbm_bandwidth=gpu.hbm_bandwidth_bytes_per_s, operand_bytes=OPERAND_BYTES[precision],
+                     element_bytes=activation_bytes(precision), constants=settings.gemm, attention_kernel=kernel,
+                     attention_rates=tuple(x * peak16 * settings.software_efficiency for x in shares),
+                     fp8=precision == "fp8", fp8_cast_bytes=settings.fp8_cast_bytes)
 
 
 # --- strategy arrays ------------------------------------------------------------------------------------------
-def _strategy_arrays(microbatch, tp, sequence_parallel, recompute, ep):
-    b = np.asarray(microbatch)
-    t = np.asarray(tp)
-    e = np.asarray(ep)
-    for name, value in (("microbatch", b), ("tp", t), ("ep", e)):
+def _strategy_arrays(microbatch, tp, sequence_parallel, recompute, ep, cp):
+    b, t, e, c = (np.asarray(x) for x in (microbatch, tp, ep, cp))
+    for name, value in (("microbatch", b), ("tp", t), ("ep", e), ("cp", c)):
         if value.size and (not np.all(np.equal(np.mod(value, 1), 0)) or np.any(value < 1)):
             raise InputError(f"{name} must be whole numbers ≥ 1")
     sp = np.asarray(sequence_parallel, dtype=bool)
     rc = recompute_code(recompute)
-    return np.broadcast_arrays(b.astype(np.int64), t.astype(np.int64), sp, rc, e.astype(np.int64))
+    return np.broadcast_arrays(b.astype(np.int64), t.astype(np.int64), sp, rc, e.astype(np.int64),
+                               c.astype(np.int64))
 
 
 def _check_divisible(model: TransformerModel, t, e, kind):
@@ -200,35 +221,37 @@ def _check_divisible(model: TransformerModel, t, e, kind):
 
 
 def _unique_strategies(arrays):
-    """Distinct rows of the (b, t, sp, rc, ep) strategy arrays and the index that maps them back: one mixed-radix
-    integer key per candidate, sorted once."""
-    b, t, sp, rc, e = (a.ravel() for a in arrays)
-    t_span, e_span = int(t.max(initial=1)) + 1, int(e.max(initial=1)) + 1
-    key = (((b * t_span + t) * 2 + sp) * 3 + rc) * e_span + e
+    """Distinct rows of the (b, t, sp, rc, ep, cp) strategy arrays and the index that maps them back: one
+    mixed-radix integer key per candidate, sorted once."""
+    b, t, sp, rc, e, c = (a.ravel() for a in arrays)
+    t_span, e_span, c_span = (int(x.max(initial=1)) + 1 for x in (t, e, c))
+    key = ((((b * t_span + t) * 2 + sp) * 3 + rc) * e_span + e) * c_span + c
     unique, first, inverse = np.unique(key, return_index=True, return_inverse=True)
-    return (b[first], t[first], sp[first], rc[first], e[first]), inverse.reshape(-1)
+    return tuple(x[first] for x in (b, t, sp, rc, e, c)), inverse.reshape(-1)
 
 
 # --- one layer ------------------------------------------------------------------------------------------------
 def layer_times(model: TransformerModel, gpu: Gpu, *, microbatch, tp=1, sequence_parallel=False,
-                recompute="none", ep=1, precision=None, kind="dense",
+                recompute="none", ep=1, cp=1, precision=None, kind="dense",
                 settings: ComputeSettings = DEFAULT_SETTINGS) -> LayerTimes:
     """Forward and backward seconds of one layer for one microbatch on one GPU.
 
     `kind`: 'dense' (a decoder layer; with cross-attention for encoder–decoder models), 'moe' (its MLP is the
     mixture of experts, `ep` GPUs sharing the experts, each expert's MLP split over the tensor-parallel group
-    too) or 'encoder'. Arrays broadcast; the result has their common shape."""
+    too) or 'encoder'. With context parallelism over `cp` GPUs each holds s/cp of every sequence's tokens and
+    attends them to the whole sequence (load-balanced chunks, workloads-3.md §6). Arrays broadcast; the result
+    has their common shape."""
     if kind not in KINDS:
         raise InputError(f"kind = {kind!r}: expected one of {', '.join(KINDS)}")
     if kind == "moe" and not model.is_moe:
         raise InputError(f"{model.name} has no MoE layers")
-    arrays = _strategy_arrays(microbatch, tp, sequence_parallel, recompute, ep)
+    arrays = _strategy_arrays(microbatch, tp, sequence_parallel, recompute, ep, cp)
     shape = arrays[0].shape
     _check_divisible(model, arrays[1], arrays[4], kind)
     hw = _hardware(gpu, precision, settings)
-    (b, t, sp, rc, e), inverse = _unique_strategies(arrays)
+    (b, t, sp, rc, e, c), inverse = _unique_strategies(arrays)
     parts = _layer_parts(model, hw, settings, kind, b.astype(float), t.astype(float), sp.astype(bool), rc,
-                         e.astype(float))
+                         e.astype(float), c.astype(float))
     return LayerTimes(**{name: np.asarray(value, dtype=float)[inverse].reshape(shape)
                          for name, value in parts.items()})
 
@@ -248,10 +271,11 @@ def _split_dims(weight: Weight, t):
     return n, k
 
 
-def _layer_parts(model: TransformerModel, hw: _Hardware, settings: ComputeSettings, kind, b, t, sp, rc, ep):
+def _layer_parts(model: TransformerModel, hw: _Hardware, settings: ComputeSettings, kind, b, t, sp, rc, ep, cp):
     s = float(model.seq_len)
+    s_q = s / cp  # the tokens of a sequence this GPU holds; its queries attend to all s keys
     el = hw.element_bytes
-    tokens = b * s
+    tokens = b * s_q
     tokens_sp = np.where(sp, tokens / t, tokens)  # tokens per GPU outside the tensor-parallel region
     cross = kind == "dense" and model.encoder_layers > 0
     weights = layer_weights(model, moe=kind == "moe", cross_attention=cross)
@@ -267,6 +291,9 @@ def _layer_parts(model: TransformerModel, hw: _Hardware, settings: ComputeSettin
         n, k = _split_dims(w, t)
         gemm_f = gemm_f + hw.gemm(batch, rows, n, k)
         gemm_b = gemm_b + hw.gemm(batch, rows, k, n) + hw.gemm(batch, k, n, rows, output_bytes=wgrad_out)
+        if hw.fp8:  # the input and the weight cast before the forward, the output gradient before the backward
+            gemm_f = gemm_f + hw.stream(hw.fp8_cast_bytes * batch * (rows * k + k * n))
+            gemm_b = gemm_b + hw.stream(hw.fp8_cast_bytes * batch * rows * n)
         flops_f = flops_f + 2.0 * batch * rows * n * k
         if w.bias:
             biased_outputs = biased_outputs + batch * rows * n
@@ -276,23 +303,23 @@ def _layer_parts(model: TransformerModel, hw: _Hardware, settings: ComputeSettin
     dropout = model.dropout == "yes"
     masks = [model.attention_mask == "causal" and kind != "encoder"] + ([False] if cross else [])  # self, cross
     att_f = att_b = att_flops = att_backward_flops = att_recompute = np.zeros_like(b)
+    unfused = hw.attention_kernel == "unfused"
     for causal in masks:
-        if settings.attention == "unfused":
-            f, bw, fl, rerun = _unfused_attention(hw, b, s, heads_local, d_qk, d_v, dropout)
+        if unfused:
+            f, bw, fl, rerun = _unfused_attention(hw, b, s_q, s, heads_local, d_qk, d_v, dropout)
             bw_flops = 2.0 * fl
         else:
-            f, bw, fl = _flash_attention(hw, settings, b, s, heads_local, d_qk, d_v, causal)
+            f, bw, fl = _flash_attention(hw, settings, b, s_q, s, heads_local, d_qk, d_v, causal, cp)
             bw_flops, rerun = 2.5 * fl, np.zeros_like(b)  # nothing of the attention core is stored to rerun
         att_f, att_b, att_flops = att_f + f, att_b + bw, att_flops + fl
         att_backward_flops, att_recompute = att_backward_flops + bw_flops, att_recompute + rerun
 
-    elem_f, elem_b = _elementwise(model, hw, kind, tokens, tokens_sp, t, cross, dropout, biased_outputs,
-                                  settings.attention == "unfused")
+    elem_f, elem_b = _elementwise(model, hw, kind, tokens, tokens_sp, t, cross, dropout, biased_outputs, unfused)
     grad_acc = hw.stream(10.0 * params) if settings.grad_accumulation == "separate" else np.zeros_like(b)
 
     forward_s = gemm_f + att_f + elem_f
     forward_flops = flops_f + att_flops
-    selective_flops = att_flops if settings.attention == "unfused" else np.zeros_like(b)
+    selective_flops = att_flops if unfused else np.zeros_like(b)
     return dict(gemm_forward_s=gemm_f, attention_forward_s=att_f, elementwise_forward_s=elem_f,
                 gemm_backward_s=gemm_b, attention_backward_s=att_b, elementwise_backward_s=elem_b,
                 grad_accumulation_s=grad_acc,
@@ -302,38 +329,43 @@ def _layer_parts(model: TransformerModel, hw: _Hardware, settings: ComputeSettin
                 parameters=params)
 
 
-def _unfused_score_flops(b, s, heads, d_qk, d_v):
-    return 2.0 * b * heads * s * s * (d_qk + d_v)
+def _unfused_score_flops(b, s_q, s_k, heads, d_qk, d_v):
+    return 2.0 * b * heads * s_q * s_k * (d_qk + d_v)
 
 
-def _unfused_attention(hw: _Hardware, b, s, heads, d_qk, d_v, dropout):
-    """QKᵀ and attention·V as batched GEMMs over b·heads, the s×s scores through softmax (and dropout) in HBM.
-    Returns forward, backward, forward FLOPs and the time selective recomputation re-runs."""
+def _unfused_attention(hw: _Hardware, b, s_q, s_k, heads, d_qk, d_v, dropout):
+    """QKᵀ and attention·V as batched GEMMs over b·heads, the s_q×s_k scores through softmax (and dropout) in
+    HBM. Returns forward, backward, forward FLOPs and the time selective recomputation re-runs."""
     batch = b * heads
     el = hw.element_bytes
-    scores = batch * s * s
-    qk = hw.gemm(batch, s, s, d_qk)
-    av = hw.gemm(batch, s, d_v, s)
+    scores = batch * s_q * s_k
+    qk = hw.gemm(batch, s_q, s_k, d_qk)
+    av = hw.gemm(batch, s_q, d_v, s_k)
     softmax_f = hw.stream(2.0 * el * scores)
     dropout_f = hw.stream((2.0 * el + 1.0) * scores) if dropout else 0.0 * b
     forward = qk + av + softmax_f + dropout_f
-    backward = (hw.gemm(batch, s, d_qk, s) + hw.gemm(batch, d_qk, s, s)      # dQ = dS·K, dK = dSᵀ·Q
-                + hw.gemm(batch, s, s, d_v) + hw.gemm(batch, s, d_v, s)      # dP = dO·Vᵀ, dV = Pᵀ·dO
-                + hw.stream(3.0 * el * scores)                               # softmax backward
+    backward = (hw.gemm(batch, s_q, d_qk, s_k) + hw.gemm(batch, s_k, d_qk, s_q)      # dQ = dS·K, dK = dSᵀ·Q
+                + hw.gemm(batch, s_q, s_k, d_v) + hw.gemm(batch, s_k, d_v, s_q)      # dP = dO·Vᵀ, dV = Pᵀ·dO
+                + hw.stream(3.0 * el * scores)                                       # softmax backward
                 + (hw.stream((2.0 * el + 1.0) * scores) if dropout else 0.0 * b))
-    return forward, backward, _unfused_score_flops(b, s, heads, d_qk, d_v), forward
+    return forward, backward, _unfused_score_flops(b, s_q, s_k, heads, d_qk, d_v), forward
 
 
-def _flash_attention(hw: _Hardware, settings: ComputeSettings, b, s, heads, d_qk, d_v, causal):
-    """One fused kernel: useful FLOPs (the unmasked half when causal) at flash_efficiency of the peak, or the
-    HBM time of Q, K, V and O, whichever is longer; the backward does 2.5× the FLOPs and moves Q, K, V, O, dO in
-    and dQ, dK, dV out."""
-    useful = _unfused_score_flops(b, s, heads, d_qk, d_v) * (0.5 if causal else 1.0)
-    rate = hw.peak * settings.flash_efficiency
+def _flash_attention(hw: _Hardware, settings: ComputeSettings, b, s_q, s_k, heads, d_qk, d_v, causal, calls):
+    """Fused kernels over the keys in `calls` pieces (the ring steps of context parallelism): useful FLOPs (the
+    unmasked half when causal) at the GPU's measured long-sequence share of the 16-bit peak for the kernel family
+    (workloads.gpus) times L/(L + L½) for L keys per call (the kernel's pipeline fills per query block), or the HBM
+    time of Q, K, V and O, whichever is longer; the backward does 2.5× the FLOPs (it recomputes the scores) at its
+    own rate and moves Q, K, V, O, dO in and dQ, dK, dV out."""
+    useful = _unfused_score_flops(b, s_q, s_k, heads, d_qk, d_v) * (0.5 if causal else 1.0)
+    keys = s_k / calls
+    length = keys / (keys + settings.flash_half_length)
+    forward_rate, backward_rate = (rate * length for rate in hw.attention_rates)
     el = hw.element_bytes
-    io = b * s * heads * (2.0 * d_qk + 2.0 * d_v) * el
-    forward = hw.constants.kernel_time + np.maximum(useful / rate, io / hw.stream_bandwidth)
-    backward = hw.constants.kernel_time + np.maximum(2.5 * useful / rate, 2.0 * io / hw.stream_bandwidth)
+    io = b * heads * (s_q + s_k) * (d_qk + d_v) * el  # Q and O of this GPU's tokens, K and V of the sequence
+    fixed = calls * hw.constants.kernel_time
+    forward = fixed + np.maximum(useful / forward_rate, io / hw.stream_bandwidth)
+    backward = fixed + np.maximum(2.5 * useful / backward_rate, 2.0 * io / hw.stream_bandwidth)
     return forward, backward, useful
 
 
@@ -398,16 +430,19 @@ class EdgeTimes:
     head_flops: np.ndarray  # forward GEMM FLOPs of the logits
 
 
-def edge_times(model: TransformerModel, gpu: Gpu, *, microbatch, tp=1, sequence_parallel=False, precision=None,
-               settings: ComputeSettings = DEFAULT_SETTINGS) -> EdgeTimes:
+def edge_times(model: TransformerModel, gpu: Gpu, *, microbatch, tp=1, sequence_parallel=False, cp=1,
+               precision=None, settings: ComputeSettings = DEFAULT_SETTINGS) -> EdgeTimes:
     """The input embedding (vocabulary-parallel lookup, positions, dropout; the dense table gradient) and the
-    output head (final norm, logits GEMM against the V/t vocabulary shard, cross-entropy)."""
+    output head (final norm, logits GEMM against the V/t vocabulary shard, cross-entropy) for the tokens whose
+    logits are computed (`model.predicted_tokens`: all of them for a language model, the masked ones for
+    masked-LM pre-training)."""
     hw = _hardware(gpu, precision, settings)
-    b, t = (np.asarray(x, dtype=float) for x in np.broadcast_arrays(microbatch, tp))
+    b, t, c = (np.asarray(x, dtype=float) for x in np.broadcast_arrays(microbatch, tp, cp))
     sp = np.asarray(sequence_parallel, dtype=bool)
     el, h, v = hw.element_bytes, float(model.hidden), float(model.vocab)
-    tokens = b * model.seq_len
+    tokens = b * model.seq_len / c
     tokens_sp = np.where(sp, tokens / t, tokens)
+    predicted = tokens * model.predicted_tokens
     table = v * h / t
     position = 2.0 if model.position == "learned" else 0.0
     dropout = 1.0 if model.dropout == "yes" else 0.0
@@ -415,56 +450,20 @@ def edge_times(model: TransformerModel, gpu: Gpu, *, microbatch, tp=1, sequence_
     accumulate = 10.0 * table if settings.grad_accumulation == "separate" else 0.0
     emb_b = hw.stream(el * table + 3.0 * el * tokens * h) + hw.stream(accumulate)
     wgrad_out = 8.0 if settings.grad_accumulation == "fused" else el
-    logits = tokens * v / t
-    head_f = (hw.stream(2.0 * el * tokens_sp * h) + hw.gemm(1.0, tokens, v / t, h)
+    logits = predicted * v / t
+    head_f = (hw.stream(2.0 * el * tokens_sp * h) + hw.gemm(1.0, predicted, v / t, h)
               + hw.stream(settings.cross_entropy_forward_bytes * logits))
-    head_b = (hw.stream(3.0 * el * tokens_sp * h) + hw.gemm(1.0, tokens, h, v / t)
-              + hw.gemm(1.0, h, v / t, tokens, output_bytes=wgrad_out)
+    head_b = (hw.stream(3.0 * el * tokens_sp * h) + hw.gemm(1.0, predicted, h, v / t)
+              + hw.gemm(1.0, h, v / t, predicted, output_bytes=wgrad_out)
               + hw.stream(settings.cross_entropy_backward_bytes * logits)
               + (hw.stream(10.0 * table) if settings.grad_accumulation == "separate"
                  and model.embeddings == "untied" else 0.0))
     return EdgeTimes(embedding_forward_s=emb_f, embedding_backward_s=emb_b, head_forward_s=head_f,
-                     head_backward_s=head_b, head_flops=2.0 * tokens * v / t * h)
+                     head_backward_s=head_b, head_flops=2.0 * predicted * v / t * h)
 
 
 def optimizer_step_s(parameters_per_gpu, gpu: Gpu, settings: ComputeSettings = DEFAULT_SETTINGS):
     """One optimizer step over the parameters this GPU updates (all of its shard's, or 1/N_d of them under
     ZeRO-1 and beyond): bytes per parameter / achievable HBM bandwidth."""
     moved = np.asarray(parameters_per_gpu, dtype=float) * settings.optimizer_bytes_per_param
-    return moved / (gpu.hbm_bandwidth_bytes_per_s * settings.gemm.hbm_efficiency)
-
-
-def with_settings(settings: ComputeSettings, **changes) -> ComputeSettings:
-    """A copy of `settings` with some fields changed (GEMM constants by name too: kernel_time=…)."""
-    gemm_keys = {k: changes.pop(k) for k in list(changes) if k in GemmConstants.__dataclass_fields__}
-    gemm = replace(settings.gemm, **gemm_keys) if gemm_keys else settings.gemm
-    return replace(settings, gemm=gemm, **changes)
-
-
-def iteration_compute_s(model: TransformerModel, gpu: Gpu, *, batch, dp=1, tp=1, pp=1, microbatch=1,
-                        sequence_parallel=False, recompute="none", ep=1, zero_stage=0, precision=None,
-                        settings: ComputeSettings = DEFAULT_SETTINGS):
-    """Compute-only seconds of one iteration per GPU: m = B/(dp·b) microbatches through the slowest pipeline
-    stage (L/p layers, plus the embedding on the first stage and the head on the last), then the optimizer
-    step — no communication and no pipeline bubble. Layers are split evenly (L/p need not be whole: the
-    average stage); MoE models put their dense and MoE layers in proportion on every stage."""
-    b, t, p, d, B = (np.asarray(x, dtype=float) for x in (microbatch, tp, pp, dp, batch))
-    microbatches = B / (d * b)
-    common = dict(microbatch=microbatch, tp=tp, sequence_parallel=sequence_parallel, recompute=recompute,
-                  precision=precision, settings=settings)
-    dense = layer_times(model, gpu, kind="dense", **common)
-    per_stage = dense.total_s * model.dense_mlp_layers / p
-    if model.is_moe:
-        moe = layer_times(model, gpu, kind="moe", ep=ep, **common)
-        per_stage = per_stage + moe.total_s * model.moe_layers / p
-    if model.encoder_layers:
-        encoder = layer_times(model, gpu, kind="encoder", **common)
-        per_stage = per_stage + encoder.total_s * model.encoder_layers / p
-    edges = edge_times(model, gpu, microbatch=microbatch, tp=tp, sequence_parallel=sequence_parallel,
-                       precision=precision, settings=settings)
-    first = edges.embedding_forward_s + edges.embedding_backward_s
-    last = edges.head_forward_s + edges.head_backward_s
-    slowest = per_stage + np.where(p > 1, np.maximum(first, last), first + last)
-    updated = parameters_per_gpu(model, tp, pp, ep)
-    updated = np.where(np.asarray(zero_stage) >= 1, updated / d, updated)
-    return microbatches * slowest + optimizer_step_s(updated, gpu, settings)
+    return moved / (gpu.hbm_bandwidth_bytes_per_s * settings.gemm.hbm_efficiency * settings.software_efficiency)

@@ -16,7 +16,7 @@ import numpy as np
 from workloads.compute import DEFAULT_SETTINGS, ComputeSettings
 from workloads.dlrm import forward_flops_per_sample, lookup_bytes_per_sample
 from workloads.gpus import Gpu
-from workloads.models import DlrmModel, GenericModel
+from workloads.models import CnnModel, DlrmModel, GenericModel
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class TotalsTimes:
@@ -38,7 +38,28 @@ def generic_compute(model: GenericModel, gpu: Gpu, *, samples, model_parallel=1,
     flops = n * model.forward_flops * (1.0 + model.backward_to_forward) / mp
     moved = settings.activation_passes * n * model.activation_memory / mp
     bandwidth = gpu.hbm_bandwidth_bytes_per_s * settings.gemm.hbm_efficiency
-    return TotalsTimes(math_s=flops / gpu.mamf_flops(precision or gpu.default_precision), memory_s=moved / bandwidth)
+    eff = settings.software_efficiency
+    return TotalsTimes(math_s=flops / (gpu.mamf_flops(precision or gpu.default_precision) * eff),
+                       memory_s=moved / (bandwidth * eff))
+
+
+def cnn_compute(model: CnnModel, gpu: Gpu, *, samples, model_parallel=1, precision=None,
+                settings: ComputeSettings = DEFAULT_SETTINGS) -> TotalsTimes:
+    """Forward + backward of `samples` images on one GPU holding 1/`model_parallel` of every layer's output
+    channels, layer by layer (workloads.cnn): convolutions as implicit GEMMs at the GPU's MAMF-based ceiling,
+    BatchNorm, ReLU, adds and pools at the streaming HBM bandwidth, both at the stack's share of them."""
+    from workloads import cnn
+    from workloads.gemm import ceiling_flops
+
+    precision = precision or gpu.default_precision
+    eff = settings.software_efficiency
+    times = cnn.step_times(model.layers, samples, model_parallel=model_parallel,
+                           ceiling_flops_per_s=ceiling_flops(gpu, precision, settings.gemm) * eff,
+                           sm_count=gpu.sm_count,
+                           stream_bytes_per_s=gpu.hbm_bandwidth_bytes_per_s * settings.gemm.hbm_efficiency * eff,
+                           hbm_bandwidth_bytes_per_s=gpu.hbm_bandwidth_bytes_per_s, constants=settings.gemm,
+                           norm_fusion=settings.norm_fusion, nchw=settings.conv_layout == "nchw")
+    return TotalsTimes(math_s=times.gemm_s, memory_s=times.memory_s)
 
 
 def dlrm_compute(model: DlrmModel, gpu: Gpu, *, global_batch, gpus, precision=None, embedding_bytes=4.0,
@@ -49,5 +70,6 @@ def dlrm_compute(model: DlrmModel, gpu: Gpu, *, global_batch, gpus, precision=No
     dense_flops = 3.0 * sum(forward_flops_per_sample(model).values()) * batch / n
     moved = settings.embedding_passes * lookup_bytes_per_sample(model, embedding_bytes) * batch / n
     bandwidth = gpu.hbm_bandwidth_bytes_per_s * settings.gemm.hbm_efficiency
-    return TotalsTimes(math_s=dense_flops / gpu.mamf_flops(precision or gpu.default_precision),
-                       memory_s=moved / bandwidth)
+    eff = settings.software_efficiency
+    return TotalsTimes(math_s=dense_flops / (gpu.mamf_flops(precision or gpu.default_precision) * eff),
+                       memory_s=moved / (bandwidth * eff))

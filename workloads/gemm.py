@@ -113,12 +113,15 @@ def ceiling_flops(gpu: Gpu, precision: str, constants: GemmConstants = DEFAULT_G
 
 
 def gemm_time_s(batch, m, n, k, *, ceiling_flops_per_s, sm_count, hbm_bandwidth_bytes_per_s,
-                operand_bytes=2.0, output_bytes=2.0, constants: GemmConstants = DEFAULT_GEMM):
+                operand_bytes=2.0, output_bytes=2.0, constants: GemmConstants = DEFAULT_GEMM, moved_bytes=None):
     """Seconds for `batch` independent M×K · K×N products (broadcasting over arrays): the fastest of the tile
-    and split-K choices, each a roofline of its compute and its HBM traffic."""
+    and split-K choices, each a roofline of its compute and its HBM traffic (each operand read once and the
+    output written once, or `moved_bytes` where the operands are not stored as matrices: an implicit-GEMM
+    convolution reads its input image, not the im2col matrix)."""
     batch, m, n, k = (np.asarray(x, dtype=float) for x in (batch, m, n, k))
     flops = 2.0 * batch * m * n * k
-    moved = batch * (operand_bytes * (m * k + k * n) + output_bytes * m * n)
+    moved = (batch * (operand_bytes * (m * k + k * n) + output_bytes * m * n) if moved_bytes is None
+             else np.asarray(moved_bytes, dtype=float))
     bandwidth = hbm_bandwidth_bytes_per_s * constants.hbm_efficiency
     best = np.full(np.broadcast(batch, m, n, k).shape, np.inf)
     for eta, split in _choices(batch, m, n, k, sm_count, constants):

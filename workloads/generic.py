@@ -24,9 +24,9 @@ from fabric.evaluate import price
 from fabric.kind import Collective
 from workloads import dlrm
 from workloads.compute import DEFAULT_SETTINGS, ComputeSettings
-from workloads.compute_totals import dlrm_compute, generic_compute
+from workloads.compute_totals import cnn_compute, dlrm_compute, generic_compute
 from workloads.gpus import Gpu
-from workloads.models import DlrmModel, GenericModel
+from workloads.models import CnnModel, DlrmModel, GenericModel
 from workloads.training import DEFAULT_TRAINING, Breakdown, TrainingSettings
 
 STATE_BYTES_PER_PARAMETER = 16.0  # weights, gradients, Adam states in mixed precision (R20 §3.1) [verbatim]
@@ -66,33 +66,43 @@ def split_strategies(gpus: int, batch: int, fixed: dict | None = None) -> SplitS
     return SplitStrategies(dp=gpus // mp, mp=mp)
 
 
-def _reduce_exposed(reduce_s, window_s, training: TrainingSettings):
-    return np.maximum(reduce_s - window_s, 0.0) if training.dp_overlap == "backward" else reduce_s
+def _reduce_exposed(reduce_s, bucket_s, window_s, training: TrainingSettings):
+    """The gradient all-reduce in buckets under the backward (its last bucket exposed), or after it."""
+    return training.overlapped(reduce_s, window_s, bucket_s) if training.dp_overlap == "backward" else reduce_s
 
 
-def generic_breakdown(model: GenericModel, gpu: Gpu, est: FabricEstimate, batch: int, st: SplitStrategies, *,
+def _bucket(parameters, grad_bytes: float, training: TrainingSettings, dp):
+    return np.minimum(np.maximum(training.bucket_parameters, training.bucket_parameters_per_replica * dp),
+                      parameters) * grad_bytes
+
+
+def generic_breakdown(model: GenericModel | CnnModel, gpu: Gpu, est: FabricEstimate, batch: int, st: SplitStrategies, *,
                       gradient_bytes: float | None = None, compute: ComputeSettings = DEFAULT_SETTINGS,
                       training: TrainingSettings = DEFAULT_TRAINING) -> Breakdown:
     """`gradient_bytes` overrides the data-parallel all-reduce size (SiP-ML's cases); default fp32 gradients."""
     d, mp = st.dp.astype(float), st.mp.astype(float)
     samples = batch / (d * mp)  # per GPU
     fwd_share = 1.0 / (1.0 + model.backward_to_forward)
-    compute_s = generic_compute(model, gpu, samples=batch / d, model_parallel=st.mp, settings=compute).total_s
+    timed = cnn_compute if isinstance(model, CnnModel) else generic_compute
+    compute_s = timed(model, gpu, samples=batch / d, model_parallel=st.mp, settings=compute).total_s
     grads = gradient_bytes if gradient_bytes is not None else model.parameters * training.grad_reduce_bytes
+    per_parameter = grads / model.parameters
     mp_msg = model.model_parallel_traffic * batch / d / mp
     mp_c = Collective(OPERATIONS[model.model_parallel_collective], mp_msg, st.mp, 1, name="mp")
     dp_c = Collective("all_reduce", np.full(len(st), float(grads)), st.dp, st.mp, name="dp")
-    mix = [mp_c, dp_c]
+    mix = (mp_c, dp_c)
     mp_t = np.where(mp_msg > 0, price(est, [mp_c], mix)[0].seconds, 0.0)
     dp_t = price(est, [dp_c], mix)[0].seconds
+    bucket = _bucket(model.parameters / mp, per_parameter, training, st.dp)
+    bucket_t = price(est, [Collective("all_reduce", bucket, st.dp, st.mp, name="dp")], mix)[0].seconds
     memory = model.parameters / mp * STATE_BYTES_PER_PARAMETER + samples * model.activation_memory
     zero = np.zeros(len(st))
-    return Breakdown(compute_s=compute_s, tensor_parallel_s=mp_t, pipeline_s=zero, expert_parallel_s=zero,
-                     bubble_s=zero, data_parallel_s=_reduce_exposed(dp_t, compute_s * (1 - fwd_share), training),
+    flops = np.full(len(st), batch * model.forward_flops * (1 + model.backward_to_forward))
+    return Breakdown(compute_s=compute_s, tensor_parallel_s=mp_t, context_parallel_s=zero, pipeline_s=zero,
+                     expert_parallel_s=zero, bubble_s=zero,
+                     data_parallel_s=_reduce_exposed(dp_t, bucket_t, compute_s * (1 - fwd_share), training),
                      optimizer_s=zero, memory_bytes=memory, memory_limit_bytes=gpu.hbm_bytes * training.usable_memory,
-                     hardware_flops=np.full(len(st), batch * model.forward_flops * (1 + model.backward_to_forward)),
-                     model_flops=np.full(len(st), batch * model.forward_flops * (1 + model.backward_to_forward)),
-                     megatron_flops=0.0)
+                     hardware_flops=flops, model_flops=flops)
 
 
 def dlrm_breakdown(model: DlrmModel, gpu: Gpu, est: FabricEstimate, batch: int, st: SplitStrategies, *,
@@ -106,16 +116,20 @@ def dlrm_breakdown(model: DlrmModel, gpu: Gpu, est: FabricEstimate, batch: int, 
     a2a = Collective("all_to_all", np.full(len(st), exchange), np.full(len(st), n), 1, calls=2.0, name="embeddings")
     dense = Collective("all_reduce", np.full(len(st), dlrm.dense_parameters(model) * training.grad_reduce_bytes),
                        np.full(len(st), n), 1, name="dp")
-    mix = [a2a, dense]
+    mix = (a2a, dense)
     a2a_t = price(est, [a2a], mix)[0].seconds
     dense_t = price(est, [dense], mix)[0].seconds
+    bucket = _bucket(dlrm.dense_parameters(model), training.grad_reduce_bytes, training, n)
+    bucket_t = price(est, [Collective("all_reduce", np.full(len(st), bucket), np.full(len(st), n), 1, name="dp")],
+                     mix)[0].seconds
     tables = dlrm.embedding_parameters(model) * 4.0 / n  # fp32 rows, sharded
     memory = tables + dlrm.dense_parameters(model) * STATE_BYTES_PER_PARAMETER + samples * (
         dlrm.lookup_bytes_per_sample(model))
     zero = np.zeros(len(st))
     total_flops = np.full(len(st), batch * dlrm.training_flops_per_sample(model))
-    return Breakdown(compute_s=compute_s, tensor_parallel_s=zero, pipeline_s=zero, expert_parallel_s=2.0 * a2a_t,
-                     bubble_s=zero, data_parallel_s=_reduce_exposed(dense_t, compute_s * 2 / 3, training),
+    return Breakdown(compute_s=compute_s, tensor_parallel_s=zero, context_parallel_s=zero, pipeline_s=zero,
+                     expert_parallel_s=2.0 * a2a_t, bubble_s=zero,
+                     data_parallel_s=_reduce_exposed(dense_t, bucket_t, compute_s * 2 / 3, training),
                      optimizer_s=zero, memory_bytes=memory * np.ones(len(st)),
                      memory_limit_bytes=gpu.hbm_bytes * training.usable_memory, hardware_flops=total_flops,
-                     model_flops=total_flops, megatron_flops=0.0)
+                     model_flops=total_flops)

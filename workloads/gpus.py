@@ -26,7 +26,9 @@ from fabric.catalog import Catalog, load_catalog
 from workloads.files import check_known, check_source, parse_spec, read_toml
 from workloads.quantities import PRECISIONS, parse_flops
 
+ARCHITECTURES = ("volta", "ampere", "hopper", "blackwell")
 _SPECS = {
+    "architecture": Spec(unit="choice", help="GPU generation", source="—", default_text="", choices=ARCHITECTURES),
     "description": Spec(unit="prose", help="what the GPU is", source="—", default_text=""),
     "catalog": Spec(unit="text", help="fabric catalog entry for price and TDP", source="—", default_text=""),
     "sm_count": Spec(unit="1", help="streaming multiprocessors", source="—", default_text="", lo=1,
@@ -37,7 +39,9 @@ _SPECS = {
                              default_text="", lo=0.0),
 }
 _NUMBERS = ("sm_count", "hbm", "hbm_bandwidth", "nvlink_bandwidth")
-_TABLES = ("peak", "mamf", "mamf_shape", "sources")
+_TABLES = ("peak", "mamf", "mamf_shape", "attention", "sources")
+# fused-attention kernel families, newest last: a GPU without a family's figures runs the one before it
+ATTENTION_KERNELS = ("flash2", "flash3")
 _KNOWN = tuple(_SPECS) + _TABLES
 
 
@@ -46,6 +50,7 @@ class Gpu:
     """One GPU in SI: FLOP/s, bytes, bytes/s, bit/s; price in USD and power in W from its catalog entry."""
 
     name: str
+    architecture: str
     description: str
     catalog_key: str
     sm_count: int
@@ -55,6 +60,7 @@ class Gpu:
     peak: Mapping[str, float]  # precision → dense FLOP/s
     mamf: Mapping[str, float]  # precision → measured best matmul FLOP/s
     mamf_shape: Mapping[str, tuple[int, int, int]]
+    attention: Mapping[str, tuple[float, float]]  # kernel family → (forward, backward) share of the 16-bit peak
     price_usd_range: tuple[float, float, float]  # low, typical, high (catalog)
     tdp_w_range: tuple[float, float, float]
     sources: Mapping[str, str] = field(default_factory=dict)
@@ -107,6 +113,16 @@ class Gpu:
             return self.mamf_shape.get(precision)
         return self.mamf_shape.get(self._reference_precision())
 
+    def attention_kernel(self, wanted: str) -> str:
+        """The fused-attention family the GPU runs when software asks for `wanted`: that one, or the newest older
+        one the GPU has figures for; 'unfused' when it has none (V100: FlashAttention-2 needs Ampere)."""
+        if wanted == "unfused":
+            return wanted
+        for kernel in reversed(ATTENTION_KERNELS[:ATTENTION_KERNELS.index(wanted) + 1]):
+            if kernel in self.attention:
+                return kernel
+        return "unfused"
+
     def _reference_precision(self) -> str:
         for precision in ("bf16", "fp16"):
             if precision in self.mamf and precision in self.peak:
@@ -150,7 +166,8 @@ def _note_override_sources(merged: dict, table: dict, name: str) -> None:
     """A user override of a number without its own source keeps the old source, marked as overridden."""
     sources = merged.setdefault("sources", {})
     given = table.get("sources", {})
-    changed = [key for key in table if key in _NUMBERS] + [f"{t}.{k}" for t in ("peak", "mamf", "mamf_shape")
+    changed = [key for key in table if key in _NUMBERS] + [f"{t}.{k}" for t in ("peak", "mamf", "mamf_shape",
+                                                                                 "attention")
                                                             for k in table.get(t, {})]
     for key in changed:
         if key not in given:
@@ -180,9 +197,10 @@ def _build(gpu: str, table: dict, files: tuple[str, ...], catalog: Catalog) -> G
                 or not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in shape)):
             raise InputError(f"{where} mamf_shape.{precision} = {shape!r}: expected [M, N, K], three whole numbers")
         shapes[precision] = tuple(shape)
+    attention = _attention_table(where, table.get("attention", {}))
     sources = table.get("sources", {})
-    numbers = [*_NUMBERS,
-               *(f"peak.{p}" for p in peak), *(f"mamf.{p}" for p in mamf), *(f"mamf_shape.{p}" for p in shapes)]
+    numbers = [*_NUMBERS, *(f"peak.{p}" for p in peak), *(f"mamf.{p}" for p in mamf),
+               *(f"mamf_shape.{p}" for p in shapes), *(f"attention.{k}" for k in attention)]
     check_known(f"{where} sources", sources, numbers)
     for key in numbers:
         if key not in sources:
@@ -193,13 +211,26 @@ def _build(gpu: str, table: dict, files: tuple[str, ...], catalog: Catalog) -> G
     except InputError as exc:
         raise InputError(f"{where} catalog = {values['catalog']!r}: {exc}") from None
     return Gpu(
-        name=gpu, description=values["description"], catalog_key=values["catalog"],
+        name=gpu, architecture=values["architecture"], description=values["description"],
+        catalog_key=values["catalog"],
         sm_count=values["sm_count"], hbm_bytes=values["hbm"], hbm_bandwidth_bytes_per_s=values["hbm_bandwidth"],
         nvlink_bandwidth_bps=values["nvlink_bandwidth"],
         peak=MappingProxyType(peak), mamf=MappingProxyType(mamf), mamf_shape=MappingProxyType(shapes),
-        price_usd_range=component.price_usd, tdp_w_range=component.power_w,
+        attention=MappingProxyType(attention), price_usd_range=component.price_usd, tdp_w_range=component.power_w,
         sources=MappingProxyType(dict(sources)), files=files,
     )
+
+
+def _attention_table(where: str, table: dict) -> dict[str, tuple[float, float]]:
+    check_known(f"{where} attention", table, ATTENTION_KERNELS, "kernel family")
+    out = {}
+    for kernel, pair in table.items():
+        if (not isinstance(pair, list) or len(pair) != 2
+                or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v <= 1 for v in pair)):
+            raise InputError(f"{where} attention.{kernel} = {pair!r}: expected [forward, backward], two shares of "
+                             "the 16-bit peak in (0, 1]")
+        out[kernel] = (float(pair[0]), float(pair[1]))
+    return out
 
 
 def _flops_table(where: str, name: str, table: dict) -> dict[str, float]:

@@ -58,19 +58,21 @@ def activation_bytes_per_layer(seq_len, microbatch, hidden, heads, *, tp=1, sequ
 
 
 def model_activation_bytes_per_layer(model: TransformerModel, microbatch, *, tp=1, sequence_parallel=False,
-                                     recompute="none", flash_attention=False, moe=False):
+                                     recompute="none", flash_attention=False, moe=False, cp=1):
     """`activation_bytes_per_layer` for a model's shape (grouped-query widths, gated MLP, dropout). A MoE
     layer's MLP stores, per GPU, the dispatched token copies (2·h each) and the expert activations for
     top_k · capacity_factor slots per token [inferred] — with balanced routing the same whatever the expert
-    parallelism — plus the shared experts as a dense MLP."""
+    parallelism — plus the shared experts as a dense MLP. Context parallelism over `cp` GPUs keeps s/cp of the
+    tokens on each (workloads-3.md §6), and with it 1/cp of everything stored."""
+    per_cp = 1.0 / np.asarray(cp, dtype=float)
     hd = model.qk_head_dim
     kv_width = model.kv * hd if model.attention == "mha" else model.heads * hd
     common = dict(tp=tp, sequence_parallel=sequence_parallel, recompute=recompute, gated=model.gated,
                   dropout=model.dropout == "yes", flash_attention=flash_attention,
                   kv_width=kv_width, value_width=model.heads * model.value_head_dim)
     if not moe:
-        return activation_bytes_per_layer(model.seq_len, microbatch, model.hidden, model.heads,
-                                          ffn_hidden=model.ffn, **common)
+        return per_cp * activation_bytes_per_layer(model.seq_len, microbatch, model.hidden, model.heads,
+                                                   ffn_hidden=model.ffn, **common)
     # the attention part and norms as a dense layer with an empty MLP, then the MoE MLP on top
     attention = activation_bytes_per_layer(model.seq_len, microbatch, model.hidden, model.heads, ffn_hidden=0,
                                            **common)
@@ -80,7 +82,7 @@ def model_activation_bytes_per_layer(model: TransformerModel, microbatch, *, tp=
     routed = slots * s * b * (2.0 * h + (6.0 if model.gated else 4.0) * per_expert_width / t)
     shared = model.shared_experts * (6.0 if model.gated else 4.0) * s * b * per_expert_width / t
     code = recompute_code(recompute)
-    return np.where(code == 2, attention, attention + routed + shared)
+    return per_cp * np.where(code == 2, attention, attention + routed + shared)
 
 
 def first_stage_activation_bytes(per_layer_bytes, layers, pp, interleave=1, schedule="1f1b", microbatches=None):

@@ -1,12 +1,13 @@
 """The model zoo: models as TOML data files (`zoo/*.toml` beside this module, or a user's file), loaded strictly.
 
-Three kinds, each a frozen dataclass whose fields are core.fields declarations (unit, bounds, help, source):
+Four kinds, each a frozen dataclass whose fields are core.fields declarations (unit, bounds, help, source):
 
 - `transformer` (the default kind): a model by its shape — `layers`, `hidden`, `heads`, `seq_len`, `vocab` are
   all a file needs; optional FFN width, grouped-query heads, gated (SwiGLU) MLP, RMSNorm, rotary positions,
   untied embeddings, multi-head latent attention, mixture of experts, an encoder for encoder–decoder models.
 - `generic`: any model by its parameters, FLOPs and activation bytes per sample, and the bytes its model
-  parallelism moves per sample (ResNet-50, VGG-16).
+  parallelism moves per sample.
+- `cnn`: a ResNet or VGG by its architecture, timed layer by layer (workloads.cnn): ResNet-50, VGG-16.
 - `dlrm`: embedding tables sharded by model parallelism (all-to-all), dense MLPs data-parallel.
 
     kind = "transformer"
@@ -70,10 +71,11 @@ class ModelInfo:
     notes: str = ""
     sources: Mapping[str, str] = dataclasses.field(default_factory=dict)
     file: str = ""
+    stack: str = ""  # the training software it runs under unless told (workloads.stacks); "" the kind's default
 
     def __hash__(self) -> int:  # the sources are a read-only mapping: hashed by their items (models key caches)
         return hash((self.name, self.kind, self.description, self.source, self.tag, self.notes,
-                     tuple(sorted(self.sources.items())), self.file))
+                     tuple(sorted(self.sources.items())), self.file, self.stack))
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -107,6 +109,10 @@ class TransformerModel:
     attention_mask: str = param("causal", "choice", "'causal' (decoder) or 'bidirectional' (encoder): fused "
                                 "attention kernels skip the masked half when causal", "—",
                                 choices=("causal", "bidirectional"))
+    predicted_tokens: float = param(1.0, "1", "share of the tokens whose output logits (and loss) are computed: 1 "
+                                    "for language modelling; the masked share for masked-LM pre-training",
+                                    "Devlin et al. 2019 §3.1: BERT masks 15 % of the tokens and predicts only "
+                                    "those [restated]", lo=0.0, lo_open=True, hi=1.0)
     encoder_layers: int = param(0, "1", "encoder layers of an encoder–decoder model (0: decoder only); each "
                                 "decoder layer then adds cross-attention", "—", lo=0, integer=True)
     attention: str = param("mha", "choice", "'mha' (multi-head, grouped-query with kv_heads) or 'mla' "
@@ -199,6 +205,71 @@ class GenericModel:
         return self.info.name
 
 
+def widths(help: str):
+    """A declared list of whole numbers ≥ 0 (layer widths; 0 a pooling step)."""
+    spec = Spec(unit="1", help=help, source="the model file", default_text="[]", lo=0, integer=True)
+    return dataclasses.field(default=(), metadata={"spec": spec, "list": True})
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class CnnModel:
+    """A convolutional network by its architecture; its layers, parameters, FLOPs, stored activations and
+    model-parallel traffic follow from it (workloads.cnn)."""
+
+    info: ModelInfo
+    architecture: str = param("resnet", "choice", "'resnet' (bottleneck or basic blocks, He et al. 2016, the "
+                              "stride on the 3×3 convolution as torchvision's v1.5) or 'vgg' (Simonyan and "
+                              "Zisserman 2015)", "—", choices=("resnet", "vgg"))
+    blocks: tuple[int, ...] = counts("resnet: blocks per stage (ResNet-50: 3, 4, 6, 3)")
+    bottleneck: str = param("yes", "choice", "resnet: bottleneck blocks (1×1, 3×3, 1×1 expanding 4×) or basic "
+                            "(two 3×3)", "—", choices=_YES_NO)
+    width: int = param(64, "1", "resnet: channels of the stem and the first stage", "He et al. 2016 [restated]",
+                       lo=1, integer=True)
+    channels: tuple[int, ...] = widths("vgg: output channels of each 3×3 convolution, 0 for a 2×2 max pool")
+    fully_connected: tuple[int, ...] = widths("vgg: widths of the fully connected layers before the classifier")
+    image_size: int = param(224, "1", "input image height and width in pixels", "ImageNet training crops "
+                            "(He et al. 2016) [restated]", lo=8, integer=True)
+    classes: int = param(1000, "1", "classifier outputs", "ImageNet-1k [restated]", lo=1, integer=True)
+    backward_to_forward: float = 2.0  # data and weight gradients each cost one forward
+    model_parallel_collective: str = "all-gather"
+
+    @property
+    def name(self) -> str:
+        return self.info.name
+
+    @property
+    def layers(self) -> list:
+        from workloads import cnn
+
+        if self.architecture == "vgg":
+            return cnn.vgg_layers(self.channels, self.fully_connected, self.image_size, self.classes)
+        return cnn.resnet_layers(self.blocks, self.width, self.image_size, self.classes, self.bottleneck == "yes")
+
+    @property
+    def parameters(self) -> float:
+        from workloads import cnn
+
+        return float(cnn.parameters(self.layers))
+
+    @property
+    def forward_flops(self) -> float:
+        from workloads import cnn
+
+        return cnn.forward_flops(self.layers)
+
+    @property
+    def activation_memory(self) -> float:
+        from workloads import cnn
+
+        return cnn.stored_activation_bytes(self.layers)
+
+    @property
+    def model_parallel_traffic(self) -> float:
+        from workloads import cnn
+
+        return cnn.model_parallel_bytes(self.layers)
+
+
 @dataclass(frozen=True, kw_only=True, slots=True)
 class DlrmModel:
     """A DLRM: embedding tables (model-parallel, pooled lookups exchanged by all-to-all), a bottom MLP on the
@@ -225,14 +296,17 @@ class DlrmModel:
         return len(self.embedding_rows)
 
 
-Model = TransformerModel | GenericModel | DlrmModel
-KINDS: dict[str, type] = {"transformer": TransformerModel, "generic": GenericModel, "dlrm": DlrmModel}
-_INFO_KEYS = ("name", "kind", "description", "source", "tag", "notes", "sources")
+Model = TransformerModel | GenericModel | CnnModel | DlrmModel
+KINDS: dict[str, type] = {"transformer": TransformerModel, "generic": GenericModel, "cnn": CnnModel,
+                          "dlrm": DlrmModel}
+_INFO_KEYS = ("name", "kind", "description", "source", "tag", "notes", "sources", "stack")
 
 # keys that only have an effect in some configurations: given elsewhere, they are input errors
 _MLA_KEYS = ("q_lora_rank", "kv_lora_rank", "rope_head_dim")
 _MOE_KEYS = ("top_k", "expert_ffn_hidden", "shared_experts", "dense_layers", "moe_every", "capacity_factor")
 _DCN_KEYS = ("dcn_layers", "dcn_low_rank")
+_RESNET_KEYS = ("blocks", "bottleneck", "width")
+_VGG_KEYS = ("channels", "fully_connected")
 
 
 def _field_specs(cls) -> dict[str, tuple[Spec, bool]]:
@@ -288,7 +362,7 @@ def _parse(source: str, key: str, spec: Spec, is_list: bool, raw):
 
 def _info(data: dict, source: str, kind: str, default_name: str, declared) -> ModelInfo:
     texts = {}
-    for key in ("name", "description", "source", "notes"):
+    for key in ("name", "description", "source", "notes", "stack"):
         value = data.get(key, "")
         if not isinstance(value, str):
             raise InputError(f"{source}: {key} = {value!r}: expected a text")
@@ -305,8 +379,15 @@ def _info(data: dict, source: str, kind: str, default_name: str, declared) -> Mo
     name = texts["name"] or default_name
     if not name:
         raise InputError(f"{source}: give the model a name")
+    if texts["stack"]:
+        from workloads.stacks import get_stack
+
+        try:
+            get_stack(texts["stack"])
+        except InputError as exc:
+            raise InputError(f"{source}: stack = {texts['stack']!r}: {exc}") from None
     return ModelInfo(name=name, kind=kind, description=texts["description"], source=texts["source"], tag=tag,
-                     notes=texts["notes"], sources=MappingProxyType(dict(sources)), file=source)
+                     notes=texts["notes"], sources=MappingProxyType(dict(sources)), file=source, stack=texts["stack"])
 
 
 def _no_effect(source: str, data: dict, keys, condition: str) -> None:
@@ -335,6 +416,18 @@ def _check_consistency(model: Model, data: dict, source: str) -> None:
                              f"give head_dim")
         if model.attention == "mha" and model.heads % model.kv:
             raise InputError(f"{source}: heads = {model.heads} is not a multiple of kv_heads = {model.kv}")
+    elif isinstance(model, CnnModel):
+        if model.architecture == "resnet":
+            _no_effect(source, data, _VGG_KEYS, "architecture = 'vgg'")
+            if not model.blocks:
+                raise InputError(f"{source}: a resnet needs blocks (per stage, e.g. [3, 4, 6, 3])")
+        else:
+            _no_effect(source, data, _RESNET_KEYS, "architecture = 'resnet'")
+            if not any(model.channels):
+                raise InputError(f"{source}: a vgg needs channels (e.g. [64, 64, 0, 128, ...])")
+        if model.image_size >> (len(model.blocks) + 1 if model.architecture == "resnet"
+                                else sum(1 for c in model.channels if c == 0)) < 1:
+            raise InputError(f"{source}: image_size = {model.image_size} is pooled to nothing by the network")
     elif isinstance(model, DlrmModel):
         if len(model.multi_hot) != len(model.embedding_rows):
             raise InputError(f"{source}: multi_hot has {len(model.multi_hot)} entries for "

@@ -3,8 +3,13 @@ dollar and per watt against a baseline, with the energy and cost of one training
 
 - Strategy search: every valid strategy evaluated at once (workloads.training / workloads.generic), those that do
   not fit in memory dropped, the fastest first.
-- Throughput: tokens (transformers) or samples per second. Achieved FLOP/s per GPU counts the FLOPs executed
-  (recomputation included); MFU divides the model's FLOPs (no recomputation) by the GPUs' dense peak (C22 §4).
+- The software stack (workloads.stacks) is an input: `stack=NAME` in the fixed strategy keys, the model file's
+  `stack`, or the default (Megatron-Core for transformers, PyTorch DDP for the rest); `precision=fp8` runs the
+  GEMMs in FP8 where the stack and the GPU can.
+- Throughput: tokens (transformers) or samples per second. Model FLOP/s per GPU counts the model's FLOPs (forward
+  and backward, no recomputation: the same whatever is recomputed) and MFU divides them by the GPUs' dense 16-bit
+  peak (C22 §4, "BF16 MFU" as Llama 3 and MegaScale quote it); hardware FLOP/s and HFU count the FLOPs executed,
+  recomputation included.
 - Speedup = baseline iteration time / this one at the same model and batch. Per dollar: throughput per cluster
   dollar over the baseline's; per watt: throughput per cluster watt (nameplate) over the baseline's.
 - A run of `tokens` (or samples): its wall time; its energy, cluster nameplate power × the load during training ×
@@ -26,12 +31,12 @@ from fabric.cost import CostSummary, cost_summary
 from fabric.design import ClusterDesign
 from fabric.estimate import FabricEstimate, pricing_view
 from fabric.evaluate import evaluate_fabric
-from workloads.compute import DEFAULT_SETTINGS, ComputeSettings
 from workloads.generic import dlrm_breakdown, generic_breakdown, split_strategies
 from workloads.gpus import Gpu, shipped_gpus
 from workloads.models import DlrmModel, Model, TransformerModel
+from workloads.stacks import DEFAULT_DATA_PARALLEL_STACK, DEFAULT_STACK, Stack, get_stack
 from workloads.strategy import transformer_strategies
-from workloads.training import DEFAULT_TRAINING, TrainingSettings, precision_for, transformer_breakdown
+from workloads.training import precision_for, transformer_breakdown
 
 EPOCH = "Epoch AI (Cottier et al. 2024; costs-power.md)"
 
@@ -69,8 +74,12 @@ class Result:
     candidates: int  # strategies evaluated
     feasible: int  # of which fit in memory
     top: tuple[Candidate, ...]  # fastest first
-    tflops_per_gpu: float  # executed FLOP/s per GPU of the best
+    stack: Stack
+    precision: str  # of the GEMMs
+    tflops_per_gpu: float  # model FLOP/s per GPU of the best (no recomputation), in TFLOP/s
+    hardware_tflops_per_gpu: float  # executed FLOP/s per GPU (recomputation included), in TFLOP/s
     mfu: float
+    hfu: float
     throughput: float  # tokens/s or samples/s
     throughput_unit: str
     cost: CostSummary
@@ -107,26 +116,50 @@ def gpu_of(design: ClusterDesign) -> Gpu:
     raise InputError(f"[fabric] gpu = {design.fabric.gpu!r} has no compute model; GPUs with one: {known}")
 
 
+def stack_for(model: Model, fixed: dict | None = None, stack: Stack | str | None = None) -> Stack:
+    """The stack a run uses: `stack=` among the fixed strategy keys, else `stack`, else the model file's, else the
+    default for the model's kind."""
+    chosen = (fixed or {}).get("stack") or stack or model.info.stack or (
+        DEFAULT_STACK if isinstance(model, TransformerModel) else DEFAULT_DATA_PARALLEL_STACK)
+    return chosen if isinstance(chosen, Stack) else get_stack(chosen)
+
+
+def precision_of(gpu: Gpu, stack: Stack, fixed: dict | None = None) -> str:
+    """The GEMM precision: `precision=` among the fixed keys, else the GPU's 16-bit training mode; FP8 only where
+    the GPU has FP8 tensor cores and the stack runs FP8 GEMMs."""
+    precision = (fixed or {}).get("precision") or precision_for(gpu)
+    if precision not in gpu.precisions:
+        raise InputError(f"--strategy precision={precision}: {gpu.name} has no {precision} tensor cores "
+                         f"(it has {', '.join(gpu.precisions)})")
+    why = stack.refusal("precision", precision)
+    if why:
+        raise InputError(f"--strategy precision={precision}: {why}")
+    return precision
+
+
 def breakdown(model: Model, gpu: Gpu, est: FabricEstimate, batch: int, fixed: dict | None = None, *,
-              compute: ComputeSettings = DEFAULT_SETTINGS, training: TrainingSettings = DEFAULT_TRAINING,
-              gradient_bytes: float | None = None):
-    """(strategies, breakdown) of every valid strategy of `model` on the job's GPUs of `est`."""
+              stack: Stack | None = None, gradient_bytes: float | None = None):
+    """(strategies, breakdown) of every valid strategy of `model` on the job's GPUs of `est` under its stack."""
     n = est.job_gpus
+    stack = stack_for(model, fixed, stack)
+    precision = precision_of(gpu, stack, fixed)
+    compute, training = stack.compute_for(gpu), stack.training
+    per_candidate = {k: v for k, v in (fixed or {}).items() if k not in ("stack", "precision")}
     if isinstance(model, TransformerModel):
-        st = transformer_strategies(model, n, batch, fixed)
-        return st, transformer_breakdown(model, gpu, est, batch, st, compute=compute, training=training)
+        st = transformer_strategies(model, n, batch, per_candidate, stack)
+        return st, transformer_breakdown(model, gpu, est, batch, st, compute=compute, training=training,
+                                         precision=precision)
     if isinstance(model, DlrmModel):
-        st = split_strategies(n, batch, {"dp": n, **(fixed or {})})
+        st = split_strategies(n, batch, {"dp": n, **per_candidate})
         return st, dlrm_breakdown(model, gpu, est, batch, st, compute=compute, training=training)
-    st = split_strategies(n, batch, fixed)
+    st = split_strategies(n, batch, per_candidate)
     return st, generic_breakdown(model, gpu, est, batch, st, gradient_bytes=gradient_bytes, compute=compute,
                                  training=training)
 
 
 def evaluate_model(model: Model, design: ClusterDesign, name: str, batch: int, fixed: dict | None = None, *,
-                   catalog: Catalog | None = None, top: int = 5, compute: ComputeSettings = DEFAULT_SETTINGS,
-                   training: TrainingSettings = DEFAULT_TRAINING, gradient_bytes: float | None = None,
-                   estimate: FabricEstimate | None = None) -> Result:
+                   catalog: Catalog | None = None, top: int = 5, stack: Stack | str | None = None,
+                   gradient_bytes: float | None = None, estimate: FabricEstimate | None = None) -> Result:
     """Search every strategy of `model` on `design` at global batch `batch` (sequences or samples) and keep the
     `top` fastest that fit. InfeasibleDesign when the fabric does not work (its violations named) or no strategy
     fits in memory. The search sees the fabric through `fabric.estimate.pricing_view`, and the last searches are
@@ -136,18 +169,23 @@ def evaluate_model(model: Model, design: ClusterDesign, name: str, batch: int, f
         raise InfeasibleDesign(f"the {est.kind} fabric is infeasible ("
                                + "; ".join(f"{v.name}: {v.message}" for v in est.violations) + ")")
     gpu = gpu_of(design)
-    found = _search(model, gpu, pricing_view(est), batch, tuple(sorted((fixed or {}).items())), top, compute,
-                    training, gradient_bytes)
+    stack = stack_for(model, fixed, stack)
+    precision = precision_of(gpu, stack, fixed)
+    fixed_items = tuple(sorted((k, v) for k, v in (fixed or {}).items() if k not in ("stack", "precision")))
+    found = _search(model, gpu, pricing_view(est), batch, fixed_items, top, stack, precision, gradient_bytes)
     if isinstance(found, str):
         raise InfeasibleDesign(found)
     n = est.job_gpus
     unit, per_iteration = ("tokens/s", batch * model.seq_len) if isinstance(model, TransformerModel) \
         else ("samples/s", batch)
     best = found.top[0]
+    peak = gpu.peak_flops(precision_for(gpu))
+    per_gpu = n * best.iteration_s
     return Result(
         model=model, design_name=name, estimate=est, gpu=gpu, batch=batch, candidates=found.candidates,
-        feasible=found.feasible, top=found.top, tflops_per_gpu=found.hardware_flops / (n * best.iteration_s) / 1e12,
-        mfu=found.model_flops / (n * best.iteration_s * gpu.peak_flops(precision_for(gpu))),
+        feasible=found.feasible, top=found.top, stack=stack, precision=precision,
+        tflops_per_gpu=found.model_flops / per_gpu / 1e12, hardware_tflops_per_gpu=found.hardware_flops / per_gpu / 1e12,
+        mfu=found.model_flops / (per_gpu * peak), hfu=found.hardware_flops / (per_gpu * peak),
         throughput=per_iteration / best.iteration_s, throughput_unit=unit,
         cost=cost_summary(design, est, catalog or load_catalog()))
 
@@ -162,10 +200,10 @@ class _Found:
 
 
 @functools.lru_cache(maxsize=4096)
-def _search(model: Model, gpu: Gpu, view: FabricEstimate, batch: int, fixed_items: tuple, top: int,
-            compute: ComputeSettings, training: TrainingSettings, gradient_bytes: float | None) -> _Found | str:
+def _search(model: Model, gpu: Gpu, view: FabricEstimate, batch: int, fixed_items: tuple, top: int, stack: Stack,
+            precision: str, gradient_bytes: float | None) -> _Found | str:
     """The strategy search on a pricing view: the `top` fastest candidates that fit, or why none does."""
-    st, br = breakdown(model, gpu, view, batch, dict(fixed_items) or None, compute=compute, training=training,
+    st, br = breakdown(model, gpu, view, batch, {**dict(fixed_items), "precision": precision}, stack=stack,
                        gradient_bytes=gradient_bytes)
     t = br.iteration_s
     ok = br.fits & np.isfinite(t)

@@ -1,17 +1,22 @@
 """Parallelisation strategies of a transformer training job, as arrays: every valid combination for N GPUs is one
 entry, so the iteration model evaluates them all in one vectorised pass.
 
-A strategy is data (dp), tensor (tp) and pipeline (pp) parallel sizes with tp·dp·pp = N; the microbatch b (m =
-B/(dp·b) microbatches per pipeline); v interleaved model chunks per GPU; sequence parallelism; no / selective /
-full activation recomputation; ZeRO stage 0–3 (optimizer, gradient and parameter sharding over dp); expert
-parallelism ep (MoE: ep divides dp and the experts); and the rank order — Megatron-LM's tp-dp-pp (tensor fastest,
-pipeline stages farthest apart) or tp-pp-dp (pipeline stages next to each other, the placement a ring or circuit
-fabric prefers for chatty groups; SiP-ML places model-parallel partitions within the optical reach).
+A strategy is data (dp), tensor (tp), context (cp) and pipeline (pp) parallel sizes with tp·cp·dp·pp = N; the
+microbatch b (m = B/(dp·b) microbatches per pipeline); v interleaved model chunks per GPU; sequence parallelism;
+no / selective / full activation recomputation; ZeRO stage 0–3 (optimizer, gradient and parameter sharding over
+dp); expert parallelism ep (MoE: ep divides dp and the experts); and the rank order — Megatron-LM's tp-cp-dp-pp
+(tensor fastest, pipeline stages farthest apart) or tp-cp-pp-dp (pipeline stages next to each other, the placement
+a ring or circuit fabric prefers for chatty groups; SiP-ML places model-parallel partitions within the optical
+reach). The software stack (workloads.stacks) and the GEMM precision are chosen for the whole search
+(`stack=`, `precision=` in --strategy); the stack limits what is searched.
 
-Rules [Megatron-LM, N21 §2–3]: tp divides the heads (and key/value heads); pp divides the layers; interleaving
-needs pp > 1, v dividing the layers per stage and m a multiple of pp; b divides B/dp. ZeRO stages 2 and 3 shard
-gradients that pipelining accumulates over microbatches: with pp > 1 only stage 0 or 1 (DeepSpeed refuses
-ZeRO-2/3 with pipeline parallelism; Megatron-LM's distributed optimizer is stage 1) [restated].
+Rules [Megatron-LM, N21 §2–3; workloads-3.md §6]: tp divides the heads (and key/value heads); pp divides the
+layers — or, where the stack has uneven stages, the interior stages hold ⌈L/p⌉ layers and the first and last share
+the rest (Llama 3 405B: 126 layers on 16 stages, 7 + 14 × 8 + 7); cp splits the sequence into 2·cp chunks;
+interleaving needs pp > 1, v dividing the layers per stage and m a multiple of pp; b divides B/dp. ZeRO stages 2 and
+3 shard gradients that pipelining accumulates over microbatches: with pp > 1 only stage 0 or 1 (DeepSpeed refuses
+ZeRO-2/3 with pipeline parallelism; Megatron-LM's distributed optimizer is stage 1) [restated]. A search that
+leaves nothing names the rule that removed the last candidates.
 """
 
 from __future__ import annotations
@@ -27,8 +32,13 @@ from workloads.models import TransformerModel
 
 RECOMPUTE = ("none", "selective", "full")
 ORDERS = ("tp-dp-pp", "tp-pp-dp")
-STRATEGY_KEYS = ("dp", "tp", "pp", "microbatch", "interleave", "sp", "recompute", "zero", "ep", "order")
+STRATEGY_KEYS = ("dp", "tp", "pp", "cp", "microbatch", "interleave", "sp", "recompute", "recompute_layers", "zero",
+                 "ep", "order", "precision", "stack")
+SEARCH_KEYS = ("precision", "stack")  # chosen for the whole search, not per candidate
+PRECISIONS = ("bf16", "fp16", "fp8")
 MAX_MICROBATCH = 64  # [assumed] larger microbatches gain nothing once the GEMMs are large (N21 §3.4: ≤ 1.3×)
+MAX_CONTEXT_PARALLEL = 32  # [assumed] Llama 3 trains 131 072-token sequences at CP16 (workloads-3.md §6)
+MIN_CONTEXT_CHUNK = 8192  # [inferred] Llama 3 trains 8,192-token sequences at CP1 and 131,072-token ones at CP16 (8,192 per GPU), workloads-3.md §6
 
 
 @dataclass(frozen=True)
@@ -38,10 +48,12 @@ class Strategies:
     dp: np.ndarray
     tp: np.ndarray
     pp: np.ndarray
+    cp: np.ndarray
     microbatch: np.ndarray
     interleave: np.ndarray
     sp: np.ndarray  # bool
     recompute: np.ndarray  # 0 none, 1 selective, 2 full
+    recompute_layers: np.ndarray  # with full recomputation, the layers of each stage recomputed (0 otherwise)
     zero: np.ndarray
     ep: np.ndarray
     order: np.ndarray  # index into ORDERS
@@ -64,11 +76,31 @@ class Strategies:
         return batch // (self.dp * self.microbatch)
 
     def strides(self) -> dict[str, np.ndarray]:
-        """Rank stride of each parallel group under the strategy's rank order (fabric.kind groups)."""
+        """Rank stride of each parallel group under the strategy's rank order (fabric.kind groups): the context
+        group next to the tensor group, then data and pipeline in the strategy's order."""
         pp_inner = self.order == 1
-        return {"tp": np.ones_like(self.tp), "dp": np.where(pp_inner, self.tp * self.pp, self.tp),
-                "pp": np.where(pp_inner, self.tp, self.tp * self.dp),
-                "ep": np.where(pp_inner, self.tp * self.pp, self.tp)}
+        inner = self.tp * self.cp
+        return {"tp": np.ones_like(self.tp), "cp": self.tp, "dp": np.where(pp_inner, inner * self.pp, inner),
+                "pp": np.where(pp_inner, inner, inner * self.dp), "ep": np.where(pp_inner, inner * self.pp, inner)}
+
+
+def stage_layers(layers: int, pp):
+    """(first, interior, last) layers of each pipeline stage, arrays over pp: L/p each where p divides L, else
+    ⌈L/p⌉ on the interior stages and the rest split between the first and the last (the first takes the smaller
+    half: it also holds the embedding). One stage holds them all."""
+    p = np.asarray(pp, dtype=np.int64)
+    even = layers % p == 0
+    interior = np.where(even, layers // p, -(-layers // p))
+    rest = layers - np.maximum(p - 2, 0) * interior
+    first = np.where(even, interior, rest // 2)
+    last = np.where(even, interior, rest - rest // 2)
+    return (np.where(p == 1, layers, first), np.where(p <= 2, 0, interior), np.where(p == 1, 0, last))
+
+
+def max_stage_layers(layers: int, pp):
+    """Layers on the fullest pipeline stage."""
+    first, interior, last = stage_layers(layers, pp)
+    return np.maximum(np.maximum(first, interior), last)
 
 
 def _divisors(n: int, limit: int | None = None) -> list[int]:
@@ -81,7 +113,8 @@ def _powers_of_two(limit: int) -> list[int]:
 
 
 def parse_strategy(text: str | None) -> dict:
-    """'tp=8,pp=4,microbatch=1,recompute=full' → {key: value}; InputError naming the unknown key or bad value."""
+    """'tp=8,pp=4,microbatch=1,recompute=full,stack=megatron-2021' → {key: value}; InputError naming the unknown
+    key, the bad value or a key given twice."""
     if not text:
         return {}
     out = {}
@@ -90,68 +123,132 @@ def parse_strategy(text: str | None) -> dict:
         if not sep or key not in STRATEGY_KEYS:
             raise InputError(f"--strategy {text!r}: '{item.strip()}' is not key=value with key one of "
                              f"{', '.join(STRATEGY_KEYS)}")
-        if key == "recompute":
-            if value not in RECOMPUTE:
-                raise InputError(f"--strategy recompute={value!r}: expected one of {', '.join(RECOMPUTE)}")
-            out[key] = RECOMPUTE.index(value)
-        elif key == "order":
-            if value not in ORDERS:
-                raise InputError(f"--strategy order={value!r}: expected one of {', '.join(ORDERS)}")
-            out[key] = ORDERS.index(value)
-        elif key == "sp":
-            if value.lower() not in ("true", "false", "1", "0", "yes", "no"):
-                raise InputError(f"--strategy sp={value!r}: expected true or false")
-            out[key] = value.lower() in ("true", "1", "yes")
-        else:
-            if not value.isdigit() or int(value) < (0 if key == "zero" else 1):
-                raise InputError(f"--strategy {key}={value!r}: expected a whole number ≥ {0 if key == 'zero' else 1}")
-            out[key] = int(value)
+        if key in out:
+            raise InputError(f"--strategy {text!r}: {key} is given twice")
+        out[key] = _strategy_value(key, value)
     return out
 
 
-def transformer_strategies(model: TransformerModel, gpus: int, batch: int, fixed: dict | None = None) -> Strategies:
-    """Every valid strategy for `model` on `gpus` GPUs at global batch `batch` (sequences), with the keys of
-    `fixed` held at the given values. The same arguments give the same (read-only) arrays: a sweep enumerates a
-    model's strategies once per job size and batch."""
-    return _transformer_strategies(model, gpus, batch, tuple(sorted((fixed or {}).items())))
+def _strategy_value(key: str, value: str):
+    if key == "recompute":
+        if value not in RECOMPUTE:
+            raise InputError(f"--strategy recompute={value!r}: expected one of {', '.join(RECOMPUTE)}")
+        return RECOMPUTE.index(value)
+    if key == "order":
+        if value not in ORDERS:
+            raise InputError(f"--strategy order={value!r}: expected one of {', '.join(ORDERS)}")
+        return ORDERS.index(value)
+    if key == "sp":
+        if value.lower() not in ("true", "false", "1", "0", "yes", "no"):
+            raise InputError(f"--strategy sp={value!r}: expected true or false")
+        return value.lower() in ("true", "1", "yes")
+    if key == "precision":
+        if value not in PRECISIONS:
+            raise InputError(f"--strategy precision={value!r}: expected one of {', '.join(PRECISIONS)}")
+        return value
+    if key == "stack":
+        from workloads.stacks import get_stack
+
+        get_stack(value)
+        return value
+    top = 3 if key == "zero" else MAX_STRATEGY_VALUE
+    low = 0 if key in ("zero", "recompute_layers") else 1
+    if not value.isdigit() or not low <= int(value) <= top:
+        raise InputError(f"--strategy {key}={value!r}: expected a whole number from {low} to {top}")
+    return int(value)
+
+
+MAX_STRATEGY_VALUE = 1 << 20  # no parallel size or microbatch exceeds the largest job
+
+
+def transformer_strategies(model: TransformerModel, gpus: int, batch: int, fixed: dict | None = None,
+                           stack=None) -> Strategies:
+    """Every valid strategy for `model` on `gpus` GPUs at global batch `batch` (sequences) that `stack` (default
+    workloads.stacks.DEFAULT_STACK) can run, with the keys of `fixed` held at the given values. The same
+    arguments give the same (read-only) arrays: a sweep enumerates a model's strategies once per job size."""
+    if stack is None:
+        from workloads.stacks import DEFAULT_STACK, get_stack
+
+        stack = get_stack(DEFAULT_STACK)
+    fixed = {k: v for k, v in (fixed or {}).items() if k not in SEARCH_KEYS}
+    for key, value in fixed.items():
+        why = stack.refusal(key, RECOMPUTE[value] if key == "recompute" else value)
+        if why:
+            raise InputError(f"--strategy {key}={RECOMPUTE[value] if key == 'recompute' else value}: {why}")
+    return _transformer_strategies(model, gpus, batch, tuple(sorted(fixed.items())), stack)
 
 
 @functools.lru_cache(maxsize=64)
-def _transformer_strategies(model: TransformerModel, gpus: int, batch: int, fixed_items: tuple) -> Strategies:
+def _transformer_strategies(model: TransformerModel, gpus: int, batch: int, fixed_items: tuple, stack) -> Strategies:
     fixed = dict(fixed_items)
-    kv = model.kv
-    tps = [t for t in _divisors(gpus) if model.heads % t == 0 and kv % t == 0 and t <= 64]
-    pps = _divisors(model.layers)
+    sup = stack.supports
+    layers = model.layers
     options = {
-        "tp": tps, "pp": [p for p in pps if gpus % p == 0],
+        "tp": [t for t in _divisors(gpus, 64) if model.heads % t == 0 and model.kv % t == 0]
+        if sup.tensor_parallel else [1],
+        "pp": [p for p in _divisors(gpus, layers) if sup.uneven_pipeline or layers % p == 0]
+        if sup.pipeline_parallel else [1],
+        "cp": [1] + [c for c in _powers_of_two(MAX_CONTEXT_PARALLEL)[1:] if gpus % c == 0
+                     and model.seq_len % (2 * c) == 0 and model.seq_len // c >= MIN_CONTEXT_CHUNK]
+        if sup.context_parallel else [1],
         "microbatch": _powers_of_two(min(batch, MAX_MICROBATCH)),
-        "interleave": _divisors(model.layers, 8), "sp": [False, True], "recompute": [0, 1, 2], "zero": [0, 1, 2, 3],
+        "interleave": list(range(1, 9)) if sup.interleave and sup.pipeline_parallel else [1],
+        "sp": [False, True] if sup.sequence_parallel else [False],
+        "recompute": [RECOMPUTE.index(r) for r in sup.recompute],
+        "recompute_layers": [1, 2, 3, 4],  # quarters of the fullest stage (Megatron's --recompute-num-layers)
+        "zero": list(sup.zero),
         "ep": _divisors(model.experts) if model.is_moe else [1], "order": [0, 1],
     }
-    options.update({key: [value] for key, value in fixed.items() if key != "dp"})
+    options.update({key: [(-value or 4) if key == "recompute_layers" else value] for key, value in fixed.items()
+                    if key != "dp"})  # recompute_layers = 0: no partial recomputation
+    if "recompute" in fixed and not fixed.get("recompute_layers"):
+        options["recompute_layers"] = [4]  # recompute=full means every layer, as Megatron's uniform method
     grid = np.array(list(itertools.product(*options.values())), dtype=np.int64).reshape(-1, len(options))
     cols = dict(zip(options, grid.T))
-    tp, pp, b, v = cols["tp"], cols["pp"], cols["microbatch"], cols["interleave"]
-    dp = gpus // np.maximum(tp * pp, 1)
-    ok = (tp * pp * dp == gpus) & (model.heads % tp == 0) & (model.layers % pp == 0)
-    ok &= (batch % np.maximum(dp * b, 1) == 0) & (batch >= dp * b)
+    tp, pp, cp, b, v = cols["tp"], cols["pp"], cols["cp"], cols["microbatch"], cols["interleave"]
+    dp = gpus // np.maximum(tp * pp * cp, 1)
     m = batch // np.maximum(dp * b, 1)
-    ok &= (v == 1) | ((pp > 1) & ((model.layers // pp) % v == 0) & (m % pp == 0))
-    ok &= ~(cols["sp"].astype(bool) & (tp == 1))  # sequence parallelism splits over tp: a no-op at tp = 1
-    ok &= (cols["zero"] == 0) | (dp > 1)
-    ok &= (cols["zero"] <= 1) | (pp == 1)  # gradient and parameter sharding do not combine with pipelining
-    ok &= (dp % cols["ep"] == 0)
-    ok &= (cols["order"] == 0) | ((pp > 1) & (dp > 1))  # the two orders differ only with both
+    first, interior, last = stage_layers(layers, pp)
+    per_chunk = np.maximum(np.maximum(first, interior), last)
+    quarters = cols["recompute_layers"]
+    full = cols["recompute"] == 2
+    recomputed = np.where(quarters < 0, -quarters, -(-quarters * per_chunk // 4))
+    previous = -(-(quarters - 1) * per_chunk // 4)
+    rules = [
+        (tp * pp * cp * dp == gpus, "tp·cp·pp must divide the GPUs"),
+        (model.heads % tp == 0, f"tp must divide the {model.heads} heads"),
+        (model.seq_len % (2 * cp) == 0, f"cp must cut the {model.seq_len}-token sequence into 2·cp equal chunks"),
+        ((layers % pp == 0) | (sup.uneven_pipeline & (np.minimum(first, last) >= 1)),
+         f"pp must divide the {layers} layers" + ("" if sup.uneven_pipeline else
+                                                   f" (stack {stack.name!r} has no uneven stages)")),
+        ((batch % np.maximum(dp * b, 1) == 0) & (batch >= dp * b), f"dp·microbatch must divide the batch of {batch}"),
+        ((v == 1) | ((pp > 1) & (per_chunk % v == 0) & (m % pp == 0)),
+         "interleaving needs pp > 1, v dividing the layers per stage and the microbatches a multiple of pp"),
+        (~(cols["sp"].astype(bool) & (tp == 1)), "sequence parallelism needs tp > 1"),
+        ((quarters == 4) | ((quarters < 0) & full) | (full & (recomputed < per_chunk) & (recomputed > previous)),
+         "recompute_layers needs recompute=full"),
+        (recomputed <= per_chunk, "recompute_layers cannot exceed the layers of a stage"),
+        ((cols["zero"] == 0) | (dp > 1), "ZeRO needs dp > 1"),
+        ((cols["zero"] <= 1) | (pp == 1), "ZeRO-2/3 does not combine with pipeline parallelism"),
+        (dp % cols["ep"] == 0, "ep must divide dp"),
+        ((cols["order"] == 0) | ((pp > 1) & (dp > 1)), "the rank orders differ only with pp > 1 and dp > 1"),
+        ((cols["order"] == 0) | (cp == 1), "the tp-pp-dp order keeps context parallelism off (cp = 1)"),
+    ]
     if "dp" in fixed:
-        ok &= dp == fixed["dp"]
+        rules.append((dp == fixed["dp"], f"dp = {fixed['dp']} leaves tp·cp·pp = {gpus / fixed['dp']:g}"))
+    ok = np.ones(len(grid), dtype=bool)
+    if not ok.any():
+        raise InputError(f"no valid strategy for {model.name} on {gpus} GPUs at batch {batch}: nothing to search")
+    for rule, text in rules:
+        if ok.any() and not (ok & rule).any():
+            raise InputError(f"no valid strategy for {model.name} on {gpus} GPUs at batch {batch}"
+                             + (f" with {_describe(fixed)}" if fixed else "") + f" under stack {stack.name!r}: "
+                             + text)
+        ok &= rule
     keep = np.flatnonzero(ok)
-    if keep.size == 0:
-        raise InputError(f"no valid strategy for {model.name} on {gpus} GPUs at batch {batch}"
-                         + (f" with {_describe(fixed)}" if fixed else "")
-                         + f" (tp must divide {model.heads} heads, pp the {model.layers} layers, dp·microbatch the "
-                         "batch)")
-    st = Strategies(dp=dp[keep], tp=tp[keep], pp=pp[keep], microbatch=b[keep], interleave=v[keep],
+    st = Strategies(dp=dp[keep], tp=tp[keep], pp=pp[keep], cp=cp[keep], microbatch=b[keep], interleave=v[keep],
                     sp=cols["sp"][keep].astype(bool), recompute=cols["recompute"][keep],
+                    recompute_layers=np.where(full, np.minimum(recomputed, per_chunk), 0)[keep],
                     zero=cols["zero"][keep], ep=cols["ep"][keep], order=cols["order"][keep])
     for f in fields(st):
         getattr(st, f.name).flags.writeable = False
@@ -167,4 +264,3 @@ def _describe(fixed: dict) -> str:
             value = ORDERS[value]
         shown.append(f"{key}={value}")
     return ", ".join(shown)
-

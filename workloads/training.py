@@ -3,14 +3,20 @@
     iteration = m·t_stage + (p − 1)/v·t_stage + exposed data-parallel reduction + exposed ZeRO gathers + optimizer
 
 t_stage is one microbatch through the slowest pipeline stage: its layers' forward and backward compute
-(workloads.compute), the tensor-parallel collectives on the critical path (Megatron-LM: two all-reduces forward
-and two backward per layer over the t GPUs of the group, two more when full recomputation replays the forward —
-reduce-scatter + all-gather pairs of the same volume with sequence parallelism), the pipeline point-to-point sends
-(activations forward, gradients backward, b·s·h/t bytes each with Megatron's scatter/gather, v times with v
+(workloads.compute; uneven stages each with their own layers, the embedding on the first, the head on the last),
+the tensor-parallel collectives (Megatron-LM: two all-reduces forward and two backward per layer over the t GPUs of
+the group, two more when full recomputation replays the forward — reduce-scatter + all-gather pairs of the same
+volume with sequence parallelism), the context-parallel exchange of keys and values, the pipeline point-to-point
+sends (activations forward, gradients backward, b·s·h/t bytes each with Megatron's scatter/gather, v times with v
 interleaved chunks) and, for mixture-of-experts layers, the expert-parallel all-to-alls (dispatch and combine,
-forward and backward). The pipeline bubble is (p − 1)/v stage times (1F1B; N21 §2.2). Gradients are reduced over
-the data-parallel group once per iteration, overlapped with the last microbatch's backward (buckets become ready
-layer by layer, so at least one layer's bucket is exposed) — or not at all with `dp_overlap = "none"`.
+forward and backward). The pipeline bubble is (p − 1)/v stage times (1F1B; N21 §2.2).
+
+What is overlapped, and how, is the software's (`TrainingSettings`, set by the stack, workloads.stacks): the
+gradient reduction in buckets launched as the first stage's last backward produces them (the last bucket exposed),
+ZeRO-1's parameter gather under the next forward, ZeRO-3's gathers layer by layer one layer ahead, pipeline sends
+behind the other chunk's compute when interleaved, the key/value exchange behind attention, tensor-parallel
+collectives behind the GEMMs (Transformer Engine's user-buffer overlap). An overlapped collective X under compute C
+costs max(X − C, σ·X): compute runs 18.9 % slower while communication kernels hold SMs and HBM (workloads-3.md §2).
 
 Every collective is priced by the fabric for the group it runs in (fabric.kind: tensor groups consecutive, data
 and pipeline groups strided by the strategy's rank order) and, on fabrics configured once per job (SiP-OCS,
@@ -41,21 +47,47 @@ from workloads.memory import (embedding_activation_bytes, first_stage_activation
                               model_state_bytes)
 from workloads.models import TransformerModel
 from workloads.moe import all_to_all_bytes_per_token
-from workloads.strategy import Strategies
+from workloads.strategy import Strategies, stage_layers
 from workloads.pipeline import bubble_fraction
-from workloads.transformer import (megatron_flops_per_iteration, parameters_per_gpu, pipeline_message_bytes,
+from workloads.transformer import (kv_width, parameters_per_gpu, pipeline_message_bytes,
                                    tensor_parallel_collectives_per_layer, tensor_parallel_message_bytes,
                                    training_flops_per_token)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class TrainingSettings:
-    """How the training software runs; each default with its source."""
+    """How the training software schedules communication against compute; each default with its source. A stack
+    (workloads.stacks) sets the ones its software differs in."""
 
-    dp_overlap: str = param("backward", "choice", "data-parallel gradient reduction overlapped with the last "
-                            "microbatch's backward ('backward', PyTorch DDP and Megatron-LM --overlap-grad-reduce) "
-                            "or after it ('none', SiP-ML's fat-tree term)", "PyTorch DDP bucketing [restated]",
-                            choices=("backward", "none"))
+    dp_overlap: str = param("backward", "choice", "data-parallel gradient reduction: 'backward', in buckets "
+                            "launched as the last microbatch's backward produces them, the last bucket exposed "
+                            "(PyTorch DDP, Megatron-Core --overlap-grad-reduce); 'none', one collective after the "
+                            "backward (Megatron-LM 2021–22, SiP-ML's fat-tree term)",
+                            "workloads-3.md §3.1–3.2 [restated]", choices=("backward", "none"))
+    bucket_parameters: float = param(40e6, "1", "parameters in one gradient bucket (at least)",
+                                     "workloads-3.md §3.2: Megatron-Core max(40 000 000, 1 000 000 × dp) "
+                                     "parameters [verbatim]", lo=1.0)
+    bucket_parameters_per_replica: float = param(1e6, "1", "bucket parameters added per data-parallel "
+                                                 "replica (larger groups, larger buckets)", "workloads-3.md §3.2: "
+                                                 "1 000 000 × dp_size [verbatim]", lo=0.0)
+    param_gather_overlap: str = param("forward", "choice", "ZeRO-1 (distributed optimizer) parameter all-gather: "
+                                      "'forward', in buckets under the next iteration's first forward "
+                                      "(Megatron-Core --overlap-param-gather), the first bucket exposed; 'none', "
+                                      "after the optimizer step", "workloads-3.md §3.2 [restated]",
+                                      choices=("forward", "none"))
+    p2p_overlap: str = param("interleaved", "choice", "pipeline sends in the steady state: 'interleaved', "
+                             "overlapped with the other model chunk's compute when chunks are interleaved "
+                             "(Megatron-Core overlap_p2p_comm with v > 1), else on the critical path; 'none', "
+                             "always on the critical path", "workloads-3.md §6 [restated]",
+                             choices=("interleaved", "none"))
+    tp_overlap: str = param("none", "choice", "tensor-parallel collectives: 'none', on the critical path "
+                            "(Megatron-Core's default); 'gemm', pipelined with the GEMMs beside them "
+                            "(Transformer Engine user-buffer overlap, --tp-comm-overlap)", "workloads-3.md §2: "
+                            "Megatron-Core nccl_ub [restated]", choices=("none", "gemm"))
+    overlap_slowdown: float = param(0.189, "1", "how much longer compute kernels run while a communication "
+                                    "kernel overlaps them (NCCL's CTAs take SMs and HBM bandwidth)",
+                                    "workloads-3.md §2: Lee et al. 2025 (CCO): compute kernels 18.9 % slower on "
+                                    "average when overlapped (max 40 %) [verbatim]", lo=0.0, hi=1.0)
     activation_bytes: float = param(2.0, "1", "bytes per activation element on the wire (16-bit)",
                                     "mixed-precision training [restated]", lo=1.0, hi=4.0)
     grad_reduce_bytes: float = param(4.0, "1", "bytes per gradient element in the data-parallel reduction",
@@ -67,6 +99,20 @@ class TrainingSettings:
                                  "fragmentation, workspace)", "[assumed] ~8 GB of 80 GB lost in practice",
                                  lo=0.1, hi=1.0)
 
+    @property
+    def hidden_share(self) -> float:
+        """σ = 1 − 1/(1 + slowdown): the share of an overlapped collective's time that still costs compute time.
+        Compute C overlapped by a collective X runs at 1/(1 + slowdown) of its rate while both run, so the two
+        together take max(X, C + σ·X) (workloads-3.md §2)."""
+        return 1.0 - 1.0 / (1.0 + self.overlap_slowdown)
+
+    def overlapped(self, comm_s, window_s, tail_s=0.0):
+        """Exposed seconds of a collective of `comm_s` overlapped with `window_s` of compute, of which `tail_s`
+        (the last bucket) can only start once the window's compute is done: tail + max(X − W, σ·X) for the rest."""
+        rest = np.maximum(np.asarray(comm_s, dtype=float) - tail_s, 0.0)
+        tail = np.minimum(tail_s, comm_s)
+        return tail + np.maximum(rest - window_s, self.hidden_share * rest)
+
 
 DEFAULT_TRAINING = TrainingSettings()
 
@@ -77,6 +123,7 @@ class Breakdown:
 
     compute_s: np.ndarray  # m · (forward + backward) of the slowest stage, with recomputation
     tensor_parallel_s: np.ndarray  # exposed tensor-parallel collectives
+    context_parallel_s: np.ndarray  # exposed key/value exchange of context parallelism
     pipeline_s: np.ndarray  # exposed point-to-point sends between stages
     expert_parallel_s: np.ndarray  # all-to-alls of the mixture-of-experts layers
     bubble_s: np.ndarray
@@ -86,12 +133,13 @@ class Breakdown:
     memory_limit_bytes: float
     hardware_flops: np.ndarray  # per iteration, whole job, recomputation included
     model_flops: np.ndarray  # per iteration, whole job, without recomputation (for MFU)
-    megatron_flops: float  # N21's count (96·B·s·l·h²·…), the numerator of its achieved TFLOP/s
+
+    PHASES = ("compute", "tensor_parallel", "context_parallel", "pipeline", "expert_parallel", "bubble",
+              "data_parallel", "optimizer")
 
     @property
     def iteration_s(self) -> np.ndarray:
-        return (self.compute_s + self.tensor_parallel_s + self.pipeline_s + self.expert_parallel_s + self.bubble_s
-                + self.data_parallel_s + self.optimizer_s)
+        return sum(getattr(self, f"{name}_s") for name in self.PHASES)
 
     @property
     def fits(self) -> np.ndarray:
@@ -105,8 +153,7 @@ class Breakdown:
         return Breakdown(**values)
 
     def phases(self, i: int) -> dict[str, float]:
-        return {name: float(getattr(self, f"{name}_s")[i]) for name in
-                ("compute", "tensor_parallel", "pipeline", "expert_parallel", "bubble", "data_parallel", "optimizer")}
+        return {name: float(getattr(self, f"{name}_s")[i]) for name in self.PHASES}
 
 
 def precision_for(gpu: Gpu) -> str:
@@ -115,140 +162,190 @@ def precision_for(gpu: Gpu) -> str:
 
 
 def transformer_breakdown(model: TransformerModel, gpu: Gpu, est: FabricEstimate, batch: int, st: Strategies, *,
-                          compute: ComputeSettings = DEFAULT_SETTINGS,
-                          training: TrainingSettings = DEFAULT_TRAINING) -> Breakdown:
+                          compute: ComputeSettings = DEFAULT_SETTINGS, training: TrainingSettings = DEFAULT_TRAINING,
+                          precision: str | None = None) -> Breakdown:
     """The iteration of every strategy in `st` for `batch` sequences on the fabric `est` (its job's GPUs)."""
-    plan = transformer_plan(model, gpu, batch, st, compute=compute, training=training)
-    m, bwd, compute_mb, tp_calls, tp_cs, mix = plan.m, plan.bwd, plan.compute_mb, plan.tp_calls, plan.tp_cs, plan.mix
-    pp_c, ep_c, ar_c, rs_c, ag_c = mix[len(tp_cs):]
-    tensor = sum(tp_calls[c.op] * price(est, [c], mix)[0].seconds for c in tp_cs)
-    pp_t, ep_t = (price(est, [c], mix)[0].seconds for c in (pp_c, ep_c))
-    # the gradient reduction runs while the backward's tensor-parallel collectives run
+    plan = transformer_plan(model, gpu, batch, st, compute=compute, training=training, precision=precision)
+    m, mix = plan.m, plan.mix
+    tp_cs = mix[:len(plan.tp_calls)]
+    pp_c, ep_c, cp_c, ar_c, rs_c, ag_c = mix[len(tp_cs):]
+    tensor = sum(plan.tp_calls[c.op] * price(est, [c], mix)[0].seconds for c in tp_cs)
+    pp_t, ep_t, cp_t = (price(est, [c], mix)[0].seconds for c in (pp_c, ep_c, cp_c))
+    # the gradient reduction runs while the backward's tensor-parallel collectives run; a bucket is one call of the
+    # same collective on fewer bytes
     ar_t, rs_t, ag_t = (price_first(est, [c, *tp_cs], mix).seconds for c in (ar_c, rs_c, ag_c))
+    ar_b, rs_b, ag_b = (price_first(est, [Collective(c.op, plan.bucket_bytes * (gather if c is ag_c else 1.0),
+                                                     c.size, c.stride, name=c.name), *tp_cs], mix).seconds
+                        for c, gather in ((ar_c, 1.0), (rs_c, 1.0), (ag_c, plan.gather_to_grad)))
+
+    if training.tp_overlap == "gemm":
+        tensor = training.overlapped(tensor, plan.gemm_mb)
+    context = training.overlapped(plan.cp_calls_mb * cp_t, plan.attention_mb)
     pipeline = plan.pp_calls_mb * pp_t
+    interleaved = (training.p2p_overlap == "interleaved") & (st.interleave > 1)
+    pipeline_steady = np.where(interleaved, training.overlapped(pipeline, plan.compute_mb), pipeline)
     expert = plan.ep_calls_mb * ep_t
-    t_stage = compute_mb + tensor + pipeline + expert
-    bubble = bubble_fraction(st.pp, m, st.interleave) * m * t_stage
+    t_stage = plan.compute_mb + tensor + context + expert
+    bubble = bubble_fraction(st.pp, m, st.interleave) * m * (t_stage + pipeline)
 
     # data-parallel reduction (R20): stage 0 all-reduces the accumulated gradients once, stage 1 reduce-scatters them
-    # once, in the last microbatch's backward (at least one layer's bucket exposed) and all-gathers the updated
-    # parameter shards after the step; stage 2 keeps only its gradient shard, so it reduce-scatters every
-    # microbatch's gradients in that microbatch's backward; stage 3 also gathers the parameters for every
-    # microbatch's forward and backward, prefetched under that microbatch's compute
-    reduce = np.where(st.zero >= 1, rs_t, ar_t)
+    # once, both in the first pipeline stage's last backward (the last stage to finish), and stage 1 all-gathers the
+    # updated parameter shards under the next forward; stage 2 keeps only its gradient shard, so it reduce-scatters
+    # every microbatch's gradients in that microbatch's backward; stage 3 also gathers the parameters for every
+    # microbatch's forward and backward, one layer ahead
     if training.dp_overlap == "backward":
-        hidden = lambda cost, window: np.maximum(cost - window, cost / np.maximum(plan.stage_layers, 1.0))  # noqa: E731
+        reduce = np.where(st.zero >= 1, training.overlapped(rs_t, plan.last_backward, rs_b),
+                          training.overlapped(ar_t, plan.last_backward, ar_b))
+        reduce_each = training.overlapped(rs_t, plan.last_backward, rs_b)
     else:
-        hidden = lambda cost, window: cost  # noqa: E731
-    exposed = np.select([st.zero <= 1, st.zero == 2],
-                        [hidden(reduce, bwd) + np.where(st.zero == 1, ag_t, 0.0), m * hidden(rs_t, bwd) + ag_t],
-                        m * hidden(2.0 * ag_t + rs_t, compute_mb))
+        reduce, reduce_each = np.where(st.zero >= 1, rs_t, ar_t), rs_t
+    gather = (training.overlapped(ag_t, plan.first_forward, ag_b) if training.param_gather_overlap == "forward"
+              else ag_t)
+    per_layer = 1.0 / np.maximum(plan.stage_layers, 1.0)
+    zero3 = training.overlapped(2.0 * ag_t + rs_t, plan.compute_mb, (ag_t + rs_t) * per_layer)
+    exposed = np.select([st.zero == 0, st.zero == 1, st.zero == 2],
+                        [reduce, reduce + gather, m * reduce_each + gather], m * zero3)
     return Breakdown(
-        compute_s=m * compute_mb, tensor_parallel_s=m * tensor, pipeline_s=m * pipeline, expert_parallel_s=m * expert,
-        bubble_s=bubble, data_parallel_s=exposed, optimizer_s=plan.optimizer_s, memory_bytes=plan.memory_bytes,
+        compute_s=m * plan.compute_mb, tensor_parallel_s=m * tensor, context_parallel_s=m * context,
+        pipeline_s=m * pipeline_steady, expert_parallel_s=m * expert, bubble_s=bubble, data_parallel_s=exposed,
+        optimizer_s=plan.optimizer_s, memory_bytes=plan.memory_bytes,
         memory_limit_bytes=gpu.hbm_bytes * training.usable_memory, hardware_flops=plan.hardware_flops,
-        model_flops=plan.model_flops, megatron_flops=plan.megatron_flops)
+        model_flops=plan.model_flops)
 
 
 @dataclass(frozen=True)
 class TransformerPlan:
     """What a transformer's iteration needs that no fabric changes, per strategy: microbatches, compute of one
-    microbatch, the collectives (with their calls), optimizer step, memory and FLOPs."""
+    microbatch (and the windows communication can hide under), the collectives (with their calls), optimizer
+    step, memory and FLOPs."""
 
     m: np.ndarray
-    stage_layers: np.ndarray
-    bwd: np.ndarray
-    compute_mb: np.ndarray
+    stage_layers: np.ndarray  # on the fullest stage
+    compute_mb: np.ndarray  # one microbatch through the slowest stage
+    gemm_mb: np.ndarray  # of which GEMMs
+    attention_mb: np.ndarray  # of which attention
+    last_backward: np.ndarray  # the first stage's backward of one microbatch: the gradients' window
+    first_forward: np.ndarray  # the first stage's forward of one microbatch: the parameter gather's window
     tp_calls: dict
-    tp_cs: list
-    mix: tuple  # tensor-parallel collectives, then pipeline, expert, all-reduce, reduce-scatter, all-gather
+    mix: tuple  # tensor-parallel collectives, then pipeline, expert, context, all-reduce, reduce-scatter, all-gather
+    bucket_bytes: np.ndarray  # one gradient bucket
+    gather_to_grad: float  # bytes per parameter gathered over bytes per gradient reduced
     pp_calls_mb: np.ndarray
     ep_calls_mb: np.ndarray
+    cp_calls_mb: np.ndarray
     optimizer_s: np.ndarray
     memory_bytes: np.ndarray
     hardware_flops: np.ndarray
     model_flops: np.ndarray
-    megatron_flops: float
 
 
 def transformer_plan(model: TransformerModel, gpu: Gpu, batch: int, st: Strategies, *,
-                     compute: ComputeSettings = DEFAULT_SETTINGS,
-                     training: TrainingSettings = DEFAULT_TRAINING) -> TransformerPlan:
+                     compute: ComputeSettings = DEFAULT_SETTINGS, training: TrainingSettings = DEFAULT_TRAINING,
+                     precision: str | None = None) -> TransformerPlan:
     """The fabric-free part of `transformer_breakdown`; the same model, GPU, strategies and settings give the same
     plan, computed once (a sweep prices one plan on many fabrics)."""
-    return _transformer_plan(model, gpu, batch, st, compute, training)
+    return _transformer_plan(model, gpu, batch, st, compute, training, precision or precision_for(gpu))
 
 
 @last_results(32)
-def _transformer_plan(model, gpu, batch, st, compute, training) -> TransformerPlan:
-    precision = precision_for(gpu)
-    d, t, p, b, v = (x.astype(float) for x in (st.dp, st.tp, st.pp, st.microbatch, st.interleave))
+def _transformer_plan(model, gpu, batch, st, compute, training, precision) -> TransformerPlan:
+    d, t, p, c, b, v = (x.astype(float) for x in (st.dp, st.tp, st.pp, st.cp, st.microbatch, st.interleave))
     m = batch / (d * b)
-    common = dict(microbatch=st.microbatch, tp=st.tp, sequence_parallel=st.sp, recompute=st.recompute,
+    common = dict(microbatch=st.microbatch, tp=st.tp, sequence_parallel=st.sp, recompute=st.recompute, cp=st.cp,
                   precision=precision, settings=compute)
-    stage_layers = model.layers / p
-    dense = layer_times(model, gpu, kind="dense", **common)
-    fwd = dense.forward_s * model.dense_mlp_layers / p
-    bwd = dense.backward_s * model.dense_mlp_layers / p
-    flops = dense.hardware_flops * model.dense_mlp_layers
+    # per-layer averages over the model's kinds of layer (each stage holds them in proportion)
+    kinds = [("dense", model.dense_mlp_layers, {})]
     if model.is_moe:
-        moe = layer_times(model, gpu, kind="moe", ep=st.ep, **common)
-        fwd, bwd = fwd + moe.forward_s * model.moe_layers / p, bwd + moe.backward_s * model.moe_layers / p
-        flops = flops + moe.hardware_flops * model.moe_layers
+        kinds.append(("moe", model.moe_layers, {"ep": st.ep}))
     if model.encoder_layers:
-        enc = layer_times(model, gpu, kind="encoder", **common)
-        fwd, bwd = fwd + enc.forward_s * model.encoder_layers / p, bwd + enc.backward_s * model.encoder_layers / p
-        flops = flops + enc.hardware_flops * model.encoder_layers
-    stage_params = parameters_per_gpu(model, st.tp, st.pp, st.ep)
-    edges = edge_times(model, gpu, microbatch=st.microbatch, tp=st.tp, sequence_parallel=st.sp,
+        kinds.append(("encoder", model.encoder_layers, {}))
+    n_first, n_interior, n_last = (x.astype(float) for x in stage_layers(model.layers, st.pp))
+    fullest = np.maximum(np.maximum(n_first, n_interior), n_last)
+    # full recomputation of only some of each stage's layers (Megatron's --recompute-num-layers): that share of
+    # the layers reruns its forward, the rest keeps its activations
+    rerun = np.where(st.recompute == 2, st.recompute_layers / fullest, 1.0)
+    fwd = bwd = gemm = attention = flops = 0.0
+    for kind, count, extra in kinds:
+        lt = layer_times(model, gpu, kind=kind, **common, **extra)
+        share = count / model.layers
+        fwd, bwd = fwd + share * lt.forward_s, bwd + share * (lt.backward_s - (1.0 - rerun) * lt.recompute_s)
+        gemm = gemm + share * (lt.gemm_forward_s + lt.gemm_backward_s)
+        attention = attention + share * (lt.attention_forward_s + lt.attention_backward_s)
+        flops = flops + count * (lt.hardware_flops - (1.0 - rerun) * lt.recompute_flops)
+    edges = edge_times(model, gpu, microbatch=st.microbatch, tp=st.tp, sequence_parallel=st.sp, cp=st.cp,
                        precision=precision, settings=compute)
-    first = edges.embedding_forward_s + edges.embedding_backward_s
-    last = edges.head_forward_s + edges.head_backward_s
-    compute_mb = fwd + bwd + np.where(p > 1, np.maximum(first, last), first + last)
+    emb_f, emb_b = edges.embedding_forward_s, edges.embedding_backward_s
+    head = edges.head_forward_s + edges.head_backward_s
+    layer = fwd + bwd
+    single = p == 1
+    first = n_first * layer + emb_f + emb_b + np.where(single, head, 0.0)
+    compute_mb = np.maximum(np.maximum(first, n_interior * layer), n_last * layer + head)
 
     # --- communication ------------------------------------------------------------------------------------
     strides = st.strides()
-    tokens = b * model.seq_len
     act = training.activation_bytes
     per_layer = tensor_parallel_collectives_per_layer(st.recompute, st.sp)
-    tp_calls = {op: np.where(t > 1, count * model.layers / p, 0.0) for op, count in per_layer.items()}
-    tp_msg = tensor_parallel_message_bytes(model, st.microbatch, act)
+    replayed = np.where(st.recompute == 2, 2.0 * (1.0 - rerun), 0.0)  # the forward collectives not rerun
+    tp_calls = {op: np.where(t > 1, np.where(count > 0, count - replayed, 0.0) * fullest, 0.0)
+                for op, count in per_layer.items()}
+    tp_msg = tensor_parallel_message_bytes(model, st.microbatch, act) / c
     pp_calls_mb = np.where(p > 1, 2.0 * v, 0.0)
-    pp_msg = pipeline_message_bytes(model, st.microbatch, st.tp, act)
-    moe_per_stage = model.moe_layers / p
-    ep_calls_mb = np.where(st.ep > 1, 4.0 * moe_per_stage, 0.0)
+    pp_msg = pipeline_message_bytes(model, st.microbatch, st.tp, act) / c
+    ep_calls_mb = np.where(st.ep > 1, 4.0 * model.moe_layers / p, 0.0)
+    tokens = b * model.seq_len / c
     ep_msg = (tokens / t) * all_to_all_bytes_per_token(model.hidden, model.top_k, dispatch_bytes=act,
                                                        combine_bytes=act, ep=st.ep) / 2.0 if model.is_moe \
         else np.zeros_like(t)
+    # context parallelism: each layer all-gathers the sequence's keys and values in the forward, again in the
+    # backward, and reduce-scatters their gradients (workloads-3.md §6)
+    cp_calls_mb = np.where(c > 1, 3.0 * fullest, 0.0)
+    cp_msg = 2.0 * b * model.seq_len * kv_width(model) / t * act
+    stage_params = parameters_per_gpu(model, st.tp, st.pp, st.ep)
+    grad_group = d * c  # the gradients are reduced (and the optimizer sharded) over data × context parallelism
     grads = stage_params * training.grad_reduce_bytes
     gather = stage_params * training.param_gather_bytes
+    bucket = np.minimum(np.maximum(training.bucket_parameters, training.bucket_parameters_per_replica * grad_group),
+                        stage_params)
     tp_cs = [Collective(op, tp_msg, st.tp, strides["tp"], calls=m * tp_calls[op], name=f"tp-{op}") for op in tp_calls]
     pp_c = Collective("p2p", pp_msg, st.pp, strides["pp"], calls=m * pp_calls_mb, name="pp")
     ep_c = Collective("all_to_all", ep_msg, st.ep, strides["ep"], calls=m * ep_calls_mb, name="ep")
-    ar_c = Collective("all_reduce", grads, st.dp, strides["dp"], calls=(st.zero == 0) * 1.0, name="dp")
-    rs_c = Collective("reduce_scatter", grads, st.dp, strides["dp"],
+    cp_c = Collective("all_gather", cp_msg, st.cp, strides["cp"], calls=m * cp_calls_mb, name="cp")
+    grad_stride = np.where(st.order == 1, strides["dp"], strides["cp"])  # tp-pp-dp keeps cp = 1
+    ar_c = Collective("all_reduce", grads, grad_group, grad_stride, calls=(st.zero == 0) * 1.0, name="dp")
+    rs_c = Collective("reduce_scatter", grads, grad_group, grad_stride,
                       calls=np.select([st.zero == 1, st.zero >= 2], [1.0, m], 0.0), name="dp-rs")
-    ag_c = Collective("all_gather", gather, st.dp, strides["dp"],
+    ag_c = Collective("all_gather", gather, grad_group, grad_stride,
                       calls=np.select([st.zero == 3, st.zero >= 1], [2.0 * m, 1.0], 0.0), name="zero-ag")
-    mix = (*tp_cs, pp_c, ep_c, ar_c, rs_c, ag_c)
-    updated = np.where(st.zero >= 1, stage_params / d, stage_params)
+    mix = (*tp_cs, pp_c, ep_c, cp_c, ar_c, rs_c, ag_c)
+    updated = np.where(st.zero >= 1, stage_params / grad_group, stage_params)
     optimizer = optimizer_step_s(updated, gpu, compute)
 
     # --- memory --------------------------------------------------------------------------------------------
-    flash = compute.attention == "flash"
-    per_layer = model_activation_bytes_per_layer(model, st.microbatch, tp=st.tp, sequence_parallel=st.sp,
-                                                 recompute=st.recompute, flash_attention=flash)
-    working = np.where(st.recompute == 2, model_activation_bytes_per_layer(
-        model, st.microbatch, tp=st.tp, sequence_parallel=st.sp, recompute="none", flash_attention=flash), 0.0)
-    activations = (first_stage_activation_bytes(per_layer, model.layers, st.pp, st.interleave) + working
-                   + embedding_activation_bytes(model.seq_len, st.microbatch, model.hidden, model.vocab, tp=st.tp,
+    flash = gpu.attention_kernel(compute.attention) != "unfused"
+    kw = dict(tp=st.tp, sequence_parallel=st.sp, flash_attention=flash, cp=st.cp)
+    kept = model_activation_bytes_per_layer(model, st.microbatch, recompute="none", **kw)
+    stored = np.where(st.recompute == 2, rerun * model_activation_bytes_per_layer(
+        model, st.microbatch, recompute="full", **kw) + (1.0 - rerun) * kept,
+        model_activation_bytes_per_layer(model, st.microbatch, recompute=st.recompute, **kw))
+    working = np.where(st.recompute == 2, kept, 0.0)
+    activations = (first_stage_activation_bytes(stored, n_first * p, st.pp, st.interleave) + working
+                   + embedding_activation_bytes(model.seq_len / c, st.microbatch, model.hidden, model.vocab, tp=st.tp,
                                                 pp=st.pp))
-    states = model_state_bytes(stage_params, st.dp, st.zero, grad_bytes=training.grad_reduce_bytes)
+    states = model_state_bytes(stage_params, grad_group, st.zero, grad_bytes=training.grad_reduce_bytes)
 
+    # the windows the first stage's gradient reduction and parameter gather hide under: one microbatch's backward
+    # (forward) through the stage; with v interleaved chunks each chunk's reduction starts when its own last
+    # backward ends, and the final microbatch reaches the stage's chunks p chunk-steps apart, so the earliest chunk
+    # has (v − 1)·p chunk-steps to hide under (workloads-3.md §3.2: a chunk's grad sync launches when its last
+    # backward finishes)
+    spread = ((v - 1.0) * p + 1.0) / v
     return TransformerPlan(
-        m=m, stage_layers=stage_layers, bwd=bwd, compute_mb=compute_mb, tp_calls=tp_calls, tp_cs=tp_cs, mix=mix,
-        pp_calls_mb=pp_calls_mb, ep_calls_mb=ep_calls_mb, optimizer_s=optimizer, memory_bytes=states + activations,
-        hardware_flops=(flops + 3.0 * edges.head_flops) * m * d * t,  # per shard × shards × microbatches × pipelines
-        model_flops=np.full(len(st), training_flops_per_token(model) * batch * model.seq_len),
-        megatron_flops=float(megatron_flops_per_iteration(batch, model.layers, model.hidden, model.seq_len,
-                                                          model.vocab)))
+        m=m, stage_layers=fullest, compute_mb=compute_mb, gemm_mb=gemm * fullest, attention_mb=attention * fullest,
+        last_backward=spread * (n_first * bwd + emb_b + np.where(single, edges.head_backward_s, 0.0)),
+        first_forward=spread * (n_first * fwd + emb_f), tp_calls=tp_calls, mix=mix,
+        bucket_bytes=bucket * training.grad_reduce_bytes,
+        gather_to_grad=training.param_gather_bytes / training.grad_reduce_bytes,
+        pp_calls_mb=pp_calls_mb, ep_calls_mb=ep_calls_mb, cp_calls_mb=cp_calls_mb, optimizer_s=optimizer,
+        memory_bytes=states + activations,
+        hardware_flops=(flops + 3.0 * edges.head_flops) * m * d * t * c,  # per shard × shards × microbatches × pipelines
+        model_flops=np.full(len(st), training_flops_per_token(model) * batch * model.seq_len))

@@ -192,12 +192,14 @@ def attention_flops_per_token(model: TransformerModel, seq_len: int | None = Non
 
 def forward_flops_per_token(model: TransformerModel, seq_len: int | None = None) -> float:
     """Forward FLOPs of one token: 2 per active weight of every matrix it passes through, the output logits
-    (2·V·h) included and embedding lookups not, plus attention (encoder, decoder and cross-attention)."""
+    (2·V·h, for the predicted share of the tokens) included and embedding lookups not, plus attention (encoder,
+    decoder and cross-attention)."""
     def matrices(moe, cross):
         return sum(w.active * w.k * w.n for w in layer_weights(model, moe, cross))
     cross = model.encoder_layers > 0
     weights = (model.dense_mlp_layers * matrices(False, cross) + model.moe_layers * matrices(True, cross)
-               + model.encoder_layers * matrices(False, False) + model.vocab * model.hidden)
+               + model.encoder_layers * matrices(False, False)
+               + model.predicted_tokens * model.vocab * model.hidden)
     attention_layers = model.layers * (2 if cross else 1) + model.encoder_layers
     return 2.0 * weights + attention_layers * attention_flops_per_token(model, seq_len)
 
@@ -225,10 +227,12 @@ def layer_parameters_per_gpu(model: TransformerModel, tp=1, ep=1, moe: bool = Fa
 
 
 def parameters_per_gpu(model: TransformerModel, tp=1, pp=1, ep=1):
-    """Parameters on the GPU of the largest pipeline stage: its share L/p of each kind of layer (dense, MoE,
-    encoder, in proportion), plus on the first stage the input embedding (V/t rows of it per rank) and learned
-    positions, on the last the output matrix (its own when untied, a copy of the tied one) and the final norm.
-    With p = 1 one GPU holds all of it. Broadcasts over arrays of tp, pp, ep."""
+    """Parameters on the GPU of the largest pipeline stage: its layers (workloads.strategy.stage_layers; each kind
+    of layer — dense, MoE, encoder — in proportion), plus on the first stage the input embedding (V/t rows of it
+    per rank) and learned positions, on the last the output matrix (its own when untied, a copy of the tied one)
+    and the final norm. With p = 1 one GPU holds all of it. Broadcasts over arrays of tp, pp, ep."""
+    from workloads.strategy import stage_layers
+
     t, p, e = (np.asarray(x, dtype=float) for x in (tp, pp, ep))
     cross = model.encoder_layers > 0
     layers = (model.dense_mlp_layers * layer_parameters_per_gpu(model, t, e, cross_attention=cross)
@@ -239,7 +243,18 @@ def parameters_per_gpu(model: TransformerModel, tp=1, pp=1, ep=1):
     first = table + (model.seq_len * model.hidden if model.position == "learned" else 0.0)
     last = table + _norm(model, model.hidden) * (2 if model.encoder_layers else 1)
     both = first + last - (table if model.embeddings == "tied" else 0.0)
-    return layers / p + np.where(p > 1, np.maximum(first, last), both)
+    per_layer = layers / model.layers
+    n_first, n_interior, n_last = stage_layers(model.layers, np.asarray(pp, dtype=np.int64))
+    split = np.maximum(np.maximum(n_first * per_layer + first, n_interior * per_layer), n_last * per_layer + last)
+    return np.where(p > 1, split, layers + both)
+
+
+def kv_width(model: TransformerModel) -> float:
+    """Elements of one token's key (or value) in one layer, the average of the two widths: kv_heads × head width
+    (grouped-query attention shrinks it), or MLA's compressed latent and its rotary part."""
+    if model.attention == "mla":
+        return float(model.kv_lora_rank + model.rope_head_dim)
+    return model.kv * (model.qk_head_dim + model.value_head_dim) / 2.0
 
 
 def tensor_parallel_message_bytes(model: TransformerModel, microbatch, bytes_per_element=2.0):

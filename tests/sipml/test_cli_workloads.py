@@ -79,7 +79,8 @@ def test_validate_prints_every_case_and_its_verdict(capsys):
     data = json.loads(out)
     assert code == (0 if data["failed"] == 0 else 1)
     groups = {c["group"] for c in data["cases"]}
-    assert {"physics", "SiP-ML", "NCCL", "Megatron", "SiP-ML speedup"} <= groups
+    assert {"physics", "SiP-ML", "NCCL", "Megatron SC21", "Megatron K22", "Llama 3", "MLPerf GPT-3", "ResNet-50",
+            "BERT-large", "SiP-ML speedup"} <= groups
     for c in data["cases"]:
         assert {"published", "ours", "error", "tolerance", "passed", "source"} <= set(c)
 

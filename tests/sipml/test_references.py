@@ -35,19 +35,24 @@ REFERENCES = ROOT / "docs" / "references.md"
 SHARED_NOTES = ROOT.parent / "shared" / "reference"  # the reference notes, beside the project (not shipped)
 
 DATA_FILES = ("fabric/catalog/components.toml", "workloads/gpus.toml", "workloads/sipml_cases.toml",
-              "workloads/zoo/*.toml", "sipml/designs/*.toml")
+              "workloads/stacks.toml", "workloads/zoo/*.toml", "sipml/designs/*.toml", "sipml/cases/*.toml",
+              "sipml/cases/models/*.toml")
 DECLARING_PACKAGES = ("photonics", "fabric", "workloads")  # field declarations and module docstrings
 LITERAL_PACKAGES = ("core", "photonics", "fabric", "workloads", "sipml")  # string literals
 
-NOTE_NAMES = {"sipml.md", "photonics.md", "photonics-2.md", "workloads.md", "workloads-2.md", "costs-power.md",
-              "README.md"}  # README.md: shared/README.md, where the confidence tags are defined
+NOTE_NAMES = {"sipml.md", "photonics.md", "photonics-2.md", "workloads.md", "workloads-2.md", "workloads-3.md",
+              "fabric-photonics-3.md", "costs-power.md", "README.md"}  # README.md: shared/README.md, where the confidence tags are defined
 EXTERNAL_MD = {"compute/accelerator/README.md",  # a file of BK (Bekman's open book), cited with its key
-               "doc/PERFORMANCE.md"}  # a file of NVIDIA/nccl-tests, cited with the repository
+               "doc/PERFORMANCE.md",  # a file of NVIDIA/nccl-tests, cited with the repository
+               # files of NVIDIA/DeepLearningExamples and mosaicml/llm-foundry, cited with their repository
+               "MxNet/Classification/RN50v1.5/README.md", "PyTorch/Classification/ConvNets/resnet50v1.5/README.md",
+               "PyTorch/LanguageModeling/BERT/README.md", "scripts/train/benchmarking/README.md"}
 CONFIDENCE_TAGS = ("verbatim", "restated", "inferred", "assumed")
 NOT_KEYS = {"GHz",  # a unit in a formula: B = 0.75·BR[GHz]
             "name", "sources"}  # TOML tables named in the file headers of gpus.toml and the zoo
 NOT_YEAR_KEYS = {"SC20", "SC21",  # the Supercomputing conference, written beside the paper it names
-                 "BF16", "FP16"}  # precisions
+                 "BF16", "FP16", "FP32", "FP64", "TF32",  # precisions
+                 "CP16", "DP64"}  # parallel layouts (context parallelism over 16 GPUs, data parallelism over 64)
 # workloads-2.md's keys that have no two-digit year (those that do, K22, N21, …, are found by YEAR_KEY)
 PLAIN_KEYS = ("MLM", "DS-blog", "PT-FSDP", "DS3", "KAP", "DLRM-repo", "MLC", "TR", "NV-H200", "NV-GB", "NV-NVL",
               "NV-BCM", "NV-MNNVL", "BK", "L3", "XLA-MM", "GK", "MS", "NVMM", "EPR", "AWS-CB", "Mercatus",

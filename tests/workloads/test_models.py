@@ -7,7 +7,7 @@ import pytest
 
 from core.errors import InputError
 from workloads.files import TAGS
-from workloads.models import (DlrmModel, GenericModel, TransformerModel, load_model, sipml_cases, zoo)
+from workloads.models import (CnnModel, DlrmModel, TransformerModel, load_model, sipml_cases, zoo)
 
 ZOO = ("gpt3-175b", "megatron-1.7b", "megatron-18.4b", "megatron-145.6b", "gpt2-355m", "bert-large",
        "transformer-big", "resnet-50", "vgg-16", "dlrm-dcnv2", "mixtral-8x7b", "deepseek-v3", "llama3-405b")
@@ -22,7 +22,7 @@ def _file(tmp_path, text, name="my-model.toml"):
 
 def test_the_zoo_has_the_required_models():
     assert set(ZOO) <= set(zoo())
-    assert isinstance(zoo()["resnet-50"], GenericModel) and isinstance(zoo()["dlrm-dcnv2"], DlrmModel)
+    assert isinstance(zoo()["resnet-50"], CnnModel) and isinstance(zoo()["dlrm-dcnv2"], DlrmModel)
 
 
 def test_every_zoo_model_names_its_source_and_tag():
@@ -54,7 +54,12 @@ def test_user_model_is_found_by_path_and_zoo_model_by_name(tmp_path):
     (SHAPE + "experts = 8\ntop_k = 9\n", r"top_k = 9 exceeds experts = 8"),
     (SHAPE.replace("heads = 16", "heads = 15"), r"hidden = 1024 is not a multiple of heads = 15"),
     (SHAPE + "kv_heads = 3\n", r"heads = 16 is not a multiple of kv_heads = 3"),
-    ('kind = "cnn"\n', r"kind = 'cnn': expected one of transformer, generic, dlrm"),
+    ('kind = "rnn"\n', r"kind = 'rnn': expected one of transformer, generic, cnn, dlrm"),
+    ('kind = "cnn"\n', r"a resnet needs blocks"),
+    ('kind = "cnn"\narchitecture = "vgg"\nblocks = [3]\n', r"blocks has no effect here"),
+    ('kind = "cnn"\nblocks = [3, 4, 6, 3]\nimage_size = 8\n', r"pooled to nothing"),
+    ('stack = "megatron-1999"\nlayers = 2\nhidden = 8\nheads = 2\nseq_len = 8\nvocab = 8\n',
+     r"stack = 'megatron-1999': unknown stack"),
     ('kind = "generic"\nparameters = 1e6\nforward_flops = 4.1e9\nactivation_memory = "1 MB"\n',
      r"forward_flops = 4100000000.0.*FLOP count"),
     ('kind = "generic"\nparameters = 1e6\nforward_flops = "4 GFLOP"\nactivation_memory = "1 MHz"\n',

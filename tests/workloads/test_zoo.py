@@ -72,7 +72,8 @@ def _conv(c_in, c_out, k, hw_out, bias=False):
 
 
 def resnet50():
-    """(parameters, multiply–accumulates, conv-output elements) per 224×224 image."""
+    """(parameters, multiply–accumulates, conv-output elements, pool and classifier input elements) per 224×224
+    image."""
     params = macs = outputs = 0
 
     def add(layer, bn_channels):
@@ -92,11 +93,14 @@ def resnet50():
             if block == 0:
                 add(_conv(c_in, 4 * width, 1, hw), 4 * width)  # projection shortcut
             c_in = 4 * width
-    return params + 2048 * 1000 + 1000, macs + 2048 * 1000, outputs
+    pooled = 64 * 112 ** 2 + 2048 * 7 ** 2 + 2048  # max-pool, average-pool and classifier inputs
+    return params + 2048 * 1000 + 1000, macs + 2048 * 1000, outputs, pooled
 
 
 def vgg16():
     params = macs = outputs = 0
+    pooled = sum(c * hw ** 2 for c, hw in ((64, 224), (128, 112), (256, 56), (512, 28), (512, 14)))  # max-pool inputs
+    pooled += 512 * 7 * 7 + 4096 + 4096  # the fully connected layers' inputs
     for c_in, c_out, hw in ((3, 64, 224), (64, 64, 224), (64, 128, 112), (128, 128, 112), (128, 256, 56),
                             (256, 256, 56), (256, 256, 56), (256, 512, 28), (512, 512, 28), (512, 512, 28),
                             (512, 512, 14), (512, 512, 14), (512, 512, 14)):
@@ -104,28 +108,30 @@ def vgg16():
         params, macs, outputs = params + p, macs + m, outputs + o
     for f_in, f_out in ((512 * 7 * 7, 4096), (4096, 4096), (4096, 1000)):
         params, macs, outputs = params + f_in * f_out + f_out, macs + f_in * f_out, outputs + f_out
-    return params, macs, outputs
+    return params, macs, outputs, pooled
 
 
 def test_resnet50_entry_follows_from_its_architecture():
-    params, macs, outputs = resnet50()
+    params, macs, outputs, pooled = resnet50()
     assert params == 25_557_032  # torchvision's count; workloads.md: 25.6 M
     assert macs / 1e9 == pytest.approx(4.1, abs=0.02)  # workloads.md's "~4.1 G" is this MAC count
     m = zoo()["resnet-50"]
     assert m.parameters == params
     assert m.forward_flops == pytest.approx(2 * macs, rel=0.001)
-    assert m.activation_memory == pytest.approx(2 * 2 * outputs, rel=0.001)  # two 16-bit tensors per conv output
+    # two 16-bit tensors per conv output (the BatchNorm and the ReLU inputs), the pools' and classifier's inputs
+    assert m.activation_memory == pytest.approx(2 * (2 * outputs + pooled), rel=0.001)
     assert m.model_parallel_traffic == pytest.approx(2 * 2 * outputs, rel=0.001)
 
 
 def test_vgg16_entry_follows_from_its_architecture():
-    params, macs, outputs = vgg16()
+    params, macs, outputs, pooled = vgg16()
     assert params == 138_357_544  # workloads.md: 138 M
     assert macs / 1e9 == pytest.approx(15.5, abs=0.05)  # workloads.md's "~15.5 G"
     m = zoo()["vgg-16"]
     assert m.parameters == params
     assert m.forward_flops == pytest.approx(2 * macs, rel=0.001)
-    assert m.activation_memory == pytest.approx(2 * outputs, rel=0.002)
+    convs = outputs - 4096 - 4096 - 1000  # outputs counted the fully connected layers too
+    assert m.activation_memory == pytest.approx(2 * (convs + pooled), rel=0.002)
     assert m.model_parallel_traffic == pytest.approx(2 * 2 * outputs, rel=0.002)
 
 

@@ -1,0 +1,251 @@
+"""Convolutional networks by their layers: the layer table of a ResNet or VGG built from its architecture, and the
+seconds one training step of it takes on one GPU, layer by layer.
+
+Each convolution runs as an implicit GEMM (NVIDIA's Convolutional Layers guide, workloads-3.md §5): forward
+M = N·P·Q (images × output pixels), N = K (output channels), K = C·R·S (input channels × filter); the data
+gradient M = N·H·W, N = C, K = K·R·S; the weight gradient M = C·R·S, N = K, K = N·P·Q — each timed by
+`workloads.gemm` (tile and wave quantization over the SMs, the MAMF ceiling), reading its input and filter and
+writing its output once (the implicit GEMM never materialises the im2col matrix). The first layer's 3 input
+channels are padded to 4 (the guide's alignment rule). BatchNorm, ReLU, the residual add and the pools are
+memory-bound kernels: bytes moved / the streaming HBM bandwidth, plus the fixed time of a kernel each; a stack
+that fuses BatchNorm with its ReLU and residual add (cuDNN's BatchNormalizationForwardTrainingEx, as NVIDIA's
+MXNet ResNet-50 runs it) moves those tensors once instead of in separate kernels, and an NCHW layout makes the
+library transpose each convolution's input and output (workloads-3.md §5). Mixed precision: 16-bit activations.
+
+Channel-split model parallelism over `mp` GPUs gives each GPU K/mp of every layer's filters; the outputs are
+all-gathered forward and their gradients reduce-scattered backward (the traffic `model_parallel_bytes` counts).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from workloads.gemm import gemm_time_s
+
+ELEMENT_BYTES = 2.0  # 16-bit activations and operands (mixed precision)
+
+
+@dataclass(frozen=True, slots=True)
+class Conv:
+    """One convolution (and the BatchNorm / ReLU / residual add after it) on one image."""
+
+    c_in: int
+    c_out: int
+    kernel: int
+    stride: int
+    h_in: int  # input height (= width)
+    bias: bool = False
+    norm: bool = True  # a BatchNorm follows
+    relu: bool = True
+    residual: bool = False  # the block's shortcut is added before the ReLU
+    first: bool = False  # the network's input layer: no data gradient
+
+    @property
+    def h_out(self) -> int:
+        return -(-self.h_in // self.stride)
+
+    @property
+    def parameters(self) -> int:
+        return (self.c_in * self.c_out * self.kernel ** 2 + (self.c_out if self.bias else 0)
+                + (2 * self.c_out if self.norm else 0))
+
+    @property
+    def macs(self) -> int:
+        return self.c_in * self.c_out * self.kernel ** 2 * self.h_out ** 2
+
+    @property
+    def outputs(self) -> int:
+        return self.c_out * self.h_out ** 2
+
+    @property
+    def inputs(self) -> int:
+        return self.c_in * self.h_in ** 2
+
+
+@dataclass(frozen=True, slots=True)
+class Dense:
+    """A fully connected layer on one image (ReLU after it unless it is the classifier)."""
+
+    f_in: int
+    f_out: int
+    relu: bool = True
+
+    @property
+    def parameters(self) -> int:
+        return self.f_in * self.f_out + self.f_out
+
+    @property
+    def macs(self) -> int:
+        return self.f_in * self.f_out
+
+
+@dataclass(frozen=True, slots=True)
+class Pool:
+    """A max (or average) pool: `elements_in` read, `elements_out` written per image."""
+
+    elements_in: int
+    elements_out: int
+
+
+def resnet_layers(blocks, width: int, image: int, classes: int, bottleneck: bool) -> list:
+    """ResNet v1.5 (He et al. 2016 with the stride on the 3×3 convolution, torchvision's layout): a 7×7/2 stem and
+    3×3/2 max pool, stages of `blocks` blocks at widths width·2^i (bottlenecks expand 4×; the first block of each
+    stage projects its shortcut), global average pool, the classifier."""
+    layers: list = [Conv(3, width, 7, 2, image, first=True)]
+    size = layers[0].h_out
+    pooled = -(-size // 2)
+    layers.append(Pool(width * size ** 2, width * pooled ** 2))
+    size, c_in = pooled, width
+    expansion = 4 if bottleneck else 1
+    for stage, count in enumerate(blocks):
+        w = width * 2 ** stage
+        for block in range(count):
+            stride = 2 if (block == 0 and stage > 0) else 1
+            out = w * expansion
+            if bottleneck:
+                layers += [Conv(c_in, w, 1, 1, size), Conv(w, w, 3, stride, size),
+                           Conv(w, out, 1, 1, -(-size // stride), relu=True, residual=True)]
+            else:
+                layers += [Conv(c_in, w, 3, stride, size), Conv(w, out, 3, 1, -(-size // stride), residual=True)]
+            if block == 0 and (stride > 1 or c_in != out):
+                layers.append(Conv(c_in, out, 1, stride, size, relu=False))  # projection shortcut
+            size, c_in = -(-size // stride), out
+    layers.append(Pool(c_in * size ** 2, c_in))
+    layers.append(Dense(c_in, classes, relu=False))
+    return layers
+
+
+def vgg_layers(channels, fully_connected, image: int, classes: int) -> list:
+    """VGG (Simonyan and Zisserman 2015): 3×3 convolutions with biases and ReLU, no BatchNorm, 0 in `channels`
+    a 2×2 max pool; then the fully connected layers and the classifier."""
+    layers: list = []
+    c_in, size = 3, image
+    for c in channels:
+        if c == 0:
+            half = size // 2
+            layers.append(Pool(c_in * size ** 2, c_in * half ** 2))
+            size = half
+        else:
+            layers.append(Conv(c_in, c, 3, 1, size, bias=True, norm=False, first=not layers))
+            c_in = c
+    f_in = c_in * size ** 2
+    for f in fully_connected:
+        layers.append(Dense(f_in, f))
+        f_in = f
+    layers.append(Dense(f_in, classes, relu=False))
+    return layers
+
+
+def parameters(layers) -> int:
+    return sum(layer.parameters for layer in layers if not isinstance(layer, Pool))
+
+
+def forward_flops(layers) -> float:
+    """2 FLOPs per multiply–accumulate of the convolutions and fully connected layers, per image."""
+    return 2.0 * sum(layer.macs for layer in layers if not isinstance(layer, Pool))
+
+
+def stored_activation_bytes(layers) -> float:
+    """Bytes per image kept for the backward pass: each convolution's output (the BatchNorm input) and the
+    tensor after its BatchNorm (the ReLU input), 16-bit; pools and dense layers keep their inputs."""
+    total = 0.0
+    for layer in layers:
+        if isinstance(layer, Conv):
+            total += ELEMENT_BYTES * layer.outputs * (2 if layer.norm else 1)
+        elif isinstance(layer, Dense):
+            total += ELEMENT_BYTES * layer.f_in
+        else:
+            total += ELEMENT_BYTES * layer.elements_in
+    return total
+
+
+def model_parallel_bytes(layers) -> float:
+    """Bytes per image channel-split model parallelism moves: every convolution's output all-gathered forward and
+    its gradient reduce-scattered backward, 16-bit."""
+    return sum(2.0 * ELEMENT_BYTES * layer.outputs for layer in layers if isinstance(layer, Conv))
+
+
+@dataclass(frozen=True, slots=True)
+class StepTimes:
+    """Seconds of one training step's compute on one GPU, arrays over the cases given."""
+
+    gemm_s: np.ndarray  # convolutions and dense layers, forward and both gradients
+    memory_s: np.ndarray  # BatchNorm, ReLU, residual adds, pools, layout transposes
+    kernels: int  # kernels launched per step
+
+    @property
+    def total_s(self):
+        return self.gemm_s + self.memory_s
+
+
+def step_times(layers, images, *, model_parallel=1, ceiling_flops_per_s, sm_count, stream_bytes_per_s,
+               hbm_bandwidth_bytes_per_s, constants, norm_fusion: str, nchw: bool) -> StepTimes:
+    """Forward and backward of `images` images (per GPU) through `layers`, each GPU holding 1/`model_parallel` of
+    every layer's output channels. Broadcasts over arrays of images and model_parallel."""
+    n, mp = (np.asarray(x, dtype=float) for x in (images, model_parallel))
+    el = ELEMENT_BYTES
+    gemm = np.zeros(np.broadcast(n, mp).shape)
+    moved = np.zeros_like(gemm)
+    kernels = 0
+
+    def conv_gemm(m, n_out, k, read_in, read_filter, written):
+        nonlocal kernels
+        kernels += 1
+        return gemm_time_s(1.0, m, n_out, k, ceiling_flops_per_s=ceiling_flops_per_s, sm_count=sm_count,
+                           hbm_bandwidth_bytes_per_s=hbm_bandwidth_bytes_per_s, constants=constants,
+                           moved_bytes=el * (read_in + read_filter + written))
+
+    def stream(bytes_moved, count=1):
+        nonlocal moved, kernels
+        kernels += count
+        moved = moved + bytes_moved
+
+    for layer in layers:
+        if isinstance(layer, Pool):
+            stream(2.0 * el * n * (layer.elements_in + layer.elements_out) / mp, 2)  # forward, backward
+            continue
+        if isinstance(layer, Dense):
+            k_out = layer.f_out / mp
+            gemm = gemm + conv_gemm(n, k_out, layer.f_in, n * layer.f_in, layer.f_in * k_out, n * k_out)
+            gemm = gemm + conv_gemm(n, layer.f_in, k_out, n * k_out, layer.f_in * k_out, n * layer.f_in)
+            gemm = gemm + conv_gemm(layer.f_in, k_out, n, n * layer.f_in, n * k_out, layer.f_in * k_out)
+            continue
+        c_in = 4 if layer.c_in == 3 else layer.c_in  # channel padding for the tensor cores
+        rs = layer.kernel ** 2
+        k_out = layer.c_out / mp
+        pixels_in, pixels_out = n * layer.h_in ** 2, n * layer.h_out ** 2
+        x, y = pixels_in * c_in, pixels_out * k_out  # elements in and out (this GPU's channels)
+        w = c_in * rs * k_out
+        gemm = gemm + conv_gemm(pixels_out, k_out, c_in * rs, x, w, y)  # forward
+        if not layer.first:
+            gemm = gemm + conv_gemm(pixels_in, c_in, k_out * rs, y, w, x)  # data gradient
+        gemm = gemm + conv_gemm(c_in * rs, k_out, pixels_out, x, y, w)  # weight gradient
+        if nchw:  # the library transposes input and output to NHWC and back, forward and backward
+            stream(2.0 * el * 2.0 * (x + y), 4)
+        stream(*_pointwise_bytes(layer, y, norm_fusion))
+    return StepTimes(gemm_s=gemm, memory_s=np.where(moved > 0, moved / stream_bytes_per_s, 0.0)
+                     + kernels * constants.kernel_time, kernels=kernels)
+
+
+def _pointwise_bytes(layer: Conv, y, fusion: str) -> tuple:
+    """(bytes, kernels) of what follows a convolution, forward and backward, over its `y` output elements:
+    BatchNorm forward reads its input twice (statistics, then normalise) and writes once, backward reads input
+    and output gradient twice and writes once; ReLU reads and writes, its backward reads two and writes one; the
+    residual add reads two and writes one, and its gradient is summed where the branches meet. 'fused': the ReLU
+    and the add ride in the BatchNorm's passes (reading the shortcut, writing and reading the ReLU mask).
+    'conv': the statistics come from the convolution's epilogue and the normalise-ReLU is applied in the next
+    convolution's prologue (cuDNN runtime fusion), so the forward moves only the shortcut."""
+    el = ELEMENT_BYTES
+    if not layer.norm:  # VGG: bias in the GEMM epilogue, ReLU separate
+        return (el * y * (2.0 + 3.0), 2) if layer.relu else (0.0, 0)
+    passes, kernels = 3.0 + 5.0, 2  # BatchNorm forward and backward
+    extra = (1.0 if layer.residual else 0.0) + (1.0 if layer.relu else 0.0)
+    if fusion == "conv":
+        return el * y * (5.0 + extra + (1.0 if layer.residual else 0.0)), 1
+    if fusion == "fused":
+        return el * y * (passes + 2.0 * extra), kernels
+    relu = (2.0 + 3.0) if layer.relu else 0.0
+    add = (3.0 + 3.0) if layer.residual else 0.0
+    return el * y * (passes + relu + add), kernels + 2 * int(layer.relu) + 2 * int(layer.residual)
