@@ -188,7 +188,7 @@ def step_times(layers, images, *, model_parallel=1, ceiling_flops_per_s, sm_coun
     el = ELEMENT_BYTES
     gemm = np.zeros(np.broadcast(n, mp).shape)
     moved = np.zeros_like(gemm)
-    kernels = 0
+    kernels = streams = 0  # every kernel launched; the memory-bound ones (a GEMM's fixed time is its own)
 
     def conv_gemm(m, n_out, k, read_in, read_filter, written):
         nonlocal kernels
@@ -198,8 +198,9 @@ def step_times(layers, images, *, model_parallel=1, ceiling_flops_per_s, sm_coun
                            moved_bytes=el * (read_in + read_filter + written))
 
     def stream(bytes_moved, count=1):
-        nonlocal moved, kernels
+        nonlocal moved, kernels, streams
         kernels += count
+        streams += count
         moved = moved + bytes_moved
 
     for layer in layers:
@@ -226,7 +227,7 @@ def step_times(layers, images, *, model_parallel=1, ceiling_flops_per_s, sm_coun
             stream(2.0 * el * 2.0 * (x + y), 4)
         stream(*_pointwise_bytes(layer, y, norm_fusion))
     return StepTimes(gemm_s=gemm, memory_s=np.where(moved > 0, moved / stream_bytes_per_s, 0.0)
-                     + kernels * constants.kernel_time, kernels=kernels)
+                     + streams * constants.kernel_time, kernels=kernels)
 
 
 def _pointwise_bytes(layer: Conv, y, fusion: str) -> tuple:
@@ -235,17 +236,15 @@ def _pointwise_bytes(layer: Conv, y, fusion: str) -> tuple:
     and output gradient twice and writes once; ReLU reads and writes, its backward reads two and writes one; the
     residual add reads two and writes one, and its gradient is summed where the branches meet. 'fused': the ReLU
     and the add ride in the BatchNorm's passes (reading the shortcut, writing and reading the ReLU mask).
-    'conv': the statistics come from the convolution's epilogue and the normalise-ReLU is applied in the next
-    convolution's prologue (cuDNN runtime fusion), so the forward moves only the shortcut."""
+    'conv': the statistics come from the convolution's epilogue (cuDNN runtime fusion), so the forward BatchNorm
+    reads its input once, not twice."""
     el = ELEMENT_BYTES
     if not layer.norm:  # VGG: bias in the GEMM epilogue, ReLU separate
         return (el * y * (2.0 + 3.0), 2) if layer.relu else (0.0, 0)
     passes, kernels = 3.0 + 5.0, 2  # BatchNorm forward and backward
     extra = (1.0 if layer.residual else 0.0) + (1.0 if layer.relu else 0.0)
-    if fusion == "conv":
-        return el * y * (5.0 + extra + (1.0 if layer.residual else 0.0)), 1
-    if fusion == "fused":
-        return el * y * (passes + 2.0 * extra), kernels
+    if fusion in ("fused", "conv"):
+        return el * y * (passes - (1.0 if fusion == "conv" else 0.0) + 2.0 * extra), kernels
     relu = (2.0 + 3.0) if layer.relu else 0.0
     add = (3.0 + 3.0) if layer.residual else 0.0
     return el * y * (passes + relu + add), kernels + 2 * int(layer.relu) + 2 * int(layer.residual)

@@ -72,9 +72,8 @@ class ComputeSettings:
                              choices=("nhwc", "nchw"))
     norm_fusion: str = param("separate", "choice", "'separate': BatchNorm, ReLU and the residual add as their own "
                              "kernels (PyTorch eager); 'fused': one BatchNorm-add-ReLU kernel (cuDNN "
-                             "BatchNormalizationForwardTrainingEx); 'conv': BatchNorm statistics in the "
-                             "convolution's epilogue, normalise and ReLU in the next one's prologue (cuDNN runtime "
-                             "fusion)", "workloads-3.md §5 [restated]", choices=("separate", "fused", "conv"))
+                             "BatchNormalizationForwardTrainingEx); 'conv': that, with the BatchNorm statistics "
+                             "computed in the convolution's epilogue (cuDNN runtime fusion)", "workloads-3.md §5 [restated]", choices=("separate", "fused", "conv"))
     fp8_cast_bytes: float = param(4.0, "1", "HBM bytes per element an FP8 GEMM's operand casts move (read the "
                                   "16-bit tensor, write its FP8 copy and its FP8 transpose for the backward)",
                                   "[inferred] Transformer Engine's fused cast-transpose: read 2 B, write 1 + 1 B "

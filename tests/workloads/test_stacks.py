@@ -1,0 +1,146 @@
+"""Training software stacks as data: each loads with a source for every value it sets, limits what the strategy
+search proposes (naming the rule it refuses), and changes what the same run costs; the strategy features the
+current stack has (uneven pipeline stages, context parallelism, partial recomputation, FP8) behave as their
+mechanisms say."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from core.errors import InputError
+from fabric.evaluate import evaluate_fabric
+from sipml.cli import main
+from sipml.design import load_design
+from workloads.gpus import get_gpu
+from workloads.models import load_model, model_from_mapping
+from workloads.speedup import evaluate_model
+from workloads.stacks import get_stack, shipped_stacks
+from workloads.strategy import parse_strategy, stage_layers, transformer_strategies
+from workloads.training import TrainingSettings, transformer_breakdown
+
+GPT3 = load_model("gpt3-175b")
+LLAMA = load_model("llama3-405b")
+A100 = get_gpu("a100_sxm4_80gb")
+
+
+def test_every_stack_sources_every_value_it_sets():
+    for name, stack in shipped_stacks().items():
+        assert stack.description and stack.source, name
+        for key, text in stack.sources.items():
+            assert any(tag in text for tag in ("[verbatim]", "[restated]", "[inferred]", "[assumed]")), (name, key)
+
+
+def test_unknown_stack_and_repeated_keys_are_refused_by_name():
+    with pytest.raises(InputError, match=r"unknown stack 'megatron-core-2'.*did you mean 'megatron-core'"):
+        parse_strategy("stack=megatron-core-2")
+    with pytest.raises(InputError, match="tp is given twice"):
+        parse_strategy("tp=8,tp=4")
+
+
+@pytest.mark.parametrize(("stack", "fixed", "message"), [
+    ("megatron-2021", {"zero": 1}, r"stack 'megatron-2021' runs only ZeRO stages 0"),
+    ("megatron-2021", {"sp": True}, r"stack 'megatron-2021' cannot run sp = True"),
+    ("megatron-2021", {"recompute": 1}, r"runs only recomputation none, full"),
+    ("pytorch-fsdp", {"tp": 2}, r"stack 'pytorch-fsdp' cannot run tp = 2"),
+])
+def test_a_stack_refuses_what_its_software_cannot_run(stack, fixed, message):
+    with pytest.raises(InputError, match=message):
+        transformer_strategies(GPT3, 1024, 1536, fixed, get_stack(stack))
+
+
+def test_llama3_layout_runs_with_uneven_stages_and_is_refused_without_them():
+    """126 layers on 16 stages: 7 + 14 × 8 + 7 (workloads-3.md §6)."""
+    assert [x.item() for x in stage_layers(126, np.array([16]))] == [7, 8, 7]
+    assert [x.item() for x in stage_layers(96, np.array([8]))] == [12, 12, 12]
+    st = transformer_strategies(LLAMA, 8192, 2048, {"tp": 8, "pp": 16, "cp": 1}, get_stack("megatron-core"))
+    assert len(st) and set(st.pp) == {16}
+    with pytest.raises(InputError, match=r"pp must divide the 126 layers \(stack 'megatron-2022' has no uneven"):
+        transformer_strategies(LLAMA, 8192, 2048, {"tp": 8, "pp": 16}, get_stack("megatron-2022"))
+
+
+def test_no_valid_strategy_names_the_rule_that_failed():
+    with pytest.raises(InputError, match="tp must divide the 96 heads"):
+        transformer_strategies(GPT3, 1008, 1536, {"tp": 7})
+    with pytest.raises(InputError, match=r"dp·microbatch must divide the batch of 7"):
+        transformer_strategies(GPT3, 256, 7, {"tp": 8, "pp": 1})
+
+
+def test_the_stack_changes_what_the_same_run_costs():
+    design = load_design("dgx-a100", ["fabric.gpus=64", "fabric.gpu=gpu.a100_sxm4_80gb"])
+    fixed = {"tp": 8, "pp": 8, "microbatch": 1, "recompute": 2, "sp": False, "zero": 0, "interleave": 1}
+    old, new = (evaluate_model(GPT3, design, "d", 64, fixed, stack=s) for s in ("megatron-2021", "megatron-core"))
+    assert old.best.iteration_s > 1.15 * new.best.iteration_s  # unfused attention, 2021 kernels, no overlap
+    assert old.stack.name == "megatron-2021" and new.stack.name == "megatron-core"
+
+
+def test_model_flops_per_gpu_do_not_depend_on_what_is_recomputed():
+    """tflops_per_gpu counts the model's FLOPs (C22), the same whatever is recomputed; HFU counts what runs."""
+    design = load_design("dgx-a100", ["fabric.gpus=64", "fabric.gpu=gpu.a100_sxm4_80gb"])
+    base = {"tp": 8, "pp": 8, "microbatch": 1, "sp": True, "zero": 0, "interleave": 1}
+    none, full = (evaluate_model(GPT3, design, "d", 64, {**base, "recompute": r}) for r in (0, 2))
+    rate = lambda r: r.tflops_per_gpu * r.best.iteration_s  # noqa: E731 - model TFLOP per GPU per iteration
+    assert rate(none) == pytest.approx(rate(full), rel=1e-12)
+    assert full.hfu / full.mfu > none.hfu / none.mfu  # the recomputed forward runs, uncounted by MFU
+
+
+def test_partial_recomputation_sits_between_none_and_full():
+    est = evaluate_fabric(load_design("dgx-a100", ["fabric.gpus=64", "fabric.gpu=gpu.a100_sxm4_80gb"]))
+    base = {"tp": 8, "pp": 8, "microbatch": 1, "sp": True, "zero": 0, "interleave": 1, "order": 0}
+    times, memory = [], []
+    for extra in ({"recompute": 0}, {"recompute": 2, "recompute_layers": 6}, {"recompute": 2}):
+        st = transformer_strategies(GPT3, 64, 64, {**base, **extra})
+        br = transformer_breakdown(GPT3, A100, est, 64, st)
+        times.append(float(br.compute_s[0]))
+        memory.append(float(br.memory_bytes[0]))
+    assert times[0] < times[1] < times[2] and memory[0] > memory[1] > memory[2]
+    # half of each stage's 12 layers rerun: half the extra forward
+    assert times[1] - times[0] == pytest.approx((times[2] - times[0]) / 2, rel=1e-9)
+
+
+def test_context_parallelism_splits_the_sequence():
+    long = model_from_mapping(dict(layers=8, hidden=4096, heads=32, kv_heads=8, seq_len=32768, vocab=32000,
+                                   mlp="swiglu", position="rotary", dropout="no"), "test", "long")
+    est = evaluate_fabric(load_design("dgx-h100", ["fabric.gpus=16"]))
+    gpu = get_gpu("h100_sxm5")
+    out = {}
+    for cp in (1, 4):
+        st = transformer_strategies(long, 16, 16, {"tp": 4, "pp": 1, "cp": cp, "microbatch": 1, "recompute": 0,
+                                                   "sp": True, "zero": 0})
+        out[cp] = transformer_breakdown(long, gpu, est, 16, st)
+    assert float(out[4].context_parallel_s[0]) > 0.0 == float(out[1].context_parallel_s[0])
+    assert float(out[4].memory_bytes[0]) < float(out[1].memory_bytes[0])
+    assert float(out[4].model_flops[0]) == float(out[1].model_flops[0])
+
+
+def test_fp8_needs_the_hardware_and_the_stack_and_gains_less_than_the_gemm_ratio():
+    a100 = load_design("dgx-a100", ["fabric.gpus=64"])
+    with pytest.raises(InputError, match="has no fp8 tensor cores"):
+        evaluate_model(GPT3, a100, "d", 64, {"precision": "fp8"})
+    h100 = load_design("dgx-h100", ["fabric.gpus=64"])
+    with pytest.raises(InputError, match="stack 'megatron-2022' cannot run precision = fp8"):
+        evaluate_model(GPT3, h100, "d", 64, {"precision": "fp8", "stack": "megatron-2022"})
+    fixed = {"tp": 8, "pp": 8, "microbatch": 1, "recompute": 0, "sp": True, "zero": 0, "interleave": 1}
+    bf16, fp8 = (evaluate_model(GPT3, h100, "d", 64, {**fixed, **extra}) for extra in ({}, {"precision": "fp8"}))
+    gain = bf16.best.iteration_s / fp8.best.iteration_s
+    assert 1.0 < gain < 1402.6 / 794.5  # casts, attention and communication stay (workloads-3.md §4)
+    assert fp8.precision == "fp8" and fp8.mfu > bf16.mfu  # MFU against the 16-bit peak
+
+
+def test_an_overlapped_collective_costs_at_least_sigma_of_itself():
+    t = TrainingSettings()
+    sigma = 1 - 1 / 1.189
+    assert t.overlapped(1.0, 10.0) == pytest.approx(sigma)
+    assert t.overlapped(10.0, 1.0) == pytest.approx(9.0)  # beyond the window, the rest shows
+    assert t.overlapped(1.0, 10.0, tail_s=0.2) == pytest.approx(0.2 + sigma * 0.8)  # the last bucket waits
+
+
+def test_sipml_models_lists_the_stacks(capsys):
+    assert main(["models", "-f", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    names = [s["name"] for s in data["stacks"]]
+    assert {"megatron-2021", "megatron-2022", "megatron-core", "nemo", "pytorch-ddp"} <= set(names)
+    core = next(s for s in data["stacks"] if s["name"] == "megatron-core")
+    assert core["compute"]["attention"] == "flash3" and core["supports"]["context_parallel"] is True
