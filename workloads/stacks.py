@@ -27,7 +27,7 @@ from workloads.training import TrainingSettings
 RECOMPUTE = ("none", "selective", "full")
 _SUPPORT_FLAGS = ("tensor_parallel", "pipeline_parallel", "interleave", "sequence_parallel", "context_parallel",
                   "uneven_pipeline", "fp8")
-_KEYS = ("description", "source", "compute", "training", "supports", "architecture_efficiency", "sources")
+_KEYS = ("description", "source", "extends", "compute", "training", "supports", "architecture_efficiency", "sources")
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -102,7 +102,25 @@ def stacks_path() -> Path:
 def shipped_stacks() -> Mapping[str, Stack]:
     """The shipped stacks by name, loaded once."""
     path = stacks_path()
-    return MappingProxyType({name: _stack(f"{path}: [{name}]", name, table) for name, table in read_toml(path).items()})
+    tables = read_toml(path)
+    return MappingProxyType({name: _stack(f"{path}: [{name}]", name, _merged(path, name, tables))
+                             for name in tables})
+
+
+def _merged(path, name: str, tables: dict, seen=()) -> dict:
+    """A stack's table with the one it `extends` underneath: the parent's values and their sources, each part
+    (compute, training, supports, architecture_efficiency) overridden key by key."""
+    table = tables[name]
+    parent = table.get("extends") if isinstance(table, dict) else None
+    if not parent:
+        return table
+    if parent not in tables or parent in seen:
+        raise InputError(f"{path}: [{name}] extends = {parent!r}: expected another stack of the file, not a cycle")
+    base = _merged(path, parent, tables, (*seen, name))
+    out = {k: v for k, v in table.items() if k != "extends"}
+    for part in ("compute", "training", "supports", "architecture_efficiency", "sources"):
+        out[part] = {**base.get(part, {}), **table.get(part, {})}
+    return out
 
 
 def get_stack(name: str) -> Stack:
