@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from sipml.cli import main
-from sipml.validation import all_cases, case_value, training_case_row, training_cases
+from sipml.validation import case_value, training_case_row, training_cases
 
 CASES = training_cases()
 
@@ -44,10 +44,3 @@ def test_one_case_through_a_separate_process():
     out = subprocess.run([sys.executable, "-m", "sipml", *case.argv(), "-f", "json"], capture_output=True,
                          text=True, check=True).stdout
     assert json.loads(out)["rows"][0]["iteration_s"] == training_case_row(case)["iteration_s"]
-
-
-def test_every_judged_training_case_is_inside_its_tolerance():
-    judged = [c for c in all_cases() if not c.informational and c.group in {x.group for x in CASES}]
-    outside = [f"{c.name}: {100 * c.error:+.1f} %" for c in judged if not c.passed]
-    assert len(judged) >= 30
-    assert not outside, outside
