@@ -102,7 +102,7 @@ def speedup(designs: str | Sequence[str] = ("sip-ring", "sip-ocs"), model: str =
     and its breakdown, throughput, model TFLOP/s, MFU, speedup / per $ / per W over each baseline, and a training
     run's time, energy and cost (the keys of the README's `sipml speedup --format json`). `stack` is
     `--strategy stack=NAME`; `sets` are `--set` overrides of the designs compared (not of the baselines)."""
-    from sipml.speedup import run_speedup
+    from sipml.speedup_report import run_speedup
 
     names = [designs] if isinstance(designs, str) else list(designs)
     if stack is not None:
@@ -116,7 +116,7 @@ def sweep(design=None, vary: Sequence[str] = (), *, model: str | None = None, ba
     """The rows of ``sipml sweep``: one dict per point of the grid of `vary` axes
     (``"section.key=start:stop:count[:log]"`` or ``"section.key=a,b,c"``), in grid order; `link_only` as
     ``--link-only``."""
-    from sipml.sweep import run_sweep
+    from sipml.sweeps import run_sweep
 
     _, rows = run_sweep(design, None, [vary] if isinstance(vary, str) else list(vary), model=model, batch=batch,
                         scheduler=scheduler, workers=workers, link_only=link_only)

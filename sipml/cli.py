@@ -330,7 +330,7 @@ def speedup(designs: Annotated[Optional[list[str]], typer.Argument(
             fmt: FormatOpt = Format.table, output: OutputOpt = None, set_: SetOpt = None) -> None:
     """Training time of a model on each design: the best strategy, its breakdown, throughput, TFLOP/s and MFU,
     speedup, speedup per dollar and per watt over the baselines, energy and cost of a training run."""
-    from sipml.speedup import run_speedup, speedup_report
+    from sipml.speedup_report import run_speedup, speedup_report
 
     rows, source, failures = run_speedup(designs, model, gpus, batch, strategy, set_, baseline, tokens)
     _emit(speedup_report(rows, source, failures), fmt, output)
@@ -341,7 +341,7 @@ def speedup(designs: Annotated[Optional[list[str]], typer.Argument(
 @app.command(cls=_Command)
 def models(fmt: FormatOpt = Format.table, output: OutputOpt = None) -> None:
     """List the model zoo and the GPUs with their sources."""
-    from sipml.speedup import models_report
+    from sipml.speedup_report import models_report
 
     _emit(models_report(), fmt, output)
 
@@ -394,8 +394,8 @@ def sweep(design: DesignArg = None,
     from core.errors import InputError
     from sipml.render import write_atomic_bytes
     from sipml.rows import csv_parts, jsonl_parts, to_parquet
-    from sipml.sweep import check_plot, run_sweep
-    from sipml.sweep import plot as plot_rows
+    from sipml.sweeps import check_plot, run_sweep
+    from sipml.sweeps import plot as plot_rows
 
     if not vary:
         raise InputError("sweep needs at least one --vary axis, e.g. --vary link.wavelengths_per_fiber=4,8,16")

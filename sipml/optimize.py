@@ -67,7 +67,7 @@ def optimize(design, overrides, vary, objective: str, maximize: bool, constraint
     from core.errors import InputError
     from sipml.design import ALL_SECTIONS
     from sipml.explain import Evaluator, check_quantity
-    from sipml.sweep import grid_points, parse_axis
+    from sipml.sweeps import grid_points, parse_axis
 
     check_quantity(objective)
     if not vary:
@@ -95,7 +95,7 @@ def optimize(design, overrides, vary, objective: str, maximize: bool, constraint
 def _evaluate(design, overrides, values: dict, texts: dict, evaluators) -> dict:
     """One point: its inputs, whether it is feasible, and every quantity asked for (or the rules' refusal)."""
     from core.errors import SipmlError
-    from sipml.sweep import load_point
+    from sipml.sweeps import load_point
 
     sets = [*(overrides or ()), *(f"{key}={text}" for key, text in texts.items())]
     row = {"inputs": values, "texts": {key: _plain(text) for key, text in texts.items()}}
@@ -116,7 +116,7 @@ def _refine(result, rows, axes, design, overrides, evaluators, objective, maximi
 
     from core.fields import specs
     from sipml.design import ALL_SECTIONS
-    from sipml.sweep import set_text
+    from sipml.sweeps import set_text
 
     best = result["best"]
     sign = 1.0 if maximize else -1.0

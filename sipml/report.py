@@ -68,7 +68,7 @@ def _fabric_section(catalog):
 
 
 def _training_section():
-    from sipml.speedup import run_speedup
+    from sipml.speedup_report import run_speedup
 
     rows, data, notes = [], [], []
     for model in MODELS:

@@ -187,7 +187,7 @@ def training_cases() -> list[TrainingCase]:
 
 def training_case_row(case: TrainingCase) -> dict:
     """The `sipml speedup` row of the case, computed by the function the command runs."""
-    from sipml.speedup import run_speedup
+    from sipml.speedup_report import run_speedup
 
     rows, _, failures = run_speedup([case.design], case.model, case.gpus, case.batch, case.strategy,
                                     list(case.sets), [case.design], None)

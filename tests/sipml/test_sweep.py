@@ -8,7 +8,7 @@ import math
 import pytest
 
 from sipml.cli import main
-from sipml.sweep import run_sweep
+from sipml.sweeps import run_sweep
 
 
 def run(capsys, *argv):
@@ -118,7 +118,7 @@ def test_output_without_suffix_is_csv(capsys, tmp_path):
 
 def test_ranges_in_dbm_step_in_dbm_and_counts_keep_their_order():
     from sipml.design import ALL_SECTIONS
-    from sipml.sweep import parse_axis
+    from sipml.sweeps import parse_axis
 
     axis = parse_axis("laser.power_per_line=0 dBm:10 dBm:3", ALL_SECTIONS)
     # each value as a design file writes it, to 6 significant digits: 3.16228 mW is 5.000003 dBm
