@@ -36,8 +36,8 @@ from fabric.design import MAX_DB, MAX_GPUS, MAX_LATENCY_S, NCCL, SIPML, ClusterD
 from fabric.estimate import FabricEstimate, useful_time_fraction
 from fabric.kind import BITS_PER_BYTE, CollectiveTime, FabricKind, bytes_sent_per_rank, proportional, pick
 from fabric.optical_io import CHIPLET_LATENCY_S, fiber_delay_s, optical_io_bom
-from photonics import amplifier, link, microring
-from photonics.link import LinkEstimate, Violation, evaluate, sensitivity, transmit_loss_db
+from photonics import amplifier, link, microring, receiver
+from photonics.link import LinkEstimate, Violation, evaluate, transmit_loss_db
 from core.units import db_to_lin, dbm_to_w
 
 _AMPLIFIED = when_above("sip_ring", "amplifier_every", 0)  # the amplifier keys matter only with amplifiers
@@ -121,15 +121,15 @@ def amplified_reach_hops(design: ClusterDesign, est: LinkEstimate, pass_loss_db:
     lk, rx, ring = design.link.link, design.link.receiver, design.topology
     f0 = float(microring.frequency_hz(lk.wavelength))
     b_o = est.ring.filter_fwhm_hz  # the drop ring is the optical filter in front of the detector
-    b_e = 0.75 * est.signal.symbol_rate_baud  # noise bandwidth of the receiver fits (E16), at the symbol rate
+    b_e = receiver.NOISE_BANDWIDTH_FRACTION * est.signal.symbol_rate_baud  # the receiver's noise bandwidth (E16)
     q_need = est.signal.eye_q  # the Q the receiver needs at the target BER (FEC threshold where a code runs)
     er = float(db_to_lin(design.link.modulator.extinction_ratio))
     fiber_launch_dbm = est.launch_dbm - transmit_loss_db(est.ledger)  # average power per wavelength in the fiber
     amp_in_dbm = fiber_launch_dbm - every * pass_loss_db
     rx_dbm = est.received_dbm - (every - 1) * pass_loss_db
-    penalties = sum(p.value_db for p in est.penalties if p.name != "extinction ratio") + lk.system_margin
+    penalties = sum(p.value_db for p in est.penalties if p.key != "extinction_ratio") + lk.system_margin
     p_eff_w = float(dbm_to_w(rx_dbm - penalties))
-    sensitivity_w, reference_er = sensitivity(design.link)
+    sensitivity_w, reference_er = est.receiver.sensitivity_w, est.receiver.reference_extinction_ratio
     sigma_th = float(amplifier.thermal_sigma_a(sensitivity_w, reference_er, rx.responsivity, q_need))
     amps = np.arange(1, design.fabric.gpus + 1)
     osnr = amplifier.chain_osnr_db(amp_in_dbm, ring.amplifier_noise_figure, amps, f0, b_o)

@@ -20,17 +20,18 @@ from dataclasses import replace
 
 from core.errors import InputError
 from core.fields import specs
-from core.units import db_to_lin, format_si, w_to_dbm
-from photonics import budget, fiber, microring, modulation, modulator, noise, point_to_point, receiver, ring_wdm
+from core.units import format_si, w_to_dbm
+from photonics import budget, constraints, fiber, microring, point_to_point, receiver, ring_records, ring_wdm
 from photonics.design import LinkDesign, LinkSection
-from photonics.loss import LedgerLine, fiber_path, total_db
-from photonics.records import (LinkEstimate, ReachFigures, ReceiverFigures, SignalFigures, Violation, LinkEnergy,
-                               BudgetFigures)
+from photonics.loss import fiber_path, total_db
+from photonics.records import (BudgetFigures, LinkEnergy, LinkEstimate, ReachFigures, ReceiverFigures, SignalFigures,
+                               Violation)
 from photonics.resolve import resolve
 from photonics.ring_wdm import transmit_loss_db
-from photonics.signal import signal_figures
+from photonics.shared import dispersion_spread, receiver_arrays, sections, signal_arrays
+from photonics.signal import fec_figures
 
-__all__ = ["LIMIT_TEXT", "LinkEstimate", "Violation", "evaluate", "hop_reach", "min_channel_spacing_hz",
+__all__ = ["LIMIT_TEXT", "LinkEstimate", "Violation", "evaluate", "hop_reach", "link_arrays", "min_channel_spacing_hz",
            "pass_through_loss_db", "sensitivity", "transmit_loss_db", "tuning_hz_per_k", "with_fabric_energy"]
 
 # Every capacity limit, in report order, with what it means.
@@ -45,7 +46,6 @@ LIMIT_TEXT = {
     "package_escape": "fibers the package edge can escape",
     "requested": "the design's own wavelengths and fibers (payload after FEC)",
 }
-KIND_STAGES = {"ring-wdm": ring_wdm.stages, "point-to-point": point_to_point.stages}
 
 
 def evaluate(d: LinkDesign) -> LinkEstimate:
@@ -65,142 +65,103 @@ def spectral_forms(d: LinkDesign) -> tuple:
 
 @functools.lru_cache(maxsize=256)
 def _evaluate_cached(d: LinkDesign, forms: tuple) -> LinkEstimate:
-    d = resolve(d)
-    signal = signal_figures(d.link)
-    rx = receiver_figures(d, signal)
-    kind = KIND_STAGES[d.link.kind](d, signal, rx, shared_penalties(d, signal, rx))
-    est = LinkEstimate(design=d, signal=signal, receiver=rx, ring=kind.ring, budget=kind.budget,
-                       capacity=kind.capacity, reach=reach_figures(d, signal, rx, kind.budget, kind.modal_reach_m),
-                       energy=LinkEnergy(kind.capacity.capacity_bps, kind.optical_power_w, electrical_j_per_bit(d)),
-                       tuning=kind.tuning, package=kind.package)
-    return replace(est, violations=(*_shared_violations(est), *kind.violations),
-                   warnings=(*_shared_warnings(est), *kind.warnings))
+    return estimate(link_arrays(resolve(d)))
+
+
+def link_arrays(d: LinkDesign, varied: dict | None = None, grid_points: int = 1):
+    """Every stage of the link of `d` (resolved) on arrays: `ring_wdm.ring_arrays` or `point_to_point.lane_arrays`,
+    with the arrays of `varied` ({section: {key: array}}) in place of the design's numbers."""
+    if d.link.kind == "ring-wdm":
+        return ring_wdm.ring_arrays(d, varied, grid_points)
+    return point_to_point.lane_arrays(d, varied)
+
+
+def estimate(a) -> LinkEstimate:
+    """The records of one design point from its stage arrays (`link_arrays` without `varied`)."""
+    d = a.design
+    signal = SignalFigures(modulation=d.link.modulation, levels=a.signal.levels,
+                           symbol_rate_baud=float(a.signal.symbol_rate), target_ber=float(a.signal.target_ber),
+                           eye_q=float(a.signal.eye_q), fec=fec_figures(d.link))
+    rx = receiver_figures(d, a)
+    if d.link.kind == "ring-wdm":
+        ring, power, cap = ring_records.ring_figures(a), ring_records.budget_figures(a), ring_records.capacity_figures(a)
+        tuning, package, modal_reach = ring_records.tuning_figures(a), ring_records.package_figures(a), math.inf
+        kind_warnings = ring_records.warnings(a)
+    else:
+        ring = tuning = package = None
+        power, cap = point_to_point.budget_figures(a), point_to_point.capacity_figures(a)
+        modal_reach, kind_warnings = float(a.modal_reach_m), point_to_point.default_warnings(d)
+    energy = LinkEnergy(cap.capacity_bps, {k: float(v) for k, v in a.optical_power.items()}, electrical_j_per_bit(d))
+    return LinkEstimate(
+        design=d, signal=signal, receiver=rx, ring=ring, budget=power, capacity=cap,
+        reach=reach_figures(d, a.sections, signal, rx, power, modal_reach, float(a.budget.min_line_dbm)),
+        energy=energy, tuning=tuning, package=package, violations=tuple(Violation(key, message) for key, message in
+                                          constraints.violated(constraints.TABLES[d.link.kind], a)),
+        warnings=(*_shared_warnings(d), *kind_warnings))
 
 
 # --- the receiver --------------------------------------------------------------------------------------------------
-def link_extinction_ratio(d: LinkDesign) -> float:
-    """Linear extinction ratio of the signal at the receiver: the ring modulator's, or the transmitter's."""
-    return float(db_to_lin(d.modulator.extinction_ratio if d.link.kind == "ring-wdm"
-                           else d.transmitter.extinction_ratio))
-
-
-def receiver_figures(d: LinkDesign, signal: SignalFigures) -> ReceiverFigures:
-    """Average-power sensitivity at the target BER and the extinction ratio it assumes: the Ge-photodiode fit (E16,
-    NRZ) or a thermal-noise-limited receiver (PAM-M through E22) at the link's ER, or the given figure (an OMA one
-    converted at the link's ER, E24). Refuses a sensitivity better than the quantum limit (E17)."""
-    rx, lk = d.receiver, d.link
-    er = link_extinction_ratio(d)
-    if rx.model == "ge-photodiode":
-        sens, ref_er = float(receiver.ge_photodiode_sensitivity_w(lk.data_rate, er, rx.responsivity, rx.dark_current,
-                                                                   signal.eye_q)), er
-    elif rx.model == "thermal-noise":
-        sens, ref_er = float(receiver.thermal_noise_sensitivity_w(signal.symbol_rate_baud, signal.target_ber, er,
-                                                                   rx.responsivity, rx.noise_density,
-                                                                   levels=signal.levels)), er
-    elif rx.sensitivity_type == "oma":
-        sens, ref_er = float(modulation.average_from_oma_w(rx.sensitivity, er)), er
-    else:
-        sens, ref_er = rx.sensitivity, float(db_to_lin(rx.reference_extinction_ratio))
-    quantum_w = float(receiver.quantum_limit_w(lk.data_rate, microring.frequency_hz(lk.wavelength),
-                                               signal.target_ber))
-    if sens < quantum_w:
+def receiver_figures(d: LinkDesign, a) -> ReceiverFigures:
+    """The receiver record of one point; refuses a sensitivity better than the quantum limit (E17)."""
+    sens, quantum = float(a.receiver.sensitivity_w), float(a.receiver.quantum_limit_w)
+    if sens < quantum:
+        lk = d.link
         raise InputError(f"[receiver] sensitivity {float(w_to_dbm(sens)):.2f} dBm is better than the quantum limit "
-                         f"{float(w_to_dbm(quantum_w)):.2f} dBm at {format_si(lk.data_rate, 'bit/s')}, BER "
-                         f"{signal.target_ber:g} (E17)")
-    return ReceiverFigures(sens, ref_er, quantum_w)
+                         f"{float(w_to_dbm(quantum)):.2f} dBm at {format_si(lk.data_rate, 'bit/s')}, BER "
+                         f"{float(a.signal.target_ber):g} (E17)")
+    return ReceiverFigures(sens, float(a.receiver.reference_er), quantum)
 
 
 def sensitivity(d: LinkDesign) -> tuple[float, float]:
     """(average-power sensitivity in W, the extinction ratio it assumes, linear) of the design's receiver."""
     d = resolve(d)
-    rx = receiver_figures(d, signal_figures(d.link))
-    return rx.sensitivity_w, rx.reference_extinction_ratio
-
-
-# --- penalties both link kinds share -------------------------------------------------------------------------------
-def spectral_width_m(d: LinkDesign, signal: SignalFigures) -> float:
-    """RMS spectral width of the signal: a directly modulated source's own (chirp, modes), else the chirp-free width
-    of the modulated CW line (`fiber.transform_limited_rms_width_m`)."""
-    if d.link.kind == "point-to-point" and d.laser.kind in ("dml", "vcsel"):
-        return d.transmitter.spectral_width
-    return float(fiber.transform_limited_rms_width_m(d.link.wavelength, signal.symbol_rate_baud))
-
-
-def dispersion_spread(d: LinkDesign, signal: SignalFigures, length_m):
-    """ε = B·L·|D|·σ_λ at `length_m` of the design's fiber (E28–E29)."""
-    fb = d.fiber
-    dispersion = fiber.dispersion_s_per_m2(d.link.wavelength, fb.zero_dispersion_wavelength, fb.dispersion_slope)
-    return fiber.spread_product(signal.symbol_rate_baud, length_m, dispersion, spectral_width_m(d, signal))
-
-
-def dispersion_penalty_db(d: LinkDesign, signal: SignalFigures, length_m) -> float:
-    """Chromatic-dispersion penalty of the design's model at `length_m` (E29; 0 with model 'none')."""
-    if d.fiber.dispersion_model == "none":
-        return 0.0
-    return float(fiber.DISPERSION_PENALTIES[d.fiber.dispersion_model](dispersion_spread(d, signal, length_m)))
-
-
-def shared_penalties(d: LinkDesign, signal: SignalFigures, rx: ReceiverFigures) -> list[LedgerLine]:
-    """Extinction ratio beyond what the sensitivity assumes (E8), laser RIN (E30) and chromatic dispersion (E29),
-    in that order."""
-    er = link_extinction_ratio(d)
-    er_db = float(modulator.relative_extinction_penalty_db(er, rx.reference_extinction_ratio))
-    noise_bw = receiver.NOISE_BANDWIDTH_FRACTION * signal.symbol_rate_baud
-    rin_db = float(noise.rin_penalty_db(d.laser.rin, noise_bw, signal.eye_q, signal.eye_scale)) + 0.0  # no −0
-    disp_db = dispersion_penalty_db(d, signal, d.loss.fiber_length)
-    eps = float(dispersion_spread(d, signal, d.loss.fiber_length))
-    model = d.fiber.dispersion_model
-    return [LedgerLine("extinction ratio", er_db, "beyond the ER the sensitivity assumes (E8)"),
-            LedgerLine("RIN", rin_db, f"{d.laser.rin:g} dB/Hz over {format_si(noise_bw, 'Hz')} (E30)"),
-            LedgerLine("dispersion", disp_db, f"ε = B·L·|D|·σ = {eps:.3g}, {model} model (E29)" if model != "none"
-                       else "not counted ([fiber] dispersion_model = 'none')")]
+    s = sections(d)
+    rx = receiver_arrays(d, s, signal_arrays(d, s["link"]))
+    return float(rx.sensitivity_w), float(rx.reference_er)
 
 
 # --- reach ---------------------------------------------------------------------------------------------------------
-def reach_figures(d: LinkDesign, signal: SignalFigures, rx: ReceiverFigures, power: BudgetFigures,
-                  modal_reach: float) -> ReachFigures:
+def reach_figures(d: LinkDesign, s: dict, signal: SignalFigures, rx: ReceiverFigures, power: BudgetFigures,
+                  modal_reach: float, min_line_dbm: float) -> ReachFigures:
     """Longest fiber (attenuation and the dispersion penalty growing together, within the modal reach), each length
     limit alone, most switch passes, least laser power per line."""
     lk, ls = d.link, d.loss
     total = total_db(power.ledger)
-    disp_now = dispersion_penalty_db(d, signal, ls.fiber_length)
+    disp_now = next(p.value_db for p in power.penalties if p.key == "dispersion")
     # margin with no fiber and no dispersion: what the fiber's attenuation and dispersion may spend
     headroom = (power.launch_dbm - (total - ls.fiber_length * ls.fiber_loss) - rx.sensitivity_dbm
                 - (power.penalty_db - disp_now) - lk.system_margin)
     reach = {"loss": headroom / ls.fiber_loss if ls.fiber_loss > 0 else math.inf,
-             "dispersion": _dispersion_reach_m(d, signal, headroom), "modal_bandwidth": modal_reach}
+             "dispersion": _dispersion_reach_m(d, s, signal, headroom), "modal_bandwidth": modal_reach}
     if headroom < 0:
         reach = dict.fromkeys(reach, math.nan)  # the budget fails even with no fiber: no reach to report
         longest = math.nan
     else:
-        longest = min(_combined_reach_m(d, signal, headroom, reach), modal_reach)
+        longest = min(_combined_reach_m(d, s, signal, headroom, reach), modal_reach)
     per_pass = ls.switch_loss + ls.switch_connectors * ls.connector_loss
     switch_fixed = total - ls.switch_ports * per_pass
     passes = int(budget.max_hops(power.launch_dbm, rx.sensitivity_dbm, power.penalty_db, switch_fixed, per_pass,
                                  lk.system_margin)) if per_pass > 0 else -1
-    # the laser line must cover the link's losses plus its own coupling, split and comb envelope (E9 in dB)
-    min_line = float(budget.min_line_power_dbm(rx.sensitivity_dbm, total + power.source_to_launch_db,
-                                               power.penalty_db, lk.system_margin))
     return ReachFigures(max_fiber_length_m=longest, fiber_reach_m=reach,
-                        max_switch_passes=passes if passes >= 0 else None, min_laser_power_per_line_dbm=min_line)
+                        max_switch_passes=passes if passes >= 0 else None, min_laser_power_per_line_dbm=min_line_dbm)
 
 
-def _dispersion_reach_m(d: LinkDesign, signal: SignalFigures, headroom_db: float) -> float:
+def _dispersion_reach_m(d: LinkDesign, s: dict, signal: SignalFigures, headroom_db: float) -> float:
     """Length at which the dispersion penalty alone takes the whole headroom (E29 solved for ε)."""
-    per_metre = float(dispersion_spread(d, signal, 1.0))
+    per_metre = float(dispersion_spread(d, s, signal.symbol_rate_baud, 1.0))
     if d.fiber.dispersion_model == "none" or per_metre == 0.0 or headroom_db < 0:
         return math.inf if headroom_db >= 0 else math.nan
     return float(fiber.spread_for_penalty(d.fiber.dispersion_model, headroom_db)) / per_metre
 
 
-def _combined_reach_m(d: LinkDesign, signal: SignalFigures, headroom_db: float, reach: dict) -> float:
+def _combined_reach_m(d: LinkDesign, s: dict, signal: SignalFigures, headroom_db: float, reach: dict) -> float:
     """Length where attenuation plus the dispersion penalty take the headroom: the margin falls with length, so
     bisection between 0 and the shorter of the two single-effect reaches."""
     alpha = d.loss.fiber_loss
     hi = min(reach["loss"], reach["dispersion"])
     if math.isinf(reach["dispersion"]) or math.isinf(hi):
         return hi
-    per_metre = float(dispersion_spread(d, signal, 1.0))  # ε grows linearly with length
+    per_metre = float(dispersion_spread(d, s, signal.symbol_rate_baud, 1.0))  # ε grows linearly with length
     penalty = fiber.DISPERSION_PENALTIES[d.fiber.dispersion_model]
     return budget.section_decreasing(lambda length: headroom_db - alpha * length - penalty(per_metre * length),
                                      0.0, hi)
@@ -218,23 +179,8 @@ def with_fabric_energy(est: LinkEstimate, part: str, j_per_bit: float) -> LinkEs
     return replace(est, energy=est.energy.with_fabric(part, j_per_bit))
 
 
-# --- constraints both kinds share ----------------------------------------------------------------------------------
-def _shared_violations(est: LinkEstimate) -> list[Violation]:
-    d, lk = est.design, est.design.link
-    out = []
-    if est.margin_db < 0:
-        out.append(Violation("power_budget", f"margin {est.margin_db:.2f} dB < 0: received {est.received_dbm:.2f} dBm, "
-                             f"sensitivity {est.sensitivity_dbm:.2f} dBm, penalties {est.budget.penalty_db:.2f} dB, "
-                             f"system margin {lk.system_margin:g} dB"))
-    eye_dbm = float(w_to_dbm(d.laser.eye_safety_limit))
-    if est.fiber_launch_dbm > eye_dbm:
-        out.append(Violation("eye_safety", f"{est.fiber_launch_dbm:.2f} dBm launched into one fiber > eye-safety "
-                             f"limit {eye_dbm:.2f} dBm (E15)"))
-    return out
-
-
-def _shared_warnings(est: LinkEstimate) -> list[str]:
-    d = est.design
+# --- warnings both kinds share ------------------------------------------------------------------------------------
+def _shared_warnings(d: LinkDesign) -> list[str]:
     out = []
     if d.receiver.model == "ge-photodiode" and d.link.data_rate > receiver.GE_FIT_MAX_RATE_BPS:
         out.append(f"[receiver] the Ge-photodiode fit (E16) is extrapolated above 50 Gbit/s (data rate "
@@ -252,7 +198,7 @@ def pass_through_loss_db(est: LinkEstimate) -> float:
         raise InputError(f"[link] kind = '{d.link.kind}' has no rings for a wavelength to pass: a ring fabric needs "
                          "[link] kind = 'ring-wdm'")
     ls = d.loss
-    hop = [item for item in fiber_path(d) if item.name not in ("optical-switch passes", "mux/demux")]
+    hop = [item for item in fiber_path(d) if item.key not in ("switch_passes", "mux_demux")]
     return (2 * ls.coupler + (ls.tx_waveguide_length + ls.rx_waveguide_length) * ls.waveguide_loss
             + ring_wdm.pass_through_rings_db(d, est.ring) + total_db(hop))
 
@@ -278,7 +224,7 @@ def min_channel_spacing_hz(d: LinkDesign) -> float | None:
     n = d.link.wavelengths_per_fiber
     if n < 2:
         return None
-    ring = ring_wdm.ring_figures(d, signal_figures(d.link))
+    ring = evaluate(d).ring
 
     def margin_at(spacing_hz: float) -> float:
         return evaluate(replace(d, link=replace(d.link, channel_spacing=spacing_hz))).margin_db
@@ -295,5 +241,6 @@ def min_channel_spacing_hz(d: LinkDesign) -> float | None:
 
 def tuning_hz_per_k(d: LinkDesign) -> float:
     """Resonance shift per kelvin of the design's rings (E12, or the given tuning efficiency), in Hz/K."""
-    return ring_wdm.tuning_hz_per_k(resolve(d))
+    d = resolve(d)
+    return float(ring_wdm.shift_per_kelvin_hz(d, d.ring, microring.frequency_hz(d.link.wavelength)))
 

@@ -1,17 +1,26 @@
-"""The ring-wdm link, stage by stage: micro-ring modulators on CW comb or DFB lines, N wavelengths per fiber, drop
-filters at the receiver. Each stage returns a record of `photonics.records`; `photonics.link.evaluate` composes them.
+"""The ring-wdm link, stage by stage, on arrays: micro-ring modulators on CW comb or DFB lines, N wavelengths per
+fiber, drop filters at the receiver. One implementation for a design point and for a grid of them: every stage takes
+`photonics.shared.Fields` views whose numbers are floats (one point) or arrays that broadcast (a grid, one array
+dimension per sweep axis), and every intermediate carries only the dimensions of the fields it depends on.
+`photonics.link.evaluate` reads the records of one point from `ring_arrays`; `photonics.link_grid.evaluate_grid`
+reads a grid's columns from the same arrays.
 
 The worst wavelength is the weakest comb line in the worst position of the grid: on the transmit bus it passes the
 other N−1 modulator rings, on the receive bus the other N−1 drop filters, each at its own detuning k·spacing folded
 by the FSR (E19–E20); it meets crosstalk from every channel in the fiber (E6–E7) and is filtered by its own drop
 ring (E18). On-off keying turns the CW line into the data's average power (E8), so the received power and the
-sensitivity are both average powers.
+sensitivity are both average powers. The wavelength-count search (E10 with the rings passed and the crosstalk of
+every count) builds per-count tables once per distinct spectral point and finds each point's largest closing count.
+
+The constraints on these arrays are one table (`photonics.constraints.RING_WDM`); `photonics.ring_records` reads one
+point's records from them.
 """
 
 from __future__ import annotations
 
 import functools
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -20,373 +29,543 @@ from photonics import budget, crosstalk, filtering, laser, microring, modulator,
 from photonics.design import LinkDesign
 from photonics.grid import grid_offsets, worst_victim_sum_by_count, wrapped_detuning_hz
 from photonics.loss import LedgerLine, distributed, fiber_path, line, total_db
-from photonics.signal import baud_text
-from photonics.records import (BudgetFigures, CapacityFigures, KindStages, PackageFigures, ReceiverFigures, RingFigures,
-                               RingYield, SignalFigures, TuningFigures, Violation)
+from photonics.shared import (PenaltyArrays, ReceiverArrays, SignalArrays, as_number, elementwise, penalty_arrays,
+                              penalty_lines, receiver_arrays, sections, signal_arrays)
 
 MAX_SEARCH_WAVELENGTHS = 4096  # the wavelength-count search stops here (a warning says when it is reached)
 BEND_FIT_MIN_RADIUS_M = 5e-6  # the UBC bending-loss fit covers R ≥ 5 µm; below it extrapolates (15,000 dB/cm at 3 µm)
 PARKED_DETUNING_SPACINGS = 0.5  # an idle ring of an intermediate GPU waits half a spacing from every channel [assumed]
+TABLE_ELEMENTS = 1 << 23  # count-table elements (points × counts) in one piece of a grid: bounds the memory
 
 
-def stages(d: LinkDesign, signal: SignalFigures, rx: ReceiverFigures, shared: list[LedgerLine]) -> KindStages:
-    """The ring-wdm stages in order: ring figures, budget, capacity, tuning, packaging, optical power."""
-    ring = ring_figures(d, signal)
-    power = link_budget(d, ring, signal, rx, shared)
-    cap = capacity_limits(d, ring, signal, power)
-    tune = tuning(d, ring, cap)
-    pack = package_figures(d, cap)
-    return KindStages(ring=ring, budget=power, capacity=cap, tuning=tune, package=pack,
-                      optical_power_w=optical_power_w(d, power, cap, tune), modal_reach_m=math.inf,
-                      violations=tuple(violations(d, ring, signal, cap, tune, pack)),
-                      warnings=tuple(warnings(d, ring, power, tune)))
+class TooLarge(Exception):
+    """A grid's count tables would pass TABLE_ELEMENTS: evaluate it in pieces."""
+
+
+def _f(value, dtype=None):
+    return np.asarray(value, dtype=dtype)
 
 
 # --- ring figures -----------------------------------------------------------------------------------------------
-def ring_loss_db_per_m(d: LinkDesign) -> float:
+@dataclass(frozen=True)
+class RingArrays:
+    f0: object
+    fsr: object  # Hz
+    fwhm: object  # drop filter
+    modulator_fwhm: object
+    intrinsic_q: object
+    on_resonance: object  # drop filter's through transmission t0
+    modulator_on_resonance: object
+    drop_db: object
+    modulator_drop_db: object
+    modulator_max_rate: object  # f0/Q (E13)
+    filter_max_rate: object
+    fsr_channels: object  # ⌊FSR / spacing⌋
+    filter_to_symbol_rate: object  # Δ (E18)
+    isi_db: object
+
+
+def bend_fit_loss_db_per_m(r):
+    """The UBC bending-loss fit at the ring radius (PhoenixSim)."""
+    return microring.bending_loss_db_per_m(r.radius, _f(r.bend_fit_coefficient) / 100.0, r.bend_fit_exponent,
+                                           _f(r.bend_fit_straight_loss) / 100.0)
+
+
+def ring_loss_db_per_m(d: LinkDesign, r):
     """Intrinsic loss of the ring waveguide: the given value, or the bending-loss fit at the ring radius."""
-    r = d.ring
-    if r.loss_model == "bend-fit":
-        return bend_fit_loss_db_per_m(d)
-    return r.propagation_loss
+    return bend_fit_loss_db_per_m(r) if d.ring.loss_model == "bend-fit" else _f(r.propagation_loss, dtype=float)
 
 
-def bend_fit_loss_db_per_m(d: LinkDesign) -> float:
-    """The UBC bending-loss fit at the design's radius (PhoenixSim)."""
-    r = d.ring
-    return float(microring.bending_loss_db_per_m(r.radius, r.bend_fit_coefficient / 100.0, r.bend_fit_exponent,
-                                                 r.bend_fit_straight_loss / 100.0))
+def shift_per_kelvin_hz(d: LinkDesign, r, f0):
+    """Resonance shift per kelvin: the given tuning efficiency, or f·(dn/dT)/n_g from the thermo-optic coefficient
+    (E12)."""
+    if d.ring.tuning_model == "given":
+        return _f(r.tuning_efficiency, dtype=float)
+    return microring.thermo_optic_shift_hz_per_k(f0, r.dn_dt, r.group_index)
 
 
-def ring_figures(d: LinkDesign, signal: SignalFigures) -> RingFigures:
-    r, lk = d.ring, d.link
-    f0 = float(microring.frequency_hz(lk.wavelength))
-    length = float(microring.circumference_m(r.radius))
-    fsr = float(microring.fsr_frequency_hz(r.group_index, length))
-    fwhm = float(microring.fwhm_hz(f0, r.filter_q))
-    qi = float(microring.intrinsic_q(r.group_index, lk.wavelength, ring_loss_db_per_m(d)))
-    t0 = float(microring.through_on_resonance_symmetric(r.filter_q, qi))
-    t0_mod = float(microring.through_on_resonance_symmetric(d.modulator.q, qi) if d.modulator.kind == "add-drop"
-                   else microring.through_on_resonance_all_pass(d.modulator.q, qi))
-    return RingFigures(
-        fsr_hz=fsr,
-        fsr_m=float(microring.fsr_wavelength_m(lk.wavelength, r.group_index, length)),
-        filter_fwhm_hz=fwhm,
-        modulator_fwhm_hz=float(microring.fwhm_hz(f0, d.modulator.q)),
-        finesse=float(microring.finesse(fsr, fwhm)),
-        intrinsic_q=qi,
-        drop_loss_db=float(microring.drop_loss_db(r.filter_q, qi)),
-        filter_on_resonance=t0,
-        modulator_on_resonance=t0_mod,
-        through_loss_db=float(microring.through_loss_db(lk.channel_spacing, fwhm, t0, r.through_excess_loss)),
-        modulator_drop_loss_db=float(microring.drop_loss_db(d.modulator.q, qi)),
-        modulator_max_rate_bps=float(microring.max_rate_for_q(f0, d.modulator.q)),
-        filter_max_rate_bps=float(microring.max_rate_for_q(f0, r.filter_q)),
-        filter_to_symbol_rate=fwhm / signal.symbol_rate_baud,
-    )
-
-
-def fsr_channels(d: LinkDesign, ring: RingFigures) -> int:
-    """Channels one FSR holds at the grid spacing, ⌊FSR / spacing⌋."""
-    return int(math.floor(ring.fsr_hz / d.link.channel_spacing * (1 + 1e-12)))
-
-
-def filter_isi_penalty(d: LinkDesign, ring: RingFigures) -> LedgerLine:
-    """The drop filter's ISI on its own channel, by the design's model (E18)."""
-    delta = ring.filter_to_symbol_rate
-    value = float(filtering.FILTER_ISI_MODELS[d.ring.filter_isi](delta))
-    return LedgerLine("filter ISI", value, f"Δ = FWHM/symbol rate = {delta:.2f}, {d.ring.filter_isi} model (E18)")
+def ring_stage(d: LinkDesign, s: dict, sig: SignalArrays) -> RingArrays:
+    lk, r, mod = s["link"], s["ring"], s["modulator"]
+    f0 = microring.frequency_hz(lk.wavelength)
+    fsr = microring.fsr_frequency_hz(r.group_index, microring.circumference_m(r.radius))
+    fwhm = microring.fwhm_hz(f0, r.filter_q)
+    qi = microring.intrinsic_q(r.group_index, lk.wavelength, ring_loss_db_per_m(d, r))
+    t0_mod = (microring.through_on_resonance_symmetric(mod.q, qi) if d.modulator.kind == "add-drop"
+              else microring.through_on_resonance_all_pass(mod.q, qi))
+    delta = fwhm / sig.symbol_rate
+    return RingArrays(
+        f0=f0, fsr=fsr, fwhm=fwhm, modulator_fwhm=microring.fwhm_hz(f0, mod.q), intrinsic_q=qi,
+        on_resonance=microring.through_on_resonance_symmetric(r.filter_q, qi), modulator_on_resonance=t0_mod,
+        drop_db=microring.drop_loss_db(r.filter_q, qi), modulator_drop_db=microring.drop_loss_db(mod.q, qi),
+        modulator_max_rate=microring.max_rate_for_q(f0, mod.q), filter_max_rate=microring.max_rate_for_q(f0, r.filter_q),
+        fsr_channels=np.floor(fsr / _f(lk.channel_spacing) * (1 + 1e-12)).astype(int), filter_to_symbol_rate=delta,
+        isi_db=filtering.FILTER_ISI_MODELS[d.ring.filter_isi](delta))
 
 
 # --- ledger --------------------------------------------------------------------------------------------------------
-def _flatness_db(d: LinkDesign) -> float:
-    """Weakest line below the mean: the comb's envelope; a DFB array has none."""
-    return d.laser.flatness if d.laser.kind == "comb" else 0.0
-
-
-def _laser_lines_in_bus(d: LinkDesign, counts):
+def _laser_lines_in_bus(d: LinkDesign, lines, counts):
     """Laser lines the transmit bus carries: a comb brings all its lines, a DFB array only the ones used."""
-    return np.maximum(d.laser.lines, counts) if d.laser.kind == "comb" else np.asarray(counts)
+    return np.maximum(lines, counts) if d.laser.kind == "comb" else np.asarray(counts)
 
 
-def modulation_loss(d: LinkDesign, levels: int) -> LedgerLine:
+def modulation_loss(d: LinkDesign, mod, levels: int) -> LedgerLine:
     """Modulating a CW line: its average power over its peak (E8; PAM levels average to the same mid level)."""
-    mod = d.modulator
-    value = float(modulator.ook_penalty_db(db_to_lin(mod.extinction_ratio)))
+    value = modulator.ook_penalty_db(db_to_lin(mod.extinction_ratio))
+    scalar = np.ndim(value) == 0
+    value = float(value) if scalar else value
     if levels == 2:
-        return LedgerLine("on-off keying", value, f"average of '1' and '0' at ER {mod.extinction_ratio:g} dB (E8)")
+        return LedgerLine("on-off keying", value, f"average of '1' and '0' at ER {mod.extinction_ratio:g} dB (E8)"
+                          if scalar else "", "modulation")
     return LedgerLine(f"PAM{levels} levels", value, f"average of {levels} levels, outer ER {mod.extinction_ratio:g} dB "
-                                                    "(E8, E24)")
+                      "(E8, E24)" if scalar else "", "modulation")
 
 
-def ledger(d: LinkDesign, ring: RingFigures, n: int, levels: int, through_tx_db: float,
-           through_rx_db: float) -> tuple[LedgerLine, ...]:
-    """Losses of the worst of `n` wavelengths from the transmit bus to the detector, in path order."""
-    ls, mod = d.loss, d.modulator
-    items = [
-        distributed("transmit waveguide", ls.tx_waveguide_length, ls.waveguide_loss),
-        line("bends", ls.bends, ls.bend_loss, "each"),
-        line("crossings", ls.crossings, ls.crossing_loss, "each"),
-        line("Y-junctions", ls.splitters, ls.splitter_loss, "each"),
-    ]
-    if mod.kind == "add-drop":
-        items.append(line("modulator drop port", 1, ring.modulator_drop_loss_db, "add-drop modulator (E4)"))
-    spacing = format_si(d.link.channel_spacing, "Hz")
-    items += [
-        line("modulator insertion", 1, mod.insertion_loss, "'1' level"),
-        modulation_loss(d, levels),
-        LedgerLine("rings passed, transmit", through_tx_db, f"{n - 1} modulator rings at k × {spacing}, FSR-folded "
-                                                            "(E19–E20)"),
-        line("output coupler", 1, ls.coupler, "per facet"),
-        *fiber_path(d),
-        line("input coupler", 1, ls.coupler, "per facet"),
-        LedgerLine("rings passed, receive", through_rx_db, f"{n - 1} drop filters at k × {spacing}, FSR-folded "
-                                                           "(E19–E20)"),
-        distributed("receive waveguide", ls.rx_waveguide_length, ls.waveguide_loss),
-        line("drop filter", 1, ring.drop_loss_db, "on resonance (E4)"),
-    ]
+def ledger(d: LinkDesign, s: dict, ring: RingArrays, levels: int, through_tx, through_rx) -> tuple[LedgerLine, ...]:
+    """Losses of the worst wavelength from the transmit bus to the detector, in path order."""
+    ls, mod, lk = s["loss"], s["modulator"], s["link"]
+    scalar = np.ndim(lk.channel_spacing) == 0 and np.ndim(lk.wavelengths_per_fiber) == 0
+    n, spacing = lk.wavelengths_per_fiber, format_si(lk.channel_spacing, "Hz") if scalar else ""
+    items = [distributed("tx_waveguide", "transmit waveguide", ls.tx_waveguide_length, ls.waveguide_loss),
+             line("bends", "bends", ls.bends, ls.bend_loss, "each"),
+             line("crossings", "crossings", ls.crossings, ls.crossing_loss, "each"),
+             line("splitters", "Y-junctions", ls.splitters, ls.splitter_loss, "each")]
+    if d.modulator.kind == "add-drop":
+        items.append(line("modulator_drop", "modulator drop port", 1, as_number(ring.modulator_drop_db),
+                          "add-drop modulator (E4)"))
+    items += [line("modulator_insertion", "modulator insertion", 1, mod.insertion_loss, "'1' level"),
+              modulation_loss(d, mod, levels),
+              LedgerLine("rings passed, transmit", as_number(through_tx), f"{n - 1} modulator rings at k × {spacing}, "
+                         "FSR-folded (E19–E20)" if scalar else "", "rings_transmit"),
+              line("output_coupler", "output coupler", 1, ls.coupler, "per facet"),
+              *fiber_path(d, ls),
+              line("input_coupler", "input coupler", 1, ls.coupler, "per facet"),
+              LedgerLine("rings passed, receive", as_number(through_rx), f"{n - 1} drop filters at k × {spacing}, "
+                         "FSR-folded (E19–E20)" if scalar else "", "rings_receive"),
+              distributed("rx_waveguide", "receive waveguide", ls.rx_waveguide_length, ls.waveguide_loss),
+              line("drop_filter", "drop filter", 1, as_number(ring.drop_db), "on resonance (E4)")]
     return tuple(items)
 
 
-def transmit_loss_db(ledger_lines) -> float:
+def transmit_loss_db(ledger_lines):
     """Loss from the transmit bus into the fiber: the ledger up to and including the output coupler."""
-    names = [item.name for item in ledger_lines]
-    return total_db(ledger_lines[: names.index("output coupler") + 1])
+    keys = [item.key for item in ledger_lines]
+    return total_db(ledger_lines[: keys.index("output_coupler") + 1])
 
 
-# --- budget --------------------------------------------------------------------------------------------------------
-def _bus_tables(d: LinkDesign, ring: RingFigures, n_max: int):
-    """(transmit, receive) through loss of the worst wavelength for N = 1..n_max: the other modulators on the transmit
-    bus, the other drop filters on the receive bus, each at its own detuning (E19–E20)."""
-    lk, excess = d.link, d.ring.through_excess_loss
-    tx = _table(microring.bus_through_loss_by_count, n_max, float(lk.channel_spacing), ring.modulator_fwhm_hz,
-                ring.modulator_on_resonance, excess, ring.fsr_hz)
-    rx = _table(microring.bus_through_loss_by_count, n_max, float(lk.channel_spacing), ring.filter_fwhm_hz,
-                ring.filter_on_resonance, excess, ring.fsr_hz)
-    return tx, rx
-
-
+# --- the wavelength-count search -----------------------------------------------------------------------------------
 @functools.lru_cache(maxsize=512)
-def _table(kind, *args) -> np.ndarray:
-    """A per-count table (`microring.bus_through_loss_by_count`, `crosstalk.worst_channel_leakage_by_count`) for
-    scalar arguments, kept read-only: design points that differ off the grid's spectrum (power, losses) share it."""
+def _scalar_table(kind, *args) -> np.ndarray:
+    """A per-count table for one spectral point, kept read-only: design points that differ off the spectrum (power,
+    losses) share it — this cache saves rebuilding it for every point of a per-point sweep."""
     table = kind(*args)
     table.flags.writeable = False
     return table
 
 
-def _crosstalk_by_count(d: LinkDesign, ring: RingFigures, signal: SignalFigures, counts, er: float):
-    """(ΣX, penalty dB) of the weakest line for each count: every channel in the fiber is an aggressor (all-pass
-    modulators let unused comb lines through), at the mean line power, 10^(flatness/10) above the victim."""
-    present = counts if d.modulator.kind == "add-drop" else _laser_lines_in_bus(d, counts)
-    table = _table(crosstalk.worst_channel_leakage_by_count, int(present.max()), float(d.link.channel_spacing),
-                   ring.filter_fwhm_hz, signal.symbol_rate_baud, ring.fsr_hz)
-    leak = table[present - 1] * db_to_lin(_flatness_db(d))
-    return leak, crosstalk.penalty_db(leak, signal.eye_q, db_to_lin(d.modulator.extinction_ratio), signal.eye_scale)
+def _table(kind, n_max: int, *args):
+    if all(np.ndim(a) == 0 for a in args):
+        return _scalar_table(kind, n_max, *(float(a) for a in args))
+    return kind(n_max, *args)
 
 
-def link_budget(d: LinkDesign, ring: RingFigures, signal: SignalFigures, rx: ReceiverFigures,
-                shared_penalties: list[LedgerLine]) -> BudgetFigures:
-    """Margin of the worst wavelength for every count up to where it fails (the power-budget count), and the full
-    ledger and penalties at the design's own count. `shared_penalties` (extinction ratio, RIN, dispersion) do not
-    depend on the count; crosstalk and the through loss do, the filter ISI is added here."""
-    lk, lz = d.link, d.laser
-    flat = _flatness_db(d)
-    er = float(db_to_lin(d.modulator.extinction_ratio))
-    laser_line_dbm = float(w_to_dbm(lz.power_per_line))
-    split_db = float(laser.split_loss_db(lz.fibers_per_source))
-    mean_in_bus_dbm = laser_line_dbm - lz.coupling_loss - split_db
-    cap_dbm = float(w_to_dbm(lz.aggregate_power_limit))
-    isi = filter_isi_penalty(d, ring)
-    constant = [shared_penalties[0], isi, *shared_penalties[1:]]
-    constant_db = total_db(constant)
-    fixed_db = total_db(ledger(d, ring, 1, signal.levels, 0.0, 0.0))  # the ledger with no ring passed
+def _count_tables(d: LinkDesign, spectral, n_max: int, lines):
+    """Per-count tables (transmit rings, receive rings, crosstalk ΣX) of the worst wavelength, per distinct
+    spectral point: transmit and receive up to `n_max`, crosstalk up to the lines present (a comb's lines pass the
+    all-pass modulators whether used or not)."""
+    spacing, mod_fwhm, t0_mod, fwhm, t0, excess, fsr, rate = spectral
+    tx = _table(microring.bus_through_loss_by_count, n_max, spacing, mod_fwhm, t0_mod, excess, fsr)
+    rx = _table(microring.bus_through_loss_by_count, n_max, spacing, fwhm, t0, excess, fsr)
+    leak_n = n_max if d.modulator.kind == "add-drop" else max(n_max, int(np.max(lines)))
+    leak = _table(crosstalk.worst_channel_leakage_by_count, leak_n, spacing, fwhm, rate, fsr)
+    return tx, rx, leak
 
-    def margins_up_to(n_max: int):
-        counts = np.arange(1, n_max + 1)
-        through_tx, through_rx = _bus_tables(d, ring, n_max)
-        leak, xt_db = _crosstalk_by_count(d, ring, signal, counts, er)
-        m = budget.link_margin_db(
-            line_power_dbm=mean_in_bus_dbm - flat, aggregate_cap_dbm=cap_dbm - flat, wavelengths=counts,
-            lines_in_bus=_laser_lines_in_bus(d, counts), fixed_loss_db=fixed_db, rings_loss_db=through_tx + through_rx,
-            penalty_db=constant_db + xt_db, sensitivity_dbm=rx.sensitivity_dbm, system_margin_db=lk.system_margin)
-        return through_tx, through_rx, leak, xt_db, m
 
-    n_req = lk.wavelengths_per_fiber
-    # no count beyond E10's closed form closes even without rings and crosstalk: start the search below it
-    ceiling = int(budget.max_wavelengths_closed_form(cap_dbm - flat, rx.sensitivity_dbm, constant_db, fixed_db,
-                                                     lk.system_margin))
-    n_max = max(n_req, min(fsr_channels(d, ring) + 2, ceiling + 1), lz.lines, 2)
-    tables = margins_up_to(n_max)
-    while tables[-1][-1] >= 0.0 and n_max < MAX_SEARCH_WAVELENGTHS:  # margin still positive: search further
-        n_max = min(2 * n_max, MAX_SEARCH_WAVELENGTHS)
-        tables = margins_up_to(n_max)
-    through_tx, through_rx, leak, xt_db, margins = tables
+def _at_count(table, index):
+    """table[..., index] for an index array that broadcasts with the table's leading axes."""
+    return _along_counts(table, np.asarray(index)[..., None])[..., 0]
 
+
+def _along_counts(table, index):
+    """The table's last axis gathered at `index`, whose leading axes broadcast with the table's and whose last axis
+    lists the counts wanted."""
+    index = np.asarray(index)
+    lead = np.broadcast_shapes(table.shape[:-1], index.shape[:-1])
+    return np.take_along_axis(np.broadcast_to(table, lead + table.shape[-1:]),
+                              np.broadcast_to(index, lead + index.shape[-1:]), axis=-1)
+
+
+@dataclass(frozen=True)
+class LaserArrays:
+    flatness: object  # weakest line below the mean (a comb's envelope; 0 for a DFB array)
+    line_dbm: object  # mean laser output per line
+    split_db: object
+    mean_in_bus_dbm: object
+    cap_dbm: object  # aggregate power cap of one source
+    lines: object
+
+
+def laser_stage(d: LinkDesign, s: dict) -> LaserArrays:
+    lz = s["laser"]
+    line_dbm = w_to_dbm(lz.power_per_line)
+    split_db = laser.split_loss_db(lz.fibers_per_source)
+    return LaserArrays(flatness=_f(lz.flatness, dtype=float) if d.laser.kind == "comb" else 0.0, line_dbm=line_dbm,
+                       split_db=split_db, mean_in_bus_dbm=line_dbm - lz.coupling_loss - split_db,
+                       cap_dbm=w_to_dbm(lz.aggregate_power_limit), lines=_f(lz.lines))
+
+
+def _margins_by_count(d: LinkDesign, tables, inputs, n_max: int):
+    """Margin of the worst wavelength for every count 1..n_max."""
+    line_dbm, cap_dbm, lines, fixed_db, constant_db, sens_dbm, system_margin, eye_q, er, flat, eye_scale = inputs
+    tx, rx, leak = tables
+    counts = np.arange(1, n_max + 1)
+    expand = (lambda v: np.asarray(v, dtype=float)[..., None])
+    comb = d.laser.kind == "comb"
+    present = counts if d.modulator.kind == "add-drop" else (np.maximum(np.asarray(lines)[..., None], counts) if comb
+                                                             else counts)
+    in_bus = np.maximum(np.asarray(lines)[..., None], counts) if comb else counts
+    leak_by_count = _along_counts(leak, present - 1) * db_to_lin(expand(flat))
+    xt_db = crosstalk.penalty_db(leak_by_count, expand(eye_q), expand(er), eye_scale)
+    return budget.link_margin_db(line_power_dbm=expand(line_dbm), aggregate_cap_dbm=expand(cap_dbm),
+                                 wavelengths=counts, lines_in_bus=in_bus, fixed_loss_db=expand(fixed_db),
+                                 rings_loss_db=tx[..., :n_max] + rx[..., :n_max], penalty_db=expand(constant_db) + xt_db,
+                                 sensitivity_dbm=expand(sens_dbm), system_margin_db=expand(system_margin))
+
+
+def _count_search(d: LinkDesign, s: dict, ring: RingArrays, lz: LaserArrays, sig, rx, inputs, grid_points: int):
+    """The largest count each point's budget closes, with the per-count tables it was found in: the tables start
+    below E10's closed form and double while any point still closes at their end (up to MAX_SEARCH_WAVELENGTHS)."""
+    lk, r = s["link"], s["ring"]
+    n_req = _f(lk.wavelengths_per_fiber)
+    ceiling = budget.max_wavelengths_closed_form(lz.cap_dbm - lz.flatness, inputs[5], inputs[4], inputs[3],
+                                                 lk.system_margin)
+    start = np.maximum(np.minimum(ring.fsr_channels + 2, ceiling + 1), 2)
+    table_n = int(max(np.max(start), np.max(n_req), np.max(lz.lines)))
+    spectral = np.broadcast_arrays(*(_f(v, dtype=float) for v in (
+        lk.channel_spacing, ring.modulator_fwhm, ring.modulator_on_resonance, ring.fwhm, ring.on_resonance,
+        r.through_excess_loss, ring.fsr, sig.symbol_rate)))
+    while True:
+        points = math.prod(np.broadcast_shapes(spectral[0].shape, *(np.shape(v) for v in inputs)))
+        if max(points, 2 * spectral[0].size) * table_n > TABLE_ELEMENTS and grid_points > 1:
+            raise TooLarge
+        tables = _count_tables(d, spectral, table_n, lz.lines)
+        margins = _margins_by_count(d, tables, inputs, table_n)
+        lead = np.broadcast_shapes(margins.shape[:-1], *(np.shape(v) for v in inputs))
+        ok = np.broadcast_to(margins, lead + (table_n,)) >= 0.0
+        count = np.where(ok.any(axis=-1), table_n - np.argmax(ok[..., ::-1], axis=-1), 0)
+        if not ok[..., -1].any() or table_n >= MAX_SEARCH_WAVELENGTHS:
+            return count, tables
+        table_n = min(2 * table_n, MAX_SEARCH_WAVELENGTHS)
+
+
+@dataclass(frozen=True)
+class BudgetArrays:
+    ledger: tuple  # LedgerLine values at the design's count
+    penalties: tuple  # LedgerLine: extinction ratio, crosstalk, filter ISI, RIN, dispersion
+    count: object  # wavelengths per fiber the budget closes
+    through_tx: object
+    through_rx: object
+    leakage: object  # ΣX at the worst victim
+    crosstalk_db: object
+    margin: object
+    launch_dbm: object  # the weakest line entering the transmit bus
+    lit: object  # lines in the bus at the design's count
+    total_db: object
+    penalty_db: object
+    min_line_dbm: object  # least laser power per line that closes
+    fiber_launch_dbm: object  # total power into one fiber (eye safety)
+
+
+def budget_stage(d: LinkDesign, s: dict, ring: RingArrays, lz: LaserArrays, sig: SignalArrays, rx: ReceiverArrays,
+                 pen: PenaltyArrays, er, grid_points: int = 1) -> BudgetArrays:
+    """Margin of the worst wavelength for every count up to where it fails (the power-budget count), and the ledger
+    and penalties at the design's own count."""
+    lk = s["link"]
+    constant_db = 0.0 + pen.extinction_db + ring.isi_db + pen.rin_db + pen.dispersion_db
+    fixed_db = total_db(ledger(d, s, ring, sig.levels, 0.0, 0.0))  # the ledger with no ring passed
+    inputs = (lz.mean_in_bus_dbm - lz.flatness, lz.cap_dbm - lz.flatness, lz.lines, fixed_db, constant_db,
+              rx.sensitivity_dbm, lk.system_margin, sig.eye_q, er, lz.flatness, sig.eye_scale)
+    count, (tx_t, rx_t, leak_t) = _count_search(d, s, ring, lz, sig, rx, inputs, grid_points)
+    n_req = _f(lk.wavelengths_per_fiber)
     i = n_req - 1
-    lit_req = int(_laser_lines_in_bus(d, n_req))
-    launch_dbm = float(budget.launch_power_dbm(mean_in_bus_dbm, cap_dbm, lit_req)) - flat
-    items = ledger(d, ring, n_req, signal.levels, float(through_tx[i]), float(through_rx[i]))
-    penalties = (constant[0],
-                 LedgerLine("crosstalk", float(xt_db[i]), f"ΣX {leak[i]:.4f} at the weakest line, {n_req} channels "
-                            "(E6–E7)"),
-                 *constant[1:])
-    return BudgetFigures(
-        ledger=items, penalties=penalties, laser_line_dbm=laser_line_dbm, launch_dbm=launch_dbm,
-        aggregate_cap_binds=bool(mean_in_bus_dbm > cap_dbm - 10.0 * math.log10(lit_req)),
-        received_dbm=launch_dbm - total_db(items), margin_db=float(margins[i]),
-        power_budget_count=budget.largest_feasible_count(margins),
-        fiber_launch_dbm=_fiber_launch_dbm(d, ring, items, launch_dbm + flat, lit_req, float(through_tx[i])),
-        crosstalk_leakage=float(leak[i]), source_to_launch_db=lz.coupling_loss + split_db + flat)
+    through_tx, through_rx = _at_count(tx_t, i), _at_count(rx_t, i)
+    comb = d.laser.kind == "comb"
+    present = n_req if d.modulator.kind == "add-drop" else (np.maximum(lz.lines, n_req) if comb else n_req)
+    leak = _at_count(leak_t, present - 1) * db_to_lin(lz.flatness)
+    xt_db = crosstalk.penalty_db(leak, sig.eye_q, er, sig.eye_scale)
+    lit = _laser_lines_in_bus(d, lz.lines, n_req)
+    margin = budget.link_margin_db(line_power_dbm=lz.mean_in_bus_dbm - lz.flatness,
+                                   aggregate_cap_dbm=lz.cap_dbm - lz.flatness, wavelengths=n_req, lines_in_bus=lit,
+                                   fixed_loss_db=fixed_db, rings_loss_db=through_tx + through_rx,
+                                   penalty_db=constant_db + xt_db, sensitivity_dbm=rx.sensitivity_dbm,
+                                   system_margin_db=lk.system_margin)
+    launch = budget.launch_power_dbm(lz.mean_in_bus_dbm, lz.cap_dbm, lit) - lz.flatness
+    items = ledger(d, s, ring, sig.levels, through_tx, through_rx)
+    total = total_db(items)
+    penalties = _penalty_lines(d, s, sig, ring, pen, xt_db, leak)
+    penalty_db = 0.0 + pen.extinction_db + xt_db + ring.isi_db + pen.rin_db + pen.dispersion_db
+    min_line = budget.min_line_power_dbm(rx.sensitivity_dbm, total + (s["laser"].coupling_loss + lz.split_db
+                                                                       + lz.flatness), penalty_db, lk.system_margin)
+    return BudgetArrays(ledger=items, penalties=penalties, count=count, through_tx=through_tx, through_rx=through_rx,
+                        leakage=leak, crosstalk_db=xt_db, margin=margin, launch_dbm=launch, lit=lit, total_db=total,
+                        penalty_db=penalty_db, min_line_dbm=min_line,
+                        fiber_launch_dbm=_fiber_launch_dbm(d, s, ring, items, launch + lz.flatness, lit, through_tx))
 
 
-def _fiber_launch_dbm(d: LinkDesign, ring: RingFigures, items, mean_line_dbm: float, lit: int,
-                      data_through_db: float) -> float:
+def _penalty_lines(d: LinkDesign, s: dict, sig, ring: RingArrays, pen: PenaltyArrays, xt_db, leak) -> tuple:
+    """The penalties as ledger lines, in order: extinction ratio, crosstalk, filter ISI, RIN, dispersion (details
+    for one point only)."""
+    extinction, rin, dispersion = penalty_lines(d, s, sig, pen)
+    one = np.ndim(xt_db) == 0 and np.ndim(ring.isi_db) == 0
+    n = s["link"].wavelengths_per_fiber
+    return (extinction,
+            LedgerLine("crosstalk", as_number(xt_db), f"ΣX {float(leak):.4f} at the weakest line, {n} channels (E6–E7)"
+                       if one else "", "crosstalk"),
+            LedgerLine("filter ISI", as_number(ring.isi_db), f"Δ = FWHM/symbol rate = "
+                       f"{float(ring.filter_to_symbol_rate):.2f}, {d.ring.filter_isi} model (E18)" if one else "",
+                       "filter_isi"),
+            rin, dispersion)
+
+
+def _fiber_launch_dbm(d: LinkDesign, s: dict, ring: RingArrays, items, mean_line_dbm, lit, data_through_db):
     """Total power entering one fiber (eye safety): the N data lines, and with all-pass modulators the unused CW comb
     lines too, each passing the N modulators at its own detuning but no modulator of its own."""
-    n = d.link.wavelengths_per_fiber
+    n = _f(s["link"].wavelengths_per_fiber)
     tx_db = transmit_loss_db(items)
-    total_w = n * float(dbm_to_w(mean_line_dbm - tx_db))
-    if d.modulator.kind == "all-pass" and lit > n:
-        base_db = tx_db - d.modulator.insertion_loss - modulation_loss(d, 2).value_db - data_through_db
-        offsets = np.arange(n, lit)[:, None] - np.arange(n)[None, :]
-        passing = microring.through_loss_db(wrapped_detuning_hz(offsets * d.link.channel_spacing, ring.fsr_hz),
-                                            ring.modulator_fwhm_hz, ring.modulator_on_resonance,
-                                            d.ring.through_excess_loss).sum(axis=1)
-        total_w += float(np.sum(dbm_to_w(mean_line_dbm - base_db - passing)))
-    return float(w_to_dbm(total_w))
+    total_w = n * dbm_to_w(mean_line_dbm - tx_db)
+    if d.modulator.kind != "all-pass" or not np.any(np.asarray(lit) > n):
+        return w_to_dbm(total_w)
+    mod = s["modulator"]
+    base_db = tx_db - mod.insertion_loss - modulator.ook_penalty_db(db_to_lin(mod.extinction_ratio)) - data_through_db
+
+    def unused_lines_w(n_, lit_, spacing_, fsr_, fwhm_, t0_, excess_, line_dbm):
+        n_, lit_ = int(n_), int(lit_)
+        if lit_ <= n_:
+            return 0.0
+        offsets = np.arange(n_, lit_)[:, None] - np.arange(n_)[None, :]
+        passing = microring.through_loss_db(wrapped_detuning_hz(offsets * spacing_, fsr_), fwhm_, t0_,
+                                            excess_).sum(axis=1)
+        return float(np.sum(dbm_to_w(line_dbm - passing)))
+
+    unused = elementwise(unused_lines_w, n, lit, s["link"].channel_spacing, ring.fsr, ring.modulator_fwhm,
+                         ring.modulator_on_resonance, s["ring"].through_excess_loss, mean_line_dbm - base_db)
+    return w_to_dbm(total_w + unused)
 
 
 # --- capacity ------------------------------------------------------------------------------------------------------
-def capacity_limits(d: LinkDesign, ring: RingFigures, signal: SignalFigures, power: BudgetFigures) -> CapacityFigures:
-    """Every limit on the wavelength count, the symbol rate (modulator and filter linewidths, E13/E18d) and the
-    fibers; the capacity they allow (payload after the FEC overhead) and the one that binds."""
-    lk, lz, pk = d.link, d.laser, d.package
-    escape = int(packaging.escape_fibers_per_direction(pk.chiplets, pk.chiplet_fiber_edge, pk.fiber_pitch))
-    payload = lk.data_rate * signal.fec.payload_fraction
-    # a ring whose linewidth cannot pass the symbol rate carries nothing at that rate: no slower rate is assumed
-    mod_ok = signal.symbol_rate_baud <= ring.modulator_max_rate_bps
-    filter_ok = signal.symbol_rate_baud <= ring.filter_max_rate_bps
-    rate_run = payload if mod_ok and filter_ok else 0.0
-    fibers, n_req, fsr_n, budget_n = lk.fibers_per_direction, lk.wavelengths_per_fiber, fsr_channels(d, ring), \
-        power.power_budget_count
-    counts = {"fsr_channels": fsr_n, "laser_lines": lz.lines, "power_budget": budget_n, "requested": n_req}
-    n_phys = min(fsr_n, lz.lines, budget_n)
+WAVELENGTH_LIMITS = ("fsr_channels", "laser_lines", "power_budget")
+LIMITS = (*WAVELENGTH_LIMITS, "modulator_bandwidth", "filter_bandwidth", "package_escape")
 
-    def limits_for(n_rate: int, n_fibers: int, n_escape: int) -> dict[str, float]:
-        return {"fsr_channels": fsr_n * payload * n_fibers, "laser_lines": lz.lines * payload * n_fibers,
+
+@dataclass(frozen=True)
+class CapacityArrays:
+    escape: object  # fibers per direction the package escapes
+    payload: object  # bit/s per wavelength after the FEC overhead
+    modulator_ok: object
+    filter_ok: object
+    counts: tuple  # FSR channels, laser lines, budget count
+    requested: object  # wavelengths per fiber
+    fibers: object  # fibers per direction
+    max_wavelengths: object  # min(FSR channels, laser lines, budget count)
+    capacity: object
+    wavelengths_used: object
+    fibers_used: object
+    binding: object  # names, '+'-joined; 'requested' when none binds
+
+    def _limits_for(self, n_rate, n_fibers, n_escape) -> dict:
+        fsr_n, lines, budget_n = self.counts
+        payload = self.payload
+        return {"fsr_channels": fsr_n * payload * n_fibers, "laser_lines": lines * payload * n_fibers,
                 "power_budget": budget_n * payload * n_fibers,
-                "modulator_bandwidth": n_rate * (payload if mod_ok else 0.0) * n_fibers,
-                "filter_bandwidth": n_rate * (payload if filter_ok else 0.0) * n_fibers,
+                "modulator_bandwidth": n_rate * np.where(self.modulator_ok, payload, 0.0) * n_fibers,
+                "filter_bandwidth": n_rate * np.where(self.filter_ok, payload, 0.0) * n_fibers,
                 "package_escape": n_rate * payload * n_escape}
 
-    limits = {**limits_for(n_req, fibers, escape), "requested": n_req * payload * fibers}
-    capacity = min(n_phys, n_req) * rate_run * min(fibers, escape)
-    max_limits = limits_for(n_phys, escape, escape)
-    return CapacityFigures(
-        wavelength_limits=counts, limits_bps=limits, capacity_bps=capacity,
-        binding_limit=_binding(limits, counts, not mod_ok, not filter_ok, escape < fibers),
-        max_capacity_bps=n_phys * rate_run * escape, max_binding_limit=min(max_limits, key=lambda k: max_limits[k]),
-        max_wavelengths_per_fiber=n_phys, wavelengths_used=min(n_phys, n_req) if capacity > 0 else 0,
-        fibers_used=min(fibers, escape))
+    @functools.cached_property
+    def limits(self) -> dict:
+        """Every limit's capacity at the design's own counts, and 'requested' (computed when read: a grid's
+        columns do not need it)."""
+        return {**self._limits_for(self.requested, self.fibers, self.escape),
+                "requested": self.requested * self.payload * self.fibers}
+
+    @functools.cached_property
+    def max_capacity(self):
+        """The capacity with the design's own wavelength and fiber counts lifted."""
+        rate_run = np.where(self.modulator_ok & self.filter_ok, self.payload, 0.0)
+        return self.max_wavelengths * rate_run * self.escape
+
+    @functools.cached_property
+    def max_binding(self):
+        """The limit that binds the lifted capacity (the first on ties)."""
+        lifted = self._limits_for(self.max_wavelengths, self.escape, self.escape)
+        stacked = np.stack(np.broadcast_arrays(*lifted.values()))
+        return np.asarray(LIMITS, dtype=object)[np.argmin(stacked, axis=0)]
 
 
-def _binding(limits: dict[str, float], counts: dict[str, int], modulator_limited: bool, filter_limited: bool,
-             escape_limited: bool) -> str:
-    """The limit(s) that set the capacity = min(wavelength counts) × rate × min(fibers): the tightest wavelength
-    limit if it is below the requested count, the rings if the symbol rate is beyond them, the package if the fibers
-    are; joined with '+' when several bind, 'requested' when none does."""
-    names = []
-    wavelength = min(("fsr_channels", "laser_lines", "power_budget"), key=lambda k: limits[k])
-    if counts[wavelength] < counts["requested"]:
-        names.append(wavelength)
-    if modulator_limited:
-        names.append("modulator_bandwidth")
-    if filter_limited:
-        names.append("filter_bandwidth")
-    if escape_limited:
-        names.append("package_escape")
-    return "+".join(names) or "requested"
+def joined(flags, names, sep=";"):
+    """Per point, the names whose flag holds, joined in order: each distinct combination is joined once."""
+    shape = np.broadcast_shapes(*(np.shape(flag) for flag in flags))
+    code = np.zeros(shape, dtype=np.int64)
+    for bit, flag in enumerate(flags):
+        code |= np.asarray(flag, dtype=np.int64) << bit
+    texts = np.empty(1 << len(flags), dtype=object)
+    for c in np.flatnonzero(np.bincount(code.ravel(), minlength=texts.size)):
+        texts[c] = sep.join(name for bit, name in enumerate(names) if c >> bit & 1)
+    return texts[code]
+
+
+def capacity_stage(d: LinkDesign, s: dict, ring: RingArrays, lz: LaserArrays, sig: SignalArrays,
+                   power: BudgetArrays) -> CapacityArrays:
+    """Every limit on the wavelength count, the symbol rate (modulator and filter linewidths, E13/E18d) and the
+    fibers; the capacity they allow (payload after the FEC overhead) and the limit(s) that bind: the tightest
+    wavelength limit (first on ties) if below the requested count, then the ring linewidths and the package."""
+    lk, pk = s["link"], s["package"]
+    escape = packaging.escape_fibers_per_direction(pk.chiplets, pk.chiplet_fiber_edge, pk.fiber_pitch).astype(int)
+    payload = _f(lk.data_rate) * (1.0 / (1.0 + sig.overhead))
+    # a ring whose linewidth cannot pass the symbol rate carries nothing at that rate: no slower rate is assumed
+    mod_ok = sig.symbol_rate <= ring.modulator_max_rate
+    filter_ok = sig.symbol_rate <= ring.filter_max_rate
+    fibers, n_req = _f(lk.fibers_per_direction), _f(lk.wavelengths_per_fiber)
+    rate_run = np.where(mod_ok & filter_ok, payload, 0.0)
+    counts = (ring.fsr_channels, lz.lines, power.count)
+    fsr_n, lines, budget_n = counts
+    n_phys = np.minimum(np.minimum(fsr_n, lines), budget_n)
+    capacity = np.minimum(n_phys, n_req) * rate_run * np.minimum(fibers, escape)
+    below = n_phys < n_req
+    fsr_first = (fsr_n <= lines) & (fsr_n <= budget_n)  # the tightest wavelength limit, the first on ties
+    lines_first = ~fsr_first & (lines <= budget_n)
+    flags = [below & fsr_first, below & lines_first, below & ~fsr_first & ~lines_first, ~mod_ok, ~filter_ok,
+             escape < fibers]
+    binding = joined(flags, LIMITS, "+")
+    return CapacityArrays(
+        escape=escape, payload=payload, modulator_ok=mod_ok, filter_ok=filter_ok, counts=counts, requested=n_req,
+        fibers=fibers, max_wavelengths=n_phys, capacity=capacity,
+        wavelengths_used=np.where(capacity > 0, np.minimum(n_phys, n_req), 0), fibers_used=np.minimum(fibers, escape),
+        binding=np.where(binding == "", "requested", binding))
 
 
 # --- tuning and ring yield -----------------------------------------------------------------------------------------
-def tuning_hz_per_k(d: LinkDesign) -> float:
-    """Resonance shift per kelvin: the given tuning efficiency, or f·(dn/dT)/n_g from the thermo-optic coefficient
-    (E12)."""
-    if d.ring.tuning_model == "given":
-        return float(d.ring.tuning_efficiency)
-    return float(microring.thermo_optic_shift_hz_per_k(microring.frequency_hz(d.link.wavelength), d.ring.dn_dt,
-                                                        d.ring.group_index))
+@dataclass(frozen=True)
+class TuningArrays:
+    per_kelvin: object  # resonance shift per kelvin (E12 or given)
+    efficiency: object  # Hz per W of heater power
+    rings_used: object
+    heater_reach: object  # the largest shift the heater driver supplies
+    shift: object  # largest shift one ring of the designed grid must make
+    operating: object  # the shift it holds at the operating temperature
+    power_w: object
+    temperature_hz: object  # the heater range the temperature swing takes (full-thermal)
+    available: object  # one-way range left for the variation (full-thermal, athermal)
+    sigma: object
+    lock_probability: object  # one ring (None with nearest-channel tuning)
+    io_yield: object  # every ring of the design (None with nearest-channel tuning)
 
 
-def tuning(d: LinkDesign, ring: RingFigures, cap: CapacityFigures) -> TuningFigures:
+def tuning_stage(d: LinkDesign, s: dict, ring: RingArrays, cap: CapacityArrays) -> TuningArrays:
     """Heater power for the rings the capacity uses (a modulator and a filter per wavelength per fiber), each heated
-    through the worst-case shift of the designed grid under the strategy (E11, E11b), and for full-thermal and athermal
-    tuning the rings' lock yield under fabrication variation (E33–E34)."""
-    tn = d.tuning
-    per_kelvin = tuning_hz_per_k(d)
+    through the worst-case shift of the designed grid under the strategy (E11, E11b), and for full-thermal and
+    athermal tuning the lock yield of every ring of the design under fabrication variation (E33–E34)."""
+    lk, r, tn = s["link"], s["ring"], s["tuning"]
+    per_kelvin = shift_per_kelvin_hz(d, r, ring.f0)
     eta = microring.heater_efficiency_hz_per_w(per_kelvin, tn.heating_efficiency)
     rings_used = 2 * cap.fibers_used * cap.wavelengths_used
-    heater_reach = tn.max_heater_power * eta
-    if tn.strategy == "nearest-channel":
-        shift = float(microring.nearest_channel_shift_hz(ring.fsr_hz, d.link.wavelengths_per_fiber,
-                                                         d.link.channel_spacing))
-        return TuningFigures(float(microring.heater_power_w(rings_used, shift, eta)), shift, heater_reach)
-    if tn.strategy == "full-thermal":
-        operating = float(microring.full_thermal_shift_hz(tn.sigma_local, tn.sigma_system, per_kelvin, tn.t_min,
-                                                          tn.t_max, tn.temperature))
-        shift = float(microring.full_thermal_shift_hz(tn.sigma_local, tn.sigma_system, per_kelvin, tn.t_min,
-                                                      tn.t_max, tn.t_min))
-        temperature_hz = (tn.t_max - tn.t_min) * per_kelvin
+    reach = _f(tn.max_heater_power) * eta
+    temperature_hz = available = sigma = p_lock = io_yield = None
+    if d.tuning.strategy == "nearest-channel":
+        shift = operating = microring.nearest_channel_shift_hz(ring.fsr, lk.wavelengths_per_fiber, lk.channel_spacing)
     else:
-        operating = shift = float(microring.athermal_shift_hz(tn.sigma_local, tn.sigma_system))
-        temperature_hz = 0.0
-    ring_yield = _ring_yield(d, cap, rings_used, heater_reach, temperature_hz, per_kelvin, eta)
-    return TuningFigures(float(microring.heater_power_w(rings_used, operating, eta)), shift, heater_reach, ring_yield)
+        if d.tuning.strategy == "full-thermal":
+            operating = microring.full_thermal_shift_hz(tn.sigma_local, tn.sigma_system, per_kelvin, tn.t_min,
+                                                        tn.t_max, tn.temperature)
+            shift = microring.full_thermal_shift_hz(tn.sigma_local, tn.sigma_system, per_kelvin, tn.t_min, tn.t_max,
+                                                    tn.t_min)
+            temperature_hz = (_f(tn.t_max) - tn.t_min) * per_kelvin
+        else:
+            operating = shift = microring.athermal_shift_hz(tn.sigma_local, tn.sigma_system)
+            temperature_hz = 0.0
+        sigma = variation.combined_sigma(tn.sigma_local, tn.sigma_system)
+        available = np.maximum(reach - temperature_hz, 0.0)
+        p_lock = elementwise(lambda a, sg: variation.lock_probability(a, 0.5 * a, sg), available, sigma)
+        io_yield = p_lock ** (2 * cap.fibers_used * _f(lk.wavelengths_per_fiber))
+    return TuningArrays(per_kelvin=per_kelvin, efficiency=eta, rings_used=rings_used, heater_reach=reach, shift=shift,
+                        operating=operating, power_w=microring.heater_power_w(rings_used, operating, eta),
+                        temperature_hz=temperature_hz, available=available, sigma=sigma, lock_probability=p_lock,
+                        io_yield=io_yield)
 
 
-def _ring_yield(d: LinkDesign, cap: CapacityFigures, rings_used: int, heater_reach_hz: float, temperature_hz: float,
-                per_kelvin: float, eta: float) -> RingYield:
-    """Lock yield of the GPU's rings with the heater range left after the temperature allocation, biased at its
-    centre (E33), and the range and power a target yield needs (E34). The yield counts every ring of the design."""
-    tn = d.tuning
-    sigma = variation.combined_sigma(tn.sigma_local, tn.sigma_system)
-    rings = 2 * cap.fibers_used * d.link.wavelengths_per_fiber
-    available = max(heater_reach_hz - temperature_hz, 0.0)
-    p = variation.lock_probability(available, 0.5 * available, sigma)
-    needed = float(variation.range_for_yield(sigma, tn.target_yield, rings))
-    at_operating = needed + (tn.t_max - tn.temperature) * per_kelvin if temperature_hz else needed
-    return RingYield(sigma_hz=sigma, rings=rings, range_hz=available, lock_probability=p,
-                     io_yield=variation.all_lock_probability(p, rings), target_yield=tn.target_yield,
-                     range_at_target_hz=needed, power_at_target_w=float(microring.heater_power_w(rings_used,
-                                                                                                 at_operating, eta)))
-
-
-# --- power, packaging ----------------------------------------------------------------------------------------------
-def optical_power_w(d: LinkDesign, power: BudgetFigures, cap: CapacityFigures, tune: TuningFigures) -> dict:
+# --- optical power -------------------------------------------------------------------------------------------------
+def optical_power_stage(d: LinkDesign, s: dict, lz: LaserArrays, power: BudgetArrays, cap: CapacityArrays,
+                        tune: TuningArrays) -> dict:
     """Laser wall-plug power for the lines lit (a comb all its lines, a DFB array the wavelengths used), modulator and
     receiver energy at the capacity, heater power (W)."""
-    lz = d.laser
-    sources = math.ceil(cap.fibers_used / lz.fibers_per_source)
-    lit_req = int(_laser_lines_in_bus(d, d.link.wavelengths_per_fiber))
-    cap_dbm = float(w_to_dbm(lz.aggregate_power_limit))
-    emitted_line_w = float(dbm_to_w(min(power.laser_line_dbm, cap_dbm - 10.0 * np.log10(lit_req) + lz.coupling_loss
-                                        + float(laser.split_loss_db(lz.fibers_per_source)))))
-    lit = laser.lit_lines(lz.kind, lz.lines, cap.wavelengths_used)
-    return {"laser": float(laser.electrical_power_w(sources * lit * emitted_line_w, lz.wall_plug_efficiency)),
-            "modulator": d.modulator.energy * cap.capacity_bps, "receiver": d.receiver.energy * cap.capacity_bps,
+    laser_s = s["laser"]
+    sources = np.ceil(cap.fibers_used / _f(laser_s.fibers_per_source))
+    emitted_line_w = dbm_to_w(np.minimum(lz.line_dbm, lz.cap_dbm - 10.0 * np.log10(power.lit) + laser_s.coupling_loss
+                                         + lz.split_db))
+    lit = laser.lit_lines(d.laser.kind, lz.lines, cap.wavelengths_used)
+    return {"laser": laser.electrical_power_w(sources * lit * emitted_line_w, laser_s.wall_plug_efficiency),
+            "modulator": _f(s["modulator"].energy) * cap.capacity, "receiver": _f(s["receiver"].energy) * cap.capacity,
             "tuning": tune.power_w}
 
 
-def package_figures(d: LinkDesign, cap: CapacityFigures) -> PackageFigures:
-    pk = d.package
-    escape = int(packaging.escape_fibers_per_direction(pk.chiplets, pk.chiplet_fiber_edge, pk.fiber_pitch))
-    edge_used = pk.chiplets * pk.chiplet_fiber_edge
-    return PackageFigures(escape, float(packaging.shoreline_density_bps_per_m(cap.capacity_bps, edge_used)))
+def optical_energy_j_per_bit(parts: dict, capacity):
+    """Optical energy per bit, Σ part / capacity (NaN at zero capacity: undefined)."""
+    carried = capacity > 0
+    per_bit = np.where(carried, capacity, 1.0)
+    energy = 0.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for part in parts.values():
+            energy = energy + part / per_bit
+    return np.where(carried, energy, np.nan)
+
+
+# --- the whole link ------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class RingWdm:
+    """Every stage of the ring-wdm link for a point (floats and 0-d arrays) or a grid (arrays)."""
+
+    design: LinkDesign
+    sections: dict
+    signal: SignalArrays
+    receiver: ReceiverArrays
+    penalties: PenaltyArrays
+    ring: RingArrays
+    laser: LaserArrays
+    budget: BudgetArrays
+    capacity: CapacityArrays
+    tuning: TuningArrays
+    optical_power: dict
+    energy_j_per_bit: object
+    fallback: object  # grid points `evaluate` refuses (input errors there)
+
+
+def ring_arrays(d: LinkDesign, varied: dict | None = None, grid_points: int = 1) -> RingWdm:
+    """The ring-wdm link of `d` (resolved: spectral fields in Hz), with the arrays of `varied` ({section: {key:
+    array}}, SI, broadcasting to a grid of `grid_points`) in place of the design's numbers. TooLarge when a grid's
+    count tables would pass TABLE_ELEMENTS."""
+    from photonics.resolve import MMF_BAND_M, SILICON_MIN_WAVELENGTH_M, SMF_BAND_M
+
+    s = sections(d, varied)
+    sig = signal_arrays(d, s["link"])
+    rx = receiver_arrays(d, s, sig)
+    pen = penalty_arrays(d, s, sig, rx)
+    er = db_to_lin(s["modulator"].extinction_ratio)
+    ring = ring_stage(d, s, sig)
+    lz = laser_stage(d, s)
+    power = budget_stage(d, s, ring, lz, sig, rx, pen, er, grid_points)
+    cap = capacity_stage(d, s, ring, lz, sig, power)
+    tune = tuning_stage(d, s, ring, cap)
+    parts = optical_power_stage(d, s, lz, power, cap, tune)
+    wavelength = _f(s["link"].wavelength, dtype=float)
+    band = SMF_BAND_M if d.fiber.type == "smf" else MMF_BAND_M
+    fallback = ((rx.sensitivity_w < rx.quantum_limit_w) | (wavelength < SILICON_MIN_WAVELENGTH_M)
+                | (wavelength < band[0]) | (wavelength > band[1]) | (_f(s["tuning"].t_min) >= _f(s["tuning"].t_max)))
+    return RingWdm(design=d, sections=s, signal=sig, receiver=rx, penalties=pen, ring=ring, laser=lz, budget=power,
+                   capacity=cap, tuning=tune, optical_power=parts,
+                   energy_j_per_bit=optical_energy_j_per_bit(parts, cap.capacity), fallback=fallback)
 
 
 # --- passing an intermediate GPU (SiP-Ring) ------------------------------------------------------------------------
-def pass_through_rings_db(d: LinkDesign, ring: RingFigures) -> float:
+def pass_through_rings_db(d: LinkDesign, ring) -> float:
     """Through loss of the worst wavelength passing one intermediate GPU's rings of its fiber: the N−1 modulators and
     N−1 drop filters of the other channels at their own detunings (E19–E20), and the GPU's own modulator and filter
     for this channel, parked half a spacing away."""
@@ -398,79 +577,3 @@ def pass_through_rings_db(d: LinkDesign, ring: RingFigures) -> float:
     per_offset = sum(microring.through_loss_db(detuning, fwhm, t0, excess) for fwhm, t0 in rings)
     own = sum(float(microring.through_loss_db(parked, fwhm, t0, excess)) for fwhm, t0 in rings)
     return float(worst_victim_sum_by_count(per_offset, n)[n - 1]) + own
-
-
-# --- violations and warnings ---------------------------------------------------------------------------------------
-def violations(d: LinkDesign, ring: RingFigures, signal: SignalFigures, cap: CapacityFigures, tune: TuningFigures,
-               pack: PackageFigures) -> list[Violation]:
-    lk, lz, r, pk, tn = d.link, d.laser, d.ring, d.package, d.tuning
-    out = []
-    n = lk.wavelengths_per_fiber
-    if n > cap.wavelength_limits["fsr_channels"]:
-        out.append(Violation("fsr_channels", f"{n} wavelengths per fiber > {cap.wavelength_limits['fsr_channels']} "
-                             f"channels per FSR (FSR {ring.fsr_hz / 1e9:.0f} GHz / spacing "
-                             f"{lk.channel_spacing / 1e9:g} GHz)"))
-    if n > lz.lines:
-        out.append(Violation("laser_lines", f"{n} wavelengths per fiber > {lz.lines} lines per laser source"))
-    if lk.fibers_per_direction > pack.escape_fibers_per_direction:
-        out.append(Violation("package_escape", f"{lk.fibers_per_direction} fibers per direction > "
-                             f"{pack.escape_fibers_per_direction} the package escapes ({pk.chiplets} chiplets × "
-                             f"{pk.chiplet_fiber_edge * 1e3:g} mm at {pk.fiber_pitch * 1e6:g} µm pitch, Tx + Rx)"))
-    baud = baud_text(signal.symbol_rate_baud)
-    for name, limit, q, what in (("modulator_bandwidth", ring.modulator_max_rate_bps, d.modulator.q, "modulator"),
-                                 ("filter_bandwidth", ring.filter_max_rate_bps, r.filter_q, "filter")):
-        if signal.symbol_rate_baud > limit:
-            out.append(Violation(name, f"symbol rate {baud} > {what} linewidth f0/Q = "
-                                 f"{baud_text(limit)} for {what} Q {q:g} (E13)"))
-    if r.filter_q >= ring.intrinsic_q:
-        out.append(Violation("filter_q", f"filter loaded Q {r.filter_q:g} ≥ intrinsic Q {ring.intrinsic_q:.0f}: "
-                             "the ring cannot drop (E4)"))
-    if d.modulator.kind == "add-drop" and d.modulator.q >= ring.intrinsic_q:
-        out.append(Violation("modulator_q", f"modulator loaded Q {d.modulator.q:g} ≥ intrinsic Q "
-                             f"{ring.intrinsic_q:.0f}: an add-drop modulator cannot drop (E4)"))
-    for name, q in (("filter_q", r.filter_q), ("modulator_q", d.modulator.q)):
-        if q > r.max_q:
-            out.append(Violation(name, f"{name.replace('_', ' ')} {q:g} > largest ring Q {r.max_q:g}"))
-    if tune.shift_needed_hz > tune.heater_reach_hz:
-        out.append(Violation("tuning_range", f"{tn.strategy} tuning needs {tune.shift_needed_hz / 1e9:.0f} GHz per "
-                             f"ring > {tune.heater_reach_hz / 1e9:.0f} GHz a {tn.max_heater_power * 1e3:g} mW heater "
-                             "reaches"))
-    y = tune.ring_yield
-    if y is not None and y.io_yield < y.target_yield:
-        out.append(Violation("ring_yield", f"{y.rings} rings all lock with probability {y.io_yield:.3g} < target "
-                             f"{y.target_yield:g}: each locks with {y.lock_probability:.6f} in the "
-                             f"{y.range_hz / 1e9:.0f} GHz left to the heater for σ = {y.sigma_hz / 1e9:.0f} GHz; the "
-                             f"target needs {y.range_at_target_hz / 1e9:.0f} GHz (E33–E34)"))
-    perimeter = float(packaging.package_perimeter_m(pk.width, pk.height))
-    if pk.chiplets * pk.chiplet_fiber_edge > perimeter:
-        out.append(Violation("package_edge", f"{pk.chiplets} chiplets × {pk.chiplet_fiber_edge * 1e3:g} mm > package "
-                             f"perimeter {perimeter * 1e3:g} mm"))
-    return out
-
-
-def warnings(d: LinkDesign, ring: RingFigures, power: BudgetFigures, tune: TuningFigures) -> list[str]:
-    """Models used outside their range, and search bounds reached."""
-    lk, r, tn = d.link, d.ring, d.tuning
-    out = []
-    grid_hz = lk.wavelengths_per_fiber * lk.channel_spacing
-    if tn.strategy == "nearest-channel" and ring.fsr_hz > 1.5 * grid_hz:
-        matched_radius = float(microring.C / (r.group_index * grid_hz * 2 * math.pi))
-        out.append(f"[tuning] the grid spans {grid_hz / 1e12:.2f} THz of a {ring.fsr_hz / 1e12:.2f} THz FSR: "
-                   f"nearest-channel tuning may cross a {tune.shift_needed_hz / 1e12:.2f} THz gap; a ring of radius "
-                   f"{matched_radius * 1e6:.1f} µm matches the grid")
-    if power.power_budget_count >= MAX_SEARCH_WAVELENGTHS:
-        out.append(f"[link] the power budget closes at least {MAX_SEARCH_WAVELENGTHS} wavelengths per fiber; "
-                   "the search stops there")
-    if r.radius < BEND_FIT_MIN_RADIUS_M:
-        what = ("the bending-loss fit is extrapolated" if r.loss_model == "bend-fit" else
-                "the given propagation loss is not checked against bending loss")
-        out.append(f"[ring] radius {r.radius * 1e6:g} µm is below the 5 µm the bending-loss data cover: {what}")
-    elif r.loss_model == "given" and r.propagation_loss < bend_fit_loss_db_per_m(d):
-        fit = bend_fit_loss_db_per_m(d)
-        out.append(f"[ring] the given propagation loss {r.propagation_loss / 100:g} dB/cm is below the bending-loss "
-                   f"fit at {r.radius * 1e6:g} µm ({fit / 100:.3g} dB/cm): its intrinsic Q {ring.intrinsic_q:.3g} is "
-                   "beyond what the bend-loss data allow")
-    if ring.filter_to_symbol_rate < filtering.MIN_VALID_RATIO:
-        out.append(f"[ring] the drop filter's FWHM is {ring.filter_to_symbol_rate:.3f} × the symbol rate, below the "
-                   f"tenth the filter-ISI models (E18) hold for")
-    return out

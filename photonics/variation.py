@@ -18,6 +18,8 @@ nearest-channel tuning are handled by E36 (any offset locks when T ≥ spacing),
 from __future__ import annotations
 
 import math
+
+import numpy as np
 from statistics import NormalDist
 
 _STANDARD_NORMAL = NormalDist()
@@ -25,7 +27,7 @@ _STANDARD_NORMAL = NormalDist()
 
 def combined_sigma(sigma_local, sigma_system):
     """σ = √(σ_local² + σ_sys²), in the unit of its arguments (E33)."""
-    return math.hypot(sigma_local, sigma_system)
+    return np.hypot(sigma_local, sigma_system)
 
 
 def lock_probability(tuning_range, bias, sigma) -> float:

@@ -1,5 +1,7 @@
-"""The grid kernel equals `photonics.link.evaluate` point by point, bit for bit, over grids of every kind of axis and
-every choice the kernel reads, and a point's figures do not depend on the rest of the grid."""
+"""The grid kernel equals `photonics.link.evaluate` point by point, bit for bit (the same stages of
+`photonics.ring_wdm` on arrays), over grids of every kind of axis and every choice the kernel reads, over random
+designs that move every sweepable link field at once, and a point's figures do not depend on the rest of the
+grid."""
 
 from __future__ import annotations
 
@@ -63,6 +65,23 @@ AXES = {
 }
 
 
+def figures(est) -> dict:
+    """What the grid reports for one point, read from `evaluate`'s records."""
+    return {"margin_db": est.margin_db, "capacity_bps": est.capacity_bps, "binding_limit": est.binding_limit,
+            "max_wavelengths_per_fiber": est.max_wavelengths_per_fiber,
+            "power_budget_count": est.capacity.wavelength_limits["power_budget"],
+            "total_energy_j_per_bit": est.total_energy_j_per_bit,
+            "min_laser_power_per_line_dbm": est.min_laser_power_per_line_dbm,
+            "violations": ";".join(v.name for v in est.violations), "feasible": est.feasible}
+
+
+def differences(grid, index, est) -> dict:
+    want = figures(est)
+    got = {name: getattr(grid, name)[index] for name in want}
+    return {name: (got[name], want[name]) for name in want
+            if not same(got[name].item() if hasattr(got[name], "item") else got[name], want[name])}
+
+
 @pytest.mark.parametrize("axes_name", AXES)
 @pytest.mark.parametrize("base_name", BASES)
 def test_grid_equals_evaluate_point_by_point(base_name, axes_name):
@@ -70,17 +89,83 @@ def test_grid_equals_evaluate_point_by_point(base_name, axes_name):
     grid = evaluate_grid(base, product_grid(axes))
     assert not grid.fallback.any()
     for index in itertools.product(*(range(len(v)) for v in axes.values())):
-        est = evaluate(point(base, axes, index))
-        want = {"margin_db": est.margin_db, "capacity_bps": est.capacity_bps, "binding_limit": est.binding_limit,
-                "max_wavelengths_per_fiber": est.max_wavelengths_per_fiber,
-                "power_budget_count": est.capacity.wavelength_limits["power_budget"],
-                "total_energy_j_per_bit": est.total_energy_j_per_bit,
-                "min_laser_power_per_line_dbm": est.min_laser_power_per_line_dbm,
-                "violations": ";".join(v.name for v in est.violations), "feasible": est.feasible}
-        got = {name: getattr(grid, name)[index] for name in want}
-        wrong = {name: (got[name], want[name]) for name in want if not same(got[name].item() if hasattr(
-            got[name], "item") else got[name], want[name])}
+        wrong = differences(grid, index, evaluate(point(base, axes, index)))
         assert not wrong, f"{index}: {wrong}"
+
+
+def sweepable_fields(d: LinkDesign) -> list[tuple[str, str, object]]:
+    """(section, key, spec) of every sweepable numeric field of a link design."""
+    from core.fields import specs
+    from photonics.shared import SECTIONS
+
+    return [(name, key, spec) for name in SECTIONS for key, spec in specs(type(getattr(d, name))).items()
+            if spec.sweepable and spec.numeric]
+
+
+def draw(rng, default, spec, spread: float):
+    """A value around the default: × 10^U(−spread, spread), ± 40·spread % of a negative one; a zero one stays zero
+    but with probability `spread` (then up to 3 items, or up to 1 or a hundredth of the range); inside the declared
+    range."""
+    lo = -math.inf if spec.lo is None else spec.lo
+    hi = math.inf if spec.hi is None else spec.hi
+    if default > 0:
+        value = default * 10 ** rng.uniform(-spread, spread)
+    elif default < 0:
+        value = default * (1.0 + rng.uniform(-0.4, 0.4) * spread)
+    elif rng.uniform() < spread:
+        value = rng.integers(0, 4) if spec.integer else rng.uniform(0.0, min(1.0, (hi - max(lo, 0.0)) / 100.0))
+    else:
+        value = default
+    if spec.integer:
+        value = int(round(value))
+    value = min(max(value, lo), hi)
+    if (spec.lo_open and value == lo) or (spec.hi_open and value == hi):
+        value = default
+    return value
+
+
+def random_points(base: LinkDesign, count: int, seed: int):
+    """`count` valid designs (well formed, evaluated without an input error) around `base`, every sweepable field
+    drawn at once (a third of the points close by, a third a little further, a third up to ×√10 away)."""
+    from core.errors import SipmlError
+
+    rng = np.random.default_rng(seed)
+    fields = sweepable_fields(base)
+    points = []
+    while len(points) < count:
+        spread = (0.01, 0.1, 0.5)[len(points) % 3]
+        values = {(name, key): draw(rng, getattr(getattr(base, name), key), spec, spread)
+                  for name, key, spec in fields}
+        try:
+            d = base
+            for name in {name for name, _ in values}:
+                d = replace(d, **{name: replace(getattr(d, name), **{key: v for (n, key), v in values.items()
+                                                                      if n == name})})
+            d = resolve(d)
+            est = evaluate(d)
+        except SipmlError:
+            continue
+        points.append((values, est))
+    return fields, points
+
+
+@pytest.mark.parametrize("base_name", BASES)
+def test_random_designs_across_every_sweepable_field_equal_evaluate_bit_for_bit(base_name):
+    """80 random designs per base (560 in all), every sweepable link field moved at once: the grid over them (one
+    axis of 80 points) gives exactly the figures `evaluate` gives for each."""
+    base = resolve(with_(LinkDesign(), **BASES[base_name]))
+    fields, points = random_points(base, 80, seed=sorted(BASES).index(base_name))
+    varied: dict = {}
+    for name, key, _ in fields:
+        varied.setdefault(name, {})[key] = np.asarray([values[(name, key)] for values, _ in points])
+    grid = evaluate_grid(base, varied)
+    assert not grid.fallback.any()
+    assert len({est.binding_limit for _, est in points}) > 1
+    if not BASES[base_name]:  # around the default design some points close and some do not
+        assert {est.feasible for _, est in points} == {True, False}
+    for index, (_, est) in enumerate(points):
+        wrong = differences(grid, (index,), est)
+        assert not wrong, f"point {index}: {wrong}"
 
 
 def test_the_grids_cover_feasible_and_infeasible_points_and_several_binding_limits():
@@ -117,13 +202,13 @@ def test_points_evaluate_refuses_are_left_to_it():
 
 
 def test_a_grid_too_large_for_one_piece_gives_the_same_numbers(monkeypatch):
-    from photonics import link_grid
+    from photonics import ring_wdm
 
     axes = {("link", "channel_spacing"): list(np.linspace(50e9, 400e9, 9)), ("ring", "filter_q"): [3e3, 6e3, 1.2e4],
             ("laser", "power_per_line"): [1e-3, 8e-3]}
     base = resolve(LinkDesign())
     whole = evaluate_grid(base, product_grid(axes))
-    monkeypatch.setattr(link_grid, "TABLE_ELEMENTS", 200)
+    monkeypatch.setattr(ring_wdm, "TABLE_ELEMENTS", 200)
     pieces = evaluate_grid(base, product_grid(axes))
     for name in ("margin_db", "power_budget_count", "capacity_bps", "violations", "min_laser_power_per_line_dbm"):
         assert np.array_equal(getattr(pieces, name), getattr(whole, name)), name

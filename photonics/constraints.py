@@ -1,0 +1,154 @@
+"""The constraints a link design must meet, one table per link kind: each constraint has a stable key (what reports,
+sweeps and scripts name it by), a predicate over the kind's arrays (one point or a grid, `photonics.ring_wdm`,
+`photonics.point_to_point`) and the message one point's violation reads. The records of a point and the violation
+column of a grid both read these tables, in their order.
+
+Both kinds share the power budget and eye safety (E15); a ring-wdm link adds its rings, lasers, heaters and package,
+a point-to-point link its source's bandwidth and the multimode fiber's modal bandwidth.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from core.units import format_si, w_to_dbm
+from photonics import packaging, variation
+from photonics.signal import baud_text
+
+
+@dataclass(frozen=True)
+class Constraint:
+    """One constraint: a stable key, whether it is broken (over the arrays), and what one point's message says."""
+
+    key: str
+    broken: object  # kind arrays → bool array
+    message: object  # kind arrays of one point → str
+
+
+def _n(value):
+    return np.asarray(value)
+
+
+# --- both kinds ----------------------------------------------------------------------------------------------------
+def _budget_message(a) -> str:
+    received = float(a.budget.launch_dbm - a.budget.total_db)
+    return (f"margin {float(a.budget.margin):.2f} dB < 0: received {received:.2f} dBm, sensitivity "
+            f"{float(a.receiver.sensitivity_dbm):.2f} dBm, penalties {float(a.budget.penalty_db):.2f} dB, system "
+            f"margin {a.sections['link'].system_margin:g} dB")
+
+
+def _eye_limit_dbm(a):
+    return w_to_dbm(a.sections["laser"].eye_safety_limit)
+
+
+SHARED = (
+    Constraint("power_budget", lambda a: a.budget.margin < 0, _budget_message),
+    Constraint("eye_safety", lambda a: a.budget.fiber_launch_dbm > _eye_limit_dbm(a),
+               lambda a: f"{float(a.budget.fiber_launch_dbm):.2f} dBm launched into one fiber > eye-safety limit "
+                         f"{float(_eye_limit_dbm(a)):.2f} dBm (E15)"),
+)
+
+
+# --- ring-wdm ------------------------------------------------------------------------------------------------------
+def _yield_message(a) -> str:
+    t, tn = a.tuning, a.sections["tuning"]
+    rings = int(2 * a.capacity.fibers_used * a.sections["link"].wavelengths_per_fiber)
+    needed = float(variation.range_for_yield(float(t.sigma), tn.target_yield, rings))
+    return (f"{rings} rings all lock with probability {float(t.io_yield):.3g} < target {tn.target_yield:g}: each "
+            f"locks with {float(t.lock_probability):.6f} in the {float(t.available) / 1e9:.0f} GHz left to the heater "
+            f"for σ = {float(t.sigma) / 1e9:.0f} GHz; the target needs {needed / 1e9:.0f} GHz (E33–E34)")
+
+
+def _rate_message(a, what: str) -> str:
+    limit = a.ring.modulator_max_rate if what == "modulator" else a.ring.filter_max_rate
+    q = a.sections["modulator"].q if what == "modulator" else a.sections["ring"].filter_q
+    return (f"symbol rate {baud_text(float(a.signal.symbol_rate))} > {what} linewidth f0/Q = "
+            f"{baud_text(float(limit))} for {what} Q {q:g} (E13)")
+
+
+def _escape_message(a) -> str:
+    pk, lk = a.sections["package"], a.sections["link"]
+    return (f"{lk.fibers_per_direction} fibers per direction > {int(a.capacity.escape)} the package escapes "
+            f"({pk.chiplets} chiplets × {pk.chiplet_fiber_edge * 1e3:g} mm at {pk.fiber_pitch * 1e6:g} µm pitch, "
+            "Tx + Rx)")
+
+
+def _perimeter_m(a):
+    pk = a.sections["package"]
+    return packaging.package_perimeter_m(pk.width, pk.height)
+
+
+def _wavelengths(a):
+    return _n(a.sections["link"].wavelengths_per_fiber)
+
+
+RING_WDM = (
+    *SHARED,
+    Constraint("fsr_channels", lambda a: _wavelengths(a) > a.ring.fsr_channels,
+               lambda a: f"{a.sections['link'].wavelengths_per_fiber} wavelengths per fiber > "
+                         f"{int(a.ring.fsr_channels)} channels per FSR (FSR {float(a.ring.fsr) / 1e9:.0f} GHz / "
+                         f"spacing {a.sections['link'].channel_spacing / 1e9:g} GHz)"),
+    Constraint("laser_lines", lambda a: _wavelengths(a) > a.laser.lines,
+               lambda a: f"{a.sections['link'].wavelengths_per_fiber} wavelengths per fiber > "
+                         f"{int(a.laser.lines)} lines per laser source"),
+    Constraint("package_escape", lambda a: _n(a.sections["link"].fibers_per_direction) > a.capacity.escape,
+               _escape_message),
+    Constraint("modulator_bandwidth", lambda a: a.signal.symbol_rate > a.ring.modulator_max_rate,
+               lambda a: _rate_message(a, "modulator")),
+    Constraint("filter_bandwidth", lambda a: a.signal.symbol_rate > a.ring.filter_max_rate,
+               lambda a: _rate_message(a, "filter")),
+    Constraint("filter_q", lambda a: _n(a.sections["ring"].filter_q) >= a.ring.intrinsic_q,
+               lambda a: f"filter loaded Q {a.sections['ring'].filter_q:g} ≥ intrinsic Q "
+                         f"{float(a.ring.intrinsic_q):.0f}: the ring cannot drop (E4)"),
+    Constraint("modulator_q", lambda a: (_n(a.sections["modulator"].q) >= a.ring.intrinsic_q)
+               & (a.design.modulator.kind == "add-drop"),
+               lambda a: f"modulator loaded Q {a.sections['modulator'].q:g} ≥ intrinsic Q "
+                         f"{float(a.ring.intrinsic_q):.0f}: an add-drop modulator cannot drop (E4)"),
+    Constraint("filter_q_max", lambda a: _n(a.sections["ring"].filter_q) > a.sections["ring"].max_q,
+               lambda a: f"filter q {a.sections['ring'].filter_q:g} > largest ring Q {a.sections['ring'].max_q:g}"),
+    Constraint("modulator_q_max", lambda a: _n(a.sections["modulator"].q) > a.sections["ring"].max_q,
+               lambda a: f"modulator q {a.sections['modulator'].q:g} > largest ring Q "
+                         f"{a.sections['ring'].max_q:g}"),
+    Constraint("tuning_range", lambda a: a.tuning.shift > a.tuning.heater_reach,
+               lambda a: f"{a.design.tuning.strategy} tuning needs {float(a.tuning.shift) / 1e9:.0f} GHz per ring > "
+                         f"{float(a.tuning.heater_reach) / 1e9:.0f} GHz a "
+                         f"{a.sections['tuning'].max_heater_power * 1e3:g} mW heater reaches"),
+    Constraint("ring_yield", lambda a: (a.tuning.io_yield < a.sections["tuning"].target_yield)
+               if a.tuning.io_yield is not None else np.asarray(False), _yield_message),
+    Constraint("package_edge", lambda a: _n(a.sections["package"].chiplets) * a.sections["package"].chiplet_fiber_edge
+               > _perimeter_m(a),
+               lambda a: f"{a.sections['package'].chiplets} chiplets × "
+                         f"{a.sections['package'].chiplet_fiber_edge * 1e3:g} mm > package perimeter "
+                         f"{float(_perimeter_m(a)) * 1e3:g} mm"),
+)
+
+
+# --- point-to-point ------------------------------------------------------------------------------------------------
+def _modal_message(a) -> str:
+    length, fb = a.sections["loss"].fiber_length, a.sections["fiber"]
+    return (f"{format_si(length, 'm')} of multimode fiber > the {format_si(float(a.modal_reach_m), 'm')} its "
+            f"{fb.modal_bandwidth / 1e9:g} MHz·km modal bandwidth passes at {baud_text(float(a.signal.symbol_rate))} "
+            "(rise time 0.44·L/B0 within 70 % of a symbol)")
+
+
+POINT_TO_POINT = (
+    *SHARED,
+    Constraint("source_bandwidth", lambda a: ~a.capacity.source_ok,
+               lambda a: f"symbol rate {baud_text(float(a.signal.symbol_rate))} > 2 × the source's "
+                         f"{format_si(a.sections['transmitter'].bandwidth, 'Hz')} bandwidth (Nyquist)"),
+    Constraint("modal_bandwidth", lambda a: ~a.capacity.modal_ok, _modal_message),
+)
+
+TABLES = {"ring-wdm": RING_WDM, "point-to-point": POINT_TO_POINT}
+
+
+def broken(table, a) -> list:
+    """One bool array per constraint of `table`, in its order."""
+    return [np.asarray(c.broken(a)) for c in table]
+
+
+def violated(table, a) -> list[tuple[str, str]]:
+    """(key, message) of each constraint one point breaks, in the table's order."""
+    return [(c.key, c.message(a)) for c in table if bool(c.broken(a))]

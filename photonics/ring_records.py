@@ -1,0 +1,102 @@
+"""The records of one ring-wdm design point (`photonics.records`), read from the stage arrays of
+`photonics.ring_wdm.ring_arrays` at that point: the ring figures, the budget, every capacity limit, tuning and ring
+yield, packaging, and the warnings for models used outside their range.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from photonics import filtering, microring, packaging, variation
+from photonics.records import (BudgetFigures, CapacityFigures, PackageFigures, RingFigures, RingYield,
+                               TuningFigures)
+from photonics.ring_wdm import (BEND_FIT_MIN_RADIUS_M, LIMITS, MAX_SEARCH_WAVELENGTHS, WAVELENGTH_LIMITS, RingWdm,
+                                bend_fit_loss_db_per_m)
+
+
+def ring_figures(a: RingWdm) -> RingFigures:
+    ring, lk, r = a.ring, a.sections["link"], a.sections["ring"]
+    length = microring.circumference_m(r.radius)
+    return RingFigures(
+        fsr_hz=float(ring.fsr), fsr_m=float(microring.fsr_wavelength_m(lk.wavelength, r.group_index, length)),
+        filter_fwhm_hz=float(ring.fwhm), modulator_fwhm_hz=float(ring.modulator_fwhm),
+        finesse=float(microring.finesse(ring.fsr, ring.fwhm)), intrinsic_q=float(ring.intrinsic_q),
+        drop_loss_db=float(ring.drop_db), filter_on_resonance=float(ring.on_resonance),
+        modulator_on_resonance=float(ring.modulator_on_resonance),
+        through_loss_db=float(microring.through_loss_db(lk.channel_spacing, ring.fwhm, ring.on_resonance,
+                                                        r.through_excess_loss)),
+        modulator_drop_loss_db=float(ring.modulator_drop_db), modulator_max_rate_bps=float(ring.modulator_max_rate),
+        filter_max_rate_bps=float(ring.filter_max_rate), filter_to_symbol_rate=float(ring.filter_to_symbol_rate))
+
+
+def budget_figures(a: RingWdm) -> BudgetFigures:
+    b, lz, laser_s = a.budget, a.laser, a.sections["laser"]
+    launch = float(b.launch_dbm)
+    return BudgetFigures(
+        ledger=b.ledger, penalties=b.penalties, laser_line_dbm=float(lz.line_dbm), launch_dbm=launch,
+        aggregate_cap_binds=bool(lz.mean_in_bus_dbm > lz.cap_dbm - 10.0 * np.log10(b.lit)),
+        received_dbm=launch - float(b.total_db), margin_db=float(b.margin), power_budget_count=int(b.count),
+        fiber_launch_dbm=float(b.fiber_launch_dbm), crosstalk_leakage=float(b.leakage),
+        source_to_launch_db=float(laser_s.coupling_loss + lz.split_db + lz.flatness))
+
+
+def capacity_figures(a: RingWdm) -> CapacityFigures:
+    c, n_req = a.capacity, a.sections["link"].wavelengths_per_fiber
+    counts = dict(zip(WAVELENGTH_LIMITS, (int(a.ring.fsr_channels), int(a.laser.lines), int(a.budget.count))))
+    return CapacityFigures(
+        wavelength_limits={**counts, "requested": n_req},
+        limits_bps={k: float(c.limits[k]) for k in (*LIMITS, "requested")}, capacity_bps=float(c.capacity),
+        binding_limit=str(c.binding), max_capacity_bps=float(c.max_capacity), max_binding_limit=str(c.max_binding),
+        max_wavelengths_per_fiber=int(c.max_wavelengths), wavelengths_used=int(c.wavelengths_used),
+        fibers_used=int(c.fibers_used))
+
+
+def tuning_figures(a: RingWdm) -> TuningFigures:
+    t, tn = a.tuning, a.sections["tuning"]
+    ring_yield = None
+    if t.io_yield is not None:
+        rings = int(2 * a.capacity.fibers_used * a.sections["link"].wavelengths_per_fiber)
+        needed = float(variation.range_for_yield(float(t.sigma), tn.target_yield, rings))
+        at_operating = needed + (tn.t_max - tn.temperature) * float(t.per_kelvin) if t.temperature_hz else needed
+        ring_yield = RingYield(sigma_hz=float(t.sigma), rings=rings, range_hz=float(t.available),
+                               lock_probability=float(t.lock_probability), io_yield=float(t.io_yield),
+                               target_yield=tn.target_yield, range_at_target_hz=needed,
+                               power_at_target_w=float(microring.heater_power_w(t.rings_used, at_operating,
+                                                                                t.efficiency)))
+    return TuningFigures(float(t.power_w), float(t.shift), float(t.heater_reach), ring_yield)
+
+
+def package_figures(a: RingWdm) -> PackageFigures:
+    pk = a.sections["package"]
+    return PackageFigures(int(a.capacity.escape), float(packaging.shoreline_density_bps_per_m(
+        a.capacity.capacity, pk.chiplets * pk.chiplet_fiber_edge)))
+
+
+def warnings(a: RingWdm) -> list[str]:
+    """Models used outside their range, and search bounds reached."""
+    d, lk, r, ring = a.design, a.sections["link"], a.sections["ring"], a.ring
+    out = []
+    grid_hz = lk.wavelengths_per_fiber * lk.channel_spacing
+    if d.tuning.strategy == "nearest-channel" and ring.fsr > 1.5 * grid_hz:
+        matched_radius = float(microring.C / (r.group_index * grid_hz * 2 * math.pi))
+        out.append(f"[tuning] the grid spans {grid_hz / 1e12:.2f} THz of a {float(ring.fsr) / 1e12:.2f} THz FSR: "
+                   f"nearest-channel tuning may cross a {float(a.tuning.shift) / 1e12:.2f} THz gap; a ring of radius "
+                   f"{matched_radius * 1e6:.1f} µm matches the grid")
+    if a.budget.count >= MAX_SEARCH_WAVELENGTHS:
+        out.append(f"[link] the power budget closes at least {MAX_SEARCH_WAVELENGTHS} wavelengths per fiber; "
+                   "the search stops there")
+    fit = float(bend_fit_loss_db_per_m(r))
+    if r.radius < BEND_FIT_MIN_RADIUS_M:
+        what = ("the bending-loss fit is extrapolated" if d.ring.loss_model == "bend-fit" else
+                "the given propagation loss is not checked against bending loss")
+        out.append(f"[ring] radius {r.radius * 1e6:g} µm is below the 5 µm the bending-loss data cover: {what}")
+    elif d.ring.loss_model == "given" and r.propagation_loss < fit:
+        out.append(f"[ring] the given propagation loss {r.propagation_loss / 100:g} dB/cm is below the bending-loss "
+                   f"fit at {r.radius * 1e6:g} µm ({fit / 100:.3g} dB/cm): its intrinsic Q {float(ring.intrinsic_q):.3g} "
+                   "is beyond what the bend-loss data allow")
+    if ring.filter_to_symbol_rate < filtering.MIN_VALID_RATIO:
+        out.append(f"[ring] the drop filter's FWHM is {float(ring.filter_to_symbol_rate):.3f} × the symbol rate, "
+                   "below the tenth the filter-ISI models (E18) hold for")
+    return out
