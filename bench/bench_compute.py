@@ -18,9 +18,10 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")  # one core
 
 import numpy as np  # noqa: E402
 
-from workloads.compute import MEGATRON_2021, layer_times  # noqa: E402
+from workloads.compute import layer_times  # noqa: E402
 from workloads.gpus import get_gpu  # noqa: E402
 from workloads.models import load_model  # noqa: E402
+from workloads.stacks import get_stack  # noqa: E402
 
 CANDIDATES = 1_000_000
 
@@ -30,7 +31,7 @@ def timed(label: str, **strategy) -> None:
     best = float("inf")
     for _ in range(3):
         t0 = time.perf_counter()
-        result = layer_times(model, gpu, settings=MEGATRON_2021, **strategy)
+        result = layer_times(model, gpu, settings=get_stack("megatron-2021").compute_for(gpu), **strategy)
         best = min(best, time.perf_counter() - t0)
     distinct = np.unique(np.stack([np.broadcast_to(np.asarray(v, dtype=float), (CANDIDATES,))
                                    for v in strategy.values()]), axis=1).shape[1]

@@ -12,7 +12,8 @@ from __future__ import annotations
 import time
 
 from sipml.design import ALL_SECTIONS
-from sipml.sweeps import evaluate_chunk, grid_points, parse_axis
+from sipml.sweep_points import evaluate_chunk
+from sipml.sweeps import grid_points, parse_axis
 
 CASES = (
     ("link + fabric + cost, sip-ring", "sip-ring", ("link.wavelengths_per_fiber=1:40:40", "ring.radius=5 um:10 um:10"),

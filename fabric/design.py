@@ -12,6 +12,7 @@ from typing import ClassVar
 
 from core.errors import InputError, did_you_mean, shown
 from core.fields import Composite, Section, Spec, non_negative, param
+from fabric.registry import get_kind, kinds
 from photonics.design import MAX_CHANNELS, MAX_DB, MAX_FIBER_M, MAX_LATENCY_S, LinkDesign  # noqa: F401  (bounds the kinds use)
 
 SIPML = "SiP-ML simulator (MLNetwork/rostam) [sim]"
@@ -33,8 +34,6 @@ class KindSpec(Spec):
     __slots__ = ()
 
     def parse(self, value):
-        from fabric.registry import kinds
-
         names = kinds()
         if isinstance(value, str) and value in names:
             return value
@@ -76,8 +75,6 @@ class ClusterDesign(Composite):
     has_fabric: bool = False  # the design file declared a [fabric]: checks then cover the fabric too
 
     def __post_init__(self):
-        from fabric.registry import get_kind
-
         Composite.__post_init__(self)
         kind = get_kind(self.fabric.kind)
         if self.topology is None:

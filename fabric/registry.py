@@ -1,5 +1,6 @@
-"""One registry of fabric kinds: adding a kind is one `register` call ([fabric] kind then accepts its name). The
-built-in four (`fabric.design.KINDS`) register themselves the first time a kind is looked up."""
+"""One registry of fabric kinds: adding a kind is one `register` call; [fabric] kind then accepts its name and the
+design files its section (`sipml.design` reads the sections from here at every load). The built-in four
+(`fabric.design.KINDS`) are registered when the `fabric` package is imported (`fabric.shipped`)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,6 @@ from core.errors import InputError, did_you_mean
 from fabric.kind import FabricKind
 
 _KINDS: dict[str, FabricKind] = {}
-_LOADED = []
 
 
 def register(kind: FabricKind) -> FabricKind:
@@ -16,27 +16,18 @@ def register(kind: FabricKind) -> FabricKind:
     return kind
 
 
-def _builtins() -> None:
-    if not _LOADED:
-        _LOADED.append(True)
-        from fabric.electrical import ELECTRICAL
-        from fabric.ideal import IDEAL
-        from fabric.sip_ocs import SIP_OCS
-        from fabric.sip_ring import SIP_RING
-
-        for kind in (SIP_RING, SIP_OCS, ELECTRICAL, IDEAL):
-            _KINDS.setdefault(kind.name, kind)
+def unregister(name: str) -> None:
+    """Remove a registered kind (a kind a test or a plug-in added)."""
+    _KINDS.pop(name, None)
 
 
 def kinds() -> dict[str, FabricKind]:
     """Every registered kind by name."""
-    _builtins()
     return dict(_KINDS)
 
 
 def get_kind(name: str) -> FabricKind:
     """The kind called `name`; InputError naming the registered ones otherwise."""
-    _builtins()
     try:
         return _KINDS[name]
     except (KeyError, TypeError):
@@ -46,4 +37,4 @@ def get_kind(name: str) -> FabricKind:
 
 def sections() -> dict[str, type]:
     """Design-file section name → its dataclass, for every kind that has one."""
-    return {k.section: k.section_type for k in kinds().values() if k.section}
+    return {k.section: k.section_type for k in _KINDS.values() if k.section}

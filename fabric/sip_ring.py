@@ -53,6 +53,8 @@ class SipRingSection(Section):
                             f"{SIPML}: 2 directions × 5 fibers", lo=1, hi=2, integer=True)
     decision_interval: float = positive("100 us", "s", "time between wavelength re-allocations", f"{SIPML}", lo=1e-9,
                                         hi=1e3)
+    retune_time: float = non_negative("20 us", "s", "time to retune a ring to a new wavelength (the link is idle "
+                                      "that long every decision interval)", SIPML, hi=1.0)
     locality: int = param(16, "1", "ring distance within which model-parallel partitions are placed",
                           f"{SIPML}: 16 GPUs", lo=1, integer=True, hi=MAX_GPUS)
     amplifier_every: int = param(0, "1", "an optical amplifier every this many hops (0: none)", "[assumed] "
@@ -193,7 +195,7 @@ def _evaluate(design: ClusterDesign) -> FabricEstimate:
                    "power, lower the noise figure or amplify more often)")
         violations.append(Violation("ring_reach", f"a wavelength reaches {reach} GPU(s) but SiP-ML places "
                                     f"model-parallel partitions within {ring.locality} GPUs: {why}"))
-    useful = useful_time_fraction(ring.decision_interval, design.link.tuning.retune_time)
+    useful = useful_time_fraction(ring.decision_interval, ring.retune_time)
     capacity = est.capacity_bps
     total_wavelengths = lk.wavelengths_per_fiber * lk.fibers_per_direction
     details = RingDetails(wavelengths_per_fiber=lk.wavelengths_per_fiber,

@@ -372,8 +372,6 @@ class TuningSection(Section):
     max_heater_power: float = positive("25 mW", "W", "largest heater power a ring's driver supplies: sets the "
                                        "tuning range", "[assumed] heater powers up to 25 mW are reported "
                                        "(Sci. Rep. 2025)", hi=MAX_POWER_W)
-    retune_time: float = non_negative("20 us", "s", "time to retune a ring to a new wavelength",
-                                      f"{_SIPML} [sim]", applies_when=when("fabric", "kind", "sip-ring"), hi=1.0)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

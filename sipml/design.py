@@ -26,6 +26,7 @@ import dataclasses
 import functools
 import json
 import tomllib
+from collections.abc import Mapping
 from pathlib import Path
 
 from core import toml_files
@@ -35,8 +36,30 @@ from fabric.design import ClusterDesign, FabricSection
 from fabric.registry import get_kind, kinds, sections
 from photonics.design import SECTION_APPLIES_WHEN, SECTIONS, LinkDesign
 
-FABRIC_SECTIONS: dict[str, type] = {"fabric": FabricSection, **sections()}
-ALL_SECTIONS: dict[str, type] = {**SECTIONS, **FABRIC_SECTIONS}
+
+
+class _Sections(Mapping):
+    """Section name → its dataclass, read from the fabric registry at every use: a kind registered after import
+    brings its section with it."""
+
+    def __init__(self, with_link: bool):
+        self._with_link = with_link
+
+    def _current(self) -> dict[str, type]:
+        return {**(SECTIONS if self._with_link else {}), "fabric": FabricSection, **sections()}
+
+    def __getitem__(self, name):
+        return self._current()[name]
+
+    def __iter__(self):
+        return iter(self._current())
+
+    def __len__(self):
+        return len(self._current())
+
+
+FABRIC_SECTIONS: Mapping[str, type] = _Sections(with_link=False)  # [fabric] and every kind's own section
+ALL_SECTIONS: Mapping[str, type] = _Sections(with_link=True)  # the link's sections, then FABRIC_SECTIONS
 BUILTIN_DIR = Path(__file__).with_name("designs")
 DEFAULT_DESIGN = "sip-ring"  # what `budget`, `check`, `fabric` and `init` use when no design is named
 
@@ -164,9 +187,17 @@ def _cached_section(key):
     return build_section(ALL_SECTIONS[name], {k: v for k, _, v in items}, where)
 
 
+MOVED = {("tuning", "retune_time"): ("sip_ring", "retune_time", "0.5.0")}  # (section, key) → where it went, since
+
+
 def _check_names(data: dict, source: str) -> None:
     """One InputError naming every unknown section and key of `data` at once (one alone keeps the full list of
-    known names)."""
+    known names); a key that moved to another section says where."""
+    for name, values in data.items():
+        for key in values if isinstance(values, dict) else ():
+            if (name, key) in MOVED:
+                section, new_key, version = MOVED[name, key]
+                raise InputError(f"{source}: [{name}] {key} is [{section}] {new_key} since {version}: move it there")
     unknown = []  # (short text, text with the known names)
     for name, values in data.items():
         if name not in ALL_SECTIONS:

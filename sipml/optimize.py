@@ -95,7 +95,7 @@ def optimize(design, overrides, vary, objective: str, maximize: bool, constraint
 def _evaluate(design, overrides, values: dict, texts: dict, evaluators) -> dict:
     """One point: its inputs, whether it is feasible, and every quantity asked for (or the rules' refusal)."""
     from core.errors import SipmlError
-    from sipml.sweeps import load_point
+    from sipml.sweep_points import load_point
 
     sets = [*(overrides or ()), *(f"{key}={text}" for key, text in texts.items())]
     row = {"inputs": values, "texts": {key: _plain(text) for key, text in texts.items()}}

@@ -24,7 +24,7 @@ LINK_SECTIONS = ("link", "fiber", "ring", "modulator", "laser", "transmitter", "
 def link_table(design, overrides: tuple, axes: tuple, progress=None):
     """The sweep's table of link columns (sipml.rows.Table), or None when the axes are not all link fields."""
     from sipml.rows import Table
-    from sipml.sweeps import PHYSICS_COLUMNS, evaluate_chunk
+    from sipml.sweep_points import PHYSICS_COLUMNS, evaluate_chunk
 
     if not axes or any(a.section not in LINK_SECTIONS for a in axes):
         return None
@@ -76,7 +76,7 @@ def _group(design, sets: list[str], axes: list):
     from fabric.evaluate import effective_link
     from photonics.link_grid import evaluate_grid, supported
     from photonics.resolve import resolve
-    from sipml.sweeps import load_point
+    from sipml.sweep_points import load_point
 
     try:
         base = effective_link(load_point(design, sets))

@@ -33,84 +33,22 @@ constant depends on the model.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
 
 import numpy as np
 
 from core.errors import InputError
-from core.fields import MIN_EFFICIENCY, param
 from workloads.gemm import GemmConstants, ceiling_flops, gemm_time_s
 from workloads.gpus import Gpu
 from workloads.models import TransformerModel
 from workloads.quantities import OPERAND_BYTES, activation_bytes, check_precision
-from workloads.transformer import (Weight, layer_parameters_per_gpu, layer_weights, parameters_per_gpu, recompute_code,
+from workloads.settings import DEFAULT_SETTINGS, ComputeSettings
+from workloads.transformer import (Weight, layer_parameters_per_gpu, layer_weights, recompute_code,
                                    score_head_dim)
 
 KINDS = ("dense", "moe", "encoder")
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
-class ComputeSettings:
-    """Software choices and the constants of the memory-bound and fused-attention kernels."""
-
-    attention: str = param("flash3", "choice", "attention kernel: 'unfused' (QKᵀ and attention·V GEMMs with the "
-                           "s×s scores in HBM, softmax and dropout as separate kernels: Megatron-LM 2021–22), "
-                           "'flash2' (FlashAttention-2) or 'flash3' (FlashAttention-3 / cuDNN fused attention on "
-                           "Hopper and newer); a GPU without figures for the family runs the next older one "
-                           "(workloads.gpus)", "—", choices=("unfused", "flash2", "flash3"))
-    flash_half_length: float = param(235.0, "1", "keys per fused-attention call at which the kernel reaches half "
-                                     "its long-sequence rate (rate ∝ L/(L + L½))", "[inferred] FlashAttention-2's "
-                                     "50–73 % forward range on A100 (workloads-3.md §4) spans 512 to 16k tokens: "
-                                     "512·(73/50 − 1) ≈ 235", lo=0.0)
-    grad_accumulation: str = param("fused", "choice", "'separate': each microbatch's 16-bit weight gradients "
-                                   "are added into fp32 main gradients by a separate kernel (Megatron-LM "
-                                   "2021); 'fused': the weight-gradient GEMM accumulates into fp32 directly",
-                                   "—", choices=("separate", "fused"))
-    conv_layout: str = param("nhwc", "choice", "activation layout of convolutions: 'nhwc' (channels last, what "
-                             "tensor cores read) or 'nchw' (the library transposes each input and output)",
-                             "workloads-3.md §5: NVIDIA Convolutional Layers guide, NHWC recommended [restated]",
-                             choices=("nhwc", "nchw"))
-    norm_fusion: str = param("separate", "choice", "'separate': BatchNorm, ReLU and the residual add as their own "
-                             "kernels (PyTorch eager); 'fused': one BatchNorm-add-ReLU kernel (cuDNN "
-                             "BatchNormalizationForwardTrainingEx); 'conv': that, with the BatchNorm statistics "
-                             "computed in the convolution's epilogue (cuDNN runtime fusion)", "workloads-3.md §5 [restated]", choices=("separate", "fused", "conv"))
-    fp8_cast_bytes: float = param(4.0, "1", "HBM bytes per element an FP8 GEMM's operand casts move (read the "
-                                  "16-bit tensor, write its FP8 copy and its FP8 transpose for the backward)",
-                                  "[inferred] Transformer Engine's fused cast-transpose: read 2 B, write 1 + 1 B "
-                                  "(workloads-3.md §4: delayed scaling leaves no other per-step cost)", lo=0.0)
-    optimizer_bytes_per_param: float = param(34.0, "1", "HBM bytes the optimizer step moves per parameter",
-                                             "[inferred] fused mixed-precision Adam: reads fp32 gradient, "
-                                             "master weight, momentum, variance (16 B), writes the last three "
-                                             "and a 16-bit weight copy (14 B), plus the gradient-norm pass (4 B)",
-                                             lo=0.0)
-    cross_entropy_forward_bytes: float = param(18.0, "1", "bytes per logit the vocabulary-parallel "
-                                               "cross-entropy moves forward", "[inferred] Megatron-LM: read the "
-                                               "16-bit logit, write an fp32 copy, two reduction passes (max, sum) "
-                                               "and the fp32 softmax: 2 + 4 + 8 + 4", lo=0.0)
-    cross_entropy_backward_bytes: float = param(6.0, "1", "bytes per logit of its backward", "[inferred] read "
-                                                "the fp32 softmax, write the 16-bit gradient", lo=0.0)
-    activation_passes: float = param(3.0, "1", "passes over a generic model's stored activations per training "
-                                     "step (workloads.compute_totals)", "[inferred] each stored tensor written "
-                                     "in the forward pass, read and its gradient written in the backward",
-                                     lo=0.0)
-    embedding_passes: float = param(6.0, "1", "bytes a DLRM step moves per embedding byte looked up "
-                                    "(workloads.compute_totals)", "[inferred] the forward read; the gradient "
-                                    "rows written; a row-wise optimizer reading and writing each row and its "
-                                    "state", lo=0.0)
-    software_efficiency: float = param(0.88, "1", "share of the GPU's single-kernel benchmark rates (MAMF for "
-                                       "matrix products, streaming HBM bandwidth for the rest) kernels reach "
-                                       "inside a training step: sustained clocks at the power limit, cold caches "
-                                       "between kernels, launch gaps, the slowest GPU of a synchronous job",
-                                       "[inferred] the one global fitted constant: least squares on the logarithm "
-                                       "of the 8 K22 Table 5 rows and the two 8k-token Llama 3 405B rows of "
-                                       "sipml/cases/training_runs.toml (tests/workloads/test_fitted.py checks it "
-                                       "is their optimum); every other case tests it. MAMF is a best case, 5 %+ "
-                                       "apart between GPUs of one node (workloads-3.md §1.1)",
-                                       lo=MIN_EFFICIENCY, hi=1.0)
-    gemm: GemmConstants = field(default_factory=GemmConstants)
-
-
-DEFAULT_SETTINGS = ComputeSettings()  # the current stack's kernels; workloads.stacks sets the others
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -1,7 +1,7 @@
 """Compute time of the models the zoo knows only by their totals (the `generic` kind) and of DLRM: no layer
 shapes, so a two-part roofline — the FLOPs at the GPU's best achievable matmul rate (MAMF), plus the memory-bound
 passes over the activations or embedding rows at the streaming HBM bandwidth, one after the other as separate
-kernels do. Both parts use the constants of `workloads.compute.ComputeSettings`; nothing is per model.
+kernels do. Both parts use the constants of `workloads.settings.ComputeSettings`; nothing is per model.
 
 These are optimistic: a network's convolutions or small MLP layers run below the MAMF of large square GEMMs.
 Broadcasts over arrays of sample counts.
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from workloads.compute import DEFAULT_SETTINGS, ComputeSettings
+from workloads.settings import DEFAULT_SETTINGS, ComputeSettings
 from workloads.dlrm import forward_flops_per_sample, lookup_bytes_per_sample
 from workloads.gpus import Gpu
 from workloads.models import CnnModel, DlrmModel, GenericModel

@@ -23,11 +23,12 @@ from fabric.estimate import FabricEstimate
 from fabric.evaluate import price
 from fabric.kind import Collective
 from workloads import dlrm
-from workloads.compute import DEFAULT_SETTINGS, ComputeSettings
+from workloads.settings import DEFAULT_SETTINGS, ComputeSettings
 from workloads.compute_totals import cnn_compute, dlrm_compute, generic_compute
 from workloads.gpus import Gpu
 from workloads.models import CnnModel, DlrmModel, GenericModel
-from workloads.training import DEFAULT_TRAINING, Breakdown, TrainingSettings
+from workloads.settings import DEFAULT_TRAINING, TrainingSettings
+from workloads.training import Breakdown
 
 STATE_BYTES_PER_PARAMETER = 16.0  # weights, gradients, Adam states in mixed precision (R20 §3.1) [verbatim]
 OPERATIONS = {"all-gather": "all_gather", "all-reduce": "all_reduce", "all-to-all": "all_to_all",

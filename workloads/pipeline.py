@@ -17,3 +17,16 @@ def bubble_share_of_iteration(pp, microbatches, interleave=1):
     """The bubble as a share of the iteration's wall time: (p − 1)/(v·m + p − 1) [inferred from N21]."""
     p, m, v = (np.asarray(x, dtype=float) for x in (pp, microbatches, interleave))
     return (p - 1.0) / (v * m + p - 1.0)
+
+
+def stage_layers(layers: int, pp):
+    """(first, interior, last) layers of each pipeline stage, arrays over pp: L/p each where p divides L, else
+    ⌈L/p⌉ on the interior stages and the rest split between the first and the last (the first takes the smaller
+    half: it also holds the embedding). One stage holds them all."""
+    p = np.asarray(pp, dtype=np.int64)
+    even = layers % p == 0
+    interior = np.where(even, layers // p, -(-layers // p))
+    rest = layers - np.maximum(p - 2, 0) * interior
+    first = np.where(even, interior, rest // 2)
+    last = np.where(even, interior, rest - rest // 2)
+    return (np.where(p == 1, layers, first), np.where(p <= 2, 0, interior), np.where(p == 1, 0, last))

@@ -20,9 +20,8 @@ from typing import Mapping
 
 from core.errors import InputError, did_you_mean
 from core.fields import specs
-from workloads.compute import ComputeSettings
+from workloads.settings import ComputeSettings, TrainingSettings
 from workloads.files import check_known, check_source, parse_spec, read_toml
-from workloads.training import TrainingSettings
 
 RECOMPUTE = ("none", "selective", "full")
 _SUPPORT_FLAGS = ("tensor_parallel", "pipeline_parallel", "interleave", "sequence_parallel", "context_parallel",

@@ -29,6 +29,7 @@ import numpy as np
 
 from core.errors import InputError
 from workloads.models import TransformerModel
+from workloads.pipeline import stage_layers
 
 RECOMPUTE = ("none", "selective", "full")
 ORDERS = ("tp-dp-pp", "tp-pp-dp")
@@ -82,25 +83,6 @@ class Strategies:
         inner = self.tp * self.cp
         return {"tp": np.ones_like(self.tp), "cp": self.tp, "dp": np.where(pp_inner, inner * self.pp, inner),
                 "pp": np.where(pp_inner, inner, inner * self.dp), "ep": np.where(pp_inner, inner * self.pp, inner)}
-
-
-def stage_layers(layers: int, pp):
-    """(first, interior, last) layers of each pipeline stage, arrays over pp: L/p each where p divides L, else
-    ⌈L/p⌉ on the interior stages and the rest split between the first and the last (the first takes the smaller
-    half: it also holds the embedding). One stage holds them all."""
-    p = np.asarray(pp, dtype=np.int64)
-    even = layers % p == 0
-    interior = np.where(even, layers // p, -(-layers // p))
-    rest = layers - np.maximum(p - 2, 0) * interior
-    first = np.where(even, interior, rest // 2)
-    last = np.where(even, interior, rest - rest // 2)
-    return (np.where(p == 1, layers, first), np.where(p <= 2, 0, interior), np.where(p == 1, 0, last))
-
-
-def max_stage_layers(layers: int, pp):
-    """Layers on the fullest pipeline stage."""
-    first, interior, last = stage_layers(layers, pp)
-    return np.maximum(np.maximum(first, interior), last)
 
 
 def _divisors(n: int, limit: int | None = None) -> list[int]:

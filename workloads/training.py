@@ -35,86 +35,25 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from core.fields import param
 from core.memo import last_results
 from fabric.estimate import FabricEstimate
 from fabric.evaluate import price, price_first
 from fabric.kind import Collective
-from workloads.compute import DEFAULT_SETTINGS, ComputeSettings, edge_times, layer_times, optimizer_step_s
+from workloads.compute import edge_times, layer_times, optimizer_step_s
 from workloads.gpus import Gpu
 from workloads.memory import (embedding_activation_bytes, first_stage_activation_bytes,
                               model_activation_bytes_per_layer,
                               model_state_bytes)
 from workloads.models import TransformerModel
 from workloads.moe import all_to_all_bytes_per_token
-from workloads.strategy import Strategies, stage_layers
-from workloads.pipeline import bubble_fraction
+from workloads.pipeline import bubble_fraction, stage_layers
+from workloads.settings import DEFAULT_SETTINGS, DEFAULT_TRAINING, ComputeSettings, TrainingSettings
+from workloads.strategy import Strategies
 from workloads.transformer import (kv_width, parameters_per_gpu, pipeline_message_bytes,
                                    tensor_parallel_collectives_per_layer, tensor_parallel_message_bytes,
                                    training_flops_per_token)
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
-class TrainingSettings:
-    """How the training software schedules communication against compute; each default with its source. A stack
-    (workloads.stacks) sets the ones its software differs in."""
-
-    dp_overlap: str = param("backward", "choice", "data-parallel gradient reduction: 'backward', in buckets "
-                            "launched as the last microbatch's backward produces them, the last bucket exposed "
-                            "(PyTorch DDP, Megatron-Core --overlap-grad-reduce); 'none', one collective after the "
-                            "backward (Megatron-LM 2021–22, SiP-ML's fat-tree term)",
-                            "workloads-3.md §3.1–3.2 [restated]", choices=("backward", "none"))
-    bucket_parameters: float = param(40e6, "1", "parameters in one gradient bucket (at least)",
-                                     "workloads-3.md §3.2: Megatron-Core max(40 000 000, 1 000 000 × dp) "
-                                     "parameters [verbatim]", lo=1.0)
-    bucket_parameters_per_replica: float = param(1e6, "1", "bucket parameters added per data-parallel "
-                                                 "replica (larger groups, larger buckets)", "workloads-3.md §3.2: "
-                                                 "1 000 000 × dp_size [verbatim]", lo=0.0)
-    param_gather_overlap: str = param("forward", "choice", "ZeRO-1 (distributed optimizer) parameter all-gather: "
-                                      "'forward', in buckets under the next iteration's first forward "
-                                      "(Megatron-Core --overlap-param-gather), the first bucket exposed; 'none', "
-                                      "after the optimizer step", "workloads-3.md §3.2 [restated]",
-                                      choices=("forward", "none"))
-    p2p_overlap: str = param("interleaved", "choice", "pipeline sends in the steady state: 'interleaved', "
-                             "overlapped with the other model chunk's compute when chunks are interleaved "
-                             "(Megatron-Core overlap_p2p_comm with v > 1), else on the critical path; 'none', "
-                             "always on the critical path", "workloads-3.md §6 [restated]",
-                             choices=("interleaved", "none"))
-    tp_overlap: str = param("none", "choice", "tensor-parallel collectives: 'none', on the critical path "
-                            "(Megatron-Core's default); 'gemm', pipelined with the GEMMs beside them "
-                            "(Transformer Engine user-buffer overlap, --tp-comm-overlap)", "workloads-3.md §2: "
-                            "Megatron-Core nccl_ub [restated]", choices=("none", "gemm"))
-    overlap_slowdown: float = param(0.189, "1", "how much longer compute kernels run while a communication "
-                                    "kernel overlaps them (NCCL's CTAs take SMs and HBM bandwidth)",
-                                    "workloads-3.md §2: Lee et al. 2025 (CCO): compute kernels 18.9 % slower on "
-                                    "average when overlapped (max 40 %) [verbatim]", lo=0.0, hi=1.0)
-    activation_bytes: float = param(2.0, "1", "bytes per activation element on the wire (16-bit)",
-                                    "mixed-precision training [restated]", lo=1.0, hi=4.0)
-    grad_reduce_bytes: float = param(4.0, "1", "bytes per gradient element in the data-parallel reduction",
-                                     "Megatron-LM keeps fp32 main gradients and reduces them in fp32 with bf16 "
-                                     "(--accumulate-allreduce-grads-in-fp32) [restated]", lo=1.0, hi=4.0)
-    param_gather_bytes: float = param(2.0, "1", "bytes per parameter in ZeRO's parameter all-gather (16-bit "
-                                      "weights)", "R20 §7 [restated]", lo=1.0, hi=4.0)
-    usable_memory: float = param(0.9, "1", "share of HBM a job can fill (the rest: CUDA context, allocator "
-                                 "fragmentation, workspace)", "[assumed] ~8 GB of 80 GB lost in practice",
-                                 lo=0.1, hi=1.0)
-
-    @property
-    def hidden_share(self) -> float:
-        """σ = 1 − 1/(1 + slowdown): the share of an overlapped collective's time that still costs compute time.
-        Compute C overlapped by a collective X runs at 1/(1 + slowdown) of its rate while both run, so the two
-        together take max(X, C + σ·X) (workloads-3.md §2)."""
-        return 1.0 - 1.0 / (1.0 + self.overlap_slowdown)
-
-    def overlapped(self, comm_s, window_s, tail_s=0.0):
-        """Exposed seconds of a collective of `comm_s` overlapped with `window_s` of compute, of which `tail_s`
-        (the last bucket) can only start once the window's compute is done: tail + max(X − W, σ·X) for the rest."""
-        rest = np.maximum(np.asarray(comm_s, dtype=float) - tail_s, 0.0)
-        tail = np.minimum(tail_s, comm_s)
-        return tail + np.maximum(rest - window_s, self.hidden_share * rest)
-
-
-DEFAULT_TRAINING = TrainingSettings()
 
 
 @dataclass(frozen=True)
@@ -320,18 +259,7 @@ def _transformer_plan(model, gpu, batch, st, compute, training, precision) -> Tr
     updated = np.where(st.zero >= 1, stage_params / grad_group, stage_params)
     optimizer = optimizer_step_s(updated, gpu, compute)
 
-    # --- memory --------------------------------------------------------------------------------------------
-    flash = gpu.attention_kernel(compute.attention) != "unfused"
-    kw = dict(tp=st.tp, sequence_parallel=st.sp, flash_attention=flash, cp=st.cp)
-    kept = model_activation_bytes_per_layer(model, st.microbatch, recompute="none", **kw)
-    stored = np.where(st.recompute == 2, rerun * model_activation_bytes_per_layer(
-        model, st.microbatch, recompute="full", **kw) + (1.0 - rerun) * kept,
-        model_activation_bytes_per_layer(model, st.microbatch, recompute=st.recompute, **kw))
-    working = np.where(st.recompute == 2, kept, 0.0)
-    activations = (first_stage_activation_bytes(stored, n_first * p, st.pp, st.interleave) + working
-                   + embedding_activation_bytes(model.seq_len / c, st.microbatch, model.hidden, model.vocab, tp=st.tp,
-                                                pp=st.pp))
-    states = model_state_bytes(stage_params, grad_group, st.zero, grad_bytes=training.grad_reduce_bytes)
+    memory = _plan_memory(model, gpu, st, compute, training, rerun, n_first, stage_params, grad_group)
 
     # the windows the first stage's gradient reduction and parameter gather hide under: one microbatch's backward
     # (forward) through the stage; with v interleaved chunks each chunk's reduction starts when its own last
@@ -346,6 +274,23 @@ def _transformer_plan(model, gpu, batch, st, compute, training, precision) -> Tr
         bucket_bytes=bucket * training.grad_reduce_bytes,
         gather_to_grad=training.param_gather_bytes / training.grad_reduce_bytes,
         pp_calls_mb=pp_calls_mb, ep_calls_mb=ep_calls_mb, cp_calls_mb=cp_calls_mb, optimizer_s=optimizer,
-        memory_bytes=states + activations,
+        memory_bytes=memory,
         hardware_flops=(flops + 3.0 * edges.head_flops) * m * d * t * c,  # per shard × shards × microbatches × pipelines
         model_flops=np.full(len(st), training_flops_per_token(model) * batch * model.seq_len))
+
+
+def _plan_memory(model, gpu, st, compute, training, rerun, n_first, stage_params, grad_group):
+    """Bytes on the first stage's GPU: its stored activations (the recomputed share of the layers keeping only
+    their inputs, one layer's working set while it reruns), the embedding's, and the model states."""
+    c, p = st.cp.astype(float), st.pp.astype(float)
+    flash = gpu.attention_kernel(compute.attention) != "unfused"
+    kw = dict(tp=st.tp, sequence_parallel=st.sp, flash_attention=flash, cp=st.cp)
+    kept = model_activation_bytes_per_layer(model, st.microbatch, recompute="none", **kw)
+    stored = np.where(st.recompute == 2, rerun * model_activation_bytes_per_layer(
+        model, st.microbatch, recompute="full", **kw) + (1.0 - rerun) * kept,
+        model_activation_bytes_per_layer(model, st.microbatch, recompute=st.recompute, **kw))
+    working = np.where(st.recompute == 2, kept, 0.0)
+    activations = (first_stage_activation_bytes(stored, n_first * p, st.pp, st.interleave) + working
+                   + embedding_activation_bytes(model.seq_len / c, st.microbatch, model.hidden, model.vocab, tp=st.tp,
+                                                pp=st.pp))
+    return model_state_bytes(stage_params, grad_group, st.zero, grad_bytes=training.grad_reduce_bytes) + activations

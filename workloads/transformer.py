@@ -19,6 +19,7 @@ import numpy as np
 
 from core.errors import InputError
 from workloads.models import TransformerModel
+from workloads.pipeline import stage_layers
 
 RECOMPUTE = ("none", "selective", "full")
 
@@ -227,12 +228,10 @@ def layer_parameters_per_gpu(model: TransformerModel, tp=1, ep=1, moe: bool = Fa
 
 
 def parameters_per_gpu(model: TransformerModel, tp=1, pp=1, ep=1):
-    """Parameters on the GPU of the largest pipeline stage: its layers (workloads.strategy.stage_layers; each kind
+    """Parameters on the GPU of the largest pipeline stage: its layers (workloads.pipeline.stage_layers; each kind
     of layer — dense, MoE, encoder — in proportion), plus on the first stage the input embedding (V/t rows of it
     per rank) and learned positions, on the last the output matrix (its own when untied, a copy of the tied one)
     and the final norm. With p = 1 one GPU holds all of it. Broadcasts over arrays of tp, pp, ep."""
-    from workloads.strategy import stage_layers
-
     t, p, e = (np.asarray(x, dtype=float) for x in (tp, pp, ep))
     cross = model.encoder_layers > 0
     layers = (model.dense_mlp_layers * layer_parameters_per_gpu(model, t, e, cross_attention=cross)

@@ -76,7 +76,7 @@ def test_builtin_designs_as_in_sipml():
 
     ring = load_design("sip-ring")
     assert (ring.fabric.gpus, ring.topology.directions, ring.link.link.fibers_per_direction // 2) == (1024, 2, 5)
-    assert (ring.topology.decision_interval, ring.link.tuning.retune_time) == pytest.approx((100e-6, 20e-6))
+    assert (ring.topology.decision_interval, ring.topology.retune_time) == pytest.approx((100e-6, 20e-6))
     ocs = load_design("sip-ocs")
     assert (ocs.fabric.gpus, ocs.topology.switches) == (1024, 20)
     est = evaluate_fabric(ocs)

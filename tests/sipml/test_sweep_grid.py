@@ -11,7 +11,8 @@ import pytest
 
 from sipml.design import ALL_SECTIONS
 from sipml.rows import Table, _cell, columns, to_csv
-from sipml.sweeps import evaluate_chunk, grid_points, parse_axis, run_sweep
+from sipml.sweep_points import evaluate_chunk
+from sipml.sweeps import grid_points, parse_axis, run_sweep
 from sipml.sweep_grid import link_table
 
 CASES = {
@@ -54,7 +55,7 @@ def test_link_only_rows_equal_the_per_point_path(case):
 def test_regular_points_never_take_the_per_point_path(monkeypatch):
     """The speed is the kernel's: a grid of link axes sends no point to the per-point path, a refused point only
     itself."""
-    import sipml.sweeps as sweep_module
+    import sipml.sweep_points as sweep_module
 
     sent = []
     real = sweep_module.evaluate_chunk

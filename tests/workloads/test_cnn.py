@@ -58,7 +58,7 @@ def test_resnet50_throughput_lands_where_published_runs_are():
     """On A100 at 256 images per GPU, eager PyTorch-style kernels (separate BatchNorm, ReLU, add) at the global
     in-situ share: near DLE's PyTorch 21.03 row (2,470 img/s on one A100 80 GB, channels-last AMP) — the same
     number validate judges on 8 GPUs."""
-    from workloads.compute import DEFAULT_SETTINGS
+    from workloads.settings import DEFAULT_SETTINGS
     from workloads.compute_totals import cnn_compute
 
     t = cnn_compute(zoo()["resnet-50"], A100, samples=256, settings=DEFAULT_SETTINGS)

@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 
 from core.errors import InputError
 from core.fields import specs
-from workloads.compute import DEFAULT_SETTINGS, ComputeSettings, edge_times, layer_times, optimizer_step_s
+from workloads.compute import edge_times, layer_times, optimizer_step_s
+from workloads.settings import DEFAULT_SETTINGS, ComputeSettings
 from workloads.compute_totals import dlrm_compute, generic_compute
 from workloads.files import TAGS
 from workloads.gemm import GemmConstants

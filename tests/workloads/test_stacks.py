@@ -18,8 +18,10 @@ from workloads.gpus import get_gpu
 from workloads.models import load_model, model_from_mapping
 from workloads.speedup import evaluate_model
 from workloads.stacks import get_stack, shipped_stacks
-from workloads.strategy import parse_strategy, stage_layers, transformer_strategies
-from workloads.training import TrainingSettings, transformer_breakdown
+from workloads.pipeline import stage_layers
+from workloads.strategy import parse_strategy, transformer_strategies
+from workloads.settings import TrainingSettings
+from workloads.training import transformer_breakdown
 
 GPT3 = load_model("gpt3-175b")
 LLAMA = load_model("llama3-405b")

@@ -16,7 +16,8 @@ from workloads.gpus import get_gpu
 from workloads.models import load_model
 from workloads.speedup import evaluate_model
 from workloads.strategy import parse_strategy, transformer_strategies
-from workloads.training import TrainingSettings, transformer_breakdown
+from workloads.settings import TrainingSettings
+from workloads.training import transformer_breakdown
 
 A100 = get_gpu("a100_sxm4_80gb")
 GPT = load_model("megatron-18.4b")

@@ -1,0 +1,141 @@
+"""The software settings of a training step, each default with its source: the kernels and their memory-bound
+constants (`ComputeSettings`, read by `workloads.compute`) and how communication is scheduled against compute
+(`TrainingSettings`, read by `workloads.training`). A stack (`workloads.stacks`) sets the ones its software differs
+in.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from core.fields import MIN_EFFICIENCY, param
+from workloads.gemm import GemmConstants
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ComputeSettings:
+    """Software choices and the constants of the memory-bound and fused-attention kernels."""
+
+    attention: str = param("flash3", "choice", "attention kernel: 'unfused' (QKᵀ and attention·V GEMMs with the "
+                           "s×s scores in HBM, softmax and dropout as separate kernels: Megatron-LM 2021–22), "
+                           "'flash2' (FlashAttention-2) or 'flash3' (FlashAttention-3 / cuDNN fused attention on "
+                           "Hopper and newer); a GPU without figures for the family runs the next older one "
+                           "(workloads.gpus)", "—", choices=("unfused", "flash2", "flash3"))
+    flash_half_length: float = param(235.0, "1", "keys per fused-attention call at which the kernel reaches half "
+                                     "its long-sequence rate (rate ∝ L/(L + L½))", "[inferred] FlashAttention-2's "
+                                     "50–73 % forward range on A100 (workloads-3.md §4) spans 512 to 16k tokens: "
+                                     "512·(73/50 − 1) ≈ 235", lo=0.0)
+    grad_accumulation: str = param("fused", "choice", "'separate': each microbatch's 16-bit weight gradients "
+                                   "are added into fp32 main gradients by a separate kernel (Megatron-LM "
+                                   "2021); 'fused': the weight-gradient GEMM accumulates into fp32 directly",
+                                   "—", choices=("separate", "fused"))
+    conv_layout: str = param("nhwc", "choice", "activation layout of convolutions: 'nhwc' (channels last, what "
+                             "tensor cores read) or 'nchw' (the library transposes each input and output)",
+                             "workloads-3.md §5: NVIDIA Convolutional Layers guide, NHWC recommended [restated]",
+                             choices=("nhwc", "nchw"))
+    norm_fusion: str = param("separate", "choice", "'separate': BatchNorm, ReLU and the residual add as their own "
+                             "kernels (PyTorch eager); 'fused': one BatchNorm-add-ReLU kernel (cuDNN "
+                             "BatchNormalizationForwardTrainingEx); 'conv': that, with the BatchNorm statistics "
+                             "computed in the convolution's epilogue (cuDNN runtime fusion)", "workloads-3.md §5 [restated]", choices=("separate", "fused", "conv"))
+    fp8_cast_bytes: float = param(4.0, "1", "HBM bytes per element an FP8 GEMM's operand casts move (read the "
+                                  "16-bit tensor, write its FP8 copy and its FP8 transpose for the backward)",
+                                  "[inferred] Transformer Engine's fused cast-transpose: read 2 B, write 1 + 1 B "
+                                  "(workloads-3.md §4: delayed scaling leaves no other per-step cost)", lo=0.0)
+    optimizer_bytes_per_param: float = param(34.0, "1", "HBM bytes the optimizer step moves per parameter",
+                                             "[inferred] fused mixed-precision Adam: reads fp32 gradient, "
+                                             "master weight, momentum, variance (16 B), writes the last three "
+                                             "and a 16-bit weight copy (14 B), plus the gradient-norm pass (4 B)",
+                                             lo=0.0)
+    cross_entropy_forward_bytes: float = param(18.0, "1", "bytes per logit the vocabulary-parallel "
+                                               "cross-entropy moves forward", "[inferred] Megatron-LM: read the "
+                                               "16-bit logit, write an fp32 copy, two reduction passes (max, sum) "
+                                               "and the fp32 softmax: 2 + 4 + 8 + 4", lo=0.0)
+    cross_entropy_backward_bytes: float = param(6.0, "1", "bytes per logit of its backward", "[inferred] read "
+                                                "the fp32 softmax, write the 16-bit gradient", lo=0.0)
+    activation_passes: float = param(3.0, "1", "passes over a generic model's stored activations per training "
+                                     "step (workloads.compute_totals)", "[inferred] each stored tensor written "
+                                     "in the forward pass, read and its gradient written in the backward",
+                                     lo=0.0)
+    embedding_passes: float = param(6.0, "1", "bytes a DLRM step moves per embedding byte looked up "
+                                    "(workloads.compute_totals)", "[inferred] the forward read; the gradient "
+                                    "rows written; a row-wise optimizer reading and writing each row and its "
+                                    "state", lo=0.0)
+    software_efficiency: float = param(0.88, "1", "share of the GPU's single-kernel benchmark rates (MAMF for "
+                                       "matrix products, streaming HBM bandwidth for the rest) kernels reach "
+                                       "inside a training step: sustained clocks at the power limit, cold caches "
+                                       "between kernels, launch gaps, the slowest GPU of a synchronous job",
+                                       "[inferred] the one global fitted constant: least squares on the logarithm "
+                                       "of the 8 K22 Table 5 rows and the two 8k-token Llama 3 405B rows of "
+                                       "sipml/cases/training_runs.toml (tests/workloads/test_fitted.py checks it "
+                                       "is their optimum); every other case tests it. MAMF is a best case, 5 %+ "
+                                       "apart between GPUs of one node (workloads-3.md §1.1)",
+                                       lo=MIN_EFFICIENCY, hi=1.0)
+    gemm: GemmConstants = field(default_factory=GemmConstants)
+
+
+DEFAULT_SETTINGS = ComputeSettings()  # the current stack's kernels; workloads.stacks sets the others
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class TrainingSettings:
+    """How the training software schedules communication against compute; each default with its source. A stack
+    (workloads.stacks) sets the ones its software differs in."""
+
+    dp_overlap: str = param("backward", "choice", "data-parallel gradient reduction: 'backward', in buckets "
+                            "launched as the last microbatch's backward produces them, the last bucket exposed "
+                            "(PyTorch DDP, Megatron-Core --overlap-grad-reduce); 'none', one collective after the "
+                            "backward (Megatron-LM 2021–22, SiP-ML's fat-tree term)",
+                            "workloads-3.md §3.1–3.2 [restated]", choices=("backward", "none"))
+    bucket_parameters: float = param(40e6, "1", "parameters in one gradient bucket (at least)",
+                                     "workloads-3.md §3.2: Megatron-Core max(40 000 000, 1 000 000 × dp) "
+                                     "parameters [verbatim]", lo=1.0)
+    bucket_parameters_per_replica: float = param(1e6, "1", "bucket parameters added per data-parallel "
+                                                 "replica (larger groups, larger buckets)", "workloads-3.md §3.2: "
+                                                 "1 000 000 × dp_size [verbatim]", lo=0.0)
+    param_gather_overlap: str = param("forward", "choice", "ZeRO-1 (distributed optimizer) parameter all-gather: "
+                                      "'forward', in buckets under the next iteration's first forward "
+                                      "(Megatron-Core --overlap-param-gather), the first bucket exposed; 'none', "
+                                      "after the optimizer step", "workloads-3.md §3.2 [restated]",
+                                      choices=("forward", "none"))
+    p2p_overlap: str = param("interleaved", "choice", "pipeline sends in the steady state: 'interleaved', "
+                             "overlapped with the other model chunk's compute when chunks are interleaved "
+                             "(Megatron-Core overlap_p2p_comm with v > 1), else on the critical path; 'none', "
+                             "always on the critical path", "workloads-3.md §6 [restated]",
+                             choices=("interleaved", "none"))
+    tp_overlap: str = param("none", "choice", "tensor-parallel collectives: 'none', on the critical path "
+                            "(Megatron-Core's default); 'gemm', pipelined with the GEMMs beside them "
+                            "(Transformer Engine user-buffer overlap, --tp-comm-overlap)", "workloads-3.md §2: "
+                            "Megatron-Core nccl_ub [restated]", choices=("none", "gemm"))
+    overlap_slowdown: float = param(0.189, "1", "how much longer compute kernels run while a communication "
+                                    "kernel overlaps them (NCCL's CTAs take SMs and HBM bandwidth)",
+                                    "workloads-3.md §2: Lee et al. 2025 (CCO): compute kernels 18.9 % slower on "
+                                    "average when overlapped (max 40 %) [verbatim]", lo=0.0, hi=1.0)
+    activation_bytes: float = param(2.0, "1", "bytes per activation element on the wire (16-bit)",
+                                    "mixed-precision training [restated]", lo=1.0, hi=4.0)
+    grad_reduce_bytes: float = param(4.0, "1", "bytes per gradient element in the data-parallel reduction",
+                                     "Megatron-LM keeps fp32 main gradients and reduces them in fp32 with bf16 "
+                                     "(--accumulate-allreduce-grads-in-fp32) [restated]", lo=1.0, hi=4.0)
+    param_gather_bytes: float = param(2.0, "1", "bytes per parameter in ZeRO's parameter all-gather (16-bit "
+                                      "weights)", "R20 §7 [restated]", lo=1.0, hi=4.0)
+    usable_memory: float = param(0.9, "1", "share of HBM a job can fill (the rest: CUDA context, allocator "
+                                 "fragmentation, workspace)", "[assumed] ~8 GB of 80 GB lost in practice",
+                                 lo=0.1, hi=1.0)
+
+    @property
+    def hidden_share(self) -> float:
+        """σ = 1 − 1/(1 + slowdown): the share of an overlapped collective's time that still costs compute time.
+        Compute C overlapped by a collective X runs at 1/(1 + slowdown) of its rate while both run, so the two
+        together take max(X, C + σ·X) (workloads-3.md §2)."""
+        return 1.0 - 1.0 / (1.0 + self.overlap_slowdown)
+
+    def overlapped(self, comm_s, window_s, tail_s=0.0):
+        """Exposed seconds of a collective of `comm_s` overlapped with `window_s` of compute, of which `tail_s`
+        (the last bucket) can only start once the window's compute is done: tail + max(X − W, σ·X) for the rest."""
+        rest = np.maximum(np.asarray(comm_s, dtype=float) - tail_s, 0.0)
+        tail = np.minimum(tail_s, comm_s)
+        return tail + np.maximum(rest - window_s, self.hidden_share * rest)
+
+
+DEFAULT_TRAINING = TrainingSettings()
