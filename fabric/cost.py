@@ -9,7 +9,6 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from core.memo import last_results
 from fabric.bom import BomLine, BomResult, Range, roll_up
 from fabric.catalog import Catalog
 from fabric.design import ClusterDesign
@@ -83,10 +82,8 @@ class CostSummary:
     all_reduce_busbw_bps: float
 
 
-@last_results(8)  # a sweep's fabric columns and its training row price one point once
 def cost_summary(design: ClusterDesign, estimate: FabricEstimate, catalog: Catalog) -> CostSummary:
-    """The cluster's bill of materials priced from `catalog`, with its per-GPU figures and shares. Designs,
-    estimates and catalogs are immutable: the same three objects give the summary computed the first time."""
+    """The cluster's bill of materials priced from `catalog`, with its per-GPU figures and shares."""
     from fabric.bom import facility_power_w
     from fabric.collectives import busbw_bps
     from fabric.evaluate import job_collective

@@ -2,31 +2,22 @@
 
 from __future__ import annotations
 
-import functools
-
 from core.errors import InputError
 from fabric.design import ClusterDesign
 from fabric.estimate import FabricEstimate
-from fabric.kind import OPS, Collective, CollectiveTime
+from fabric.kind import OPS, Collective, CollectiveTime, MixPricing
 from fabric.registry import get_kind
 from photonics.design import LinkDesign
-from photonics.link import spectral_forms
 
 
-def evaluate_fabric(design: ClusterDesign) -> FabricEstimate:
-    """The fabric's bandwidth, degree, bisection, reach, bill of materials and violations."""
+def evaluate_fabric(design: ClusterDesign, link=None) -> FabricEstimate:
+    """The fabric's bandwidth, degree, bisection, reach, bill of materials and violations. `link`: the estimate of
+    the design's optical link (`effective_link`) when the caller has it."""
     kind = get_kind(design.fabric.kind)
     if kind.optical and design.link.link.kind != "ring-wdm":
         raise InputError(f"[fabric] kind = '{kind.name}' is built from ring-wdm chiplets; a [link] kind = "
                          f"'{design.link.link.kind}' link is evaluated on its own (`sipml budget`, `sipml check`)")
-    return _evaluate_cached(design, kind, spectral_forms(design.link))
-
-
-@functools.lru_cache(maxsize=64)
-def _evaluate_cached(design: ClusterDesign, kind, forms: tuple) -> FabricEstimate:
-    """Designs, kinds and estimates are immutable: a command that asks for the same fabric in several stages
-    (feasibility, cost, sensitivities) evaluates it once."""
-    return kind.evaluate(design)
+    return kind.evaluate(design, link)
 
 
 def effective_link(design: ClusterDesign) -> LinkDesign | None:
@@ -38,6 +29,12 @@ def price(est: FabricEstimate, running, mix=None) -> list[CollectiveTime]:
     """Times of the collectives in `running` when they run together; a static fabric is configured for `mix`
     (default: `running`). See fabric.kind."""
     return get_kind(est.kind).price(est, running, mix)
+
+
+def mix_pricing(est: FabricEstimate, mix, arrays=None) -> MixPricing:
+    """A pricer of collectives of the job's traffic `mix` on `est` (see fabric.kind.MixPricing): a strategy search
+    prices through one; `arrays`, the mix's checked group arrays (`fabric.kind.group_arrays`), when known."""
+    return MixPricing(get_kind(est.kind), est, mix, arrays)
 
 
 def price_first(est: FabricEstimate, running, mix=None) -> CollectiveTime:

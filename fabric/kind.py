@@ -27,7 +27,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.errors import InputError
-from core.memo import last_results
 
 OPS = ("all_reduce", "reduce_scatter", "all_gather", "all_to_all", "p2p")
 BITS_PER_BYTE = 8.0
@@ -64,7 +63,6 @@ def check_op(op: str) -> None:
         raise InputError(f"unknown collective {op!r}, expected one of {', '.join(OPS)}{hint}")
 
 
-@last_results(512)  # a strategy search prices one mix of collectives many times: each is checked once per job
 def group_arrays(c: Collective, job_gpus: int):
     """(n, p, s) as float arrays, checked: p ≥ 1 and s ≥ 1 whole numbers whose groups tile the job
     (p·s divides the job's ranks)."""
@@ -116,7 +114,8 @@ def scalar(value):
 class FabricKind:
     """A fabric kind: its `name`, its design section (`section`, `section_type`, or None), whether it is configured
     once per job (`static`) and whether its GPUs have the optical I/O of [link] … [package] (`optical`), and its
-    model as functions: `evaluator(design)` → FabricEstimate, `sharer(est, collectives)` → one share per collective,
+    model as functions: `evaluator(design)` → FabricEstimate (`evaluator(design, link)` with the estimate of
+    `link_of(design)` for a kind with an optical link), `sharer(est, collectives)` → one share per collective,
     `pricer(est, c, n, p, s, share)` → CollectiveTime, `server(est, flows)` → fabric.traffic.Served, and
     `link_of(design)` → the optical link the budget must close (None: no optical link)."""
 
@@ -135,8 +134,16 @@ class FabricKind:
         """The GPU-to-GPU optical link the budget must close (with any switch passes), or None."""
         return self.link_of(design) if self.link_of is not None else None
 
-    def evaluate(self, design):
-        return self.evaluator(design)
+    def evaluate(self, design, link=None):
+        """The fabric of `design`; a kind with an optical link reads `link`, the estimate of `optical_link(design)`
+        (evaluated here when the caller has none to hand over)."""
+        if self.link_of is None:
+            return self.evaluator(design)
+        if link is None:
+            from photonics.link import evaluate
+
+            link = evaluate(self.optical_link(design))
+        return self.evaluator(design, link)
 
     def shares(self, est, collectives):
         """One share per collective: the part of each contended resource its groups get."""
@@ -152,22 +159,48 @@ class FabricKind:
     def price(self, est, running, mix=None, first_only: bool = False) -> list[CollectiveTime]:
         """Times of the collectives in `running` when they run together (see the module docstring); with
         `first_only`, the time of the first alone (the others still take their shares)."""
+        return MixPricing(self, est, mix).price(running, first_only)
+
+
+class MixPricing:
+    """Prices collectives of one job's traffic `mix` on one fabric estimate, as often as a strategy search asks:
+    the mix's shares of a static fabric are found once, and each collective's group arrays (checked) once."""
+
+    def __init__(self, kind: FabricKind, est, mix=None, arrays=None):
+        """`arrays`: the group arrays of each collective of `mix`, in its order, when the caller has them checked
+        (`group_arrays` with the job's ranks)."""
+        self.kind, self.est = kind, est
+        self.mix = None if mix is None else tuple(mix)
+        self._mix_shares = None
+        self._arrays: dict[int, tuple] = {}  # id of a collective of the mix → its (n, p, s)
+        if arrays is not None:
+            self._arrays = {id(c): a for c, a in zip(self.mix, arrays)}
+
+    def _group_arrays(self, c: Collective):
+        if self.mix is not None and any(m is c for m in self.mix):
+            if id(c) not in self._arrays:
+                self._arrays[id(c)] = group_arrays(c, self.est.job_gpus)
+            return self._arrays[id(c)]
+        return group_arrays(c, self.est.job_gpus)
+
+    def _shares(self, running: list) -> list:
+        kind, est = self.kind, self.est
+        if not kind.static:  # a packet-switched fabric shares among what runs at once, by the bytes of one call
+            return kind.shares(est, [dataclasses.replace(c, calls=1.0) for c in running])
+        if self.mix is None:
+            return kind.shares(est, running)
+        if self._mix_shares is None:
+            self._mix_shares = kind.shares(est, list(self.mix))
+        return [self._mix_shares[_index(self.mix, c)] for c in running]  # each running collective in the mix
+
+    def price(self, running, first_only: bool = False) -> list[CollectiveTime]:
         running = list(running)
-        if self.static:
-            basis = list(mix) if mix is not None else running
-        else:  # a packet-switched fabric shares among what runs at once, by the bytes of one call each
-            basis = [dataclasses.replace(c, calls=1.0) for c in running]
-        arrays = [group_arrays(c, est.job_gpus) for c in running]
-        if self.static and isinstance(mix, tuple):  # an immutable mix: its shares once per estimate
-            shares = _mix_shares(self, est, mix)
-        else:
-            shares = self.shares(est, basis)
-        if self.static and mix is not None:  # look each running collective up in the mix
-            shares = [shares[_index(basis, c)] for c in running]
+        priced = running[:1] if first_only else running
+        arrays = [self._group_arrays(c) for c in running]
         out = []
-        for c, (n, p, s), share in zip(running[:1] if first_only else running, arrays, shares):
-            t = self.time(est, c, n, p, s, share)
-            seconds = t.seconds + np.where(p > 1, est.design.fabric.launch_latency, 0.0)
+        for c, (n, p, s), share in zip(priced, arrays, self._shares(running)):
+            t = self.kind.time(self.est, c, n, p, s, share)
+            seconds = t.seconds + np.where(p > 1, self.est.design.fabric.launch_latency, 0.0)
             shape = np.shape(seconds)
             out.append(CollectiveTime(
                 seconds=scalar(seconds), schedule=scalar(np.broadcast_to(np.asarray(t.schedule, dtype=object), shape)),
@@ -175,10 +208,8 @@ class FabricKind:
                                                                                                      shape))))
         return out
 
-
-@last_results(4)
-def _mix_shares(kind: FabricKind, est, mix: tuple):
-    return kind.shares(est, list(mix))
+    def price_first(self, running) -> CollectiveTime:
+        return self.price(running, first_only=True)[0]
 
 
 def _index(mix, c) -> int:

@@ -38,7 +38,7 @@ from fabric.estimate import FabricEstimate, useful_time_fraction
 from fabric.kind import (BITS_PER_BYTE, CollectiveTime, FabricKind, bytes_sent_per_rank, group_arrays, pick,
                          proportional)
 from fabric.optical_io import CHIPLET_LATENCY_S, fiber_delay_s, optical_io_bom
-from photonics.link import Violation, evaluate
+from photonics.link import LinkEstimate, Violation
 
 MULTI_SHOT_PERIOD = 5.0  # reconfigure every 5 × the reconfiguration time [sim]
 
@@ -108,7 +108,7 @@ def useful_fraction(shots: str) -> float:
     return 1.0 if shots == "single" else useful_time_fraction(MULTI_SHOT_PERIOD, 1.0)
 
 
-def _evaluate(design: ClusterDesign) -> FabricEstimate:
+def _evaluate(design: ClusterDesign, est: LinkEstimate) -> FabricEstimate:
     fab, ocs, lk = design.fabric, design.topology, design.link.link
     if lk.fibers_per_direction % ocs.switches:
         raise InputError(f"[sip_ocs] switches = {ocs.switches}: each GPU needs whole fibers per OCS port, so [link] "
@@ -117,7 +117,6 @@ def _evaluate(design: ClusterDesign) -> FabricEstimate:
                          f"{max(1, lk.wavelengths_per_fiber * lk.fibers_per_direction // ocs.switches)}, or start "
                          "from the built-in sip-ocs)")
     fibers_per_port = lk.fibers_per_direction // ocs.switches
-    est = evaluate(ocs_link(design))
     violations = list(est.violations)
     passes = switch_passes(ocs.topology)
     pods, pod_size = 1, fab.gpus

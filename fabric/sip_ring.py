@@ -37,7 +37,7 @@ from fabric.estimate import FabricEstimate, useful_time_fraction
 from fabric.kind import BITS_PER_BYTE, CollectiveTime, FabricKind, bytes_sent_per_rank, proportional, pick
 from fabric.optical_io import CHIPLET_LATENCY_S, fiber_delay_s, optical_io_bom
 from photonics import amplifier, link, microring, receiver
-from photonics.link import LinkEstimate, Violation, evaluate, transmit_loss_db
+from photonics.link import LinkEstimate, Violation, transmit_loss_db
 from core.units import db_to_lin, dbm_to_w
 
 _AMPLIFIED = when_above("sip_ring", "amplifier_every", 0)  # the amplifier keys matter only with amplifiers
@@ -143,13 +143,12 @@ def amplified_reach_hops(design: ClusterDesign, est: LinkEstimate, pass_loss_db:
                                  amplifiers_passable=max_amps, amplifier_input_dbm=amp_in_dbm)
 
 
-def _evaluate(design: ClusterDesign) -> FabricEstimate:
+def _evaluate(design: ClusterDesign, est: LinkEstimate) -> FabricEstimate:
     fab, ring, lk = design.fabric, design.topology, design.link.link
     if lk.fibers_per_direction % ring.directions:
         raise InputError(f"[sip_ring] directions = {ring.directions} must divide [link] fibers_per_direction = "
                          f"{lk.fibers_per_direction}")
     fibers_per_ring_direction = lk.fibers_per_direction // ring.directions
-    est = evaluate(design.link)
     pass_loss = pass_through_loss_db(design, est)
     violations = list(est.violations)
     if design.link.modulator.kind != "add-drop":

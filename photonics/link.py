@@ -14,7 +14,6 @@ loss)` (the hops the neighbour's margin pays for) and `with_fabric_energy(est, p
 
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import replace
 
@@ -51,20 +50,7 @@ LIMIT_TEXT = {
 def evaluate(d: LinkDesign) -> LinkEstimate:
     """Evaluate a design point. Raises InputError for values no receiver or ring can have and for sections that
     contradict each other; returns the estimate (with its violations) for a design that is well formed but may be
-    infeasible. Designs and estimates are immutable, so the last few estimates are kept: a command that reads the
-    same link in several stages (budget, fabric, cost, sweep columns) computes it once."""
-    return _evaluate_cached(d, spectral_forms(d))
-
-
-def spectral_forms(d: LinkDesign) -> tuple:
-    """The form (Hz or wavelength span) of each spectral field: a span equals the float of its metres, so a cache
-    keyed on a design needs these too."""
-    return (type(d.link.channel_spacing), type(d.ring.tuning_efficiency), type(d.tuning.sigma_local),
-            type(d.tuning.sigma_system))
-
-
-@functools.lru_cache(maxsize=256)
-def _evaluate_cached(d: LinkDesign, forms: tuple) -> LinkEstimate:
+    infeasible."""
     return estimate(link_arrays(resolve(d)))
 
 

@@ -28,8 +28,13 @@ class LedgerLine:
     key: str = ""
 
 
+def ndim(value) -> int:
+    """Dimensions of a number (0) or an array: `np.ndim` without its overhead, for the per-point path."""
+    return getattr(value, "ndim", 0)
+
+
 def _scalar(*values) -> bool:
-    return all(np.ndim(v) == 0 for v in values)
+    return all(ndim(v) == 0 for v in values)
 
 
 def line(key: str, name: str, count, each_db, what: str) -> LedgerLine:
@@ -53,7 +58,7 @@ def total_db(lines):
     total = 0.0
     for item in lines:
         total = total + item.value_db
-    return float(total) if np.ndim(total) == 0 else total
+    return float(total) if ndim(total) == 0 else total
 
 
 def fiber_path(d: LinkDesign, ls=None) -> list[LedgerLine]:

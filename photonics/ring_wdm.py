@@ -18,6 +18,7 @@ point's records from them.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from dataclasses import dataclass
@@ -28,7 +29,7 @@ from core.units import db_to_lin, dbm_to_w, format_si, w_to_dbm
 from photonics import budget, crosstalk, filtering, laser, microring, modulator, packaging, variation
 from photonics.design import LinkDesign
 from photonics.grid import grid_offsets, worst_victim_sum_by_count, wrapped_detuning_hz
-from photonics.loss import LedgerLine, distributed, fiber_path, line, total_db
+from photonics.loss import LedgerLine, distributed, fiber_path, line, ndim, total_db
 from photonics.shared import (PenaltyArrays, ReceiverArrays, SignalArrays, as_number, elementwise, penalty_arrays,
                               penalty_lines, receiver_arrays, sections, signal_arrays)
 
@@ -111,7 +112,7 @@ def _laser_lines_in_bus(d: LinkDesign, lines, counts):
 def modulation_loss(d: LinkDesign, mod, levels: int) -> LedgerLine:
     """Modulating a CW line: its average power over its peak (E8; PAM levels average to the same mid level)."""
     value = modulator.ook_penalty_db(db_to_lin(mod.extinction_ratio))
-    scalar = np.ndim(value) == 0
+    scalar = ndim(value) == 0
     value = float(value) if scalar else value
     if levels == 2:
         return LedgerLine("on-off keying", value, f"average of '1' and '0' at ER {mod.extinction_ratio:g} dB (E8)"
@@ -123,7 +124,7 @@ def modulation_loss(d: LinkDesign, mod, levels: int) -> LedgerLine:
 def ledger(d: LinkDesign, s: dict, ring: RingArrays, levels: int, through_tx, through_rx) -> tuple[LedgerLine, ...]:
     """Losses of the worst wavelength from the transmit bus to the detector, in path order."""
     ls, mod, lk = s["loss"], s["modulator"], s["link"]
-    scalar = np.ndim(lk.channel_spacing) == 0 and np.ndim(lk.wavelengths_per_fiber) == 0
+    scalar = ndim(lk.channel_spacing) == 0 and ndim(lk.wavelengths_per_fiber) == 0
     n, spacing = lk.wavelengths_per_fiber, format_si(lk.channel_spacing, "Hz") if scalar else ""
     items = [distributed("tx_waveguide", "transmit waveguide", ls.tx_waveguide_length, ls.waveguide_loss),
              line("bends", "bends", ls.bends, ls.bend_loss, "each"),
@@ -153,7 +154,7 @@ def transmit_loss_db(ledger_lines):
 
 
 # --- the wavelength-count search -----------------------------------------------------------------------------------
-@functools.lru_cache(maxsize=512)
+@functools.lru_cache(maxsize=512)  # per-count tables of a spectral point, shared by points that differ elsewhere
 def _scalar_table(kind, *args) -> np.ndarray:
     """A per-count table for one spectral point, kept read-only: design points that differ off the spectrum (power,
     losses) share it — this cache saves rebuilding it for every point of a per-point sweep."""
@@ -163,7 +164,7 @@ def _scalar_table(kind, *args) -> np.ndarray:
 
 
 def _table(kind, n_max: int, *args):
-    if all(np.ndim(a) == 0 for a in args):
+    if all(ndim(a) == 0 for a in args):
         return _scalar_table(kind, n_max, *(float(a) for a in args))
     return kind(n_max, *args)
 
@@ -281,7 +282,8 @@ def budget_stage(d: LinkDesign, s: dict, ring: RingArrays, lz: LaserArrays, sig:
     and penalties at the design's own count."""
     lk = s["link"]
     constant_db = 0.0 + pen.extinction_db + ring.isi_db + pen.rin_db + pen.dispersion_db
-    fixed_db = total_db(ledger(d, s, ring, sig.levels, 0.0, 0.0))  # the ledger with no ring passed
+    unpassed = ledger(d, s, ring, sig.levels, 0.0, 0.0)  # the ledger with no ring passed
+    fixed_db = total_db(unpassed)
     inputs = (lz.mean_in_bus_dbm - lz.flatness, lz.cap_dbm - lz.flatness, lz.lines, fixed_db, constant_db,
               rx.sensitivity_dbm, lk.system_margin, sig.eye_q, er, lz.flatness, sig.eye_scale)
     count, (tx_t, rx_t, leak_t) = _count_search(d, s, ring, lz, sig, rx, inputs, grid_points)
@@ -299,7 +301,9 @@ def budget_stage(d: LinkDesign, s: dict, ring: RingArrays, lz: LaserArrays, sig:
                                    penalty_db=constant_db + xt_db, sensitivity_dbm=rx.sensitivity_dbm,
                                    system_margin_db=lk.system_margin)
     launch = budget.launch_power_dbm(lz.mean_in_bus_dbm, lz.cap_dbm, lit) - lz.flatness
-    items = ledger(d, s, ring, sig.levels, through_tx, through_rx)
+    passed = {"rings_transmit": as_number(through_tx), "rings_receive": as_number(through_rx)}
+    items = tuple(dataclasses.replace(item, value_db=passed[item.key]) if item.key in passed else item
+                  for item in unpassed)
     total = total_db(items)
     penalties = _penalty_lines(d, s, sig, ring, pen, xt_db, leak)
     penalty_db = 0.0 + pen.extinction_db + xt_db + ring.isi_db + pen.rin_db + pen.dispersion_db
@@ -315,7 +319,7 @@ def _penalty_lines(d: LinkDesign, s: dict, sig, ring: RingArrays, pen: PenaltyAr
     """The penalties as ledger lines, in order: extinction ratio, crosstalk, filter ISI, RIN, dispersion (details
     for one point only)."""
     extinction, rin, dispersion = penalty_lines(d, s, sig, pen)
-    one = np.ndim(xt_db) == 0 and np.ndim(ring.isi_db) == 0
+    one = ndim(xt_db) == 0 and ndim(ring.isi_db) == 0
     n = s["link"].wavelengths_per_fiber
     return (extinction,
             LedgerLine("crosstalk", as_number(xt_db), f"ΣX {float(leak):.4f} at the weakest line, {n} channels (E6–E7)"

@@ -16,7 +16,7 @@ import numpy as np
 from core.units import db_to_lin, format_si
 from photonics import fec, fiber, microring, modulation, modulator, noise, receiver
 from photonics.design import LinkDesign
-from photonics.loss import LedgerLine
+from photonics.loss import LedgerLine, ndim
 
 SECTIONS = ("link", "fiber", "ring", "modulator", "laser", "transmitter", "loss", "receiver", "tuning", "package",
             "interface")
@@ -166,12 +166,12 @@ def penalty_arrays(d: LinkDesign, s: dict, sig: SignalArrays, rx: ReceiverArrays
 
 def as_number(value):
     """A float for one point (a 0-d value), the array itself over a grid."""
-    return float(value) if np.ndim(value) == 0 else value
+    return float(value) if ndim(value) == 0 else value
 
 
 def penalty_lines(d: LinkDesign, s: dict, sig: SignalArrays, pen: PenaltyArrays) -> tuple[LedgerLine, ...]:
     """The shared penalties as ledger lines keyed extinction_ratio, rin, dispersion (details for one point only)."""
-    one = all(np.ndim(v) == 0 for v in (pen.extinction_db, pen.rin_db, pen.dispersion_db))
+    one = all(ndim(v) == 0 for v in (pen.extinction_db, pen.rin_db, pen.dispersion_db))
     model = d.fiber.dispersion_model
     if one and model != "none":
         eps = float(dispersion_spread(d, s, sig.symbol_rate, s["loss"].fiber_length))

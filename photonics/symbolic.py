@@ -49,17 +49,27 @@ def budget_equations():
     }
 
 
-@lru_cache(maxsize=None)
+UNKNOWNS = {"max_wavelengths": "N", "min_line_power": "P", "max_length": "L", "max_hops": "k"}
+
+
 def closed_form(problem: str):
     """The solution of one inverse problem: 'max_wavelengths' → N, 'min_line_power' → P,
     'max_length' → L, 'max_hops' → k."""
+    return _closed_forms()[problem]
+
+
+@lru_cache(maxsize=1)
+def _closed_forms() -> dict:
+    """Every inverse problem solved once (sympy takes a while; the forms are constants of the model)."""
     import sympy as sp
 
-    unknown = {"max_wavelengths": "N", "min_line_power": "P", "max_length": "L", "max_hops": "k"}[problem]
-    solutions = sp.solve(sp.Eq(budget_equations()[problem], 0), _symbols()[unknown], dict=True)
-    if len(solutions) != 1:
-        raise RuntimeError(f"{problem}: expected one solution, sympy found {len(solutions)}")
-    return sp.simplify(solutions[0][_symbols()[unknown]])
+    forms = {}
+    for problem, unknown in UNKNOWNS.items():
+        solutions = sp.solve(sp.Eq(budget_equations()[problem], 0), _symbols()[unknown], dict=True)
+        if len(solutions) != 1:
+            raise RuntimeError(f"{problem}: expected one solution, sympy found {len(solutions)}")
+        forms[problem] = sp.simplify(solutions[0][_symbols()[unknown]])
+    return forms
 
 
 def numeric(problem: str):

@@ -4,7 +4,7 @@ Values go in with their units — text (``"50 Gbit/s"``), pint quantities (``Q_(
 plain ratios, numbers — and come out as the project's records, whose fields are SI floats named with their unit
 (``capacity_bps``, ``margin_db``). Bad input raises ``core.errors.InputError`` with the message the CLI prints.
 
->>> from sipml import Q_, budget, cost, fabric, load_design, speedup
+>>> from sipml import Q_, budget, cost, evaluate, fabric, load_design, speedup
 >>> design = load_design("sip-ring", {"link.data_rate": Q_(32, "Gbit/s")})
 >>> link = budget(design)
 >>> round(link.capacity.capacity_bps / 1e12, 2), link.binding_limit
@@ -17,6 +17,9 @@ True
 >>> summary = cost(design)
 >>> 5_000 < summary.network_cost_per_gpu_usd.typical < 20_000
 True
+>>> point = evaluate(design)             # every stage of one design point, each computed once
+>>> point.fabric is point.fabric and point.cost.bom is point.cost.bom
+True
 >>> row = speedup("sip-ocs", "gpt2-355m")[0]
 >>> row["design"], row["baseline"], row["speedup"] > 1
 ('sip-ocs', 'fattree-200', True)
@@ -27,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-__all__ = ["budget", "cost", "fabric", "load_design", "speedup", "sweep"]
+__all__ = ["budget", "cost", "evaluate", "fabric", "load_design", "speedup", "sweep"]
 
 
 def _override_text(target: str, value) -> str:
@@ -62,36 +65,37 @@ def _design(design):
     return design if isinstance(design, ClusterDesign) else load_design(design)
 
 
+def evaluate(design=None, catalog_files: Sequence[str | Path] = ()):
+    """The design point as a `workloads.evaluation.Evaluation`: its `link`, `fabric`, `cost` and
+    `training(model, batch)`, each computed once when first read and handed to the next; priced from the shipped
+    catalog merged with `catalog_files`."""
+    from fabric.catalog import load_catalog
+    from workloads.evaluation import Evaluation
+
+    return Evaluation(_design(design), load_catalog(*catalog_files) if catalog_files else None)
+
+
 def budget(design=None):
     """The link budget of the design's GPU-to-GPU optical link (with any switch passes), as
     `photonics.records.LinkEstimate`: ledger, margin_db, capacity, binding_limit, reach, energy, violations."""
     from core.errors import InputError
-    from fabric.evaluate import effective_link
-    from photonics.link import evaluate
 
-    loaded = _design(design)
-    link = effective_link(loaded)
-    if link is None:
-        raise InputError(f"[fabric] kind = '{loaded.fabric.kind}' has no optical link to budget")
-    return evaluate(link)
+    point = evaluate(design)
+    if point.link_design is None:
+        raise InputError(f"[fabric] kind = '{point.design.fabric.kind}' has no optical link to budget")
+    return point.link
 
 
 def fabric(design=None):
     """The fabric of the design, as `fabric.estimate.FabricEstimate`: per-GPU bandwidth, degree, bisection, reach,
     bill of materials, violations."""
-    from fabric.evaluate import evaluate_fabric
-
-    return evaluate_fabric(_design(design))
+    return evaluate(design).fabric
 
 
 def cost(design=None, catalog_files: Sequence[str | Path] = ()):
     """The cluster's cost and power, as `fabric.cost.CostSummary` (each figure a low/typical/high range), priced
     from the shipped catalog merged with `catalog_files`."""
-    from fabric.catalog import load_catalog
-    from fabric.cost import cost_summary
-
-    loaded = _design(design)
-    return cost_summary(loaded, fabric(loaded), load_catalog(*catalog_files))
+    return evaluate(design, catalog_files).cost
 
 
 def speedup(designs: str | Sequence[str] = ("sip-ring", "sip-ocs"), model: str = "gpt3-175b", *,

@@ -107,33 +107,36 @@ def _check_entries(loaded, design, catalog) -> None:
     check_catalog_entries(loaded, catalog, _named(design))
 
 
-def _evaluate(design: Optional[str], overrides: Optional[list[str]]):
-    """Load a design and evaluate the optical link its fabric uses (with any switch passes); errors found while
-    evaluating also name the file."""
+def _link(point, design):
+    """The optical link of a loaded point (with any switch passes its fabric adds); errors found while evaluating
+    also name the file."""
     from core.errors import InputError
-    from fabric.evaluate import effective_link
-    from photonics.link import evaluate
 
-    loaded = _load(design, overrides)
-    link = effective_link(loaded)
-    if link is None:
-        raise InputError(f"{_named(design)}: [fabric] kind = '{loaded.fabric.kind}' has no optical link to budget")
+    if point.link_design is None:
+        raise InputError(f"{_named(design)}: [fabric] kind = '{point.design.fabric.kind}' has no optical link to "
+                         "budget")
     _doing(f"evaluating the link of {_named(design)}")
     try:
-        return evaluate(link)
+        return point.link
     except InputError as exc:
         raise InputError(f"{_named(design)}: {exc}") from None
 
 
-def _evaluate_fabric(loaded, design):
+def _fabric(point, design):
     from core.errors import InputError
-    from fabric.evaluate import evaluate_fabric
 
     _doing(f"evaluating the fabric of {_named(design)}")
     try:
-        return evaluate_fabric(loaded)
+        return point.fabric
     except InputError as exc:
         raise InputError(f"{_named(design)}: {exc}") from None
+
+
+def _point(design, overrides, catalog=None):
+    """The evaluation of a loaded design (`workloads.evaluation.Evaluation`): each stage computed once."""
+    from workloads.evaluation import Evaluation
+
+    return Evaluation(_load(design, overrides), catalog)
 
 
 def _version(value: bool) -> None:
@@ -162,7 +165,7 @@ def budget(design: DesignArg = None,
     """Print the link budget line by line, the margin, the capacity and the limit that binds."""
     from sipml.reports import budget_report
 
-    est = _evaluate(design, set_)
+    est = _link(_point(design, set_), design)
     spacing = None
     if min_spacing:
         from photonics.link import min_channel_spacing_hz
@@ -182,14 +185,15 @@ def check(design: DesignArg = None,
     fabric is built from, as a link."""
     from sipml.reports import check_fabric_report, check_report
 
-    loaded = _load(design, set_)
+    point = _point(design, set_)
+    loaded = point.design
     if loaded.link.link.kind == "ring-wdm" or loaded.has_fabric:
         _check_entries(loaded, design, _catalog(catalog))
-        fab = _evaluate_fabric(loaded, design)
+        fab = _fabric(point, design)
         _emit(check_fabric_report(fab, _named(design)), fmt, output)
         feasible = fab.feasible
     else:
-        est = _evaluate(design, set_)
+        est = _link(point, design)
         _emit(check_report(est, _named(design)), fmt, output)
         feasible = est.feasible
     if not feasible:
@@ -230,9 +234,10 @@ def fabric(design: DesignArg = None, fmt: FormatOpt = Format.table, output: Outp
             raise InputError(f"--message-size {message_size!r}: {exc}") from None
         if not size > 0 or size == float("inf"):
             raise InputError(f"--message-size {message_size!r}: expected a positive, finite size")
-    loaded = _load(design, set_)
+    point = _point(design, set_)
+    loaded = point.design
     _check_entries(loaded, design, _catalog(catalog))
-    fab = _evaluate_fabric(loaded, design)
+    fab = _fabric(point, design)
     size = loaded.fabric.message_size if size is None else size
     _doing(f"computing the collective times of {_named(design)}")
     times = job_collectives(fab, size)
@@ -278,9 +283,9 @@ def cost(designs: Annotated[Optional[list[str]], typer.Argument(
     """Side-by-side cost and power tables: per GPU and per cluster, with the breakdown and the price range.
     A --set must have an effect in every design compared."""
     from core.errors import InputError
-    from fabric.cost import cost_summary
     from sipml.design import NoEffect, builtin_designs
     from sipml.reports import cost_data, cost_report
+    from workloads.evaluation import Evaluation
 
     names = designs or [n for n in DEFAULT_COMPARISON if n in builtin_designs()]
     cat = _catalog(catalog)
@@ -298,9 +303,10 @@ def cost(designs: Annotated[Optional[list[str]], typer.Argument(
         raise InputError("; ".join(f"{', '.join(sources)}: {problem}" for problem, sources in refused.items()))
     entries = []
     for name, design in loaded.items():
-        fab = _evaluate_fabric(design, name)
+        point = Evaluation(design, cat)
+        fab = _fabric(point, name)
         _doing(f"costing {name}")
-        entries.append(cost_data(name, fab, cost_summary(design, fab, cat)))
+        entries.append(cost_data(name, fab, point.cost))
     _emit(cost_report(entries), fmt, output)
 
 

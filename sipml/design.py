@@ -23,7 +23,6 @@ an unamplified ring does not reach SiP-ML's placement locality). Only naming no 
 from __future__ import annotations
 
 import dataclasses
-import functools
 import json
 import tomllib
 from collections.abc import Mapping
@@ -171,20 +170,7 @@ def build_section(cls, values: dict, where: str):
 
 
 def _built_section(name: str, values: dict, where: str):
-    """`build_section`, kept for the last few distinct sections (they are immutable): a sweep rebuilds only the
-    section its axis changes."""
-    try:
-        key = (name, tuple((k, type(v), v) for k, v in values.items()), where)  # True == 1, but not as input
-        hash(key)
-    except TypeError:  # a TOML array or table as a value: not kept (and refused by the field anyway)
-        return build_section(ALL_SECTIONS[name], values, where)
-    return _cached_section(key)
-
-
-@functools.lru_cache(maxsize=512)
-def _cached_section(key):
-    name, items, where = key
-    return build_section(ALL_SECTIONS[name], {k: v for k, _, v in items}, where)
+    return build_section(ALL_SECTIONS[name], values, where)
 
 
 MOVED = {("tuning", "retune_time"): ("sip_ring", "retune_time", "0.5.0")}  # (section, key) → where it went, since
@@ -215,15 +201,24 @@ def _check_names(data: dict, source: str) -> None:
         raise InputError(f"{source}: {len(unknown)} unknown names: " + "; ".join(short for short, _ in unknown))
 
 
-def design_from_mapping(data: dict, source: str = "<design>") -> ClusterDesign:
+def _same_values(a: dict, b: dict) -> bool:
+    """The same keys with the same values of the same types (True == 1, but not as input)."""
+    return a.keys() == b.keys() and all(type(a[k]) is type(b[k]) and a[k] == b[k] for k in a)
+
+
+def design_from_mapping(data: dict, source: str = "<design>", base: dict | None = None) -> ClusterDesign:
     """A design from a parsed TOML mapping; `source` names the file in error messages. Sections and keys left
-    out take their declared defaults; a mapping without [fabric] has the default fabric."""
+    out take their declared defaults; a mapping without [fabric] has the default fabric. `base`: {name: (values,
+    section)} of sections already built from a base mapping (`section_values`); a section whose values are the
+    same is taken from there, not built again (a sweep's points differ from their base in a section or two)."""
     _check_names(data, source)
     built = {}
     for name, values in data.items():
         if not isinstance(values, dict):
             raise InputError(f"{source}: '{name}' must be a [section] table, got {shown(values)}")
-        built[name] = _built_section(name, values, f"{source}: [{name}]")
+        known = (base or {}).get(name)
+        built[name] = known[1] if known is not None and _same_values(known[0], values) else \
+            _built_section(name, values, f"{source}: [{name}]")
     fabric = built.get("fabric", FabricSection())
     kind = get_kind(fabric.kind)
     own = {n: s for n, s in built.items() if n in FABRIC_SECTIONS and n != "fabric"}
@@ -240,6 +235,12 @@ def design_from_mapping(data: dict, source: str = "<design>") -> ClusterDesign:
     if problem:
         raise NoEffect(source, problem)
     return design
+
+
+def section_values(data: dict, design: ClusterDesign) -> dict:
+    """{name: (values, section)} of every section `data` gives, as `design` (built from it) holds them: the `base`
+    of `design_from_mapping` for mappings that differ from `data` in a few values."""
+    return {name: (values, section_of(design, name)) for name, values in data.items() if isinstance(values, dict)}
 
 
 def resolve(design: str | Path) -> Path:

@@ -134,7 +134,8 @@ def check_quantity(name: str) -> None:
 
 
 class Evaluator:
-    """quantity(design, catalog) for one quantity; the baseline of a training quantity is evaluated once."""
+    """quantity(point) for one quantity, `point` a `workloads.evaluation.Evaluation` (or a design, evaluated
+    here); the baseline of a training quantity is evaluated once per job size and catalog."""
 
     def __init__(self, name: str, model: str, baseline: str):
         from fabric.catalog import load_catalog
@@ -142,63 +143,62 @@ class Evaluator:
         self.name, self.catalog = name, load_catalog()
         self.model_name, self.baseline_name, self._baselines = model, baseline, {}
 
-    def __call__(self, design, catalog=None) -> float:
-        catalog = catalog or self.catalog
-        if self.name in LINK_QUANTITIES:
-            return _number(_link_data(design)[self.name])
-        from fabric.evaluate import evaluate_fabric
+    def point(self, design, catalog=None):
+        from workloads.evaluation import Evaluation
 
-        fab = evaluate_fabric(design)
+        return design if isinstance(design, Evaluation) else Evaluation(design, catalog or self.catalog)
+
+    def __call__(self, design, catalog=None) -> float:
+        point = self.point(design, catalog)
+        if self.name in LINK_QUANTITIES:
+            return _number(_link_data(point)[self.name])
         if self.name in FABRIC_QUANTITIES:
-            return _fabric_number(fab, self.name)
+            return _fabric_number(point.fabric, self.name)
         if self.name in COST_QUANTITIES:
-            from fabric.cost import cost_summary
             from sipml.reports import cost_data
 
-            return _number(cost_data("", fab, cost_summary(design, fab, catalog))[self.name])
-        return self._training(design, catalog)
+            return _number(cost_data("", point.fabric, point.cost)[self.name])
+        return self._training(point)
 
-    def _training(self, design, catalog) -> float:
+    def _training(self, point) -> float:
         from workloads.models import load_model
-        from workloads.speedup import compare, default_batch, evaluate_model
+        from workloads.speedup import compare, default_batch
 
         model = load_model(self.model_name)
-        batch, _ = default_batch(model, design.job_gpus)
-        result = evaluate_model(model, design, "design", batch, catalog=catalog, top=1)
+        batch, _ = default_batch(model, point.cluster.job_gpus)
+        result = point.training(model, batch, top=1)
         if self.name in ("iteration_s", "tflops_per_gpu", "mfu", "throughput"):
             return {"iteration_s": result.best.iteration_s, "tflops_per_gpu": result.tflops_per_gpu,
                     "mfu": result.mfu, "throughput": result.throughput}[self.name]
-        return compare(result, self._baseline(model, design, batch, catalog))[self.name]
+        return compare(result, self._baseline(model, point, batch))[self.name]
 
-    def _baseline(self, model, design, batch, catalog):
-        """The baseline at the design's size and catalog (kept for the shipped catalog, the common case)."""
+    def _baseline(self, model, point, batch):
+        """The baseline at the point's size, priced from the point's catalog: its fabric evaluated once per size,
+        its training once per catalog."""
         from sipml.design import load_design
-        from workloads.speedup import evaluate_model
+        from workloads.evaluation import Evaluation
 
-        key = design.fabric.gpus
-        if catalog is self.catalog and key in self._baselines:
-            return self._baselines[key]
-        base = load_design(self.baseline_name, [f"fabric.gpus={design.fabric.gpus}"])
-        result = evaluate_model(model, base, self.baseline_name, batch, catalog=catalog, top=1)
-        if catalog is self.catalog:
-            self._baselines[key] = result
-        return result
+        gpus = point.cluster.fabric.gpus
+        if gpus not in self._baselines:
+            base = load_design(self.baseline_name, [f"fabric.gpus={gpus}"])
+            self._baselines[gpus] = Evaluation(base, self.catalog)
+        base = self._baselines[gpus]
+        if point.catalog is not base.catalog:
+            base = base.priced(point.catalog)
+        return base.training(model, batch, name=self.baseline_name, top=1)
 
 
 def _number(value) -> float:
     return float("nan") if value is None else float(value)
 
 
-def _link_data(design) -> dict:
-    from fabric.evaluate import effective_link
+def _link_data(point) -> dict:
     from core.errors import InputError
-    from photonics.link import evaluate
     from sipml.reports import budget_data
 
-    link = effective_link(design)
-    if link is None:
-        raise InputError(f"[fabric] kind = '{design.fabric.kind}' has no optical link")
-    return budget_data(evaluate(link), "")
+    if point.link_design is None:
+        raise InputError(f"[fabric] kind = '{point.design.fabric.kind}' has no optical link")
+    return budget_data(point.link, "")
 
 
 def _fabric_number(fab, name: str) -> float:
@@ -278,14 +278,13 @@ def design_sensitivities(design, evaluate, base: float) -> tuple[list[Sensitivit
     return rows, skipped
 
 
-def price_sensitivities(design, evaluate, catalog) -> list[Sensitivity]:
-    """The quantity with each catalog component the design's bill uses at its low and high price."""
+def price_sensitivities(point, evaluate) -> list[Sensitivity]:
+    """The quantity with each catalog component the design's bill uses at its low and high price (the link and
+    the fabric carry over: only the bill is priced again)."""
     from fabric.catalog import Catalog
-    from fabric.cost import cost_summary
-    from fabric.evaluate import evaluate_fabric
 
-    fab = evaluate_fabric(design)
-    keys = [line.key for line in cost_summary(design, fab, catalog).bom.lines_by_cost()]
+    catalog = point.catalog
+    keys = [line.key for line in point.cost.bom.lines_by_cost()]
     rows = []
     for key in dict.fromkeys(keys):
         component = catalog[key]
@@ -293,7 +292,7 @@ def price_sensitivities(design, evaluate, catalog) -> list[Sensitivity]:
         for level in (0, 2):
             changed = dict(catalog.components)
             changed[key] = dataclasses.replace(component, price_usd=(component.price_usd[level],) * 3)
-            levels.append(evaluate(design, Catalog(components=changed, files=catalog.files)))
+            levels.append(evaluate(point.priced(Catalog(components=changed, files=catalog.files))))
         low, high = levels
         if low == high:
             continue
@@ -308,16 +307,17 @@ def explain_quantity(name: str, design, source: str, model: str = "gpt2-355m", b
 
     check_quantity(name)
     evaluate = Evaluator(name, model, baseline)
-    base = evaluate(design)
+    point = evaluate.point(design)
+    base = evaluate(point)
     rows, skipped = design_sensitivities(design, evaluate, base)
     if name in PRICED:
-        rows += price_sensitivities(design, evaluate, evaluate.catalog)
+        rows += price_sensitivities(point, evaluate)
     rows.sort(key=lambda r: -r.swing)
     context = f" ({model} over {baseline})" if name in TRAINING_QUANTITIES else ""
     latex = formula_latex(name)
     data = {"quantity": name, "design": source, "value": base, "formula": FORMULAS.get(name, ""),
             "formula_latex": latex,
-            "numbers": _numbers(name, design), "step": STEP,
+            "numbers": _numbers(name, point), "step": STEP,
             "sensitivities": [{"section": r.section, "key": r.key, "unit": r.unit, "value": r.value,
                                "shown": r.shown, "low": r.low,
                                "high": r.high, "swing": r.swing, "derivative": r.derivative,
@@ -349,23 +349,22 @@ def _sensitivity_text(row: Sensitivity) -> str:
     return ""
 
 
-def _numbers(name: str, design) -> list[dict]:
+def _numbers(name: str, point) -> list[dict]:
     """The formula's terms with this design's numbers, for the quantities whose terms the reports carry."""
+    design = point.design
     if name == "margin_db":
-        data = _link_data(design)
+        data = _link_data(point)
         rows = [{"term": r["name"], "value": f"{r['value']:+.2f}", "unit": r["unit"]} for r in data["ledger"]]
         if rows and rows[-1]["term"] != "margin":
             rows.append({"term": "margin", "value": f"{data['margin_db']:+.2f}", "unit": "dB"})
         return rows
     if name == "capacity_gbps":
-        data = _link_data(design)
+        data = _link_data(point)
         rows = [{"term": f"limit: {k}", "value": f"{v:.4g}", "unit": "Gbps"} for k, v in data["limits_gbps"].items()]
         return rows + [{"term": f"binding: {data['binding_limit']}", "value": f"{data['capacity_gbps']:.4g}",
                         "unit": "Gbps"}]
     if name == "optical_reach" and design.fabric.kind == "sip-ring":
-        from fabric.evaluate import evaluate_fabric
-
-        fab = evaluate_fabric(design)
+        fab = point.fabric
         ring = fab.details
         rows = [{"term": "neighbour link margin", "value": f"{ring.neighbour_margin_db:.3f}", "unit": "dB"},
                 {"term": "loss of passing one GPU", "value": f"{ring.pass_loss_db:.3f}", "unit": "dB"},
@@ -376,12 +375,7 @@ def _numbers(name: str, design) -> list[dict]:
     if name in ("speedup", "speedup_per_dollar", "speedup_per_watt", "iteration_s"):
         return []  # the training breakdown is `sipml speedup`'s
     if name == "network_cost_usd_per_gpu":
-        from fabric.catalog import load_catalog
-        from fabric.cost import cost_summary
-        from fabric.evaluate import evaluate_fabric
-
-        fab = evaluate_fabric(design)
-        bom = cost_summary(design, fab, load_catalog()).bom
+        bom = point.cost.bom
         return [{"term": f"{line.key} × {line.count_per_gpu:g}", "value": f"{line.cost_usd.typical / design.fabric.gpus:,.0f}",
                  "unit": "USD per GPU"} for line in bom.lines_by_cost() if line.network]
     return []

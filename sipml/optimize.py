@@ -50,14 +50,12 @@ def parse_constraint(text: str) -> Constraint:
     return Constraint(name, op, float(number))
 
 
-def _feasible(design) -> bool:
+def _feasible(point) -> bool:
+    """Feasible as `sipml check` judges it: the fabric, or a point-to-point link on its own."""
+    design = point.design
     if design.link.link.kind != "ring-wdm" and not design.has_fabric:
-        from photonics.link import evaluate
-
-        return evaluate(design.link).feasible
-    from fabric.evaluate import evaluate_fabric
-
-    return evaluate_fabric(design).feasible
+        return point.link.feasible
+    return point.fabric.feasible
 
 
 def optimize(design, overrides, vary, objective: str, maximize: bool, constraints: list[Constraint],
@@ -67,6 +65,7 @@ def optimize(design, overrides, vary, objective: str, maximize: bool, constraint
     from core.errors import InputError
     from sipml.design import ALL_SECTIONS
     from sipml.explain import Evaluator, check_quantity
+    from sipml.sweep_points import Points
     from sipml.sweeps import grid_points, parse_axis
 
     check_quantity(objective)
@@ -79,6 +78,7 @@ def optimize(design, overrides, vary, objective: str, maximize: bool, constraint
                          "(use fewer values per axis)")
     names = list(dict.fromkeys([objective, *(c.quantity for c in constraints)]))
     evaluators = {name: Evaluator(name, model, baseline) for name in names}
+    design = Points(design)  # the file read once; each point built from it
     rows = []
     for done, point in enumerate(points, 1):
         values = {f"{a.section}.{a.key}": a.values[i] for a, i in zip(axes, point)}
@@ -92,17 +92,17 @@ def optimize(design, overrides, vary, objective: str, maximize: bool, constraint
     return result
 
 
-def _evaluate(design, overrides, values: dict, texts: dict, evaluators) -> dict:
+def _evaluate(points, overrides, values: dict, texts: dict, evaluators) -> dict:
     """One point: its inputs, whether it is feasible, and every quantity asked for (or the rules' refusal)."""
     from core.errors import SipmlError
-    from sipml.sweep_points import load_point
+    from workloads.evaluation import Evaluation
 
     sets = [*(overrides or ()), *(f"{key}={text}" for key, text in texts.items())]
     row = {"inputs": values, "texts": {key: _plain(text) for key, text in texts.items()}}
     try:
-        loaded = load_point(design, sets)
-        row["feasible"] = _feasible(loaded)
-        row["values"] = {name: evaluate(loaded) for name, evaluate in evaluators.items()}
+        point = Evaluation(points.load(sets), next(iter(evaluators.values())).catalog)
+        row["feasible"] = _feasible(point)
+        row["values"] = {name: evaluate(point) for name, evaluate in evaluators.items()}
         row["error"] = ""
     except SipmlError as exc:
         row.update(feasible=False, values={}, error=str(exc))

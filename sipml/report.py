@@ -17,11 +17,11 @@ SENSITIVITY_MODEL = "gpt2-355m"
 
 
 def _link_section():
-    from photonics.link import evaluate
     from sipml.design import load_design
+    from workloads.evaluation import Evaluation
 
     design = load_design("sip-ring")
-    est = evaluate(design.link)
+    est = Evaluation(design).link
     rows = [("capacity per GPU per direction", f"{est.capacity_bps / 1e9:.0f}", "Gbps"),
             ("binding limit", est.binding_limit, ""), ("margin", f"{est.margin_db:.2f}", "dB"),
             ("max wavelengths per fiber", str(est.max_wavelengths_per_fiber), ""),
@@ -35,15 +35,13 @@ def _link_section():
 
 
 def _fabric_section(catalog):
-    from fabric.cost import cost_summary
-    from fabric.evaluate import evaluate_fabric
     from sipml.design import load_design
+    from workloads.evaluation import Evaluation
 
     rows, data = [], []
     for name in FABRICS:
-        design = load_design(name)
-        est = evaluate_fabric(design)
-        summary = cost_summary(design, est, catalog)
+        point = Evaluation(load_design(name), catalog)
+        est, summary = point.fabric, point.cost
         entry = {"design": name, "fabric": est.kind, "feasible": est.feasible,
                  "per_gpu_bandwidth_gbps": est.per_gpu_bandwidth_bps / 1e9,
                  "effective_bandwidth_gbps": est.effective_bandwidth_bps / 1e9, "degree": est.degree,
@@ -121,15 +119,22 @@ def _sensitivity_section(catalog):
     from fabric.catalog import Catalog
     from sipml.design import load_design
     from workloads.models import load_model
-    from workloads.speedup import compare, default_batch, evaluate_model
+    from workloads.evaluation import Evaluation
+    from workloads.speedup import compare, default_batch
 
     model = load_model(SENSITIVITY_MODEL)
     batch, _ = default_batch(model, 1024)
+    points: dict[tuple, Evaluation] = {}  # each design's link and fabric once, priced under every catalog
+
+    def trained(design_name, sets, cat):
+        key = (design_name, tuple(sets))
+        if key not in points:
+            points[key] = Evaluation(load_design(design_name, list(sets)), catalog)
+        point = points[key] if cat is catalog else points[key].priced(cat)
+        return point.training(model, batch, name=design_name)
 
     def per_dollar(design_name, sets=(), cat=catalog, base_cat=catalog):
-        r = evaluate_model(model, load_design(design_name, list(sets)), design_name, batch, catalog=cat)
-        b = evaluate_model(model, load_design("fattree-200"), "fattree-200", batch, catalog=base_cat)
-        return compare(r, b)["speedup_per_dollar"]
+        return compare(trained(design_name, sets, cat), trained("fattree-200", (), base_cat))["speedup_per_dollar"]
 
     def at_level(prefix, level):
         changed = {k: dataclasses.replace(c, price_usd=(c.price_usd[level],) * 3) if k.startswith(prefix) else c

@@ -27,7 +27,8 @@ def run_speedup(designs, model_name: str, gpus: int | None, batch: int | None, s
     from core.errors import InfeasibleDesign, InputError
     from fabric.catalog import load_catalog
     from workloads.models import load_model
-    from workloads.speedup import compare, default_batch, evaluate_model
+    from workloads.evaluation import Evaluation
+    from workloads.speedup import compare, default_batch
     from workloads.strategy import parse_strategy
 
     model = load_model(model_name)
@@ -48,7 +49,7 @@ def run_speedup(designs, model_name: str, gpus: int | None, batch: int | None, s
     results, failures = {}, {}
     for name, design in loaded.items():
         try:
-            results[name] = evaluate_model(model, design, name, batch, fixed, catalog=catalog, top=top)
+            results[name] = Evaluation(design, catalog).training(model, batch, fixed, name=name, top=top)
         except InfeasibleDesign as exc:
             failures[name] = str(exc)
     amount, amount_unit = _amount(model, tokens)

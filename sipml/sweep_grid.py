@@ -76,10 +76,11 @@ def _group(design, sets: list[str], axes: list):
     from fabric.evaluate import effective_link
     from photonics.link_grid import evaluate_grid, supported
     from photonics.resolve import resolve
-    from sipml.sweep_points import load_point
+    from sipml.sweep_points import Points
 
     try:
-        base = effective_link(load_point(design, sets))
+        points = Points(design)
+        base = effective_link(points.load(sets))
         if base is None or not supported(base):
             return None
         resolved = resolve(base)
@@ -92,7 +93,7 @@ def _group(design, sets: list[str], axes: list):
         values = []
         for j in range(len(axis.values)):
             try:  # the value the link gets, in Hz for a span (at the design's wavelength)
-                link = resolve(effective_link(load_point(design, [*sets, _set(axis, j)])))
+                link = resolve(effective_link(points.load([*sets, _set(axis, j)])))
             except SipmlError:
                 values.append(getattr(getattr(resolved, axis.section), axis.key))
                 index = [slice(None)] * len(axes)

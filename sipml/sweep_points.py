@@ -6,20 +6,14 @@ from __future__ import annotations
 import functools
 import math
 
+from core.errors import SipmlError
+
 
 def evaluate_chunk(design: str | None, overrides: tuple, axes: tuple, points: tuple, model: str | None,
                    batch: int | None, link_only: bool = False) -> list[dict]:
     """Rows of the given grid points (indices into each axis). Runs in a worker process or on a Dask worker."""
-    return [_row(design, overrides, axes, point, model, batch, link_only) for point in points]
-
-
-@functools.lru_cache(maxsize=8)
-def _base_data(design):
-    """The parsed design file and its name in messages, read once per process (as `load_design` reads it)."""
-    from sipml.design import DEFAULT_DESIGN, read_toml, resolve
-
-    return read_toml(resolve(design if design is not None else DEFAULT_DESIGN)), (
-        str(design) if design is not None else DEFAULT_DESIGN)
+    loader, baselines = Points(design), {}
+    return [_row(loader, overrides, axes, point, model, batch, link_only, baselines) for point in points]
 
 
 @functools.lru_cache(maxsize=1)
@@ -30,28 +24,52 @@ def _catalog():
     return load_catalog()
 
 
+class Points:
+    """Design points of one design file: the file read once, and each point's design built from it with the
+    point's --set values (as `sipml.design.load_design` builds it); the sections a point does not change are the
+    base design's."""
+
+    def __init__(self, design: str | None):
+        from sipml.design import DEFAULT_DESIGN, read_toml, resolve
+
+        self.design = design
+        self.data = read_toml(resolve(design if design is not None else DEFAULT_DESIGN))
+        self.source = str(design) if design is not None else DEFAULT_DESIGN
+        self._base = None
+
+    def load(self, sets):
+        from sipml.design import apply_overrides, design_from_mapping, section_values
+
+        if self._base is None:
+            try:
+                self._base = section_values(self.data, design_from_mapping(self.data, self.source))
+            except SipmlError:
+                self._base = {}  # the base alone is refused (an axis may fix it): every point builds its own
+        if not sets:
+            return design_from_mapping(self.data, self.source, self._base)
+        return design_from_mapping(apply_overrides(self.data, sets, self.source), f"{self.source} (with --set)",
+                                   self._base)
+
+
 def load_point(design, sets):
-    """`sipml.design.load_design(design, sets)`, without reading and parsing the file at every point."""
-    from sipml.design import apply_overrides, design_from_mapping
-
-    data, source = _base_data(design)
-    if not sets:
-        return design_from_mapping(data, source)
-    return design_from_mapping(apply_overrides(data, sets, source), f"{source} (with --set)")
+    """`sipml.design.load_design(design, sets)`."""
+    return Points(design).load(sets)
 
 
-def _row(design, overrides, axes, point, model, batch, link_only=False) -> dict:
+def _row(loader, overrides, axes, point, model, batch, link_only, baselines) -> dict:
     from core.errors import SipmlError
+    from workloads.evaluation import Evaluation
 
     row = {a.column: a.values[i] for a, i in zip(axes, point)}
     sets = [*overrides, *(f"{a.section}.{a.key}={a.texts[i]}" for a, i in zip(axes, point))]
     try:
-        loaded = load_point(design, sets)
-        row.update(_physics(loaded))
-        if not link_only and (loaded.has_fabric or design is not None):
-            row.update(_fabric(loaded))
+        loaded = loader.load(sets)
+        evaluation = Evaluation(loaded, _catalog())
+        row.update(_physics(evaluation))
+        if not link_only and (loaded.has_fabric or loader.design is not None):
+            row.update(_fabric(evaluation))
         if model is not None:
-            row.update(_training(loaded, model, batch))
+            row.update(_training(evaluation, model, batch, baselines))
         row["error"] = ""
     except SipmlError as exc:
         row["error"] = str(exc)
@@ -66,14 +84,10 @@ TRAINING_COLUMNS = ("training_feasible", "iteration [s]", "tflops_per_gpu [TFLOP
                     "speedup_per_watt", "training_error")
 
 
-def _physics(design) -> dict:
-    from fabric.evaluate import effective_link
-    from photonics.link import evaluate
-
-    link = effective_link(design)
-    if link is None:
+def _physics(evaluation) -> dict:
+    est = evaluation.link
+    if est is None:
         return {}
-    est = evaluate(link)
     return {"link_feasible": est.feasible, "margin [dB]": est.margin_db, "capacity [Gbit/s]": est.capacity_bps / 1e9,
             "binding_limit": est.binding_limit, "max_wavelengths_per_fiber": est.max_wavelengths_per_fiber,
             "energy [pJ/bit]": est.total_energy_j_per_bit * 1e12,
@@ -81,12 +95,8 @@ def _physics(design) -> dict:
             "link_violations": ";".join(v.name for v in est.violations)}
 
 
-def _fabric(design) -> dict:
-    from fabric.cost import cost_summary
-    from fabric.evaluate import evaluate_fabric
-
-    est = evaluate_fabric(design)
-    summary = cost_summary(design, est, _catalog())
+def _fabric(evaluation) -> dict:
+    est, summary = evaluation.fabric, evaluation.cost
     return {"fabric_feasible": est.feasible, "effective_bandwidth [Gbit/s]": est.effective_bandwidth_bps / 1e9,
             "reach [hops]": est.reach_hops if est.reach_hops is not None else math.nan,
             "network_cost_per_gpu [USD]": summary.network_cost_per_gpu_usd.typical,
@@ -95,34 +105,35 @@ def _fabric(design) -> dict:
             "fabric_violations": ";".join(v.name for v in est.violations)}
 
 
-def _training(design, model_name, batch) -> dict:
+def _training(evaluation, model_name, batch, baselines: dict) -> dict:
     from core.errors import InfeasibleDesign
     from workloads.models import load_model
-    from workloads.speedup import compare, default_batch, evaluate_model
+    from workloads.speedup import compare, default_batch
 
+    design = evaluation.design
     model = load_model(model_name)
     n = design.job_gpus
     if batch is None:
         batch, _ = default_batch(model, n)
     try:
-        result = evaluate_model(model, design, "point", batch, catalog=_catalog())
+        result = evaluation.training(model, batch, name="point")
     except InfeasibleDesign as exc:
         return {"training_feasible": False, "iteration [s]": math.nan, "tflops_per_gpu [TFLOP/s]": math.nan,
                 "speedup": math.nan, "speedup_per_dollar": math.nan, "speedup_per_watt": math.nan,
                 "training_error": str(exc)}
-    versus = compare(result, _baseline(model_name, batch, design.fabric.gpus))
+    key = (model_name, batch, design.fabric.gpus)
+    if key not in baselines:
+        baselines[key] = _baseline(*key)
+    versus = compare(result, baselines[key])
     return {"training_feasible": True, "iteration [s]": result.best.iteration_s,
             "tflops_per_gpu [TFLOP/s]": result.tflops_per_gpu, **versus, "training_error": ""}
 
 
-@functools.lru_cache(maxsize=16)
 def _baseline(model_name: str, batch: int, gpus: int):
-    """The fattree-200 baseline at this size, searched once per process."""
+    """The fattree-200 baseline at this size (a chunk evaluates it once per size)."""
     from sipml.design import load_design
+    from workloads.evaluation import Evaluation
     from workloads.models import load_model
-    from workloads.speedup import evaluate_model
 
-    return evaluate_model(load_model(model_name), load_design("fattree-200", [f"fabric.gpus={gpus}"]), "fattree-200",
-                          batch, catalog=_catalog())
-
-
+    point = Evaluation(load_design("fattree-200", [f"fabric.gpus={gpus}"]), _catalog())
+    return point.training(load_model(model_name), batch, name="fattree-200")

@@ -20,7 +20,7 @@ import numpy as np
 
 from core.errors import InputError
 from fabric.estimate import FabricEstimate
-from fabric.evaluate import price
+from fabric.evaluate import mix_pricing
 from fabric.kind import Collective
 from workloads import dlrm
 from workloads.settings import DEFAULT_SETTINGS, ComputeSettings
@@ -91,11 +91,11 @@ def generic_breakdown(model: GenericModel | CnnModel, gpu: Gpu, est: FabricEstim
     mp_msg = model.model_parallel_traffic * batch / d / mp
     mp_c = Collective(OPERATIONS[model.model_parallel_collective], mp_msg, st.mp, 1, name="mp")
     dp_c = Collective("all_reduce", np.full(len(st), float(grads)), st.dp, st.mp, name="dp")
-    mix = (mp_c, dp_c)
-    mp_t = np.where(mp_msg > 0, price(est, [mp_c], mix)[0].seconds, 0.0)
-    dp_t = price(est, [dp_c], mix)[0].seconds
+    pricing = mix_pricing(est, (mp_c, dp_c))
+    mp_t = np.where(mp_msg > 0, pricing.price([mp_c])[0].seconds, 0.0)
+    dp_t = pricing.price([dp_c])[0].seconds
     bucket = _bucket(model.parameters / mp, per_parameter, training, st.dp)
-    bucket_t = price(est, [Collective("all_reduce", bucket, st.dp, st.mp, name="dp")], mix)[0].seconds
+    bucket_t = pricing.price([Collective("all_reduce", bucket, st.dp, st.mp, name="dp")])[0].seconds
     memory = model.parameters / mp * STATE_BYTES_PER_PARAMETER + samples * model.activation_memory
     zero = np.zeros(len(st))
     flops = np.full(len(st), batch * model.forward_flops * (1 + model.backward_to_forward))
@@ -117,12 +117,12 @@ def dlrm_breakdown(model: DlrmModel, gpu: Gpu, est: FabricEstimate, batch: int, 
     a2a = Collective("all_to_all", np.full(len(st), exchange), np.full(len(st), n), 1, calls=2.0, name="embeddings")
     dense = Collective("all_reduce", np.full(len(st), dlrm.dense_parameters(model) * training.grad_reduce_bytes),
                        np.full(len(st), n), 1, name="dp")
-    mix = (a2a, dense)
-    a2a_t = price(est, [a2a], mix)[0].seconds
-    dense_t = price(est, [dense], mix)[0].seconds
+    pricing = mix_pricing(est, (a2a, dense))
+    a2a_t = pricing.price([a2a])[0].seconds
+    dense_t = pricing.price([dense])[0].seconds
     bucket = _bucket(dlrm.dense_parameters(model), training.grad_reduce_bytes, training, n)
-    bucket_t = price(est, [Collective("all_reduce", np.full(len(st), bucket), np.full(len(st), n), 1, name="dp")],
-                     mix)[0].seconds
+    bucket_t = pricing.price([Collective("all_reduce", np.full(len(st), bucket), np.full(len(st), n), 1,
+                                         name="dp")])[0].seconds
     tables = dlrm.embedding_parameters(model) * 4.0 / n  # fp32 rows, sharded
     memory = tables + dlrm.dense_parameters(model) * STATE_BYTES_PER_PARAMETER + samples * (
         dlrm.lookup_bytes_per_sample(model))

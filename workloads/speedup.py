@@ -159,11 +159,14 @@ def breakdown(model: Model, gpu: Gpu, est: FabricEstimate, batch: int, fixed: di
 
 def evaluate_model(model: Model, design: ClusterDesign, name: str, batch: int, fixed: dict | None = None, *,
                    catalog: Catalog | None = None, top: int = 5, stack: Stack | str | None = None,
-                   gradient_bytes: float | None = None, estimate: FabricEstimate | None = None) -> Result:
+                   gradient_bytes: float | None = None, estimate: FabricEstimate | None = None,
+                   cost: CostSummary | None = None) -> Result:
     """Search every strategy of `model` on `design` at global batch `batch` (sequences or samples) and keep the
     `top` fastest that fit. InfeasibleDesign when the fabric does not work (its violations named) or no strategy
     fits in memory. The search sees the fabric through `fabric.estimate.pricing_view`, and the last searches are
-    kept by it: designs that differ only where pricing does not look (a sweep's link margins) search once."""
+    kept by it: designs that differ only where pricing does not look (a sweep's link margins) search once.
+    `estimate` and `cost`: the design's fabric and its priced bill when the caller has them
+    (`workloads.evaluation.Evaluation` hands them over)."""
     est = estimate or evaluate_fabric(design)
     if not est.feasible:
         raise InfeasibleDesign(f"the {est.kind} fabric is infeasible ("
@@ -187,7 +190,7 @@ def evaluate_model(model: Model, design: ClusterDesign, name: str, batch: int, f
         tflops_per_gpu=found.model_flops / per_gpu / 1e12, hardware_tflops_per_gpu=found.hardware_flops / per_gpu / 1e12,
         mfu=found.model_flops / (per_gpu * peak), hfu=found.hardware_flops / (per_gpu * peak),
         throughput=per_iteration / best.iteration_s, throughput_unit=unit,
-        cost=cost_summary(design, est, catalog or load_catalog()))
+        cost=cost or cost_summary(design, est, catalog or load_catalog()))
 
 
 @dataclass(frozen=True)
@@ -199,7 +202,7 @@ class _Found:
     model_flops: float
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=4096)  # keyed on what pricing reads: designs that differ elsewhere search once
 def _search(model: Model, gpu: Gpu, view: FabricEstimate, batch: int, fixed_items: tuple, top: int, stack: Stack,
             precision: str, gradient_bytes: float | None) -> _Found | str:
     """The strategy search on a pricing view: the `top` fastest candidates that fit, or why none does."""

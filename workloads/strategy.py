@@ -160,7 +160,7 @@ def transformer_strategies(model: TransformerModel, gpus: int, batch: int, fixed
     return _transformer_strategies(model, gpus, batch, tuple(sorted(fixed.items())), stack)
 
 
-@functools.lru_cache(maxsize=64)
+@functools.lru_cache(maxsize=64)  # the candidates of a model, job size and batch, enumerated once per process
 def _transformer_strategies(model: TransformerModel, gpus: int, batch: int, fixed_items: tuple, stack) -> Strategies:
     fixed = dict(fixed_items)
     sup = stack.supports

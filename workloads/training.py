@@ -31,14 +31,14 @@ References: N21 = Narayanan et al., SC21; K22 = Korthikanti et al., MLSys 2023; 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 
 from core.memo import last_results
 from fabric.estimate import FabricEstimate
-from fabric.evaluate import price, price_first
-from fabric.kind import Collective
+from fabric.evaluate import mix_pricing
+from fabric.kind import Collective, group_arrays
 from workloads.compute import edge_times, layer_times, optimizer_step_s
 from workloads.gpus import Gpu
 from workloads.memory import (embedding_activation_bytes, first_stage_activation_bytes,
@@ -108,13 +108,14 @@ def transformer_breakdown(model: TransformerModel, gpu: Gpu, est: FabricEstimate
     m, mix = plan.m, plan.mix
     tp_cs = mix[:len(plan.tp_calls)]
     pp_c, ep_c, cp_c, ar_c, rs_c, ag_c = mix[len(tp_cs):]
-    tensor = sum(plan.tp_calls[c.op] * price(est, [c], mix)[0].seconds for c in tp_cs)
-    pp_t, ep_t, cp_t = (price(est, [c], mix)[0].seconds for c in (pp_c, ep_c, cp_c))
+    pricing = mix_pricing(est, mix, plan.mix_arrays(est.job_gpus))
+    tensor = sum(plan.tp_calls[c.op] * pricing.price([c])[0].seconds for c in tp_cs)
+    pp_t, ep_t, cp_t = (pricing.price([c])[0].seconds for c in (pp_c, ep_c, cp_c))
     # the gradient reduction runs while the backward's tensor-parallel collectives run; a bucket is one call of the
     # same collective on fewer bytes
-    ar_t, rs_t, ag_t = (price_first(est, [c, *tp_cs], mix).seconds for c in (ar_c, rs_c, ag_c))
-    ar_b, rs_b, ag_b = (price_first(est, [Collective(c.op, plan.bucket_bytes * (gather if c is ag_c else 1.0),
-                                                     c.size, c.stride, name=c.name), *tp_cs], mix).seconds
+    ar_t, rs_t, ag_t = (pricing.price_first([c, *tp_cs]).seconds for c in (ar_c, rs_c, ag_c))
+    ar_b, rs_b, ag_b = (pricing.price_first([Collective(c.op, plan.bucket_bytes * (gather if c is ag_c else 1.0),
+                                                        c.size, c.stride, name=c.name), *tp_cs]).seconds
                         for c, gather in ((ar_c, 1.0), (rs_c, 1.0), (ag_c, plan.gather_to_grad)))
 
     if training.tp_overlap == "gemm":
@@ -176,6 +177,14 @@ class TransformerPlan:
     memory_bytes: np.ndarray
     hardware_flops: np.ndarray
     model_flops: np.ndarray
+    _checked: dict = field(default_factory=dict, compare=False, repr=False)
+
+    def mix_arrays(self, job_gpus: int) -> tuple:
+        """The mix's group arrays checked against a job of `job_gpus` ranks (`fabric.kind.group_arrays`), found
+        once per plan: every fabric a search prices the plan on reads them."""
+        if job_gpus not in self._checked:
+            self._checked[job_gpus] = tuple(group_arrays(c, job_gpus) for c in self.mix)
+        return self._checked[job_gpus]
 
 
 def transformer_plan(model: TransformerModel, gpu: Gpu, batch: int, st: Strategies, *,
@@ -186,7 +195,7 @@ def transformer_plan(model: TransformerModel, gpu: Gpu, batch: int, st: Strategi
     return _transformer_plan(model, gpu, batch, st, compute, training, precision or precision_for(gpu))
 
 
-@last_results(32)
+@last_results(32)  # the fabric-free plan once per strategy set: a sweep prices one plan on every point's fabric
 def _transformer_plan(model, gpu, batch, st, compute, training, precision) -> TransformerPlan:
     d, t, p, c, b, v = (x.astype(float) for x in (st.dp, st.tp, st.pp, st.cp, st.microbatch, st.interleave))
     m = batch / (d * b)

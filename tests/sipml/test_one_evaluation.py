@@ -1,0 +1,89 @@
+"""One evaluation of a design point: every stage computed at most once and handed forward (workloads.evaluation),
+counted where the stages are called; and the few result caches left are the documented ones."""
+
+from __future__ import annotations
+
+import ast
+import collections
+import io
+from contextlib import redirect_stdout
+from pathlib import Path
+
+import workloads.evaluation as evaluation
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def counting(monkeypatch):
+    """Calls of each stage, by the design (or estimate) it was asked for."""
+    calls = collections.defaultdict(list)
+    for stage in ("evaluate", "evaluate_fabric", "cost_summary"):
+        real = getattr(evaluation, stage)
+
+        def wrapper(first, *args, _real=real, _stage=stage, **kwargs):
+            calls[_stage].append(first)
+            return _real(first, *args, **kwargs)
+
+        monkeypatch.setattr(evaluation, stage, wrapper)
+    return calls
+
+
+def test_explain_evaluates_each_distinct_design_s_fabric_once(monkeypatch):
+    from sipml.cli import main
+
+    calls = counting(monkeypatch)
+    with redirect_stdout(io.StringIO()):
+        assert main(["explain", "speedup_per_dollar", "sip-ring", "-f", "json"]) == 0
+    fabrics = calls["evaluate_fabric"]
+    assert len(fabrics) > 50  # every input stepped both ways, the baseline, the catalog prices
+    assert len(fabrics) == len(set(fabrics)), collections.Counter(fabrics).most_common(3)
+    assert len(calls["evaluate"]) <= len(fabrics)  # a point's link once (points stepped in a fabric field share one)
+
+
+def test_a_sweep_row_evaluates_each_stage_once(monkeypatch):
+    from sipml.design import ALL_SECTIONS
+    from sipml.sweep_points import evaluate_chunk
+    from sipml.sweeps import grid_points, parse_axis
+
+    axes = tuple(parse_axis(v, ALL_SECTIONS) for v in ("link.wavelengths_per_fiber=4,8", "laser.power_per_line=6 mW,8 mW"))
+    calls = counting(monkeypatch)
+    rows = evaluate_chunk("sip-ring", (), axes, tuple(grid_points(list(axes))), "gpt2-355m", None)
+    assert len(rows) == 4 and all(r["error"] == "" and r["training_feasible"] for r in rows)
+    # one link, one fabric and one bill per row; the baseline's fabric and bill once for the chunk
+    assert len(calls["evaluate"]) == 4
+    assert len(calls["evaluate_fabric"]) == 4 + 1 and len(calls["cost_summary"]) == 4 + 1
+
+
+def _memoised(path: Path):
+    """(function, decorator line) of every function with arguments whose results are memoised (a stage an object
+    computes once for itself, `cached_property`, is not a cache: it is the object's own result)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    lines = path.read_text(encoding="utf-8").splitlines()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.FunctionDef) or not (node.args.args or node.args.vararg):
+            continue
+        for dec in node.decorator_list:
+            text = ast.unparse(dec)
+            if "lru_cache" in text or "last_results" in text or text in ("cache", "functools.cache"):
+                yield f"{path.relative_to(ROOT)}:{node.name}", lines[dec.lineno - 1]
+
+
+def test_at_most_four_result_caches_each_saying_what_it_saves():
+    """The model's and the application's memoised functions (core's unit and declaration tables aside): four at
+    most, each with a comment on its decorator line."""
+    found = [m for floor in ("photonics", "fabric", "workloads", "sipml") for path in sorted((ROOT / floor).rglob("*.py"))
+             for m in _memoised(path)]
+    assert len(found) <= 4, [name for name, _ in found]
+    for name, line in found:
+        assert "#" in line, name
+
+
+def test_the_count_sees_a_memoised_function(tmp_path):
+    module = tmp_path / "m.py"
+    module.write_text("import functools\n@functools.lru_cache(maxsize=2)\ndef f(x):\n    return x\n")
+    global ROOT
+    saved, ROOT = ROOT, tmp_path
+    try:
+        assert [name for name, _ in _memoised(module)] == ["m.py:f"]
+    finally:
+        ROOT = saved

@@ -1,0 +1,93 @@
+"""One design point evaluated stage by stage: its optical link → its fabric → the fabric's priced bill → the
+training of a model on it, against a baseline. Each stage is computed the first time it is read, at most once, and
+handed to the next; commands, sweeps, `optimize`, `explain`, `report` and the Python API all read a design's
+numbers from here.
+
+    point = Evaluation(design)
+    point.link.margin_db, point.fabric.reach_hops, point.cost.network_cost_per_gpu_usd.typical
+    point.training(model, batch).best.iteration_s
+
+`priced(catalog)` is the same point under another catalog: the link and the fabric carry over, the bill and the
+training are priced again.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from core.errors import InputError
+from fabric.catalog import Catalog, load_catalog
+from fabric.cost import CostSummary, cost_summary
+from fabric.design import ClusterDesign
+from fabric.estimate import FabricEstimate
+from fabric.evaluate import effective_link, evaluate_fabric
+from photonics.design import LinkDesign
+from photonics.link import LinkEstimate, evaluate
+
+
+class Evaluation:
+    """The stages of one design point (a `ClusterDesign`, or a `LinkDesign` for a link on its own)."""
+
+    def __init__(self, design: ClusterDesign | LinkDesign, catalog: Catalog | None = None):
+        self.design = design
+        self._catalog = catalog
+        self._trainings: dict[tuple, object] = {}
+
+    @property
+    def catalog(self) -> Catalog:
+        if self._catalog is None:
+            self._catalog = load_catalog()
+        return self._catalog
+
+    @property
+    def cluster(self) -> ClusterDesign:
+        if not isinstance(self.design, ClusterDesign):
+            raise InputError("a link on its own has no fabric: give the design a [fabric]")
+        return self.design
+
+    @functools.cached_property
+    def link_design(self) -> LinkDesign | None:
+        """The GPU-to-GPU optical link (with any switch passes the fabric adds); None for an electrical fabric."""
+        if isinstance(self.design, LinkDesign):
+            return self.design
+        return effective_link(self.design)
+
+    @functools.cached_property
+    def link(self) -> LinkEstimate | None:
+        """The optical link's estimate (`photonics.link.evaluate`); None for an electrical fabric."""
+        return None if self.link_design is None else evaluate(self.link_design)
+
+    @functools.cached_property
+    def fabric(self) -> FabricEstimate:
+        """The fabric (`fabric.evaluate.evaluate_fabric`), built on `link`."""
+        design = self.cluster
+        if self.link_design is not None and design.link.link.kind != "ring-wdm":
+            return evaluate_fabric(design)  # refused there, with the reason
+        return evaluate_fabric(design, self.link)
+
+    @functools.cached_property
+    def cost(self) -> CostSummary:
+        """The fabric's bill of materials priced from the catalog (`fabric.cost.cost_summary`)."""
+        return cost_summary(self.cluster, self.fabric, self.catalog)
+
+    def training(self, model, batch: int, fixed: dict | None = None, *, name: str = "design", top: int = 5,
+                 stack=None, gradient_bytes: float | None = None):
+        """`workloads.speedup.evaluate_model` of `model` on this point's fabric and bill (each set of arguments
+        searched once); `name` names the design in the result."""
+        from workloads.speedup import evaluate_model
+
+        key = (model, batch, tuple(sorted((fixed or {}).items())), name, top, stack, gradient_bytes)
+        if key not in self._trainings:
+            self._trainings[key] = evaluate_model(model, self.cluster, name, batch, fixed, catalog=self.catalog,
+                                                  top=top, stack=stack, gradient_bytes=gradient_bytes,
+                                                  estimate=self.fabric, cost=self.cost)
+        return self._trainings[key]
+
+    def priced(self, catalog: Catalog) -> Evaluation:
+        """The same point under `catalog`: the link and fabric computed here carry over, the bill and the training
+        do not."""
+        other = Evaluation(self.design, catalog)
+        for stage in ("link_design", "link", "fabric"):
+            if stage in self.__dict__:
+                other.__dict__[stage] = self.__dict__[stage]
+        return other
