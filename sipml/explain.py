@@ -1,6 +1,6 @@
 """`sipml explain QUANTITY [DESIGN]`: where one reported number comes from and which input moves it most.
 
-A quantity is any number `budget`, `fabric`, `cost` or `speedup` reports under its JSON key. The explanation gives
+A quantity is any number of the quantity table (`sipml.quantities`), by its JSON key. The explanation gives
 its formula, the same formula with the design's numbers, and its sensitivities, ranked by the swing:
 
 - each design input that has an effect in the design (a sweepable field of `sipml fields`) is moved by ±10 % (a
@@ -19,91 +19,16 @@ import dataclasses
 import math
 from dataclasses import dataclass
 
+from sipml import quantities
+from sipml.quantities import QUANTITIES, Reading
+
 STEP = 0.10  # relative step of a continuous input, both ways
 TOP = 15  # sensitivity rows shown
 
-LINK_QUANTITIES = ("margin_db", "capacity_gbps", "max_capacity_gbps", "max_wavelengths_per_fiber",
-                   "symbol_rate_gbd", "laser_power_per_line_dbm", "min_laser_power_per_line_dbm", "max_fiber_length_m",
-                   "max_switch_passes", "energy_pj_per_bit", "total_energy_pj_per_bit", "io_power_w",
-                   "total_io_power_w", "escape_fibers_per_direction", "shoreline_tbps_per_mm")
-FABRIC_QUANTITIES = ("per_gpu_bandwidth_gbps", "effective_bandwidth_gbps", "useful_time_fraction", "degree",
-                     "bisection_gbps", "optical_reach", "all_reduce_s")
-COST_QUANTITIES = ("network_cost_usd_per_gpu", "network_power_w_per_gpu", "cluster_cost_usd", "cluster_power_w",
-                   "network_cost_share", "scale_out_cost_share", "gpu_cost_share", "all_reduce_busbw_gbps")
-TRAINING_QUANTITIES = ("speedup", "speedup_per_dollar", "speedup_per_watt", "iteration_s", "tflops_per_gpu", "mfu",
-                       "throughput")
-QUANTITIES = (*LINK_QUANTITIES, *FABRIC_QUANTITIES, *COST_QUANTITIES, *TRAINING_QUANTITIES)
-PRICED = set(COST_QUANTITIES) | {"speedup_per_dollar"}
 
-FORMULAS = {
-    "margin_db": "margin = P_launch − Σ losses − Σ penalties − S − M_sys (dB, dBm; E9–E10): the worst wavelength's "
-                 "received power above the receiver's sensitivity after penalties and the reserved margin",
-    "capacity_gbps": "C = min(N_λ limits) · R_payload · min(fibers) per direction (E14); R_payload = R·k/n with FEC, "
-                     "0 when a ring or the source cannot pass the symbol rate (E13)",
-    "max_capacity_gbps": "C_max = N_λ,max · R_payload · fibers, the design's own counts lifted",
-    "max_wavelengths_per_fiber": "N_max = min(channels per FSR, laser lines, largest N whose budget closes) (E10)",
-    "energy_pj_per_bit": "E = (laser wall-plug + modulator/driver + receiver + tuning power) / capacity (E32)",
-    "total_energy_pj_per_bit": "E_total = optical link + electrical side (die-to-die, SerDes/DSP) + fabric adders",
-    "optical_reach": "reach = 1 + ⌊(margin of the neighbour link) / (loss of passing one GPU)⌋ hops (SiP-Ring; with "
-                     "amplifiers the Q at the destination sets it)",
-    "network_cost_usd_per_gpu": "Σ over network components of count per GPU × typical price",
-    "cluster_cost_usd": "GPUs × (GPU + host + network per GPU), typical prices",
-    "speedup": "speedup = T_iteration(baseline) / T_iteration(design), each at its best strategy, same model and batch",
-    "speedup_per_dollar": "(throughput / cluster cost) / (throughput / cluster cost) of the baseline",
-    "speedup_per_watt": "(throughput / nameplate power) / (the baseline's)",
-    "iteration_s": "T = m·t_stage + (p − 1)/v·t_stage + exposed DP reduction + optimizer (best strategy)",
-}
-
-
-def symbolic_formula(name: str):
-    """The quantity's formula as a sympy equation (the same as FORMULAS' text, terms in its order), or None."""
-    import sympy as sp
-
-    sym = lambda text: sp.Symbol(text, positive=True)  # noqa: E731
-    add = lambda *terms: sp.Add(*terms, evaluate=False)  # noqa: E731
-    frac = lambda a, b: sp.Mul(a, sp.Pow(b, -1, evaluate=False), evaluate=False)  # noqa: E731
-    n_fsr, n_lines, n_budget, n_req = (sym(t) for t in (r"N_{\mathrm{FSR}}", r"N_{\mathrm{lines}}",
-                                                        r"N_{\mathrm{budget}}", r"N_{\mathrm{req}}"))
-    rate, payload, capacity, t_iter = sym("R"), frac(sym("k"), sym("n")), sym("C"), sym("T")
-    throughput, x_b = sym("X"), sym(r"X_{\mathrm{baseline}}")
-    optical = add(*(sym(rf"P_{{\mathrm{{{part}}}}}") for part in ("laser", "mod", "rx", "tune")))
-    i = sp.Symbol("i", integer=True)
-    forms = {
-        "margin_db": (sym(r"\mathrm{margin}"), add(sym(r"P_{\mathrm{launch}}"), -sym(r"\Sigma IL"), -sym(r"\Sigma PP"),
-                                                  -sym("S"), -sym(r"M_{\mathrm{sys}}"))),
-        "capacity_gbps": (capacity, sp.Min(n_fsr, n_lines, n_budget, n_req) * rate * payload
-                          * sp.Min(sym("F"), sym(r"F_{\mathrm{escape}}"))),
-        "max_capacity_gbps": (sym(r"C_{\max}"), sym(r"N_{\max}") * rate * payload * sym(r"F_{\mathrm{escape}}")),
-        "max_wavelengths_per_fiber": (sym(r"N_{\max}"), sp.Min(n_fsr, n_lines, n_budget)),
-        "energy_pj_per_bit": (sym("E"), frac(optical, capacity)),
-        "total_energy_pj_per_bit": (sym(r"E_{\mathrm{total}}"), add(frac(optical, capacity), sym(r"E_{\mathrm{d2d}}"),
-                                                                      sym(r"E_{\mathrm{DSP}}"),
-                                                                      sym(r"E_{\mathrm{fabric}}"))),
-        "optical_reach": (sym("h"), add(1, sp.floor(sym(r"m_{\mathrm{neighbour}}") / sym(r"L_{\mathrm{pass}}")))),
-        "network_cost_usd_per_gpu": (sym(r"c_{\mathrm{net}}"),
-                                     sp.Sum(sp.IndexedBase("n")[i] * sp.IndexedBase("p")[i], (i, 1, sym("K")))),
-        "cluster_cost_usd": (sym(r"\$_{\mathrm{cluster}}"), sym("G") * add(sym(r"p_{\mathrm{GPU}}"),
-                                                                         sym(r"p_{\mathrm{host}}"),
-                                                                         sym(r"c_{\mathrm{net}}"))),
-        "speedup": (sym("s"), frac(sym(r"T_{\mathrm{baseline}}"), t_iter)),
-        "speedup_per_dollar": (sym(r"s_{\$}"), (throughput / sym(r"\$")) / (x_b / sym(r"\$_{\mathrm{baseline}}"))),
-        "speedup_per_watt": (sym(r"s_{W}"), (throughput / sym("W")) / (x_b / sym(r"W_{\mathrm{baseline}}"))),
-        "iteration_s": (t_iter, add(sym("m") * sym(r"t_{\mathrm{stage}}"),
-                                    sp.Mul(frac(add(sym("p"), -1), sym("v")), sym(r"t_{\mathrm{stage}}"), evaluate=False),
-                                    sym(r"T_{\mathrm{DP}}"), sym(r"T_{\mathrm{opt}}"))),
-    }
-    if name not in forms:
-        return None
-    lhs, rhs = forms[name]
-    return sp.Eq(lhs, rhs, evaluate=False)
-
-
-def formula_latex(name: str) -> str:
-    """LaTeX of `symbolic_formula(name)` ('' for a quantity without one)."""
-    import sympy as sp
-
-    eq = symbolic_formula(name)
-    return "" if eq is None else sp.latex(eq, order="none")
+def priced(name: str) -> bool:
+    """Whether a catalog price moves the quantity (the bill's, and speedup per dollar)."""
+    return QUANTITIES[name].stage == "cost" or name == "speedup_per_dollar"
 
 
 @dataclass(frozen=True)
@@ -126,11 +51,11 @@ class Sensitivity:
 
 def check_quantity(name: str) -> None:
     from core.errors import InputError
-    from core.errors import did_you_mean
 
-    if name not in QUANTITIES:
-        raise InputError(f"explain: unknown quantity {name!r}{did_you_mean(name, QUANTITIES)}; known: "
-                         f"{', '.join(QUANTITIES)}")
+    try:
+        quantities.check_quantity(name)
+    except InputError as exc:
+        raise InputError(f"explain: {exc}") from None
 
 
 class Evaluator:
@@ -141,6 +66,7 @@ class Evaluator:
         from fabric.catalog import load_catalog
 
         self.name, self.catalog = name, load_catalog()
+        self.quantity = QUANTITIES[name]
         self.model_name, self.baseline_name, self._baselines = model, baseline, {}
 
     def point(self, design, catalog=None):
@@ -149,28 +75,23 @@ class Evaluator:
         return design if isinstance(design, Evaluation) else Evaluation(design, catalog or self.catalog)
 
     def __call__(self, design, catalog=None) -> float:
-        point = self.point(design, catalog)
-        if self.name in LINK_QUANTITIES:
-            return _number(_link_data(point)[self.name])
-        if self.name in FABRIC_QUANTITIES:
-            return _fabric_number(point.fabric, self.name)
-        if self.name in COST_QUANTITIES:
-            from sipml.reports import cost_data
+        return _number(self.quantity.value(self.reading(self.point(design, catalog))))
 
-            return _number(cost_data("", point.fabric, point.cost)[self.name])
-        return self._training(point)
+    def reading(self, point) -> Reading:
+        """The point as the quantity table reads it (its training against the baseline for a training
+        quantity)."""
+        if self.quantity.stage == "link" and point.link_design is None:
+            from core.errors import InputError
 
-    def _training(self, point) -> float:
+            raise InputError(f"[fabric] kind = '{point.design.fabric.kind}' has no optical link")
+        if self.quantity.stage != "training":
+            return Reading.of(point)
         from workloads.models import load_model
-        from workloads.speedup import compare, default_batch
+        from workloads.speedup import default_batch
 
         model = load_model(self.model_name)
         batch, _ = default_batch(model, point.cluster.job_gpus)
-        result = point.training(model, batch, top=1)
-        if self.name in ("iteration_s", "tflops_per_gpu", "mfu", "throughput"):
-            return {"iteration_s": result.best.iteration_s, "tflops_per_gpu": result.tflops_per_gpu,
-                    "mfu": result.mfu, "throughput": result.throughput}[self.name]
-        return compare(result, self._baseline(model, point, batch))[self.name]
+        return Reading.of(point, point.training(model, batch, top=1), self._baseline(model, point, batch))
 
     def _baseline(self, model, point, batch):
         """The baseline at the point's size, priced from the point's catalog: its fabric evaluated once per size,
@@ -190,28 +111,6 @@ class Evaluator:
 
 def _number(value) -> float:
     return float("nan") if value is None else float(value)
-
-
-def _link_data(point) -> dict:
-    from core.errors import InputError
-    from sipml.reports import budget_data
-
-    if point.link_design is None:
-        raise InputError(f"[fabric] kind = '{point.design.fabric.kind}' has no optical link")
-    return budget_data(point.link, "")
-
-
-def _fabric_number(fab, name: str) -> float:
-    if name == "optical_reach":
-        return float("nan") if fab.reach_hops is None else float(fab.reach_hops)
-    if name == "all_reduce_s":
-        from fabric.evaluate import job_collectives
-
-        return float(job_collectives(fab, fab.design.fabric.message_size)["all_reduce"].seconds)
-    scale = 1e-9 if name.endswith("_gbps") else 1.0
-    attr = {"per_gpu_bandwidth_gbps": "per_gpu_bandwidth_bps", "effective_bandwidth_gbps": "effective_bandwidth_bps",
-            "bisection_gbps": "bisection_bps", "useful_time_fraction": "useful_fraction", "degree": "degree"}[name]
-    return float(getattr(fab, attr)) * scale
 
 
 def with_value(design, section: str, key: str, value):
@@ -310,25 +209,28 @@ def explain_quantity(name: str, design, source: str, model: str = "gpt2-355m", b
     point = evaluate.point(design)
     base = evaluate(point)
     rows, skipped = design_sensitivities(design, evaluate, base)
-    if name in PRICED:
+    if priced(name):
         rows += price_sensitivities(point, evaluate)
     rows.sort(key=lambda r: -r.swing)
-    context = f" ({model} over {baseline})" if name in TRAINING_QUANTITIES else ""
-    latex = formula_latex(name)
-    data = {"quantity": name, "design": source, "value": base, "formula": FORMULAS.get(name, ""),
-            "formula_latex": latex,
-            "numbers": _numbers(name, point), "step": STEP,
+    quantity = QUANTITIES[name]
+    context = f" ({model} over {baseline})" if quantity.stage == "training" else ""
+    formula = quantity.formula(evaluate.reading(point))
+    latex = formula.latex() if formula is not None else ""
+    data = {"quantity": name, "unit": quantity.unit, "help": quantity.help, "design": source, "value": base,
+            "formula": _plain(formula), "formula_latex": latex, "numbers": _numbers(formula, quantity),
+            "step": STEP,
             "sensitivities": [{"section": r.section, "key": r.key, "unit": r.unit, "value": r.value,
                                "shown": r.shown, "low": r.low,
                                "high": r.high, "swing": r.swing, "derivative": r.derivative,
                                "elasticity": r.elasticity, "source": r.source} for r in rows],
             "inputs_left_out": skipped}
     header = Table(f"{name} of {source}{context}", ["quantity", "value"], [
-        {"quantity": name, "value": f"{base:.6g}"},
-        *({"quantity": "formula", "value": FORMULAS[name]} for _ in [0] if name in FORMULAS)])
+        {"quantity": name, "value": f"{base:.6g} {quantity.unit}".rstrip()},
+        {"quantity": "what", "value": quantity.help},
+        *({"quantity": "formula", "value": data["formula"]} for _ in [0] if formula is not None)])
     tables = [header]
     if data["numbers"]:
-        tables.append(Table("With this design's numbers", ["term", "value", "unit"], data["numbers"]))
+        tables.append(Table("With this design's numbers", ["term", "value", "unit", "meaning"], data["numbers"]))
     shown = [{"input": f"[{r.section}] {r.key}", "value": r.shown,
               "quantity at −/+": f"{r.low:.4g} … {r.high:.4g}", "swing": f"{r.swing:.3g}",
               "sensitivity": _sensitivity_text(r), "source": r.source} for r in rows[:TOP]]
@@ -349,33 +251,25 @@ def _sensitivity_text(row: Sensitivity) -> str:
     return ""
 
 
-def _numbers(name: str, point) -> list[dict]:
-    """The formula's terms with this design's numbers, for the quantities whose terms the reports carry."""
-    design = point.design
-    if name == "margin_db":
-        data = _link_data(point)
-        rows = [{"term": r["name"], "value": f"{r['value']:+.2f}", "unit": r["unit"]} for r in data["ledger"]]
-        if rows and rows[-1]["term"] != "margin":
-            rows.append({"term": "margin", "value": f"{data['margin_db']:+.2f}", "unit": "dB"})
-        return rows
-    if name == "capacity_gbps":
-        data = _link_data(point)
-        rows = [{"term": f"limit: {k}", "value": f"{v:.4g}", "unit": "Gbps"} for k, v in data["limits_gbps"].items()]
-        return rows + [{"term": f"binding: {data['binding_limit']}", "value": f"{data['capacity_gbps']:.4g}",
-                        "unit": "Gbps"}]
-    if name == "optical_reach" and design.fabric.kind == "sip-ring":
-        fab = point.fabric
-        ring = fab.details
-        rows = [{"term": "neighbour link margin", "value": f"{ring.neighbour_margin_db:.3f}", "unit": "dB"},
-                {"term": "loss of passing one GPU", "value": f"{ring.pass_loss_db:.3f}", "unit": "dB"},
-                {"term": "unamplified reach 1 + ⌊margin / pass loss⌋", "value": str(ring.unamplified_reach_hops),
-                 "unit": "hops"},
-                {"term": "amplifiers in the cluster", "value": str(ring.amplifiers), "unit": ""}]
-        return rows + [{"term": "reach", "value": str(fab.reach_hops), "unit": "hops"}]
-    if name in ("speedup", "speedup_per_dollar", "speedup_per_watt", "iteration_s"):
-        return []  # the training breakdown is `sipml speedup`'s
-    if name == "network_cost_usd_per_gpu":
-        bom = point.cost.bom
-        return [{"term": f"{line.key} × {line.count_per_gpu:g}", "value": f"{line.cost_usd.typical / design.fabric.gpus:,.0f}",
-                 "unit": "USD per GPU"} for line in bom.lines_by_cost() if line.network]
-    return []
+def _plain(formula) -> str:
+    """The formula as text (sympy's), '' without one."""
+    if formula is None:
+        return ""
+    import sympy as sp
+
+    return f"{formula.lhs} = {sp.sstr(formula.rhs, order='none')}"
+
+
+def _numbers(formula, quantity) -> list[dict]:
+    """The formula's terms with this design's numbers, and its value."""
+    if formula is None:
+        return []
+    rows = [{"term": name, "value": f"{value:.6g}", "unit": unit, "meaning": meaning}
+            for name, (value, unit, meaning) in formula.terms.items()]
+    return rows + [{"term": formula.lhs, "value": f"{formula.evaluate():.6g}", "unit": _si_unit(quantity),
+                    "meaning": "the formula with these numbers (SI)"}]
+
+
+def _si_unit(quantity) -> str:
+    return {"Gbit/s": "bit/s", "GBd": "Bd", "pJ/bit": "J/bit", "Tbit/s/mm": "bit/s/m", "TFLOP/s": "FLOP/s"}.get(
+        quantity.unit, quantity.unit)

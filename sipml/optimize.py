@@ -34,9 +34,19 @@ class Constraint:
         return math.isfinite(value) and OPERATORS[self.op](value, self.bound)
 
 
-def parse_constraint(text: str) -> Constraint:
+def check_target(name: str) -> None:
+    """InputError unless `optimize` may target the quantity (sipml.quantities: `target`)."""
     from core.errors import InputError
     from sipml.explain import check_quantity
+    from sipml.quantities import QUANTITIES
+
+    check_quantity(name)
+    if not QUANTITIES[name].target:
+        raise InputError(f"{name} is reported, not designed for: optimize cannot target it")
+
+
+def parse_constraint(text: str) -> Constraint:
+    from core.errors import InputError
 
     match = re.fullmatch(r"\s*([A-Za-z_][\w]*)\s*(>=|<=|>|<)\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*", text)
     if match is None:
@@ -44,7 +54,7 @@ def parse_constraint(text: str) -> Constraint:
                          "quantity's reported unit, quoted for the shell: --subject-to 'margin_db>=3'")
     name, op, number = match.groups()
     try:
-        check_quantity(name)
+        check_target(name)
     except InputError as exc:
         raise InputError(f"--subject-to {text!r}: {exc}") from None
     return Constraint(name, op, float(number))
@@ -64,11 +74,11 @@ def optimize(design, overrides, vary, objective: str, maximize: bool, constraint
     the JSON of `sipml optimize`."""
     from core.errors import InputError
     from sipml.design import ALL_SECTIONS
-    from sipml.explain import Evaluator, check_quantity
+    from sipml.explain import Evaluator
     from sipml.sweep_points import Points
     from sipml.sweeps import grid_points, parse_axis
 
-    check_quantity(objective)
+    check_target(objective)
     if not vary:
         raise InputError("optimize needs at least one --vary axis, e.g. --vary link.wavelengths_per_fiber=4:32:29")
     axes = [parse_axis(spec, ALL_SECTIONS) for spec in vary]

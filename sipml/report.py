@@ -18,6 +18,8 @@ SENSITIVITY_MODEL = "gpt2-355m"
 
 def _link_section():
     from sipml.design import load_design
+    from sipml.quantities import Reading
+    from sipml.reports import reported
     from workloads.evaluation import Evaluation
 
     design = load_design("sip-ring")
@@ -27,36 +29,36 @@ def _link_section():
             ("max wavelengths per fiber", str(est.max_wavelengths_per_fiber), ""),
             ("energy per bit (Tx + Rx)", f"{est.total_energy_j_per_bit * 1e12:.2f}", "pJ/bit"),
             ("laser power per line, least that closes", f"{est.min_laser_power_per_line_dbm:.2f}", "dBm")]
-    data = {"capacity_gbps": est.capacity_bps / 1e9, "binding_limit": est.binding_limit, "margin_db": est.margin_db,
-            "max_wavelengths_per_fiber": est.max_wavelengths_per_fiber,
-            "energy_pj_per_bit": est.total_energy_j_per_bit * 1e12}
+    data = reported(Reading(link=est), ("capacity_gbps", "binding_limit", "margin_db", "max_wavelengths_per_fiber",
+                                        "energy_pj_per_bit"), {"binding_limit": est.binding_limit})
     return data, Table("The optical link (SiP-ML's interface, the sip-ring design)", ["quantity", "value", "unit"],
                        [{"quantity": q, "value": v, "unit": u} for q, v, u in rows]), design
 
 
+FABRIC_ENTRY = ("design", "fabric", "feasible", "per_gpu_bandwidth_gbps", "effective_bandwidth_gbps", "degree",
+                "optical_reach", "bisection_gbps", "network_cost_usd_per_gpu", "network_power_w_per_gpu",
+                "cluster_cost_usd", "all_reduce_busbw_gbps", "breakdown")
+
+
 def _fabric_section(catalog):
     from sipml.design import load_design
+    from sipml.quantities import Reading
+    from sipml.reports import reported
     from workloads.evaluation import Evaluation
 
     rows, data = [], []
     for name in FABRICS:
         point = Evaluation(load_design(name), catalog)
         est, summary = point.fabric, point.cost
-        entry = {"design": name, "fabric": est.kind, "feasible": est.feasible,
-                 "per_gpu_bandwidth_gbps": est.per_gpu_bandwidth_bps / 1e9,
-                 "effective_bandwidth_gbps": est.effective_bandwidth_bps / 1e9, "degree": est.degree,
-                 "reach_hops": est.reach_hops, "bisection_tbps": est.bisection_bps / 1e12,
-                 "network_cost_usd_per_gpu": summary.network_cost_per_gpu_usd.typical,
-                 "network_power_w_per_gpu": summary.network_power_per_gpu_w.typical,
-                 "cluster_cost_usd": summary.cluster_cost_usd.typical,
-                 "all_reduce_busbw_gbps": summary.all_reduce_busbw_bps / 1e9,
-                 "breakdown": [(line.key, line.cost_usd.typical / est.gpus, line.power_w.typical / est.gpus)
-                               for line in summary.bom.lines_by_cost()]}
+        entry = reported(Reading(fabric=est, cost=summary), FABRIC_ENTRY, {
+            "design": name, "fabric": est.kind, "feasible": est.feasible,
+            "breakdown": [(line.key, line.cost_usd.typical / est.gpus, line.power_w.typical / est.gpus)
+                          for line in summary.bom.lines_by_cost()]})
         data.append(entry)
         rows.append({"design": name, "fabric": est.kind, "feasible": "yes" if est.feasible else "NO",
                      "Gbps per GPU": f"{entry['per_gpu_bandwidth_gbps']:.0f}",
                      "reach hops": "–" if est.reach_hops is None else str(est.reach_hops),
-                     "degree": str(est.degree), "bisection Tbps": f"{entry['bisection_tbps']:.1f}",
+                     "degree": str(est.degree), "bisection Tbps": f"{entry['bisection_gbps'] / 1e3:.1f}",
                      "all-reduce busbw Gbps": f"{entry['all_reduce_busbw_gbps']:.0f}",
                      "network USD/GPU": f"{entry['network_cost_usd_per_gpu']:,.0f}",
                      "network W/GPU": f"{entry['network_power_w_per_gpu']:.0f}",

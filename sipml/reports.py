@@ -8,6 +8,7 @@ from fabric.estimate import FabricEstimate
 from photonics.link import LIMIT_TEXT, LinkEstimate
 from sipml.design import field_notes, field_rows
 from sipml.figures import figures
+from sipml.quantities import QUANTITIES, Reading
 from sipml.render import Report, Table, count_text
 
 
@@ -66,6 +67,34 @@ def _yield_data(est: LinkEstimate) -> dict | None:
             "range_at_target_ghz": y.range_at_target_hz / 1e9, "tuning_power_at_target_w": y.power_at_target_w}
 
 
+BUDGET_KEYS = ("design", "feasible", "link_kind", "margin_db", "capacity_gbps", "binding_limit", "limits_gbps",
+               "max_capacity_gbps", "max_binding_limit", "max_wavelengths_per_fiber", "wavelength_limits",
+               "modulation", "symbol_rate_gbd", "target_ber", "fec", "laser_power_per_line_dbm",
+               "min_laser_power_per_line_dbm", "received_power_dbm", "sensitivity_dbm", "quantum_limit_dbm",
+               "max_fiber_length_m", "fiber_reach_m", "max_switch_passes", "energy_pj_per_bit",
+               "energy_breakdown_pj_per_bit", "electrical_energy_breakdown_pj_per_bit",
+               "fabric_energy_breakdown_pj_per_bit", "total_energy_pj_per_bit", "io_power_w", "total_io_power_w",
+               "escape_fibers_per_direction", "shoreline_tbps_per_mm", "ring", "ring_yield", "ledger", "violations",
+               "warnings")
+CHECK_KEYS = ("design", "feasible", "margin_db", "capacity_gbps", "binding_limit", "violations", "warnings")
+CHECK_FABRIC_KEYS = ("design", "feasible", "fabric", "margin_db", "per_gpu_bandwidth_gbps", "binding_limit",
+                     "violations", "warnings")
+FABRIC_KEYS = ("design", "fabric", "gpus", "job_gpus", "feasible", "per_gpu_bandwidth_gbps", "effective_bandwidth_gbps",
+               "useful_time_fraction", "degree", "bisection_gbps", "optical_reach", "margin_db", "figures",
+               "message_bytes", "collective_times_s", "collective_algorithms", "violations", "notes")
+COST_KEYS = ("design", "fabric", "gpus", "gpu", "feasible", "per_gpu_bandwidth_gbps", "degree", "bisection_gbps",
+             "network_cost_usd_per_gpu", "network_cost_usd_per_gpu_range", "network_power_w_per_gpu",
+             "network_power_w_per_gpu_range", "cluster_cost_usd", "cluster_cost_usd_range", "cluster_power_w",
+             "cluster_power_w_range", "facility_power_w", "network_cost_share", "scale_out_cost_share",
+             "network_power_share", "gpu_cost_share", "all_reduce_busbw_gbps", "breakdown", "violations", "notes")
+
+
+def reported(reading: Reading, keys, labels: dict) -> dict:
+    """A command's JSON in `keys` order: each quantity from the table (sipml.quantities), each label from
+    `labels`."""
+    return {key: QUANTITIES[key].value(reading) if key in QUANTITIES else labels[key] for key in keys}
+
+
 def budget_data(est: LinkEstimate, source: str) -> dict:
     """The JSON of `sipml budget` (keys documented in the README)."""
     sig, fec, energy = est.signal, est.signal.fec, est.energy
@@ -79,46 +108,20 @@ def budget_data(est: LinkEstimate, source: str) -> dict:
     ledger.append({"name": "system margin reserved", "value": -est.design.link.system_margin, "unit": "dB",
                    "detail": ""})
     ledger.append({"name": "margin", "value": est.margin_db, "unit": "dB", "detail": ""})
-    return {
-        "design": source,
-        "feasible": est.feasible,
-        "link_kind": est.design.link.kind,
-        "margin_db": est.margin_db,
-        "capacity_gbps": est.capacity_bps / 1e9,
-        "binding_limit": est.binding_limit,
-        "limits_gbps": {k: v / 1e9 for k, v in est.limits_bps.items()},
-        "max_capacity_gbps": est.max_capacity_bps / 1e9,
-        "max_binding_limit": est.max_binding_limit,
-        "max_wavelengths_per_fiber": est.max_wavelengths_per_fiber,
-        "wavelength_limits": est.wavelength_limits,
+    labels = {
+        "design": source, "feasible": est.feasible, "link_kind": est.design.link.kind,
+        "binding_limit": est.binding_limit, "limits_gbps": {k: v / 1e9 for k, v in est.limits_bps.items()},
+        "max_binding_limit": est.max_binding_limit, "wavelength_limits": est.wavelength_limits,
         "modulation": sig.modulation,
-        "symbol_rate_gbd": sig.symbol_rate_baud / 1e9,
-        "target_ber": sig.target_ber,
         "fec": {"name": fec.name, "code": fec.code, "threshold_ber": fec.threshold_ber, "overhead": fec.overhead,
                 "latency_s": fec.latency_s, "frame_error_ratio": fec.frame_error_ratio},
-        "laser_power_per_line_dbm": est.laser_line_dbm,
-        "min_laser_power_per_line_dbm": est.min_laser_power_per_line_dbm,
-        "received_power_dbm": est.received_dbm,
-        "sensitivity_dbm": est.sensitivity_dbm,
-        "quantum_limit_dbm": est.quantum_limit_dbm,
-        "max_fiber_length_m": est.max_fiber_length_m,
-        "fiber_reach_m": est.reach.fiber_reach_m,
-        "max_switch_passes": est.max_switch_passes,
-        "energy_pj_per_bit": est.total_energy_j_per_bit * 1e12,
-        "energy_breakdown_pj_per_bit": _pj(est.energy_j_per_bit),
+        "fiber_reach_m": est.reach.fiber_reach_m, "energy_breakdown_pj_per_bit": _pj(est.energy_j_per_bit),
         "electrical_energy_breakdown_pj_per_bit": _pj(energy.electrical_j_per_bit),
         "fabric_energy_breakdown_pj_per_bit": _pj(energy.fabric_j_per_bit),
-        "total_energy_pj_per_bit": energy.total_j_per_bit * 1e12,
-        "io_power_w": sum(est.power_w.values()),
-        "total_io_power_w": energy.total_power_w,
-        "escape_fibers_per_direction": est.escape_fibers_per_direction,
-        "shoreline_tbps_per_mm": None if est.shoreline_bps_per_m is None else est.shoreline_bps_per_m / 1e15,
-        "ring": _ring_data(est),
-        "ring_yield": _yield_data(est),
-        "ledger": ledger,
+        "ring": _ring_data(est), "ring_yield": _yield_data(est), "ledger": ledger,
         "violations": [{"name": v.name, "message": v.message} for v in est.violations],
-        "warnings": list(est.warnings),
-    }
+        "warnings": list(est.warnings)}
+    return reported(Reading(link=est), BUDGET_KEYS, labels)
 
 
 def _launch_detail(est: LinkEstimate) -> str:
@@ -219,10 +222,10 @@ def budget_report(est: LinkEstimate, source: str, min_spacing_hz: float | None |
 
 def check_report(est: LinkEstimate, source: str) -> Report:
     rows = [{"constraint": v.name, "violation": v.message} for v in est.violations]
-    data = {"design": source, "feasible": est.feasible, "margin_db": est.margin_db,
-            "capacity_gbps": est.capacity_bps / 1e9, "binding_limit": est.binding_limit,
-            "violations": [{"name": v.name, "message": v.message} for v in est.violations],
-            "warnings": list(est.warnings)}
+    data = reported(Reading(link=est), CHECK_KEYS, {
+        "design": source, "feasible": est.feasible, "binding_limit": est.binding_limit,
+        "violations": [{"name": v.name, "message": v.message} for v in est.violations],
+        "warnings": list(est.warnings)})
     verdict = (f"{source}: feasible, margin {est.margin_db:.2f} dB, {' '.join(_rate(est.capacity_bps))} per "
                f"direction ({est.binding_limit} binds)" if est.feasible else
                f"{source}: INFEASIBLE, {len(est.violations)} constraint(s) violated")
@@ -255,12 +258,11 @@ def _violation_rows(violations) -> list[dict]:
 def check_fabric_report(fab: FabricEstimate, source: str) -> Report:
     """`sipml check` on a design with a fabric: the fabric's violations (its link's included)."""
     link = fab.link
-    data = {"design": source, "feasible": fab.feasible, "fabric": fab.kind,
-            "margin_db": link.margin_db if link else None,
-            "capacity_gbps": fab.per_gpu_bandwidth_bps / 1e9,
-            "binding_limit": link.binding_limit if link else None,
-            "violations": [{"name": v.name, "message": v.message} for v in fab.violations],
-            "warnings": list(link.warnings) if link else []}
+    data = reported(Reading(link=link, fabric=fab), CHECK_FABRIC_KEYS, {
+        "design": source, "feasible": fab.feasible, "fabric": fab.kind,
+        "binding_limit": link.binding_limit if link else None,
+        "violations": [{"name": v.name, "message": v.message} for v in fab.violations],
+        "warnings": list(link.warnings) if link else []})
     verdict = (f"{source}: {fab.kind} feasible, {fab.per_gpu_bandwidth_bps / 1e9:.0f} Gbps per GPU per direction"
                if fab.feasible else f"{source}: {fab.kind} INFEASIBLE, {len(fab.violations)} constraint(s) violated")
     tables = [Table("Violated constraints", ["constraint", "violation"], _violation_rows(fab.violations))] \
@@ -269,19 +271,14 @@ def check_fabric_report(fab: FabricEstimate, source: str) -> Report:
 
 
 def fabric_data(fab: FabricEstimate, times, message_bytes: float, source: str) -> dict:
-    return {
+    return reported(Reading(link=fab.link, fabric=fab), FABRIC_KEYS, {
         "design": source, "fabric": fab.kind, "gpus": fab.gpus, "job_gpus": fab.job_gpus, "feasible": fab.feasible,
-        "per_gpu_bandwidth_gbps": fab.per_gpu_bandwidth_bps / 1e9,
-        "effective_bandwidth_gbps": fab.effective_bandwidth_bps / 1e9,
-        "useful_time_fraction": fab.useful_fraction, "degree": fab.degree, "bisection_gbps": fab.bisection_bps / 1e9,
-        "margin_db": fab.link.margin_db if fab.link else None,
         "figures": {name: {"value": v, "unit": u} for name, (v, u) in figures(fab).items()},
         "message_bytes": message_bytes,
         "collective_times_s": {op: t.seconds for op, t in times.items()},
         "collective_algorithms": {op: str(t.schedule) for op, t in times.items()},
         "violations": [{"name": v.name, "message": v.message} for v in fab.violations],
-        "notes": list(fab.notes),
-    }
+        "notes": list(fab.notes)})
 
 
 def traffic_data(traffic) -> dict:
@@ -359,28 +356,14 @@ def cost_data(name: str, fab: FabricEstimate, summary) -> dict:
                   "power_w_per_gpu": [x / g for x in l.power_w.as_tuple()], "cost_share": l.cost_share,
                   "power_share": l.power_share, "source": l.source, "date": l.date, "tag": l.tag}
                  for l in bom.lines_by_cost()]
-    return {
+    return reported(Reading(fabric=fab, cost=summary), COST_KEYS, {
         "design": name, "fabric": fab.kind, "gpus": g, "gpu": summary.gpu, "feasible": fab.feasible,
-        "per_gpu_bandwidth_gbps": fab.per_gpu_bandwidth_bps / 1e9, "degree": fab.degree,
-        "bisection_gbps": fab.bisection_bps / 1e9,
-        "network_cost_usd_per_gpu": summary.network_cost_per_gpu_usd.typical,
         "network_cost_usd_per_gpu_range": list(summary.network_cost_per_gpu_usd.as_tuple()),
-        "network_power_w_per_gpu": summary.network_power_per_gpu_w.typical,
         "network_power_w_per_gpu_range": list(summary.network_power_per_gpu_w.as_tuple()),
-        "cluster_cost_usd": summary.cluster_cost_usd.typical,
         "cluster_cost_usd_range": list(summary.cluster_cost_usd.as_tuple()),
-        "cluster_power_w": summary.cluster_power_w.typical,
         "cluster_power_w_range": list(summary.cluster_power_w.as_tuple()),
-        "facility_power_w": summary.facility_power_w,
-        "network_cost_share": summary.network_cost_share,
-        "scale_out_cost_share": summary.scale_out_cost_share,
-        "network_power_share": summary.network_power_share,
-        "gpu_cost_share": summary.gpu_cost_share,
-        "all_reduce_busbw_gbps": summary.all_reduce_busbw_bps / 1e9,
-        "breakdown": breakdown,
-        "violations": [{"name": v.name, "message": v.message} for v in fab.violations],
-        "notes": list(fab.notes),
-    }
+        "breakdown": breakdown, "violations": [{"name": v.name, "message": v.message} for v in fab.violations],
+        "notes": list(fab.notes)})
 
 
 def _money(x: float) -> str:
@@ -425,3 +408,18 @@ def cost_report(entries: list[dict]) -> Report:
     footer = [f"{e['design']}: violated: {v['name']}: {v['message']}" for e in entries for v in e["violations"]]
     footer += [f"{e['design']}: note: {n}" for e in entries for n in e["notes"]]
     return Report({"designs": entries}, tables, footer)
+
+
+def quantities_report() -> Report:
+    """Every reported quantity of the table (sipml.quantities): key, unit, the record it is read from, whether
+    `optimize` may target it, what it is; then the JSON keys that are not numbers."""
+    from sipml.quantities import LABELS, QUANTITY_LIST
+
+    rows = [{"key": f"`{q.key}`", "unit": q.unit or "–", "from": q.stage, "optimize": "yes" if q.target else "no",
+             "what": q.help} for q in QUANTITY_LIST]
+    labels = [{"key": f"`{k}`", "what": v} for k, v in LABELS.items()]
+    return Report({"quantities": [{"key": q.key, "unit": q.unit, "stage": q.stage, "target": q.target,
+                                   "help": q.help} for q in QUANTITY_LIST], "labels": LABELS},
+                  [Table("Reported quantities (each with its formula in `sipml explain KEY`)",
+                         ["key", "unit", "from", "optimize", "what"], rows),
+                   Table("Other JSON keys", ["key", "what"], labels)])

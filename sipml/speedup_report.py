@@ -21,12 +21,21 @@ def _load(name: str, overrides, gpus: int | None):
     return load_design(name, sets)
 
 
+ROW_KEYS = ("design", "feasible", "fabric", "model", "gpus", "gpu", "batch", "strategy", "iteration_s", "stack",
+            "precision", "breakdown", "memory_gb_per_gpu", "tflops_per_gpu", "mfu", "hardware_tflops_per_gpu", "hfu",
+            "throughput", "throughput_unit", "candidates", "feasible_candidates", "cluster_cost_usd",
+            "cluster_power_w", "per_gpu_bandwidth_gbps")
+VERSUS = ("speedup", "speedup_per_dollar", "speedup_per_watt")
+
+
 def run_speedup(designs, model_name: str, gpus: int | None, batch: int | None, strategy: str | None, overrides,
                 baselines, tokens: float | None, top: int = 3):
     """The rows of `sipml speedup`: one per design, each with its speedups over every baseline."""
     from core.errors import InfeasibleDesign, InputError
     from fabric.catalog import load_catalog
     from workloads.models import load_model
+    from sipml.quantities import Reading, values
+    from sipml.reports import reported
     from workloads.evaluation import Evaluation
     from workloads.speedup import compare, default_batch
     from workloads.strategy import parse_strategy
@@ -60,18 +69,15 @@ def run_speedup(designs, model_name: str, gpus: int | None, batch: int | None, s
                          "reason": failures[name]})
             continue
         r = results[name]
-        row = {"design": name, "feasible": True, "fabric": r.estimate.kind, "model": model.name, "gpus": n,
-               "gpu": r.gpu.name,
-               "batch": batch, "strategy": r.best.strategy, "iteration_s": r.best.iteration_s,
-               "stack": r.stack.name, "precision": r.precision,
-               "breakdown": r.best.breakdown, "memory_gb_per_gpu": r.best.memory_bytes / 1e9,
-               "tflops_per_gpu": r.tflops_per_gpu, "mfu": r.mfu,
-               "hardware_tflops_per_gpu": r.hardware_tflops_per_gpu, "hfu": r.hfu, "throughput": r.throughput,
-               "throughput_unit": r.throughput_unit, "candidates": r.candidates, "feasible_candidates": r.feasible,
-               "cluster_cost_usd": r.cluster_cost_usd, "cluster_power_w": r.cluster_power_w,
-               "per_gpu_bandwidth_gbps": r.estimate.per_gpu_bandwidth_bps / 1e9}
+        base = results.get(base_names[0])
+        reading = Reading(fabric=r.estimate, cost=r.cost, result=r, baseline=base)
+        row = reported(reading, ROW_KEYS, {
+            "design": name, "feasible": True, "fabric": r.estimate.kind, "model": model.name, "gpus": n,
+            "gpu": r.gpu.name, "batch": batch, "strategy": r.best.strategy, "stack": r.stack.name,
+            "precision": r.precision, "breakdown": r.best.breakdown, "memory_gb_per_gpu": r.best.memory_bytes / 1e9,
+            "throughput_unit": r.throughput_unit, "candidates": r.candidates, "feasible_candidates": r.feasible})
         versus = {b: compare(r, results[b]) if b in results else None for b in base_names}
-        row.update(versus[base_names[0]] or {"speedup": None, "speedup_per_dollar": None, "speedup_per_watt": None})
+        row.update(values(reading, VERSUS) if base is not None else dict.fromkeys(VERSUS))
         row["baseline"] = base_names[0]
         row["baselines"] = versus
         run = r.run(amount)

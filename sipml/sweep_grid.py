@@ -76,6 +76,7 @@ def _group(design, sets: list[str], axes: list):
     from fabric.evaluate import effective_link
     from photonics.link_grid import evaluate_grid, supported
     from photonics.resolve import resolve
+    from sipml.quantities import QUANTITIES, column
     from sipml.sweep_points import Points
 
     try:
@@ -109,10 +110,11 @@ def _group(design, sets: list[str], axes: list):
         varied.setdefault(axis.section, {})[axis.key] = np.asarray(values).reshape(dims)
     refused |= _out_of_order(resolved, varied, shape)
     grid = evaluate_grid(resolved, varied)
-    values = {"link_feasible": grid.feasible, "margin [dB]": grid.margin_db, "capacity [Gbit/s]": grid.capacity_bps / 1e9,
-              "binding_limit": grid.binding_limit, "max_wavelengths_per_fiber": grid.max_wavelengths_per_fiber,
-              "energy [pJ/bit]": grid.total_energy_j_per_bit * 1e12,
-              "min_laser_power_per_line [dBm]": grid.min_laser_power_per_line_dbm,
+    values = {"link_feasible": grid.feasible, column("margin_db"): grid.margin_db,
+              column("capacity_gbps"): QUANTITIES["capacity_gbps"].scaled(grid.capacity_bps),
+              "binding_limit": grid.binding_limit, column("max_wavelengths_per_fiber"): grid.max_wavelengths_per_fiber,
+              column("energy_pj_per_bit"): QUANTITIES["energy_pj_per_bit"].scaled(grid.total_energy_j_per_bit),
+              column("min_laser_power_per_line_dbm"): grid.min_laser_power_per_line_dbm,
               "link_violations": grid.violations}
     return values, refused | grid.fallback
 

@@ -7,6 +7,7 @@ import functools
 import math
 
 from core.errors import SipmlError
+from sipml.quantities import FABRIC, LINK, QUANTITIES, SWEEP, TRAINING, Reading, column, sweep_columns
 
 
 def evaluate_chunk(design: str | None, overrides: tuple, axes: tuple, points: tuple, model: str | None,
@@ -57,7 +58,6 @@ def load_point(design, sets):
 
 
 def _row(loader, overrides, axes, point, model, batch, link_only, baselines) -> dict:
-    from core.errors import SipmlError
     from workloads.evaluation import Evaluation
 
     row = {a.column: a.values[i] for a, i in zip(axes, point)}
@@ -76,39 +76,44 @@ def _row(loader, overrides, axes, point, model, batch, link_only, baselines) -> 
     return row
 
 
-PHYSICS_COLUMNS = ("link_feasible", "margin [dB]", "capacity [Gbit/s]", "binding_limit", "max_wavelengths_per_fiber",
-                   "energy [pJ/bit]", "min_laser_power_per_line [dBm]", "link_violations")
-FABRIC_COLUMNS = ("fabric_feasible", "effective_bandwidth [Gbit/s]", "reach [hops]", "network_cost_per_gpu [USD]",
-                  "network_power_per_gpu [W]", "cluster_cost [USD]", "fabric_violations")
-TRAINING_COLUMNS = ("training_feasible", "iteration [s]", "tflops_per_gpu [TFLOP/s]", "speedup", "speedup_per_dollar",
-                    "speedup_per_watt", "training_error")
+PHYSICS_COLUMNS, FABRIC_COLUMNS, TRAINING_COLUMNS = (sweep_columns(stage) for stage in (LINK, FABRIC, TRAINING))
+
+
+def _columns(reading, stage: str, labels: dict) -> dict:
+    """The stage's columns of one point in the sweep's order: numbers from the quantity table (NaN where a point
+    has none), labels from `labels`."""
+    out = {}
+    for key in SWEEP[stage]:
+        if key in QUANTITIES:
+            value = QUANTITIES[key].value(reading)
+            out[column(key)] = math.nan if value is None else value
+        else:
+            out[key] = labels[key]
+    return out
+
+
+def _numbers_of(stage: str) -> list[str]:
+    return [column(k) for k in SWEEP[stage] if k in QUANTITIES]
 
 
 def _physics(evaluation) -> dict:
     est = evaluation.link
     if est is None:
         return {}
-    return {"link_feasible": est.feasible, "margin [dB]": est.margin_db, "capacity [Gbit/s]": est.capacity_bps / 1e9,
-            "binding_limit": est.binding_limit, "max_wavelengths_per_fiber": est.max_wavelengths_per_fiber,
-            "energy [pJ/bit]": est.total_energy_j_per_bit * 1e12,
-            "min_laser_power_per_line [dBm]": est.min_laser_power_per_line_dbm,
-            "link_violations": ";".join(v.name for v in est.violations)}
+    return _columns(Reading(link=est), LINK, {"link_feasible": est.feasible, "binding_limit": est.binding_limit,
+                                              "link_violations": ";".join(v.name for v in est.violations)})
 
 
 def _fabric(evaluation) -> dict:
-    est, summary = evaluation.fabric, evaluation.cost
-    return {"fabric_feasible": est.feasible, "effective_bandwidth [Gbit/s]": est.effective_bandwidth_bps / 1e9,
-            "reach [hops]": est.reach_hops if est.reach_hops is not None else math.nan,
-            "network_cost_per_gpu [USD]": summary.network_cost_per_gpu_usd.typical,
-            "network_power_per_gpu [W]": summary.network_power_per_gpu_w.typical,
-            "cluster_cost [USD]": summary.cluster_cost_usd.typical,
-            "fabric_violations": ";".join(v.name for v in est.violations)}
+    est = evaluation.fabric
+    return _columns(Reading(fabric=est, cost=evaluation.cost), FABRIC, {
+        "fabric_feasible": est.feasible, "fabric_violations": ";".join(v.name for v in est.violations)})
 
 
 def _training(evaluation, model_name, batch, baselines: dict) -> dict:
     from core.errors import InfeasibleDesign
     from workloads.models import load_model
-    from workloads.speedup import compare, default_batch
+    from workloads.speedup import default_batch
 
     design = evaluation.design
     model = load_model(model_name)
@@ -118,15 +123,13 @@ def _training(evaluation, model_name, batch, baselines: dict) -> dict:
     try:
         result = evaluation.training(model, batch, name="point")
     except InfeasibleDesign as exc:
-        return {"training_feasible": False, "iteration [s]": math.nan, "tflops_per_gpu [TFLOP/s]": math.nan,
-                "speedup": math.nan, "speedup_per_dollar": math.nan, "speedup_per_watt": math.nan,
+        return {"training_feasible": False, **dict.fromkeys(_numbers_of(TRAINING), math.nan),
                 "training_error": str(exc)}
     key = (model_name, batch, design.fabric.gpus)
     if key not in baselines:
         baselines[key] = _baseline(*key)
-    versus = compare(result, baselines[key])
-    return {"training_feasible": True, "iteration [s]": result.best.iteration_s,
-            "tflops_per_gpu [TFLOP/s]": result.tflops_per_gpu, **versus, "training_error": ""}
+    return _columns(Reading(result=result, baseline=baselines[key]), TRAINING,
+                    {"training_feasible": True, "training_error": ""})
 
 
 def _baseline(model_name: str, batch: int, gpus: int):

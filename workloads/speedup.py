@@ -83,6 +83,9 @@ class Result:
     throughput: float  # tokens/s or samples/s
     throughput_unit: str
     cost: CostSummary
+    model_flops: float = 0.0  # of one iteration of the best, whole job, without recomputation
+    hardware_flops: float = 0.0  # executed, recomputation included
+    peak_flops: float = 0.0  # one GPU's dense peak at the GEMMs' precision
 
     @property
     def best(self) -> Candidate:
@@ -190,7 +193,8 @@ def evaluate_model(model: Model, design: ClusterDesign, name: str, batch: int, f
         tflops_per_gpu=found.model_flops / per_gpu / 1e12, hardware_tflops_per_gpu=found.hardware_flops / per_gpu / 1e12,
         mfu=found.model_flops / (per_gpu * peak), hfu=found.hardware_flops / (per_gpu * peak),
         throughput=per_iteration / best.iteration_s, throughput_unit=unit,
-        cost=cost or cost_summary(design, est, catalog or load_catalog()))
+        cost=cost or cost_summary(design, est, catalog or load_catalog()), model_flops=found.model_flops,
+        hardware_flops=found.hardware_flops, peak_flops=peak)
 
 
 @dataclass(frozen=True)

@@ -53,7 +53,7 @@ def test_fabric_and_cost_take_a_loaded_design_or_a_name():
 def test_sweep_rows_are_the_points_evaluated_one_by_one():
     rows = sweep("sip-ring", ["link.wavelengths_per_fiber=4,8"])
     for row, n in zip(rows, (4, 8)):
-        assert row["margin [dB]"] == pytest.approx(budget(load_design("sip-ring", {
+        assert row["margin_db [dB]"] == pytest.approx(budget(load_design("sip-ring", {
             "link.wavelengths_per_fiber": n})).margin_db)
 
 

@@ -11,3 +11,11 @@ DOC = Path(__file__).resolve().parents[2] / "docs" / "design-format.md"
 def test_design_format_doc_matches_the_declarations():
     table = render(fields_report(), "markdown")
     assert table in DOC.read_text(encoding="utf-8"), "regenerate with `python docs/update_design_format.py`"
+
+
+def test_the_quantity_doc_matches_the_table():
+    from sipml.reports import quantities_report
+
+    doc = DOC.with_name("quantities.md")
+    assert render(quantities_report(), "markdown") in doc.read_text(encoding="utf-8"), \
+        "regenerate with `python docs/update_quantities.py`"

@@ -27,7 +27,8 @@ def test_margin_moves_one_for_one_with_each_loss_on_the_path(capsys):
     assert rows[("modulator", "insertion_loss")]["derivative"] == pytest.approx(-1.0, abs=1e-9)
     assert rows[("laser", "coupling_loss")]["derivative"] == pytest.approx(-1.0, abs=1e-9)
     terms = {t["term"]: float(t["value"]) for t in data["numbers"]}
-    assert terms["margin"] == pytest.approx(data["value"], abs=0.005)
+    assert terms[r"\mathrm{margin}"] == pytest.approx(data["value"], rel=1e-5)
+    assert terms["S"] < 0 and terms[r"\Sigma IL"] > 0
 
 
 def test_capacity_scales_with_the_line_rate_where_the_design_s_own_counts_bind(capsys):
@@ -73,41 +74,14 @@ def test_explain_without_a_quantity_is_still_the_derivation(capsys):
 
 
 def test_the_numbers_of_the_reach_and_the_network_cost_add_up(capsys):
+    """The terms `explain` shows are the formula's, and with them it gives the value it reports."""
     code, data = explain(capsys, "optical_reach", "sip-ring", "--set", "sip_ring.amplifier_every=0")
     terms = {t["term"]: float(t["value"]) for t in data["numbers"]}
-    margin, per_gpu = terms["neighbour link margin"], terms["loss of passing one GPU"]
-    assert code == 0 and terms["reach"] == data["value"] == 1 + int(margin // per_gpu)  # unamplified: the hop reach
+    margin, per_gpu = terms[r"m_{\mathrm{neighbour}}"], terms[r"L_{\mathrm{pass}}"]
+    assert code == 0 and terms["h"] == data["value"] == 1 + int(margin // per_gpu)  # unamplified: the hop reach
     code, data = explain(capsys, "network_cost_usd_per_gpu", "sip-ocs")
-    assert sum(float(t["value"].replace(",", "")) for t in data["numbers"]) == pytest.approx(data["value"], abs=5)
-
-
-def test_the_symbolic_formulas_are_the_models():
-    """Each sympy formula (LaTeX in markdown) evaluates, with the design's own numbers, to what the model reports."""
-    import sympy as sp
-
-    from photonics.link import evaluate
-    from photonics.loss import total_db
-    from sipml.design import load_design
-    from sipml.explain import FORMULAS, formula_latex, symbolic_formula
-
-    assert all(formula_latex(name) for name in FORMULAS)
-    est = evaluate(load_design(None).link)
-    eq = symbolic_formula("margin_db")
-    values = {"P_{\\mathrm{launch}}": est.launch_dbm, "\\Sigma IL": total_db(est.ledger),
-              "\\Sigma PP": est.budget.penalty_db, "S": est.sensitivity_dbm,
-              "M_{\\mathrm{sys}}": est.design.link.system_margin}
-    got = float(eq.rhs.subs({s: values[s.name] for s in eq.rhs.free_symbols}))
-    assert got == pytest.approx(est.margin_db, abs=1e-9)
-    eq = symbolic_formula("capacity_gbps")
-    limits = est.wavelength_limits
-    lk = est.design.link
-    values = {"N_{\\mathrm{FSR}}": limits["fsr_channels"], "N_{\\mathrm{lines}}": limits["laser_lines"],
-              "N_{\\mathrm{budget}}": limits["power_budget"], "N_{\\mathrm{req}}": limits["requested"],
-              "R": lk.data_rate, "k": 1, "n": 1, "F": lk.fibers_per_direction,
-              "F_{\\mathrm{escape}}": est.escape_fibers_per_direction}
-    got = float(eq.rhs.subs({s: values[s.name] for s in eq.rhs.free_symbols}))
-    assert got == pytest.approx(est.capacity_bps)
-    assert isinstance(eq, sp.Eq)
+    parts = [float(t["value"]) for t in data["numbers"][:-1]]
+    assert len(parts) > 2 and sum(parts) == pytest.approx(data["value"], rel=1e-5)
 
 
 def test_markdown_shows_the_formula_as_display_math(capsys):

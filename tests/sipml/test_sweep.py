@@ -28,7 +28,7 @@ def test_rows_equal_point_by_point_evaluation():
         design = load_design(None, [f"link.wavelengths_per_fiber={row['link.wavelengths_per_fiber']}",
                                     f'laser.power_per_line="{row["laser.power_per_line [W]"] * 1e3:g} mW"'])
         est = evaluate(design.link)
-        assert row["margin [dB]"] == est.margin_db and row["capacity [Gbit/s]"] == est.capacity_bps / 1e9
+        assert row["margin_db [dB]"] == est.margin_db and row["capacity_gbps [Gbit/s]"] == est.capacity_bps / 1e9
         assert row["binding_limit"] == est.binding_limit
 
 
@@ -52,7 +52,7 @@ def test_csv_jsonl_and_plot(capsys, tmp_path):
     pytest.importorskip("matplotlib")
     png = tmp_path / "m.png"
     code, out, _ = run(capsys, "sweep", "--vary", "link.wavelengths_per_fiber=2,4,8", "--quiet", "--plot",
-                       "link.wavelengths_per_fiber,margin [dB]", "--plot-file", str(png))
+                       "link.wavelengths_per_fiber,margin_db [dB]", "--plot-file", str(png))
     assert code == 0
     rows = list(csv.DictReader(io.StringIO(out)))
     assert [r["link.wavelengths_per_fiber"] for r in rows] == ["2", "4", "8"]

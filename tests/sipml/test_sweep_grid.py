@@ -127,7 +127,7 @@ def test_cli_link_only_writes_the_link_columns(tmp_path, capsys):
     assert code == 0
     capsys.readouterr()
     rows = list(csv.DictReader(io.StringIO(target.read_text())))
-    assert len(rows) == 9 and "margin [dB]" in rows[0] and "fabric_feasible" not in rows[0]
+    assert len(rows) == 9 and "margin_db [dB]" in rows[0] and "fabric_feasible" not in rows[0]
     code = main(["sweep", "--link-only", "--model", "gpt2-355m", "--vary", "link.wavelengths_per_fiber=2,4"])
     err = capsys.readouterr().err
     assert code == 2 and "--link-only" in err and len(err.strip().splitlines()) == 1

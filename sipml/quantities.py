@@ -1,0 +1,740 @@
+"""Every number the calculator reports, declared once: its JSON key, unit and scale, the record it is read from,
+its formula (the sympy form `explain` shows, with this design's numbers as its terms), its help text, and whether
+`optimize` may target it. Every command's JSON, the sweep's columns (`key [unit]`), `explain`, `optimize` and the
+README read this table; `LABELS` lists the JSON keys that are not numbers (names, verdicts, nested records).
+
+A `Reading` is what a report has of one design point: its link estimate, fabric estimate, priced bill, and a
+training result with its baseline. `QUANTITIES[key].value(reading)` is the number in the reported unit (None where
+the point has no such number, e.g. a ring's reach on an electrical fabric). `formula(reading)` gives the
+`Formula`: its right-hand side evaluated with its terms is the model's value in SI units (tests check every one).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What is known of one design point (each part None when the report does not have it)."""
+
+    link: object = None  # photonics.records.LinkEstimate
+    fabric: object = None  # fabric.estimate.FabricEstimate
+    cost: object = None  # fabric.cost.CostSummary
+    result: object = None  # workloads.speedup.Result
+    baseline: object = None  # the baseline's workloads.speedup.Result
+
+    @classmethod
+    def of(cls, point, result=None, baseline=None) -> Reading:
+        """The reading of a `workloads.evaluation.Evaluation` (its stages computed as they are read)."""
+        return _PointReading(point, result, baseline)
+
+
+class _PointReading(Reading):
+    def __init__(self, point, result, baseline):
+        object.__setattr__(self, "_point", point)
+        object.__setattr__(self, "result", result)
+        object.__setattr__(self, "baseline", baseline)
+
+    @property
+    def link(self):
+        return self._point.link
+
+    @property
+    def fabric(self):
+        return self._point.fabric
+
+    @property
+    def cost(self):
+        return self._point.cost
+
+
+@dataclass(frozen=True)
+class Formula:
+    """lhs = rhs, the rhs a sympy expression of symbols named as `terms`: {LaTeX name: (SI value, unit, meaning)}."""
+
+    lhs: str
+    rhs: object
+    terms: dict
+
+    def evaluate(self) -> float:
+        return float(self.rhs.subs({_symbol(name): value for name, (value, _, _) in self.terms.items()}))
+
+    def latex(self) -> str:
+        import sympy as sp
+
+        return sp.latex(sp.Eq(_symbol(self.lhs), self.rhs, evaluate=False), order="none")
+
+
+def _symbol(name: str):
+    import sympy as sp
+
+    return sp.Symbol(name, real=True)
+
+
+class _Terms:
+    """Builds a formula's terms: `t("P_{launch}", value, "dBm", "meaning")` returns the symbol and records it."""
+
+    def __init__(self):
+        self.terms: dict = {}
+
+    def __call__(self, name: str, value, unit: str = "", meaning: str = ""):
+        self.terms[name] = (float(value), unit, meaning)
+        return _symbol(name)
+
+
+@dataclass(frozen=True)
+class Quantity:
+    key: str  # the JSON key (and the sweep column `key [unit]`)
+    unit: str  # of the reported number ('' for counts and ratios)
+    scale: float  # reported = SI value × scale
+    stage: str  # the record it is read from: link, fabric, cost, training
+    read: Callable  # Reading → SI value (None where it does not apply)
+    help: str
+    formula: Callable | None = None  # Reading → Formula
+    target: bool = True  # `optimize` may maximise, minimise or bound it
+
+    def value(self, reading: Reading):
+        """The reported number, None where the reading has no such number (no link on an electrical fabric)."""
+        if getattr(reading, _RECORD[self.stage]) is None:
+            return None
+        si = self.read(reading)
+        return None if si is None else self.scaled(si)
+
+    def scaled(self, si):
+        """An SI value (or array of them) in the reported unit: divided by 10^k for a scale 10^−k, as written."""
+        if self.scale == 1.0:
+            return si
+        return si / round(1.0 / self.scale) if self.scale < 1.0 else si * self.scale
+
+    @property
+    def column(self) -> str:
+        """The sweep's column: the JSON key with the unit."""
+        return f"{self.key} [{self.unit}]" if self.unit else self.key
+
+
+def _sum(symbols):
+    import sympy as sp
+
+    return sp.Add(*symbols, evaluate=False) if symbols else sp.Integer(0)
+
+
+# --- the link --------------------------------------------------------------------------------------------------
+def _margin(r):
+    est, t = r.link, _Terms()
+    rhs = _sum([t(r"P_{\mathrm{launch}}", est.launch_dbm, "dBm", "the worst wavelength's launch power"),
+                -t(r"\Sigma IL", sum(i.value_db for i in est.ledger), "dB", "the ledger's losses"),
+                -t("S", est.sensitivity_dbm, "dBm", "receiver sensitivity (average power)"),
+                -t(r"\Sigma PP", est.budget.penalty_db, "dB", "penalties"),
+                -t(r"M_{\mathrm{sys}}", est.design.link.system_margin, "dB", "reserved system margin")])
+    return Formula(r"\mathrm{margin}", rhs, t.terms)
+
+
+def _rate_terms(t, est):
+    """R_run: the payload rate a wavelength (lane) carries, 0 when a ring or the source cannot pass the symbol
+    rate."""
+    cap = est.capacity
+    limited = cap.limits_bps.get("modulator_bandwidth", 1.0) == 0.0 or cap.limits_bps.get("filter_bandwidth",
+                                                                                           1.0) == 0.0
+    payload = est.design.link.data_rate * est.signal.fec.payload_fraction
+    return (t(r"R_{\mathrm{payload}}", payload, "bit/s", "line rate × k/n of the FEC")
+            * t(r"\mathbb{1}_{\mathrm{rate}}", 0.0 if limited else 1.0, "", "1 when the rings pass the symbol rate"))
+
+
+def _capacity(r):
+    import sympy as sp
+
+    est, t = r.link, _Terms()
+    n = est.capacity.wavelength_limits
+    if est.ring is None:  # point-to-point: the smallest of its limits
+        rhs = sp.Min(*(t(rf"C_{{\mathrm{{{k.replace('_', ' ')}}}}}", v, "bit/s", k)
+                       for k, v in est.capacity.limits_bps.items()))
+        return Formula("C", rhs, t.terms)
+    lk = est.design.link
+    counts = sp.Min(t(r"N_{\mathrm{FSR}}", n["fsr_channels"], "", "channels per FSR"),
+                    t(r"N_{\mathrm{lines}}", n["laser_lines"], "", "laser lines"),
+                    t(r"N_{\mathrm{budget}}", n["power_budget"], "", "wavelengths the budget closes"),
+                    t(r"N_{\mathrm{req}}", n["requested"], "", "wavelengths requested"))
+    fibers = sp.Min(t("F", lk.fibers_per_direction, "", "fibers per direction"),
+                    t(r"F_{\mathrm{escape}}", est.escape_fibers_per_direction, "", "fibers the package escapes"))
+    return Formula("C", counts * _rate_terms(t, est) * fibers, t.terms)
+
+
+def _max_capacity(r):
+    est, t = r.link, _Terms()
+    if est.ring is None:
+        return Formula(r"C_{\max}", t("C", est.capacity_bps, "bit/s", "the capacity (nothing to lift)"), t.terms)
+    rhs = (t(r"N_{\max}", est.max_wavelengths_per_fiber, "", "max wavelengths per fiber") * _rate_terms(t, est)
+           * t(r"F_{\mathrm{escape}}", est.escape_fibers_per_direction, "", "fibers the package escapes"))
+    return Formula(r"C_{\max}", rhs, t.terms)
+
+
+def _max_wavelengths(r):
+    import sympy as sp
+
+    est, t = r.link, _Terms()
+    n = est.capacity.wavelength_limits
+    if est.ring is None:
+        rhs = (t(r"N_{\mathrm{budget}}", n["power_budget"], "", "1 when the lane closes")
+               * t(r"\mathbb{1}_{C>0}", float(est.capacity_bps > 0), "", "1 when the lane carries data"))
+        return Formula(r"N_{\max}", rhs, t.terms)
+    return Formula(r"N_{\max}", sp.Min(t(r"N_{\mathrm{FSR}}", n["fsr_channels"], "", "channels per FSR"),
+                                       t(r"N_{\mathrm{lines}}", n["laser_lines"], "", "laser lines"),
+                                       t(r"N_{\mathrm{budget}}", n["power_budget"], "", "the budget closes")),
+                   t.terms)
+
+
+def _symbol_rate(r):
+    import sympy as sp
+
+    est, t = r.link, _Terms()
+    rhs = t("R", est.design.link.data_rate, "bit/s", "line rate") / sp.log(t("M", est.signal.levels, "", "levels"), 2)
+    return Formula(r"R_{s}", rhs, t.terms)
+
+
+def _dbm_of(name, watts, what):
+    def formula(r):
+        import sympy as sp
+
+        t = _Terms()
+        return Formula(name, 10 * sp.log(t("P", watts(r), "W", what) / t(r"P_{\mathrm{ref}}", 1e-3, "W", "1 mW"),
+                                         10), t.terms)
+    return formula
+
+
+def _line_watts(r):
+    est = r.link
+    if est.ring is None:
+        from photonics.point_to_point import launch_average_w
+
+        return float(launch_average_w(est.design, est.design.transmitter))
+    return est.design.laser.power_per_line
+
+
+def _target_ber(r):
+    from photonics import fec
+
+    est, t = r.link, _Terms()
+    lk = est.design.link
+    if lk.fec == "none":
+        return Formula(r"BER_{\mathrm{target}}", t(r"BER_{\mathrm{link}}", lk.ber, "", "[link] ber"), t.terms)
+    threshold = lk.fec_threshold if lk.fec == "given" else fec.CODES[lk.fec].threshold_ber
+    return Formula(r"BER_{\mathrm{target}}", t(r"BER_{\mathrm{FEC}}", threshold, "", "the code's pre-FEC threshold"),
+                   t.terms)
+
+
+def _min_line(r):
+    est, t = r.link, _Terms()
+    rhs = _sum([t("S", est.sensitivity_dbm, "dBm", "sensitivity"),
+                t(r"\Sigma IL", sum(i.value_db for i in est.ledger), "dB", "the ledger's losses"),
+                t(r"IL_{\mathrm{source}}", est.budget.source_to_launch_db, "dB", "coupling, split and comb envelope"),
+                t(r"\Sigma PP", est.budget.penalty_db, "dB", "penalties"),
+                t(r"M_{\mathrm{sys}}", est.design.link.system_margin, "dB", "reserved system margin")])
+    return Formula(r"P_{\min}", rhs, t.terms)
+
+
+def _received(r):
+    est, t = r.link, _Terms()
+    return Formula(r"P_{\mathrm{rx}}", t(r"P_{\mathrm{launch}}", est.launch_dbm, "dBm", "launch power")
+                   - t(r"\Sigma IL", sum(i.value_db for i in est.ledger), "dB", "the ledger's losses"), t.terms)
+
+
+def _fiber_length(r):
+    import sympy as sp
+
+    est, t = r.link, _Terms()
+    d = est.design
+    length = est.max_fiber_length_m
+    if not math.isfinite(length):
+        return None
+    from photonics.shared import dispersion_penalty_db, sections
+
+    s = sections(d)
+    fiber_db = next(i.value_db for i in est.ledger if i.key == "fiber")
+    disp_now = next(p.value_db for p in est.penalties if p.key == "dispersion")
+    headroom = _sum([t(r"P_{\mathrm{launch}}", est.launch_dbm, "dBm", "launch power"),
+                     -t(r"\Sigma IL_{0}", sum(i.value_db for i in est.ledger) - fiber_db, "dB", "losses but the fiber"),
+                     -t("S", est.sensitivity_dbm, "dBm", "sensitivity"),
+                     -t(r"\Sigma PP_{0}", est.budget.penalty_db - disp_now, "dB", "penalties but dispersion"),
+                     -t(r"M_{\mathrm{sys}}", d.link.system_margin, "dB", "reserved system margin")])
+    at_length = float(dispersion_penalty_db(d, s, est.signal.symbol_rate_baud, length))
+    rhs = sp.Min((headroom - t(r"PP_{\mathrm{disp}}(L_{\max})", at_length, "dB", "dispersion penalty at L_max"))
+                 / t(r"\alpha", d.loss.fiber_loss, "dB/m", "fiber loss"),
+                 t(r"L_{\mathrm{modal}}", est.reach.fiber_reach_m.get("modal_bandwidth", math.inf)
+                   if math.isfinite(est.reach.fiber_reach_m.get("modal_bandwidth", math.inf)) else 1e30, "m",
+                   "modal-bandwidth reach (1e30: single mode)"))
+    return Formula(r"L_{\max}", rhs, t.terms)
+
+
+def _switch_passes(r):
+    import sympy as sp
+
+    est, t = r.link, _Terms()
+    ls = est.design.loss
+    per_pass = ls.switch_loss + ls.switch_connectors * ls.connector_loss
+    if est.max_switch_passes is None or per_pass <= 0:
+        return None
+    total = sum(i.value_db for i in est.ledger)
+    headroom = _sum([t(r"P_{\mathrm{launch}}", est.launch_dbm, "dBm", "launch power"),
+                     -t("S", est.sensitivity_dbm, "dBm", "sensitivity"),
+                     -t(r"\Sigma PP", est.budget.penalty_db, "dB", "penalties"),
+                     -t(r"\Sigma IL_{\mathrm{other}}", total - ls.switch_ports * per_pass, "dB", "losses but the "
+                        "switch passes"),
+                     -t(r"M_{\mathrm{sys}}", est.design.link.system_margin, "dB", "reserved system margin")])
+    return Formula("k", sp.floor(headroom / t(r"IL_{\mathrm{pass}}", per_pass, "dB", "one switch pass")
+                                 * (1 + sp.Rational(1, 10**12))), t.terms)
+
+
+def _optical_parts(t, est):
+    return [t(rf"P_{{\mathrm{{{part}}}}}", watts, "W", f"{part} power") for part, watts in est.power_w.items()]
+
+
+def _energy(r):
+    est, t = r.link, _Terms()
+    return Formula("E", _sum(_optical_parts(t, est)) / t("C", est.capacity_bps, "bit/s", "capacity"), t.terms)
+
+
+def _per_bit_extras(t, est):
+    energy = est.energy
+    return ([t(rf"E_{{\mathrm{{{k.replace('_', ' ')}}}}}", v, "J/bit", k) for k, v in energy.electrical_j_per_bit.items()]
+            + [t(rf"E_{{\mathrm{{fabric\ {k}}}}}", v, "J/bit", k) for k, v in energy.fabric_j_per_bit.items()])
+
+
+def _total_energy(r):
+    est, t = r.link, _Terms()
+    optical = _sum(_optical_parts(t, est)) / t("C", est.capacity_bps, "bit/s", "capacity")
+    return Formula(r"E_{\mathrm{total}}", _sum([optical, *_per_bit_extras(t, est)]), t.terms)
+
+
+def _io_power(r):
+    est, t = r.link, _Terms()
+    return Formula(r"P_{\mathrm{io}}", _sum(_optical_parts(t, est)), t.terms)
+
+
+def _total_io_power(r):
+    est, t = r.link, _Terms()
+    rhs = _sum([*_optical_parts(t, est), t("C", est.capacity_bps, "bit/s", "capacity") * _sum(_per_bit_extras(t, est))])
+    return Formula(r"P_{\mathrm{io,total}}", rhs, t.terms)
+
+
+def _escape(r):
+    import sympy as sp
+
+    est, t = r.link, _Terms()
+    pk = est.design.package
+    if est.ring is None:
+        return None
+    per_edge = sp.floor(t(r"w_{\mathrm{edge}}", pk.chiplet_fiber_edge, "m", "fiber edge per chiplet")
+                        / t(r"\Lambda", pk.fiber_pitch, "m", "fiber pitch") * (1 + sp.Rational(1, 10**12)))
+    return Formula(r"F_{\mathrm{escape}}", sp.floor(t(r"n_{\mathrm{chiplets}}", pk.chiplets, "", "chiplets")
+                                                     * per_edge / 2), t.terms)
+
+
+def _shoreline(r):
+    est, t = r.link, _Terms()
+    pk = est.design.package
+    if est.ring is None:
+        return None
+    return Formula(r"\rho", t("C", est.capacity_bps, "bit/s", "capacity")
+                   / (t(r"n_{\mathrm{chiplets}}", pk.chiplets, "", "chiplets")
+                      * t(r"w_{\mathrm{edge}}", pk.chiplet_fiber_edge, "m", "fiber edge per chiplet")), t.terms)
+
+
+# --- the fabric ------------------------------------------------------------------------------------------------
+def _bandwidth(r):
+    fab, t = r.fabric, _Terms()
+    top = fab.design.topology
+    if fab.kind in ("sip-ring", "sip-ocs"):
+        return Formula("B", t("C", fab.link.capacity_bps, "bit/s", "the GPU's link capacity"), t.terms)
+    if fab.kind == "electrical":
+        return Formula("B", t(r"B_{\mathrm{NIC}}", top.nic_bandwidth, "bit/s", "[electrical] nic_bandwidth"), t.terms)
+    if fab.kind == "ideal":
+        return Formula("B", t(r"B_{\mathrm{ideal}}", top.bandwidth, "bit/s", "[ideal] bandwidth"), t.terms)
+    return None
+
+
+def _useful(r):
+    fab, t = r.fabric, _Terms()
+    top = fab.design.topology
+    if fab.kind == "sip-ring":
+        interval = t(r"T_{\mathrm{d}}", top.decision_interval, "s", "decision interval")
+        return Formula("u", interval / (interval + t(r"T_{\mathrm{r}}", top.retune_time, "s", "retune time")),
+                       t.terms)
+    if fab.kind == "sip-ocs":
+        from fabric.sip_ocs import MULTI_SHOT_PERIOD
+
+        if top.shots == "single":
+            return Formula("u", t(r"\mathbb{1}", 1.0, "", "single shot: configured once per job"), t.terms)
+        period = t(r"T_{\mathrm{period}}", MULTI_SHOT_PERIOD, "", "reconfiguration period in delays")
+        return Formula("u", period / (period + t(r"T_{\mathrm{r}}", 1.0, "", "one reconfiguration delay")), t.terms)
+    return Formula("u", t(r"\mathbb{1}", 1.0, "", "a packet-switched fabric always carries traffic"), t.terms)
+
+
+def _effective(r):
+    fab, t = r.fabric, _Terms()
+    return Formula(r"B_{\mathrm{eff}}", t("B", fab.per_gpu_bandwidth_bps, "bit/s", "per-GPU bandwidth")
+                   * t("u", fab.useful_fraction, "", "useful-time fraction"), t.terms)
+
+
+def _degree(r):
+    import sympy as sp
+
+    fab, t = r.fabric, _Terms()
+    top, lk = fab.design.topology, fab.design.link.link
+    if fab.kind == "sip-ring":
+        return Formula("D", sp.Min(t(r"N \cdot F", lk.wavelengths_per_fiber * lk.fibers_per_direction, "",
+                                     "wavelengths of the GPU"),
+                                   t("d", top.directions, "", "ring directions") * t("h", fab.reach_hops, "hops",
+                                                                                     "optical reach")), t.terms)
+    if fab.kind == "sip-ocs":
+        return Formula("D", t(r"n_{\mathrm{OCS}}", top.switches, "", "[sip_ocs] switches"), t.terms)
+    return Formula("D", t("G", fab.gpus, "", "GPUs") - 1, t.terms)
+
+
+def _bisection(r):
+    fab, t = r.fabric, _Terms()
+    top = fab.design.topology
+    if fab.kind == "sip-ring":
+        return Formula(r"B_{\mathrm{bis}}", t("C", fab.link.capacity_bps, "bit/s", "one GPU's capacity"), t.terms)
+    if fab.kind == "sip-ocs":
+        pods = fab.details.pods
+        return Formula(r"B_{\mathrm{bis}}", t(r"\mathbb{1}_{\mathrm{one\ pod}}", float(pods == 1), "", "one pod")
+                       * t("G", fab.gpus, "", "GPUs") / 2 * t("C", fab.link.capacity_bps, "bit/s", "capacity"),
+                       t.terms)
+    over = top.oversubscription if fab.kind == "electrical" else 1.0
+    rate = top.nic_bandwidth if fab.kind == "electrical" else top.bandwidth
+    return Formula(r"B_{\mathrm{bis}}", t("G", fab.gpus, "", "GPUs") / 2 * t("B", rate, "bit/s", "per-GPU rate")
+                   / t("o", over, "", "oversubscription"), t.terms)
+
+
+def _reach(r):
+    import sympy as sp
+
+    fab, t = r.fabric, _Terms()
+    if fab.kind != "sip-ring" or fab.reach_hops is None:
+        return None
+    d = fab.details
+    hops = (t(r"h_{\mathrm{amp}}", 1 + fab.design.topology.amplifier_every * d.amplified.amplifiers_passable, "hops",
+              "1 + amplifier spacing × amplifiers a wavelength may pass") if d.amplified is not None
+            else 1 + sp.floor(t(r"m_{\mathrm{neighbour}}", d.neighbour_margin_db, "dB", "the neighbour's margin")
+                              / t(r"L_{\mathrm{pass}}", d.pass_loss_db, "dB", "loss of passing one GPU")
+                              * (1 + sp.Rational(1, 10**12))))
+    return Formula("h", sp.Min(hops, t("G", fab.gpus, "", "GPUs") - 1), t.terms)
+
+
+def _all_reduce_time(r):
+    fab = r.fabric
+    return _all_reduce(fab).seconds
+
+
+def _all_reduce(fab):
+    from fabric.evaluate import job_collective
+
+    return job_collective(fab, "all_reduce", fab.design.fabric.message_size)
+
+
+def _all_reduce_formula(r):
+    fab, t = r.fabric, _Terms()
+    time = _all_reduce(fab)
+    launch = fab.design.fabric.launch_latency
+    return Formula(r"T_{\mathrm{AR}}", t(r"t_{\mathrm{launch}}", launch, "s", "[fabric] launch_latency")
+                   + t(r"t_{\mathrm{" + str(time.schedule).replace(" ", r"\ ") + "}}", float(time.seconds) - launch,
+                       "s", f"the kind's {time.schedule} schedule"), t.terms)
+
+
+# --- the bill ---------------------------------------------------------------------------------------------------
+def _lines(t, summary, unit, network_only, power=False, per_gpu=True):
+    g = summary.gpus
+    out = []
+    for line in summary.bom.lines_by_cost():
+        if network_only and not line.network:
+            continue
+        value = (line.power_w if power else line.cost_usd).typical / (g if per_gpu else 1)
+        out.append(t(rf"{'P' if power else 'c'}_{{\mathrm{{{line.key}}}}}", value, unit, line.description))
+    return out
+
+
+def _network_cost(r):
+    t = _Terms()
+    return Formula(r"c_{\mathrm{net}}", _sum(_lines(t, r.cost, "USD", True)), t.terms)
+
+
+def _network_power(r):
+    t = _Terms()
+    return Formula(r"P_{\mathrm{net}}", _sum(_lines(t, r.cost, "W", True, power=True)), t.terms)
+
+
+def _cluster_cost(r):
+    t = _Terms()
+    return Formula(r"\$_{\mathrm{cluster}}", _sum(_lines(t, r.cost, "USD", False, per_gpu=False)), t.terms)
+
+
+def _cluster_power(r):
+    t = _Terms()
+    return Formula(r"W_{\mathrm{cluster}}", _sum(_lines(t, r.cost, "W", False, power=True, per_gpu=False)), t.terms)
+
+
+def _facility(r):
+    t = _Terms()
+    return Formula(r"W_{\mathrm{facility}}", t(r"W_{\mathrm{cluster}}", r.cost.cluster_power_w.typical, "W",
+                                              "nameplate power") * t("PUE", r.fabric.design.fabric.pue, "", "[fabric] pue"),
+                   t.terms)
+
+
+def _share(name, part, whole):
+    def formula(r):
+        t = _Terms()
+        return Formula(name, t("x", part(r), "", "the part") / t("X", whole(r), "", "the whole"), t.terms)
+    return formula
+
+
+def _scale_out_part(r):
+    from fabric.cost import SCALE_UP
+
+    return sum(l.cost_usd.typical for l in r.cost.bom.lines if l.network and not l.key.startswith(SCALE_UP))
+
+
+def _busbw(r):
+    fab, t = r.fabric, _Terms()
+    p = fab.job_gpus
+    return Formula(r"busbw", 2 * (t("p", p, "", "ranks") - 1) / t("p", p, "", "ranks")
+                   * t("n", fab.design.fabric.message_size * 8, "bit", "[fabric] message_size")
+                   / t(r"T_{\mathrm{AR}}", _all_reduce_time(r), "s", "all-reduce time"), t.terms)
+
+
+# --- training ---------------------------------------------------------------------------------------------------
+def _iteration(r):
+    t = _Terms()
+    phases = r.result.best.breakdown
+    return Formula("T", _sum([t(rf"T_{{\mathrm{{{k.replace('_', ' ')}}}}}", v, "s", k) for k, v in phases.items()]),
+                   t.terms)
+
+
+def _flops_rate(name, attr, peak):
+    def formula(r):
+        t = _Terms()
+        res = r.result
+        rhs = t(r"F", getattr(res, attr), "FLOP", "per iteration, whole job") / (
+            t("G", res.estimate.job_gpus, "", "GPUs of the job") * t("T", res.best.iteration_s, "s", "iteration"))
+        if peak:
+            rhs = rhs / t(r"F_{\mathrm{peak}}", res.peak_flops, "FLOP/s", "one GPU's dense peak")
+        return Formula(name, rhs, t.terms)
+    return formula
+
+
+def _flops_per_gpu(attr):
+    return lambda r: getattr(r.result, attr) / (r.result.estimate.job_gpus * r.result.best.iteration_s)
+
+
+def _throughput(r):
+    from workloads.models import TransformerModel
+
+    t, res = _Terms(), r.result
+    per_iteration = res.batch * res.model.seq_len if isinstance(res.model, TransformerModel) else res.batch
+    return Formula("X", t("b", per_iteration, res.throughput_unit.split("/")[0], "per iteration")
+                   / t("T", res.best.iteration_s, "s", "iteration"), t.terms)
+
+
+def _speedup_terms(t, r):
+    return (t(r"T_{\mathrm{baseline}}", r.baseline.best.iteration_s, "s", "the baseline's iteration")
+            / t("T", r.result.best.iteration_s, "s", "this design's iteration"))
+
+
+def _speedup(r):
+    t = _Terms()
+    return Formula("s", _speedup_terms(t, r), t.terms)
+
+
+def _speedup_per(name, attr, unit):
+    def formula(r):
+        t = _Terms()
+        return Formula(name, _speedup_terms(t, r) * t(r"\$_{\mathrm{baseline}}" if unit == "USD" else
+                                                      r"W_{\mathrm{baseline}}", getattr(r.baseline, attr), unit,
+                                                      "the baseline's")
+                       / t(r"\$" if unit == "USD" else "W", getattr(r.result, attr), unit, "this design's"), t.terms)
+    return formula
+
+
+def _versus(key):
+    def read(r):
+        from workloads.speedup import compare
+
+        return compare(r.result, r.baseline)[key]
+    return read
+
+
+def _link_ring(read):
+    return lambda r: None if r.link.ring is None else read(r.link)
+
+
+LINK, FABRIC, COST, TRAINING = "link", "fabric", "cost", "training"
+_RECORD = {LINK: "link", FABRIC: "fabric", COST: "cost", TRAINING: "result"}  # the reading's part a stage reads
+_Q = Quantity
+QUANTITY_LIST = (
+    # the link (sipml budget, check; the sweep's link columns)
+    _Q("margin_db", "dB", 1.0, LINK, lambda r: r.link.margin_db, "margin of the worst wavelength (E9–E10)", _margin),
+    _Q("capacity_gbps", "Gbit/s", 1e-9, LINK, lambda r: r.link.capacity_bps, "the link's capacity per GPU per "
+       "direction (payload after FEC, E14)", _capacity),
+    _Q("max_capacity_gbps", "Gbit/s", 1e-9, LINK, lambda r: r.link.max_capacity_bps, "capacity with the design's own "
+       "wavelength and fiber counts lifted", _max_capacity),
+    _Q("max_wavelengths_per_fiber", "", 1.0, LINK, lambda r: r.link.max_wavelengths_per_fiber, "most wavelengths per "
+       "fiber the FSR, the laser and the budget allow (E10)", _max_wavelengths),
+    _Q("symbol_rate_gbd", "GBd", 1e-9, LINK, lambda r: r.link.signal.symbol_rate_baud, "symbols per second per "
+       "wavelength: line rate / log2(levels)", _symbol_rate),
+    _Q("target_ber", "", 1.0, LINK, lambda r: r.link.signal.target_ber, "the BER the receiver must reach (the FEC's "
+       "threshold when a code runs, E27)", _target_ber, target=False),
+    _Q("laser_power_per_line_dbm", "dBm", 1.0, LINK, lambda r: r.link.laser_line_dbm, "mean laser power per line "
+       "(point-to-point: the average launch power)", _dbm_of(r"P_{\mathrm{line}}", _line_watts, "power per line")),
+    _Q("min_laser_power_per_line_dbm", "dBm", 1.0, LINK, lambda r: r.link.min_laser_power_per_line_dbm, "least laser "
+       "power per line that closes the budget (E9)", _min_line),
+    _Q("received_power_dbm", "dBm", 1.0, LINK, lambda r: r.link.received_dbm, "average power of the worst wavelength "
+       "at the detector", _received),
+    _Q("sensitivity_dbm", "dBm", 1.0, LINK, lambda r: r.link.sensitivity_dbm, "average-power sensitivity at the "
+       "target BER (E16, E17, E22, E24)", _dbm_of("S", lambda r: r.link.receiver.sensitivity_w, "sensitivity")),
+    _Q("quantum_limit_dbm", "dBm", 1.0, LINK, lambda r: r.link.quantum_limit_dbm, "the quantum limit at the target "
+       "BER (E17)", _dbm_of(r"S_{\mathrm{QL}}", lambda r: r.link.receiver.quantum_limit_w, "quantum limit"),
+       target=False),
+    _Q("max_fiber_length_m", "m", 1.0, LINK, lambda r: r.link.max_fiber_length_m, "longest fiber the budget closes "
+       "(attenuation and dispersion together, E28–E29, within the modal reach)", _fiber_length),
+    _Q("max_switch_passes", "", 1.0, LINK, lambda r: r.link.max_switch_passes, "most optical-switch passes the "
+       "budget pays for", _switch_passes),
+    _Q("energy_pj_per_bit", "pJ/bit", 1e12, LINK, lambda r: r.link.total_energy_j_per_bit, "optical energy per bit: "
+       "lasers, modulators, receivers, heaters (E32)", _energy),
+    _Q("total_energy_pj_per_bit", "pJ/bit", 1e12, LINK, lambda r: r.link.energy.total_j_per_bit, "optical link + "
+       "electrical side + what the fabric adds, per bit", _total_energy),
+    _Q("io_power_w", "W", 1.0, LINK, lambda r: sum(r.link.power_w.values()), "optical I/O power of one GPU",
+       _io_power),
+    _Q("total_io_power_w", "W", 1.0, LINK, lambda r: r.link.energy.total_power_w, "I/O power with the electrical "
+       "side and the fabric's adders", _total_io_power),
+    _Q("escape_fibers_per_direction", "", 1.0, LINK, _link_ring(lambda est: est.escape_fibers_per_direction),
+       "fibers per direction the package edge escapes (ring-wdm)", _escape),
+    _Q("shoreline_tbps_per_mm", "Tbit/s/mm", 1e-15, LINK, _link_ring(lambda est: est.shoreline_bps_per_m),
+       "capacity per mm of package edge used by optics (ring-wdm)", _shoreline),
+    # the fabric (sipml fabric, check, cost; the sweep's fabric columns)
+    _Q("per_gpu_bandwidth_gbps", "Gbit/s", 1e-9, FABRIC, lambda r: r.fabric.per_gpu_bandwidth_bps, "injection per "
+       "GPU per direction while the fabric carries traffic", _bandwidth),
+    _Q("effective_bandwidth_gbps", "Gbit/s", 1e-9, FABRIC, lambda r: r.fabric.effective_bandwidth_bps, "per-GPU "
+       "bandwidth × useful-time fraction", _effective),
+    _Q("useful_time_fraction", "", 1.0, FABRIC, lambda r: r.fabric.useful_fraction, "share of time the fabric "
+       "carries traffic (retuning, reconfiguration)", _useful),
+    _Q("degree", "", 1.0, FABRIC, lambda r: r.fabric.degree, "peers one GPU reaches directly at once", _degree),
+    _Q("bisection_gbps", "Gbit/s", 1e-9, FABRIC, lambda r: r.fabric.bisection_bps, "bandwidth across the worst "
+       "bisection, per direction", _bisection),
+    _Q("optical_reach", "hops", 1.0, FABRIC, lambda r: r.fabric.reach_hops, "GPUs one wavelength travels on a ring "
+       "(null where every pair is one circuit)", _reach),
+    _Q("all_reduce_s", "s", 1.0, FABRIC, _all_reduce_time, "all-reduce of [fabric] message_size over the job's "
+       "ranks, alone on the fabric", _all_reduce_formula),
+    # the bill (sipml cost; the sweep's cost columns)
+    _Q("network_cost_usd_per_gpu", "USD", 1.0, COST, lambda r: r.cost.network_cost_per_gpu_usd.typical, "network "
+       "cost per GPU, typical prices", _network_cost),
+    _Q("network_power_w_per_gpu", "W", 1.0, COST, lambda r: r.cost.network_power_per_gpu_w.typical, "network "
+       "nameplate power per GPU", _network_power),
+    _Q("cluster_cost_usd", "USD", 1.0, COST, lambda r: r.cost.cluster_cost_usd.typical, "the whole cluster, typical "
+       "prices", _cluster_cost),
+    _Q("cluster_power_w", "W", 1.0, COST, lambda r: r.cost.cluster_power_w.typical, "the whole cluster, nameplate",
+       _cluster_power),
+    _Q("facility_power_w", "W", 1.0, COST, lambda r: r.cost.facility_power_w, "nameplate power × PUE", _facility),
+    _Q("network_cost_share", "", 1.0, COST, lambda r: r.cost.network_cost_share, "network share of the cluster's "
+       "cost", _share(r"s_{\mathrm{net}}", lambda r: r.cost.bom.network_cost_usd.typical,
+                      lambda r: r.cost.cluster_cost_usd.typical)),
+    _Q("scale_out_cost_share", "", 1.0, COST, lambda r: r.cost.scale_out_cost_share, "share in interconnect outside "
+       "the servers (Epoch AI's 'interconnect share')", _share(r"s_{\mathrm{out}}", _scale_out_part,
+                                                              lambda r: r.cost.cluster_cost_usd.typical)),
+    _Q("network_power_share", "", 1.0, COST, lambda r: r.cost.network_power_share, "network share of the cluster's "
+       "power", _share(r"s_{\mathrm{net,W}}", lambda r: r.cost.bom.network_power_w.typical,
+                       lambda r: r.cost.cluster_power_w.typical)),
+    _Q("gpu_cost_share", "", 1.0, COST, lambda r: r.cost.gpu_cost_share, "GPU share of the cluster's cost",
+       _share(r"s_{\mathrm{GPU}}", lambda r: sum(l.cost_usd.typical for l in r.cost.bom.lines
+                                                 if l.key == r.fabric.design.fabric.gpu),
+              lambda r: r.cost.cluster_cost_usd.typical)),
+    _Q("all_reduce_busbw_gbps", "Gbit/s", 1e-9, COST, lambda r: r.cost.all_reduce_busbw_bps, "bus bandwidth of that "
+       "all-reduce (nccl-tests)", _busbw),
+    # training (sipml speedup; the sweep's training columns)
+    _Q("iteration_s", "s", 1.0, TRAINING, lambda r: r.result.best.iteration_s, "one training iteration at the best "
+       "strategy: its phases", _iteration),
+    _Q("tflops_per_gpu", "TFLOP/s", 1e-12, TRAINING, _flops_per_gpu("model_flops"), "model FLOP/s per GPU "
+       "(no recomputation)", _flops_rate(r"\mathrm{FLOP/s}", "model_flops", False)),
+    _Q("hardware_tflops_per_gpu", "TFLOP/s", 1e-12, TRAINING, _flops_per_gpu("hardware_flops"),
+       "executed FLOP/s per GPU (recomputation included)", _flops_rate(r"\mathrm{FLOP/s}_{hw}", "hardware_flops",
+                                                                        False)),
+    _Q("mfu", "", 1.0, TRAINING, lambda r: r.result.mfu, "model FLOPs utilisation",
+       _flops_rate("MFU", "model_flops", True)),
+    _Q("hfu", "", 1.0, TRAINING, lambda r: r.result.hfu, "hardware FLOPs utilisation",
+       _flops_rate("HFU", "hardware_flops", True)),
+    _Q("throughput", "", 1.0, TRAINING, lambda r: r.result.throughput, "tokens (or samples) per second; its unit is "
+       "`throughput_unit`", _throughput),
+    _Q("speedup", "", 1.0, TRAINING, _versus("speedup"), "the baseline's iteration over this design's", _speedup),
+    _Q("speedup_per_dollar", "", 1.0, TRAINING, _versus("speedup_per_dollar"), "throughput per cluster dollar over "
+       "the baseline's", _speedup_per(r"s_{\$}", "cluster_cost_usd", "USD")),
+    _Q("speedup_per_watt", "", 1.0, TRAINING, _versus("speedup_per_watt"), "throughput per nameplate watt over the "
+       "baseline's", _speedup_per(r"s_{W}", "cluster_power_w", "W")),
+)
+QUANTITIES = {q.key: q for q in QUANTITY_LIST}
+
+# JSON keys that are not numbers with a formula: names, verdicts, counts the reports restate from the design,
+# nested records (their keys documented in the README) and the sweep's verdict columns.
+LABELS = {
+    "design": "the design's file or built-in name", "feasible": "no constraint violated",
+    "link_kind": "[link] kind", "binding_limit": "the limit(s) that set the capacity, '+'-joined",
+    "limits_gbps": "every capacity limit", "max_binding_limit": "the limit of the lifted capacity",
+    "wavelength_limits": "every wavelength-count limit", "modulation": "[link] modulation", "fec": "the FEC's figures",
+    "fiber_reach_m": "each length limit alone", "energy_breakdown_pj_per_bit": "optical energy by part",
+    "electrical_energy_breakdown_pj_per_bit": "electrical energy by part",
+    "fabric_energy_breakdown_pj_per_bit": "what the fabric adds per bit", "ring": "the ring figures",
+    "ring_yield": "ring lock yield (full-thermal, athermal)", "ledger": "the budget line by line",
+    "violations": "violated constraints (name, message)", "warnings": "models used outside their range",
+    "min_channel_spacing_ghz": "with --min-spacing: the root of margin(spacing) = 0 (Brent)",
+    "fabric": "[fabric] kind", "gpus": "[fabric] gpus", "job_gpus": "GPUs of the largest job", "figures": "the kind's "
+    "own figures", "message_bytes": "bytes per rank of the collective times", "collective_times_s": "each collective "
+    "alone", "collective_algorithms": "the schedule each collective takes", "notes": "the model's notes",
+    "traffic": "with --pattern", "groups": "with --groups", "gpu": "[fabric] gpu",
+    "network_cost_usd_per_gpu_range": "low, typical, high", "network_power_w_per_gpu_range": "low, typical, high",
+    "cluster_cost_usd_range": "low, typical, high", "cluster_power_w_range": "low, typical, high",
+    "breakdown": "by component (cost) or by phase (speedup)", "model": "the model's name", "batch": "global batch",
+    "strategy": "the best strategy", "stack": "the software stack", "precision": "of the GEMMs",
+    "memory_gb_per_gpu": "memory of the best strategy per GPU (states + activations)",
+    "throughput_unit": "tokens/s or samples/s", "candidates": "strategies evaluated", "feasible_candidates": "of "
+    "which fit", "baseline": "the first baseline", "baselines": "speedups over each baseline",
+    "run_time_s": "a run of run_amount: run_amount / throughput", "energy_kwh": "the run's energy: cluster power × "
+    "load × PUE × time", "electricity_usd": "the run's electricity", "hardware_usd": "the hardware amortised over "
+    "the run", "run_cost_usd": "hardware + electricity", "run_amount": "tokens or samples of the run",
+    "run_amount_unit": "tokens or samples", "alternatives": "the next fastest strategies", "reason": "why a design "
+    "cannot train", "link_feasible": "the link closes", "link_violations": "';'-joined", "fabric_feasible": "the fabric "
+    "works", "fabric_violations": "';'-joined", "training_feasible": "a strategy fits", "training_error": "why not",
+    "error": "the design rules' refusal of the point", "designs": "`sipml cost`: one entry per design",
+    "rows": "`sipml speedup`: one row per design",
+}
+
+
+def check_quantity(name: str) -> None:
+    """InputError for a key that is not an explainable quantity."""
+    from core.errors import InputError, did_you_mean
+
+    if name not in QUANTITIES:
+        raise InputError(f"unknown quantity {name!r}{did_you_mean(name, QUANTITIES)}; known: {', '.join(QUANTITIES)}")
+
+
+def values(reading: Reading, keys) -> dict:
+    """{key: reported value} of the quantities `keys` for one reading."""
+    return {key: QUANTITIES[key].value(reading) for key in keys}
+
+
+SWEEP = {  # the sweep's columns of each stage, in order: quantities (written `key [unit]`) and labels
+    LINK: ("link_feasible", "margin_db", "capacity_gbps", "binding_limit", "max_wavelengths_per_fiber",
+           "energy_pj_per_bit", "min_laser_power_per_line_dbm", "link_violations"),
+    FABRIC: ("fabric_feasible", "effective_bandwidth_gbps", "optical_reach", "network_cost_usd_per_gpu",
+             "network_power_w_per_gpu", "cluster_cost_usd", "fabric_violations"),
+    TRAINING: ("training_feasible", "iteration_s", "tflops_per_gpu", "speedup", "speedup_per_dollar",
+               "speedup_per_watt", "training_error"),
+}
+
+
+def column(key: str) -> str:
+    """A sweep column's name: a quantity's `key [unit]`, a label's key."""
+    return QUANTITIES[key].column if key in QUANTITIES else key
+
+
+def sweep_columns(stage: str) -> tuple[str, ...]:
+    return tuple(column(k) for k in SWEEP[stage])
