@@ -26,6 +26,9 @@ MAX_NAME_CHARS = 100  # a catalog entry's name is a few dozen characters
 MIN_EFFICIENCY = 1e-3  # [assumed] an efficiency below 0.1 % describes no real device (and overflows the times)
 
 
+MAX_COUNT = 2**53  # a count is an exact float64 integer: anything larger is no count of anything [assumed]
+
+
 @dataclass(frozen=True, slots=True)
 class When:
     """The condition under which a field (or a section) has an effect: the field `key` of section `section`
@@ -104,6 +107,7 @@ class Spec:
     integer: bool = False
     choices: tuple[str, ...] = ()
     allow_inf: bool = False  # +inf is accepted (beyond `hi` too): a limit that is not there
+    allow_minus_inf: bool = False  # -inf is accepted: a level that is not there (a RIN of -inf dB/Hz: none)
     applies_when: When | AllOf | None = None
     sweepable: bool = False
     at_least: str | None = None
@@ -136,7 +140,10 @@ class Spec:
             return value
         if self.integer:
             return self._count(value)
-        number = parse_value(value, self.unit)
+        try:
+            number = parse_value(value, self.unit)
+        except OverflowError:
+            raise InputError(f"got {shown(value)[:40]}…, a number beyond float range") from None
         self.check(number)
         return number
 
@@ -157,14 +164,17 @@ class Spec:
             raise InputError(f"got {shown(value)}, expected a whole number")
         value = int(value)
         self._check_range(value)
+        if abs(value) > MAX_COUNT:
+            raise InputError(f"got a count of {len(str(abs(value)))} digits, expected at most {MAX_COUNT:.0e}")
         return value
 
     def check(self, number: float) -> None:
         """Reject NaN, infinities (unless allowed) and values outside the declared range."""
         if math.isnan(number):
             raise InputError("got NaN, expected a number")
-        if math.isinf(number) and not self.allow_inf:
-            raise InputError("got an infinite value, expected a finite number")
+        if number == math.inf and not self.allow_inf or number == -math.inf and not self.allow_minus_inf:
+            raise InputError(f"got an infinite value ({'' if number > 0 else '-'}inf), expected a finite number"
+                             + (" or -inf" if self.allow_minus_inf else " or inf" if self.allow_inf else ""))
         self._check_range(number)
 
     def _check_range(self, number) -> None:
@@ -195,6 +205,8 @@ class Spec:
             parts.append(("< " if self.hi_open else "≤ ") + self.show(self.hi))
         if self.allow_inf:
             parts.append("or inf")
+        if self.allow_minus_inf:
+            parts.append("or -inf")
         parts += [f"{sign} {key}" for sign, key in (("≥", self.at_least), ("≤", self.at_most), (">", self.above))
                   if key]
         return ", ".join(parts) if parts else "any"
@@ -206,7 +218,8 @@ def _is_name(text: str) -> bool:
 
 def param(default, unit: str, help: str, source: str, **bounds):
     """Declare a dataclass field: default written with its unit (parsed to SI), unit spec, help and source.
-    `bounds` are Spec keywords (lo, hi, lo_open, hi_open, integer, choices, allow_inf, applies_when, sweepable,
+    `bounds` are Spec keywords (lo, hi, lo_open, hi_open, integer, choices, allow_inf, allow_minus_inf, applies_when,
+    sweepable,
     at_least, at_most, above); lo/hi in SI. Numeric fields are sweepable unless `sweepable=False`."""
     if "choices" in bounds:
         bounds["choices"] = tuple(bounds["choices"])

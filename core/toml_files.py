@@ -1,9 +1,13 @@
 """Reading the project's TOML files (design points, catalogs) with every failure as one InputError line:
 missing, unreadable or oversized files, text that is not UTF-8, malformed TOML, numbers too long for Python to
-read, nesting too deep. A file is read at most MAX_TOML_BYTES at a time, so no input makes the reader run away."""
+read, nesting too deep, and anything that is not a regular file (a FIFO would wait forever). A file is read at most
+MAX_TOML_BYTES at a time, so no input makes the reader run away. A UTF-8 byte-order mark at the start is ignored
+(editors on Windows write one)."""
 
 from __future__ import annotations
 
+import os
+import stat
 import tomllib
 from pathlib import Path
 
@@ -27,7 +31,10 @@ def loads(text: str) -> dict:
 def read(path: str | Path, what: str = "TOML file") -> dict:
     """The parsed file at `path`; every problem an InputError that starts with the path."""
     try:
-        with open(path, "rb") as fh:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO opened so does not wait for a writer
+        with os.fdopen(fd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode) and not stat.S_ISDIR(os.fstat(fh.fileno()).st_mode):
+                raise InputError(f"{path}: not a regular file (a FIFO, device or socket), expected a {what}")
             data = fh.read(MAX_TOML_BYTES + 1)
     except FileNotFoundError:
         raise InputError(f"{path}: no such file") from None

@@ -256,7 +256,7 @@ class LaserSection(Section):
     rin: float = declare(DbPerHzSpec, "-135 dB/Hz", "dB/Hz", "relative intensity noise of a line (one-sided, "
                          "average-power referenced; -inf: none): its penalty E30", "QD comb < −135 dB/Hz per mode, "
                          "Buyalo et al. Sci. Rep. 2024 [verbatim]; VCSELs −128 (10GBASE-SR RIN12OMA), DFB −155…−165 "
-                         "[restated]", hi=0.0, allow_inf=True)
+                         "[restated]", hi=0.0, allow_minus_inf=True)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

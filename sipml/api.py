@@ -33,19 +33,75 @@ from pathlib import Path
 __all__ = ["budget", "cost", "evaluate", "fabric", "load_design", "speedup", "sweep"]
 
 
-def _override_text(target: str, value) -> str:
+MAX_WORKERS = 256  # [assumed] local processes: more than any machine this runs on has cores
+
+
+def _bad(what: str, value, expected: str):
+    from core.errors import InputError, shown
+
+    return InputError(f"{what}: expected {expected}, got {type(value).__name__} {shown(value)}")
+
+
+def _text(what: str, value, optional: bool = False):
+    if value is None and optional:
+        return None
+    if not isinstance(value, str):
+        raise _bad(what, value, "a text" + (" or None" if optional else ""))
+    return value
+
+
+def _count(what: str, value, optional: bool = True, lo: int = 1):
+    """A whole number (Python's or numpy's) ≥ lo; None where optional."""
+    import numbers
+
+    if value is None and optional:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or int(value) < lo:
+        raise _bad(what, value, f"a whole number ≥ {lo}" + (" or None" if optional else ""))
+    return int(value)
+
+
+def _texts(what: str, value, allow_empty: bool = True) -> list[str]:
+    """A text, or a sequence of texts."""
+    if isinstance(value, str):
+        return [value]
+    if not isinstance(value, Sequence) or not all(isinstance(v, str) for v in value):
+        raise _bad(what, value, "a text or a sequence of texts")
+    if not value and not allow_empty:
+        raise _bad(what, value, "at least one")
+    return list(value)
+
+
+def _paths(what: str, value) -> list:
+    import os
+
+    items = [value] if isinstance(value, (str, os.PathLike)) else value
+    if not isinstance(items, Sequence) or not all(isinstance(v, (str, os.PathLike)) for v in items):
+        raise _bad(what, value, "a file name or a sequence of them")
+    return list(items)
+
+
+def _override_text(target, value) -> str:
     """One `section.key=value` override from a Python value: a pint quantity as its magnitude and unit, a bool
-    as TOML, anything else as its text."""
+    as TOML, a number (Python's or numpy's) as its digits, a text as itself."""
+    import numbers
+
     from core.units import Q_
 
+    if not isinstance(target, str):
+        raise _bad("changes", target, "'section.key' texts as keys")
     if isinstance(value, Q_):
         text = f"{value.magnitude!r} {value.units:~C}"
     elif isinstance(value, bool):
         text = "true" if value else "false"
     elif isinstance(value, str):
         text = value
+    elif isinstance(value, numbers.Integral):
+        text = str(int(value))
+    elif isinstance(value, numbers.Real):
+        text = repr(float(value))
     else:
-        text = repr(value)
+        raise _bad(f"changes[{target!r}]", value, "a quantity, a text, a number or a bool")
     return f"{target}={text}"
 
 
@@ -53,16 +109,29 @@ def load_design(design: str | Path | None = None, changes: Mapping[str, object] 
     """The design `design` (a TOML file, a built-in name, or None for the built-in ``sip-ring``) with `changes`
     ({"section.key": value}) applied exactly as ``--set`` applies them: every key checked, a key without effect
     refused. Returns a `fabric.design.ClusterDesign`."""
+    import os
+
     from sipml.design import load_design as load
 
+    if design is not None and not isinstance(design, (str, os.PathLike)):
+        raise _bad("design", design, "a file name, a built-in design's name or None")
+    if changes is not None and not isinstance(changes, Mapping):
+        raise _bad("changes", changes, "a mapping {'section.key': value} or None")
     overrides = [_override_text(target, value) for target, value in (changes or {}).items()]
     return load(design, overrides)
 
 
 def _design(design):
+    import os
+
     from fabric.design import ClusterDesign
 
-    return design if isinstance(design, ClusterDesign) else load_design(design)
+    if isinstance(design, ClusterDesign):
+        return design
+    if design is not None and not isinstance(design, (str, os.PathLike)):
+        raise _bad("design", design, "a ClusterDesign, a file name, a built-in design's name or None")
+    return load_design(design)
+
 
 
 def evaluate(design=None, catalog_files: Sequence[str | Path] = ()):
@@ -72,7 +141,8 @@ def evaluate(design=None, catalog_files: Sequence[str | Path] = ()):
     from fabric.catalog import load_catalog
     from workloads.evaluation import Evaluation
 
-    return Evaluation(_design(design), load_catalog(*catalog_files) if catalog_files else None)
+    files = _paths("catalog_files", catalog_files)
+    return Evaluation(_design(design), load_catalog(*files) if files else None)
 
 
 def budget(design=None):
@@ -108,7 +178,13 @@ def speedup(designs: str | Sequence[str] = ("sip-ring", "sip-ocs"), model: str =
     `--strategy stack=NAME`; `sets` are `--set` overrides of the designs compared (not of the baselines)."""
     from sipml.speedup_report import run_speedup
 
-    names = [designs] if isinstance(designs, str) else list(designs)
+    names = _texts("designs", designs, allow_empty=False)
+    _text("model", model)
+    gpus, batch = _count("gpus", gpus, lo=2), _count("batch", batch)
+    strategy, stack = _text("strategy", strategy, optional=True), _text("stack", stack, optional=True)
+    sets, baselines = _texts("sets", sets), _texts("baselines", baselines, allow_empty=False)
+    if tokens is not None and (isinstance(tokens, bool) or not isinstance(tokens, (int, float))):
+        raise _bad("tokens", tokens, "a number or None")
     if stack is not None:
         strategy = ",".join(x for x in (strategy, f"stack={stack}") if x)
     rows, _, _ = run_speedup(names, model, gpus, batch, strategy, list(sets), list(baselines), tokens)
@@ -120,8 +196,19 @@ def sweep(design=None, vary: Sequence[str] = (), *, model: str | None = None, ba
     """The rows of ``sipml sweep``: one dict per point of the grid of `vary` axes
     (``"section.key=start:stop:count[:log]"`` or ``"section.key=a,b,c"``), in grid order; `link_only` as
     ``--link-only``."""
+    import os
+
     from sipml.sweeps import run_sweep
 
-    _, rows = run_sweep(design, None, [vary] if isinstance(vary, str) else list(vary), model=model, batch=batch,
+    if design is not None and not isinstance(design, (str, os.PathLike)):
+        raise _bad("design", design, "a file name, a built-in design's name or None")
+    axes = _texts("vary", vary, allow_empty=False)
+    model, scheduler = _text("model", model, optional=True), _text("scheduler", scheduler, optional=True)
+    batch, workers = _count("batch", batch), _count("workers", workers, optional=False)
+    if workers > MAX_WORKERS:
+        raise _bad("workers", workers, f"at most {MAX_WORKERS} processes")
+    if not isinstance(link_only, bool):
+        raise _bad("link_only", link_only, "True or False")
+    _, rows = run_sweep(None if design is None else str(design), None, axes, model=model, batch=batch,
                         scheduler=scheduler, workers=workers, link_only=link_only)
     return list(rows)

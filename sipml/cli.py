@@ -47,9 +47,22 @@ class Format(str, Enum):
 
 
 FormatOpt = Annotated[Format, typer.Option("--format", "-f", help="output format")]
+def _checked_output(path: Optional[Path]) -> Optional[Path]:
+    """An output target, checked before any work (the write checks it again)."""
+    if path is not None and str(path) != "-":
+        from core.errors import InputError
+        from sipml.render import check_output
+
+        try:
+            check_output(path)
+        except InputError as exc:
+            raise InputError(f"-o {exc}") from None
+    return path
+
+
 OutputOpt = Annotated[Optional[Path], typer.Option(
-    "--output", "-o", metavar="PATH", help="write to this file (atomically; '-' for stdout); an existing target "
-                                           "must be a regular file")]
+    "--output", "-o", metavar="PATH", callback=_checked_output,
+    help="write to this file (atomically; '-' for stdout); an existing target must be a regular file")]
 SetOpt = Annotated[Optional[list[str]], typer.Option(
     "--set", metavar="SECTION.KEY=VALUE",
     help="override a design value, e.g. --set link.data_rate='50 Gbit/s' (repeatable)")]
@@ -398,7 +411,7 @@ def sweep(design: DesignArg = None,
     import os
 
     from core.errors import InputError
-    from sipml.render import write_atomic_bytes
+    from sipml.render import check_output, write_atomic_bytes
     from sipml.rows import csv_parts, jsonl_parts, to_parquet
     from sipml.sweeps import check_plot, run_sweep
     from sipml.sweeps import plot as plot_rows
@@ -418,9 +431,11 @@ def sweep(design: DesignArg = None,
     if kind == "parquet" and output is None:
         raise InputError("Parquet output needs a file: -o PATH" + (" (not -o -, standard output)" if to_stdout
                                                                    else ""))
-    for path, what in ((output, "-o"), (plot_file if plot is not None else None, "--plot-file")):
-        if path is not None and (path.is_dir() or not (path.parent if str(path.parent) else Path(".")).is_dir()):
-            raise InputError(f"{what} {path}: " + ("is a folder" if path.is_dir() else "its folder does not exist"))
+    if plot is not None:
+        try:
+            check_output(plot_file)
+        except InputError as exc:
+            raise InputError(f"--plot-file {exc}") from None
     if plot is not None:
         check_plot(plot, vary, model is not None, link_only)
     show = not quiet and sys.stderr.isatty()

@@ -83,7 +83,7 @@ class Evaluator:
         if self.quantity.stage == "link" and point.link_design is None:
             from core.errors import InputError
 
-            raise InputError(f"[fabric] kind = '{point.design.fabric.kind}' has no optical link")
+            raise InputError(f"{self.name}: [fabric] kind = '{point.design.fabric.kind}' has no optical link")
         if self.quantity.stage != "training":
             return Reading.of(point)
         from workloads.models import load_model
@@ -202,12 +202,21 @@ def price_sensitivities(point, evaluate) -> list[Sensitivity]:
 
 def explain_quantity(name: str, design, source: str, model: str = "gpt2-355m", baseline: str = "fattree-200"):
     """The report of `sipml explain QUANTITY DESIGN`."""
+    from core.errors import InputError
     from sipml.render import Report, Table
 
     check_quantity(name)
     evaluate = Evaluator(name, model, baseline)
     point = evaluate.point(design)
-    base = evaluate(point)
+    try:
+        base = evaluate(point)
+    except InputError as exc:
+        raise InputError(f"{source}: {exc}") from None
+    if not math.isfinite(base):
+        raise InputError(f"{source}: {name} is not defined for this design ([fabric] kind = "
+                         f"'{point.design.fabric.kind}'"
+                         + (f", [link] kind = '{point.design.link.link.kind}'" if point.link_design is not None
+                            else "") + "): nothing to explain")
     rows, skipped = design_sensitivities(design, evaluate, base)
     if priced(name):
         rows += price_sensitivities(point, evaluate)

@@ -57,6 +57,8 @@ def parse_constraint(text: str) -> Constraint:
         check_target(name)
     except InputError as exc:
         raise InputError(f"--subject-to {text!r}: {exc}") from None
+    if not math.isfinite(float(number)):
+        raise InputError(f"--subject-to {text!r}: the bound {number} is not a finite number")
     return Constraint(name, op, float(number))
 
 
@@ -82,10 +84,11 @@ def optimize(design, overrides, vary, objective: str, maximize: bool, constraint
     if not vary:
         raise InputError("optimize needs at least one --vary axis, e.g. --vary link.wavelengths_per_fiber=4:32:29")
     axes = [parse_axis(spec, ALL_SECTIONS) for spec in vary]
-    points = grid_points(axes)
-    if len(points) > MAX_POINTS:
-        raise InputError(f"the grid has {len(points)} points; an exhaustive search takes at most {MAX_POINTS} "
+    size = math.prod(len(a.values) for a in axes)
+    if size > MAX_POINTS:
+        raise InputError(f"the grid has {size:,} points; an exhaustive search takes at most {MAX_POINTS:,} "
                          "(use fewer values per axis)")
+    points = grid_points(axes)
     names = list(dict.fromkeys([objective, *(c.quantity for c in constraints)]))
     evaluators = {name: Evaluator(name, model, baseline) for name in names}
     design = Points(design)  # the file read once; each point built from it

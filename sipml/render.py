@@ -167,11 +167,15 @@ def _signals_deferred():
             raise Terminated(signal.SIGTERM)
 
 
-def _refuse_target(target: Path) -> None:
-    """InputError unless `target` is a new name in an existing folder or an existing regular file."""
+def check_output(target: str | Path) -> None:
+    """InputError unless `target` is a new name in an existing, writable folder or an existing regular file:
+    every output is checked so before any work is done, and again when written."""
+    target = Path(target)
     folder = target.parent if str(target.parent) else Path(".")
     if not folder.is_dir():
         raise InputError(f"{target}: folder {folder} does not exist")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise InputError(f"{target}: folder {folder} is not writable")
     try:
         mode = os.lstat(target).st_mode
     except FileNotFoundError:
@@ -198,7 +202,7 @@ def write_atomic_bytes(path: str | Path, payload) -> None:
     an existing file survives a failure, and no temporary is left behind (not on SIGTERM either, under
     `terminate_on_signal`). Symlinks, FIFOs and devices are refused, not replaced."""
     target = Path(path)
-    _refuse_target(target)
+    check_output(target)
     folder = target.parent if str(target.parent) else Path(".")
     tmp = None
     try:

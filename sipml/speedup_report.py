@@ -21,6 +21,7 @@ def _load(name: str, overrides, gpus: int | None):
     return load_design(name, sets)
 
 
+MAX_TOKENS = 1e18  # [assumed] ~1000× the largest published training runs (Llama 3: 15.6e12 tokens)
 ROW_KEYS = ("design", "feasible", "fabric", "model", "gpus", "gpu", "batch", "strategy", "iteration_s", "stack",
             "precision", "breakdown", "memory_gb_per_gpu", "tflops_per_gpu", "mfu", "hardware_tflops_per_gpu", "hfu",
             "throughput", "throughput_unit", "candidates", "feasible_candidates", "cluster_cost_usd",
@@ -41,6 +42,7 @@ def run_speedup(designs, model_name: str, gpus: int | None, batch: int | None, s
     from workloads.strategy import parse_strategy
 
     model = load_model(model_name)
+    amount, amount_unit = _amount(model, tokens)
     fixed = parse_strategy(strategy)
     catalog = load_catalog()
     names = list(dict.fromkeys([*(designs or DEFAULT_DESIGNS)]))
@@ -61,7 +63,6 @@ def run_speedup(designs, model_name: str, gpus: int | None, batch: int | None, s
             results[name] = Evaluation(design, catalog).training(model, batch, fixed, name=name, top=top)
         except InfeasibleDesign as exc:
             failures[name] = str(exc)
-    amount, amount_unit = _amount(model, tokens)
     rows = []
     for name in names:
         if name in failures:
@@ -89,8 +90,15 @@ def run_speedup(designs, model_name: str, gpus: int | None, batch: int | None, s
 
 
 def _amount(model, tokens: float | None):
+    import math
+
+    from core.errors import InputError
     from workloads.models import TransformerModel
 
+    if tokens is not None and (isinstance(tokens, bool) or not isinstance(tokens, (int, float))
+                               or not math.isfinite(tokens) or tokens <= 0 or tokens > MAX_TOKENS):
+        raise InputError(f"--tokens {tokens!r}: expected a positive, finite count of tokens (or samples) of at most "
+                         f"{MAX_TOKENS:.0e}")
     if isinstance(model, TransformerModel):
         return (tokens if tokens is not None else 300e9), "tokens"  # GPT-3's 300B tokens (Brown et al. 2020)
     return (tokens if tokens is not None else 90 * 1.281e6), "samples"  # 90 ImageNet epochs of 1.281M images

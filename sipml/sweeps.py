@@ -10,6 +10,7 @@ evaluated locally across processes or on a Dask cluster; either way the rows com
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -19,6 +20,14 @@ from sipml.rows import Table, columns
 from sipml.sweep_points import FABRIC_COLUMNS, PHYSICS_COLUMNS, TRAINING_COLUMNS, evaluate_chunk, load_point
 
 CHUNK = 64  # points per task: the grid's cut into tasks never depends on where they run
+# Bounds on what a sweep may ask for, so every sweep either finishes in bounded memory or is refused before any
+# work. [assumed] A row of the per-point path holds ~1 kB of Python objects and takes 1–30 ms: 200 000 rows are
+# ≤ ~0.3 GB and an hour or two on one core. A link-only grid holds ~100 B per point in arrays: 2^22 points ≤ ~0.5 GB
+# (and its CSV ~0.6 GB).
+MAX_POINTS = 200_000
+SCHEDULER_TIMEOUT_S = 10  # [assumed] a scheduler that does not answer in 10 s is not there
+SCHEDULER_SCHEMES = ("tcp", "tls", "ws", "wss", "ucx", "inproc")  # the addresses dask.distributed connects to
+MAX_GRID_POINTS = 1 << 22
 
 
 @dataclass(frozen=True)
@@ -62,6 +71,9 @@ def parse_axis(spec: str, sections: dict) -> Axis:
             raise InputError(f"--vary {spec!r}: count {parts[2]!r} is not a whole number") from None
         if count < 1:
             raise InputError(f"--vary {spec!r}: count must be ≥ 1, got {count}")
+        if count > MAX_GRID_POINTS:
+            raise InputError(f"--vary {spec!r}: {count} values on one axis; a sweep holds at most "
+                             f"{MAX_GRID_POINTS:,} points (--link-only) or {MAX_POINTS:,} (per point)")
         if not field.sweepable:
             raise InputError(f"--vary {spec!r}: [{section}] {key} is a constant of a fit, a material or a "
                              f"standard, not a design axis; list the values to compare: {key}=a,b,c")
@@ -83,9 +95,12 @@ def parse_axis(spec: str, sections: dict) -> Axis:
         else:  # each value as a design file writes it; a column shows 0.00102105, not 0.0010210500000000001
             values = tuple(_tidy(_parse(field, field.show(form(v)), spec)) for v in grid)
     else:
-        values = tuple(_parse(field, v.strip(), spec) for v in text.split(",") if v.strip())
-        if not values:
-            raise InputError(f"--vary {spec!r}: no values")
+        items = text.split(",")
+        if not text or any(not v.strip() for v in items):
+            raise InputError(f"--vary {spec!r}: an empty value in the list (write a,b,c)")
+        if len(items) > MAX_GRID_POINTS:
+            raise InputError(f"--vary {spec!r}: {len(items)} values on one axis; at most {MAX_GRID_POINTS:,}")
+        values = tuple(_parse(field, v.strip(), spec) for v in items)
     texts = tuple(set_text(field, v) for v in values)
     return Axis(section, key, values, texts, _column_unit(field, values))
 
@@ -173,6 +188,9 @@ def run_sweep(design, overrides, specs, model=None, batch=None, scheduler=None, 
     twice = sorted({name for name in seen if seen.count(name) > 1})
     if twice:
         raise InputError(f"--vary {twice[0]} is given twice: give one axis its values once (a,b,c or a range)")
+    _check_size(axes, link_only)
+    if scheduler is not None:
+        check_scheduler(scheduler)
     args = (design, tuple(overrides or ()), axes)
     base = _base_design(design, list(args[1]), axes)
     if link_only:
@@ -181,13 +199,61 @@ def run_sweep(design, overrides, specs, model=None, batch=None, scheduler=None, 
         if base is not None and effective_link(base) is None:
             raise InputError(f"{design or 'the default design'}: its [fabric] kind = '{base.fabric.kind}' has no "
                              "optical link: --link-only has no columns to write")
+        _check_effects(design, list(args[1]), axes)
         _check_moves_the_link(design, list(args[1]), axes)
         return axes, _link_sweep(*args, scheduler, progress)
+    _check_effects(design, list(args[1]), axes)
     points = grid_points(list(axes))
     chunks = [tuple(points[i:i + CHUNK]) for i in range(0, len(points), CHUNK)]
     calls = [(*args, c, model, batch) for c in chunks]
     return axes, Table.from_rows([row for part in _map(evaluate_chunk, calls, scheduler, workers, progress)
                                   for row in part])
+
+
+def check_scheduler(address: str) -> None:
+    """InputError for an address no Dask scheduler can have: SCHEME://HOST:PORT with a known scheme and a port
+    (inproc:// has neither host nor port)."""
+    import re
+
+    from core.errors import InputError
+
+    match = re.fullmatch(r"([a-z]+)://(.+)", address.strip())
+    if match is None or match.group(1) not in SCHEDULER_SCHEMES:
+        raise InputError(f"--scheduler {address!r}: expected SCHEME://HOST:PORT, SCHEME one of "
+                         f"{', '.join(SCHEDULER_SCHEMES)} (e.g. tcp://10.0.0.5:8786)")
+    if match.group(1) != "inproc":
+        host, _, port = match.group(2).rpartition(":")
+        if not host or not port.isdigit() or not 0 < int(port) < 65536:
+            raise InputError(f"--scheduler {address!r}: expected HOST:PORT after {match.group(1)}://, the port a "
+                             "number from 1 to 65535")
+
+
+def _check_size(axes, link_only: bool) -> None:
+    """Refuse, before any work, a grid larger than its path can hold (MAX_POINTS, MAX_GRID_POINTS)."""
+    from core.errors import InputError
+
+    points = math.prod(len(a.values) for a in axes)
+    limit = MAX_GRID_POINTS if link_only else MAX_POINTS
+    if points > limit:
+        product = " × ".join(f"{len(a.values)} ({a.section}.{a.key})" for a in axes)
+        raise InputError(f"the grid has {product} = {points:,} points; a sweep holds at most {limit:,}"
+                         + (" (--link-only holds up to {:,})".format(MAX_GRID_POINTS) if not link_only else "")
+                         + ": use fewer values or split the sweep")
+
+
+def _check_effects(design, overrides: list, axes) -> None:
+    """An axis whose key has no effect in the design is refused (exit 2), as the same key given to --set is: every
+    one of its rows would be that refusal."""
+    from core.errors import SipmlError
+    from sipml.design import NoEffect
+
+    for a in axes:
+        try:
+            load_point(design, [*overrides, f"{a.section}.{a.key}={a.texts[0]}"])
+        except NoEffect as exc:
+            raise exc from None
+        except SipmlError:  # any other refusal is a row's to say (another axis may resolve it)
+            continue
 
 
 def _base_design(design, overrides: list, axes):
@@ -249,7 +315,11 @@ def _map(fn, calls: list[tuple], scheduler, workers, progress):
             from dask.distributed import Client
         except ImportError:
             raise InputError("--scheduler needs dask: pip install 'sipml[dask]'") from None
-        with Client(scheduler) as client:
+        try:
+            client = Client(scheduler, timeout=SCHEDULER_TIMEOUT_S)
+        except (OSError, TimeoutError, ValueError) as exc:
+            raise InputError(f"--scheduler {scheduler}: cannot reach the Dask scheduler ({exc})") from None
+        with client:
             futures = client.map(fn, *zip(*calls), pure=False)
             for done, future in enumerate(futures, 1):
                 yield future.result()

@@ -4,7 +4,7 @@ and the key out."""
 from __future__ import annotations
 
 from core import toml_files
-from core.errors import InputError, did_you_mean
+from core.errors import InputError, did_you_mean, shown
 from core.fields import Spec
 
 TAGS = ("[verbatim]", "[restated]", "[inferred]", "[assumed]")
@@ -28,7 +28,7 @@ def parse_spec(where: str, key: str, spec: Spec, value):
     try:
         return spec.parse(value)
     except InputError as exc:
-        raise InputError(f"{where} {key} = {value!r}: {exc}") from None
+        raise InputError(f"{where} {key} = {shown(value)}: {exc}") from None
 
 
 def check_source(where: str, key: str, text) -> str:

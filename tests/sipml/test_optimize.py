@@ -69,7 +69,7 @@ def test_refusals_by_the_design_rules_are_counted_and_said(capsys):
     (["--maximize", "capacity_gbps", "--vary", "link.no_such_key=1,2"], "no key"),
     (["--maximize", "capacity_gbps", "--vary", "link.data_rate=1 m:2 m:3"], "link.data_rate"),
     (["--maximize", "capacity_gbps", "--vary", "link.wavelengths_per_fiber=1:4096:4096",
-      "--vary", "link.fibers_per_direction=1:10:10"], "at most 20000"),
+      "--vary", "link.fibers_per_direction=1:10:10"], "at most 20,000"),
 ])
 def test_bad_input_is_one_line_exit_2(capsys, argv, fragment):
     assert main(["optimize", *argv, "--quiet"]) == 2

@@ -1,0 +1,256 @@
+"""Bad input on the newer surface (sweep, optimize, explain, speedup, model files, the Python API): one test per
+reported failure, named for it, and fuzzers that try the rule in general. Bad input is exit 2 with one line naming
+what was wrong; exit 70 is kept for bugs; nothing is written before the input is known to be good."""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import sipml
+from core.errors import InputError
+from sipml.cli import main
+
+FUZZ = settings(max_examples=int(os.environ.get("SIPML_FUZZ_EXAMPLES", "60")), deadline=None, database=None,
+                suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def refused(capsys, *argv, fragment=""):
+    code, out, err = run(capsys, *argv)
+    assert code == 2, (argv, code, err)
+    assert err.startswith("sipml: error:") and err.count("\n") == 1 and "internal error" not in err, err
+    assert fragment in err, err
+    return err
+
+
+# 1. a sweep's size is bounded before any work
+def test_a_sweep_of_a_billion_values_on_one_axis_is_refused_at_once(capsys):
+    refused(capsys, "sweep", "--vary", "link.data_rate=10 Gbit/s:20 Gbit/s:1000000000", "-o", "-",
+            fragment="values on one axis")
+
+
+def test_a_count_of_ten_to_the_thirty_is_refused_not_an_internal_error(capsys):
+    refused(capsys, "sweep", "--vary", "link.data_rate=10 Gbit/s:20 Gbit/s:" + "1" + "0" * 30, "-o", "-")
+
+
+def test_a_grid_whose_product_is_too_large_names_the_axes_and_the_limit(capsys):
+    err = refused(capsys, "sweep", "--vary", "link.data_rate=10 Gbit/s:20 Gbit/s:1000", "--vary",
+                  "loss.fiber_length=1 m:2 m:1000", "-o", "-", fragment="1,000,000 points")
+    assert "link.data_rate" in err and "loss.fiber_length" in err and "200,000" in err
+
+
+def test_optimize_refuses_a_huge_grid_before_enumerating_it(capsys):
+    refused(capsys, "optimize", "--maximize", "margin_db", *(x for k in ("link.data_rate=10 Gbit/s:20 Gbit/s:100000",
+            "loss.fiber_length=1 m:2 m:100000") for x in ("--vary", k)), fragment="points")
+
+
+# 2. exit 70 never for input
+@pytest.mark.parametrize("address, fragment", [("foo://x", "SCHEME://HOST:PORT"), ("tcp://host", "HOST:PORT"),
+                                               ("tcp://h:0", "HOST:PORT"), ("127.0.0.1:8786", "SCHEME")])
+def test_a_scheduler_address_no_scheduler_can_have_is_refused_at_once(capsys, address, fragment):
+    refused(capsys, "sweep", "--vary", "link.wavelengths_per_fiber=4,8", "--scheduler", address, "-o", "-",
+            fragment=fragment)
+
+
+def test_a_model_file_with_a_4000_digit_count_is_exit_2_with_the_number_summarised(capsys, tmp_path):
+    text = (Path(__file__).resolve().parents[2] / "workloads" / "zoo" / "gpt2-355m.toml").read_text()
+    path = tmp_path / "m.toml"
+    path.write_text(re.sub(r"vocab = .*", "vocab = " + "9" * 4000, text))
+    err = refused(capsys, "speedup", "sip-ocs", "-m", str(path), fragment="vocab")
+    assert len(err) < 300
+
+
+def test_a_4000_digit_count_in_a_design_file_is_exit_2(capsys, tmp_path):
+    path = tmp_path / "d.toml"
+    path.write_text("[link]\nwavelengths_per_fiber = " + "9" * 4000 + "\n")
+    refused(capsys, "check", str(path), fragment="wavelengths_per_fiber")
+
+
+# 3. absurd values
+@pytest.mark.parametrize("tokens", ["-1", "0", "nan", "1e400", "inf"])
+def test_speedup_tokens_must_be_positive_and_finite(capsys, tokens):
+    refused(capsys, "speedup", "sip-ocs", "-m", "gpt2-355m", "--tokens", tokens, fragment="--tokens")
+
+
+def test_a_rin_of_plus_inf_is_refused_while_minus_inf_means_none(capsys):
+    refused(capsys, "check", "--set", "laser.rin=inf dB/Hz", fragment="rin")
+    code, _, _ = run(capsys, "check", "--set", "laser.rin=-inf dB/Hz")
+    assert code in (0, 1)
+
+
+def test_a_constraint_bound_beyond_float_range_is_refused(capsys):
+    refused(capsys, "optimize", "--vary", "link.wavelengths_per_fiber=4,8", "--maximize", "margin_db",
+            "--subject-to", "margin_db>=1e400", fragment="finite")
+
+
+# 4. contradictions and no-ops
+def test_a_strategy_key_given_twice_is_refused(capsys):
+    refused(capsys, "speedup", "sip-ocs", "-m", "gpt2-355m", "--strategy", "tp=8,tp=4", fragment="twice")
+
+
+def test_a_sweep_axis_without_effect_is_refused_as_the_same_set_is(capsys):
+    refused(capsys, "sweep", "dgx-h100", "--vary", "link.data_rate=10 Gbit/s:20 Gbit/s:2", "-o", "-",
+            fragment="does not apply")
+    refused(capsys, "sweep", "--vary", "receiver.noise_density=1 pA/Hz**0.5:2 pA/Hz**0.5:2", "-o", "-")
+
+
+def test_an_empty_item_in_a_value_list_is_refused(capsys):
+    refused(capsys, "sweep", "--vary", "link.wavelengths_per_fiber=4,,8", "-o", "-", fragment="empty value")
+
+
+# 5. input files that are not regular files
+@pytest.mark.parametrize("argv", [["check", "{f}"], ["speedup", "sip-ocs", "-m", "{f}"],
+                                  ["cost", "sip-ring", "--catalog", "{f}"]])
+def test_a_fifo_as_an_input_file_is_refused_without_waiting(capsys, tmp_path, argv):
+    fifo = tmp_path / "f.toml"
+    os.mkfifo(fifo)
+    refused(capsys, *(a.format(f=fifo) for a in argv), fragment="not a regular file")
+
+
+# 6. outputs checked before any work
+def test_a_symlinked_plot_file_is_refused_before_the_csv_is_written(capsys, tmp_path):
+    (tmp_path / "link.png").symlink_to(tmp_path / "nowhere")
+    out = tmp_path / "rows.csv"
+    refused(capsys, "sweep", "--vary", "link.wavelengths_per_fiber=4,8", "-o", str(out), "--plot",
+            "link.wavelengths_per_fiber,margin_db [dB]", "--plot-file", str(tmp_path / "link.png"),
+            fragment="symbolic link")
+    assert not out.exists()
+
+
+def test_every_command_checks_its_output_before_working(capsys, tmp_path):
+    (tmp_path / "x.json").symlink_to(tmp_path / "nowhere")
+    for command in (["budget"], ["fabric"], ["speedup", "sip-ocs", "-m", "gpt2-355m"], ["explain", "margin_db"]):
+        refused(capsys, *command, "-o", str(tmp_path / "x.json"), fragment="-o")
+
+
+# 7. the Python API
+@pytest.mark.parametrize("call", [
+    lambda: sipml.cost([]), lambda: sipml.load_design(5), lambda: sipml.fabric(5), lambda: sipml.sweep("sip-ring", None),
+    lambda: sipml.load_design("sip-ring", [list]), lambda: sipml.speedup([]),
+    lambda: sipml.sweep("sip-ring", "link.data_rate=10 Gbit/s:20 Gbit/s:10000000000000"),
+    lambda: sipml.budget(object()), lambda: sipml.speedup("sip-ocs", gpus=2.5), lambda: sipml.sweep(vary=[3]),
+    lambda: sipml.load_design("sip-ring", {5: 1}), lambda: sipml.cost("sip-ring", catalog_files=[5]),
+])
+def test_the_api_raises_input_error_for_wrong_types_and_values(call):
+    with pytest.raises(InputError):
+        call()
+
+
+def test_a_numpy_integer_is_a_count():
+    design = sipml.load_design("sip-ring", {"link.wavelengths_per_fiber": np.int64(4)})
+    assert design.link.link.wavelengths_per_fiber == 4
+
+
+# 8. errors name the design
+def test_explain_of_a_link_quantity_on_an_electrical_fabric_names_the_design(capsys):
+    refused(capsys, "explain", "margin_db", "dgx-h100", fragment="dgx-h100")
+
+
+def test_explain_of_a_quantity_the_design_does_not_have_is_refused_not_nan(capsys):
+    refused(capsys, "explain", "optical_reach", "dgx-h100", fragment="not defined")
+
+
+def test_explain_of_a_point_to_point_file_names_it(capsys, tmp_path):
+    path = tmp_path / "p2p.toml"
+    path.write_text('[link]\nkind = "point-to-point"\n[laser]\nkind = "dfb"\n')
+    refused(capsys, "explain", "optical_reach", str(path), fragment=str(path))
+
+
+def test_a_strategy_value_out_of_range_names_the_option(capsys):
+    refused(capsys, "speedup", "sip-ocs", "-m", "gpt2-355m", "--strategy", "zero=7", fragment="--strategy")
+
+
+# 9. the byte-order mark
+def test_a_utf8_byte_order_mark_is_ignored_as_documented(capsys, tmp_path):
+    path = tmp_path / "bom.toml"
+    path.write_bytes(b"\xef\xbb\xbf[link]\nwavelengths_per_fiber = 4\n")
+    code, _, _ = run(capsys, "check", str(path))
+    assert code in (0, 1)
+
+
+# the rule in general ------------------------------------------------------------------------------------------
+SWEEP_ITEM = st.one_of(
+    st.builds(lambda a, b, n: f"link.wavelengths_per_fiber={a}:{b}:{n}", st.integers(-5, 40), st.integers(-5, 40),
+              st.one_of(st.integers(-3, 50), st.just(10 ** 40))),
+    st.builds(lambda xs: "link.data_rate=" + ",".join(xs), st.lists(st.sampled_from(
+        ["10 Gbit/s", "", "25", "nan Gbit/s", "1e400 Gbit/s", "-5 Gbit/s", "25 Gbit/s", "x"]), max_size=4)),
+    st.sampled_from(["nosuch.key=1,2", "link=1", "link.kind=ring-wdm,point-to-point", "fabric.gpus=8:4096:3:log",
+                     "laser.power_per_line=0 dBm:10 dBm:3", "ring.filter_q=3000:30000:0"]),
+)
+
+
+@FUZZ
+@given(items=st.lists(SWEEP_ITEM, min_size=0, max_size=3), extra=st.sampled_from(
+    [[], ["--link-only"], ["--model", "gpt2-355m"], ["--scheduler", "nope"], ["--workers", "0"]]))
+def test_fuzzed_sweeps_are_exit_0_or_2_never_a_traceback(capsys, items, extra):
+    argv = ["sweep", *(x for item in items for x in ("--vary", item)), *extra, "-o", "-"]
+    code, _, err = run(capsys, *argv)
+    assert code in (0, 2), (argv, err)
+    assert "internal error" not in err and "Traceback" not in err
+
+
+@FUZZ
+@given(objective=st.sampled_from(["margin_db", "target_ber", "nosuch", "speedup"]),
+       bound=st.sampled_from(["1", "-1e300", "1e400", "nan", "x", ""]), op=st.sampled_from([">=", "<", "=", "=>"]))
+def test_fuzzed_optimize_constraints(capsys, objective, bound, op):
+    code, _, err = run(capsys, "optimize", "--vary", "link.wavelengths_per_fiber=4,8", "--maximize", "margin_db",
+                       "--subject-to", f"{objective}{op}{bound}")
+    assert code in (0, 1, 2) and "internal error" not in err
+
+
+@FUZZ
+@given(tokens=st.one_of(st.floats(), st.sampled_from(["x", "1e400", "-0"])), gpus=st.sampled_from(
+    ["1", "2", "0", "-4", "1e3", "1048576"]), strategy=st.sampled_from(["", "tp=8", "tp=8,tp=4", "zero=7", "foo=1",
+                                                                        "stack=nosuch", "tp=x", "precision=fp8"]))
+def test_fuzzed_speedup_options(capsys, tokens, gpus, strategy):
+    argv = ["speedup", "sip-ocs", "-m", "gpt2-355m", "--tokens", str(tokens), "--gpus", gpus,
+            *(["--strategy", strategy] if strategy else [])]
+    code, _, err = run(capsys, *argv)
+    assert code in (0, 2), (argv, err)
+    assert "internal error" not in err
+
+
+WRONG = st.one_of(st.none(), st.integers(), st.floats(), st.text(max_size=8), st.lists(st.integers(), max_size=2),
+                  st.dictionaries(st.text(max_size=3), st.integers(), max_size=2), st.just(object()),
+                  st.just(np.int64(3)), st.just(b"sip-ring"), st.just(math.nan))
+
+
+@FUZZ
+@given(function=st.sampled_from(["load_design", "budget", "fabric", "cost", "evaluate"]), arg=WRONG, arg2=WRONG)
+def test_fuzzed_api_arguments_raise_input_error_or_nothing(function, arg, arg2):
+    try:
+        getattr(sipml, function)(arg, arg2) if function in ("load_design", "cost", "evaluate") else \
+            getattr(sipml, function)(arg)
+    except InputError:
+        pass
+
+
+@FUZZ
+@given(designs=WRONG, model=WRONG, gpus=WRONG, tokens=WRONG)
+def test_fuzzed_speedup_api_arguments(designs, model, gpus, tokens):
+    try:
+        sipml.speedup(designs, model, gpus=gpus, tokens=tokens)
+    except InputError:
+        pass
+
+
+@FUZZ
+@given(vary=WRONG, model=WRONG, workers=WRONG, link_only=WRONG)
+def test_fuzzed_sweep_api_arguments(vary, model, workers, link_only):
+    try:
+        sipml.sweep("sip-ring", vary, model=model, workers=workers, link_only=link_only)
+    except InputError:
+        pass
