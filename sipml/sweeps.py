@@ -21,9 +21,9 @@ from sipml.sweep_points import FABRIC_COLUMNS, PHYSICS_COLUMNS, TRAINING_COLUMNS
 
 CHUNK = 64  # points per task: the grid's cut into tasks never depends on where they run
 # Bounds on what a sweep may ask for, so every sweep either finishes in bounded memory or is refused before any
-# work. [assumed] A row of the per-point path holds ~1 kB of Python objects and takes 1–30 ms: 200 000 rows are
-# ≤ ~0.3 GB and an hour or two on one core. A link-only grid holds ~100 B per point in arrays: 2^22 points ≤ ~0.5 GB
-# (and its CSV ~0.6 GB).
+# work. Measured (0.5.0, 2-core machine): a row of the per-point path holds ~2.5 kB of Python objects and takes
+# 1–30 ms, so 200 000 rows are ≤ ~0.5 GB and an hour or two on one core; a link-only grid of 2^20 points peaks at
+# ~260 MB resident (~250 B per point in arrays and the rows' text), so 2^22 points stay near ~1 GB.
 MAX_POINTS = 200_000
 SCHEDULER_TIMEOUT_S = 10  # [assumed] a scheduler that does not answer in 10 s is not there
 SCHEDULER_SCHEMES = ("tcp", "tls", "ws", "wss", "ucx", "inproc")  # the addresses dask.distributed connects to
