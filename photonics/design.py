@@ -86,6 +86,14 @@ class LinkSection(Section):
                      "off the capacity: 'none', 'kr4' RS(528,514) at 5e-5, 'kp4' RS(544,514) at 2.4e-4, 'given' "
                      "(fec_threshold, fec_overhead, fec_latency)", "[assumed] none, as TeraPHY + Stratix 10 (2020) "
                      "ran with 'no FEC' [verbatim]", choices=FEC_CHOICES)
+    fec_target: str = param("threshold", "choice", "what sets the pre-FEC BER a standard code (kr4, kp4) must "
+                            "reach: 'threshold' the standard's, 'post-fec' the highest whose post-FEC BER (F41–F42, "
+                            "random errors) meets post_fec_ber", "IEEE 802.3 specifies the threshold [verbatim]",
+                            choices=("threshold", "post-fec"), applies_when=when("link", "fec", "kr4", "kp4"))
+    post_fec_ber: float = param(1e-13, "1", "BER after the decoder the link is designed to (fec_target = post-fec)",
+                                "[assumed] the 1e-13 of IEEE 802.3bs/cd objectives at the MAC service interface",
+                                lo=1e-30, hi=1e-3, applies_when=all_of(when("link", "fec", "kr4", "kp4"),
+                                                                      when("link", "fec_target", "post-fec")))
     fec_threshold: float = param(2.4e-4, "1", "pre-FEC BER the code corrects to its output target (fec = given)",
                                  "KP4's 2.4e-4, IEEE 802.3 Clause 136 [verbatim]", lo=0.0, hi=0.5, lo_open=True,
                                  hi_open=True, applies_when=when("link", "fec", "given"))
@@ -104,7 +112,8 @@ class FiberSection(Section):
     section_name: ClassVar[str] = "fiber"
 
     type: str = param("smf", "choice", "'smf' single-mode fiber (O- to L-band, 1260–1675 nm) or 'mmf' multimode "
-                      "fiber (840–953 nm, where OM3–OM5 are rated)", "G.652 SMF in the O-band [assumed]",
+                      "fiber (770–1380 nm: the 850 nm and 1300 nm windows, where OM1–OM5 are rated)",
+                      "G.652 SMF in the O-band [assumed]",
                       choices=("smf", "mmf"))
     zero_dispersion_wavelength: float = param("1312 nm", "m", "zero-dispersion wavelength λ0 of E28",
                                               "G.652: 1300–1324 nm; 1312 nm with S0 = 0.092 gives D(1550 nm) = 17.3 "
@@ -112,17 +121,30 @@ class FiberSection(Section):
     dispersion_slope: float = non_negative("0.092 ps/nm**2/km", "s/m**3", "zero-dispersion slope S0 of E28",
                                            "standard SMF ≈ 0.092 ps/(nm²·km), Keiser, Optical Fiber Communications "
                                            "ch. 3 [restated]", hi=MAX_DISPERSION_SLOPE_S_PER_M3)
-    dispersion_model: str = param("agrawal", "choice", "chromatic-dispersion penalty (E29): 'agrawal' "
-                                  "−5·log10(1 − (4BLDσ)²), 95 % of the pulse energy in the bit slot at the receiver, "
-                                  "with a hard reach where the spread fills the slot; 'agrawal-tx' the same criterion "
-                                  "at the transmitter; 'bellcore' 5·log10(1 + 2πε²); 'none' (a budget that keeps "
-                                  "dispersion inside its margin)", "Agrawal, Fiber-Optic Communication Systems §5.4 "
-                                  "[restated]: of the three forms the only one from a textbook",
-                                  choices=("agrawal", "agrawal-tx", "bellcore", "none"))
+    dispersion_model: str = param("chirped-gaussian", "choice", "chromatic-dispersion penalty: 'chirped-gaussian' "
+                                  "the peak-power loss 10·log10(σ/σ0) of a chirped Gaussian pulse of RMS width T/4 "
+                                  "broadened by the fiber's β₂ and β₃, the source's chirp and spectral width (F32), a "
+                                  "curve with no hard reach; 'agrawal' −5·log10(1 − (4BLDσ)²), 95 % of the pulse "
+                                  "energy in the bit slot at the receiver, with a hard reach where the spread fills "
+                                  "the slot (E29a); 'agrawal-tx' the same criterion at the transmitter (E29b, the "
+                                  "chirp-free broad-source case of F32); 'bellcore' 5·log10(1 + 2πε²) (E29c); 'none' "
+                                  "(a budget that keeps dispersion inside its margin)", "Agrawal, Fiber-Optic "
+                                  "Communication Systems §2.4 and §5.4 [restated]; 'gaussian-channel' (point-to-point) "
+                                  "the spread 2.563·|D|·L·σ_λ as one more rise time of the channel's ISI, as the IEEE "
+                                  "802.3 link model does (F26)",
+                                  choices=("chirped-gaussian", "agrawal", "agrawal-tx", "bellcore", "gaussian-channel",
+                                           "none"))
     modal_bandwidth: float = positive("4700 MHz*km", "Hz*m", "effective modal bandwidth–length product at the "
-                                      "wavelength (type = mmf): the fiber's rise time 0.44·L/B0 must stay within 70 % "
-                                      "of a symbol", "OM4 at 850 nm [verbatim]; OM3 2000, OM5 2470 MHz·km at 953 nm, "
-                                      "TIA", applies_when=when("fiber", "type", "mmf"), hi=MAX_MODAL_BANDWIDTH_HZ_M)
+                                      "wavelength (type = mmf), optical 3 dB: its rise time 0.480·L/BW enters the "
+                                      "channel's ISI (F26)", "OM4 at 850 nm [verbatim]; OM3 2000, OM5 2470 MHz·km at "
+                                      "953 nm, TIA; OM1–OM4 500 MHz·km at 1300 nm (overfilled launch) [restated]",
+                                      applies_when=when("fiber", "type", "mmf"), hi=MAX_MODAL_BANDWIDTH_HZ_M)
+
+
+    modal_noise: float = non_negative("0.3 dB", "dB", "modal-noise allocation of multimode fiber (type = mmf), "
+                                      "combined with the other noises on the closed eye", "10GEPBud: 0.3 dB on 50 µm, "
+                                      "0.15 dB on 62.5 µm fiber [verbatim]", hi=MAX_DB,
+                                      applies_when=when("fiber", "type", "mmf"))
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -139,13 +161,31 @@ class TransmitterSection(Section):
                                    "[assumed] average, as the DML figure is", choices=("average", "oma"))
     extinction_ratio: float = positive("4.5 dB", "dB", "extinction ratio of the launched signal (PAM4: outer levels; "
                                        "inf: ideal)", "the same DML: dynamic ER 4.5 dB [verbatim]", allow_inf=True)
-    bandwidth: float = positive("34 GHz", "Hz", "electro-optic 3-dB bandwidth of the modulated source: a symbol rate "
-                                "above twice it cannot pass (Nyquist)", "the same DML: 34 GHz [verbatim]",
-                                hi=MAX_BANDWIDTH_HZ)
-    spectral_width: float = positive("0.1 nm", "m", "RMS spectral width of a directly modulated source (chirp, modes; "
-                                     "laser kind dml or vcsel): sets the dispersion penalty", "[assumed] the 0.1 nm of "
+    bandwidth: float = positive("34 GHz", "Hz", "electro-optic 3-dB bandwidth of the modulated source: its rise time "
+                                "0.340/f enters the channel's ISI (F24; a 20–80 % rise time t is f = 0.223/t)",
+                                "the same DML: 34 GHz [verbatim]", hi=MAX_BANDWIDTH_HZ)
+    spectral_width: float = positive("0.1 nm", "m", "RMS spectral width of a directly modulated source, modulated "
+                                     "(chirp, modes; laser kind dml or vcsel): sets the dispersion penalty (the "
+                                     "chirped-gaussian model counts only what the chirped pulse does not span)",
+                                     "[assumed] the 0.1 nm of "
                                      "the photonics-2 dispersion example; no sourced DML or VCSEL figure",
                                      applies_when=when("laser", "kind", "dml", "vcsel"), hi=MAX_SPECTRAL_WIDTH_M)
+    duty_cycle_distortion: float = non_negative("0 ps", "s", "duty-cycle distortion of the launched signal: "
+                                                "shortens the symbol the channel's eye opens over (IEEE 802.3 link "
+                                                "model)", "[assumed] none; 6–7.7 ps in the 10GBASE-S link model "
+                                                "(10GEPBud) [verbatim]", hi=1e-6)
+    deterministic_jitter: float = non_negative("0 ps", "s", "deterministic jitter of the launched signal, the "
+                                               "duty-cycle distortion included: the eye is sampled (DJ − DCD) off "
+                                               "centre", "[assumed] none; 96 ps in the 10GBASE-LX4 link model "
+                                               "(10GEPBud) [verbatim]", hi=1e-6)
+    mode_partition_k: float = param(0.3, "1", "mode-partition coefficient k of a multimode source (laser kind "
+                                    "vcsel): its noise σ = (k/√2)(1 − e^(−(πRDLσ_λ)²)) (F28)", "10GEPBud: 'MPN k "
+                                    "factor reduced to 0.3 (850 nm)' [verbatim]", lo=0.0, hi=1.0,
+                                    applies_when=when("laser", "kind", "vcsel"))
+    chirp: float = param(-5.0, "1", "chirp parameter C of a directly modulated source (laser kind dml or vcsel; "
+                         "negative for a DML: pulses broaden fast in anomalous fiber): enters the chirped-gaussian "
+                         "dispersion model (F32)", "Agrawal §2.4: DMLs C ≈ −4 … −6 [restated]; midpoint",
+                         lo=-20.0, hi=20.0, applies_when=when("laser", "kind", "dml", "vcsel"))
     energy: float = non_negative("0.228 pJ/bit", "J/bit", "transmitter energy per bit (laser, driver)",
                                  "850 nm oxide-relief VCSEL at 41 Gb/s: 228 fJ/bit [verbatim]; no DML figure found",
                                  hi=MAX_ENERGY_J_PER_BIT)
@@ -179,16 +219,18 @@ class RingSection(Section):
     bend_fit_straight_loss: float = non_negative("1.2 dB/cm", "dB/m", "bending-loss fit straight term",
                                                  "PhoenixSim UBCModelOptimistic [verbatim]", sweepable=False,
                                                  applies_when=when("ring", "loss_model", "bend-fit"), hi=MAX_DB_PER_M)
-    filter_isi: str = param("energy", "choice", "filter ISI of the drop ring on its own channel (E18): 'energy' the "
-                            "share of the symbol energy the Lorentzian passes, E18a (the zero-detuning term of the "
-                            "crosstalk integral E6, so ISI and crosstalk come from one spectrum); 'eye' the worst-case "
-                            "eye of a first-order filter, E18b; 'lab-fit' PhoenixSim's lab fit, E18c",
-                            "PhoenixSim's default demultiplexer model is E18a [restated]",
-                            choices=("energy", "eye", "lab-fit"))
-    through_excess_loss: float = non_negative("0.01 dB", "dB", "scattering loss per passed ring, beside its "
-                                              "resonance tail at the actual detuning (E20)", "DSENT Photonics.model "
-                                              "0.01 dB per ring [verbatim] (a flat figure equal to the tail of a Q 10⁴ "
-                                              "ring at 200 GHz, R10); 0.1 dB measured in all by Cheng 2019", hi=MAX_DB)
+    filter_isi: str = param("eye", "choice", "filter ISI of the drop ring on its own channel (E18): 'eye' the "
+                            "worst-case eye of the link's format (NRZ or PAM4, at its extinction ratio) after the "
+                            "ring's single-pole field response, E18b; 'energy' the share of a zero-mean symbol's "
+                            "energy the Lorentzian passes, E18a (PhoenixSim's default; pessimistic for on-off keying, whose "
+                            "carrier passes); 'lab-fit' PhoenixSim's NRZ lab fit, E18c",
+                            "E18b derived for intensity-modulated light, checked against a numerical eye [inferred]",
+                            choices=("eye", "energy", "lab-fit"))
+    through_excess_loss: float = non_negative("0 dB", "dB", "scattering loss per passed ring beyond its resonance "
+                                              "tail, which the model computes at the actual detuning (E20)",
+                                              "DSENT's flat 0.01 dB per ring [verbatim] is that tail itself (a Q 10⁴ "
+                                              "ring at 200 GHz, R10), so no excess is assumed; Cheng 2019 measured "
+                                              "0.1 dB per ring in all [verbatim]", hi=MAX_DB)
     tuning_model: str = param("dn-dt", "choice", "resonance shift per kelvin: 'dn-dt' from the thermo-optic "
                               "coefficient (E12), 'given' tuning_efficiency", "—", choices=("dn-dt", "given"))
     dn_dt: float = positive("1.86e-4 / K", "1/K", "thermo-optic coefficient of silicon: sets the resonance "
@@ -257,6 +299,9 @@ class LaserSection(Section):
                          "average-power referenced; -inf: none): its penalty E30", "QD comb < −135 dB/Hz per mode, "
                          "Buyalo et al. Sci. Rep. 2024 [verbatim]; VCSELs −128 (10GBASE-SR RIN12OMA), DFB −155…−165 "
                          "[restated]", hi=0.0, allow_minus_inf=True)
+    rin_type: str = param("average", "choice", "what rin is referred to: 'average' power, or 'oma' (RIN_OMA, as "
+                          "IEEE 802.3 specifies VCSELs; converted at the link's extinction ratio, E26)",
+                          "the comb figure is average-referenced [restated]", choices=("average", "oma"))
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -322,14 +367,32 @@ class ReceiverSection(Section):
                                   "(converted at the link's extinction ratio, E24, with no ER penalty)",
                                   "Sci. Rep. 7:13857 quotes average power [restated]", choices=("average", "oma"),
                                   applies_when=when("receiver", "model", "given"))
+    sensitivity_extinction: str = param("link", "choice", "extinction ratio the given average-power sensitivity "
+                                        "holds at: 'link' the link's own (no ER penalty, as a plain power budget "
+                                        "reads a sensitivity); 'given' reference_extinction_ratio, charging only the "
+                                        "link's ER penalty beyond it (E8)", "[assumed] a datasheet sensitivity is "
+                                        "quoted at the transmitter it is used with", choices=("link", "given"),
+                                        applies_when=all_of(when("receiver", "model", "given"),
+                                                            when("receiver", "sensitivity_type", "average")))
     reference_extinction_ratio: float = positive("8.9 dB", "dB", "extinction ratio the given average-power "
-                                                 "sensitivity was measured at (inf: an ideal transmitter): only the "
-                                                 "link's ER penalty beyond it is charged", "Sci. Rep. 7:13857 (2017), "
+                                                 "sensitivity was measured at (sensitivity_extinction = given; inf: an "
+                                                 "ideal transmitter)", "Sci. Rep. 7:13857 (2017), "
                                                  "Table 1: 8.9 dB extinction of the ring modulator in the link the "
                                                  "floor was measured on [restated]", allow_inf=True,
                                                  applies_when=all_of(when("receiver", "model", "given"),
-                                                                     when("receiver", "sensitivity_type", "average")),
+                                                                     when("receiver", "sensitivity_type", "average"),
+                                                                     when("receiver", "sensitivity_extinction",
+                                                                          "given")),
                                                  lo=MIN_EXTINCTION_DB, hi=MAX_DB)
+    bandwidth_to_symbol_rate: float = positive(0.8, "1", "receiver 3-dB bandwidth over the symbol rate "
+                                               "(point-to-point): its rise time 0.329/f enters the channel's ISI",
+                                               "10GEPBud 10GBASE-S: 8250 MHz at 10312.5 MBd [verbatim]", lo=0.05,
+                                               hi=10.0, applies_when=when("link", "kind", "point-to-point"))
+    baseline_wander: float = non_negative(0.0, "1", "RMS baseline wander of the receiver over the OMA "
+                                          "(point-to-point): a noise on the closed eye beyond what the sensitivity "
+                                          "holds", "[assumed] none (a DC-balanced code); 0.025 in the 10GBASE-S link "
+                                          "model (10GEPBud) [verbatim]", hi=0.5,
+                                          applies_when=when("link", "kind", "point-to-point"))
     responsivity: float = positive("0.7 A/W", "A/W", "photodiode responsivity", "PhoenixSim [verbatim]", lo=0.01,
                                    hi=2.0)
     dark_current: float = non_negative("1 uA", "A", "photodiode dark current", "PhoenixSim [verbatim]",
@@ -359,9 +422,16 @@ class TuningSection(Section):
     sigma_system: float = declare(SpectralSpec, "200 GHz", "Hz | m", "systematic (die-to-die) resonance variation, "
                                   "1σ, in GHz or nm", "DSENT [verbatim]", lo=0.0, applies_when=_THERMAL_OR_ATHERMAL,
                                   hi=10e12)
-    target_yield: float = param(0.99, "1", "share of GPUs whose rings must all lock (full-thermal, athermal): the "
-                                "tuning range and heater power are reported at this yield (E34)", "[assumed] 99 %",
+    target_yield: float = param(0.99, "1", "share of GPUs whose rings in use must all lock (full-thermal, "
+                                "athermal): the tuning range and heater power are reported at this yield (E34, F46)",
+                                "[assumed] 99 %",
                                 lo=0.0, hi=1.0, lo_open=True, hi_open=True, applies_when=_THERMAL_OR_ATHERMAL)
+    variation_model: str = param("die-shared", "choice", "how resonance offsets combine into the yield "
+                                 "(full-thermal, athermal): 'die-shared' the systematic part common to the rings of "
+                                 "one chiplet, the local part per ring (F46); 'independent' every ring drawn from the "
+                                 "combined σ (E33, pessimistic)", "die-to-die vs within-die split of DSENT's two "
+                                 "sigmas; rings 100 µm apart differ by ~0.1 nm (Mohamed et al., E35) [restated]",
+                                 choices=("die-shared", "independent"), applies_when=_THERMAL_OR_ATHERMAL)
     t_min: float = positive("280 K", "K", "lowest operating temperature", "DSENT [verbatim]",
                             applies_when=_FULL_THERMAL, lo=1.0, hi=MAX_TEMPERATURE_K)
     t_max: float = positive("380 K", "K", "highest operating temperature", "DSENT [verbatim]",

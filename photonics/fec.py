@@ -9,6 +9,13 @@ References
   Q(3.8906) = 5e-5 (Eq. 95-1 usage) for KR4 [verbatim / restated].
 - E27 (photonics-2 reference, standard, [inferred]): with random bit errors, p_s = 1 − (1 − BER)^m for m-bit symbols,
   FER = Σ_{i>t} C(n,i)·p_s^i·(1 − p_s)^(n−i); overhead n/k − 1. Burst errors (DFE) make it worse.
+- F41–F42 (fabric-photonics-3 reference, bounded-distance decoder, [inferred]): a failed codeword keeps its i symbol
+  errors, SER_out = (1/n)·Σ_{i>t} i·C(n,i)·p_s^i·(1 − p_s)^(n−i); a wrong m-bit symbol has 2^(m−1)/(2^m − 1) of its
+  bits wrong, BER_out = SER_out·2^(m−1)/(2^m − 1).
+- Decoder latency: the RS100 Clause 91 decoder core takes a codeword on a 160-bit datapath (16 symbols per clock) and
+  outputs it 49 clocks after its first word (ipcores.com RS100 datasheet [verbatim]); with 33 clocks spent receiving
+  a 528-symbol codeword, its logic adds 16 clocks, 24.8 ns at 100GBASE-R's 103.125 Gb/s / 160 b = 644.5 MHz
+  [inferred]; the KP4 option's latency is not given and is taken as the same [assumed].
 """
 
 from __future__ import annotations
@@ -28,6 +35,7 @@ class ReedSolomonCode:
     symbol_bits: int
     threshold_ber: float
     source: str
+    decoder_latency_s: float = 24.8e-9  # the decode logic after the codeword has arrived (module docstring)
 
     @property
     def codeword_bits(self) -> int:
@@ -52,17 +60,39 @@ def symbol_error_probability(ber: float, symbol_bits: int) -> float:
     return -math.expm1(symbol_bits * math.log1p(-ber))
 
 
-def frame_error_ratio(ber: float, n: int, t: int, symbol_bits: int) -> float:
-    """Probability a codeword of n symbols has more than t symbol errors (uncorrectable), random bit errors:
-    Σ_{i>t} C(n,i)·p_s^i·(1 − p_s)^(n−i)  (E27). Summed in log space, without scipy."""
+def _uncorrectable_sum(ber: float, n: int, t: int, symbol_bits: int, weight) -> float:
+    """Σ_{i>t} weight(i)·C(n,i)·p_s^i·(1 − p_s)^(n−i), summed in log space (no scipy)."""
     p = symbol_error_probability(ber, symbol_bits)
     if p <= 0.0:
         return 0.0
     log_p, log_q = math.log(p), math.log1p(-p)
-    terms = [math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) + i * log_p + (n - i) * log_q
-             for i in range(t + 1, n + 1)]
+    terms = [math.log(weight(i)) + math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) + i * log_p
+             + (n - i) * log_q for i in range(t + 1, n + 1)]
     top = max(terms)
     return math.exp(top) * math.fsum(math.exp(x - top) for x in terms)
+
+
+def frame_error_ratio(ber: float, n: int, t: int, symbol_bits: int) -> float:
+    """Probability a codeword of n symbols has more than t symbol errors (uncorrectable), random bit errors:
+    Σ_{i>t} C(n,i)·p_s^i·(1 − p_s)^(n−i)  (E27)."""
+    return _uncorrectable_sum(ber, n, t, symbol_bits, lambda i: 1.0)
+
+
+def output_ber(ber: float, n: int, t: int, symbol_bits: int) -> float:
+    """Post-FEC BER of a bounded-distance decoder under random bit errors: failed codewords keep their i symbol
+    errors, each wrong symbol has 2^(m−1)/(2^m − 1) of its bits wrong  (F41–F42)."""
+    ser = _uncorrectable_sum(ber, n, t, symbol_bits, float) / n
+    return ser * 2.0 ** (symbol_bits - 1) / (2.0**symbol_bits - 1.0)
+
+
+def pre_fec_ber_for(post_fec_ber: float, code: ReedSolomonCode) -> float:
+    """Highest pre-FEC BER whose post-FEC BER stays within `post_fec_ber` (output_ber grows with the input BER:
+    bisection in log10(BER) over [1e-15, 0.5])."""
+    lo, hi = -15.0, math.log10(0.5)
+    for _ in range(80):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if output_ber(10.0**mid, code.n, code.t, code.symbol_bits) <= post_fec_ber else (lo, mid)
+    return 10.0**lo
 
 
 def codeword_time_s(codeword_bits: float, rate_bps: float) -> float:

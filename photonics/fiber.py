@@ -1,5 +1,5 @@
-"""Optical fiber: chromatic dispersion and its power penalty, the modal-bandwidth reach of multimode fiber, and the
-channel insertion loss of the IEEE tables (E28, E29, E31).
+"""Optical fiber: chromatic dispersion and its power penalty, and the channel insertion loss of the IEEE tables (E28,
+E29, F31–F34, E31); multimode fiber's modal bandwidth enters a point-to-point channel's ISI (`photonics.channel`).
 
 References
 ----------
@@ -10,9 +10,13 @@ References
   in the bit slot at the receiver; singular at 4ε = 1) via mathscinotes "Dispersion power penalty modeling" eq. 3;
   E29b 5·log10(1 + (4ε)²), the same criterion at the transmitter (eq. 2, no singularity); E29c 5·log10(1 + 2π·ε²),
   the Bellcore ε form (1 dB at ε = 0.306, 2 dB at ε = 0.491, the GR-253 limits as commonly quoted) [inferred].
-- Modal bandwidth: the fiber's 10–90 % rise time t = 440·L/B0 ns (L in km, B0 the modal bandwidth–length product in
-  MHz·km), held within 70 % of an NRZ bit period (G. Keiser, *Optical Fiber Communications*, §8.1.2, rise-time
-  budget) [restated].
+- F31–F32 (fabric-photonics-3 reference): RMS broadening of a chirped Gaussian pulse of RMS width σ0, chirp C, from
+  a source of RMS spectral width V_ω = 2σ_ω·σ0: σ²/σ0² = (1 + Cβ₂L/2σ0²)² + (1 + V_ω²)(β₂L/2σ0²)²
+  + (1 + C² + V_ω²)²(β₃L/4√2·σ0³)², G. P. Agrawal, *Fiber-Optic Communication Systems*, 3rd ed., §2.4.3
+  [restated]; β₂ = −D·λ²/(2πc) (F34), β₃ = (λ²/2πc)²·(S + 2D/λ) with S = dD/dλ [inferred]. With the pulse held to
+  σ0 = T/4 (Agrawal's bit-slot criterion) the penalty is the peak-power loss 10·log10(σ/σ0) (Agrawal §5.4.4,
+  δ_d = 10·log10 f_b), which for a broad source is E29b exactly; a pulse the fiber compresses (C·β₂ < 0) is given
+  no credit [assumed].
 - E31: maximum channel insertion loss = connection allocation + α·L_max; reproduces the IEEE 802.3 tables
   (TIA FOTC "IEEE 802.3 Ethernet standards update"; China-TSCOM loss-budget table) [inferred].
 Validity: E29 holds for a source whose spectral width dominates the pulse's (chirped DML, multimode VCSEL); for a
@@ -25,8 +29,6 @@ import numpy as np
 
 from photonics.constants import SPEED_OF_LIGHT_M_PER_S as C
 
-RISE_TIME_FACTOR = 0.44  # 10–90 % rise time × 3-dB bandwidth of a Gaussian response, Keiser §8.1.2 (440 ns·MHz)
-NRZ_RISE_TIME_SHARE = 0.7  # share of a bit period an NRZ link's rise time may take, Keiser §8.1.2
 
 
 def dispersion_s_per_m2(wavelength_m, zero_dispersion_wavelength_m, slope_s_per_m3):
@@ -66,31 +68,42 @@ def penalty_bellcore_db(epsilon):
     return 5.0 * np.log10(1.0 + 2.0 * np.pi * np.asarray(epsilon, dtype=float) ** 2)
 
 
+def dispersion_slope_s_per_m3(wavelength_m, zero_dispersion_wavelength_m, slope_s_per_m3):
+    """dD/dλ of E28 at λ, (S0/4)·(1 + 3λ0⁴/λ⁴), in s/m³."""
+    lam = np.asarray(wavelength_m, dtype=float)
+    return 0.25 * slope_s_per_m3 * (1.0 + 3.0 * zero_dispersion_wavelength_m**4 / lam**4)
+
+
+def beta2_s2_per_m(wavelength_m, dispersion_s_per_m2_):
+    """Group-velocity dispersion β₂ = −D·λ²/(2πc), in s²/m (F34: 17 ps/(nm·km) at 1550 nm → −21.7 ps²/km)."""
+    lam = np.asarray(wavelength_m, dtype=float)
+    return -np.asarray(dispersion_s_per_m2_, dtype=float) * lam * lam / (2.0 * np.pi * C)
+
+
+def beta3_s3_per_m(wavelength_m, dispersion_s_per_m2_, slope_s_per_m3_):
+    """Third-order dispersion β₃ = (λ²/2πc)²·(S + 2D/λ), in s³/m [inferred from β₂(ω)]."""
+    lam = np.asarray(wavelength_m, dtype=float)
+    return (lam * lam / (2.0 * np.pi * C)) ** 2 * (slope_s_per_m3_ + 2.0 * np.asarray(dispersion_s_per_m2_) / lam)
+
+
+def chirped_broadening(sigma0_s, length_m, beta2, beta3, chirp, source_width_product):
+    """σ/σ0 of a chirped Gaussian pulse after `length_m` (F32): σ0 the input RMS width, C the chirp, V_ω the source's
+    RMS spectral width × 2σ0."""
+    sigma0 = np.asarray(sigma0_s, dtype=float)
+    length = np.asarray(length_m, dtype=float)
+    a = beta2 * length / (2.0 * sigma0 * sigma0)
+    b = beta3 * length / (4.0 * np.sqrt(2.0) * sigma0**3)
+    v2 = np.asarray(source_width_product, dtype=float) ** 2
+    return np.sqrt((1.0 + chirp * a) ** 2 + (1.0 + v2) * a * a + (1.0 + chirp * chirp + v2) ** 2 * b * b)
+
+
+def chirped_gaussian_penalty_db(broadening):
+    """Peak-power loss 10·log10(σ/σ0) of a pulse broadened by σ/σ0, none for a compressed one (F32, Agrawal §5.4.4)."""
+    return 10.0 * np.log10(np.maximum(np.asarray(broadening, dtype=float), 1.0))
+
+
 DISPERSION_PENALTIES = {"agrawal": penalty_agrawal_db, "agrawal-tx": penalty_agrawal_tx_db,
                         "bellcore": penalty_bellcore_db}
-
-
-def spread_for_penalty(model: str, penalty_db):
-    """ε at which a dispersion model's penalty reaches `penalty_db` (E29a–c solved for ε): the spread a budget with
-    that much headroom tolerates."""
-    x = np.power(10.0, np.asarray(penalty_db, dtype=float) / 5.0)
-    if model == "agrawal":
-        return np.sqrt(1.0 - 1.0 / x) / 4.0
-    if model == "agrawal-tx":
-        return np.sqrt(x - 1.0) / 4.0
-    return np.sqrt((x - 1.0) / (2.0 * np.pi))
-
-
-def modal_rise_time_s(length_m, modal_bandwidth_hz_m):
-    """10–90 % rise time of modal dispersion, 0.44·L/B0 (Keiser: 440·L[km]/B0[MHz·km] ns)."""
-    return RISE_TIME_FACTOR * np.asarray(length_m, dtype=float) / modal_bandwidth_hz_m
-
-
-def modal_reach_m(symbol_rate_baud, modal_bandwidth_hz_m):
-    """Longest multimode fiber whose own rise time stays within 70 % of a symbol, L = 0.7·B0/(0.44·R_s) (Keiser's
-    rise-time budget with the fiber's share alone; the transmitter and receiver are held to their own bandwidth
-    limits)."""
-    return NRZ_RISE_TIME_SHARE * modal_bandwidth_hz_m / (RISE_TIME_FACTOR * np.asarray(symbol_rate_baud, dtype=float))
 
 
 def channel_insertion_loss_db(connection_db, loss_db_per_m, length_m):

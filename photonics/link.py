@@ -17,17 +17,19 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
+import numpy as np
+
 from core.errors import InputError
 from core.fields import specs
 from core.units import format_si, w_to_dbm
-from photonics import budget, constraints, fiber, microring, point_to_point, receiver, ring_records, ring_wdm
-from photonics.design import LinkDesign, LinkSection
+from photonics import budget, constraints, microring, point_to_point, receiver, ring_records, ring_wdm
+from photonics.design import MAX_FIBER_M, LinkDesign, LinkSection
 from photonics.loss import fiber_path, total_db
 from photonics.records import (BudgetFigures, LinkEnergy, LinkEstimate, ReachFigures, ReceiverFigures, SignalFigures,
                                Violation)
 from photonics.resolve import resolve
 from photonics.ring_wdm import transmit_loss_db
-from photonics.shared import dispersion_spread, receiver_arrays, sections, signal_arrays
+from photonics.shared import dispersion_penalty_db, receiver_arrays, sections, signal_arrays
 from photonics.signal import fec_figures
 
 __all__ = ["LIMIT_TEXT", "LinkEstimate", "Violation", "evaluate", "hop_reach", "link_arrays", "min_channel_spacing_hz",
@@ -40,8 +42,6 @@ LIMIT_TEXT = {
     "power_budget": "wavelengths the power budget closes",
     "modulator_bandwidth": "ring-modulator linewidth f0/Q (0 when the symbol rate exceeds it)",
     "filter_bandwidth": "drop-filter linewidth f0/Q (0 when the symbol rate exceeds it)",
-    "source_bandwidth": "source bandwidth: 2 × its 3-dB bandwidth in symbols/s (Nyquist; 0 beyond)",
-    "modal_bandwidth": "multimode fiber's modal bandwidth at its length (0 beyond)",
     "package_escape": "fibers the package edge can escape",
     "requested": "the design's own wavelengths and fibers (payload after FEC)",
 }
@@ -71,16 +71,16 @@ def estimate(a) -> LinkEstimate:
     rx = receiver_figures(d, a)
     if d.link.kind == "ring-wdm":
         ring, power, cap = ring_records.ring_figures(a), ring_records.budget_figures(a), ring_records.capacity_figures(a)
-        tuning, package, modal_reach = ring_records.tuning_figures(a), ring_records.package_figures(a), math.inf
-        kind_warnings = ring_records.warnings(a)
+        tuning, package, kind_warnings = ring_records.tuning_figures(a), ring_records.package_figures(a), \
+            ring_records.warnings(a)
     else:
         ring = tuning = package = None
         power, cap = point_to_point.budget_figures(a), point_to_point.capacity_figures(a)
-        modal_reach, kind_warnings = float(a.modal_reach_m), point_to_point.default_warnings(d)
+        kind_warnings = point_to_point.default_warnings(d)
     energy = LinkEnergy(cap.capacity_bps, {k: float(v) for k, v in a.optical_power.items()}, electrical_j_per_bit(d))
     return LinkEstimate(
         design=d, signal=signal, receiver=rx, ring=ring, budget=power, capacity=cap,
-        reach=reach_figures(d, a.sections, signal, rx, power, modal_reach, float(a.budget.min_line_dbm)),
+        reach=reach_figures(d, a.sections, signal, rx, power, float(a.budget.min_line_dbm)),
         energy=energy, tuning=tuning, package=package, violations=tuple(Violation(key, message) for key, message in
                                           constraints.violated(constraints.TABLES[d.link.kind], a)),
         warnings=(*_shared_warnings(d), *kind_warnings))
@@ -107,23 +107,44 @@ def sensitivity(d: LinkDesign) -> tuple[float, float]:
 
 
 # --- reach ---------------------------------------------------------------------------------------------------------
+CHANNEL_KEYS = ("rin", "channel_isi", "mode_partition", "modal_noise", "noise_interaction")  # point-to-point
+
+
+def length_penalties(d: LinkDesign, s: dict, signal: SignalFigures) -> dict:
+    """The penalties that grow with fiber length, {group: (the ledger keys it covers, its total as a function of
+    length)} (floats or arrays of lengths): dispersion, and a point-to-point link's channel penalties."""
+    rate = signal.symbol_rate_baud
+    out = {"dispersion": (("dispersion",),
+                          lambda length: np.asarray(dispersion_penalty_db(d, s, rate, length), dtype=float))}
+    if d.link.kind == "point-to-point":
+        sig = signal_arrays(d, s["link"])
+        out["channel_isi"] = (CHANNEL_KEYS, lambda length: np.asarray(
+            point_to_point.channel_penalty_db(d, s, sig, length), dtype=float))
+    return out
+
+
 def reach_figures(d: LinkDesign, s: dict, signal: SignalFigures, rx: ReceiverFigures, power: BudgetFigures,
-                  modal_reach: float, min_line_dbm: float) -> ReachFigures:
-    """Longest fiber (attenuation and the dispersion penalty growing together, within the modal reach), each length
-    limit alone, most switch passes, least laser power per line."""
+                  min_line_dbm: float) -> ReachFigures:
+    """Longest fiber (attenuation and the length-dependent penalties growing together), each length limit alone, most
+    switch passes, least laser power per line."""
     lk, ls = d.link, d.loss
     total = total_db(power.ledger)
-    disp_now = next(p.value_db for p in power.penalties if p.key == "dispersion")
-    # margin with no fiber and no dispersion: what the fiber's attenuation and dispersion may spend
-    headroom = (power.launch_dbm - (total - ls.fiber_length * ls.fiber_loss) - rx.sensitivity_dbm
-                - (power.penalty_db - disp_now) - lk.system_margin)
-    reach = {"loss": headroom / ls.fiber_loss if ls.fiber_loss > 0 else math.inf,
-             "dispersion": _dispersion_reach_m(d, s, signal, headroom), "modal_bandwidth": modal_reach}
+    groups = length_penalties(d, s, signal)
+    grows = {k: f for k, (_, f) in groups.items()}
+    growing = {key for keys, _ in groups.values() for key in keys}
+    fixed = sum(p.value_db for p in power.penalties if p.key not in growing)
+    # the margin at zero length: what the fiber's attenuation and the penalties' growth with length may spend
+    headroom = (power.launch_dbm - (total - ls.fiber_length * ls.fiber_loss) - rx.sensitivity_dbm - fixed
+                - lk.system_margin - sum(float(f(0.0)) for f in grows.values()))
+    growth = {k: (lambda f: lambda length: f(length) - float(f(0.0)))(f) for k, f in grows.items()}
+    reach = {"loss": headroom / ls.fiber_loss if ls.fiber_loss > 0 else math.inf}
+    reach.update({k: _reach_alone_m(g, headroom) for k, g in growth.items()})
+    reach.setdefault("channel_isi", math.inf)  # a ring-wdm link's own filtering does not grow with length
     if headroom < 0:
         reach = dict.fromkeys(reach, math.nan)  # the budget fails even with no fiber: no reach to report
         longest = math.nan
     else:
-        longest = min(_combined_reach_m(d, s, signal, headroom, reach), modal_reach)
+        longest = _combined_reach_m(ls.fiber_loss, growth, headroom, min(reach.values()))
     per_pass = ls.switch_loss + ls.switch_connectors * ls.connector_loss
     switch_fixed = total - ls.switch_ports * per_pass
     passes = int(budget.max_hops(power.launch_dbm, rx.sensitivity_dbm, power.penalty_db, switch_fixed, per_pass,
@@ -132,25 +153,23 @@ def reach_figures(d: LinkDesign, s: dict, signal: SignalFigures, rx: ReceiverFig
                         max_switch_passes=passes if passes >= 0 else None, min_laser_power_per_line_dbm=min_line_dbm)
 
 
-def _dispersion_reach_m(d: LinkDesign, s: dict, signal: SignalFigures, headroom_db: float) -> float:
-    """Length at which the dispersion penalty alone takes the whole headroom (E29 solved for ε)."""
-    per_metre = float(dispersion_spread(d, s, signal.symbol_rate_baud, 1.0))
-    if d.fiber.dispersion_model == "none" or per_metre == 0.0 or headroom_db < 0:
-        return math.inf if headroom_db >= 0 else math.nan
-    return float(fiber.spread_for_penalty(d.fiber.dispersion_model, headroom_db)) / per_metre
+def _reach_alone_m(growth, headroom_db: float) -> float:
+    """Length at which one penalty's growth alone takes the whole headroom (a penalty never falls with length once
+    it is above its zero-length value, so the lengths within the headroom are [0, L])."""
+    if headroom_db < 0:
+        return math.nan
+    if float(growth(MAX_FIBER_M)) <= headroom_db:
+        return math.inf
+    return budget.section_decreasing(lambda length: headroom_db - growth(length), 0.0, MAX_FIBER_M)
 
 
-def _combined_reach_m(d: LinkDesign, s: dict, signal: SignalFigures, headroom_db: float, reach: dict) -> float:
-    """Length where attenuation plus the dispersion penalty take the headroom: the margin falls with length, so
-    bisection between 0 and the shorter of the two single-effect reaches."""
-    alpha = d.loss.fiber_loss
-    hi = min(reach["loss"], reach["dispersion"])
-    if math.isinf(reach["dispersion"]) or math.isinf(hi):
+def _combined_reach_m(alpha: float, growth: dict, headroom_db: float, hi: float) -> float:
+    """Length where attenuation plus every penalty's growth take the headroom: the margin falls with length, so
+    bisection between 0 and the shortest single-effect reach."""
+    if math.isinf(hi):
         return hi
-    per_metre = float(dispersion_spread(d, s, signal.symbol_rate_baud, 1.0))  # ε grows linearly with length
-    penalty = fiber.DISPERSION_PENALTIES[d.fiber.dispersion_model]
-    return budget.section_decreasing(lambda length: headroom_db - alpha * length - penalty(per_metre * length),
-                                     0.0, hi)
+    return budget.section_decreasing(
+        lambda length: headroom_db - alpha * length - sum(g(length) for g in growth.values()), 0.0, hi)
 
 
 # --- energy --------------------------------------------------------------------------------------------------------

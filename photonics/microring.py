@@ -75,9 +75,9 @@ def intrinsic_q(group_index, wavelength_m, loss_db_per_m):
 def bending_loss_db_per_m(radius_m, coefficient_db_per_cm, exponent, straight_loss_db_per_cm):
     """Propagation loss of a bent waveguide from a power-law fit,
     loss[dB/cm] = coefficient · R[µm]^(−exponent) + straight loss  (UBC fit used in PhoenixSim).
-    Returned in dB/m."""
+    Returned in dB/m (np.power, not **: a scalar's ** rounds differently from the ufunc a grid runs)."""
     radius_um = np.asarray(radius_m, dtype=float) * 1e6
-    return 100.0 * (coefficient_db_per_cm * radius_um ** (-exponent) + straight_loss_db_per_cm)
+    return 100.0 * (coefficient_db_per_cm * np.power(radius_um, -exponent) + straight_loss_db_per_cm)
 
 
 # --- Lorentzian (near-resonance) forms -------------------------------------------------------------

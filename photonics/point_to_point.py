@@ -5,11 +5,12 @@ does — launch power, named losses, sensitivity, margin.
 
 The launch power is the transmitter's average power into the fiber (an OMA figure is converted at its extinction
 ratio, E24); the source may be a CW DFB with an external modulator, a directly modulated laser or a VCSEL. Each lane
-(fiber) carries one wavelength at the line rate; the source's 3-dB bandwidth and, on multimode fiber, the modal
-bandwidth limit the rate and the length.
+(fiber) carries one wavelength at the line rate; the source's and the receiver's bandwidths and, on multimode fiber,
+the modal bandwidth cost margin as the ISI of one Gaussian channel (`photonics.channel`, F23–F27), so they limit
+rate and length through the budget.
 
 References: *Introduction to Information Optics*, Table 12.3 (the power-budget method, R1); E31 for the IEEE channel
-insertion-loss tables; `photonics.fiber` for dispersion and modal bandwidth.
+insertion-loss tables; `photonics.fiber` for dispersion, `photonics.channel` for the channel's ISI.
 """
 
 from __future__ import annotations
@@ -20,15 +21,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.units import db_to_lin, w_to_dbm
-from photonics import budget, fiber, modulation
+from photonics import budget, channel, fiber, modulation
 from photonics.design import LinkDesign
-from photonics.loss import fiber_path, total_db
+from photonics.loss import LedgerLine, fiber_path, ndim, total_db
 from photonics.records import BudgetFigures, CapacityFigures
-from photonics.shared import (PenaltyArrays, ReceiverArrays, SignalArrays, penalty_arrays, penalty_lines,
-                              receiver_arrays, sections, signal_arrays)
+from photonics.shared import (PenaltyArrays, ReceiverArrays, SignalArrays, as_number, penalty_arrays, penalty_lines,
+                              receiver_arrays, sections, signal_arrays, spectral_width_m)
 
-NYQUIST_SYMBOLS_PER_HZ = 2.0  # a channel of bandwidth B passes at most 2·B symbols/s free of ISI (H. Nyquist, 1928)
-LIMITS = ("power_budget", "source_bandwidth", "modal_bandwidth")
+LIMITS = ("power_budget",)
 
 
 def _is_default(section, key: str) -> bool:
@@ -44,8 +44,8 @@ def default_warnings(d: LinkDesign) -> list[str]:
         out.append("[loss] fiber_loss is the single-mode default (0.35 dB/km) on multimode fiber; multimode is "
                    "~3.5 dB/km at 850 nm (IEEE 802.3 link models): set it")
     if d.laser.kind == "vcsel" and _is_default(d.laser, "rin"):
-        out.append("[laser] rin is the comb default (-135 dB/Hz); 850 nm VCSELs are specified at -128 dB/Hz "
-                   "(10GBASE-SR RIN12OMA): set it")
+        out.append("[laser] rin is the comb default (-135 dB/Hz); 850 nm VCSELs are specified at RIN_OMA "
+                   "-128 dB/Hz (10GBASE-SR RIN12OMA): set rin = '-128 dB/Hz' with rin_type = 'oma'")
     if d.receiver.model == "ge-photodiode" and d.link.wavelength < 1.1e-6:
         out.append("[receiver] model 'ge-photodiode' is PhoenixSim's fit for O/C-band germanium photodiodes; at "
                    f"{d.link.wavelength * 1e9:.0f} nm use model = 'given' with the receiver's datasheet sensitivity")
@@ -72,11 +72,103 @@ class LaneBudget:
     min_line_dbm: object  # least launch power that closes
 
 
+@dataclass(frozen=True)
+class ChannelArrays:
+    """The channel at one fiber length: its rise time and eye, and the penalties of the IEEE 802.3 link model."""
+
+    rise: object  # 10–90 %, the whole channel
+    eye: object  # inner eye over the unfiltered one (ISI, DCD, jitter)
+    isi_db: object
+    rin_db: object  # on the closed eye
+    mode_partition_db: object
+    modal_noise_db: object
+    interaction_db: object  # the noises together on the closed eye, beyond each alone
+
+    @property
+    def total_db(self):
+        return self.isi_db + self.rin_db + self.mode_partition_db + self.modal_noise_db + self.interaction_db
+
+
+def _rin_oma_db_per_hz(d: LinkDesign, s: dict):
+    """The laser's RIN referred to the OMA: as given, or from an average-referred RIN at the link's extinction ratio
+    (E26)."""
+    rin = s["laser"].rin
+    if d.laser.rin_type == "oma":
+        return rin
+    return rin + 20.0 * np.log10(1.0 / modulation.oma_from_average_w(1.0, db_to_lin(s["transmitter"].extinction_ratio)))
+
+
+def channel_stage(d: LinkDesign, s: dict, sig: SignalArrays, length_m) -> ChannelArrays:
+    """The IEEE 802.3 link model's channel at `length_m` (photonics.channel): rise times of the transmitter, the
+    receiver, multimode fiber's modal bandwidth and, with dispersion_model = 'gaussian-channel', chromatic
+    dispersion; the eye they leave; RIN, mode-partition noise (VCSELs), modal noise (multimode fiber) and baseline
+    wander on that eye."""
+    lk, fb, tx, rx = s["link"], s["fiber"], s["transmitter"], s["receiver"]
+    rate = np.asarray(sig.symbol_rate, dtype=float)
+    length = np.asarray(length_m, dtype=float)
+    mmf = d.fiber.type == "mmf"
+    f_rx = rx.bandwidth_to_symbol_rate * rate
+    t_rx = channel.receiver_rise_s(f_rx)
+    t_modal = channel.modal_rise_s(length, fb.modal_bandwidth) if mmf else 0.0 * length
+    width = spectral_width_m(d, s, rate)
+    dispersion = fiber.dispersion_s_per_m2(lk.wavelength, fb.zero_dispersion_wavelength, fb.dispersion_slope)
+    t_cd = (channel.chromatic_rise_s(length, dispersion, width) if d.fiber.dispersion_model == "gaussian-channel"
+            else 0.0 * length)
+    rise = channel.combined_rise_s(channel.transmitter_rise_s(tx.bandwidth), t_rx, t_modal, t_cd)
+    eye = channel.gaussian_eye(rate, rise, tx.duty_cycle_distortion, tx.deterministic_jitter)
+    open_eye = np.where(eye > 1e-100, eye, 1e-100)  # a closed eye: every noise penalty infinite
+    q = sig.eye_q * sig.eye_scale
+    v_rin = channel.rin_variance(_rin_oma_db_per_hz(d, s), channel.noise_bandwidth_hz(
+        channel.optical_bandwidth_hz(t_cd), channel.optical_bandwidth_hz(t_modal), f_rx))
+    k = tx.mode_partition_k if d.laser.kind == "vcsel" and d.fiber.dispersion_model != "none" else 0.0
+    sigma_mpn = channel.mode_partition_sigma(k, rate, dispersion, length, width)
+    modal_noise = fb.modal_noise if mmf else 0.0
+    wander = np.asarray(rx.baseline_wander, dtype=float) ** 2
+    parts = (channel.eye_penalty_db(eye) + 0.0, channel.noise_penalty_db(q, v_rin / open_eye**2) + 0.0,
+             channel.noise_penalty_db(q, sigma_mpn**2) + 0.0, np.asarray(modal_noise, dtype=float) + 0.0 * length)
+    together = channel.noise_penalty_db(q, (wander + v_rin) / open_eye**2 + channel.modal_noise_variance(
+        modal_noise, q) + sigma_mpn**2) - channel.noise_penalty_db(q, wander / channel.gaussian_eye(rate, t_rx) ** 2)
+    alone = sum(parts[1:])
+    with np.errstate(invalid="ignore"):
+        interaction = np.where(np.isinf(together), np.where(np.isinf(alone), 0.0, np.inf), together - alone)
+    return ChannelArrays(rise=rise, eye=eye, isi_db=parts[0], rin_db=parts[1], mode_partition_db=parts[2],
+                         modal_noise_db=parts[3], interaction_db=interaction + 0.0)
+
+
+def channel_penalty_db(d: LinkDesign, s: dict, sig: SignalArrays, length_m):
+    """Every channel penalty at `length_m` of fiber, summed (what grows with length besides dispersion)."""
+    return channel_stage(d, s, sig, length_m).total_db
+
+
+def _channel_lines(d: LinkDesign, s: dict, sig: SignalArrays, ch: ChannelArrays) -> tuple[LedgerLine, ...]:
+    one = ndim(ch.isi_db) == 0
+    tx = s["transmitter"]
+    isi = (f"10–90 % rise {float(ch.rise) * 1e12:.4g} ps over a {1e12 / float(sig.symbol_rate):.4g} ps symbol"
+           + (f", DCD {tx.duty_cycle_distortion * 1e12:g} ps" if tx.duty_cycle_distortion else "")
+           + (f", DJ {tx.deterministic_jitter * 1e12:g} ps" if tx.deterministic_jitter else "")
+           + ", Gaussian channel (IEEE 802.3 link model)") if one else ""
+    rin = (f"RIN_OMA {float(_rin_oma_db_per_hz(d, s)):.4g} dB/Hz on the eye the channel leaves (IEEE 802.3 link "
+           "model)") if one else ""
+    return (LedgerLine("RIN", as_number(ch.rin_db), rin, "rin"),
+            LedgerLine("channel ISI", as_number(ch.isi_db), isi, "channel_isi"),
+            LedgerLine("mode partition", as_number(ch.mode_partition_db),
+                       "VCSEL mode-partition noise (F28)" if one else "", "mode_partition"),
+            LedgerLine("modal noise", as_number(ch.modal_noise_db),
+                       "multimode fiber's allocation" if one else "", "modal_noise"),
+            LedgerLine("noise on the closed eye", as_number(ch.interaction_db),
+                       "the noises together, beyond each alone (IEEE 802.3 link model)" if one else "",
+                       "noise_interaction"))
+
+
 def budget_stage(d: LinkDesign, s: dict, sig: SignalArrays, rx: ReceiverArrays, pen: PenaltyArrays) -> LaneBudget:
-    """The textbook budget of one lane: launch − the fiber plant's losses − sensitivity − penalties − system margin."""
+    """The textbook budget of one lane: launch − the fiber plant's losses − sensitivity − penalties (extinction ratio,
+    dispersion, and the channel's: RIN, ISI, mode partition, modal noise and their interaction) − system margin."""
     launch = w_to_dbm(launch_average_w(d, s["transmitter"]))
     items = tuple(fiber_path(d, s["loss"]))
-    penalties = penalty_lines(d, s, sig, pen)
+    ch = channel_stage(d, s, sig, s["loss"].fiber_length)
+    shared = {line.key: line for line in penalty_lines(d, s, sig, pen)}
+    lines = _channel_lines(d, s, sig, ch)
+    penalties = (shared["extinction_ratio"], lines[0], shared["dispersion"], *lines[1:])
     total, penalty_db = total_db(items), total_db(penalties)
     margin = launch - total - rx.sensitivity_dbm - penalty_db - s["link"].system_margin
     return LaneBudget(ledger=items, penalties=penalties, launch_dbm=launch, total_db=total, penalty_db=penalty_db,
@@ -85,34 +177,20 @@ def budget_stage(d: LinkDesign, s: dict, sig: SignalArrays, rx: ReceiverArrays, 
                                                              s["link"].system_margin))
 
 
-def modal_reach_m(d: LinkDesign, s: dict, symbol_rate):
-    """Longest fiber its modal bandwidth allows at the symbol rate (multimode fiber only; single-mode: unbounded)."""
-    if d.fiber.type != "mmf":
-        return np.asarray(np.inf)
-    return fiber.modal_reach_m(symbol_rate, s["fiber"].modal_bandwidth)
-
-
 @dataclass(frozen=True)
 class LaneCapacity:
     payload: object  # bit/s per lane after the FEC overhead
-    source_ok: object
-    modal_ok: object
     limits: dict  # every limit's capacity, and 'requested'
     capacity: object
 
 
-def capacity_stage(s: dict, sig: SignalArrays, power: LaneBudget, modal_reach) -> LaneCapacity:
-    """Lanes × payload rate, unless the budget fails, the source's bandwidth cannot pass the symbol rate (Nyquist),
-    or the multimode fiber is longer than its modal bandwidth allows."""
+def capacity_stage(s: dict, sig: SignalArrays, power: LaneBudget) -> LaneCapacity:
+    """Lanes × payload rate, unless the budget (bandwidths included, as ISI) fails."""
     lk = s["link"]
     lanes, payload = np.asarray(lk.fibers_per_direction), np.asarray(lk.data_rate) * (1.0 / (1.0 + sig.overhead))
-    source_ok = sig.symbol_rate <= NYQUIST_SYMBOLS_PER_HZ * np.asarray(s["transmitter"].bandwidth)
-    modal_ok = np.asarray(s["loss"].fiber_length) <= modal_reach
-    limits = {"power_budget": power.count * payload * lanes,
-              "source_bandwidth": np.where(source_ok, payload * lanes, 0.0),
-              "modal_bandwidth": np.where(modal_ok, payload * lanes, 0.0), "requested": payload * lanes}
+    limits = {"power_budget": power.count * payload * lanes, "requested": payload * lanes}
     capacity = np.min(np.stack(np.broadcast_arrays(*limits.values())), axis=0)
-    return LaneCapacity(payload=payload, source_ok=source_ok, modal_ok=modal_ok, limits=limits, capacity=capacity)
+    return LaneCapacity(payload=payload, limits=limits, capacity=capacity)
 
 
 @dataclass(frozen=True)
@@ -126,7 +204,6 @@ class PointToPoint:
     penalties: PenaltyArrays
     budget: LaneBudget
     capacity: LaneCapacity
-    modal_reach_m: object
     optical_power: dict  # W: transmitter and receiver energy at the capacity
 
 
@@ -137,12 +214,11 @@ def lane_arrays(d: LinkDesign, varied: dict | None = None) -> PointToPoint:
     rx = receiver_arrays(d, s, sig)
     pen = penalty_arrays(d, s, sig, rx)
     power = budget_stage(d, s, sig, rx, pen)
-    reach = modal_reach_m(d, s, sig.symbol_rate)
-    cap = capacity_stage(s, sig, power, reach)
+    cap = capacity_stage(s, sig, power)
     parts = {"transmitter": np.asarray(s["transmitter"].energy) * cap.capacity,
              "receiver": np.asarray(s["receiver"].energy) * cap.capacity}
     return PointToPoint(design=d, sections=s, signal=sig, receiver=rx, penalties=pen, budget=power, capacity=cap,
-                        modal_reach_m=reach, optical_power=parts)
+                        optical_power=parts)
 
 
 def budget_figures(a: PointToPoint) -> BudgetFigures:

@@ -32,9 +32,10 @@ class FecFigures:
     name: str  # 'none', 'kr4', 'kp4', 'given'
     threshold_ber: float  # the BER the receiver must reach (the pre-FEC threshold; the link's BER without FEC)
     overhead: float  # n/k − 1
-    latency_s: float  # one codeword at the line rate (or the given latency); 0 without FEC
+    latency_s: float  # one codeword at the line rate + the decoder's logic (or the given latency); 0 without FEC
     frame_error_ratio: float | None  # E27 at the threshold, for the standard codes
     code: str = ""  # e.g. 'RS(544,514) KP4'
+    post_fec_ber: float | None = None  # F42 at the threshold, for the standard codes
 
     @property
     def payload_fraction(self) -> float:
@@ -127,7 +128,7 @@ class CapacityFigures:
 @dataclass(frozen=True, slots=True)
 class ReachFigures:
     max_fiber_length_m: float  # NaN when the budget fails even with no fiber
-    fiber_reach_m: dict[str, float]  # each length limit alone: 'loss', 'dispersion', 'modal_bandwidth'
+    fiber_reach_m: dict[str, float]  # each length limit alone: 'loss', 'dispersion', 'channel_isi'
     max_switch_passes: int | None  # None when the budget fails even with no switch
     min_laser_power_per_line_dbm: float
 
@@ -198,19 +199,6 @@ class PackageFigures:
     shoreline_bps_per_m: float
 
 
-@dataclass(frozen=True, slots=True)
-class KindStages:
-    """What one link kind's own stages produce; `photonics.link.evaluate` adds the stages both kinds share."""
-
-    ring: RingFigures | None
-    budget: BudgetFigures
-    capacity: CapacityFigures
-    tuning: TuningFigures | None
-    package: PackageFigures | None
-    optical_power_w: dict[str, float]
-    modal_reach_m: float
-    violations: tuple[Violation, ...]
-    warnings: tuple[str, ...]
 
 
 def _forward(record: str, name: str):

@@ -18,7 +18,9 @@ from photonics.fieldspecs import WavelengthSpan, to_hz
 
 SILICON_MIN_WAVELENGTH_M = 1.2e-6  # silicon absorbs below ~1.1 µm: ring-wdm links run at 1.2 µm and above
 SMF_BAND_M = (1.26e-6, 1.675e-6)  # G.652 cable cut-off ≤ 1260 nm (ITU-T G.652) to the end of the U-band [restated]
-MMF_BAND_M = (0.84e-6, 0.953e-6)  # OM3/OM4 rated at 850 nm, OM5 over 840–953 nm (TIA FOTC) [verbatim]
+# multimode fiber carries 770–860 nm (1000BASE-SX), 840–953 nm (OM5 SWDM) and the 1300 nm window (100BASE-FX
+# 1270–1380 nm, 1000BASE-LX and 10GBASE-LRM 1260–1355 nm on MMF; IEEE 802.3 Clauses 26, 38, 68) [restated]
+MMF_BAND_M = (0.77e-6, 1.38e-6)
 
 
 def _in_hz(section, key: str, wavelength_m: float) -> float:
@@ -47,10 +49,13 @@ def _check_kinds(d: LinkDesign) -> None:
     if lk.kind == "ring-wdm" and lk.wavelength < SILICON_MIN_WAVELENGTH_M:
         raise InputError(f"[link] wavelength = {format_si(lk.wavelength, 'm')}: silicon rings absorb below 1.1 µm; a "
                          "ring-wdm link needs ≥ 1.2 µm")
+    if lk.kind == "ring-wdm" and fb.dispersion_model == "gaussian-channel":
+        raise InputError("[fiber] dispersion_model = 'gaussian-channel' counts dispersion in a point-to-point "
+                         "channel's ISI; a ring-wdm link has none: use 'chirped-gaussian' (or another model)")
     band = SMF_BAND_M if fb.type == "smf" else MMF_BAND_M
     if not band[0] <= lk.wavelength <= band[1]:
         what = ("single-mode fiber is single-mode above its 1260 nm cut-off" if fb.type == "smf" else
-                "multimode fiber's modal bandwidth is rated at 850 nm (OM3, OM4) and over 840–953 nm (OM5)")
+                "multimode fiber is rated from the 850 nm window (770–953 nm) to the 1300 nm window (to 1380 nm)")
         raise InputError(f"[fiber] type = '{fb.type}' at [link] wavelength = {format_si(lk.wavelength, 'm')}: {what}; "
                          f"expected {format_si(band[0], 'm')} to {format_si(band[1], 'm')}")
     if lk.modulation != "nrz" and d.receiver.model == "ge-photodiode":

@@ -57,8 +57,9 @@ def tuning_figures(a: RingWdm) -> TuningFigures:
     t, tn = a.tuning, a.sections["tuning"]
     ring_yield = None
     if t.io_yield is not None:
-        rings = int(2 * a.capacity.fibers_used * a.sections["link"].wavelengths_per_fiber)
-        needed = float(variation.range_for_yield(float(t.sigma), tn.target_yield, rings))
+        rings = int(t.rings_used)
+        needed = variation.gpu_range_for_yield(a.design.tuning.variation_model, tn.sigma_local, tn.sigma_system,
+                                               tn.target_yield, rings, a.sections["package"].chiplets)
         at_operating = needed + (tn.t_max - tn.temperature) * float(t.per_kelvin) if t.temperature_hz else needed
         ring_yield = RingYield(sigma_hz=float(t.sigma), rings=rings, range_hz=float(t.available),
                                lock_probability=float(t.lock_probability), io_yield=float(t.io_yield),

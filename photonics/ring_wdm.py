@@ -30,8 +30,9 @@ from photonics import budget, crosstalk, filtering, laser, microring, modulator,
 from photonics.design import LinkDesign
 from photonics.grid import grid_offsets, worst_victim_sum_by_count, wrapped_detuning_hz
 from photonics.loss import LedgerLine, distributed, fiber_path, line, ndim, total_db
-from photonics.shared import (PenaltyArrays, ReceiverArrays, SignalArrays, as_number, elementwise, penalty_arrays,
-                              penalty_lines, receiver_arrays, sections, signal_arrays)
+from photonics.shared import (PenaltyArrays, ReceiverArrays, SignalArrays, as_number, elementwise,
+                              link_extinction_ratio, penalty_arrays, penalty_lines, receiver_arrays, sections,
+                              signal_arrays)
 
 MAX_SEARCH_WAVELENGTHS = 4096  # the wavelength-count search stops here (a warning says when it is reached)
 BEND_FIT_MIN_RADIUS_M = 5e-6  # the UBC bending-loss fit covers R ≥ 5 µm; below it extrapolates (15,000 dB/cm at 3 µm)
@@ -100,7 +101,7 @@ def ring_stage(d: LinkDesign, s: dict, sig: SignalArrays) -> RingArrays:
         drop_db=microring.drop_loss_db(r.filter_q, qi), modulator_drop_db=microring.drop_loss_db(mod.q, qi),
         modulator_max_rate=microring.max_rate_for_q(f0, mod.q), filter_max_rate=microring.max_rate_for_q(f0, r.filter_q),
         fsr_channels=np.floor(fsr / _f(lk.channel_spacing) * (1 + 1e-12)).astype(int), filter_to_symbol_rate=delta,
-        isi_db=filtering.FILTER_ISI_MODELS[d.ring.filter_isi](delta))
+        isi_db=filtering.isi_penalty_db(d.ring.filter_isi, delta, sig.levels, link_extinction_ratio(d, s)))
 
 
 # --- ledger --------------------------------------------------------------------------------------------------------
@@ -460,14 +461,15 @@ class TuningArrays:
     temperature_hz: object  # the heater range the temperature swing takes (full-thermal)
     available: object  # one-way range left for the variation (full-thermal, athermal)
     sigma: object
-    lock_probability: object  # one ring (None with nearest-channel tuning)
-    io_yield: object  # every ring of the design (None with nearest-channel tuning)
+    lock_probability: object  # one ring, its die offset unknown (None with nearest-channel tuning)
+    io_yield: object  # every ring in use, on its die (None with nearest-channel tuning)
 
 
 def tuning_stage(d: LinkDesign, s: dict, ring: RingArrays, cap: CapacityArrays) -> TuningArrays:
     """Heater power for the rings the capacity uses (a modulator and a filter per wavelength per fiber), each heated
     through the worst-case shift of the designed grid under the strategy (E11, E11b), and for full-thermal and
-    athermal tuning the lock yield of every ring of the design under fabrication variation (E33–E34)."""
+    athermal tuning the probability that every ring in use locks under fabrication variation, the rings of one
+    chiplet sharing its die offset (F46) or each on its own (E33)."""
     lk, r, tn = s["link"], s["ring"], s["tuning"]
     per_kelvin = shift_per_kelvin_hz(d, r, ring.f0)
     eta = microring.heater_efficiency_hz_per_w(per_kelvin, tn.heating_efficiency)
@@ -489,7 +491,8 @@ def tuning_stage(d: LinkDesign, s: dict, ring: RingArrays, cap: CapacityArrays) 
         sigma = variation.combined_sigma(tn.sigma_local, tn.sigma_system)
         available = np.maximum(reach - temperature_hz, 0.0)
         p_lock = elementwise(lambda a, sg: variation.lock_probability(a, 0.5 * a, sg), available, sigma)
-        io_yield = p_lock ** (2 * cap.fibers_used * _f(lk.wavelengths_per_fiber))
+        io_yield = variation.gpu_yield(d.tuning.variation_model, available, tn.sigma_local, tn.sigma_system,
+                                       rings_used, s["package"].chiplets)
     return TuningArrays(per_kelvin=per_kelvin, efficiency=eta, rings_used=rings_used, heater_reach=reach, shift=shift,
                         operating=operating, power_w=microring.heater_power_w(rings_used, operating, eta),
                         temperature_hz=temperature_hz, available=available, sigma=sigma, lock_probability=p_lock,

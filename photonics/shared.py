@@ -63,12 +63,15 @@ class SignalArrays:
 
 def fec_target(d: LinkDesign, lk):
     """(target BER, overhead) of [link] fec: the link's BER without a code, a given code's fields, or a standard
-    code's threshold and n/k − 1 (E27)."""
+    code's threshold (or the pre-FEC BER that meets a post-FEC target, F41–F42) and n/k − 1 (E27)."""
     if d.link.fec == "none":
         return np.asarray(lk.ber, dtype=float), 0.0
     if d.link.fec == "given":
         return np.asarray(lk.fec_threshold, dtype=float), np.asarray(lk.fec_overhead, dtype=float)
     code = fec.CODES[d.link.fec]
+    if d.link.fec_target == "post-fec":
+        return elementwise(lambda target: fec.pre_fec_ber_for(target, code), lk.post_fec_ber), \
+            fec.overhead(code.n, code.k)
     return np.asarray(code.threshold_ber), fec.overhead(code.n, code.k)
 
 
@@ -115,6 +118,8 @@ def receiver_arrays(d: LinkDesign, s: dict, sig: SignalArrays) -> ReceiverArrays
         ref_er = er
     elif d.receiver.sensitivity_type == "oma":
         sens, ref_er = modulation.average_from_oma_w(rx.sensitivity, er), er
+    elif d.receiver.sensitivity_extinction == "link":
+        sens, ref_er = np.asarray(rx.sensitivity, dtype=float), er
     else:
         sens, ref_er = np.asarray(rx.sensitivity, dtype=float), db_to_lin(rx.reference_extinction_ratio)
     quantum = elementwise(receiver.quantum_limit_w, lk.data_rate, microring.frequency_hz(lk.wavelength),
@@ -125,7 +130,7 @@ def receiver_arrays(d: LinkDesign, s: dict, sig: SignalArrays) -> ReceiverArrays
 def spectral_width_m(d: LinkDesign, s: dict, symbol_rate):
     """RMS spectral width of the signal: a directly modulated source's own (chirp, modes), else the chirp-free width
     of the modulated CW line (`fiber.transform_limited_rms_width_m`)."""
-    if d.link.kind == "point-to-point" and d.laser.kind in ("dml", "vcsel"):
+    if _directly_modulated(d):
         return s["transmitter"].spectral_width
     return fiber.transform_limited_rms_width_m(s["link"].wavelength, symbol_rate)
 
@@ -137,11 +142,47 @@ def dispersion_spread(d: LinkDesign, s: dict, symbol_rate, length_m):
     return fiber.spread_product(symbol_rate, length_m, dispersion, spectral_width_m(d, s, symbol_rate))
 
 
+def _directly_modulated(d: LinkDesign) -> bool:
+    return d.link.kind == "point-to-point" and d.laser.kind in ("dml", "vcsel")
+
+
+def dispersion_broadening(d: LinkDesign, s: dict, symbol_rate, length_m):
+    """σ/σ0 of the chirped-Gaussian model (F32) at `length_m`: pulses of RMS width σ0 = T/4 with the source's chirp
+    ([transmitter] chirp of a directly modulated source; 0 for a CW line and an external or ring modulator
+    [assumed]) and its spectral width beyond what the chirped pulse itself spans, V_ω² = (2σ0·σ_ω)² − (1 + C²)
+    floored at 0 (the given width is the modulated source's whole RMS width)."""
+    lk, fb = s["link"], s["fiber"]
+    dispersion = fiber.dispersion_s_per_m2(lk.wavelength, fb.zero_dispersion_wavelength, fb.dispersion_slope)
+    slope = fiber.dispersion_slope_s_per_m3(lk.wavelength, fb.zero_dispersion_wavelength, fb.dispersion_slope)
+    sigma0 = 0.25 / np.asarray(symbol_rate, dtype=float)
+    chirp, v = 0.0, 0.0
+    if _directly_modulated(d):
+        chirp = np.asarray(s["transmitter"].chirp, dtype=float)
+        sigma_omega = 2.0 * np.pi * fiber.C * s["transmitter"].spectral_width / np.asarray(lk.wavelength) ** 2
+        v = np.sqrt(np.maximum((2.0 * sigma0 * sigma_omega) ** 2 - (1.0 + chirp * chirp), 0.0))
+    return fiber.chirped_broadening(sigma0, length_m, fiber.beta2_s2_per_m(lk.wavelength, dispersion),
+                                    fiber.beta3_s3_per_m(lk.wavelength, dispersion, slope), chirp, v)
+
+
 def dispersion_penalty_db(d: LinkDesign, s: dict, symbol_rate, length_m):
-    """Chromatic-dispersion penalty of the design's model at `length_m` (E29; 0 with model 'none')."""
-    if d.fiber.dispersion_model == "none":
-        return 0.0
-    return fiber.DISPERSION_PENALTIES[d.fiber.dispersion_model](dispersion_spread(d, s, symbol_rate, length_m))
+    """Chromatic-dispersion penalty of the design's model at `length_m` (F32 or E29; 0 with model 'none', and with
+    'gaussian-channel', which counts it in a point-to-point channel's ISI)."""
+    model = d.fiber.dispersion_model
+    if model in ("none", "gaussian-channel"):  # gaussian-channel: counted in the channel's ISI
+        return 0.0 * np.asarray(length_m, dtype=float)
+    if model == "chirped-gaussian":
+        return fiber.chirped_gaussian_penalty_db(dispersion_broadening(d, s, symbol_rate, length_m))
+    return fiber.DISPERSION_PENALTIES[model](dispersion_spread(d, s, symbol_rate, length_m))
+
+
+def average_rin_db_per_hz(d: LinkDesign, s: dict):
+    """The laser's RIN referred to the average power: as given, or from RIN_OMA at the link's extinction ratio r,
+    RIN_avg = RIN_OMA + 20·log10(OMA/P_avg), OMA/P_avg = 2(r − 1)/(r + 1)  (E26)."""
+    rin = s["laser"].rin
+    if d.laser.rin_type == "average":
+        return rin
+    er = link_extinction_ratio(d, s)
+    return noise.rin_average_from_oma_db(rin, 1.0, modulation.oma_from_average_w(1.0, er))
 
 
 @dataclass(frozen=True)
@@ -159,9 +200,16 @@ def penalty_arrays(d: LinkDesign, s: dict, sig: SignalArrays, rx: ReceiverArrays
     noise_bw = receiver.NOISE_BANDWIDTH_FRACTION * sig.symbol_rate
     return PenaltyArrays(
         extinction_db=modulator.relative_extinction_penalty_db(er, rx.reference_er),
-        rin_db=noise.rin_penalty_db(s["laser"].rin, noise_bw, sig.eye_q, sig.eye_scale) + 0.0,  # no −0
+        rin_db=noise.rin_penalty_db(average_rin_db_per_hz(d, s), noise_bw, sig.eye_q, sig.eye_scale) + 0.0,  # no −0
         noise_bandwidth_hz=noise_bw,
         dispersion_db=dispersion_penalty_db(d, s, sig.symbol_rate, s["loss"].fiber_length))
+
+
+def _rin_text(d: LinkDesign, s: dict) -> str:
+    rin = s["laser"].rin
+    if d.laser.rin_type == "average":
+        return f"{rin:g} dB/Hz"
+    return f"RIN_OMA {rin:g} dB/Hz = {float(average_rin_db_per_hz(d, s)):.4g} dB/Hz of the average (E26)"
 
 
 def as_number(value):
@@ -173,13 +221,19 @@ def penalty_lines(d: LinkDesign, s: dict, sig: SignalArrays, pen: PenaltyArrays)
     """The shared penalties as ledger lines keyed extinction_ratio, rin, dispersion (details for one point only)."""
     one = all(ndim(v) == 0 for v in (pen.extinction_db, pen.rin_db, pen.dispersion_db))
     model = d.fiber.dispersion_model
-    if one and model != "none":
+    if one and model == "chirped-gaussian":
+        factor = float(dispersion_broadening(d, s, sig.symbol_rate, s["loss"].fiber_length))
+        chirp = float(s["transmitter"].chirp) if _directly_modulated(d) else 0.0
+        disp = f"σ/σ0 = {factor:.4g} (chirp {chirp:g}), chirped-gaussian model (F32)"
+    elif one and model != "none":
         eps = float(dispersion_spread(d, s, sig.symbol_rate, s["loss"].fiber_length))
         disp = f"ε = B·L·|D|·σ = {eps:.3g}, {model} model (E29)"
+    elif one and model == "gaussian-channel":
+        disp = "in the channel ISI (gaussian-channel, F26)"
     else:
         disp = "not counted ([fiber] dispersion_model = 'none')" if one else ""
     return (LedgerLine("extinction ratio", as_number(pen.extinction_db),
                        "beyond the ER the sensitivity assumes (E8)" if one else "", "extinction_ratio"),
-            LedgerLine("RIN", as_number(pen.rin_db), f"{s['laser'].rin:g} dB/Hz over "
+            LedgerLine("RIN", as_number(pen.rin_db), f"{_rin_text(d, s)} over "
                        f"{format_si(float(pen.noise_bandwidth_hz), 'Hz')} (E30)" if one else "", "rin"),
             LedgerLine("dispersion", as_number(pen.dispersion_db), disp, "dispersion"))

@@ -9,16 +9,19 @@ from photonics.records import FecFigures, SignalFigures
 
 
 def fec_figures(lk: LinkSection) -> FecFigures:
-    """The FEC of [link] fec: the standard codes from their table (threshold, overhead, one codeword at the line rate
-    as latency, E27's frame error ratio at the threshold), a given code from its fields, or none (the link's BER)."""
+    """The FEC of [link] fec: the standard codes from their table (the threshold or the pre-FEC BER a post-FEC target
+    needs, overhead, one codeword at the line rate plus the decoder's logic as latency, E27's frame error ratio and
+    F42's post-FEC BER at that target), a given code from its fields, or none (the link's BER)."""
     if lk.fec == "none":
         return FecFigures("none", lk.ber, 0.0, 0.0, None)
     if lk.fec == "given":
         return FecFigures("given", lk.fec_threshold, lk.fec_overhead, lk.fec_latency, None, "given code")
     code = fec.CODES[lk.fec]
-    return FecFigures(lk.fec, code.threshold_ber, fec.overhead(code.n, code.k),
-                      fec.codeword_time_s(code.codeword_bits, lk.data_rate),
-                      fec.frame_error_ratio(code.threshold_ber, code.n, code.t, code.symbol_bits), code.name)
+    target = code.threshold_ber if lk.fec_target == "threshold" else fec.pre_fec_ber_for(lk.post_fec_ber, code)
+    return FecFigures(lk.fec, target, fec.overhead(code.n, code.k),
+                      fec.codeword_time_s(code.codeword_bits, lk.data_rate) + code.decoder_latency_s,
+                      fec.frame_error_ratio(target, code.n, code.t, code.symbol_bits), code.name,
+                      fec.output_ber(target, code.n, code.t, code.symbol_bits))
 
 
 def signal_figures(lk: LinkSection) -> SignalFigures:

@@ -5,11 +5,11 @@ plain ratios, numbers — and come out as the project's records, whose fields ar
 (``capacity_bps``, ``margin_db``). Bad input raises ``core.errors.InputError`` with the message the CLI prints.
 
 >>> from sipml import Q_, budget, cost, evaluate, fabric, load_design, speedup
->>> design = load_design("sip-ring", {"link.data_rate": Q_(32, "Gbit/s")})
+>>> design = load_design("sip-ring", {"link.data_rate": Q_(35, "Gbit/s")})
 >>> link = budget(design)
 >>> round(link.capacity.capacity_bps / 1e12, 2), link.binding_limit
-(2.56, 'requested')
->>> ring = fabric(design)                 # at 32 GBd the neighbour's margin pays for fewer hops
+(2.8, 'requested')
+>>> ring = fabric(design)                 # at 35 GBd the neighbour's margin pays for fewer hops
 >>> ring.feasible, [v.name for v in ring.violations]
 (False, ['ring_reach'])
 >>> fabric("sip-ring").feasible

@@ -242,29 +242,26 @@ def _received(r):
 
 
 def _fiber_length(r):
-    import sympy as sp
-
     est, t = r.link, _Terms()
     d = est.design
     length = est.max_fiber_length_m
     if not math.isfinite(length):
         return None
-    from photonics.shared import dispersion_penalty_db, sections
+    from photonics.link import length_penalties
+    from photonics.shared import sections
 
-    s = sections(d)
+    groups = length_penalties(d, sections(d), est.signal)
+    growing = {key for keys, _ in groups.values() for key in keys}
     fiber_db = next(i.value_db for i in est.ledger if i.key == "fiber")
-    disp_now = next(p.value_db for p in est.penalties if p.key == "dispersion")
     headroom = _sum([t(r"P_{\mathrm{launch}}", est.launch_dbm, "dBm", "launch power"),
                      -t(r"\Sigma IL_{0}", sum(i.value_db for i in est.ledger) - fiber_db, "dB", "losses but the fiber"),
                      -t("S", est.sensitivity_dbm, "dBm", "sensitivity"),
-                     -t(r"\Sigma PP_{0}", est.budget.penalty_db - disp_now, "dB", "penalties but dispersion"),
+                     -t(r"\Sigma PP_{0}", sum(p.value_db for p in est.penalties if p.key not in growing), "dB",
+                        "penalties that do not grow with length"),
                      -t(r"M_{\mathrm{sys}}", d.link.system_margin, "dB", "reserved system margin")])
-    at_length = float(dispersion_penalty_db(d, s, est.signal.symbol_rate_baud, length))
-    rhs = sp.Min((headroom - t(r"PP_{\mathrm{disp}}(L_{\max})", at_length, "dB", "dispersion penalty at L_max"))
-                 / t(r"\alpha", d.loss.fiber_loss, "dB/m", "fiber loss"),
-                 t(r"L_{\mathrm{modal}}", est.reach.fiber_reach_m.get("modal_bandwidth", math.inf)
-                   if math.isfinite(est.reach.fiber_reach_m.get("modal_bandwidth", math.inf)) else 1e30, "m",
-                   "modal-bandwidth reach (1e30: single mode)"))
+    at_length = sum(float(f(length)) for _, f in groups.values())
+    rhs = ((headroom - t(r"PP_{L}(L_{\max})", at_length, "dB", "dispersion and channel penalties at L_max"))
+           / t(r"\alpha", d.loss.fiber_loss, "dB/m", "fiber loss"))
     return Formula(r"L_{\max}", rhs, t.terms)
 
 

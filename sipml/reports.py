@@ -114,7 +114,8 @@ def budget_data(est: LinkEstimate, source: str) -> dict:
         "max_binding_limit": est.max_binding_limit, "wavelength_limits": est.wavelength_limits,
         "modulation": sig.modulation,
         "fec": {"name": fec.name, "code": fec.code, "threshold_ber": fec.threshold_ber, "overhead": fec.overhead,
-                "latency_s": fec.latency_s, "frame_error_ratio": fec.frame_error_ratio},
+                "latency_s": fec.latency_s, "frame_error_ratio": fec.frame_error_ratio,
+                "post_fec_ber": fec.post_fec_ber},
         "fiber_reach_m": est.reach.fiber_reach_m, "energy_breakdown_pj_per_bit": _pj(est.energy_j_per_bit),
         "electrical_energy_breakdown_pj_per_bit": _pj(energy.electrical_j_per_bit),
         "fabric_energy_breakdown_pj_per_bit": _pj(energy.fabric_j_per_bit),
@@ -183,6 +184,10 @@ def _summary_rows(est: LinkEstimate) -> list[dict]:
     ]
     if fec.name != "none":
         rows.insert(7, {"quantity": "FEC latency", "value": _f(fec.latency_s * 1e9, 1), "unit": "ns"})
+        if fec.post_fec_ber is not None:
+            rows.insert(8, {"quantity": "pre-FEC target / post-FEC BER / frame error ratio",
+                            "value": f"{fec.threshold_ber:.3g} / {fec.post_fec_ber:.3g} / {fec.frame_error_ratio:.3g}",
+                            "unit": ""})
     r = est.ring
     if r is not None:
         rows += [

@@ -48,19 +48,20 @@ def test_pass_through_loss_by_hand():
     10 m × 0.35 dB/km, and the rings of its fiber at their own detunings (E19–E20): the worst of the 8 channels (in
     the middle of the 1.4 THz grid, well inside the 3.98 THz FSR) passes the other 7 modulators (Q 6000) and 7 drop
     filters (Q 6500) at 1, 1, 2, 2, 3, 3, 4 × 200 GHz, and its own two rings parked half a spacing (100 GHz) away.
-    Each ring: T = (t0 + x²)/(1 + x²), x = 2δ/FWHM, FWHM = f0/Q, t0 = (Q/Q_i)², Q_i = 119 030, plus 0.01 dB."""
+    Each ring: T = (t0 + x²)/(1 + x²), x = 2δ/FWHM, FWHM = f0/Q, t0 = (Q/Q_i)², Q_i = 119 030 (no excess beyond the
+    tail: DSENT's 0.01 dB per ring is that tail)."""
     d = ClusterDesign(fabric=FabricSection(kind="sip-ring"))
     f0, q_i = 299792458.0 / 1310e-9, 119029.6
 
     def ring_db(q, detuning_hz):
         x2 = (2 * detuning_hz * q / f0) ** 2
-        return 10 * np.log10((1 + x2) / ((q / q_i) ** 2 + x2)) + 0.01
+        return 10 * np.log10((1 + x2) / ((q / q_i) ** 2 + x2))
 
     rings = sum(ring_db(q, k * 200e9) for q in (6000, 6500) for k in (1, 1, 2, 2, 3, 3, 4))
     rings += ring_db(6000, 100e9) + ring_db(6500, 100e9)
     by_hand = 3.0 + 1.0 + rings + 1.0 + 10 * 0.35e-3
     assert pass_through_loss_db(d, evaluate(d.link)) == pytest.approx(by_hand, abs=1e-4)
-    assert by_hand == pytest.approx(5.653, abs=5e-4)
+    assert by_hand == pytest.approx(5.493, abs=5e-4)
 
 
 def test_reach_formula_by_hand():
@@ -74,12 +75,12 @@ def test_reach_formula_by_hand():
 
 
 def test_default_ring_without_amplifiers_fails_the_locality_bound():
-    """The library's default link falls short of its neighbour by the drop filter's ISI (tests/reference), and
-    without amplifiers the ring reaches no GPU."""
+    """The library's default link closes to its neighbour with 0.67 dB to spare (tests/reference), less than one
+    GPU's 5.5 dB pass-through: without amplifiers the ring reaches no GPU beyond it."""
     est = evaluate_fabric(ring())
     assert not est.feasible
-    assert [v.name for v in est.violations] == ["power_budget", "ring_reach"]
-    assert "16 GPUs" in est.violations[1].message
+    assert [v.name for v in est.violations] == ["ring_reach"]
+    assert "16 GPUs" in est.violations[0].message
 
 
 def test_amplifiers_extend_the_reach_and_are_counted():
@@ -228,7 +229,7 @@ def test_amplified_reach_against_a_hand_calculation(every, reserved_db):
     assert est_ring.details.amplified.amplifiers_passable == n_max
     assert est_ring.reach_hops == min(1023, 1 + every * n_max)
     if every == 1:
-        assert n_max == 17  # the built-in sip-ring's 6 mW comb (over 10 m hops here): reach 18 GPUs
+        assert n_max == 27  # the built-in sip-ring's 6 mW comb (over 10 m hops here): reach 28 GPUs
 
 
 def test_given_sensitivity_counts_the_extinction_ratio_once_in_the_amplified_q():
@@ -238,7 +239,8 @@ def test_given_sensitivity_counts_the_extinction_ratio_once_in_the_amplified_q()
     from photonics.amplifier import q_amplified, thermal_sigma_a
     from photonics.design import ReceiverSection
 
-    rx = ReceiverSection(model="given", sensitivity=1e-3 * 10 ** (-14 / 10), reference_extinction_ratio=np.inf)
+    rx = ReceiverSection(model="given", sensitivity=1e-3 * 10 ** (-14 / 10), sensitivity_extinction="given",
+                         reference_extinction_ratio=np.inf)
     link = LinkDesign(laser=LaserSection(lines=8, power_per_line=5e-3), receiver=rx)
     est = evaluate(link)
     er = 10 ** 0.7

@@ -205,7 +205,7 @@ def test_unused_cw_comb_lines_reach_the_fiber_with_all_pass_modulators():
     offsets = (np.arange(8, 64)[:, None] - np.arange(8)[None, :]) * 200e9
     detuning = (offsets + ring.fsr_hz / 2) % ring.fsr_hz - ring.fsr_hz / 2
     x2 = (2 * detuning / fwhm) ** 2
-    passing = (10 * np.log10((1 + x2) / (t0 + x2)) + 0.01).sum(axis=1)
+    passing = (10 * np.log10((1 + x2) / (t0 + x2)) + base.ring.through_excess_loss).sum(axis=1)
     cw_dbm = all_pass.launch_dbm + 3.0 - (ls.tx_waveguide_length * 100 + 4 * 0.02 + ls.coupler) - passing
     data_dbm = all_pass.launch_dbm + 3.0 - sum(i.value_db for i in all_pass.ledger[:8])
     expected = float(w_to_dbm(8 * dbm_to_w(data_dbm) + np.sum(dbm_to_w(cw_dbm))))
