@@ -30,6 +30,7 @@ from statistics import NormalDist
 
 _STANDARD_NORMAL = NormalDist()
 QUADRATURE_NODES = 48  # Gauss–Legendre nodes per panel of the die-offset integral (F46)
+_NODES, _WEIGHTS = np.polynomial.legendre.leggauss(QUADRATURE_NODES)  # a constant table, built once at import
 VARIATION_MODELS = ("die-shared", "independent")
 
 
@@ -75,7 +76,7 @@ def die_yield(tuning_range, sigma_local, sigma_system, rings):
     (F46): ∫ φ(δ; σ_sys)·P(δ)^N dδ. P^N is a box of width ≈ T with edges ~σ_local wide, so the integral runs
     Gauss–Legendre on three panels (each edge ±8σ_local and the middle), clipped to ±10σ_sys. Arrays broadcast
     (a grid of design points); σ_sys = 0 gives P(0)^N."""
-    nodes, weights = np.polynomial.legendre.leggauss(QUADRATURE_NODES)
+    nodes, weights = _NODES, _WEIGHTS
     half = 0.5 * np.asarray(tuning_range, dtype=float)[..., None]
     local, system = (np.asarray(v, dtype=float)[..., None] for v in (sigma_local, sigma_system))
     n = np.asarray(rings, dtype=float)[..., None]
@@ -107,17 +108,16 @@ def gpu_yield(model: str, tuning_range, sigma_local, sigma_system, rings, dies=1
 def gpu_range_for_yield(model: str, sigma_local: float, sigma_system: float, target_yield: float, rings: int,
                         dies: int = 1) -> float:
     """One-way tuning range (bias at its centre) at which all the rings of one GPU lock with probability Y: E34 for
-    independent rings, else the root of gpu_yield(T) = Y by bisection (the yield grows with T)."""
+    independent rings, else the root of gpu_yield(T) = Y (the yield grows with T), 65 ranges at a time."""
     if model == "independent":
         return float(range_for_yield(float(combined_sigma(sigma_local, sigma_system)), target_yield, rings))
-    lo, hi = 0.0, 2.0 * (sigma_local + sigma_system) + 1.0
+    from photonics.budget import section_decreasing
+
+    hi = 2.0 * (sigma_local + sigma_system) + 1.0
     while float(gpu_yield(model, hi, sigma_local, sigma_system, rings, dies)) < target_yield:
         hi *= 2.0
-    for _ in range(100):
-        mid = 0.5 * (lo + hi)
-        lo, hi = (mid, hi) if float(gpu_yield(model, mid, sigma_local, sigma_system, rings, dies)) < target_yield \
-            else (lo, mid)
-    return hi
+    return section_decreasing(lambda t: target_yield - gpu_yield(model, t, sigma_local, sigma_system, rings, dies),
+                              0.0, hi)
 
 
 def mismatch_sigma(distance_m: float, variance_per_m: float) -> float:
