@@ -32,9 +32,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from photonics.special import erf
+
 GAUSSIAN_RISE_PER_SIGMA = 2.563  # 10–90 % rise time of a Gaussian response over its RMS width (F24, 10GEPBud B_1)
 ELECTRICAL_RISE_BANDWIDTH = 0.340  # T₁₀₋₉₀·f_e of a Gaussian response (F24)
 OPTICAL_RISE_BANDWIDTH = 0.480  # T₁₀₋₉₀·BW of fiber, whose bandwidths are optical (F26; 10GEPBud C_1 = 480 ns·MHz)
+CHROMATIC_RISE_PER_WIDTH = 0.480 / 0.187  # 10GEPBud: BW_cd = 0.187/(σ_λ·L·|D|), rise 0.480/BW_cd [verbatim]
 RECEIVER_RISE_BANDWIDTH = 0.329  # T₁₀₋₉₀·f₃dB of the receiver (10GEPBud c_rx = 329 ns·MHz [verbatim])
 RIN_COEFFICIENT = 0.7  # share of the RIN a receiver sees at its decision point (10GEPBud kRIN [verbatim])
 RAISED_COSINE_NOISE = 0.477  # (0.1292/0.187)²: the receiver's share of the noise bandwidth (10GEPBud [verbatim])
@@ -56,8 +59,8 @@ def modal_rise_s(length_m, modal_bandwidth_hz_m):
 
 
 def chromatic_rise_s(length_m, dispersion_s_per_m2, rms_width_m):
-    """10–90 % rise time of chromatic dispersion, 2.563·|D|·L·σ_λ (F26)."""
-    return GAUSSIAN_RISE_PER_SIGMA * np.abs(dispersion_s_per_m2) * np.asarray(length_m, dtype=float) * rms_width_m
+    """10–90 % rise time of chromatic dispersion, (0.480/0.187)·|D|·L·σ_λ = 2.567·|D|·L·σ_λ (F26, 10GEPBud)."""
+    return CHROMATIC_RISE_PER_WIDTH * np.abs(dispersion_s_per_m2) * np.asarray(length_m, dtype=float) * rms_width_m
 
 
 def combined_rise_s(*rise_times):
@@ -71,20 +74,21 @@ def optical_bandwidth_hz(rise_time_s):
         return OPTICAL_RISE_BANDWIDTH / np.asarray(rise_time_s, dtype=float)
 
 
-def _erf(x):
-    from scipy.special import erf  # lazily: only point-to-point links need it
+def levels_eye(nrz_eye, levels: int = 2):
+    """The inner eye of PAM-M from NRZ's under the same linear ISI: a pulse keeping p0 = (eye + 1)/2 of itself
+    leaves each of the M − 1 eyes M·p0 − (M − 1) of its ideal height [inferred]."""
+    return levels * 0.5 * (np.asarray(nrz_eye, dtype=float) + 1.0) - (levels - 1)
 
-    return erf(x)
 
-
-def gaussian_eye(symbol_rate_baud, rise_time_s, duty_cycle_distortion_s=0.0, jitter_s=0.0):
-    """Inner eye of NRZ through a Gaussian channel of 10–90 % rise time T_c, over the unfiltered eye (10GEPBud):
-    erf(y(1 + a)) + erf(y(1 − a)) − 1, y = 2.563·T_e/(√8·T_c), T_e = T − DCD, a = max(DJ − DCD, 0)/T_e; negative
-    once it closes."""
-    period = 1.0 / np.asarray(symbol_rate_baud, dtype=float) - duty_cycle_distortion_s
+def gaussian_eye(symbol_rate_baud, rise_time_s, duty_cycle_distortion_s=0.0, jitter_s=0.0, levels: int = 2):
+    """Inner eye of NRZ (or PAM-M, `levels_eye`) through a Gaussian channel of 10–90 % rise time T_c, over the
+    unfiltered eye (10GEPBud): erf(y(1 + a)) + erf(y(1 − a)) − 1, y = 2.563·T_e/(√8·T_c), T_e = T − DCD,
+    a = max(DJ − DCD, 0)/T_e; negative once it closes (a DCD of a whole symbol closes it)."""
+    period = np.maximum(1.0 / np.asarray(symbol_rate_baud, dtype=float) - duty_cycle_distortion_s, 1e-300)
     y = GAUSSIAN_RISE_PER_SIGMA * period / (np.sqrt(8.0) * np.maximum(np.asarray(rise_time_s, dtype=float), 1e-300))
     a = np.maximum(np.asarray(jitter_s, dtype=float) - duty_cycle_distortion_s, 0.0) / period
-    return _erf(np.minimum(y * (1.0 + a), 10.0)) + _erf(np.minimum(y * (1.0 - a), 10.0)) - 1.0
+    nrz = erf(np.clip(y * (1.0 + a), -10.0, 10.0)) + erf(np.clip(y * (1.0 - a), -10.0, 10.0)) - 1.0
+    return levels_eye(nrz, levels)
 
 
 def eye_penalty_db(eye):

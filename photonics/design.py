@@ -7,8 +7,9 @@ with the reason given. Every default is a user-editable field.
 Defaults describe SiP-ML's optical interface (Khani et al., SIGCOMM 2021): 25 Gbps per wavelength, a GPU's
 80 wavelengths carried as 8 per fiber over 10 transmit fibers (2 ring directions × 5 fibers) = 2 Tbps per
 direction; the device numbers come from DSENT, PhoenixSim and the datasheets cited per field. With every sourced
-default, the drop filter's own ISI (E18, 1.1 dB) and the comb's RIN leave the 16-line 3 mW comb 0.46 dB short of
-closing all 8 wavelengths; the built-in designs (`sipml/designs`) choose the laser power that closes them.
+default the 16-line 3 mW comb closes all 8 wavelengths with 0.67 dB to spare (the drop filter's own ISI, E18b,
+costs 0.11 dB, the comb's RIN 0.13 dB); the built-in designs (`sipml/designs`) choose the laser power their fabric
+needs.
 A point-to-point link ([link] kind) is described by [transmitter], [fiber], [loss] and [receiver] instead.
 """
 
@@ -122,16 +123,16 @@ class FiberSection(Section):
                                            "standard SMF ≈ 0.092 ps/(nm²·km), Keiser, Optical Fiber Communications "
                                            "ch. 3 [restated]", hi=MAX_DISPERSION_SLOPE_S_PER_M3)
     dispersion_model: str = param("chirped-gaussian", "choice", "chromatic-dispersion penalty: 'chirped-gaussian' "
-                                  "the peak-power loss 10·log10(σ/σ0) of a chirped Gaussian pulse of RMS width T/4 "
-                                  "broadened by the fiber's β₂ and β₃, the source's chirp and spectral width (F32), a "
-                                  "curve with no hard reach; 'agrawal' −5·log10(1 − (4BLDσ)²), 95 % of the pulse "
-                                  "energy in the bit slot at the receiver, with a hard reach where the spread fills "
-                                  "the slot (E29a); 'agrawal-tx' the same criterion at the transmitter (E29b, the "
-                                  "chirp-free broad-source case of F32); 'bellcore' 5·log10(1 + 2πε²) (E29c); 'none' "
-                                  "(a budget that keeps dispersion inside its margin)", "Agrawal, Fiber-Optic "
-                                  "Communication Systems §2.4 and §5.4 [restated]; 'gaussian-channel' (point-to-point) "
-                                  "the spread 2.563·|D|·L·σ_λ as one more rise time of the channel's ISI, as the IEEE "
-                                  "802.3 link model does (F26)",
+                                  "a Gaussian pulse of RMS width T/4 broadened by the fiber's β₂ and β₃, the "
+                                  "source's chirp and spectral width (F32), charged as the eye it leaves against the "
+                                  "unbroadened one's (closes near three times the width); 'gaussian-channel' "
+                                  "(point-to-point) the spread 2.567·|D|·L·σ_λ as one more rise time of the channel's "
+                                  "ISI, as the IEEE 802.3 link model does (F26); 'agrawal' −5·log10(1 − (4BLDσ)²), 95 % "
+                                  "of the pulse energy in the bit slot at the receiver, with a hard reach where the "
+                                  "spread fills the slot (E29a); 'agrawal-tx' the same criterion at the transmitter "
+                                  "(E29b); 'bellcore' 5·log10(1 + 2πε²) (E29c); 'none' (a budget that keeps dispersion "
+                                  "inside its margin)", "Agrawal, Fiber-Optic Communication Systems §2.4 and §5.4 "
+                                  "[restated]; 10GEPBud [verbatim]",
                                   choices=("chirped-gaussian", "agrawal", "agrawal-tx", "bellcore", "gaussian-channel",
                                            "none"))
     modal_bandwidth: float = positive("4700 MHz*km", "Hz*m", "effective modal bandwidth–length product at the "
@@ -182,10 +183,10 @@ class TransmitterSection(Section):
                                     "vcsel): its noise σ = (k/√2)(1 − e^(−(πRDLσ_λ)²)) (F28)", "10GEPBud: 'MPN k "
                                     "factor reduced to 0.3 (850 nm)' [verbatim]", lo=0.0, hi=1.0,
                                     applies_when=when("laser", "kind", "vcsel"))
-    chirp: float = param(-5.0, "1", "chirp parameter C of a directly modulated source (laser kind dml or vcsel; "
+    chirp: float = param(-5.0, "1", "chirp parameter C of a directly modulated laser (laser kind dml; "
                          "negative for a DML: pulses broaden fast in anomalous fiber): enters the chirped-gaussian "
                          "dispersion model (F32)", "Agrawal §2.4: DMLs C ≈ −4 … −6 [restated]; midpoint",
-                         lo=-20.0, hi=20.0, applies_when=when("laser", "kind", "dml", "vcsel"))
+                         lo=-20.0, hi=20.0, applies_when=when("laser", "kind", "dml"))
     energy: float = non_negative("0.228 pJ/bit", "J/bit", "transmitter energy per bit (laser, driver)",
                                  "850 nm oxide-relief VCSEL at 41 Gb/s: 228 fJ/bit [verbatim]; no DML figure found",
                                  hi=MAX_ENERGY_J_PER_BIT)
@@ -391,7 +392,7 @@ class ReceiverSection(Section):
     baseline_wander: float = non_negative(0.0, "1", "RMS baseline wander of the receiver over the OMA "
                                           "(point-to-point): a noise on the closed eye beyond what the sensitivity "
                                           "holds", "[assumed] none (a DC-balanced code); 0.025 in the 10GBASE-S link "
-                                          "model (10GEPBud) [verbatim]", hi=0.5,
+                                          "model (10GEPBud) [verbatim]", hi=0.1,
                                           applies_when=when("link", "kind", "point-to-point"))
     responsivity: float = positive("0.7 A/W", "A/W", "photodiode responsivity", "PhoenixSim [verbatim]", lo=0.01,
                                    hi=2.0)

@@ -187,6 +187,11 @@ def with_fabric_energy(est: LinkEstimate, part: str, j_per_bit: float) -> LinkEs
 # --- warnings both kinds share ------------------------------------------------------------------------------------
 def _shared_warnings(d: LinkDesign) -> list[str]:
     out = []
+    rx = d.receiver
+    if rx.model == "given" and rx.sensitivity_type == "average" and rx.sensitivity_extinction == "link":
+        out.append("[receiver] the given average-power sensitivity is read at the link's own extinction ratio, so no "
+                   "extinction-ratio penalty is charged; if it was measured at another, set sensitivity_extinction = "
+                   "'given' and reference_extinction_ratio")
     if d.receiver.model == "ge-photodiode" and d.link.data_rate > receiver.GE_FIT_MAX_RATE_BPS:
         out.append(f"[receiver] the Ge-photodiode fit (E16) is extrapolated above 50 Gbit/s (data rate "
                    f"{format_si(d.link.data_rate, 'bit/s')})")

@@ -115,7 +115,7 @@ def channel_stage(d: LinkDesign, s: dict, sig: SignalArrays, length_m) -> Channe
     t_cd = (channel.chromatic_rise_s(length, dispersion, width) if d.fiber.dispersion_model == "gaussian-channel"
             else 0.0 * length)
     rise = channel.combined_rise_s(channel.transmitter_rise_s(tx.bandwidth), t_rx, t_modal, t_cd)
-    eye = channel.gaussian_eye(rate, rise, tx.duty_cycle_distortion, tx.deterministic_jitter)
+    eye = channel.gaussian_eye(rate, rise, tx.duty_cycle_distortion, tx.deterministic_jitter, sig.levels)
     open_eye = np.where(eye > 1e-100, eye, 1e-100)  # a closed eye: every noise penalty infinite
     q = sig.eye_q * sig.eye_scale
     v_rin = channel.rin_variance(_rin_oma_db_per_hz(d, s), channel.noise_bandwidth_hz(
@@ -127,10 +127,11 @@ def channel_stage(d: LinkDesign, s: dict, sig: SignalArrays, length_m) -> Channe
     parts = (channel.eye_penalty_db(eye) + 0.0, channel.noise_penalty_db(q, v_rin / open_eye**2) + 0.0,
              channel.noise_penalty_db(q, sigma_mpn**2) + 0.0, np.asarray(modal_noise, dtype=float) + 0.0 * length)
     together = channel.noise_penalty_db(q, (wander + v_rin) / open_eye**2 + channel.modal_noise_variance(
-        modal_noise, q) + sigma_mpn**2) - channel.noise_penalty_db(q, wander / channel.gaussian_eye(rate, t_rx) ** 2)
+        modal_noise, q) + sigma_mpn**2) - channel.noise_penalty_db(
+        q, wander / channel.gaussian_eye(rate, t_rx, levels=sig.levels) ** 2)
     alone = sum(parts[1:])
     with np.errstate(invalid="ignore"):
-        interaction = np.where(np.isinf(together), np.where(np.isinf(alone), 0.0, np.inf), together - alone)
+        interaction = np.where(np.isfinite(together), together - alone, np.where(np.isinf(alone), 0.0, np.inf))
     return ChannelArrays(rise=rise, eye=eye, isi_db=parts[0], rin_db=parts[1], mode_partition_db=parts[2],
                          modal_noise_db=parts[3], interaction_db=interaction + 0.0)
 

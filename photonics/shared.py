@@ -157,7 +157,7 @@ def dispersion_broadening(d: LinkDesign, s: dict, symbol_rate, length_m):
     sigma0 = 0.25 / np.asarray(symbol_rate, dtype=float)
     chirp, v = 0.0, 0.0
     if _directly_modulated(d):
-        chirp = np.asarray(s["transmitter"].chirp, dtype=float)
+        chirp = np.asarray(s["transmitter"].chirp if d.laser.kind == "dml" else 0.0, dtype=float)
         sigma_omega = 2.0 * np.pi * fiber.C * s["transmitter"].spectral_width / np.asarray(lk.wavelength) ** 2
         v = np.sqrt(np.maximum((2.0 * sigma0 * sigma_omega) ** 2 - (1.0 + chirp * chirp), 0.0))
     return fiber.chirped_broadening(sigma0, length_m, fiber.beta2_s2_per_m(lk.wavelength, dispersion),
@@ -171,7 +171,8 @@ def dispersion_penalty_db(d: LinkDesign, s: dict, symbol_rate, length_m):
     if model in ("none", "gaussian-channel"):  # gaussian-channel: counted in the channel's ISI
         return 0.0 * np.asarray(length_m, dtype=float)
     if model == "chirped-gaussian":
-        return fiber.chirped_gaussian_penalty_db(dispersion_broadening(d, s, symbol_rate, length_m))
+        levels = modulation.LEVELS[d.link.modulation]
+        return fiber.chirped_gaussian_penalty_db(dispersion_broadening(d, s, symbol_rate, length_m), levels)
     return fiber.DISPERSION_PENALTIES[model](dispersion_spread(d, s, symbol_rate, length_m))
 
 
@@ -223,13 +224,13 @@ def penalty_lines(d: LinkDesign, s: dict, sig: SignalArrays, pen: PenaltyArrays)
     model = d.fiber.dispersion_model
     if one and model == "chirped-gaussian":
         factor = float(dispersion_broadening(d, s, sig.symbol_rate, s["loss"].fiber_length))
-        chirp = float(s["transmitter"].chirp) if _directly_modulated(d) else 0.0
+        chirp = float(s["transmitter"].chirp) if d.link.kind == "point-to-point" and d.laser.kind == "dml" else 0.0
         disp = f"σ/σ0 = {factor:.4g} (chirp {chirp:g}), chirped-gaussian model (F32)"
+    elif one and model == "gaussian-channel":
+        disp = "in the channel ISI (gaussian-channel, F26)"
     elif one and model != "none":
         eps = float(dispersion_spread(d, s, sig.symbol_rate, s["loss"].fiber_length))
         disp = f"ε = B·L·|D|·σ = {eps:.3g}, {model} model (E29)"
-    elif one and model == "gaussian-channel":
-        disp = "in the channel ISI (gaussian-channel, F26)"
     else:
         disp = "not counted ([fiber] dispersion_model = 'none')" if one else ""
     return (LedgerLine("extinction ratio", as_number(pen.extinction_db),

@@ -1,6 +1,7 @@
 """`sipml validate`: every published case the project reproduces — published value, ours, error, tolerance.
 
-Cases come from the physical layer (photonics reference R1–R7), SiP-ML (its interface, fabric cases and the
+Cases come from the physical layer (photonics reference R1–R7; the IEEE 802.3 link model's budgets of
+`cases/link_budgets.toml`, each design file run as `sipml budget` runs it), SiP-ML (its interface, fabric cases and the
 1.3–9.1× headline), NCCL measurements on one server, and published training runs (`cases/training_runs.toml`:
 Megatron-LM SC21 and K22, MegaScale, Llama 3, MLPerf GPT-3, CNN and BERT throughput), each computed by the function
 `sipml speedup` runs, with the run's own settings (its software stack included) written out in the case table.
@@ -82,6 +83,28 @@ def _photonics_cases() -> list[Case]:
     out.append(Case("physics", "R7 nearest-channel tuning power", "DSENT", 7.95,
                     microring.tuning_power_nearest_channel_w(3.976e12, 1e15 / 1e-3 * 1e-3, 2) * 1e3, "mW", 0.005,
                     rel=False))
+    return out
+
+
+LINK_TOLERANCE_DB = 0.3  # the physical-layer issue's bound on the IEEE link model's penalty allocations
+
+
+def _link_budget_cases() -> list[Case]:
+    """Published link budgets (`cases/link_budgets.toml`), each design file loaded and evaluated as `sipml budget`
+    does."""
+    from core import toml_files
+    from photonics.link import evaluate
+    from sipml.design import load_design
+
+    here = Path(__file__).parent / "cases"
+    src = "IEEE 802.3ae link model 10GEPBud3_1_16a"
+    out = []
+    for table in toml_files.read(here / "link_budgets.toml").get("case", []):
+        est = evaluate(load_design(str(here / table["design"])).link)
+        out += [Case("physics", f"{table['name']}: link penalties", src, table["penalties_db"],
+                     sum(p.value_db for p in est.penalties), "dB", LINK_TOLERANCE_DB, rel=False),
+                Case("physics", f"{table['name']}: margin", src, table["margin_db"], est.margin_db, "dB",
+                     LINK_TOLERANCE_DB, rel=False)]
     return out
 
 
@@ -291,7 +314,7 @@ def _matched_radius_um(channels: int) -> float:
 
 
 def all_cases() -> list[Case]:
-    return [*_photonics_cases(), *_sipml_cases(), *_nccl_cases(), *_training_cases(), *sipml_speedup_cases()]
+    return [*_photonics_cases(), *_link_budget_cases(), *_sipml_cases(), *_nccl_cases(), *_training_cases(), *sipml_speedup_cases()]
 
 
 def validation_report(cases: list[Case]) -> Report:
