@@ -28,7 +28,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from photonics.channel import levels_eye
 from photonics.constants import SPEED_OF_LIGHT_M_PER_S as C
+from photonics.special import erf
 
 
 
@@ -103,9 +105,6 @@ def chirped_gaussian_penalty_db(broadening, levels: int = 2):
     Gaussian response of that width on a rectangular symbol, eye(σ) = 2·erf(T/(√8·σ)) − 1 (the IEEE 802.3 link
     model's ISI form, F27) = 2·erf(√2/f_b) − 1, PAM-M's inner eyes from it (`channel.levels_eye`); −10·log10 of the
     ratio, infinite once the eye closes (f_b ≈ 3), none for a compressed pulse (F32)."""
-    from photonics.channel import levels_eye
-    from photonics.special import erf
-
     f = np.maximum(np.asarray(broadening, dtype=float), 1.0)
     eye = levels_eye(2.0 * erf(np.sqrt(2.0) / f) - 1.0, levels) / levels_eye(2.0 * erf(np.sqrt(2.0)) - 1.0, levels)
     with np.errstate(divide="ignore", invalid="ignore"):

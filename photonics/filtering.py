@@ -84,5 +84,3 @@ def isi_penalty_db(model: str, fwhm_to_symbol_rate, levels: int, extinction_rati
         return eye_penalty_db(fwhm_to_symbol_rate, levels, extinction_ratio)
     return (energy_penalty_db if model == "energy" else lab_fit_penalty_db)(fwhm_to_symbol_rate)
 
-
-FILTER_ISI_MODELS = ("eye", "energy", "lab-fit")
