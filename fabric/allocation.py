@@ -48,6 +48,7 @@ scipy is imported inside the functions that need it.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -167,19 +168,25 @@ def _progressive_fill(weight, capacity, load, touches, *, fill=True, members=Non
     level, first = 0.0, None
 
     def at(t):
-        return np.where(active, np.maximum(units, np.ceil(t * weight)), units)
+        out = np.multiply(t, weight)
+        np.ceil(out, out=out)
+        np.maximum(out, units, out=out)
+        if not everyone:
+            np.copyto(out, units, where=~active)
+        return out
 
     def fits(candidate):
         return bool(np.all(load(candidate) <= capacity))
 
     def one_breakpoint(lo, hi):
-        w = weight[active]
+        w = weight if everyone else weight[active]
         jumps = np.ceil(lo * w) / w  # flow f's units grow once t passes jumps[f]
         first_jump = jumps.min()
         second = np.where(jumps <= first_jump * (1 + _BISECTION_REL_TOL), jumps + 1.0 / w, jumps).min()
         return second >= hi  # allocation is constant on (first_jump, hi): at(lo) is the level's answer
 
     while active.any():
+        everyone = bool(active.all())
         lo, hi = level, (capacity.max() + 1.0) / weight[active].min()  # at(hi) overflows any resource
         if lo == 0.0:
             probe = 0.5 / weight[active].max()  # ceil(probe·w) = 1 for every active flow
@@ -222,25 +229,36 @@ def _admit(freeze, units, step, load, capacity, members, priority) -> np.ndarray
 # --- ring geometry ------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class _Arcs:
-    """Arcs of F flows on an n-segment ring as difference-array events over resources (direction, segment),
-    laid out as direction·(n+1) + position; position n of each direction is a sink."""
+    """Arcs of F flows on an n-segment ring over resources (direction, segment), as positions in a layout of
+    direction·(n+1) + position (position n of each direction is a sink): flow f covers [begin_f, end_f), and a flow
+    that wraps past segment n − 1 also covers [wrap_begin, wrap_end) for its entry in `wrapped`."""
 
     n: int
-    flows: int
-    position: np.ndarray
-    flow: np.ndarray
-    sign: np.ndarray
+    begin: np.ndarray
+    end: np.ndarray
+    wrapped: np.ndarray
+    wrap_begin: np.ndarray
+    wrap_end: np.ndarray
 
     def load(self, values):
-        """Per-resource sum of `values` over the arcs, shape (2n,), index direction·n + segment."""
-        diff = np.bincount(self.position, self.sign * values[self.flow], 2 * (self.n + 1))
+        """Per-resource sum of `values` over the arcs, shape (2n,), index direction·n + segment (a difference array
+        summed along each direction)."""
+        size = 2 * (self.n + 1)
+        diff = np.bincount(self.begin, values, size) - np.bincount(self.end, values, size)
+        if self.wrapped.size:
+            extra = values[self.wrapped]
+            diff += np.bincount(self.wrap_begin, extra, size) - np.bincount(self.wrap_end, extra, size)
         return np.cumsum(diff.reshape(2, self.n + 1), axis=1)[:, : self.n].ravel()
 
     def sums(self, per_resource):
-        """Sum of `per_resource` (2n,) over each arc, shape (F,)."""
+        """Sum of `per_resource` (2n,) over each arc, shape (F,): differences of its prefix sums."""
         prefix = np.zeros((2, self.n + 1))
         np.cumsum(np.asarray(per_resource, dtype=float).reshape(2, self.n), axis=1, out=prefix[:, 1:])
-        return -np.bincount(self.flow, self.sign * prefix.ravel()[self.position], self.flows)
+        flat = prefix.ravel()
+        out = flat[self.end] - flat[self.begin]
+        if self.wrapped.size:
+            out[self.wrapped] += flat[self.wrap_end] - flat[self.wrap_begin]
+        return out
 
 
 def _ring_arcs(n, src, dst, clockwise) -> _Arcs:
@@ -248,13 +266,9 @@ def _ring_arcs(n, src, dst, clockwise) -> _Arcs:
     start = np.where(clockwise, src, dst)
     end = start + np.where(clockwise, (dst - src) % n, (src - dst) % n)
     offset = np.where(clockwise, 0, n + 1)
-    wrap = np.flatnonzero(end > n)
-    every = np.arange(src.size)
-    position = np.concatenate((start, np.minimum(end, n), np.zeros(wrap.size, dtype=np.int64), end[wrap] - n))
-    position = position + np.concatenate((offset, offset, offset[wrap], offset[wrap]))
-    flow = np.concatenate((every, every, wrap, wrap))
-    sign = np.concatenate((np.ones(src.size), -np.ones(src.size), np.ones(wrap.size), -np.ones(wrap.size)))
-    return _Arcs(n, src.size, position, flow, sign)
+    wrapped = np.flatnonzero(end > n)
+    return _Arcs(n, start + offset, np.minimum(end, n) + offset, wrapped, offset[wrapped], end[wrapped] - n
+                 + offset[wrapped])
 
 
 def _shortest_clockwise(n, src, dst, directions):
@@ -311,8 +325,8 @@ def ring_allocation_fast(demand_bps, *, directions, fibers, wavelengths_per_fibe
 
     For the fixed shortest-arc routes the min ratio is the exact integer optimum; routes are the only freedom
     left, so with ``directions = 1`` the result is optimal (``exact`` True, pooled model). With two directions,
-    ``upper_bound`` is an LP-duality bound over all routings (``bound_iterations`` price updates) and ``exact``
-    says whether it was reached. Shortest arcs suit the patterns training produces (ring neighbours, all-to-all
+    ``upper_bound`` is an LP-duality bound over all routings (``bound_iterations`` price updates; 0: no bound,
+    ``upper_bound`` NaN and ``exact`` False) and ``exact`` says whether it was reached. Shortest arcs suit the patterns training produces (ring neighbours, all-to-all
     in groups of consecutive GPUs); a pattern that needs long arcs to balance load gets a lower ratio, and the
     gap to ``upper_bound`` shows it. Pure numpy: O((flows + N) · (bisection steps + bound_iterations)).
     Integer wavelengths: when a segment must carry more flows than it has wavelengths, some pair gets none and
@@ -339,9 +353,9 @@ def ring_allocation_fast(demand_bps, *, directions, fibers, wavelengths_per_fibe
     if directions == 1:
         bound = float(np.min(first / weight))  # one route per flow: the first level is optimal
     else:
-        iterations = _count(bound_iterations, "bound_iterations", minimum=1)
-        bound = _snap_to_breakpoint(_ring_dual_bound(n, src, dst, weight, capacity, iterations,
-                                                      achieved=float(np.min(first / weight))), weight)
+        iterations = _count(bound_iterations, "bound_iterations", minimum=0)
+        bound = math.nan if iterations == 0 else _snap_to_breakpoint(
+            _ring_dual_bound(n, src, dst, weight, capacity, iterations, achieved=float(np.min(first / weight))), weight)
     return _ring_result(flows, demand, units, clockwise, rate, bound, "shortest-arc progressive filling")
 
 

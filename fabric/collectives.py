@@ -27,6 +27,7 @@ bandwidth-bound steps overlap send and receive (full duplex), reduction arithmet
 from __future__ import annotations
 
 import difflib
+import math
 
 import numpy as np
 
@@ -46,18 +47,44 @@ def ring_half_s(n, p, bandwidth_bps, alpha_s):
     return np.where(_active(p), (p - 1) * alpha_s + (p - 1) / p * n * BITS_PER_BYTE / bandwidth_bps, 0.0)
 
 
-def two_level_half_s(n, inner, outer, inner_bps, outer_bps, inner_alpha_s, outer_alpha_s, pipelined=False):
+def two_level_half_s(n, inner, outer, inner_bps, outer_bps, inner_alpha_s, outer_alpha_s):
     """Reduce-scatter (or, backwards, all-gather) as rings inside groups of `inner` ranks, then rings of `outer`
     ranks, one per inner position, each on its n/inner shard:
-    t = (i−1)·α_i + (o−1)·α_o + (i−1)/i·n·8/B_i + (o−1)/o·(n/i)·8/B_o  [inferred; the two-level all-reduce's half].
-    `pipelined`: the two phases overlap chunk by chunk on separate links, as NCCL pipelines NVLink and the network,
-    so the bandwidth terms give their maximum instead of their sum [inferred]."""
+    t = (i−1)·α_i + (o−1)·α_o + (i−1)/i·n·8/B_i + (o−1)/o·(n/i)·8/B_o  [inferred; the two-level all-reduce's half]."""
     inner = np.asarray(inner, dtype=float)
     outer = np.asarray(outer, dtype=float)
     first = (inner - 1) / inner * n * BITS_PER_BYTE / inner_bps
     second = (outer - 1) / outer * (n / inner) * BITS_PER_BYTE / outer_bps
-    latency = (inner - 1) * inner_alpha_s + (outer - 1) * outer_alpha_s
-    return latency + (np.maximum(first, second) if pipelined else first + second)
+    return (inner - 1) * inner_alpha_s + (outer - 1) * outer_alpha_s + first + second
+
+
+def node_ring_half_s(n, p, nodes, bandwidth_bps, intra_alpha_s, inter_alpha_s):
+    """NCCL's ring reduce-scatter (or all-gather) over p ranks on `nodes` nodes, consecutive ranks per node: p − 1
+    steps, nodes − 1 of them across nodes; every rank sends (p−1)/p·n at the ring's bottleneck rate:
+    t = (p − nodes)·α_intra + (nodes − 1)·α_inter + (p−1)/p·n·8/B  (NCCL tuning.cc ring latency, workloads-2.md §9).
+    With m ranks and m NICs per node, one ring per NIC, each ring crosses every node boundary once per direction, so
+    a rank's ring runs at B = min(B_NVLink, m·B_NIC): busbw ≤ min(B_NVLink, m·B_NIC) (fabric-photonics-3.md F9),
+    whatever the number of nodes."""
+    p = np.asarray(p, dtype=float)
+    nodes = np.asarray(nodes, dtype=float)
+    latency = (p - nodes) * intra_alpha_s + (nodes - 1) * inter_alpha_s
+    return np.where(_active(p), latency + (p - 1) / p * n * BITS_PER_BYTE / bandwidth_bps, 0.0)
+
+
+# NCCL's tuning model rates a tree all-reduce at 0.92 of the graph's bus bandwidth (Tree/Simple refinement) and
+# turns bus into algorithm bandwidth at × 0.5 (a ring at × p/(2(p−1))): fabric-photonics-3.md F3, F6 [verbatim].
+NCCL_TREE_EFFICIENCY = 0.92
+NCCL_TREE_ALGBW_PER_BUSBW = 0.5 * NCCL_TREE_EFFICIENCY
+
+
+def nccl_prefers_tree(n, p, ring_s, tree_latency_s, bus_bps):
+    """Whether NCCL's own time model (t = latency + bytes/algBw, F1) picks the tree over the ring for an all-reduce
+    of n bytes on p ranks whose graph bus bandwidth is `bus_bps`: the ring at its modelled time `ring_s`, the tree
+    at its latency plus n / (0.46·busBw). NCCL runs what it picks, so the tree is chosen for small messages and the
+    ring for large ones even where the tree would move the bytes faster (2 nodes: the maintainers' 'force
+    NCCL_ALGO=Tree', fabric-photonics-3.md F11)."""
+    tree_model = tree_latency_s + n * BITS_PER_BYTE / (NCCL_TREE_ALGBW_PER_BUSBW * bus_bps)
+    return tree_model < ring_s
 
 
 def tree_allreduce_s(n, p, bandwidth_bps, alpha_s):
@@ -78,6 +105,18 @@ def pairwise_alltoall_s(n, p, bandwidth_bps, alpha_s):
 def point_to_point_s(n, bandwidth_bps, alpha_s):
     """One message over one path: t = α + n·8/B (Hockney's α–β model)."""
     return alpha_s + n * BITS_PER_BYTE / bandwidth_bps
+
+
+def torus_rows(p):
+    """Rows of the squarest complete 2-D torus of p ranks: the largest divisor of p not above √p (1: p is prime, no
+    torus without holes) [inferred]."""
+    p = np.asarray(p, dtype=float)
+    rows = np.ones(p.shape)
+    for value in np.unique(p):
+        whole = int(value)
+        best = max((r for r in range(1, math.isqrt(max(whole, 1)) + 1) if whole % r == 0), default=1)
+        rows[p == value] = best
+    return rows if rows.ndim else float(rows)
 
 
 def expander_mean_distance(degree, nodes):

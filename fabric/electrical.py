@@ -1,14 +1,19 @@
 """Electrical baseline: DGX-style servers under a fat-tree of k-port switches.
 
 A server holds g GPUs on an NVSwitch at B_n per GPU per direction; each GPU has one NIC of B_e into a fat-tree
-(fabric.fattree) of k-port switches, with the leaf oversubscription given. Both run at a link-level efficiency
+(fabric.fattree) of k-port switches, with the leaf oversubscription given. With ρ rail planes (rail-optimised, as
+NVIDIA's DGX SuperPOD compute fabrics are built), NIC k of every server joins plane k mod ρ: ρ fat-trees of N/ρ NICs
+each, so a 131 072-GPU cluster of 64-port switches needs 3 tiers per plane (8 planes, 10 240 switches) instead of 4
+in one tree (14 336); traffic between rails first crosses NVLink to the GPU on the right rail (NCCL's PXN). Both run at a link-level efficiency
 below their raw rate (NVLink packets: ~80 % of the line rate reaches applications; NICs ~94 %).
 
 Collectives (job ranks on consecutive GPUs of consecutive servers, as NCCL's rings are built): a group inside one
 server runs on NVLink (a ring, or NVLink SHARP in-switch reduction where the NVSwitch has it); a group with one
 member per server runs on the members' own NICs — rail-aligned: member k of every server uses NIC k — and a group
-with m members in each of several servers runs two levels, NVLink inside the server and the m NICs across
-servers, pipelined chunk by chunk as NCCL does, or NCCL's double binary tree over the servers. Every step pays the
+with m members in each of several servers runs NCCL's ring over all its ranks (one ring per NIC, each crossing every
+server boundary: a rank's ring runs at min(B_n, m·B_e), the servers' NICs bound it whatever their number), or
+NCCL's double binary tree over the servers where NCCL's own time model prefers it — small messages; for large ones
+NCCL runs the ring even on 2 servers, where the tree would be faster (fabric-photonics-3.md A1, A3). Every step pays the
 protocol's per-step latency of its path (NVLink, or network plus the switch hops of the fat-tree). Oversubscription
 divides only traffic that leaves a leaf switch: ring neighbours sit in neighbouring servers and rarely do; tree
 and all-to-all traffic does. The fabric is packet-switched: concurrent collectives share a GPU's NVLink and NIC
@@ -29,6 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from core.errors import InputError
 from core.fields import MIN_EFFICIENCY, Section, non_negative, param, positive
 from fabric import collectives as col
 from fabric.bom import BomLine
@@ -88,6 +94,12 @@ class ElectricalSection(Section):
                         "40-port class (QM8700)")
     switch_radix: int = param(40, "1", "ports per fat-tree switch (k)", "QM8700, 40 × 200G [verbatim]", lo=2,
                               integer=True, hi=MAX_SWITCH_RADIX)
+    rails: int = param(1, "1", "rail planes (ρ): NIC k of every server joins fat-tree plane k mod ρ (1: one "
+                       "fat-tree for every NIC); must divide the GPUs per server", "[assumed] one fat-tree, as SiP-ML's "
+                       "fat-tree baselines; DGX SuperPOD reference architectures: 8 rails (NVIDIA RA, "
+                       "fabric-photonics-3.md F16) [restated]", lo=1, integer=True, hi=MAX_SERVER_GPUS)
+    tiers: int = param(0, "1", "fat-tree tiers per plane (0: the fewest that hold the plane's NICs)",
+                       "[assumed] the fewest", lo=0, integer=True, hi=8)
     link_length: float = non_negative("15 m", "m", "average fiber length of a fat-tree link (one patch cable each)",
                                       "[assumed] within a row of racks", hi=MAX_FIBER_M)
     oversubscription: float = param(1.0, "1", "fat-tree oversubscription (down/up at the leaves)",
@@ -102,40 +114,54 @@ class ElectricalDetails:
     servers: int
     nvlink_bps: float  # line rate per GPU per direction
     nic_bps: float
-    tiers: int
-    switches: int
-    links: int
+    rails: int
+    tiers: int  # per plane
+    switches: int  # all planes
+    links: int  # all planes, endpoint links included
     oversubscription: float
-    leaf_gpus: int  # GPUs under one leaf switch
+    leaf_gpus: int  # GPUs whose NICs (on the leaf's rail) meet under one leaf switch
     network_step_s: float  # per-step latency over the network, switch hops included
+
+
+def rail_planes(gpus: int, el: ElectricalSection):
+    """(NICs per plane, the fat-tree of one plane): ρ planes of ⌈N/ρ⌉ NICs, each a fat-tree of the given tiers (or
+    the fewest that hold them)."""
+    if el.gpus_per_server % el.rails:
+        raise InputError(f"[electrical] rails = {el.rails} must divide gpus_per_server = {el.gpus_per_server} (NIC k "
+                         "of every server joins plane k mod rails)")
+    per_plane = math.ceil(gpus / el.rails)
+    tiers = el.tiers or min_fat_tree_tiers(per_plane, radix=el.switch_radix, oversubscription=el.oversubscription)
+    return per_plane, fat_tree(per_plane, radix=el.switch_radix, tiers=tiers, oversubscription=el.oversubscription)
 
 
 def _evaluate(design: ClusterDesign) -> FabricEstimate:
     fab, el = design.fabric, design.topology
-    tiers = min_fat_tree_tiers(fab.gpus, radix=el.switch_radix, oversubscription=el.oversubscription)
-    tree = fat_tree(fab.gpus, radix=el.switch_radix, tiers=tiers, oversubscription=el.oversubscription)
+    per_plane, tree = rail_planes(fab.gpus, el)
+    tiers, rails = tree.tiers, el.rails
+    switches, links, switch_links = rails * tree.switches, rails * tree.links, rails * tree.switch_links
     servers = math.ceil(fab.gpus / el.gpus_per_server)
     bom = (*([BomLine(key=el.nvswitch, count=1, scope="per_gpu", network=True)] if el.nvswitch != "none" else []),
            BomLine(key=el.nic, count=1, scope="per_gpu", network=True),
            # the NIC end of every endpoint link, and every switch port in use (twin-port optics serve two)
            BomLine(key=el.transceiver, count=fab.gpus, scope="per_cluster", network=True),
-           BomLine(key=el.switch_transceiver, count=math.ceil((fab.gpus + 2 * tree.switch_links)
+           BomLine(key=el.switch_transceiver, count=math.ceil((fab.gpus + 2 * switch_links)
                                                               / el.switch_transceiver_ports),
                    scope="per_cluster", network=True),
-           BomLine(key="cable.fiber_patch", count=tree.links, scope="per_cluster", network=True),
-           BomLine(key="fiber.smf_per_m", count=tree.links * el.link_length, scope="per_cluster", network=True),
-           BomLine(key=el.switch, count=tree.switches, scope="per_cluster", network=True))
-    leaf = leaf_ports(el.switch_radix, el.oversubscription)[0] if tiers > 1 else fab.gpus
+           BomLine(key="cable.fiber_patch", count=links, scope="per_cluster", network=True),
+           BomLine(key="fiber.smf_per_m", count=links * el.link_length, scope="per_cluster", network=True),
+           BomLine(key=el.switch, count=switches, scope="per_cluster", network=True))
+    leaf = leaf_ports(el.switch_radix, el.oversubscription)[0] if tiers > 1 else per_plane
     details = ElectricalDetails(gpus_per_server=el.gpus_per_server, servers=servers, nvlink_bps=el.nvlink_bandwidth,
-                                nic_bps=el.nic_bandwidth, tiers=tiers, switches=tree.switches, links=tree.links,
-                                oversubscription=el.oversubscription, leaf_gpus=leaf,
+                                nic_bps=el.nic_bandwidth, rails=rails, tiers=tiers, switches=switches, links=links,
+                                oversubscription=el.oversubscription, leaf_gpus=min(fab.gpus, leaf * rails),
                                 network_step_s=el.network_latency + (2 * tiers - 1) * el.switch_hop_latency)
+    planes = f"{rails} rail planes, each a " if rails > 1 else "a "
     return FabricEstimate(
         design=design, kind="electrical", gpus=fab.gpus, job_gpus=design.job_gpus,
         per_gpu_bandwidth_bps=el.nic_bandwidth, useful_fraction=1.0, degree=fab.gpus - 1,
         bisection_bps=fab.gpus / 2 * el.nic_bandwidth / el.oversubscription, pod_gpus=fab.gpus, details=details,
-        bom=bom, notes=(f"{tiers}-tier fat-tree of {el.switch_radix}-port switches ({tree.switches} switches) for "
-                        f"{fab.gpus} NICs",))
+        bom=bom, notes=(f"{planes}{tiers}-tier fat-tree of {el.switch_radix}-port switches ({switches} switches in "
+                        f"all) for {fab.gpus} NICs",))
 
 
 def _layout(est: FabricEstimate, p, s):
@@ -165,10 +191,9 @@ def _usage(est: FabricEstimate, c, n, p, s):
         return n * inside, n * (1 - inside)
     if c.op == "p2p":
         return np.where(in_server, n, 0.0), np.where(in_server, 0.0, n)
-    k = 2.0 if c.op == "all_reduce" else 1.0
-    nvlink = np.where(in_server, bytes_sent_per_rank(c.op, n, p), k * (m - 1) / m * n)
-    nic = np.where(in_server, 0.0, k * (servers - 1) / servers * n / m)
-    return nvlink, nic
+    # NCCL's ring over the servers: of every m ring steps out of a server one crosses a NIC, the rest NVLink
+    sent = bytes_sent_per_rank(c.op, n, p)
+    return np.where(in_server, sent, sent * (m - 1) / m), np.where(in_server, 0.0, sent / m)
 
 
 def _shares(est: FabricEstimate, collectives):
@@ -194,15 +219,21 @@ def _price(est: FabricEstimate, c, n, p, s, share) -> CollectiveTime:
     if c.op in ("all_reduce", "reduce_scatter", "all_gather"):
         k = 2.0 if c.op == "all_reduce" else 1.0
         nvlink_ring = k * col.ring_half_s(n, p, bn, a_n)
-        two_level = k * col.two_level_half_s(n, m, servers, bn, be, a_n, a_e, pipelined=True)
-        rails = np.where(m == 1, two_level, inf)
+        # NCCL's ring over the servers: m ranks per server on m rail NICs, NIC- or NVLink-bound (F9)
+        node_ring = k * col.node_ring_half_s(n, p, servers, rank_bps, a_n, a_e)
         candidates = {"NVLink ring": np.where(in_server, nvlink_ring, inf),
-                      "ring over the NICs, rail-aligned": np.where(in_server, inf, rails),
-                      "two-level, NVLink + NIC pipelined": np.where(in_server | (m == 1), inf, two_level)}
+                      "ring over the servers, rail-aligned": np.where(in_server, inf, node_ring)}
         if c.op == "all_reduce":
-            tree = (2 * np.ceil(np.log2(np.maximum(servers, 1.0))) * a_e + 2 * (m - 1) * a_n
-                    + 2 * np.maximum(n * BITS_PER_BYTE / (m * be / r), n * BITS_PER_BYTE / bn))
-            candidates["double binary tree over the servers"] = np.where(in_server, inf, tree)
+            tree_latency = 2 * np.ceil(np.log2(np.maximum(servers, 1.0))) * a_e + 2 * (m - 1) * a_n
+            # each server's NICs carry 2n (n on exactly 2 servers: the tree's 2-node special case, F11), its NVLink
+            # 2n; the tree reaches 0.92 of the links' rate (NCCL's Tree/Simple refinement, F3)
+            nic_bytes = np.where(servers == 2, 1.0, 2.0) * n
+            tree = tree_latency + np.maximum(nic_bytes * BITS_PER_BYTE / (m * be / r),
+                                             2 * n * BITS_PER_BYTE / bn) / col.NCCL_TREE_EFFICIENCY
+            # NCCL runs the tree where its own model prefers it (small messages), not where it would be fastest
+            chosen = ~in_server & col.nccl_prefers_tree(n, p, node_ring, tree_latency, rank_bps)
+            candidates["double binary tree over the servers"] = np.where(chosen, tree, inf)
+            candidates["ring over the servers, rail-aligned"] = np.where(in_server | chosen, inf, node_ring)
             if el.in_network_reduction == "nvls":
                 # never below the floor of in-switch reduction: each GPU sends its n bytes and receives the result
                 sharp = el.nvls_latency + np.maximum(2 * (p - 1) / p / el.nvls_speedup, 1.0) * n * BITS_PER_BYTE / bn

@@ -3,7 +3,8 @@
 The switch's insertion loss (and the patch connectors at its ports) is fed back into the link budget: a
 design can fail here. When the cluster has more GPUs than a switch has ports, the design must say how it copes:
 'single' is then infeasible, 'partitioned' serves independent pods of ≤ radix GPUs (no circuit between pods),
-'clos' builds a 3-stage folded Clos per switch plane (3 switch passes per circuit).
+'clos' builds a folded Clos per switch plane with as few tiers t as hold the GPUs (fabric.fattree: 2(R/2)^t GPUs
+of R-port switches, e.g. 73 728 with two tiers of 384 ports), and every circuit passes 2t − 1 switches.
 
 Collectives. Circuits are set once per job (single shot): one circuit graph of degree d, its bandwidth split among
 the job's collective types in proportion to the bytes each sends per iteration (SiP-ML's demand-proportional
@@ -16,7 +17,8 @@ the pair's circuits.
 
 References: SiP-ML simulator (MLNetwork/rostam) [sim]: per-port rate N_λ·R_λ/N_ocs, 20 OCSes, single-shot
 configuration, multi-shot every 5 × reconfiguration delay (useful 5/6). Folded-Clos counts: C. Clos, Bell
-Syst. Tech. J. 1953; leaves of r/2 down- and r/2 up-ports.
+Syst. Tech. J. 1953; leaves of R/2 down- and R/2 up-ports; an n-tier folded Clos holds 2(R/2)^n endpoints and a
+path crosses up to 2n − 1 switches (fabric-photonics-3.md F14).
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from fabric import collectives as col
 from fabric.bom import BomLine
 from fabric.design import MAX_CHANNELS, MAX_GPUS, MAX_LATENCY_S, NCCL, SIPML, ClusterDesign
 from fabric.estimate import FabricEstimate, useful_time_fraction
+from fabric.fattree import fat_tree, min_fat_tree_tiers
 from fabric.kind import (BITS_PER_BYTE, CollectiveTime, FabricKind, bytes_sent_per_rank, group_arrays, pick,
                          proportional)
 from fabric.optical_io import CHIPLET_LATENCY_S, fiber_delay_s, optical_io_bom
@@ -55,7 +58,8 @@ class SipOcsSection(Section):
                        hi=MAX_GPUS)
     topology: str = param("single", "choice", "how GPUs beyond one switch's radix are served: 'single' (one "
                           "layer, needs radix ≥ GPUs), 'partitioned' (independent pods of ≤ radix GPUs), 'clos' "
-                          "(3-stage folded Clos, 3 switch passes)", "—", choices=("single", "partitioned", "clos"))
+                          "(folded Clos of as few tiers t as hold the GPUs, 2t − 1 switch passes)", "—",
+                          choices=("single", "partitioned", "clos"))
     reconfiguration_time: float = non_negative("30 ms", "s", "time to set a new circuit configuration",
                                                f"{SIPML} default; 10 ms in a paper summary", hi=1e3)
     shots: str = param("single", "choice", "'single': configured once per job; 'multi': reconfigured every "
@@ -72,6 +76,7 @@ class SipOcsSection(Section):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class OcsDetails:
     switch_passes: int
+    tiers: int
     fibers_per_port: int
     port_bps: float  # one circuit, per direction
     ocs_count: int
@@ -81,24 +86,39 @@ class OcsDetails:
     circuit_delay_s: float  # fiber to the switch and back, and the two chiplets
 
 
-def switch_passes(topology: str) -> int:
-    """Switches one circuit traverses: 1 in a single layer or a pod, 3 in a folded Clos."""
-    return 3 if topology == "clos" else 1
+@dataclass(frozen=True, slots=True)
+class SwitchNetwork:
+    """One switch plane: its tiers, the switches a circuit passes, and its switches per tier (leaf first)."""
+
+    tiers: int
+    passes: int
+    switches_per_tier: tuple[int, ...]
+
+    @property
+    def switches(self) -> int:
+        return sum(self.switches_per_tier)
 
 
-def clos_switches_per_plane(gpus: int, radix: int) -> tuple[int, int]:
-    """(leaf, spine) switches of a 2-level folded Clos per plane: leaves with r/2 ports down and r/2 up,
-    spines connecting every leaf uplink."""
-    half = radix // 2
-    leaves = math.ceil(gpus / half)
-    spines = math.ceil(leaves * half / radix)
-    return leaves, spines
+def switch_network(topology: str, gpus: int, radix: int) -> SwitchNetwork:
+    """The switch plane a topology builds for `gpus` GPUs of R-port switches: one switch ('single': a circuit passes
+    one), one switch per pod ('partitioned'), or a folded Clos ('clos') of the fewest tiers t ≥ 2 that hold the GPUs
+    (fabric.fattree with leaves of R/2 down- and R/2 up-ports; an odd radix leaves one port unused), whose
+    circuits pass 2t − 1 switches (F14)."""
+    if topology != "clos":
+        return SwitchNetwork(tiers=1, passes=1, switches_per_tier=(1,))
+    even = radix - radix % 2
+    if even < 2:
+        raise InputError(f"[sip_ocs] radix = {radix}: a folded Clos needs switches of at least 2 ports")
+    tiers = max(2, min_fat_tree_tiers(gpus, radix=even, max_tiers=16))
+    tree = fat_tree(gpus, radix=even, tiers=tiers)
+    return SwitchNetwork(tiers=tiers, passes=2 * tiers - 1, switches_per_tier=tree.switches_per_tier)
 
 
 def ocs_link(design: ClusterDesign):
     """The GPU-to-GPU link through the fabric: the design's link plus the switch passes and their connectors."""
     d, ocs = design.link, design.topology
-    loss = dataclasses.replace(d.loss, switch_ports=d.loss.switch_ports + switch_passes(ocs.topology))
+    passes = switch_network(ocs.topology, design.fabric.gpus, ocs.radix).passes
+    loss = dataclasses.replace(d.loss, switch_ports=d.loss.switch_ports + passes)
     return dataclasses.replace(d, loss=loss)
 
 
@@ -118,7 +138,8 @@ def _evaluate(design: ClusterDesign, est: LinkEstimate) -> FabricEstimate:
                          "from the built-in sip-ocs)")
     fibers_per_port = lk.fibers_per_direction // ocs.switches
     violations = list(est.violations)
-    passes = switch_passes(ocs.topology)
+    network = switch_network(ocs.topology, fab.gpus, ocs.radix)
+    passes = network.passes
     pods, pod_size = 1, fab.gpus
     if ocs.topology == "single":
         ocs_count = ocs.switches
@@ -135,8 +156,7 @@ def _evaluate(design: ClusterDesign, est: LinkEstimate) -> FabricEstimate:
                                         f"≤ {pod_size} GPUs with no circuit between them (set [fabric] job_gpus to "
                                         "the largest job, or use topology = 'clos')"))
     else:
-        leaves, spines = clos_switches_per_plane(fab.gpus, ocs.radix)
-        ocs_count = ocs.switches * (leaves + spines)
+        ocs_count = ocs.switches * network.switches
     capacity = est.capacity_bps
     # bisection: a single layer or a rearrangeably non-blocking Clos carries half the GPUs' capacity across any cut;
     # independent pods have no circuit between them, so a cut between pods carries nothing
@@ -148,13 +168,15 @@ def _evaluate(design: ClusterDesign, est: LinkEstimate) -> FabricEstimate:
                    scope="per_gpu", network=True),
            BomLine(key="cable.fiber_patch", count=2 * lk.fibers_per_direction * passes, scope="per_gpu", network=True)]
     ls = design.link.loss
-    notes = [f"{ocs_count} switches of {ocs.radix} ports, {passes} pass(es) of {ls.switch_loss:g} dB + "
+    plane = (f"; each of the {ocs.switches} planes a {network.tiers}-tier folded Clos of "
+             f"{' + '.join(str(c) for c in network.switches_per_tier)} switches" if ocs.topology == "clos" else "")
+    notes = [f"{ocs_count} switches of {ocs.radix} ports{plane}, {passes} pass(es) of {ls.switch_loss:g} dB + "
              f"{ls.switch_connectors} × {ls.connector_loss:g} dB connectors each"]
     if pods > 1:
         notes.append(f"{pods} independent pods of ≤ {pod_size} GPUs: jobs must fit in a pod")
     notes.append(f"{ocs.switches} OCS ports per GPU (TPU v4 has 48 OCSes for 4096 chips); OCS ports dominate the "
                  "network cost, beyond TPU v4's < 5 % of system cost")
-    details = OcsDetails(switch_passes=passes, fibers_per_port=fibers_per_port, port_bps=capacity / ocs.switches,
+    details = OcsDetails(switch_passes=passes, tiers=network.tiers, fibers_per_port=fibers_per_port, port_bps=capacity / ocs.switches,
                          ocs_count=ocs_count, pods=pods, margin_db=est.margin_db,
                          reconfiguration_s=ocs.reconfiguration_time,
                          circuit_delay_s=float(fiber_delay_s(ls.fiber_length)) + 2 * CHIPLET_LATENCY_S)
@@ -166,11 +188,43 @@ def _evaluate(design: ClusterDesign, est: LinkEstimate) -> FabricEstimate:
 
 # --- collectives ----------------------------------------------------------------------------------------------
 def _shares(est: FabricEstimate, collectives):
+    """Each collective type's share of the d circuits, in whole circuits: d·(its bytes / all bytes) apportioned by
+    `whole_circuits`; a type that sends nothing keeps share 1 (it competes for nothing)."""
     volume = []
     for c in collectives:
         n, p, _ = group_arrays(c, est.job_gpus)
         volume.append(bytes_sent_per_rank(c.op, n, p) * np.asarray(c.calls, dtype=float))
-    return proportional(volume)
+    circuits = whole_circuits(est.degree, volume)
+    return [np.where(v > 0, k / est.degree, 1.0) for v, k in zip(volume, circuits)]
+
+
+def whole_circuits(degree: int, volumes):
+    """Whole circuits per collective type out of `degree`, in proportion to `volumes` (arrays that broadcast): every
+    type with traffic gets one circuit first (while there are circuits: with fewer circuits than types, the types
+    beyond get none and cannot run in a single-shot configuration), the rest by largest remainder of each type's
+    proportional excess over that one (Hamilton's method) [inferred]."""
+    stack = np.stack(np.broadcast_arrays(*[np.asarray(v, dtype=float) for v in volumes]))
+    used = stack > 0
+    total = stack.sum(axis=0)
+    target = np.where(used, degree * stack / np.where(total > 0, total, 1.0), 0.0)
+    # one circuit each, largest volume first, while circuits last
+    order = np.argsort(-stack, axis=0, kind="stable")
+    rank = np.empty_like(order)
+    np.put_along_axis(rank, order, np.arange(stack.shape[0]).reshape((-1,) + (1,) * (stack.ndim - 1))
+                      * np.ones_like(order), axis=0)
+    base = (used & (rank < degree)).astype(float)
+    spare = degree - base.sum(axis=0)
+    excess = np.maximum(target - base, 0.0) * used
+    weight = excess.sum(axis=0)
+    quota = np.where(weight > 0, spare * excess / np.where(weight > 0, weight, 1.0), 0.0)
+    extra = np.floor(quota + 1e-9)
+    left = spare - extra.sum(axis=0)  # < number of types: handed out by largest remainder
+    by_remainder = np.argsort(-(quota - extra), axis=0, kind="stable")
+    position = np.empty_like(by_remainder)
+    np.put_along_axis(position, by_remainder, np.arange(stack.shape[0]).reshape((-1,) + (1,) * (stack.ndim - 1))
+                      * np.ones_like(by_remainder), axis=0)
+    extra += (position < left) & (excess > 0)
+    return list(base + extra)
 
 
 def _price(est: FabricEstimate, c, n, p, s, share) -> CollectiveTime:
@@ -184,12 +238,15 @@ def _price(est: FabricEstimate, c, n, p, s, share) -> CollectiveTime:
         k = 2.0 if c.op == "all_reduce" else 1.0
         safe = np.where(usable, rank_bps, 1.0)
         ring = k * col.ring_half_s(n, p, safe, alpha)
-        rows = np.ceil(np.sqrt(p))
-        cols = np.ceil(p / rows)
-        torus = k * np.where(p > 1, (rows - 1 + cols - 1) * alpha + (p - 1) / p * n * BITS_PER_BYTE / safe, 0.0)
+        # a complete rows × cols torus (no holes), each dimension on ⌊ports/2⌋ whole circuits
+        rows = col.torus_rows(p)
+        cols = p / rows
+        torus_bps = 2 * np.floor(ports / 2) * circuit
+        torus = k * np.where(p > 1, (rows - 1 + cols - 1) * alpha
+                             + (p - 1) / p * n * BITS_PER_BYTE / np.where(torus_bps > 0, torus_bps, 1.0), 0.0)
         seconds, schedule = pick({"ring over the circuits": ring,
                                   "2-D torus of circuits, both dimension orders":
-                                      np.where((est.degree >= 2) & (rows > 1) & (cols > 1), torus, np.inf)})
+                                      np.where((torus_bps > 0) & (rows > 1), torus, np.inf)})
     elif c.op == "all_to_all":  # over the job's one circuit graph of degree d, at this collective's share
         hops = col.expander_mean_distance(est.degree, p)
         direct = est.degree >= p - 1

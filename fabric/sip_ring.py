@@ -293,7 +293,8 @@ def _shares(est: FabricEstimate, collectives):
 
 
 def _serve(est: FabricEstimate, flows):
-    """Wavelengths per flow by `allocation.ring_allocation_fast`; flows beyond the reach are relayed."""
+    """Wavelengths per flow by `allocation.ring_allocation_fast` (its optimality bound is not asked for: the served
+    bandwidth is the answer); flows beyond the reach are relayed."""
     from fabric import allocation
     from fabric.traffic import Served, ring_distance
 
@@ -303,7 +304,7 @@ def _serve(est: FabricEstimate, flows):
         return Served(np.zeros(flows.count), "none: no wavelength reaches the neighbour", relayed=0)
     alloc = allocation.ring_allocation_fast(flows, directions=det.directions, fibers=det.fibers_per_direction,
                                             wavelengths_per_fiber=lk.wavelengths_per_fiber,
-                                            wavelength_rate_bps=lk.data_rate)
+                                            wavelength_rate_bps=lk.data_rate, bound_iterations=0)
     return Served(alloc.bandwidth_bps * est.useful_fraction, alloc.method, relayed=relayed)
 
 

@@ -32,7 +32,8 @@ def _ring(est: FabricEstimate) -> dict[str, tuple[float, str]]:
 
 def _ocs(est: FabricEstimate) -> dict[str, tuple[float, str]]:
     d = est.details
-    return {"switch passes per circuit": (float(d.switch_passes), ""),
+    return {"switch tiers per plane": (float(d.tiers), ""),
+            "switch passes per circuit": (float(d.switch_passes), ""),
             "fibers per port": (float(d.fibers_per_port), ""),
             "per-port bandwidth": (d.port_bps / 1e9, "Gbps"),
             "OCS count": (float(d.ocs_count), ""),
@@ -46,7 +47,8 @@ def _electrical(est: FabricEstimate) -> dict[str, tuple[float, str]]:
     d = est.details
     return {"GPUs per server": (float(d.gpus_per_server), ""), "servers": (float(d.servers), ""),
             "NVLink per GPU": (d.nvlink_bps / 1e9, "Gbps"), "NIC per GPU": (d.nic_bps / 1e9, "Gbps"),
-            "fat-tree tiers": (float(d.tiers), ""), "switches": (float(d.switches), ""),
+            "rail planes": (float(d.rails), ""), "fat-tree tiers per plane": (float(d.tiers), ""),
+            "switches": (float(d.switches), ""),
             "links": (float(d.links), ""), "oversubscription": (d.oversubscription, "")}
 
 

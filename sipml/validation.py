@@ -123,25 +123,36 @@ def _sipml_cases() -> list[Case]:
     ]
 
 
-def _nccl_cases() -> list[Case]:
-    import dataclasses
+# nccl-tests all-reduce bus bandwidth, large messages: (design, --set overrides, label, GB/s, source). Each is what
+# `sipml fabric DESIGN --set … --message-size '8 GB'` prints for all_reduce (converted to GB/s).
+_NCCL = (
+    ("dgx-a100", ["fabric.gpus=8"], "8 × A100 NVSwitch all-reduce busbw", 230.0, "nccl-tests issues (workloads.md)"),
+    ("dgx-h100", ["fabric.gpus=8"], "8 × H100 NVLink SHARP all-reduce busbw", 478.0, "NVIDIA/nccl issue 1455"),
+    ("dgx-h100", ["fabric.gpus=8", "electrical.in_network_reduction=none"], "8 × H100 ring all-reduce busbw", 367.0,
+     "NVIDIA/nccl issue 1455"),
+    ("dgx-a100", ["fabric.gpus=16"], "2 × DGX A100, 8 × HDR: all-reduce busbw", 192.0,
+     "NVIDIA/nccl issue 812 (maintainer's measurement, 8 × 200 Gb/s IB)"),
+    ("dgx-a100", ["fabric.gpus=16", "electrical.nic_bandwidth=100 Gbit/s", "electrical.rails=4"],
+     "2 × HGX A100, 4 × HDR (a NIC per 2 GPUs): all-reduce busbw", 91.0, "NVIDIA/nccl-tests issue 100"),
+    ("dgx-h100", ["fabric.gpus=16"], "2 × DGX H100, 8 × NDR: all-reduce busbw", 380.0,
+     "NVIDIA/nccl-tests issue 309 (NVIDIA's multi-host figure, low confidence)"),
+    ("dgx-h100", ["fabric.gpus=128"], "16 × DGX H100, 8 × NDR: all-reduce busbw", 376.0,
+     "NVIDIA/nccl-tests issues 290, 267 (46–48 GB/s per NDR NIC × 8)"),
+)
 
+
+def _nccl_cases() -> list[Case]:
     from fabric.collectives import busbw_bps
-    from fabric.evaluate import evaluate_fabric, price
-    from fabric.kind import Collective
+    from fabric.evaluate import evaluate_fabric, job_collective
     from sipml.design import load_design
 
-    out = []
     n = 8e9
-    for name, label, measured, changes in (
-            ("dgx-a100", "8 × A100 NVSwitch all-reduce busbw", 230.0, {}),
-            ("dgx-h100", "8 × H100 NVLink SHARP all-reduce busbw", 478.0, {}),
-            ("dgx-h100", "8 × H100 ring all-reduce busbw", 367.0, {"in_network_reduction": "none"})):
-        d = load_design(name)
-        d = dataclasses.replace(d, topology=dataclasses.replace(d.topology, **changes))
-        t = price(evaluate_fabric(d), [Collective("all_reduce", n, 8)])[0].seconds
-        out.append(Case("NCCL", label, "nccl-tests issues (workloads.md); NVIDIA/nccl issue 1455", measured,
-                        float(busbw_bps("all_reduce", n, 8, t)) / 8e9, "GB/s", 0.10))
+    out = []
+    for name, sets, label, measured, source in _NCCL:
+        est = evaluate_fabric(load_design(name, sets))
+        t = job_collective(est, "all_reduce", n).seconds
+        out.append(Case("NCCL", label, source, measured, float(busbw_bps("all_reduce", n, est.job_gpus, t)) / 8e9,
+                        "GB/s", 0.10))
     return out
 
 

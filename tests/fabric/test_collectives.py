@@ -36,11 +36,28 @@ def test_tree_latency_is_twice_the_depth():
 
 def test_two_level_half_by_hand():
     """8 GPUs per node at 2.4 Tbps, 4 nodes at 200 Gbps, 1 GB: 7/8·8e9/2.4e12 = 2.917 ms inside, 3/4·(8e9/8)/2e11 =
-    3.75 ms across; latencies 7 × 1 µs + 3 × 10 µs. Summed, or pipelined (the slower phase)."""
+    3.75 ms across; latencies 7 × 1 µs + 3 × 10 µs, summed."""
     inside, across, latency = 7 / 8 * 8e9 / 2.4e12, 3 / 4 * 1e9 / 2e11, 7e-6 + 30e-6
     assert c.two_level_half_s(N_BYTES, 8, 4, 2.4e12, 2e11, 1e-6, 1e-5) == pytest.approx(inside + across + latency)
-    assert c.two_level_half_s(N_BYTES, 8, 4, 2.4e12, 2e11, 1e-6, 1e-5, pipelined=True) == pytest.approx(
-        across + latency)
+
+
+def test_node_ring_by_hand():
+    """NCCL's ring over 4 nodes of 8 ranks, 1 GB at 1.6 Tbps per rank (8 NICs of 200 Gbps): 31 steps, 3 of them
+    across nodes: 28 × 1 µs + 3 × 10 µs + 31/32 · 8e9/1.6e12 = 4.902 ms."""
+    assert c.node_ring_half_s(N_BYTES, 32, 4, 1.6e12, 1e-6, 1e-5) == pytest.approx(
+        28e-6 + 30e-6 + 31 / 32 * 8e9 / 1.6e12, rel=1e-12)
+    assert c.node_ring_half_s(N_BYTES, 8, 1, B_100G, 1e-6, 1.0) == pytest.approx(c.ring_half_s(N_BYTES, 8, B_100G,
+                                                                                              1e-6), rel=1e-12)
+
+
+def test_nccl_picks_the_tree_for_small_messages_only():
+    """NCCL's model: ring 2(p−1)/p·n/B + its latency against the tree's latency + n/(0.46·B). 16 ranks at 200 GB/s
+    bus bandwidth: at 1 MB the tree (30 µs + 10.9 µs) beats the ring (200 µs + 9.4 µs); at 1 GB the ring's 9.4 ms
+    beats the tree's 10.9 ms."""
+    bus = 1.6e12
+    for n, tree in ((1e6, True), (1e9, False)):
+        ring = 2 * 15 / 16 * n * 8 / bus + 200e-6
+        assert bool(c.nccl_prefers_tree(n, 16, ring, 30e-6, bus)) is tree
 
 
 def test_two_level_reduces_to_one_ring():

@@ -94,8 +94,8 @@ def test_defect2_concurrent_strided_groups_share_the_fabric():
     """DP 128 × TP 8, 100 MB, α = 1 µs. SiP-Ring: the 8 data-parallel rings (stride 8) close the 1024-GPU ring and
     share every segment 8 ways: 2·(127/128)·0.8 Gb/(2·833 Gb/s/8) + 254 steps of (α + 8 hops' delay) ≈ 7.9 ms.
     DGX: each DP group takes one rail (member k of every server on NIC k), so the 8 groups do not share a NIC: the
-    rail ring gives 2·(127/128)·0.8 Gb/200 Gb/s + 254 α = 8.19 ms, the tree over the 128 servers 2·0.8 Gb/200 Gb/s
-    + 14 α = 8.01 ms, the faster is taken."""
+    rail ring gives 2·(127/128)·0.8 Gb/200 Gb/s + 254 α = 8.19 ms; NCCL's model rates the tree over the 128 servers
+    at 14 α + 0.8 Gb/(0.46·200 Gb/s) = 8.71 ms, so NCCL runs the ring."""
     dp = Collective("all_reduce", MB100, 128, 8, name="dp")
     ring = evaluate_fabric(design("sip-ring", step_latency=ALPHA, relay_latency=ALPHA))
     c = 2e12 / 2 * 100 / 120
@@ -103,17 +103,20 @@ def test_defect2_concurrent_strided_groups_share_the_fabric():
     t = price(ring, [dp])[0]
     assert t.seconds == pytest.approx(by_hand, rel=1e-9) and t.seconds == pytest.approx(7.9e-3, rel=0.01)
     dgx = price(evaluate_fabric(dgx_unit_alpha()), [dp])[0]
-    assert dgx.seconds == pytest.approx(min(2 * 127 / 128 * 8e8 / 2e11 + 254e-6, 2 * 8e8 / 2e11 + 14e-6), rel=1e-12)
+    assert dgx.schedule == "ring over the servers, rail-aligned"
+    assert dgx.seconds == pytest.approx(2 * 127 / 128 * 8e8 / 2e11 + 254e-6, rel=1e-12)
 
 
 def test_defect2_one_circuit_configuration_serves_every_group():
     """SiP-OCS configured once for DP 128 × TP 8 (equal all-reduce bytes per call, one call each): a TP rank sends
-    2·(7/8)·n, a DP rank 2·(127/128)·n per call, so the 20 ports split 0.4686 / 0.5314 (in proportion to bytes) and
-    each group's time is its time alone on that many ports — slower than alone on all 20."""
+    2·(7/8)·n, a DP rank 2·(127/128)·n per call, so the 20 ports split 9.37 / 10.63 in proportion to bytes: 9 and 11
+    whole circuits (largest remainder). Each group's time is its time alone on that many ports — slower than alone
+    on all 20."""
     est = evaluate_fabric(design("sip-ocs"))
     tp, dp = Collective("all_reduce", MB100, 8, 1, name="tp"), Collective("all_reduce", MB100, 128, 8, name="dp")
     together = price(est, [tp, dp])
-    share_tp = (7 / 8) / (7 / 8 + 127 / 128)
+    assert 20 * (7 / 8) / (7 / 8 + 127 / 128) == pytest.approx(9.37, abs=0.005)
+    share_tp = 9 / 20
     assert together[0].share == pytest.approx(share_tp) and together[1].share == pytest.approx(1 - share_tp)
     for t, c in zip(together, (tp, dp)):
         assert t.seconds > price(est, [c])[0].seconds
@@ -156,33 +159,36 @@ def test_defect4_the_ocs_torus_keeps_every_port_busy():
 
 
 def test_defect5_latency_per_fabric_and_level():
-    """DGX-A100 with NCCL's per-step latencies (NVLink 3.4 µs, network 9.6 µs) at raw rates: the two-level ring's
-    reduce-scatter is 7·3.4 µs + 127·9.6 µs + max(7/8·0.8 Gb/2.4 Tb/s, 127/128·0.1 Gb/200 Gb/s) = 1.74 ms, so a
-    ring-based all-reduce takes 3.48 ms (1.26 ms at one α of 1 µs). Each network step also crosses up to 5 switches
-    of a 3-tier fat-tree (0.3 µs each): 9.6 → 11.1 µs. The tree, 2·(7·11.1 + 7·3.4) µs of latency on top of its
-    bandwidth term, is faster and is the one reported."""
+    """DGX-A100 (8 rails of 40-port switches: 128 NICs per plane, 2 tiers, a step crosses up to 3 switches) with
+    NCCL's per-step latencies (NVLink 3.4 µs, network 9.6 µs) at raw rates. NCCL's reduce-scatter is one ring over
+    the 1 024 ranks: 896 NVLink steps, 127 across servers, each rank at min(2.4 Tb/s NVLink, 8 × 200 Gb/s NICs of
+    its server) = 1.6 Tb/s: 896·3.4 µs + 127·9.6 µs + 1023/1024·0.8 Gb/1.6 Tb/s = 4.77 ms. Each network step also
+    crosses 3 switch hops (0.3 µs each): 9.6 → 10.5 µs. The all-reduce runs the double binary tree (NCCL's model:
+    its latency + 0.8 Gb/(0.46·1.6 Tb/s) ≪ the ring's 2 × 4.9 ms): 2·(7·10.5 + 7·3.4) µs + 2·0.8 Gb/(0.92·1.6
+    Tb/s)."""
     def halves(net, hop):
         est = evaluate_fabric(design("dgx-a100", nvlink_efficiency=1.0, nic_efficiency=1.0, switch_hop_latency=hop))
         t = job_collectives(est, MB100)
-        half = 7 * 3.4e-6 + 127 * net + max(7 / 8 * 8e8 / 2.4e12, 127 / 128 * 1e8 / 2e11 * 8 / 8)
+        half = 896 * 3.4e-6 + 127 * net + 1023 / 1024 * 8e8 / 1.6e12
         assert t["reduce_scatter"].seconds == pytest.approx(half, rel=1e-12)
         return t, half
 
     _, bare = halves(9.6e-6, 0.0)
-    assert 2 * bare == pytest.approx(3.5e-3, rel=0.01)
-    net = 9.6e-6 + 5 * 0.3e-6
+    assert bare == pytest.approx(4.77e-3, rel=0.01)
+    net = 9.6e-6 + 3 * 0.3e-6
     t, _ = halves(net, 0.3e-6)
-    assert t["all_reduce"].seconds == pytest.approx(2 * (7 * net + 7 * 3.4e-6) + 2 * 8e8 / 1.6e12, rel=1e-12)
+    assert t["all_reduce"].schedule == "double binary tree over the servers"
+    assert t["all_reduce"].seconds == pytest.approx(2 * (7 * net + 7 * 3.4e-6) + 2 * 8e8 / (0.92 * 1.6e12), rel=1e-12)
 
 
 def test_defect6_the_tree_spans_servers_over_every_rail():
-    """NCCL's double binary tree runs over the 128 servers, each server's 8 NICs carrying an eighth: 2·0.8 Gb/1.6
-    Tb/s + 2·(7 + 7)·α = 1.03 ms (not 8 ms over 1024 single-NIC ranks); at 1 MB 38 µs, where the two-level ring
-    needs 2·(7 + 127)·α = 268 µs of latency alone."""
+    """NCCL's double binary tree runs over the 128 servers, each server's 8 NICs carrying an eighth, at 0.92 of the
+    links (NCCL's tree refinement): 2·0.8 Gb/(0.92·1.6 Tb/s) + 2·(7 + 7)·α = 1.115 ms (not 8 ms over 1024 single-NIC
+    ranks); at 1 MB 39 µs, where NCCL's ring over the 1 024 ranks needs 2·1023·α = 2.05 ms of latency alone."""
     t100, t1 = (job_collectives(evaluate_fabric(dgx_unit_alpha()), n)["all_reduce"] for n in (MB100, 1e6))
     assert t100.schedule == t1.schedule == "double binary tree over the servers"
-    assert t100.seconds == pytest.approx(2 * 8e8 / 1.6e12 + 28e-6, rel=1e-12)
-    assert t1.seconds == pytest.approx(2 * 8e6 / 1.6e12 + 28e-6, rel=1e-12)
+    assert t100.seconds == pytest.approx(2 * 8e8 / (0.92 * 1.6e12) + 28e-6, rel=1e-12)
+    assert t1.seconds == pytest.approx(2 * 8e6 / (0.92 * 1.6e12) + 28e-6, rel=1e-12)
 
 
 def test_defect7_the_ideal_switch_is_the_fastest_at_equal_bandwidth():
@@ -204,9 +210,9 @@ def test_defect8_a_pipeline_pair_gets_many_circuits():
 
 
 def test_oversubscription_divides_only_traffic_leaving_the_leaf():
-    """A 2:1 oversubscribed fat-tree leaves the rail-aligned data-parallel ring untouched but slows all-to-all,
-    whose peers are mostly under other leaf switches."""
-    flat, over = evaluate_fabric(dgx_unit_alpha()), evaluate_fabric(dgx_unit_alpha(oversubscription=2.0))
+    """A 2:1 oversubscribed fat-tree (one tree for every NIC) leaves the rail-aligned data-parallel ring untouched but
+    slows all-to-all, whose peers are mostly under other leaf switches."""
+    flat, over = evaluate_fabric(dgx_unit_alpha(rails=1)), evaluate_fabric(dgx_unit_alpha(rails=1, oversubscription=2.0))
     dp = Collective("reduce_scatter", MB100, 128, 8)
     assert price(over, [dp])[0].seconds == pytest.approx(price(flat, [dp])[0].seconds)
     a2a = Collective("all_to_all", MB100, 1024)
@@ -375,3 +381,26 @@ def _run_json(main, argv):
     with contextlib.redirect_stdout(buf):
         main(argv)
     return json.loads(buf.getvalue())
+
+
+def test_ocs_circuits_are_whole_and_tori_complete():
+    """SiP-OCS holds whole circuits: with 3 collective types of equal bytes on 20 circuits the split is 7 / 7 / 6
+    (6.67 each, largest remainder), and with 2 circuits for 3 types the smallest gets none and cannot run in a
+    single-shot configuration (infinite time). A torus has no holes: 1 000 ranks run as 25 × 40 (the largest divisor
+    ≤ √1000 = 31.6 is 25), (24 + 39) steps, not the 32 × 32 grid of 1 024 slots; a prime group has no torus."""
+    from fabric.collectives import torus_rows
+
+    est = evaluate_fabric(design("sip-ocs"))
+    mix = [Collective("all_reduce", MB100, 8, 1, name="a"), Collective("all_reduce", MB100, 8, 1, name="b"),
+           Collective("all_reduce", MB100, 8, 1, name="c")]
+    assert [t.share for t in price(est, mix)] == [7 / 20, 7 / 20, 6 / 20]
+    two = evaluate_fabric(design("sip-ocs", switches=2))
+    uneven = [dc.replace(mix[0], message_bytes=3 * MB100), dc.replace(mix[1], message_bytes=2 * MB100), mix[2]]
+    times = price(two, uneven)
+    assert [t.share for t in times] == [0.5, 0.5, 0.0] and times[2].seconds == math.inf
+    assert torus_rows(1000) == 25 and torus_rows(7) == 1 and torus_rows(np.array([8, 1024])).tolist() == [2, 32]
+    big = evaluate_fabric(design("sip-ocs", fabric={"gpus": 1000}))
+    t = alone(big, "all_reduce", MB100, 1000)
+    alpha = 3.4e-6 + big.details.circuit_delay_s
+    assert t.schedule == "2-D torus of circuits, both dimension orders"
+    assert t.seconds == pytest.approx(2 * ((24 + 39) * alpha + 999 / 1000 * 8e8 / 2e12), rel=1e-9)

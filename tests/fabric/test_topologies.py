@@ -12,10 +12,11 @@ from fabric.electrical import ElectricalSection
 from fabric.sip_ocs import SipOcsSection
 from fabric.sip_ring import SipRingSection
 from fabric.evaluate import evaluate_fabric
-from fabric.sip_ocs import clos_switches_per_plane
+from fabric.sip_ocs import switch_network
 from fabric.sip_ring import pass_through_loss_db, unamplified_reach_hops
 from photonics.design import LaserSection, LinkDesign, LinkSection, LossSection, PackageSection
 from core.errors import InputError
+from sipml.design import load_design
 from photonics.link import evaluate
 
 
@@ -138,9 +139,29 @@ def test_ocs_ports_need_whole_fibers():
         evaluate_fabric(ocs(link=LinkDesign(), switches=20))
 
 
-def test_clos_switch_counts():
-    """1024 GPUs, 384-port switches: leaves of 192 down / 192 up → 6 leaves, 3 spines per plane."""
-    assert clos_switches_per_plane(1024, 384) == (6, 3)
+def test_clos_switch_counts_follow_the_gpu_count():
+    """Folded Clos of 384-port OCSes (leaves 192 down / 192 up; t tiers hold 2·192^t GPUs: 73 728 with 2, 14.2 M
+    with 3), by hand:
+    - 1 024 GPUs: ⌈1024/192⌉ = 6 leaves, 6·192/384 = 3 spines; 2 tiers, 3 passes;
+    - 73 728 GPUs (2 tiers full): 384 leaves, 192 spines; 3 passes;
+    - 131 072 GPUs: 3 tiers, ⌈131072/192⌉ = 683 leaves, 683·192/192 = 683 middle, ⌈683·192/384⌉ = 342 top; 5 passes;
+    - 10⁶ GPUs: 3 tiers, 5 209 leaves, 5 209 middle, 2 605 top; 5 passes."""
+    assert dataclasses.astuple(switch_network("clos", 1024, 384)) == (2, 3, (6, 3))
+    assert dataclasses.astuple(switch_network("clos", 73_728, 384)) == (2, 3, (384, 192))
+    assert dataclasses.astuple(switch_network("clos", 131_072, 384)) == (3, 5, (683, 683, 342))
+    assert dataclasses.astuple(switch_network("clos", 1_000_000, 384)) == (3, 5, (5209, 5209, 2605))
+    assert switch_network("single", 384, 384).passes == 1
+
+
+def test_ocs_clos_beyond_two_tiers_pays_five_passes():
+    """sip-ocs-384 at 131 072 GPUs: 3 tiers, so 5 passes of (2 dB + 2 × 0.5 dB connectors) instead of 3: the
+    link loses 2 × 3 dB = 6 dB against the 1 024-GPU design and no longer closes."""
+    small = evaluate_fabric(load_design("sip-ocs-384"))
+    big = evaluate_fabric(load_design("sip-ocs-384", ["fabric.gpus=131072"]))
+    assert (small.details.switch_passes, big.details.switch_passes) == (3, 5)
+    assert small.link.margin_db - big.link.margin_db == pytest.approx(6.0, abs=1e-9)
+    assert not big.feasible and any(v.name == "power_budget" for v in big.violations)
+    assert big.details.ocs_count == 20 * (683 + 683 + 342)
 
 
 def test_electrical_fat_tree_counts_and_bisection():
@@ -249,3 +270,33 @@ def test_given_sensitivity_counts_the_extinction_ratio_once_in_the_amplified_q()
     # received power shortened by the margin sits exactly at the budget's threshold
     p_at_threshold = 1e-3 * 10 ** ((est.received_dbm - est.margin_db - signal_penalties) / 10)
     assert q_amplified(p_at_threshold, er, 0.7, sigma, 0.0, 35e9, 18.75e9) == pytest.approx(7.034, rel=1e-3)
+
+
+@pytest.mark.parametrize("gpus, tiers, per_tier", [
+    (512, 2, (16, 8)), (1024, 2, (32, 16)), (2048, 2, (64, 32)),
+    (4096, 3, (128, 128, 64)), (8192, 3, (256, 256, 128)), (16384, 3, (512, 512, 256))])
+def test_rail_planes_reproduce_the_dgx_superpod_compute_fabric(gpus, tiers, per_tier):
+    """NVIDIA DGX B200 SuperPOD RA (fabric-photonics-3.md §B1, [verbatim]): 8 rails of 64-port switches; leaf /
+    spine / core counts per size. By hand, 1 024 GPUs: 128 NICs per plane, ⌈128/32⌉ = 4 leaves and 4·32/64 = 2 spines
+    per plane, × 8 = 32 + 16; 4 096 GPUs at 3 tiers: 512 per plane → 16 leaves, 16 middle, 8 top, × 8 = 128/128/64."""
+    from fabric.electrical import rail_planes
+
+    el = ElectricalSection(switch_radix=64, rails=8, tiers=tiers)
+    per_plane, tree = rail_planes(gpus, el)
+    assert per_plane == gpus // 8
+    assert tuple(8 * c for c in tree.switches_per_tier) == per_tier
+
+
+def test_rail_planes_take_a_tier_off_at_131072_gpus():
+    """131 072 GPUs, 64-port switches (k³/4 = 65 536 per 3-tier tree): one tree needs 4 tiers, 4 096 + 4 096 +
+    4 096 + 2 048 = 14 336 switches; 8 rail planes of 16 384 NICs need 3 tiers, 8 × (512 + 512 + 256) = 10 240."""
+    one = evaluate_fabric(ClusterDesign(fabric=FabricSection(kind="electrical", gpus=131_072),
+                                        topology=ElectricalSection(switch_radix=64)))
+    rails = evaluate_fabric(ClusterDesign(fabric=FabricSection(kind="electrical", gpus=131_072),
+                                          topology=ElectricalSection(switch_radix=64, rails=8)))
+    assert (one.details.tiers, one.details.switches) == (4, 14_336)
+    assert (rails.details.tiers, rails.details.switches) == (3, 10_240)
+    assert rails.details.network_step_s < one.details.network_step_s  # two switch hops fewer per step
+    with pytest.raises(InputError, match="divide"):
+        evaluate_fabric(ClusterDesign(fabric=FabricSection(kind="electrical", gpus=1024),
+                                      topology=ElectricalSection(rails=3)))

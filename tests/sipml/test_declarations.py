@@ -82,11 +82,11 @@ def test_every_count_has_an_upper_bound():
     assert unbounded == []
 
 
-def test_gpus_are_bounded_at_two_to_the_eighteen_and_reach_frontier_scale():
+def test_gpus_are_bounded_at_two_to_the_twenty_and_reach_frontier_scale():
     spec = specs(FabricSection)["gpus"]
-    assert spec.hi == MAX_GPUS == 2 ** 18 >= 131_072
-    assert "≤ 262144" in spec.range_text()
-    assert FabricSection(gpus=131_072).gpus == 131_072
+    assert spec.hi == MAX_GPUS == 2 ** 20 >= 1_000_000
+    assert "≤ 1048576" in spec.range_text()
+    assert FabricSection(gpus=1_000_000).gpus == 1_000_000
     with pytest.raises(FieldError, match="out of range"):
         FabricSection(gpus=MAX_GPUS + 1)
 

@@ -98,7 +98,7 @@ def test_counts_that_would_run_away_are_refused_at_once(cli, setting):
 @pytest.mark.parametrize("gpus", ["100000000", "1e12"])
 def test_gpus_beyond_the_documented_bound_are_refused(cli, gpus):
     code, _, err = cli("fabric", "--set", f"fabric.gpus={gpus}")
-    assert code == 2 and "[fabric] gpus" in one_error_line(err) and "≤ 262144" in err
+    assert code == 2 and "[fabric] gpus" in one_error_line(err) and "≤ 1048576" in err
 
 
 def test_frontier_scale_gpus_are_allowed(cli):
