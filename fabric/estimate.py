@@ -27,6 +27,7 @@ class FabricEstimate:
     bom: tuple[BomLine, ...] = ()
     violations: tuple[Violation, ...] = ()
     notes: tuple[str, ...] = ()
+    static: bool | None = None  # configured once per job (None: as its kind says, fabric.kind.FabricKind.static)
 
     @property
     def feasible(self) -> bool:

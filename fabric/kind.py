@@ -117,7 +117,8 @@ class FabricKind:
     model as functions: `evaluator(design)` → FabricEstimate (`evaluator(design, link)` with the estimate of
     `link_of(design)` for a kind with an optical link), `sharer(est, collectives)` → one share per collective,
     `pricer(est, c, n, p, s, share)` → CollectiveTime, `server(est, flows)` → fabric.traffic.Served, and
-    `link_of(design)` → the optical link the budget must close (None: no optical link)."""
+    `link_of(design)` → the optical link the budget must close (None: no optical link), and optionally
+    `variants(est)` → the estimates of each way it can run a job, for the workload to pick the fastest."""
 
     name: str = ""
     section: str | None = None
@@ -129,6 +130,7 @@ class FabricKind:
     pricer: Callable | None = None
     server: Callable | None = None
     link_of: Callable | None = None
+    variants: Callable | None = None
 
     def optical_link(self, design):
         """The GPU-to-GPU optical link the budget must close (with any switch passes), or None."""
@@ -144,6 +146,11 @@ class FabricKind:
 
             link = evaluate(self.optical_link(design))
         return self.evaluator(design, link)
+
+    def alternatives(self, est) -> tuple:
+        """The ways the fabric can run one job (e.g. SiP-Ring's wavelength allocations), as estimates to choose
+        from per job: `variants(est)`, or the estimate alone."""
+        return tuple(self.variants(est)) if self.variants is not None else (est,)
 
     def shares(self, est, collectives):
         """One share per collective: the part of each contended resource its groups get."""
@@ -185,7 +192,8 @@ class MixPricing:
 
     def _shares(self, running: list) -> list:
         kind, est = self.kind, self.est
-        if not kind.static:  # a packet-switched fabric shares among what runs at once, by the bytes of one call
+        static = kind.static if getattr(est, "static", None) is None else est.static
+        if not static:  # a packet-switched or re-tuned fabric shares among what runs at once, by one call's bytes
             return kind.shares(est, [dataclasses.replace(c, calls=1.0) for c in running])
         if self.mix is None:
             return kind.shares(est, running)

@@ -11,9 +11,14 @@ its ring schedule runs the chain one way and returns from the last member to the
 fibers, so a rank sends at one direction's capacity C) unless it spans the whole ring (p·s = N), when it is
 *closed* and runs one ring per direction (2C per rank). The s interleaved copies of a strided group share every
 segment s ways. Schedules: the flat ring; two levels — lines of h ≤ reach consecutive members, then rings of
-members h apart, each on its n/h shard [inferred]; all-to-all bounded by the busiest segment under shortest-arc
-routing; point-to-point on one direction's fibers. Wavelengths are allocated once per job in proportion to its
-traffic (SiP-ML's max-min objective), so concurrent collective types share each segment by their bytes.
+members h apart, each on its n/h shard [inferred]; for all-reduce on a line, a chain that reduces one way and
+broadcasts back the other, pipelined (~n/C where a ring at C takes 2(p−1)/p·n/C) [inferred]; all-to-all bounded by the busiest segment under shortest-arc
+routing; point-to-point on one direction's fibers. Wavelengths follow a job's traffic one of three ways
+([sip_ring] allocation): static — split once per job in proportion to its traffic (SiP-ML's max-min objective), so
+collective types share each segment by their bytes whether or not the others run, and the rings never retune;
+periodic — re-allocated every decision interval to what runs then, idle while they retune (SiP-ML's simulator);
+phased — re-tuned when the running collective changes, which then has every wavelength and pays one retune per call.
+'auto' prices the job all three ways and keeps the fastest (workloads.speedup).
 
 References: SiP-ML simulator (MLNetwork/rostam) [sim] for the ring (2 directions × 5 fibers, N_λ/(2·5) per
 fiber), the 20 µs retune every 100 µs (useful time 100/120) and the 16-GPU placement locality.
@@ -23,13 +28,14 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from core.errors import InputError
-from core.fields import Section, non_negative, param, positive, when_above
+from core.fields import Section, all_of, non_negative, param, positive, when, when_above
 from fabric import collectives as col
 from fabric.bom import BomLine
 from fabric.design import MAX_DB, MAX_GPUS, MAX_LATENCY_S, NCCL, SIPML, ClusterDesign
@@ -41,6 +47,7 @@ from photonics.link import LinkEstimate, Violation, transmit_loss_db
 from core.units import db_to_lin, dbm_to_w
 
 _AMPLIFIED = when_above("sip_ring", "amplifier_every", 0)  # the amplifier keys matter only with amplifiers
+_CLAMPED = all_of(_AMPLIFIED, when("sip_ring", "loop_control", "gain-clamp"))
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -51,10 +58,18 @@ class SipRingSection(Section):
 
     directions: int = param(2, "1", "ring directions (the link's fibers are split evenly over them)",
                             f"{SIPML}: 2 directions × 5 fibers", lo=1, hi=2, integer=True)
-    decision_interval: float = positive("100 us", "s", "time between wavelength re-allocations", f"{SIPML}", lo=1e-9,
-                                        hi=1e3)
-    retune_time: float = non_negative("20 us", "s", "time to retune a ring to a new wavelength (the link is idle "
-                                      "that long every decision interval)", SIPML, hi=1.0)
+    allocation: str = param("auto", "choice", "how wavelengths follow a job's traffic: 'static' (split once per "
+                            "job by its bytes, never re-tuned), 'periodic' (re-allocated to the traffic running "
+                            "every decision interval, idle while the rings retune: SiP-ML's simulator), 'phased' "
+                            "(re-tuned when the collective running changes: it gets every wavelength and pays one "
+                            "retune per call), 'auto' (the fastest of the three for each job)", f"{SIPML} for "
+                            "'periodic'; [inferred] the others", choices=("auto", "static", "periodic", "phased"))
+    decision_interval: float = positive("100 us", "s", "time between wavelength re-allocations ('periodic')",
+                                        f"{SIPML}", lo=1e-9, hi=1e3,
+                                        applies_when=when("sip_ring", "allocation", "auto", "periodic"))
+    retune_time: float = non_negative("20 us", "s", "time to retune a ring to a new wavelength (idle that long every "
+                                      "decision interval, 'periodic', or before each call, 'phased')", SIPML, hi=1.0,
+                                      applies_when=when("sip_ring", "allocation", "auto", "periodic", "phased"))
     locality: int = param(16, "1", "ring distance within which model-parallel partitions are placed",
                           f"{SIPML}: 16 GPUs", lo=1, integer=True, hi=MAX_GPUS)
     amplifier_every: int = param(0, "1", "an optical amplifier every this many hops (0: none)", "[assumed] "
@@ -65,6 +80,17 @@ class SipRingSection(Section):
                                          "[assumed] O-band SOA class", applies_when=_AMPLIFIED, hi=MAX_DB)
     amplifier_noise_figure: float = non_negative("7 dB", "dB", "amplifier noise figure",
                                                  "[assumed] O-band SOA class", applies_when=_AMPLIFIED, hi=MAX_DB)
+    loop_control: str = param("none", "choice", "what keeps a closed ring of amplifiers from lasing: 'none' (the "
+                              "design is refused: amplifiers that restore every span give unit round-trip gain "
+                              "between the channels, where no drop filter takes the light out), 'gain-clamp' (each "
+                              "amplifier's gain pinned by a deliberate lasing line outside the data band, through a "
+                              "filter at its input)", "Ramaswami–Sivarajan–Sasaki §5.6 (lasing loops); Karásek et "
+                              "al., JLT 18(3) 2000 (gain-clamped amplifiers) (fabric-photonics-3.md F20, B3) "
+                              "[restated]", choices=("none", "gain-clamp"))
+    clamp: str = param("filter.gain_clamp", "text", "catalog entry of one amplifier's gain-clamp filter",
+                       "[assumed] FBG reflector + WDM coupler", applies_when=_CLAMPED)
+    clamp_loss: float = non_negative("1 dB", "dB", "insertion loss of the gain-clamp filter at the amplifier's input",
+                                     "[assumed] FBG + WDM coupler, 0.5–1 dB class", applies_when=_CLAMPED, hi=MAX_DB)
     step_latency: float = non_negative("3.4 us", "s", "cost of one collective step between two GPUs (protocol and "
                                        "synchronisation; the optical path adds its own delay)", f"{NCCL} (~v2.7): "
                                        "Ring/Simple per-step latency over NVLink 3.4 µs [verbatim]; [assumed] the "
@@ -97,6 +123,8 @@ class RingDetails:
     amplified: AmplifiedReach | None
     segment_capacity_bps: float  # one direction of one segment, with the useful-time fraction
     hop_delay_s: float  # fiber and chiplets of one hop
+    allocation: str = "static"  # how this estimate's wavelengths follow the traffic: static, periodic or phased
+    retune_s: float = 0.0  # paid before each call ('phased')
 
 
 def pass_through_loss_db(design: ClusterDesign, est: LinkEstimate) -> float:
@@ -127,7 +155,7 @@ def amplified_reach_hops(design: ClusterDesign, est: LinkEstimate, pass_loss_db:
     q_need = est.signal.eye_q  # the Q the receiver needs at the target BER (FEC threshold where a code runs)
     er = float(db_to_lin(design.link.modulator.extinction_ratio))
     fiber_launch_dbm = est.launch_dbm - transmit_loss_db(est.ledger)  # average power per wavelength in the fiber
-    amp_in_dbm = fiber_launch_dbm - every * pass_loss_db
+    amp_in_dbm = fiber_launch_dbm - every * pass_loss_db - _clamp_loss_db(ring)
     rx_dbm = est.received_dbm - (every - 1) * pass_loss_db
     penalties = sum(p.value_db for p in est.penalties if p.key != "extinction_ratio") + lk.system_margin
     p_eff_w = float(dbm_to_w(rx_dbm - penalties))
@@ -141,6 +169,11 @@ def amplified_reach_hops(design: ClusterDesign, est: LinkEstimate, pass_loss_db:
     reach = min(design.fabric.gpus - 1, 1 + every * max_amps)
     return reach, AmplifiedReach(osnr_db=float(osnr[0]), osnr_bandwidth_hz=b_o, q=float(q[0]), q_needed=q_need,
                                  amplifiers_passable=max_amps, amplifier_input_dbm=amp_in_dbm)
+
+
+def _clamp_loss_db(ring: SipRingSection) -> float:
+    """Loss in front of each amplifier: the gain clamp's filter, when the loop is controlled by one."""
+    return ring.clamp_loss if ring.amplifier_every and ring.loop_control == "gain-clamp" else 0.0
 
 
 def _evaluate(design: ClusterDesign, est: LinkEstimate) -> FabricEstimate:
@@ -162,10 +195,16 @@ def _evaluate(design: ClusterDesign, est: LinkEstimate) -> FabricEstimate:
                    scope="per_gpu", network=True),
            BomLine(key="cable.fiber_patch", count=lk.fibers_per_direction, scope="per_gpu", network=True)]
     if ring.amplifier_every:
-        section = ring.amplifier_every * pass_loss
+        section = ring.amplifier_every * pass_loss + _clamp_loss_db(ring)
         if ring.amplifier_gain < section:
+            clamp = f" and the gain clamp's {ring.clamp_loss:g} dB" if _clamp_loss_db(ring) else ""
             violations.append(Violation("amplifier_gain", f"amplifier gain {ring.amplifier_gain:g} dB < loss of "
-                                        f"{ring.amplifier_every} hops {section:.2f} dB"))
+                                        f"{ring.amplifier_every} hops{clamp} {section:.2f} dB"))
+        if ring.loop_control == "none":
+            violations.append(Violation("amplifier_loop", "a closed ring of amplifiers that restore every span has "
+                                        "unit round-trip gain between the channels, where no drop filter takes the "
+                                        "light out: it lases and the lasing mode takes the channels' power (F20); "
+                                        "set [sip_ring] loop_control = 'gain-clamp'"))
         if reach < ring.amplifier_every:
             violations.append(Violation("amplifier_spacing", f"an amplifier every {ring.amplifier_every} hops, but "
                                         f"the unamplified reach is {reach} hops"))
@@ -173,11 +212,13 @@ def _evaluate(design: ClusterDesign, est: LinkEstimate) -> FabricEstimate:
             reach, amplified = amplified_reach_hops(design, est, pass_loss, ring.amplifier_every)
         amps = math.ceil(fab.gpus / ring.amplifier_every) * lk.fibers_per_direction
         bom.append(BomLine(key=ring.amplifier, count=amps, scope="per_cluster", network=True))
+        if ring.loop_control == "gain-clamp":
+            bom.append(BomLine(key=ring.clamp, count=amps, scope="per_cluster", network=True))
     reach = min(reach, fab.gpus - 1)
     notes = [f"each hop: {design.link.loss.fiber_length:g} m of fiber, {design.link.loss.connectors} connectors"]
-    if ring.amplifier_every:
-        notes.append("a closed ring whose amplifiers restore every span has unit round-trip gain: out-of-band ASE "
-                     "circulates unless a filter breaks the loop or the gain is clamped (not modelled)")
+    if ring.amplifier_every and ring.loop_control == "gain-clamp":
+        notes.append(f"each amplifier gain-clamped by a lasing line outside the data band (the loop's lasing is the "
+                     f"clamp), {ring.clamp_loss:g} dB of filter at its input")
     if reach < min(ring.locality, fab.gpus - 1):
         if est.margin_db < 0:
             why = f"the link to the neighbouring GPU does not close (margin {est.margin_db:.2f} dB)"
@@ -194,22 +235,44 @@ def _evaluate(design: ClusterDesign, est: LinkEstimate) -> FabricEstimate:
                    "power, lower the noise figure or amplify more often)")
         violations.append(Violation("ring_reach", f"a wavelength reaches {reach} GPU(s) but SiP-ML places "
                                     f"model-parallel partitions within {ring.locality} GPUs: {why}"))
-    useful = useful_time_fraction(ring.decision_interval, ring.retune_time)
+    allocation = "static" if ring.allocation == "auto" else ring.allocation
+    useful = useful_time_fraction(ring.decision_interval, ring.retune_time) if allocation == "periodic" else 1.0
     capacity = est.capacity_bps
+    if ring.allocation == "auto":
+        notes.append("wavelengths follow each job the fastest way (static, periodic or phased): the collective times "
+                     "here are the static allocation's")
     total_wavelengths = lk.wavelengths_per_fiber * lk.fibers_per_direction
     details = RingDetails(wavelengths_per_fiber=lk.wavelengths_per_fiber,
                           fibers_per_direction=fibers_per_ring_direction, directions=ring.directions,
                           pass_loss_db=pass_loss, neighbour_margin_db=est.margin_db,
                           unamplified_reach_hops=unamplified, amplifiers=amps, amplified=amplified,
                           segment_capacity_bps=capacity * useful / ring.directions,
-                          hop_delay_s=float(fiber_delay_s(design.link.loss.fiber_length)) + 2 * CHIPLET_LATENCY_S)
+                          hop_delay_s=float(fiber_delay_s(design.link.loss.fiber_length)) + 2 * CHIPLET_LATENCY_S,
+                          allocation=allocation, retune_s=ring.retune_time if allocation == "phased" else 0.0)
     return FabricEstimate(
         design=design, kind="sip-ring", gpus=fab.gpus, job_gpus=design.job_gpus, per_gpu_bandwidth_bps=capacity,
         useful_fraction=useful, degree=int(min(total_wavelengths, ring.directions * reach)),
         # per direction: traffic from one half to the other leaves on the clockwise fibers at one cut point and on
         # the counter-clockwise fibers at the other, together the whole capacity of one GPU's fibers
         bisection_bps=capacity, pod_gpus=fab.gpus, reach_hops=reach, details=details, link=est, bom=tuple(bom),
-        violations=tuple(violations), notes=tuple(notes))
+        violations=tuple(violations), notes=tuple(notes), static=allocation == "static")
+
+
+def allocations(est: FabricEstimate) -> tuple[FabricEstimate, ...]:
+    """The estimate under each wavelength allocation a job may pick ([sip_ring] allocation = 'auto'): static (split
+    by the job's bytes, no re-tuning), periodic (every decision interval to what runs, at its useful-time fraction)
+    and phased (the running collective takes every wavelength, one retune per call); otherwise the estimate alone."""
+    ring = est.design.topology
+    if ring.allocation != "auto":
+        return (est,)
+    out = []
+    for allocation in ("static", "periodic", "phased"):
+        useful = useful_time_fraction(ring.decision_interval, ring.retune_time) if allocation == "periodic" else 1.0
+        details = dataclasses.replace(est.details, allocation=allocation,
+                                      segment_capacity_bps=est.per_gpu_bandwidth_bps * useful / est.details.directions,
+                                      retune_s=ring.retune_time if allocation == "phased" else 0.0)
+        out.append(dataclasses.replace(est, details=details, useful_fraction=useful, static=allocation == "static"))
+    return tuple(out)
 
 
 # --- collectives ----------------------------------------------------------------------------------------------
@@ -261,6 +324,13 @@ def _half_s(est, n, p, s, share):
 
 
 def _price(est: FabricEstimate, c, n, p, s, share) -> CollectiveTime:
+    t = _schedule(est, c, n, p, s, share)
+    if est.details.retune_s:  # phased: the rings are re-tuned to this collective before it runs
+        return dataclasses.replace(t, seconds=t.seconds + np.where(p > 1, est.details.retune_s, 0.0))
+    return t
+
+
+def _schedule(est: FabricEstimate, c, n, p, s, share) -> CollectiveTime:
     if est.details.segment_capacity_bps <= 0 or not est.reach_hops:
         return CollectiveTime(np.where(p > 1, np.inf, 0.0) * np.ones_like(n), "none: no wavelength reaches the "
                               "neighbour", share, 0.0)
@@ -270,6 +340,11 @@ def _price(est: FabricEstimate, c, n, p, s, share) -> CollectiveTime:
         times = _half_s(est, n, p, s, share)
         if c.op == "all_reduce":
             times = {name: 2.0 * t for name, t in times.items()}
+            # on an arc, a chain reduces one way and broadcasts back the other, both pipelined: every segment of the
+            # arc carries n once per direction, and the first chunk crosses 2(p − 1) hops [inferred]
+            chain = 2 * (p - 1) * _step_s(est, s) + n * BITS_PER_BYTE / (cap / s)
+            times["chain: reduce one way, broadcast back"] = np.where(~closed & (est.details.directions == 2)
+                                                                      & (p > 1), chain, np.inf)
         seconds, schedule = pick(times)
         return CollectiveTime(seconds, schedule, share, cap * factor)
     if c.op == "all_to_all":
@@ -314,4 +389,5 @@ def _ring_link(design: ClusterDesign):
 
 
 SIP_RING = FabricKind(name="sip-ring", section="sip_ring", section_type=SipRingSection, static=True, optical=True,
-                      evaluator=_evaluate, sharer=_shares, pricer=_price, server=_serve, link_of=_ring_link)
+                      evaluator=_evaluate, sharer=_shares, pricer=_price, server=_serve, link_of=_ring_link,
+                      variants=allocations)

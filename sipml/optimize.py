@@ -146,6 +146,9 @@ def _refine(result, rows, axes, design, overrides, evaluators, objective, maximi
         texts = {k: set_text(specs(ALL_SECTIONS[k.split(".")[0]])[k.split(".")[1]], v)
                  for k, v in best["inputs"].items()}
         tried = {}
+        # a point that does not qualify scores a finite step worse than the grid's best (an infinity would make
+        # Brent's parabolic step ∞ − ∞)
+        worse = -sign * best["value"] + abs(best["value"]) + 1.0
 
         def at(x):
             value = field.parse(field.show(form(x)))
@@ -154,7 +157,7 @@ def _refine(result, rows, axes, design, overrides, evaluators, objective, maximi
                             evaluators)
             tried[x] = row
             ok = not _fails(row, constraints) and math.isfinite(row["values"].get(objective, math.nan))
-            return -sign * row["values"][objective] if ok else math.inf
+            return -sign * row["values"][objective] if ok else worse
 
         search = minimize_scalar(at, bounds=(lo, hi), method="bounded",
                                  options={"xatol": 1e-4 * (hi - lo), "maxiter": 40})

@@ -355,6 +355,9 @@ def _bandwidth(r):
 def _useful(r):
     fab, t = r.fabric, _Terms()
     top = fab.design.topology
+    if fab.kind == "sip-ring" and fab.details.allocation != "periodic":
+        return Formula("u", t(r"\mathbb{1}", 1.0, "", f"{fab.details.allocation} allocation: no periodic retune"),
+                       t.terms)
     if fab.kind == "sip-ring":
         interval = t(r"T_{\mathrm{d}}", top.decision_interval, "s", "decision interval")
         return Formula("u", interval / (interval + t(r"T_{\mathrm{r}}", top.retune_time, "s", "retune time")),
@@ -687,6 +690,7 @@ LABELS = {
     "own figures", "message_bytes": "bytes per rank of the collective times", "collective_times_s": "each collective "
     "alone", "collective_algorithms": "the schedule each collective takes", "notes": "the model's notes",
     "traffic": "with --pattern", "groups": "with --groups", "gpu": "[fabric] gpu",
+    "allocation": "SiP-Ring: how the job's wavelengths followed its traffic (static, periodic, phased; null elsewhere)",
     "network_cost_usd_per_gpu_range": "low, typical, high", "network_power_w_per_gpu_range": "low, typical, high",
     "cluster_cost_usd_range": "low, typical, high", "cluster_power_w_range": "low, typical, high",
     "breakdown": "by component (cost) or by phase (speedup)", "model": "the model's name", "batch": "global batch",

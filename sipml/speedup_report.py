@@ -77,6 +77,7 @@ def run_speedup(designs, model_name: str, gpus: int | None, batch: int | None, s
             "gpu": r.gpu.name, "batch": batch, "strategy": r.best.strategy, "stack": r.stack.name,
             "precision": r.precision, "breakdown": r.best.breakdown, "memory_gb_per_gpu": r.best.memory_bytes / 1e9,
             "throughput_unit": r.throughput_unit, "candidates": r.candidates, "feasible_candidates": r.feasible})
+        row["allocation"] = getattr(r.estimate.details, "allocation", None)  # SiP-Ring: how wavelengths followed
         versus = {b: compare(r, results[b]) if b in results else None for b in base_names}
         row.update(values(reading, VERSUS) if base is not None else dict.fromkeys(VERSUS))
         row["baseline"] = base_names[0]
@@ -144,6 +145,8 @@ def speedup_report(rows, batch_source: str, failures: dict) -> Report:
                           "GB/GPU": f"{r['memory_gb_per_gpu']:.1f}",
                           "searched": f"{r['feasible_candidates']}/{r['candidates']}"} for r in feasible]))
     footer = [f"{name}: {why}" for name, why in failures.items()]
+    footer += [f"{r['design']}: wavelengths {r['allocation']} ({_ALLOCATION[r['allocation']]}; [sip_ring] allocation "
+               "'auto' runs each job the fastest of static, periodic and phased)" for r in feasible if r.get("allocation")]
     from workloads.speedup import DEFAULT_RUN
 
     run = DEFAULT_RUN
@@ -158,6 +161,11 @@ def speedup_report(rows, batch_source: str, failures: dict) -> Report:
         footer.append("ideal: a reference switch with no cost of its own (network $0), so its per-$ and per-W figures "
                       "are upper bounds, not a design")
     return Report({"rows": rows}, tables, footer)
+
+
+_ALLOCATION = {"static": "split once by the job's bytes, never re-tuned",
+               "periodic": "re-allocated every decision interval, idle while the rings retune",
+               "phased": "re-tuned when the running collective changes, one retune per call"}
 
 
 def _strategy_text(strategy: dict) -> str:

@@ -49,18 +49,18 @@ def test_allreduce_of_8_ranks_inside_a_dgx_server_runs_on_nvlink():
 
 
 def test_ring_group_consecutive_versus_strided():
-    """16 ranks on the 1024-GPU SiP-Ring with no step cost (only the fiber and chiplet delay of each hop): a
+    """16 ranks on the 1024-GPU SiP-Ring (SiP-ML's periodic allocation) with no step cost (only the fiber and chiplet delay of each hop): a
     consecutive group is an arc, so its ring runs the chain on one direction's fibers and returns on the other's:
     C = 1 Tb/s·(100/120) per rank. At stride 8 the group's 8 interleaved copies share every segment: C/8 per rank,
-    and each hop spans 8 segments. All-reduce = 2·[15·(longest hop delay) + 15/16·n·8/b]."""
-    est = evaluate_fabric(design("sip-ring", step_latency=0.0, relay_latency=0.0))
+    and each hop spans 8 segments. Reduce-scatter = 15·(longest hop delay) + 15/16·n·8/b."""
+    est = evaluate_fabric(design("sip-ring", allocation="periodic", step_latency=0.0, relay_latency=0.0))
     hop = est.details.hop_delay_s
     c_dir = 2e12 / 2 * 100 / 120
-    consecutive = alone(est, "all_reduce", MB100, 16)
-    strided = alone(est, "all_reduce", MB100, 16, 8)
+    consecutive = alone(est, "reduce_scatter", MB100, 16)
+    strided = alone(est, "reduce_scatter", MB100, 16, 8)
     assert consecutive.schedule == strided.schedule == "ring"
-    assert consecutive.seconds == pytest.approx(2 * (15 * 15 * hop + 15 / 16 * 8e8 / c_dir), rel=1e-9)
-    assert strided.seconds == pytest.approx(2 * (15 * 120 * hop + 15 / 16 * 8e8 / (c_dir / 8)), rel=1e-9)
+    assert consecutive.seconds == pytest.approx(15 * 15 * hop + 15 / 16 * 8e8 / c_dir, rel=1e-9)
+    assert strided.seconds == pytest.approx(15 * 120 * hop + 15 / 16 * 8e8 / (c_dir / 8), rel=1e-9)
 
 
 def test_ocs_group_wider_than_the_degree_is_relayed():
@@ -97,7 +97,7 @@ def test_defect2_concurrent_strided_groups_share_the_fabric():
     rail ring gives 2·(127/128)·0.8 Gb/200 Gb/s + 254 α = 8.19 ms; NCCL's model rates the tree over the 128 servers
     at 14 α + 0.8 Gb/(0.46·200 Gb/s) = 8.71 ms, so NCCL runs the ring."""
     dp = Collective("all_reduce", MB100, 128, 8, name="dp")
-    ring = evaluate_fabric(design("sip-ring", step_latency=ALPHA, relay_latency=ALPHA))
+    ring = evaluate_fabric(design("sip-ring", allocation="periodic", step_latency=ALPHA, relay_latency=ALPHA))
     c = 2e12 / 2 * 100 / 120
     by_hand = 2 * (127 / 128 * 8e8 / (2 * c / 8)) + 254 * (ALPHA + 8 * ring.details.hop_delay_s)
     t = price(ring, [dp])[0]
@@ -127,14 +127,21 @@ def test_defect2_one_circuit_configuration_serves_every_group():
 
 def test_defect3_ring_arcs_are_lines():
     """A group that does not span the ring is an arc: its end rank has one in-group neighbour, so it sends at one
-    direction's capacity C = 833 Gb/s. job_gpus = 8, α = 1 µs: 2·(7/8)·0.8 Gb/C + 14·(α + hop delays of the
-    7-hop return) = 1.696 ms (not 0.85 ms at 2C). 1024 GPUs: lines of h = the reach consecutive GPUs, then rings of
-    GPUs h apart closing the ring (2C shared h ways): ≈ 2.96 ms at a reach of 20 (not 2.00 ms)."""
-    est = evaluate_fabric(design("sip-ring", fabric={"job_gpus": 8}, step_latency=ALPHA, relay_latency=ALPHA))
+    direction's capacity C = 833 Gb/s. job_gpus = 8, α = 1 µs: a ring reduce-scatter takes (7/8)·0.8 Gb/C + 7·(α +
+    hop delays of the 7-hop return) = 0.848 ms (not half that at 2C), so a ring all-reduce 1.696 ms; the all-reduce
+    runs as a chain instead — reduce one way, broadcast back the other, pipelined: 0.8 Gb/C + 14·(α + 1 hop) =
+    0.974 ms (issue 18: ~n/C). 1024 GPUs: lines of h = the reach consecutive GPUs, then rings of GPUs h apart
+    closing the ring (2C shared h ways): ≈ 2.96 ms at a reach of 20 (not 2.00 ms)."""
+    est = evaluate_fabric(design("sip-ring", fabric={"job_gpus": 8}, allocation="periodic", step_latency=ALPHA,
+                                 relay_latency=ALPHA))
     c, hop = 2e12 / 2 * 100 / 120, est.details.hop_delay_s
-    t = job_collectives(est, MB100)["all_reduce"]
-    assert t.seconds == pytest.approx(2 * (7 / 8 * 8e8 / c + 7 * (ALPHA + 7 * hop)), rel=1e-9)
-    whole = evaluate_fabric(design("sip-ring", step_latency=ALPHA, relay_latency=ALPHA))
+    times = job_collectives(est, MB100)
+    assert times["reduce_scatter"].seconds == pytest.approx(7 / 8 * 8e8 / c + 7 * (ALPHA + 7 * hop), rel=1e-9)
+    t = times["all_reduce"]
+    assert t.schedule == "chain: reduce one way, broadcast back"
+    assert t.seconds == pytest.approx(8e8 / c + 14 * (ALPHA + hop), rel=1e-9)
+    assert t.seconds == pytest.approx(0.974e-3, rel=0.01)
+    whole = evaluate_fabric(design("sip-ring", allocation="periodic", step_latency=ALPHA, relay_latency=ALPHA))
     h = whole.reach_hops
     g = math.ceil(1024 / h)
     inner = (h - 1) * (ALPHA + (h - 1) * hop) + (h - 1) / h * 8e8 / c

@@ -86,11 +86,32 @@ def test_default_ring_without_amplifiers_fails_the_locality_bound():
 
 def test_amplifiers_extend_the_reach_and_are_counted():
     link = LinkDesign(laser=LaserSection(lines=8, power_per_line=6e-3))
-    est = evaluate_fabric(dataclasses.replace(ring(amplifier_every=1), link=link))
+    est = evaluate_fabric(dataclasses.replace(ring(amplifier_every=1, loop_control="gain-clamp"), link=link))
     assert est.feasible, est.violations
     assert est.reach_hops >= 16
     assert est.details.amplifiers == 1024 * 10
-    assert any(line.key == "amplifier.soa" for line in est.bom)
+    assert {"amplifier.soa", "filter.gain_clamp"} <= {line.key for line in est.bom}
+    assert [line.count for line in est.bom if line.key == "filter.gain_clamp"] == [1024 * 10]
+
+
+def test_a_closed_ring_of_amplifiers_is_refused_unless_its_loop_is_controlled():
+    """F20: amplifiers restoring every span give unit round-trip gain between the channels (no drop filter there),
+    so the ring lases: refused with loop_control 'none'. Gain-clamped, each amplifier sees its clamp filter's 1 dB
+    in front of it: its input falls by exactly 1 dB, its OSNR by 1 dB (ASE at a fixed noise figure), and the
+    section's loss the gain must cover rises by 1 dB."""
+    link = LinkDesign(laser=LaserSection(lines=8, power_per_line=6e-3))
+    free = evaluate_fabric(dataclasses.replace(ring(amplifier_every=1), link=link))
+    assert [v.name for v in free.violations] == ["amplifier_loop"]
+    clamped = evaluate_fabric(dataclasses.replace(ring(amplifier_every=1, loop_control="gain-clamp"), link=link))
+    unclamped = evaluate_fabric(dataclasses.replace(ring(amplifier_every=1, loop_control="gain-clamp",
+                                                         clamp_loss=0.0), link=link))
+    a, b = clamped.details.amplified, unclamped.details.amplified
+    assert b.amplifier_input_dbm - a.amplifier_input_dbm == pytest.approx(1.0, abs=1e-12)
+    assert b.osnr_db - a.osnr_db == pytest.approx(1.0, abs=1e-9)
+    assert clamped.reach_hops <= unclamped.reach_hops
+    weak = evaluate_fabric(dataclasses.replace(ring(amplifier_every=1, loop_control="gain-clamp",
+                                                    amplifier_gain=clamped.details.pass_loss_db + 0.5), link=link))
+    assert "amplifier_gain" in [v.name for v in weak.violations]
 
 
 def test_amplifier_spacing_beyond_the_unamplified_reach_is_a_violation():

@@ -48,10 +48,15 @@ def test_ocs_per_port_rate(total, gbps):
 
 
 def test_useful_time_fraction():
-    """20 µs retune every 100 µs: 100/120 = 0.8333."""
+    """20 µs retune every 100 µs: 100/120 = 0.8333 — SiP-ML's periodic re-allocation. A static allocation never
+    retunes (1); 'auto' offers all three ways to the training model."""
     assert useful_time_fraction(100e-6, 20e-6) == pytest.approx(0.8333, abs=5e-5)
     est = evaluate_fabric(ring_design(80))
-    assert est.useful_fraction == pytest.approx(100 / 120)
+    assert est.useful_fraction == 1.0 and est.details.allocation == "static"
+    from fabric.sip_ring import allocations
+
+    assert [(e.details.allocation, e.useful_fraction) for e in allocations(est)] == [
+        ("static", 1.0), ("periodic", pytest.approx(100 / 120)), ("phased", 1.0)]
 
 
 def test_multi_shot_ocs_useful_fraction():

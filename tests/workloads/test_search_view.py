@@ -26,7 +26,15 @@ def test_the_view_prices_every_candidate_as_the_full_estimate(name, model_name):
     assert np.array_equal(full.iteration_s, seen.iteration_s)
     result = evaluate_model(model, design, name, batch)
     ok = full.fits & np.isfinite(full.iteration_s)
-    assert result.top[0].iteration_s == float(np.min(full.iteration_s[ok]))
+    # the fastest candidate of the fastest way the fabric runs the job (SiP-Ring: static, periodic, phased)
+    from fabric.registry import get_kind
+
+    fastest = []
+    for option in get_kind(est.kind).alternatives(est):
+        _, br = breakdown(model, gpu, option, batch)
+        fastest.append(float(np.min(br.iteration_s[br.fits & np.isfinite(br.iteration_s)])))
+    assert result.top[0].iteration_s == min(fastest) <= float(np.min(full.iteration_s[ok]))
+    assert result.estimate.details == get_kind(est.kind).alternatives(est)[int(np.argmin(fastest))].details
 
 
 def test_designs_that_differ_only_in_link_margin_share_one_search():
