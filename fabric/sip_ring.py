@@ -65,11 +65,9 @@ class SipRingSection(Section):
                             "retune per call), 'auto' (the fastest of the three for each job)", f"{SIPML} for "
                             "'periodic'; [inferred] the others", choices=("auto", "static", "periodic", "phased"))
     decision_interval: float = positive("100 us", "s", "time between wavelength re-allocations ('periodic')",
-                                        f"{SIPML}", lo=1e-9, hi=1e3,
-                                        applies_when=when("sip_ring", "allocation", "auto", "periodic"))
+                                        f"{SIPML}", lo=1e-9, hi=1e3)
     retune_time: float = non_negative("20 us", "s", "time to retune a ring to a new wavelength (idle that long every "
-                                      "decision interval, 'periodic', or before each call, 'phased')", SIPML, hi=1.0,
-                                      applies_when=when("sip_ring", "allocation", "auto", "periodic", "phased"))
+                                      "decision interval, 'periodic', or before each call, 'phased')", SIPML, hi=1.0)
     locality: int = param(16, "1", "ring distance within which model-parallel partitions are placed",
                           f"{SIPML}: 16 GPUs", lo=1, integer=True, hi=MAX_GPUS)
     amplifier_every: int = param(0, "1", "an optical amplifier every this many hops (0: none)", "[assumed] "

@@ -411,3 +411,42 @@ def test_ocs_circuits_are_whole_and_tori_complete():
     alpha = 3.4e-6 + big.details.circuit_delay_s
     assert t.schedule == "2-D torus of circuits, both dimension orders"
     assert t.seconds == pytest.approx(2 * ((24 + 39) * alpha + 999 / 1000 * 8e8 / 2e12), rel=1e-9)
+
+
+def test_ring_wavelengths_static_periodic_or_phased():
+    """DP 128 × TP 8 on the 1024-GPU SiP-Ring, 100 MB each, launch 0. Segment loads per call: a TP arc 2·(7/8)·n,
+    the DP rings (stride 8, closing the ring, both directions: factor 2/8) 2·(127/128)·n/(1/4) = 7.94·n, so a static
+    split gives TP 1.75/(1.75 + 7.94) = 18.1 % of every segment, never re-tuned: its chain all-reduce takes
+    14 steps + 0.8 Gb/(0.181·1 Tb/s) = 4.48 ms. Periodic (SiP-ML's simulator): TP alone has the segment at
+    100/120 of the time: 0.8 Gb/833 Gb/s + 14 steps = 1.01 ms. Phased: TP alone at the full 1 Tb/s plus one 20 µs
+    retune: 0.8 + 0.047 + 0.020 = 0.868 ms."""
+    from fabric.kind import MixPricing
+    from fabric.registry import get_kind
+
+    est = evaluate_fabric(design("sip-ring"))
+    step = 3.4e-6 + est.details.hop_delay_s
+    tp, dp = Collective("all_reduce", MB100, 8, 1, name="tp"), Collective("all_reduce", MB100, 128, 8, name="dp")
+    kind = get_kind("sip-ring")
+    times = {e.details.allocation: MixPricing(kind, e, [tp, dp]).price_first([tp]) for e in kind.alternatives(est)}
+    share = 1.75 / (1.75 + 2 * 127 / 128 * 4)
+    assert times["static"].share == pytest.approx(share)
+    assert times["static"].seconds == pytest.approx(14 * step + 8e8 / (share * 1e12), rel=1e-9)
+    assert times["periodic"].seconds == pytest.approx(14 * step + 8e8 / (1e12 * 100 / 120), rel=1e-9)
+    assert times["phased"].seconds == pytest.approx(14 * step + 8e8 / 1e12 + 20e-6, rel=1e-9)
+    assert times["static"].seconds == pytest.approx(4.48e-3, rel=0.01)
+    assert times["phased"].seconds == pytest.approx(0.868e-3, rel=0.01)
+    fixed = evaluate_fabric(design("sip-ring", allocation="phased"))
+    assert kind.alternatives(fixed) == (fixed,) and fixed.details.allocation == "phased"
+
+
+def test_two_servers_all_reduce_on_their_nics_as_nccl_runs_it():
+    """2 × DGX A100 (16 ranks), 8 GB: NCCL's ring over the servers, each rank at min(NVLink 0.8 × 2.4 Tb/s, 8 NICs ×
+    0.94 × 200 Gb/s) = 1.504 Tb/s, so busbw ≈ 188 GB/s (F9; measured 192, NVIDIA/nccl issue 812) — not the
+    NVLink-bound 254 GB/s of a two-level schedule NCCL does not run. The tree would move the bytes faster on exactly
+    two servers (the NICs carry n once), but NCCL's model rates it at 0.46 of the bus bandwidth and runs the ring."""
+    est = evaluate_fabric(design("dgx-a100", fabric={"gpus": 16}))
+    t = alone(est, "all_reduce", 8e9, 16)
+    assert t.schedule == "ring over the servers, rail-aligned"
+    ring = 2 * (14 * 3.4e-6 + 1 * est.details.network_step_s + 15 / 16 * 6.4e10 / 1.504e12)
+    assert t.seconds == pytest.approx(ring, rel=1e-9)
+    assert float(busbw_bps("all_reduce", 8e9, 16, t.seconds)) / 8e9 == pytest.approx(188, rel=0.005)

@@ -96,3 +96,22 @@ def test_report_markdown_and_plots(capsys, tmp_path):
                     "speedup_by_fabric.png"]
     for p in tmp_path.glob("*.png"):
         assert p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and p.stat().st_size > 10_000
+
+
+def test_speedup_runs_each_sip_ring_job_its_fastest_allocation_and_says_which(capsys):
+    """[sip_ring] allocation 'auto' (the built-in's) prices the job static, periodic and phased and keeps the fastest:
+    its iteration time is the least of the three fixed ones, its JSON row and the table's footer name it."""
+    fixed = {}
+    for allocation in ("static", "periodic", "phased"):
+        code, out, _ = run(capsys, "speedup", "sip-ring", "-m", "gpt2-355m", "--set",
+                           f"sip_ring.allocation={allocation}", "-f", "json")
+        row = json.loads(out)["rows"][0]
+        assert code == 0 and row["allocation"] == allocation
+        fixed[allocation] = row["iteration_s"]
+    code, out, _ = run(capsys, "speedup", "sip-ring", "-m", "gpt2-355m", "-f", "json")
+    row = json.loads(out)["rows"][0]
+    best = min(fixed, key=fixed.get)
+    assert row["allocation"] == best and row["iteration_s"] == fixed[best]
+    assert len(set(fixed.values())) == 3  # the three ways price the job differently
+    code, out, _ = run(capsys, "speedup", "sip-ring", "dgx-a100", "-m", "gpt2-355m")
+    assert f"sip-ring: wavelengths {best} (" in out and "dgx-a100: wavelengths" not in out

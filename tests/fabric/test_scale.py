@@ -1,0 +1,47 @@
+"""Every built-in design at 1 024, 16 384, 131 072 and 10⁶ GPUs: `sipml check` answers (feasible or not, never an
+error), and what it calls feasible is a network that can be built — the switch planes hold the GPUs, a circuit's
+passes are the ones the budget pays for."""
+
+import json
+import math
+
+import pytest
+
+from fabric.evaluate import evaluate_fabric
+from fabric.fattree import fat_tree_max_endpoints
+from sipml.cli import main
+from sipml.design import builtin_designs, load_design
+
+SIZES = (1024, 16_384, 131_072, 1_000_000)
+
+
+@pytest.mark.parametrize("gpus", SIZES)
+@pytest.mark.parametrize("name", sorted(builtin_designs()))
+def test_check_refuses_or_builds_every_network(name, gpus, capsys):
+    code = main(["check", name, "--set", f"fabric.gpus={gpus}", "-f", "json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == (0 if data["feasible"] else 1)
+    est = evaluate_fabric(load_design(name, [f"fabric.gpus={gpus}"]))
+    assert est.feasible == data["feasible"]
+    top = est.design.topology
+    if est.kind == "sip-ocs":
+        det = est.details
+        if top.topology == "single":
+            assert est.feasible <= (top.radix >= gpus)
+            assert det.switch_passes == 1 and det.ocs_count == top.switches
+        elif top.topology == "clos":
+            half = (top.radix - top.radix % 2) // 2
+            assert 2 * half ** det.tiers >= gpus > (2 * half ** (det.tiers - 1) if det.tiers > 2 else 0)
+            assert det.switch_passes == 2 * det.tiers - 1
+        # the budget pays for every pass a circuit makes
+        assert est.link.design.loss.switch_ports >= det.switch_passes
+    elif est.kind == "electrical":
+        det = est.details
+        per_plane = math.ceil(gpus / det.rails)
+        assert fat_tree_max_endpoints(radix=top.switch_radix, tiers=det.tiers,
+                                      oversubscription=top.oversubscription) >= per_plane
+        assert det.tiers == 1 or fat_tree_max_endpoints(radix=top.switch_radix, tiers=det.tiers - 1,
+                                                        oversubscription=top.oversubscription) < per_plane
+    elif est.kind == "sip-ring" and top.amplifier_every:
+        assert est.details.amplifiers == math.ceil(gpus / top.amplifier_every) * est.design.link.link.fibers_per_direction
+        assert est.feasible <= (top.loop_control != "none")
