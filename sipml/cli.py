@@ -65,7 +65,8 @@ OutputOpt = Annotated[Optional[Path], typer.Option(
     help="write to this file (atomically; '-' for stdout); an existing target must be a regular file")]
 SetOpt = Annotated[Optional[list[str]], typer.Option(
     "--set", metavar="SECTION.KEY=VALUE",
-    help="override a design value, e.g. --set link.data_rate='50 Gbit/s' (repeatable)")]
+    help="override a design value, e.g. --set link.data_rate='50 Gbit/s' (repeatable; where designs are compared, "
+         "DESIGN:section.key=value changes that one alone)")]
 CatalogOpt = Annotated[Optional[list[Path]], typer.Option(
     "--catalog", metavar="FILE", help="a catalog file overriding or adding entries (repeatable)")]
 DesignArg = Annotated[Optional[str], typer.Argument(
@@ -294,7 +295,8 @@ def cost(designs: Annotated[Optional[list[str]], typer.Argument(
          fmt: FormatOpt = Format.table, output: OutputOpt = None, catalog: CatalogOpt = None,
          set_: SetOpt = None) -> None:
     """Side-by-side cost and power tables: per GPU and per cluster, with the breakdown and the price range.
-    A --set must have an effect in every design compared."""
+    A --set must have an effect in every design compared (DESIGN:section.key=value changes one alone). An
+    infeasible design gets no price: what cannot be built is not costed."""
     from core.errors import InputError
     from sipml.design import NoEffect, builtin_designs
     from sipml.reports import cost_data, cost_report
@@ -304,10 +306,12 @@ def cost(designs: Annotated[Optional[list[str]], typer.Argument(
     cat = _catalog(catalog)
     for change in cat.overrides:
         print(f"catalog: {change}", file=sys.stderr)
+    from sipml.design import scoped_overrides
+
     loaded, refused = {}, {}
     for name in names:
         try:
-            loaded[name] = _load(name, set_)
+            loaded[name] = _load(name, scoped_overrides(name, set_, names))
         except NoEffect as exc:  # gathered, so one line names every design a --set does not fit
             refused.setdefault(exc.problem, []).append(exc.source)
             continue

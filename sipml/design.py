@@ -260,6 +260,25 @@ def read_toml(path: Path) -> dict:
     return toml_files.read(path, "TOML design file")
 
 
+def scoped_overrides(name: str, overrides, names) -> list[str]:
+    """The `--set` items that apply to design `name` of the designs compared (`names`): every plain
+    `section.key=value`, and each `DESIGN:section.key=value` whose DESIGN is `name` (so one design of a comparison
+    can be changed alone). A scope that names no design compared is refused."""
+    out = []
+    for item in overrides or []:
+        target = item.partition("=")[0]
+        if ":" not in target:
+            out.append(item)
+            continue
+        scope, _, rest = item.partition(":")
+        if scope not in names:
+            raise InputError(f"--set {shown(item)}: {shown(scope)} is not one of the designs compared "
+                             f"({', '.join(names)}){did_you_mean(scope, list(names))}")
+        if scope == name:
+            out.append(rest)
+    return out
+
+
 def apply_overrides(data: dict, overrides: list[str], source: str = "<design>") -> dict:
     """Apply `section.key=value` overrides (from `--set`) to a parsed design mapping. The value is read as
     TOML when it parses (numbers, quoted strings), else taken as text ("25 Gbit/s" needs no quotes); text with

@@ -354,7 +354,15 @@ def _busbw(op: str, message_bytes: float, ranks: int, time_s: float) -> str:
     return f"{float(busbw_bps(op, message_bytes, ranks, time_s)) / 1e9:.4g}"
 
 
+# what an infeasible design does not get: a design that cannot be built is not priced (JSON null, '–' in tables)
+PRICED_KEYS = ("network_cost_usd_per_gpu", "network_cost_usd_per_gpu_range", "network_power_w_per_gpu",
+               "network_power_w_per_gpu_range", "cluster_cost_usd", "cluster_cost_usd_range", "cluster_power_w",
+               "cluster_power_w_range", "facility_power_w", "network_cost_share", "scale_out_cost_share",
+               "network_power_share", "gpu_cost_share", "breakdown")
+
+
 def cost_data(name: str, fab: FabricEstimate, summary) -> dict:
+    """The JSON of one design in `sipml cost`; an infeasible design's prices are null (PRICED_KEYS)."""
     bom, g = summary.bom, summary.gpus
     breakdown = [{"key": l.key, "description": l.description, "network": l.network, "unit": l.unit,
                   "count_per_gpu": l.count_per_gpu, "cost_usd_per_gpu": [x / g for x in l.cost_usd.as_tuple()],
@@ -368,7 +376,7 @@ def cost_data(name: str, fab: FabricEstimate, summary) -> dict:
         "cluster_cost_usd_range": list(summary.cluster_cost_usd.as_tuple()),
         "cluster_power_w_range": list(summary.cluster_power_w.as_tuple()),
         "breakdown": breakdown, "violations": [{"name": v.name, "message": v.message} for v in fab.violations],
-        "notes": list(fab.notes)})
+        "notes": list(fab.notes)}) | ({} if fab.feasible else dict.fromkeys(PRICED_KEYS))
 
 
 def _money(x: float) -> str:
@@ -380,7 +388,11 @@ def cost_report(entries: list[dict]) -> Report:
     names = [e["design"] for e in entries]
     def row(label, unit, fn):
         return {"quantity": label, "unit": unit, **{n: fn(e) for n, e in zip(names, entries)}}
-    rng = lambda v: f"{_money(v[0])} – {_money(v[2])}"  # noqa: E731
+    def rng(v):
+        return "–" if v is None else f"{_money(v[0])} – {_money(v[2])}"
+
+    def priced(fn):  # an infeasible design is not priced
+        return lambda e: "–" if e["network_cost_usd_per_gpu"] is None else fn(e)
     side = Table("Cost and power (typical; range = all-low … all-high prices)", ["quantity", "unit", *names], [
         row("fabric", "", lambda e: e["fabric"]),
         row("GPU", "", lambda e: e["gpu"]),
@@ -389,20 +401,22 @@ def cost_report(entries: list[dict]) -> Report:
         row("per-GPU bandwidth", "Gbps", lambda e: _f(e["per_gpu_bandwidth_gbps"], 0)),
         row("degree", "", lambda e: str(e["degree"])),
         row("bisection", "Tbps", lambda e: _f(e["bisection_gbps"] / 1e3, 1)),
-        row("network cost per GPU", "USD", lambda e: _money(e["network_cost_usd_per_gpu"])),
+        row("network cost per GPU", "USD", priced(lambda e: _money(e["network_cost_usd_per_gpu"]))),
         row("  range", "USD", lambda e: rng(e["network_cost_usd_per_gpu_range"])),
-        row("network power per GPU", "W", lambda e: _f(e["network_power_w_per_gpu"], 1)),
-        row("network share of cost", "%", lambda e: _f(100 * e["network_cost_share"], 1)),
-        row("GPU share of cost", "%", lambda e: _f(100 * e["gpu_cost_share"], 1)),
-        row("  outside the servers", "%", lambda e: _f(100 * e["scale_out_cost_share"], 1)),
-        row("network share of power", "%", lambda e: _f(100 * e["network_power_share"], 1)),
-        row("cluster cost", "USD", lambda e: _money(e["cluster_cost_usd"])),
+        row("network power per GPU", "W", priced(lambda e: _f(e["network_power_w_per_gpu"], 1))),
+        row("network share of cost", "%", priced(lambda e: _f(100 * e["network_cost_share"], 1))),
+        row("GPU share of cost", "%", priced(lambda e: _f(100 * e["gpu_cost_share"], 1))),
+        row("  outside the servers", "%", priced(lambda e: _f(100 * e["scale_out_cost_share"], 1))),
+        row("network share of power", "%", priced(lambda e: _f(100 * e["network_power_share"], 1))),
+        row("cluster cost", "USD", priced(lambda e: _money(e["cluster_cost_usd"]))),
         row("  range", "USD", lambda e: rng(e["cluster_cost_usd_range"])),
-        row("cluster power (nameplate)", "W", lambda e: _money(e["cluster_power_w"])),
-        row("facility power (× PUE)", "W", lambda e: _money(e["facility_power_w"])),
+        row("cluster power (nameplate)", "W", priced(lambda e: _money(e["cluster_power_w"]))),
+        row("facility power (× PUE)", "W", priced(lambda e: _money(e["facility_power_w"]))),
     ])
     tables = [side]
     for e in entries:
+        if e["breakdown"] is None:
+            continue
         tables.append(Table(f"Breakdown per GPU: {e['design']}", ["component", "side", "count/GPU", "item",
                                                                   "cost USD", "range USD", "power W", "cost %", "tag"],
                             [{"component": b["key"], "side": "network" if b["network"] else "compute",
@@ -410,7 +424,9 @@ def cost_report(entries: list[dict]) -> Report:
                               "cost USD": _money(b["cost_usd_per_gpu"][1]),
                               "range USD": rng(b["cost_usd_per_gpu"]), "power W": _f(b["power_w_per_gpu"][1], 2),
                               "cost %": _f(100 * b["cost_share"], 1), "tag": b["tag"]} for b in e["breakdown"]]))
-    footer = [f"{e['design']}: violated: {v['name']}: {v['message']}" for e in entries for v in e["violations"]]
+    footer = [f"{e['design']}: not priced: a design that cannot be built has no cost (violated: "
+              f"{', '.join(v['name'] for v in e['violations'])})" for e in entries if e["breakdown"] is None]
+    footer += [f"{e['design']}: violated: {v['name']}: {v['message']}" for e in entries for v in e["violations"]]
     footer += [f"{e['design']}: note: {n}" for e in entries for n in e["notes"]]
     return Report({"designs": entries}, tables, footer)
 

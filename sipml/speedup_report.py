@@ -47,8 +47,13 @@ def run_speedup(designs, model_name: str, gpus: int | None, batch: int | None, s
     catalog = load_catalog()
     names = list(dict.fromkeys([*(designs or DEFAULT_DESIGNS)]))
     base_names = list(baselines or DEFAULT_BASELINES)
-    # --set changes the designs compared, not the baselines they are measured against
-    loaded = {name: _load(name, overrides if name in names else None, gpus) for name in dict.fromkeys(names + base_names)}
+    # --set changes the designs compared, not the baselines they are measured against (unless one is named in it)
+    from sipml.design import scoped_overrides
+
+    every = list(dict.fromkeys(names + base_names))
+    scoped = [o for o in overrides or [] if ":" in o.partition("=")[0]]
+    loaded = {name: _load(name, scoped_overrides(name, overrides if name in names else scoped, every), gpus)
+              for name in every}
     sizes = {d.job_gpus for d in loaded.values()}
     if len(sizes) > 1:
         raise InputError(f"the designs run jobs of different sizes ({', '.join(map(str, sorted(sizes)))} GPUs): "

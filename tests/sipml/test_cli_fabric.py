@@ -134,3 +134,32 @@ def test_unknown_builtin_name(capsys):
 def test_bad_message_size(capsys):
     code, _, err = run(capsys, "fabric", "sip-ring", "--message-size", "100 GHz")
     assert code == 2 and "--message-size" in err
+
+
+def test_a_design_that_cannot_be_built_gets_no_price(capsys):
+    """sip-ocs at 4 096 GPUs needs 4 096-port switches for its one layer: infeasible, so no network cost, no cluster
+    total (JSON null, '–' in the table, no breakdown), while the feasible dgx-h100 beside it is priced."""
+    code, out, _ = run(capsys, "cost", "sip-ocs", "dgx-h100", "--set", "fabric.gpus=4096", "-f", "json")
+    ocs, dgx = json.loads(out)["designs"]
+    assert code == 0 and not ocs["feasible"] and dgx["feasible"]
+    for key in ("network_cost_usd_per_gpu", "cluster_cost_usd", "cluster_power_w", "breakdown"):
+        assert ocs[key] is None and dgx[key] is not None
+    code, out, _ = run(capsys, "cost", "sip-ocs", "dgx-h100", "--set", "fabric.gpus=4096")
+    cost_row = next(line for line in out.splitlines() if line.startswith("network cost per GPU"))
+    assert cost_row.split()[-2:] == ["–", "8,801"]
+    assert "Breakdown per GPU: sip-ocs" not in out and "sip-ocs: not priced" in out
+
+
+def test_set_can_change_one_design_of_a_comparison(capsys):
+    """`--set DESIGN:section.key=value` changes that design alone: the fix a violation suggests can be tried in the
+    same comparison; a scope that names no design compared is refused (exit 2, with a suggestion)."""
+    code, out, _ = run(capsys, "cost", "sip-ocs", "dgx-h100", "--set", "fabric.gpus=4096", "--set",
+                       "sip-ocs:sip_ocs.topology=partitioned", "--set", "sip-ocs:fabric.job_gpus=1024", "-f", "json")
+    ocs, dgx = json.loads(out)["designs"]
+    assert code == 0 and ocs["feasible"] and ocs["network_cost_usd_per_gpu"] > 0
+    assert any("4 independent pods" in n for n in ocs["notes"])
+    code, _, err = run(capsys, "cost", "sip-ocs", "dgx-h100", "--set", "sip-oc:sip_ocs.topology=clos")
+    assert code == 2 and "did you mean 'sip-ocs'" in err
+    code, out, _ = run(capsys, "speedup", "sip-ocs", "-m", "gpt2-355m", "--baseline", "fattree-200", "--set",
+                       "fattree-200:electrical.nic_bandwidth=400 Gbit/s", "-f", "json")
+    assert code == 0 and json.loads(out)["rows"][0]["per_gpu_bandwidth_gbps"] == 2000
