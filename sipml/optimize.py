@@ -115,6 +115,8 @@ def _evaluate(points, overrides, values: dict, texts: dict, evaluators) -> dict:
     try:
         point = Evaluation(points.load(sets), next(iter(evaluators.values())).catalog)
         row["feasible"] = _feasible(point)
+        row["violations"] = [] if row["feasible"] else [{"name": v.name, "message": v.message}
+                                                        for v in _violations(point)]
         row["values"] = {name: evaluate(point) for name, evaluate in evaluators.items()}
         row["error"] = ""
     except SipmlError as exc:
@@ -173,6 +175,39 @@ def _refine(result, rows, axes, design, overrides, evaluators, objective, maximi
                         "continuous axis between the best point's neighbours")
 
 
+def _violations(point):
+    """What makes the point infeasible, as `sipml check` reports it."""
+    design = point.design
+    if design.link.link.kind != "ring-wdm" and not design.has_fabric:
+        return point.link.violations
+    return point.fabric.violations
+
+
+def _shortfall(c: Constraint, value: float) -> float:
+    """How far a value is from meeting a constraint, relative to the bound's size (∞ when it is not a number)."""
+    if not math.isfinite(value):
+        return math.inf
+    return max(0.0, c.bound - value if c.op in (">=", ">") else value - c.bound) / max(abs(c.bound), 1.0)
+
+
+def closest(rows: list[dict], constraints: list[Constraint]) -> dict | None:
+    """With no point qualifying: the point that fails the fewest checks (feasibility and each constraint), then by
+    the least relative shortfall summed over its constraints — with the numbers that stop it."""
+    ranked = [r for r in rows if not r["error"]]
+    if not ranked:
+        return None
+
+    def distance(row):
+        fails = _fails(row, constraints)
+        return len(fails), sum(_shortfall(c, row["values"].get(c.quantity, math.nan)) for c in constraints)
+
+    row = min(ranked, key=distance)
+    return {"inputs": row["inputs"], "texts": row["texts"], "values": row["values"],
+            "fails": [{"constraint": c.text, "value": row["values"].get(c.quantity, math.nan), "bound": c.bound}
+                      for c in constraints if not c.holds(row["values"].get(c.quantity, math.nan))],
+            "violations": row.get("violations", [])}
+
+
 def _plain(text: str) -> str:
     """An axis value as a person writes it (the --set text without its TOML quotes)."""
     import json
@@ -213,6 +248,7 @@ def _result(rows: list[dict], objective: str, maximize: bool, constraints: list[
                                            "value": best["values"][objective], "values": best["values"]},
         "stopped_by": [{"reason": k, "better_points": v} for k, v in sorted(stoppers.items(), key=lambda kv: -kv[1])],
         "refused": [{"error": k, "points": v} for k, v in sorted(refused.items(), key=lambda kv: -kv[1])],
+        "closest": closest(rows, constraints) if best is None else None,
         "refined_axes": [],
         "method": "exhaustive search over the grid (exact on it)",
     }
@@ -226,6 +262,17 @@ def optimize_report(result: dict, source: str):
     title = f"{result['sense']} {result['objective']} of {source} over {result['points']} points"
     if best is None:
         notes.append(f"{source}: no point is feasible and meets {', '.join(result['constraints']) or 'the rules'}")
+        near = result.get("closest")
+        if near is not None:
+            rows = [{"quantity": k, "value": v, "stops it": ""} for k, v in near["texts"].items()]
+            rows += [{"quantity": k, "value": f"{v:.6g}",
+                      "stops it": next((f"needs {f['constraint']}" for f in near["fails"]
+                                        if f["constraint"].startswith(k) and f["constraint"][len(k)] in "<>"), "")}
+                     for k, v in near["values"].items()]
+            rows += [{"quantity": "feasible", "value": "no", "stops it": f"{v['name']}: {v['message']}"}
+                     for v in near["violations"]]
+            tables.append(Table(f"Closest point (fewest checks failed, then least shortfall): {title}",
+                                ["quantity", "value", "stops it"], rows))
     else:
         rows = [{"quantity": k, "value": v} for k, v in best["texts"].items()]
         rows += [{"quantity": k, "value": f"{v:.6g}"} for k, v in best["values"].items()]

@@ -89,3 +89,24 @@ def test_refine_is_never_worse_than_the_grid_and_its_point_qualifies(capsys):
     link = evaluate(design.link)
     assert evaluate_fabric(design).feasible and link.margin_db >= 1
     assert link.capacity.capacity_bps / 1e9 == pytest.approx(refined["best"]["value"])
+
+
+def test_nothing_feasible_names_the_closest_point_and_what_stops_it(capsys):
+    """0.1–0.3 mW per comb line: no point closes its budget. The answer is the least-short point (0.3 mW: every
+    point fails the same checks, and its margin is the nearest to the 1 dB asked for), with the constraint's number
+    and the design's own violations — not just `best: null`."""
+    code, result, _ = run(capsys, "--maximize", "capacity_gbps", "--vary", "laser.power_per_line=0.1mW:0.3mW:4",
+                          "--subject-to", "margin_db>=1")
+    assert code == 1 and result["best"] is None
+    near = result["closest"]
+    assert near["texts"] == {"laser.power_per_line": "0.3 mW"}
+    margins = {}
+    for mw in ("0.1", "0.1666667", "0.2333333", "0.3"):
+        margins[mw] = evaluate(load_design(None, [f"laser.power_per_line={mw} mW"]).link).margin_db
+    assert near["fails"] == [{"constraint": "margin_db>=1", "value": pytest.approx(max(margins.values()), abs=1e-6),
+                              "bound": 1.0}]
+    assert "power_budget" in [v["name"] for v in near["violations"]]
+    main(["optimize", "--maximize", "capacity_gbps", "--vary", "laser.power_per_line=0.1mW:0.3mW:4",
+          "--subject-to", "margin_db>=1", "--quiet"])
+    out = capsys.readouterr().out
+    assert "Closest point" in out and "needs margin_db>=1" in out and "power_budget: margin" in out
