@@ -94,7 +94,8 @@ RING_WDM = (
                          f"spacing {a.sections['link'].channel_spacing / 1e9:g} GHz)"),
     Constraint("laser_lines", lambda a: _wavelengths(a) > a.laser.lines,
                lambda a: f"{a.sections['link'].wavelengths_per_fiber} wavelengths per fiber > "
-                         f"{int(a.laser.lines)} lines per laser source"),
+                         f"{int(a.laser.lines)} lines per laser source (a separate key: raise [laser] lines with "
+                         "the wavelengths, and the laser's cost and power follow)"),
     Constraint("package_escape", lambda a: _n(a.sections["link"].fibers_per_direction) > a.capacity.escape,
                _escape_message),
     Constraint("modulator_bandwidth", lambda a: a.signal.symbol_rate > a.ring.modulator_max_rate,

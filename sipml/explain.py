@@ -168,7 +168,8 @@ def design_sensitivities(design, evaluate, base: float) -> tuple[list[Sensitivit
             dx = float(hi_in) - float(lo_in)
             derivative = (high - low) / dx if dx else None
             logarithmic = spec.unit.startswith("dB")  # a step in dB is already relative: no elasticity
-            elasticity = (derivative * float(value) / base if derivative is not None and base and value
+            # relative to |quantity|, so the sign says which way the quantity moves even where it is negative
+            elasticity = (derivative * float(value) / abs(base) if derivative is not None and base and value
                           and not logarithmic else None)
             default = next(f.default for f in dataclasses.fields(cls) if f.name == key)
             source = spec.source if value == default else f"this design (default {spec.default_text}: {spec.source})"
@@ -248,7 +249,8 @@ def explain_quantity(name: str, design, source: str, model: str = "gpt2-355m", b
                         shown))
     notes = [f"{len(rows)} inputs move it (the {min(TOP, len(rows))} largest shown; all in the JSON); {skipped} could "
              "not take the step (out of range, or refused by the design's rules).",
-             "sensitivity: % change of the quantity per % change of the input (elasticity); per dB for inputs in dB."]
+             "sensitivity: % change of the quantity (of its size, so + means it rises) per % change of the input "
+             "(elasticity); per dB for inputs in dB."]
     return Report(data, tables, notes, equations=[latex] if latex else [])
 
 

@@ -158,6 +158,16 @@ def _fmt_rate(value_bps: float, unit: str = "bit/s") -> str:
     return format_si(value_bps, "bit/s").replace("bit/s", unit)
 
 
+def _capacity_caveat(est: LinkEstimate) -> str:
+    """Where the capacity is not the design's own: an infeasible link's capacity is what the binding limit allows
+    (fewer wavelengths than written), while its margin is the design's as written."""
+    written = est.design.link.wavelengths_per_fiber
+    if est.feasible or est.design.link.kind != "ring-wdm" or est.max_wavelengths_per_fiber >= written:
+        return ""
+    return (f" at {est.max_wavelengths_per_fiber} wavelengths per fiber, the most the limits allow (the margin is "
+            f"at the design's {written})")
+
+
 def _summary_rows(est: LinkEstimate) -> list[dict]:
     sig, fec = est.signal, est.signal.fec
     rows = [
@@ -165,8 +175,10 @@ def _summary_rows(est: LinkEstimate) -> list[dict]:
         {"quantity": "link", "value": est.design.link.kind, "unit": ""},
         {"quantity": "margin", "value": _f(est.margin_db), "unit": "dB"},
         {"quantity": "capacity", "value": _rate(est.capacity_bps)[0],
-         "unit": f"{_rate(est.capacity_bps)[1]} per direction"},
-        {"quantity": "binding limit", "value": est.binding_limit, "unit": ""},
+         "unit": f"{_rate(est.capacity_bps)[1]} per direction{_capacity_caveat(est)}"},
+        {"quantity": "binding limit", "value": est.binding_limit,
+         "unit": "the design's own wavelength and fiber counts: nothing else binds"
+         if est.binding_limit == "requested" else ""},
         {"quantity": "modulation, symbol rate", "value": f"{sig.modulation.upper()}, "
                                                           f"{_fmt_rate(sig.symbol_rate_baud, 'Bd')}", "unit": ""},
         {"quantity": "FEC, target BER", "value": f"{fec.code or fec.name}, {sig.target_ber:g}", "unit": ""},

@@ -205,18 +205,18 @@ def models_report() -> Report:
         rows.append({"model": name, "kind": model.info.kind, "parameters": params, "shape": shape,
                      "default_batch": batch, "source": model.info.source})
     gpus = [{"gpu": g.name, "catalog": g.catalog_key, "peak_tflops": {p: v / 1e12 for p, v in g.peak.items()},
-             "hbm_gb": g.hbm_bytes / 1e9, "hbm_tb_s": g.hbm_bandwidth_bytes_per_s / 1e12,
+             "hbm_gb": g.hbm_bytes / 1e9, "hbm_gib": g.hbm_bytes / 2**30, "hbm_tb_s": g.hbm_bandwidth_bytes_per_s / 1e12,
              "nvlink_gbps": g.nvlink_bandwidth_bps / 1e9, "price_usd": g.price_usd, "tdp_w": g.tdp_w}
             for g in load_gpus().values()]
     tables = [Table("Models", ["model", "kind", "parameters", "shape", "default batch"],
                     [{"model": r["model"], "kind": r["kind"], "parameters": _count(r["parameters"]),
                       "shape": r["shape"], "default batch": "–" if r["default_batch"] is None
                       else str(r["default_batch"])} for r in rows]),
-              Table("GPUs", ["gpu", "catalog", "dense TFLOP/s", "HBM GB", "HBM TB/s", "NVLink Gbps", "price USD",
+              Table("GPUs", ["gpu", "catalog", "dense TFLOP/s", "HBM GiB", "HBM TB/s", "NVLink Gbps", "price USD",
                              "TDP W"],
                     [{"gpu": g["gpu"], "catalog": g["catalog"],
                       "dense TFLOP/s": ", ".join(f"{p} {v:g}" for p, v in g["peak_tflops"].items()),
-                      "HBM GB": f"{g['hbm_gb']:.0f}", "HBM TB/s": f"{g['hbm_tb_s']:.2f}",
+                      "HBM GiB": f"{g['hbm_gib']:.0f}", "HBM TB/s": f"{g['hbm_tb_s']:.2f}",
                       "NVLink Gbps": f"{g['nvlink_gbps']:.0f}", "price USD": f"{g['price_usd']:,.0f}",
                       "TDP W": f"{g['tdp_w']:.0f}"} for g in gpus])]
     from workloads.stacks import DEFAULT_DATA_PARALLEL_STACK, DEFAULT_STACK, shipped_stacks
