@@ -55,14 +55,18 @@ def _fabric_section(catalog):
             "breakdown": [(line.key, line.cost_usd.typical / est.gpus, line.power_w.typical / est.gpus)
                           for line in summary.bom.lines_by_cost()]})
         data.append(entry)
-        rows.append({"design": name, "fabric": est.kind, "feasible": "yes" if est.feasible else "NO",
+        free = est.kind == "ideal"  # a reference switch: its network is not costed, not free
+        priced = est.feasible and not free
+        money = (lambda text: text) if priced else (lambda text: "not costed" if free else "–")
+        rows.append({"design": name, "fabric": est.kind, "GPU": est.design.fabric.gpu.removeprefix("gpu."),
+                     "feasible": "yes" if est.feasible else "NO",
                      "Gbps per GPU": f"{entry['per_gpu_bandwidth_gbps']:.0f}",
                      "reach hops": "–" if est.reach_hops is None else str(est.reach_hops),
                      "degree": str(est.degree), "bisection Tbps": f"{entry['bisection_gbps'] / 1e3:.1f}",
                      "all-reduce busbw Gbps": f"{entry['all_reduce_busbw_gbps']:.0f}",
-                     "network USD/GPU": f"{entry['network_cost_usd_per_gpu']:,.0f}",
-                     "network W/GPU": f"{entry['network_power_w_per_gpu']:.0f}",
-                     "cluster USD": f"{entry['cluster_cost_usd']:,.0f}"})
+                     "network USD/GPU": money(f"{entry['network_cost_usd_per_gpu']:,.0f}"),
+                     "network W/GPU": money(f"{entry['network_power_w_per_gpu']:.0f}"),
+                     "cluster USD": f"{entry['cluster_cost_usd']:,.0f}" if est.feasible else "–"})
     return data, Table("Fabrics side by side (1024 GPUs; all-reduce busbw at 100 MB over the whole job)",
                        list(rows[0]), rows)
 
