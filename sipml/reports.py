@@ -439,8 +439,6 @@ def cost_report(entries: list[dict]) -> Report:
     footer = [f"{e['design']}: not priced: a design that cannot be built has no cost (violated: "
               f"{', '.join(v['name'] for v in e['violations'])})" for e in entries if e["breakdown"] is None]
     footer += [f"{e['design']}: violated: {v['name']}: {v['message']}" for e in entries for v in e["violations"]]
-    footer += [f"{e['design']}: an ideal reference switch: its network is not costed (0 here), not free"
-               for e in entries if e["fabric"] == "ideal"]
     footer += [f"{e['design']}: note: {n}" for e in entries for n in e["notes"]]
     return Report({"designs": entries}, tables, footer)
 
