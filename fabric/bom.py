@@ -13,7 +13,7 @@ Power is nameplate (TDP) power; `facility_power_w` applies the load fraction dur
 References
 ----------
 - Epoch AI cost model: server draw during training ≈ 0.75 × TDP; PUE 1.1 (hyperscale) to 1.25; cluster
-  interconnect ≈ 19 % of hardware cost (shared/reference/costs-power.md).
+  interconnect ≈ 19 % of hardware cost.
 """
 
 from __future__ import annotations

@@ -173,15 +173,21 @@ def _sensitivity_section(catalog):
 
 
 def check_plots_folder(folder) -> None:
-    """InputError, before anything is computed, when --plots cannot be written: no such folder, or no matplotlib."""
+    """Before anything is computed: InputError when --plots cannot be written (a file is in the way, no matplotlib);
+    a missing folder is created, parents included, as `-o` users expect."""
     from core.errors import InputError
 
-    if not Path(folder).is_dir():
-        raise InputError(f"--plots {folder}: not a folder (create it first)")
+    folder = Path(folder)
     try:
         import matplotlib  # noqa: F401
     except ImportError:
         raise InputError("--plots needs matplotlib: pip install 'sipml[plots]'") from None
+    if folder.exists() and not folder.is_dir():
+        raise InputError(f"--plots {folder}: not a folder")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"--plots {folder}: cannot create the folder ({exc.strerror or exc})") from None
 
 
 def build_report(plots: Path | None = None) -> tuple[Report, list[Path]]:

@@ -280,8 +280,9 @@ def check_fabric_report(fab: FabricEstimate, source: str) -> Report:
         "binding_limit": link.binding_limit if link else None,
         "violations": [{"name": v.name, "message": v.message} for v in fab.violations],
         "warnings": list(link.warnings) if link else []})
-    verdict = (f"{source}: {fab.kind} feasible, {fab.per_gpu_bandwidth_bps / 1e9:.0f} Gbps per GPU per direction"
-               if fab.feasible else f"{source}: {fab.kind} INFEASIBLE, {len(fab.violations)} constraint(s) violated")
+    kind = "" if source == fab.kind else f" ({fab.kind} fabric)"
+    verdict = (f"{source}{kind}: feasible, {fab.per_gpu_bandwidth_bps / 1e9:.0f} Gbps per GPU per direction"
+               if fab.feasible else f"{source}{kind}: INFEASIBLE, {len(fab.violations)} constraint(s) violated")
     tables = [Table("Violated constraints", ["constraint", "violation"], _violation_rows(fab.violations))] \
         if fab.violations else []
     return Report(data, tables, [verdict, *(f"warning: {w}" for w in data["warnings"])])

@@ -54,7 +54,7 @@ def _photonics_cases() -> list[Case]:
     from photonics.design import LaserSection, LinkDesign, LinkSection
     from photonics.link import evaluate
 
-    src = "shared/reference/photonics.md"
+    src = "docs/references.md, reference cases R1–R7"
     out = [Case("physics", "R1 Gigabit-Ethernet reach", "Introduction to Information Optics, Table 12.3",
                 10.0, budget.max_length_m(-8.0, -22.0, 0.0, 2.0, 0.6e-3, system_margin_db=6.0) / 1e3, "km", 1e-6)]
     teraphy = evaluate(LinkDesign(link=LinkSection(data_rate=16e9, wavelengths_per_fiber=8, fibers_per_direction=8),

@@ -6,7 +6,7 @@ arrays of strategies; bytes.
 References
 - K22: Korthikanti et al., "Reducing Activation Recomputation in Large Transformer Models", MLSys 2023.
 - R20: Rajbhandari et al., "ZeRO: Memory Optimizations Toward Training Trillion Parameter Models", SC20.
-- workloads-2.md §1–§3 (shared/reference) restates both, with the generalisations used here.
+- the project's workload notes restate both, with the generalisations used here.
 """
 
 from __future__ import annotations

@@ -86,7 +86,12 @@ def test_validate_prints_every_case_and_its_verdict(capsys):
 
 
 def test_report_markdown_and_plots(capsys, tmp_path):
+    """--plots into a folder that does not exist yet: created, parents included (a file in the way is exit 2)."""
     pytest.importorskip("matplotlib")
+    (tmp_path / "file").write_text("")
+    code, _, err = run(capsys, "report", "--plots", str(tmp_path / "file"))
+    assert code == 2 and "not a folder" in err
+    tmp_path = tmp_path / "new" / "figures"
     code, out, _ = run(capsys, "report", "--format", "markdown", "--plots", str(tmp_path))
     assert code == 0
     for title in ("The optical link", "Fabrics side by side", "Training", "Validation", "Assumptions"):

@@ -152,7 +152,7 @@ def test_a_new_gpu_needs_a_source_for_every_number(tmp_path):
 def test_shipped_sources_name_a_reference_or_say_why_not():
     for gpu in shipped_gpus().values():
         for key, text in gpu.sources.items():
-            assert re.search(r"workloads|costs-power|BK|not in shared/reference|\[assumed\]|\[inferred\]", text), (gpu.name, key)
+            assert re.search(r"workloads|costs-power|BK|datasheet|whitepaper|product brief|\((?:19|20)\d\d\)|\[assumed\]|\[inferred\]", text), (gpu.name, key)
 
 
 def test_default_training_precision_is_bf16_or_fp16():
