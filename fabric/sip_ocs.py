@@ -3,8 +3,9 @@
 The switch's insertion loss (and the patch connectors at its ports) is fed back into the link budget: a
 design can fail here. When the cluster has more GPUs than a switch has ports, the design must say how it copes:
 'single' is then infeasible, 'partitioned' serves independent pods of ≤ radix GPUs (no circuit between pods),
-'clos' builds a folded Clos per switch plane with as few tiers t as hold the GPUs (fabric.fattree: 2(R/2)^t GPUs
-of R-port switches, e.g. 73 728 with two tiers of 384 ports), and every circuit passes 2t − 1 switches.
+'clos' builds each switch plane with the fewest passes that hold the GPUs (`switch_network`): one switch up to R,
+3 passes up to R² (a folded or an unfolded 3-stage Clos, the one with fewer switches: 147 456 GPUs of 384 ports),
+then a folded Clos of t tiers and 2t − 1 passes.
 
 Collectives. Circuits are set once per job (single shot): one circuit graph of degree d, its bandwidth split among
 the job's collective types in proportion to the bytes each sends per iteration (SiP-ML's demand-proportional
@@ -37,7 +38,7 @@ from fabric import collectives as col
 from fabric.bom import BomLine
 from fabric.design import MAX_CHANNELS, MAX_GPUS, MAX_LATENCY_S, NCCL, SIPML, ClusterDesign
 from fabric.estimate import FabricEstimate, useful_time_fraction
-from fabric.fattree import fat_tree, min_fat_tree_tiers
+from fabric.fattree import fat_tree, fat_tree_max_endpoints, min_fat_tree_tiers
 from fabric.kind import BITS_PER_BYTE, CollectiveTime, FabricKind, bytes_sent_per_rank, group_arrays, pick
 from fabric.optical_io import CHIPLET_LATENCY_S, fiber_delay_s, optical_io_bom
 from photonics.link import LinkEstimate, Violation
@@ -87,30 +88,54 @@ class OcsDetails:
 
 @dataclass(frozen=True, slots=True)
 class SwitchNetwork:
-    """One switch plane: its tiers, the switches a circuit passes, and its switches per tier (leaf first)."""
+    """One switch plane: its levels of switches, the switches a circuit passes, its switches per level (the GPUs'
+    side first) and how it is built."""
 
     tiers: int
     passes: int
     switches_per_tier: tuple[int, ...]
+    construction: str = "one switch"
 
     @property
     def switches(self) -> int:
         return sum(self.switches_per_tier)
 
 
+def three_stage_clos(gpus: int, radix: int) -> tuple[int, int, int]:
+    """(ingress, middle, egress) R×R switches of the cheapest rearrangeably non-blocking 3-stage Clos C(n, m = n, r)
+    for N ≤ R² GPUs: r = ⌈N/n⌉ ingress switches of n GPU inputs each (r ≤ R), n middle switches of r × r (m ≥ n:
+    Slepian–Duguid), r egress; n chosen in [⌈N/R⌉, R] for the fewest switches, 2⌈N/n⌉ + n (F17–F18). An OCS has
+    separate input and output sides, so a GPU's transmit fiber enters an ingress switch and its receive fiber leaves
+    an egress switch: R² GPUs at 3 passes (R = 384: 147 456)."""
+    best = min(range(max(1, math.ceil(gpus / radix)), radix + 1), key=lambda n: (2 * math.ceil(gpus / n) + n, n))
+    r = math.ceil(gpus / best)
+    return r, best, r
+
+
 def switch_network(topology: str, gpus: int, radix: int) -> SwitchNetwork:
-    """The switch plane a topology builds for `gpus` GPUs of R-port switches: one switch ('single': a circuit passes
-    one), one switch per pod ('partitioned'), or a folded Clos ('clos') of the fewest tiers t ≥ 2 that hold the GPUs
-    (fabric.fattree with leaves of R/2 down- and R/2 up-ports; an odd radix leaves one port unused), whose
-    circuits pass 2t − 1 switches (F14)."""
-    if topology != "clos":
+    """The switch plane a topology builds for `gpus` GPUs of R-port switches: one switch ('single', and 'partitioned'
+    per pod: a circuit passes one). 'clos' builds the fewest passes that hold the GPUs, then the fewest switches: one
+    switch up to R GPUs (1 pass); up to R² GPUs 3 passes, as a folded Clos (leaves of R/2 GPU and R/2 spine ports,
+    fabric.fattree: 2(R/2)² GPUs) or an unfolded 3-stage Clos (`three_stage_clos`: R²), whichever needs fewer
+    switches; beyond, a folded Clos of the fewest tiers t that hold them, 2t − 1 passes (F14). An odd radix leaves
+    one port unused in a folded Clos."""
+    if topology != "clos" or gpus <= radix:
         return SwitchNetwork(tiers=1, passes=1, switches_per_tier=(1,))
     even = radix - radix % 2
-    if even < 2:
-        raise InputError(f"[sip_ocs] radix = {radix}: a folded Clos needs switches of at least 2 ports")
-    tiers = max(2, min_fat_tree_tiers(gpus, radix=even, max_tiers=16))
-    tree = fat_tree(gpus, radix=even, tiers=tiers)
-    return SwitchNetwork(tiers=tiers, passes=2 * tiers - 1, switches_per_tier=tree.switches_per_tier)
+    options = []
+    if gpus <= radix * radix:
+        ingress, middle, egress = three_stage_clos(gpus, radix)
+        options.append(SwitchNetwork(tiers=3, passes=3, switches_per_tier=(ingress, middle, egress),
+                                     construction="3-stage Clos"))
+    if even >= 2 and fat_tree_max_endpoints(radix=even, tiers=16) >= gpus:
+        tiers = max(2, min_fat_tree_tiers(gpus, radix=even, max_tiers=16))
+        options.append(SwitchNetwork(tiers=tiers, passes=2 * tiers - 1,
+                                     switches_per_tier=fat_tree(gpus, radix=even, tiers=tiers).switches_per_tier,
+                                     construction="folded Clos"))
+    if not options:
+        raise InputError(f"[sip_ocs] radix = {radix}: a Clos of {radix}-port switches cannot hold {gpus} GPUs "
+                         "(within 16 tiers; use switches with more ports)")
+    return min(options, key=lambda net: (net.passes, net.switches))
 
 
 def ocs_link(design: ClusterDesign):
@@ -167,7 +192,7 @@ def _evaluate(design: ClusterDesign, est: LinkEstimate) -> FabricEstimate:
                    scope="per_gpu", network=True),
            BomLine(key="cable.fiber_patch", count=2 * lk.fibers_per_direction * passes, scope="per_gpu", network=True)]
     ls = design.link.loss
-    plane = (f"; each of the {ocs.switches} planes a {network.tiers}-tier folded Clos of "
+    plane = (f"; each of the {ocs.switches} planes a {network.construction} of "
              f"{' + '.join(str(c) for c in network.switches_per_tier)} switches" if ocs.topology == "clos" else "")
     notes = [f"{ocs_count} switches of {ocs.radix} ports{plane}, {passes} pass(es) of {ls.switch_loss:g} dB + "
              f"{ls.switch_connectors} × {ls.connector_loss:g} dB connectors each"]
