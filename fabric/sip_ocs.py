@@ -271,6 +271,7 @@ def _price(est: FabricEstimate, c, n, p, s, share) -> CollectiveTime:
         seconds, schedule = pick({"ring over the circuits": ring,
                                   "2-D torus of circuits, both dimension orders":
                                       np.where((torus_bps > 0) & (rows > 1), torus, np.inf)})
+        rank_bps = np.where(schedule == "2-D torus of circuits, both dimension orders", torus_bps, rank_bps)
     elif c.op == "all_to_all":  # over the job's one circuit graph of degree d, at this collective's share
         hops = col.expander_mean_distance(est.degree, p)
         direct = est.degree >= p - 1

@@ -16,7 +16,8 @@ broadcasts back the other, pipelined (~n/C where a ring at C takes 2(p−1)/p·n
 routing; point-to-point on one direction's fibers. Wavelengths follow a job's traffic one of three ways
 ([sip_ring] allocation): static — split once per job in proportion to its traffic (SiP-ML's max-min objective), so
 collective types share each segment by their bytes whether or not the others run, and the rings never retune;
-periodic — re-allocated every decision interval to what runs then, idle while they retune (SiP-ML's simulator);
+periodic — re-allocated every decision interval to what runs then, idle while they retune (SiP-ML's simulator), a
+call waiting on average half an interval and a retune for its wavelengths;
 phased — re-tuned when the running collective changes, which then has every wavelength and pays one retune per call.
 'auto' prices the job all three ways and keeps the fastest (workloads.speedup).
 
@@ -122,7 +123,8 @@ class RingDetails:
     segment_capacity_bps: float  # one direction of one segment, with the useful-time fraction
     hop_delay_s: float  # fiber and chiplets of one hop
     allocation: str = "static"  # how this estimate's wavelengths follow the traffic: static, periodic or phased
-    retune_s: float = 0.0  # paid before each call ('phased')
+    retune_s: float = 0.0  # paid before each call: its retune ('phased'), or the wait for a decision point and its
+    # retune ('periodic')
 
 
 def pass_through_loss_db(design: ClusterDesign, est: LinkEstimate) -> float:
@@ -246,7 +248,7 @@ def _evaluate(design: ClusterDesign, est: LinkEstimate) -> FabricEstimate:
                           unamplified_reach_hops=unamplified, amplifiers=amps, amplified=amplified,
                           segment_capacity_bps=capacity * useful / ring.directions,
                           hop_delay_s=float(fiber_delay_s(design.link.loss.fiber_length)) + 2 * CHIPLET_LATENCY_S,
-                          allocation=allocation, retune_s=ring.retune_time if allocation == "phased" else 0.0)
+                          allocation=allocation, retune_s=call_wait_s(ring, allocation))
     return FabricEstimate(
         design=design, kind="sip-ring", gpus=fab.gpus, job_gpus=design.job_gpus, per_gpu_bandwidth_bps=capacity,
         useful_fraction=useful, degree=int(min(total_wavelengths, ring.directions * reach)),
@@ -254,6 +256,16 @@ def _evaluate(design: ClusterDesign, est: LinkEstimate) -> FabricEstimate:
         # the counter-clockwise fibers at the other, together the whole capacity of one GPU's fibers
         bisection_bps=capacity, pod_gpus=fab.gpus, reach_hops=reach, details=details, link=est, bom=tuple(bom),
         violations=tuple(violations), notes=tuple(notes), static=allocation == "static")
+
+
+def call_wait_s(ring: SipRingSection, allocation: str) -> float:
+    """What one call waits before its wavelengths are there: nothing when static; its retune when phased; when
+    periodic, half a decision interval on average (the traffic is seen at the next decision point) and the retune."""
+    if allocation == "phased":
+        return ring.retune_time
+    if allocation == "periodic":
+        return ring.decision_interval / 2 + ring.retune_time
+    return 0.0
 
 
 def allocations(est: FabricEstimate) -> tuple[FabricEstimate, ...]:
@@ -268,7 +280,7 @@ def allocations(est: FabricEstimate) -> tuple[FabricEstimate, ...]:
         useful = useful_time_fraction(ring.decision_interval, ring.retune_time) if allocation == "periodic" else 1.0
         details = dataclasses.replace(est.details, allocation=allocation,
                                       segment_capacity_bps=est.per_gpu_bandwidth_bps * useful / est.details.directions,
-                                      retune_s=ring.retune_time if allocation == "phased" else 0.0)
+                                      retune_s=call_wait_s(ring, allocation))
         out.append(dataclasses.replace(est, details=details, useful_fraction=useful, static=allocation == "static"))
     return tuple(out)
 
@@ -323,7 +335,7 @@ def _half_s(est, n, p, s, share):
 
 def _price(est: FabricEstimate, c, n, p, s, share) -> CollectiveTime:
     t = _schedule(est, c, n, p, s, share)
-    if est.details.retune_s:  # phased: the rings are re-tuned to this collective before it runs
+    if est.details.retune_s:  # phased or periodic: the rings are re-tuned to this collective before it runs
         return dataclasses.replace(t, seconds=t.seconds + np.where(p > 1, est.details.retune_s, 0.0))
     return t
 
