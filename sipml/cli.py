@@ -467,7 +467,7 @@ def sweep(design: DesignArg = None,
     if output is not None:
         print(f"wrote {output} ({len(rows)} rows)", file=sys.stderr)
     if plot is not None:
-        plot_rows(rows, plot, plot_file)
+        plot_rows(rows, plot, plot_file, vary)
         print(f"wrote {plot_file}", file=sys.stderr)
 
 

@@ -35,7 +35,7 @@ def _link_section():
                        [{"quantity": q, "value": v, "unit": u} for q, v, u in rows]), design
 
 
-FABRIC_ENTRY = ("design", "fabric", "feasible", "per_gpu_bandwidth_gbps", "effective_bandwidth_gbps", "degree",
+FABRIC_ENTRY = ("design", "fabric", "gpu", "gpus", "feasible", "per_gpu_bandwidth_gbps", "effective_bandwidth_gbps", "degree",
                 "optical_reach", "bisection_gbps", "network_cost_usd_per_gpu", "network_power_w_per_gpu",
                 "cluster_cost_usd", "all_reduce_busbw_gbps", "breakdown")
 
@@ -51,8 +51,8 @@ def _fabric_section(catalog):
         point = Evaluation(load_design(name), catalog)
         est, summary = point.fabric, point.cost
         entry = reported(Reading(fabric=est, cost=summary), FABRIC_ENTRY, {
-            "design": name, "fabric": est.kind, "feasible": est.feasible,
-            "breakdown": [(line.key, line.cost_usd.typical / est.gpus, line.power_w.typical / est.gpus)
+            "design": name, "fabric": est.kind, "gpu": est.design.fabric.gpu, "gpus": est.gpus,
+            "feasible": est.feasible, "breakdown": [(line.key, line.cost_usd.typical / est.gpus, line.power_w.typical / est.gpus)
                           for line in summary.bom.lines_by_cost()]})
         data.append(entry)
         free = est.kind == "ideal"  # a reference switch: its network is not costed, not free
@@ -213,77 +213,106 @@ def build_report(plots: Path | None = None) -> tuple[Report, list[Path]]:
     return Report(data, tables, footer + [f"plot: {p}" for p in written]), written
 
 
+# each bill-of-materials entry's family, for the cost and power figures: few enough colours to tell apart
+COMPONENT_GROUPS = (("sip.", "optical I/O chiplets"), ("packaging.", "optical I/O chiplets"), ("laser.", "lasers"),
+                    ("amplifier.", "amplifiers and clamps"), ("filter.", "amplifiers and clamps"),
+                    ("ocs.", "optical circuit switches"), ("switch.", "packet switches"), ("nic.", "NICs"),
+                    ("transceiver.", "transceivers"), ("cable.", "fiber and cables"), ("fiber.", "fiber and cables"),
+                    ("nvswitch.", "NVSwitch"))
+
+
+def component_group(key: str) -> str:
+    return next((group for prefix, group in COMPONENT_GROUPS if key.startswith(prefix)), "other")
+
+
 def write_plots(folder: Path, design, fabric_data, training_data) -> list[Path]:
-    """The figures of the story, as PNG files in `folder` (written atomically): margin against wavelengths per
-    fiber; network cost and power per GPU by component; speedup and speedup per $ and per W by fabric."""
+    """The figures of the story, as PNG files in `folder` (written atomically), in the house style
+    (sipml.plotting): margin against wavelengths per fiber; network cost and power per GPU by component family;
+    speedup and speedup per $ and per W by fabric."""
     import dataclasses
 
-    from core.errors import InputError
-
-    try:
-        import matplotlib
-    except ImportError:
-        raise InputError("--plots needs matplotlib: pip install 'sipml[plots]'") from None
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     from photonics.link import evaluate
-    from sipml.render import write_atomic_bytes
+    from sipml.plotting import pyplot, save
 
+    plt = pyplot()
     folder = Path(folder)
-    if not folder.is_dir():
-        raise InputError(f"--plots {folder}: not a folder")
     out = []
 
-    def save(fig, name):
-        import io
-
-        buf = io.BytesIO()
-        fig.savefig(buf, format="png", dpi=120, bbox_inches="tight")
-        plt.close(fig)
-        path = folder / name
-        write_atomic_bytes(path, buf.getvalue())
-        out.append(path)
-
+    # margin against wavelengths per fiber: the counts the design's limits refuse are shaded, and a margin far below
+    # the feasible ones (a ring aliasing past its FSR) is drawn at the bottom edge with its value, not as the scale
     counts = list(range(1, 17))
-    margins = [evaluate(dataclasses.replace(design.link, link=dataclasses.replace(design.link.link,
-                                                                                  wavelengths_per_fiber=n))).margin_db
-               for n in counts]
-    fig, ax = plt.subplots(figsize=(6, 4))
-    ax.plot(counts, margins, marker="o")
-    ax.axhline(0.0, color="grey", lw=0.8)
-    ax.set(xlabel="wavelengths per fiber", ylabel="margin (dB)", title="Link margin of the sip-ring interface")
-    save(fig, "margin_vs_wavelengths.png")
+    links = [evaluate(dataclasses.replace(design.link, link=dataclasses.replace(design.link.link,
+                                                                                wavelengths_per_fiber=n)))
+             for n in counts]
+    margins = [e.margin_db for e in links]
+    fig, ax = plt.subplots(figsize=(6.4, 4))
+    allowed = [n for n, e in zip(counts, links) if n <= e.max_wavelengths_per_fiber or e.feasible]
+    inside = [m for n, m in zip(counts, margins) if n in allowed] or margins
+    floor = min(min(inside) - 2.0, -2.0)
+    ax.plot([n for n in counts if n in allowed], [m for n, m in zip(counts, margins) if n in allowed], marker="o",
+            label="margin")
+    beyond = [n for n in counts if n not in allowed]
+    if beyond:
+        why = sorted({v.name for n, e in zip(counts, links) if n in beyond for v in e.violations
+                      if v.name != "power_budget"})
+        ax.axvspan(beyond[0] - 0.5, counts[-1] + 0.5, color="#eeeeee", zorder=0,
+                   label=f"refused: {', '.join(why) or 'power_budget'}")
+        low = [(n, m) for n, m in zip(counts, margins) if n in beyond]
+        ax.plot([n for n, _ in low], [max(m, floor + 0.3) for _, m in low], marker="v", linestyle="none",
+                color="#999999")
+        n0, m0 = low[0]
+        ax.annotate(f"{m0:.0f} dB", (n0, max(m0, floor + 0.3)), textcoords="offset points", xytext=(4, 6),
+                    fontsize=8, color="#555555")
+    ax.axhline(0.0, color="#555555", lw=0.8)
+    ax.set_ylim(floor, max(margins) + 1.5)
+    ax.set(xlabel="wavelengths per fiber", ylabel="margin (dB)", xticks=counts[::1],
+           title=f"Link margin of the {design.link.link.data_rate / 1e9:g} Gbps sip-ring interface")
+    ax.legend(loc="lower left")
+    out.append(save(fig, folder / "margin_vs_wavelengths.png"))
 
+    names = [f["design"] for f in fabric_data]
+    ticks = [f"{f['design']}\n({f['gpu'].removeprefix('gpu.').split('_')[0].upper()})" for f in fabric_data]
+    groups = list(dict.fromkeys(group for _, group in COMPONENT_GROUPS))
+    # one colour per family in both figures (Okabe–Ito, then greys)
+    palette = dict(zip(groups, ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#56B4E9", "#CC79A7", "#F0E442",
+                                "#000000", "#999999", "#dddddd")))
     for what, index, unit in (("cost", 1, "USD per GPU"), ("power", 2, "W per GPU")):
         fig, ax = plt.subplots(figsize=(8, 4.5))
-        ax.set_prop_cycle(color=plt.cm.tab20.colors)
-        names = [f["design"] for f in fabric_data]
-        keys = sorted({k for f in fabric_data for k, *_ in f["breakdown"] if not k.startswith(("gpu.", "server."))})
         bottom = [0.0] * len(names)
-        for key in keys:
-            values = [next((line[index] for line in f["breakdown"] if line[0] == key), 0.0) for f in fabric_data]
+        for group in groups:
+            values = [sum(line[index] for line in f["breakdown"] if component_group(line[0]) == group
+                          and not line[0].startswith(("gpu.", "server."))) for f in fabric_data]
             if any(values):
-                ax.bar(names, values, bottom=bottom, label=key)
+                ax.bar(ticks, values, bottom=bottom, label=group, width=0.7, color=palette[group])
                 bottom = [b + v for b, v in zip(bottom, values)]
-        ax.set(ylabel=unit, title=f"Network {what} per GPU by component")
-        ax.tick_params(axis="x", rotation=30)
-        ax.legend(fontsize=6, ncol=2)
-        save(fig, f"network_{what}_per_gpu.png")
+        for i, f in enumerate(fabric_data):
+            if f["fabric"] == "ideal" or not f["feasible"]:
+                ax.text(i, max(bottom) * 0.02, "not costed" if f["fabric"] == "ideal" else "infeasible",
+                        ha="center", va="bottom", rotation=90, fontsize=8, color="#555555")
+        ax.set(ylabel=unit, title=f"Network {what} per GPU by component, {fabric_data[0]['gpus']} GPUs (GPU type "
+                                  "under each design)")
+        handles, labels = ax.get_legend_handles_labels()
+        ax.legend(handles[::-1], labels[::-1], loc="upper left", bbox_to_anchor=(1.01, 1.0))  # top of stack first
+        out.append(save(fig, folder / f"network_{what}_per_gpu.png"))
 
-    fig, axes = plt.subplots(1, 3, figsize=(13, 4), sharey=False)
-    models = sorted({r["model"] for r in training_data})
-    designs = sorted({r["design"] for r in training_data})
+    fig, axes = plt.subplots(1, 3, figsize=(13, 4.2))
+    models = [m for m in MODELS if any(r["model"] == m for r in training_data)]
+    designs = [d for d in TRAINING if any(r["design"] == d for r in training_data)]
     width = 0.8 / max(len(designs), 1)
-    for ax, key, label in zip(axes, ("speedup", "speedup_per_dollar", "speedup_per_watt"),
-                              ("speedup", "speedup per $", "speedup per W")):
+    for ax, key, what in zip(axes, ("speedup", "speedup_per_dollar", "speedup_per_watt"),
+                             ("speedup", "speedup per $", "speedup per W")):
         for j, d in enumerate(designs):
             ys = [next((r[key] for r in training_data if r["model"] == m and r["design"] == d), 0.0) or 0.0
                   for m in models]
-            ax.bar([i + j * width for i in range(len(models))], ys, width, label=d)
-        ax.set_xticks([i + 0.4 - width / 2 for i in range(len(models))], models, rotation=20, fontsize=7)
-        ax.axhline(1.0, color="grey", lw=0.8)
-        ax.set(title=f"{label} over {BASELINES[0]}")
-    axes[0].legend(fontsize=7)
-    save(fig, "speedup_by_fabric.png")
+            gpu = next((r["gpu"] for r in training_data if r["design"] == d), "")
+            ax.bar([i + j * width for i in range(len(models))], ys, width,
+                   label=f"{d} ({gpu.split('_')[0].upper()})" if gpu else d)
+        ax.set_xticks([i + 0.4 - width / 2 for i in range(len(models))], models, rotation=15)
+        ax.axhline(1.0, color="#555555", lw=0.8)
+        ax.set(title=what, ylabel=f"{what} over {BASELINES[0]} (×)")
+    fig.legend(*axes[0].get_legend_handles_labels(), loc="upper center", ncol=len(designs),
+               bbox_to_anchor=(0.5, 1.07))
+    fig.suptitle(f"Training on {training_data[0]['gpus']} GPUs, best strategy on each fabric (1 = {BASELINES[0]})",
+                 y=1.12)
+    out.append(save(fig, folder / "speedup_by_fabric.png"))
     return out

@@ -37,6 +37,9 @@ class Axis:
     values: tuple  # parsed values (SI floats, ints, or choice names)
     texts: tuple  # the same as design-file text, for --set
     unit: str
+    log: bool = False  # a geometric range (':log', or even steps in dBm)
+    written_unit: str = ""  # the unit the user wrote its values in ('mW', 'dBm', 'GHz'; '' for a plain number)
+    written_factor: float = 1.0  # SI value of one written unit (dBm: none, it is logarithmic)
 
     @property
     def column(self) -> str:
@@ -102,7 +105,25 @@ def parse_axis(spec: str, sections: dict) -> Axis:
             raise InputError(f"--vary {spec!r}: {len(items)} values on one axis; at most {MAX_GRID_POINTS:,}")
         values = tuple(_parse(field, v.strip(), spec) for v in items)
     texts = tuple(set_text(field, v) for v in values)
-    return Axis(section, key, values, texts, _column_unit(field, values))
+    log = ":" in text and (len(text.split(":")) == 4 or all(p.strip().lower().endswith("dbm")
+                                                            for p in text.split(":")[:2]))
+    written, factor = _written_unit(text.split(":")[0] if ":" in text else text.split(",")[0], field)
+    return Axis(section, key, values, texts, _column_unit(field, values), log=log, written_unit=written,
+                written_factor=factor)
+
+
+def _written_unit(first: str, field) -> tuple[str, float]:
+    """(unit, SI value of one of it) as the user wrote an axis's first value: figures show the axis in it."""
+    from core.units import split_quantity, table_unit
+
+    try:
+        _, unit = split_quantity(first.strip().strip("'\""))
+    except Exception:  # a name, or a text the field parsed its own way: no unit to show
+        return "", 1.0
+    if unit.lower() == "dbm":
+        return "dBm", 1.0
+    found = table_unit(unit) if unit and unit not in ("1",) and field.unit not in ("dB", "1") else None
+    return (unit, found[0]) if found else ("", 1.0)
 
 
 def _tidy(value):
@@ -363,39 +384,19 @@ def check_plot(spec: str, vary=(), training: bool = False, link_only: bool = Fal
     return names
 
 
-def plot(rows: list[dict], spec: str, path) -> None:
-    """A PNG of column y against column x (coloured by a third column if given)."""
+def plot(rows: list[dict], spec: str, path, vary=()) -> None:
+    """A PNG of column y against column x (coloured by a third column if given), in the house style
+    (sipml.plotting.sweep_plot): log scales for the axes given as ':log' ranges, groups in the order of their axis."""
     from core.errors import InputError
+    from sipml.design import ALL_SECTIONS
+    from sipml.plotting import sweep_plot
 
     names = check_plot(spec)
     cols = columns(rows)
     for name in names:
         if name not in cols:
             raise InputError(f"--plot {spec!r}: no column {name!r}; columns: {', '.join(cols)}")
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import io
-
-    import matplotlib.pyplot as plt
-
-    from sipml.render import write_atomic_bytes
-
-    fig, ax = plt.subplots(figsize=(6, 4))
-    x = [r.get(names[0]) for r in rows]
-    y = [r.get(names[1]) for r in rows]
-    if len(names) == 3:
-        groups = sorted({r.get(names[2]) for r in rows}, key=str)
-        for g in groups:
-            pts = [(a, b) for a, b, r in zip(x, y, rows) if r.get(names[2]) == g]
-            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=f"{names[2]} = {g}")
-        ax.legend(fontsize=7)
-    elif all(a <= b for a, b in zip(x, x[1:])):
-        ax.plot(x, y, marker="o")
-    else:  # other axes vary too: points, not a line through them in row order
-        ax.plot(x, y, marker="o", linestyle="none", markersize=3)
-    ax.set(xlabel=names[0], ylabel=names[1])
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=120, bbox_inches="tight")
-    plt.close(fig)
-    write_atomic_bytes(path, buf.getvalue())
+    axes = [parse_axis(v, ALL_SECTIONS) for v in vary]
+    sweep_plot(rows, names, path, log_columns={a.column for a in axes if a.log and a.written_unit != "dBm"},
+               order={a.column: list(a.values) for a in axes},
+               shown={a.column: (a.written_unit, a.written_factor) for a in axes if a.written_unit})

@@ -1,0 +1,56 @@
+"""Sweep figures as a reader needs them: units on the axes, in the unit the values were written in, log scales where
+asked, numeric groups in numeric order (on a colour scale when there are many), infeasible points marked."""
+
+import pytest
+
+from sipml.design import ALL_SECTIONS
+from sipml.sweeps import parse_axis
+
+pytest.importorskip("matplotlib")
+
+from sipml.plotting import label, sweep_figure  # noqa: E402
+
+
+def rows(groups):
+    return [{"laser.power_per_line [W]": p, "margin_db [dB]": 10 * p / 1e-3 - 5, "link.wavelengths_per_fiber": g,
+             "link_feasible": p > 1e-3} for g in groups for p in (5e-4, 2e-3, 8e-3)]
+
+
+def test_labels_carry_the_unit_once():
+    assert label("margin_db [dB]") == "margin (dB)"
+    assert label("network_cost_usd_per_gpu [USD]") == "network cost per GPU (USD)"
+    assert label("link.wavelengths_per_fiber") == "link.wavelengths_per_fiber"
+
+
+def test_numeric_groups_in_numeric_order_and_infeasible_points_marked():
+    """Groups 1, 2, 10 (not 1, 10, 2 as text); points with a failed check drawn once, hollow, as 'infeasible'."""
+    fig = sweep_figure(rows([10, 2, 1]), ["laser.power_per_line [W]", "margin_db [dB]", "link.wavelengths_per_fiber"])
+    texts = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert texts == [f"link.wavelengths_per_fiber = {g}" for g in (1, 2, 10)] + ["infeasible (a check fails)"]
+
+
+def test_many_numeric_groups_go_on_a_colour_scale_and_log_axes_are_kept():
+    """16 groups are more colours than a reader tells apart: one colour bar instead of a 16-entry legend; the
+    ':log' range the user asked for keeps its log axis, and an axis written in mW is shown in mW."""
+    axis = parse_axis("laser.power_per_line=0.5mW:8mW:3:log", ALL_SECTIONS)
+    assert axis.log and axis.written_unit == "mW" and axis.written_factor == pytest.approx(1e-3)
+    fig = sweep_figure(rows(range(1, 17)), ["laser.power_per_line [W]", "margin_db [dB]",
+                                            "link.wavelengths_per_fiber"], log_columns={axis.column},
+                       shown={axis.column: (axis.written_unit, axis.written_factor)})
+    ax = fig.axes[0]
+    assert len(fig.axes) == 2  # the plot and its colour bar
+    assert ax.get_xscale() == "log" and ax.get_xlabel() == "laser.power_per_line (mW)"
+    assert max(max(line.get_xdata()) for line in ax.get_lines()) == pytest.approx(8.0)
+    legend = ax.get_legend()
+    assert [t.get_text() for t in legend.get_texts()] == ["infeasible (a check fails)"]
+
+
+def test_a_dbm_axis_is_shown_in_dbm():
+    axis = parse_axis("laser.power_per_line=-3dBm:9dBm:3", ALL_SECTIONS)
+    assert axis.written_unit == "dBm"
+    fig = sweep_figure(rows([4]), ["laser.power_per_line [W]", "margin_db [dB]"],
+                       shown={axis.column: ("dBm", 1.0)})
+    ax = fig.axes[0]
+    assert ax.get_xscale() == "linear" and ax.get_xlabel() == "laser.power_per_line (dBm)"
+    xs = sorted(x for line in ax.get_lines() for x in line.get_xdata())
+    assert xs[-1] == pytest.approx(10 * __import__("math").log10(8.0), rel=1e-9)
