@@ -91,9 +91,12 @@ def _named(design) -> str:
 def _emit(report, fmt: Format, output: Optional[Path]) -> None:
     from sipml.render import render, write_atomic
 
+    from sipml.render import terminal_width
+
     _doing("rendering the report")
-    text = render(report, fmt.value)
-    if output is None or str(output) == "-":
+    to_terminal = output is None or str(output) == "-"
+    text = render(report, fmt.value, terminal_width() if to_terminal else None)
+    if to_terminal:
         sys.stdout.write(text)
     else:
         _doing(f"writing {output}")

@@ -402,9 +402,9 @@ def design_toml(design: ClusterDesign, title: str, notes: tuple[str, ...] = ()) 
             source = spec.source if value == f.default else f"this design (default {spec.default_text}: {spec.source})"
             note = _comment(f"{spec.help}; {spec.range_text()}; source: {source}")
             if key_applies(design, name, f.name):
-                out.append(f"{line}  # {note}")
+                out += [*_wrapped_comment(note), line]
             else:
-                out.append(f"# {line}  # applies only when {spec.applies_when.text()}; {note}")
+                out += [*_wrapped_comment(f"applies only when {spec.applies_when.text()}; {note}"), f"# {line}"]
         out.append("")
     skipped = [n for n in ALL_SECTIONS if not _holds(design, section_condition(n))]
     if skipped:
@@ -421,6 +421,16 @@ def builtin_notes(path: Path) -> tuple[str, ...]:
             break
         notes.append(line[1:].strip())
     return tuple(notes)
+
+
+COMMENT_WIDTH = 100  # characters per comment line of a written design file
+
+
+def _wrapped_comment(text: str) -> list[str]:
+    """A comment above a key, wrapped to COMMENT_WIDTH."""
+    import textwrap
+
+    return [f"# {part}" for part in textwrap.wrap(text, COMMENT_WIDTH - 2, break_on_hyphens=False)]
 
 
 def written_design_toml(name: str | None = None, overrides: list[str] | None = None) -> str:

@@ -13,6 +13,7 @@ import json
 import math
 import os
 import re
+import sys
 import signal
 import stat
 import tempfile
@@ -75,13 +76,69 @@ def _cell(value) -> str:
     return _NEGATIVE_ZERO.sub(r"\1", str(value))
 
 
-def _text_table(t: Table) -> str:
+MIN_WRAPPED_COLUMN = 16  # [assumed] narrowest a wrapped text column gets before the table is left to overflow
+
+
+def _fit(widths: dict, width: int | None) -> dict:
+    """Column widths that fit `width` characters (two spaces between columns): the widest columns are narrowed,
+    each to no less than MIN_WRAPPED_COLUMN, their cells then wrapped. None: as wide as the cells."""
+    if width is None:
+        return widths
+    fitted = dict(widths)
+    while (excess := sum(fitted.values()) + 2 * (len(fitted) - 1) - width) > 0:
+        widest = max(fitted, key=fitted.get)
+        if fitted[widest] <= MIN_WRAPPED_COLUMN:
+            break
+        second = max((v for k, v in fitted.items() if k != widest), default=0)
+        step = min(excess, fitted[widest] - max(MIN_WRAPPED_COLUMN, second)) or 1  # ties shrink one at a time
+        fitted[widest] -= step
+    return fitted
+
+
+def _text_table(t: Table, width: int | None = None) -> str:
+    import textwrap
+
     widths = {c: max(len(c), *(len(_cell(r.get(c, ""))) for r in t.rows)) if t.rows else len(c) for c in t.columns}
-    lines = [t.title, "  ".join(c.ljust(widths[c]) for c in t.columns).rstrip(),
-             "  ".join("-" * widths[c] for c in t.columns)]
+    fitted = _fit(widths, width)
+    if width is not None and sum(fitted.values()) + 2 * (len(fitted) - 1) > width:
+        return _folded_table(t, width)  # too many columns to wrap: one block of 'column: value' lines per row
+    lines = [t.title if width is None else textwrap.fill(t.title, width),
+             "  ".join(c.ljust(fitted[c]) for c in t.columns).rstrip(),
+             "  ".join("-" * fitted[c] for c in t.columns)]
     for r in t.rows:
-        lines.append("  ".join(_cell(r.get(c, "")).ljust(widths[c]) for c in t.columns).rstrip())
+        cells = {c: (textwrap.wrap(_cell(r.get(c, "")), fitted[c], break_on_hyphens=False) or [""])
+                 if len(_cell(r.get(c, ""))) > fitted[c] else [_cell(r.get(c, ""))] for c in t.columns}
+        for i in range(max(len(v) for v in cells.values())):
+            lines.append("  ".join((cells[c][i] if i < len(cells[c]) else "").ljust(fitted[c])
+                                   for c in t.columns).rstrip())
     return "\n".join(lines)
+
+
+def _folded_table(t: Table, width: int) -> str:
+    """A table too wide for the terminal, folded: each row a block of 'column  value' lines, values wrapped."""
+    import textwrap
+
+    name_width = max(len(c) for c in t.columns)
+    lines = [textwrap.fill(t.title, width)]
+    for r in t.rows:
+        lines.append("")
+        for c in t.columns:
+            text = _cell(r.get(c, ""))
+            if not text:
+                continue
+            wrapped = textwrap.wrap(text, max(20, width - name_width - 2), break_on_hyphens=False) or [""]
+            lines.append(f"{c.ljust(name_width)}  {wrapped[0]}")
+            lines += [" " * (name_width + 2) + more for more in wrapped[1:]]
+    return "\n".join(lines)
+
+
+def terminal_width() -> int | None:
+    """The terminal's width when stdout is one (tables are then wrapped to it); None when piped or redirected."""
+    import shutil
+
+    if not sys.stdout.isatty():
+        return None
+    return max(40, shutil.get_terminal_size((100, 24)).columns)
 
 
 def _markdown_table(t: Table) -> str:
@@ -93,8 +150,9 @@ def _markdown_table(t: Table) -> str:
     return "\n".join(lines)
 
 
-def render(report: Report, fmt: str) -> str:
-    """The report in one of FORMATS."""
+def render(report: Report, fmt: str, width: int | None = None) -> str:
+    """The report in one of FORMATS; `width`: wrap a `table` to that many characters (None: cells as they are, as
+    when piped)."""
     if fmt == "json":
         return json.dumps(_json_safe(report.data), indent=2, ensure_ascii=False) + "\n"
     if fmt == "csv":
@@ -108,9 +166,12 @@ def render(report: Report, fmt: str) -> str:
         math_blocks = [f"$$\n{eq}\n$$" for eq in report.equations]
         return "\n\n".join([*tables[:1], *math_blocks, *tables[1:], *report.footer]) + "\n"
     if fmt == "table":
-        blocks = [_text_table(t) for t in report.tables]
+        import textwrap
+
+        blocks = [_text_table(t, width) for t in report.tables]
         if report.footer:
-            blocks.append("\n".join(report.footer))
+            blocks.append("\n".join(report.footer if width is None else
+                                    (textwrap.fill(line, width, subsequent_indent="  ") for line in report.footer)))
         return "\n\n".join(blocks) + "\n"
     raise InputError(f"unknown format '{fmt}', expected one of {', '.join(FORMATS)}")
 

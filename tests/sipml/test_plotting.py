@@ -54,3 +54,20 @@ def test_a_dbm_axis_is_shown_in_dbm():
     assert ax.get_xscale() == "linear" and ax.get_xlabel() == "laser.power_per_line (dBm)"
     xs = sorted(x for line in ax.get_lines() for x in line.get_xdata())
     assert xs[-1] == pytest.approx(10 * __import__("math").log10(8.0), rel=1e-9)
+
+
+def test_tables_fit_the_terminal_and_stay_plain_when_piped():
+    """A table wider than the terminal wraps its widest columns; one with too many columns to wrap folds into one
+    'column  value' block per row; with no width (piped) nothing changes."""
+    from sipml.render import Report, Table, render
+
+    long = "word " * 60
+    narrow = Report({}, [Table("t", ["name", "text"], [{"name": "a", "text": long}])], ["footer " * 30])
+    wrapped = render(narrow, "table", width=60)
+    assert max(len(line) for line in wrapped.splitlines()) <= 60 and wrapped.count("word") == 60
+    assert render(narrow, "table") == render(narrow, "table", width=None)
+    assert max(len(line) for line in render(narrow, "table").splitlines()) > 250
+    wide = Report({}, [Table("t", [f"column{i}" for i in range(12)], [{f"column{i}": long[:40] for i in range(12)}])])
+    folded = render(wide, "table", width=80)
+    assert max(len(line) for line in folded.splitlines()) <= 80
+    assert "column11  word word" in folded
