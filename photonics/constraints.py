@@ -15,7 +15,6 @@ import numpy as np
 
 from core.units import w_to_dbm
 from photonics import packaging, variation
-from photonics.signal import baud_text
 
 
 @dataclass(frozen=True)
@@ -63,13 +62,6 @@ def _yield_message(a) -> str:
             f"({'E33–E34' if model == 'independent' else 'F46'})")
 
 
-def _rate_message(a, what: str) -> str:
-    limit = a.ring.modulator_max_rate if what == "modulator" else a.ring.filter_max_rate
-    q = a.sections["modulator"].q if what == "modulator" else a.sections["ring"].filter_q
-    return (f"symbol rate {baud_text(float(a.signal.symbol_rate))} > {what} linewidth f0/Q = "
-            f"{baud_text(float(limit))} for {what} Q {q:g} (E13)")
-
-
 def _escape_message(a) -> str:
     pk, lk = a.sections["package"], a.sections["link"]
     return (f"{lk.fibers_per_direction} fibers per direction > {int(a.capacity.escape)} the package escapes "
@@ -98,10 +90,6 @@ RING_WDM = (
                          "the wavelengths, and the laser's cost and power follow)"),
     Constraint("package_escape", lambda a: _n(a.sections["link"].fibers_per_direction) > a.capacity.escape,
                _escape_message),
-    Constraint("modulator_bandwidth", lambda a: a.signal.symbol_rate > a.ring.modulator_max_rate,
-               lambda a: _rate_message(a, "modulator")),
-    Constraint("filter_bandwidth", lambda a: a.signal.symbol_rate > a.ring.filter_max_rate,
-               lambda a: _rate_message(a, "filter")),
     Constraint("filter_q", lambda a: _n(a.sections["ring"].filter_q) >= a.ring.intrinsic_q,
                lambda a: f"filter loaded Q {a.sections['ring'].filter_q:g} ≥ intrinsic Q "
                          f"{float(a.ring.intrinsic_q):.0f}: the ring cannot drop (E4)"),

@@ -40,8 +40,6 @@ LIMIT_TEXT = {
     "fsr_channels": "channels per ring FSR at the chosen spacing",
     "laser_lines": "laser lines per source",
     "power_budget": "wavelengths the power budget closes",
-    "modulator_bandwidth": "ring-modulator linewidth f0/Q (0 when the symbol rate exceeds it)",
-    "filter_bandwidth": "drop-filter linewidth f0/Q (0 when the symbol rate exceeds it)",
     "package_escape": "fibers the package edge can escape",
     "requested": "the design's own wavelengths and fibers (payload after FEC)",
 }

@@ -64,7 +64,9 @@ class RingArrays:
     filter_max_rate: object
     fsr_channels: object  # ⌊FSR / spacing⌋
     filter_to_symbol_rate: object  # Δ (E18)
-    isi_db: object
+    isi_db: object  # the drop filter's (E18)
+    modulator_to_symbol_rate: object  # Δ of the modulator ring: its FWHM / symbol rate
+    modulator_isi_db: object  # the modulator's photon lifetime on the signal, a single-pole field filter (E18e)
 
 
 def bend_fit_loss_db_per_m(r):
@@ -95,13 +97,17 @@ def ring_stage(d: LinkDesign, s: dict, sig: SignalArrays) -> RingArrays:
     t0_mod = (microring.through_on_resonance_symmetric(mod.q, qi) if d.modulator.kind == "add-drop"
               else microring.through_on_resonance_all_pass(mod.q, qi))
     delta = fwhm / sig.symbol_rate
+    delta_mod = microring.fwhm_hz(f0, mod.q) / sig.symbol_rate
+    er = link_extinction_ratio(d, s)
     return RingArrays(
         f0=f0, fsr=fsr, fwhm=fwhm, modulator_fwhm=microring.fwhm_hz(f0, mod.q), intrinsic_q=qi,
         on_resonance=microring.through_on_resonance_symmetric(r.filter_q, qi), modulator_on_resonance=t0_mod,
         drop_db=microring.drop_loss_db(r.filter_q, qi), modulator_drop_db=microring.drop_loss_db(mod.q, qi),
         modulator_max_rate=microring.max_rate_for_q(f0, mod.q), filter_max_rate=microring.max_rate_for_q(f0, r.filter_q),
         fsr_channels=np.floor(fsr / _f(lk.channel_spacing) * (1 + 1e-12)).astype(int), filter_to_symbol_rate=delta,
-        isi_db=filtering.isi_penalty_db(d.ring.filter_isi, delta, sig.levels, link_extinction_ratio(d, s)))
+        isi_db=filtering.isi_penalty_db(d.ring.filter_isi, delta, sig.levels, er),
+        modulator_to_symbol_rate=delta_mod,
+        modulator_isi_db=filtering.eye_penalty_db(delta_mod, sig.levels, er))
 
 
 # --- ledger --------------------------------------------------------------------------------------------------------
@@ -282,7 +288,7 @@ def budget_stage(d: LinkDesign, s: dict, ring: RingArrays, lz: LaserArrays, sig:
     """Margin of the worst wavelength for every count up to where it fails (the power-budget count), and the ledger
     and penalties at the design's own count."""
     lk = s["link"]
-    constant_db = 0.0 + pen.extinction_db + ring.isi_db + pen.rin_db + pen.dispersion_db
+    constant_db = 0.0 + pen.extinction_db + ring.isi_db + ring.modulator_isi_db + pen.rin_db + pen.dispersion_db
     unpassed = ledger(d, s, ring, sig.levels, 0.0, 0.0)  # the ledger with no ring passed
     fixed_db = total_db(unpassed)
     inputs = (lz.mean_in_bus_dbm - lz.flatness, lz.cap_dbm - lz.flatness, lz.lines, fixed_db, constant_db,
@@ -307,7 +313,8 @@ def budget_stage(d: LinkDesign, s: dict, ring: RingArrays, lz: LaserArrays, sig:
                   for item in unpassed)
     total = total_db(items)
     penalties = _penalty_lines(d, s, sig, ring, pen, xt_db, leak)
-    penalty_db = 0.0 + pen.extinction_db + xt_db + ring.isi_db + pen.rin_db + pen.dispersion_db
+    penalty_db = (0.0 + pen.extinction_db + xt_db + ring.isi_db + ring.modulator_isi_db + pen.rin_db
+                  + pen.dispersion_db)
     min_line = budget.min_line_power_dbm(rx.sensitivity_dbm, total + (s["laser"].coupling_loss + lz.split_db
                                                                        + lz.flatness), penalty_db, lk.system_margin)
     return BudgetArrays(ledger=items, penalties=penalties, count=count, through_tx=through_tx, through_rx=through_rx,
@@ -317,8 +324,8 @@ def budget_stage(d: LinkDesign, s: dict, ring: RingArrays, lz: LaserArrays, sig:
 
 
 def _penalty_lines(d: LinkDesign, s: dict, sig, ring: RingArrays, pen: PenaltyArrays, xt_db, leak) -> tuple:
-    """The penalties as ledger lines, in order: extinction ratio, crosstalk, filter ISI, RIN, dispersion (details
-    for one point only)."""
+    """The penalties as ledger lines, in order: extinction ratio, crosstalk, filter ISI, modulator ISI, RIN,
+    dispersion (details for one point only)."""
     extinction, rin, dispersion = penalty_lines(d, s, sig, pen)
     one = ndim(xt_db) == 0 and ndim(ring.isi_db) == 0
     n = s["link"].wavelengths_per_fiber
@@ -328,6 +335,9 @@ def _penalty_lines(d: LinkDesign, s: dict, sig, ring: RingArrays, pen: PenaltyAr
             LedgerLine("filter ISI", as_number(ring.isi_db), f"Δ = FWHM/symbol rate = "
                        f"{float(ring.filter_to_symbol_rate):.2f}, {d.ring.filter_isi} model (E18)" if one else "",
                        "filter_isi"),
+            LedgerLine("modulator ISI", as_number(ring.modulator_isi_db), f"Δ = modulator FWHM/symbol rate = "
+                       f"{float(ring.modulator_to_symbol_rate):.2f}: its photon lifetime, a single-pole field "
+                       "filter, eye model (E18e)" if one else "", "modulator_isi"),
             rin, dispersion)
 
 
@@ -358,15 +368,13 @@ def _fiber_launch_dbm(d: LinkDesign, s: dict, ring: RingArrays, items, mean_line
 
 # --- capacity ------------------------------------------------------------------------------------------------------
 WAVELENGTH_LIMITS = ("fsr_channels", "laser_lines", "power_budget")
-LIMITS = (*WAVELENGTH_LIMITS, "modulator_bandwidth", "filter_bandwidth", "package_escape")
+LIMITS = (*WAVELENGTH_LIMITS, "package_escape")
 
 
 @dataclass(frozen=True)
 class CapacityArrays:
     escape: object  # fibers per direction the package escapes
     payload: object  # bit/s per wavelength after the FEC overhead
-    modulator_ok: object
-    filter_ok: object
     counts: tuple  # FSR channels, laser lines, budget count
     requested: object  # wavelengths per fiber
     fibers: object  # fibers per direction
@@ -381,8 +389,6 @@ class CapacityArrays:
         payload = self.payload
         return {"fsr_channels": fsr_n * payload * n_fibers, "laser_lines": lines * payload * n_fibers,
                 "power_budget": budget_n * payload * n_fibers,
-                "modulator_bandwidth": n_rate * np.where(self.modulator_ok, payload, 0.0) * n_fibers,
-                "filter_bandwidth": n_rate * np.where(self.filter_ok, payload, 0.0) * n_fibers,
                 "package_escape": n_rate * payload * n_escape}
 
     @functools.cached_property
@@ -395,8 +401,7 @@ class CapacityArrays:
     @functools.cached_property
     def max_capacity(self):
         """The capacity with the design's own wavelength and fiber counts lifted."""
-        rate_run = np.where(self.modulator_ok & self.filter_ok, self.payload, 0.0)
-        return self.max_wavelengths * rate_run * self.escape
+        return self.max_wavelengths * self.payload * self.escape
 
     @functools.cached_property
     def max_binding(self):
@@ -420,17 +425,15 @@ def joined(flags, names, sep=";"):
 
 def capacity_stage(d: LinkDesign, s: dict, ring: RingArrays, lz: LaserArrays, sig: SignalArrays,
                    power: BudgetArrays) -> CapacityArrays:
-    """Every limit on the wavelength count, the symbol rate (modulator and filter linewidths, E13/E18d) and the
-    fibers; the capacity they allow (payload after the FEC overhead) and the limit(s) that bind: the tightest
-    wavelength limit (first on ties) if below the requested count, then the ring linewidths and the package."""
+    """Every limit on the wavelength count and the fibers; the capacity they allow (payload after the FEC overhead)
+    and the limit(s) that bind: the tightest wavelength limit (first on ties) if below the requested count, then the
+    package. The rings' linewidths are no cut-off: their ISI is in the budget (filter and modulator ISI), which
+    closes or not."""
     lk, pk = s["link"], s["package"]
     escape = packaging.escape_fibers_per_direction(pk.chiplets, pk.chiplet_fiber_edge, pk.fiber_pitch).astype(int)
     payload = _f(lk.data_rate) * (1.0 / (1.0 + sig.overhead))
-    # a ring whose linewidth cannot pass the symbol rate carries nothing at that rate: no slower rate is assumed
-    mod_ok = sig.symbol_rate <= ring.modulator_max_rate
-    filter_ok = sig.symbol_rate <= ring.filter_max_rate
     fibers, n_req = _f(lk.fibers_per_direction), _f(lk.wavelengths_per_fiber)
-    rate_run = np.where(mod_ok & filter_ok, payload, 0.0)
+    rate_run = payload
     counts = (ring.fsr_channels, lz.lines, power.count)
     fsr_n, lines, budget_n = counts
     n_phys = np.minimum(np.minimum(fsr_n, lines), budget_n)
@@ -438,11 +441,10 @@ def capacity_stage(d: LinkDesign, s: dict, ring: RingArrays, lz: LaserArrays, si
     below = n_phys < n_req
     fsr_first = (fsr_n <= lines) & (fsr_n <= budget_n)  # the tightest wavelength limit, the first on ties
     lines_first = ~fsr_first & (lines <= budget_n)
-    flags = [below & fsr_first, below & lines_first, below & ~fsr_first & ~lines_first, ~mod_ok, ~filter_ok,
-             escape < fibers]
+    flags = [below & fsr_first, below & lines_first, below & ~fsr_first & ~lines_first, escape < fibers]
     binding = joined(flags, LIMITS, "+")
     return CapacityArrays(
-        escape=escape, payload=payload, modulator_ok=mod_ok, filter_ok=filter_ok, counts=counts, requested=n_req,
+        escape=escape, payload=payload, counts=counts, requested=n_req,
         fibers=fibers, max_wavelengths=n_phys, capacity=capacity,
         wavelengths_used=np.where(capacity > 0, np.minimum(n_phys, n_req), 0), fibers_used=np.minimum(fibers, escape),
         binding=np.where(binding == "", "requested", binding))

@@ -133,14 +133,9 @@ def _margin(r):
 
 
 def _rate_terms(t, est):
-    """R_run: the payload rate a wavelength (lane) carries, 0 when a ring or the source cannot pass the symbol
-    rate."""
-    cap = est.capacity
-    limited = cap.limits_bps.get("modulator_bandwidth", 1.0) == 0.0 or cap.limits_bps.get("filter_bandwidth",
-                                                                                           1.0) == 0.0
+    """R_run: the payload rate a wavelength (lane) carries (the rings' linewidths cost margin, not rate)."""
     payload = est.design.link.data_rate * est.signal.fec.payload_fraction
-    return (t(r"R_{\mathrm{payload}}", payload, "bit/s", "line rate × k/n of the FEC")
-            * t(r"\mathbb{1}_{\mathrm{rate}}", 0.0 if limited else 1.0, "", "1 when the rings pass the symbol rate"))
+    return t(r"R_{\mathrm{payload}}", payload, "bit/s", "line rate × k/n of the FEC")
 
 
 def _capacity(r):
