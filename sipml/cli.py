@@ -8,6 +8,7 @@ as one line.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import warnings
 from enum import Enum
@@ -69,8 +70,22 @@ SetOpt = Annotated[Optional[list[str]], typer.Option(
          "DESIGN:section.key=value changes that one alone)")]
 CatalogOpt = Annotated[Optional[list[Path]], typer.Option(
     "--catalog", metavar="FILE", help="a catalog file overriding or adding entries (repeatable)")]
+def _complete_designs(incomplete: str) -> list[str]:
+    """Shell completion of a DESIGN: the built-in names that start with what is typed (files: the shell's own)."""
+    from sipml.design import builtin_designs
+
+    return [name for name in builtin_designs() if name.startswith(incomplete)]
+
+
+def _complete_models(incomplete: str) -> list[str]:
+    """Shell completion of a MODEL: the zoo's names."""
+    from workloads.models import ZOO_DIR
+
+    return [p.stem for p in sorted(ZOO_DIR.glob("*.toml")) if p.stem.startswith(incomplete)]
+
+
 DesignArg = Annotated[Optional[str], typer.Argument(
-    metavar="DESIGN", show_default=False,
+    metavar="DESIGN", show_default=False, autocompletion=_complete_designs,
     help="design TOML file or built-in design name (default: the built-in sip-ring design)")]
 
 
@@ -102,6 +117,26 @@ def _emit(report, fmt: Format, output: Optional[Path]) -> None:
         _doing(f"writing {output}")
         write_atomic(output, text)
         print(f"wrote {output}", file=sys.stderr)
+
+
+@contextlib.contextmanager
+def _progress(what: str, unit: str, quiet: bool):
+    """A progress callback `(done, total)` drawing a rich progress bar on stderr while the block runs; silent with
+    --quiet or when stderr is not a terminal."""
+    if quiet or not sys.stderr.isatty():
+        yield lambda done, total: None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(TextColumn(f"{what}"), BarColumn(), MofNCompleteColumn(), TextColumn(unit), TimeElapsedColumn(),
+                  console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task(what, total=None)
+
+        def update(done, total):
+            bar.update(task, completed=done, total=total)
+
+        yield update
 
 
 def _load(design, overrides):
@@ -334,7 +369,7 @@ def cost(designs: Annotated[Optional[list[str]], typer.Argument(
 def speedup(designs: Annotated[Optional[list[str]], typer.Argument(
                 metavar="DESIGN", show_default=False,
                                                                    help="design files or built-in names (default: sip-ring, sip-ocs, dgx-a100, dgx-h100)")] = None,
-            model: Annotated[str, typer.Option("--model", "-m", metavar="MODEL",
+            model: Annotated[str, typer.Option("--model", "-m", metavar="MODEL", autocompletion=_complete_models,
                                                help="zoo model name or a model TOML file")] = "gpt3-175b",
             gpus: Annotated[Optional[int], typer.Option("--gpus", min=2, metavar="N",
                                                         help="GPUs in every cluster compared")] = None,
@@ -395,9 +430,9 @@ def sweep(design: DesignArg = None,
                                                        help="also train this model on every point (speedup over fattree-200)")] = None,
           batch: Annotated[Optional[int], typer.Option("--batch", min=1, metavar="N",
                                                        help="global batch with --model")] = None,
-          table: Annotated[str, typer.Option("--table", metavar="csv|jsonl|parquet",
+          table: Annotated[str, typer.Option("--format", "-f", "--table", metavar="csv|jsonl|parquet",
                                              help="row format: csv, jsonl or parquet (default: from "
-                                                            "-o's suffix, else csv)")] = "",
+                                                            "-o's suffix, else csv; --table is the same)")] = "",
           output: OutputOpt = None, set_: SetOpt = None,
           plot: Annotated[Optional[str], typer.Option(
               "--plot", metavar="X,Y[,COLOR]",
@@ -429,7 +464,7 @@ def sweep(design: DesignArg = None,
     if to_stdout:
         output = None
     if table and table not in ("csv", "jsonl", "parquet"):
-        raise InputError(f"--table {table!r}: expected csv, jsonl or parquet")
+        raise InputError(f"--format {table!r}: a sweep writes rows: csv, jsonl or parquet")
     suffix = output.suffix.lstrip(".").lower() if output is not None else ""
     if not table and suffix not in ("", "csv", "jsonl", "parquet"):
         raise InputError(f"-o {output}: the suffix .{suffix} is not a row format (.csv, .jsonl, .parquet); name one "
@@ -445,19 +480,9 @@ def sweep(design: DesignArg = None,
             raise InputError(f"--plot-file {exc}") from None
     if plot is not None:
         check_plot(plot, vary, model is not None, link_only)
-    show = not quiet and sys.stderr.isatty()
-
-    def progress(done, total):
-        if show:
-            width = 30
-            filled = int(width * done / total)
-            print(f"\rsweep [{'#' * filled}{'.' * (width - filled)}] {done}/{total} chunks", end="",
-                  file=sys.stderr, flush=True)
-
-    _, rows = run_sweep(design, set_, vary, model=model, batch=batch, scheduler=scheduler,
-                        workers=workers or os.cpu_count(), progress=progress, link_only=link_only)
-    if show:
-        print(file=sys.stderr)
+    with _progress("sweep", "chunks", quiet) as progress:
+        _, rows = run_sweep(design, set_, vary, model=model, batch=batch, scheduler=scheduler,
+                            workers=workers or os.cpu_count(), progress=progress, link_only=link_only)
     if kind == "parquet":
         write_atomic_bytes(output, to_parquet(rows))
     else:
@@ -485,7 +510,7 @@ def optimize(design: DesignArg = None,
                                                                  "grid is their product)")] = None,
              subject_to: Annotated[Optional[list[str]], typer.Option(
                  "--subject-to", metavar="QUANTITY>=NUMBER", help="a constraint (repeatable; also <=, >, <)")] = None,
-             model: Annotated[str, typer.Option("--model", "-m", metavar="MODEL",
+             model: Annotated[str, typer.Option("--model", "-m", metavar="MODEL", autocompletion=_complete_models,
                                                 help="model for training quantities")] = "gpt2-355m",
              baseline: Annotated[str, typer.Option("--baseline", metavar="DESIGN",
                                                    help="baseline for speedup quantities")] = "fattree-200",
@@ -504,17 +529,10 @@ def optimize(design: DesignArg = None,
     if (maximize is None) == (minimize is None):
         raise InputError("optimize needs exactly one of --maximize QUANTITY or --minimize QUANTITY")
     constraints = [parse_constraint(c) for c in subject_to or []]
-    show = not quiet and sys.stderr.isatty()
-
-    def progress(done, total):
-        if show:
-            print(f"\roptimize {done}/{total} points", end="", file=sys.stderr, flush=True)
-
     _doing(f"searching the grid of {_named(design)}")
-    result = search(design, set_, vary, maximize or minimize, maximize is not None, constraints, model=model,
-                    baseline=baseline, progress=progress, refine=refine)
-    if show:
-        print(file=sys.stderr)
+    with _progress("optimize", "points", quiet) as progress:
+        result = search(design, set_, vary, maximize or minimize, maximize is not None, constraints, model=model,
+                        baseline=baseline, progress=progress, refine=refine)
     _emit(optimize_report(result, _named(design)), fmt, output)
     if result["best"] is None:
         raise typer.Exit(1)
@@ -572,7 +590,7 @@ def explain(quantity: Annotated[Optional[str], typer.Argument(
                 help="a reported quantity by its JSON key (margin_db, capacity_gbps, optical_reach, "
                      "network_cost_usd_per_gpu, speedup, …); without it, the budget equation's derivation")] = None,
             design: DesignArg = None, fmt: FormatOpt = Format.table, output: OutputOpt = None, set_: SetOpt = None,
-            model: Annotated[str, typer.Option("--model", "-m", metavar="MODEL",
+            model: Annotated[str, typer.Option("--model", "-m", metavar="MODEL", autocompletion=_complete_models,
                                                help="model for the training quantities")] = "gpt2-355m",
             baseline: Annotated[str, typer.Option("--baseline", metavar="DESIGN",
                                                   help="baseline for speedup quantities")] = "fattree-200") -> None:

@@ -71,3 +71,26 @@ def test_tables_fit_the_terminal_and_stay_plain_when_piped():
     folded = render(wide, "table", width=80)
     assert max(len(line) for line in folded.splitlines()) <= 80
     assert "column11  word word" in folded
+
+
+def test_shell_completion_offers_design_and_model_names():
+    """Completion names the built-in designs and the zoo's models, not only the subcommands."""
+    import os
+    import subprocess
+    import sys
+
+    def complete(words, cword):
+        env = {**os.environ, "_SIPML_COMPLETE": "complete_bash", "COMP_WORDS": words, "COMP_CWORD": str(cword)}
+        return subprocess.run([sys.executable, "-m", "sipml"], env=env, capture_output=True, text=True).stdout.split()
+
+    assert {"sip-ring", "sip-ocs", "sip-ocs-384"} <= set(complete("sipml check sip-", 2))
+    assert set(complete("sipml speedup -m gpt", 3)) == {"gpt2-355m", "gpt3-175b"}
+
+
+def test_sweep_takes_the_format_option_every_command_takes(capsys):
+    from sipml.cli import main
+
+    assert main(["sweep", "--vary", "laser.power_per_line=1mW,2mW", "-f", "jsonl", "--quiet"]) == 0
+    assert capsys.readouterr().out.count("\n") == 2
+    assert main(["sweep", "--vary", "laser.power_per_line=1mW,2mW", "--format", "table", "--quiet"]) == 2
+    assert "a sweep writes rows" in capsys.readouterr().err
