@@ -45,6 +45,7 @@ class Format(str, Enum):
     json = "json"
     csv = "csv"
     markdown = "markdown"
+    html = "html"
 
 
 FormatOpt = Annotated[Format, typer.Option("--format", "-f", help="output format")]
@@ -103,14 +104,14 @@ def _named(design) -> str:
     return str(design) if design else DEFAULT_DESIGN
 
 
-def _emit(report, fmt: Format, output: Optional[Path]) -> None:
+def _emit(report, fmt: Format, output: Optional[Path], title: str = "sipml") -> None:
     from sipml.render import render, write_atomic
 
     from sipml.render import terminal_width
 
     _doing("rendering the report")
     to_terminal = output is None or str(output) == "-"
-    text = render(report, fmt.value, terminal_width() if to_terminal else None)
+    text = render(report, fmt.value, terminal_width() if to_terminal else None, title=title)
     if to_terminal:
         sys.stdout.write(text)
     else:
@@ -412,11 +413,12 @@ def report(fmt: FormatOpt = Format.table, output: OutputOpt = None,
            plots: Annotated[Optional[Path], typer.Option(
                "--plots", metavar="FOLDER", help="also write the figures (PNG) into this folder")] = None) -> None:
     """SiP-ML's story end to end on the built-in designs: the optical link and what binds it, the fabrics side by
-    side, training speedup per dollar and per watt, the validation table, the assumptions that move the answer."""
+    side, training speedup per dollar and per watt, the validation table, the assumptions that move the answer.
+    `-f html -o report.html`: one self-contained page, the figures embedded."""
     from sipml.report import build_report
 
-    result, _ = build_report(plots)
-    _emit(result, fmt, output)
+    result, _ = build_report(plots, embed=fmt is Format.html)
+    _emit(result, fmt, output, title="sipml report: SiP-ML's story on the built-in designs")
 
 
 @app.command(cls=_Command)

@@ -25,17 +25,21 @@ def pyplot():
     return plt
 
 
+def png(fig) -> bytes:
+    """`fig` as PNG bytes; the figure is closed."""
+    import matplotlib.pyplot as plt
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    plt.close(fig)
+    return buf.getvalue()
+
+
 def save(fig, path) -> Path:
     """Write `fig` as a PNG at `path`, atomically, and close it."""
     from sipml.render import write_atomic_bytes
 
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png")
-    fig.get_figure().clf()
-    import matplotlib.pyplot as plt
-
-    plt.close(fig)
-    write_atomic_bytes(Path(path), buf.getvalue())
+    write_atomic_bytes(Path(path), png(fig))
     return Path(path)
 
 

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from core.errors import InputError
 
-FORMATS = ("table", "json", "csv", "markdown")
+FORMATS = ("table", "json", "csv", "markdown", "html")
 
 
 @dataclass
@@ -39,6 +39,7 @@ class Report:
     tables: list[Table]
     footer: list[str] = field(default_factory=list)
     equations: list[str] = field(default_factory=list)  # LaTeX, shown as display math after the first table (Markdown)
+    figures: list = field(default_factory=list)  # (title, PNG bytes), embedded in an HTML page
 
 
 def _json_safe(value):
@@ -150,7 +151,61 @@ def _markdown_table(t: Table) -> str:
     return "\n".join(lines)
 
 
-def render(report: Report, fmt: str, width: int | None = None) -> str:
+_HTML_STYLE = """
+body { font-family: system-ui, -apple-system, 'Segoe UI', sans-serif; margin: 2rem auto; max-width: 76rem;
+       color: #222; line-height: 1.4; padding: 0 1rem; }
+h1 { font-size: 1.5rem; } h2 { font-size: 1.1rem; margin-top: 2rem; }
+table { border-collapse: collapse; margin: 0.5rem 0 1rem; font-size: 0.85rem; }
+th, td { border-bottom: 1px solid #ddd; padding: 0.25rem 0.6rem; text-align: left; vertical-align: top; }
+th { background: #f4f4f4; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+figure { margin: 1rem 0 2rem; } figure img { max-width: 100%; } figcaption { font-size: 0.85rem; color: #555; }
+ul.notes { font-size: 0.85rem; color: #444; } pre { background: #f7f7f7; padding: 0.5rem; overflow-x: auto; }
+"""
+_NUMBER = re.compile(r"^[-+−]?[\d,]*\.?\d+(?:e[-+]?\d+)?\s*%?$")
+
+
+def _html(report: Report, title: str) -> str:
+    """One self-contained HTML page: the tables, the equations as LaTeX text, the figures embedded as PNG data, the
+    notes — nothing fetched from elsewhere, so it can be mailed."""
+    import base64
+    import html
+
+    def cell(value, tag="td"):
+        text = _cell(value)
+        css = ' class="num"' if tag == "td" and _NUMBER.match(text.strip() or "x") else ""
+        return f"<{tag}{css}>{html.escape(text)}</{tag}>"
+
+    def figures():
+        parts.append("<h2>Figures</h2>")
+        for caption, payload in report.figures:
+            data = base64.b64encode(payload).decode("ascii")
+            parts.append(f'<figure><img alt="{html.escape(caption)}" src="data:image/png;base64,{data}">'
+                         f"<figcaption>{html.escape(caption)}</figcaption></figure>")
+
+    parts = [f"<h1>{html.escape(title)}</h1>"]
+    # the figures follow the third table (the report's training comparison), before the long reference tables
+    after = min(2, len(report.tables) - 1)
+    for i, t in enumerate(report.tables):
+        parts.append(f"<h2>{html.escape(t.title)}</h2>")
+        parts.append("<table><thead><tr>" + "".join(cell(c, "th") for c in t.columns) + "</tr></thead><tbody>"
+                     + "".join("<tr>" + "".join(cell(r.get(c, "")) for c in t.columns) + "</tr>" for r in t.rows)
+                     + "</tbody></table>")
+        if i == 0 and report.equations:
+            parts += [f"<pre>{html.escape(eq)}</pre>" for eq in report.equations]
+        if i == after and report.figures:
+            figures()
+    if report.figures and not report.tables:
+        figures()
+    if report.footer:
+        parts.append('<h2>Notes</h2><ul class="notes">' + "".join(f"<li>{html.escape(n)}</li>" for n in report.footer)
+                     + "</ul>")
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<title>{html.escape(title)}</title><style>{_HTML_STYLE}</style></head><body>\n"
+            + "\n".join(parts) + "\n</body></html>\n")
+
+
+def render(report: Report, fmt: str, width: int | None = None, title: str = "sipml") -> str:
     """The report in one of FORMATS; `width`: wrap a `table` to that many characters (None: cells as they are, as
     when piped)."""
     if fmt == "json":
@@ -161,6 +216,8 @@ def render(report: Report, fmt: str, width: int | None = None) -> str:
         writer.writerow(["key", "value"])
         writer.writerows(_flatten(_json_safe(report.data)))
         return buf.getvalue()
+    if fmt == "html":
+        return _html(report, title)
     if fmt == "markdown":
         tables = [_markdown_table(t) for t in report.tables]
         math_blocks = [f"$$\n{eq}\n$$" for eq in report.equations]

@@ -172,16 +172,22 @@ def _sensitivity_section(catalog):
                        rows)
 
 
+def require_matplotlib(what: str) -> None:
+    from core.errors import InputError
+
+    try:
+        import matplotlib  # noqa: F401  (present, or the figures cannot be drawn)
+    except ImportError:
+        raise InputError(f"{what} needs matplotlib: pip install 'sipml[plots]'") from None
+
+
 def check_plots_folder(folder) -> None:
     """Before anything is computed: InputError when --plots cannot be written (a file is in the way, no matplotlib);
     a missing folder is created, parents included, as `-o` users expect."""
     from core.errors import InputError
 
     folder = Path(folder)
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
-        raise InputError("--plots needs matplotlib: pip install 'sipml[plots]'") from None
+    require_matplotlib("--plots")
     if folder.exists() and not folder.is_dir():
         raise InputError(f"--plots {folder}: not a folder")
     try:
@@ -190,11 +196,15 @@ def check_plots_folder(folder) -> None:
         raise InputError(f"--plots {folder}: cannot create the folder ({exc.strerror or exc})") from None
 
 
-def build_report(plots: Path | None = None) -> tuple[Report, list[Path]]:
+def build_report(plots: Path | None = None, embed: bool = False) -> tuple[Report, list[Path]]:
+    """The report; with `plots` its figures are written there as PNG, with `embed` they are kept in the report
+    (`Report.figures`, for an HTML page)."""
     from fabric.catalog import load_catalog
 
     if plots is not None:
         check_plots_folder(plots)
+    elif embed:
+        require_matplotlib("-f html")
 
     catalog = load_catalog()
     link_data, link_table, design = _link_section()
@@ -208,9 +218,11 @@ def build_report(plots: Path | None = None) -> tuple[Report, list[Path]]:
               "training table gives this model's answer for SiP-ML's three workloads and a modern large model.",
               "speedup per $ and per W: throughput per cluster dollar (per nameplate watt) over the baseline's.",
               *notes]
-    written = write_plots(plots, design, fabric_data, training_data) if plots is not None else []
+    figures = story_figures(design, fabric_data, training_data) if plots is not None or embed else []
+    written = write_plots(plots, figures) if plots is not None else []
     tables = [link_table, fabric_table, training_table, validation_table, sensitivity_table]
-    return Report(data, tables, footer + [f"plot: {p}" for p in written]), written
+    return Report(data, tables, footer + [f"plot: {p}" for p in written],
+                  figures=[(title, payload) for _, title, payload in figures] if embed else []), written
 
 
 # each bill-of-materials entry's family, for the cost and power figures: few enough colours to tell apart
@@ -225,18 +237,31 @@ def component_group(key: str) -> str:
     return next((group for prefix, group in COMPONENT_GROUPS if key.startswith(prefix)), "other")
 
 
-def write_plots(folder: Path, design, fabric_data, training_data) -> list[Path]:
-    """The figures of the story, as PNG files in `folder` (written atomically), in the house style
-    (sipml.plotting): margin against wavelengths per fiber; network cost and power per GPU by component family;
-    speedup and speedup per $ and per W by fabric."""
+def write_plots(folder: Path, figures) -> list[Path]:
+    """The figures (`story_figures`) as PNG files in `folder`, each written atomically."""
+    from sipml.render import write_atomic_bytes
+
+    out = []
+    for name, _, payload in figures:
+        write_atomic_bytes(Path(folder) / name, payload)
+        out.append(Path(folder) / name)
+    return out
+
+
+def story_figures(design, fabric_data, training_data) -> list[tuple[str, str, bytes]]:
+    """The figures of the story as (file name, title, PNG bytes), in the house style (sipml.plotting): margin
+    against wavelengths per fiber; network cost and power per GPU by component family; speedup and speedup per $
+    and per W by fabric."""
     import dataclasses
 
     from photonics.link import evaluate
-    from sipml.plotting import pyplot, save
+    from sipml.plotting import png, pyplot
 
     plt = pyplot()
-    folder = Path(folder)
     out = []
+
+    def save(fig, name, title):
+        out.append((name, title, png(fig)))
 
     # margin against wavelengths per fiber: the counts the design's limits refuse are shaded, and a margin far below
     # the feasible ones (a ring aliasing past its FSR) is drawn at the bottom edge with its value, not as the scale
@@ -268,7 +293,7 @@ def write_plots(folder: Path, design, fabric_data, training_data) -> list[Path]:
     ax.set(xlabel="wavelengths per fiber", ylabel="margin (dB)", xticks=counts[::1],
            title=f"Link margin of the {design.link.link.data_rate / 1e9:g} Gbps sip-ring interface")
     ax.legend(loc="lower left")
-    out.append(save(fig, folder / "margin_vs_wavelengths.png"))
+    save(fig, "margin_vs_wavelengths.png", "Link margin against wavelengths per fiber")
 
     names = [f["design"] for f in fabric_data]
     ticks = [f"{f['design']}\n({f['gpu'].removeprefix('gpu.').split('_')[0].upper()})" for f in fabric_data]
@@ -293,7 +318,7 @@ def write_plots(folder: Path, design, fabric_data, training_data) -> list[Path]:
                                   "under each design)")
         handles, labels = ax.get_legend_handles_labels()
         ax.legend(handles[::-1], labels[::-1], loc="upper left", bbox_to_anchor=(1.01, 1.0))  # top of stack first
-        out.append(save(fig, folder / f"network_{what}_per_gpu.png"))
+        save(fig, f"network_{what}_per_gpu.png", f"Network {what} per GPU by component")
 
     fig, axes = plt.subplots(1, 3, figsize=(13, 4.2))
     models = [m for m in MODELS if any(r["model"] == m for r in training_data)]
@@ -314,5 +339,5 @@ def write_plots(folder: Path, design, fabric_data, training_data) -> list[Path]:
                bbox_to_anchor=(0.5, 1.07))
     fig.suptitle(f"Training on {training_data[0]['gpus']} GPUs, best strategy on each fabric (1 = {BASELINES[0]})",
                  y=1.12)
-    out.append(save(fig, folder / "speedup_by_fabric.png"))
+    save(fig, "speedup_by_fabric.png", "Training speedup, per $ and per W by fabric")
     return out
