@@ -236,7 +236,7 @@ def _evaluate(design: ClusterDesign, est: LinkEstimate) -> FabricEstimate:
         violations.append(Violation("ring_reach", f"a wavelength reaches {reach} GPU(s) but SiP-ML places "
                                     f"model-parallel partitions within {ring.locality} GPUs: {why}"))
     allocation = "static" if ring.allocation == "auto" else ring.allocation
-    useful = useful_time_fraction(ring.decision_interval, ring.retune_time) if allocation == "periodic" else 1.0
+    useful = allocation_useful_fraction(ring, allocation)
     capacity = est.capacity_bps
     if ring.allocation == "auto":
         notes.append("wavelengths follow each job the fastest way (static, periodic or phased): the collective times "
@@ -258,6 +258,12 @@ def _evaluate(design: ClusterDesign, est: LinkEstimate) -> FabricEstimate:
         violations=tuple(violations), notes=tuple(notes), static=allocation == "static")
 
 
+def allocation_useful_fraction(ring: SipRingSection, allocation: str) -> float:
+    """Share of time the wavelengths carry traffic: the decision interval over interval + retune when periodic
+    [sim]; 1 when static or phased (those pay per call, `call_wait_s`)."""
+    return useful_time_fraction(ring.decision_interval, ring.retune_time) if allocation == "periodic" else 1.0
+
+
 def call_wait_s(ring: SipRingSection, allocation: str) -> float:
     """What one call waits before its wavelengths are there: nothing when static; its retune when phased; when
     periodic, half a decision interval on average (the traffic is seen at the next decision point) and the retune."""
@@ -277,7 +283,7 @@ def allocations(est: FabricEstimate) -> tuple[FabricEstimate, ...]:
         return (est,)
     out = []
     for allocation in ("static", "periodic", "phased"):
-        useful = useful_time_fraction(ring.decision_interval, ring.retune_time) if allocation == "periodic" else 1.0
+        useful = allocation_useful_fraction(ring, allocation)
         details = dataclasses.replace(est.details, allocation=allocation,
                                       segment_capacity_bps=est.per_gpu_bandwidth_bps * useful / est.details.directions,
                                       retune_s=call_wait_s(ring, allocation))
