@@ -145,38 +145,64 @@ def evaluate(design=None, catalog_files: Sequence[str | Path] = ()):
     return Evaluation(_design(design), load_catalog(*files) if files else None)
 
 
+def _name(design) -> str:
+    from fabric.design import ClusterDesign
+    from sipml.design import DEFAULT_DESIGN
+
+    if isinstance(design, ClusterDesign):  # built in Python: named by its fabric
+        return f"a {design.fabric.kind} design"
+    return str(design) if design is not None else DEFAULT_DESIGN
+
+
 def budget(design=None):
-    """The link budget of the design's GPU-to-GPU optical link (with any switch passes), as
-    `photonics.records.LinkEstimate`: ledger, margin_db, capacity, binding_limit, reach, energy, violations."""
+    """The link budget of the design's GPU-to-GPU optical link (with any switch passes): a
+    `photonics.records.LinkEstimate` (ledger, margin_db, capacity, binding_limit, reach, energy, violations) that a
+    notebook shows as `sipml budget`'s tables (`sipml.notebook.Result`; `.record` is the estimate itself)."""
     from core.errors import InputError
+    from sipml.notebook import Result
+    from sipml.reports import budget_report
 
     point = evaluate(design)
     if point.link_design is None:
         raise InputError(f"[fabric] kind = '{point.design.fabric.kind}' has no optical link to budget")
-    return point.link
+    name = _name(design)
+    return Result(point.link, lambda est: budget_report(est, name))
 
 
 def fabric(design=None):
-    """The fabric of the design, as `fabric.estimate.FabricEstimate`: per-GPU bandwidth, degree, bisection, reach,
-    bill of materials, violations."""
-    return evaluate(design).fabric
+    """The fabric of the design: a `fabric.estimate.FabricEstimate` (per-GPU bandwidth, degree, bisection, reach,
+    bill of materials, violations) that a notebook shows as `sipml fabric`'s tables."""
+    from fabric.evaluate import job_collectives
+    from sipml.notebook import Result
+    from sipml.reports import fabric_report
+
+    point = evaluate(design)
+    name, size = _name(design), point.design.fabric.message_size
+    return Result(point.fabric, lambda fab: fabric_report(fab, job_collectives(fab, size), size, name))
 
 
 def cost(design=None, catalog_files: Sequence[str | Path] = ()):
-    """The cluster's cost and power, as `fabric.cost.CostSummary` (each figure a low/typical/high range), priced
-    from the shipped catalog merged with `catalog_files`."""
-    return evaluate(design, catalog_files).cost
+    """The cluster's cost and power: a `fabric.cost.CostSummary` (each figure a low/typical/high range), priced
+    from the shipped catalog merged with `catalog_files`, that a notebook shows as `sipml cost`'s tables."""
+    from sipml.notebook import Result
+    from sipml.reports import cost_data, cost_report
+
+    point = evaluate(design, catalog_files)
+    name = _name(design)
+    return Result(point.cost, lambda summary: cost_report([cost_data(name, point.fabric, summary)]))
 
 
 def speedup(designs: str | Sequence[str] = ("sip-ring", "sip-ocs"), model: str = "gpt3-175b", *,
             gpus: int | None = None, batch: int | None = None, strategy: str | None = None,
             stack: str | None = None, sets: Sequence[str] = (),
-            baselines: Sequence[str] = ("fattree-200", "dgx-a100"), tokens: float | None = None) -> list[dict]:
-    """The rows of ``sipml speedup``: for each design the best strategy under the software stack, iteration time
+            baselines: Sequence[str] = ("fattree-200", "dgx-a100"), tokens: float | None = None):
+    """The rows of ``sipml speedup`` (`sipml.notebook.Rows`, a list of dicts a notebook shows as the command's
+    tables; `to_pandas()`): for each design the best strategy under the software stack, iteration time
     and its breakdown, throughput, model TFLOP/s, MFU, speedup / per $ / per W over each baseline, and a training
     run's time, energy and cost (the keys of the README's `sipml speedup --format json`). `stack` is
     `--strategy stack=NAME`; `sets` are `--set` overrides of the designs compared (not of the baselines)."""
-    from sipml.speedup_report import run_speedup
+    from sipml.notebook import Rows
+    from sipml.speedup_report import run_speedup, speedup_report
 
     names = _texts("designs", designs, allow_empty=False)
     _text("model", model)
@@ -187,15 +213,16 @@ def speedup(designs: str | Sequence[str] = ("sip-ring", "sip-ocs"), model: str =
         raise _bad("tokens", tokens, "a number or None")
     if stack is not None:
         strategy = ",".join(x for x in (strategy, f"stack={stack}") if x)
-    rows, _, _ = run_speedup(names, model, gpus, batch, strategy, list(sets), list(baselines), tokens)
-    return rows
+    rows, batch_source, failures = run_speedup(names, model, gpus, batch, strategy, list(sets), list(baselines),
+                                               tokens)
+    return Rows(rows, lambda shown: speedup_report(shown, batch_source, failures))
 
 
 def sweep(design=None, vary: Sequence[str] = (), *, model: str | None = None, batch: int | None = None,
-          workers: int = 1, scheduler: str | None = None, link_only: bool = False) -> list[dict]:
-    """The rows of ``sipml sweep``: one dict per point of the grid of `vary` axes
-    (``"section.key=start:stop:count[:log]"`` or ``"section.key=a,b,c"``), in grid order; `link_only` as
-    ``--link-only``."""
+          workers: int = 1, scheduler: str | None = None, link_only: bool = False):
+    """The rows of ``sipml sweep`` as a `sipml.rows.Table`: a sequence of one dict per point of the grid of `vary`
+    axes (``"section.key=start:stop:count[:log]"`` or ``"section.key=a,b,c"``), in grid order, kept by column
+    (`to_pandas()`, a notebook shows the first and last rows); `link_only` as ``--link-only``."""
     import os
 
     from sipml.sweeps import run_sweep
@@ -211,4 +238,4 @@ def sweep(design=None, vary: Sequence[str] = (), *, model: str | None = None, ba
         raise _bad("link_only", link_only, "True or False")
     _, rows = run_sweep(None if design is None else str(design), None, axes, model=model, batch=batch,
                         scheduler=scheduler, workers=workers, link_only=link_only)
-    return list(rows)
+    return rows

@@ -432,9 +432,12 @@ def sweep(design: DesignArg = None,
                                                        help="also train this model on every point (speedup over fattree-200)")] = None,
           batch: Annotated[Optional[int], typer.Option("--batch", min=1, metavar="N",
                                                        help="global batch with --model")] = None,
-          table: Annotated[str, typer.Option("--format", "-f", "--table", metavar="csv|jsonl|parquet",
-                                             help="row format: csv, jsonl or parquet (default: from "
-                                                            "-o's suffix, else csv; --table is the same)")] = "",
+          table: Annotated[str, typer.Option("--format", "-f", "--table",
+                                             metavar="csv|jsonl|parquet|table|markdown|html",
+                                             help="csv, jsonl or parquet: every digit, axes in SI with a column in "
+                                                  "the unit written beside; table, markdown or html: to read, in the "
+                                                  "unit written, 4 digits (default: from -o's suffix, else csv; "
+                                                  "--table is the same)")] = "",
           output: OutputOpt = None, set_: SetOpt = None,
           plot: Annotated[Optional[str], typer.Option(
               "--plot", metavar="X,Y[,COLOR]",
@@ -465,13 +468,14 @@ def sweep(design: DesignArg = None,
     to_stdout = output is not None and str(output) == "-"
     if to_stdout:
         output = None
-    if table and table not in ("csv", "jsonl", "parquet"):
-        raise InputError(f"--format {table!r}: a sweep writes rows: csv, jsonl or parquet")
+    readable = {"table": "table", "txt": "table", "markdown": "markdown", "md": "markdown", "html": "html"}
+    if table and table not in ("csv", "jsonl", "parquet", "table", "markdown", "html"):
+        raise InputError(f"--format {table!r}: a sweep writes csv, jsonl, parquet, table, markdown or html")
     suffix = output.suffix.lstrip(".").lower() if output is not None else ""
-    if not table and suffix not in ("", "csv", "jsonl", "parquet"):
-        raise InputError(f"-o {output}: the suffix .{suffix} is not a row format (.csv, .jsonl, .parquet); name one "
-                         "with --table")
-    kind = table or suffix or "csv"
+    if not table and suffix not in ("", "csv", "jsonl", "parquet", *readable):
+        raise InputError(f"-o {output}: the suffix .{suffix} is not a sweep format (.csv, .jsonl, .parquet, .txt, "
+                         ".md, .html); name one with --format")
+    kind = table or readable.get(suffix, suffix) or "csv"
     if kind == "parquet" and output is None:
         raise InputError("Parquet output needs a file: -o PATH" + (" (not -o -, standard output)" if to_stdout
                                                                    else ""))
@@ -483,9 +487,14 @@ def sweep(design: DesignArg = None,
     if plot is not None:
         check_plot(plot, vary, model is not None, link_only)
     with _progress("sweep", "chunks", quiet) as progress:
-        _, rows = run_sweep(design, set_, vary, model=model, batch=batch, scheduler=scheduler,
+        axes, rows = run_sweep(design, set_, vary, model=model, batch=batch, scheduler=scheduler,
                             workers=workers or os.cpu_count(), progress=progress, link_only=link_only)
-    if kind == "parquet":
+    if kind in ("table", "markdown", "html"):
+        from sipml.sweeps import sweep_report
+
+        title = f"sipml sweep of {design or 'sip-ring'}: " + " × ".join(vary)
+        _emit(sweep_report(rows, axes, title), Format(kind), output, title=title)
+    elif kind == "parquet":
         write_atomic_bytes(output, to_parquet(rows))
     else:
         parts = csv_parts(rows) if kind == "csv" else jsonl_parts(rows)
@@ -494,7 +503,7 @@ def sweep(design: DesignArg = None,
                 sys.stdout.write(part)
         else:
             write_atomic_bytes(output, (part.encode("utf-8") for part in parts))
-    if output is not None:
+    if output is not None and kind not in ("table", "markdown", "html"):
         print(f"wrote {output} ({len(rows)} rows)", file=sys.stderr)
     if plot is not None:
         plot_rows(rows, plot, plot_file, vary)

@@ -68,38 +68,51 @@ def _feasible(row: dict) -> bool:
     return all(bool(f) for f in flags) and not row.get("error")
 
 
-def _shown(value, unit: str, factor: float):
-    """An SI value in the unit the user wrote (dBm: 10·log10 of the power in mW)."""
-    if unit == "dBm":
-        return 10 * math.log10(value / 1e-3) if value > 0 else -math.inf
-    return value / factor
-
-
-def sweep_plot(rows: list[dict], names: list[str], path, log_columns=(), order: dict | None = None,
-               shown: dict | None = None) -> Path:
+def sweep_plot(rows: list[dict], names: list[str], path, log_columns=(), order: dict | None = None) -> Path:
     """`sweep_figure` written as a PNG at `path`."""
-    return save(sweep_figure(rows, names, log_columns, order, shown), path)
+    return save(sweep_figure(rows, names, log_columns, order), path)
 
 
-def sweep_figure(rows: list[dict], names: list[str], log_columns=(), order: dict | None = None,
-                 shown: dict | None = None):
+CLIFF_GAP = 2.0  # [assumed] a gap wider than twice the spread of the points beside it splits off a cliff
+CLIFF_MIN_POINTS = 4  # [assumed] fewer points than this do not make a scale to protect
+
+
+def _near_the_feasible(good: list, bad: list, y_name: str, log: bool) -> tuple[list, int]:
+    """The infeasible points to draw and how many are left off: where the widest gap between the y values splits
+    the points into the side holding every feasible one (at least CLIFF_MIN_POINTS) and a far side, and the gap is
+    wider than CLIFF_GAP × that side's spread (on a log axis, in decades), the far side — a cliff, such as the
+    −50 dB margin of a count a check refuses — is counted, not drawn, so it does not set the scale."""
+    def at(r):
+        return (math.log10(r[y_name]) if r[y_name] > 0 else -math.inf) if log else r[y_name]
+
+    ys = sorted(at(r) for r in good + bad)
+    if not good or len(ys) < 2 or not math.isfinite(ys[0]):
+        return bad, 0
+    gap, cut = max((b - a, i + 1) for i, (a, b) in enumerate(zip(ys, ys[1:])))
+    low, high = ys[:cut], ys[cut:]
+    good_ys = [at(r) for r in good]
+    if all(v >= high[0] for v in good_ys):
+        kept, lo, hi = high, high[0], high[-1]
+    elif all(v <= low[-1] for v in good_ys):
+        kept, lo, hi = low, low[0], low[-1]
+    else:
+        return bad, 0
+    if len(kept) < CLIFF_MIN_POINTS or gap <= CLIFF_GAP * (hi - lo):
+        return bad, 0
+    inside = [r for r in bad if lo <= at(r) <= hi]
+    return inside, len(bad) - len(inside)
+
+
+def sweep_figure(rows: list[dict], names: list[str], log_columns=(), order: dict | None = None):
     """Column y against column x, coloured by a third column if given: a line per group when x is the group's only
     varying column, points otherwise. Numeric groups are ordered by value (or as the sweep's axis gave them, `order`)
     and, beyond MAX_CATEGORIES, drawn on a colour scale with a colour bar; columns in `log_columns` (axes the user
-    asked `:log` for) get log scales. Infeasible points are drawn hollow and grey, and said so in the legend."""
+    asked `:log` for) get log scales. Infeasible points are drawn hollow and grey, and said so in the legend; those
+far from every feasible one are counted there, not drawn."""
     plt = pyplot()
     import matplotlib.colors as mcolors
 
     x_name, y_name = names[0], names[1]
-    shown = shown or {}
-    if any(n in shown for n in names):  # each axis in the unit its values were written in
-        rows = [{**r, **{n: _shown(r[n], *shown[n]) for n in names if n in shown
-                         and isinstance(r.get(n), numbers.Real)}} for r in rows]
-        if order:
-            order = {n: [_shown(v, *shown[n]) if n in shown else v for v in vals] for n, vals in order.items()}
-
-    def axis_label(name):
-        return f"{name.partition(' [')[0]} ({shown[name][0]})" if name in shown else label(name)
 
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     usable = [r for r in rows if isinstance(r.get(x_name), numbers.Real) and isinstance(r.get(y_name), numbers.Real)
@@ -127,21 +140,27 @@ def sweep_figure(rows: list[dict], names: list[str], log_columns=(), order: dict
             for g in groups:
                 draw([r for r in good if r.get(c_name) == g], color=cmap(norm(g)), markersize=3)
             bar = fig.colorbar(plt.cm.ScalarMappable(norm=norm, cmap=cmap), ax=ax)
-            bar.set_label(axis_label(c_name))
+            bar.set_label(label(c_name))
         else:
             for g in groups:
                 text = f"{g:g}" if isinstance(g, float) else str(g)
-                draw([r for r in good if r.get(c_name) == g], label=f"{axis_label(c_name)} = {text}")
+                members = [r for r in good if r.get(c_name) == g]
+                if members:
+                    draw(members, label=f"{label(c_name)} = {text}")
+                else:  # a group with no feasible point still takes its colour, said in the legend
+                    ax.plot([], [], marker="o", linestyle="none", label=f"{label(c_name)} = {text}: none feasible")
     elif good:
         draw(good)
-    if bad:
-        ax.plot([r[x_name] for r in bad], [r[y_name] for r in bad], marker="o", linestyle="none",
-                markerfacecolor="none", color="#999999", label="infeasible (a check fails)")
     if x_name in log_columns:
         ax.set_xscale("log")
     if y_name in log_columns:
         ax.set_yscale("log")
-    ax.set(xlabel=axis_label(x_name), ylabel=axis_label(y_name))
+    if bad:
+        near, beyond = _near_the_feasible(good, bad, y_name, y_name in log_columns)
+        ax.plot([r[x_name] for r in near], [r[y_name] for r in near], marker="o", linestyle="none",
+                markerfacecolor="none", color="#999999",
+                label="infeasible (a check fails)" + (f"; {beyond} more off the scale" if beyond else ""))
+    ax.set(xlabel=label(x_name), ylabel=label(y_name))
     if ax.get_legend_handles_labels()[0]:
         ax.legend(loc="best")
     return fig

@@ -165,9 +165,9 @@ ul.notes { font-size: 0.85rem; color: #444; } pre { background: #f7f7f7; padding
 _NUMBER = re.compile(r"^[-+−]?[\d,]*\.?\d+(?:e[-+]?\d+)?\s*%?$")
 
 
-def _html(report: Report, title: str) -> str:
-    """One self-contained HTML page: the tables, the equations as LaTeX text, the figures embedded as PNG data, the
-    notes — nothing fetched from elsewhere, so it can be mailed."""
+def html_fragment(report: Report, headings: bool = True) -> str:
+    """The report's tables, equations (as LaTeX text), embedded figures and notes as HTML elements, without a page
+    around them (a notebook cell shows this)."""
     import base64
     import html
 
@@ -183,11 +183,11 @@ def _html(report: Report, title: str) -> str:
             parts.append(f'<figure><img alt="{html.escape(caption)}" src="data:image/png;base64,{data}">'
                          f"<figcaption>{html.escape(caption)}</figcaption></figure>")
 
-    parts = [f"<h1>{html.escape(title)}</h1>"]
+    parts = []
     # the figures follow the third table (the report's training comparison), before the long reference tables
     after = min(2, len(report.tables) - 1)
     for i, t in enumerate(report.tables):
-        parts.append(f"<h2>{html.escape(t.title)}</h2>")
+        parts.append(f"<h2>{html.escape(t.title)}</h2>" if headings else f"<p><b>{html.escape(t.title)}</b></p>")
         parts.append("<table><thead><tr>" + "".join(cell(c, "th") for c in t.columns) + "</tr></thead><tbody>"
                      + "".join("<tr>" + "".join(cell(r.get(c, "")) for c in t.columns) + "</tr>" for r in t.rows)
                      + "</tbody></table>")
@@ -198,11 +198,19 @@ def _html(report: Report, title: str) -> str:
     if report.figures and not report.tables:
         figures()
     if report.footer:
-        parts.append('<h2>Notes</h2><ul class="notes">' + "".join(f"<li>{html.escape(n)}</li>" for n in report.footer)
-                     + "</ul>")
+        parts.append(('<h2>Notes</h2>' if headings else "") + '<ul class="notes">'
+                     + "".join(f"<li>{html.escape(n)}</li>" for n in report.footer) + "</ul>")
+    return "\n".join(parts)
+
+
+def _html(report: Report, title: str) -> str:
+    """One self-contained HTML page: `html_fragment` under its title, with its style — nothing fetched from
+    elsewhere, so it can be mailed."""
+    import html
+
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>{html.escape(title)}</title><style>{_HTML_STYLE}</style></head><body>\n"
-            + "\n".join(parts) + "\n</body></html>\n")
+            f"<h1>{html.escape(title)}</h1>\n" + html_fragment(report) + "\n</body></html>\n")
 
 
 def render(report: Report, fmt: str, width: int | None = None, title: str = "sipml") -> str:

@@ -10,6 +10,8 @@ from collections.abc import Sequence
 import numpy as np
 
 _MISSING = object()  # a row without this column
+SHOWN_DIGITS = 4  # significant digits of a number in a table to read (CSV, JSON lines and Parquet keep every digit)
+SHOWN_ROWS = 20  # rows a notebook shows of a longer table: the first and the last, with a count between
 
 
 class Table(Sequence):
@@ -90,6 +92,17 @@ class Table(Sequence):
             self.present[name] = None if have.all() else have
         self.names = names
 
+    def insert_after(self, after: str, name: str, values: np.ndarray) -> None:
+        """A new column `name` (a value in every row of `after`) placed right after column `after`."""
+        self.data[name] = values
+        have = self.present[after]
+        self.present[name] = None if have is None else have.copy()
+        if have is not None:
+            self.data[name] = values.astype(object)
+            self.data[name][~have] = None
+        i = self.names.index(after)
+        self.names = [*self.names[:i + 1], name, *self.names[i + 1:]]
+
     def rows_between(self, start: int, stop: int) -> Table:
         """Rows start … stop − 1 as a table of the same columns (views, not copies)."""
         return Table(self.names, {name: self.data[name][start:stop] for name in self.names},
@@ -113,11 +126,77 @@ class Table(Sequence):
 
     __hash__ = None
 
+    def report(self, title: str, hidden=(), rows: range | None = None):
+        """The rows (or `rows` of them) as a `sipml.render.Report` to read: numbers to SHOWN_DIGITS significant
+        digits, yes/NO flags, '–' for no value, the columns in `hidden` left out, the error column only when a
+        point has one."""
+        from sipml.render import Report
+        from sipml.render import Table as Shown
+
+        hidden = set(hidden)
+        if "error" in self.data and not any(self.column("error")):
+            hidden.add("error")
+        names = [n for n in self.names if n not in hidden]
+        index = range(self.length) if rows is None else rows
+        cells = {}
+        for n in names:
+            column = self.column(n)
+            cells[n] = [_shown(column[i]) for i in index]
+        return Report({}, [Shown(title, names, [{n: cells[n][k] for n in names} for k in range(len(index))])])
+
+    def _preview(self):
+        """The report a notebook shows: every row up to SHOWN_ROWS, else the first and last halves of that."""
+        if self.length <= SHOWN_ROWS:
+            return self.report(f"{self.length} rows")
+        half = SHOWN_ROWS // 2
+        head, tail = self.report("", rows=range(half)), self.report("", rows=range(self.length - half, self.length))
+        shown = head.tables[0]
+        shown.rows += [dict.fromkeys(shown.columns, "…"), *tail.tables[0].rows]
+        shown.title = f"{self.length:,} rows (the first and last {half})"
+        return head
+
+    def __repr__(self) -> str:
+        from sipml.render import render
+
+        return render(self._preview(), "table").rstrip("\n")
+
+    def _repr_html_(self) -> str:
+        from sipml.render import html_fragment
+
+        return html_fragment(self._preview(), headings=False)
+
+    def to_pandas(self):
+        """The rows as a pandas DataFrame, one column per column (numbers as numbers, SI where the name says so;
+        None/NaN where a row has no value). Needs pandas (`pip install 'sipml[notebook]'`)."""
+        pd = _pandas()
+        return pd.DataFrame({n: self.data[n] if self.present[n] is None else self.column(n) for n in self.names},
+                            columns=self.names)
+
     def column(self, name: str) -> list:
         """One column as Python values (None where a row has none)."""
         values = self.data[name].tolist()
         have = self.present[name]
         return values if have is None else [v if h else None for v, h in zip(values, have)]
+
+
+def _shown(value) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, (bool, np.bool_)):
+        return "yes" if value else "NO"
+    if isinstance(value, float):
+        return "–" if math.isnan(value) else f"{value:.{SHOWN_DIGITS}g}"
+    return str(value)
+
+
+def _pandas():
+    from core.errors import InputError
+
+    try:
+        import pandas
+    except ImportError:
+        raise InputError("to_pandas() needs pandas: pip install 'sipml[notebook]'") from None
+    return pandas
 
 
 def _same(a, b) -> bool:

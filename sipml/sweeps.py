@@ -45,6 +45,24 @@ class Axis:
     def column(self) -> str:
         return f"{self.section}.{self.key}" + (f" [{self.unit}]" if self.unit not in ("", "1") else "")
 
+    @property
+    def written_column(self) -> str | None:
+        """The axis's column in the unit its values were written in ('laser.power_per_line [dBm]'), beside the SI
+        one; None where they were written in the SI unit or none."""
+        if not self.written_unit or self.written_unit == self.unit:
+            return None
+        return f"{self.section}.{self.key} [{self.written_unit}]"
+
+    def written(self, si) -> np.ndarray:
+        """SI values (an array) in the unit the user wrote, to the precision a range's values carry (6
+        significant digits, as a design file writes them; dBm: 10·log10 of the power in mW, to 10⁻⁴ dB)."""
+        from core.units import w_to_dbm
+
+        si = np.asarray(si, dtype=float)
+        if self.written_unit == "dBm":
+            return np.round(w_to_dbm(si), 4) + 0.0  # + 0.0: no −0.0
+        return np.array([float(f"{v:.6g}") for v in (si / self.written_factor).tolist()])
+
 
 def parse_axis(spec: str, sections: dict) -> Axis:
     """One --vary item. InputError for an unknown key, a key without a sweepable value, wrong units, a count < 1."""
@@ -222,13 +240,29 @@ def run_sweep(design, overrides, specs, model=None, batch=None, scheduler=None, 
                              "optical link: --link-only has no columns to write")
         _check_effects(design, list(args[1]), axes)
         _check_moves_the_link(design, list(args[1]), axes)
-        return axes, _link_sweep(*args, scheduler, progress)
+        return axes, _with_written_columns(_link_sweep(*args, scheduler, progress), axes)
     _check_effects(design, list(args[1]), axes)
     points = grid_points(list(axes))
     chunks = [tuple(points[i:i + CHUNK]) for i in range(0, len(points), CHUNK)]
     calls = [(*args, c, model, batch) for c in chunks]
-    return axes, Table.from_rows([row for part in _map(evaluate_chunk, calls, scheduler, workers, progress)
-                                  for row in part])
+    return axes, _with_written_columns(Table.from_rows(
+        [row for part in _map(evaluate_chunk, calls, scheduler, workers, progress) for row in part]), axes)
+
+
+def _with_written_columns(table: Table, axes) -> Table:
+    """Each axis written in a unit other than its SI one ('mW', 'dBm', 'GHz') gets a second column in that unit,
+    right after the SI column: machine readers keep SI, a reader sees the values as typed."""
+    for a in axes:
+        if a.written_column is not None:
+            distinct, inverse = np.unique(np.asarray(table.data[a.column], dtype=float), return_inverse=True)
+            table.insert_after(a.column, a.written_column, a.written(distinct)[inverse.ravel()])
+    return table
+
+
+def sweep_report(rows: Table, axes, title: str):
+    """The rows as a table to read (`-f table|markdown|html`): each axis in the unit its values were written in
+    (its SI column left out), as `Table.report` rounds them."""
+    return rows.report(title, hidden={a.column for a in axes if a.written_column})
 
 
 def check_scheduler(address: str) -> None:
@@ -372,7 +406,8 @@ def check_plot(spec: str, vary=(), training: bool = False, link_only: bool = Fal
     if len(names) not in (2, 3) or not all(names):
         raise InputError(f"--plot {spec!r}: expected x,y or x,y,color")
     if vary:
-        known = [*(parse_axis(v, ALL_SECTIONS).column for v in vary), *PHYSICS_COLUMNS,
+        axes = [parse_axis(v, ALL_SECTIONS) for v in vary]
+        known = [*(c for a in axes for c in (a.column, a.written_column) if c), *PHYSICS_COLUMNS,
                  *(() if link_only else FABRIC_COLUMNS), *(TRAINING_COLUMNS if training else ()), "error"]
         for name in names:
             if name not in known:
@@ -386,10 +421,19 @@ def check_plot(spec: str, vary=(), training: bool = False, link_only: bool = Fal
 
 def plot(rows: list[dict], spec: str, path, vary=()) -> None:
     """A PNG of column y against column x (coloured by a third column if given), in the house style
-    (sipml.plotting.sweep_plot): log scales for the axes given as ':log' ranges, groups in the order of their axis."""
+    (sipml.plotting.sweep_plot), as `figure_spec` lays it out."""
+    from sipml.plotting import sweep_plot
+
+    names, log, order = figure_spec(rows, spec, vary)
+    sweep_plot(rows, names, path, log, order)
+
+
+def figure_spec(rows, spec: str, vary=()) -> tuple[list[str], set, dict]:
+    """(columns, log columns, group order) of a --plot spec: each axis in the unit its values were written in,
+    log scales for the axes given as ':log' ranges (not dBm: those are already logarithmic), groups in the order
+    of their axis."""
     from core.errors import InputError
     from sipml.design import ALL_SECTIONS
-    from sipml.plotting import sweep_plot
 
     names = check_plot(spec)
     cols = columns(rows)
@@ -397,6 +441,8 @@ def plot(rows: list[dict], spec: str, path, vary=()) -> None:
         if name not in cols:
             raise InputError(f"--plot {spec!r}: no column {name!r}; columns: {', '.join(cols)}")
     axes = [parse_axis(v, ALL_SECTIONS) for v in vary]
-    sweep_plot(rows, names, path, log_columns={a.column for a in axes if a.log and a.written_unit != "dBm"},
-               order={a.column: list(a.values) for a in axes},
-               shown={a.column: (a.written_unit, a.written_factor) for a in axes if a.written_unit})
+    as_written = {a.column: a.written_column for a in axes if a.written_column}
+    log = {a.written_column or a.column for a in axes if a.log and a.written_unit != "dBm"}
+    order = {a.written_column or a.column: a.written(a.values).tolist() if a.written_column else list(a.values)
+             for a in axes}
+    return [as_written.get(n, n) for n in names], log, order

@@ -74,3 +74,56 @@ def test_api_names_are_functions_even_after_the_commands_modules_are_imported():
     from sipml import speedup, sweep
 
     assert callable(speedup) and callable(sweep)
+
+
+def test_a_notebook_shows_the_cli_tables_and_gets_dataframes(capsys):
+    """Each result displays as the command's own tables (text and HTML) and converts to a DataFrame holding the
+    numbers of `--format csv` / the JSON rows; attribute access stays the record's."""
+    pytest.importorskip("pandas")
+    from sipml import speedup
+
+    link = budget("sip-ring")
+    assert main(["budget", "sip-ring"]) == 0
+    assert repr(link) == capsys.readouterr().out.rstrip("\n")
+    assert "<table>" in link._repr_html_() and "margin" in link._repr_html_()
+    frame = link.to_pandas()
+    assert frame.set_index("key").loc["margin_db", "value"] == pytest.approx(link.margin_db)
+    assert link.record.margin_db == link.margin_db and link == link.record
+    with pytest.raises(AttributeError):
+        link.margin_db = 0.0
+
+    assert main(["cost", "sip-ocs", "-f", "json"]) == 0
+    cli = json.loads(capsys.readouterr().out)
+    money = cost("sip-ocs").to_pandas().set_index("key")["value"]
+    assert float(money["designs.0.network_cost_usd_per_gpu"]) == pytest.approx(
+        cli["designs"][0]["network_cost_usd_per_gpu"])
+    assert "Fabric: sip-ocs" in repr(fabric("sip-ocs"))
+
+    rows = speedup("sip-ocs", "gpt2-355m", baselines=["fattree-200"])
+    table = rows.to_pandas()
+    assert isinstance(rows, list) and list(table["design"]) == ["sip-ocs"]
+    assert table.loc[0, "speedup"] == pytest.approx(rows[0]["speedup"])
+    assert table.loc[0, "strategy.dp"] == rows[0]["strategy"]["dp"]
+    assert "speedup over fattree-200" in repr(rows) and "<table>" in rows._repr_html_()
+
+    grid = sweep("sip-ring", ["laser.power_per_line=1mW:20mW:25"], link_only=True)
+    frame = grid.to_pandas()
+    assert len(frame) == 25 and frame["laser.power_per_line [mW]"].iloc[-1] == 20.0
+    assert frame["margin_db [dB]"].dtype == float and frame["link_feasible"].dtype == bool
+    assert frame["margin_db [dB]"].tolist() == [r["margin_db [dB]"] for r in grid]
+    shown = repr(grid).splitlines()
+    assert shown[0] == "25 rows (the first and last 10)" and len(shown) == 3 + 21  # title, header, rule, rows, …
+
+
+def test_the_readme_notebook_example_runs():
+    """The README's Python example, run as written (its assertions included)."""
+    import re
+    from pathlib import Path
+
+    pytest.importorskip("pandas")
+    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    section = readme.split("### Python API", 1)[1].split("\n### ", 1)[0]
+    blocks = re.findall(r"```python\n(.*?)```", section, re.S)
+    assert blocks
+    for block in blocks:
+        exec(compile(block, "README.md", "exec"), {})

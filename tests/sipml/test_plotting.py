@@ -4,7 +4,7 @@ asked, numeric groups in numeric order (on a colour scale when there are many), 
 import pytest
 
 from sipml.design import ALL_SECTIONS
-from sipml.sweeps import parse_axis
+from sipml.sweeps import figure_spec, parse_axis, run_sweep
 
 pytest.importorskip("matplotlib")
 
@@ -32,28 +32,30 @@ def test_numeric_groups_in_numeric_order_and_infeasible_points_marked():
 def test_many_numeric_groups_go_on_a_colour_scale_and_log_axes_are_kept():
     """16 groups are more colours than a reader tells apart: one colour bar instead of a 16-entry legend; the
     ':log' range the user asked for keeps its log axis, and an axis written in mW is shown in mW."""
-    axis = parse_axis("laser.power_per_line=0.5mW:8mW:3:log", ALL_SECTIONS)
+    vary = ["laser.power_per_line=0.5mW:16mW:3:log", "link.wavelengths_per_fiber=" + ",".join(map(str, range(1, 17)))]
+    axis = parse_axis(vary[0], ALL_SECTIONS)
     assert axis.log and axis.written_unit == "mW" and axis.written_factor == pytest.approx(1e-3)
-    fig = sweep_figure(rows(range(1, 17)), ["laser.power_per_line [W]", "margin_db [dB]",
-                                            "link.wavelengths_per_fiber"], log_columns={axis.column},
-                       shown={axis.column: (axis.written_unit, axis.written_factor)})
+    _, table = run_sweep(None, None, vary, link_only=True)
+    names, log, order = figure_spec(table, "laser.power_per_line [W],margin_db [dB],link.wavelengths_per_fiber",
+                                    vary)
+    assert names[0] == "laser.power_per_line [mW]" and log == {"laser.power_per_line [mW]"}
+    fig = sweep_figure(list(table), names, log, order)
     ax = fig.axes[0]
     assert len(fig.axes) == 2  # the plot and its colour bar
     assert ax.get_xscale() == "log" and ax.get_xlabel() == "laser.power_per_line (mW)"
-    assert max(max(line.get_xdata()) for line in ax.get_lines()) == pytest.approx(8.0)
-    legend = ax.get_legend()
-    assert [t.get_text() for t in legend.get_texts()] == ["infeasible (a check fails)"]
+    assert max(max(line.get_xdata()) for line in ax.get_lines() if len(line.get_xdata())) == pytest.approx(16.0)
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["infeasible (a check fails); 24 more off the scale"]
 
 
 def test_a_dbm_axis_is_shown_in_dbm():
-    axis = parse_axis("laser.power_per_line=-3dBm:9dBm:3", ALL_SECTIONS)
-    assert axis.written_unit == "dBm"
-    fig = sweep_figure(rows([4]), ["laser.power_per_line [W]", "margin_db [dB]"],
-                       shown={axis.column: ("dBm", 1.0)})
+    vary = ["laser.power_per_line=-3dBm:9dBm:3"]
+    _, table = run_sweep(None, None, vary, link_only=True)
+    names, log, order = figure_spec(table, "laser.power_per_line [W],margin_db [dB]", vary)
+    fig = sweep_figure(list(table), names, log, order)
     ax = fig.axes[0]
     assert ax.get_xscale() == "linear" and ax.get_xlabel() == "laser.power_per_line (dBm)"
     xs = sorted(x for line in ax.get_lines() for x in line.get_xdata())
-    assert xs[-1] == pytest.approx(10 * __import__("math").log10(8.0), rel=1e-9)
+    assert xs == pytest.approx([-3.0, 3.0, 9.0], rel=1e-9)
 
 
 def test_tables_fit_the_terminal_and_stay_plain_when_piped():
@@ -92,5 +94,45 @@ def test_sweep_takes_the_format_option_every_command_takes(capsys):
 
     assert main(["sweep", "--vary", "laser.power_per_line=1mW,2mW", "-f", "jsonl", "--quiet"]) == 0
     assert capsys.readouterr().out.count("\n") == 2
-    assert main(["sweep", "--vary", "laser.power_per_line=1mW,2mW", "--format", "table", "--quiet"]) == 2
-    assert "a sweep writes rows" in capsys.readouterr().err
+    assert main(["sweep", "--vary", "laser.power_per_line=1mW,2mW", "--format", "xlsx", "--quiet"]) == 2
+    assert "a sweep writes csv, jsonl, parquet, table, markdown or html" in capsys.readouterr().err
+
+
+def test_sweep_tables_show_the_axes_as_written_and_round(capsys, tmp_path):
+    """CSV keeps the SI column and every digit, with the axis as written beside it; a table to read shows only the
+    written unit and four significant digits."""
+    from sipml.cli import main
+
+    vary = ["--vary", "laser.power_per_line=-3dBm:9dBm:3", "--vary", "link.channel_spacing=100GHz,200GHz"]
+    assert main(["sweep", *vary, "--link-only", "--quiet"]) == 0
+    header, first, *_ = capsys.readouterr().out.splitlines()
+    names = header.split(",")
+    assert names[:4] == ["laser.power_per_line [W]", "laser.power_per_line [dBm]", "link.channel_spacing [Hz]",
+                         "link.channel_spacing [GHz]"]
+    cells = dict(zip(names, first.split(",")))
+    assert cells["laser.power_per_line [dBm]"] == "-3.0" and cells["link.channel_spacing [GHz]"] == "100.0"
+    assert float(cells["laser.power_per_line [W]"]) == pytest.approx(10 ** -0.3 * 1e-3, rel=1e-5)
+    assert len(cells["margin_db [dB]"].split(".")[1]) > 6  # every digit
+    assert main(["sweep", *vary, "--link-only", "--quiet", "-f", "table"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].split()[:4] == ["laser.power_per_line", "[dBm]", "link.channel_spacing", "[GHz]"]
+    assert "[W]" not in lines[1] and "[Hz]" not in lines[1] and "error" not in lines[1]
+    margins = [line.split()[4] for line in lines[3:]]
+    assert len(margins) == 6 and all(len(m.lstrip("-").replace(".", "")) <= 4 for m in margins)
+    assert [line.split()[0] for line in lines[3:]] == ["-3", "-3", "3", "3", "9", "9"]
+    out = tmp_path / "sweep.md"
+    assert main(["sweep", *vary, "--link-only", "--quiet", "-o", str(out)]) == 0
+    assert "| laser.power_per_line [dBm] |" in out.read_text().replace("  ", " ")
+
+
+def test_a_far_cliff_of_infeasible_points_does_not_set_the_scale():
+    """Feasible margins 0–10 dB beside infeasible ones at −50 dB: those are counted in the legend, not drawn, and
+    a group with no feasible point is named as such."""
+    good = [{"x": x, "y": float(x), "g": 1, "link_feasible": True} for x in range(11)]
+    near = [{"x": x, "y": -1.0 - x, "g": 1, "link_feasible": False} for x in range(3)]
+    cliff = [{"x": x, "y": -50.0, "g": 2, "link_feasible": False} for x in range(5)]
+    fig = sweep_figure(good + near + cliff, ["x", "y", "g"])
+    ax = fig.axes[0]
+    assert ax.get_ylim()[0] > -20
+    texts = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert texts == ["g = 1", "g = 2: none feasible", "infeasible (a check fails); 5 more off the scale"]

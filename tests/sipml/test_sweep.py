@@ -90,7 +90,7 @@ def test_plot_of_an_unknown_column_is_refused(capsys, tmp_path):
     (["sweep", "fattree-200", "--link-only", "--vary", "link.wavelengths_per_fiber=4,8"], "no optical link"),
     (["sweep", "--link-only", "--vary", "fabric.gpus=64,128"], "does not change the link"),
     (["sweep", "--vary", "link.wavelengths_per_fiber=4,8", "--vary", "link.wavelengths_per_fiber=16"], "twice"),
-    (["sweep", "--vary", "link.wavelengths_per_fiber=4,8", "-o", "rows.txt"], "suffix .txt"),
+    (["sweep", "--vary", "link.wavelengths_per_fiber=4,8", "-o", "rows.xlsx"], "suffix .xlsx"),
     (["sweep", "--vary", "link.wavelengths_per_fiber=4,8", "--table", "parquet", "-o", "-"], "not -o -"),
     (["sweep", "--vary", "link.wavelengths_per_fiber=4,8", "-o", "no/such/folder/x.csv"], "folder does not exist"),
 ])

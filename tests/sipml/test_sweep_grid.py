@@ -12,7 +12,7 @@ import pytest
 from sipml.design import ALL_SECTIONS
 from sipml.rows import Table, _cell, columns, to_csv
 from sipml.sweep_points import evaluate_chunk
-from sipml.sweeps import grid_points, parse_axis, run_sweep
+from sipml.sweeps import _with_written_columns, grid_points, parse_axis, run_sweep
 from sipml.sweep_grid import link_table
 
 CASES = {
@@ -32,7 +32,8 @@ CASES = {
 
 def per_point(design, overrides, specs):
     axes = tuple(parse_axis(s, ALL_SECTIONS) for s in specs)
-    return evaluate_chunk(design, tuple(overrides), axes, tuple(grid_points(list(axes))), None, None, True)
+    rows = evaluate_chunk(design, tuple(overrides), axes, tuple(grid_points(list(axes))), None, None, True)
+    return list(_with_written_columns(Table.from_rows(rows), axes))  # the axes in their written unit, as run_sweep
 
 
 def same(a: dict, b: dict) -> bool:
