@@ -299,6 +299,18 @@ class Section:
                                                     f"{declared[other].show(theirs)}: expected {spec.range_text()}")
 
 
+@functools.cache
+def default_of(cls):
+    """The default instance of a section (or composite) class, built once: sections are frozen, so every design
+    that leaves a section out can share one (`field(default_factory=functools.partial(default_of, cls))`)."""
+    return cls()
+
+
+def default_part(cls):
+    """A composite's field that defaults to `cls()` built once and shared (`default_of`)."""
+    return dataclasses.field(default_factory=functools.partial(default_of, cls))
+
+
 class Composite:
     """Base of designs made of sections: construction checks that each part is the declared section type, so
     `LinkDesign(link=5)` is refused as clearly as a bad value."""

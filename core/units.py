@@ -50,7 +50,8 @@ def _is_quantity(value) -> bool:
 
 # --- the table of everyday units (checked against the registry by tests/core/test_units.py) ----------------
 PREFIXES = {"E": 1e18, "P": 1e15, "T": 1e12, "G": 1e9, "M": 1e6, "k": 1e3, "": 1.0, "c": 1e-2, "m": 1e-3,
-            "u": 1e-6, "µ": 1e-6, "μ": 1e-6, "n": 1e-9, "p": 1e-12, "f": 1e-15, "a": 1e-18}
+            "u": 1e-6, "µ": 1e-6, "μ": 1e-6, "n": 1e-9, "p": 1e-12, "f": 1e-15, "a": 1e-18,
+            "Ki": 2.0 ** 10, "Mi": 2.0 ** 20, "Gi": 2.0 ** 30, "Ti": 2.0 ** 40}  # IEC binary prefixes
 # symbol → (factor to the base unit, dimension exponents over length, time, information, mass, current,
 # temperature, currency, symbol)
 BASE_UNITS = {
@@ -62,8 +63,10 @@ BASE_UNITS = {
     "V": (1.0, (2, -3, 0, 1, -1, 0, 0, 0)), "K": (1.0, (0, 0, 0, 0, 0, 1, 0, 0)),
     "USD": (1.0, (0, 0, 0, 0, 0, 0, 1, 0)), "Bd": (1.0, (0, -1, 0, 0, 0, 0, 0, 1)),
     "byte": (8.0, (0, 0, 1, 0, 0, 0, 0, 0)), "1": (1.0, (0, 0, 0, 0, 0, 0, 0, 0)),
+    "Wh": (3600.0, (2, -2, 0, 1, 0, 0, 0, 0)), "h": (3600.0, (0, 1, 0, 0, 0, 0, 0, 0)),
+    "yr": (365.25 * 86400.0, (0, 1, 0, 0, 0, 0, 0, 0)),  # pint's year: the Julian year of 365.25 days
 }
-_NO_PREFIX = {"K", "USD", "byte", "1"}  # no prefix in the table for these (pint decides such spellings)
+_NO_PREFIX = {"K", "USD", "byte", "1", "h", "yr"}  # no prefix in the table for these (pint decides such spellings)
 
 
 @functools.cache

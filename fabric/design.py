@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from core.errors import InputError, did_you_mean, shown
-from core.fields import Composite, Section, Spec, non_negative, param
+from core.fields import Composite, Section, Spec, default_of, default_part, non_negative, param
 from fabric.registry import get_kind, kinds
 from photonics.design import MAX_CHANNELS, MAX_DB, MAX_FIBER_M, MAX_LATENCY_S, LinkDesign  # noqa: F401  (bounds the kinds use)
 
@@ -69,8 +69,8 @@ class ClusterDesign(Composite):
     """A full design point: one GPU's optical I/O (`link`), the shared `[fabric]` settings, and the fabric kind's
     own section (`topology`; its defaults when not given)."""
 
-    link: LinkDesign = field(default_factory=LinkDesign)
-    fabric: FabricSection = field(default_factory=FabricSection)
+    link: LinkDesign = default_part(LinkDesign)
+    fabric: FabricSection = default_part(FabricSection)
     topology: object = None
     has_fabric: bool = False  # the design file declared a [fabric]: checks then cover the fabric too
 
@@ -79,7 +79,7 @@ class ClusterDesign(Composite):
         kind = get_kind(self.fabric.kind)
         if self.topology is None:
             if kind.section_type is not None:
-                object.__setattr__(self, "topology", kind.section_type())
+                object.__setattr__(self, "topology", default_of(kind.section_type))
         elif kind.section_type is None or not isinstance(self.topology, kind.section_type):
             expected = f"a [{kind.section}] section" if kind.section else "no section of its own"
             raise InputError(f"[fabric] kind = '{kind.name}' takes {expected}, got {type(self.topology).__name__}")

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from photonics.grid import symmetric_offsets, worst_victim_sum_by_count, wrapped_detuning_hz
+from photonics.grid import offset_detuning_hz, worst_victim_sum_by_count
 
 
 def aggressor_leakage(detuning_hz, fwhm_hz, rate_bps):
@@ -45,8 +45,10 @@ def worst_channel_leakage_by_count(max_channels: int, spacing_hz, fwhm_hz, rate_
     """ΣX of the worst victim for every grid size n = 1..max_channels (element n−1): in a grid of n equally
     spaced channels, victim i sees aggressors at k·spacing for k = −i..n−1−i, k ≠ 0, each folded by the ring's
     FSR (E6 summed over the grid, `photonics.grid`). Array arguments (a grid of design points) add leading axes."""
-    fwhm, rate, fsr = (np.asarray(v, dtype=float)[..., None] for v in (fwhm_hz, rate_bps, fsr_hz))
-    leak = symmetric_offsets(lambda offset: aggressor_leakage(wrapped_detuning_hz(offset, fsr), fwhm, rate),
-                             max_channels, spacing_hz)
-    return worst_victim_sum_by_count(leak, max_channels)
+    return worst_channel_leakage_at(offset_detuning_hz(max_channels, spacing_hz, fsr_hz), fwhm_hz, rate_bps)
 
+
+def worst_channel_leakage_at(detuning_hz, fwhm_hz, rate_bps):
+    """`worst_channel_leakage_by_count` from the folded detuning of each offset (`grid.offset_detuning_hz`, offsets
+    on the first axis), which a grid's tables share."""
+    return worst_victim_sum_by_count(aggressor_leakage(detuning_hz, fwhm_hz, rate_bps))

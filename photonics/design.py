@@ -15,10 +15,10 @@ A point-to-point link ([link] kind) is described by [transmitter], [fiber], [los
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import ClassVar
 
-from core.fields import Composite, Section, all_of, non_negative, param, positive, when
+from core.fields import Composite, Section, all_of, default_part, non_negative, param, positive, when
 from photonics.fieldspecs import DbPerHzSpec, LossListSpec, SpectralSpec, declare
 
 _SIPML = "SiP-ML simulator (MLNetwork/rostam), Khani et al. SIGCOMM 2021"
@@ -480,17 +480,17 @@ class InterfaceSection(Section):
 class LinkDesign(Composite):
     """A complete design point of one GPU's optical I/O."""
 
-    link: LinkSection = field(default_factory=LinkSection)
-    fiber: FiberSection = field(default_factory=FiberSection)
-    ring: RingSection = field(default_factory=RingSection)
-    modulator: ModulatorSection = field(default_factory=ModulatorSection)
-    laser: LaserSection = field(default_factory=LaserSection)
-    transmitter: TransmitterSection = field(default_factory=TransmitterSection)
-    loss: LossSection = field(default_factory=LossSection)
-    receiver: ReceiverSection = field(default_factory=ReceiverSection)
-    tuning: TuningSection = field(default_factory=TuningSection)
-    package: PackageSection = field(default_factory=PackageSection)
-    interface: InterfaceSection = field(default_factory=InterfaceSection)
+    link: LinkSection = default_part(LinkSection)
+    fiber: FiberSection = default_part(FiberSection)
+    ring: RingSection = default_part(RingSection)
+    modulator: ModulatorSection = default_part(ModulatorSection)
+    laser: LaserSection = default_part(LaserSection)
+    transmitter: TransmitterSection = default_part(TransmitterSection)
+    loss: LossSection = default_part(LossSection)
+    receiver: ReceiverSection = default_part(ReceiverSection)
+    tuning: TuningSection = default_part(TuningSection)
+    package: PackageSection = default_part(PackageSection)
+    interface: InterfaceSection = default_part(InterfaceSection)
 
 
 SECTIONS: dict[str, type] = {

@@ -19,43 +19,36 @@ import numpy as np
 def wrapped_detuning_hz(offset_hz, fsr_hz):
     """Detuning from the nearest resonance order of a ring with free spectral range `fsr_hz`, folded into
     [−FSR/2, FSR/2] with the sign of the offset: a channel one FSR away sits on resonance again  (E19). Odd in
-    the offset, bit for bit, so a grid's effects at ±k are equal and computed once (`symmetric_offsets`)."""
+    the offset, bit for bit, so a grid's effects at ±k are equal and computed once (`offset_detuning_hz`)."""
     offset = np.asarray(offset_hz, dtype=float)
     return np.copysign((np.abs(offset) + 0.5 * fsr_hz) % fsr_hz - 0.5 * fsr_hz, offset)
 
 
-def symmetric_offsets(effect, max_channels: int, spacing_hz):
-    """`effect(k × spacing)` for the offsets of `grid_offsets(max_channels)` (last axis), for an effect even in the
-    offset: evaluated for k = 0 … m−1 and mirrored. `spacing_hz` may carry leading axes (a grid of design
-    points)."""
-    half = effect(np.arange(int(max_channels)) * np.asarray(spacing_hz, dtype=float)[..., None])
-    return np.concatenate((half[..., :0:-1], half), axis=-1)
+def offset_detuning_hz(max_channels: int, spacing_hz, fsr_hz) -> np.ndarray:
+    """Detuning of the channel k spacings away, folded by the ring's FSR (E19), for k = 0 … m−1 along the FIRST
+    axis; `spacing_hz` and `fsr_hz` may carry axes of their own (a grid of design points), which follow. The
+    effects of a grid are even in the offset (`wrapped_detuning_hz` is odd bit for bit, the effects depend on |δ|),
+    so k ≥ 0 is all a victim's sums need (`worst_victim_sum_by_count`)."""
+    spacing, fsr = np.asarray(spacing_hz, dtype=float), np.asarray(fsr_hz, dtype=float)
+    k = np.arange(int(max_channels), dtype=float).reshape((-1,) + (1,) * max(spacing.ndim, fsr.ndim))
+    return wrapped_detuning_hz(k * spacing, fsr)
 
 
-def grid_offsets(max_channels: int) -> np.ndarray:
-    """Channel offsets k = −(m−1) … (m−1) a victim can see in a grid of up to m channels (k = 0 is the victim)."""
-    m = int(max_channels)
-    return np.arange(-(m - 1), m)
-
-
-def worst_victim_sum_by_count(per_offset, max_channels: int) -> np.ndarray:
+def worst_victim_sum_by_count(per_offset) -> np.ndarray:
     """For every grid size n = 1..m (element n−1 of the last axis): the largest sum, over the victims i of an
-    n-channel grid, of `per_offset[k]` for the offsets k = −i … n−1−i other than 0. `per_offset` is indexed like
-    `grid_offsets(m)` along its last axis; leading axes (one per design point of a grid) are kept. The sums run
-    outward from the victim (running sums to the left and to the right, O(m²) for the whole table), so an entry for
-    n channels does not depend on how far the table goes."""
-    m = int(max_channels)
+    n-channel grid, of an even effect at the offsets k = −i … n−1−i other than 0. `per_offset[k]` is the effect k
+    spacings away for k = 0 … m−1 along the first axis (`offset_detuning_hz`); the axes after it (one per design
+    point of a grid) come first in the result. Victim i sums run[i] + run[n−1−i], run[j] = Σ_{k=1..j} per_offset[k]
+    (running sums outward from the victim, O(m²) for the whole table; victims i and n−1−i sum alike, so half
+    suffice), so an entry for n channels does not depend on how far the table goes."""
     values = np.asarray(per_offset, dtype=float)
-    zero = np.zeros(values.shape[:-1] + (1,))
-    # left[i] = Σ_{k=1..i} per_offset[−k], right[j] = Σ_{k=1..j} per_offset[k]
-    left = np.concatenate((zero, np.cumsum(values[..., m - 2::-1], axis=-1)), axis=-1)
-    right = np.concatenate((zero, np.cumsum(values[..., m:], axis=-1)), axis=-1)
-    # an even effect sums alike for victims i and n−1−i: half the victims suffice
-    even = np.array_equal(values[..., m - 2::-1], values[..., m:])
-    # counts on the first axis, so each step adds whole rows (one per design point) at once
-    left, right = np.ascontiguousarray(np.moveaxis(left, -1, 0)), np.ascontiguousarray(np.moveaxis(right, -1, 0))
-    worst = np.zeros((m,) + values.shape[:-1])
+    m = values.shape[0]
+    run = np.empty_like(values)
+    run[0] = 0.0
+    np.cumsum(values[1:], axis=0, out=run[1:])
+    worst = np.empty_like(values)
+    worst[0] = 0.0
     for n in range(2, m + 1):
-        h = (n + 1) // 2 if even else n  # victims i = 0 … h−1 pair left[i] with right[n−1−i]
-        worst[n - 1] = np.max(left[:h] + right[n - h:n][::-1], axis=0)
+        h = (n + 1) // 2  # victims i = 0 … h−1 pair run[i] with run[n−1−i]
+        np.max(run[:h] + run[n - h:n][::-1], axis=0, out=worst[n - 1, ...])
     return np.moveaxis(worst, 0, -1)

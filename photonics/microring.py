@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from photonics.constants import SPEED_OF_LIGHT_M_PER_S as C
-from photonics.grid import symmetric_offsets, worst_victim_sum_by_count, wrapped_detuning_hz
+from photonics.grid import offset_detuning_hz, worst_victim_sum_by_count
 
 
 def circumference_m(radius_m):
@@ -139,10 +139,14 @@ def bus_through_loss_by_count(max_channels: int, spacing_hz, fwhm_hz_, on_resona
     n = 1..max_channels (element n−1 of the last axis): channel i passes the ring of every other channel j at its own
     detuning (j − i)·spacing folded by the FSR (E19–E20), not all at one spacing. Array arguments (a grid of design
     points) add leading axes."""
-    fwhm, t0, excess, fsr = (np.asarray(v, dtype=float)[..., None] for v in (fwhm_hz_, on_resonance, excess_db, fsr_hz))
-    loss = symmetric_offsets(lambda offset: through_loss_db(wrapped_detuning_hz(offset, fsr), fwhm, t0, excess),
-                             max_channels, spacing_hz)
-    return worst_victim_sum_by_count(loss, max_channels)
+    return bus_through_loss_at(offset_detuning_hz(max_channels, spacing_hz, fsr_hz), fwhm_hz_, on_resonance,
+                               excess_db)
+
+
+def bus_through_loss_at(detuning_hz, fwhm_hz_, on_resonance, excess_db):
+    """`bus_through_loss_by_count` from the folded detuning of each offset (`grid.offset_detuning_hz`, offsets on
+    the first axis), which a grid's tables share."""
+    return worst_victim_sum_by_count(through_loss_db(detuning_hz, fwhm_hz_, on_resonance, excess_db))
 
 
 def notch_extinction_ratio_db(on_resonance):

@@ -28,7 +28,7 @@ import numpy as np
 from core.units import db_to_lin, dbm_to_w, format_si, w_to_dbm
 from photonics import budget, crosstalk, filtering, laser, microring, modulator, packaging, variation
 from photonics.design import LinkDesign
-from photonics.grid import grid_offsets, worst_victim_sum_by_count, wrapped_detuning_hz
+from photonics.grid import offset_detuning_hz, worst_victim_sum_by_count, wrapped_detuning_hz
 from photonics.loss import LedgerLine, distributed, fiber_path, line, ndim, total_db
 from photonics.shared import (PenaltyArrays, ReceiverArrays, SignalArrays, as_number, elementwise,
                               link_extinction_ratio, penalty_arrays, penalty_lines, receiver_arrays, sections,
@@ -37,6 +37,7 @@ from photonics.shared import (PenaltyArrays, ReceiverArrays, SignalArrays, as_nu
 MAX_SEARCH_WAVELENGTHS = 4096  # the wavelength-count search stops here (a warning says when it is reached)
 BEND_FIT_MIN_RADIUS_M = 5e-6  # the UBC bending-loss fit covers R ≥ 5 µm; below it extrapolates (15,000 dB/cm at 3 µm)
 PARKED_DETUNING_SPACINGS = 0.5  # an idle ring of an intermediate GPU waits half a spacing from every channel [assumed]
+POINTS_PER_BLOCK = 2048  # design points per block of the count tables: their temporaries stay in the CPU's cache
 TABLE_ELEMENTS = 1 << 23  # count-table elements (points × counts) in one piece of a grid: bounds the memory
 
 
@@ -162,30 +163,46 @@ def transmit_loss_db(ledger_lines):
 
 # --- the wavelength-count search -----------------------------------------------------------------------------------
 @functools.lru_cache(maxsize=512)  # per-count tables of a spectral point, shared by points that differ elsewhere
-def _scalar_table(kind, *args) -> np.ndarray:
-    """A per-count table for one spectral point, kept read-only: design points that differ off the spectrum (power,
-    losses) share it — this cache saves rebuilding it for every point of a per-point sweep."""
-    table = kind(*args)
-    table.flags.writeable = False
-    return table
+def _scalar_tables(*args) -> tuple:
+    """The per-count tables of one spectral point, kept read-only: design points that differ off the spectrum
+    (power, losses) share them — this cache saves rebuilding them for every point of a per-point sweep."""
+    tables = _tables(*args)
+    for table in tables:
+        table.flags.writeable = False
+    return tables
 
 
-def _table(kind, n_max: int, *args):
-    if all(ndim(a) == 0 for a in args):
-        return _scalar_table(kind, n_max, *(float(a) for a in args))
-    return kind(n_max, *args)
+def _tables(n_max: int, leak_n: int, *spectral) -> tuple:
+    """The three per-count tables of `_count_tables`, computed POINTS_PER_BLOCK design points at a time (the same
+    numbers: each point's tables are its own)."""
+    shape = np.broadcast_shapes(*(np.shape(a) for a in spectral))
+    points = math.prod(shape)
+    if points <= POINTS_PER_BLOCK:
+        return _block_tables(n_max, leak_n, *spectral)
+    flat = [np.broadcast_to(a, shape).reshape(-1) for a in spectral]
+    out = (np.empty((points, n_max)), np.empty((points, n_max)), np.empty((points, leak_n)))
+    for start in range(0, points, POINTS_PER_BLOCK):
+        part = slice(start, start + POINTS_PER_BLOCK)
+        for table, block in zip(out, _block_tables(n_max, leak_n, *(a[part] for a in flat))):
+            table[part] = block
+    return tuple(table.reshape(shape + table.shape[-1:]) for table in out)
+
+
+def _block_tables(n_max: int, leak_n: int, spacing, mod_fwhm, t0_mod, fwhm, t0, excess, fsr, rate) -> tuple:
+    detuning = offset_detuning_hz(max(n_max, leak_n), spacing, fsr)  # every table sees the same folded grid
+    return (microring.bus_through_loss_at(detuning[:n_max], mod_fwhm, t0_mod, excess),
+            microring.bus_through_loss_at(detuning[:n_max], fwhm, t0, excess),
+            crosstalk.worst_channel_leakage_at(detuning[:leak_n], fwhm, rate))
 
 
 def _count_tables(d: LinkDesign, spectral, n_max: int, lines):
     """Per-count tables (transmit rings, receive rings, crosstalk ΣX) of the worst wavelength, per distinct
     spectral point: transmit and receive up to `n_max`, crosstalk up to the lines present (a comb's lines pass the
     all-pass modulators whether used or not)."""
-    spacing, mod_fwhm, t0_mod, fwhm, t0, excess, fsr, rate = spectral
-    tx = _table(microring.bus_through_loss_by_count, n_max, spacing, mod_fwhm, t0_mod, excess, fsr)
-    rx = _table(microring.bus_through_loss_by_count, n_max, spacing, fwhm, t0, excess, fsr)
     leak_n = n_max if d.modulator.kind == "add-drop" else max(n_max, int(np.max(lines)))
-    leak = _table(crosstalk.worst_channel_leakage_by_count, leak_n, spacing, fwhm, rate, fsr)
-    return tx, rx, leak
+    if all(ndim(a) == 0 for a in spectral):
+        return _scalar_tables(n_max, leak_n, *(float(a) for a in spectral))
+    return _tables(n_max, leak_n, *spectral)
 
 
 def _at_count(table, index):
@@ -232,7 +249,7 @@ def _margins_by_count(d: LinkDesign, tables, inputs, n_max: int):
                                                              else counts)
     in_bus = np.maximum(np.asarray(lines)[..., None], counts) if comb else counts
     leak_by_count = _along_counts(leak, present - 1) * db_to_lin(expand(flat))
-    xt_db = crosstalk.penalty_db(leak_by_count, expand(eye_q), expand(er), eye_scale)
+    xt_db = crosstalk.penalty_db(leak_by_count, expand(eye_q), expand(er), expand(eye_scale))
     return budget.link_margin_db(line_power_dbm=expand(line_dbm), aggregate_cap_dbm=expand(cap_dbm),
                                  wavelengths=counts, lines_in_bus=in_bus, fixed_loss_db=expand(fixed_db),
                                  rings_loss_db=tx[..., :n_max] + rx[..., :n_max], penalty_db=expand(constant_db) + xt_db,
@@ -256,13 +273,33 @@ def _count_search(d: LinkDesign, s: dict, ring: RingArrays, lz: LaserArrays, sig
         if max(points, 2 * spectral[0].size) * table_n > TABLE_ELEMENTS and grid_points > 1:
             raise TooLarge
         tables = _count_tables(d, spectral, table_n, lz.lines)
-        margins = _margins_by_count(d, tables, inputs, table_n)
-        lead = np.broadcast_shapes(margins.shape[:-1], *(np.shape(v) for v in inputs))
-        ok = np.broadcast_to(margins, lead + (table_n,)) >= 0.0
-        count = np.where(ok.any(axis=-1), table_n - np.argmax(ok[..., ::-1], axis=-1), 0)
-        if not ok[..., -1].any() or table_n >= MAX_SEARCH_WAVELENGTHS:
+        count, at_end = _closed_counts(d, tables, inputs, table_n)
+        if not at_end or table_n >= MAX_SEARCH_WAVELENGTHS:
             return count, tables
         table_n = min(2 * table_n, MAX_SEARCH_WAVELENGTHS)
+
+
+def _closed_counts(d: LinkDesign, tables, inputs, n_max: int):
+    """(the largest count ≤ n_max each point's budget closes, 0 where none; whether any point closes at n_max),
+    from the margins by count, POINTS_PER_BLOCK points at a time."""
+    lead = np.broadcast_shapes(*(t.shape[:-1] for t in tables), *(np.shape(v) for v in inputs))
+    points = math.prod(lead)
+
+    def closed(tables_, inputs_):
+        ok = _margins_by_count(d, tables_, inputs_, n_max) >= 0.0
+        ok = np.broadcast_to(ok, np.broadcast_shapes(ok.shape[:-1], *(np.shape(v) for v in inputs_)) + (n_max,))
+        return np.where(ok.any(axis=-1), n_max - np.argmax(ok[..., ::-1], axis=-1), 0), ok[..., -1].any()
+
+    if points <= POINTS_PER_BLOCK:
+        return closed(tables, inputs)
+    flat_tables = [np.broadcast_to(t, lead + t.shape[-1:]).reshape(points, -1) for t in tables]
+    flat_inputs = [np.broadcast_to(v, lead).reshape(points) for v in inputs]
+    count, at_end = np.empty(points, dtype=np.int64), False
+    for start in range(0, points, POINTS_PER_BLOCK):
+        part = slice(start, start + POINTS_PER_BLOCK)
+        count[part], end = closed([t[part] for t in flat_tables], [v[part] for v in flat_inputs])
+        at_end = at_end or bool(end)
+    return count.reshape(lead), at_end
 
 
 @dataclass(frozen=True)
@@ -580,9 +617,9 @@ def pass_through_rings_db(d: LinkDesign, ring) -> float:
     for this channel, parked half a spacing away."""
     lk, excess = d.link, d.ring.through_excess_loss
     n = lk.wavelengths_per_fiber
-    detuning = wrapped_detuning_hz(grid_offsets(n) * lk.channel_spacing, ring.fsr_hz)
+    detuning = offset_detuning_hz(n, lk.channel_spacing, ring.fsr_hz)
     parked = wrapped_detuning_hz(PARKED_DETUNING_SPACINGS * lk.channel_spacing, ring.fsr_hz)
     rings = [(ring.modulator_fwhm_hz, ring.modulator_on_resonance), (ring.filter_fwhm_hz, ring.filter_on_resonance)]
     per_offset = sum(microring.through_loss_db(detuning, fwhm, t0, excess) for fwhm, t0 in rings)
     own = sum(float(microring.through_loss_db(parked, fwhm, t0, excess)) for fwhm, t0 in rings)
-    return float(worst_victim_sum_by_count(per_offset, n)[n - 1]) + own
+    return float(worst_victim_sum_by_count(per_offset)[n - 1]) + own

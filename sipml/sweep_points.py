@@ -13,8 +13,8 @@ from sipml.quantities import FABRIC, LINK, QUANTITIES, SWEEP, TRAINING, Reading,
 def evaluate_chunk(design: str | None, overrides: tuple, axes: tuple, points: tuple, model: str | None,
                    batch: int | None, link_only: bool = False) -> list[dict]:
     """Rows of the given grid points (indices into each axis). Runs in a worker process or on a Dask worker."""
-    loader, baselines = Points(design), {}
-    return [_row(loader, overrides, axes, point, model, batch, link_only, baselines) for point in points]
+    loader, baselines, links = Points(design), {}, {}
+    return [_row(loader, overrides, axes, point, model, batch, link_only, baselines, links) for point in points]
 
 
 @functools.lru_cache(maxsize=1)
@@ -57,7 +57,7 @@ def load_point(design, sets):
     return Points(design).load(sets)
 
 
-def _row(loader, overrides, axes, point, model, batch, link_only, baselines) -> dict:
+def _row(loader, overrides, axes, point, model, batch, link_only, baselines, links) -> dict:
     from workloads.evaluation import Evaluation
 
     row = {a.column: a.values[i] for a, i in zip(axes, point)}
@@ -65,6 +65,7 @@ def _row(loader, overrides, axes, point, model, batch, link_only, baselines) -> 
     try:
         loaded = loader.load(sets)
         evaluation = Evaluation(loaded, _catalog())
+        evaluation.share_link(links)
         row.update(_physics(evaluation))
         if not link_only and (loaded.has_fabric or loader.design is not None):
             row.update(_fabric(evaluation))

@@ -57,6 +57,18 @@ class Evaluation:
         """The optical link's estimate (`photonics.link.evaluate`); None for an electrical fabric."""
         return None if self.link_design is None else evaluate(self.link_design)
 
+    def share_link(self, links: dict) -> None:
+        """Take this point's link estimate from `links` ({LinkDesign: LinkEstimate} of points evaluated before)
+        when one of them had the same link design, else evaluate it and add it there: a sweep's points that differ
+        off the link (GPU count, fabric settings) evaluate it once."""
+        design = self.link_design
+        if design is None or "link" in self.__dict__:
+            return
+        if design in links:
+            self.__dict__["link"] = links[design]
+        else:
+            links[design] = self.link
+
     @functools.cached_property
     def fabric(self) -> FabricEstimate:
         """The fabric (`fabric.evaluate.evaluate_fabric`), built on `link`."""

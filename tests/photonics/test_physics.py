@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from photonics import crosstalk, laser, microring, modulator, receiver
+from photonics.grid import wrapped_detuning_hz
 from core.units import w_to_dbm
 
 
@@ -120,7 +121,7 @@ def test_crosstalk_table_matches_brute_force():
     for n in range(1, 25):
         idx = np.arange(n)
         off = (idx[None, :] - idx[:, None]) * spacing
-        leak = crosstalk.aggressor_leakage(crosstalk.wrapped_detuning_hz(off, fsr), fwhm, rate)
+        leak = crosstalk.aggressor_leakage(wrapped_detuning_hz(off, fsr), fwhm, rate)
         np.fill_diagonal(leak, 0.0)
         assert table[n - 1] == pytest.approx(leak.sum(axis=1).max() if n > 1 else 0.0, rel=1e-12, abs=1e-15)
 

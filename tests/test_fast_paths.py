@@ -1,0 +1,118 @@
+"""Each faster path gives exactly the numbers of the plain one it replaces, on random inputs: the count tables and
+the closed-count search in blocks of design points against one point at a time, the strategy grid against
+itertools.product, Parquet columns built from buffers against pyarrow's own conversion, and a sweep's shared link
+estimates against each point evaluated alone."""
+
+import io
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from photonics import ring_wdm
+
+
+def spectra(rng, points):
+    """Random spectral points: spacing, modulator FWHM and t0, filter FWHM and t0, excess loss, FSR, symbol rate."""
+    return (rng.uniform(20e9, 400e9, points), rng.uniform(5e9, 80e9, points), rng.uniform(0, 0.3, points),
+            rng.uniform(5e9, 80e9, points), rng.uniform(0, 0.3, points), rng.uniform(0, 0.05, points),
+            rng.uniform(0.5e12, 5e12, points), rng.uniform(10e9, 60e9, points))
+
+
+def test_blocked_count_tables_equal_each_point_alone():
+    rng = np.random.default_rng(7)
+    points = ring_wdm.POINTS_PER_BLOCK * 2 + 37  # three blocks, the last one short
+    spectral = spectra(rng, points)
+    blocked = ring_wdm._tables(24, 30, *spectral)
+    for i in rng.choice(points, 60, replace=False):
+        alone = ring_wdm._block_tables(24, 30, *(float(a[i]) for a in spectral))
+        for table, one in zip(blocked, alone):
+            assert np.array_equal(table[i], one)
+
+
+def test_blocked_closed_counts_equal_one_pass(monkeypatch):
+    from photonics.link import link_arrays
+    from photonics.resolve import resolve
+    from sipml.design import load_design
+
+    design = resolve(load_design("sip-ring").link)
+    rng = np.random.default_rng(3)
+    points = ring_wdm.POINTS_PER_BLOCK + 500
+    varied = {"link": {"channel_spacing": rng.uniform(50e9, 400e9, points)},
+              "laser": {"power_per_line": 10 ** (rng.uniform(-3, 13, points) / 10) * 1e-3}}  # −3 … 13 dBm
+    blocked = link_arrays(design, varied, points)
+    monkeypatch.setattr(ring_wdm, "POINTS_PER_BLOCK", 10 ** 9)  # one pass over every point
+    whole = link_arrays(design, varied, points)
+    assert np.array_equal(blocked.budget.count, whole.budget.count)
+    assert np.array_equal(blocked.budget.margin, whole.budget.margin)
+    assert len(np.unique(blocked.budget.count)) > 5  # the points close at many different counts (0: none)
+
+
+def test_the_strategy_grid_is_itertools_product():
+    from workloads.models import load_model
+    from workloads.stacks import get_stack
+    from workloads.strategy import _transformer_strategies, transformer_strategies
+
+    model = load_model("gpt3-175b")
+    got = transformer_strategies(model, 1024, 1536)
+    _transformer_strategies.cache_clear()
+    real_meshgrid = np.meshgrid
+
+    def product_grid(*arrays, indexing):  # the enumeration as itertools writes it
+        rows = np.array(list(itertools.product(*arrays)), dtype=np.int64)
+        return [rows[:, k].reshape([len(a) for a in arrays]) for k in range(len(arrays))]
+
+    np.meshgrid = product_grid
+    try:
+        want = _transformer_strategies(model, 1024, 1536, (), get_stack("megatron-core"))
+    finally:
+        np.meshgrid = real_meshgrid
+        _transformer_strategies.cache_clear()
+    for name in ("dp", "tp", "pp", "cp", "microbatch", "interleave", "sp", "recompute", "recompute_layers", "zero",
+                 "ep", "order"):
+        assert np.array_equal(getattr(got, name), getattr(want, name)), name
+    assert len(got.dp) > 1000
+
+
+def test_parquet_columns_from_buffers_equal_pyarrows_conversion():
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    from sipml.rows import Table, to_parquet
+
+    rng = np.random.default_rng(11)
+    rows = []
+    for i in range(500):
+        row = {"x [W]": float(rng.normal()), "n": int(rng.integers(-5, 5)), "ok": bool(rng.integers(2)),
+               "why": rng.choice(["", "power_budget", "fsr_channels;µ"]), "error": ""}
+        if i % 7 == 0:
+            row["x [W]"] = math.nan
+        if i % 11 == 0:
+            row["sometimes"] = float(i)
+        if i % 13 == 0:
+            row["label"] = None
+        rows.append(row)
+    table = Table.from_rows(rows)
+    got = pq.read_table(io.BytesIO(to_parquet(table)))
+    want = pa.table({name: pa.array([None if isinstance(v, float) and math.isnan(v) else v
+                                     for v in table.column(name)]) for name in table.names})
+    assert got.equals(want)
+
+
+def test_a_sweep_s_shared_link_equals_each_point_alone():
+    """Points that differ off the link (GPU count) take one link estimate; each row equals its point evaluated
+    alone."""
+    from sipml.design import ALL_SECTIONS, load_design
+    from sipml.sweep_points import evaluate_chunk
+    from sipml.sweeps import grid_points, parse_axis
+    from workloads.evaluation import Evaluation
+
+    axes = tuple(parse_axis(v, ALL_SECTIONS) for v in ("fabric.gpus=64,256,1024", "link.data_rate=20 Gbit/s,25 Gbit/s"))
+    rows = evaluate_chunk(None, (), axes, tuple(grid_points(list(axes))), None, None)
+    for row in rows:
+        alone = Evaluation(load_design(None, [f"fabric.gpus={row['fabric.gpus']}",
+                                              f"link.data_rate={row['link.data_rate [bit/s]']} bit/s"]))
+        assert row["margin_db [dB]"] == alone.link.margin_db
+        assert row["network_cost_usd_per_gpu [USD]"] == alone.cost.network_cost_per_gpu_usd.typical
+        assert row["optical_reach [hops]"] == alone.fabric.reach_hops
