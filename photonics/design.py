@@ -51,6 +51,7 @@ MAX_SPECTRAL_WIDTH_M = 1e-7  # [assumed] 100 nm, beyond the widest multimode VCS
 MAX_TEMPERATURE_K = 1000.0  # [assumed] the tuning model's temperatures, far beyond a chip's operating range
 
 _RING_WDM = when("link", "kind", "ring-wdm")
+_COMPUTED_EYE = when("transmitter", "eye_closure", "model")  # the channel's own penalties, not a measured TDECQ
 _POINT_TO_POINT = when("link", "kind", "point-to-point")
 
 LINK_KINDS = ("ring-wdm", "point-to-point")
@@ -140,13 +141,14 @@ class FiberSection(Section):
                                       "wavelength (type = mmf), optical 3 dB: its rise time 0.480·L/BW enters the "
                                       "channel's ISI (F26)", "OM4 at 850 nm [verbatim]; OM3 2000, OM5 2470 MHz·km at "
                                       "953 nm, TIA; OM1–OM4 500 MHz·km at 1300 nm (overfilled launch) [restated]",
-                                      applies_when=when("fiber", "type", "mmf"), hi=MAX_MODAL_BANDWIDTH_HZ_M)
+                                      applies_when=all_of(when("fiber", "type", "mmf"), _COMPUTED_EYE),
+                                      hi=MAX_MODAL_BANDWIDTH_HZ_M)
 
 
     modal_noise: float = non_negative("0.3 dB", "dB", "modal-noise allocation of multimode fiber (type = mmf), "
                                       "combined with the other noises on the closed eye", "10GEPBud: 0.3 dB on 50 µm, "
                                       "0.15 dB on 62.5 µm fiber [verbatim]", hi=MAX_DB,
-                                      applies_when=when("fiber", "type", "mmf"))
+                                      applies_when=all_of(when("fiber", "type", "mmf"), _COMPUTED_EYE))
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -163,31 +165,42 @@ class TransmitterSection(Section):
                                    "[assumed] average, as the DML figure is", choices=("average", "oma"))
     extinction_ratio: float = positive("4.5 dB", "dB", "extinction ratio of the launched signal (PAM4: outer levels; "
                                        "inf: ideal)", "the same DML: dynamic ER 4.5 dB [verbatim]", allow_inf=True)
+    eye_closure: str = param("model", "choice", "how the eye the transmitter and the fiber close is found: 'model' "
+                             "computes it (channel ISI, dispersion, RIN, mode partition, modal noise); 'tdecq' "
+                             "takes the transmitter's measured TDECQ (PAM4; TDEC for NRZ) in their place, the "
+                             "penalty of its eye through the standard's reference receiver and worst-case fiber "
+                             "(IEEE 802.3 clauses 121, 124, 151)", "[assumed] model",
+                             choices=("model", "tdecq"))
+    tdecq: float = non_negative("3.4 dB", "dB", "transmitter and dispersion eye closure (eye_closure = tdecq): TDECQ "
+                                "of a PAM4 transmitter, TDEC of an NRZ one", "IEEE 802.3bs/cu 400GBASE-DR4, FR4: "
+                                "TDECQ ≤ 3.4 dB (compliant modules' datasheets) [restated]", hi=MAX_DB,
+                                applies_when=when("transmitter", "eye_closure", "tdecq"))
     bandwidth: float = positive("34 GHz", "Hz", "electro-optic 3-dB bandwidth of the modulated source: its rise time "
                                 "0.340/f enters the channel's ISI (F24; a 20–80 % rise time t is f = 0.223/t)",
-                                "the same DML: 34 GHz [verbatim]", hi=MAX_BANDWIDTH_HZ)
+                                "the same DML: 34 GHz [verbatim]", hi=MAX_BANDWIDTH_HZ, applies_when=_COMPUTED_EYE)
     spectral_width: float = positive("0.1 nm", "m", "RMS spectral width of a directly modulated source, modulated "
                                      "(chirp, modes; laser kind dml or vcsel): sets the dispersion penalty (the "
                                      "chirped-gaussian model counts only what the chirped pulse does not span)",
                                      "[assumed] the 0.1 nm of "
                                      "the photonics-2 dispersion example; no sourced DML or VCSEL figure",
-                                     applies_when=when("laser", "kind", "dml", "vcsel"), hi=MAX_SPECTRAL_WIDTH_M)
+                                     applies_when=all_of(when("laser", "kind", "dml", "vcsel"), _COMPUTED_EYE),
+                                     hi=MAX_SPECTRAL_WIDTH_M)
     duty_cycle_distortion: float = non_negative("0 ps", "s", "duty-cycle distortion of the launched signal: "
                                                 "shortens the symbol the channel's eye opens over (IEEE 802.3 link "
                                                 "model)", "[assumed] none; 6–7.7 ps in the 10GBASE-S link model "
-                                                "(10GEPBud) [verbatim]", hi=1e-6)
+                                                "(10GEPBud) [verbatim]", hi=1e-6, applies_when=_COMPUTED_EYE)
     deterministic_jitter: float = non_negative("0 ps", "s", "deterministic jitter of the launched signal, the "
                                                "duty-cycle distortion included: the eye is sampled (DJ − DCD) off "
                                                "centre", "[assumed] none; 96 ps in the 10GBASE-LX4 link model "
-                                               "(10GEPBud) [verbatim]", hi=1e-6)
+                                               "(10GEPBud) [verbatim]", hi=1e-6, applies_when=_COMPUTED_EYE)
     mode_partition_k: float = param(0.3, "1", "mode-partition coefficient k of a multimode source (laser kind "
                                     "vcsel): its noise σ = (k/√2)(1 − e^(−(πRDLσ_λ)²)) (F28)", "10GEPBud: 'MPN k "
                                     "factor reduced to 0.3 (850 nm)' [verbatim]", lo=0.0, hi=1.0,
-                                    applies_when=when("laser", "kind", "vcsel"))
+                                    applies_when=all_of(when("laser", "kind", "vcsel"), _COMPUTED_EYE))
     chirp: float = param(-5.0, "1", "chirp parameter C of a directly modulated laser (laser kind dml; "
                          "negative for a DML: pulses broaden fast in anomalous fiber): enters the chirped-gaussian "
                          "dispersion model (F32)", "Agrawal §2.4: DMLs C ≈ −4 … −6 [restated]; midpoint",
-                         lo=-20.0, hi=20.0, applies_when=when("laser", "kind", "dml"))
+                         lo=-20.0, hi=20.0, applies_when=all_of(when("laser", "kind", "dml"), _COMPUTED_EYE))
     energy: float = non_negative("0.228 pJ/bit", "J/bit", "transmitter energy per bit (laser, driver)",
                                  "850 nm oxide-relief VCSEL at 41 Gb/s: 228 fJ/bit [verbatim]; no DML figure found",
                                  hi=MAX_ENERGY_J_PER_BIT)
@@ -389,12 +402,13 @@ class ReceiverSection(Section):
     bandwidth_to_symbol_rate: float = positive(0.8, "1", "receiver 3-dB bandwidth over the symbol rate "
                                                "(point-to-point): its rise time 0.329/f enters the channel's ISI",
                                                "10GEPBud 10GBASE-S: 8250 MHz at 10312.5 MBd [verbatim]", lo=0.05,
-                                               hi=10.0, applies_when=when("link", "kind", "point-to-point"))
+                                               hi=10.0, applies_when=all_of(when("link", "kind", "point-to-point"),
+                                                                            _COMPUTED_EYE))
     baseline_wander: float = non_negative(0.0, "1", "RMS baseline wander of the receiver over the OMA "
                                           "(point-to-point): a noise on the closed eye beyond what the sensitivity "
                                           "holds", "[assumed] none (a DC-balanced code); 0.025 in the 10GBASE-S link "
                                           "model (10GEPBud) [verbatim]", hi=0.1,
-                                          applies_when=when("link", "kind", "point-to-point"))
+                                          applies_when=all_of(when("link", "kind", "point-to-point"), _COMPUTED_EYE))
     responsivity: float = positive("0.7 A/W", "A/W", "photodiode responsivity", "PhoenixSim [verbatim]", lo=0.01,
                                    hi=2.0)
     dark_current: float = non_negative("1 uA", "A", "photodiode dark current", "PhoenixSim [verbatim]",

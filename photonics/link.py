@@ -111,6 +111,8 @@ CHANNEL_KEYS = ("rin", "channel_isi", "mode_partition", "modal_noise", "noise_in
 def length_penalties(d: LinkDesign, s: dict, signal: SignalFigures) -> dict:
     """The penalties that grow with fiber length, {group: (the ledger keys it covers, its total as a function of
     length)} (floats or arrays of lengths): dispersion, and a point-to-point link's channel penalties."""
+    if d.link.kind == "point-to-point" and d.transmitter.eye_closure == "tdecq":
+        return {}  # a measured TDECQ holds at the standard's reach: nothing here grows with the fiber
     rate = signal.symbol_rate_baud
     out = {"dispersion": (("dispersion",),
                           lambda length: np.asarray(dispersion_penalty_db(d, s, rate, length), dtype=float))}

@@ -66,8 +66,8 @@ def power_attenuation_per_m(loss_db_per_m):
 
 def intrinsic_q(group_index, wavelength_m, loss_db_per_m):
     """Intrinsic (unloaded) Q from the ring's propagation loss, Q_i = 2π n_g / (λ α)  (E3, PhoenixSim); infinite for
-    a lossless ring."""
-    with np.errstate(divide="ignore"):
+    a lossless ring (and for a loss so small the quotient overflows)."""
+    with np.errstate(divide="ignore", over="ignore"):
         return 2.0 * np.pi * group_index / (np.asarray(wavelength_m, dtype=float)
                                             * power_attenuation_per_m(loss_db_per_m))
 

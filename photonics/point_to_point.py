@@ -163,13 +163,20 @@ def _channel_lines(d: LinkDesign, s: dict, sig: SignalArrays, ch: ChannelArrays)
 
 def budget_stage(d: LinkDesign, s: dict, sig: SignalArrays, rx: ReceiverArrays, pen: PenaltyArrays) -> LaneBudget:
     """The textbook budget of one lane: launch − the fiber plant's losses − sensitivity − penalties (extinction ratio,
-    dispersion, and the channel's: RIN, ISI, mode partition, modal noise and their interaction) − system margin."""
+    dispersion, and the channel's: RIN, ISI, mode partition, modal noise and their interaction; or, with
+    `eye_closure = "tdecq"`, the extinction ratio and the transmitter's measured TDECQ) − system margin."""
     launch = w_to_dbm(launch_average_w(d, s["transmitter"]))
     items = tuple(fiber_path(d, s["loss"]))
-    ch = channel_stage(d, s, sig, s["loss"].fiber_length)
     shared = {line.key: line for line in penalty_lines(d, s, sig, pen)}
-    lines = _channel_lines(d, s, sig, ch)
-    penalties = (shared["extinction_ratio"], lines[0], shared["dispersion"], *lines[1:])
+    if d.transmitter.eye_closure == "tdecq":  # the measured eye closure stands for the channel's and the fiber's
+        tdecq = s["transmitter"].tdecq
+        detail = (f"measured through the reference receiver and worst-case fiber, in place of the channel's ISI, "
+                  f"dispersion, RIN and noise ({'TDECQ' if sig.levels > 2 else 'TDEC'}, IEEE 802.3 cl. 121)"
+                  if ndim(tdecq) == 0 else "")
+        penalties = (shared["extinction_ratio"], LedgerLine("TDECQ", as_number(tdecq), detail, "tdecq"))
+    else:
+        lines = _channel_lines(d, s, sig, channel_stage(d, s, sig, s["loss"].fiber_length))
+        penalties = (shared["extinction_ratio"], lines[0], shared["dispersion"], *lines[1:])
     total, penalty_db = total_db(items), total_db(penalties)
     margin = launch - total - rx.sensitivity_dbm - penalty_db - s["link"].system_margin
     return LaneBudget(ledger=items, penalties=penalties, launch_dbm=launch, total_db=total, penalty_db=penalty_db,

@@ -97,9 +97,9 @@ def _link_budget_cases() -> list[Case]:
     from sipml.design import load_design
 
     here = Path(__file__).parent / "cases"
-    src = "IEEE 802.3ae link model 10GEPBud3_1_16a"
     out = []
     for table in toml_files.read(here / "link_budgets.toml").get("case", []):
+        src = table.get("source", "IEEE 802.3ae link model 10GEPBud3_1_16a")
         est = evaluate(load_design(str(here / table["design"])).link)
         out += [Case("physics", f"{table['name']}: link penalties", src, table["penalties_db"],
                      sum(p.value_db for p in est.penalties), "dB", LINK_TOLERANCE_DB, rel=False),
