@@ -12,10 +12,13 @@ methods' size limits with one timing at their limits. Not a test: the figures ar
 from __future__ import annotations
 
 import os
+import sys
 import time
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")  # one core
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from reference import announce, ratio  # noqa: E402
 import numpy as np  # noqa: E402
 
 from fabric import allocation as al  # noqa: E402
@@ -51,7 +54,7 @@ def bench_ring(demand) -> None:
         first, best, r = timed(lambda: al.ring_allocation_fast(demand, directions=2, fibers=5,
                                                                wavelengths_per_fiber=n_lambda // 10,
                                                                wavelength_rate_bps=RATE_BPS))
-        print(f"  N_λ = {n_lambda:3d} ({n_lambda // 10:2d} λ/fiber): best {best * 1e3:6.1f} ms, first {first * 1e3:6.1f} ms"
+        print(f"  N_λ = {n_lambda:3d} ({n_lambda // 10:2d} λ/fiber): best {best * 1e3:6.1f} ms {ratio(best)}, first {first * 1e3:6.1f} ms"
               f"   min ratio {r.min_ratio:.3f}, upper bound {r.upper_bound:.3f}, exact {r.exact}")
 
 
@@ -60,7 +63,7 @@ def bench_ocs(demand) -> None:
     for n_lambda in WAVELENGTH_COUNTS:
         circuit_bps = n_lambda * RATE_BPS / N_OCS
         first, best, r = timed(lambda: al.ocs_assignment(demand, n_ocs=N_OCS, circuit_bps=circuit_bps))
-        print(f"  N_λ = {n_lambda:3d} ({circuit_bps / 1e9:5.0f} Gbit/s circuits): best {best * 1e3:6.1f} ms, "
+        print(f"  N_λ = {n_lambda:3d} ({circuit_bps / 1e9:5.0f} Gbit/s circuits): best {best * 1e3:6.1f} ms {ratio(best)}, "
               f"first {first * 1e3:6.1f} ms   min ratio {r.min_ratio:.3f}, exact {r.exact}")
 
 
@@ -91,6 +94,7 @@ def bench_exact_limits() -> None:
 
 
 if __name__ == "__main__":
+    announce()
     pattern = training_demand_bps(GPUS)
     bench_ring(pattern)
     bench_ocs(pattern)

@@ -16,6 +16,9 @@ import time
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")  # one core
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from reference import announce, ratio  # noqa: E402
+
 import numpy as np  # noqa: E402
 
 from photonics.design import LinkDesign  # noqa: E402
@@ -46,7 +49,7 @@ def bench_kernel(repeats: int = 5) -> None:
             result = evaluate_grid(base, grid)
             times.append(time.perf_counter() - t0)
         points = result.margin_db.size
-        print(f"grid kernel, {label}: {points:,} points, first {times[0] * 1e3:.0f} ms, best of {repeats} "
+        print(f"grid kernel, {label}: {points:,} points, first {times[0] * 1e3:.0f} ms {ratio(times[0])}, best of {repeats} "
               f"{min(times) * 1e3:.0f} ms → {points / min(times) / 1e6:.2f} million points/s "
               f"(feasible share {np.mean(result.feasible):.3f})")
 
@@ -80,11 +83,12 @@ def bench_cli(repeats: int = 7) -> float:
         walls.append(time.perf_counter() - t0)
     median = statistics.median(walls)
     print(f"sipml budget (built-in design): median wall {median * 1e3:.0f} ms over {repeats} runs "
-          f"(min {min(walls) * 1e3:.0f} ms, max {max(walls) * 1e3:.0f} ms)")
+          f"(min {min(walls) * 1e3:.0f} ms, max {max(walls) * 1e3:.0f} ms) {ratio(median)}")
     return median
 
 
 if __name__ == "__main__":
+    announce()
     bench_kernel()
     bench_sweep_csv()
     bench_cli()

@@ -16,6 +16,11 @@ import time
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")  # one core
 
+import os
+import sys
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from reference import announce, ratio  # noqa: E402
+
 import numpy as np  # noqa: E402
 
 from workloads.compute import layer_times  # noqa: E402
@@ -36,10 +41,11 @@ def timed(label: str, **strategy) -> None:
     distinct = np.unique(np.stack([np.broadcast_to(np.asarray(v, dtype=float), (CANDIDATES,))
                                    for v in strategy.values()]), axis=1).shape[1]
     print(f"{label:44s} {CANDIDATES:,} candidates ({distinct:,} distinct) in {best:6.3f} s: "
-          f"{CANDIDATES / best:12,.0f} candidates/s  (mean layer time {result.total_s.mean() * 1e3:.2f} ms)")
+          f"{CANDIDATES / best:12,.0f} candidates/s {ratio(best)} (mean layer time {result.total_s.mean() * 1e3:.2f} ms)")
 
 
 def main() -> None:
+    announce()
     rng = np.random.default_rng(0)
     searched = dict(microbatch=rng.integers(1, 65, CANDIDATES), tp=2 ** rng.integers(0, 6, CANDIDATES),
                     sequence_parallel=rng.integers(0, 2, CANDIDATES).astype(bool),

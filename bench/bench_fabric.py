@@ -15,20 +15,10 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from reference import reference_s  # noqa: E402
+
 CASES = {"sip-ring": [], "sip-ocs": ["sip_ocs.radix={gpus}"], "dgx-a100": []}
-
-
-def reference_s() -> float:
-    """Seconds of a fixed numpy workload of the same memory-bound kind (sorting 2^23 float64), best of 3."""
-    import numpy as np
-
-    values = np.random.default_rng(0).random(1 << 23)
-    best = float("inf")
-    for _ in range(3):
-        t0 = time.perf_counter()
-        np.sort(values, kind="stable")
-        best = min(best, time.perf_counter() - t0)
-    return best
 
 
 def one(name: str, gpus: int) -> None:

@@ -9,7 +9,12 @@ recorded, not asserted.
 
 from __future__ import annotations
 
+import os
+import sys
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from reference import announce, ratio
 
 from sipml.design import ALL_SECTIONS
 from sipml.sweep_points import evaluate_chunk
@@ -25,6 +30,7 @@ CASES = (
 
 
 def main() -> None:
+    announce()
     for label, design, vary, model in CASES:
         axes = tuple(parse_axis(v, ALL_SECTIONS) for v in vary)
         points = tuple(grid_points(list(axes)))
@@ -34,7 +40,7 @@ def main() -> None:
         seconds = time.perf_counter() - start
         errors = sum(1 for r in rows if r["error"])
         print(f"{label:34s} {len(points):5d} points in {seconds:6.2f} s → {len(points) / seconds:7.0f} points/s "
-              f"per process ({errors} refused by the rules)")
+              f"per process {ratio(seconds)} ({errors} refused by the rules)")
 
 
 END_TO_END = ("sip-ring", "--model", "gpt2-355m", "--vary", "link.wavelengths_per_fiber=1:8:8",
@@ -52,7 +58,7 @@ def end_to_end() -> None:
         subprocess.run([sys.executable, "-m", "sipml", "sweep", *END_TO_END, "--quiet", "-o", f"{folder}/e.csv"],
                        check=True, capture_output=True)
         seconds = time.perf_counter() - start
-    print(f"sipml sweep {' '.join(END_TO_END)}: 10 000 points in {seconds:.1f} s wall")
+    print(f"sipml sweep {' '.join(END_TO_END)}: 10 000 points in {seconds:.1f} s wall {ratio(seconds)}")
 
 
 if __name__ == "__main__":

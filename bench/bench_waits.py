@@ -18,6 +18,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from reference import announce, ratio  # noqa: E402
+
 SIPML = [sys.executable, "-m", "sipml"]
 CASES = (
     ("2^16-point link-only sweep, every point its own spectrum, to Parquet",
@@ -53,6 +56,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeats", type=int, default=3)
     repeats = parser.parse_args().repeats
+    announce()
     with tempfile.TemporaryDirectory() as tmp:
         numpy_cpu, numpy_wall = median([sys.executable, "-c", "import numpy"], tmp, 2 * repeats + 1)
         budget_cpu, budget_wall = median([*SIPML, "budget"], tmp, 2 * repeats + 1)
@@ -61,7 +65,8 @@ def main() -> None:
         for label, argv in CASES:
             argv = [*SIPML, *argv] + (["--workers", "1", "--quiet"] if argv[0] == "sweep" else [])
             cpu, wall = median(argv, tmp, repeats)
-            print(f"{label}: {cpu:.2f} s CPU ({wall:.2f} s wall) = sipml budget + {cpu - budget_cpu:.2f} s")
+            print(f"{label}: {cpu:.2f} s CPU ({wall:.2f} s wall) = sipml budget + {cpu - budget_cpu:.2f} s "
+                  f"{ratio(cpu)}")
 
 
 if __name__ == "__main__":
