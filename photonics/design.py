@@ -7,10 +7,9 @@ with the reason given. Every default is a user-editable field.
 Defaults describe SiP-ML's optical interface (Khani et al., SIGCOMM 2021): 25 Gbps per wavelength, a GPU's
 80 wavelengths carried as 8 per fiber over 10 transmit fibers (2 ring directions × 5 fibers) = 2 Tbps per
 direction; the device numbers come from DSENT, PhoenixSim and the datasheets cited per field. With every sourced
-default the 16-line 3 mW comb closes all 8 wavelengths with 0.27 dB to spare (the drop filter's own ISI, E18b,
-costs 0.11 dB, the modulator's photon lifetime in series with it 0.40 dB more, E18f, the comb's RIN 0.13 dB); the
-built-in designs (`sipml/designs`) choose the laser power their fabric
-needs.
+default the 16-line 3 mW comb closes all 8 wavelengths with 0.60 dB to spare (the drop filter's own ISI, E18b,
+costs 0.11 dB, the modulator's photon lifetime 0.07 dB, E18e, the comb's RIN 0.13 dB); the built-in designs
+(`sipml/designs`) choose the laser power their fabric needs.
 A point-to-point link ([link] kind) is described by [transmitter], [fiber], [loss] and [receiver] instead.
 """
 

@@ -17,11 +17,6 @@ References
   The carrier (the field's mean) passes unfiltered on resonance, which is why it is far smaller than E18a.
   Checked against a numerical pattern simulation through the frequency-domain Lorentzian in
   tests/reference/test_filter_eye.py.
-- E18f, two single-pole filters in cascade (the modulator ring's photon lifetime, then the drop filter) [derived
-  here]: the same worst-case eye with the pulse peak of the two-pole response (`pulse_peak`) in place of 1 − e.
-  Penalties in dB of the two taken apart do not add up to it: the cascade's step response rises later
-  (1 − (1 + x)e^(−x) at the symbol's end for equal poles, against 2e^(−x) for the two tails summed). Checked
-  against the numerical pattern through both Lorentzians in tests/reference/test_filter_eye.py.
 - E18a, energy (residual) model: the share of a zero-mean random symbol's energy (sinc² spectrum) the Lorentzian
   passes, 1 − (1 − e^(−x))/x; PP = −10·log10 of it. PhoenixSim `ResidualsBased_SincSquare_Lorentzian_Model`
   ("equation I calculated for OOK NRZ", M. Bahadori; code behind Bahadori et al., JLT 2016) [restated]. It treats
@@ -55,61 +50,25 @@ def energy_penalty_db(fwhm_to_symbol_rate):
     return -10.0 * np.log10(passed_energy_fraction(fwhm_to_symbol_rate))
 
 
-def pulse_peak(fwhm_to_symbol_rate, second_fwhm_to_symbol_rate=None):
-    """Peak of one symbol's rectangular field pulse (unit height) after a single-pole field filter of FWHM = Δ·R_s,
-    1 − e^(−x) at the symbol's end (x = πΔ, E18b), or after two in cascade, Δ₁ and Δ₂ (E18f) [derived here]: with
-    x_i = πΔ_i the step response is s(t) = 1 − (x₂e^(−x₁t) − x₁e^(−x₂t))/(x₂ − x₁) (t in symbols), the pulse
-    s(t) − s(t − 1) peaks one symbol plus u = ln[(1 − e^(−x₁))/(1 − e^(−x₂))]/(x₁ − x₂) after its start (equal
-    poles: s(t) = 1 − (1 + xt)e^(−xt), u = 1/(e^x − 1)). Both impulse responses are positive, so the worst-case eye
-    of any history is set by this peak (`eye_fraction`)."""
-    x1 = np.pi * np.asarray(fwhm_to_symbol_rate, dtype=float)
-    if second_fwhm_to_symbol_rate is None:
-        return -np.expm1(-x1)
-    x2 = np.pi * np.asarray(second_fwhm_to_symbol_rate, dtype=float)
-    x1, x2 = np.broadcast_arrays(x1, x2)
-    close = np.abs(x1 - x2) <= 1e-6 * np.maximum(x1, x2)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # a wide filter: u → 0, g → 1
-        u = np.where(close, 1.0 / np.expm1(x1), np.log(np.expm1(-x1) / np.expm1(-x2)) / (x1 - x2))
-
-        def step(t):
-            equal = 1.0 - (1.0 + x1 * t) * np.exp(-x1 * t)
-            apart = 1.0 - (x2 * np.exp(-x1 * t) - x1 * np.exp(-x2 * t)) / (x2 - x1)
-            return np.where(close, equal, apart)
-
-        return step(1.0 + u) - step(u)
-
-
-def eye_fraction(fwhm_to_symbol_rate, levels: int = 2, extinction_ratio=np.inf, second_fwhm_to_symbol_rate=None):
-    """Worst inner eye of PAM-M light (linear outer extinction ratio r) after the single-pole field filter (or two
-    in cascade), over its unfiltered height (E18b, E18f): min_j [(a_(j+1)·g + (1 − g)·a_0)² − (a_j·g +
-    (1 − g)·a_(M−1))²]·(M − 1)/(1 − 1/r), g the pulse peak (`pulse_peak`), a_j the levels' fields (top power 1);
-    negative when an eye closes."""
-    g = pulse_peak(fwhm_to_symbol_rate, second_fwhm_to_symbol_rate)
-    e = 1.0 - g
+def eye_fraction(fwhm_to_symbol_rate, levels: int = 2, extinction_ratio=np.inf):
+    """Worst inner eye of PAM-M light (linear outer extinction ratio r) after the single-pole field filter, over
+    its unfiltered height (E18b): min_j [(a_(j+1)(1 − e) + e·a_0)² − (a_j(1 − e) + e·a_(M−1))²]·(M − 1)/(1 − 1/r),
+    e = e^(−πΔ), a_j the levels' fields (top power 1); negative when an eye closes."""
+    e = np.exp(-np.pi * np.asarray(fwhm_to_symbol_rate, dtype=float))
     floor = 1.0 / np.asarray(extinction_ratio, dtype=float)
     step = (1.0 - floor) / (levels - 1)
     field = [np.sqrt(floor + j * step) for j in range(levels)]
-    low = [field[j + 1] * g + e * field[0] for j in range(levels - 1)]  # the lowest field of level j + 1
-    high = [field[j] * g + e * field[-1] for j in range(levels - 1)]  # the highest of level j
+    low = [field[j + 1] * (1.0 - e) + e * field[0] for j in range(levels - 1)]  # the lowest field of level j + 1
+    high = [field[j] * (1.0 - e) + e * field[-1] for j in range(levels - 1)]  # the highest of level j
     # squares as products: numpy's x ** 2 on a scalar goes through pow(), on an array through x·x (an ulp apart)
     return np.minimum.reduce([lo * lo - hi * hi for lo, hi in zip(low, high)]) / step
 
 
-def eye_penalty_db(fwhm_to_symbol_rate, levels: int = 2, extinction_ratio=np.inf, second_fwhm_to_symbol_rate=None):
-    """E18b (E18f with a second filter): −10·log10 of the worst-case eye fraction; infinite when it closes."""
-    eye = eye_fraction(fwhm_to_symbol_rate, levels, extinction_ratio, second_fwhm_to_symbol_rate)
+def eye_penalty_db(fwhm_to_symbol_rate, levels: int = 2, extinction_ratio=np.inf):
+    """E18b: −10·log10 of the worst-case eye fraction; infinite when it closes."""
+    eye = eye_fraction(fwhm_to_symbol_rate, levels, extinction_ratio)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(eye > 0.0, -10.0 * np.log10(np.maximum(eye, 1e-300)), np.inf)
-
-
-def cascade_added_db(fwhm_to_symbol_rate, other_fwhm_to_symbol_rate, levels: int = 2, extinction_ratio=np.inf):
-    """The eye penalty a second single-pole filter (Δ₂) adds to the first's (Δ₁): E18f of the two in cascade less
-    E18b of the first alone — so the two ledger lines add up to the cascade's eye, not to the sum of two separate
-    eyes (which understates it: at Δ₁ = 1.41, Δ₂ = 1.53, 0.50 dB against 0.18 dB)."""
-    both = eye_penalty_db(fwhm_to_symbol_rate, levels, extinction_ratio, other_fwhm_to_symbol_rate)
-    alone = eye_penalty_db(fwhm_to_symbol_rate, levels, extinction_ratio)
-    with np.errstate(invalid="ignore"):
-        return np.where(np.isinf(both), np.inf, both - alone)
 
 
 def lab_fit_penalty_db(fwhm_to_symbol_rate):

@@ -49,6 +49,11 @@ def default_warnings(d: LinkDesign) -> list[str]:
     if d.receiver.model == "ge-photodiode" and d.link.wavelength < 1.1e-6:
         out.append("[receiver] model 'ge-photodiode' is PhoenixSim's fit for O/C-band germanium photodiodes; at "
                    f"{d.link.wavelength * 1e9:.0f} nm use model = 'given' with the receiver's datasheet sensitivity")
+    if d.transmitter.eye_closure == "tdecq":
+        out.append("[transmitter] tdecq holds for the fiber it is measured through (the standard's worst case at its "
+                   "reach): the longest fiber here assumes the eye closes no further beyond [loss] fiber_length; "
+                   "and a standard's receiver floor (e.g. 400GBASE-DR4's −4.4 dBm OMA) binds below its knee "
+                   "(TDECQ 0.9 dB there): the budget charges TDECQ against the given sensitivity alone")
     return out
 
 

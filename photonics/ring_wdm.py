@@ -67,8 +67,7 @@ class RingArrays:
     filter_to_symbol_rate: object  # Δ (E18)
     isi_db: object  # the drop filter's (E18)
     modulator_to_symbol_rate: object  # Δ of the modulator ring: its FWHM / symbol rate
-    modulator_isi_db: object  # what the modulator's photon lifetime (a single-pole field filter) adds to the drop
-    # filter's eye, the two in cascade (E18f)
+    modulator_isi_db: object  # the modulator's photon lifetime on the signal, a single-pole field filter (E18e)
 
 
 def bend_fit_loss_db_per_m(r):
@@ -109,7 +108,7 @@ def ring_stage(d: LinkDesign, s: dict, sig: SignalArrays) -> RingArrays:
         fsr_channels=np.floor(fsr / _f(lk.channel_spacing) * (1 + 1e-12)).astype(int), filter_to_symbol_rate=delta,
         isi_db=filtering.isi_penalty_db(d.ring.filter_isi, delta, sig.levels, er),
         modulator_to_symbol_rate=delta_mod,
-        modulator_isi_db=filtering.cascade_added_db(delta, delta_mod, sig.levels, er))
+        modulator_isi_db=filtering.eye_penalty_db(delta_mod, sig.levels, er))
 
 
 # --- ledger --------------------------------------------------------------------------------------------------------
@@ -375,8 +374,7 @@ def _penalty_lines(d: LinkDesign, s: dict, sig, ring: RingArrays, pen: PenaltyAr
                        "filter_isi"),
             LedgerLine("modulator ISI", as_number(ring.modulator_isi_db), f"Δ = modulator FWHM/symbol rate = "
                        f"{float(ring.modulator_to_symbol_rate):.2f}: its photon lifetime, a single-pole field "
-                       "filter in cascade with the drop filter, the eye it adds (E18f)" if one else "",
-                       "modulator_isi"),
+                       "filter, eye model (E18e)" if one else "", "modulator_isi"),
             rin, dispersion)
 
 
