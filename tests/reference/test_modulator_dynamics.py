@@ -17,33 +17,15 @@ import pytest
 
 from photonics.design import LinkDesign, ModulatorSection
 from photonics.link import evaluate
+from tests.reference.patterns import de_bruijn
 
 SAMPLES = 128  # per symbol
 C = 299792458.0
 
 
-def de_bruijn(order: int) -> np.ndarray:
-    """B(2, order): every run of `order` bits once, cyclically."""
-    a, out = [0] * 2 * order, []
-
-    def step(t, p):
-        if t > order:
-            if order % p == 0:
-                out.extend(a[1:p + 1])
-        else:
-            a[t] = a[t - p]
-            step(t + 1, p)
-            for j in range(a[t - p] + 1, 2):
-                a[t] = j
-                step(t + 1, t)
-
-    step(1, 1)
-    return np.asarray(out)
-
-
 def simulated_penalty_db(modulator_delta: float, filter_delta: float, insertion_loss_db: float,
                          extinction_db: float) -> float:
-    bits = de_bruijn(9)
+    bits = de_bruijn(2, 9)
     powers = 10 ** (-np.array([insertion_loss_db + extinction_db, insertion_loss_db]) / 10)  # '0', '1'
     detuning = np.sqrt(1 / powers - 1)  # δτ of each level on the drop port's Lorentzian
     rate, t = math.pi * modulator_delta, np.arange(1, SAMPLES + 1) / SAMPLES
