@@ -365,15 +365,27 @@ def test_dispersion_limits_a_c_band_link():
 
 
 def test_chiplet_defaults_left_on_a_vcsel_mmf_link_are_named():
-    """A VCSEL on multimode fiber that keeps the library's single-mode attenuation, the comb's RIN and the
-    germanium receiver fit gets one warning each, with the value its part has; set them and the warnings go."""
+    """A VCSEL on multimode fiber that keeps the library's single-mode attenuation and dispersion, the comb's RIN and
+    the germanium receiver fit gets one warning each, with the value its part has; set them and the warnings go."""
     kept = evaluate(point_to_point(link=LinkSection(kind="point-to-point", wavelength=850e-9),
                                    laser=LaserSection(kind="vcsel"), fiber=FiberSection(type="mmf"),
                                    receiver=ReceiverSection(model="ge-photodiode")))
     text = " ".join(kept.warnings)
     assert "fiber_loss is the single-mode default" in text and "-128 dB/Hz" in text and "ge-photodiode" in text
+    assert "zero_dispersion_wavelength and dispersion_slope are the single-mode defaults" in text
     set_ = evaluate(point_to_point(link=LinkSection(kind="point-to-point", wavelength=850e-9),
-                                   laser=LaserSection(kind="vcsel", rin=-128.0), fiber=FiberSection(type="mmf"),
+                                   laser=LaserSection(kind="vcsel", rin=-128.0),
+                                   fiber=FiberSection(type="mmf", zero_dispersion_wavelength=1320e-9,
+                                                      dispersion_slope=110.0),
                                    loss=LossSection(fiber_loss=3.5e-3),
                                    receiver=ReceiverSection(model="given", sensitivity=1e-3 * 10 ** (-11.1 / 10))))
     assert not [w for w in set_.warnings if "default" in w or "ge-photodiode" in w]
+
+
+def test_a_single_mode_laser_keeping_the_comb_rin_is_named():
+    """A DFB point-to-point link that keeps the comb's −135 dB/Hz is told so; one with its own RIN, or a measured
+    TDECQ that holds the RIN already, is not."""
+    kept = evaluate(point_to_point(laser=LaserSection(kind="dfb")))
+    assert any("rin is the comb default" in w for w in kept.warnings)
+    own = evaluate(point_to_point(laser=LaserSection(kind="dfb", rin=-150.0)))
+    assert not any("rin is the comb default" in w for w in own.warnings)
