@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.errors import InputError
-from core.fields import MIN_EFFICIENCY, Section, non_negative, param, positive
+from core.fields import MIN_EFFICIENCY, Section, non_negative, param, positive, when
 from fabric import collectives as col
 from fabric.bom import BomLine
 from fabric.design import (MAX_FIBER_M, MAX_LATENCY_S, MAX_RATE_BPS, MAX_SERVER_GPUS, MAX_SWITCH_RADIX,
@@ -71,6 +71,35 @@ class ElectricalSection(Section):
     network_latency: float = non_negative("9.6 us", "s", "per-step latency of a collective over the network (NIC, "
                                           "protocol; the switch hops are added)", f"{NCCL} (~v2.7): Ring/Simple over "
                                           "the network 9.6 µs [verbatim]; v2.30.7 uses 14 µs", hi=MAX_LATENCY_S)
+    protocols: str = param("nccl", "choice", "the protocols NCCL's rings may run: 'nccl' LL, LL128 and Simple, each "
+                           "collective the fastest (LL: half the bandwidth for the lowest per-step latency, LL128: "
+                           "0.92 of it; fabric-photonics-3.md F1, F3); 'simple' Simple alone", f"{NCCL} v2.30.7: the "
+                           "tuner picks the fastest (algorithm, protocol) by its time model [verbatim]",
+                           choices=("nccl", "simple"))
+    nvlink_latency_ll: float = non_negative("0.6 us", "s", "per-step latency of NCCL's LL protocol over NVLink (ring)",
+                                            f"{NCCL} v2.30.7: Ring/LL over NVLink 0.6 µs [verbatim]",
+                                            hi=MAX_LATENCY_S, applies_when=when("electrical", "protocols", "nccl"))
+    nvlink_latency_ll128: float = non_negative("1.9 us", "s", "per-step latency of NCCL's LL128 protocol over NVLink "
+                                               "(ring)", f"{NCCL} v2.30.7: Ring/LL128 over NVLink 1.9 µs [verbatim]",
+                                               hi=MAX_LATENCY_S, applies_when=when("electrical", "protocols", "nccl"))
+    network_latency_ll: float = non_negative("2.7 us", "s", "per-step latency of NCCL's LL protocol over the network "
+                                             "(ring; the switch hops are added)", f"{NCCL} v2.30.7: Ring/LL over the "
+                                             "network 2.7 µs [verbatim]", hi=MAX_LATENCY_S,
+                                             applies_when=when("electrical", "protocols", "nccl"))
+    network_latency_ll128: float = non_negative("4 us", "s", "per-step latency of NCCL's LL128 protocol over the "
+                                                "network (ring; the switch hops are added)", f"{NCCL} v2.30.7: "
+                                                "Ring/LL128 over the network 4.0 µs [verbatim]", hi=MAX_LATENCY_S,
+                                                applies_when=when("electrical", "protocols", "nccl"))
+    ll_max_nvlink_bandwidth: float = positive("87.7 GB/s", "bit/s", "the most bus bandwidth NCCL's LL protocol reaches "
+                                              "inside one server", f"{NCCL} v2.30.7 llMaxBws, one node: Volta 39, "
+                                              "Ampere 87.7, Hopper 141, Blackwell 282 GB/s [verbatim]",
+                                              lo=MIN_RATE_BPS, hi=MAX_RATE_BPS,
+                                              applies_when=when("electrical", "protocols", "nccl"))
+    ll_max_network_bandwidth: float = positive("20.4 GB/s", "bit/s", "the most bus bandwidth NCCL's LL protocol "
+                                               "reaches across servers", f"{NCCL} v2.30.7 llMaxBws, multi-node by "
+                                               "host CPU: Intel 39.0 (2 nodes) / 20.4 (more), AMD 22.5 / 19.0 GB/s "
+                                               "[verbatim]; more than 2 nodes on Intel", lo=MIN_RATE_BPS,
+                                               hi=MAX_RATE_BPS, applies_when=when("electrical", "protocols", "nccl"))
     switch_hop_latency: float = non_negative("0.3 us", "s", "latency of one switch hop; a step crosses up to "
                                              "2·tiers − 1 of them", "NVIDIA Quantum-2 class, 0.15–0.33 µs per hop "
                                              "[restated, low confidence]", hi=MAX_LATENCY_S)
@@ -121,6 +150,33 @@ class ElectricalDetails:
     oversubscription: float
     leaf_gpus: int  # GPUs whose NICs (on the leaf's rail) meet under one leaf switch
     network_step_s: float  # per-step latency over the network, switch hops included
+
+
+# NCCL's ring protocols beside Simple (the design's nvlink_latency and network_latency) and the share of the bus
+# bandwidth each reaches, NCCL v2.30.7 tuning.cc: Ring LL min(llMaxBw, 0.5·busBw), Ring LL128 0.92·busBw
+# (fabric-photonics-3.md F3) [verbatim]. LL128's per-channel cap (20–40 GB/s × channels) is above a rank's rate
+# with NCCL's 16+ channels, so left out; so are the protocols' base latencies (LL 6.6, LL128 14.0 against Simple's
+# 8.4 µs): every call pays [fabric] launch_latency.
+RING_PROTOCOLS = {"LL": 0.5, "LL128": 0.92}
+
+
+def _fastest_protocol(el: ElectricalSection, det: ElectricalDetails, simple_s, ring, bandwidth_bps, ll_cap_bps):
+    """(seconds, protocol name) of an NCCL ring schedule under its fastest protocol: `ring(bandwidth, NVLink step,
+    network step)` gives its time, `simple_s` is Simple's at `bandwidth_bps`; LL runs at half of it up to
+    `ll_cap_bps`, LL128 at 0.92; ' · LL' or ' · LL128' names them."""
+    if el.protocols == "simple":
+        return simple_s, np.full(np.shape(simple_s), "")
+    hops = det.network_step_s - el.network_latency  # the switch hops every protocol's step crosses
+    times, names = [simple_s], [""]
+    for name, factor in RING_PROTOCOLS.items():
+        nvlink_s = el.nvlink_latency_ll if name == "LL" else el.nvlink_latency_ll128
+        network_s = (el.network_latency_ll if name == "LL" else el.network_latency_ll128) + hops
+        rate = np.minimum(factor * bandwidth_bps, ll_cap_bps) if name == "LL" else factor * bandwidth_bps
+        times.append(ring(rate, nvlink_s, network_s))
+        names.append(f" · {name}")
+    stack = np.stack(np.broadcast_arrays(*times))
+    best = np.argmin(stack, axis=0)
+    return np.take_along_axis(stack, best[None], axis=0)[0], np.asarray(names, dtype=object)[best]
 
 
 def rail_planes(gpus: int, el: ElectricalSection):
@@ -218,9 +274,15 @@ def _price(est: FabricEstimate, c, n, p, s, share) -> CollectiveTime:
     inf = np.inf
     if c.op in ("all_reduce", "reduce_scatter", "all_gather"):
         k = 2.0 if c.op == "all_reduce" else 1.0
-        nvlink_ring = k * col.ring_half_s(n, p, bn, a_n)
+        # each ring under NCCL's fastest protocol for its size (LL, LL128, Simple)
+        nvlink_ring, nvlink_protocol = _fastest_protocol(
+            el, det, k * col.ring_half_s(n, p, bn, a_n),
+            lambda bps, a_nv, a_net: k * col.ring_half_s(n, p, bps, a_nv), bn, el.ll_max_nvlink_bandwidth)
         # NCCL's ring over the servers: m ranks per server on m rail NICs, NIC- or NVLink-bound (F9)
-        node_ring = k * col.node_ring_half_s(n, p, servers, rank_bps, a_n, a_e)
+        node_ring, node_protocol = _fastest_protocol(
+            el, det, k * col.node_ring_half_s(n, p, servers, rank_bps, a_n, a_e),
+            lambda bps, a_nv, a_net: k * col.node_ring_half_s(n, p, servers, bps, a_nv, a_net), rank_bps,
+            el.ll_max_network_bandwidth)
         candidates = {"NVLink ring": np.where(in_server, nvlink_ring, inf),
                       "ring over the servers, rail-aligned": np.where(in_server, inf, node_ring)}
         if c.op == "all_reduce":
@@ -239,6 +301,9 @@ def _price(est: FabricEstimate, c, n, p, s, share) -> CollectiveTime:
                 sharp = el.nvls_latency + np.maximum(2 * (p - 1) / p / el.nvls_speedup, 1.0) * n * BITS_PER_BYTE / bn
                 candidates["NVLink SHARP"] = np.where(in_server & (p > 1), sharp, inf)
         seconds, schedule = pick(candidates)
+        schedule = np.where(schedule == "NVLink ring", schedule + nvlink_protocol,
+                            np.where(schedule == "ring over the servers, rail-aligned", schedule + node_protocol,
+                                     schedule))
         return CollectiveTime(np.where(p > 1, seconds, 0.0), schedule, bottleneck, rank_bps)
     if c.op == "all_to_all":
         inside, leaving = _alltoall_split(est, p, m)

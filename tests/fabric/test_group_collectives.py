@@ -178,7 +178,8 @@ def test_defect5_latency_per_fabric_and_level():
     its latency + 0.8 Gb/(0.46·1.6 Tb/s) ≪ the ring's 2 × 4.9 ms): 2·(7·10.5 + 7·3.4) µs + 2·0.8 Gb/(0.92·1.6
     Tb/s)."""
     def halves(net, hop):
-        est = evaluate_fabric(design("dgx-a100", nvlink_efficiency=1.0, nic_efficiency=1.0, switch_hop_latency=hop))
+        est = evaluate_fabric(design("dgx-a100", nvlink_efficiency=1.0, nic_efficiency=1.0, switch_hop_latency=hop,
+                                     protocols="simple"))
         t = job_collectives(est, MB100)
         half = 896 * 3.4e-6 + 127 * net + 1023 / 1024 * 8e8 / 1.6e12
         assert t["reduce_scatter"].seconds == pytest.approx(half, rel=1e-12)
@@ -190,6 +191,25 @@ def test_defect5_latency_per_fabric_and_level():
     t, _ = halves(net, 0.3e-6)
     assert t["all_reduce"].schedule == "double binary tree over the servers"
     assert t["all_reduce"].seconds == pytest.approx(2 * (7 * net + 7 * 3.4e-6) + 2 * 8e8 / (0.92 * 1.6e12), rel=1e-12)
+
+
+def test_small_collectives_run_nccls_low_latency_protocols():
+    """NCCL picks LL or LL128 where its model makes them fastest (fabric-photonics-3.md F1, F3): a 1 MB
+    reduce-scatter over 1 024 DGX-A100 ranks is latency-bound, so LL's 0.6 µs NVLink and 2.7 µs network steps (each
+    network step crossing 3 switch hops of 0.3 µs) at half the rate, capped at 20.4 GB/s, beat Simple's 3.4 and
+    9.6 µs: 896·0.6 + 127·3.6 µs + 1023/1024·8 Mb/163.2 Gb/s = 1.04 ms, against 4.38 ms for Simple; at 10 GB per
+    rank the bandwidth wins and Simple runs."""
+    est = evaluate_fabric(design("dgx-a100", nvlink_efficiency=1.0, nic_efficiency=1.0))
+    small = job_collectives(est, 1e6)["reduce_scatter"]
+    assert small.schedule == "ring over the servers, rail-aligned · LL"
+    ll = 896 * 0.6e-6 + 127 * (2.7e-6 + 0.9e-6) + 1023 / 1024 * 8e6 / (20.4e9 * 8)
+    assert small.seconds == pytest.approx(ll, rel=1e-12)
+    simple = evaluate_fabric(design("dgx-a100", nvlink_efficiency=1.0, nic_efficiency=1.0, protocols="simple"))
+    assert job_collectives(simple, 1e6)["reduce_scatter"].seconds == pytest.approx(
+        896 * 3.4e-6 + 127 * 10.5e-6 + 1023 / 1024 * 8e6 / 1.6e12, rel=1e-12)
+    big = job_collectives(est, 1e10)["reduce_scatter"]
+    assert big.schedule == "ring over the servers, rail-aligned"
+    assert big.seconds == pytest.approx(896 * 3.4e-6 + 127 * 10.5e-6 + 1023 / 1024 * 8e10 / 1.6e12, rel=1e-12)
 
 
 def test_defect6_the_tree_spans_servers_over_every_rail():
@@ -270,7 +290,8 @@ def _matched_ideal(est):
     top = est.design.topology
     if est.kind == "electrical":
         rate = top.nvlink_bandwidth * top.nvlink_efficiency + top.nic_bandwidth * top.nic_efficiency
-        alpha = min(top.nvlink_latency, top.network_latency)
+        alpha = min(top.nvlink_latency, top.network_latency,
+                    *((top.nvlink_latency_ll, top.network_latency_ll) if top.protocols == "nccl" else ()))
     else:
         rate, alpha = est.effective_bandwidth_bps, top.step_latency
     base = load_design("ideal")
