@@ -469,8 +469,11 @@ def sweep(design: DesignArg = None,
     if to_stdout:
         output = None
     readable = {"table": "table", "txt": "table", "markdown": "markdown", "md": "markdown", "html": "html"}
+    table = "jsonl" if table == "json" else table  # a sweep's JSON is one object per row
     if table and table not in ("csv", "jsonl", "parquet", "table", "markdown", "html"):
-        raise InputError(f"--format {table!r}: a sweep writes csv, jsonl, parquet, table, markdown or html")
+        raise InputError(f"--format {table!r}: a sweep writes csv, jsonl (or json), parquet, table, markdown or html")
+    if plot is None and plot_file != Path("sweep.png"):
+        raise InputError("--plot-file names where --plot writes: give --plot X,Y[,COLOR] too")
     suffix = output.suffix.lstrip(".").lower() if output is not None else ""
     if not table and suffix not in ("", "csv", "jsonl", "parquet", *readable):
         raise InputError(f"-o {output}: the suffix .{suffix} is not a sweep format (.csv, .jsonl, .parquet, .txt, "
@@ -493,7 +496,7 @@ def sweep(design: DesignArg = None,
         from sipml.sweeps import sweep_report
 
         title = f"sipml sweep of {design or 'sip-ring'}: " + " × ".join(vary)
-        _emit(sweep_report(rows, axes, title), Format(kind), output, title=title)
+        _emit(sweep_report(rows, axes, f"{len(rows):,} rows"), Format(kind), output, title=title)
     elif kind == "parquet":
         write_atomic_bytes(output, to_parquet(rows))
     else:

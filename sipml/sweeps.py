@@ -125,7 +125,12 @@ def parse_axis(spec: str, sections: dict) -> Axis:
     texts = tuple(set_text(field, v) for v in values)
     log = ":" in text and (len(text.split(":")) == 4 or all(p.strip().lower().endswith("dbm")
                                                             for p in text.split(":")[:2]))
-    written, factor = _written_unit(text.split(":")[0] if ":" in text else text.split(",")[0], field)
+    ends = text.split(":")[:2] if ":" in text else text.split(",")
+    units = {_written_unit(v, field) for v in ends}
+    if len(units) > 1:
+        raise InputError(f"--vary {spec!r}: write every value of an axis in one unit (got "
+                         f"{', '.join(sorted(u or 'none' for u, _ in units))})")
+    written, factor = units.pop()
     return Axis(section, key, values, texts, _column_unit(field, values), log=log, written_unit=written,
                 written_factor=factor)
 
@@ -407,7 +412,8 @@ def check_plot(spec: str, vary=(), training: bool = False, link_only: bool = Fal
         raise InputError(f"--plot {spec!r}: expected x,y or x,y,color")
     if vary:
         axes = [parse_axis(v, ALL_SECTIONS) for v in vary]
-        known = [*(c for a in axes for c in (a.column, a.written_column) if c), *PHYSICS_COLUMNS,
+        known = [*(c for a in axes for c in (a.column, a.written_column, f"{a.section}.{a.key}") if c),
+                 *PHYSICS_COLUMNS,
                  *(() if link_only else FABRIC_COLUMNS), *(TRAINING_COLUMNS if training else ()), "error"]
         for name in names:
             if name not in known:
@@ -429,20 +435,23 @@ def plot(rows: list[dict], spec: str, path, vary=()) -> None:
 
 
 def figure_spec(rows, spec: str, vary=()) -> tuple[list[str], set, dict]:
-    """(columns, log columns, group order) of a --plot spec: each axis in the unit its values were written in,
-    log scales for the axes given as ':log' ranges (not dBm: those are already logarithmic), groups in the order
-    of their axis."""
+    """(columns, log columns, group order) of a --plot spec: an axis named bare in the unit its values were written
+    in, a column named with its unit as named; log scales for the axes given as ':log' ranges (not in dBm: those
+    are already logarithmic), groups in the order of their axis."""
     from core.errors import InputError
     from sipml.design import ALL_SECTIONS
 
     names = check_plot(spec)
-    cols = columns(rows)
+    cols = [*columns(rows), *(f"{a.section}.{a.key}" for a in (parse_axis(v, ALL_SECTIONS) for v in vary))]
     for name in names:
         if name not in cols:
             raise InputError(f"--plot {spec!r}: no column {name!r}; columns: {', '.join(cols)}")
     axes = [parse_axis(v, ALL_SECTIONS) for v in vary]
-    as_written = {a.column: a.written_column for a in axes if a.written_column}
-    log = {a.written_column or a.column for a in axes if a.log and a.written_unit != "dBm"}
-    order = {a.written_column or a.column: a.written(a.values).tolist() if a.written_column else list(a.values)
-             for a in axes}
-    return [as_written.get(n, n) for n in names], log, order
+    # an axis named bare ('laser.power_per_line') is drawn in the unit it was written in; a column named with its
+    # unit ('… [W]') as named
+    bare = {f"{a.section}.{a.key}": a.written_column or a.column for a in axes}
+    names = [bare.get(n, n) for n in names]
+    log = {c for a in axes if a.log for c in (a.column, a.written_column) if c and not c.endswith("[dBm]")}
+    order = {a.column: list(a.values) for a in axes}
+    order.update({a.written_column: a.written(a.values).tolist() for a in axes if a.written_column})
+    return names, log, order

@@ -36,9 +36,10 @@ def test_many_numeric_groups_go_on_a_colour_scale_and_log_axes_are_kept():
     axis = parse_axis(vary[0], ALL_SECTIONS)
     assert axis.log and axis.written_unit == "mW" and axis.written_factor == pytest.approx(1e-3)
     _, table = run_sweep(None, None, vary, link_only=True)
-    names, log, order = figure_spec(table, "laser.power_per_line [W],margin_db [dB],link.wavelengths_per_fiber",
-                                    vary)
-    assert names[0] == "laser.power_per_line [mW]" and log == {"laser.power_per_line [mW]"}
+    names, log, order = figure_spec(table, "laser.power_per_line,margin_db [dB],link.wavelengths_per_fiber", vary)
+    assert names[0] == "laser.power_per_line [mW]" and "laser.power_per_line [mW]" in log
+    as_named, _, _ = figure_spec(table, "laser.power_per_line [W],margin_db [dB]", vary)
+    assert as_named[0] == "laser.power_per_line [W]"  # a unit the user names is kept
     fig = sweep_figure(list(table), names, log, order)
     ax = fig.axes[0]
     assert len(fig.axes) == 2  # the plot and its colour bar
@@ -50,7 +51,7 @@ def test_many_numeric_groups_go_on_a_colour_scale_and_log_axes_are_kept():
 def test_a_dbm_axis_is_shown_in_dbm():
     vary = ["laser.power_per_line=-3dBm:9dBm:3"]
     _, table = run_sweep(None, None, vary, link_only=True)
-    names, log, order = figure_spec(table, "laser.power_per_line [W],margin_db [dB]", vary)
+    names, log, order = figure_spec(table, "laser.power_per_line,margin_db [dB]", vary)
     fig = sweep_figure(list(table), names, log, order)
     ax = fig.axes[0]
     assert ax.get_xscale() == "linear" and ax.get_xlabel() == "laser.power_per_line (dBm)"
@@ -95,7 +96,13 @@ def test_sweep_takes_the_format_option_every_command_takes(capsys):
     assert main(["sweep", "--vary", "laser.power_per_line=1mW,2mW", "-f", "jsonl", "--quiet"]) == 0
     assert capsys.readouterr().out.count("\n") == 2
     assert main(["sweep", "--vary", "laser.power_per_line=1mW,2mW", "--format", "xlsx", "--quiet"]) == 2
-    assert "a sweep writes csv, jsonl, parquet, table, markdown or html" in capsys.readouterr().err
+    assert "a sweep writes csv, jsonl (or json), parquet, table, markdown or html" in capsys.readouterr().err
+    assert main(["sweep", "--vary", "laser.power_per_line=1mW,2mW", "-f", "json", "--quiet"]) == 0
+    assert capsys.readouterr().out.count("\n") == 2  # json is the sweep's JSON lines
+    assert main(["sweep", "--vary", "laser.power_per_line=1mW,2mW", "--plot-file", "x.png", "--quiet"]) == 2
+    assert "give --plot" in capsys.readouterr().err
+    assert main(["sweep", "--vary", "laser.power_per_line=-3dBm:10mW:5", "--link-only", "--quiet"]) == 2
+    assert "in one unit" in capsys.readouterr().err
 
 
 def test_sweep_tables_show_the_axes_as_written_and_round(capsys, tmp_path):
