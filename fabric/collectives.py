@@ -77,16 +77,14 @@ NCCL_TREE_EFFICIENCY = 0.92
 NCCL_TREE_ALGBW_PER_BUSBW = 0.5 * NCCL_TREE_EFFICIENCY
 
 
-def nccl_prefers_tree(n, p, ring_s, tree_latency_s, bus_bps):
-    """Whether NCCL's own time model (t = latency + bytes/algBw, F1) picks the tree over the ring for an all-reduce
-    of n bytes on p ranks whose graph bus bandwidth is `bus_bps`: the ring at its modelled time `ring_s`, the tree
-    at its latency plus n / (0.46·busBw). NCCL runs what it picks, so the tree is chosen for small messages and the
-    ring for large ones even where the tree would move the bytes faster (2 nodes: the maintainers' 'force
-    NCCL_ALGO=Tree', fabric-photonics-3.md F11). The published 2-server A100 figures are the ring's: 192 GB/s on
-    8 × HDR (NVIDIA/nccl issue 812) and 91 GB/s on 4 × HDR (nccl-tests issue 100) against a NIC bound of 200 and
-    100, where the tree would give ~1.7× that."""
-    tree_model = tree_latency_s + n * BITS_PER_BYTE / (NCCL_TREE_ALGBW_PER_BUSBW * bus_bps)
-    return tree_model < ring_s
+def nccl_tree_model_s(n, tree_latency_s, bus_bps):
+    """NCCL's own time for a tree all-reduce of n bytes (t = latency + bytes/algBw, F1; algBw = 0.46·busBw): what it
+    compares with the ring's to choose, so the tree is chosen for small messages and the ring for large ones even
+    where the tree would move the bytes faster (2 nodes: the maintainers' 'force NCCL_ALGO=Tree',
+    fabric-photonics-3.md F11). The published 2-server A100 figures are the ring's: 192 GB/s on 8 × HDR
+    (NVIDIA/nccl issue 812) and 91 GB/s on 4 × HDR (nccl-tests issue 100) against a NIC bound of 200 and 100, where
+    the tree would give ~1.7× that."""
+    return tree_latency_s + n * BITS_PER_BYTE / (NCCL_TREE_ALGBW_PER_BUSBW * bus_bps)
 
 
 def tree_allreduce_s(n, p, bandwidth_bps, alpha_s):

@@ -90,6 +90,17 @@ class ElectricalSection(Section):
                                                 "network (ring; the switch hops are added)", f"{NCCL} v2.30.7: "
                                                 "Ring/LL128 over the network 4.0 µs [verbatim]", hi=MAX_LATENCY_S,
                                                 applies_when=when("electrical", "protocols", "nccl"))
+    network_tree_latency_ll: float = non_negative("5 us", "s", "per-step latency of NCCL's tree under LL over the "
+                                                  "network (the switch hops are added; its NVLink steps take "
+                                                  "nvlink_latency_ll)", f"{NCCL} v2.30.7: Tree/LL over the network "
+                                                  "5.0 µs [verbatim]", hi=MAX_LATENCY_S,
+                                                  applies_when=when("electrical", "protocols", "nccl"))
+    network_tree_latency_ll128: float = non_negative("8.5 us", "s", "per-step latency of NCCL's tree under LL128 over "
+                                                     "the network (its NVLink steps take nvlink_latency_ll128)",
+                                                     f"{NCCL} v2.30.7: Tree/LL128 over the network 8.5 µs "
+                                                     "[verbatim]; over NVLink 1.25 µs, here the ring's 1.9",
+                                                     hi=MAX_LATENCY_S,
+                                                     applies_when=when("electrical", "protocols", "nccl"))
     ll_max_nvlink_bandwidth: float = positive("87.7 GB/s", "bit/s", "the most bus bandwidth NCCL's LL protocol reaches "
                                               "inside one server", f"{NCCL} v2.30.7 llMaxBws, one node: Volta 39, "
                                               "Ampere 87.7, Hopper 141, Blackwell 282 GB/s [verbatim]",
@@ -158,6 +169,8 @@ class ElectricalDetails:
 # with NCCL's 16+ channels, so left out; so are the protocols' base latencies (LL 6.6, LL128 14.0 against Simple's
 # 8.4 µs): every call pays [fabric] launch_latency.
 RING_PROTOCOLS = {"LL": 0.5, "LL128": 0.92}
+# the tree's, NCCL v2.30.7: Tree LL min(busBw/3.8, llMaxBw), Tree LL128 × 120/128 across nodes (F3) [verbatim]
+TREE_PROTOCOLS = {"LL": 1.0 / 3.8, "LL128": 120.0 / 128.0}
 
 
 def _fastest_protocol(el: ElectricalSection, det: ElectricalDetails, simple_s, ring, bandwidth_bps, ll_cap_bps):
@@ -177,6 +190,35 @@ def _fastest_protocol(el: ElectricalSection, det: ElectricalDetails, simple_s, r
     stack = np.stack(np.broadcast_arrays(*times))
     best = np.argmin(stack, axis=0)
     return np.take_along_axis(stack, best[None], axis=0)[0], np.asarray(names, dtype=object)[best]
+
+
+def _nccl_tree(el: ElectricalSection, det: ElectricalDetails, n, servers, m, bn, be, r, rank_bps, ring_s):
+    """(seconds, where NCCL runs it, protocol name) of NCCL's double binary tree all-reduce over the servers. Each
+    server's NICs carry 2n (n on exactly 2 servers: the tree's 2-node special case, F11), its NVLink 2n; the tree
+    reaches 0.92 of the links' rate (NCCL's Tree/Simple refinement, F3), LL and LL128 their share of that. NCCL runs
+    the tree, under the protocol its own model (`collectives.nccl_tree_model_s`) finds fastest, where that model
+    beats the ring's time (small messages), not where the tree would be fastest."""
+    depth = np.ceil(np.log2(np.maximum(servers, 1.0)))
+    hops = det.network_step_s - el.network_latency
+    nic_bytes = np.where(servers == 2, 1.0, 2.0) * n
+    steps = {"": (el.nvlink_latency, det.network_step_s, 1.0)}
+    if el.protocols == "nccl":
+        steps[" · LL"] = (el.nvlink_latency_ll, el.network_tree_latency_ll + hops, TREE_PROTOCOLS["LL"])
+        steps[" · LL128"] = (el.nvlink_latency_ll128, el.network_tree_latency_ll128 + hops, TREE_PROTOCOLS["LL128"])
+    models, times = [], []
+    for name, (a_nv, a_net, share) in steps.items():
+        latency = 2 * depth * a_net + 2 * (m - 1) * a_nv
+        bus = share * rank_bps if name != " · LL" else np.minimum(share * rank_bps, el.ll_max_network_bandwidth)
+        models.append(col.nccl_tree_model_s(n, latency, bus))
+        moved = np.maximum(nic_bytes * BITS_PER_BYTE / (m * be / r), 2 * n * BITS_PER_BYTE / bn)
+        times.append(latency + np.maximum(moved / (col.NCCL_TREE_EFFICIENCY * share),
+                                          2 * n * BITS_PER_BYTE / (col.NCCL_TREE_EFFICIENCY * bus)
+                                          if name == " · LL" else 0.0))
+    models, times = np.stack(np.broadcast_arrays(*models)), np.stack(np.broadcast_arrays(*times))
+    best = np.argmin(models, axis=0)
+    model = np.take_along_axis(models, best[None], axis=0)[0]
+    seconds = np.take_along_axis(times, best[None], axis=0)[0]
+    return seconds, model < ring_s, np.asarray(list(steps), dtype=object)[best]
 
 
 def rail_planes(gpus: int, el: ElectricalSection):
@@ -285,15 +327,10 @@ def _price(est: FabricEstimate, c, n, p, s, share) -> CollectiveTime:
             el.ll_max_network_bandwidth)
         candidates = {"NVLink ring": np.where(in_server, nvlink_ring, inf),
                       "ring over the servers, rail-aligned": np.where(in_server, inf, node_ring)}
+        tree_protocol = ""
         if c.op == "all_reduce":
-            tree_latency = 2 * np.ceil(np.log2(np.maximum(servers, 1.0))) * a_e + 2 * (m - 1) * a_n
-            # each server's NICs carry 2n (n on exactly 2 servers: the tree's 2-node special case, F11), its NVLink
-            # 2n; the tree reaches 0.92 of the links' rate (NCCL's Tree/Simple refinement, F3)
-            nic_bytes = np.where(servers == 2, 1.0, 2.0) * n
-            tree = tree_latency + np.maximum(nic_bytes * BITS_PER_BYTE / (m * be / r),
-                                             2 * n * BITS_PER_BYTE / bn) / col.NCCL_TREE_EFFICIENCY
-            # NCCL runs the tree where its own model prefers it (small messages), not where it would be fastest
-            chosen = ~in_server & col.nccl_prefers_tree(n, p, node_ring, tree_latency, rank_bps)
+            tree, chosen, tree_protocol = _nccl_tree(el, det, n, servers, m, bn, be, r, rank_bps, node_ring)
+            chosen = ~in_server & chosen
             candidates["double binary tree over the servers"] = np.where(chosen, tree, inf)
             candidates["ring over the servers, rail-aligned"] = np.where(in_server | chosen, inf, node_ring)
             if el.in_network_reduction == "nvls":
@@ -303,7 +340,8 @@ def _price(est: FabricEstimate, c, n, p, s, share) -> CollectiveTime:
         seconds, schedule = pick(candidates)
         schedule = np.where(schedule == "NVLink ring", schedule + nvlink_protocol,
                             np.where(schedule == "ring over the servers, rail-aligned", schedule + node_protocol,
-                                     schedule))
+                                     np.where(schedule == "double binary tree over the servers",
+                                              schedule + tree_protocol, schedule)))
         return CollectiveTime(np.where(p > 1, seconds, 0.0), schedule, bottleneck, rank_bps)
     if c.op == "all_to_all":
         inside, leaving = _alltoall_split(est, p, m)

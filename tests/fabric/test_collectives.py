@@ -57,7 +57,7 @@ def test_nccl_picks_the_tree_for_small_messages_only():
     bus = 1.6e12
     for n, tree in ((1e6, True), (1e9, False)):
         ring = 2 * 15 / 16 * n * 8 / bus + 200e-6
-        assert bool(c.nccl_prefers_tree(n, 16, ring, 30e-6, bus)) is tree
+        assert bool(c.nccl_tree_model_s(n, 30e-6, bus) < ring) is tree
 
 
 def test_two_level_reduces_to_one_ring():

@@ -152,8 +152,9 @@ def test_collective_details_by_hand():
     p2p = job_collectives(ring, 1e8)["p2p"]
     assert p2p.seconds == pytest.approx(8.4e-6 + 3.4e-6 + ring.details.hop_delay_s
                                         + 8e8 / (ring.effective_bandwidth_bps / 2), rel=1e-12)
-    dgx = load_design("dgx-a100")
-    dgx = evaluate_fabric(dataclasses.replace(dgx, topology=dataclasses.replace(dgx.topology, oversubscription=4.0)))
+    base = load_design("dgx-a100")
+    dgx = evaluate_fabric(dataclasses.replace(base, topology=dataclasses.replace(
+        base.topology, oversubscription=4.0, protocols="simple")))
     net = 9.6e-6 + (2 * dgx.details.tiers - 1) * 0.3e-6
     t = job_collectives(dgx, 1e8)
     assert t["p2p"].seconds == pytest.approx(8.4e-6 + net + 8e8 / (0.94 * 200e9), rel=1e-12)
@@ -163,6 +164,15 @@ def test_collective_details_by_hand():
     assert small.schedule == "double binary tree over the servers"
     assert small.seconds == pytest.approx(8.4e-6 + 2 * 7 * net + 2 * 7 * 3.4e-6
                                           + 2 * 8e3 / (0.92 * 8 * 0.94 * 200e9 / 4), rel=1e-12)
+    # with NCCL's protocols the tree runs LL: its steps 0.6 µs (NVLink) and 5.0 µs + the hops (network), its bytes
+    # at 1/3.8 of the tree's rate, the bus capped at LL's 20.4 GB/s
+    nccl = evaluate_fabric(dataclasses.replace(base, topology=dataclasses.replace(base.topology, oversubscription=4.0)))
+    small = job_collectives(nccl, 1e3)["all_reduce"]
+    assert small.schedule == "double binary tree over the servers · LL"
+    ll_net = 5.0e-6 + (2 * nccl.details.tiers - 1) * 0.3e-6
+    moved = max(2 * 8e3 / (8 * 0.94 * 200e9 / 4), 2 * 8e3 / (0.8 * 2.4e12))
+    assert small.seconds == pytest.approx(8.4e-6 + 2 * 7 * ll_net + 2 * 7 * 0.6e-6 + max(
+        moved / (0.92 / 3.8), 2 * 8e3 / (0.92 * 20.4e9 * 8)), rel=1e-12)
 
 
 def test_one_direction_ring_all_to_all():
