@@ -121,28 +121,30 @@ def load_design(design: str | Path | None = None, changes: Mapping[str, object] 
     return load(design, overrides)
 
 
-def _design(design):
+def _design(design, changes=None):
     import os
 
     from fabric.design import ClusterDesign
 
     if isinstance(design, ClusterDesign):
+        if changes:
+            raise _bad("changes", changes, "None with a loaded design (apply them with load_design)")
         return design
     if design is not None and not isinstance(design, (str, os.PathLike)):
         raise _bad("design", design, "a ClusterDesign, a file name, a built-in design's name or None")
-    return load_design(design)
+    return load_design(design, changes)
 
 
 
-def evaluate(design=None, catalog_files: Sequence[str | Path] = ()):
+def evaluate(design=None, catalog_files: Sequence[str | Path] = (), changes: Mapping[str, object] | None = None):
     """The design point as a `workloads.evaluation.Evaluation`: its `link`, `fabric`, `cost` and
     `training(model, batch)`, each computed once when first read and handed to the next; priced from the shipped
-    catalog merged with `catalog_files`."""
+    catalog merged with `catalog_files`; `changes` as `load_design` applies them."""
     from fabric.catalog import load_catalog
     from workloads.evaluation import Evaluation
 
     files = _paths("catalog_files", catalog_files)
-    return Evaluation(_design(design), load_catalog(*files) if files else None)
+    return Evaluation(_design(design, changes), load_catalog(*files) if files else None)
 
 
 def _name(design) -> str:
@@ -154,40 +156,41 @@ def _name(design) -> str:
     return str(design) if design is not None else DEFAULT_DESIGN
 
 
-def budget(design=None):
+def budget(design=None, changes: Mapping[str, object] | None = None):
     """The link budget of the design's GPU-to-GPU optical link (with any switch passes): a
     `photonics.records.LinkEstimate` (ledger, margin_db, capacity, binding_limit, reach, energy, violations) that a
-    notebook shows as `sipml budget`'s tables (`sipml.notebook.Result`; `.record` is the estimate itself)."""
+    notebook shows as `sipml budget`'s tables (`sipml.notebook.Result`; `.record` is the estimate itself); `changes`
+    as `load_design` applies them."""
     from core.errors import InputError
     from sipml.notebook import Result
     from sipml.reports import budget_report
 
-    point = evaluate(design)
+    point = evaluate(design, changes=changes)
     if point.link_design is None:
         raise InputError(f"[fabric] kind = '{point.design.fabric.kind}' has no optical link to budget")
     name = _name(design)
     return Result(point.link, lambda est: budget_report(est, name))
 
 
-def fabric(design=None):
+def fabric(design=None, changes: Mapping[str, object] | None = None):
     """The fabric of the design: a `fabric.estimate.FabricEstimate` (per-GPU bandwidth, degree, bisection, reach,
     bill of materials, violations) that a notebook shows as `sipml fabric`'s tables."""
     from fabric.evaluate import job_collectives
     from sipml.notebook import Result
     from sipml.reports import fabric_report
 
-    point = evaluate(design)
+    point = evaluate(design, changes=changes)
     name, size = _name(design), point.design.fabric.message_size
     return Result(point.fabric, lambda fab: fabric_report(fab, job_collectives(fab, size), size, name))
 
 
-def cost(design=None, catalog_files: Sequence[str | Path] = ()):
+def cost(design=None, catalog_files: Sequence[str | Path] = (), changes: Mapping[str, object] | None = None):
     """The cluster's cost and power: a `fabric.cost.CostSummary` (each figure a low/typical/high range), priced
     from the shipped catalog merged with `catalog_files`, that a notebook shows as `sipml cost`'s tables."""
     from sipml.notebook import Result
     from sipml.reports import cost_data, cost_report
 
-    point = evaluate(design, catalog_files)
+    point = evaluate(design, catalog_files, changes)
     name = _name(design)
     return Result(point.cost, lambda summary: cost_report([cost_data(name, point.fabric, summary)]))
 

@@ -453,7 +453,7 @@ def sweep(design: DesignArg = None,
           link_only: Annotated[bool, typer.Option(
               "--link-only", help="only the link's columns (no fabric, cost or training): the whole grid in one "
                                   "vectorised pass where the axes are link fields")] = False,
-          quiet: Annotated[bool, typer.Option("--quiet", help="no progress bar")] = False) -> None:
+          quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress bar")] = False) -> None:
     """Evaluate a grid of design points: one row per point with every input and output column and its unit."""
     import os
 
@@ -532,7 +532,7 @@ def optimize(design: DesignArg = None,
              refine: Annotated[bool, typer.Option(
                  "--refine", help="then search each continuous axis between the best point's neighbours (scipy)")]
              = False,
-             quiet: Annotated[bool, typer.Option("--quiet", help="no progress bar")] = False) -> None:
+             quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress bar")] = False) -> None:
     """Find the best point of a grid for one quantity, feasible and under the constraints, and say what stops it
     (what the better points fail). Exhaustive over the grid; --refine continues along continuous axes. Exits 1
     when no point qualifies."""

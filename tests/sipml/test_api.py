@@ -127,3 +127,14 @@ def test_the_readme_notebook_example_runs():
     assert blocks
     for block in blocks:
         exec(compile(block, "README.md", "exec"), {})
+
+
+def test_budget_fabric_and_cost_take_changes_as_load_design_does():
+    from sipml import Q_
+
+    changed = budget("sip-ring", {"laser.power_per_line": Q_(3, "mW")})
+    assert changed.margin_db == budget(load_design("sip-ring", {"laser.power_per_line": "3 mW"})).margin_db
+    assert fabric("dgx-a100", {"fabric.gpus": 256}).gpus == 256
+    assert cost("sip-ocs", changes={"fabric.gpus": 512}).record == cost(load_design("sip-ocs", {"fabric.gpus": 512}))
+    with pytest.raises(InputError, match="changes"):
+        budget(load_design("sip-ring"), {"fabric.gpus": 64})
