@@ -257,7 +257,10 @@ def parse_value(value, spec: str) -> float:
     try:
         q = ureg.Quantity(number, ureg.parse_units(unit))
     except Exception as exc:  # pint raises several unrelated types for a bad unit
-        raise InputError(f"{shown(value)}: unknown unit '{unit}' ({_describe(spec)})") from exc
+        hint = ""
+        if re.match(r"K(B|b|bit|byte|Hz|m|W)\b", unit):  # SI's kilo is a small k; 1024 is Ki
+            hint = f"; kilo is a small k: '{'k' + unit[1:]}' (or '{'Ki' + unit[1:]}' for 1024)"
+        raise InputError(f"{shown(value)}: unknown unit '{unit}' ({_describe(spec)}){hint}") from exc
     return _convert_quantity(q, spec, shown(value))
 
 

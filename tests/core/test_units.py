@@ -185,3 +185,12 @@ def test_reading_design_files_does_not_import_pint():
             "sys.stderr.write(str('pint' in sys.modules))")
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert run.stderr.strip().endswith("False")
+
+
+def test_a_capital_kilo_is_refused_with_the_spelling_that_works():
+    from core.errors import InputError
+    from core.units import parse_value
+
+    with pytest.raises(InputError, match="kilo is a small k: 'kB' \\(or 'KiB' for 1024\\)"):
+        parse_value("64 KB", "byte")
+    assert parse_value("64 kB", "byte") == 64e3 * 8 and parse_value("64 KiB", "byte") == 64 * 1024 * 8
