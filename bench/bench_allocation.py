@@ -54,7 +54,8 @@ def bench_ring(demand) -> None:
         first, best, r = timed(lambda: al.ring_allocation_fast(demand, directions=2, fibers=5,
                                                                wavelengths_per_fiber=n_lambda // 10,
                                                                wavelength_rate_bps=RATE_BPS))
-        print(f"  N_λ = {n_lambda:3d} ({n_lambda // 10:2d} λ/fiber): best {best * 1e3:6.1f} ms {ratio(best)}, first {first * 1e3:6.1f} ms"
+        print(f"  N_λ = {n_lambda:3d} ({n_lambda // 10:2d} λ/fiber): best {best * 1e3:6.1f} ms {ratio(best)}, "
+              f"first {first * 1e3:6.1f} ms"
               f"   min ratio {r.min_ratio:.3f}, upper bound {r.upper_bound:.3f}, exact {r.exact}")
 
 
@@ -63,7 +64,8 @@ def bench_ocs(demand) -> None:
     for n_lambda in WAVELENGTH_COUNTS:
         circuit_bps = n_lambda * RATE_BPS / N_OCS
         first, best, r = timed(lambda: al.ocs_assignment(demand, n_ocs=N_OCS, circuit_bps=circuit_bps))
-        print(f"  N_λ = {n_lambda:3d} ({circuit_bps / 1e9:5.0f} Gbit/s circuits): best {best * 1e3:6.1f} ms {ratio(best)}, "
+        print(f"  N_λ = {n_lambda:3d} ({circuit_bps / 1e9:5.0f} Gbit/s circuits): best {best * 1e3:6.1f} ms "
+              f"{ratio(best)}, "
               f"first {first * 1e3:6.1f} ms   min ratio {r.min_ratio:.3f}, exact {r.exact}")
 
 

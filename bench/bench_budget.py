@@ -49,7 +49,8 @@ def bench_kernel(repeats: int = 5) -> None:
             result = evaluate_grid(base, grid)
             times.append(time.perf_counter() - t0)
         points = result.margin_db.size
-        print(f"grid kernel, {label}: {points:,} points, first {times[0] * 1e3:.0f} ms {ratio(times[0])}, best of {repeats} "
+        print(f"grid kernel, {label}: {points:,} points, first {times[0] * 1e3:.0f} ms {ratio(times[0])}, "
+              f"best of {repeats} "
               f"{min(times) * 1e3:.0f} ms → {points / min(times) / 1e6:.2f} million points/s "
               f"(feasible share {np.mean(result.feasible):.3f})")
 

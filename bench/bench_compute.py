@@ -41,7 +41,8 @@ def timed(label: str, **strategy) -> None:
     distinct = np.unique(np.stack([np.broadcast_to(np.asarray(v, dtype=float), (CANDIDATES,))
                                    for v in strategy.values()]), axis=1).shape[1]
     print(f"{label:44s} {CANDIDATES:,} candidates ({distinct:,} distinct) in {best:6.3f} s: "
-          f"{CANDIDATES / best:12,.0f} candidates/s {ratio(best)} (mean layer time {result.total_s.mean() * 1e3:.2f} ms)")
+          f"{CANDIDATES / best:12,.0f} candidates/s {ratio(best)} "
+          f"(mean layer time {result.total_s.mean() * 1e3:.2f} ms)")
 
 
 def main() -> None:
