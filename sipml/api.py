@@ -118,7 +118,7 @@ def load_design(design: str | Path | None = None, changes: Mapping[str, object] 
     if changes is not None and not isinstance(changes, Mapping):
         raise _bad("changes", changes, "a mapping {'section.key': value} or None")
     overrides = [_override_text(target, value) for target, value in (changes or {}).items()]
-    return load(design, overrides)
+    return load(design, overrides, given_as="changes")
 
 
 def _design(design, changes=None):

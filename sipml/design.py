@@ -318,14 +318,14 @@ def _override_value(text: str):
     return text
 
 
-def load_design(path: str | Path | None, overrides: list[str] | None = None) -> ClusterDesign:
+def load_design(path: str | Path | None, overrides: list[str] | None = None, given_as: str = "--set") -> ClusterDesign:
     """The design in `path` (a file or a built-in name; None: the built-in sip-ring), with `--set`
-    overrides."""
+    overrides; errors name them as `given_as` says ('--set', or 'changes' from Python)."""
     data = read_toml(resolve(path if path is not None else DEFAULT_DESIGN))
     source = str(path) if path is not None else DEFAULT_DESIGN
     if overrides:
         data = apply_overrides(data, overrides, source)
-        source += " (with --set)"
+        source += f" (with {given_as})"
     return design_from_mapping(data, source)
 
 
