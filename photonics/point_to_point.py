@@ -52,9 +52,10 @@ def default_warnings(d: LinkDesign) -> list[str]:
                    "0.092 ps/nm²/km) on multimode fiber; the IEEE 802.3 link models use 1320 nm and 0.11 "
                    "ps/nm²/km for 50 µm and 1365 nm and 0.093 for 62.5 µm fiber: set them")
     if d.laser.kind in ("dfb", "dml") and _is_default(d.laser, "rin") and d.transmitter.eye_closure == "model":
-        out.append("[laser] rin is the comb default (-135 dB/Hz, a quantum-dot comb's line); a single-mode DFB or "
-                   "DML is typically -145 dB/Hz or quieter, and the IEEE 802.3 single-mode PMDs specify RIN_OMA "
-                   "(e.g. -136 dB/Hz for 400GBASE-DR4): set rin (with rin_type = 'oma' for a standard's figure)")
+        out.append("[laser] rin is the comb default (-135 dB/Hz, a quantum-dot comb's line); DFB lasers are -155 to "
+                   "-165 dB/Hz (the field's source), and the IEEE 802.3 single-mode PMDs specify RIN_OMA (e.g. "
+                   "-136 dB/Hz for 400GBASE-DR4, as its clause 124 table): set rin (with rin_type = 'oma' for a "
+                   "standard's figure)")
     if d.receiver.model == "ge-photodiode" and d.link.wavelength < 1.1e-6:
         out.append("[receiver] model 'ge-photodiode' is PhoenixSim's fit for O/C-band germanium photodiodes; at "
                    f"{d.link.wavelength * 1e9:.0f} nm use model = 'given' with the receiver's datasheet sensitivity")
