@@ -172,6 +172,19 @@ def _scalar_tables(*args) -> tuple:
     return tables
 
 
+def _point_blocks(lead: tuple, arrays):
+    """(slice, the arrays' rows in it) for consecutive blocks of POINTS_PER_BLOCK design points: each array broadcast
+    to the points' shape `lead` (plus any trailing axes it has of its own) and flattened over the points."""
+    points = math.prod(lead)
+    flat = []
+    for a, extra in arrays:  # `extra`: how many trailing axes are the array's own (a table's counts)
+        tail = np.shape(a)[np.ndim(a) - extra:]
+        flat.append(np.broadcast_to(a, lead + tail).reshape((points,) + tail))
+    for start in range(0, points, POINTS_PER_BLOCK):
+        part = slice(start, start + POINTS_PER_BLOCK)
+        yield part, [a[part] for a in flat]
+
+
 def _tables(n_max: int, leak_n: int, *spectral) -> tuple:
     """The three per-count tables of `_count_tables`, computed POINTS_PER_BLOCK design points at a time (the same
     numbers: each point's tables are its own)."""
@@ -179,12 +192,10 @@ def _tables(n_max: int, leak_n: int, *spectral) -> tuple:
     points = math.prod(shape)
     if points <= POINTS_PER_BLOCK:
         return _block_tables(n_max, leak_n, *spectral)
-    flat = [np.broadcast_to(a, shape).reshape(-1) for a in spectral]
     out = (np.empty((points, n_max)), np.empty((points, n_max)), np.empty((points, leak_n)))
-    for start in range(0, points, POINTS_PER_BLOCK):
-        part = slice(start, start + POINTS_PER_BLOCK)
-        for table, block in zip(out, _block_tables(n_max, leak_n, *(a[part] for a in flat))):
-            table[part] = block
+    for part, block in _point_blocks(shape, [(a, 0) for a in spectral]):
+        for table, rows in zip(out, _block_tables(n_max, leak_n, *block)):
+            table[part] = rows
     return tuple(table.reshape(shape + table.shape[-1:]) for table in out)
 
 
@@ -292,12 +303,9 @@ def _closed_counts(d: LinkDesign, tables, inputs, n_max: int):
 
     if points <= POINTS_PER_BLOCK:
         return closed(tables, inputs)
-    flat_tables = [np.broadcast_to(t, lead + t.shape[-1:]).reshape(points, -1) for t in tables]
-    flat_inputs = [np.broadcast_to(v, lead).reshape(points) for v in inputs]
     count, at_end = np.empty(points, dtype=np.int64), False
-    for start in range(0, points, POINTS_PER_BLOCK):
-        part = slice(start, start + POINTS_PER_BLOCK)
-        count[part], end = closed([t[part] for t in flat_tables], [v[part] for v in flat_inputs])
+    for part, block in _point_blocks(lead, [*((t, 1) for t in tables), *((v, 0) for v in inputs)]):
+        count[part], end = closed(block[:len(tables)], block[len(tables):])
         at_end = at_end or bool(end)
     return count.reshape(lead), at_end
 
