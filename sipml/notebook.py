@@ -6,7 +6,24 @@ from __future__ import annotations
 import functools
 
 
-class Result:
+class _Shown:
+    """What a notebook shows of a result with a `report` (a `sipml.render.Report`): its text tables as `repr`, its
+    tables as HTML."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        from sipml.render import render
+
+        return render(self.report, "table").rstrip("\n")
+
+    def _repr_html_(self) -> str:
+        from sipml.render import html_fragment
+
+        return html_fragment(self.report, headings=False)
+
+
+class Result(_Shown):
     """A record (`LinkEstimate`, `FabricEstimate`, `CostSummary`) with the report the command line prints for it.
     Its attributes are the record's (`link.margin_db`); `record` is the record itself; a notebook shows the
     report's tables, `print` their text; `to_pandas()` gives the report's numbers, one row per key (the
@@ -38,16 +55,6 @@ class Result:
     def __dir__(self):
         return sorted({*dir(self.record), "record", "report", "to_pandas"})
 
-    def __repr__(self) -> str:
-        from sipml.render import render
-
-        return render(self.report, "table").rstrip("\n")
-
-    def _repr_html_(self) -> str:
-        from sipml.render import html_fragment
-
-        return html_fragment(self.report, headings=False)
-
     def to_pandas(self):
         from sipml.render import _flatten, _json_safe
         from sipml.rows import _pandas
@@ -55,7 +62,7 @@ class Result:
         return _pandas().DataFrame(list(_flatten(_json_safe(self.report.data))), columns=["key", "value"])
 
 
-class Rows(list):
+class Rows(_Shown, list):
     """The rows of `sipml speedup` (a list of the JSON dicts) with its report: a notebook shows its tables,
     `print` their text; `to_pandas()` gives one DataFrame row per design, nested keys flattened with dots
     (`strategy.tp`, `baselines.fattree-200.speedup`)."""
@@ -67,16 +74,6 @@ class Rows(list):
     @functools.cached_property
     def report(self):
         return self._build(list(self))
-
-    def __repr__(self) -> str:
-        from sipml.render import render
-
-        return render(self.report, "table").rstrip("\n")
-
-    def _repr_html_(self) -> str:
-        from sipml.render import html_fragment
-
-        return html_fragment(self.report, headings=False)
 
     def to_pandas(self):
         from sipml.rows import _pandas

@@ -350,8 +350,7 @@ def _json_cells(table: Table, name: str, key: str) -> list[str]:
 
 
 def _bits(pa, flags):
-    """An Arrow bitmap (least significant bit first) of boolean flags; None when every flag is set and the
-    bitmap stands for validity."""
+    """An Arrow bitmap of boolean flags (least significant bit first): a validity map or a boolean column's data."""
     return pa.py_buffer(np.packbits(np.asarray(flags, dtype=bool), bitorder="little"))
 
 

@@ -442,11 +442,11 @@ def figure_spec(rows, spec: str, vary=()) -> tuple[list[str], set, dict]:
     from sipml.design import ALL_SECTIONS
 
     names = check_plot(spec)
-    cols = [*columns(rows), *(f"{a.section}.{a.key}" for a in (parse_axis(v, ALL_SECTIONS) for v in vary))]
+    axes = [parse_axis(v, ALL_SECTIONS) for v in vary]
+    cols = [*columns(rows), *(f"{a.section}.{a.key}" for a in axes)]
     for name in names:
         if name not in cols:
             raise InputError(f"--plot {spec!r}: no column {name!r}; columns: {', '.join(cols)}")
-    axes = [parse_axis(v, ALL_SECTIONS) for v in vary]
     # an axis named bare ('laser.power_per_line') is drawn in the unit it was written in; a column named with its
     # unit ('… [W]') as named
     bare = {f"{a.section}.{a.key}": a.written_column or a.column for a in axes}
