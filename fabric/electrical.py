@@ -72,8 +72,9 @@ class ElectricalSection(Section):
                                           "protocol; the switch hops are added)", f"{NCCL} (~v2.7): Ring/Simple over "
                                           "the network 9.6 µs [verbatim]; v2.30.7 uses 14 µs", hi=MAX_LATENCY_S)
     protocols: str = param("nccl", "choice", "the protocols NCCL's rings and tree may run: 'nccl' LL, LL128, "
-                           "Simple, each collective the fastest (LL: half the bandwidth for the lowest per-step latency, LL128: "
-                           "0.92 of it; fabric-photonics-3.md F1, F3); 'simple' Simple alone", f"{NCCL} v2.30.7: the "
+                           "Simple, each collective the fastest (LL: half the bandwidth for the lowest per-step "
+                           "latency, LL128: 0.92 of it; fabric-photonics-3.md F1, F3); 'simple' Simple alone",
+                           f"{NCCL} v2.30.7: the "
                            "tuner picks the fastest (algorithm, protocol) by its time model [verbatim]",
                            choices=("nccl", "simple"))
     nvlink_latency_ll: float = non_negative("0.6 us", "s", "per-step latency of NCCL's LL protocol over NVLink (ring)",
