@@ -278,7 +278,7 @@ class Section:
                 raise FieldError(self.section_name, f"{key} = {shown(value)}: {exc}") from None
             if checked is not value:
                 object.__setattr__(self, key, checked)
-        for key, spec in declared.items():
+        for key, spec in _related(type(self)):
             self._check_relations(key, spec, declared)
 
     def applies(self, spec: Spec) -> bool:
@@ -297,6 +297,13 @@ class Section:
             if fails(mine, theirs):
                 raise FieldError(self.section_name, f"{key} = {spec.show(mine)} is {words} {other} = "
                                                     f"{declared[other].show(theirs)}: expected {spec.range_text()}")
+
+
+@functools.cache
+def _related(cls) -> tuple[tuple[str, Spec], ...]:
+    """The fields of a section that bound another of its fields (at_least, at_most, above)."""
+    return tuple((key, spec) for key, spec in specs(cls).items()
+                 if spec.at_least is not None or spec.at_most is not None or spec.above is not None)
 
 
 @functools.cache

@@ -17,18 +17,26 @@ import numpy as np
 from photonics.grid import offset_detuning_hz, worst_victim_sum_by_count
 
 
-def aggressor_leakage(detuning_hz, fwhm_hz, rate_bps):
+def aggressor_leakage(detuning_hz, fwhm_hz, rate_bps, phase=None):
     """Fraction of an NRZ aggressor's power that a Lorentzian drop filter passes at `detuning_hz` (E6):
     β = 2Δf/FWHM, ν = FWHM/(2·BR), θ = 2πνβ,
-    X = 1/(1+β²) − (1/(2πν))·[(1−β²)(1 − e^{−2πν}cosθ) + 2β·e^{−2πν}·sinθ] / (1+β²)²."""
+    X = 1/(1+β²) − (1/(2πν))·[(1−β²)(1 − e^{−2πν}cosθ) + 2β·e^{−2πν}·sinθ] / (1+β²)².
+    `phase`: (cos θ, sin θ) from `aggressor_phase` when the caller has them (θ does not depend on the filter)."""
     beta = 2.0 * np.abs(np.asarray(detuning_hz, dtype=float)) / fwhm_hz
     nu = np.asarray(fwhm_hz, dtype=float) / (2.0 * rate_bps)
     two_pi_nu = 2.0 * np.pi * nu
-    theta = two_pi_nu * beta
+    cos_theta, sin_theta = aggressor_phase(detuning_hz, rate_bps) if phase is None else phase
     decay = np.exp(-two_pi_nu)
     one_b2 = 1.0 + beta * beta
-    bracket = (1.0 - beta * beta) * (1.0 - decay * np.cos(theta)) + 2.0 * beta * decay * np.sin(theta)
+    bracket = (1.0 - beta * beta) * (1.0 - decay * cos_theta) + 2.0 * beta * decay * sin_theta
     return 1.0 / one_b2 - bracket / (two_pi_nu * one_b2 * one_b2)
+
+
+def aggressor_phase(detuning_hz, rate_bps):
+    """(cos θ, sin θ) of E6's phase θ = 2πνβ = 2π·|Δf|/BR: the detuning over the bit rate, whatever the filter, so a
+    grid computes it once per spacing and rate rather than once per filter."""
+    theta = 2.0 * np.pi * np.abs(np.asarray(detuning_hz, dtype=float)) / rate_bps
+    return np.cos(theta), np.sin(theta)
 
 
 def penalty_db(total_leakage, q_ber, er_lin, eye_scale=1.0):
@@ -48,7 +56,7 @@ def worst_channel_leakage_by_count(max_channels: int, spacing_hz, fwhm_hz, rate_
     return worst_channel_leakage_at(offset_detuning_hz(max_channels, spacing_hz, fsr_hz), fwhm_hz, rate_bps)
 
 
-def worst_channel_leakage_at(detuning_hz, fwhm_hz, rate_bps):
+def worst_channel_leakage_at(detuning_hz, fwhm_hz, rate_bps, phase=None):
     """`worst_channel_leakage_by_count` from the folded detuning of each offset (`grid.offset_detuning_hz`, offsets
-    on the first axis), which a grid's tables share."""
-    return worst_victim_sum_by_count(aggressor_leakage(detuning_hz, fwhm_hz, rate_bps))
+    on the first axis), which a grid's tables share, and optionally its `aggressor_phase`."""
+    return worst_victim_sum_by_count(aggressor_leakage(detuning_hz, fwhm_hz, rate_bps, phase))

@@ -185,25 +185,35 @@ def _point_blocks(lead: tuple, arrays):
         yield part, [a[part] for a in flat]
 
 
-def _tables(n_max: int, leak_n: int, *spectral) -> tuple:
-    """The three per-count tables of `_count_tables`, computed POINTS_PER_BLOCK design points at a time (the same
-    numbers: each point's tables are its own)."""
-    shape = np.broadcast_shapes(*(np.shape(a) for a in spectral))
+def _tables(n_max: int, leak_n: int, spacing, mod_fwhm, t0_mod, fwhm, t0, excess, fsr, rate) -> tuple:
+    """The three per-count tables of `_count_tables`, each over the dimensions of its own inputs (the transmit rings'
+    table does not vary with the drop filter's Q), computed POINTS_PER_BLOCK design points at a time (the same
+    numbers: each point's tables are its own). Every table reads one folded grid, computed once, and the crosstalk
+    its phase, which depends on the grid and the rate alone."""
+    detuning = offset_detuning_hz(max(n_max, leak_n), spacing, fsr)
+    dims = max(np.ndim(a) for a in (spacing, mod_fwhm, t0_mod, fwhm, t0, excess, fsr, rate))
+    detuning = detuning.reshape(detuning.shape[:1] + (1,) * (dims + 1 - detuning.ndim) + detuning.shape[1:])
+    phase = crosstalk.aggressor_phase(detuning[:leak_n], rate)  # the points' axes aligned after the offsets
+    return (_blocked(lambda det, *a: microring.bus_through_loss_at(det[:n_max], *a), n_max, (detuning,),
+                     mod_fwhm, t0_mod, excess),
+            _blocked(lambda det, *a: microring.bus_through_loss_at(det[:n_max], *a), n_max, (detuning,),
+                     fwhm, t0, excess),
+            _blocked(lambda det, cos, sin, *a: crosstalk.worst_channel_leakage_at(det[:leak_n], *a, phase=(cos, sin)),
+                     leak_n, (detuning[:leak_n], *phase), fwhm, rate))
+
+
+def _blocked(table, width: int, offsets: tuple, *args):
+    """`table(*offsets, *args)` (arrays with the offsets on their first axis, then the rest; the result's counts on
+    its last) over the broadcast shape of its inputs, POINTS_PER_BLOCK points at a time."""
+    shape = np.broadcast_shapes(*(o.shape[1:] for o in offsets), *(np.shape(a) for a in args))
     points = math.prod(shape)
     if points <= POINTS_PER_BLOCK:
-        return _block_tables(n_max, leak_n, *spectral)
-    out = (np.empty((points, n_max)), np.empty((points, n_max)), np.empty((points, leak_n)))
-    for part, block in _point_blocks(shape, [(a, 0) for a in spectral]):
-        for table, rows in zip(out, _block_tables(n_max, leak_n, *block)):
-            table[part] = rows
-    return tuple(table.reshape(shape + table.shape[-1:]) for table in out)
-
-
-def _block_tables(n_max: int, leak_n: int, spacing, mod_fwhm, t0_mod, fwhm, t0, excess, fsr, rate) -> tuple:
-    detuning = offset_detuning_hz(max(n_max, leak_n), spacing, fsr)  # every table sees the same folded grid
-    return (microring.bus_through_loss_at(detuning[:n_max], mod_fwhm, t0_mod, excess),
-            microring.bus_through_loss_at(detuning[:n_max], fwhm, t0, excess),
-            crosstalk.worst_channel_leakage_at(detuning[:leak_n], fwhm, rate))
+        return table(*offsets, *args)
+    flat = [np.broadcast_to(o, o.shape[:1] + shape).reshape(o.shape[0], points) for o in offsets]
+    out = np.empty((points, width))
+    for part, block in _point_blocks(shape, [(a, 0) for a in args]):
+        out[part] = table(*(o[:, part] for o in flat), *block)
+    return out.reshape(shape + (width,))
 
 
 def _count_tables(d: LinkDesign, spectral, n_max: int, lines):
@@ -276,12 +286,13 @@ def _count_search(d: LinkDesign, s: dict, ring: RingArrays, lz: LaserArrays, sig
                                                  lk.system_margin)
     start = np.maximum(np.minimum(ring.fsr_channels + 2, ceiling + 1), 2)
     table_n = int(max(np.max(start), np.max(n_req), np.max(lz.lines)))
-    spectral = np.broadcast_arrays(*(_f(v, dtype=float) for v in (
-        lk.channel_spacing, ring.modulator_fwhm, ring.modulator_on_resonance, ring.fwhm, ring.on_resonance,
-        r.through_excess_loss, ring.fsr, sig.symbol_rate)))
+    spectral = [_f(v, dtype=float) for v in (lk.channel_spacing, ring.modulator_fwhm, ring.modulator_on_resonance,
+                                             ring.fwhm, ring.on_resonance, r.through_excess_loss, ring.fsr,
+                                             sig.symbol_rate)]
+    spectral_points = math.prod(np.broadcast_shapes(*(v.shape for v in spectral)))
     while True:
-        points = math.prod(np.broadcast_shapes(spectral[0].shape, *(np.shape(v) for v in inputs)))
-        if max(points, 2 * spectral[0].size) * table_n > TABLE_ELEMENTS and grid_points > 1:
+        points = math.prod(np.broadcast_shapes(*(v.shape for v in spectral), *(np.shape(v) for v in inputs)))
+        if max(points, 2 * spectral_points) * table_n > TABLE_ELEMENTS and grid_points > 1:
             raise TooLarge
         tables = _count_tables(d, spectral, table_n, lz.lines)
         count, at_end = _closed_counts(d, tables, inputs, table_n)

@@ -32,7 +32,7 @@ from core import toml_files
 from core.errors import InputError, did_you_mean, shown
 from core.fields import TEXT_SPECS, AllOf, FieldError, Spec, When, all_of, conditions_of, specs, when
 from fabric.design import ClusterDesign, FabricSection
-from fabric.registry import get_kind, kinds, sections
+from fabric.registry import changes, get_kind, kinds, sections
 from photonics.design import SECTION_APPLIES_WHEN, SECTIONS, LinkDesign
 
 
@@ -43,9 +43,13 @@ class _Sections(Mapping):
 
     def __init__(self, with_link: bool):
         self._with_link = with_link
+        self._seen: tuple = (-1, {})  # (the registry's changes() when last read, the mapping built then)
 
     def _current(self) -> dict[str, type]:
-        return {**(SECTIONS if self._with_link else {}), "fabric": FabricSection, **sections()}
+        if self._seen[0] != changes():
+            self._seen = (changes(), {**(SECTIONS if self._with_link else {}), "fabric": FabricSection,
+                                      **sections()})
+        return self._seen[1]
 
     def __getitem__(self, name):
         return self._current()[name]

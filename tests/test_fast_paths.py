@@ -26,9 +26,23 @@ def test_blocked_count_tables_equal_each_point_alone():
     spectral = spectra(rng, points)
     blocked = ring_wdm._tables(24, 30, *spectral)
     for i in rng.choice(points, 60, replace=False):
-        alone = ring_wdm._block_tables(24, 30, *(float(a[i]) for a in spectral))
+        alone = ring_wdm._tables(24, 30, *(float(a[i]) for a in spectral))
         for table, one in zip(blocked, alone):
             assert np.array_equal(table[i], one)
+
+
+def test_each_count_table_spans_its_own_inputs_and_equals_each_point_alone():
+    # a product grid: the spacing along the first axis, the drop filter along the second; the transmit rings' table
+    # does not depend on the drop filter, so it has one row per spacing
+    rng = np.random.default_rng(11)
+    spacing, mod_fwhm, mod_t0, fwhm, t0, excess, fsr, rate = spectra(rng, 3000)
+    grid = (spacing[:70, None], mod_fwhm[0], mod_t0[0], fwhm[None, :60], t0[None, :60], excess[0], fsr[0], rate[0])
+    tx, rx, leak = ring_wdm._tables(20, 26, *grid)
+    assert tx.shape == (70, 1, 20) and rx.shape == (70, 60, 20) and leak.shape == (70, 60, 26)
+    for i, j in zip(rng.integers(0, 70, 40), rng.integers(0, 60, 40)):
+        point = [float(np.broadcast_to(a, (70, 60))[i, j]) for a in grid]
+        for table, one in zip((tx[i, 0], rx[i, j], leak[i, j]), ring_wdm._tables(20, 26, *point)):
+            assert np.array_equal(table, one)
 
 
 def test_blocked_closed_counts_equal_one_pass(monkeypatch):
