@@ -2,7 +2,8 @@
 
 A BOM is a list of lines `(component_key, count, scope)` — optionally a fourth item, `network` (True/False),
 that overrides the catalog entry's role. `scope` is "per_gpu" (count per GPU: 1 GPU, 1 NIC, 0.75 NVSwitch …)
-or "per_cluster" (count for the whole cluster: 130 switches, 6528 OCS ports …). Counts may be fractional.
+or "per_cluster" (count for the whole cluster: 130 switches, 6528 OCS ports …). Counts may be fractional, and
+arrays (one count per design point of a sweep: every total is then an array of that shape).
 
 Every total is a `Range` (low, typical, high): the sum with every price (or power) at its low end, at its
 typical value, and at its high end. Shares are computed at the typical values unless a Range of shares is
@@ -24,6 +25,8 @@ import numbers
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from fabric.catalog import Catalog
 from core.errors import InputError
 
@@ -40,8 +43,7 @@ class Range:
 
     @classmethod
     def of(cls, values: Sequence[float]) -> Range:
-        low, typical, high = values
-        return cls(float(low), float(typical), float(high))
+        return cls(*(_number(v) for v in values))
 
     @classmethod
     def zero(cls) -> Range:
@@ -58,7 +60,20 @@ class Range:
 
     def ratio(self, other: Range) -> Range:
         """Element-wise self / other (0 where other is 0): each scenario's own share."""
-        return Range(*(a / b if b else 0.0 for a, b in zip(self.as_tuple(), other.as_tuple())))
+        return Range(*(share(a, b) for a, b in zip(self.as_tuple(), other.as_tuple())))
+
+
+def share(part, whole):
+    """part / whole, 0 where the whole is 0 (numbers, or arrays over design points)."""
+    if isinstance(part, np.ndarray) or isinstance(whole, np.ndarray):
+        whole = np.asarray(whole, dtype=float)
+        return np.where(whole != 0, part / np.where(whole != 0, whole, 1.0), 0.0)
+    return part / whole if whole else 0.0
+
+
+def _number(value):
+    """A float, or a float array for an array (a count or power per design point)."""
+    return np.asarray(value, dtype=float) if isinstance(value, np.ndarray) else float(value)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -137,7 +152,10 @@ def as_line(item) -> BomLine:
         raise InputError(f"BOM line {item!r}: expected (component_key, count, scope) or (…, network)")
     if not isinstance(line.key, str):
         raise InputError(f"BOM line {item!r}: component key {line.key!r} is not a string")
-    if isinstance(line.count, bool) or not isinstance(line.count, numbers.Real) \
+    if isinstance(line.count, np.ndarray):
+        if line.count.dtype.kind not in "iuf" or not np.all(np.isfinite(line.count)) or np.any(line.count < 0):
+            raise InputError(f"BOM line {line.key!r}: counts must be finite numbers ≥ 0")
+    elif isinstance(line.count, bool) or not isinstance(line.count, numbers.Real) \
             or not math.isfinite(line.count) or line.count < 0:
         raise InputError(f"BOM line {line.key!r}: count = {line.count!r}: expected a finite number ≥ 0")
     if line.scope not in SCOPES:
@@ -161,7 +179,7 @@ def roll_up(lines: Iterable, catalog: Catalog, gpus: int) -> BomResult:
         line = as_line(item)
         component = catalog.get(line.key)
         network = component.is_network if line.network is None else line.network
-        count = float(line.count) * gpus if line.scope == "per_gpu" else float(line.count)
+        count = _number(line.count) * gpus if line.scope == "per_gpu" else _number(line.count)
         slot = merged.setdefault((line.key, network), [component, 0.0])
         slot[1] += count
 
@@ -182,8 +200,8 @@ def roll_up(lines: Iterable, catalog: Catalog, gpus: int) -> BomResult:
             count_per_gpu=count / gpus,
             cost_usd=cost,
             power_w=power,
-            cost_share=cost.typical / total_cost.typical if total_cost.typical else 0.0,
-            power_share=power.typical / total_power.typical if total_power.typical else 0.0,
+            cost_share=share(cost.typical, total_cost.typical),
+            power_share=share(power.typical, total_power.typical),
             source=component.source,
             date=component.date,
             tag=component.tag,
@@ -220,7 +238,7 @@ def facility_power_w(it_power_w, *, pue: float, load_fraction: float = 1.0):
     factor = pue * load_fraction
     if isinstance(it_power_w, Range):
         return it_power_w.scaled(factor)
-    return float(it_power_w) * factor
+    return _number(it_power_w) * factor
 
 
 def interconnect_cost_share(result: BomResult) -> float:

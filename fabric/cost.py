@@ -9,7 +9,9 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from fabric.bom import BomLine, BomResult, Range, roll_up
+import numpy as np
+
+from fabric.bom import BomLine, BomResult, Range, roll_up, share
 from fabric.catalog import Catalog
 from fabric.design import ClusterDesign
 from fabric.estimate import FabricEstimate
@@ -23,29 +25,40 @@ def link_priced_catalog(catalog: Catalog, design: ClusterDesign, estimate: Fabri
     """The catalog with the chiplet's and laser's power replaced by the link model's figures for this design."""
     if estimate.link is None:
         return catalog
-    link, lk = estimate.link, design.link
-    chiplet_w = (link.power_w["modulator"] + link.power_w["receiver"] + link.power_w["tuning"]) / lk.package.chiplets
-    laser_w = link.power_w["laser"] / laser_lines_per_gpu(lk)
+    return priced_by_link(catalog, estimate.link.power_w, design.link.package.chiplets,
+                          laser_lines_per_gpu(design.link), estimate.link.capacity_bps)
+
+
+def priced_by_link(catalog: Catalog, power_w: dict, chiplets, laser_lines, capacity_bps) -> Catalog:
+    """The catalog with the chiplet's power (modulator/driver + receiver + tuning over the chiplets) and one laser
+    line's (the laser wall-plug over the lines) from the link model's `power_w` by part; numbers for one design, or
+    arrays over a grid of them."""
+    chiplet_w = (power_w["modulator"] + power_w["receiver"] + power_w["tuning"]) / chiplets
+    laser_w = power_w["laser"] / laser_lines
+    at = f" at {capacity_bps / 1e9:.0f} Gbps per direction" if np.ndim(capacity_bps) == 0 else ""
     changes = {}
     for key, watts, what in ((CHIPLET, chiplet_w, "modulator/driver + receiver + tuning"),
                              (LASER, laser_w, "laser wall-plug")):
         if key in catalog:
             comp = catalog.get(key)
-            changes[key] = dataclasses.replace(
-                comp, power_w=(watts, watts, watts),
-                source=f"power: link model ({what} at {link.capacity_bps / 1e9:.0f} Gbps per direction); "
-                       f"price: {comp.source}")
+            changes[key] = dataclasses.replace(comp, power_w=(watts, watts, watts),
+                                               source=f"power: link model ({what}{at}); price: {comp.source}")
     return dataclasses.replace(catalog, components={**catalog.components, **changes})
 
 
 def cluster_bom(design: ClusterDesign, estimate: FabricEstimate, catalog: Catalog) -> BomResult:
     """GPUs, hosts and the fabric's own lines, rolled up for the whole cluster."""
+    return roll_up([*server_bom(design), *estimate.bom], link_priced_catalog(catalog, design, estimate),
+                   design.fabric.gpus)
+
+
+def server_bom(design: ClusterDesign) -> list[BomLine]:
+    """The lines outside the fabric: one GPU and its share of a host per GPU."""
     fab = design.fabric
     lines = [BomLine(key=fab.gpu, count=1, scope="per_gpu", network=False)]
     if fab.host != "none":
         lines.append(BomLine(key=fab.host, count=1, scope="per_gpu", network=False))
-    lines += estimate.bom
-    return roll_up(lines, link_priced_catalog(catalog, design, estimate), fab.gpus)
+    return lines
 
 
 SCALE_UP = ("nvswitch.",)  # interconnect inside the server
@@ -56,7 +69,7 @@ def scale_out_cost_share(bom: BomResult) -> float:
     fiber; for SiP fabrics all of it): the part Epoch AI's ≈ 19 % 'interconnect share' of GPU clusters counts,
     with the NVSwitch inside the server left in the server's cost."""
     part = sum(line.cost_usd.typical for line in bom.lines if line.network and not line.key.startswith(SCALE_UP))
-    return part / bom.cost_per_cluster_usd.typical if bom.cost_per_cluster_usd.typical else 0.0
+    return share(part, bom.cost_per_cluster_usd.typical)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -84,17 +97,22 @@ class CostSummary:
 
 def cost_summary(design: ClusterDesign, estimate: FabricEstimate, catalog: Catalog) -> CostSummary:
     """The cluster's bill of materials priced from `catalog`, with its per-GPU figures and shares."""
-    from fabric.bom import facility_power_w
     from fabric.collectives import busbw_bps
     from fabric.evaluate import job_collective
 
     bom = cluster_bom(design, estimate, catalog)
-    g = bom.gpus
     size = design.fabric.message_size
     t = job_collective(estimate, "all_reduce", size).seconds
     busbw = float(busbw_bps("all_reduce", size, estimate.job_gpus, t)) if 0 < t < float("inf") else 0.0
+    return summarize(design, bom, busbw)
+
+
+def summarize(design: ClusterDesign, bom: BomResult, busbw_bps: float) -> CostSummary:
+    """The per-GPU figures and shares of a rolled-up bill (numbers, or arrays over a grid of design points)."""
+    from fabric.bom import facility_power_w
+
+    g = bom.gpus
     gpu_cost = sum(line.cost_usd.typical for line in bom.lines if line.key == design.fabric.gpu)
-    total = bom.cost_per_cluster_usd.typical
     return CostSummary(
         gpus=g, gpu=design.fabric.gpu, bom=bom, cost_per_gpu_usd=bom.cost_per_gpu_usd,
         network_cost_per_gpu_usd=bom.network_cost_usd.scaled(1 / g), power_per_gpu_w=bom.power_per_gpu_w,
@@ -102,5 +120,5 @@ def cost_summary(design: ClusterDesign, estimate: FabricEstimate, catalog: Catal
         cluster_power_w=bom.power_per_cluster_w,
         facility_power_w=facility_power_w(bom.power_per_cluster_w.typical, pue=design.fabric.pue),
         network_cost_share=bom.network_cost_share.typical, scale_out_cost_share=scale_out_cost_share(bom),
-        network_power_share=bom.network_power_share.typical, gpu_cost_share=gpu_cost / total if total else 0.0,
-        all_reduce_busbw_bps=busbw)
+        network_power_share=bom.network_power_share.typical,
+        gpu_cost_share=share(gpu_cost, bom.cost_per_cluster_usd.typical), all_reduce_busbw_bps=busbw_bps)

@@ -4,7 +4,7 @@ path adds to a collective step."""
 
 from __future__ import annotations
 
-import math
+import numpy as np
 
 from fabric.bom import BomLine
 from photonics.constants import FIBER_GROUP_INDEX, SPEED_OF_LIGHT_M_PER_S
@@ -19,14 +19,16 @@ def fiber_delay_s(length_m):
     return length_m * FIBER_GROUP_INDEX / SPEED_OF_LIGHT_M_PER_S
 
 
-def laser_sources(link: LinkDesign) -> int:
-    """Laser sources per GPU: one per `fibers_per_source` transmit fibers."""
-    return math.ceil(link.link.fibers_per_direction / link.laser.fibers_per_source)
+def laser_sources(link: LinkDesign):
+    """Laser sources per GPU: one per `fibers_per_source` transmit fibers. `link`: a design, or its sections with
+    arrays in place (`photonics.shared.sections`, as attributes) for a grid of design points."""
+    return -(-link.link.fibers_per_direction // link.laser.fibers_per_source)
 
 
-def laser_lines_per_gpu(link: LinkDesign) -> int:
+def laser_lines_per_gpu(link: LinkDesign):
     """Lines the GPU's sources generate: all of a comb's lines, a DFB array's lasers in use."""
-    return laser_sources(link) * int(lit_lines(link.laser.kind, link.laser.lines, link.link.wavelengths_per_fiber))
+    lines = laser_sources(link) * lit_lines(link.laser.kind, link.laser.lines, link.link.wavelengths_per_fiber)
+    return lines.astype(np.int64) if isinstance(lines, np.ndarray) and lines.ndim else int(lines)
 
 
 def optical_io_bom(link: LinkDesign) -> list[BomLine]:

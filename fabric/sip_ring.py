@@ -32,6 +32,7 @@ from typing import ClassVar
 import dataclasses
 import math
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -43,8 +44,9 @@ from fabric.design import MAX_DB, MAX_GPUS, MAX_LATENCY_S, NCCL, SIPML, ClusterD
 from fabric.estimate import FabricEstimate, useful_time_fraction
 from fabric.kind import BITS_PER_BYTE, CollectiveTime, FabricKind, bytes_sent_per_rank, proportional, pick
 from fabric.optical_io import CHIPLET_LATENCY_S, fiber_delay_s, optical_io_bom
-from photonics import amplifier, link, microring, receiver
-from photonics.link import LinkEstimate, Violation, transmit_loss_db
+from photonics import amplifier, budget, link, microring, receiver
+from photonics.link import FabricInputs, LinkEstimate, Violation, transmit_loss_db
+from photonics.shared import sections
 from core.units import db_to_lin, dbm_to_w
 
 _AMPLIFIED = when_above("sip_ring", "amplifier_every", 0)  # the amplifier keys matter only with amplifiers
@@ -127,16 +129,57 @@ class RingDetails:
     # retune ('periodic')
 
 
-def pass_through_loss_db(design: ClusterDesign, est: LinkEstimate) -> float:
-    """Loss of passing one intermediate GPU of the design's ring: `photonics.link.pass_through_loss_db` of its link
-    estimate (couplers, waveguides, the rings of the fiber at their own detunings, the next hop's fiber plant)."""
-    return link.pass_through_loss_db(est)
+def unamplified_reach_hops(link: FabricInputs):
+    """Hops a wavelength can travel with no amplifier: `photonics.budget.hop_reach` (1 + the intermediate GPUs the
+    neighbour's margin pays for at the loss of passing one; 0 when even the neighbour does not close)."""
+    return budget.hop_reach(link.launch_dbm, link.sensitivity_dbm, link.penalty_db, link.ledger_db,
+                            link.pass_loss_db, link.system_margin_db)
 
 
-def unamplified_reach_hops(est: LinkEstimate, pass_loss_db: float) -> int:
-    """Hops a wavelength can travel with no amplifier: `photonics.link.hop_reach` (1 + the intermediate GPUs the
-    neighbour's margin pays for; 0 when even the neighbour does not close)."""
-    return link.hop_reach(est, pass_loss_db)
+@dataclass(frozen=True, slots=True)
+class RingFloor:
+    """The ring's figures for one design point (numbers) or a grid of them (arrays over its link's fields): what the
+    estimate reports and a sweep's columns read, and the limits the ring breaks, in report order."""
+
+    per_gpu_bandwidth_bps: object
+    useful_fraction: float
+    degree: object
+    bisection_bps: object
+    reach_hops: object
+    unamplified_reach_hops: object
+    broken: dict  # violation name → where it is broken (bool), before the link's own
+    bom: tuple
+
+    @property
+    def effective_bandwidth_bps(self):
+        return self.per_gpu_bandwidth_bps * self.useful_fraction
+
+
+def ring_floor(design: ClusterDesign, s: dict, link: FabricInputs, reach=None) -> RingFloor:
+    """The ring's figures built on `link`: `s`, the link's sections (`photonics.shared.sections`, arrays in place over
+    a grid); `reach`, the amplified reach when amplifiers set it (`amplified_reach_hops`, one point at a time; default:
+    the unamplified reach). The amplifiers' own lines of the bill are the estimate's to add."""
+    fab, ring, lk = design.fabric, design.topology, s["link"]
+    unamplified = unamplified_reach_hops(link)
+    reach = np.minimum(unamplified if reach is None else reach, fab.gpus - 1)
+    allocation = "static" if ring.allocation == "auto" else ring.allocation
+    useful = allocation_useful_fraction(ring, allocation)
+    bom = (*optical_io_bom(SimpleNamespace(**s)),
+           BomLine(key="fiber.smf_per_m", count=s["loss"].fiber_length * lk.fibers_per_direction, scope="per_gpu",
+                   network=True),
+           BomLine(key="cable.fiber_patch", count=lk.fibers_per_direction, scope="per_gpu", network=True))
+    every = ring.amplifier_every
+    broken = {"modulator_kind": design.link.modulator.kind != "add-drop",
+              "amplifier_gain": bool(every) and ring.amplifier_gain < amplified_section_db(ring, link.pass_loss_db),
+              "amplifier_loop": bool(every) and ring.loop_control == "none",
+              "amplifier_spacing": bool(every) and unamplified < every,
+              "ring_reach": reach < min(ring.locality, fab.gpus - 1)}
+    # per direction: traffic from one half to the other leaves on the clockwise fibers at one cut point and on the
+    # counter-clockwise fibers at the other, together the whole capacity of one GPU's fibers
+    return RingFloor(per_gpu_bandwidth_bps=link.capacity_bps, useful_fraction=useful,
+                     degree=np.minimum(lk.wavelengths_per_fiber * lk.fibers_per_direction, ring.directions * reach),
+                     bisection_bps=link.capacity_bps, reach_hops=reach, unamplified_reach_hops=unamplified,
+                     broken=broken, bom=bom)
 
 
 def amplified_reach_hops(design: ClusterDesign, est: LinkEstimate, pass_loss_db: float,
@@ -176,86 +219,87 @@ def _clamp_loss_db(ring: SipRingSection) -> float:
     return ring.clamp_loss if ring.amplifier_every and ring.loop_control == "gain-clamp" else 0.0
 
 
+def amplified_section_db(ring: SipRingSection, pass_loss_db):
+    """Loss one amplifier must make up: its hops and the gain clamp's filter."""
+    return ring.amplifier_every * pass_loss_db + _clamp_loss_db(ring)
+
+
 def _evaluate(design: ClusterDesign, est: LinkEstimate) -> FabricEstimate:
     fab, ring, lk = design.fabric, design.topology, design.link.link
     if lk.fibers_per_direction % ring.directions:
         raise InputError(f"[sip_ring] directions = {ring.directions} must divide [link] fibers_per_direction = "
                          f"{lk.fibers_per_direction}")
-    fibers_per_ring_direction = lk.fibers_per_direction // ring.directions
-    pass_loss = pass_through_loss_db(design, est)
-    violations = list(est.violations)
-    if design.link.modulator.kind != "add-drop":
-        violations.append(Violation("modulator_kind", "all-pass modulators put every local laser line on the ring "
-                                    "fiber, on top of the wavelengths passing through: wavelength reuse needs "
-                                    "add-drop modulators ([modulator] kind = 'add-drop')"))
-    unamplified = reach = unamplified_reach_hops(est, pass_loss)
-    amps, amplified = 0, None
-    bom = [*optical_io_bom(design.link),
-           BomLine(key="fiber.smf_per_m", count=design.link.loss.fiber_length * lk.fibers_per_direction,
-                   scope="per_gpu", network=True),
-           BomLine(key="cable.fiber_patch", count=lk.fibers_per_direction, scope="per_gpu", network=True)]
+    inputs = link.fabric_inputs(est)
+    unamplified = int(unamplified_reach_hops(inputs))
+    amps, amplified, reach = 0, None, None
+    if ring.amplifier_every and unamplified >= ring.amplifier_every:  # each section closes: noise sets the reach
+        reach, amplified = amplified_reach_hops(design, est, inputs.pass_loss_db, ring.amplifier_every)
+    floor = ring_floor(design, sections(est.design), inputs, reach)
+    reach = int(floor.reach_hops)
+    violations = [*est.violations, *(Violation(name, _broken_text(name, design, est, inputs.pass_loss_db, unamplified,
+                                                                  reach))
+                                     for name, broken in floor.broken.items() if broken)]
+    bom = list(floor.bom)
     if ring.amplifier_every:
-        section = ring.amplifier_every * pass_loss + _clamp_loss_db(ring)
-        if ring.amplifier_gain < section:
-            clamp = f" and the gain clamp's {ring.clamp_loss:g} dB" if _clamp_loss_db(ring) else ""
-            violations.append(Violation("amplifier_gain", f"amplifier gain {ring.amplifier_gain:g} dB < loss of "
-                                        f"{ring.amplifier_every} hops{clamp} {section:.2f} dB"))
-        if ring.loop_control == "none":
-            violations.append(Violation("amplifier_loop", "a closed ring of amplifiers that restore every span has "
-                                        "unit round-trip gain between the channels, where no drop filter takes the "
-                                        "light out: it lases and the lasing mode takes the channels' power (F20); "
-                                        "set [sip_ring] loop_control = 'gain-clamp'"))
-        if reach < ring.amplifier_every:
-            violations.append(Violation("amplifier_spacing", f"an amplifier every {ring.amplifier_every} hops, but "
-                                        f"the unamplified reach is {reach} hops"))
-        if reach >= ring.amplifier_every:  # each amplified section closes on its own: noise sets the reach
-            reach, amplified = amplified_reach_hops(design, est, pass_loss, ring.amplifier_every)
         amps = math.ceil(fab.gpus / ring.amplifier_every) * lk.fibers_per_direction
         bom.append(BomLine(key=ring.amplifier, count=amps, scope="per_cluster", network=True))
         if ring.loop_control == "gain-clamp":
             bom.append(BomLine(key=ring.clamp, count=amps, scope="per_cluster", network=True))
-    reach = min(reach, fab.gpus - 1)
     notes = [f"each hop: {design.link.loss.fiber_length:g} m of fiber, {design.link.loss.connectors} connectors"]
     if ring.amplifier_every and ring.loop_control == "gain-clamp":
         notes.append(f"each amplifier gain-clamped by a lasing line outside the data band (the loop's lasing is the "
                      f"clamp), {ring.clamp_loss:g} dB of filter at its input")
-    if reach < min(ring.locality, fab.gpus - 1):
-        if est.margin_db < 0:
-            why = f"the link to the neighbouring GPU does not close (margin {est.margin_db:.2f} dB)"
-        elif not ring.amplifier_every:
-            why = (f"passing a GPU costs {pass_loss:.2f} dB against a {est.margin_db:.2f} dB neighbour margin "
-                   "(add amplifiers: [sip_ring] amplifier_every)")
-        elif reach < ring.amplifier_every:
-            why = f"an amplified section of {ring.amplifier_every} hops does not close"
-        else:
-            worst = max(est.penalties, key=lambda p: p.value_db, default=None)
-            largest = f" ({worst.name} {worst.value_db:.2f} dB)" if worst and worst.value_db > 1.0 else ""
-            why = ("the Q at the destination limits it: the amplifiers' noise on a link that already spends "
-                   f"{est.budget.penalty_db:.2f} dB on penalties{largest} (lower the penalties, raise the launch "
-                   "power, lower the noise figure or amplify more often)")
-        violations.append(Violation("ring_reach", f"a wavelength reaches {reach} GPU(s) but SiP-ML places "
-                                    f"model-parallel partitions within {ring.locality} GPUs: {why}"))
     allocation = "static" if ring.allocation == "auto" else ring.allocation
-    useful = allocation_useful_fraction(ring, allocation)
-    capacity = est.capacity_bps
     if ring.allocation == "auto":
         notes.append("wavelengths follow each job the fastest way (static, periodic or phased): the collective times "
                      "here are the static allocation's")
-    total_wavelengths = lk.wavelengths_per_fiber * lk.fibers_per_direction
     details = RingDetails(wavelengths_per_fiber=lk.wavelengths_per_fiber,
-                          fibers_per_direction=fibers_per_ring_direction, directions=ring.directions,
-                          pass_loss_db=pass_loss, neighbour_margin_db=est.margin_db,
+                          fibers_per_direction=lk.fibers_per_direction // ring.directions, directions=ring.directions,
+                          pass_loss_db=inputs.pass_loss_db, neighbour_margin_db=est.margin_db,
                           unamplified_reach_hops=unamplified, amplifiers=amps, amplified=amplified,
-                          segment_capacity_bps=capacity * useful / ring.directions,
+                          segment_capacity_bps=floor.per_gpu_bandwidth_bps * floor.useful_fraction / ring.directions,
                           hop_delay_s=float(fiber_delay_s(design.link.loss.fiber_length)) + 2 * CHIPLET_LATENCY_S,
                           allocation=allocation, retune_s=call_wait_s(ring, allocation))
     return FabricEstimate(
-        design=design, kind="sip-ring", gpus=fab.gpus, job_gpus=design.job_gpus, per_gpu_bandwidth_bps=capacity,
-        useful_fraction=useful, degree=int(min(total_wavelengths, ring.directions * reach)),
-        # per direction: traffic from one half to the other leaves on the clockwise fibers at one cut point and on
-        # the counter-clockwise fibers at the other, together the whole capacity of one GPU's fibers
-        bisection_bps=capacity, pod_gpus=fab.gpus, reach_hops=reach, details=details, link=est, bom=tuple(bom),
-        violations=tuple(violations), notes=tuple(notes), static=allocation == "static")
+        design=design, kind="sip-ring", gpus=fab.gpus, job_gpus=design.job_gpus,
+        per_gpu_bandwidth_bps=floor.per_gpu_bandwidth_bps, useful_fraction=floor.useful_fraction,
+        degree=int(floor.degree), bisection_bps=floor.bisection_bps, pod_gpus=fab.gpus, reach_hops=reach,
+        details=details, link=est, bom=tuple(bom), violations=tuple(violations), notes=tuple(notes),
+        static=allocation == "static")
+
+
+def _broken_text(name: str, design: ClusterDesign, est: LinkEstimate, pass_loss: float, unamplified: int,
+                 reach: int) -> str:
+    """What a broken limit of `RingFloor.broken` means, with the numbers that show it."""
+    ring = design.topology
+    if name == "modulator_kind":
+        return ("all-pass modulators put every local laser line on the ring fiber, on top of the wavelengths passing "
+                "through: wavelength reuse needs add-drop modulators ([modulator] kind = 'add-drop')")
+    if name == "amplifier_gain":
+        clamp = f" and the gain clamp's {ring.clamp_loss:g} dB" if _clamp_loss_db(ring) else ""
+        return (f"amplifier gain {ring.amplifier_gain:g} dB < loss of {ring.amplifier_every} hops{clamp} "
+                f"{amplified_section_db(ring, pass_loss):.2f} dB")
+    if name == "amplifier_loop":
+        return ("a closed ring of amplifiers that restore every span has unit round-trip gain between the channels, "
+                "where no drop filter takes the light out: it lases and the lasing mode takes the channels' power "
+                "(F20); set [sip_ring] loop_control = 'gain-clamp'")
+    if name == "amplifier_spacing":
+        return f"an amplifier every {ring.amplifier_every} hops, but the unamplified reach is {unamplified} hops"
+    if est.margin_db < 0:
+        why = f"the link to the neighbouring GPU does not close (margin {est.margin_db:.2f} dB)"
+    elif not ring.amplifier_every:
+        why = (f"passing a GPU costs {pass_loss:.2f} dB against a {est.margin_db:.2f} dB neighbour margin "
+               "(add amplifiers: [sip_ring] amplifier_every)")
+    elif reach < ring.amplifier_every:
+        why = f"an amplified section of {ring.amplifier_every} hops does not close"
+    else:
+        worst = max(est.penalties, key=lambda p: p.value_db, default=None)
+        largest = f" ({worst.name} {worst.value_db:.2f} dB)" if worst and worst.value_db > 1.0 else ""
+        why = ("the Q at the destination limits it: the amplifiers' noise on a link that already spends "
+               f"{est.budget.penalty_db:.2f} dB on penalties{largest} (lower the penalties, raise the launch "
+               "power, lower the noise figure or amplify more often)")
+    return (f"a wavelength reaches {reach} GPU(s) but SiP-ML places model-parallel partitions within "
+            f"{ring.locality} GPUs: {why}")
 
 
 def allocation_useful_fraction(ring: SipRingSection, allocation: str) -> float:

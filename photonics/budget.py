@@ -67,6 +67,13 @@ def max_hops(launch_dbm, sensitivity_dbm, penalty_db, fixed_loss_db, loss_per_ho
     return np.where(headroom >= 0.0, np.floor(headroom / loss_per_hop_db * (1.0 + 1e-12)), -1.0)
 
 
+def hop_reach(launch_dbm, sensitivity_dbm, penalty_db, fixed_loss_db, loss_per_hop_db, system_margin_db=0.0):
+    """Hops a wavelength travels on a ring with no amplifier: 1 (the neighbour) + the intermediate elements the
+    neighbour's margin pays for at `loss_per_hop_db` each (`max_hops`); 0 when even the neighbour does not close."""
+    extra = max_hops(launch_dbm, sensitivity_dbm, penalty_db, fixed_loss_db, loss_per_hop_db, system_margin_db)
+    return np.where(extra >= 0, extra + 1, 0).astype(np.int64)
+
+
 def largest_feasible_count(margins_by_count) -> int:
     """Largest count n (1-based index into `margins_by_count`, non-increasing in n) with margin ≥ 0;
     0 when none closes."""

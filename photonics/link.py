@@ -8,8 +8,9 @@ violated constraints. Every number is traceable to a formula (E1–E38 of the pr
 sourced field of `photonics.design`. Capacity is per GPU and per direction; energy per bit counts transmit and
 receive (as vendors quote).
 
-For the fabric floor: `pass_through_loss_db(est)` (the loss of one intermediate GPU on a ring), `hop_reach(est,
-loss)` (the hops the neighbour's margin pays for) and `with_fabric_energy(est, part, j_per_bit)`.
+For the fabric floor: `fabric_inputs(est)` (what a fabric reads of the link), `pass_through_loss_db(est)` (the loss
+of one intermediate GPU on a ring), `hop_reach(est, loss)` (the hops the neighbour's margin pays for) and
+`with_fabric_energy(est, part, j_per_bit)`.
 """
 
 from __future__ import annotations
@@ -25,15 +26,16 @@ from core.units import format_si, w_to_dbm
 from photonics import budget, constraints, microring, point_to_point, receiver, ring_records, ring_wdm
 from photonics.design import MAX_FIBER_M, LinkDesign, LinkSection
 from photonics.loss import fiber_path, total_db
-from photonics.records import (BudgetFigures, LinkEnergy, LinkEstimate, ReachFigures, ReceiverFigures, SignalFigures,
-                               Violation)
+from photonics.records import (BudgetFigures, FabricInputs, LinkEnergy, LinkEstimate, ReachFigures, ReceiverFigures,
+                               SignalFigures, Violation)
 from photonics.resolve import resolve
 from photonics.ring_wdm import transmit_loss_db
 from photonics.shared import dispersion_penalty_db, receiver_arrays, sections, signal_arrays
 from photonics.signal import fec_figures
 
-__all__ = ["LIMIT_TEXT", "LinkEstimate", "Violation", "evaluate", "hop_reach", "link_arrays", "min_channel_spacing_hz",
-           "pass_through_loss_db", "sensitivity", "transmit_loss_db", "tuning_hz_per_k", "with_fabric_energy"]
+__all__ = ["LIMIT_TEXT", "FabricInputs", "LinkEstimate", "Violation", "evaluate", "fabric_inputs", "hop_reach",
+           "link_arrays", "min_channel_spacing_hz", "pass_through_loss_db", "sensitivity", "transmit_loss_db",
+           "tuning_hz_per_k", "with_fabric_energy"]
 
 # Every capacity limit, in report order, with what it means.
 LIMIT_TEXT = {
@@ -200,25 +202,40 @@ def _shared_warnings(d: LinkDesign) -> list[str]:
 
 # --- for the fabric floor ------------------------------------------------------------------------------------------
 def pass_through_loss_db(est: LinkEstimate) -> float:
-    """Loss of passing one intermediate GPU on a fiber ring: its input and output couplers, its transmit and receive
-    waveguides, the rings of that fiber at their own detunings (`ring_wdm.pass_through_rings_db`), and the next hop's
-    fiber plant ([loss] connectors, splices, fiber_length and extra items describe one hop)."""
+    """Loss of passing one intermediate GPU on a fiber ring (`hop_pass_loss_db` of the estimate's design and rings)."""
     d = est.design
     if est.ring is None:
         raise InputError(f"[link] kind = '{d.link.kind}' has no rings for a wavelength to pass: a ring fabric needs "
                          "[link] kind = 'ring-wdm'")
-    ls = d.loss
-    hop = [item for item in fiber_path(d) if item.key not in ("switch_passes", "mux_demux")]
+    r = est.ring
+    return float(hop_pass_loss_db(d, sections(d), r.fsr_hz, ((r.modulator_fwhm_hz, r.modulator_on_resonance),
+                                                             (r.filter_fwhm_hz, r.filter_on_resonance))))
+
+
+def hop_pass_loss_db(d: LinkDesign, s: dict, fsr, rings):
+    """Loss of passing one intermediate GPU on a fiber ring: its input and output couplers, its transmit and receive
+    waveguides, the rings of that fiber at their own detunings (`ring_wdm.pass_through_rings_db`), and the next hop's
+    fiber plant ([loss] connectors, splices, fiber_length and extra items describe one hop). `s`: the design's
+    sections (`photonics.shared.sections`, arrays in place over a grid), `fsr` and `rings` the ring figures."""
+    ls, lk = s["loss"], s["link"]
+    hop = [item for item in fiber_path(d, ls) if item.key not in ("switch_passes", "mux_demux")]
     return (2 * ls.coupler + (ls.tx_waveguide_length + ls.rx_waveguide_length) * ls.waveguide_loss
-            + ring_wdm.pass_through_rings_db(d, est.ring) + total_db(hop))
+            + ring_wdm.pass_through_rings_db(lk.wavelengths_per_fiber, lk.channel_spacing, fsr, rings,
+                                             s["ring"].through_excess_loss) + total_db(hop))
+
+
+def fabric_inputs(est: LinkEstimate) -> FabricInputs:
+    """What a fabric reads of the link of one design point (`photonics.records.FabricInputs`)."""
+    return FabricInputs(capacity_bps=est.capacity_bps, margin_db=est.margin_db, launch_dbm=est.launch_dbm,
+                        sensitivity_dbm=est.sensitivity_dbm, penalty_db=est.budget.penalty_db,
+                        ledger_db=total_db(est.ledger), system_margin_db=est.design.link.system_margin,
+                        pass_loss_db=None if est.ring is None else pass_through_loss_db(est), power_w=est.power_w)
 
 
 def hop_reach(est: LinkEstimate, pass_loss_db: float) -> int:
-    """Hops a wavelength travels with no amplifier: 1 (the neighbour) + the intermediate elements the neighbour's
-    margin pays for at `pass_loss_db` each (budget.max_hops); 0 when even the neighbour does not close."""
-    extra = budget.max_hops(est.launch_dbm, est.sensitivity_dbm, est.budget.penalty_db, total_db(est.ledger),
-                            pass_loss_db, est.design.link.system_margin)
-    return int(extra) + 1 if extra >= 0 else 0
+    """Hops a wavelength travels with no amplifier (`budget.hop_reach` of the estimate's budget)."""
+    return int(budget.hop_reach(est.launch_dbm, est.sensitivity_dbm, est.budget.penalty_db, total_db(est.ledger),
+                                pass_loss_db, est.design.link.system_margin))
 
 
 # --- inverse problem on the grid -----------------------------------------------------------------------------------

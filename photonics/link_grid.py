@@ -23,6 +23,9 @@ import numpy as np
 
 from photonics import constraints
 from photonics.design import LinkDesign
+from photonics.link import hop_pass_loss_db
+from photonics.loss import total_db
+from photonics.records import FabricInputs
 from photonics.ring_wdm import TooLarge, joined, ring_arrays
 
 
@@ -39,6 +42,7 @@ class GridResult:
     min_laser_power_per_line_dbm: np.ndarray
     violations: np.ndarray  # str: constraint keys joined by ';' in the table's order
     fallback: np.ndarray  # bool: points to evaluate one by one
+    more: dict = dataclasses.field(default_factory=dict)  # what `evaluate_grid`'s `more` read of the stages
 
     @property
     def feasible(self) -> np.ndarray:
@@ -61,15 +65,16 @@ def supported(d: LinkDesign) -> bool:
     return d.link.kind == "ring-wdm"
 
 
-def evaluate_grid(d: LinkDesign, varied: dict[str, dict[str, np.ndarray]]) -> GridResult:
+def evaluate_grid(d: LinkDesign, varied: dict[str, dict[str, np.ndarray]], more=None) -> GridResult:
     """The figures of every point of the grid: `d` a resolved ring-wdm design (spectral fields in Hz), `varied`
     {section: {key: array}} with arrays that broadcast to the grid's shape and SI values in Hz (no wavelength
     spans). Points flagged in `fallback` are not meaningful here and must be evaluated by `evaluate`. A grid whose
     count tables would not fit `ring_wdm.TABLE_ELEMENTS` is evaluated in halves along its longest axis (a point's
-    figures do not depend on the rest of its grid, so the halves give the same numbers)."""
+    figures do not depend on the rest of its grid, so the halves give the same numbers). `more(stages)`: further
+    figures read of the stage arrays (`ring_wdm.RingWdm`), {name: array}, in `GridResult.more` at the grid's shape."""
     shape = np.broadcast_shapes(*(np.shape(a) for keys in varied.values() for a in keys.values()))
     try:
-        return _columns(ring_arrays(d, varied, math.prod(shape)), shape)
+        return _columns(ring_arrays(d, varied, math.prod(shape)), shape, more)
     except TooLarge:
         axis = int(np.argmax(shape))
         half = shape[axis] // 2
@@ -77,12 +82,26 @@ def evaluate_grid(d: LinkDesign, varied: dict[str, dict[str, np.ndarray]]) -> Gr
         for part in (slice(0, half), slice(half, shape[axis])):
             index = tuple(part if k == axis else slice(None) for k in range(len(shape)))
             parts.append(evaluate_grid(d, {section: {key: (a[index] if np.shape(a)[axis] > 1 else a)
-                                                     for key, a in keys.items()} for section, keys in varied.items()}))
+                                                     for key, a in keys.items()} for section, keys in varied.items()},
+                                       more))
+        joined_more = {name: np.concatenate([p.more[name] for p in parts], axis=axis) for name in parts[0].more}
         return GridResult(*(np.concatenate([getattr(p, f.name) for p in parts], axis=axis)
-                            for f in dataclasses.fields(GridResult)))
+                            for f in dataclasses.fields(GridResult) if f.name != "more"), more=joined_more)
 
 
-def _columns(a, shape: tuple) -> GridResult:
+def fabric_inputs(a) -> FabricInputs:
+    """What a fabric reads of the link at every point of a grid (`photonics.records.FabricInputs`), from its stage
+    arrays: the figures `photonics.link.fabric_inputs` reads of one point's records."""
+    s, ring = a.sections, a.ring
+    rings = ((ring.modulator_fwhm, ring.modulator_on_resonance), (ring.fwhm, ring.on_resonance))
+    return FabricInputs(capacity_bps=a.capacity.capacity, margin_db=a.budget.margin, launch_dbm=a.budget.launch_dbm,
+                        sensitivity_dbm=10.0 * np.log10(a.receiver.sensitivity_w / 1e-3),
+                        penalty_db=sum(p.value_db for p in a.budget.penalties), ledger_db=total_db(a.budget.ledger),
+                        system_margin_db=s["link"].system_margin,
+                        pass_loss_db=hop_pass_loss_db(a.design, s, ring.fsr, rings), power_w=dict(a.optical_power))
+
+
+def _columns(a, shape: tuple, more=None) -> GridResult:
     table = constraints.RING_WDM
     full = (lambda v: np.broadcast_to(v, shape))
     return GridResult(margin_db=full(a.budget.margin), capacity_bps=full(a.capacity.capacity),
@@ -90,4 +109,5 @@ def _columns(a, shape: tuple) -> GridResult:
                       power_budget_count=full(a.budget.count), total_energy_j_per_bit=full(a.energy_j_per_bit),
                       min_laser_power_per_line_dbm=full(a.budget.min_line_dbm),
                       violations=full(joined(constraints.broken(table, a), [c.key for c in table])),
-                      fallback=full(a.fallback))
+                      fallback=full(a.fallback),
+                      more={} if more is None else {name: full(v) for name, v in more(a).items()})

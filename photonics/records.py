@@ -207,6 +207,22 @@ def _forward(record: str, name: str):
 
 
 @dataclass(frozen=True, slots=True)
+class FabricInputs:
+    """What a fabric reads of its GPU-to-GPU link: numbers for one design point (`photonics.link.fabric_inputs`) or
+    arrays over a grid of them (`photonics.link_grid.fabric_inputs`), the same figures either way."""
+
+    capacity_bps: object
+    margin_db: object
+    launch_dbm: object  # the weakest line entering the transmit bus
+    sensitivity_dbm: object
+    penalty_db: object  # every penalty of the budget
+    ledger_db: object  # every loss of the ledger
+    system_margin_db: object
+    pass_loss_db: object  # passing one intermediate GPU (`photonics.link.hop_pass_loss_db`); None without rings
+    power_w: dict  # optical I/O power by part
+
+
+@dataclass(frozen=True, slots=True)
 class LinkEstimate:
     """Everything `evaluate` finds for a design point, stage by stage (the attributes below read the stages)."""
 

@@ -630,15 +630,14 @@ def ring_arrays(d: LinkDesign, varied: dict | None = None, grid_points: int = 1)
 
 
 # --- passing an intermediate GPU (SiP-Ring) ------------------------------------------------------------------------
-def pass_through_rings_db(d: LinkDesign, ring) -> float:
+def pass_through_rings_db(count, spacing, fsr, rings, excess):
     """Through loss of the worst wavelength passing one intermediate GPU's rings of its fiber: the N−1 modulators and
     N−1 drop filters of the other channels at their own detunings (E19–E20), and the GPU's own modulator and filter
-    for this channel, parked half a spacing away."""
-    lk, excess = d.link, d.ring.through_excess_loss
-    n = lk.wavelengths_per_fiber
-    detuning = offset_detuning_hz(n, lk.channel_spacing, ring.fsr_hz)
-    parked = wrapped_detuning_hz(PARKED_DETUNING_SPACINGS * lk.channel_spacing, ring.fsr_hz)
-    rings = [(ring.modulator_fwhm_hz, ring.modulator_on_resonance), (ring.filter_fwhm_hz, ring.filter_on_resonance)]
+    for this channel, parked half a spacing away. `count`: N; `rings`: the (FWHM, on-resonance t0) of the modulator
+    and of the drop filter. Floats for one point, arrays over a grid of them."""
+    n = _f(count)
+    detuning = offset_detuning_hz(int(np.max(n)), spacing, fsr)
+    parked = wrapped_detuning_hz(PARKED_DETUNING_SPACINGS * _f(spacing, dtype=float), fsr)
     per_offset = sum(microring.through_loss_db(detuning, fwhm, t0, excess) for fwhm, t0 in rings)
-    own = sum(float(microring.through_loss_db(parked, fwhm, t0, excess)) for fwhm, t0 in rings)
-    return float(worst_victim_sum_by_count(per_offset)[n - 1]) + own
+    own = sum(microring.through_loss_db(parked, fwhm, t0, excess) for fwhm, t0 in rings)
+    return _at_count(worst_victim_sum_by_count(per_offset), n - 1) + own

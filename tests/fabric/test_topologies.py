@@ -13,11 +13,11 @@ from fabric.sip_ocs import SipOcsSection
 from fabric.sip_ring import SipRingSection
 from fabric.evaluate import evaluate_fabric
 from fabric.sip_ocs import switch_network
-from fabric.sip_ring import pass_through_loss_db, unamplified_reach_hops
+from fabric.sip_ring import unamplified_reach_hops
 from photonics.design import LaserSection, LinkDesign, LinkSection, LossSection, PackageSection
 from core.errors import InputError
 from sipml.design import load_design
-from photonics.link import evaluate
+from photonics.link import evaluate, fabric_inputs, pass_through_loss_db
 
 
 def ring(**changes) -> ClusterDesign:
@@ -38,9 +38,7 @@ def test_reach_falls_as_per_node_loss_rises(coupler, extra):
     worse = dataclasses.replace(base, loss=dataclasses.replace(base.loss, coupler=coupler + extra))
     reaches = []
     for link in (base, worse):
-        d = ClusterDesign(link=link, fabric=FabricSection(kind="sip-ring"))
-        est = evaluate(link)
-        reaches.append(unamplified_reach_hops(est, pass_through_loss_db(d, est)))
+        reaches.append(int(unamplified_reach_hops(fabric_inputs(evaluate(link)))))
     assert reaches[1] <= reaches[0]
 
 
@@ -61,7 +59,7 @@ def test_pass_through_loss_by_hand():
     rings = sum(ring_db(q, k * 200e9) for q in (6000, 6500) for k in (1, 1, 2, 2, 3, 3, 4))
     rings += ring_db(6000, 100e9) + ring_db(6500, 100e9)
     by_hand = 3.0 + 1.0 + rings + 1.0 + 10 * 0.35e-3
-    assert pass_through_loss_db(d, evaluate(d.link)) == pytest.approx(by_hand, abs=1e-4)
+    assert pass_through_loss_db(evaluate(d.link)) == pytest.approx(by_hand, abs=1e-4)
     assert by_hand == pytest.approx(5.493, abs=5e-4)
 
 
@@ -70,8 +68,9 @@ def test_reach_formula_by_hand():
     link = LinkDesign(laser=LaserSection(power_per_line=20e-3), loss=LossSection(coupler=0.5, connectors=0))
     d = ClusterDesign(link=link, fabric=FabricSection(kind="sip-ring"))
     est = evaluate(link)
-    h = pass_through_loss_db(d, est)  # couplers, waveguides, rings, fiber (by hand in the test above)
-    assert unamplified_reach_hops(est, h) == 1 + int(est.margin_db // h) >= 2
+    h = pass_through_loss_db(est)  # couplers, waveguides, rings, fiber (by hand in the test above)
+    assert fabric_inputs(est).pass_loss_db == h
+    assert unamplified_reach_hops(fabric_inputs(est)) == 1 + int(est.margin_db // h) >= 2
     assert evaluate_fabric(dataclasses.replace(d, topology=SipRingSection(locality=1))).reach_hops == 1 + int(est.margin_db // h)
 
 
