@@ -16,26 +16,21 @@ from fabric.catalog import Catalog
 from fabric.design import ClusterDesign
 from fabric.estimate import FabricEstimate
 from fabric.optical_io import laser_lines_per_gpu
+from photonics.design import LinkDesign
 
 CHIPLET = "sip.optical_io_chiplet"
 LASER = "laser.comb_line"
 
 
-def link_priced_catalog(catalog: Catalog, design: ClusterDesign, estimate: FabricEstimate) -> Catalog:
-    """The catalog with the chiplet's and laser's power replaced by the link model's figures for this design."""
-    if estimate.link is None:
-        return catalog
-    return priced_by_link(catalog, estimate.link.power_w, design.link.package.chiplets,
-                          laser_lines_per_gpu(design.link), estimate.link.capacity_bps)
-
-
-def priced_by_link(catalog: Catalog, power_w: dict, chiplets, laser_lines, capacity_bps) -> Catalog:
+def link_priced_catalog(catalog: Catalog, io: LinkDesign, link) -> Catalog:
     """The catalog with the chiplet's power (modulator/driver + receiver + tuning over the chiplets) and one laser
-    line's (the laser wall-plug over the lines) from the link model's `power_w` by part; numbers for one design, or
-    arrays over a grid of them."""
-    chiplet_w = (power_w["modulator"] + power_w["receiver"] + power_w["tuning"]) / chiplets
-    laser_w = power_w["laser"] / laser_lines
-    at = f" at {capacity_bps / 1e9:.0f} Gbps per direction" if np.ndim(capacity_bps) == 0 else ""
+    line's (the laser wall-plug over the lines) from the link model: `link`'s `power_w` by part (a
+    `photonics.records.LinkEstimate`, or `FabricInputs` over a grid), `io` the GPU's optical I/O (a design, or its
+    sections with arrays in place)."""
+    power_w, capacity = link.power_w, link.capacity_bps
+    chiplet_w = (power_w["modulator"] + power_w["receiver"] + power_w["tuning"]) / io.package.chiplets
+    laser_w = power_w["laser"] / laser_lines_per_gpu(io)
+    at = f" at {capacity / 1e9:.0f} Gbps per direction" if np.ndim(capacity) == 0 else ""
     changes = {}
     for key, watts, what in ((CHIPLET, chiplet_w, "modulator/driver + receiver + tuning"),
                              (LASER, laser_w, "laser wall-plug")):
@@ -48,8 +43,14 @@ def priced_by_link(catalog: Catalog, power_w: dict, chiplets, laser_lines, capac
 
 def cluster_bom(design: ClusterDesign, estimate: FabricEstimate, catalog: Catalog) -> BomResult:
     """GPUs, hosts and the fabric's own lines, rolled up for the whole cluster."""
-    return roll_up([*server_bom(design), *estimate.bom], link_priced_catalog(catalog, design, estimate),
-                   design.fabric.gpus)
+    return fabric_bill(design, estimate.bom, catalog, estimate.link, design.link)
+
+
+def fabric_bill(design: ClusterDesign, lines, catalog: Catalog, link, io) -> BomResult:
+    """The fabric's `lines` with the servers' (`server_bom`), rolled up for the whole cluster, the optical I/O's power
+    from `link` (None: an electrical fabric's catalog figures; see `link_priced_catalog`)."""
+    priced = catalog if link is None else link_priced_catalog(catalog, io, link)
+    return roll_up([*server_bom(design), *lines], priced, design.fabric.gpus)
 
 
 def server_bom(design: ClusterDesign) -> list[BomLine]:

@@ -118,7 +118,10 @@ class FabricKind:
     `link_of(design)` for a kind with an optical link), `sharer(est, collectives)` → one share per collective,
     `pricer(est, c, n, p, s, share)` → CollectiveTime, `server(est, flows)` → fabric.traffic.Served, and
     `link_of(design)` → the optical link the budget must close (None: no optical link), and optionally
-    `variants(est)` → the estimates of each way it can run a job, for the workload to pick the fastest."""
+    `variants(est)` → the estimates of each way it can run a job, for the workload to pick the fastest, and
+    `grid_floor(design)` → None, or a function `(sections, inputs)` → (the kind's floor record, the points its
+    estimate refuses) over a grid of the design's link (`photonics.shared.sections` with arrays in place,
+    `photonics.records.FabricInputs` of arrays): the figures its estimate reports, for a sweep to read at once."""
 
     name: str = ""
     section: str | None = None
@@ -131,6 +134,7 @@ class FabricKind:
     server: Callable | None = None
     link_of: Callable | None = None
     variants: Callable | None = None
+    grid_floor: Callable | None = None
 
     def optical_link(self, design):
         """The GPU-to-GPU optical link the budget must close (with any switch passes), or None."""

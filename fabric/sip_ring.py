@@ -147,7 +147,9 @@ class RingFloor:
     bisection_bps: object
     reach_hops: object
     unamplified_reach_hops: object
-    broken: dict  # violation name → where it is broken (bool), before the link's own
+    amplifiers: object  # in the cluster
+    amplified: AmplifiedReach | None  # its figures (arrays over a grid), with amplifiers
+    broken: dict  # violation name → where it is broken (bool), in report order, after the link's own
     bom: tuple
 
     @property
@@ -155,20 +157,27 @@ class RingFloor:
         return self.per_gpu_bandwidth_bps * self.useful_fraction
 
 
-def ring_floor(design: ClusterDesign, s: dict, link: FabricInputs, reach=None) -> RingFloor:
-    """The ring's figures built on `link`: `s`, the link's sections (`photonics.shared.sections`, arrays in place over
-    a grid); `reach`, the amplified reach when amplifiers set it (`amplified_reach_hops`, one point at a time; default:
-    the unamplified reach). The amplifiers' own lines of the bill are the estimate's to add."""
+def ring_floor(design: ClusterDesign, s: dict, link: FabricInputs) -> RingFloor:
+    """The ring's figures built on `link` (what the fabric reads of it), `s` the link's sections
+    (`photonics.shared.sections`): numbers for one design point, or arrays over a grid of its link's fields."""
     fab, ring, lk = design.fabric, design.topology, s["link"]
+    every = ring.amplifier_every
     unamplified = unamplified_reach_hops(link)
-    reach = np.minimum(unamplified if reach is None else reach, fab.gpus - 1)
-    allocation = "static" if ring.allocation == "auto" else ring.allocation
-    useful = allocation_useful_fraction(ring, allocation)
-    bom = (*optical_io_bom(SimpleNamespace(**s)),
+    reach, amplified, amps = unamplified, None, 0
+    bom = [*optical_io_bom(SimpleNamespace(**s)),
            BomLine(key="fiber.smf_per_m", count=s["loss"].fiber_length * lk.fibers_per_direction, scope="per_gpu",
                    network=True),
-           BomLine(key="cable.fiber_patch", count=lk.fibers_per_direction, scope="per_gpu", network=True))
-    every = ring.amplifier_every
+           BomLine(key="cable.fiber_patch", count=lk.fibers_per_direction, scope="per_gpu", network=True)]
+    if every:
+        amplified_reach, amplified = amplified_reach_hops(design, s, link, every)
+        reach = np.where(unamplified >= every, amplified_reach, unamplified)  # each section must close on its own
+        amps = math.ceil(fab.gpus / every) * lk.fibers_per_direction
+        bom.append(BomLine(key=ring.amplifier, count=amps, scope="per_cluster", network=True))
+        if ring.loop_control == "gain-clamp":
+            bom.append(BomLine(key=ring.clamp, count=amps, scope="per_cluster", network=True))
+    reach = np.minimum(reach, fab.gpus - 1)
+    allocation = "static" if ring.allocation == "auto" else ring.allocation
+    useful = allocation_useful_fraction(ring, allocation)
     broken = {"modulator_kind": design.link.modulator.kind != "add-drop",
               "amplifier_gain": bool(every) and ring.amplifier_gain < amplified_section_db(ring, link.pass_loss_db),
               "amplifier_loop": bool(every) and ring.loop_control == "none",
@@ -179,39 +188,47 @@ def ring_floor(design: ClusterDesign, s: dict, link: FabricInputs, reach=None) -
     return RingFloor(per_gpu_bandwidth_bps=link.capacity_bps, useful_fraction=useful,
                      degree=np.minimum(lk.wavelengths_per_fiber * lk.fibers_per_direction, ring.directions * reach),
                      bisection_bps=link.capacity_bps, reach_hops=reach, unamplified_reach_hops=unamplified,
-                     broken=broken, bom=bom)
+                     amplifiers=amps, amplified=amplified, broken=broken, bom=tuple(bom))
 
 
-def amplified_reach_hops(design: ClusterDesign, est: LinkEstimate, pass_loss_db: float,
-                         every: int) -> tuple[int, AmplifiedReach]:
+def amplified_reach_hops(design: ClusterDesign, s: dict, link: FabricInputs, every: int):
     """Reach with an amplifier every `every` hops, each restoring the fiber-launch level. The worst destination sits
     `every` hops past the last amplifier it passed; its Q combines the receiver's own noise (from its sensitivity
     and the extinction ratio that sensitivity assumes), the signal–ASE beat on both levels at the link's extinction
     ratio and the ASE–ASE beat of n amplifiers (photonics.amplifier); crosstalk and the reserved margin are taken off
     the signal (the extinction ratio is in the levels, not a penalty here). A wavelength may pass the largest n with
-    Q ≥ Q(BER). The worst-placed source sits one hop before an amplifier: reach = 1 + every·n hops. The levels are
-    NRZ's two; a PAM4 link is judged by the same formula on its eye's Q (an approximation)."""
-    lk, rx, ring = design.link.link, design.link.receiver, design.topology
-    f0 = float(microring.frequency_hz(lk.wavelength))
-    b_o = est.ring.filter_fwhm_hz  # the drop ring is the optical filter in front of the detector
-    b_e = receiver.NOISE_BANDWIDTH_FRACTION * est.signal.symbol_rate_baud  # the receiver's noise bandwidth (E16)
-    q_need = est.signal.eye_q  # the Q the receiver needs at the target BER (FEC threshold where a code runs)
-    er = float(db_to_lin(design.link.modulator.extinction_ratio))
-    fiber_launch_dbm = est.launch_dbm - transmit_loss_db(est.ledger)  # average power per wavelength in the fiber
-    amp_in_dbm = fiber_launch_dbm - every * pass_loss_db - _clamp_loss_db(ring)
-    rx_dbm = est.received_dbm - (every - 1) * pass_loss_db
-    penalties = sum(p.value_db for p in est.penalties if p.key != "extinction_ratio") + lk.system_margin
-    p_eff_w = float(dbm_to_w(rx_dbm - penalties))
-    sensitivity_w, reference_er = est.receiver.sensitivity_w, est.receiver.reference_extinction_ratio
-    sigma_th = float(amplifier.thermal_sigma_a(sensitivity_w, reference_er, rx.responsivity, q_need))
-    amps = np.arange(1, design.fabric.gpus + 1)
-    osnr = amplifier.chain_osnr_db(amp_in_dbm, ring.amplifier_noise_figure, amps, f0, b_o)
-    ase = amplifier.ase_psd_w_per_hz(dbm_to_w(rx_dbm), osnr, b_o)
-    q = amplifier.q_amplified(p_eff_w, er, rx.responsivity, sigma_th, ase, b_o, b_e)
-    max_amps = int(np.max(np.nonzero(q >= q_need)[0]) + 1) if (q >= q_need).any() else 0
-    reach = min(design.fabric.gpus - 1, 1 + every * max_amps)
-    return reach, AmplifiedReach(osnr_db=float(osnr[0]), osnr_bandwidth_hz=b_o, q=float(q[0]), q_needed=q_need,
-                                 amplifiers_passable=max_amps, amplifier_input_dbm=amp_in_dbm)
+    Q ≥ Q(BER) (Q falls as n grows: the ASE adds up, found by bisection over 1 … the GPU count). The worst-placed
+    source sits one hop before an amplifier: reach = 1 + every·n hops. The levels are NRZ's two; a PAM4 link is
+    judged by the same formula on its eye's Q (an approximation). `s`, `link`: the link's sections and what the fabric
+    reads of it, numbers for one point or arrays over a grid. Returns (reach, AmplifiedReach)."""
+    ring, gpus = design.topology, design.fabric.gpus
+    responsivity = s["receiver"].responsivity
+    f0 = microring.frequency_hz(s["link"].wavelength)
+    b_o = link.filter_fwhm_hz  # the drop ring is the optical filter in front of the detector
+    b_e = receiver.NOISE_BANDWIDTH_FRACTION * link.symbol_rate_baud  # the receiver's noise bandwidth (E16)
+    q_need = link.eye_q  # the Q the receiver needs at the target BER (FEC threshold where a code runs)
+    er = db_to_lin(s["modulator"].extinction_ratio)
+    fiber_launch_dbm = link.launch_dbm - link.transmit_loss_db  # average power per wavelength in the fiber
+    amp_in_dbm = fiber_launch_dbm - every * link.pass_loss_db - _clamp_loss_db(ring)
+    rx_dbm = (link.launch_dbm - link.ledger_db) - (every - 1) * link.pass_loss_db
+    p_eff_w = dbm_to_w(rx_dbm - (link.penalty_after_er_db + link.system_margin_db))
+    sigma_th = amplifier.thermal_sigma_a(link.sensitivity_w, link.reference_extinction_ratio, responsivity, q_need)
+
+    def q_after(amps):
+        osnr = amplifier.chain_osnr_db(amp_in_dbm, ring.amplifier_noise_figure, amps, f0, b_o)
+        ase = amplifier.ase_psd_w_per_hz(dbm_to_w(rx_dbm), osnr, b_o)
+        return osnr, amplifier.q_amplified(p_eff_w, er, responsivity, sigma_th, ase, b_o, b_e)
+
+    shape = np.broadcast_shapes(*(np.shape(v) for v in (amp_in_dbm, rx_dbm, p_eff_w, sigma_th, er, b_o, b_e, q_need)))
+    passable, beyond = np.zeros(shape, dtype=np.int64), np.full(shape, gpus + 1, dtype=np.int64)
+    while np.any(open_ := beyond - passable > 1):  # Q(passable) ≥ Q(BER) > Q(beyond); n = 0 is the plain link
+        mid = (passable + beyond) // 2
+        ok = q_after(mid)[1] >= q_need
+        passable, beyond = np.where(open_ & ok, mid, passable), np.where(open_ & ~ok, mid, beyond)
+    osnr_1, q_1 = q_after(1.0)
+    reach = np.minimum(gpus - 1, 1 + every * passable)
+    return reach, AmplifiedReach(osnr_db=osnr_1, osnr_bandwidth_hz=b_o, q=q_1, q_needed=q_need,
+                                 amplifiers_passable=passable, amplifier_input_dbm=amp_in_dbm)
 
 
 def _clamp_loss_db(ring: SipRingSection) -> float:
@@ -230,21 +247,18 @@ def _evaluate(design: ClusterDesign, est: LinkEstimate) -> FabricEstimate:
         raise InputError(f"[sip_ring] directions = {ring.directions} must divide [link] fibers_per_direction = "
                          f"{lk.fibers_per_direction}")
     inputs = link.fabric_inputs(est)
-    unamplified = int(unamplified_reach_hops(inputs))
-    amps, amplified, reach = 0, None, None
-    if ring.amplifier_every and unamplified >= ring.amplifier_every:  # each section closes: noise sets the reach
-        reach, amplified = amplified_reach_hops(design, est, inputs.pass_loss_db, ring.amplifier_every)
-    floor = ring_floor(design, sections(est.design), inputs, reach)
-    reach = int(floor.reach_hops)
+    floor = ring_floor(design, sections(est.design), inputs)
+    unamplified, reach = int(floor.unamplified_reach_hops), int(floor.reach_hops)
+    amplified = None
+    if floor.amplified is not None and unamplified >= ring.amplifier_every:
+        a = floor.amplified
+        amplified = AmplifiedReach(osnr_db=float(a.osnr_db), osnr_bandwidth_hz=float(a.osnr_bandwidth_hz),
+                                   q=float(a.q), q_needed=float(a.q_needed),
+                                   amplifiers_passable=int(a.amplifiers_passable),
+                                   amplifier_input_dbm=float(a.amplifier_input_dbm))
     violations = [*est.violations, *(Violation(name, _broken_text(name, design, est, inputs.pass_loss_db, unamplified,
                                                                   reach))
                                      for name, broken in floor.broken.items() if broken)]
-    bom = list(floor.bom)
-    if ring.amplifier_every:
-        amps = math.ceil(fab.gpus / ring.amplifier_every) * lk.fibers_per_direction
-        bom.append(BomLine(key=ring.amplifier, count=amps, scope="per_cluster", network=True))
-        if ring.loop_control == "gain-clamp":
-            bom.append(BomLine(key=ring.clamp, count=amps, scope="per_cluster", network=True))
     notes = [f"each hop: {design.link.loss.fiber_length:g} m of fiber, {design.link.loss.connectors} connectors"]
     if ring.amplifier_every and ring.loop_control == "gain-clamp":
         notes.append(f"each amplifier gain-clamped by a lasing line outside the data band (the loop's lasing is the "
@@ -256,7 +270,7 @@ def _evaluate(design: ClusterDesign, est: LinkEstimate) -> FabricEstimate:
     details = RingDetails(wavelengths_per_fiber=lk.wavelengths_per_fiber,
                           fibers_per_direction=lk.fibers_per_direction // ring.directions, directions=ring.directions,
                           pass_loss_db=inputs.pass_loss_db, neighbour_margin_db=est.margin_db,
-                          unamplified_reach_hops=unamplified, amplifiers=amps, amplified=amplified,
+                          unamplified_reach_hops=unamplified, amplifiers=floor.amplifiers, amplified=amplified,
                           segment_capacity_bps=floor.per_gpu_bandwidth_bps * floor.useful_fraction / ring.directions,
                           hop_delay_s=float(fiber_delay_s(design.link.loss.fiber_length)) + 2 * CHIPLET_LATENCY_S,
                           allocation=allocation, retune_s=call_wait_s(ring, allocation))
@@ -264,7 +278,7 @@ def _evaluate(design: ClusterDesign, est: LinkEstimate) -> FabricEstimate:
         design=design, kind="sip-ring", gpus=fab.gpus, job_gpus=design.job_gpus,
         per_gpu_bandwidth_bps=floor.per_gpu_bandwidth_bps, useful_fraction=floor.useful_fraction,
         degree=int(floor.degree), bisection_bps=floor.bisection_bps, pod_gpus=fab.gpus, reach_hops=reach,
-        details=details, link=est, bom=tuple(bom), violations=tuple(violations), notes=tuple(notes),
+        details=details, link=est, bom=floor.bom, violations=tuple(violations), notes=tuple(notes),
         static=allocation == "static")
 
 
@@ -443,6 +457,12 @@ def _serve(est: FabricEstimate, flows):
     return Served(alloc.bandwidth_bps * est.useful_fraction, alloc.method, relayed=relayed)
 
 
+def _grid_floor(design: ClusterDesign):
+    """`ring_floor` over a grid of the design's link, and the points whose fibers do not split over the directions."""
+    ring = design.topology
+    return lambda s, inputs: (ring_floor(design, s, inputs), s["link"].fibers_per_direction % ring.directions != 0)
+
+
 def _ring_link(design: ClusterDesign):
     """The neighbour-to-neighbour link: the design's own (passes through GPUs are priced by the reach)."""
     return design.link
@@ -450,4 +470,4 @@ def _ring_link(design: ClusterDesign):
 
 SIP_RING = FabricKind(name="sip-ring", section="sip_ring", section_type=SipRingSection, static=True, optical=True,
                       evaluator=_evaluate, sharer=_shares, pricer=_price, server=_serve, link_of=_ring_link,
-                      variants=allocations)
+                      variants=allocations, grid_floor=_grid_floor)

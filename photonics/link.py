@@ -229,7 +229,13 @@ def fabric_inputs(est: LinkEstimate) -> FabricInputs:
     return FabricInputs(capacity_bps=est.capacity_bps, margin_db=est.margin_db, launch_dbm=est.launch_dbm,
                         sensitivity_dbm=est.sensitivity_dbm, penalty_db=est.budget.penalty_db,
                         ledger_db=total_db(est.ledger), system_margin_db=est.design.link.system_margin,
-                        pass_loss_db=None if est.ring is None else pass_through_loss_db(est), power_w=est.power_w)
+                        pass_loss_db=None if est.ring is None else pass_through_loss_db(est), power_w=est.power_w,
+                        transmit_loss_db=transmit_loss_db(est.ledger),
+                        penalty_after_er_db=sum(p.value_db for p in est.penalties if p.key != "extinction_ratio"),
+                        sensitivity_w=est.receiver.sensitivity_w,
+                        reference_extinction_ratio=est.receiver.reference_extinction_ratio,
+                        filter_fwhm_hz=None if est.ring is None else est.ring.filter_fwhm_hz,
+                        symbol_rate_baud=est.signal.symbol_rate_baud, eye_q=est.signal.eye_q)
 
 
 def hop_reach(est: LinkEstimate, pass_loss_db: float) -> int:

@@ -26,7 +26,7 @@ from photonics.design import LinkDesign
 from photonics.link import hop_pass_loss_db
 from photonics.loss import total_db
 from photonics.records import FabricInputs
-from photonics.ring_wdm import TooLarge, joined, ring_arrays
+from photonics.ring_wdm import TooLarge, joined, ring_arrays, transmit_loss_db
 
 
 @dataclass(frozen=True)
@@ -98,7 +98,11 @@ def fabric_inputs(a) -> FabricInputs:
                         sensitivity_dbm=10.0 * np.log10(a.receiver.sensitivity_w / 1e-3),
                         penalty_db=sum(p.value_db for p in a.budget.penalties), ledger_db=total_db(a.budget.ledger),
                         system_margin_db=s["link"].system_margin,
-                        pass_loss_db=hop_pass_loss_db(a.design, s, ring.fsr, rings), power_w=dict(a.optical_power))
+                        pass_loss_db=hop_pass_loss_db(a.design, s, ring.fsr, rings), power_w=dict(a.optical_power),
+                        transmit_loss_db=transmit_loss_db(a.budget.ledger),
+                        penalty_after_er_db=sum(p.value_db for p in a.budget.penalties if p.key != "extinction_ratio"),
+                        sensitivity_w=a.receiver.sensitivity_w, reference_extinction_ratio=a.receiver.reference_er,
+                        filter_fwhm_hz=ring.fwhm, symbol_rate_baud=a.signal.symbol_rate, eye_q=a.signal.eye_q)
 
 
 def _columns(a, shape: tuple, more=None) -> GridResult:

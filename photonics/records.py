@@ -220,6 +220,14 @@ class FabricInputs:
     system_margin_db: object
     pass_loss_db: object  # passing one intermediate GPU (`photonics.link.hop_pass_loss_db`); None without rings
     power_w: dict  # optical I/O power by part
+    # what an amplified ring reads besides (its noise at the destination)
+    transmit_loss_db: object  # from the transmit bus into the fiber
+    penalty_after_er_db: object  # the penalties other than the extinction ratio's
+    sensitivity_w: object  # average power
+    reference_extinction_ratio: object  # linear ER the sensitivity assumes
+    filter_fwhm_hz: object  # None without rings
+    symbol_rate_baud: object
+    eye_q: object  # the Q the receiver needs at the target BER
 
 
 @dataclass(frozen=True, slots=True)

@@ -637,6 +637,8 @@ def pass_through_rings_db(count, spacing, fsr, rings, excess):
     and of the drop filter. Floats for one point, arrays over a grid of them."""
     n = _f(count)
     detuning = offset_detuning_hz(int(np.max(n)), spacing, fsr)
+    dims = max(np.ndim(v) for v in (count, spacing, fsr, excess, *(x for ring in rings for x in ring)))
+    detuning = detuning.reshape(detuning.shape[:1] + (1,) * (dims + 1 - detuning.ndim) + detuning.shape[1:])
     parked = wrapped_detuning_hz(PARKED_DETUNING_SPACINGS * _f(spacing, dtype=float), fsr)
     per_offset = sum(microring.through_loss_db(detuning, fwhm, t0, excess) for fwhm, t0 in rings)
     own = sum(microring.through_loss_db(parked, fwhm, t0, excess) for fwhm, t0 in rings)

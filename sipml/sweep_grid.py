@@ -21,18 +21,19 @@ LINK_SECTIONS = ("link", "fiber", "ring", "modulator", "laser", "transmitter", "
                  "package", "interface")
 
 
-def link_table(design, overrides: tuple, axes: tuple, progress=None):
-    """The sweep's table of link columns (sipml.rows.Table), or None when the axes are not all link fields."""
+def link_table(design, overrides: tuple, axes: tuple, progress=None, fabric: bool = False):
+    """The sweep's table of link columns (sipml.rows.Table), or None when the axes are not all link fields. With
+    `fabric`, the fabric and cost columns too, where the design's fabric kind has a floor over a grid
+    (`fabric.kind.FabricKind.grid_floor`); None when it has none."""
     from sipml.rows import Table
-    from sipml.sweep_points import PHYSICS_COLUMNS, evaluate_chunk
+    from sipml.sweep_points import FABRIC_COLUMNS, PHYSICS_COLUMNS, evaluate_chunk
 
     if not axes or any(a.section not in LINK_SECTIONS for a in axes):
         return None
     shape = tuple(len(a.values) for a in axes)
     names_at = [i for i, a in enumerate(axes) if _is_name(a)]
     numbers_at = [i for i in range(len(axes)) if i not in names_at]
-    columns = {name: np.empty(shape, dtype=dtype) for name, dtype in zip(PHYSICS_COLUMNS, (
-        bool, float, float, object, np.int64, float, float, object))}
+    columns: dict = {}
     alone = np.zeros(shape, dtype=bool)  # points for the per-point path
     combos = list(itertools.product(*(range(shape[i]) for i in names_at)))
     for done, combo in enumerate(combos, 1):
@@ -41,22 +42,31 @@ def link_table(design, overrides: tuple, axes: tuple, progress=None):
             where[i] = j
         where = tuple(where)
         sets = [*overrides, *(_set(axes[i], j) for i, j in zip(names_at, combo))]
-        result = _group(design, sets, [axes[i] for i in numbers_at])
+        result = _group(design, sets, [axes[i] for i in numbers_at], fabric)
         if result is None:
+            if fabric:
+                return None  # a fabric without a floor over a grid: every point by the per-point path
             alone[where] = True
         else:
             values, refused = result
-            for name in PHYSICS_COLUMNS:
-                columns[name][where] = values[name]
+            for name, value in values.items():
+                if name not in columns:
+                    columns[name] = np.empty(shape, dtype=np.asarray(value).dtype if name not in _TEXT else object)
+                columns[name][where] = value
             alone[where] = refused
         if progress:
             progress(done, len(combos))
-    table = Table.from_columns(axes, {name: col.ravel() for name, col in columns.items()}, len(alone.ravel()))
+    order = [*PHYSICS_COLUMNS, *FABRIC_COLUMNS]
+    table = Table.from_columns(axes, {name: columns[name].ravel() for name in order if name in columns},
+                               len(alone.ravel()))
     flat = np.flatnonzero(alone.ravel())
     if flat.size:
         points = [tuple(int(k) for k in np.unravel_index(i, shape)) for i in flat]
-        table.replace_rows(flat, evaluate_chunk(design, overrides, axes, tuple(points), None, None, True))
+        table.replace_rows(flat, evaluate_chunk(design, overrides, axes, tuple(points), None, None, not fabric))
     return table
+
+
+_TEXT = ("binding_limit", "link_violations", "fabric_violations")
 
 
 def _is_name(axis) -> bool:
@@ -69,7 +79,7 @@ def _set(axis, index: int) -> str:
     return f"{axis.section}.{axis.key}={axis.texts[index]}"
 
 
-def _group(design, sets: list[str], axes: list):
+def _group(design, sets: list[str], axes: list, fabric: bool = False):
     """(columns over the numeric axes, points to evaluate alone) for one combination of the name axes; None when
     the whole combination goes point by point."""
     from core.errors import SipmlError
@@ -81,12 +91,18 @@ def _group(design, sets: list[str], axes: list):
 
     try:
         points = Points(design)
-        base = effective_link(points.load(sets))
+        cluster = points.load(sets)
+        base = effective_link(cluster)
         if base is None or not supported(base):
             return None
         resolved = resolve(base)
     except SipmlError:
         return None
+    floor = None
+    if fabric and (cluster.has_fabric or design is not None):
+        floor = _fabric_columns(cluster)
+        if floor is None:
+            return None
     shape = tuple(len(a.values) for a in axes)
     refused = np.zeros(shape, dtype=bool)
     varied: dict[str, dict[str, np.ndarray]] = {}
@@ -109,14 +125,57 @@ def _group(design, sets: list[str], axes: list):
         dims[dim] = len(values)
         varied.setdefault(axis.section, {})[axis.key] = np.asarray(values).reshape(dims)
     refused |= _out_of_order(resolved, varied, shape)
-    grid = evaluate_grid(resolved, varied)
+    grid = evaluate_grid(resolved, varied, floor)
     values = {"link_feasible": grid.feasible, column("margin_db"): grid.margin_db,
               column("capacity_gbps"): QUANTITIES["capacity_gbps"].scaled(grid.capacity_bps),
               "binding_limit": grid.binding_limit, column("max_wavelengths_per_fiber"): grid.max_wavelengths_per_fiber,
               column("energy_pj_per_bit"): QUANTITIES["energy_pj_per_bit"].scaled(grid.total_energy_j_per_bit),
               column("min_laser_power_per_line_dbm"): grid.min_laser_power_per_line_dbm,
               "link_violations": grid.violations}
+    if floor is not None:
+        more = dict(grid.more)
+        refused |= more.pop(_REFUSED)
+        names = grid.violations
+        for name in [k for k in more if k.startswith(_BROKEN)]:
+            broken = more.pop(name)
+            names = np.where(broken, np.where(names == "", name[len(_BROKEN):], names + ";" + name[len(_BROKEN):]),
+                             names)
+        values.update({"fabric_feasible": names == "", **more, "fabric_violations": names})
     return values, refused | grid.fallback
+
+
+_REFUSED, _BROKEN = "refused", "broken:"  # the fabric's entries in the grid's `more`
+
+
+def _fabric_columns(cluster):
+    """The grid's `more` for the fabric and cost columns of a sweep over the link of `cluster`: a function of the
+    link's stage arrays, or None when the fabric kind has no floor over a grid (or not for this design). The
+    columns are read from the floor and its priced bill through the quantity table, as the per-point rows read
+    them from the estimate and its cost summary."""
+    from types import SimpleNamespace
+
+    from fabric.cost import fabric_bill, summarize
+    from fabric.registry import get_kind
+    from photonics.link_grid import fabric_inputs
+    from sipml.quantities import FABRIC, QUANTITIES, SWEEP, Reading, column
+    from sipml.sweep_points import _catalog
+
+    kind = get_kind(cluster.fabric.kind)
+    over_grid = None if kind.grid_floor is None else kind.grid_floor(cluster)
+    if over_grid is None:
+        return None
+
+    def more(a):
+        inputs = fabric_inputs(a)
+        floor, refused = over_grid(a.sections, inputs)
+        io = SimpleNamespace(**a.sections)
+        cost = summarize(cluster, fabric_bill(cluster, floor.bom, _catalog(), inputs, io), float("nan"))
+        reading = Reading(fabric=floor, cost=cost)
+        out = {_REFUSED: refused}
+        out.update({_BROKEN + name: broken for name, broken in floor.broken.items()})
+        out.update({column(key): QUANTITIES[key].value(reading) for key in SWEEP[FABRIC] if key in QUANTITIES})
+        return out
+    return more
 
 
 def _with(link, axis, value):

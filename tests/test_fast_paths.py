@@ -130,3 +130,47 @@ def test_a_sweep_s_shared_link_equals_each_point_alone():
         assert row["margin_db [dB]"] == alone.link.margin_db
         assert row["network_cost_usd_per_gpu [USD]"] == alone.cost.network_cost_per_gpu_usd.typical
         assert row["optical_reach [hops]"] == alone.fabric.reach_hops
+
+
+def _same(x, y) -> bool:
+    return type(x) is type(y) and (x == y or (isinstance(x, float) and math.isnan(x) and math.isnan(y)))
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_the_fabric_floor_over_a_grid_equals_each_point_alone(seed):
+    """A sweep's link, fabric and cost columns over a whole grid at once (SiP-Ring's floor over arrays of its link)
+    equal, bit for bit and type for type, the rows of the per-point path, on random designs: amplified or not,
+    add-drop or all-pass, points the fabric refuses (fibers that do not split over the directions) included."""
+    from sipml.design import ALL_SECTIONS
+    from sipml.rows import Table
+    from sipml.sweep_grid import link_table
+    from sipml.sweep_points import evaluate_chunk
+    from sipml.sweeps import grid_points, parse_axis
+
+    rng = np.random.default_rng(seed)
+    pool = ["link.wavelengths_per_fiber=1:40:5", "ring.radius=5 um:12 um:3", "laser.power_per_line=1 mW:30 mW:4",
+            "link.channel_spacing=50 GHz:400 GHz:4", "ring.filter_q=3000:30000:3", "link.fibers_per_direction=1:12:4",
+            "loss.fiber_length=1 m:300 m:3", "modulator.extinction_ratio=3 dB:9 dB:3", "link.data_rate=10 Gbit/s:50 "
+            "Gbit/s:3", "loss.coupler=0.5 dB:3 dB:3"]
+    vary = tuple(parse_axis(v, ALL_SECTIONS) for v in rng.choice(pool, 2 + seed % 2, replace=False))
+    overrides = tuple(rng.choice(["sip_ring.amplifier_every=0", "sip_ring.amplifier_every=2", 'modulator.kind='
+                                  '"all-pass"', "sip_ring.locality=4", "fabric.gpus=64", "sip_ring.amplifier_gain="
+                                  '"12 dB"'], 2, replace=False))
+    fast = link_table(None, overrides, vary, fabric=True)
+    slow = Table.from_rows(evaluate_chunk(None, overrides, vary, tuple(grid_points(list(vary))), None, None))
+    assert fast.names == slow.names
+    assert "fabric_violations" in fast.names and fast.length == slow.length > 1
+    for name in fast.names:
+        for i, (x, y) in enumerate(zip(fast.column(name), slow.column(name))):
+            assert _same(x, y), (overrides, [a.column for a in vary], name, i, x, y)
+
+
+def test_a_fabric_without_a_floor_over_a_grid_goes_point_by_point():
+    from sipml.design import ALL_SECTIONS
+    from sipml.sweep_grid import link_table
+    from sipml.sweeps import parse_axis, run_sweep
+
+    axes = (parse_axis("link.wavelengths_per_fiber=2,4", ALL_SECTIONS),)
+    assert link_table("sip-ocs", (), axes, fabric=True) is None
+    _, table = run_sweep("sip-ocs", (), ["link.wavelengths_per_fiber=2,4"])
+    assert table.length == 2 and "cluster_cost_usd [USD]" in table.names
