@@ -38,6 +38,23 @@ class FabricEstimate:
         return self.per_gpu_bandwidth_bps * self.useful_fraction
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Floor:
+    """What a kind's floor finds of a design built on its link (`fabric.kind.FabricKind.grid_floor`): numbers for
+    one design point, arrays over a grid of them; the estimate reports the same numbers."""
+
+    per_gpu_bandwidth_bps: object
+    useful_fraction: float
+    degree: object
+    bisection_bps: object
+    broken: dict  # violation name → where it is broken (bool), in report order, after the link's own
+    bom: tuple
+
+    @property
+    def effective_bandwidth_bps(self):
+        return self.per_gpu_bandwidth_bps * self.useful_fraction
+
+
 @dataclass(frozen=True, slots=True)
 class PricingDesign:
     """What pricing a collective reads of a design: the kind's own section and the shared [fabric] settings."""

@@ -29,6 +29,7 @@ from typing import ClassVar
 import dataclasses
 import math
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -37,11 +38,13 @@ from core.fields import Section, non_negative, param
 from fabric import collectives as col
 from fabric.bom import BomLine
 from fabric.design import MAX_CHANNELS, MAX_GPUS, MAX_LATENCY_S, NCCL, SIPML, ClusterDesign
-from fabric.estimate import FabricEstimate, useful_time_fraction
+from fabric.estimate import FabricEstimate, Floor, useful_time_fraction
 from fabric.fattree import fat_tree, fat_tree_max_endpoints, min_fat_tree_tiers
 from fabric.kind import BITS_PER_BYTE, CollectiveTime, FabricKind, bytes_sent_per_rank, group_arrays, pick
 from fabric.optical_io import CHIPLET_LATENCY_S, fiber_delay_s, optical_io_bom
-from photonics.link import LinkEstimate, Violation
+from photonics import link
+from photonics.link import FabricInputs, LinkEstimate, Violation
+from photonics.shared import sections
 
 MULTI_SHOT_PERIOD = 5.0  # reconfigure every 5 × the reconfiguration time [sim]
 
@@ -152,62 +155,92 @@ def useful_fraction(shots: str) -> float:
     return 1.0 if shots == "single" else useful_time_fraction(MULTI_SHOT_PERIOD, 1.0)
 
 
-def _evaluate(design: ClusterDesign, est: LinkEstimate) -> FabricEstimate:
-    fab, ocs, lk = design.fabric, design.topology, design.link.link
-    if lk.fibers_per_direction % ocs.switches:
-        raise InputError(f"[sip_ocs] switches = {ocs.switches}: each GPU needs whole fibers per OCS port, so [link] "
-                         f"fibers_per_direction must be a multiple of {ocs.switches}; it is {lk.fibers_per_direction} "
-                         f"(e.g. link.fibers_per_direction={ocs.switches} with link.wavelengths_per_fiber="
-                         f"{max(1, lk.wavelengths_per_fiber * lk.fibers_per_direction // ocs.switches)}, or start "
-                         "from the built-in sip-ocs)")
-    fibers_per_port = lk.fibers_per_direction // ocs.switches
-    violations = list(est.violations)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class OcsFloor(Floor):
+    """The switch fabric's figures for one design point or a grid of them (arrays over its link's fields)."""
+
+    pod_gpus: int
+    pods: int
+    ocs_count: int
+    network: SwitchNetwork
+    reach_hops: None = None  # every pair is one circuit
+
+
+def ocs_floor(design: ClusterDesign, s: dict, link: FabricInputs) -> OcsFloor:
+    """The switch fabric built on `link` (what the fabric reads of it), `s` the link's sections
+    (`photonics.shared.sections`): numbers for one design point, or arrays over a grid of its link's fields."""
+    fab, ocs, lk = design.fabric, design.topology, s["link"]
     network = switch_network(ocs.topology, fab.gpus, ocs.radix)
-    passes = network.passes
     pods, pod_size = 1, fab.gpus
     if ocs.topology == "single":
         ocs_count = ocs.switches
-        if fab.gpus > ocs.radix:
-            violations.append(Violation("ocs_radix", f"{fab.gpus} GPUs need {fab.gpus}-port switches for one layer; "
-                                        f"{ocs.switch} has {ocs.radix} ports (use [sip_ocs] topology = "
-                                        "'partitioned' or 'clos')"))
     elif ocs.topology == "partitioned":
         pods = math.ceil(fab.gpus / ocs.radix)
         pod_size = math.ceil(fab.gpus / pods)
         ocs_count = ocs.switches * pods
-        if design.job_gpus > pod_size:
-            violations.append(Violation("pod_size", f"a {design.job_gpus}-GPU job spans {pods} independent pods of "
-                                        f"≤ {pod_size} GPUs with no circuit between them (set [fabric] job_gpus to "
-                                        "the largest job, or use topology = 'clos')"))
     else:
         ocs_count = ocs.switches * network.switches
-    capacity = est.capacity_bps
+    capacity = link.capacity_bps
+    # each transmit fiber runs GPU → switch and each receive fiber switch → GPU; `fiber_length` is the whole path
+    bom = (*optical_io_bom(SimpleNamespace(**s)),
+           BomLine(key=ocs.switch, count=ocs_count * ocs.radix, scope="per_cluster", network=True),  # per port
+           BomLine(key="fiber.smf_per_m", count=lk.fibers_per_direction * s["loss"].fiber_length, scope="per_gpu",
+                   network=True),
+           BomLine(key="cable.fiber_patch", count=2 * lk.fibers_per_direction * network.passes, scope="per_gpu",
+                   network=True))
+    broken = {"ocs_radix": ocs.topology == "single" and fab.gpus > ocs.radix,
+              "pod_size": ocs.topology == "partitioned" and design.job_gpus > pod_size}
     # bisection: a single layer or a rearrangeably non-blocking Clos carries half the GPUs' capacity across any cut;
     # independent pods have no circuit between them, so a cut between pods carries nothing
-    bisection = 0.0 if pods > 1 else fab.gpus / 2 * capacity
-    # each transmit fiber runs GPU → switch and each receive fiber switch → GPU; `fiber_length` is the whole path
-    bom = [*optical_io_bom(design.link),
-           BomLine(key=ocs.switch, count=ocs_count * ocs.radix, scope="per_cluster", network=True),  # per port
-           BomLine(key="fiber.smf_per_m", count=lk.fibers_per_direction * design.link.loss.fiber_length,
-                   scope="per_gpu", network=True),
-           BomLine(key="cable.fiber_patch", count=2 * lk.fibers_per_direction * passes, scope="per_gpu", network=True)]
-    ls = design.link.loss
+    return OcsFloor(per_gpu_bandwidth_bps=capacity, useful_fraction=useful_fraction(ocs.shots), degree=ocs.switches,
+                    bisection_bps=0.0 * capacity if pods > 1 else fab.gpus / 2 * capacity, pod_gpus=pod_size,
+                    pods=pods, ocs_count=ocs_count, network=network, broken=broken, bom=bom)
+
+
+def _evaluate(design: ClusterDesign, est: LinkEstimate) -> FabricEstimate:
+    fab, ocs, lk = design.fabric, design.topology, design.link.link
+    _check_fibers(ocs, lk.fibers_per_direction, lk.wavelengths_per_fiber)
+    floor = ocs_floor(design, sections(est.design), link.fabric_inputs(est))
+    texts = {"ocs_radix": f"{fab.gpus} GPUs need {fab.gpus}-port switches for one layer; {ocs.switch} has "
+                          f"{ocs.radix} ports (use [sip_ocs] topology = 'partitioned' or 'clos')",
+             "pod_size": f"a {design.job_gpus}-GPU job spans {floor.pods} independent pods of ≤ {floor.pod_gpus} "
+                         "GPUs with no circuit between them (set [fabric] job_gpus to the largest job, or use "
+                         "topology = 'clos')"}
+    violations = [*est.violations, *(Violation(name, texts[name]) for name, broken in floor.broken.items() if broken)]
+    network, passes, ls = floor.network, floor.network.passes, design.link.loss
     plane = (f"; each of the {ocs.switches} planes a {network.construction} of "
              f"{' + '.join(str(c) for c in network.switches_per_tier)} switches" if ocs.topology == "clos" else "")
-    notes = [f"{ocs_count} switches of {ocs.radix} ports{plane}, {passes} pass(es) of {ls.switch_loss:g} dB + "
+    notes = [f"{floor.ocs_count} switches of {ocs.radix} ports{plane}, {passes} pass(es) of {ls.switch_loss:g} dB + "
              f"{ls.switch_connectors} × {ls.connector_loss:g} dB connectors each"]
-    if pods > 1:
-        notes.append(f"{pods} independent pods of ≤ {pod_size} GPUs: jobs must fit in a pod")
+    if floor.pods > 1:
+        notes.append(f"{floor.pods} independent pods of ≤ {floor.pod_gpus} GPUs: jobs must fit in a pod")
     notes.append(f"{ocs.switches} OCS ports per GPU (TPU v4 has 48 OCSes for 4096 chips); OCS ports dominate the "
                  "network cost, beyond TPU v4's < 5 % of system cost")
-    details = OcsDetails(switch_passes=passes, tiers=network.tiers, fibers_per_port=fibers_per_port, port_bps=capacity / ocs.switches,
-                         ocs_count=ocs_count, pods=pods, margin_db=est.margin_db,
-                         reconfiguration_s=ocs.reconfiguration_time,
+    capacity = floor.per_gpu_bandwidth_bps
+    details = OcsDetails(switch_passes=passes, tiers=network.tiers, fibers_per_port=lk.fibers_per_direction
+                         // ocs.switches, port_bps=capacity / ocs.switches, ocs_count=floor.ocs_count, pods=floor.pods,
+                         margin_db=est.margin_db, reconfiguration_s=ocs.reconfiguration_time,
                          circuit_delay_s=float(fiber_delay_s(ls.fiber_length)) + 2 * CHIPLET_LATENCY_S)
     return FabricEstimate(
         design=design, kind="sip-ocs", gpus=fab.gpus, job_gpus=design.job_gpus, per_gpu_bandwidth_bps=capacity,
-        useful_fraction=useful_fraction(ocs.shots), degree=ocs.switches, bisection_bps=bisection, pod_gpus=pod_size,
-        details=details, link=est, bom=tuple(bom), violations=tuple(violations), notes=tuple(notes))
+        useful_fraction=floor.useful_fraction, degree=floor.degree, bisection_bps=floor.bisection_bps,
+        pod_gpus=floor.pod_gpus, details=details, link=est, bom=floor.bom, violations=tuple(violations),
+        notes=tuple(notes))
+
+
+def _check_fibers(ocs, fibers: int, wavelengths: int) -> None:
+    """Each GPU needs whole fibers per OCS port: InputError otherwise."""
+    if fibers % ocs.switches:
+        raise InputError(f"[sip_ocs] switches = {ocs.switches}: each GPU needs whole fibers per OCS port, so [link] "
+                         f"fibers_per_direction must be a multiple of {ocs.switches}; it is {fibers} "
+                         f"(e.g. link.fibers_per_direction={ocs.switches} with link.wavelengths_per_fiber="
+                         f"{max(1, wavelengths * fibers // ocs.switches)}, or start from the built-in sip-ocs)")
+
+
+def _grid_floor(design: ClusterDesign):
+    """`ocs_floor` over a grid of the design's link, and the points whose fibers do not split over the switches."""
+    ocs = design.topology
+    return lambda s, inputs: (ocs_floor(design, s, inputs), s["link"].fibers_per_direction % ocs.switches != 0)
 
 
 # --- collectives ----------------------------------------------------------------------------------------------
@@ -306,4 +339,5 @@ def _serve(est: FabricEstimate, flows):
 
 
 SIP_OCS = FabricKind(name="sip-ocs", section="sip_ocs", section_type=SipOcsSection, static=True, optical=True,
-                     evaluator=_evaluate, sharer=_shares, pricer=_price, server=_serve, link_of=ocs_link)
+                     evaluator=_evaluate, sharer=_shares, pricer=_price, server=_serve, link_of=ocs_link,
+                     grid_floor=_grid_floor)

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+import contextlib
 import dataclasses
 import math
 from dataclasses import dataclass, field
@@ -41,11 +42,11 @@ from core.fields import Section, all_of, non_negative, param, positive, when, wh
 from fabric import collectives as col
 from fabric.bom import BomLine
 from fabric.design import MAX_DB, MAX_GPUS, MAX_LATENCY_S, NCCL, SIPML, ClusterDesign
-from fabric.estimate import FabricEstimate, useful_time_fraction
+from fabric.estimate import FabricEstimate, Floor, useful_time_fraction
 from fabric.kind import BITS_PER_BYTE, CollectiveTime, FabricKind, bytes_sent_per_rank, proportional, pick
 from fabric.optical_io import CHIPLET_LATENCY_S, fiber_delay_s, optical_io_bom
 from photonics import amplifier, budget, link, microring, receiver
-from photonics.link import FabricInputs, LinkEstimate, Violation, transmit_loss_db
+from photonics.link import FabricInputs, LinkEstimate, Violation
 from photonics.shared import sections
 from core.units import db_to_lin, dbm_to_w
 
@@ -136,25 +137,14 @@ def unamplified_reach_hops(link: FabricInputs):
                             link.pass_loss_db, link.system_margin_db)
 
 
-@dataclass(frozen=True, slots=True)
-class RingFloor:
-    """The ring's figures for one design point (numbers) or a grid of them (arrays over its link's fields): what the
-    estimate reports and a sweep's columns read, and the limits the ring breaks, in report order."""
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RingFloor(Floor):
+    """The ring's figures for one design point or a grid of them (arrays over its link's fields)."""
 
-    per_gpu_bandwidth_bps: object
-    useful_fraction: float
-    degree: object
-    bisection_bps: object
     reach_hops: object
     unamplified_reach_hops: object
     amplifiers: object  # in the cluster
     amplified: AmplifiedReach | None  # its figures (arrays over a grid), with amplifiers
-    broken: dict  # violation name → where it is broken (bool), in report order, after the link's own
-    bom: tuple
-
-    @property
-    def effective_bandwidth_bps(self):
-        return self.per_gpu_bandwidth_bps * self.useful_fraction
 
 
 def ring_floor(design: ClusterDesign, s: dict, link: FabricInputs) -> RingFloor:
@@ -169,8 +159,12 @@ def ring_floor(design: ClusterDesign, s: dict, link: FabricInputs) -> RingFloor:
                    network=True),
            BomLine(key="cable.fiber_patch", count=lk.fibers_per_direction, scope="per_gpu", network=True)]
     if every:
-        amplified_reach, amplified = amplified_reach_hops(design, s, link, every)
-        reach = np.where(unamplified >= every, amplified_reach, unamplified)  # each section must close on its own
+        closes = unamplified >= every  # each amplified section closes on its own: noise sets the reach
+        if np.any(closes):
+            # over a grid, the points whose sections do not close (a signal of 0 W) are computed and left out
+            with np.errstate(divide="ignore", invalid="ignore") if np.ndim(closes) else contextlib.nullcontext():
+                amplified_reach, amplified = amplified_reach_hops(design, s, link, every)
+            reach = np.where(closes, amplified_reach, unamplified)
         amps = math.ceil(fab.gpus / every) * lk.fibers_per_direction
         bom.append(BomLine(key=ring.amplifier, count=amps, scope="per_cluster", network=True))
         if ring.loop_control == "gain-clamp":

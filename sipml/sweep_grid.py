@@ -1,17 +1,21 @@
-"""The link columns of a sweep for the whole grid at once (`photonics.link_grid`), equal to the per-point rows.
+"""The columns of a sweep for the whole grid at once, equal to the per-point rows: the link's by the grid kernel
+(`photonics.link_grid`), and the fabric's and its bill's by the fabric kind's floor over a grid of that link
+(`fabric.kind.FabricKind.grid_floor`, read through the quantity table as the per-point rows read the estimate).
 
-The axes split into names (kinds, models: one grid per combination of their values) and numbers. For each
-combination the design is loaded once through the design rules, and each numeric axis value once on top of it:
-that checks every value as a `--set` would and reads the value the link really gets (a fabric may add to it, as
-SiP-OCS adds its switch passes). Values two numeric axes of one section must keep in order (t_min < t_max) are
-checked across the grid. A value written as a wavelength span enters in Hz at the design's wavelength, as `evaluate`
-converts it. A point any of that refuses, or that the kernel leaves to `evaluate`, is evaluated alone by the
-per-point path, so its row (its error included) is the one that path writes.
+The axes split into names (kinds, models) and fields outside the link (the fabric's: one grid per combination of
+their values) and the link's numbers. For each combination the design is loaded once through the design rules, and
+each numeric axis value once on top of it: that checks every value as a `--set` would and reads the value the link
+really gets (a fabric may add to it, as SiP-OCS adds its switch passes). Values two numeric axes of one section must
+keep in order (t_min < t_max) are checked across the grid. A value written as a wavelength span enters in Hz at the
+design's wavelength, as `evaluate` converts it. A point any of that refuses, that the kernel leaves to `evaluate`,
+or that the fabric's estimate refuses, is evaluated alone by the per-point path, so its row (its error included) is
+the one that path writes. A fabric kind without a floor over a grid sends the whole sweep to the per-point path.
 """
 
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 
@@ -22,19 +26,20 @@ LINK_SECTIONS = ("link", "fiber", "ring", "modulator", "laser", "transmitter", "
 
 
 def link_table(design, overrides: tuple, axes: tuple, progress=None, fabric: bool = False):
-    """The sweep's table of link columns (sipml.rows.Table), or None when the axes are not all link fields. With
-    `fabric`, the fabric and cost columns too, where the design's fabric kind has a floor over a grid
-    (`fabric.kind.FabricKind.grid_floor`); None when it has none."""
+    """The sweep's table of link columns (sipml.rows.Table). With `fabric`, the fabric and cost columns too, where
+    the design's fabric kind has a floor over a grid (`fabric.kind.FabricKind.grid_floor`); the combinations of the
+    name and fabric axes without one go point by point, and None when none has one."""
     from sipml.rows import Table
     from sipml.sweep_points import FABRIC_COLUMNS, PHYSICS_COLUMNS, evaluate_chunk
 
-    if not axes or any(a.section not in LINK_SECTIONS for a in axes):
+    if not axes:
         return None
     shape = tuple(len(a.values) for a in axes)
-    names_at = [i for i, a in enumerate(axes) if _is_name(a)]
+    names_at = [i for i, a in enumerate(axes) if _is_name(a) or a.section not in LINK_SECTIONS]  # one grid each
     numbers_at = [i for i in range(len(axes)) if i not in names_at]
     columns: dict = {}
     alone = np.zeros(shape, dtype=bool)  # points for the per-point path
+    gridded = False
     combos = list(itertools.product(*(range(shape[i]) for i in names_at)))
     for done, combo in enumerate(combos, 1):
         where = [slice(None)] * len(axes)
@@ -44,18 +49,19 @@ def link_table(design, overrides: tuple, axes: tuple, progress=None, fabric: boo
         sets = [*overrides, *(_set(axes[i], j) for i, j in zip(names_at, combo))]
         result = _group(design, sets, [axes[i] for i in numbers_at], fabric)
         if result is None:
-            if fabric:
-                return None  # a fabric without a floor over a grid: every point by the per-point path
             alone[where] = True
         else:
+            gridded = True
             values, refused = result
             for name, value in values.items():
                 if name not in columns:
                     columns[name] = np.empty(shape, dtype=np.asarray(value).dtype if name not in _TEXT else object)
-                columns[name][where] = value
+                columns[name][where] = value.item() if isinstance(value, np.ndarray) and value.ndim == 0 else value
             alone[where] = refused
         if progress:
             progress(done, len(combos))
+    if fabric and not gridded:
+        return None  # no combination has a floor over a grid: the per-point path (on every worker) writes them all
     order = [*PHYSICS_COLUMNS, *FABRIC_COLUMNS]
     table = Table.from_columns(axes, {name: columns[name].ravel() for name in order if name in columns},
                                len(alone.ravel()))
@@ -173,7 +179,9 @@ def _fabric_columns(cluster):
         reading = Reading(fabric=floor, cost=cost)
         out = {_REFUSED: refused}
         out.update({_BROKEN + name: broken for name, broken in floor.broken.items()})
-        out.update({column(key): QUANTITIES[key].value(reading) for key in SWEEP[FABRIC] if key in QUANTITIES})
+        for key in (k for k in SWEEP[FABRIC] if k in QUANTITIES):
+            value = QUANTITIES[key].value(reading)
+            out[column(key)] = math.nan if value is None else value  # NaN where the fabric has none, as per point
         return out
     return more
 

@@ -136,11 +136,12 @@ def _same(x, y) -> bool:
     return type(x) is type(y) and (x == y or (isinstance(x, float) and math.isnan(x) and math.isnan(y)))
 
 
-@pytest.mark.parametrize("seed", range(10))
+@pytest.mark.parametrize("seed", range(14))
 def test_the_fabric_floor_over_a_grid_equals_each_point_alone(seed):
-    """A sweep's link, fabric and cost columns over a whole grid at once (SiP-Ring's floor over arrays of its link)
-    equal, bit for bit and type for type, the rows of the per-point path, on random designs: amplified or not,
-    add-drop or all-pass, points the fabric refuses (fibers that do not split over the directions) included."""
+    """A sweep's link, fabric and cost columns over a whole grid at once (SiP-Ring's and SiP-OCS's floors over arrays
+    of their link, one grid per value of a name or fabric axis) equal, bit for bit and type for type, the rows of the
+    per-point path, on random designs: amplified or not, add-drop or all-pass, points the fabric refuses (fibers
+    that do not split over the directions or the switches) included."""
     from sipml.design import ALL_SECTIONS
     from sipml.rows import Table
     from sipml.sweep_grid import link_table
@@ -151,13 +152,21 @@ def test_the_fabric_floor_over_a_grid_equals_each_point_alone(seed):
     pool = ["link.wavelengths_per_fiber=1:40:5", "ring.radius=5 um:12 um:3", "laser.power_per_line=1 mW:30 mW:4",
             "link.channel_spacing=50 GHz:400 GHz:4", "ring.filter_q=3000:30000:3", "link.fibers_per_direction=1:12:4",
             "loss.fiber_length=1 m:300 m:3", "modulator.extinction_ratio=3 dB:9 dB:3", "link.data_rate=10 Gbit/s:50 "
-            "Gbit/s:3", "loss.coupler=0.5 dB:3 dB:3"]
+            "Gbit/s:3", "loss.coupler=0.5 dB:3 dB:3", "fabric.gpus=16,64,1024", "sip_ring.locality=2,8,32",
+            "sip_ring.directions=1,2"]
+    design = "sip-ocs" if seed % 3 == 2 else None  # None: the default SiP-Ring
+    if design is None:
+        pool = [*pool, "fabric.kind=sip-ring,sip-ocs"]
+        settings = ["sip_ring.amplifier_every=0", "sip_ring.amplifier_every=2", 'modulator.kind="all-pass"',
+                    "sip_ring.locality=4", "fabric.gpus=64",
+                    'sip_ring.amplifier_gain="12 dB"']
+    else:
+        pool = [p for p in pool if not p.startswith("sip_ring.")] + ['sip_ocs.topology="single","clos"']
+        settings = ['sip_ocs.topology="partitioned"', "fabric.job_gpus=64", 'sip_ocs.shots="multi"', "fabric.gpus=256"]
     vary = tuple(parse_axis(v, ALL_SECTIONS) for v in rng.choice(pool, 2 + seed % 2, replace=False))
-    overrides = tuple(rng.choice(["sip_ring.amplifier_every=0", "sip_ring.amplifier_every=2", 'modulator.kind='
-                                  '"all-pass"', "sip_ring.locality=4", "fabric.gpus=64", "sip_ring.amplifier_gain="
-                                  '"12 dB"'], 2, replace=False))
-    fast = link_table(None, overrides, vary, fabric=True)
-    slow = Table.from_rows(evaluate_chunk(None, overrides, vary, tuple(grid_points(list(vary))), None, None))
+    overrides = tuple(rng.choice(settings, 2, replace=False))
+    fast = link_table(design, overrides, vary, fabric=True)
+    slow = Table.from_rows(evaluate_chunk(design, overrides, vary, tuple(grid_points(list(vary))), None, None))
     assert fast.names == slow.names
     assert "fabric_violations" in fast.names and fast.length == slow.length > 1
     for name in fast.names:
@@ -171,6 +180,6 @@ def test_a_fabric_without_a_floor_over_a_grid_goes_point_by_point():
     from sipml.sweeps import parse_axis, run_sweep
 
     axes = (parse_axis("link.wavelengths_per_fiber=2,4", ALL_SECTIONS),)
-    assert link_table("sip-ocs", (), axes, fabric=True) is None
-    _, table = run_sweep("sip-ocs", (), ["link.wavelengths_per_fiber=2,4"])
+    assert link_table("dgx-h100", (), axes, fabric=True) is None  # no optical link: every point alone
+    _, table = run_sweep("dgx-h100", (), ["fabric.gpus=64,128"])
     assert table.length == 2 and "cluster_cost_usd [USD]" in table.names
