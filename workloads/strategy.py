@@ -156,11 +156,16 @@ def transformer_strategies(model: TransformerModel, gpus: int, batch: int, fixed
         why = stack.refusal(key, RECOMPUTE[value] if key == "recompute" else value)
         if why:
             raise InputError(f"--strategy {key}={RECOMPUTE[value] if key == 'recompute' else value}: {why}")
-    return _transformer_strategies(model, gpus, batch, tuple(sorted(fixed.items())), stack)
+    found = _transformer_strategies(model, gpus, batch, tuple(sorted(fixed.items())), stack)
+    if isinstance(found, str):
+        raise InputError(found)
+    return found
 
 
 @functools.lru_cache(maxsize=64)  # the candidates of a model, job size and batch, enumerated once per process
-def _transformer_strategies(model: TransformerModel, gpus: int, batch: int, fixed_items: tuple, stack) -> Strategies:
+def _transformer_strategies(model: TransformerModel, gpus: int, batch: int, fixed_items: tuple,
+                            stack) -> Strategies | str:
+    """The strategies, or why there is none (kept as well: a sweep asks again at every point of that size)."""
     fixed = dict(fixed_items)
     sup = stack.supports
     layers = model.layers
@@ -220,12 +225,11 @@ def _transformer_strategies(model: TransformerModel, gpus: int, batch: int, fixe
         rules.append((dp == fixed["dp"], f"dp = {fixed['dp']} leaves tp·cp·pp = {gpus / fixed['dp']:g}"))
     ok = np.ones(len(grid), dtype=bool)
     if not ok.any():
-        raise InputError(f"no valid strategy for {model.name} on {gpus} GPUs at batch {batch}: nothing to search")
+        return f"no valid strategy for {model.name} on {gpus} GPUs at batch {batch}: nothing to search"
     for rule, text in rules:
         if ok.any() and not (ok & rule).any():
-            raise InputError(f"no valid strategy for {model.name} on {gpus} GPUs at batch {batch}"
-                             + (f" with {_describe(fixed)}" if fixed else "") + f" under stack {stack.name!r}: "
-                             + text)
+            return (f"no valid strategy for {model.name} on {gpus} GPUs at batch {batch}"
+                    + (f" with {_describe(fixed)}" if fixed else "") + f" under stack {stack.name!r}: " + text)
         ok &= rule
     keep = np.flatnonzero(ok)
     st = Strategies(dp=dp[keep], tp=tp[keep], pp=pp[keep], cp=cp[keep], microbatch=b[keep], interleave=v[keep],
