@@ -295,10 +295,9 @@ def _usage(est: FabricEstimate, c, n, p, s):
     return np.where(in_server, sent, sent * (m - 1) / m), np.where(in_server, 0.0, sent / m)
 
 
-def _shares(est: FabricEstimate, collectives):
+def _shares(est: FabricEstimate, collectives, arrays):
     usage = []
-    for c in collectives:
-        n, p, s = group_arrays(c, est.job_gpus)
+    for c, (n, p, s) in zip(collectives, arrays):
         nv, nic = _usage(est, c, n, p, s)
         calls = np.asarray(c.calls, dtype=float)
         usage.append((nv * calls, nic * calls))

@@ -42,10 +42,9 @@ def _evaluate(design: ClusterDesign) -> FabricEstimate:
         details=ideal, notes=("ideal non-blocking switch: a reference point, its network is not costed",))
 
 
-def _shares(est, collectives):
+def _shares(est, collectives, arrays):
     volume = []
-    for c in collectives:
-        n, p, _ = group_arrays(c, est.job_gpus)
+    for c, (n, p, _) in zip(collectives, arrays):
         volume.append(bytes_sent_per_rank(c.op, n, p) * np.asarray(c.calls, dtype=float))
     return proportional(volume)
 

@@ -115,8 +115,9 @@ class FabricKind:
     """A fabric kind: its `name`, its design section (`section`, `section_type`, or None), whether it is configured
     once per job (`static`) and whether its GPUs have the optical I/O of [link] … [package] (`optical`), and its
     model as functions: `evaluator(design)` → FabricEstimate (`evaluator(design, link)` with the estimate of
-    `link_of(design)` for a kind with an optical link), `sharer(est, collectives)` → one share per collective,
-    `pricer(est, c, n, p, s, share)` → CollectiveTime, `server(est, flows)` → fabric.traffic.Served, and
+    `link_of(design)` for a kind with an optical link), `sharer(est, collectives, arrays)` → one share per collective
+    (`arrays`: each one's checked (n, p, s)), `pricer(est, c, n, p, s, share)` → CollectiveTime,
+    `server(est, flows)` → fabric.traffic.Served, and
     `link_of(design)` → the optical link the budget must close (None: no optical link), and optionally
     `variants(est)` → the estimates of each way it can run a job, for the workload to pick the fastest, and
     `grid_floor(design)` → None, or a function `(sections, inputs)` → (the kind's floor record, the points its
@@ -156,9 +157,12 @@ class FabricKind:
         from per job: `variants(est)`, or the estimate alone."""
         return tuple(self.variants(est)) if self.variants is not None else (est,)
 
-    def shares(self, est, collectives):
-        """One share per collective: the part of each contended resource its groups get."""
-        return self.sharer(est, collectives)
+    def shares(self, est, collectives, arrays=None):
+        """One share per collective: the part of each contended resource its groups get. `arrays`: each one's
+        checked (n, p, s) (`group_arrays`), when the caller has them."""
+        if arrays is None:
+            arrays = [group_arrays(c, est.job_gpus) for c in collectives]
+        return self.sharer(est, collectives, arrays)
 
     def time(self, est, c: Collective, n, p, s, share) -> CollectiveTime:
         return self.pricer(est, c, n, p, s, share)
@@ -198,11 +202,12 @@ class MixPricing:
         kind, est = self.kind, self.est
         static = kind.static if getattr(est, "static", None) is None else est.static
         if not static:  # a packet-switched or re-tuned fabric shares among what runs at once, by one call's bytes
-            return kind.shares(est, [dataclasses.replace(c, calls=1.0) for c in running])
+            return kind.shares(est, [dataclasses.replace(c, calls=1.0) for c in running],
+                               [self._group_arrays(c) for c in running])
         if self.mix is None:
-            return kind.shares(est, running)
+            return kind.shares(est, running, [self._group_arrays(c) for c in running])
         if self._mix_shares is None:
-            self._mix_shares = kind.shares(est, list(self.mix))
+            self._mix_shares = kind.shares(est, list(self.mix), [self._group_arrays(c) for c in self.mix])
         return [self._mix_shares[_index(self.mix, c)] for c in running]  # each running collective in the mix
 
     def price(self, running, first_only: bool = False) -> list[CollectiveTime]:

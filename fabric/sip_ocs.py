@@ -244,12 +244,11 @@ def _grid_floor(design: ClusterDesign):
 
 
 # --- collectives ----------------------------------------------------------------------------------------------
-def _shares(est: FabricEstimate, collectives):
+def _shares(est: FabricEstimate, collectives, arrays):
     """Each collective type's share of the d circuits, in whole circuits: d·(its bytes / all bytes) apportioned by
     `whole_circuits`; a type that sends nothing keeps share 1 (it competes for nothing)."""
     volume = []
-    for c in collectives:
-        n, p, _ = group_arrays(c, est.job_gpus)
+    for c, (n, p, _) in zip(collectives, arrays):
         volume.append(bytes_sent_per_rank(c.op, n, p) * np.asarray(c.calls, dtype=float))
     circuits = whole_circuits(est.degree, volume)
     return [np.where(v > 0, k / est.degree, 1.0) for v, k in zip(volume, circuits)]

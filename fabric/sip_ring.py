@@ -425,12 +425,9 @@ def _schedule(est: FabricEstimate, c, n, p, s, share) -> CollectiveTime:
     return CollectiveTime(col.point_to_point_s(n, cap / s, _step_s(est, s)), "one direction's fibers", share, cap / s)
 
 
-def _shares(est: FabricEstimate, collectives):
-    from fabric.kind import group_arrays
-
+def _shares(est: FabricEstimate, collectives, arrays):
     loads = []
-    for c in collectives:
-        n, p, s = group_arrays(c, est.job_gpus)
+    for c, (n, p, s) in zip(collectives, arrays):
         loads.append(_segment_load(est, c.op, n, p, s) * np.asarray(c.calls, dtype=float))
     return proportional(loads)
 

@@ -46,7 +46,7 @@ def _price(est, c, n, p, s, share) -> CollectiveTime:
 
 
 TOY = FabricKind(name="toy-bus", section="toy_bus", section_type=ToyBusSection, evaluator=_evaluate,
-                 sharer=lambda est, collectives: proportional([np.asarray(1.0) for _ in collectives]),
+                 sharer=lambda est, collectives, arrays: proportional([np.asarray(1.0) for _ in collectives]),
                  pricer=_price)
 
 DESIGN = """
