@@ -183,3 +183,42 @@ def test_a_fabric_without_a_floor_over_a_grid_goes_point_by_point():
     assert link_table("dgx-h100", (), axes, fabric=True) is None  # no optical link: every point alone
     _, table = run_sweep("dgx-h100", (), ["fabric.gpus=64,128"])
     assert table.length == 2 and "cluster_cost_usd [USD]" in table.names
+
+
+@pytest.mark.parametrize("case", [("gpt2-355m", "sip-ring", 256, 1024), ("gpt3-175b", "sip-ocs", 1024, 1536),
+                                  ("megatron-7.5b", "dgx-a100", 256, 512), ("mixtral-8x7b", "fattree-200", 512, 1024),
+                                  ("bert-large", "sip-ring", 64, 1024), ("llama3-405b", "dgx-h100", 2048, 2048)])
+def test_the_bounded_search_equals_pricing_every_strategy(case):
+    """The branch-and-bound strategy search (rounds in the order of each strategy's iteration with free
+    communication) keeps exactly the candidates, times and phases of pricing every strategy and sorting them."""
+    from fabric.estimate import pricing_view
+    from fabric.registry import get_kind
+    from sipml.design import load_design
+    from workloads import speedup
+    from workloads.models import load_model
+    from workloads.strategy import transformer_strategies
+    from workloads.training import transformer_breakdown
+
+    name, design, gpus, batch = case
+    model = load_model(name)
+    d = load_design(design, [f"fabric.gpus={gpus}"] + ([] if "h100" in design else ["fabric.gpu=gpu.a100_sxm4_80gb"]))
+    gpu = speedup.gpu_of(d)
+    stack = speedup.stack_for(model)
+    precision = speedup.precision_of(gpu, stack)
+    est = speedup.evaluate_fabric(d)
+    for option in get_kind(est.kind).alternatives(est):
+        view = pricing_view(option)
+        speedup._search.cache_clear()
+        found = speedup._search(model, gpu, view, batch, (), 5, stack, precision, None)
+        st = transformer_strategies(model, view.job_gpus, batch, {}, stack)
+        br = transformer_breakdown(model, gpu, view, batch, st, compute=stack.compute_for(gpu),
+                                   training=stack.training, precision=precision)
+        t = br.iteration_s
+        ok = br.fits & np.isfinite(t)
+        order = np.flatnonzero(ok)[np.argsort(t[ok], kind="stable")][:5]
+        assert [c.strategy for c in found.top] == [st.row(int(i)) for i in order]
+        assert [c.iteration_s for c in found.top] == [float(t[i]) for i in order]
+        assert [c.breakdown for c in found.top] == [br.phases(int(i)) for i in order]
+        assert found.model_flops == float(br.model_flops[order[0]])
+        assert found.hardware_flops == float(br.hardware_flops[order[0]])
+        assert found.candidates == len(st) and found.feasible == int(br.fits.sum())

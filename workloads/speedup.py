@@ -19,6 +19,7 @@ dollar and per watt against a baseline, with the energy and cost of one training
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from dataclasses import dataclass
@@ -38,7 +39,7 @@ from workloads.gpus import Gpu, shipped_gpus
 from workloads.models import DlrmModel, Model, TransformerModel
 from workloads.stacks import DEFAULT_DATA_PARALLEL_STACK, DEFAULT_STACK, Stack, get_stack
 from workloads.strategy import transformer_strategies
-from workloads.training import precision_for, transformer_breakdown
+from workloads.training import Breakdown, precision_for, transformer_bound, transformer_breakdown
 
 EPOCH = "Epoch AI (Cottier et al. 2024; costs-power.md)"
 
@@ -215,19 +216,78 @@ class _Found:
 def _search(model: Model, gpu: Gpu, view: FabricEstimate, batch: int, fixed_items: tuple, top: int, stack: Stack,
             precision: str, gradient_bytes: float | None) -> _Found | str:
     """The strategy search on a pricing view: the `top` fastest candidates that fit, or why none does."""
+    if isinstance(model, TransformerModel):
+        return _bounded_search(model, gpu, view, batch, fixed_items, top, stack, precision)
     st, br = breakdown(model, gpu, view, batch, {**dict(fixed_items), "precision": precision}, stack=stack,
                        gradient_bytes=gradient_bytes)
+    return _found(st, br, br.fits, np.arange(len(st)), br, top, model, gpu)
+
+
+FIRST_PRICED = 512  # strategies priced in the first round of a bounded search (each round doubles it)
+
+
+def _bounded_search(model: TransformerModel, gpu: Gpu, view: FabricEstimate, batch: int, fixed_items: tuple, top: int,
+                    stack: Stack, precision: str) -> _Found | str:
+    """The transformer search, branch and bound: strategies are priced in rounds in the order of their iteration
+    with free communication (`workloads.training.transformer_bound`, which no fabric beats), and the rounds stop at
+    the first strategy whose bound is above the `top`-th fastest priced so far; those left out cannot be among the
+    fastest, so the result is the full search's (ties included: a bound equal to the `top`-th time is priced)."""
+    per_candidate = {k: v for k, v in fixed_items if k not in ("stack", "precision")}
+    st = transformer_strategies(model, view.job_gpus, batch, per_candidate, stack)
+    kw = dict(compute=stack.compute_for(gpu), training=stack.training, precision=precision)
+    bound = transformer_bound(model, gpu, batch, st, **kw)
+    fits = bound.fits
+    order = np.flatnonzero(fits)[np.argsort(bound.iteration_s[fits], kind="stable")]
+    lower = bound.iteration_s[order]
+    priced, parts, start, size = [], [], 0, FIRST_PRICED
+    while start < len(order):
+        if priced:
+            times = np.concatenate([br.iteration_s for br in parts])
+            finite = np.sort(times[np.isfinite(times)])
+            kth = finite[top - 1] if len(finite) >= top else math.inf
+            end = min(start + size, int(np.searchsorted(lower, kth, side="right")))
+            if end <= start:
+                break
+        else:
+            end = start + size
+        index = np.sort(order[start:end])
+        parts.append(transformer_breakdown(model, gpu, view, batch, st, index=index, **kw))
+        priced.append(index)
+        start, size = end, 2 * size
+    if not priced:  # nothing fits in memory
+        return _found(st, bound, fits, np.arange(len(st)), bound, top, model, gpu)
+    index = np.concatenate(priced)
+    return _found(st, _joined(parts), np.ones(len(index), dtype=bool), index, bound, top, model, gpu)
+
+
+def _joined(parts: list) -> Breakdown:
+    """Breakdowns of consecutive groups of strategies as one."""
+    if len(parts) == 1:
+        return parts[0]
+    values = {}
+    for f in dataclasses.fields(Breakdown):
+        first = getattr(parts[0], f.name)
+        values[f.name] = np.concatenate([getattr(p, f.name) for p in parts]) if isinstance(first, np.ndarray) \
+            else first
+    return Breakdown(**values)
+
+
+def _found(st, br, fits, index, everything, top: int, model: Model, gpu: Gpu) -> _Found | str:
+    """The `top` fastest of the priced strategies `index` (their breakdown `br`, `fits` of them in memory), ties in
+    the strategies' order; `everything`, a breakdown of every strategy (for the memory it needs)."""
     t = br.iteration_s
-    ok = br.fits & np.isfinite(t)
+    ok = fits & np.isfinite(t)
     if not ok.any():
-        needed = float(np.min(br.memory_bytes)) / 1e9
+        needed = float(np.min(everything.memory_bytes)) / 1e9
         return (f"no strategy of {model.name} fits in {gpu.name}'s memory "
-                f"(the smallest needs {needed:.1f} GB of {br.memory_limit_bytes / 1e9:.1f} GB usable)")
-    order = np.flatnonzero(ok)[np.argsort(t[ok], kind="stable")][:top]
-    best = int(order[0])
-    return _Found(candidates=len(st), feasible=int(ok.sum()),
-                  top=tuple(Candidate(strategy=st.row(int(i)), iteration_s=float(t[i]), breakdown=br.phases(int(i)),
-                                      memory_bytes=float(br.memory_bytes[i])) for i in order),
+                f"(the smallest needs {needed:.1f} GB of {everything.memory_limit_bytes / 1e9:.1f} GB usable)")
+    rows = np.flatnonzero(ok)
+    rows = rows[np.lexsort((index[rows], t[rows]))][:top]  # by time, then the strategies' order
+    best = int(rows[0])
+    return _Found(candidates=len(st), feasible=int(np.sum(everything.fits)),
+                  top=tuple(Candidate(strategy=st.row(int(index[r])), iteration_s=float(t[r]),
+                                      breakdown=br.phases(int(r)), memory_bytes=float(br.memory_bytes[r]))
+                            for r in rows),
                   hardware_flops=float(br.hardware_flops[best]), model_flops=float(br.model_flops[best]))
 
 

@@ -31,6 +31,7 @@ References: N21 = Narayanan et al., SC21; K22 = Korthikanti et al., MLSys 2023; 
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field, fields
 
 import numpy as np
@@ -102,22 +103,57 @@ def precision_for(gpu: Gpu) -> str:
 
 def transformer_breakdown(model: TransformerModel, gpu: Gpu, est: FabricEstimate, batch: int, st: Strategies, *,
                           compute: ComputeSettings = DEFAULT_SETTINGS, training: TrainingSettings = DEFAULT_TRAINING,
-                          precision: str | None = None) -> Breakdown:
-    """The iteration of every strategy in `st` for `batch` sequences on the fabric `est` (its job's GPUs)."""
+                          precision: str | None = None, index=None) -> Breakdown:
+    """The iteration of every strategy in `st` for `batch` sequences on the fabric `est` (its job's GPUs); with
+    `index`, of those strategies alone (each candidate's numbers are its own: the same as in the whole set)."""
     plan = transformer_plan(model, gpu, batch, st, compute=compute, training=training, precision=precision)
-    m, mix = plan.m, plan.mix
+    if index is not None:
+        plan, st = plan.take(index, est.job_gpus), st.take(index)
+    return _iteration(plan, st, gpu, training, _collective_times(plan, est))
+
+
+def transformer_bound(model: TransformerModel, gpu: Gpu, batch: int, st: Strategies, *,
+                      compute: ComputeSettings = DEFAULT_SETTINGS, training: TrainingSettings = DEFAULT_TRAINING,
+                      precision: str | None = None) -> Breakdown:
+    """Every strategy's iteration with its communication free: no fabric makes a strategy faster (each phase grows
+    with the collectives' times), so a search may leave out the strategies whose bound is above the best it has
+    priced. Fabric-free: once per plan."""
+    plan = transformer_plan(model, gpu, batch, st, compute=compute, training=training, precision=precision)
+    if not plan._bound:
+        plan._bound["free"] = _iteration(plan, st, gpu, training, dict.fromkeys(COLLECTIVE_TIMES, np.zeros(len(st))))
+    return plan._bound["free"]
+
+
+COLLECTIVE_TIMES = ("tensor", "pipeline", "expert", "context", "all_reduce", "reduce_scatter", "all_gather",
+                    "all_reduce_bucket", "reduce_scatter_bucket", "all_gather_bucket")
+
+
+def _collective_times(plan: TransformerPlan, est: FabricEstimate) -> dict:
+    """Seconds of the plan's collectives on the fabric (COLLECTIVE_TIMES): the tensor-parallel ones summed over a
+    microbatch's calls, the others one call each; the gradient reduction priced while the backward's tensor-parallel
+    collectives run, a bucket being one call of the same collective on fewer bytes."""
+    mix = plan.mix
     tp_cs = mix[:len(plan.tp_calls)]
     pp_c, ep_c, cp_c, ar_c, rs_c, ag_c = mix[len(tp_cs):]
     pricing = mix_pricing(est, mix, plan.mix_arrays(est.job_gpus))
-    tensor = sum(plan.tp_calls[c.op] * pricing.price([c])[0].seconds for c in tp_cs)
-    pp_t, ep_t, cp_t = (pricing.price([c])[0].seconds for c in (pp_c, ep_c, cp_c))
-    # the gradient reduction runs while the backward's tensor-parallel collectives run; a bucket is one call of the
-    # same collective on fewer bytes
-    ar_t, rs_t, ag_t = (pricing.price_first([c, *tp_cs]).seconds for c in (ar_c, rs_c, ag_c))
-    ar_b, rs_b, ag_b = (pricing.price_first([Collective(c.op, plan.bucket_bytes * (gather if c is ag_c else 1.0),
-                                                        c.size, c.stride, name=c.name), *tp_cs]).seconds
-                        for c, gather in ((ar_c, 1.0), (rs_c, 1.0), (ag_c, plan.gather_to_grad)))
+    times = {"tensor": sum(plan.tp_calls[c.op] * pricing.price([c])[0].seconds for c in tp_cs)}
+    times.update(zip(("pipeline", "expert", "context"), (pricing.price([c])[0].seconds for c in (pp_c, ep_c, cp_c))))
+    times.update(zip(("all_reduce", "reduce_scatter", "all_gather"),
+                     (pricing.price_first([c, *tp_cs]).seconds for c in (ar_c, rs_c, ag_c))))
+    times.update(zip(("all_reduce_bucket", "reduce_scatter_bucket", "all_gather_bucket"), (
+        pricing.price_first([Collective(c.op, plan.bucket_bytes * (gather if c is ag_c else 1.0), c.size, c.stride,
+                                        name=c.name), *tp_cs]).seconds
+        for c, gather in ((ar_c, 1.0), (rs_c, 1.0), (ag_c, plan.gather_to_grad)))))
+    return times
 
+
+def _iteration(plan: TransformerPlan, st: Strategies, gpu: Gpu, training: TrainingSettings, times: dict) -> Breakdown:
+    """The phases of an iteration from the plan and its collectives' seconds (`_collective_times`); each phase is
+    non-decreasing in every one of them."""
+    m = plan.m
+    tensor, pp_t, ep_t, cp_t = times["tensor"], times["pipeline"], times["expert"], times["context"]
+    ar_t, rs_t, ag_t = times["all_reduce"], times["reduce_scatter"], times["all_gather"]
+    ar_b, rs_b, ag_b = times["all_reduce_bucket"], times["reduce_scatter_bucket"], times["all_gather_bucket"]
     if training.tp_overlap == "gemm":
         tensor = training.overlapped(tensor, plan.gemm_mb)
     context = training.overlapped(plan.cp_calls_mb * cp_t, plan.attention_mb)
@@ -178,6 +214,7 @@ class TransformerPlan:
     hardware_flops: np.ndarray
     model_flops: np.ndarray
     _checked: dict = field(default_factory=dict, compare=False, repr=False)
+    _bound: dict = field(default_factory=dict, compare=False, repr=False)  # transformer_bound's, once found
 
     def mix_arrays(self, job_gpus: int) -> tuple:
         """The mix's group arrays checked against a job of `job_gpus` ranks (`fabric.kind.group_arrays`), found
@@ -185,6 +222,18 @@ class TransformerPlan:
         if job_gpus not in self._checked:
             self._checked[job_gpus] = tuple(group_arrays(c, job_gpus) for c in self.mix)
         return self._checked[job_gpus]
+
+    def take(self, index, job_gpus: int) -> TransformerPlan:
+        """The plan of the strategies `index` alone (their mix's group arrays taken from this plan's, checked)."""
+        count = len(self.m)
+        part = (lambda v: v[index] if isinstance(v, np.ndarray) and v.ndim and len(v) == count else v)
+        values = {f.name: part(getattr(self, f.name)) for f in fields(self) if f.name not in ("tp_calls", "mix",
+                                                                                               "_checked", "_bound")}
+        mix = tuple(dataclasses.replace(c, message_bytes=part(c.message_bytes), size=part(c.size),
+                                        stride=part(c.stride), calls=part(c.calls)) for c in self.mix)
+        checked = {job_gpus: tuple(tuple(part(a) for a in arrays) for arrays in self.mix_arrays(job_gpus))}
+        return TransformerPlan(**values, tp_calls={op: part(v) for op, v in self.tp_calls.items()}, mix=mix,
+                               _checked=checked)
 
 
 def transformer_plan(model: TransformerModel, gpu: Gpu, batch: int, st: Strategies, *,
