@@ -24,13 +24,14 @@ def wrapped_detuning_hz(offset_hz, fsr_hz):
     return np.copysign((np.abs(offset) + 0.5 * fsr_hz) % fsr_hz - 0.5 * fsr_hz, offset)
 
 
-def offset_detuning_hz(max_channels: int, spacing_hz, fsr_hz) -> np.ndarray:
+def offset_detuning_hz(max_channels: int, spacing_hz, fsr_hz, point_dims: int = 0) -> np.ndarray:
     """Detuning of the channel k spacings away, folded by the ring's FSR (E19), for k = 0 … m−1 along the FIRST
     axis; `spacing_hz` and `fsr_hz` may carry axes of their own (a grid of design points), which follow. The
     effects of a grid are even in the offset (`wrapped_detuning_hz` is odd bit for bit, the effects depend on |δ|),
-    so k ≥ 0 is all a victim's sums need (`worst_victim_sum_by_count`)."""
+    so k ≥ 0 is all a victim's sums need (`worst_victim_sum_by_count`). `point_dims`: at least that many axes after
+    the offsets, so that arrays of other design fields with that many axes broadcast against the result."""
     spacing, fsr = np.asarray(spacing_hz, dtype=float), np.asarray(fsr_hz, dtype=float)
-    k = np.arange(int(max_channels), dtype=float).reshape((-1,) + (1,) * max(spacing.ndim, fsr.ndim))
+    k = np.arange(int(max_channels), dtype=float).reshape((-1,) + (1,) * max(spacing.ndim, fsr.ndim, point_dims))
     return wrapped_detuning_hz(k * spacing, fsr)
 
 

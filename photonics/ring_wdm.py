@@ -190,9 +190,8 @@ def _tables(n_max: int, leak_n: int, spacing, mod_fwhm, t0_mod, fwhm, t0, excess
     table does not vary with the drop filter's Q), computed POINTS_PER_BLOCK design points at a time (the same
     numbers: each point's tables are its own). Every table reads one folded grid, computed once, and the crosstalk
     its phase, which depends on the grid and the rate alone."""
-    detuning = offset_detuning_hz(max(n_max, leak_n), spacing, fsr)
-    dims = max(np.ndim(a) for a in (spacing, mod_fwhm, t0_mod, fwhm, t0, excess, fsr, rate))
-    detuning = detuning.reshape(detuning.shape[:1] + (1,) * (dims + 1 - detuning.ndim) + detuning.shape[1:])
+    detuning = offset_detuning_hz(max(n_max, leak_n), spacing, fsr,
+                                  max(np.ndim(a) for a in (mod_fwhm, t0_mod, fwhm, t0, excess, rate)))
     phase = crosstalk.aggressor_phase(detuning[:leak_n], rate)  # the points' axes aligned after the offsets
     return (_blocked(lambda det, *a: microring.bus_through_loss_at(det[:n_max], *a), n_max, (detuning,),
                      mod_fwhm, t0_mod, excess),
@@ -636,9 +635,8 @@ def pass_through_rings_db(count, spacing, fsr, rings, excess):
     for this channel, parked half a spacing away. `count`: N; `rings`: the (FWHM, on-resonance t0) of the modulator
     and of the drop filter. Floats for one point, arrays over a grid of them."""
     n = _f(count)
-    detuning = offset_detuning_hz(int(np.max(n)), spacing, fsr)
-    dims = max(np.ndim(v) for v in (count, spacing, fsr, excess, *(x for ring in rings for x in ring)))
-    detuning = detuning.reshape(detuning.shape[:1] + (1,) * (dims + 1 - detuning.ndim) + detuning.shape[1:])
+    detuning = offset_detuning_hz(int(np.max(n)), spacing, fsr,
+                                  max(np.ndim(v) for v in (count, excess, *(x for ring in rings for x in ring))))
     parked = wrapped_detuning_hz(PARKED_DETUNING_SPACINGS * _f(spacing, dtype=float), fsr)
     per_offset = sum(microring.through_loss_db(detuning, fwhm, t0, excess) for fwhm, t0 in rings)
     own = sum(microring.through_loss_db(parked, fwhm, t0, excess) for fwhm, t0 in rings)
