@@ -9,7 +9,8 @@ really gets (a fabric may add to it, as SiP-OCS adds its switch passes). Values 
 keep in order (t_min < t_max) are checked across the grid. A value written as a wavelength span enters in Hz at the
 design's wavelength, as `evaluate` converts it. A point any of that refuses, that the kernel leaves to `evaluate`,
 or that the fabric's estimate refuses, is evaluated alone by the per-point path, so its row (its error included) is
-the one that path writes. A fabric kind without a floor over a grid sends the whole sweep to the per-point path.
+the one that path writes; so is every point of a combination whose fabric kind has no floor over a grid (and
+when no combination has one, the sweep is left to the per-point path whole).
 """
 
 from __future__ import annotations

@@ -222,3 +222,61 @@ def test_the_bounded_search_equals_pricing_every_strategy(case):
         assert found.model_flops == float(br.model_flops[order[0]])
         assert found.hardware_flops == float(br.hardware_flops[order[0]])
         assert found.candidates == len(st) and found.feasible == int(br.fits.sum())
+
+
+def test_the_amplified_reach_by_bisection_equals_the_scan_of_every_amplifier_count():
+    """`amplified_reach_hops` bisects over the amplifier count (Q falls with each amplifier); over a grid of launch
+    powers and noise figures it finds, at every point, the largest count whose Q still meets the BER's, as pricing
+    1 … N amplifiers one by one does."""
+    from dataclasses import replace
+
+    from fabric import sip_ring
+    from photonics import amplifier, microring, receiver
+    from photonics.link_grid import fabric_inputs
+    from photonics.link import link_arrays
+    from photonics.resolve import resolve
+    from core.units import db_to_lin, dbm_to_w
+    from sipml.design import load_design
+
+    design = load_design("sip-ring", ["fabric.gpus=256"])
+    rng = np.random.default_rng(5)
+    powers = (10 ** (rng.uniform(0, 13, 40) / 10) * 1e-3)[:, None]  # 0 … 13 dBm per line
+    for nf in (4.0, 7.0, 12.0):
+        d = replace(design, topology=replace(design.topology, amplifier_noise_figure=nf))
+        a = link_arrays(resolve(d.link), {"laser": {"power_per_line": powers}}, powers.size)
+        inputs = fabric_inputs(a)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            reach, amplified = sip_ring.amplified_reach_hops(d, a.sections, inputs, 1)
+        s, ring = a.sections, d.topology
+        n = np.arange(1, d.fabric.gpus + 1)
+        rx_dbm = inputs.launch_dbm - inputs.ledger_db
+        osnr = amplifier.chain_osnr_db(inputs.launch_dbm - inputs.transmit_loss_db - inputs.pass_loss_db
+                                       - ring.clamp_loss, nf, n, microring.frequency_hz(s["link"].wavelength),
+                                       inputs.filter_fwhm_hz)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            q = amplifier.q_amplified(
+                dbm_to_w(rx_dbm - inputs.penalty_after_er_db - inputs.system_margin_db),
+                db_to_lin(s["modulator"].extinction_ratio), s["receiver"].responsivity,
+                amplifier.thermal_sigma_a(inputs.sensitivity_w, inputs.reference_extinction_ratio,
+                                          s["receiver"].responsivity, inputs.eye_q),
+                amplifier.ase_psd_w_per_hz(dbm_to_w(rx_dbm), osnr, inputs.filter_fwhm_hz), inputs.filter_fwhm_hz,
+                receiver.NOISE_BANDWIDTH_FRACTION * inputs.symbol_rate_baud)
+        ok = q >= inputs.eye_q
+        scanned = np.where(ok.any(axis=-1), n.size - np.argmax(ok[..., ::-1], axis=-1), 0)
+        assert np.array_equal(np.ravel(amplified.amplifiers_passable), np.ravel(scanned))
+        assert len(np.unique(scanned)) > 3  # the grid spans reaches from none to many amplifiers
+
+
+def test_a_sweep_without_a_model_takes_the_whole_grid_at_once(monkeypatch):
+    """`run_sweep` on SiP-Ring without --model writes its rows from the grid path: the per-point path is not run
+    for points the grid evaluates."""
+    from sipml import sweep_points, sweep_grid, sweeps
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the per-point path ran")
+
+    monkeypatch.setattr(sweeps, "evaluate_chunk", refuse)
+    monkeypatch.setattr(sweep_grid, "evaluate_chunk", refuse, raising=False)
+    monkeypatch.setattr(sweep_points, "evaluate_chunk", refuse)
+    _, table = sweeps.run_sweep(None, (), ["link.wavelengths_per_fiber=2:16:8", "fabric.gpus=64,256"])
+    assert table.length == 16 and "cluster_cost_usd [USD]" in table.names

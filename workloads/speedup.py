@@ -150,7 +150,7 @@ def breakdown(model: Model, gpu: Gpu, est: FabricEstimate, batch: int, fixed: di
     stack = stack_for(model, fixed, stack)
     precision = precision_of(gpu, stack, fixed)
     compute, training = stack.compute_for(gpu), stack.training
-    per_candidate = {k: v for k, v in (fixed or {}).items() if k not in ("stack", "precision")}
+    per_candidate = _per_candidate(fixed)
     if isinstance(model, TransformerModel):
         st = transformer_strategies(model, n, batch, per_candidate, stack)
         return st, transformer_breakdown(model, gpu, est, batch, st, compute=compute, training=training,
@@ -161,6 +161,11 @@ def breakdown(model: Model, gpu: Gpu, est: FabricEstimate, batch: int, fixed: di
     st = split_strategies(n, batch, per_candidate)
     return st, generic_breakdown(model, gpu, est, batch, st, gradient_bytes=gradient_bytes, compute=compute,
                                  training=training)
+
+
+def _per_candidate(fixed: dict | None) -> dict:
+    """The fixed strategy keys that hold per candidate (the stack and the precision hold for the whole search)."""
+    return {k: v for k, v in (fixed or {}).items() if k not in ("stack", "precision")}
 
 
 def evaluate_model(model: Model, design: ClusterDesign, name: str, batch: int, fixed: dict | None = None, *,
@@ -232,8 +237,7 @@ def _bounded_search(model: TransformerModel, gpu: Gpu, view: FabricEstimate, bat
     with free communication (`workloads.training.transformer_bound`, which no fabric beats), and the rounds stop at
     the first strategy whose bound is above the `top`-th fastest priced so far; those left out cannot be among the
     fastest, so the result is the full search's (ties included: a bound equal to the `top`-th time is priced)."""
-    per_candidate = {k: v for k, v in fixed_items if k not in ("stack", "precision")}
-    st = transformer_strategies(model, view.job_gpus, batch, per_candidate, stack)
+    st = transformer_strategies(model, view.job_gpus, batch, _per_candidate(dict(fixed_items)), stack)
     kw = dict(compute=stack.compute_for(gpu), training=stack.training, precision=precision)
     bound = transformer_bound(model, gpu, batch, st, **kw)
     fits = bound.fits
