@@ -189,56 +189,90 @@ def _transformer_strategies(model: TransformerModel, gpus: int, batch: int, fixe
                     if key != "dp"})  # recompute_layers = 0: no partial recomputation
     if "recompute" in fixed and not fixed.get("recompute_layers"):
         options["recompute_layers"] = [4]  # recompute=full means every layer, as Megatron's uniform method
-    axes = np.meshgrid(*(np.asarray(v, dtype=np.int64) for v in options.values()), indexing="ij")
-    grid = np.stack(axes, axis=-1).reshape(-1, len(options))  # itertools.product's order: the last key fastest
-    cols = dict(zip(options, grid.T))
-    tp, pp, cp, b, v = cols["tp"], cols["pp"], cols["cp"], cols["microbatch"], cols["interleave"]
-    dp = gpus // np.maximum(tp * pp * cp, 1)
-    m = batch // np.maximum(dp * b, 1)
-    first, interior, last = stage_layers(layers, pp)
-    per_chunk = np.maximum(np.maximum(first, interior), last)
-    quarters = cols["recompute_layers"]
-    full = cols["recompute"] == 2
-    recomputed = np.where(quarters < 0, -quarters, -(-quarters * per_chunk // 4))
-    previous = -(-(quarters - 1) * per_chunk // 4)
-    rules = [
-        (tp * pp * cp * dp == gpus, "tp·cp·pp must divide the GPUs"),
-        (model.heads % tp == 0, f"tp must divide the {model.heads} heads"),
-        (model.seq_len % (2 * cp) == 0, f"cp must cut the {model.seq_len}-token sequence into 2·cp equal chunks"),
-        ((layers % pp == 0) | (sup.uneven_pipeline & (np.minimum(first, last) >= 1)),
+    if not all(options.values()):
+        return f"no valid strategy for {model.name} on {gpus} GPUs at batch {batch}: nothing to search"
+
+    def stages(c):  # the per-stage layers, once pp is in
+        first, interior, last = stage_layers(layers, c["pp"])
+        return {"dp": gpus // np.maximum(c["tp"] * c["pp"] * c["cp"], 1), "first": first, "last": last,
+                "per_chunk": np.maximum(np.maximum(first, interior), last)}
+
+    def recomputed(c):  # the layers a stage recomputes (quarters of the fullest, or a fixed count: negative)
+        quarters = c["recompute_layers"]
+        return {"full": c["recompute"] == 2,
+                "recomputed": np.where(quarters < 0, -quarters, -(-quarters * c["per_chunk"] // 4)),
+                "previous": -(-(quarters - 1) * c["per_chunk"] // 4)}
+
+    grid = _Product(options, {"cp": stages, "recompute_layers": recomputed})
+    micro = (lambda c: np.maximum(c["dp"] * c["microbatch"], 1))
+    rules = [  # (keys the rule needs beyond the earlier rules', the rule, what it says when it leaves nothing)
+        (("tp", "pp", "cp"), lambda c: c["tp"] * c["pp"] * c["cp"] * c["dp"] == gpus, "tp·cp·pp must divide the GPUs"),
+        ((), lambda c: model.heads % c["tp"] == 0, f"tp must divide the {model.heads} heads"),
+        ((), lambda c: model.seq_len % (2 * c["cp"]) == 0,
+         f"cp must cut the {model.seq_len}-token sequence into 2·cp equal chunks"),
+        ((), lambda c: (layers % c["pp"] == 0) | (sup.uneven_pipeline & (np.minimum(c["first"], c["last"]) >= 1)),
          f"pp must divide the {layers} layers" + ("" if sup.uneven_pipeline else
                                                    f" (stack {stack.name!r} has no uneven stages)")),
-        ((batch % np.maximum(dp * b, 1) == 0) & (batch >= dp * b), f"dp·microbatch must divide the batch of {batch}"),
-        ((v == 1) | ((pp > 1) & (per_chunk % v == 0) & (m % pp == 0)),
+        (("microbatch",), lambda c: (batch % micro(c) == 0) & (batch >= c["dp"] * c["microbatch"]),
+         f"dp·microbatch must divide the batch of {batch}"),
+        (("interleave",), lambda c: (c["interleave"] == 1) | ((c["pp"] > 1) & (c["per_chunk"] % c["interleave"] == 0)
+                                                              & (batch // micro(c) % c["pp"] == 0)),
          "interleaving needs pp > 1, v dividing the layers per stage and the microbatches a multiple of pp"),
-        (~(cols["sp"].astype(bool) & (tp == 1)), "sequence parallelism needs tp > 1"),
-        ((quarters == 4) | ((quarters < 0) & full) | (full & (recomputed < per_chunk) & (recomputed > previous)),
+        (("sp",), lambda c: ~(c["sp"].astype(bool) & (c["tp"] == 1)), "sequence parallelism needs tp > 1"),
+        (("recompute", "recompute_layers"),
+         lambda c: (c["recompute_layers"] == 4) | ((c["recompute_layers"] < 0) & c["full"])
+         | (c["full"] & (c["recomputed"] < c["per_chunk"]) & (c["recomputed"] > c["previous"])),
          "recompute_layers needs recompute=full"),
-        (recomputed <= per_chunk, "recompute_layers cannot exceed the layers of a stage"),
-        ((cols["zero"] == 0) | (dp > 1), "ZeRO needs dp > 1"),
-        ((cols["zero"] <= 1) | (pp == 1), "ZeRO-2/3 does not combine with pipeline parallelism"),
-        (dp % cols["ep"] == 0, "ep must divide dp"),
-        ((cols["order"] == 0) | ((pp > 1) & (dp > 1)), "the rank orders differ only with pp > 1 and dp > 1"),
-        ((cols["order"] == 0) | (cp == 1), "the tp-pp-dp order keeps context parallelism off (cp = 1)"),
+        ((), lambda c: c["recomputed"] <= c["per_chunk"], "recompute_layers cannot exceed the layers of a stage"),
+        (("zero",), lambda c: (c["zero"] == 0) | (c["dp"] > 1), "ZeRO needs dp > 1"),
+        ((), lambda c: (c["zero"] <= 1) | (c["pp"] == 1), "ZeRO-2/3 does not combine with pipeline parallelism"),
+        (("ep",), lambda c: c["dp"] % c["ep"] == 0, "ep must divide dp"),
+        (("order",), lambda c: (c["order"] == 0) | ((c["pp"] > 1) & (c["dp"] > 1)),
+         "the rank orders differ only with pp > 1 and dp > 1"),
+        ((), lambda c: (c["order"] == 0) | (c["cp"] == 1), "the tp-pp-dp order keeps context parallelism off (cp = 1)"),
     ]
     if "dp" in fixed:
-        rules.append((dp == fixed["dp"], f"dp = {fixed['dp']} leaves tp·cp·pp = {gpus / fixed['dp']:g}"))
-    ok = np.ones(len(grid), dtype=bool)
-    if not ok.any():
-        return f"no valid strategy for {model.name} on {gpus} GPUs at batch {batch}: nothing to search"
-    for rule, text in rules:
-        if ok.any() and not (ok & rule).any():
+        rules.append(((), lambda c: c["dp"] == fixed["dp"], f"dp = {fixed['dp']} leaves tp·cp·pp = "
+                                                              f"{gpus / fixed['dp']:g}"))
+    for keys, rule, text in rules:
+        grid.extend(*keys)
+        if not grid.keep(rule(grid.cols)):
             return (f"no valid strategy for {model.name} on {gpus} GPUs at batch {batch}"
                     + (f" with {_describe(fixed)}" if fixed else "") + f" under stack {stack.name!r}: " + text)
-        ok &= rule
-    keep = np.flatnonzero(ok)
-    st = Strategies(dp=dp[keep], tp=tp[keep], pp=pp[keep], cp=cp[keep], microbatch=b[keep], interleave=v[keep],
-                    sp=cols["sp"][keep].astype(bool), recompute=cols["recompute"][keep],
-                    recompute_layers=np.where(full, np.minimum(recomputed, per_chunk), 0)[keep],
-                    zero=cols["zero"][keep], ep=cols["ep"][keep], order=cols["order"][keep])
+    c = grid.cols
+    st = Strategies(dp=c["dp"], tp=c["tp"], pp=c["pp"], cp=c["cp"], microbatch=c["microbatch"],
+                    interleave=c["interleave"], sp=c["sp"].astype(bool), recompute=c["recompute"],
+                    recompute_layers=np.where(c["full"], np.minimum(c["recomputed"], c["per_chunk"]), 0),
+                    zero=c["zero"], ep=c["ep"], order=c["order"])
     for f in fields(st):
         getattr(st, f.name).flags.writeable = False
     return st
+
+
+class _Product:
+    """The product of option lists built key by key in itertools.product's order (the last key fastest), the rows
+    a rule refuses dropped as soon as the rule's keys are in: the rows that survive every rule, in the full
+    product's order, without building the product. `derive`: {key: function of the columns → further columns},
+    computed once that key is in."""
+
+    def __init__(self, options: dict, derive: dict):
+        self.options, self.derive, self.cols = options, derive, {}
+
+    def extend(self, *keys) -> None:
+        for key in keys:
+            values = np.asarray(self.options[key], dtype=np.int64)
+            rows = len(next(iter(self.cols.values()))) if self.cols else 1
+            self.cols = {name: np.repeat(col, len(values)) for name, col in self.cols.items()}
+            self.cols[key] = np.tile(values, rows)
+            if key in self.derive:
+                self.cols.update(self.derive[key](self.cols))
+
+    def keep(self, rows) -> bool:
+        """Keep the `rows` (a mask) that a rule lets through; False when it lets none."""
+        if not rows.any():
+            return False
+        self.cols = {name: col[rows] for name, col in self.cols.items()}
+        return True
 
 
 def _describe(fixed: dict) -> str:
