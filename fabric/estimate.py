@@ -5,6 +5,8 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
+import numpy as np
+
 from fabric.bom import BomLine
 from fabric.design import ClusterDesign
 from photonics.link import LinkEstimate, Violation
@@ -70,6 +72,51 @@ def pricing_view(est: FabricEstimate) -> FabricEstimate:
     function that reached for anything else would fail on the view, not read a stale value."""
     return dataclasses.replace(est, design=PricingDesign(est.design.topology, est.design.fabric), link=None, bom=(),
                                violations=(), notes=())
+
+
+def over_points(est: FabricEstimate, shape: tuple, where=None) -> FabricEstimate:
+    """A pricing view (`pricing_view`) of an estimate whose figures are arrays over a grid of `shape`, as one batch
+    of its points (those of the mask `where`, or all): every array figure (its own and its details') broadcast to
+    the grid and laid out as (P, 1), P points in the grid's C order, so a collective priced on it for K strategies
+    gives (P, K) seconds, row i point i's. The bandwidth is always laid out so (`points`)."""
+    rows = slice(None) if where is None else np.broadcast_to(where, shape).ravel()
+    view = pricing_view(est)
+    view = dataclasses.replace(view, per_gpu_bandwidth_bps=np.asarray(view.per_gpu_bandwidth_bps, dtype=float)
+                               + np.zeros(shape))
+    return _figures(view, lambda a: np.broadcast_to(a, shape).reshape(-1, 1)[rows], 1)
+
+
+def points(est: FabricEstimate) -> int | None:
+    """How many design points a batched view (`over_points`) holds; None for one point's estimate."""
+    return est.per_gpu_bandwidth_bps.shape[0] if np.ndim(est.per_gpu_bandwidth_bps) == 2 else None
+
+
+def point_view(view: FabricEstimate, i: int) -> FabricEstimate:
+    """Point i of a batched view (`over_points`) as a pricing view of its own, its figures numbers."""
+    return _figures(view, lambda a: a[i, 0].item(), 2)
+
+
+def take_points(view: FabricEstimate, rows) -> FabricEstimate:
+    """The points `rows` (indices) of a batched view (`over_points`), as a batched view."""
+    return _figures(view, lambda a: a[rows], 2)
+
+
+def _figures(view: FabricEstimate, change, ndim: int) -> FabricEstimate:
+    """The view with `change` applied to every array figure of at least `ndim` dimensions, its own and its
+    details' (nested records included)."""
+    def changed(value):
+        if isinstance(value, np.ndarray) and value.ndim >= ndim:
+            return change(value)
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            return dataclasses.replace(value, **{f.name: changed(getattr(value, f.name))
+                                                 for f in dataclasses.fields(value) if f.init})
+        return value
+
+    return dataclasses.replace(view, **{name: changed(getattr(view, name)) for name in _POINT_FIGURES})
+
+
+_POINT_FIGURES = ("per_gpu_bandwidth_bps", "useful_fraction", "degree", "bisection_bps", "reach_hops", "pod_gpus",
+                  "details")
 
 
 def useful_time_fraction(interval_s: float, reconfiguration_s: float) -> float:

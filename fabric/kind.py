@@ -97,11 +97,21 @@ def proportional(volumes):
 
 
 def pick(candidates: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """Elementwise fastest of several schedules: (seconds, schedule names)."""
+    """Elementwise fastest of several schedules: (seconds, schedule names), the first of equals named."""
     names = list(candidates)
-    stack = np.stack(np.broadcast_arrays(*candidates.values()))
-    best = np.argmin(stack, axis=0)
-    return np.take_along_axis(stack, best[None], axis=0)[0], np.asarray(names, dtype=object)[best]
+    values = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in candidates.values()))
+    seconds = values[0]
+    for v in values[1:]:
+        seconds = np.minimum(seconds, v)
+    if seconds.ndim == 0:
+        return seconds, names[next(k for k, v in enumerate(values) if v == seconds)] if seconds == seconds \
+            else names[0]
+    which = np.zeros(seconds.shape, dtype=np.intp)  # how many schedules before the first of the fastest
+    slower = np.ones(seconds.shape, dtype=bool)
+    for v in values[:-1]:
+        slower &= v != seconds
+        which += slower
+    return seconds, np.asarray(names, dtype=object)[which]
 
 
 def scalar(value):
@@ -122,7 +132,9 @@ class FabricKind:
     `variants(est)` → the estimates of each way it can run a job, for the workload to pick the fastest, and
     `grid_floor(design)` → None, or a function `(sections, inputs)` → (the kind's floor record, the points its
     estimate refuses) over a grid of the design's link (`photonics.shared.sections` with arrays in place,
-    `photonics.records.FabricInputs` of arrays): the figures its estimate reports, for a sweep to read at once."""
+    `photonics.records.FabricInputs` of arrays): the figures its estimate reports, for a sweep to read at once, and
+    `floor_estimate(design, sections, floor, inputs)` → the estimate's figures built on that floor (arrays over the
+    grid: what a sweep prices collectives on, `fabric.estimate.over_points`)."""
 
     name: str = ""
     section: str | None = None
@@ -136,6 +148,7 @@ class FabricKind:
     link_of: Callable | None = None
     variants: Callable | None = None
     grid_floor: Callable | None = None
+    floor_estimate: Callable | None = None
 
     def optical_link(self, design):
         """The GPU-to-GPU optical link the budget must close (with any switch passes), or None."""

@@ -40,7 +40,7 @@ from fabric.bom import BomLine
 from fabric.design import MAX_CHANNELS, MAX_GPUS, MAX_LATENCY_S, NCCL, SIPML, ClusterDesign
 from fabric.estimate import FabricEstimate, Floor, useful_time_fraction
 from fabric.fattree import fat_tree, fat_tree_max_endpoints, min_fat_tree_tiers
-from fabric.kind import BITS_PER_BYTE, CollectiveTime, FabricKind, bytes_sent_per_rank, group_arrays, pick
+from fabric.kind import BITS_PER_BYTE, CollectiveTime, FabricKind, bytes_sent_per_rank, pick
 from fabric.optical_io import CHIPLET_LATENCY_S, fiber_delay_s, optical_io_bom
 from photonics import link
 from photonics.link import FabricInputs, LinkEstimate, Violation
@@ -200,7 +200,8 @@ def ocs_floor(design: ClusterDesign, s: dict, link: FabricInputs) -> OcsFloor:
 def _evaluate(design: ClusterDesign, est: LinkEstimate) -> FabricEstimate:
     fab, ocs, lk = design.fabric, design.topology, design.link.link
     _check_fibers(ocs, lk.fibers_per_direction, lk.wavelengths_per_fiber)
-    floor = ocs_floor(design, sections(est.design), link.fabric_inputs(est))
+    inputs, s = link.fabric_inputs(est), sections(est.design)
+    floor = ocs_floor(design, s, inputs)
     texts = {"ocs_radix": f"{fab.gpus} GPUs need {fab.gpus}-port switches for one layer; {ocs.switch} has "
                           f"{ocs.radix} ports (use [sip_ocs] topology = 'partitioned' or 'clos')",
              "pod_size": f"a {design.job_gpus}-GPU job spans {floor.pods} independent pods of ≤ {floor.pod_gpus} "
@@ -216,16 +217,25 @@ def _evaluate(design: ClusterDesign, est: LinkEstimate) -> FabricEstimate:
         notes.append(f"{floor.pods} independent pods of ≤ {floor.pod_gpus} GPUs: jobs must fit in a pod")
     notes.append(f"{ocs.switches} OCS ports per GPU (TPU v4 has 48 OCSes for 4096 chips); OCS ports dominate the "
                  "network cost, beyond TPU v4's < 5 % of system cost")
-    capacity = floor.per_gpu_bandwidth_bps
-    details = OcsDetails(switch_passes=passes, tiers=network.tiers, fibers_per_port=lk.fibers_per_direction
-                         // ocs.switches, port_bps=capacity / ocs.switches, ocs_count=floor.ocs_count, pods=floor.pods,
-                         margin_db=est.margin_db, reconfiguration_s=ocs.reconfiguration_time,
-                         circuit_delay_s=float(fiber_delay_s(ls.fiber_length)) + 2 * CHIPLET_LATENCY_S)
+    return dataclasses.replace(ocs_estimate(design, s, floor, inputs), link=est, violations=tuple(violations),
+                               notes=tuple(notes))
+
+
+def ocs_estimate(design: ClusterDesign, s: dict, floor: OcsFloor, link: FabricInputs) -> FabricEstimate:
+    """The estimate's figures built on the switch fabric's floor, `s` the link's sections and `link` what the floor
+    read of it (`_evaluate` adds the link's record, the violations and the notes): numbers for one design point,
+    arrays over a grid of them (which a sweep prices collectives on, `fabric.estimate.over_points`)."""
+    fab, ocs = design.fabric, design.topology
+    network, capacity = floor.network, floor.per_gpu_bandwidth_bps
+    details = OcsDetails(switch_passes=network.passes, tiers=network.tiers,
+                         fibers_per_port=s["link"].fibers_per_direction // ocs.switches,
+                         port_bps=capacity / ocs.switches, ocs_count=floor.ocs_count, pods=floor.pods,
+                         margin_db=link.margin_db, reconfiguration_s=ocs.reconfiguration_time,
+                         circuit_delay_s=fiber_delay_s(s["loss"].fiber_length) + 2 * CHIPLET_LATENCY_S)
     return FabricEstimate(
         design=design, kind="sip-ocs", gpus=fab.gpus, job_gpus=design.job_gpus, per_gpu_bandwidth_bps=capacity,
         useful_fraction=floor.useful_fraction, degree=floor.degree, bisection_bps=floor.bisection_bps,
-        pod_gpus=floor.pod_gpus, details=details, link=est, bom=floor.bom, violations=tuple(violations),
-        notes=tuple(notes))
+        pod_gpus=floor.pod_gpus, details=details, bom=floor.bom)
 
 
 def _check_fibers(ocs, fibers: int, wavelengths: int) -> None:
@@ -339,4 +349,4 @@ def _serve(est: FabricEstimate, flows):
 
 SIP_OCS = FabricKind(name="sip-ocs", section="sip_ocs", section_type=SipOcsSection, static=True, optical=True,
                      evaluator=_evaluate, sharer=_shares, pricer=_price, server=_serve, link_of=ocs_link,
-                     grid_floor=_grid_floor)
+                     grid_floor=_grid_floor, floor_estimate=ocs_estimate)

@@ -236,20 +236,14 @@ def amplified_section_db(ring: SipRingSection, pass_loss_db):
 
 
 def _evaluate(design: ClusterDesign, est: LinkEstimate) -> FabricEstimate:
-    fab, ring, lk = design.fabric, design.topology, design.link.link
+    ring, lk = design.topology, design.link.link
     if lk.fibers_per_direction % ring.directions:
         raise InputError(f"[sip_ring] directions = {ring.directions} must divide [link] fibers_per_direction = "
                          f"{lk.fibers_per_direction}")
-    inputs = link.fabric_inputs(est)
-    floor = ring_floor(design, sections(est.design), inputs)
-    unamplified, reach = int(floor.unamplified_reach_hops), int(floor.reach_hops)
-    amplified = None
-    if floor.amplified is not None and unamplified >= ring.amplifier_every:
-        a = floor.amplified
-        amplified = AmplifiedReach(osnr_db=float(a.osnr_db), osnr_bandwidth_hz=float(a.osnr_bandwidth_hz),
-                                   q=float(a.q), q_needed=float(a.q_needed),
-                                   amplifiers_passable=int(a.amplifiers_passable),
-                                   amplifier_input_dbm=float(a.amplifier_input_dbm))
+    inputs, s = link.fabric_inputs(est), sections(est.design)
+    floor = ring_floor(design, s, inputs)
+    built = ring_estimate(design, s, floor, inputs)
+    unamplified, reach = built.details.unamplified_reach_hops, built.reach_hops
     violations = [*est.violations, *(Violation(name, _broken_text(name, design, est, inputs.pass_loss_db, unamplified,
                                                                   reach))
                                      for name, broken in floor.broken.items() if broken)]
@@ -257,23 +251,41 @@ def _evaluate(design: ClusterDesign, est: LinkEstimate) -> FabricEstimate:
     if ring.amplifier_every and ring.loop_control == "gain-clamp":
         notes.append(f"each amplifier gain-clamped by a lasing line outside the data band (the loop's lasing is the "
                      f"clamp), {ring.clamp_loss:g} dB of filter at its input")
-    allocation = "static" if ring.allocation == "auto" else ring.allocation
     if ring.allocation == "auto":
         notes.append("wavelengths follow each job the fastest way (static, periodic or phased): the collective times "
                      "here are the static allocation's")
+    return dataclasses.replace(built, link=est, violations=tuple(violations), notes=tuple(notes))
+
+
+def ring_estimate(design: ClusterDesign, s: dict, floor: RingFloor, link: FabricInputs) -> FabricEstimate:
+    """The estimate's figures built on the ring's floor, `s` the link's sections and `link` what the floor read of
+    it (`_evaluate` adds the link's record, the violations and the notes): numbers for one design point, arrays over
+    a grid of them (which a sweep prices collectives on, `fabric.estimate.over_points`)."""
+    fab, ring, lk, loss = design.fabric, design.topology, s["link"], s["loss"]
+    one = np.ndim(floor.reach_hops) == 0
+    whole = int if one else np.asarray
+    unamplified, reach = whole(floor.unamplified_reach_hops), whole(floor.reach_hops)
+    amplified, a = None, floor.amplified
+    if a is not None and not one:
+        amplified = a
+    elif a is not None and unamplified >= ring.amplifier_every:
+        amplified = AmplifiedReach(osnr_db=float(a.osnr_db), osnr_bandwidth_hz=float(a.osnr_bandwidth_hz),
+                                   q=float(a.q), q_needed=float(a.q_needed),
+                                   amplifiers_passable=int(a.amplifiers_passable),
+                                   amplifier_input_dbm=float(a.amplifier_input_dbm))
+    allocation = "static" if ring.allocation == "auto" else ring.allocation
     details = RingDetails(wavelengths_per_fiber=lk.wavelengths_per_fiber,
                           fibers_per_direction=lk.fibers_per_direction // ring.directions, directions=ring.directions,
-                          pass_loss_db=inputs.pass_loss_db, neighbour_margin_db=est.margin_db,
+                          pass_loss_db=link.pass_loss_db, neighbour_margin_db=link.margin_db,
                           unamplified_reach_hops=unamplified, amplifiers=floor.amplifiers, amplified=amplified,
                           segment_capacity_bps=floor.per_gpu_bandwidth_bps * floor.useful_fraction / ring.directions,
-                          hop_delay_s=float(fiber_delay_s(design.link.loss.fiber_length)) + 2 * CHIPLET_LATENCY_S,
+                          hop_delay_s=fiber_delay_s(loss.fiber_length) + 2 * CHIPLET_LATENCY_S,
                           allocation=allocation, retune_s=call_wait_s(ring, allocation))
     return FabricEstimate(
         design=design, kind="sip-ring", gpus=fab.gpus, job_gpus=design.job_gpus,
         per_gpu_bandwidth_bps=floor.per_gpu_bandwidth_bps, useful_fraction=floor.useful_fraction,
-        degree=int(floor.degree), bisection_bps=floor.bisection_bps, pod_gpus=fab.gpus, reach_hops=reach,
-        details=details, link=est, bom=floor.bom, violations=tuple(violations), notes=tuple(notes),
-        static=allocation == "static")
+        degree=whole(floor.degree), bisection_bps=floor.bisection_bps, pod_gpus=fab.gpus, reach_hops=reach,
+        details=details, bom=floor.bom, static=allocation == "static")
 
 
 def _broken_text(name: str, design: ClusterDesign, est: LinkEstimate, pass_loss: float, unamplified: int,
@@ -348,11 +360,19 @@ def _step_s(est: FabricEstimate, span):
     """Cost of one step whose longest transfer spans `span` segments: the protocol step, a relay at every reach
     boundary crossed, and the path's delay. Infinite when no wavelength reaches the neighbour."""
     ring, det = est.design.topology, est.details
-    reach = est.reach_hops or 0
-    if reach < 1:
+    reach = _reach(est)
+    if np.ndim(reach) and 1 <= np.max(span, initial=0) <= np.min(reach):
+        reach = np.min(reach)  # a batched view whose points all reach every span: no relay anywhere, their steps alike
+    if np.all(reach < 1):
         return np.full(np.shape(span), np.inf)
-    relays = np.maximum(np.ceil(span / reach) - 1.0, 0.0)
-    return ring.step_latency + relays * ring.relay_latency + span * det.hop_delay_s
+    relays = np.maximum(np.ceil(span / np.maximum(reach, 1)) - 1.0, 0.0)
+    step = ring.step_latency + relays * ring.relay_latency + span * det.hop_delay_s
+    return step if np.ndim(reach) == 0 else np.where(reach >= 1, step, np.inf)
+
+
+def _reach(est: FabricEstimate):
+    """The reach in hops (0 where none is known): a number, or an array over the points of a batched view."""
+    return 0 if est.reach_hops is None else est.reach_hops
 
 
 def _geometry(est: FabricEstimate, p, s):
@@ -380,7 +400,9 @@ def _half_s(est, n, p, s, share):
     cap = est.details.segment_capacity_bps * share
     closed, factor = _geometry(est, p, s)
     flat = col.ring_half_s(n, p, cap * factor, _step_s(est, np.where(closed, s, (p - 1) * s)))
-    reach = max(est.reach_hops or 0, 1)
+    reach = np.maximum(_reach(est), 1)
+    if np.ndim(reach) and np.all(np.floor(np.min(reach) / s) >= np.ceil(np.sqrt(p))):
+        reach = np.min(reach)  # a batched view whose points all hold every group's inner hops: their levels alike
     h = np.clip(np.minimum(np.ceil(np.sqrt(p)), np.floor(reach / s)), 1.0, p)  # inner and outer hops within reach
     outer = np.ceil(p / h)
     outer_factor = np.where(closed & (est.details.directions == 2), 2.0, 1.0) / (h * s)
@@ -398,10 +420,23 @@ def _price(est: FabricEstimate, c, n, p, s, share) -> CollectiveTime:
     return t
 
 
+NO_REACH = "none: no wavelength reaches the neighbour"
+
+
 def _schedule(est: FabricEstimate, c, n, p, s, share) -> CollectiveTime:
-    if est.details.segment_capacity_bps <= 0 or not est.reach_hops:
-        return CollectiveTime(np.where(p > 1, np.inf, 0.0) * np.ones_like(n), "none: no wavelength reaches the "
-                              "neighbour", share, 0.0)
+    dead = (est.details.segment_capacity_bps <= 0) | (_reach(est) < 1)
+    if np.all(dead):
+        return CollectiveTime(np.where(p > 1, np.inf, 0.0) * np.ones_like(n), NO_REACH, share, 0.0)
+    if not np.any(dead):
+        return _alive_schedule(est, c, n, p, s, share)
+    with np.errstate(divide="ignore", invalid="ignore"):  # the dead points' figures are replaced below
+        t = _alive_schedule(est, c, n, p, s, share)
+    # a batched view (fabric.estimate.pricing_view over points) with some points that reach no neighbour
+    return CollectiveTime(np.where(dead, np.where(p > 1, np.inf, 0.0), t.seconds), np.where(dead, NO_REACH, t.schedule),
+                          share, np.where(dead, 0.0, t.bandwidth_bps))
+
+
+def _alive_schedule(est: FabricEstimate, c, n, p, s, share) -> CollectiveTime:
     cap = est.details.segment_capacity_bps * share
     closed, factor = _geometry(est, p, s)
     if c.op in ("reduce_scatter", "all_gather", "all_reduce"):
@@ -441,7 +476,7 @@ def _serve(est: FabricEstimate, flows):
     det, lk = est.details, est.design.link.link
     relayed = int(np.sum(ring_distance(flows, est.gpus) > (est.reach_hops or 0)))
     if est.per_gpu_bandwidth_bps <= 0 or not est.reach_hops:
-        return Served(np.zeros(flows.count), "none: no wavelength reaches the neighbour", relayed=0)
+        return Served(np.zeros(flows.count), NO_REACH, relayed=0)
     alloc = allocation.ring_allocation_fast(flows, directions=det.directions, fibers=det.fibers_per_direction,
                                             wavelengths_per_fiber=lk.wavelengths_per_fiber,
                                             wavelength_rate_bps=lk.data_rate, bound_iterations=0)
@@ -461,4 +496,4 @@ def _ring_link(design: ClusterDesign):
 
 SIP_RING = FabricKind(name="sip-ring", section="sip_ring", section_type=SipRingSection, static=True, optical=True,
                       evaluator=_evaluate, sharer=_shares, pricer=_price, server=_serve, link_of=_ring_link,
-                      variants=allocations, grid_floor=_grid_floor)
+                      variants=allocations, grid_floor=_grid_floor, floor_estimate=ring_estimate)

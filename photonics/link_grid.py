@@ -70,8 +70,9 @@ def evaluate_grid(d: LinkDesign, varied: dict[str, dict[str, np.ndarray]], more=
     {section: {key: array}} with arrays that broadcast to the grid's shape and SI values in Hz (no wavelength
     spans). Points flagged in `fallback` are not meaningful here and must be evaluated by `evaluate`. A grid whose
     count tables would not fit `ring_wdm.TABLE_ELEMENTS` is evaluated in halves along its longest axis (a point's
-    figures do not depend on the rest of its grid, so the halves give the same numbers). `more(stages)`: further
-    figures read of the stage arrays (`ring_wdm.RingWdm`), {name: array}, in `GridResult.more` at the grid's shape."""
+    figures do not depend on the rest of its grid, so the halves give the same numbers). `more(stages, shape)`:
+    further figures read of the stage arrays (`ring_wdm.RingWdm`) of a grid of `shape`, {name: array}, in
+    `GridResult.more` at the grid's shape."""
     shape = np.broadcast_shapes(*(np.shape(a) for keys in varied.values() for a in keys.values()))
     try:
         return _columns(ring_arrays(d, varied, math.prod(shape)), shape, more)
@@ -114,4 +115,4 @@ def _columns(a, shape: tuple, more=None) -> GridResult:
                       min_laser_power_per_line_dbm=full(a.budget.min_line_dbm),
                       violations=full(joined(constraints.broken(table, a), [c.key for c in table])),
                       fallback=full(a.fallback),
-                      more={} if more is None else {name: full(v) for name, v in more(a).items()})
+                      more={} if more is None else {name: full(v) for name, v in more(a, shape).items()})

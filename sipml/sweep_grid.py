@@ -26,12 +26,14 @@ LINK_SECTIONS = ("link", "fiber", "ring", "modulator", "laser", "transmitter", "
                  "package", "interface")
 
 
-def link_table(design, overrides: tuple, axes: tuple, progress=None, fabric: bool = False):
+def link_table(design, overrides: tuple, axes: tuple, progress=None, fabric: bool = False, model=None, batch=None):
     """The sweep's table of link columns (sipml.rows.Table). With `fabric`, the fabric and cost columns too, where
-    the design's fabric kind has a floor over a grid (`fabric.kind.FabricKind.grid_floor`); the combinations of the
-    name and fabric axes without one go point by point, and None when none has one."""
+    the design's fabric kind has a floor over a grid (`fabric.kind.FabricKind.grid_floor`), and with `model` (a
+    name) the training columns of `batch` (None: the model's default), the feasible points of each combination
+    searched as one batch (`workloads.speedup.evaluate_model_points`); the combinations of the name and fabric axes
+    without a floor go point by point, and None when none has one."""
     from sipml.rows import Table
-    from sipml.sweep_points import FABRIC_COLUMNS, PHYSICS_COLUMNS, evaluate_chunk
+    from sipml.sweep_points import FABRIC_COLUMNS, PHYSICS_COLUMNS, TRAINING_COLUMNS, evaluate_chunk
 
     if not axes:
         return None
@@ -40,6 +42,8 @@ def link_table(design, overrides: tuple, axes: tuple, progress=None, fabric: boo
     numbers_at = [i for i in range(len(axes)) if i not in names_at]
     columns: dict = {}
     alone = np.zeros(shape, dtype=bool)  # points for the per-point path
+    errors = np.full(shape, "", dtype=object)
+    untrained = np.zeros(shape, dtype=bool)  # where the training columns are absent (the row's error says why)
     gridded = False
     combos = list(itertools.product(*(range(shape[i]) for i in names_at)))
     for done, combo in enumerate(combos, 1):
@@ -48,12 +52,14 @@ def link_table(design, overrides: tuple, axes: tuple, progress=None, fabric: boo
             where[i] = j
         where = tuple(where)
         sets = [*overrides, *(_set(axes[i], j) for i, j in zip(names_at, combo))]
-        result = _group(design, sets, [axes[i] for i in numbers_at], fabric)
+        result = _group(design, sets, [axes[i] for i in numbers_at], fabric, model, batch)
         if result is None:
             alone[where] = True
         else:
             gridded = True
             values, refused = result
+            errors[where] = values.pop("error", "")
+            untrained[where] = values.pop(_UNTRAINED, False)
             for name, value in values.items():
                 if name not in columns:
                     columns[name] = np.empty(shape, dtype=np.asarray(value).dtype if name not in _TEXT else object)
@@ -63,17 +69,21 @@ def link_table(design, overrides: tuple, axes: tuple, progress=None, fabric: boo
             progress(done, len(combos))
     if fabric and not gridded:
         return None  # no combination has a floor over a grid: the per-point path (on every worker) writes them all
-    order = [*PHYSICS_COLUMNS, *FABRIC_COLUMNS]
+    order = [*PHYSICS_COLUMNS, *FABRIC_COLUMNS, *(TRAINING_COLUMNS if model is not None else ())]
     table = Table.from_columns(axes, {name: columns[name].ravel() for name in order if name in columns},
                                len(alone.ravel()))
+    table.data["error"] = errors.ravel()
+    if untrained.any():
+        for name in TRAINING_COLUMNS:
+            table.present[name] = ~untrained.ravel()
     flat = np.flatnonzero(alone.ravel())
     if flat.size:
         points = [tuple(int(k) for k in np.unravel_index(i, shape)) for i in flat]
-        table.replace_rows(flat, evaluate_chunk(design, overrides, axes, tuple(points), None, None, not fabric))
+        table.replace_rows(flat, evaluate_chunk(design, overrides, axes, tuple(points), model, batch, not fabric))
     return table
 
 
-_TEXT = ("binding_limit", "link_violations", "fabric_violations")
+_TEXT = ("binding_limit", "link_violations", "fabric_violations", "training_error")
 
 
 def _is_name(axis) -> bool:
@@ -86,7 +96,7 @@ def _set(axis, index: int) -> str:
     return f"{axis.section}.{axis.key}={axis.texts[index]}"
 
 
-def _group(design, sets: list[str], axes: list, fabric: bool = False):
+def _group(design, sets: list[str], axes: list, fabric: bool = False, model=None, batch=None):
     """(columns over the numeric axes, points to evaluate alone) for one combination of the name axes; None when
     the whole combination goes point by point."""
     from core.errors import SipmlError
@@ -94,7 +104,7 @@ def _group(design, sets: list[str], axes: list, fabric: bool = False):
     from photonics.link_grid import evaluate_grid, supported
     from photonics.resolve import resolve
     from sipml.quantities import QUANTITIES, column
-    from sipml.sweep_points import Points
+    from sipml.sweep_points import Points, infeasible_text
 
     try:
         points = Points(design)
@@ -107,17 +117,18 @@ def _group(design, sets: list[str], axes: list, fabric: bool = False):
         return None
     floor = None
     if fabric and (cluster.has_fabric or design is not None):
-        floor = _fabric_columns(cluster)
+        floor = _fabric_columns(cluster, model, batch)
         if floor is None:
             return None
     shape = tuple(len(a.values) for a in axes)
     refused = np.zeros(shape, dtype=bool)
     varied: dict[str, dict[str, np.ndarray]] = {}
+    points = points.within(sets, cluster)
     for dim, axis in enumerate(axes):
         values = []
         for j in range(len(axis.values)):
             try:  # the value the link gets, in Hz for a span (at the design's wavelength)
-                link = resolve(effective_link(points.load([*sets, _set(axis, j)])))
+                link = resolve(effective_link(points.load([_set(axis, j)])))
             except SipmlError:
                 values.append(getattr(getattr(resolved, axis.section), axis.key))
                 index = [slice(None)] * len(axes)
@@ -148,17 +159,28 @@ def _group(design, sets: list[str], axes: list, fabric: bool = False):
             names = np.where(broken, np.where(names == "", name[len(_BROKEN):], names + ";" + name[len(_BROKEN):]),
                              names)
         values.update({"fabric_feasible": names == "", **more, "fabric_violations": names})
+        if model is not None:  # an infeasible point's training says which limits its fabric breaks
+            kind = cluster.fabric.kind
+            values["training_error"] = np.where(names == "", values["training_error"],
+                                                _texts(names, lambda text: infeasible_text(kind, text.split(";"))))
     return values, refused | grid.fallback
 
 
-_REFUSED, _BROKEN = "refused", "broken:"  # the fabric's entries in the grid's `more`
+def _texts(names: np.ndarray, text) -> np.ndarray:
+    """text(name) at every point, computed once per distinct name."""
+    distinct, inverse = np.unique(names.astype(str), return_inverse=True)
+    return np.asarray([text(n) for n in distinct], dtype=object)[inverse.reshape(names.shape)]
 
 
-def _fabric_columns(cluster):
-    """The grid's `more` for the fabric and cost columns of a sweep over the link of `cluster`: a function of the
-    link's stage arrays, or None when the fabric kind has no floor over a grid (or not for this design). The
-    columns are read from the floor and its priced bill through the quantity table, as the per-point rows read
-    them from the estimate and its cost summary."""
+_REFUSED, _BROKEN, _UNTRAINED = "refused", "broken:", "untrained"  # the fabric's entries in the grid's `more`
+
+
+def _fabric_columns(cluster, model=None, batch=None):
+    """The grid's `more` for the fabric and cost columns of a sweep over the link of `cluster` (and with `model`, a
+    name, the training columns of `batch`): a function of the link's stage arrays, or None when the fabric kind has
+    no floor over a grid (or not for this design). The columns are read from the floor, its priced bill and the
+    batched search's result through the quantity table, as the per-point rows read them from the estimate, its cost
+    summary and its training result. Points the search leaves out (infeasible, or refused) go point by point."""
     from types import SimpleNamespace
 
     from fabric.cost import fabric_bill, summarize
@@ -169,10 +191,13 @@ def _fabric_columns(cluster):
 
     kind = get_kind(cluster.fabric.kind)
     over_grid = None if kind.grid_floor is None else kind.grid_floor(cluster)
-    if over_grid is None:
+    if over_grid is None or (model is not None and kind.floor_estimate is None):
+        return None
+    trained = None if model is None else _training(cluster, model, batch)
+    if trained is False:
         return None
 
-    def more(a):
+    def more(a, shape):
         inputs = fabric_inputs(a)
         floor, refused = over_grid(a.sections, inputs)
         io = SimpleNamespace(**a.sections)
@@ -183,8 +208,58 @@ def _fabric_columns(cluster):
         for key in (k for k in SWEEP[FABRIC] if k in QUANTITIES):
             value = QUANTITIES[key].value(reading)
             out[column(key)] = math.nan if value is None else value  # NaN where the fabric has none, as per point
+        if trained is not None:
+            estimate = kind.floor_estimate(cluster, a.sections, floor, inputs)
+            searched = ~np.broadcast_to(refused | a.fallback | _link_broken(a)
+                                        | np.any(np.broadcast_arrays(False, *floor.broken.values()), axis=0), shape)
+            out.update(trained(estimate, searched, cost))
         return out
     return more
+
+
+def _link_broken(a):
+    """Where the link itself breaks a constraint (its row's training is refused with the violations' messages)."""
+    from photonics import constraints
+
+    return np.any(np.broadcast_arrays(False, *constraints.broken(constraints.RING_WDM, a)), axis=0)
+
+
+def _training(cluster, model_name: str, batch):
+    """A function (grid estimate, points to search, grid cost) → the training columns over the grid, searched at
+    those points as one batch; False when the model cannot be had here (the combination goes point by point).
+    Where the search or the baseline is refused (no strategy at this size), the searched points' rows say so in
+    their error, without training columns, as per point."""
+    from core.errors import SipmlError
+    from sipml.quantities import QUANTITIES, SWEEP, TRAINING, Reading, column
+    from sipml.sweep_points import _baseline
+    from workloads.models import load_model
+    from workloads.speedup import default_batch, evaluate_model_points
+
+    try:
+        model = load_model(model_name)
+        size = batch if batch is not None else default_batch(model, cluster.job_gpus)[0]
+    except SipmlError:
+        return False
+    numbers = [key for key in SWEEP[TRAINING] if key in QUANTITIES]
+    baseline = []
+
+    def columns(estimate, searched, cost):
+        out = {"training_feasible": np.zeros(searched.shape, dtype=bool),
+               **{column(k): np.full(searched.shape, math.nan) for k in numbers},
+               "training_error": np.full(searched.shape, "", dtype=object),
+               "error": np.full(searched.shape, "", dtype=object), _UNTRAINED: np.zeros(searched.shape, dtype=bool)}
+        if not searched.any():
+            return out
+        try:
+            result, errors = evaluate_model_points(model, cluster, estimate, searched, "point", size, cost)
+            if not baseline:
+                baseline.append(_baseline(model_name, size, cluster.fabric.gpus))
+        except SipmlError as exc:  # no strategy at this size, or no baseline: each searched row's error
+            return {**out, "error": np.where(searched, str(exc), ""), _UNTRAINED: searched}
+        reading = Reading(result=result, baseline=baseline[0])
+        return {**out, "training_feasible": searched & (errors == ""),
+                **{column(key): QUANTITIES[key].value(reading) for key in numbers}, "training_error": errors}
+    return columns
 
 
 def _with(link, axis, value):

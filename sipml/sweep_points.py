@@ -52,6 +52,19 @@ class Points:
                                    self._base)
 
 
+    def within(self, sets, design) -> Points:
+        """The points of this file with `sets` applied first (`design`, the design they give): a point that adds
+        one value to them builds only the sections that value changes (a sweep's combination of fabric axes, then
+        each value of a link axis)."""
+        from sipml.design import apply_overrides, section_values
+
+        combo = Points.__new__(Points)
+        combo.design, combo.source = self.design, self.source
+        combo.data = apply_overrides(self.data, sets, self.source)
+        combo._base = section_values(combo.data, design)
+        return combo
+
+
 def load_point(design, sets):
     """`sipml.design.load_design(design, sets)`."""
     return Points(design).load(sets)
@@ -117,6 +130,10 @@ def _training(evaluation, model_name, batch, baselines: dict) -> dict:
     from workloads.speedup import default_batch
 
     design = evaluation.design
+    est = evaluation.fabric
+    if not est.feasible:
+        return {"training_feasible": False, **dict.fromkeys(_numbers_of(TRAINING), math.nan),
+                "training_error": infeasible_text(est.kind, [v.name for v in est.violations])}
     model = load_model(model_name)
     n = design.job_gpus
     if batch is None:
@@ -131,6 +148,12 @@ def _training(evaluation, model_name, batch, baselines: dict) -> dict:
         baselines[key] = _baseline(*key)
     return _columns(Reading(result=result, baseline=baselines[key]), TRAINING,
                     {"training_feasible": True, "training_error": ""})
+
+
+def infeasible_text(kind: str, names) -> str:
+    """A sweep row's training error where its design is infeasible: the limits it breaks (the row's link and
+    fabric violations; `sipml check` gives each one's numbers)."""
+    return f"the {kind} fabric is infeasible: {', '.join(names)}"
 
 
 def _baseline(model_name: str, batch: int, gpus: int):

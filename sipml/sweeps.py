@@ -204,12 +204,13 @@ def grid_points(axes: list[Axis]) -> list[tuple]:
     return list(itertools.product(*(range(len(a.values)) for a in axes)))
 
 
-def link_chunk(design: str | None, overrides: tuple, axes: tuple, fabric: bool = False):
+def link_chunk(design: str | None, overrides: tuple, axes: tuple, fabric: bool = False, model=None, batch=None):
     """The link columns of a (sub-)grid by the grid kernel, as a Table (with `fabric`, the fabric and cost columns
-    too: None where the fabric has no floor over a grid). Runs locally or on a Dask worker."""
+    too, and with `model` the training columns: None where the fabric has no floor over a grid). Runs locally or on
+    a Dask worker."""
     from sipml.sweep_grid import link_table
 
-    table = link_table(design, overrides, axes, fabric=fabric)
+    table = link_table(design, overrides, axes, fabric=fabric, model=model, batch=batch)
     if table is None and not fabric:
         points = tuple(grid_points(list(axes)))
         table = Table.from_rows(evaluate_chunk(design, overrides, axes, points, None, None, True))
@@ -248,10 +249,10 @@ def run_sweep(design, overrides, specs, model=None, batch=None, scheduler=None, 
         _check_moves_the_link(design, list(args[1]), axes)
         return axes, _with_written_columns(_link_sweep(*args, scheduler, progress), axes)
     _check_effects(design, list(args[1]), axes)
-    if model is None:  # the link, fabric and cost columns of the whole grid at once, where the fabric allows
-        table = _link_sweep(*args, scheduler, progress, fabric=True)
-        if table is not None:
-            return axes, _with_written_columns(table, axes)
+    # the link, fabric, cost (and training) columns of the whole grid at once, where the fabric allows
+    table = _link_sweep(*args, scheduler, progress, fabric=True, model=model, batch=batch)
+    if table is not None:
+        return axes, _with_written_columns(table, axes)
     points = grid_points(list(axes))
     chunks = [tuple(points[i:i + CHUNK]) for i in range(0, len(points), CHUNK)]
     calls = [(*args, c, model, batch) for c in chunks]
@@ -359,16 +360,16 @@ def _check_moves_the_link(design, overrides: list, axes) -> None:
                              "would not move; drop --link-only to see the fabric")
 
 
-def _link_sweep(design, overrides, axes, scheduler, progress, fabric: bool = False):
-    """Link columns by the grid kernel (with `fabric`, the fabric and cost columns too; None where the fabric has no
-    floor over a grid): one task locally, or sub-grids along the first axis on a Dask cluster (a point's figures do
-    not depend on the rest of its grid, so the rows are the same)."""
+def _link_sweep(design, overrides, axes, scheduler, progress, fabric: bool = False, model=None, batch=None):
+    """Link columns by the grid kernel (with `fabric`, the fabric and cost columns too, with `model` the training
+    columns; None where the fabric has no floor over a grid): one task locally, or sub-grids along the first axis on
+    a Dask cluster (a point's figures do not depend on the rest of its grid, so the rows are the same)."""
     if scheduler is None:
-        return link_chunk(design, overrides, axes, fabric)
+        return link_chunk(design, overrides, axes, fabric, model, batch)
     first = axes[0]
     step = max(1, -(-len(first.values) // 16))
     calls = [(design, overrides, (replace(first, values=first.values[i:i + step], texts=first.texts[i:i + step]),
-                                  *axes[1:]), fabric) for i in range(0, len(first.values), step)]
+                                  *axes[1:]), fabric, model, batch) for i in range(0, len(first.values), step)]
     parts = list(_map(link_chunk, calls, scheduler, None, progress))
     return None if any(p is None for p in parts) else Table.concat_first_axis(parts, axes)
 

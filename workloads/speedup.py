@@ -31,7 +31,7 @@ from core.fields import non_negative, param, positive
 from fabric.catalog import Catalog, load_catalog
 from fabric.cost import CostSummary, cost_summary
 from fabric.design import ClusterDesign
-from fabric.estimate import FabricEstimate, pricing_view
+from fabric.estimate import FabricEstimate, over_points, point_view, points, pricing_view, take_points
 from fabric.evaluate import evaluate_fabric
 from fabric.registry import get_kind
 from workloads.generic import dlrm_breakdown, generic_breakdown, split_strategies
@@ -182,16 +182,48 @@ def evaluate_model(model: Model, design: ClusterDesign, name: str, batch: int, f
     if not est.feasible:
         raise InfeasibleDesign(f"the {est.kind} fabric is infeasible ("
                                + "; ".join(f"{v.name}: {v.message}" for v in est.violations) + ")")
+    gpu, stack, precision, ((found, est),) = _searched(model, design, est, batch, fixed, top, stack, gradient_bytes)
+    if isinstance(found, str):
+        raise InfeasibleDesign(found)
+    return _result(model, name, est, gpu, batch, found, stack, precision,
+                   cost or cost_summary(design, est, catalog or load_catalog()))
+
+
+def evaluate_model_points(model: Model, design: ClusterDesign, estimate: FabricEstimate, where, name: str,
+                          batch: int, cost: CostSummary, fixed: dict | None = None, *, top: int = 5,
+                          stack: Stack | str | None = None) -> tuple[Result, np.ndarray]:
+    """`evaluate_model` at the points `where` (a mask) of a grid of `design`'s fabric: `estimate`'s figures arrays
+    over the grid (`fabric.kind.FabricKind.floor_estimate`), each point of `where` feasible, `cost` the points'
+    priced bills (arrays). All the points are searched as one batch (`fabric.estimate.over_points`). Returns a
+    Result whose figures are arrays of the grid's shape (NaN outside `where` and where no strategy fits) and each
+    point's reason where no strategy fits ('' elsewhere). Each point's figures are those `evaluate_model` finds for
+    it; the result's candidates carry no strategy and its estimate is the grid's."""
+    where = np.asarray(where, dtype=bool)
+    view = over_points(estimate, where.shape, where)
+    gpu, stack, precision, chosen = _searched(model, design, view, batch, fixed, top, stack, None)
+    found = [f for f, _ in chosen]
+    errors = np.full(where.shape, "", dtype=object)
+    errors[where] = [f if isinstance(f, str) else "" for f in found]
+    return _result(model, name, estimate, gpu, batch, _over_points(found, where), stack, precision, cost), errors
+
+
+def _searched(model, design, est, batch, fixed, top, stack, gradient_bytes):
+    """(gpu, stack, precision, [(found, the estimate it was found on)] per point of `est`): the search on each way
+    the fabric can run the job, the fastest kept (the first of equals)."""
     gpu = gpu_of(design)
     stack = stack_for(model, fixed, stack)
     precision = precision_of(gpu, stack, fixed)
     fixed_items = tuple(sorted((k, v) for k, v in (fixed or {}).items() if k not in ("stack", "precision")))
     # a fabric that can run a job several ways (SiP-Ring's wavelength allocations) runs it the fastest one
-    found, est = min(((_search(model, gpu, pricing_view(option), batch, fixed_items, top, stack, precision,
-                               gradient_bytes), option) for option in get_kind(est.kind).alternatives(est)),
-                     key=lambda pair: math.inf if isinstance(pair[0], str) else pair[0].top[0].iteration_s)
-    if isinstance(found, str):
-        raise InfeasibleDesign(found)
+    options = get_kind(est.kind).alternatives(est)
+    found = [_search_points(model, gpu, option, batch, fixed_items, top, stack, precision, gradient_bytes)
+             for option in options]
+    seconds = (lambda f: math.inf if isinstance(f, str) else f.top[0].iteration_s)
+    best = [min(range(len(options)), key=lambda k: seconds(found[k][i])) for i in range(len(found[0]))]
+    return gpu, stack, precision, [(found[k][i], options[k]) for i, k in enumerate(best)]
+
+
+def _result(model, name, est, gpu, batch, found, stack, precision, cost) -> Result:
     n = est.job_gpus
     unit, per_iteration = ("tokens/s", batch * model.seq_len) if isinstance(model, TransformerModel) \
         else ("samples/s", batch)
@@ -203,8 +235,7 @@ def evaluate_model(model: Model, design: ClusterDesign, name: str, batch: int, f
         feasible=found.feasible, top=found.top, stack=stack, precision=precision,
         tflops_per_gpu=found.model_flops / per_gpu / 1e12, hardware_tflops_per_gpu=found.hardware_flops / per_gpu / 1e12,
         mfu=found.model_flops / (per_gpu * peak), hfu=found.hardware_flops / (per_gpu * peak),
-        throughput=per_iteration / best.iteration_s, throughput_unit=unit,
-        cost=cost or cost_summary(design, est, catalog or load_catalog()), model_flops=found.model_flops,
+        throughput=per_iteration / best.iteration_s, throughput_unit=unit, cost=cost, model_flops=found.model_flops,
         hardware_flops=found.hardware_flops, peak_flops=peak)
 
 
@@ -217,12 +248,40 @@ class _Found:
     model_flops: float
 
 
+def _over_points(found: list, where: np.ndarray) -> _Found:
+    """The searches at the points `where` of a grid as one record of arrays over the grid: the best candidate's
+    figures (no strategy), NaN elsewhere and where a point found no strategy (a reason instead)."""
+    def grid(pick):
+        out = np.full(where.shape, math.nan)
+        out[where] = [math.nan if isinstance(f, str) else pick(f) for f in found]
+        return out
+
+    got = [f for f in found if not isinstance(f, str)]
+    phases = {name: grid(lambda f, name=name: f.top[0].breakdown[name]) for name in (got[0].top[0].breakdown if got
+                                                                                      else ())}
+    return _Found(candidates=grid(lambda f: f.candidates), feasible=grid(lambda f: f.feasible),
+                  top=(Candidate(strategy=None, iteration_s=grid(lambda f: f.top[0].iteration_s), breakdown=phases,
+                                 memory_bytes=grid(lambda f: f.top[0].memory_bytes)),),
+                  hardware_flops=grid(lambda f: f.hardware_flops), model_flops=grid(lambda f: f.model_flops))
+
+
+def _search_points(model, gpu, view, batch, fixed_items, top, stack, precision, gradient_bytes) -> list:
+    """`_search` at every point of `view`: a batched view's (`fabric.estimate.over_points`) in one search, a
+    plain estimate's through `_search`'s memory."""
+    if points(view) is None:
+        return [_search(model, gpu, pricing_view(view), batch, fixed_items, top, stack, precision, gradient_bytes)]
+    if isinstance(model, TransformerModel):
+        return _bounded_search(model, gpu, view, batch, fixed_items, top, stack, precision)
+    return [_search(model, gpu, point_view(view, i), batch, fixed_items, top, stack, precision, gradient_bytes)
+            for i in range(points(view))]
+
+
 @functools.lru_cache(maxsize=4096)  # keyed on what pricing reads: designs that differ elsewhere search once
 def _search(model: Model, gpu: Gpu, view: FabricEstimate, batch: int, fixed_items: tuple, top: int, stack: Stack,
             precision: str, gradient_bytes: float | None) -> _Found | str:
     """The strategy search on a pricing view: the `top` fastest candidates that fit, or why none does."""
     if isinstance(model, TransformerModel):
-        return _bounded_search(model, gpu, view, batch, fixed_items, top, stack, precision)
+        return _bounded_search(model, gpu, view, batch, fixed_items, top, stack, precision)[0]
     st, br = breakdown(model, gpu, view, batch, {**dict(fixed_items), "precision": precision}, stack=stack,
                        gradient_bytes=gradient_bytes)
     return _found(st, br, br.fits, np.arange(len(st)), br, top, model, gpu)
@@ -232,36 +291,48 @@ FIRST_PRICED = 512  # strategies priced in the first round of a bounded search (
 
 
 def _bounded_search(model: TransformerModel, gpu: Gpu, view: FabricEstimate, batch: int, fixed_items: tuple, top: int,
-                    stack: Stack, precision: str) -> _Found | str:
-    """The transformer search, branch and bound: strategies are priced in rounds in the order of their iteration
-    with free communication (`workloads.training.transformer_bound`, which no fabric beats), and the rounds stop at
-    the first strategy whose bound is above the `top`-th fastest priced so far; those left out cannot be among the
-    fastest, so the result is the full search's (ties included: a bound equal to the `top`-th time is priced)."""
+                    stack: Stack, precision: str) -> list:
+    """The transformer search, branch and bound, at each point of `view` (one, or a batched view's): strategies
+    are priced in rounds in the order of their iteration with free communication
+    (`workloads.training.transformer_bound`, which no fabric beats), and a point's rounds stop at the first
+    strategy whose bound is above the `top`-th fastest priced there so far; those left out cannot be among its
+    fastest, so the result is the full search's (ties included: a bound equal to the `top`-th time is priced). A
+    round prices the points still searching, up to the farthest of their stops (each point's strategies beyond its
+    own stop are slower than its `top`-th)."""
     st = transformer_strategies(model, view.job_gpus, batch, _per_candidate(dict(fixed_items)), stack)
     kw = dict(compute=stack.compute_for(gpu), training=stack.training, precision=precision)
     bound = transformer_bound(model, gpu, batch, st, **kw)
     fits = bound.fits
     order = np.flatnonzero(fits)[np.argsort(bound.iteration_s[fits], kind="stable")]
     lower = bound.iteration_s[order]
-    priced, parts, start, size = [], [], 0, FIRST_PRICED
+    count = 1 if points(view) is None else points(view)
+    fastest = np.full((count, top), math.inf)  # each point's `top` fastest priced so far
+    rounds, rows, start, size = [], np.arange(count), 0, FIRST_PRICED
     while start < len(order):
-        if priced:
-            times = np.concatenate([br.iteration_s for br in parts])
-            finite = np.sort(times[np.isfinite(times)])
-            kth = finite[top - 1] if len(finite) >= top else math.inf
-            end = min(start + size, int(np.searchsorted(lower, kth, side="right")))
-            if end <= start:
+        end = start + size
+        if rounds:
+            stops = np.searchsorted(lower, fastest[:, -1], side="right")
+            rows = np.flatnonzero(stops > start)
+            if not rows.size:
                 break
-        else:
-            end = start + size
+            end = min(end, int(stops[rows].max()))
         index = np.sort(order[start:end])
-        parts.append(transformer_breakdown(model, gpu, view, batch, st, index=index, **kw))
-        priced.append(index)
+        br = transformer_breakdown(model, gpu, view if len(rows) == count else take_points(view, rows), batch, st,
+                                   index=index, **kw)
+        times = np.broadcast_to(br.iteration_s, (len(rows), len(index)))
+        merged = np.concatenate([fastest[rows], np.where(np.isfinite(times), times, math.inf)], axis=1)
+        fastest[rows] = np.sort(np.partition(merged, top - 1, axis=1)[:, :top], axis=1)
+        rounds.append((dict(zip(rows.tolist(), range(len(rows)))), index, br))
         start, size = end, 2 * size
-    if not priced:  # nothing fits in memory
-        return _found(st, bound, fits, np.arange(len(st)), bound, top, model, gpu)
-    index = np.concatenate(priced)
-    return _found(st, _joined(parts), np.ones(len(index), dtype=bool), index, bound, top, model, gpu)
+    if not rounds:  # nothing fits in memory
+        return [_found(st, bound, fits, np.arange(len(st)), bound, top, model, gpu)] * count
+    out = []
+    for i in range(count):  # a point's rounds are the first few
+        mine = [(index, br.point(at[i])) for at, index, br in rounds if i in at]
+        index = np.concatenate([index for index, _ in mine])
+        out.append(_found(st, _joined([br for _, br in mine]), np.ones(len(index), dtype=bool), index, bound, top,
+                          model, gpu))
+    return out
 
 
 def _joined(parts: list) -> Breakdown:
@@ -270,9 +341,13 @@ def _joined(parts: list) -> Breakdown:
         return parts[0]
     values = {}
     for f in dataclasses.fields(Breakdown):
-        first = getattr(parts[0], f.name)
-        values[f.name] = np.concatenate([getattr(p, f.name) for p in parts]) if isinstance(first, np.ndarray) \
-            else first
+        arrays = [getattr(p, f.name) for p in parts]
+        if not isinstance(arrays[0], np.ndarray):
+            values[f.name] = arrays[0]
+            continue
+        rows = max(a.shape[0] if a.ndim == 2 else 0 for a in arrays)  # a batched view's points
+        values[f.name] = np.concatenate([np.broadcast_to(a, (rows, a.shape[-1])) for a in arrays], axis=1) if rows \
+            else np.concatenate(arrays)
     return Breakdown(**values)
 
 

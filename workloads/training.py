@@ -92,6 +92,15 @@ class Breakdown:
             values[f.name] = value[index] if isinstance(value, np.ndarray) else value
         return Breakdown(**values)
 
+    def point(self, i: int) -> Breakdown:
+        """Point i's breakdown, of one priced on a batched view (`fabric.estimate.over_points`: arrays (points,
+        candidates) where the fabric enters); a breakdown of one point is its own."""
+        values = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            values[f.name] = value[i] if isinstance(value, np.ndarray) and value.ndim == 2 else value
+        return Breakdown(**values)
+
     def phases(self, i: int) -> dict[str, float]:
         return {name: float(getattr(self, f"{name}_s")[i]) for name in self.PHASES}
 
