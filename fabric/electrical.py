@@ -42,7 +42,7 @@ from fabric.design import (MAX_FIBER_M, MAX_LATENCY_S, MAX_RATE_BPS, MAX_SERVER_
                            MAX_TRANSCEIVER_PORTS, MIN_RATE_BPS, NCCL, ClusterDesign)
 from fabric.estimate import FabricEstimate
 from fabric.fattree import fat_tree, leaf_ports, min_fat_tree_tiers
-from fabric.kind import (BITS_PER_BYTE, CollectiveTime, FabricKind, bytes_sent_per_rank, group_arrays, pick,
+from fabric.kind import (BITS_PER_BYTE, CollectiveTime, FabricKind, bytes_sent_per_rank, pick,
                          proportional)
 
 _EFFICIENCY_SOURCE = ("NVIDIA/nccl issue 1054 (S. Jeaugey, NCCL maintainer): 'the app-level bandwidth is 80 % of "

@@ -19,7 +19,7 @@ import numpy as np
 from core.fields import Section, non_negative, positive
 from fabric.design import MAX_LATENCY_S, MAX_RATE_BPS, MIN_RATE_BPS, SIPML, ClusterDesign
 from fabric.estimate import FabricEstimate
-from fabric.kind import BITS_PER_BYTE, CollectiveTime, FabricKind, bytes_sent_per_rank, group_arrays, proportional
+from fabric.kind import BITS_PER_BYTE, CollectiveTime, FabricKind, bytes_sent_per_rank, proportional
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -198,6 +198,7 @@ class MixPricing:
         """`arrays`: the group arrays of each collective of `mix`, in its order, when the caller has them checked
         (`group_arrays` with the job's ranks)."""
         self.kind, self.est = kind, est
+        self.points = np.size(est.per_gpu_bandwidth_bps)  # a batched view's (`fabric.estimate.over_points`) many
         self.mix = None if mix is None else tuple(mix)
         self._mix_shares = None
         self._arrays: dict[int, tuple] = {}  # id of a collective of the mix → its (n, p, s)
@@ -229,7 +230,7 @@ class MixPricing:
         arrays = [self._group_arrays(c) for c in running]
         out = []
         for c, (n, p, s), share in zip(priced, arrays, self._shares(running)):
-            t = self.kind.time(self.est, c, n, p, s, share)
+            t = self._time(c, n, p, s, share)
             seconds = t.seconds + np.where(p > 1, self.est.design.fabric.launch_latency, 0.0)
             shape = np.shape(seconds)
             out.append(CollectiveTime(
@@ -240,6 +241,46 @@ class MixPricing:
 
     def price_first(self, running) -> CollectiveTime:
         return self.price(running, first_only=True)[0]
+
+    def _time(self, c: Collective, n, p, s, share) -> CollectiveTime:
+        """`kind.time` at each distinct column of (n, p, s, share) once, spread back over the columns: the
+        candidates of a strategy search repeat a collective's bytes, groups and share (their microbatch, memory
+        and recompute choices leave them alone), and the pricer is elementwise, so every column's figures are
+        the ones it gets priced alone. Pricings of fewer than DISTINCT_FROM figures, or with few repeats, are
+        priced as they are."""
+        inputs = np.broadcast_arrays(n, p, s, share)
+        if not inputs[0].ndim or inputs[0].size * self.points < DISTINCT_FROM:
+            return self.kind.time(self.est, c, n, p, s, share)
+        k = inputs[0].shape[-1]
+        first, inverse = _distinct_columns(np.concatenate([np.reshape(a, (-1, k)) for a in inputs]))
+        if len(first) > k // 2:
+            return self.kind.time(self.est, c, n, p, s, share)
+        t = self.kind.time(self.est, c, *(_columns(np.asarray(a), first, k) for a in (n, p, s, share)))
+        spread = (lambda a: _columns(np.asarray(a), inverse, len(first)))
+        return CollectiveTime(seconds=spread(t.seconds), schedule=spread(np.asarray(t.schedule, dtype=object)),
+                              share=spread(t.share), bandwidth_bps=spread(t.bandwidth_bps))
+
+
+DISTINCT_FROM = 8192  # figures in a pricing below which its distinct columns are not sought (the search costs more)
+
+
+def _distinct_columns(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(the first of each distinct column of `rows`, each column's distinct one): rows[:, first][:, inverse] is
+    `rows`. Sorted by the rows (a lexsort), equal neighbours joined."""
+    k = rows.shape[1]
+    order = np.lexsort(rows)
+    ordered = rows[:, order]
+    new = np.empty(k, dtype=bool)
+    new[0] = True
+    np.any(ordered[:, 1:] != ordered[:, :-1], axis=0, out=new[1:])
+    inverse = np.empty(k, dtype=np.intp)
+    inverse[order] = np.cumsum(new) - 1
+    return order[new], inverse
+
+
+def _columns(a: np.ndarray, index, k: int) -> np.ndarray:
+    """The columns `index` of an array whose last axis has `k` entries; one that broadcasts along it unchanged."""
+    return np.take(a, index, axis=-1) if a.ndim and a.shape[-1] == k else a
 
 
 def _index(mix, c) -> int:

@@ -646,9 +646,11 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point: run the app and return its exit code. No exception escapes: project errors and usage
     errors become one line on stderr and their exit code; anything else one line saying what was being done,
     exit 70 (the traceback only with --debug)."""
+    from core.allocator import keep_freed_memory
     from core.errors import SipmlError
     from sipml.render import Terminated, terminate_on_signal
 
+    keep_freed_memory()  # the command's process is ours: its array temporaries reuse memory (core.allocator)
     args, debug = _split_debug(list(sys.argv[1:] if argv is None else argv))
     _doing("reading the command line")
     try:

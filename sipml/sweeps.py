@@ -397,7 +397,9 @@ def _map(fn, calls: list[tuple], scheduler, workers, progress):
     if (workers or 1) > 1 and len(calls) > 1:
         from concurrent.futures import ProcessPoolExecutor
 
-        with ProcessPoolExecutor(max_workers=workers) as pool:
+        from core.allocator import keep_freed_memory
+
+        with ProcessPoolExecutor(max_workers=workers, initializer=keep_freed_memory) as pool:
             for done, result in enumerate(pool.map(fn, *zip(*calls)), 1):
                 yield result
                 if progress:

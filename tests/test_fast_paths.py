@@ -393,3 +393,56 @@ def test_the_batched_search_equals_pricing_every_strategy_at_each_point(design):
             assert [c.iteration_s for c in found.top] == [float(t[k]) for k in order]
             assert [c.breakdown for c in found.top] == [br.phases(int(k)) for k in order]
             assert found.model_flops == float(br.model_flops[order[0]])
+
+
+@pytest.mark.parametrize("design", ["sip-ring", "sip-ocs", "fattree-200", "ideal"])
+def test_pricing_each_distinct_column_once_equals_pricing_every_column(monkeypatch, design):
+    """A strategy search's collectives priced once per distinct column of their inputs and spread back
+    (`fabric.kind.MixPricing`) give every candidate, at every point of a batch, the seconds, schedule, share and
+    bandwidth of pricing every column, and so the same breakdown, bit for bit."""
+    from fabric import kind
+    from fabric.estimate import over_points
+    from fabric.evaluate import mix_pricing
+    from fabric.registry import get_kind
+    from sipml.design import load_design
+    from workloads import speedup
+    from workloads.models import load_model
+    from workloads.strategy import transformer_strategies
+    from workloads.training import transformer_breakdown, transformer_plan
+
+    model, batch = load_model("gpt2-355m"), 1024
+    d = load_design(design, ["fabric.gpus=256"])
+    gpu, stack = speedup.gpu_of(d), speedup.stack_for(model)
+    precision = speedup.precision_of(gpu, stack)
+    est = speedup.evaluate_fabric(d)
+    views = [est]
+    if design in ("sip-ring", "sip-ocs"):  # a batch of points, their capacities apart
+        scale = np.random.default_rng(5).uniform(0.05, 3.0, 6)
+        capacity = "segment_capacity_bps" if design == "sip-ring" else "port_bps"
+        details = dataclasses.replace(est.details, **{capacity: getattr(est.details, capacity) * scale})
+        views.append(over_points(dataclasses.replace(est, per_gpu_bandwidth_bps=est.per_gpu_bandwidth_bps * scale,
+                                                     details=details), (6,)))
+    st = transformer_strategies(model, est.job_gpus, batch, {}, stack)
+    kw = dict(compute=stack.compute_for(gpu), training=stack.training, precision=precision)
+    plan = transformer_plan(model, gpu, batch, st, **kw)
+    priced = []
+    spy = kind.FabricKind.time
+    monkeypatch.setattr(kind.FabricKind, "time", lambda self, e, c, n, *a: priced.append(np.size(n)) or spy(self, e, c,
+                                                                                                         n, *a))
+    for view in (v for base in views for v in get_kind(est.kind).alternatives(base)):
+        runs = {}
+        for threshold in (0, math.inf):  # every pricing of repeated columns once per distinct one; none
+            monkeypatch.setattr(kind, "DISTINCT_FROM", threshold)
+            priced.clear()
+            pricing = mix_pricing(view, plan.mix, plan.mix_arrays(view.job_gpus))
+            times = [pricing.price([c])[0] for c in plan.mix] + [pricing.price_first(list(plan.mix[i:]))
+                                                                  for i in range(len(plan.mix))]
+            runs[threshold] = (times, transformer_breakdown(model, gpu, view, batch, st, **kw), min(priced))
+        (once, once_br, fewest), (every, every_br, _) = runs[0], runs[math.inf]
+        assert fewest < len(st)  # the distinct columns were priced alone
+        for a, b in zip(once, every):
+            for f in dataclasses.fields(a):
+                x, y = getattr(a, f.name), getattr(b, f.name)
+                assert np.shape(x) == np.shape(y) and np.array_equal(np.asarray(x), np.asarray(y)), f.name
+        assert all(np.array_equal(getattr(once_br, f.name), getattr(every_br, f.name))
+                   for f in dataclasses.fields(once_br))
