@@ -101,6 +101,30 @@ def take_points(view: FabricEstimate, rows) -> FabricEstimate:
     return _figures(view, lambda a: a[rows], 2)
 
 
+def joined_points(views) -> FabricEstimate:
+    """Pricing views of one design (the ways its fabric can run a job, `fabric.kind.FabricKind.alternatives`),
+    each of one point or a batch (`over_points`), as one batched view: view k's points after view k − 1's. A
+    figure (its own, its details', `static`) that is an array in one of them or differs between them becomes
+    (ΣP, 1), each view's rows its own; one they share stays as it is. Point j of view k prices as the point
+    ΣP_<k + j of the joined view."""
+    counts = [points(v) or 1 for v in views]
+
+    def joined(values):
+        first = values[0]
+        if dataclasses.is_dataclass(first) and not isinstance(first, type):
+            return dataclasses.replace(first, **{f.name: joined([getattr(v, f.name) for v in values])
+                                                 for f in dataclasses.fields(first) if f.init})
+        if not any(isinstance(v, np.ndarray) for v in values) and all(v == first for v in values[1:]):
+            return first
+        return np.concatenate([np.broadcast_to(np.asarray(v), (n, 1)) for v, n in zip(values, counts)])
+
+    views = [pricing_view(v) for v in views]
+    view = dataclasses.replace(views[0], per_gpu_bandwidth_bps=np.concatenate(
+        [np.broadcast_to(np.asarray(v.per_gpu_bandwidth_bps, dtype=float), (n, 1)) for v, n in zip(views, counts)]))
+    return dataclasses.replace(view, **{name: joined([getattr(v, name) for v in views])
+                                        for name in _POINT_FIGURES[1:]})
+
+
 def _figures(view: FabricEstimate, change, ndim: int) -> FabricEstimate:
     """The view with `change` applied to every array figure of at least `ndim` dimensions, its own and its
     details' (nested records included)."""
@@ -116,7 +140,7 @@ def _figures(view: FabricEstimate, change, ndim: int) -> FabricEstimate:
 
 
 _POINT_FIGURES = ("per_gpu_bandwidth_bps", "useful_fraction", "degree", "bisection_bps", "reach_hops", "pod_gpus",
-                  "details")
+                  "details", "static")
 
 
 def useful_time_fraction(interval_s: float, reconfiguration_s: float) -> float:

@@ -213,11 +213,20 @@ class MixPricing:
         return group_arrays(c, self.est.job_gpus)
 
     def _shares(self, running: list) -> list:
+        static = self.kind.static if getattr(self.est, "static", None) is None else self.est.static
+        if np.any(static) and not np.all(static):  # a joined view (fabric.estimate.joined_points), partly static
+            return [np.where(static, once, each)
+                    for once, each in zip(self._shares_once(running), self._shares_running(running))]
+        return self._shares_once(running) if np.all(static) else self._shares_running(running)
+
+    def _shares_running(self, running: list) -> list:
+        """A packet-switched or re-tuned fabric shares among what runs at once, by one call's bytes."""
+        return self.kind.shares(self.est, [dataclasses.replace(c, calls=1.0) for c in running],
+                                [self._group_arrays(c) for c in running])
+
+    def _shares_once(self, running: list) -> list:
+        """A fabric configured once per job splits by the job's whole traffic (the mix, or what runs)."""
         kind, est = self.kind, self.est
-        static = kind.static if getattr(est, "static", None) is None else est.static
-        if not static:  # a packet-switched or re-tuned fabric shares among what runs at once, by one call's bytes
-            return kind.shares(est, [dataclasses.replace(c, calls=1.0) for c in running],
-                               [self._group_arrays(c) for c in running])
         if self.mix is None:
             return kind.shares(est, running, [self._group_arrays(c) for c in running])
         if self._mix_shares is None:

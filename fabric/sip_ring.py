@@ -415,7 +415,7 @@ def _half_s(est, n, p, s, share):
 
 def _price(est: FabricEstimate, c, n, p, s, share) -> CollectiveTime:
     t = _schedule(est, c, n, p, s, share)
-    if est.details.retune_s:  # phased or periodic: the rings are re-tuned to this collective before it runs
+    if np.any(est.details.retune_s):  # phased or periodic: the rings are re-tuned to this collective before it runs
         return dataclasses.replace(t, seconds=t.seconds + np.where(p > 1, est.details.retune_s, 0.0))
     return t
 

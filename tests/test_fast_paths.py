@@ -217,7 +217,8 @@ def test_a_fabric_without_a_floor_over_a_grid_goes_point_by_point():
                                   ("bert-large", "sip-ring", 64, 1024), ("llama3-405b", "dgx-h100", 2048, 2048)])
 def test_the_bounded_search_equals_pricing_every_strategy(case):
     """The branch-and-bound strategy search (rounds in the order of each strategy's iteration with free
-    communication) keeps exactly the candidates, times and phases of pricing every strategy and sorting them."""
+    communication), on every way the fabric can run the job at once, keeps for each exactly the candidates, times
+    and phases of pricing every strategy on it alone and sorting them."""
     from fabric.estimate import pricing_view
     from fabric.registry import get_kind
     from sipml.design import load_design
@@ -233,10 +234,10 @@ def test_the_bounded_search_equals_pricing_every_strategy(case):
     stack = speedup.stack_for(model)
     precision = speedup.precision_of(gpu, stack)
     est = speedup.evaluate_fabric(d)
-    for option in get_kind(est.kind).alternatives(est):
-        view = pricing_view(option)
-        speedup._search.cache_clear()
-        found = speedup._search(model, gpu, view, batch, (), 5, stack, precision, None)
+    views = tuple(pricing_view(option) for option in get_kind(est.kind).alternatives(est))
+    speedup._search.cache_clear()
+    searched = speedup._search(model, gpu, views, batch, (), 5, stack, precision, None)  # the ways at once
+    for view, found in zip(views, searched, strict=True):
         st = transformer_strategies(model, view.job_gpus, batch, {}, stack)
         br = transformer_breakdown(model, gpu, view, batch, st, compute=stack.compute_for(gpu),
                                    training=stack.training, precision=precision)
@@ -378,7 +379,7 @@ def test_the_batched_search_equals_pricing_every_strategy_at_each_point(design):
             view = point_view(option, i)
             speedup._search.cache_clear()
             with np.errstate(divide="ignore", invalid="ignore"):
-                assert found == speedup._search(model, gpu, view, batch, (), 5, stack, precision, None)
+                assert found == speedup._search(model, gpu, (view,), batch, (), 5, stack, precision, None)[0]
             st = transformer_strategies(model, view.job_gpus, batch, {}, stack)
             with np.errstate(divide="ignore", invalid="ignore"):
                 br = transformer_breakdown(model, gpu, view, batch, st, compute=stack.compute_for(gpu),
@@ -446,3 +447,52 @@ def test_pricing_each_distinct_column_once_equals_pricing_every_column(monkeypat
                 assert np.shape(x) == np.shape(y) and np.array_equal(np.asarray(x), np.asarray(y)), f.name
         assert all(np.array_equal(getattr(once_br, f.name), getattr(every_br, f.name))
                    for f in dataclasses.fields(once_br))
+
+
+@pytest.mark.parametrize("batched", [False, True])
+def test_the_ways_a_ring_runs_a_job_searched_as_one_batch_equal_each_searched_alone(batched):
+    """SiP-Ring's wavelength allocations (static, periodic, phased) joined into one batch of points
+    (`fabric.estimate.joined_points`: all of them for single points, those configured alike for batched views)
+    price every collective as each allocation alone does, and their joined search finds at every point what each
+    one's own search finds."""
+    from fabric.estimate import joined_points, over_points, pricing_view
+    from fabric.evaluate import mix_pricing
+    from fabric.registry import get_kind
+    from sipml.design import load_design
+    from workloads import speedup
+    from workloads.models import load_model
+    from workloads.strategy import transformer_strategies
+    from workloads.training import transformer_plan
+
+    model, batch = load_model("gpt2-355m"), 1024
+    d = load_design("sip-ring", ["fabric.gpus=256"])
+    gpu, stack = speedup.gpu_of(d), speedup.stack_for(model)
+    precision = speedup.precision_of(gpu, stack)
+    est = speedup.evaluate_fabric(d)
+    if batched:
+        scale = np.random.default_rng(9).uniform(0.05, 3.0, 5)
+        details = dataclasses.replace(est.details, segment_capacity_bps=est.details.segment_capacity_bps * scale)
+        est = over_points(dataclasses.replace(est, per_gpu_bandwidth_bps=est.per_gpu_bandwidth_bps * scale,
+                                              details=details), (5,))
+    options = get_kind(est.kind).alternatives(est)
+    assert [o.static for o in options] == [True, False, False]
+    st = transformer_strategies(model, est.job_gpus, batch, {}, stack)
+    plan = transformer_plan(model, gpu, batch, st, compute=stack.compute_for(gpu), training=stack.training,
+                            precision=precision)
+    joined = joined_points([o if batched else pricing_view(o) for o in options])
+    together = mix_pricing(joined, plan.mix, plan.mix_arrays(est.job_gpus))
+    count = 5 if batched else 1
+    for k, option in enumerate(options):
+        alone = mix_pricing(option, plan.mix, plan.mix_arrays(est.job_gpus))
+        for i in range(len(plan.mix)):
+            a, b = together.price_first(list(plan.mix[i:])), alone.price_first(list(plan.mix[i:]))
+            rows = slice(k * count, (k + 1) * count)
+            assert np.array_equal(np.broadcast_to(a.seconds, (3 * count, len(st)))[rows],
+                                  np.broadcast_to(b.seconds, (count, len(st))))
+            assert np.array_equal(np.broadcast_to(a.schedule, (3 * count, len(st)))[rows],
+                                  np.broadcast_to(b.schedule, (count, len(st))))
+    speedup._search.cache_clear()
+    found = speedup._search_options(model, gpu, options, batch, (), 5, stack, precision, None)
+    for k, option in enumerate(options):
+        assert found[k] == speedup._bounded_search(model, gpu, option if batched else pricing_view(option), batch, (),
+                                                   5, stack, precision)

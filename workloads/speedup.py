@@ -31,7 +31,8 @@ from core.fields import non_negative, param, positive
 from fabric.catalog import Catalog, load_catalog
 from fabric.cost import CostSummary, cost_summary
 from fabric.design import ClusterDesign
-from fabric.estimate import FabricEstimate, over_points, point_view, points, pricing_view, take_points
+from fabric.estimate import (FabricEstimate, joined_points, over_points, point_view, points, pricing_view,
+                             take_points)
 from fabric.evaluate import evaluate_fabric
 from fabric.registry import get_kind
 from workloads.generic import dlrm_breakdown, generic_breakdown, split_strategies
@@ -216,8 +217,7 @@ def _searched(model, design, est, batch, fixed, top, stack, gradient_bytes):
     fixed_items = tuple(sorted((k, v) for k, v in (fixed or {}).items() if k not in ("stack", "precision")))
     # a fabric that can run a job several ways (SiP-Ring's wavelength allocations) runs it the fastest one
     options = get_kind(est.kind).alternatives(est)
-    found = [_search_points(model, gpu, option, batch, fixed_items, top, stack, precision, gradient_bytes)
-             for option in options]
+    found = _search_options(model, gpu, options, batch, fixed_items, top, stack, precision, gradient_bytes)
     seconds = (lambda f: math.inf if isinstance(f, str) else f.top[0].iteration_s)
     best = [min(range(len(options)), key=lambda k: seconds(found[k][i])) for i in range(len(found[0]))]
     return gpu, stack, precision, [(found[k][i], options[k]) for i, k in enumerate(best)]
@@ -265,26 +265,49 @@ def _over_points(found: list, where: np.ndarray) -> _Found:
                   hardware_flops=grid(lambda f: f.hardware_flops), model_flops=grid(lambda f: f.model_flops))
 
 
-def _search_points(model, gpu, view, batch, fixed_items, top, stack, precision, gradient_bytes) -> list:
-    """`_search` at every point of `view`: a batched view's (`fabric.estimate.over_points`) in one search, a
-    plain estimate's through `_search`'s memory."""
-    if points(view) is None:
-        return [_search(model, gpu, pricing_view(view), batch, fixed_items, top, stack, precision, gradient_bytes)]
-    if isinstance(model, TransformerModel):
-        return _bounded_search(model, gpu, view, batch, fixed_items, top, stack, precision)
-    return [_search(model, gpu, point_view(view, i), batch, fixed_items, top, stack, precision, gradient_bytes)
-            for i in range(points(view))]
+def _search_options(model, gpu, options: tuple, batch, fixed_items, top, stack, precision, gradient_bytes) -> list:
+    """[the searches at each point of each option]: estimates of one point through `_search`'s memory; batched
+    views (`fabric.estimate.over_points`) a transformer's options at once, the others point by point."""
+    if all(points(o) is None for o in options):
+        return [[f] for f in _search(model, gpu, tuple(pricing_view(o) for o in options), batch, fixed_items, top,
+                                     stack, precision, gradient_bytes)]
+    if isinstance(model, TransformerModel):  # the options configured alike at once (their shares alike everywhere)
+        out = {}
+        for alike in ([k for k, o in enumerate(options) if _configured_once(o) == once] for once in (True, False)):
+            found = _bounded_search(model, gpu, _one_batch([options[k] for k in alike]), batch, fixed_items, top,
+                                    stack, precision) if alike else []
+            sizes = [points(options[k]) for k in alike]
+            out.update({k: found[start:start + n] for k, start, n in zip(alike, np.cumsum([0, *sizes]), sizes)})
+        return [out[k] for k in range(len(options))]
+    return [[_search(model, gpu, (point_view(o, i),), batch, fixed_items, top, stack, precision, gradient_bytes)[0]
+             for i in range(points(o))] for o in options]
 
 
 @functools.lru_cache(maxsize=4096)  # keyed on what pricing reads: designs that differ elsewhere search once
-def _search(model: Model, gpu: Gpu, view: FabricEstimate, batch: int, fixed_items: tuple, top: int, stack: Stack,
-            precision: str, gradient_bytes: float | None) -> _Found | str:
-    """The strategy search on a pricing view: the `top` fastest candidates that fit, or why none does."""
+def _search(model: Model, gpu: Gpu, views: tuple, batch: int, fixed_items: tuple, top: int, stack: Stack,
+            precision: str, gradient_bytes: float | None) -> tuple:
+    """The strategy search on each pricing view of `views` (the ways a fabric can run the job), one point each:
+    the `top` fastest candidates that fit there, or why none does. A transformer's views are searched at once."""
     if isinstance(model, TransformerModel):
-        return _bounded_search(model, gpu, view, batch, fixed_items, top, stack, precision)[0]
-    st, br = breakdown(model, gpu, view, batch, {**dict(fixed_items), "precision": precision}, stack=stack,
-                       gradient_bytes=gradient_bytes)
-    return _found(st, br, br.fits, np.arange(len(st)), br, top, model, gpu)
+        return tuple(_bounded_search(model, gpu, _one_batch(views), batch, fixed_items, top, stack, precision))
+    out = []
+    for view in views:
+        st, br = breakdown(model, gpu, view, batch, {**dict(fixed_items), "precision": precision}, stack=stack,
+                           gradient_bytes=gradient_bytes)
+        out.append(_found(st, br, br.fits, np.arange(len(st)), br, top, model, gpu))
+    return tuple(out)
+
+
+def _one_batch(views) -> FabricEstimate:
+    """The views as one batch of their points (`fabric.estimate.joined_points`); one view as it is."""
+    if len(views) == 1:
+        return views[0]
+    return joined_points([dataclasses.replace(v, static=_configured_once(v)) for v in views])
+
+
+def _configured_once(view: FabricEstimate) -> bool:
+    """Whether the view's fabric is configured once per job: as it says, or as its kind is."""
+    return get_kind(view.kind).static if view.static is None else bool(view.static)
 
 
 FIRST_PRICED = 512  # strategies priced in the first round of a bounded search (each round doubles it)
