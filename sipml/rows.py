@@ -373,19 +373,35 @@ def _arrow_values(pa, items: list):
     if not kinds:
         return pa.nulls(len(items))
     if kinds == {str}:
-        encoded = [v.encode("utf-8") if v is not None else b"" for v in items]
-        offsets = np.zeros(len(items) + 1, dtype=np.int64)
-        np.cumsum(np.fromiter(map(len, encoded), dtype=np.int64, count=len(items)), out=offsets[1:])
-        if offsets[-1] < 2 ** 31:
+        texts = _utf8(items)
+        if texts is not None:
             validity = None if valid.all() else _bits(pa, valid)
-            return pa.Array.from_buffers(pa.string(), len(items), [
-                validity, pa.py_buffer(offsets.astype(np.int32)), pa.py_buffer(b"".join(encoded))])
+            return pa.Array.from_buffers(pa.string(), len(items), [validity, *(pa.py_buffer(b) for b in texts)])
     elif kinds == {bool}:
         return _arrow_numbers(pa, np.array([bool(v) for v in items]), valid)
     elif kinds <= {int, float} and (float in kinds or all(abs(v) < 2 ** 63 for v in items if v is not None)):
         kind = np.float64 if float in kinds else np.int64
         return _arrow_numbers(pa, np.array([0 if v is None else v for v in items], dtype=kind), valid)
     return pa.array(items)
+
+
+def _utf8(items: list):
+    """(int32 offsets, UTF-8 bytes) of texts (None as ''), each distinct text encoded once and the bytes gathered
+    by numpy; None when they pass Arrow's 2 GiB of a string array."""
+    distinct: dict = {}
+    at = np.fromiter((distinct.setdefault("" if v is None else v, len(distinct)) for v in items), dtype=np.intp,
+                     count=len(items))
+    encoded = [text.encode("utf-8") for text in distinct]
+    sizes = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded))
+    lengths = sizes[at]
+    offsets = np.zeros(len(items) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    if offsets[-1] >= 2 ** 31:
+        return None
+    starts = np.cumsum(sizes) - sizes  # of each distinct text in the pool
+    pool = np.frombuffer(b"".join(encoded), dtype=np.uint8)
+    gathered = pool[np.repeat(starts[at] - offsets[:-1], lengths) + np.arange(offsets[-1])]
+    return offsets.astype(np.int32), gathered.tobytes()
 
 
 def to_parquet(rows: list[dict]) -> bytes:
@@ -405,8 +421,10 @@ def to_parquet(rows: list[dict]) -> bytes:
         if have is None and values.dtype.kind in "fib":  # NaN (no value) is null, as in JSON lines
             arrays.append(_arrow_numbers(pa, values, ~np.isnan(values) if values.dtype.kind == "f" else None))
         else:
-            arrays.append(_arrow_values(pa, [None if isinstance(v, float) and math.isnan(v) else v
-                                             for v in table.column(name)]))
+            items = table.column(name)
+            if values.dtype.kind in "fO" and any(isinstance(v, float) for v in items):  # NaN (no value) is null
+                items = [None if isinstance(v, float) and math.isnan(v) else v for v in items]
+            arrays.append(_arrow_values(pa, items))
     table = pa.Table.from_arrays(arrays, names=table.names)
     buf = io.BytesIO()
     pq.write_table(table, buf)

@@ -126,11 +126,13 @@ def test_parquet_columns_from_buffers_equal_pyarrows_conversion():
     rows = []
     for i in range(500):
         row = {"x [W]": float(rng.normal()), "n": int(rng.integers(-5, 5)), "ok": bool(rng.integers(2)),
-               "why": rng.choice(["", "power_budget", "fsr_channels;µ"]), "error": ""}
+               "why": str(rng.choice(["", "power_budget", "fsr_channels;µ"])), "error": ""}
         if i % 7 == 0:
             row["x [W]"] = math.nan
         if i % 11 == 0:
-            row["sometimes"] = float(i)
+            row["sometimes"] = float(i) if i % 22 else math.nan
+        if i % 5 == 0:
+            row["note"] = str(rng.choice(["", "a", "ünïcode", "a;b"]))
         if i % 13 == 0:
             row["label"] = None
         rows.append(row)
@@ -496,3 +498,42 @@ def test_the_ways_a_ring_runs_a_job_searched_as_one_batch_equal_each_searched_al
     for k, option in enumerate(options):
         assert found[k] == speedup._bounded_search(model, gpu, option if batched else pricing_view(option), batch, (),
                                                    5, stack, precision)
+
+
+@pytest.mark.parametrize("design", ["sip-ring", "sip-ocs", "fattree-200", "dgx-h100"])
+def test_a_collective_and_its_last_bucket_priced_in_one_call_equal_each_priced_alone(design):
+    """The data-parallel collectives and their last gradient buckets, stacked two by two into one pricing call
+    (`workloads.training._collective_times`), take the seconds each gets priced on its own with the
+    tensor-parallel collectives running, on one point and on a batch of points, every way the fabric runs the
+    job."""
+    from fabric.estimate import over_points
+    from fabric.evaluate import mix_pricing
+    from fabric.kind import Collective
+    from fabric.registry import get_kind
+    from sipml.design import load_design
+    from workloads import speedup, training
+    from workloads.models import load_model
+    from workloads.strategy import transformer_strategies
+
+    model, batch = load_model("gpt2-355m"), 1024
+    d = load_design(design, ["fabric.gpus=256"])
+    gpu, stack = speedup.gpu_of(d), speedup.stack_for(model)
+    est = speedup.evaluate_fabric(d)
+    st = transformer_strategies(model, est.job_gpus, batch, {}, stack)
+    plan = training.transformer_plan(model, gpu, batch, st, compute=stack.compute_for(gpu), training=stack.training,
+                                     precision=speedup.precision_of(gpu, stack))
+    scale = np.random.default_rng(2).uniform(0.1, 2.0, 4)  # a batch of points, the fabric's capacity apart
+    capacity = {"sip-ring": "segment_capacity_bps", "sip-ocs": "port_bps"}.get(design, "nic_bps")
+    details = dataclasses.replace(est.details, **{capacity: getattr(est.details, capacity) * scale})
+    batched = over_points(dataclasses.replace(est, per_gpu_bandwidth_bps=est.per_gpu_bandwidth_bps * scale,
+                                              details=details), (4,))
+    tp_cs, (ar_c, rs_c, ag_c) = list(plan.mix[:len(plan.tp_calls)]), plan.mix[-3:]
+    for view in (*get_kind(est.kind).alternatives(speedup.pricing_view(est)), batched):
+        times = training._collective_times(plan, view)
+        pricing = mix_pricing(view, plan.mix, plan.mix_arrays(view.job_gpus))
+        for c, gather in ((ar_c, 1.0), (rs_c, 1.0), (ag_c, plan.gather_to_grad)):
+            bucket = Collective(c.op, plan.bucket_bytes * gather, c.size, c.stride, name=c.name)
+            for key, alone in ((c.op, c), (f"{c.op}_bucket", bucket)):
+                want = pricing.price_first([alone, *tp_cs]).seconds
+                assert np.shape(times[key]) == np.shape(want) and np.array_equal(times[key], want), key
+                assert view is not batched or np.ndim(want) == 2  # the batch's points price apart

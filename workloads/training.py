@@ -147,12 +147,16 @@ def _collective_times(plan: TransformerPlan, est: FabricEstimate) -> dict:
     pricing = mix_pricing(est, mix, plan.mix_arrays(est.job_gpus))
     times = {"tensor": sum(plan.tp_calls[c.op] * pricing.price([c])[0].seconds for c in tp_cs)}
     times.update(zip(("pipeline", "expert", "context"), (pricing.price([c])[0].seconds for c in (pp_c, ep_c, cp_c))))
-    times.update(zip(("all_reduce", "reduce_scatter", "all_gather"),
-                     (pricing.price_first([c, *tp_cs]).seconds for c in (ar_c, rs_c, ag_c))))
-    times.update(zip(("all_reduce_bucket", "reduce_scatter_bucket", "all_gather_bucket"), (
-        pricing.price_first([Collective(c.op, plan.bucket_bytes * (gather if c is ag_c else 1.0), c.size, c.stride,
-                                        name=c.name), *tp_cs]).seconds
-        for c, gather in ((ar_c, 1.0), (rs_c, 1.0), (ag_c, plan.gather_to_grad)))))
+    # each data-parallel collective and its last bucket in one call, their bytes stacked on a leading axis (a
+    # batched view's points next, dropped where the seconds are the same at every point, as each alone gives them)
+    batched = np.ndim(est.per_gpu_bandwidth_bps) == 2
+    for c, gather in ((ar_c, 1.0), (rs_c, 1.0), (ag_c, plan.gather_to_grad)):
+        both = np.stack(np.broadcast_arrays(c.message_bytes, plan.bucket_bytes * gather))
+        seconds = pricing.price_first([dataclasses.replace(c, message_bytes=both[:, None] if batched else both),
+                                       *tp_cs]).seconds
+        if batched and seconds.shape[1] == 1:
+            seconds = seconds[:, 0]
+        times[c.op], times[f"{c.op}_bucket"] = seconds[0], seconds[1]
     return times
 
 
