@@ -75,7 +75,19 @@ def builtin_designs() -> dict[str, Path]:
 # --- which keys have an effect --------------------------------------------------------------------------------
 def section_condition(name: str) -> When | AllOf | None:
     """When the keys of section `name` have an effect (None: always): the optical sections for the kinds whose
-    GPUs have the optical I/O (and each for the link kind that uses it), a kind's own section for that kind."""
+    GPUs have the optical I/O (and each for the link kind that uses it), a kind's own section for that kind.
+    Found once per name while the fabric registry stays as it is (every design a sweep loads asks)."""
+    if _CONDITIONS[0] != changes():
+        _CONDITIONS[:] = [changes(), {}]
+    if name not in _CONDITIONS[1]:
+        _CONDITIONS[1][name] = _section_condition(name)
+    return _CONDITIONS[1][name]
+
+
+_CONDITIONS: list = [-1, {}]  # [the registry's changes() when found, name → condition]
+
+
+def _section_condition(name: str) -> When | AllOf | None:
     if name in SECTIONS:
         optical = [k.name for k in kinds().values() if k.optical]
         return all_of(when("fabric", "kind", *optical), SECTION_APPLIES_WHEN.get(name))

@@ -4,7 +4,9 @@ Parquet from the columns."""
 
 from __future__ import annotations
 
+import itertools
 import math
+import operator
 from collections.abc import Sequence
 
 import numpy as np
@@ -368,8 +370,8 @@ def _arrow_numbers(pa, values: np.ndarray, valid=None):
 def _arrow_values(pa, items: list):
     """An Arrow array of Python values (None: null): texts, flags, whole numbers or numbers from their buffers,
     anything else by pa.array."""
-    kinds = {type(v) for v in items if v is not None}
-    valid = np.fromiter((v is not None for v in items), dtype=bool, count=len(items))
+    kinds = set(map(type, items)) - {type(None)}
+    valid = np.fromiter(map(operator.is_not, items, itertools.repeat(None)), dtype=bool, count=len(items))
     if not kinds:
         return pa.nulls(len(items))
     if kinds == {str}:
@@ -388,10 +390,9 @@ def _arrow_values(pa, items: list):
 def _utf8(items: list):
     """(int32 offsets, UTF-8 bytes) of texts (None as ''), each distinct text encoded once and the bytes gathered
     by numpy; None when they pass Arrow's 2 GiB of a string array."""
-    distinct: dict = {}
-    at = np.fromiter((distinct.setdefault("" if v is None else v, len(distinct)) for v in items), dtype=np.intp,
-                     count=len(items))
-    encoded = [text.encode("utf-8") for text in distinct]
+    distinct = {text: i for i, text in enumerate(dict.fromkeys(items))}
+    at = np.fromiter(map(distinct.__getitem__, items), dtype=np.intp, count=len(items))
+    encoded = [b"" if text is None else text.encode("utf-8") for text in distinct]
     sizes = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded))
     lengths = sizes[at]
     offsets = np.zeros(len(items) + 1, dtype=np.int64)
@@ -422,7 +423,7 @@ def to_parquet(rows: list[dict]) -> bytes:
             arrays.append(_arrow_numbers(pa, values, ~np.isnan(values) if values.dtype.kind == "f" else None))
         else:
             items = table.column(name)
-            if values.dtype.kind in "fO" and any(isinstance(v, float) for v in items):  # NaN (no value) is null
+            if values.dtype.kind in "fO" and float in set(map(type, items)):  # NaN (no value) is null
                 items = [None if isinstance(v, float) and math.isnan(v) else v for v in items]
             arrays.append(_arrow_values(pa, items))
     table = pa.Table.from_arrays(arrays, names=table.names)
