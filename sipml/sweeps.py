@@ -250,7 +250,7 @@ def run_sweep(design, overrides, specs, model=None, batch=None, scheduler=None, 
         return axes, _with_written_columns(_link_sweep(*args, scheduler, progress), axes)
     _check_effects(design, list(args[1]), axes)
     # the link, fabric, cost (and training) columns of the whole grid at once, where the fabric allows
-    table = _link_sweep(*args, scheduler, progress, fabric=True, model=model, batch=batch)
+    table = _link_sweep(*args, scheduler, progress, fabric=True, model=model, batch=batch, workers=workers)
     if table is not None:
         return axes, _with_written_columns(table, axes)
     points = grid_points(list(axes))
@@ -360,18 +360,45 @@ def _check_moves_the_link(design, overrides: list, axes) -> None:
                              "would not move; drop --link-only to see the fabric")
 
 
-def _link_sweep(design, overrides, axes, scheduler, progress, fabric: bool = False, model=None, batch=None):
+def _link_sweep(design, overrides, axes, scheduler, progress, fabric: bool = False, model=None, batch=None,
+                workers=None):
     """Link columns by the grid kernel (with `fabric`, the fabric and cost columns too, with `model` the training
     columns; None where the fabric has no floor over a grid): one task locally, or sub-grids along the first axis on
-    a Dask cluster (a point's figures do not depend on the rest of its grid, so the rows are the same)."""
-    if scheduler is None:
+    a Dask cluster, and with `model` on `workers` local processes (a point's figures do not depend on the rest of
+    its grid, so the rows are the same)."""
+    if scheduler is not None:
+        dim, parts = 0, 16
+    elif model is not None and (workers or 1) > 1:  # training dominates: each process searches its share
+        dim, parts = _split_axis(axes), workers
+    else:
         return link_chunk(design, overrides, axes, fabric, model, batch)
-    first = axes[0]
-    step = max(1, -(-len(first.values) // 16))
-    calls = [(design, overrides, (replace(first, values=first.values[i:i + step], texts=first.texts[i:i + step]),
-                                  *axes[1:]), fabric, model, batch) for i in range(0, len(first.values), step)]
-    parts = list(_map(link_chunk, calls, scheduler, None, progress))
-    return None if any(p is None for p in parts) else Table.concat_first_axis(parts, axes)
+    split = axes[dim]
+    step = max(1, -(-len(split.values) // parts))
+    starts = range(0, len(split.values), step)
+    calls = [(design, overrides, (*axes[:dim], replace(split, values=split.values[i:i + step],
+                                                       texts=split.texts[i:i + step]), *axes[dim + 1:]),
+              fabric, model, batch) for i in starts]
+    parts = list(_map(link_chunk, calls, scheduler, workers, progress))
+    if any(p is None for p in parts):
+        return None
+    table = Table.concat_first_axis(parts, axes)
+    if dim == 0:
+        return table
+    grid = np.arange(table.length).reshape([len(a.values) for a in axes])  # each part's rows in grid positions
+    at = np.concatenate([grid.take(range(i, min(i + step, len(split.values))), axis=dim).ravel() for i in starts])
+    order = np.empty_like(at)
+    order[at] = np.arange(len(at))
+    return Table(table.names, {n: v[order] for n, v in table.data.items()},
+                 {n: None if m is None else m[order] for n, m in table.present.items()}, table.length)
+
+
+def _split_axis(axes) -> int:
+    """The axis a model sweep splits between processes: the first that is a name or outside the link (each of
+    its values a grid of its own, searched apart), else the first."""
+    from sipml.sweep_grid import LINK_SECTIONS, _is_name
+
+    return next((i for i, a in enumerate(axes) if len(a.values) > 1 and (_is_name(a) or a.section not in
+                                                                          LINK_SECTIONS)), 0)
 
 
 def _map(fn, calls: list[tuple], scheduler, workers, progress):

@@ -48,6 +48,16 @@ def test_dask_cluster_equals_the_local_run():
     assert remote == local  # bit for bit, in grid order
 
 
+def test_a_model_sweep_on_local_processes_equals_one_process():
+    """With --workers, a model sweep's grid is split between processes along its first fabric axis (here the
+    second): the rows are the one-process rows, in grid order."""
+    specs = ["link.data_rate=20 Gbit/s:40 Gbit/s:3", "fabric.gpus=64,128,704"]  # 704: no strategy (row errors)
+    _, alone = run_sweep(None, [], specs, model="gpt2-355m", workers=1)
+    _, split = run_sweep(None, [], specs, model="gpt2-355m", workers=2)
+    assert len(split) == len(alone) == 9 and split == alone
+    assert [r["fabric.gpus"] for r in split][:3] == [64, 128, 704]
+
+
 def test_csv_jsonl_and_plot(capsys, tmp_path):
     pytest.importorskip("matplotlib")
     png = tmp_path / "m.png"
