@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from core.distinct import distinct_columns
 from fabric.bom import BomLine
 from fabric.design import ClusterDesign
 from photonics.link import LinkEstimate, Violation
@@ -94,6 +95,28 @@ def points(est: FabricEstimate) -> int | None:
 def point_view(view: FabricEstimate, i: int) -> FabricEstimate:
     """Point i of a batched view (`over_points`) as a pricing view of its own, its figures numbers."""
     return _figures(view, lambda a: a[i, 0].item(), 2)
+
+
+def distinct_points(view: FabricEstimate) -> tuple[np.ndarray, np.ndarray]:
+    """(the first of each distinct point of a batched view, each point's distinct one): points whose figures (its
+    own and its details', every one pricing reads) are all equal price every collective alike, so a search at the
+    first of them is the search at each (`take_points(view, first)`, then row inverse[i] for point i)."""
+    count = points(view)
+    rows = []
+
+    def collect(value):
+        if isinstance(value, np.ndarray) and value.ndim == 2:
+            rows.append(value.reshape(count).astype(float) if value.dtype.kind in "biuf" else None)
+        elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+            for f in dataclasses.fields(value):
+                if f.init and f.compare:  # the rest is informational: pricing does not read it (`pricing_view`)
+                    collect(getattr(value, f.name))
+
+    for name in _POINT_FIGURES:
+        collect(getattr(view, name))
+    if any(r is None for r in rows):  # a figure that is not a number: every point its own
+        return np.arange(count), np.arange(count)
+    return distinct_columns(np.stack(rows))
 
 
 def take_points(view: FabricEstimate, rows) -> FabricEstimate:

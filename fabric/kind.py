@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from core.distinct import distinct_columns
 from core.errors import InputError
 
 OPS = ("all_reduce", "reduce_scatter", "all_gather", "all_to_all", "p2p")
@@ -261,7 +262,7 @@ class MixPricing:
         if not inputs[0].ndim or inputs[0].size * self.points < DISTINCT_FROM:
             return self.kind.time(self.est, c, n, p, s, share)
         k = inputs[0].shape[-1]
-        first, inverse = _distinct_columns(np.concatenate([np.reshape(a, (-1, k)) for a in inputs]))
+        first, inverse = distinct_columns(np.concatenate([np.reshape(a, (-1, k)) for a in inputs]))
         if len(first) > k // 2:
             return self.kind.time(self.est, c, n, p, s, share)
         t = self.kind.time(self.est, c, *(_columns(np.asarray(a), first, k) for a in (n, p, s, share)))
@@ -271,20 +272,6 @@ class MixPricing:
 
 
 DISTINCT_FROM = 8192  # figures in a pricing below which its distinct columns are not sought (the search costs more)
-
-
-def _distinct_columns(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(the first of each distinct column of `rows`, each column's distinct one): rows[:, first][:, inverse] is
-    `rows`. Sorted by the rows (a lexsort), equal neighbours joined."""
-    k = rows.shape[1]
-    order = np.lexsort(rows)
-    ordered = rows[:, order]
-    new = np.empty(k, dtype=bool)
-    new[0] = True
-    np.any(ordered[:, 1:] != ordered[:, :-1], axis=0, out=new[1:])
-    inverse = np.empty(k, dtype=np.intp)
-    inverse[order] = np.cumsum(new) - 1
-    return order[new], inverse
 
 
 def _columns(a: np.ndarray, index, k: int) -> np.ndarray:

@@ -537,3 +537,33 @@ def test_a_collective_and_its_last_bucket_priced_in_one_call_equal_each_priced_a
                 want = pricing.price_first([alone, *tp_cs]).seconds
                 assert np.shape(times[key]) == np.shape(want) and np.array_equal(times[key], want), key
                 assert view is not batched or np.ndim(want) == 2  # the batch's points price apart
+
+
+def test_points_that_price_alike_are_searched_once_for_what_each_finds_alone():
+    """A batch whose points repeat (the same capacity and reach: a sweep's laser power moving only the margin) is
+    searched at its distinct points (`fabric.estimate.distinct_points`), and each point gets what the search of
+    the whole batch gives it."""
+    from fabric.estimate import distinct_points, over_points, point_view, take_points
+    from sipml.design import load_design
+    from workloads import speedup
+    from workloads.models import load_model
+
+    model, batch = load_model("gpt2-355m"), 1024
+    d = load_design("sip-ring", ["fabric.gpus=256"])
+    gpu, stack = speedup.gpu_of(d), speedup.stack_for(model)
+    precision = speedup.precision_of(gpu, stack)
+    est = speedup.evaluate_fabric(d)
+    scale = np.array([1.0, 0.5, 1.0, 2.0, 0.5, 1.0])
+    margin = np.arange(6.0)  # informational: not a pricing figure
+    details = dataclasses.replace(est.details, segment_capacity_bps=est.details.segment_capacity_bps * scale,
+                                  neighbour_margin_db=margin)
+    view = over_points(dataclasses.replace(est, per_gpu_bandwidth_bps=est.per_gpu_bandwidth_bps * scale,
+                                           details=details), (6,))
+    first, inverse = distinct_points(view)
+    assert first.tolist() == [1, 0, 3] and inverse.tolist() == [1, 0, 1, 2, 0, 1]
+    few = take_points(view, first)
+    for i in range(6):
+        assert speedup.pricing_view(point_view(few, int(inverse[i]))) == speedup.pricing_view(point_view(view, i))
+    every = speedup._bounded_search(model, gpu, view, batch, (), 5, stack, precision)
+    once = speedup._bounded_search(model, gpu, few, batch, (), 5, stack, precision)
+    assert [once[k] for k in inverse] == every

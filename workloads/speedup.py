@@ -31,8 +31,8 @@ from core.fields import non_negative, param, positive
 from fabric.catalog import Catalog, load_catalog
 from fabric.cost import CostSummary, cost_summary
 from fabric.design import ClusterDesign
-from fabric.estimate import (FabricEstimate, joined_points, over_points, point_view, points, pricing_view,
-                             take_points)
+from fabric.estimate import (FabricEstimate, distinct_points, joined_points, over_points, point_view, points,
+                             pricing_view, take_points)
 from fabric.evaluate import evaluate_fabric
 from fabric.registry import get_kind
 from workloads.generic import dlrm_breakdown, generic_breakdown, split_strategies
@@ -195,14 +195,16 @@ def evaluate_model_points(model: Model, design: ClusterDesign, estimate: FabricE
                           stack: Stack | str | None = None) -> tuple[Result, np.ndarray]:
     """`evaluate_model` at the points `where` (a mask) of a grid of `design`'s fabric: `estimate`'s figures arrays
     over the grid (`fabric.kind.FabricKind.floor_estimate`), each point of `where` feasible, `cost` the points'
-    priced bills (arrays). All the points are searched as one batch (`fabric.estimate.over_points`). Returns a
+    priced bills (arrays). All the points are searched as one batch (`fabric.estimate.over_points`), those that price alike once. Returns a
     Result whose figures are arrays of the grid's shape (NaN outside `where` and where no strategy fits) and each
     point's reason where no strategy fits ('' elsewhere). Each point's figures are those `evaluate_model` finds for
     it; the result's candidates carry no strategy and its estimate is the grid's."""
     where = np.asarray(where, dtype=bool)
     view = over_points(estimate, where.shape, where)
-    gpu, stack, precision, chosen = _searched(model, design, view, batch, fixed, top, stack, None)
-    found = [f for f, _ in chosen]
+    first, inverse = distinct_points(view)  # points that price alike are searched once
+    gpu, stack, precision, chosen = _searched(model, design, take_points(view, first), batch, fixed, top, stack,
+                                              None)
+    found = [chosen[i][0] for i in inverse]
     errors = np.full(where.shape, "", dtype=object)
     errors[where] = [f if isinstance(f, str) else "" for f in found]
     return _result(model, name, estimate, gpu, batch, _over_points(found, where), stack, precision, cost), errors
@@ -274,8 +276,8 @@ def _search_options(model, gpu, options: tuple, batch, fixed_items, top, stack, 
     if isinstance(model, TransformerModel):  # the options configured alike at once (their shares alike everywhere)
         out = {}
         for alike in ([k for k, o in enumerate(options) if _configured_once(o) == once] for once in (True, False)):
-            found = _bounded_search(model, gpu, _one_batch([options[k] for k in alike]), batch, fixed_items, top,
-                                    stack, precision) if alike else []
+            found = _bounded_in_parts(model, gpu, _one_batch([options[k] for k in alike]), batch, fixed_items, top,
+                                      stack, precision) if alike else []
             sizes = [points(options[k]) for k in alike]
             out.update({k: found[start:start + n] for k, start, n in zip(alike, np.cumsum([0, *sizes]), sizes)})
         return [out[k] for k in range(len(options))]
@@ -311,6 +313,19 @@ def _configured_once(view: FabricEstimate) -> bool:
 
 
 FIRST_PRICED = 512  # strategies priced in the first round of a bounded search (each round doubles it)
+POINTS_PER_SEARCH = 64  # points of a batched view searched together: their arrays stay in cache (measured: 3 550
+# points at once cost 15 ms a point, 40 at once ~1 ms)
+
+
+def _bounded_in_parts(model, gpu, view, batch, fixed_items, top, stack, precision) -> list:
+    """`_bounded_search` at every point of a batched view, POINTS_PER_SEARCH points at a time (a point's search
+    does not depend on the others searched with it)."""
+    count = points(view)
+    if count <= POINTS_PER_SEARCH:
+        return _bounded_search(model, gpu, view, batch, fixed_items, top, stack, precision)
+    return [found for start in range(0, count, POINTS_PER_SEARCH) for found in _bounded_search(
+        model, gpu, take_points(view, np.arange(start, min(start + POINTS_PER_SEARCH, count))), batch, fixed_items,
+        top, stack, precision)]
 
 
 def _bounded_search(model: TransformerModel, gpu: Gpu, view: FabricEstimate, batch: int, fixed_items: tuple, top: int,
