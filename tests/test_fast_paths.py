@@ -539,10 +539,10 @@ def test_a_collective_and_its_last_bucket_priced_in_one_call_equal_each_priced_a
                 assert view is not batched or np.ndim(want) == 2  # the batch's points price apart
 
 
-def test_points_that_price_alike_are_searched_once_for_what_each_finds_alone():
+def test_points_that_price_alike_are_searched_once_for_what_each_finds_alone(monkeypatch):
     """A batch whose points repeat (the same capacity and reach: a sweep's laser power moving only the margin) is
     searched at its distinct points (`fabric.estimate.distinct_points`), and each point gets what the search of
-    the whole batch gives it."""
+    the whole batch gives it; so does a batch searched a few points at a time."""
     from fabric.estimate import distinct_points, over_points, point_view, take_points
     from sipml.design import load_design
     from workloads import speedup
@@ -567,3 +567,5 @@ def test_points_that_price_alike_are_searched_once_for_what_each_finds_alone():
     every = speedup._bounded_search(model, gpu, view, batch, (), 5, stack, precision)
     once = speedup._bounded_search(model, gpu, few, batch, (), 5, stack, precision)
     assert [once[k] for k in inverse] == every
+    monkeypatch.setattr(speedup, "POINTS_PER_SEARCH", 4)
+    assert speedup._bounded_in_parts(model, gpu, view, batch, (), 5, stack, precision) == every

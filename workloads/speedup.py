@@ -195,10 +195,10 @@ def evaluate_model_points(model: Model, design: ClusterDesign, estimate: FabricE
                           stack: Stack | str | None = None) -> tuple[Result, np.ndarray]:
     """`evaluate_model` at the points `where` (a mask) of a grid of `design`'s fabric: `estimate`'s figures arrays
     over the grid (`fabric.kind.FabricKind.floor_estimate`), each point of `where` feasible, `cost` the points'
-    priced bills (arrays). All the points are searched as one batch (`fabric.estimate.over_points`), those that price alike once. Returns a
-    Result whose figures are arrays of the grid's shape (NaN outside `where` and where no strategy fits) and each
-    point's reason where no strategy fits ('' elsewhere). Each point's figures are those `evaluate_model` finds for
-    it; the result's candidates carry no strategy and its estimate is the grid's."""
+    priced bills (arrays). The points are searched as batches (`fabric.estimate.over_points`), those that price
+    alike once. Returns a Result whose figures are arrays of the grid's shape (NaN outside `where` and where no
+    strategy fits) and each point's reason where no strategy fits ('' elsewhere). Each point's figures are those
+    `evaluate_model` finds for it; the result's candidates carry no strategy and its estimate is the grid's."""
     where = np.asarray(where, dtype=bool)
     view = over_points(estimate, where.shape, where)
     first, inverse = distinct_points(view)  # points that price alike are searched once
