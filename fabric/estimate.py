@@ -101,7 +101,7 @@ def distinct_points(view: FabricEstimate) -> tuple[np.ndarray, np.ndarray]:
     """(the first of each distinct point of a batched view, each point's distinct one): points whose figures (its
     own and its details', every one pricing reads) are all equal price every collective alike, so a search at the
     first of them is the search at each (`take_points(view, first)`, then row inverse[i] for point i)."""
-    count = points(view)
+    count = points(view) or 1  # a grid of one point (no axes) is one point's view
     rows = []
 
     def collect(value):
@@ -116,6 +116,8 @@ def distinct_points(view: FabricEstimate) -> tuple[np.ndarray, np.ndarray]:
         collect(getattr(view, name))
     if any(r is None for r in rows):  # a figure that is not a number: every point its own
         return np.arange(count), np.arange(count)
+    if not rows:  # no figure varies: all alike
+        return np.zeros(1, dtype=np.intp), np.zeros(count, dtype=np.intp)
     return distinct_columns(np.stack(rows))
 
 

@@ -56,6 +56,10 @@ def test_a_model_sweep_on_local_processes_equals_one_process():
     _, split = run_sweep(None, [], specs, model="gpt2-355m", workers=2)
     assert len(split) == len(alone) == 9 and split == alone
     assert [r["fabric.gpus"] for r in split][:3] == [64, 128, 704]
+    # a name axis alone: each process gets a grid of one point (one the fabric path takes, one it leaves)
+    _, alone = run_sweep(None, [], ["link.kind=ring-wdm,point-to-point"], model="gpt2-355m", workers=1)
+    _, split = run_sweep(None, [], ["link.kind=ring-wdm,point-to-point"], model="gpt2-355m", workers=2)
+    assert split == alone and alone[0]["training_feasible"] is True and "does not fit" in alone[1]["error"]
 
 
 def test_csv_jsonl_and_plot(capsys, tmp_path):
