@@ -217,10 +217,11 @@ def test_a_fabric_without_a_floor_over_a_grid_goes_point_by_point():
 @pytest.mark.parametrize("case", [("gpt2-355m", "sip-ring", 256, 1024), ("gpt3-175b", "sip-ocs", 1024, 1536),
                                   ("megatron-7.5b", "dgx-a100", 256, 512), ("mixtral-8x7b", "fattree-200", 512, 1024),
                                   ("bert-large", "sip-ring", 64, 1024), ("llama3-405b", "dgx-h100", 2048, 2048)])
-def test_the_bounded_search_equals_pricing_every_strategy(case):
+def test_the_bounded_search_equals_pricing_every_strategy(case, monkeypatch):
     """The branch-and-bound strategy search (rounds in the order of each strategy's iteration with free
-    communication), on every way the fabric can run the job at once, keeps for each exactly the candidates, times
-    and phases of pricing every strategy on it alone and sorting them."""
+    communication, small first rounds here so that there are many), on every way the fabric can run the job at
+    once, keeps for each exactly the candidates, times and phases of pricing every strategy on it alone and sorting
+    them."""
     from fabric.estimate import pricing_view
     from fabric.registry import get_kind
     from sipml.design import load_design
@@ -237,6 +238,7 @@ def test_the_bounded_search_equals_pricing_every_strategy(case):
     precision = speedup.precision_of(gpu, stack)
     est = speedup.evaluate_fabric(d)
     views = tuple(pricing_view(option) for option in get_kind(est.kind).alternatives(est))
+    monkeypatch.setattr(speedup, "FIRST_PRICED_FEW", 64)
     speedup._search.cache_clear()
     searched = speedup._search(model, gpu, views, batch, (), 5, stack, precision, None)  # the ways at once
     for view, found in zip(views, searched, strict=True):

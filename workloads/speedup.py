@@ -313,6 +313,9 @@ def _configured_once(view: FabricEstimate) -> bool:
 
 
 FIRST_PRICED = 512  # strategies priced in the first round of a bounded search (each round doubles it)
+FIRST_PRICED_FEW = 2048  # … of a search of at most FEW_POINTS points (one design's ways to run a job), whose rounds
+FEW_POINTS = 3  # cost their Python more than their arithmetic (measured: 512 → 2 048 takes a fattree-200 baseline
+# of gpt2-355m from 24 to 20 ms, GPT-3 175B on SiP-Ring from 45–50 to 35–40 ms; 4 096 and 8 192 are slower again)
 POINTS_PER_SEARCH = 256  # points of a batched view searched together, so that its arrays stay small (measured on a
 # 10 000-point gpt2-355m sweep with 3 550 feasible points: all at once 52 s, 64 at a time 33 s, 256 at a time 29 s)
 
@@ -345,7 +348,7 @@ def _bounded_search(model: TransformerModel, gpu: Gpu, view: FabricEstimate, bat
     lower = bound.iteration_s[order]
     count = 1 if points(view) is None else points(view)
     fastest = np.full((count, top), math.inf)  # each point's `top` fastest priced so far
-    rounds, rows, start, size = [], np.arange(count), 0, FIRST_PRICED
+    rounds, rows, start, size = [], np.arange(count), 0, FIRST_PRICED_FEW if count <= FEW_POINTS else FIRST_PRICED
     while start < len(order):
         end = start + size
         if rounds:
