@@ -63,7 +63,7 @@ def bench_sweep_csv() -> None:
         out = f"{folder}/sweep.csv"
         cmd = [sys.executable, "-m", "sipml", "sweep", "--link-only", "--quiet", "-o", out,
                "--vary", "laser.power_per_line=0.5 mW:20 mW:32:log", "--vary", "link.channel_spacing=50 GHz:400 GHz:16",
-               "--vary", "link.wavelengths_per_fiber=1:64:64", "--vary", "loss.fiber_length=1 m:20 km:32"]
+               "--vary", "link.wavelengths_per_fiber=1:64:64", "--vary", "loss.fiber_length=1 m:20000 m:32"]
         walls = []
         for _ in range(3):
             t0 = time.perf_counter()
