@@ -258,14 +258,16 @@ class MixPricing:
         and recompute choices leave them alone), and the pricer is elementwise, so every column's figures are
         the ones it gets priced alone. Pricings of fewer than DISTINCT_FROM figures, or with few repeats, are
         priced as they are."""
-        inputs = np.broadcast_arrays(n, p, s, share)
+        parts = share if isinstance(share, tuple) else (share,)  # a kind's share may be one per resource
+        inputs = np.broadcast_arrays(n, p, s, *parts)
         if not inputs[0].ndim or inputs[0].size * self.points < DISTINCT_FROM:
             return self.kind.time(self.est, c, n, p, s, share)
         k = inputs[0].shape[-1]
         first, inverse = distinct_columns(np.concatenate([np.reshape(a, (-1, k)) for a in inputs]))
         if len(first) > k // 2:
             return self.kind.time(self.est, c, n, p, s, share)
-        t = self.kind.time(self.est, c, *(_columns(np.asarray(a), first, k) for a in (n, p, s, share)))
+        picked = [_columns(np.asarray(a), first, k) for a in (n, p, s, *parts)]
+        t = self.kind.time(self.est, c, *picked[:3], tuple(picked[3:]) if isinstance(share, tuple) else picked[3])
         spread = (lambda a: _columns(np.asarray(a), inverse, len(first)))
         return CollectiveTime(seconds=spread(t.seconds), schedule=spread(np.asarray(t.schedule, dtype=object)),
                               share=spread(t.share), bandwidth_bps=spread(t.bandwidth_bps))
