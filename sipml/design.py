@@ -131,7 +131,41 @@ def _failing(design: ClusterDesign, cond) -> When | AllOf | None:
 
 
 def _no_effect_problem(data: dict, design: ClusterDesign) -> str | None:
-    """Every section and key of `data` without effect in `design`, in one line, or None when all apply."""
+    """Every section and key of `data` without effect in `design`, in one line, or None when all apply. Found
+    once per (the sections and keys of `data`, the values of the fields their conditions read, the fabric kind):
+    a sweep's points share them (`_EFFECTS`)."""
+    names = tuple((name, tuple(values)) for name, values in data.items())
+    if _EFFECTS[0] != changes():
+        _EFFECTS[:] = [changes(), {}, {}]
+    atoms = _EFFECTS[1].get(names)
+    if atoms is None:
+        atoms = _EFFECTS[1][names] = _condition_fields(data)
+    key = (names, design.fabric.kind, tuple(getattr(section_of(design, s), k) for s, k in atoms))
+    try:
+        hash(key)
+    except TypeError:  # a condition on a field whose value is not a plain value
+        return _find_no_effect_problem(data, design)
+    if key not in _EFFECTS[2]:
+        if len(_EFFECTS[2]) > 1024:
+            _EFFECTS[2].clear()
+        _EFFECTS[2][key] = _find_no_effect_problem(data, design)
+    return _EFFECTS[2][key]
+
+
+# [the registry's changes() when filled, sections and keys → the fields their conditions read, key → problem]
+_EFFECTS: list = [-1, {}, {}]
+
+
+def _condition_fields(data: dict) -> tuple:
+    """(section, key) of every field the conditions on the sections and keys of `data` (and on the fabric kinds'
+    own sections, which the problem text lists) read."""
+    conds = [section_condition(n) for n in (*data, *FABRIC_SECTIONS)]
+    conds += [specs(ALL_SECTIONS[n])[k].applies_when for n, values in data.items() if n in ALL_SECTIONS
+              for k in values if k in specs(ALL_SECTIONS[n])]
+    return tuple(dict.fromkeys((c.section, c.key) for cond in conds for c in conditions_of(cond)))
+
+
+def _find_no_effect_problem(data: dict, design: ClusterDesign) -> str | None:
     sections: dict[tuple[str, bool], list[str]] = {}  # (failing condition, on the fabric kind) → its sections
     keys = []
     for name, values in data.items():

@@ -571,3 +571,23 @@ def test_points_that_price_alike_are_searched_once_for_what_each_finds_alone(mon
     assert [once[k] for k in inverse] == every
     monkeypatch.setattr(speedup, "POINTS_PER_SEARCH", 4)
     assert speedup._bounded_in_parts(model, gpu, view, batch, (), 5, stack, precision) == every
+
+
+def test_the_kept_no_effect_problems_equal_finding_each_afresh():
+    """`sipml.design._no_effect_problem`, kept per (sections and keys, the fields their conditions read, kind),
+    says for every design what finding it afresh says: keys that apply, keys of a section another kind owns, a
+    key whose condition fails, one design after another with the same keys and different values."""
+    from sipml import design as d
+
+    cases = [{"link": {"data_rate": "25 Gbit/s"}}, {"sip_ring": {"directions": 2}}, {"sip_ocs": {"switches": 4}},
+             {"modulator": {"kind": "all-pass"}}, {"modulator": {"kind": "add-drop"}},
+             {"electrical": {"rails": 8}}, {"link": {"kind": "point-to-point"}}]
+    seen = []
+    for name in ("sip-ring", "sip-ocs", "fattree-200", "sip-ring"):  # the last: each found again, kept
+        design = d.load_design(name, [])
+        for data in cases:
+            for full in (data, {**data, "fabric": {"kind": design.fabric.kind}}):
+                kept, afresh = d._no_effect_problem(full, design), d._find_no_effect_problem(full, design)
+                assert kept == afresh, (full, name)
+                seen.append(afresh is None)
+    assert any(seen) and not all(seen)  # both answers among the cases
