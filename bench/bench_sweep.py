@@ -1,13 +1,13 @@
 """Benchmark: `sipml sweep` on both its paths: point by point (every point loaded through the design rules and
 evaluated in full: link budget with ledger, penalties and limits; fabric; cost; with a model, the strategy search and
-speedup) and the whole grid at once (`sipml.sweep_grid`: the link kernel and the fabric's floor
-over arrays, the rows the per-point path writes).
+speedup) and the whole grid at once (`sipml.sweep_grid`: the link kernel, the fabric's floor over arrays and, with a
+model, the batched strategy search: the rows the per-point path writes).
 
 Run:  python bench/bench_sweep.py
 Prints points per second for fixed grids on one process, each path (cold: nothing the searches keep), and the grid
 path's gain (the CLI spreads the per-point path's chunks, and a model sweep's grid, over every core, or a Dask
-cluster), then the wall time of a 10 000-point end-to-end sweep
-with training through the CLI. Not a test: the figures are recorded, not asserted.
+cluster), then the wall time of a 10 000-point end-to-end sweep with training through the CLI. Not a test: the
+figures are recorded, not asserted.
 """
 
 from __future__ import annotations

@@ -431,7 +431,7 @@ def _schedule(est: FabricEstimate, c, n, p, s, share) -> CollectiveTime:
         return _alive_schedule(est, c, n, p, s, share)
     with np.errstate(divide="ignore", invalid="ignore"):  # the dead points' figures are replaced below
         t = _alive_schedule(est, c, n, p, s, share)
-    # a batched view (fabric.estimate.pricing_view over points) with some points that reach no neighbour
+    # a batched view (fabric.estimate.over_points) with some points that reach no neighbour
     return CollectiveTime(np.where(dead, np.where(p > 1, np.inf, 0.0), t.seconds), np.where(dead, NO_REACH, t.schedule),
                           share, np.where(dead, 0.0, t.bandwidth_bps))
 

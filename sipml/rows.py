@@ -50,8 +50,9 @@ class Table(Sequence):
         return cls(list(data), data, dict.fromkeys(data), length)
 
     @classmethod
-    def concat_first_axis(cls, parts: list[Table], axes) -> Table:
-        """Tables of consecutive sub-grids along the first axis, as one table of the whole grid."""
+    def concat_axis(cls, parts: list[Table], axes, dim: int = 0) -> Table:
+        """Tables of consecutive sub-grids along axis `dim` of `axes` (each part's rows in its own grid order), as
+        one table of the whole grid, its rows in grid order."""
         names = columns([dict.fromkeys(p.names) for p in parts])
         data, present = {}, {}
         for name in names:
@@ -67,7 +68,18 @@ class Table(Sequence):
             data[name] = np.concatenate(chunks if len(kinds) == 1 else [c.astype(object) for c in chunks])
             have = np.concatenate(masks)
             present[name] = None if have.all() else have
-        return cls(names, data, present, sum(p.length for p in parts))
+        length = sum(p.length for p in parts)
+        if dim:  # the parts' rows, one part after another, put at their places in the grid
+            shape = [len(a.values) for a in axes]
+            others = length // shape[dim]
+            grid = np.arange(length).reshape(shape)
+            bounds = np.cumsum([0, *(p.length // others for p in parts)])
+            at = np.concatenate([grid.take(range(lo, hi), axis=dim).ravel() for lo, hi in zip(bounds, bounds[1:])])
+            order = np.empty_like(at)
+            order[at] = np.arange(length)
+            data = {n: v[order] for n, v in data.items()}
+            present = {n: None if m is None else m[order] for n, m in present.items()}
+        return cls(names, data, present, length)
 
     def replace_rows(self, index, rows: list[dict]) -> None:
         """Rows `index` (grid positions, ascending) become `rows`, computed by the per-point path; the column order

@@ -51,7 +51,6 @@ class Points:
         return design_from_mapping(apply_overrides(self.data, sets, self.source), f"{self.source} (with --set)",
                                    self._base)
 
-
     def within(self, sets, design) -> Points:
         """The points of this file with `sets` applied first (`design`, the design they give): a point that adds
         one value to them builds only the sections that value changes (a sweep's combination of fabric axes, then

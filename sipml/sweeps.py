@@ -374,22 +374,11 @@ def _link_sweep(design, overrides, axes, scheduler, progress, fabric: bool = Fal
         return link_chunk(design, overrides, axes, fabric, model, batch)
     split = axes[dim]
     step = max(1, -(-len(split.values) // parts))
-    starts = range(0, len(split.values), step)
     calls = [(design, overrides, (*axes[:dim], replace(split, values=split.values[i:i + step],
                                                        texts=split.texts[i:i + step]), *axes[dim + 1:]),
-              fabric, model, batch) for i in starts]
-    parts = list(_map(link_chunk, calls, scheduler, workers, progress))
-    if any(p is None for p in parts):
-        return None
-    table = Table.concat_first_axis(parts, axes)
-    if dim == 0:
-        return table
-    grid = np.arange(table.length).reshape([len(a.values) for a in axes])  # each part's rows in grid positions
-    at = np.concatenate([grid.take(range(i, min(i + step, len(split.values))), axis=dim).ravel() for i in starts])
-    order = np.empty_like(at)
-    order[at] = np.arange(len(at))
-    return Table(table.names, {n: v[order] for n, v in table.data.items()},
-                 {n: None if m is None else m[order] for n, m in table.present.items()}, table.length)
+              fabric, model, batch) for i in range(0, len(split.values), step)]
+    tables = list(_map(link_chunk, calls, scheduler, workers, progress))
+    return None if any(t is None for t in tables) else Table.concat_axis(tables, axes, dim)
 
 
 def _split_axis(axes) -> int:

@@ -274,12 +274,15 @@ def _search_options(model, gpu, options: tuple, batch, fixed_items, top, stack, 
         return [[f] for f in _search(model, gpu, tuple(pricing_view(o) for o in options), batch, fixed_items, top,
                                      stack, precision, gradient_bytes)]
     if isinstance(model, TransformerModel):  # the options configured alike at once (their shares alike everywhere)
+        alike: dict[bool, list[int]] = {}
+        for k, o in enumerate(options):
+            alike.setdefault(_configured_once(o), []).append(k)
         out = {}
-        for alike in ([k for k, o in enumerate(options) if _configured_once(o) == once] for once in (True, False)):
-            found = _bounded_in_parts(model, gpu, _one_batch([options[k] for k in alike]), batch, fixed_items, top,
-                                      stack, precision) if alike else []
-            sizes = [points(options[k]) for k in alike]
-            out.update({k: found[start:start + n] for k, start, n in zip(alike, np.cumsum([0, *sizes]), sizes)})
+        for group in alike.values():
+            found = _bounded_in_parts(model, gpu, _one_batch([options[k] for k in group]), batch, fixed_items, top,
+                                      stack, precision)
+            sizes = [points(options[k]) for k in group]
+            out.update({k: found[start:start + n] for k, start, n in zip(group, np.cumsum([0, *sizes]), sizes)})
         return [out[k] for k in range(len(options))]
     return [[_search(model, gpu, (point_view(o, i),), batch, fixed_items, top, stack, precision, gradient_bytes)[0]
              for i in range(points(o))] for o in options]

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field, fields
 import numpy as np
 
 from core.memo import last_results
-from fabric.estimate import FabricEstimate
+from fabric.estimate import FabricEstimate, points
 from fabric.evaluate import mix_pricing
 from fabric.kind import Collective, group_arrays
 from workloads.compute import edge_times, layer_times, optimizer_step_s
@@ -149,7 +149,7 @@ def _collective_times(plan: TransformerPlan, est: FabricEstimate) -> dict:
     times.update(zip(("pipeline", "expert", "context"), (pricing.price([c])[0].seconds for c in (pp_c, ep_c, cp_c))))
     # each data-parallel collective and its last bucket in one call, their bytes stacked on a leading axis (a
     # batched view's points next, dropped where the seconds are the same at every point, as each alone gives them)
-    batched = np.ndim(est.per_gpu_bandwidth_bps) == 2
+    batched = points(est) is not None
     for c, gather in ((ar_c, 1.0), (rs_c, 1.0), (ag_c, plan.gather_to_grad)):
         both = np.stack(np.broadcast_arrays(c.message_bytes, plan.bucket_bytes * gather))
         seconds = pricing.price_first([dataclasses.replace(c, message_bytes=both[:, None] if batched else both),
