@@ -76,15 +76,28 @@ def builtin_designs() -> dict[str, Path]:
 def section_condition(name: str) -> When | AllOf | None:
     """When the keys of section `name` have an effect (None: always): the optical sections for the kinds whose
     GPUs have the optical I/O (and each for the link kind that uses it), a kind's own section for that kind.
-    Found once per name while the fabric registry stays as it is (every design a sweep loads asks)."""
-    if _CONDITIONS[0] != changes():
-        _CONDITIONS[:] = [changes(), {}]
-    if name not in _CONDITIONS[1]:
-        _CONDITIONS[1][name] = _section_condition(name)
-    return _CONDITIONS[1][name]
+    Found once per name (every design a sweep loads asks)."""
+    return _FOUND.get(("condition", name), lambda: _section_condition(name))
 
 
-_CONDITIONS: list = [-1, {}]  # [the registry's changes() when found, name → condition]
+class _WhileRegistryStands:
+    """Values found once per key while the fabric registry stays as it is (a kind registered later brings its own
+    sections and conditions), at most `size` of them kept."""
+
+    def __init__(self, size: int):
+        self._size, self._seen, self._values = size, -1, {}
+
+    def get(self, key, find):
+        if self._seen != changes():
+            self._seen, self._values = changes(), {}
+        if key not in self._values:
+            if len(self._values) >= self._size:
+                self._values.clear()
+            self._values[key] = find()
+        return self._values[key]
+
+
+_FOUND = _WhileRegistryStands(4096)  # section conditions, the fields they read, designs' keys without effect
 
 
 def _section_condition(name: str) -> When | AllOf | None:
@@ -133,27 +146,15 @@ def _failing(design: ClusterDesign, cond) -> When | AllOf | None:
 def _no_effect_problem(data: dict, design: ClusterDesign) -> str | None:
     """Every section and key of `data` without effect in `design`, in one line, or None when all apply. Found
     once per (the sections and keys of `data`, the values of the fields their conditions read, the fabric kind):
-    a sweep's points share them (`_EFFECTS`)."""
+    a sweep's points share them."""
     names = tuple((name, tuple(values)) for name, values in data.items())
-    if _EFFECTS[0] != changes():
-        _EFFECTS[:] = [changes(), {}, {}]
-    atoms = _EFFECTS[1].get(names)
-    if atoms is None:
-        atoms = _EFFECTS[1][names] = _condition_fields(data)
-    key = (names, design.fabric.kind, tuple(getattr(section_of(design, s), k) for s, k in atoms))
+    atoms = _FOUND.get(("fields", names), lambda: _condition_fields(data))
+    key = ("problem", names, design.fabric.kind, tuple(getattr(section_of(design, s), k) for s, k in atoms))
     try:
         hash(key)
     except TypeError:  # a condition on a field whose value is not a plain value
         return _find_no_effect_problem(data, design)
-    if key not in _EFFECTS[2]:
-        if len(_EFFECTS[2]) > 1024:
-            _EFFECTS[2].clear()
-        _EFFECTS[2][key] = _find_no_effect_problem(data, design)
-    return _EFFECTS[2][key]
-
-
-# [the registry's changes() when filled, sections and keys → the fields their conditions read, key → problem]
-_EFFECTS: list = [-1, {}, {}]
+    return _FOUND.get(key, lambda: _find_no_effect_problem(data, design))
 
 
 def _condition_fields(data: dict) -> tuple:
