@@ -54,9 +54,11 @@ def main() -> None:
 
 
 def _forget() -> None:
-    """Drop what the searches keep (their results and the fabric-free plans)."""
+    """Drop what the searches keep (their results and the fabric-free plans) and what the design reader keeps."""
+    from sipml import design
     from workloads import speedup, strategy, training
 
+    design._FOUND.clear()
     speedup._search.cache_clear()
     strategy._transformer_strategies.cache_clear()
     training._transformer_plan.cache_clear()

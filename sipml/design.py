@@ -96,6 +96,9 @@ class _WhileRegistryStands:
             self._values[key] = find()
         return self._values[key]
 
+    def clear(self) -> None:
+        self._values = {}
+
 
 _FOUND = _WhileRegistryStands(4096)  # section conditions, the fields they read, designs' keys without effect
 
