@@ -251,7 +251,7 @@ def _training(cluster, model_name: str, batch):
         if not searched.any():
             return out
         try:
-            result, errors = evaluate_model_points(model, cluster, estimate, searched, "point", size, cost, top=1)
+            result, errors = evaluate_model_points(model, cluster, estimate, searched, "point", size, cost)
             if not baseline:
                 baseline.append(_baseline(model_name, size, cluster.fabric.gpus))
         except SipmlError as exc:  # no strategy at this size, or no baseline: each searched row's error

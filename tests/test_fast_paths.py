@@ -165,6 +165,18 @@ def _same(x, y) -> bool:
     return type(x) is type(y) and (x == y or (isinstance(x, float) and math.isnan(x) and math.isnan(y)))
 
 
+def _same_record(a, b) -> bool:
+    """Two records of a search's fastest over points (`workloads.speedup._as_arrays`: arrays, and reasons) equal,
+    NaN for NaN."""
+    (x, why_x), (y, why_y) = a, b
+    same = (lambda u, v: np.array_equal(u, v, equal_nan=True))
+    return (why_x.tolist() == why_y.tolist() and x.top[0].breakdown.keys() == y.top[0].breakdown.keys()
+            and all(same(x.top[0].breakdown[k], y.top[0].breakdown[k]) for k in x.top[0].breakdown)
+            and all(same(getattr(x, f), getattr(y, f)) for f in ("candidates", "feasible", "hardware_flops",
+                                                                 "model_flops"))
+            and same(x.top[0].iteration_s, y.top[0].iteration_s) and same(x.top[0].memory_bytes, y.top[0].memory_bytes))
+
+
 @pytest.mark.parametrize("seed", range(14))
 def test_the_fabric_floor_over_a_grid_equals_each_point_alone(seed):
     """A sweep's link, fabric and cost columns over a whole grid at once (SiP-Ring's and SiP-OCS's floors over arrays
@@ -379,6 +391,8 @@ def test_the_batched_search_equals_pricing_every_strategy_at_each_point(design):
     for option in get_kind(est.kind).alternatives(over_points(grid, (12,))):
         with np.errstate(divide="ignore", invalid="ignore"):  # the point without capacity: inf × 0 in its phases
             batched = speedup._bounded_search(model, gpu, option, batch, (), 5, stack, precision)
+            fastest = speedup._fastest(model, gpu, option, batch, (), stack, precision)
+        assert _same_record(fastest, speedup._as_arrays(batched))  # the fastest, picked from the rounds' arrays
         for i, found in enumerate(batched):
             view = point_view(option, i)
             speedup._search.cache_clear()
@@ -496,10 +510,20 @@ def test_the_ways_a_ring_runs_a_job_searched_as_one_batch_equal_each_searched_al
             assert np.array_equal(np.broadcast_to(a.schedule, (3 * count, len(st)))[rows],
                                   np.broadcast_to(b.schedule, (count, len(st))))
     speedup._search.cache_clear()
-    found = speedup._search_options(model, gpu, options, batch, (), 5, stack, precision, None)
-    for k, option in enumerate(options):
-        assert found[k] == speedup._bounded_search(model, gpu, option if batched else pricing_view(option), batch, (),
-                                                   5, stack, precision)
+    if not batched:
+        found = speedup._search(model, gpu, tuple(pricing_view(o) for o in options), batch, (), 5, stack, precision,
+                                None)
+        for k, option in enumerate(options):
+            assert found[k] == speedup._bounded_search(model, gpu, pricing_view(option), batch, (), 5, stack,
+                                                       precision)[0]
+        return
+    # the fastest way at each point: the least time over the allocations' own searches (the first of equals)
+    record, reasons = speedup._fastest_at_points(model, gpu, est, batch, (), stack, precision)
+    alone = [speedup._bounded_search(model, gpu, option, batch, (), 1, stack, precision) for option in options]
+    for i in range(5):
+        best = min(range(3), key=lambda k: alone[k][i].top[0].iteration_s)
+        assert record.top[0].iteration_s[i] == alone[best][i].top[0].iteration_s and reasons[i] == ""
+        assert {k: v[i] for k, v in record.top[0].breakdown.items()} == alone[best][i].top[0].breakdown
 
 
 @pytest.mark.parametrize("design", ["sip-ring", "sip-ocs", "fattree-200", "dgx-h100"])
@@ -569,8 +593,10 @@ def test_points_that_price_alike_are_searched_once_for_what_each_finds_alone(mon
     every = speedup._bounded_search(model, gpu, view, batch, (), 5, stack, precision)
     once = speedup._bounded_search(model, gpu, few, batch, (), 5, stack, precision)
     assert [once[k] for k in inverse] == every
+    whole = speedup._fastest(model, gpu, view, batch, (), stack, precision)
     monkeypatch.setattr(speedup, "POINTS_PER_SEARCH", 4)
-    assert speedup._bounded_in_parts(model, gpu, view, batch, (), 5, stack, precision) == every
+    parts = speedup._fastest_in_parts(model, gpu, view, batch, (), stack, precision)
+    assert _same_record(parts, whole)
 
 
 def test_the_kept_no_effect_problems_equal_finding_each_afresh():

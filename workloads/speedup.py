@@ -183,7 +183,7 @@ def evaluate_model(model: Model, design: ClusterDesign, name: str, batch: int, f
     if not est.feasible:
         raise InfeasibleDesign(f"the {est.kind} fabric is infeasible ("
                                + "; ".join(f"{v.name}: {v.message}" for v in est.violations) + ")")
-    gpu, stack, precision, ((found, est),) = _searched(model, design, est, batch, fixed, top, stack, gradient_bytes)
+    gpu, stack, precision, found, est = _searched(model, design, est, batch, fixed, top, stack, gradient_bytes)
     if isinstance(found, str):
         raise InfeasibleDesign(found)
     return _result(model, name, est, gpu, batch, found, stack, precision,
@@ -191,38 +191,44 @@ def evaluate_model(model: Model, design: ClusterDesign, name: str, batch: int, f
 
 
 def evaluate_model_points(model: Model, design: ClusterDesign, estimate: FabricEstimate, where, name: str,
-                          batch: int, cost: CostSummary, fixed: dict | None = None, *, top: int = 5,
+                          batch: int, cost: CostSummary, fixed: dict | None = None, *,
                           stack: Stack | str | None = None) -> tuple[Result, np.ndarray]:
     """`evaluate_model` at the points `where` (a mask) of a grid of `design`'s fabric: `estimate`'s figures arrays
     over the grid (`fabric.kind.FabricKind.floor_estimate`), each point of `where` feasible, `cost` the points'
     priced bills (arrays). The points are searched as batches (`fabric.estimate.over_points`), those that price
     alike once. Returns a Result whose figures are arrays of the grid's shape (NaN outside `where` and where no
     strategy fits) and each point's reason where no strategy fits ('' elsewhere). Each point's figures are those
-    `evaluate_model` finds for it; the result's candidates carry no strategy and its estimate is the grid's."""
+    of the fastest strategy `evaluate_model` finds for it; the result's candidate carries no strategy and its
+    estimate is the grid's."""
     where = np.asarray(where, dtype=bool)
     view = over_points(estimate, where.shape, where)
     first, inverse = distinct_points(view)  # points that price alike are searched once
-    gpu, stack, precision, chosen = _searched(model, design, take_points(view, first), batch, fixed, top, stack,
-                                              None)
-    found = [chosen[i][0] for i in inverse]
+    gpu = gpu_of(design)
+    stack = stack_for(model, fixed, stack)
+    precision = precision_of(gpu, stack, fixed)
+    fixed_items = tuple(sorted((k, v) for k, v in (fixed or {}).items() if k not in ("stack", "precision")))
+    found, reasons = _fastest_at_points(model, gpu, take_points(view, first), batch, fixed_items, stack, precision)
+    on_grid = np.full(where.shape, -1)
+    on_grid[where] = inverse
     errors = np.full(where.shape, "", dtype=object)
-    errors[where] = [f if isinstance(f, str) else "" for f in found]
-    return _result(model, name, estimate, gpu, batch, _over_points(found, where), stack, precision, cost), errors
+    errors[where] = reasons[inverse]
+    return _result(model, name, estimate, gpu, batch, _taken(found, on_grid), stack, precision, cost), errors
 
 
 def _searched(model, design, est, batch, fixed, top, stack, gradient_bytes):
-    """(gpu, stack, precision, [(found, the estimate it was found on)] per point of `est`): the search on each way
-    the fabric can run the job, the fastest kept (the first of equals)."""
+    """(gpu, stack, precision, found, the estimate it was found on): the search on each way the fabric can run
+    the job, the fastest kept (the first of equals)."""
     gpu = gpu_of(design)
     stack = stack_for(model, fixed, stack)
     precision = precision_of(gpu, stack, fixed)
     fixed_items = tuple(sorted((k, v) for k, v in (fixed or {}).items() if k not in ("stack", "precision")))
     # a fabric that can run a job several ways (SiP-Ring's wavelength allocations) runs it the fastest one
     options = get_kind(est.kind).alternatives(est)
-    found = _search_options(model, gpu, options, batch, fixed_items, top, stack, precision, gradient_bytes)
+    found = _search(model, gpu, tuple(pricing_view(o) for o in options), batch, fixed_items, top, stack, precision,
+                    gradient_bytes)
     seconds = (lambda f: math.inf if isinstance(f, str) else f.top[0].iteration_s)
-    best = [min(range(len(options)), key=lambda k: seconds(found[k][i])) for i in range(len(found[0]))]
-    return gpu, stack, precision, [(found[k][i], options[k]) for i, k in enumerate(best)]
+    best = min(range(len(options)), key=lambda k: seconds(found[k]))
+    return gpu, stack, precision, found[best], options[best]
 
 
 def _result(model, name, est, gpu, batch, found, stack, precision, cost) -> Result:
@@ -250,42 +256,82 @@ class _Found:
     model_flops: float
 
 
-def _over_points(found: list, where: np.ndarray) -> _Found:
-    """The searches at the points `where` of a grid as one record of arrays over the grid: the best candidate's
-    figures (no strategy), NaN elsewhere and where a point found no strategy (a reason instead)."""
-    def grid(pick):
-        out = np.full(where.shape, math.nan)
-        out[where] = [math.nan if isinstance(f, str) else pick(f) for f in found]
-        return out
+def _record(each, phases: dict) -> _Found:
+    """A record of arrays over points: `each(pick)` the array of pick(record) over them, `phases` the best
+    candidate's phase arrays."""
+    return _Found(candidates=each(lambda r: r.candidates), feasible=each(lambda r: r.feasible),
+                  top=(Candidate(strategy=None, iteration_s=each(lambda r: r.top[0].iteration_s), breakdown=phases,
+                                 memory_bytes=each(lambda r: r.top[0].memory_bytes)),),
+                  hardware_flops=each(lambda r: r.hardware_flops), model_flops=each(lambda r: r.model_flops))
 
+
+def _as_arrays(found: list) -> tuple[_Found, np.ndarray]:
+    """Searches of single points as one record of arrays over them (the best candidate's figures, no strategy;
+    NaN where a point found no strategy) and each point's reason where none fits ('' elsewhere)."""
     got = [f for f in found if not isinstance(f, str)]
-    phases = {name: grid(lambda f, name=name: f.top[0].breakdown[name]) for name in (got[0].top[0].breakdown if got
-                                                                                      else ())}
-    return _Found(candidates=grid(lambda f: f.candidates), feasible=grid(lambda f: f.feasible),
-                  top=(Candidate(strategy=None, iteration_s=grid(lambda f: f.top[0].iteration_s), breakdown=phases,
-                                 memory_bytes=grid(lambda f: f.top[0].memory_bytes)),),
-                  hardware_flops=grid(lambda f: f.hardware_flops), model_flops=grid(lambda f: f.model_flops))
+
+    def each(pick):
+        return np.array([math.nan if isinstance(f, str) else pick(f) for f in found], dtype=float)
+
+    names = got[0].top[0].breakdown if got else ()
+    return (_record(each, {k: each(lambda f, k=k: f.top[0].breakdown[k]) for k in names}),
+            np.array([f if isinstance(f, str) else "" for f in found], dtype=object))
 
 
-def _search_options(model, gpu, options: tuple, batch, fixed_items, top, stack, precision, gradient_bytes) -> list:
-    """[the searches at each point of each option]: estimates of one point through `_search`'s memory; batched
-    views (`fabric.estimate.over_points`) a transformer's options at once, the others point by point."""
-    if all(points(o) is None for o in options):
-        return [[f] for f in _search(model, gpu, tuple(pricing_view(o) for o in options), batch, fixed_items, top,
-                                     stack, precision, gradient_bytes)]
-    if isinstance(model, TransformerModel):  # the options configured alike at once (their shares alike everywhere)
+def _taken(found: _Found, index: np.ndarray) -> _Found:
+    """A record of arrays over points (`_as_arrays`) at `index` (any shape), NaN where it is −1."""
+    def take(a):
+        return np.where(index >= 0, np.asarray(a)[np.maximum(index, 0)], math.nan)
+
+    return _record(lambda pick: take(pick(found)), {k: take(v) for k, v in found.top[0].breakdown.items()})
+
+
+def _joined_records(parts: list) -> tuple[_Found, np.ndarray]:
+    """Records of arrays over consecutive groups of points (`_as_arrays`), with their reasons, as one."""
+    if len(parts) == 1:
+        return parts[0]
+    records = [r for r, _ in parts]
+    cat = (lambda pick: np.concatenate([pick(r) for r in records]))
+    names = records[0].top[0].breakdown
+    return (_record(cat, {k: cat(lambda r, k=k: r.top[0].breakdown[k]) for k in names}),
+            np.concatenate([e for _, e in parts]))
+
+
+def _fastest_at_points(model, gpu, view, batch, fixed_items, stack, precision) -> tuple[_Found, np.ndarray]:
+    """The fastest strategy at each point of `view` (one, or a batched view's), on the fastest way the fabric
+    runs the job there (the first of equals): a record of arrays over the points (`_as_arrays`) and each point's
+    reason where no strategy fits. A transformer's ways configured alike are searched as one batch (their shares alike
+    everywhere), the other models' point by point (through `_search`'s memory)."""
+    options = get_kind(view.kind).alternatives(view)
+    if isinstance(model, TransformerModel):
         alike: dict[bool, list[int]] = {}
         for k, o in enumerate(options):
             alike.setdefault(_configured_once(o), []).append(k)
-        out = {}
+        each = {}
         for group in alike.values():
-            found = _bounded_in_parts(model, gpu, _one_batch([options[k] for k in group]), batch, fixed_items, top,
-                                      stack, precision)
-            sizes = [points(options[k]) for k in group]
-            out.update({k: found[start:start + n] for k, start, n in zip(group, np.cumsum([0, *sizes]), sizes)})
-        return [out[k] for k in range(len(options))]
-    return [[_search(model, gpu, (point_view(o, i),), batch, fixed_items, top, stack, precision, gradient_bytes)[0]
-             for i in range(points(o))] for o in options]
+            record, reasons = _fastest_in_parts(model, gpu, _one_batch([options[k] for k in group]), batch,
+                                                fixed_items, stack, precision)
+            starts = np.cumsum([0, *(points(options[k]) or 1 for k in group)])
+            each.update({k: (_taken(record, np.arange(a, b)), reasons[a:b])
+                         for k, a, b in zip(group, starts[:-1], starts[1:])})
+        found = [each[k] for k in range(len(options))]
+    else:
+        found = [_as_arrays([_search(model, gpu, (point_view(o, i) if points(o) else pricing_view(o),), batch,
+                                     fixed_items, 1, stack, precision, None)[0] for i in range(points(o) or 1)])
+                 for o in options]
+    if len(found) == 1:
+        return found[0]
+    seconds = np.stack([np.where(reasons == "", record.top[0].iteration_s, math.inf) for record, reasons in found])
+    best = np.argmin(seconds, axis=0)  # the first of equals
+    rows = np.arange(seconds.shape[1])
+
+    def pick(get):
+        return np.stack([get(record) for record, _ in found])[best, rows]
+
+    names = dict.fromkeys(k for record, _ in found for k in record.top[0].breakdown)  # none where nothing fits
+    nothing = np.full(len(rows), math.nan)
+    return (_record(pick, {k: pick(lambda r, k=k: r.top[0].breakdown.get(k, nothing)) for k in names}),
+            np.stack([reasons for _, reasons in found])[best, rows])
 
 
 @functools.lru_cache(maxsize=4096)  # keyed on what pricing reads: designs that differ elsewhere search once
@@ -323,26 +369,29 @@ POINTS_PER_SEARCH = 256  # points of a batched view searched together, so that i
 # 10 000-point gpt2-355m sweep with 3 550 feasible points: all at once 52 s, 64 at a time 33 s, 256 at a time 29 s)
 
 
-def _bounded_in_parts(model, gpu, view, batch, fixed_items, top, stack, precision) -> list:
-    """`_bounded_search` at every point of a batched view, POINTS_PER_SEARCH points at a time (a point's search
-    does not depend on the others searched with it)."""
-    count = points(view)
+def _fastest_in_parts(model, gpu, view, batch, fixed_items, stack, precision) -> tuple[_Found, np.ndarray]:
+    """`_fastest` at every point of a batched view, POINTS_PER_SEARCH points at a time (a point's search does not
+    depend on the others searched with it)."""
+    count = 1 if points(view) is None else points(view)
     if count <= POINTS_PER_SEARCH:
-        return _bounded_search(model, gpu, view, batch, fixed_items, top, stack, precision)
-    return [found for start in range(0, count, POINTS_PER_SEARCH) for found in _bounded_search(
-        model, gpu, take_points(view, np.arange(start, min(start + POINTS_PER_SEARCH, count))), batch, fixed_items,
-        top, stack, precision)]
+        return _fastest(model, gpu, view, batch, fixed_items, stack, precision)
+    return _joined_records([_fastest(model, gpu, take_points(view, np.arange(start, min(start + POINTS_PER_SEARCH,
+                                                                                         count))),
+                                     batch, fixed_items, stack, precision)
+                            for start in range(0, count, POINTS_PER_SEARCH)])
 
 
-def _bounded_search(model: TransformerModel, gpu: Gpu, view: FabricEstimate, batch: int, fixed_items: tuple, top: int,
-                    stack: Stack, precision: str) -> list:
+def _bounded_rounds(model: TransformerModel, gpu: Gpu, view: FabricEstimate, batch: int, fixed_items: tuple, top: int,
+                    stack: Stack, precision: str) -> tuple:
     """The transformer search, branch and bound, at each point of `view` (one, or a batched view's): strategies
     are priced in rounds in the order of their iteration with free communication
     (`workloads.training.transformer_bound`, which no fabric beats), and a point's rounds stop at the first
     strategy whose bound is above the `top`-th fastest priced there so far; those left out cannot be among its
     fastest, so the result is the full search's (ties included: a bound equal to the `top`-th time is priced). A
     round prices the points still searching, up to the farthest of their stops (each point's strategies beyond its
-    own stop are slower than its `top`-th)."""
+    own stop are slower than its `top`-th).
+    Returns (strategies, their bound, rounds): each round (the points it priced, ascending; the strategies it
+    priced, ascending; their breakdown; their iteration times (points, strategies), inf where not finite)."""
     st = transformer_strategies(model, view.job_gpus, batch, _per_candidate(dict(fixed_items)), stack)
     kw = dict(compute=stack.compute_for(gpu), training=stack.training, precision=precision)
     bound = transformer_bound(model, gpu, batch, st, **kw)
@@ -364,19 +413,70 @@ def _bounded_search(model: TransformerModel, gpu: Gpu, view: FabricEstimate, bat
         br = transformer_breakdown(model, gpu, view if len(rows) == count else take_points(view, rows), batch, st,
                                    index=index, **kw)
         times = np.broadcast_to(br.iteration_s, (len(rows), len(index)))
-        merged = np.concatenate([fastest[rows], np.where(np.isfinite(times), times, math.inf)], axis=1)
+        times = np.where(np.isfinite(times), times, math.inf)
+        merged = np.concatenate([fastest[rows], times], axis=1)
         fastest[rows] = np.sort(np.partition(merged, top - 1, axis=1)[:, :top], axis=1)
-        rounds.append((dict(zip(rows.tolist(), range(len(rows)))), index, br))
+        rounds.append((rows, index, br, times))
         start, size = end, 2 * size
+    return st, bound, rounds
+
+
+def _bounded_search(model: TransformerModel, gpu: Gpu, view: FabricEstimate, batch: int, fixed_items: tuple, top: int,
+                    stack: Stack, precision: str) -> list:
+    """The `top` fastest strategies that fit at each point of `view` (one, or a batched view's), or why none
+    does: `_bounded_rounds`' search, each point's rounds joined."""
+    st, bound, rounds = _bounded_rounds(model, gpu, view, batch, fixed_items, top, stack, precision)
+    count = 1 if points(view) is None else points(view)
     if not rounds:  # nothing fits in memory
-        return [_found(st, bound, fits, np.arange(len(st)), bound, top, model, gpu)] * count
+        return [_found(st, bound, bound.fits, np.arange(len(st)), bound, top, model, gpu)] * count
+    at = [dict(zip(rows.tolist(), range(len(rows)))) for rows, *_ in rounds]
     out = []
     for i in range(count):  # a point's rounds are the first few
-        mine = [(index, br.point(at[i])) for at, index, br in rounds if i in at]
+        mine = [(index, br.point(a[i])) for a, (_, index, br, _) in zip(at, rounds) if i in a]
         index = np.concatenate([index for index, _ in mine])
         out.append(_found(st, _joined([br for _, br in mine]), np.ones(len(index), dtype=bool), index, bound, top,
                           model, gpu))
     return out
+
+
+def _fastest(model: TransformerModel, gpu: Gpu, view: FabricEstimate, batch: int, fixed_items: tuple, stack: Stack,
+             precision: str) -> tuple[_Found, np.ndarray]:
+    """`_bounded_search` with top = 1 at each point of `view` (one, or a batched view's), as a record of arrays over the points
+    (`_as_arrays`: the fastest's figures) and each point's reason where no strategy fits; picked from the rounds
+    with arrays (the least time, then the first strategy), not point by point."""
+    st, bound, rounds = _bounded_rounds(model, gpu, view, batch, fixed_items, 1, stack, precision)
+    count = 1 if points(view) is None else points(view)
+    if not rounds:  # nothing fits in memory
+        return _as_arrays([_found(st, bound, bound.fits, np.arange(len(st)), bound, 1, model, gpu)] * count)
+    best_t, best_s = np.full(count, math.inf), np.full(count, len(st))  # each point's fastest, its strategy
+    best_round, best_col = np.full(count, -1), np.zeros(count, dtype=int)
+    for k, (rows, index, _, times) in enumerate(rounds):
+        col = np.argmin(times, axis=1)  # the round's strategies ascend: the first of its equals
+        t, s = times[np.arange(len(rows)), col], index[col]
+        better = (t < best_t[rows]) | ((t == best_t[rows]) & (s < best_s[rows]))
+        mine = rows[better]
+        best_t[mine], best_s[mine], best_round[mine], best_col[mine] = t[better], s[better], k, col[better]
+    found = np.isfinite(best_t)
+
+    def figure(name: str) -> np.ndarray:
+        out = np.full(count, math.nan)
+        for k, (rows, _, br, _) in enumerate(rounds):
+            mine = np.flatnonzero(found & (best_round == k))
+            value = getattr(br, name)
+            if mine.size:
+                out[mine] = value[np.searchsorted(rows, mine), best_col[mine]] if np.ndim(value) == 2 \
+                    else value[best_col[mine]]
+        return out
+
+    if not found.all():
+        reason = _found(st, bound, np.zeros(len(st), dtype=bool), np.arange(len(st)), bound, 1, model, gpu)
+    everywhere = (lambda value: np.where(found, value, math.nan))
+    record = _Found(candidates=everywhere(len(st)), feasible=everywhere(int(np.sum(bound.fits))),
+                    top=(Candidate(strategy=None, iteration_s=everywhere(best_t),
+                                   breakdown={name: figure(f"{name}_s") for name in Breakdown.PHASES},
+                                   memory_bytes=figure("memory_bytes")),),
+                    hardware_flops=figure("hardware_flops"), model_flops=figure("model_flops"))
+    return record, np.where(found, "", reason if not found.all() else "").astype(object)
 
 
 def _joined(parts: list) -> Breakdown:
