@@ -42,7 +42,7 @@ from fabric.design import (MAX_FIBER_M, MAX_LATENCY_S, MAX_RATE_BPS, MAX_SERVER_
                            MAX_TRANSCEIVER_PORTS, MIN_RATE_BPS, NCCL, ClusterDesign)
 from fabric.estimate import FabricEstimate
 from fabric.fattree import fat_tree, leaf_ports, min_fat_tree_tiers
-from fabric.kind import (BITS_PER_BYTE, CollectiveTime, FabricKind, bytes_sent_per_rank, pick,
+from fabric.kind import (BITS_PER_BYTE, CollectiveTime, FabricKind, bytes_sent_per_rank, pick_index,
                          proportional)
 
 _EFFICIENCY_SOURCE = ("NVIDIA/nccl issue 1054 (S. Jeaugey, NCCL maintainer): 'the app-level bandwidth is 80 % of "
@@ -174,27 +174,31 @@ RING_PROTOCOLS = {"LL": 0.5, "LL128": 0.92}
 TREE_PROTOCOLS = {"LL": 1.0 / 3.8, "LL128": 120.0 / 128.0}
 
 
+# how a schedule's name says its protocol (Simple says nothing), by the index the protocol functions give
+PROTOCOL_NAMES = ("", " · LL", " · LL128")
+
+
 def _fastest_protocol(el: ElectricalSection, det: ElectricalDetails, simple_s, ring, bandwidth_bps, ll_cap_bps):
-    """(seconds, protocol name) of an NCCL ring schedule under its fastest protocol: `ring(bandwidth, NVLink step,
-    network step)` gives its time, `simple_s` is Simple's at `bandwidth_bps`; LL runs at half of it up to
-    `ll_cap_bps`, LL128 at 0.92; ' · LL' or ' · LL128' names them."""
+    """(seconds, protocol: an index of PROTOCOL_NAMES) of an NCCL ring schedule under its fastest protocol:
+    `ring(bandwidth, NVLink step, network step)` gives its time, `simple_s` is Simple's at `bandwidth_bps`; LL runs
+    at half of it up to `ll_cap_bps`, LL128 at 0.92."""
     if el.protocols == "simple":
-        return simple_s, np.full(np.shape(simple_s), "")
+        return simple_s, 0
     hops = det.network_step_s - el.network_latency  # the switch hops every protocol's step crosses
-    times, names = [simple_s], [""]
+    times = [simple_s]
     for name, factor in RING_PROTOCOLS.items():
         nvlink_s = el.nvlink_latency_ll if name == "LL" else el.nvlink_latency_ll128
         network_s = (el.network_latency_ll if name == "LL" else el.network_latency_ll128) + hops
         rate = np.minimum(factor * bandwidth_bps, ll_cap_bps) if name == "LL" else factor * bandwidth_bps
         times.append(ring(rate, nvlink_s, network_s))
-        names.append(f" · {name}")
     stack = np.stack(np.broadcast_arrays(*times))
     best = np.argmin(stack, axis=0)
-    return np.take_along_axis(stack, best[None], axis=0)[0], np.asarray(names, dtype=object)[best]
+    return np.take_along_axis(stack, best[None], axis=0)[0], best
 
 
 def _nccl_tree(el: ElectricalSection, det: ElectricalDetails, n, servers, m, bn, be, r, rank_bps, ring_s):
-    """(seconds, where NCCL runs it, protocol name) of NCCL's double binary tree all-reduce over the servers. Each
+    """(seconds, where NCCL runs it, protocol: an index of PROTOCOL_NAMES) of NCCL's double binary tree all-reduce
+    over the servers. Each
     server's NICs carry 2n (n on exactly 2 servers: the tree's 2-node special case, F11), its NVLink 2n; the tree
     reaches 0.92 of the links' rate (NCCL's Tree/Simple refinement, F3), LL and LL128 their share of that. NCCL runs
     the tree, under the protocol its own model (`collectives.nccl_tree_model_s`) finds fastest, where that model
@@ -202,7 +206,7 @@ def _nccl_tree(el: ElectricalSection, det: ElectricalDetails, n, servers, m, bn,
     depth = np.ceil(np.log2(np.maximum(servers, 1.0)))
     hops = det.network_step_s - el.network_latency
     nic_bytes = np.where(servers == 2, 1.0, 2.0) * n
-    steps = {"": (el.nvlink_latency, det.network_step_s, 1.0)}
+    steps = {"": (el.nvlink_latency, det.network_step_s, 1.0)}  # by name, in PROTOCOL_NAMES' order
     if el.protocols == "nccl":
         steps[" · LL"] = (el.nvlink_latency_ll, el.network_tree_latency_ll + hops, TREE_PROTOCOLS["LL"])
         steps[" · LL128"] = (el.nvlink_latency_ll128, el.network_tree_latency_ll128 + hops, TREE_PROTOCOLS["LL128"])
@@ -219,7 +223,7 @@ def _nccl_tree(el: ElectricalSection, det: ElectricalDetails, n, servers, m, bn,
     best = np.argmin(models, axis=0)
     model = np.take_along_axis(models, best[None], axis=0)[0]
     seconds = np.take_along_axis(times, best[None], axis=0)[0]
-    return seconds, model < ring_s, np.asarray(list(steps), dtype=object)[best]
+    return seconds, model < ring_s, best
 
 
 def rail_planes(gpus: int, el: ElectricalSection):
@@ -327,7 +331,7 @@ def _price(est: FabricEstimate, c, n, p, s, share) -> CollectiveTime:
             el.ll_max_network_bandwidth)
         candidates = {"NVLink ring": np.where(in_server, nvlink_ring, inf),
                       "ring over the servers, rail-aligned": np.where(in_server, inf, node_ring)}
-        tree_protocol = ""
+        tree_protocol = 0
         if c.op == "all_reduce":
             tree, chosen, tree_protocol = _nccl_tree(el, det, n, servers, m, bn, be, r, rank_bps, node_ring)
             chosen = ~in_server & chosen
@@ -337,11 +341,12 @@ def _price(est: FabricEstimate, c, n, p, s, share) -> CollectiveTime:
                 # never below the floor of in-switch reduction: each GPU sends its n bytes and receives the result
                 sharp = el.nvls_latency + np.maximum(2 * (p - 1) / p / el.nvls_speedup, 1.0) * n * BITS_PER_BYTE / bn
                 candidates["NVLink SHARP"] = np.where(in_server & (p > 1), sharp, inf)
-        seconds, schedule = pick(candidates)
-        schedule = np.where(schedule == "NVLink ring", schedule + nvlink_protocol,
-                            np.where(schedule == "ring over the servers, rail-aligned", schedule + node_protocol,
-                                     np.where(schedule == "double binary tree over the servers",
-                                              schedule + tree_protocol, schedule)))
+        # each candidate named with its protocol (NVLink SHARP has none): one index into the names of both
+        seconds, which = pick_index(list(candidates.values()))
+        protocol = np.choose(which, np.broadcast_arrays(*(nvlink_protocol, node_protocol, tree_protocol,
+                                                          0)[:len(candidates)]))
+        names = np.asarray([name + suffix for name in candidates for suffix in PROTOCOL_NAMES], dtype=object)
+        schedule = names[which * len(PROTOCOL_NAMES) + protocol]
         return CollectiveTime(np.where(p > 1, seconds, 0.0), schedule, bottleneck, rank_bps)
     if c.op == "all_to_all":
         inside, leaving = _alltoall_split(est, p, m)

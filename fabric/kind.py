@@ -100,19 +100,25 @@ def proportional(volumes):
 def pick(candidates: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """Elementwise fastest of several schedules: (seconds, schedule names), the first of equals named."""
     names = list(candidates)
-    values = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in candidates.values()))
+    seconds, which = pick_index(list(candidates.values()))
+    return seconds, names[int(which)] if seconds.ndim == 0 else np.asarray(names, dtype=object)[which]
+
+
+def pick_index(times: list) -> tuple[np.ndarray, np.ndarray]:
+    """Elementwise fastest of several schedules' seconds: (seconds, the index of the first of the fastest; where
+    all are NaN, the last, or the first for one number)."""
+    values = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in times))
     seconds = values[0]
     for v in values[1:]:
         seconds = np.minimum(seconds, v)
-    if seconds.ndim == 0:
-        return seconds, names[next(k for k, v in enumerate(values) if v == seconds)] if seconds == seconds \
-            else names[0]
     which = np.zeros(seconds.shape, dtype=np.intp)  # how many schedules before the first of the fastest
     slower = np.ones(seconds.shape, dtype=bool)
     for v in values[:-1]:
         slower &= v != seconds
         which += slower
-    return seconds, np.asarray(names, dtype=object)[which]
+    if seconds.ndim == 0 and seconds != seconds:
+        which = np.zeros((), dtype=np.intp)
+    return seconds, which
 
 
 def scalar(value):
