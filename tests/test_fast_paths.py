@@ -617,3 +617,39 @@ def test_the_kept_no_effect_problems_equal_finding_each_afresh():
                 assert kept == afresh, (full, name)
                 seen.append(afresh is None)
     assert any(seen) and not all(seen)  # both answers among the cases
+
+
+def test_timing_each_distinct_gemm_once_equals_timing_every_one(monkeypatch):
+    """`workloads.gemm.gemm_time_s` times each distinct (batch, M, N, K, bytes moved) once and spreads it back, as
+    a strategy set's GEMMs repeat: the same seconds, bit for bit, as timing every one, shapes and moved bytes
+    broadcast included; and a whole plan is the same."""
+    from workloads import gemm, speedup
+    from workloads.models import load_model
+    from workloads.strategy import transformer_strategies
+    from workloads.training import _transformer_plan
+    from sipml.design import load_design
+
+    rng = np.random.default_rng(11)
+    m = rng.choice([1, 7, 128, 1000, 4096], (40, 30)).astype(float)
+    n, k = rng.choice([64, 129, 2048], 30).astype(float), rng.choice([16, 300, 8192], (40, 1)).astype(float)
+    kw = dict(ceiling_flops_per_s=7e14, sm_count=132, hbm_bandwidth_bytes_per_s=3.35e12)
+    monkeypatch.setattr(gemm, "DISTINCT_FROM", math.inf)
+    every = [gemm.gemm_time_s(2.0, m, n, k, **kw), gemm.gemm_time_s(m, n, k, 3.0, moved_bytes=m * 10.0, **kw)]
+    model, batch = load_model("gpt2-355m"), 1024
+    d = load_design("sip-ring", ["fabric.gpus=256"])
+    gpu, stack = speedup.gpu_of(d), speedup.stack_for(model)
+    st = transformer_strategies(model, 256, batch, {}, stack)
+    args = (model, gpu, batch, st, stack.compute_for(gpu), stack.training, "bf16")
+    plan_every = _transformer_plan.__wrapped__(*args)
+    monkeypatch.setattr(gemm, "DISTINCT_FROM", 0)
+    timed, spy = [], gemm._gemm_time_s
+    monkeypatch.setattr(gemm, "_gemm_time_s", lambda *a: timed.append(np.size(a[1])) or spy(*a))
+    once = [gemm.gemm_time_s(2.0, m, n, k, **kw), gemm.gemm_time_s(m, n, k, 3.0, moved_bytes=m * 10.0, **kw)]
+    assert max(timed) <= 45  # at most 5 × 3 × 3 distinct shapes of the 1 200 timed
+    for a, b in zip(once, every):
+        assert a.shape == b.shape == (40, 30) and np.array_equal(a, b)
+    plan_once = _transformer_plan.__wrapped__(*args)
+    for f in dataclasses.fields(plan_once):
+        x, y = getattr(plan_once, f.name), getattr(plan_every, f.name)
+        if isinstance(x, np.ndarray):
+            assert np.array_equal(x, y), f.name

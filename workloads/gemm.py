@@ -22,10 +22,12 @@ ceilings in tests/workloads/test_gemm.py.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
+from core.distinct import distinct_columns
 from core.fields import MIN_EFFICIENCY, param, positive
 from workloads.gpus import Gpu
 from workloads.quantities import OPERAND_BYTES, activation_bytes
@@ -119,9 +121,23 @@ def gemm_time_s(batch, m, n, k, *, ceiling_flops_per_s, sm_count, hbm_bandwidth_
     output written once, or `moved_bytes` where the operands are not stored as matrices: an implicit-GEMM
     convolution reads its input image, not the im2col matrix)."""
     batch, m, n, k = (np.asarray(x, dtype=float) for x in (batch, m, n, k))
-    flops = 2.0 * batch * m * n * k
     moved = (batch * (operand_bytes * (m * k + k * n) + output_bytes * m * n) if moved_bytes is None
              else np.asarray(moved_bytes, dtype=float))
+    shape = np.broadcast(batch, m, n, k, moved).shape
+    if math.prod(shape) >= DISTINCT_FROM:  # a strategy set's GEMMs repeat (dp, pp, ZeRO leave them alone)
+        shapes = np.stack([np.broadcast_to(a, shape).ravel() for a in (batch, m, n, k, moved)])
+        first, inverse = distinct_columns(shapes)
+        if len(first) <= shapes.shape[1] // 2:  # each distinct one timed once (the time is elementwise)
+            return _gemm_time_s(*shapes[:, first], ceiling_flops_per_s, sm_count, hbm_bandwidth_bytes_per_s,
+                                constants)[inverse].reshape(shape)
+    return _gemm_time_s(batch, m, n, k, moved, ceiling_flops_per_s, sm_count, hbm_bandwidth_bytes_per_s, constants)
+
+
+DISTINCT_FROM = 256  # GEMMs in one call from which each distinct shape is timed once
+
+
+def _gemm_time_s(batch, m, n, k, moved, ceiling_flops_per_s, sm_count, hbm_bandwidth_bytes_per_s, constants):
+    flops = 2.0 * batch * m * n * k
     bandwidth = hbm_bandwidth_bytes_per_s * constants.hbm_efficiency
     best = np.full(np.broadcast(batch, m, n, k).shape, np.inf)
     for eta, split in _choices(batch, m, n, k, sm_count, constants):
