@@ -115,6 +115,14 @@ class _Hardware:
                            output_bytes=self.element_bytes if output_bytes is None else output_bytes,
                            constants=self.constants)
 
+    def gemms(self, shapes: list) -> np.ndarray:
+        """`gemm` of each (batch, m, n, k, output bytes) of `shapes` (numbers or arrays that broadcast), in one
+        call: their times stacked on a leading axis."""
+        shape = np.broadcast_shapes(*(np.shape(x) for dims in shapes for x in dims))
+        batch, m, n, k, out = (np.stack([np.broadcast_to(np.asarray(x, dtype=float), shape) for x in column])
+                               for column in zip(*shapes))
+        return self.gemm(batch, m, n, k, output_bytes=out)
+
     def stream(self, moved_bytes, kernels=1):
         """`kernels` memory-bound kernels, each moving `moved_bytes`."""
         moved = np.asarray(moved_bytes, dtype=float)
@@ -223,11 +231,17 @@ def _layer_parts(model: TransformerModel, hw: _Hardware, settings: ComputeSettin
     flops_f = np.zeros_like(b)
     params = layer_parameters_per_gpu(model, t, ep, moe=kind == "moe", cross_attention=cross)
     biased_outputs = np.zeros_like(b)  # Σ rows × N over biased GEMMs, for the bias-gradient reductions
+    shapes = []  # each weight's forward, data-gradient and weight-gradient GEMMs, timed in one call
     for w in weights:
         batch, rows = _rows(w, model, tokens, ep)
         n, k = _split_dims(w, t)
-        gemm_f = gemm_f + hw.gemm(batch, rows, n, k)
-        gemm_b = gemm_b + hw.gemm(batch, rows, k, n) + hw.gemm(batch, k, n, rows, output_bytes=wgrad_out)
+        shapes += [(batch, rows, n, k, el), (batch, rows, k, n, el), (batch, k, n, rows, wgrad_out)]
+    times = iter(hw.gemms(shapes))
+    for w in weights:
+        batch, rows = _rows(w, model, tokens, ep)
+        n, k = _split_dims(w, t)
+        gemm_f = gemm_f + next(times)
+        gemm_b = gemm_b + next(times) + next(times)
         if hw.fp8:  # the input and the weight cast before the forward, the output gradient before the backward
             gemm_f = gemm_f + hw.stream(hw.fp8_cast_bytes * batch * (rows * k + k * n))
             gemm_b = gemm_b + hw.stream(hw.fp8_cast_bytes * batch * rows * n)
@@ -373,9 +387,16 @@ def edge_times(model: TransformerModel, gpu: Gpu, *, microbatch, tp=1, sequence_
     output head (final norm, logits GEMM against the V/t vocabulary shard, cross-entropy) for the tokens whose
     logits are computed (`model.predicted_tokens`: all of them for a language model, the masked ones for
     masked-LM pre-training)."""
-    hw = _hardware(gpu, precision, settings)
-    b, t, c = (np.asarray(x, dtype=float) for x in np.broadcast_arrays(microbatch, tp, cp))
-    sp = np.asarray(sequence_parallel, dtype=bool)
+    arrays = _strategy_arrays(microbatch, tp, sequence_parallel, "none", 1, cp)
+    shape = arrays[0].shape
+    (b, t, sp, _, _, c), inverse = _unique_strategies(arrays)  # each distinct (b, t, sp, cp) once
+    parts = _edge_parts(model, _hardware(gpu, precision, settings), settings, b.astype(float), t.astype(float),
+                        sp.astype(bool), c.astype(float))
+    return EdgeTimes(**{name: np.broadcast_to(np.asarray(value, dtype=float), b.shape)[inverse].reshape(shape)
+                        for name, value in parts.items()})
+
+
+def _edge_parts(model: TransformerModel, hw: _Hardware, settings: ComputeSettings, b, t, sp, c) -> dict:
     el, h, v = hw.element_bytes, float(model.hidden), float(model.vocab)
     tokens = b * model.seq_len / c
     tokens_sp = np.where(sp, tokens / t, tokens)
@@ -395,8 +416,8 @@ def edge_times(model: TransformerModel, gpu: Gpu, *, microbatch, tp=1, sequence_
               + hw.stream(settings.cross_entropy_backward_bytes * logits)
               + (hw.stream(10.0 * table) if settings.grad_accumulation == "separate"
                  and model.embeddings == "untied" else 0.0))
-    return EdgeTimes(embedding_forward_s=emb_f, embedding_backward_s=emb_b, head_forward_s=head_f,
-                     head_backward_s=head_b, head_flops=2.0 * predicted * v / t * h)
+    return dict(embedding_forward_s=emb_f, embedding_backward_s=emb_b, head_forward_s=head_f,
+                head_backward_s=head_b, head_flops=2.0 * predicted * v / t * h)
 
 
 def optimizer_step_s(parameters_per_gpu, gpu: Gpu, settings: ComputeSettings = DEFAULT_SETTINGS):
