@@ -145,8 +145,13 @@ def _collective_times(plan: TransformerPlan, est: FabricEstimate) -> dict:
     tp_cs = mix[:len(plan.tp_calls)]
     pp_c, ep_c, cp_c, ar_c, rs_c, ag_c = mix[len(tp_cs):]
     pricing = mix_pricing(est, mix, plan.mix_arrays(est.job_gpus))
-    times = {"tensor": sum(plan.tp_calls[c.op] * pricing.price([c])[0].seconds for c in tp_cs)}
-    times.update(zip(("pipeline", "expert", "context"), (pricing.price([c])[0].seconds for c in (pp_c, ep_c, cp_c))))
+
+    def per_call(c, calls):  # one call's seconds, left unpriced where no candidate calls it (it costs nothing)
+        return pricing.price([c])[0].seconds if np.any(calls) else 0.0
+
+    times = {"tensor": sum(_times_calls(plan.tp_calls[c.op], per_call(c, plan.tp_calls[c.op])) for c in tp_cs)}
+    times.update(zip(("pipeline", "expert", "context"), (per_call(c, calls) for c, calls in (
+        (pp_c, plan.pp_calls_mb), (ep_c, plan.ep_calls_mb), (cp_c, plan.cp_calls_mb)))))
     # each data-parallel collective and its last bucket in one call, their bytes stacked on a leading axis (a
     # batched view's points next, dropped where the seconds are the same at every point, as each alone gives them)
     batched = points(est) is not None
@@ -160,6 +165,11 @@ def _collective_times(plan: TransformerPlan, est: FabricEstimate) -> dict:
     return times
 
 
+def _times_calls(calls, seconds):
+    """calls × seconds of each call, nothing where there is no call (whatever the fabric would take for one)."""
+    return np.where(calls > 0, calls * seconds, 0.0)
+
+
 def _iteration(plan: TransformerPlan, st: Strategies, gpu: Gpu, training: TrainingSettings, times: dict) -> Breakdown:
     """The phases of an iteration from the plan and its collectives' seconds (`_collective_times`); each phase is
     non-decreasing in every one of them."""
@@ -169,11 +179,11 @@ def _iteration(plan: TransformerPlan, st: Strategies, gpu: Gpu, training: Traini
     ar_b, rs_b, ag_b = times["all_reduce_bucket"], times["reduce_scatter_bucket"], times["all_gather_bucket"]
     if training.tp_overlap == "gemm":
         tensor = training.overlapped(tensor, plan.gemm_mb)
-    context = training.overlapped(plan.cp_calls_mb * cp_t, plan.attention_mb)
-    pipeline = plan.pp_calls_mb * pp_t
+    context = training.overlapped(_times_calls(plan.cp_calls_mb, cp_t), plan.attention_mb)
+    pipeline = _times_calls(plan.pp_calls_mb, pp_t)
     interleaved = (training.p2p_overlap == "interleaved") & (st.interleave > 1)
     pipeline_steady = np.where(interleaved, training.overlapped(pipeline, plan.compute_mb), pipeline)
-    expert = plan.ep_calls_mb * ep_t
+    expert = _times_calls(plan.ep_calls_mb, ep_t)
     t_stage = plan.compute_mb + tensor + context + expert
     bubble = bubble_fraction(st.pp, m, st.interleave) * m * (t_stage + pipeline)
 
