@@ -241,13 +241,12 @@ class MixPricing:
         return [self._mix_shares[_index(self.mix, c)] for c in running]  # each running collective in the mix
 
     def price(self, running, first_only: bool = False) -> list[CollectiveTime]:
-        running = list(running)
-        priced = running[:1] if first_only else running
-        arrays = [self._group_arrays(c) for c in running]
+        """Each collective of `running` (the first alone with `first_only`) at its share of the fabric while they
+        run."""
         out = []
-        for c, (n, p, s), share in zip(priced, arrays, self._shares(running)):
+        for c, (n, p, s), share in self._inputs(running, first_only):
             t = self._time(c, n, p, s, share)
-            seconds = t.seconds + np.where(p > 1, self.est.design.fabric.launch_latency, 0.0)
+            seconds = t.seconds + self._launch(p)
             shape = np.shape(seconds)
             out.append(CollectiveTime(
                 seconds=scalar(seconds), schedule=scalar(np.broadcast_to(np.asarray(t.schedule, dtype=object), shape)),
@@ -255,26 +254,44 @@ class MixPricing:
                                                                                                      shape))))
         return out
 
+    def seconds(self, running, first_only: bool = False) -> list:
+        """`price`'s seconds alone (all a strategy search reads of them)."""
+        return [scalar(self._time(c, n, p, s, share, seconds_only=True) + self._launch(p))
+                for c, (n, p, s), share in self._inputs(running, first_only)]
+
     def price_first(self, running) -> CollectiveTime:
         return self.price(running, first_only=True)[0]
 
-    def _time(self, c: Collective, n, p, s, share) -> CollectiveTime:
+    def _inputs(self, running, first_only: bool):
+        """(collective, its checked (n, p, s), its share) of each collective priced."""
+        running = list(running)
+        priced = running[:1] if first_only else running
+        return zip(priced, [self._group_arrays(c) for c in priced], self._shares(running))
+
+    def _launch(self, p):
+        return np.where(p > 1, self.est.design.fabric.launch_latency, 0.0)
+
+    def _time(self, c: Collective, n, p, s, share, seconds_only: bool = False):
         """`kind.time` at each distinct column of (n, p, s, share) once, spread back over the columns: the
         candidates of a strategy search repeat a collective's bytes, groups and share (their microbatch, memory
         and recompute choices leave them alone), and the pricer is elementwise, so every column's figures are
         the ones it gets priced alone. Pricings of fewer than DISTINCT_FROM figures, or with few repeats, are
-        priced as they are."""
+        priced as they are. With `seconds_only`, the seconds alone."""
         parts = share if isinstance(share, tuple) else (share,)  # a kind's share may be one per resource
         inputs = np.broadcast_arrays(n, p, s, *parts)
         if not inputs[0].ndim or inputs[0].size * self.points < DISTINCT_FROM:
-            return self.kind.time(self.est, c, n, p, s, share)
+            t = self.kind.time(self.est, c, n, p, s, share)
+            return t.seconds if seconds_only else t
         k = inputs[0].shape[-1]
         first, inverse = distinct_columns(np.concatenate([np.reshape(a, (-1, k)) for a in inputs]))
         if len(first) > k // 2:
-            return self.kind.time(self.est, c, n, p, s, share)
+            t = self.kind.time(self.est, c, n, p, s, share)
+            return t.seconds if seconds_only else t
         picked = [_columns(np.asarray(a), first, k) for a in (n, p, s, *parts)]
         t = self.kind.time(self.est, c, *picked[:3], tuple(picked[3:]) if isinstance(share, tuple) else picked[3])
         spread = (lambda a: _columns(np.asarray(a), inverse, len(first)))
+        if seconds_only:
+            return spread(t.seconds)
         return CollectiveTime(seconds=spread(t.seconds), schedule=spread(np.asarray(t.schedule, dtype=object)),
                               share=spread(t.share), bandwidth_bps=spread(t.bandwidth_bps))
 

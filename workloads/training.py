@@ -147,7 +147,7 @@ def _collective_times(plan: TransformerPlan, est: FabricEstimate) -> dict:
     pricing = mix_pricing(est, mix, plan.mix_arrays(est.job_gpus))
 
     def per_call(c, calls):  # one call's seconds, left unpriced where no candidate calls it (it costs nothing)
-        return pricing.price([c])[0].seconds if np.any(calls) else 0.0
+        return pricing.seconds([c])[0] if np.any(calls) else 0.0
 
     times = {"tensor": sum(_times_calls(plan.tp_calls[c.op], per_call(c, plan.tp_calls[c.op])) for c in tp_cs)}
     times.update(zip(("pipeline", "expert", "context"), (per_call(c, calls) for c, calls in (
@@ -157,8 +157,8 @@ def _collective_times(plan: TransformerPlan, est: FabricEstimate) -> dict:
     batched = points(est) is not None
     for c, gather in ((ar_c, 1.0), (rs_c, 1.0), (ag_c, plan.gather_to_grad)):
         both = np.stack(np.broadcast_arrays(c.message_bytes, plan.bucket_bytes * gather))
-        seconds = pricing.price_first([dataclasses.replace(c, message_bytes=both[:, None] if batched else both),
-                                       *tp_cs]).seconds
+        seconds = pricing.seconds([dataclasses.replace(c, message_bytes=both[:, None] if batched else both),
+                                   *tp_cs], first_only=True)[0]
         if batched and seconds.shape[1] == 1:
             seconds = seconds[:, 0]
         times[c.op], times[f"{c.op}_bucket"] = seconds[0], seconds[1]
