@@ -100,7 +100,7 @@ class _WhileRegistryStands:
         self._values = {}
 
 
-_FOUND = _WhileRegistryStands(4096)  # section conditions, the fields they read, designs' keys without effect
+_FOUND = _WhileRegistryStands(4096)  # sections, their conditions, the fields they read, designs' keys without effect
 
 
 def _section_condition(name: str) -> When | AllOf | None:
@@ -224,7 +224,15 @@ def build_section(cls, values: dict, where: str):
 
 
 def _built_section(name: str, values: dict, where: str):
-    return build_section(ALL_SECTIONS[name], values, where)
+    """The section built from `values`, once per section type and values of the same types (sections are frozen:
+    a sweep's points share the one of each value they give)."""
+    kind = ALL_SECTIONS[name]
+    key = ("section", kind, tuple((k, type(v), v) for k, v in values.items()))
+    try:
+        hash(key)
+    except TypeError:  # a list value
+        return build_section(kind, values, where)
+    return _FOUND.get(key, lambda: build_section(kind, values, where))
 
 
 MOVED = {("tuning", "retune_time"): ("sip_ring", "retune_time", "0.5.0")}  # (section, key) → where it went, since

@@ -653,3 +653,19 @@ def test_timing_each_distinct_gemm_once_equals_timing_every_one(monkeypatch):
         x, y = getattr(plan_once, f.name), getattr(plan_every, f.name)
         if isinstance(x, np.ndarray):
             assert np.array_equal(x, y), f.name
+
+
+def test_a_section_built_once_per_values_is_the_one_built_afresh():
+    """`sipml.design` builds a section once per section type and values of the same types: the kept one equals
+    one built afresh, values equal but of another type build their own, and a refused value is refused each time
+    with the text of its own source."""
+    from core.errors import InputError
+    from sipml import design as d
+
+    for values in ({"data_rate": "25 Gbit/s"}, {"wavelengths_per_fiber": 8}, {"wavelengths_per_fiber": 8.0}):
+        kept = d._built_section("link", values, "a")
+        assert kept is d._built_section("link", dict(values), "b")
+        assert kept == d.build_section(d.ALL_SECTIONS["link"], values, "c")
+    for source in ("first", "second"):
+        with pytest.raises(InputError, match=source):
+            d._built_section("link", {"data_rate": "25 W"}, source)

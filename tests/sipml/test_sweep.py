@@ -42,7 +42,8 @@ def test_dask_cluster_equals_the_local_run():
     distributed = pytest.importorskip("distributed")
     specs = ["link.wavelengths_per_fiber=2:8:4", "loss.fiber_length=1 m:10 m:40"]  # 160 points, 3 chunks
     _, local = run_sweep(None, [], specs, workers=1)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+    # its HTTP server on a free port: the other Dask test may hold the default one (the suite runs in parallel)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster:
         _, remote = run_sweep(None, [], specs, scheduler=cluster.scheduler_address)
     assert len(remote) == len(local) == 160
     assert remote == local  # bit for bit, in grid order

@@ -113,7 +113,8 @@ def test_dask_link_only_equals_the_local_run():
     distributed = pytest.importorskip("distributed")
     specs = ["link.wavelengths_per_fiber=1:40:20", "laser.power_per_line=1 mW:10 mW:7"]
     _, local = run_sweep(None, [], specs, link_only=True)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+    # its HTTP server on a free port: the other Dask test may hold the default one (the suite runs in parallel)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster:
         _, remote = run_sweep(None, [], specs, scheduler=cluster.scheduler_address, link_only=True)
     assert len(remote) == len(local) == 140
     assert remote == local and remote.names == local.names
