@@ -192,16 +192,18 @@ def _iteration(plan: TransformerPlan, st: Strategies, gpu: Gpu, training: Traini
     # updated parameter shards under the next forward; stage 2 keeps only its gradient shard, so it reduce-scatters
     # every microbatch's gradients in that microbatch's backward; stage 3 also gathers the parameters for every
     # microbatch's forward and backward, one layer ahead
+    sharded = bool(np.any(st.zero >= 2))  # gradients sharded: some strategy runs ZeRO-2 or ZeRO-3
     if training.dp_overlap == "backward":
         reduce = np.where(st.zero >= 1, training.overlapped(rs_t, plan.last_backward, rs_b),
                           training.overlapped(ar_t, plan.last_backward, ar_b))
-        reduce_each = training.overlapped(rs_t, plan.last_backward, rs_b)
+        reduce_each = training.overlapped(rs_t, plan.last_backward, rs_b) if sharded else reduce
     else:
         reduce, reduce_each = np.where(st.zero >= 1, rs_t, ar_t), rs_t
     gather = (training.overlapped(ag_t, plan.first_forward, ag_b) if training.param_gather_overlap == "forward"
               else ag_t)
     per_layer = 1.0 / np.maximum(plan.stage_layers, 1.0)
-    zero3 = training.overlapped(2.0 * ag_t + rs_t, plan.compute_mb, (ag_t + rs_t) * per_layer)
+    zero3 = training.overlapped(2.0 * ag_t + rs_t, plan.compute_mb, (ag_t + rs_t) * per_layer) if sharded \
+        else reduce  # stages 2 and 3 alone read them
     exposed = np.select([st.zero == 0, st.zero == 1, st.zero == 2],
                         [reduce, reduce + gather, m * reduce_each + gather], m * zero3)
     return Breakdown(
