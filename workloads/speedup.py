@@ -300,8 +300,8 @@ def _joined_records(parts: list) -> tuple[_Found, np.ndarray]:
 def _fastest_at_points(model, gpu, view, batch, fixed_items, stack, precision) -> tuple[_Found, np.ndarray]:
     """The fastest strategy at each point of `view` (one, or a batched view's), on the fastest way the fabric
     runs the job there (the first of equals): a record of arrays over the points (`_as_arrays`) and each point's
-    reason where no strategy fits. A transformer's ways configured alike are searched as one batch (their shares alike
-    everywhere), the other models' point by point (through `_search`'s memory)."""
+    reason where no strategy fits. A transformer's ways configured alike are searched as one batch (their shares
+    alike everywhere), the other models' point by point (through `_search`'s memory)."""
     options = get_kind(view.kind).alternatives(view)
     if isinstance(model, TransformerModel):
         alike: dict[bool, list[int]] = {}
@@ -441,9 +441,9 @@ def _bounded_search(model: TransformerModel, gpu: Gpu, view: FabricEstimate, bat
 
 def _fastest(model: TransformerModel, gpu: Gpu, view: FabricEstimate, batch: int, fixed_items: tuple, stack: Stack,
              precision: str) -> tuple[_Found, np.ndarray]:
-    """`_bounded_search` with top = 1 at each point of `view` (one, or a batched view's), as a record of arrays over the points
-    (`_as_arrays`: the fastest's figures) and each point's reason where no strategy fits; picked from the rounds
-    with arrays (the least time, then the first strategy), not point by point."""
+    """`_bounded_search` with top = 1 at each point of `view` (one, or a batched view's), as a record of arrays
+    over the points (`_as_arrays`: the fastest's figures) and each point's reason where no strategy fits; picked
+    from the rounds with arrays (the least time, then the first strategy), not point by point."""
     st, bound, rounds = _bounded_rounds(model, gpu, view, batch, fixed_items, 1, stack, precision)
     count = 1 if points(view) is None else points(view)
     if not rounds:  # nothing fits in memory
