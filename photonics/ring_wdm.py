@@ -173,16 +173,29 @@ def _scalar_tables(*args) -> tuple:
 
 
 def _point_blocks(lead: tuple, arrays):
-    """(slice, the arrays' rows in it) for consecutive blocks of POINTS_PER_BLOCK design points: each array broadcast
-    to the points' shape `lead` (plus any trailing axes it has of its own) and flattened over the points."""
-    points = math.prod(lead)
+    """(the block's points in the flattened grid, their shape, each array there) for consecutive blocks of about
+    POINTS_PER_BLOCK design points of the shape `lead`. `arrays`: (array, how many of its leading and of its
+    trailing axes are its own: an offset's counts lead, a table's trail). Where one row of the points' first axis
+    holds no more than a block, whole rows make a block and each array is sliced there where it spans that axis
+    (broadcast nowhere); otherwise each is broadcast and flattened over the points."""
+    points, row = math.prod(lead), math.prod(lead[1:])
+    if lead and row <= POINTS_PER_BLOCK:
+        step = max(1, POINTS_PER_BLOCK // max(row, 1))
+        for start in range(0, lead[0], step):
+            stop = min(start + step, lead[0])
+            rows = (slice(start, stop),)
+            yield slice(start * row, stop * row), (stop - start,) + lead[1:], [
+                a[(slice(None),) * head + rows] if np.ndim(a) - head - extra == len(lead) and np.shape(a)[head] > 1
+                else a for a, head, extra in arrays]
+        return
     flat = []
-    for a, extra in arrays:  # `extra`: how many trailing axes are the array's own (a table's counts)
-        tail = np.shape(a)[np.ndim(a) - extra:]
-        flat.append(np.broadcast_to(a, lead + tail).reshape((points,) + tail))
+    for a, head, extra in arrays:
+        shape = np.shape(a)
+        own, tail = shape[:head], shape[len(shape) - extra:]
+        flat.append(np.broadcast_to(a, own + lead + tail).reshape(own + (points,) + tail))
     for start in range(0, points, POINTS_PER_BLOCK):
-        part = slice(start, start + POINTS_PER_BLOCK)
-        yield part, [a[part] for a in flat]
+        part = slice(start, min(start + POINTS_PER_BLOCK, points))
+        yield part, (part.stop - start,), [a[(slice(None),) * head + (part,)] for a, (_, head, _) in zip(flat, arrays)]
 
 
 def _tables(n_max: int, leak_n: int, spacing, mod_fwhm, t0_mod, fwhm, t0, excess, fsr, rate) -> tuple:
@@ -208,10 +221,9 @@ def _blocked(table, width: int, offsets: tuple, *args):
     points = math.prod(shape)
     if points <= POINTS_PER_BLOCK:
         return table(*offsets, *args)
-    flat = [np.broadcast_to(o, o.shape[:1] + shape).reshape(o.shape[0], points) for o in offsets]
     out = np.empty((points, width))
-    for part, block in _point_blocks(shape, [(a, 0) for a in args]):
-        out[part] = table(*(o[:, part] for o in flat), *block)
+    for part, lead, block in _point_blocks(shape, [*((o, 1, 0) for o in offsets), *((a, 0, 0) for a in args)]):
+        out[part] = np.broadcast_to(table(*block), lead + (width,)).reshape(-1, width)
     return out.reshape(shape + (width,))
 
 
@@ -314,8 +326,9 @@ def _closed_counts(d: LinkDesign, tables, inputs, n_max: int):
     if points <= POINTS_PER_BLOCK:
         return closed(tables, inputs)
     count, at_end = np.empty(points, dtype=np.int64), False
-    for part, block in _point_blocks(lead, [*((t, 1) for t in tables), *((v, 0) for v in inputs)]):
-        count[part], end = closed(block[:len(tables)], block[len(tables):])
+    for part, shape, block in _point_blocks(lead, [*((t, 0, 1) for t in tables), *((v, 0, 0) for v in inputs)]):
+        found, end = closed(block[:len(tables)], block[len(tables):])
+        count[part] = np.broadcast_to(found, shape).reshape(-1)
         at_end = at_end or bool(end)
     return count.reshape(lead), at_end
 
