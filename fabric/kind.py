@@ -68,11 +68,9 @@ def group_arrays(c: Collective, job_gpus: int):
     """(n, p, s) as float arrays, checked: p ≥ 1 and s ≥ 1 whole numbers whose groups tile the job
     (p·s divides the job's ranks)."""
     check_op(c.op)
-    n = np.asarray(c.message_bytes, dtype=float)
+    n = checked_bytes(c)
     p = np.asarray(c.size, dtype=float)
     s = np.asarray(c.stride, dtype=float)
-    if not np.all(np.isfinite(n)) or np.any(n < 0):
-        raise InputError(f"{c.op}: message size must be a finite number of bytes ≥ 0, got {c.message_bytes!r}")
     for value, what in ((p, "group size"), (s, "stride")):
         if np.any(value < 1) or np.any(value != np.floor(value)) or not np.all(np.isfinite(value)):
             raise InputError(f"{c.op}: {what} must be a whole number ≥ 1, got {value.tolist()!r}")
@@ -81,6 +79,14 @@ def group_arrays(c: Collective, job_gpus: int):
         raise InputError(f"{c.op}: groups of {p.tolist()!r} ranks at stride {s.tolist()!r} do not tile a "
                          f"{job_gpus}-rank job (size × stride must divide it)")
     return n, p, s
+
+
+def checked_bytes(c: Collective) -> np.ndarray:
+    """The collective's message bytes as a float array, checked: finite and ≥ 0."""
+    n = np.asarray(c.message_bytes, dtype=float)
+    if not np.all(np.isfinite(n)) or np.any(n < 0):
+        raise InputError(f"{c.op}: message size must be a finite number of bytes ≥ 0, got {c.message_bytes!r}")
+    return n
 
 
 def bytes_sent_per_rank(op: str, n, p):
@@ -209,15 +215,27 @@ class MixPricing:
         self.mix = None if mix is None else tuple(mix)
         self._mix_shares = None
         self._arrays: dict[int, tuple] = {}  # id of a collective of the mix → its (n, p, s)
+        self._one_call: dict[int, Collective] = {}  # id of a collective of the mix → it with one call
         if arrays is not None:
             self._arrays = {id(c): a for c, a in zip(self.mix, arrays)}
 
     def _group_arrays(self, c: Collective):
-        if self.mix is not None and any(m is c for m in self.mix):
-            if id(c) not in self._arrays:
-                self._arrays[id(c)] = group_arrays(c, self.est.job_gpus)
-            return self._arrays[id(c)]
+        for m in self.mix or ():
+            if m is c:
+                if id(c) not in self._arrays:
+                    self._arrays[id(c)] = group_arrays(c, self.est.job_gpus)
+                return self._arrays[id(c)]
+        for m in self.mix or ():  # one of the mix's on other bytes (a gradient bucket): its groups checked there
+            if m.op == c.op and m.size is c.size and m.stride is c.stride:
+                return (checked_bytes(c), *self._group_arrays(m)[1:])
         return group_arrays(c, self.est.job_gpus)
+
+    def _with_one_call(self, c: Collective) -> Collective:
+        if not any(m is c for m in self.mix or ()):
+            return dataclasses.replace(c, calls=1.0)
+        if id(c) not in self._one_call:
+            self._one_call[id(c)] = dataclasses.replace(c, calls=1.0)
+        return self._one_call[id(c)]
 
     def _shares(self, running: list) -> list:
         static = self.kind.static if getattr(self.est, "static", None) is None else self.est.static
@@ -228,7 +246,7 @@ class MixPricing:
 
     def _shares_running(self, running: list) -> list:
         """A packet-switched or re-tuned fabric shares among what runs at once, by one call's bytes."""
-        return self.kind.shares(self.est, [dataclasses.replace(c, calls=1.0) for c in running],
+        return self.kind.shares(self.est, [self._with_one_call(c) for c in running],
                                 [self._group_arrays(c) for c in running])
 
     def _shares_once(self, running: list) -> list:
