@@ -301,19 +301,25 @@ def _fastest_at_points(model, gpu, view, batch, fixed_items, stack, precision) -
     """The fastest strategy at each point of `view` (one, or a batched view's), on the fastest way the fabric
     runs the job there (the first of equals): a record of arrays over the points (`_as_arrays`) and each point's
     reason where no strategy fits. A transformer's ways configured alike are searched as one batch (their shares
-    alike everywhere), the other models' point by point (through `_search`'s memory)."""
+    alike everywhere), the re-tuned ones first (each collective has the fabric while it runs: mostly the faster),
+    then the others only for what is as fast at each point (a ceiling: what is slower cannot be the fastest); the
+    other models' point by point (through `_search`'s memory)."""
     options = get_kind(view.kind).alternatives(view)
     if isinstance(model, TransformerModel):
         alike: dict[bool, list[int]] = {}
         for k, o in enumerate(options):
             alike.setdefault(_configured_once(o), []).append(k)
-        each = {}
-        for group in alike.values():
+        each, ceiling = {}, None  # the fastest found so far at each point, over the ways searched
+        for once in sorted(alike):  # re-tuned first; ties under a ceiling are found, the first way of equals wins
+            group = alike[once]
             record, reasons = _fastest_in_parts(model, gpu, _one_batch([options[k] for k in group]), batch,
-                                                fixed_items, stack, precision)
+                                                fixed_items, stack, precision,
+                                                None if ceiling is None else np.tile(ceiling, len(group)))
             starts = np.cumsum([0, *(points(options[k]) or 1 for k in group)])
-            each.update({k: (_taken(record, np.arange(a, b)), reasons[a:b])
-                         for k, a, b in zip(group, starts[:-1], starts[1:])})
+            for k, a, b in zip(group, starts[:-1], starts[1:]):
+                each[k] = (_taken(record, np.arange(a, b)), reasons[a:b])
+                seconds = np.where(each[k][1] == "", each[k][0].top[0].iteration_s, math.inf)
+                ceiling = seconds if ceiling is None else np.minimum(ceiling, seconds)
         found = [each[k] for k in range(len(options))]
     else:
         found = [_as_arrays([_search(model, gpu, (point_view(o, i) if points(o) else pricing_view(o),), batch,
@@ -369,27 +375,27 @@ POINTS_PER_SEARCH = 256  # points of a batched view searched together, so that i
 # 10 000-point gpt2-355m sweep with 3 550 feasible points: all at once 52 s, 64 at a time 33 s, 256 at a time 29 s)
 
 
-def _fastest_in_parts(model, gpu, view, batch, fixed_items, stack, precision) -> tuple[_Found, np.ndarray]:
+def _fastest_in_parts(model, gpu, view, batch, fixed_items, stack, precision, ceiling=None) -> tuple:
     """`_fastest` at every point of a batched view, POINTS_PER_SEARCH points at a time (a point's search does not
     depend on the others searched with it)."""
     count = 1 if points(view) is None else points(view)
     if count <= POINTS_PER_SEARCH:
-        return _fastest(model, gpu, view, batch, fixed_items, stack, precision)
-    return _joined_records([_fastest(model, gpu, take_points(view, np.arange(start, min(start + POINTS_PER_SEARCH,
-                                                                                         count))),
-                                     batch, fixed_items, stack, precision)
-                            for start in range(0, count, POINTS_PER_SEARCH)])
+        return _fastest(model, gpu, view, batch, fixed_items, stack, precision, ceiling)
+    parts = [np.arange(start, min(start + POINTS_PER_SEARCH, count)) for start in range(0, count, POINTS_PER_SEARCH)]
+    return _joined_records([_fastest(model, gpu, take_points(view, part), batch, fixed_items, stack, precision,
+                                     None if ceiling is None else np.asarray(ceiling)[part]) for part in parts])
 
 
 def _bounded_rounds(model: TransformerModel, gpu: Gpu, view: FabricEstimate, batch: int, fixed_items: tuple, top: int,
-                    stack: Stack, precision: str) -> tuple:
+                    stack: Stack, precision: str, ceiling=None) -> tuple:
     """The transformer search, branch and bound, at each point of `view` (one, or a batched view's): strategies
     are priced in rounds in the order of their iteration with free communication
     (`workloads.training.transformer_bound`, which no fabric beats), and a point's rounds stop at the first
     strategy whose bound is above the `top`-th fastest priced there so far; those left out cannot be among its
     fastest, so the result is the full search's (ties included: a bound equal to the `top`-th time is priced). A
     round prices the points still searching, up to the farthest of their stops (each point's strategies beyond its
-    own stop are slower than its `top`-th).
+    own stop are slower than its `top`-th). With `ceiling` (a time per point), a point's search starts as if it had
+    priced `top` strategies of that time: what it finds is what is not slower.
     Returns (strategies, their bound, rounds): each round (the points it priced, ascending; the strategies it
     priced, ascending; their breakdown; their iteration times (points, strategies), inf where not finite)."""
     st = transformer_strategies(model, view.job_gpus, batch, _per_candidate(dict(fixed_items)), stack)
@@ -400,10 +406,12 @@ def _bounded_rounds(model: TransformerModel, gpu: Gpu, view: FabricEstimate, bat
     lower = bound.iteration_s[order]
     count = 1 if points(view) is None else points(view)
     fastest = np.full((count, top), math.inf)  # each point's `top` fastest priced so far
+    if ceiling is not None:
+        fastest[:] = np.reshape(ceiling, (count, 1))
     rounds, rows, start, size = [], np.arange(count), 0, FIRST_PRICED_FEW if count <= FEW_POINTS else FIRST_PRICED
     while start < len(order):
         end = start + size
-        if rounds:
+        if rounds or ceiling is not None:
             stops = np.searchsorted(lower, fastest[:, -1], side="right")
             rows = np.flatnonzero(stops > start)
             if not rows.size:
@@ -440,14 +448,17 @@ def _bounded_search(model: TransformerModel, gpu: Gpu, view: FabricEstimate, bat
 
 
 def _fastest(model: TransformerModel, gpu: Gpu, view: FabricEstimate, batch: int, fixed_items: tuple, stack: Stack,
-             precision: str) -> tuple[_Found, np.ndarray]:
+             precision: str, ceiling=None) -> tuple[_Found, np.ndarray]:
     """`_bounded_search` with top = 1 at each point of `view` (one, or a batched view's), as a record of arrays
     over the points (`_as_arrays`: the fastest's figures) and each point's reason where no strategy fits; picked
-    from the rounds with arrays (the least time, then the first strategy), not point by point."""
-    st, bound, rounds = _bounded_rounds(model, gpu, view, batch, fixed_items, 1, stack, precision)
+    from the rounds with arrays (the least time, then the first strategy), not point by point. With `ceiling` (a
+    time per point), a point where no strategy is as fast as its ceiling finds none (reason SLOWER)."""
+    st, bound, rounds = _bounded_rounds(model, gpu, view, batch, fixed_items, 1, stack, precision, ceiling)
     count = 1 if points(view) is None else points(view)
-    if not rounds:  # nothing fits in memory
+    if not rounds and (ceiling is None or not bound.fits.any()):  # nothing fits in memory
         return _as_arrays([_found(st, bound, bound.fits, np.arange(len(st)), bound, 1, model, gpu)] * count)
+    if not rounds:
+        return _as_arrays([SLOWER] * count)
     best_t, best_s = np.full(count, math.inf), np.full(count, len(st))  # each point's fastest, its strategy
     best_round, best_col = np.full(count, -1), np.zeros(count, dtype=int)
     for k, (rows, index, _, times) in enumerate(rounds):
@@ -468,15 +479,20 @@ def _fastest(model: TransformerModel, gpu: Gpu, view: FabricEstimate, batch: int
                     else value[best_col[mine]]
         return out
 
-    if not found.all():
-        reason = _found(st, bound, np.zeros(len(st), dtype=bool), np.arange(len(st)), bound, 1, model, gpu)
+    reason = "" if found.all() else _found(st, bound, np.zeros(len(st), dtype=bool), np.arange(len(st)), bound, 1,
+                                           model, gpu)
+    if ceiling is not None:
+        reason = np.where(np.isfinite(np.reshape(ceiling, count)), SLOWER, reason)
     everywhere = (lambda value: np.where(found, value, math.nan))
     record = _Found(candidates=everywhere(len(st)), feasible=everywhere(int(np.sum(bound.fits))),
                     top=(Candidate(strategy=None, iteration_s=everywhere(best_t),
                                    breakdown={name: figure(f"{name}_s") for name in Breakdown.PHASES},
                                    memory_bytes=figure("memory_bytes")),),
                     hardware_flops=figure("hardware_flops"), model_flops=figure("model_flops"))
-    return record, np.where(found, "", reason if not found.all() else "").astype(object)
+    return record, np.where(found, "", reason).astype(object)
+
+
+SLOWER = "no strategy as fast as on another way the fabric runs the job"  # a search under a ceiling (`_fastest`)
 
 
 def _joined(parts: list) -> Breakdown:
