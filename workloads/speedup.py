@@ -301,7 +301,7 @@ def _fastest_at_points(model, gpu, view, batch, fixed_items, stack, precision) -
     """The fastest strategy at each point of `view` (one, or a batched view's), on the fastest way the fabric
     runs the job there (the first of equals): a record of arrays over the points (`_as_arrays`) and each point's
     reason where no strategy fits. A transformer's ways configured alike are searched as one batch (their shares
-    alike everywhere), the re-tuned ones first (each collective has the fabric while it runs: mostly the faster),
+    alike everywhere), the re-tuned ones first (each collective has the fabric while it runs: usually the faster),
     then the others only for what is as fast at each point (a ceiling: what is slower cannot be the fastest); the
     other models' point by point (through `_search`'s memory)."""
     options = get_kind(view.kind).alternatives(view)
