@@ -136,7 +136,7 @@ def _group(design, sets: list[str], axes: list, fabric: bool = False, model=None
                 refused[tuple(index)] = True
                 continue
             value = getattr(getattr(link, axis.section), axis.key)
-            if link != _with(resolved, axis, value):
+            if not _only_moved(link, resolved, axis):
                 return None  # the value moves other fields (a wavelength converts the design's spans): per point
             values.append(value)
         dims = [1] * len(axes)
@@ -262,10 +262,29 @@ def _training(cluster, model_name: str, batch):
     return columns
 
 
-def _with(link, axis, value):
-    from dataclasses import replace
+def _only_moved(link, base, axis) -> bool:
+    """Whether `link` equals `base` with the axis's field set to the link's value (and that value equals itself:
+    not NaN), field by field as the designs' equality compares them."""
+    from dataclasses import fields
 
-    return replace(link, **{axis.section: replace(getattr(link, axis.section), **{axis.key: value})})
+    if type(link) is not type(base):
+        return False
+    for f in (f for f in fields(link) if f.compare):
+        mine, theirs = getattr(link, f.name), getattr(base, f.name)
+        if f.name != axis.section:
+            if mine is not theirs and mine != theirs:
+                return False
+            continue
+        if type(mine) is not type(theirs):
+            return False
+        for g in (g for g in fields(mine) if g.compare):
+            if g.name == axis.key:
+                value = getattr(mine, g.name)
+                if value != value:
+                    return False
+            elif getattr(mine, g.name) != getattr(theirs, g.name):
+                return False
+    return True
 
 
 def _out_of_order(design, varied: dict, shape) -> np.ndarray:
