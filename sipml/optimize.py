@@ -83,11 +83,11 @@ def optimize(design, overrides, vary, objective: str, maximize: bool, constraint
     check_target(objective)
     if not vary:
         raise InputError("optimize needs at least one --vary axis, e.g. --vary link.wavelengths_per_fiber=4:32:29")
-    axes = [parse_axis(spec, ALL_SECTIONS) for spec in vary]
+    most = f"an exhaustive search takes at most {MAX_POINTS:,} points (use fewer values per axis)"
+    axes = [parse_axis(spec, ALL_SECTIONS, (MAX_POINTS, most)) for spec in vary]
     size = math.prod(len(a.values) for a in axes)
     if size > MAX_POINTS:
-        raise InputError(f"the grid has {size:,} points; an exhaustive search takes at most {MAX_POINTS:,} "
-                         "(use fewer values per axis)")
+        raise InputError(f"the grid has {size:,} points; {most}")
     points = grid_points(axes)
     names = list(dict.fromkeys([objective, *(c.quantity for c in constraints)]))
     evaluators = {name: Evaluator(name, model, baseline) for name in names}

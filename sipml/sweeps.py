@@ -64,8 +64,10 @@ class Axis:
         return np.array([float(f"{v:.6g}") for v in (si / self.written_factor).tolist()])
 
 
-def parse_axis(spec: str, sections: dict) -> Axis:
-    """One --vary item. InputError for an unknown key, a key without a sweepable value, wrong units, a count < 1."""
+def parse_axis(spec: str, sections: dict, most: tuple[int, str] | None = None) -> Axis:
+    """One --vary item. InputError for an unknown key, a key without a sweepable value, wrong units, a count < 1.
+    `most`: (the points the caller holds, what says so): an axis of more values of a number is refused before
+    they are read (each is read as a --set value; a grid of more points is refused anyway)."""
     from core.errors import InputError
     from core.fields import specs
 
@@ -98,6 +100,8 @@ def parse_axis(spec: str, sections: dict) -> Axis:
         if not field.sweepable:
             raise InputError(f"--vary {spec!r}: [{section}] {key} is a constant of a fit, a material or a "
                              f"standard, not a design axis; list the values to compare: {key}=a,b,c")
+        if most is not None and not field.integer and count > most[0]:  # (whole numbers: each count once)
+            raise InputError(f"--vary {spec!r}: {count:,} values on one axis; {most[1]}")
         lo, hi = (_parse(field, p.strip(), spec) for p in parts[:2])
         form = type(lo)
         if type(hi) is not form:
@@ -121,6 +125,8 @@ def parse_axis(spec: str, sections: dict) -> Axis:
             raise InputError(f"--vary {spec!r}: an empty value in the list (write a,b,c)")
         if len(items) > MAX_GRID_POINTS:
             raise InputError(f"--vary {spec!r}: {len(items)} values on one axis; at most {MAX_GRID_POINTS:,}")
+        if most is not None and len(items) > most[0]:
+            raise InputError(f"--vary {spec!r}: {len(items):,} values on one axis; {most[1]}")
         values = tuple(_parse(field, v.strip(), spec) for v in items)
     texts = tuple(set_text(field, v) for v in values)
     log = ":" in text and (len(text.split(":")) == 4 or all(p.strip().lower().endswith("dbm")
@@ -229,7 +235,7 @@ def run_sweep(design, overrides, specs, model=None, batch=None, scheduler=None, 
         raise InputError("sweep needs at least one --vary axis, e.g. --vary link.wavelengths_per_fiber=4,8,16")
     if link_only and model is not None:
         raise InputError("--link-only leaves out the fabric a --model trains on: use one or the other")
-    axes = tuple(parse_axis(s, ALL_SECTIONS) for s in specs)
+    axes = tuple(parse_axis(s, ALL_SECTIONS, (_most(link_only), _holds(link_only))) for s in specs)
     seen = [f"{a.section}.{a.key}" for a in axes]
     twice = sorted({name for name in seen if seen.count(name) > 1})
     if twice:
@@ -299,12 +305,19 @@ def _check_size(axes, link_only: bool) -> None:
     from core.errors import InputError
 
     points = math.prod(len(a.values) for a in axes)
-    limit = MAX_GRID_POINTS if link_only else MAX_POINTS
-    if points > limit:
+    if points > _most(link_only):
         product = " × ".join(f"{len(a.values)} ({a.section}.{a.key})" for a in axes)
-        raise InputError(f"the grid has {product} = {points:,} points; a sweep holds at most {limit:,}"
-                         + (" (--link-only holds up to {:,})".format(MAX_GRID_POINTS) if not link_only else "")
-                         + ": use fewer values or split the sweep")
+        raise InputError(f"the grid has {product} = {points:,} points; {_holds(link_only)}")
+
+
+def _most(link_only: bool) -> int:
+    return MAX_GRID_POINTS if link_only else MAX_POINTS
+
+
+def _holds(link_only: bool) -> str:
+    return (f"a sweep holds at most {_most(link_only):,}"
+            + (" (--link-only holds up to {:,})".format(MAX_GRID_POINTS) if not link_only else "")
+            + ": use fewer values or split the sweep")
 
 
 def _check_effects(design, overrides: list, axes) -> None:
