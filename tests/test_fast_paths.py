@@ -669,3 +669,35 @@ def test_a_section_built_once_per_values_is_the_one_built_afresh():
     for source in ("first", "second"):
         with pytest.raises(InputError, match=source):
             d._built_section("link", {"data_rate": "25 W"}, source)
+
+
+def test_a_later_way_searched_under_the_ceiling_of_the_first_finds_what_it_beats_them_with():
+    """A model sweep searches SiP-Ring's re-tuned allocations first and the static one at each point only for
+    what is as fast (`workloads.speedup._fastest_at_points`): with slow retunes the static allocation wins at some
+    points and not at others, and every point gets the time, phases and allocation of searching each alone (the
+    first of equal ways)."""
+    from fabric.estimate import over_points
+    from fabric.registry import get_kind
+    from sipml.design import load_design
+    from workloads import speedup
+    from workloads.models import load_model
+
+    model, batch = load_model("gpt2-355m"), 1024
+    d = load_design("sip-ring", ["fabric.gpus=256", "sip_ring.retune_time=1 ms", "sip_ring.decision_interval=5 ms"])
+    gpu, stack = speedup.gpu_of(d), speedup.stack_for(model)
+    precision = speedup.precision_of(gpu, stack)
+    est = speedup.evaluate_fabric(d)
+    scale = np.geomspace(0.02, 5.0, 8)
+    details = dataclasses.replace(est.details, segment_capacity_bps=est.details.segment_capacity_bps * scale)
+    est = over_points(dataclasses.replace(est, per_gpu_bandwidth_bps=est.per_gpu_bandwidth_bps * scale,
+                                          details=details), (8,))
+    options = get_kind(est.kind).alternatives(est)
+    record, reasons = speedup._fastest_at_points(model, gpu, est, batch, (), stack, precision)
+    alone = [speedup._bounded_search(model, gpu, option, batch, (), 1, stack, precision) for option in options]
+    ways = []
+    for i in range(8):
+        best = min(range(3), key=lambda k: alone[k][i].top[0].iteration_s)
+        ways.append(best)
+        assert record.top[0].iteration_s[i] == alone[best][i].top[0].iteration_s and reasons[i] == ""
+        assert {k: v[i] for k, v in record.top[0].breakdown.items()} == alone[best][i].top[0].breakdown
+    assert 0 in ways and set(ways) != {0}  # the static allocation wins somewhere, not everywhere
