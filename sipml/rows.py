@@ -12,6 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 
 _MISSING = object()  # a row without this column
+_NATIVE = {"f": float, "b": bool, "i": int}  # a numpy column's kind → the Python type of a value it holds as is
 SHOWN_DIGITS = 4  # significant digits of a number in a table to read (CSV, JSON lines and Parquet keep every digit)
 SHOWN_ROWS = 20  # rows a notebook shows of a longer table: the first and the last, with a count between
 
@@ -98,11 +99,17 @@ class Table(Sequence):
             if name not in self.data:
                 self.data[name] = np.full(self.length, None, dtype=object)
                 self.present[name] = np.zeros(self.length, dtype=bool)
-            column = self.data[name] = self.data[name].astype(object)
             have = self.present[name] if self.present[name] is not None else np.ones(self.length, dtype=bool)
-            for i, r in zip(index, rows):
-                column[i] = r.get(name)
-                have[i] = name in r
+            given = [(i, r[name]) for i, r in zip(index, rows) if name in r]
+            native = _NATIVE.get(self.data[name].dtype.kind)
+            if native is None or any(type(v) is not native for _, v in given):  # the rows' values as they are
+                self.data[name] = self.data[name].astype(object)
+            column = self.data[name]
+            if given:  # each a value of the column's own type (a float in a float column) or objects
+                at, values = zip(*given)
+                column[list(at)] = values if column.dtype != object else _objects(values)
+            have[index] = False
+            have[[i for i, _ in given]] = True
             self.present[name] = None if have.all() else have
         self.names = names
 

@@ -701,3 +701,24 @@ def test_a_later_way_searched_under_the_ceiling_of_the_first_finds_what_it_beats
         assert record.top[0].iteration_s[i] == alone[best][i].top[0].iteration_s and reasons[i] == ""
         assert {k: v[i] for k, v in record.top[0].breakdown.items()} == alone[best][i].top[0].breakdown
     assert 0 in ways and set(ways) != {0}  # the static allocation wins somewhere, not everywhere
+
+
+def test_rows_replaced_in_a_table_keep_its_columns_native_where_their_values_fit():
+    """`sipml.rows.Table.replace_rows` (a grid's points the per-point path computes) keeps a number column as
+    numbers where every replacing value is of its type, falls back to objects where one is not, and reads back
+    exactly the rows a table built from the rows gives (missing values, new and vanished columns included)."""
+    from sipml.rows import Table
+
+    base = [{"x": float(i), "ok": i % 2 == 0, "n": i, "s": f"r{i}", "gone": 1.0} for i in range(6)]
+    table = Table.from_rows(base)
+    table.data = {k: np.asarray([r[k] for r in base], dtype=object if k == "s" else None) for k in table.names}
+    replaced = [{"x": 2.5, "ok": True, "n": 7, "s": "new", "extra": "e"}, {"x": float("nan"), "ok": False, "n": 3.0},
+                {"s": "only"}]
+    table.replace_rows([1, 3, 4], replaced)
+    rows = [dict(r) for r in base]
+    rows[1], rows[3], rows[4] = replaced
+    want = Table.from_rows(rows)
+    assert table.names == want.names and table == want
+    assert all(type(table[i][k]) is type(want[i][k]) for i in range(6) for k in want[i])
+    assert table.data["x"].dtype == float and table.data["ok"].dtype == bool  # their values fit
+    assert table.data["n"].dtype == object  # 3.0 is not a count: the rows' values as they are
