@@ -51,9 +51,10 @@ class Table(Sequence):
         return cls(list(data), data, dict.fromkeys(data), length)
 
     @classmethod
-    def concat_axis(cls, parts: list[Table], axes, dim: int = 0) -> Table:
-        """Tables of consecutive sub-grids along axis `dim` of `axes` (each part's rows in its own grid order), as
-        one table of the whole grid, its rows in grid order."""
+    def concat_axis(cls, parts: list[Table], axes, dim: int = 0, picks: list | None = None) -> Table:
+        """Tables of sub-grids along axis `dim` of `axes` (each part's rows in its own grid order; part k holds the
+        values `picks[k]` of that axis, ascending, or with None the parts hold consecutive values), as one table of
+        the whole grid, its rows in grid order."""
         names = columns([dict.fromkeys(p.names) for p in parts])
         data, present = {}, {}
         for name in names:
@@ -70,12 +71,14 @@ class Table(Sequence):
             have = np.concatenate(masks)
             present[name] = None if have.all() else have
         length = sum(p.length for p in parts)
-        if dim:  # the parts' rows, one part after another, put at their places in the grid
+        if dim or picks is not None:  # the parts' rows, one part after another, put at their places in the grid
             shape = [len(a.values) for a in axes]
-            others = length // shape[dim]
+            if picks is None:
+                others = length // shape[dim]
+                bounds = np.cumsum([0, *(p.length // others for p in parts)])
+                picks = [range(lo, hi) for lo, hi in zip(bounds, bounds[1:])]
             grid = np.arange(length).reshape(shape)
-            bounds = np.cumsum([0, *(p.length // others for p in parts)])
-            at = np.concatenate([grid.take(range(lo, hi), axis=dim).ravel() for lo, hi in zip(bounds, bounds[1:])])
+            at = np.concatenate([grid.take(list(pick), axis=dim).ravel() for pick in picks])
             order = np.empty_like(at)
             order[at] = np.arange(length)
             data = {n: v[order] for n, v in data.items()}

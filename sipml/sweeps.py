@@ -378,7 +378,8 @@ def _link_sweep(design, overrides, axes, scheduler, progress, fabric: bool = Fal
     """Link columns by the grid kernel (with `fabric`, the fabric and cost columns too, with `model` the training
     columns; None where the fabric has no floor over a grid): one task locally, or sub-grids along the first axis on
     a Dask cluster, and with `model` on `workers` local processes (a point's figures do not depend on the rest of
-    its grid, so the rows are the same)."""
+    its grid, so the rows are the same); each sub-grid takes every n-th value of that axis, so that values that
+    cost alike (neighbours) spread over the tasks."""
     if scheduler is not None:
         dim, parts = 0, 16
     elif model is not None and (workers or 1) > 1:  # training dominates: each process searches its share
@@ -386,12 +387,13 @@ def _link_sweep(design, overrides, axes, scheduler, progress, fabric: bool = Fal
     else:
         return link_chunk(design, overrides, axes, fabric, model, batch)
     split = axes[dim]
-    step = max(1, -(-len(split.values) // parts))
-    calls = [(design, overrides, (*axes[:dim], replace(split, values=split.values[i:i + step],
-                                                       texts=split.texts[i:i + step]), *axes[dim + 1:]),
-              fabric, model, batch) for i in range(0, len(split.values), step)]
+    count = len(split.values)
+    picks = [range(k, count, min(parts, count)) for k in range(min(parts, count))]  # every parts-th value
+    calls = [(design, overrides, (*axes[:dim], replace(split, values=tuple(split.values[i] for i in pick),
+                                                       texts=tuple(split.texts[i] for i in pick)), *axes[dim + 1:]),
+              fabric, model, batch) for pick in picks]
     tables = list(_map(link_chunk, calls, scheduler, workers, progress))
-    return None if any(t is None for t in tables) else Table.concat_axis(tables, axes, dim)
+    return None if any(t is None for t in tables) else Table.concat_axis(tables, axes, dim, picks)
 
 
 def _split_axis(axes) -> int:
