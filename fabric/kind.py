@@ -297,12 +297,11 @@ class MixPricing:
         priced as they are. With `seconds_only`, the seconds alone."""
         parts = share if isinstance(share, tuple) else (share,)  # a kind's share may be one per resource
         inputs = np.broadcast_arrays(n, p, s, *parts)
-        if not inputs[0].ndim or inputs[0].size * self.points < DISTINCT_FROM:
-            t = self.kind.time(self.est, c, n, p, s, share)
-            return t.seconds if seconds_only else t
-        k = inputs[0].shape[-1]
-        first, inverse = distinct_columns(np.concatenate([np.reshape(a, (-1, k)) for a in inputs]))
-        if len(first) > k // 2:
+        few = not inputs[0].ndim or inputs[0].size * self.points < DISTINCT_FROM
+        if not few:
+            k = inputs[0].shape[-1]
+            first, inverse = distinct_columns(np.concatenate([np.reshape(a, (-1, k)) for a in inputs]))
+        if few or len(first) > k // 2:
             t = self.kind.time(self.est, c, n, p, s, share)
             return t.seconds if seconds_only else t
         picked = [_columns(np.asarray(a), first, k) for a in (n, p, s, *parts)]

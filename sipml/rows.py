@@ -51,10 +51,9 @@ class Table(Sequence):
         return cls(list(data), data, dict.fromkeys(data), length)
 
     @classmethod
-    def concat_axis(cls, parts: list[Table], axes, dim: int = 0, picks: list | None = None) -> Table:
+    def concat_axis(cls, parts: list[Table], axes, dim: int, picks: list) -> Table:
         """Tables of sub-grids along axis `dim` of `axes` (each part's rows in its own grid order; part k holds the
-        values `picks[k]` of that axis, ascending, or with None the parts hold consecutive values), as one table of
-        the whole grid, its rows in grid order."""
+        values `picks[k]` of that axis, ascending), as one table of the whole grid, its rows in grid order."""
         names = columns([dict.fromkeys(p.names) for p in parts])
         data, present = {}, {}
         for name in names:
@@ -71,18 +70,13 @@ class Table(Sequence):
             have = np.concatenate(masks)
             present[name] = None if have.all() else have
         length = sum(p.length for p in parts)
-        if dim or picks is not None:  # the parts' rows, one part after another, put at their places in the grid
-            shape = [len(a.values) for a in axes]
-            if picks is None:
-                others = length // shape[dim]
-                bounds = np.cumsum([0, *(p.length // others for p in parts)])
-                picks = [range(lo, hi) for lo, hi in zip(bounds, bounds[1:])]
-            grid = np.arange(length).reshape(shape)
-            at = np.concatenate([grid.take(list(pick), axis=dim).ravel() for pick in picks])
-            order = np.empty_like(at)
-            order[at] = np.arange(length)
-            data = {n: v[order] for n, v in data.items()}
-            present = {n: None if m is None else m[order] for n, m in present.items()}
+        # the parts' rows, one part after another, put at their places in the grid
+        grid = np.arange(length).reshape([len(a.values) for a in axes])
+        at = np.concatenate([grid.take(list(pick), axis=dim).ravel() for pick in picks])
+        order = np.empty_like(at)
+        order[at] = np.arange(length)
+        data = {n: v[order] for n, v in data.items()}
+        present = {n: None if m is None else m[order] for n, m in present.items()}
         return cls(names, data, present, length)
 
     def replace_rows(self, index, rows: list[dict]) -> None:

@@ -496,18 +496,14 @@ SLOWER = "no strategy as fast as on another way the fabric runs the job"  # a se
 
 
 def _joined(parts: list) -> Breakdown:
-    """Breakdowns of consecutive groups of strategies as one."""
+    """Breakdowns of one point (`Breakdown.point`) for consecutive groups of strategies as one."""
     if len(parts) == 1:
         return parts[0]
     values = {}
     for f in dataclasses.fields(Breakdown):
-        arrays = [getattr(p, f.name) for p in parts]
-        if not isinstance(arrays[0], np.ndarray):
-            values[f.name] = arrays[0]
-            continue
-        rows = max(a.shape[0] if a.ndim == 2 else 0 for a in arrays)  # a batched view's points
-        values[f.name] = np.concatenate([np.broadcast_to(a, (rows, a.shape[-1])) for a in arrays], axis=1) if rows \
-            else np.concatenate(arrays)
+        first = getattr(parts[0], f.name)
+        values[f.name] = np.concatenate([getattr(p, f.name) for p in parts]) if isinstance(first, np.ndarray) \
+            else first
     return Breakdown(**values)
 
 
