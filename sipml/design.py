@@ -224,10 +224,10 @@ def build_section(cls, values: dict, where: str):
 
 
 def _built_section(name: str, values: dict, where: str):
-    """The section built from `values`, once per section type and values of the same types (sections are frozen:
-    a sweep's points share the one of each value they give)."""
+    """The section built from `values`, once per section type and values of the same types, numbers bit for bit
+    (sections are frozen: a sweep's points share the one of each value they give)."""
     kind = ALL_SECTIONS[name]
-    key = ("section", kind, tuple((k, type(v), v) for k, v in values.items()))
+    key = ("section", kind, tuple((k, type(v), v.hex() if type(v) is float else v) for k, v in values.items()))
     try:
         hash(key)
     except TypeError:  # a list value

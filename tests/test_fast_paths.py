@@ -657,8 +657,8 @@ def test_timing_each_distinct_gemm_once_equals_timing_every_one(monkeypatch):
 
 def test_a_section_built_once_per_values_is_the_one_built_afresh():
     """`sipml.design` builds a section once per section type and values of the same types: the kept one equals
-    one built afresh, values equal but of another type build their own, and a refused value is refused each time
-    with the text of its own source."""
+    one built afresh, values equal but of another type (or another sign of zero) build their own, and a refused
+    value is refused each time with the text of its own source."""
     from core.errors import InputError
     from sipml import design as d
 
@@ -666,6 +666,9 @@ def test_a_section_built_once_per_values_is_the_one_built_afresh():
         kept = d._built_section("link", values, "a")
         assert kept is d._built_section("link", dict(values), "b")
         assert kept == d.build_section(d.ALL_SECTIONS["link"], values, "c")
+    zero = d._built_section("link", {"fec_overhead": 0.0}, "a")
+    minus = d._built_section("link", {"fec_overhead": -0.0}, "a")
+    assert math.copysign(1.0, minus.fec_overhead) == -1.0 and math.copysign(1.0, zero.fec_overhead) == 1.0
     for source in ("first", "second"):
         with pytest.raises(InputError, match=source):
             d._built_section("link", {"data_rate": "25 W"}, source)
