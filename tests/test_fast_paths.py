@@ -33,9 +33,11 @@ def test_blocked_count_tables_equal_each_point_alone():
             assert np.array_equal(table[i], one)
 
 
-def test_each_count_table_spans_its_own_inputs_and_equals_each_point_alone():
+@pytest.mark.parametrize("block", [2048, 50], ids=["blocks of whole rows", "points flattened"])  # rows of 60
+def test_each_count_table_spans_its_own_inputs_and_equals_each_point_alone(monkeypatch, block):
     # a product grid: the spacing along the first axis, the drop filter along the second; the transmit rings' table
     # does not depend on the drop filter, so it has one row per spacing
+    monkeypatch.setattr(ring_wdm, "POINTS_PER_BLOCK", block)
     rng = np.random.default_rng(11)
     spacing, mod_fwhm, mod_t0, fwhm, t0, excess, fsr, rate = spectra(rng, 3000)
     grid = (spacing[:70, None], mod_fwhm[0], mod_t0[0], fwhm[None, :60], t0[None, :60], excess[0], fsr[0], rate[0])
@@ -63,6 +65,24 @@ def test_blocked_closed_counts_equal_one_pass(monkeypatch):
     assert np.array_equal(blocked.budget.count, whole.budget.count)
     assert np.array_equal(blocked.budget.margin, whole.budget.margin)
     assert len(np.unique(blocked.budget.count)) > 5  # the points close at many different counts (0: none)
+
+
+@pytest.mark.parametrize("block", [100, 7], ids=["blocks of whole rows", "points flattened"])  # rows of 30
+def test_blocked_closed_counts_over_a_product_grid_equal_one_pass(monkeypatch, block):
+    from photonics.link import link_arrays
+    from photonics.resolve import resolve
+    from sipml.design import load_design
+
+    design = resolve(load_design("sip-ring").link)
+    varied = {"link": {"channel_spacing": np.linspace(50e9, 400e9, 40)[:, None]},
+              "laser": {"power_per_line": 10 ** (np.linspace(-3, 13, 30)[None, :] / 10) * 1e-3}}  # −3 … 13 dBm
+    monkeypatch.setattr(ring_wdm, "POINTS_PER_BLOCK", block)
+    blocked = link_arrays(design, varied, 1200)
+    monkeypatch.setattr(ring_wdm, "POINTS_PER_BLOCK", 10 ** 9)
+    whole = link_arrays(design, varied, 1200)
+    assert blocked.budget.count.shape == (40, 30) and np.array_equal(blocked.budget.count, whole.budget.count)
+    assert np.array_equal(blocked.budget.margin, whole.budget.margin)
+    assert len(np.unique(blocked.budget.count)) > 5
 
 
 class _WholeProduct:
