@@ -133,7 +133,8 @@ def gemm_time_s(batch, m, n, k, *, ceiling_flops_per_s, sm_count, hbm_bandwidth_
     return _gemm_time_s(batch, m, n, k, moved, ceiling_flops_per_s, sm_count, hbm_bandwidth_bytes_per_s, constants)
 
 
-DISTINCT_FROM = 256  # GEMMs in one call from which each distinct shape is timed once
+DISTINCT_FROM = 256  # GEMMs in one call from which each distinct shape is timed once [assumed: below it the
+# sort costs about what it saves; a plan's calls have one GEMM per distinct strategy row, thousands]
 
 
 def _gemm_time_s(batch, m, n, k, moved, ceiling_flops_per_s, sm_count, hbm_bandwidth_bytes_per_s, constants):
