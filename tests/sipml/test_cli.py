@@ -194,3 +194,20 @@ def test_a_key_without_effect_is_an_error(capsys):
     code, _, err = run(capsys, "budget", "--set", 'receiver.sensitivity="-12 dBm"')
     assert code == 2 and "applies only when [receiver] model = 'given'" in err
     assert run(capsys, "budget", "--set", "receiver.model=given", "--set", 'receiver.sensitivity="-12 dBm"')[0] == 0
+
+
+@pytest.mark.parametrize("command", ["budget", "sweep", "speedup", "explain"])
+def test_a_run_converts_only_its_command_and_reads_the_same(capsys, command):
+    """`main` has typer convert only the command it runs: its help (options, defaults, usage line) is the one the
+    group of every command prints, and the root's help and a misspelt command still see them all."""
+    from sipml.cli import _COMMANDS, _click_app
+
+    assert list(_click_app(command).commands) == [command]
+    _click_app(None).main([command, "--help"], prog_name="sipml", standalone_mode=False)
+    whole, _ = capsys.readouterr()
+    code, alone, _ = run(capsys, command, "--help")
+    assert code == 0 and alone == whole and f"Usage: sipml {command} [OPTIONS]" in alone
+    code, out, _ = run(capsys, "--help")
+    assert code == 0 and all(name in out for name in _COMMANDS)
+    code, _, err = run(capsys, command[:-1] + "x")
+    assert code == 2 and "No such command" in err

@@ -2,7 +2,7 @@
 numbers (NaN, ±inf, huge, negative, zero, decimal commas, double dots, expressions, huge integers), broken TOML
 and other encodings. Every run, in-process through `sipml.cli.main`: no traceback, exit code 0, 1 or 2, exit 2
 whenever the input is invalid, every error one line naming the file (and the key a value was given for), and a
-bounded run time. Bounded in the suite by a fixed `max_examples` (150 each, ~5 s in all); the long run:
+bounded run time. Bounded in the suite by a fixed `max_examples` (150 each, ~3 s in all); the long run:
 SIPML_FUZZ_EXAMPLES=2000 python -m pytest tests/sipml/test_fuzz.py."""
 
 import json
