@@ -41,16 +41,18 @@ def worst_victim_sum_by_count(per_offset) -> np.ndarray:
     spacings away for k = 0 … m−1 along the first axis (`offset_detuning_hz`); the axes after it (one per design
     point of a grid) come first in the result. Victim i sums run[i] + run[n−1−i], run[j] = Σ_{k=1..j} per_offset[k]
     (running sums outward from the victim, O(m²) for the whole table; victims i and n−1−i sum alike, so half
-    suffice), so an entry for n channels does not depend on how far the table goes."""
+    suffice, victim i taken in every grid at once: n = 2i+1 … m), so an entry for n channels does not depend on
+    how far the table goes."""
     values = np.asarray(per_offset, dtype=float)
     m = values.shape[0]
     run = np.empty_like(values)
     run[0] = 0.0
     for k in range(1, m):  # the running sum offset by offset: np.cumsum's order, ~10× faster along the first axis
         np.add(run[k - 1:k], values[k:k + 1], out=run[k:k + 1])
-    worst = np.empty_like(values)
-    worst[0] = 0.0
-    for n in range(2, m + 1):
-        h = (n + 1) // 2  # victims i = 0 … h−1 pair run[i] with run[n−1−i]
-        np.max(run[:h] + run[n - h:n][::-1], axis=0, out=worst[n - 1, ...])
+    worst = run.copy()  # victim 0 (an edge channel): run[0] + run[n−1] = run[n−1]
+    pair = np.empty_like(values)
+    for i in range(1, (m + 1) // 2):
+        rows = m - 2 * i  # the grids of n = 2i+1 … m channels, where victim i sums run[i] + run[n−1−i]
+        np.add(run[i:i + 1], run[i:i + rows], out=pair[:rows])
+        np.maximum(worst[2 * i:], pair[:rows], out=worst[2 * i:])
     return np.moveaxis(worst, 0, -1)

@@ -35,6 +35,8 @@ from photonics.shared import (PenaltyArrays, ReceiverArrays, SignalArrays, as_nu
                               signal_arrays)
 
 MAX_SEARCH_WAVELENGTHS = 4096  # the wavelength-count search stops here (a warning says when it is reached)
+FIRST_SEARCH_WAVELENGTHS = 16  # the search's first tables [assumed: most budgets close fewer; the few points that close
+# more go on alone, so a first round this short costs them little]
 BEND_FIT_MIN_RADIUS_M = 5e-6  # the UBC bending-loss fit covers R ≥ 5 µm; below it extrapolates (15,000 dB/cm at 3 µm)
 PARKED_DETUNING_SPACINGS = 0.5  # an idle ring of an intermediate GPU waits half a spacing from every channel [assumed]
 POINTS_PER_BLOCK = 2048  # design points per block of the count tables: their temporaries stay in the CPU's cache
@@ -289,48 +291,81 @@ def _margins_by_count(d: LinkDesign, tables, inputs, n_max: int):
 
 
 def _count_search(d: LinkDesign, s: dict, ring: RingArrays, lz: LaserArrays, sig, rx, inputs, grid_points: int):
-    """The largest count each point's budget closes, with the per-count tables it was found in: the tables start
-    below E10's closed form and double while any point still closes at their end (up to MAX_SEARCH_WAVELENGTHS)."""
+    """The largest count each point's budget closes, with the per-count tables of the first round (they reach the
+    design's own count and its lines). The first tables go to FIRST_SEARCH_WAVELENGTHS counts (further where the
+    design's count or its lines are more); the points that still close at their end go on, alone, in tables twice
+    as long, while one does (up to MAX_SEARCH_WAVELENGTHS). An entry for n channels does not depend on how far a
+    table goes, and a budget that fails at n fails at every count above it (the rings passed, their crosstalk and
+    the power shared between the lines only grow with the count), so the count found does not depend on where the
+    tables start, nor on the other points of the grid."""
     lk, r = s["link"], s["ring"]
-    n_req = _f(lk.wavelengths_per_fiber)
-    ceiling = budget.max_wavelengths_closed_form(lz.cap_dbm - lz.flatness, inputs[5], inputs[4], inputs[3],
-                                                 lk.system_margin)
-    start = np.maximum(np.minimum(ring.fsr_channels + 2, ceiling + 1), 2)
-    table_n = int(max(np.max(start), np.max(n_req), np.max(lz.lines)))
+    table_n = int(max(FIRST_SEARCH_WAVELENGTHS, np.max(lk.wavelengths_per_fiber), np.max(lz.lines)))
     spectral = [_f(v, dtype=float) for v in (lk.channel_spacing, ring.modulator_fwhm, ring.modulator_on_resonance,
                                              ring.fwhm, ring.on_resonance, r.through_excess_loss, ring.fsr,
                                              sig.symbol_rate)]
     spectral_points = math.prod(np.broadcast_shapes(*(v.shape for v in spectral)))
-    while True:
-        points = math.prod(np.broadcast_shapes(*(v.shape for v in spectral), *(np.shape(v) for v in inputs)))
-        if max(points, 2 * spectral_points) * table_n > TABLE_ELEMENTS and grid_points > 1:
-            raise TooLarge
-        tables = _count_tables(d, spectral, table_n, lz.lines)
-        count, at_end = _closed_counts(d, tables, inputs, table_n)
-        if not at_end or table_n >= MAX_SEARCH_WAVELENGTHS:
-            return count, tables
-        table_n = min(2 * table_n, MAX_SEARCH_WAVELENGTHS)
+    points = math.prod(np.broadcast_shapes(*(v.shape for v in spectral), *(np.shape(v) for v in inputs)))
+    if max(points, 2 * spectral_points) * table_n > TABLE_ELEMENTS and grid_points > 1:
+        raise TooLarge
+    tables = _count_tables(d, spectral, table_n, lz.lines)
+    count = _closed_counts(d, tables, inputs, table_n)
+    return _counted_on(d, spectral, inputs, count, table_n), tables
+
+
+def _counted_on(d: LinkDesign, spectral, inputs, count, table_n: int):
+    """`count` with each point that closes at the end of its tables of `table_n` counts counted on, alone, in
+    tables twice as long."""
+    next_n = min(2 * table_n, MAX_SEARCH_WAVELENGTHS)
+    at_end = count == table_n
+    if table_n >= MAX_SEARCH_WAVELENGTHS or not at_end.any():
+        return count
+    if count.ndim == 0:
+        return _counts_from(d, spectral, inputs, next_n)
+    index = np.nonzero(at_end)
+    count[index] = _counts_from(d, *([_at_points(v, index) for v in group] for group in (spectral, inputs)), next_n)
+    return count
+
+
+def _at_points(value, index):
+    """An array of the grid's points (broadcast: any axis may be 1) at the points `index` (np.nonzero's arrays, one
+    per grid axis), one value per point; a value of one number stays one."""
+    a = np.asarray(value)
+    if a.size == 1:
+        return a.reshape(())
+    a = a.reshape((1,) * (len(index) - a.ndim) + a.shape)
+    return a[tuple(i if n > 1 else 0 for i, n in zip(index, a.shape))]
+
+
+def _counts_from(d: LinkDesign, spectral, inputs, table_n: int):
+    """The largest count each point (one, or a flat axis of them) closes, each known to close at `table_n` − 1 or
+    more: tables to `table_n`, doubled for the points that still close at their end; TABLE_ELEMENTS at a time."""
+    points = math.prod(np.broadcast_shapes(*(np.shape(v) for v in (*spectral, *inputs))))
+    step = max(1, TABLE_ELEMENTS // (2 * table_n))
+    if points > step:
+        return np.concatenate([_counts_from(d, *([v[k:k + step] if np.ndim(v) else v for v in group]
+                                                 for group in (spectral, inputs)), table_n)
+                               for k in range(0, points, step)])
+    count = _closed_counts(d, _count_tables(d, spectral, table_n, inputs[2]), inputs, table_n)
+    return _counted_on(d, spectral, inputs, count, table_n)
 
 
 def _closed_counts(d: LinkDesign, tables, inputs, n_max: int):
-    """(the largest count ≤ n_max each point's budget closes, 0 where none; whether any point closes at n_max),
-    from the margins by count, POINTS_PER_BLOCK points at a time."""
+    """The largest count ≤ n_max each point's budget closes, 0 where none, from the margins by count,
+    POINTS_PER_BLOCK points at a time."""
     lead = np.broadcast_shapes(*(t.shape[:-1] for t in tables), *(np.shape(v) for v in inputs))
     points = math.prod(lead)
 
     def closed(tables_, inputs_):
         ok = _margins_by_count(d, tables_, inputs_, n_max) >= 0.0
         ok = np.broadcast_to(ok, np.broadcast_shapes(ok.shape[:-1], *(np.shape(v) for v in inputs_)) + (n_max,))
-        return np.where(ok.any(axis=-1), n_max - np.argmax(ok[..., ::-1], axis=-1), 0), ok[..., -1].any()
+        return np.where(ok.any(axis=-1), n_max - np.argmax(ok[..., ::-1], axis=-1), 0)
 
     if points <= POINTS_PER_BLOCK:
         return closed(tables, inputs)
-    count, at_end = np.empty(points, dtype=np.int64), False
+    count = np.empty(points, dtype=np.int64)
     for part, shape, block in _point_blocks(lead, [*((t, 0, 1) for t in tables), *((v, 0, 0) for v in inputs)]):
-        found, end = closed(block[:len(tables)], block[len(tables):])
-        count[part] = np.broadcast_to(found, shape).reshape(-1)
-        at_end = at_end or bool(end)
-    return count.reshape(lead), at_end
+        count[part] = np.broadcast_to(closed(block[:len(tables)], block[len(tables):]), shape).reshape(-1)
+    return count.reshape(lead)
 
 
 @dataclass(frozen=True)

@@ -85,6 +85,39 @@ def test_blocked_closed_counts_over_a_product_grid_equal_one_pass(monkeypatch, b
     assert len(np.unique(blocked.budget.count)) > 5
 
 
+@pytest.mark.parametrize("modulator, laser", [("add-drop", "comb"), ("all-pass", "comb"), ("add-drop", "dfb")])
+def test_the_count_search_finds_what_tables_to_its_end_find(monkeypatch, modulator, laser):
+    """Tables of every count to the search's end in one round (the largest count that closes, whatever the margins
+    do between) against the search's short first round with the points that close at its end going on alone,
+    there and from 2 counts (seven rounds), a few points at a time: the same counts and figures, at points that
+    close anywhere from 0 to over 64 wavelengths (four rounds of the search)."""
+    from photonics.link_grid import evaluate_grid
+    from photonics.resolve import resolve
+    from sipml.design import load_design
+
+    link = load_design("sip-ring").link
+    design = resolve(dataclasses.replace(link, modulator=dataclasses.replace(link.modulator, kind=modulator),
+                                         laser=dataclasses.replace(link.laser, kind=laser)))
+    rng = np.random.default_rng(5)
+    points = 300
+    varied = {"link": {"channel_spacing": rng.uniform(20e9, 400e9, points), "data_rate": rng.uniform(5e9, 50e9, points)},
+              "ring": {"filter_q": rng.uniform(2e3, 4e4, points), "radius": rng.uniform(3e-6, 2e-5, points)},
+              "laser": {"power_per_line": 10 ** (rng.uniform(-3, 16, points) / 10) * 1e-3,  # −3 … 16 dBm
+                        "aggregate_power_limit": rng.uniform(0.05, 2.0, points)}}
+    monkeypatch.setattr(ring_wdm, "MAX_SEARCH_WAVELENGTHS", 256)  # the end: no point closes there
+    searched = evaluate_grid(design, varied)
+    monkeypatch.setattr(ring_wdm, "FIRST_SEARCH_WAVELENGTHS", 256)
+    whole = evaluate_grid(design, varied)
+    monkeypatch.setattr(ring_wdm, "FIRST_SEARCH_WAVELENGTHS", 2)
+    monkeypatch.setattr(ring_wdm, "TABLE_ELEMENTS", 1 << 12)  # the grid in pieces, the points going on a few at a time
+    rounds = evaluate_grid(design, varied)
+    for figure in ("power_budget_count", "margin_db", "min_laser_power_per_line_dbm", "capacity_bps", "violations"):
+        assert np.array_equal(getattr(searched, figure), getattr(whole, figure)), figure
+        assert np.array_equal(getattr(rounds, figure), getattr(whole, figure)), figure
+    counts = whole.power_budget_count
+    assert counts.min() == 0 and 64 < counts.max() < 256 and len(np.unique(counts)) > 20
+
+
 class _WholeProduct:
     """The strategy enumeration's product built whole by itertools.product before any rule is applied (the
     reference for `workloads.strategy._Product`, which drops rows as each rule's keys come in)."""

@@ -126,6 +126,22 @@ def test_crosstalk_table_matches_brute_force():
         assert table[n - 1] == pytest.approx(leak.sum(axis=1).max() if n > 1 else 0.0, rel=1e-12, abs=1e-15)
 
 
+def test_the_worst_victim_table_is_the_largest_sum_over_every_victim():
+    """Effects of whole numbers (every sum exact in float64, in any order) over a grid of design points: each
+    table entry is the largest, over the victims of an n-channel grid, of the sum over every other channel."""
+    from photonics.grid import worst_victim_sum_by_count
+
+    rng = np.random.default_rng(2)
+    m = 23
+    per_offset = rng.integers(0, 1000, (m, 4, 3)).astype(float)
+    table = worst_victim_sum_by_count(per_offset)
+    assert table.shape == (4, 3, m)
+    for n in range(1, m + 1):
+        offsets = np.abs(np.arange(n)[None, :] - np.arange(n)[:, None])  # victim × channel
+        sums = np.where((offsets > 0)[..., None, None], per_offset[offsets], 0.0).sum(axis=1)  # victim × points
+        assert np.array_equal(table[..., n - 1], sums.max(axis=0))
+
+
 def test_crosstalk_aliasing_when_grid_exceeds_fsr():
     """A channel one FSR away sits on the victim's resonance again: leakage jumps once N·spacing passes the FSR."""
     fsr, spacing = 1.0e12, 100e9
