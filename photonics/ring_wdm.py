@@ -282,7 +282,8 @@ def _margins_by_count(d: LinkDesign, tables, inputs, n_max: int):
     present = counts if d.modulator.kind == "add-drop" else (np.maximum(np.asarray(lines)[..., None], counts) if comb
                                                              else counts)
     in_bus = np.maximum(np.asarray(lines)[..., None], counts) if comb else counts
-    leak_by_count = _along_counts(leak, present - 1) * db_to_lin(expand(flat))
+    leak_by_count = (leak[..., :n_max] if present is counts else _along_counts(leak, present - 1)) * db_to_lin(
+        expand(flat))
     xt_db = crosstalk.penalty_db(leak_by_count, expand(eye_q), expand(er), expand(eye_scale))
     return budget.link_margin_db(line_power_dbm=expand(line_dbm), aggregate_cap_dbm=expand(cap_dbm),
                                  wavelengths=counts, lines_in_bus=in_bus, fixed_loss_db=expand(fixed_db),
