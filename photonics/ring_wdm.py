@@ -515,15 +515,17 @@ class CapacityArrays:
         return np.asarray(LIMITS, dtype=object)[np.argmin(stacked, axis=0)]
 
 
-def joined(flags, names, sep=";"):
-    """Per point, the names whose flag holds, joined in order: each distinct combination is joined once."""
+def joined(flags, names, sep=";", none=""):
+    """Per point, the names whose flag holds, joined in order (`none` where no flag holds): each distinct
+    combination is joined once."""
     shape = np.broadcast_shapes(*(np.shape(flag) for flag in flags))
-    code = np.zeros(shape, dtype=np.int64)
+    dtype = np.min_scalar_type((1 << len(flags)) - 1)  # a bit per flag, in as few bytes as they take
+    code = np.zeros(shape, dtype=dtype)
     for bit, flag in enumerate(flags):
-        code |= np.asarray(flag, dtype=np.int64) << bit
+        code |= np.asarray(flag, dtype=dtype) << dtype.type(bit)
     texts = np.empty(1 << len(flags), dtype=object)
     for c in np.flatnonzero(np.bincount(code.ravel(), minlength=texts.size)):
-        texts[c] = sep.join(name for bit, name in enumerate(names) if c >> bit & 1)
+        texts[c] = sep.join(name for bit, name in enumerate(names) if c >> bit & 1) or none
     return texts[code]
 
 
@@ -541,17 +543,17 @@ def capacity_stage(d: LinkDesign, s: dict, ring: RingArrays, lz: LaserArrays, si
     counts = (ring.fsr_channels, lz.lines, power.count)
     fsr_n, lines, budget_n = counts
     n_phys = np.minimum(np.minimum(fsr_n, lines), budget_n)
-    capacity = np.minimum(n_phys, n_req) * rate_run * np.minimum(fibers, escape)
+    used = np.minimum(n_phys, n_req)
+    capacity = used * rate_run * np.minimum(fibers, escape)
     below = n_phys < n_req
     fsr_first = (fsr_n <= lines) & (fsr_n <= budget_n)  # the tightest wavelength limit, the first on ties
     lines_first = ~fsr_first & (lines <= budget_n)
     flags = [below & fsr_first, below & lines_first, below & ~fsr_first & ~lines_first, escape < fibers]
-    binding = joined(flags, LIMITS, "+")
+    binding = joined(flags, LIMITS, "+", none="requested")
     return CapacityArrays(
         escape=escape, payload=payload, counts=counts, requested=n_req,
         fibers=fibers, max_wavelengths=n_phys, capacity=capacity,
-        wavelengths_used=np.where(capacity > 0, np.minimum(n_phys, n_req), 0), fibers_used=np.minimum(fibers, escape),
-        binding=np.where(binding == "", "requested", binding))
+        wavelengths_used=np.where(capacity > 0, used, 0), fibers_used=np.minimum(fibers, escape), binding=binding)
 
 
 # --- tuning and ring yield -----------------------------------------------------------------------------------------
