@@ -271,17 +271,19 @@ def _same_values(a: dict, b: dict) -> bool:
 def design_from_mapping(data: dict, source: str = "<design>", base: dict | None = None) -> ClusterDesign:
     """A design from a parsed TOML mapping; `source` names the file in error messages. Sections and keys left
     out take their declared defaults; a mapping without [fabric] has the default fabric. `base`: {name: (values,
-    section)} of sections already built from a base mapping (`section_values`); a section whose values are the
-    same is taken from there, not built again (a sweep's points differ from their base in a section or two)."""
-    _check_names(data, source)
+    section)} of sections already built (and their names checked) from a base mapping (`section_values`); a
+    section whose values are the same is taken from there, neither checked nor built again (a sweep's points differ
+    from their base in a section or two)."""
+    base = base or {}
+    kept = {name for name, values in data.items()
+            if name in base and isinstance(values, dict) and _same_values(base[name][0], values)}
+    _check_names({name: values for name, values in data.items() if name not in kept}, source)  # kept: checked
     built = {}
     for name, values in data.items():
         if not isinstance(values, dict):
             raise InputError(f"{source}: '{name}' must be a [section] table, got {shown(values)}")
-        known = (base or {}).get(name)
-        built[name] = known[1] if known is not None and _same_values(known[0], values) else \
-            _built_section(name, values, f"{source}: [{name}]")
-    fabric = built.get("fabric", FabricSection())
+        built[name] = base[name][1] if name in kept else _built_section(name, values, f"{source}: [{name}]")
+    fabric = built["fabric"] if "fabric" in built else _built_section("fabric", {}, f"{source}: [fabric]")
     kind = get_kind(fabric.kind)
     own = {n: s for n, s in built.items() if n in FABRIC_SECTIONS and n != "fabric"}
     try:

@@ -727,6 +727,39 @@ def test_a_section_built_once_per_values_is_the_one_built_afresh():
             d._built_section("link", {"data_rate": "25 W"}, source)
 
 
+@pytest.mark.parametrize("design", ["sip-ring", "sip-ocs", "dgx-h100"])
+def test_a_design_built_on_a_base_equals_one_built_afresh(design):
+    """`design_from_mapping` with a base (the sections a point does not change taken from it, their names not
+    checked again) gives the design, or the error text, that building every section afresh gives: mappings with a
+    value changed, an unknown key or section, a moved key, a bad value, a section that is not a table."""
+    from core.errors import SipmlError
+    from sipml import design as d
+
+    data = d.read_toml(d.resolve(design))
+    base = d.section_values(data, d.design_from_mapping(data, design))
+
+    def outcome(mapping, kept):
+        try:
+            return d.design_from_mapping(mapping, "point", kept)
+        except SipmlError as exc:
+            return f"{type(exc).__name__}: {exc}"
+
+    changes = [("link", "data_rate", "50 Gbit/s"), ("link", "nosuch", 1), ("ring", "filter_q", 8000.0),
+               ("ring", "radius", "2 W"), ("tuning", "retune_time", "1 us"), ("nosuch", "x", 1), ("fabric", "gpus", 64),
+               ("fabric", "kind", "ideal"), ("laser", "lines", -3), ("link", "data_rate", "50 Gbit/s")]
+    errors = 0
+    for one, two in itertools.combinations([*changes, None], 2):
+        mapping = {name: dict(values) for name, values in data.items()}
+        for change in (one, two):
+            if change is not None:
+                mapping.setdefault(change[0], {})[change[1]] = change[2]
+        on_base = outcome(mapping, base)
+        assert on_base == outcome(mapping, None), (one, two)
+        errors += isinstance(on_base, str)
+    assert 0 < errors < 55
+    assert outcome({**data, "link": 3}, base) == outcome({**data, "link": 3}, None)
+
+
 def test_a_later_way_searched_under_the_ceiling_of_the_first_finds_what_it_beats_them_with():
     """A model sweep searches SiP-Ring's re-tuned allocations first and the static one at each point only for
     what is as fast (`workloads.speedup._fastest_at_points`): with slow retunes the static allocation wins at some
