@@ -23,7 +23,7 @@ import numpy as np
 from core.errors import InputError
 from core.fields import specs
 from core.units import format_si, w_to_dbm
-from photonics import budget, constraints, microring, point_to_point, receiver, ring_records, ring_wdm
+from photonics import budget, constraints, microring, receiver, ring_records, ring_wdm
 from photonics.design import MAX_FIBER_M, LinkDesign, LinkSection
 from photonics.loss import fiber_path, total_db
 from photonics.records import (BudgetFigures, FabricInputs, LinkEnergy, LinkEstimate, ReachFigures, ReceiverFigures,
@@ -59,6 +59,8 @@ def link_arrays(d: LinkDesign, varied: dict | None = None, grid_points: int = 1)
     with the arrays of `varied` ({section: {key: array}}) in place of the design's numbers."""
     if d.link.kind == "ring-wdm":
         return ring_wdm.ring_arrays(d, varied, grid_points)
+    from photonics import point_to_point  # a ring-wdm design's start-up does without it
+
     return point_to_point.lane_arrays(d, varied)
 
 
@@ -74,6 +76,8 @@ def estimate(a) -> LinkEstimate:
         tuning, package, kind_warnings = ring_records.tuning_figures(a), ring_records.package_figures(a), \
             ring_records.warnings(a)
     else:
+        from photonics import point_to_point
+
         ring = tuning = package = None
         power, cap = point_to_point.budget_figures(a), point_to_point.capacity_figures(a)
         kind_warnings = point_to_point.default_warnings(d)
@@ -119,6 +123,8 @@ def length_penalties(d: LinkDesign, s: dict, signal: SignalFigures) -> dict:
     out = {"dispersion": (("dispersion",),
                           lambda length: np.asarray(dispersion_penalty_db(d, s, rate, length), dtype=float))}
     if d.link.kind == "point-to-point":
+        from photonics import point_to_point
+
         sig = signal_arrays(d, s["link"])
         out["channel_isi"] = (CHANNEL_KEYS, lambda length: np.asarray(
             point_to_point.channel_penalty_db(d, s, sig, length), dtype=float))

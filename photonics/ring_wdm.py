@@ -291,7 +291,7 @@ def _margins_by_count(d: LinkDesign, tables, inputs, n_max: int):
                                  sensitivity_dbm=expand(sens_dbm), system_margin_db=expand(system_margin))
 
 
-def _count_search(d: LinkDesign, s: dict, ring: RingArrays, lz: LaserArrays, sig, rx, inputs, grid_points: int):
+def _count_search(d: LinkDesign, s: dict, ring: RingArrays, lz: LaserArrays, sig, inputs, grid_points: int):
     """The largest count each point's budget closes, with the per-count tables of the first round (they reach the
     design's own count and its lines). The first tables go to FIRST_SEARCH_WAVELENGTHS counts (further where the
     design's count or its lines are more); the points that still close at their end go on, alone, in tables twice
@@ -338,8 +338,9 @@ def _at_points(value, index):
 
 
 def _counts_from(d: LinkDesign, spectral, inputs, table_n: int):
-    """The largest count each point (one, or a flat axis of them) closes, each known to close at `table_n` − 1 or
-    more: tables to `table_n`, doubled for the points that still close at their end; TABLE_ELEMENTS at a time."""
+    """The largest count each point (one, or a flat axis of them) closes, each known to close at the end of tables
+    half as long: tables to `table_n`, doubled for the points that still close at their end; TABLE_ELEMENTS at a
+    time."""
     points = math.prod(np.broadcast_shapes(*(np.shape(v) for v in (*spectral, *inputs))))
     step = max(1, TABLE_ELEMENTS // (2 * table_n))
     if points > step:
@@ -397,7 +398,7 @@ def budget_stage(d: LinkDesign, s: dict, ring: RingArrays, lz: LaserArrays, sig:
     fixed_db = total_db(unpassed)
     inputs = (lz.mean_in_bus_dbm - lz.flatness, lz.cap_dbm - lz.flatness, lz.lines, fixed_db, constant_db,
               rx.sensitivity_dbm, lk.system_margin, sig.eye_q, er, lz.flatness, sig.eye_scale)
-    count, (tx_t, rx_t, leak_t) = _count_search(d, s, ring, lz, sig, rx, inputs, grid_points)
+    count, (tx_t, rx_t, leak_t) = _count_search(d, s, ring, lz, sig, inputs, grid_points)
     n_req = _f(lk.wavelengths_per_fiber)
     i = n_req - 1
     through_tx, through_rx = _at_count(tx_t, i), _at_count(rx_t, i)

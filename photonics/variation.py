@@ -23,6 +23,7 @@ Validity: Gaussian offsets; offsets larger than the channel spacing under neares
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -30,8 +31,14 @@ from statistics import NormalDist
 
 _STANDARD_NORMAL = NormalDist()
 QUADRATURE_NODES = 48  # Gauss–Legendre nodes per panel of the die-offset integral (F46)
-_NODES, _WEIGHTS = np.polynomial.legendre.leggauss(QUADRATURE_NODES)  # a constant table, built once at import
 VARIATION_MODELS = ("die-shared", "independent")
+
+
+@functools.cache
+def _gauss_legendre() -> tuple:
+    """(nodes, weights) of QUADRATURE_NODES-point Gauss–Legendre on [−1, 1]: a constant table, built on first use
+    (numpy.polynomial, which it needs, is not imported at start-up)."""
+    return np.polynomial.legendre.leggauss(QUADRATURE_NODES)
 
 
 def combined_sigma(sigma_local, sigma_system):
@@ -76,7 +83,7 @@ def die_yield(tuning_range, sigma_local, sigma_system, rings):
     (F46): ∫ φ(δ; σ_sys)·P(δ)^N dδ. P^N is a box of width ≈ T with edges ~σ_local wide, so the integral runs
     Gauss–Legendre on three panels (each edge ±8σ_local and the middle), clipped to ±10σ_sys. Arrays broadcast
     (a grid of design points); σ_sys = 0 gives P(0)^N."""
-    nodes, weights = _NODES, _WEIGHTS
+    nodes, weights = _gauss_legendre()
     half = 0.5 * np.asarray(tuning_range, dtype=float)[..., None]
     local, system = (np.asarray(v, dtype=float)[..., None] for v in (sigma_local, sigma_system))
     n = np.asarray(rings, dtype=float)[..., None]
