@@ -194,18 +194,19 @@ def _iteration(plan: TransformerPlan, st: Strategies, gpu: Gpu, training: Traini
     # microbatch's forward and backward, one layer ahead
     sharded = bool(np.any(st.zero >= 2))  # gradients sharded: some strategy runs ZeRO-2 or ZeRO-3
     if training.dp_overlap == "backward":
-        reduce = np.where(st.zero >= 1, training.overlapped(rs_t, plan.last_backward, rs_b),
-                          training.overlapped(ar_t, plan.last_backward, ar_b))
-        reduce_each = training.overlapped(rs_t, plan.last_backward, rs_b) if sharded else reduce
+        reduce_each = training.overlapped(rs_t, plan.last_backward, rs_b)
+        reduce = np.where(st.zero >= 1, reduce_each, training.overlapped(ar_t, plan.last_backward, ar_b))
     else:
         reduce, reduce_each = np.where(st.zero >= 1, rs_t, ar_t), rs_t
     gather = (training.overlapped(ag_t, plan.first_forward, ag_b) if training.param_gather_overlap == "forward"
               else ag_t)
-    per_layer = 1.0 / np.maximum(plan.stage_layers, 1.0)
-    zero3 = training.overlapped(2.0 * ag_t + rs_t, plan.compute_mb, (ag_t + rs_t) * per_layer) if sharded \
-        else reduce  # stages 2 and 3 alone read them
-    exposed = np.select([st.zero == 0, st.zero == 1, st.zero == 2],
-                        [reduce, reduce + gather, m * reduce_each + gather], m * zero3)
+    if sharded:
+        per_layer = 1.0 / np.maximum(plan.stage_layers, 1.0)
+        zero3 = training.overlapped(2.0 * ag_t + rs_t, plan.compute_mb, (ag_t + rs_t) * per_layer)
+        exposed = np.select([st.zero == 0, st.zero == 1, st.zero == 2],
+                            [reduce, reduce + gather, m * reduce_each + gather], m * zero3)
+    else:  # ZeRO stages 0 and 1 alone
+        exposed = np.where(st.zero == 0, reduce, reduce + gather)
     return Breakdown(
         compute_s=m * plan.compute_mb, tensor_parallel_s=m * tensor, context_parallel_s=m * context,
         pipeline_s=m * pipeline_steady, expert_parallel_s=m * expert, bubble_s=bubble, data_parallel_s=exposed,
