@@ -149,6 +149,13 @@ _QUANTITY = re.compile(rf"\s*(?P<number>{_NUMBER})\s*(?P<unit>{_UNIT})?\s*")
 _LOG_UNIT = re.compile(r"(dBm|dB)(?:\s*/\s*(.+))?", re.IGNORECASE)
 
 
+def is_unit(text: str) -> bool:
+    """Whether `text` alone is a unit of the table or a decibel form ('Gbit/s', 'mW', 'dB', 'dBm', 'dB/km'):
+    pint's further spellings aside, as a hint needs no more."""
+    text = text.strip()
+    return bool(text) and (table_unit(text) is not None or _LOG_UNIT.fullmatch(text) is not None)
+
+
 def split_quantity(text: str) -> tuple[float, str]:
     """(number, unit text) of a quantity written as one number and a unit ('' when it has none). Anything
     else (a decimal comma, two dots, a unit alone, quotes, arithmetic) is an InputError showing the text."""

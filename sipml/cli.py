@@ -687,7 +687,7 @@ def main(argv: list[str] | None = None) -> int:
                                                    standalone_mode=False)
         return code if isinstance(code, int) else 0
     except SipmlError as exc:
-        print(f"sipml: error: {_one_line(exc)}", file=sys.stderr)
+        print(f"sipml: error: {_one_line(exc)}{_split_value_hint(args, str(exc))}", file=sys.stderr)
         return exc.exit_code
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
@@ -701,11 +701,32 @@ def main(argv: list[str] | None = None) -> int:
         if hasattr(exc, "format_message") and hasattr(exc, "exit_code"):  # a usage error of the command line
             ctx = getattr(exc, "ctx", None)
             hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
-            print(f"sipml: error: {_one_line(exc.format_message())}{hint}", file=sys.stderr)
+            message = exc.format_message()
+            print(f"sipml: error: {_one_line(message)}{_split_value_hint(args, message) or hint}", file=sys.stderr)
             return exc.exit_code
         return _internal_error(exc, debug)
     except BaseException as exc:  # MemoryError and RecursionError derive from Exception; this is the rest
         return _internal_error(exc, debug)
+
+
+def _split_value_hint(args: list[str], message: str) -> str:
+    """Where the shell split an unquoted `--set key=25 Gbit/s` in two (a number, then a word that reads as a unit,
+    which the command took for a design or an extra argument, or the number alone refused): how to write it."""
+    from core.units import is_unit
+
+    for i, arg in enumerate(args[:-1]):
+        item = arg[len("--set="):] if arg.startswith("--set=") else args[i + 1] if arg == "--set" else None
+        after = i + 1 if arg.startswith("--set=") else i + 2
+        if item is None or "=" not in item or after >= len(args):
+            continue
+        unit = args[after]
+        try:
+            float(item.partition("=")[2])
+        except ValueError:
+            continue
+        if is_unit(unit) and (unit in message or "bare number" in message):
+            return f" (the shell split an unquoted value in two: write --set '{item} {unit}')"
+    return ""
 
 
 def _warning_line(message, category, filename, lineno, file=None, line=None) -> None:

@@ -211,3 +211,19 @@ def test_a_run_converts_only_its_command_and_reads_the_same(capsys, command):
     assert code == 0 and all(name in out for name in _COMMANDS)
     code, _, err = run(capsys, command[:-1] + "x")
     assert code == 2 and "No such command" in err
+
+
+@pytest.mark.parametrize("argv", [["budget", "--set", "link.data_rate=25", "Gbit/s"],
+                                  ["budget", "sip-ring", "--set", "loss.coupler=2", "dB"],
+                                  ["check", "--set=link.channel_spacing=100", "GHz"],
+                                  ["speedup", "sip-ring", "-m", "gpt2-355m", "--set", "link.data_rate=25", "Gbit/s"]])
+def test_a_value_the_shell_split_in_two_is_shown_quoted(capsys, argv):
+    """An unquoted `--set key=25 Gbit/s` reaches the command as a number and a word: the one-line error (exit 2)
+    says how to quote it; other errors get no such hint."""
+    code, _, err = run(capsys, *argv)
+    item = next(a[len("--set="):] if a.startswith("--set=") else b for a, b in zip(argv, argv[1:])
+                if a.startswith("--set"))
+    assert code == 2 and err.count("\n") == 1
+    assert f"write --set '{item} {argv[-1]}'" in err
+    code, _, err = run(capsys, "budget", "nosuch", "--set", "link.data_rate=25 Gbit/s")
+    assert code == 2 and "shell split" not in err
