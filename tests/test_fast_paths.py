@@ -708,6 +708,32 @@ def test_timing_each_distinct_gemm_once_equals_timing_every_one(monkeypatch):
             assert np.array_equal(x, y), f.name
 
 
+@pytest.mark.parametrize("name, gpus", [("gpt3-175b", 1024), ("mixtral-8x7b", 256)])
+def test_a_plan_s_memory_found_once_per_distinct_activations_is_each_strategy_s_alone(name, gpus):
+    """`workloads.training` finds a layer's activations once per distinct (microbatch, tp, sp, cp, recompute) of
+    a strategy set and spreads them back: each strategy's memory in the whole plan is the one of a plan of that
+    strategy alone (nothing to share there), bit for bit."""
+    from workloads import speedup
+    from workloads.models import load_model
+    from workloads.strategy import transformer_strategies
+    from workloads.training import _transformer_plan
+    from sipml.design import load_design
+
+    model = load_model(name)
+    batch = speedup.default_batch(model, gpus)[0]
+    gpu = speedup.gpu_of(load_design("sip-ring", [f"fabric.gpus={gpus}"]))
+    stack = speedup.stack_for(model)
+    st = transformer_strategies(model, gpus, batch, {}, stack)
+    settings = (stack.compute_for(gpu), stack.training, "bf16")
+    whole = _transformer_plan.__wrapped__(model, gpu, batch, st, *settings).memory_bytes
+    rng = np.random.default_rng(4)
+    picked = rng.choice(len(st), 40, replace=False)
+    assert len({(st.microbatch[i], st.tp[i], st.sp[i], st.cp[i], st.recompute[i]) for i in picked}) > 10
+    for i in picked:
+        alone = _transformer_plan.__wrapped__(model, gpu, batch, st.take(np.array([i])), *settings).memory_bytes
+        assert alone[0] == whole[i]
+
+
 def test_a_section_built_once_per_values_is_the_one_built_afresh():
     """`sipml.design` builds a section once per section type and values of the same types: the kept one equals
     one built afresh, values equal but of another type (or another sign of zero) build their own, and a refused

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field, fields
 
 import numpy as np
 
+from core.distinct import distinct_columns
 from core.memo import last_results
 from fabric.estimate import FabricEstimate, points
 from fabric.evaluate import mix_pricing
@@ -368,11 +369,14 @@ def _plan_memory(model, gpu, st, compute, training, rerun, n_first, stage_params
     their inputs, one layer's working set while it reruns), the embedding's, and the model states."""
     c, p = st.cp.astype(float), st.pp.astype(float)
     flash = gpu.attention_kernel(compute.attention) != "unfused"
-    kw = dict(tp=st.tp, sequence_parallel=st.sp, flash_attention=flash, cp=st.cp)
-    kept = model_activation_bytes_per_layer(model, st.microbatch, recompute="none", **kw)
+    # a layer's activations depend on (microbatch, tp, sp, cp, recompute) alone: each distinct one found once
+    first, inverse = distinct_columns(np.stack([st.microbatch, st.tp, st.sp, st.cp, st.recompute]))
+    kw = dict(tp=st.tp[first], sequence_parallel=st.sp[first], flash_attention=flash, cp=st.cp[first])
+    b = st.microbatch[first]
+    kept = model_activation_bytes_per_layer(model, b, recompute="none", **kw)[inverse]
     stored = np.where(st.recompute == 2, rerun * model_activation_bytes_per_layer(
-        model, st.microbatch, recompute="full", **kw) + (1.0 - rerun) * kept,
-        model_activation_bytes_per_layer(model, st.microbatch, recompute=st.recompute, **kw))
+        model, b, recompute="full", **kw)[inverse] + (1.0 - rerun) * kept,
+        model_activation_bytes_per_layer(model, b, recompute=st.recompute[first], **kw)[inverse])
     working = np.where(st.recompute == 2, kept, 0.0)
     activations = (first_stage_activation_bytes(stored, n_first * p, st.pp, st.interleave) + working
                    + embedding_activation_bytes(model.seq_len / c, st.microbatch, model.hidden, model.vocab, tp=st.tp,
