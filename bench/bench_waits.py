@@ -3,7 +3,8 @@ a plain `sipml budget` measured in the same run (its start-up), and `sipml budge
 `python -c "import numpy"`.
 
 Run:  python bench/bench_waits.py [--repeats N]
-Prints, for each case, the median CPU seconds (user + system of the child) and the excess over `sipml budget`.
+Prints, for each case, the median CPU seconds (user + system of the child) and its excess over a `sipml budget`
+run just before it (the median of those pairs: the machine's drift between runs cancels in each).
 Not a test: the figures are recorded, not asserted. One worker everywhere (`--workers 1`), so CPU seconds are the
 work, whatever else the machine runs.
 """
@@ -52,10 +53,19 @@ def cpu_s(argv: list[str], tmp: str) -> tuple[float, float]:
     return (after.children_user - before.children_user) + (after.children_system - before.children_system), wall
 
 
-def median(argv, tmp, repeats) -> tuple[float, float]:
-    cpu_s(argv, tmp)  # compiles what it imports (see CHILD_ENV)
-    runs = [cpu_s(argv, tmp) for _ in range(repeats)]
-    return statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs)
+def paired(argv, reference, tmp, repeats) -> dict:
+    """Medians over `repeats` runs of `argv`, each right after a run of `reference`: its CPU and wall seconds, and
+    its CPU seconds over, its CPU and wall seconds in ratio to, the run before it (the machine's drift between runs
+    cancels in each pair)."""
+    cpu_s(argv, tmp), cpu_s(reference, tmp)  # each compiles what it imports (see CHILD_ENV)
+    pairs = []
+    for _ in range(repeats):
+        ref = cpu_s(reference, tmp)
+        pairs.append((cpu_s(argv, tmp), ref))
+    med = (lambda f: statistics.median(f(run, ref) for run, ref in pairs))
+    return {"cpu": med(lambda r, _: r[0]), "wall": med(lambda r, _: r[1]), "ref_wall": med(lambda _, q: q[1]),
+            "over": med(lambda r, q: r[0] - q[0]), "cpu_ratio": med(lambda r, q: r[0] / q[0]),
+            "wall_ratio": med(lambda r, q: r[1] / q[1])}
 
 
 def main() -> None:
@@ -63,16 +73,16 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     repeats = parser.parse_args().repeats
     announce()
+    budget = [*SIPML, "budget"]
     with tempfile.TemporaryDirectory() as tmp:
-        numpy_cpu, numpy_wall = median([sys.executable, "-c", "import numpy"], tmp, 2 * repeats + 1)
-        budget_cpu, budget_wall = median([*SIPML, "budget"], tmp, 2 * repeats + 1)
-        print(f"python -c 'import numpy': {numpy_wall:.3f} s wall; sipml budget: {budget_wall:.3f} s wall "
-              f"({budget_cpu:.3f} s CPU) = {budget_wall / numpy_wall:.2f}× import numpy")
+        start = paired(budget, [sys.executable, "-c", "import numpy"], tmp, 2 * repeats + 1)
+        print(f"python -c 'import numpy': {start['ref_wall']:.3f} s wall; sipml budget: {start['wall']:.3f} s wall "
+              f"({start['cpu']:.3f} s CPU) = {start['wall_ratio']:.2f}× import numpy")
         for label, argv in CASES:
             argv = [*SIPML, *argv] + (["--workers", "1", "--quiet"] if argv[0] == "sweep" else [])
-            cpu, wall = median(argv, tmp, repeats)
-            print(f"{label}: {cpu:.2f} s CPU ({wall:.2f} s wall) = sipml budget + {cpu - budget_cpu:.2f} s "
-                  f"({cpu / budget_cpu:.2f}× sipml budget) {ratio(cpu)}")
+            case = paired(argv, budget, tmp, repeats)
+            print(f"{label}: {case['cpu']:.2f} s CPU ({case['wall']:.2f} s wall) = sipml budget + "
+                  f"{case['over']:.2f} s ({case['cpu_ratio']:.2f}× sipml budget) {ratio(case['cpu'])}")
 
 
 if __name__ == "__main__":
