@@ -271,7 +271,7 @@ def _column_cells(table: Table, name: str) -> list[str]:
         cells = _number_cells(values)
     else:
         items = values.tolist()
-        if all(type(v) is str for v in items):  # names and messages repeat: quote each distinct one once
+        if {*map(type, items)} <= {str}:  # names and messages repeat: quote each distinct one once
             quoted = {v: _quoted(v) for v in set(items)}
             cells = list(map(quoted.__getitem__, items))
         else:
@@ -355,7 +355,7 @@ def _json_cells(table: Table, name: str, key: str) -> list[str]:
             return key + json.dumps(v, ensure_ascii=False)
 
         items = values.tolist()
-        if all(type(v) is str for v in items):
+        if {*map(type, items)} <= {str}:
             memo = {v: text(v) for v in set(items)}
             texts = list(map(memo.__getitem__, items))
         else:
