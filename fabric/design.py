@@ -12,7 +12,7 @@ from typing import ClassVar
 
 from core.errors import InputError, did_you_mean, shown
 from core.fields import Composite, Section, Spec, default_of, default_part, non_negative, param
-from fabric.registry import get_kind, kinds
+from fabric.registry import declared, get_kind
 from photonics.design import MAX_CHANNELS, MAX_DB, MAX_FIBER_M, MAX_LATENCY_S, LinkDesign  # noqa: F401  (bounds the kinds use)
 
 SIPML = "SiP-ML simulator (MLNetwork/rostam) [sim]"
@@ -34,7 +34,7 @@ class KindSpec(Spec):
     __slots__ = ()
 
     def parse(self, value):
-        names = kinds()
+        names = [entry.name for entry in declared()]
         if isinstance(value, str) and value in names:
             return value
         raise InputError(f"got {shown(value)}, expected one of {', '.join(names)}{did_you_mean(value, names)}")

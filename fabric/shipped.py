@@ -1,13 +1,12 @@
 """The built-in fabric kinds, registered in `fabric.registry`: SiP-Ring, SiP-OCS, the electrical fabrics and the
-ideal one (`fabric.design.KINDS`, in that order)."""
+ideal one (`fabric.design.KINDS`, in that order), each imported when first used."""
 
 from __future__ import annotations
 
-from fabric.electrical import ELECTRICAL
-from fabric.ideal import IDEAL
-from fabric.registry import register
-from fabric.sip_ocs import SIP_OCS
-from fabric.sip_ring import SIP_RING
+from fabric.registry import Deferred, defer
 
-for _kind in (SIP_RING, SIP_OCS, ELECTRICAL, IDEAL):
-    register(_kind)
+for _entry in (Deferred("sip-ring", "sip_ring", True, "fabric.sip_ring", "SIP_RING"),
+               Deferred("sip-ocs", "sip_ocs", True, "fabric.sip_ocs", "SIP_OCS"),
+               Deferred("electrical", "electrical", False, "fabric.electrical", "ELECTRICAL"),
+               Deferred("ideal", "ideal", False, "fabric.ideal", "IDEAL")):
+    defer(_entry)

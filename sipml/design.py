@@ -32,7 +32,7 @@ from core import toml_files
 from core.errors import InputError, did_you_mean, shown
 from core.fields import TEXT_SPECS, AllOf, FieldError, Spec, When, all_of, conditions_of, specs, when
 from fabric.design import ClusterDesign, FabricSection
-from fabric.registry import changes, get_kind, kinds, sections
+from fabric.registry import changes, declared, get_kind, sections
 from photonics.design import SECTION_APPLIES_WHEN, SECTIONS, LinkDesign
 
 
@@ -43,22 +43,28 @@ class _Sections(Mapping):
 
     def __init__(self, with_link: bool):
         self._with_link = with_link
-        self._seen: tuple = (-1, {})  # (the registry's changes() when last read, the mapping built then)
+        self._seen: tuple = (-1, ())  # (the registry's changes() when last read, the section names then)
 
-    def _current(self) -> dict[str, type]:
+    def _names(self) -> tuple:
         if self._seen[0] != changes():
-            self._seen = (changes(), {**(SECTIONS if self._with_link else {}), "fabric": FabricSection,
-                                      **sections()})
+            self._seen = (changes(), (*(SECTIONS if self._with_link else ()), "fabric", *sections()))
         return self._seen[1]
 
     def __getitem__(self, name):
-        return self._current()[name]
+        if self._with_link and name in SECTIONS:
+            return SECTIONS[name]
+        if name == "fabric":
+            return FabricSection
+        return sections()[name]  # a kind's own: the kind is imported here, if it was not yet
 
     def __iter__(self):
-        return iter(self._current())
+        return iter(self._names())
 
     def __len__(self):
-        return len(self._current())
+        return len(self._names())
+
+    def __contains__(self, name) -> bool:
+        return name in self._names()
 
 
 FABRIC_SECTIONS: Mapping[str, type] = _Sections(with_link=False)  # [fabric] and every kind's own section
@@ -105,9 +111,9 @@ _FOUND = _WhileRegistryStands(4096)  # sections, their conditions, the fields th
 
 def _section_condition(name: str) -> When | AllOf | None:
     if name in SECTIONS:
-        optical = [k.name for k in kinds().values() if k.optical]
+        optical = [k.name for k in declared() if k.optical]
         return all_of(when("fabric", "kind", *optical), SECTION_APPLIES_WHEN.get(name))
-    owners = [k.name for k in kinds().values() if k.section == name]
+    owners = [k.name for k in declared() if k.section == name]
     return when("fabric", "kind", *owners) if owners else None
 
 
@@ -397,8 +403,10 @@ def load_design(path: str | Path | None, overrides: list[str] | None = None, giv
 def catalog_entries(design: ClusterDesign) -> list[tuple[str, str, str]]:
     """(section, key, entry) of every catalog entry the design names where it has an effect."""
     out = []
-    for name, cls in ALL_SECTIONS.items():
-        for key, spec in specs(cls).items():
+    for name in ALL_SECTIONS:
+        if not _holds(design, section_condition(name)):
+            continue  # another fabric kind's section (that kind is not imported for it) or an unused one
+        for key, spec in specs(ALL_SECTIONS[name]).items():
             if spec.unit != "text" or not key_applies(design, name, key):
                 continue
             value = getattr(section_of(design, name), key)

@@ -358,7 +358,7 @@ def test_a_new_fabric_kind_is_one_registration():
     from fabric.estimate import FabricEstimate
     from fabric.ideal import IDEAL, IdealSection
     from fabric.kind import CollectiveTime, FabricKind
-    from fabric.registry import get_kind, kinds, register
+    from fabric.registry import get_kind, kinds, register, unregister
 
     def evaluate(design):
         return FabricEstimate(design=design, kind="toy", gpus=design.fabric.gpus, job_gpus=design.job_gpus,
@@ -376,9 +376,7 @@ def test_a_new_fabric_kind_is_one_registration():
         t = job_collectives(est, 1e9)["all_reduce"]
         assert t.schedule == "toy" and t.seconds == pytest.approx(8.0 + 8.4e-6)
     finally:
-        from fabric import registry
-
-        registry._KINDS.pop("toy", None)
+        unregister("toy")
     with pytest.raises(InputError, match="not a fabric kind"):
         get_kind("toy")
 

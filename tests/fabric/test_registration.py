@@ -106,3 +106,37 @@ def test_without_its_registration_the_kind_and_its_section_are_unknown(tmp_path)
 
     with pytest.raises(InputError, match="toy"):
         load_design(write(tmp_path, DESIGN))
+
+
+# --- the built-in kinds are imported when first used ---------------------------------------------------------------
+def test_a_command_on_a_sip_ring_design_imports_no_other_kind():
+    """`sipml budget` and `sipml check` on the built-in SiP-Ring design read every kind's name and section without
+    importing the other kinds' modules; `sipml fabric dgx-h100` imports the electrical one."""
+    import subprocess
+    import sys
+
+    code = ("import sys, io, contextlib\nfrom sipml.cli import main\nwith contextlib.redirect_stdout(io.StringIO()):\n"
+            "    codes = [main(a) for a in ARGS]\n"
+            "print(codes, sorted(m for m in sys.modules if m in ('fabric.sip_ring', 'fabric.sip_ocs', "
+            "'fabric.electrical', 'fabric.ideal')))")
+    cases = [([["budget"], ["check"]], ["fabric.sip_ring"]), ([["fabric", "dgx-h100"]], ["fabric.electrical"])]
+    for args, loaded in cases:
+        out = subprocess.run([sys.executable, "-c", code.replace("ARGS", repr(args))], capture_output=True,
+                             text=True, check=True).stdout
+        assert out.strip() == f"{[0] * len(args)} {loaded}", out
+
+
+def test_a_deferred_kind_is_the_kind_its_module_defines():
+    """Each built-in kind's registered name, section and optical flag are its definition's; a deferred entry that
+    says otherwise is refused when the kind is first used, naming both."""
+    from fabric.registry import Deferred, declared, defer, get_kind
+
+    for entry in declared():
+        kind = get_kind(entry.name)
+        assert (kind.name, kind.section, kind.optical) == (entry.name, entry.section, entry.optical)
+    defer(Deferred("toy-wrong", "ideal", True, "fabric.ideal", "IDEAL"))
+    try:
+        with pytest.raises(RuntimeError, match="toy-wrong.*fabric.ideal.IDEAL"):
+            get_kind("toy-wrong")
+    finally:
+        unregister("toy-wrong")
