@@ -90,7 +90,8 @@ _FACTOR = re.compile(r"([^^]+?)(?:\^([-+]?\d+(?:\.\d+)?))?")
 @functools.cache
 def table_unit(text: str):
     """(factor to SI, dimensions) of a product/quotient of table symbols with numeric powers ('ps/nm**2/km',
-    'pA/Hz**0.5', '1/K'; no spaces), read left to right as pint reads it; None when a part is not in the table."""
+    'pA/Hz**0.5', '1/K'; no spaces), read left to right as pint reads it; None when a part is not in the table or
+    the factor passes a float."""
     text = re.sub(r"\s*(\*\*|[*/])\s*", r"\1", text.strip())
     if not text or " " in text:
         return None
@@ -107,7 +108,10 @@ def table_unit(text: str):
         if found is None:
             return None
         power = sign * float(match.group(2) or 1)
-        factor *= found[0] ** power
+        try:
+            factor *= found[0] ** power
+        except OverflowError:  # 'km**400': beyond a float, not a unit of the table
+            return None
         dims = tuple(d + power * e for d, e in zip(dims, found[1]))
     return factor, dims
 

@@ -212,3 +212,20 @@ def test_a_grid_too_large_for_one_piece_gives_the_same_numbers(monkeypatch):
     pieces = evaluate_grid(base, product_grid(axes))
     for name in ("margin_db", "power_budget_count", "capacity_bps", "violations", "min_laser_power_per_line_dbm"):
         assert np.array_equal(getattr(pieces, name), getattr(whole, name)), name
+
+
+def test_a_budget_closing_past_the_search_s_end_reports_the_end_with_its_warning():
+    """A tiny ring (a 48 THz FSR) at 10 GHz spacing, 10 Mbit/s and watts of laser power closes more than
+    MAX_SEARCH_WAVELENGTHS wavelengths: the search stops there, on a point and on a grid alike, and says so."""
+    from photonics import ring_wdm
+    from sipml.design import load_design
+
+    sets = ["ring.radius=1 um", "ring.group_index=1", "link.channel_spacing=10 GHz", "link.data_rate=10 Mbit/s",
+            "ring.filter_q=2e5", "ring.max_q=2e5", "modulator.q=2e5", "ring.propagation_loss=1 dB/m",
+            "laser.power_per_line=1 W", "laser.aggregate_power_limit=10 W", "laser.eye_safety_limit=10 W"]
+    d = resolve(load_design("sip-ring", sets).link)
+    est = evaluate(d)
+    assert est.budget.power_budget_count == ring_wdm.MAX_SEARCH_WAVELENGTHS
+    assert any(f"at least {ring_wdm.MAX_SEARCH_WAVELENGTHS} wavelengths" in w for w in est.warnings)
+    grid = evaluate_grid(d, {"laser": {"power_per_line": np.array([1.0, 1e-5])}})
+    assert grid.power_budget_count[0] == ring_wdm.MAX_SEARCH_WAVELENGTHS and grid.power_budget_count[1] < 16

@@ -227,3 +227,5 @@ def test_a_value_the_shell_split_in_two_is_shown_quoted(capsys, argv):
     assert f"write --set '{item} {argv[-1]}'" in err
     code, _, err = run(capsys, "budget", "nosuch", "--set", "link.data_rate=25 Gbit/s")
     assert code == 2 and "shell split" not in err
+    code, _, err = run(capsys, "budget", "sip-ring", "--set", "link.data_rate=25", "km**400")  # no float: no unit
+    assert code == 2 and err.count("\n") == 1 and "shell split" not in err
