@@ -256,7 +256,8 @@ def run_sweep(design, overrides, specs, model=None, batch=None, scheduler=None, 
         return axes, _with_written_columns(_link_sweep(*args, scheduler, progress), axes)
     _check_effects(design, list(args[1]), axes)
     # the link, fabric, cost (and training) columns of the whole grid at once, where the fabric allows
-    table = _link_sweep(*args, scheduler, progress, fabric=True, model=model, batch=batch, workers=workers)
+    table = _link_sweep(*args, scheduler, progress, fabric=True, model=model, batch=batch, workers=workers) \
+        if _may_have_a_floor(base, axes) else None
     if table is not None:
         return axes, _with_written_columns(table, axes)
     points = grid_points(list(axes))
@@ -264,6 +265,17 @@ def run_sweep(design, overrides, specs, model=None, batch=None, scheduler=None, 
     calls = [(*args, c, model, batch) for c in chunks]
     return axes, _with_written_columns(Table.from_rows(
         [row for part in _map(evaluate_chunk, calls, scheduler, workers, progress) for row in part]), axes)
+
+
+def _may_have_a_floor(base, axes) -> bool:
+    """Whether a combination of the grid may have its fabric columns over the grid: the design's fabric kind has a
+    floor (`fabric.kind.FabricKind.grid_floor`), or an axis over [fabric] kind or a base the rules refuse leaves it
+    open. Where none may, the per-point path is the only one sent out (no round of tasks that find no floor)."""
+    from fabric.registry import get_kind
+
+    if base is None or any((a.section, a.key) == ("fabric", "kind") for a in axes):
+        return True
+    return get_kind(base.fabric.kind).grid_floor is not None
 
 
 def _with_written_columns(table: Table, axes) -> Table:

@@ -49,6 +49,27 @@ def test_dask_cluster_equals_the_local_run():
     assert remote == local  # bit for bit, in grid order
 
 
+def test_a_cluster_gets_no_round_of_grid_tasks_where_no_fabric_has_a_floor(monkeypatch):
+    """On an electrical fabric (no floor over a grid) a sweep sent to a scheduler maps only the per-point chunks; with
+    a [fabric] kind axis that reaches SiP-Ring the grid's tasks go out first. Rows as a local run's, in grid order."""
+    from sipml import sweeps
+
+    mapped = []
+
+    def local_map(fn, calls, scheduler, workers, progress):  # the cluster's map, run here
+        mapped.append(fn.__name__)
+        return [fn(*call) for call in calls]
+
+    specs = ["electrical.nic_bandwidth=200 Gbit/s:800 Gbit/s:4", "fabric.gpus=64,256"]
+    _, alone = run_sweep("dgx-h100", [], specs, workers=1)
+    monkeypatch.setattr(sweeps, "_map", local_map)
+    _, sent = run_sweep("dgx-h100", [], specs, scheduler="tcp://127.0.0.1:8786")
+    assert sent == alone and len(sent) == 8 and mapped == ["evaluate_chunk"]
+    mapped.clear()
+    run_sweep(None, [], ["fabric.kind=sip-ring,electrical", "fabric.gpus=64,256"], scheduler="tcp://127.0.0.1:8786")
+    assert mapped[0] == "link_chunk"
+
+
 def test_a_model_sweep_on_local_processes_equals_one_process():
     """With --workers, a model sweep's grid is split between processes along its first fabric axis (here the
     second): the rows are the one-process rows, in grid order."""
