@@ -100,7 +100,8 @@ def test_the_count_search_finds_what_tables_to_its_end_find(monkeypatch, modulat
                                          laser=dataclasses.replace(link.laser, kind=laser)))
     rng = np.random.default_rng(5)
     points = 300
-    varied = {"link": {"channel_spacing": rng.uniform(20e9, 400e9, points), "data_rate": rng.uniform(5e9, 50e9, points)},
+    varied = {"link": {"channel_spacing": rng.uniform(20e9, 400e9, points),
+                       "data_rate": rng.uniform(5e9, 50e9, points)},
               "ring": {"filter_q": rng.uniform(2e3, 4e4, points), "radius": rng.uniform(3e-6, 2e-5, points)},
               "laser": {"power_per_line": 10 ** (rng.uniform(-3, 16, points) / 10) * 1e-3,  # −3 … 16 dBm
                         "aggregate_power_limit": rng.uniform(0.05, 2.0, points)}}
