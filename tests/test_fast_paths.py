@@ -712,8 +712,8 @@ def test_timing_each_distinct_gemm_once_equals_timing_every_one(monkeypatch):
 @pytest.mark.parametrize("name, gpus", [("gpt3-175b", 1024), ("mixtral-8x7b", 256)])
 def test_a_plan_s_memory_found_once_per_distinct_activations_is_each_strategy_s_alone(name, gpus):
     """`workloads.training` finds a layer's activations once per distinct (microbatch, tp, sp, cp, recompute) of
-    a strategy set and spreads them back: each strategy's memory in the whole plan is the one of a plan of that
-    strategy alone (nothing to share there), bit for bit."""
+    a strategy set (and GEMM times once per distinct shape) and spreads them back: each strategy's figures in the
+    whole plan are those of a plan of that strategy alone (nothing to share there), bit for bit."""
     from workloads import speedup
     from workloads.models import load_model
     from workloads.strategy import transformer_strategies
@@ -726,13 +726,18 @@ def test_a_plan_s_memory_found_once_per_distinct_activations_is_each_strategy_s_
     stack = speedup.stack_for(model)
     st = transformer_strategies(model, gpus, batch, {}, stack)
     settings = (stack.compute_for(gpu), stack.training, "bf16")
-    whole = _transformer_plan.__wrapped__(model, gpu, batch, st, *settings).memory_bytes
+    whole = _transformer_plan.__wrapped__(model, gpu, batch, st, *settings)
     rng = np.random.default_rng(4)
     picked = rng.choice(len(st), 40, replace=False)
     assert len({(st.microbatch[i], st.tp[i], st.sp[i], st.cp[i], st.recompute[i]) for i in picked}) > 10
+    arrays = [f.name for f in dataclasses.fields(whole) if isinstance(getattr(whole, f.name), np.ndarray)]
+    assert "memory_bytes" in arrays and len(arrays) > 10
     for i in picked:
-        alone = _transformer_plan.__wrapped__(model, gpu, batch, st.take(np.array([i])), *settings).memory_bytes
-        assert alone[0] == whole[i]
+        alone = _transformer_plan.__wrapped__(model, gpu, batch, st.take(np.array([i])), *settings)
+        for name in arrays:
+            assert getattr(alone, name)[0] == getattr(whole, name)[i], name
+        for c, one in zip(whole.mix, alone.mix):
+            assert np.broadcast_to(c.message_bytes, len(st))[i] == np.broadcast_to(one.message_bytes, 1)[0], c.name
 
 
 def test_a_section_built_once_per_values_is_the_one_built_afresh():
