@@ -59,6 +59,7 @@ def test_a_stray_quote_in_a_file_is_refused(cli, tmp_path):
 
 @pytest.mark.parametrize("text", ["10**10**10 Gbit/s", "2*3 Gbit/s", "(25 Gbit/s + 25 Gbit/s) / 2"])
 def test_expressions_are_never_evaluated(cli, text):
+    cli("budget", "--set", "link.data_rate=25 Gbit/s")  # what a first run imports is not timed
     start = time.perf_counter()
     code, _, err = cli("budget", "--set", f"link.data_rate={text}")
     assert code == 2 and "no arithmetic" in one_error_line(err)
@@ -89,6 +90,7 @@ def test_arithmetic_in_a_user_catalog_is_refused_naming_file_entry_and_key(cli, 
 @pytest.mark.parametrize("setting", ["laser.lines=100000", "laser.lines=1000000", "link.fibers_per_direction=10000",
                                      "loss.bends=1000000000000"])
 def test_counts_that_would_run_away_are_refused_at_once(cli, setting):
+    cli("budget", "--set", "laser.lines=8")  # what a first run imports is not timed
     start = time.perf_counter()
     code, _, err = cli("budget", "--set", setting)
     assert code == 2 and "out of range" in one_error_line(err)
