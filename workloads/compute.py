@@ -231,15 +231,11 @@ def _layer_parts(model: TransformerModel, hw: _Hardware, settings: ComputeSettin
     flops_f = np.zeros_like(b)
     params = layer_parameters_per_gpu(model, t, ep, moe=kind == "moe", cross_attention=cross)
     biased_outputs = np.zeros_like(b)  # Σ rows × N over biased GEMMs, for the bias-gradient reductions
-    shapes = []  # each weight's forward, data-gradient and weight-gradient GEMMs, timed in one call
-    for w in weights:
-        batch, rows = _rows(w, model, tokens, ep)
-        n, k = _split_dims(w, t)
-        shapes += [(batch, rows, n, k, el), (batch, rows, k, n, el), (batch, k, n, rows, wgrad_out)]
-    times = iter(hw.gemms(shapes))
-    for w in weights:
-        batch, rows = _rows(w, model, tokens, ep)
-        n, k = _split_dims(w, t)
+    dims = [(w, *_rows(w, model, tokens, ep), *_split_dims(w, t)) for w in weights]  # (w, batch, rows, n, k)
+    # each weight's forward, data-gradient and weight-gradient GEMMs, timed in one call
+    times = iter(hw.gemms([shape for _, batch, rows, n, k in dims for shape in (
+        (batch, rows, n, k, el), (batch, rows, k, n, el), (batch, k, n, rows, wgrad_out))]))
+    for w, batch, rows, n, k in dims:
         gemm_f = gemm_f + next(times)
         gemm_b = gemm_b + next(times) + next(times)
         if hw.fp8:  # the input and the weight cast before the forward, the output gradient before the backward
