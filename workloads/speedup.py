@@ -169,6 +169,14 @@ def _per_candidate(fixed: dict | None) -> dict:
     return {k: v for k, v in (fixed or {}).items() if k not in ("stack", "precision")}
 
 
+def _settings(model: Model, design: ClusterDesign, fixed: dict | None, stack) -> tuple:
+    """(GPU, stack, precision, the fixed per-candidate keys as sorted items) a search of `model` on `design` runs
+    under."""
+    gpu = gpu_of(design)
+    stack = stack_for(model, fixed, stack)
+    return gpu, stack, precision_of(gpu, stack, fixed), tuple(sorted(_per_candidate(fixed).items()))
+
+
 def evaluate_model(model: Model, design: ClusterDesign, name: str, batch: int, fixed: dict | None = None, *,
                    catalog: Catalog | None = None, top: int = 5, stack: Stack | str | None = None,
                    gradient_bytes: float | None = None, estimate: FabricEstimate | None = None,
@@ -203,10 +211,7 @@ def evaluate_model_points(model: Model, design: ClusterDesign, estimate: FabricE
     where = np.asarray(where, dtype=bool)
     view = over_points(estimate, where.shape, where)
     first, inverse = distinct_points(view)  # points that price alike are searched once
-    gpu = gpu_of(design)
-    stack = stack_for(model, fixed, stack)
-    precision = precision_of(gpu, stack, fixed)
-    fixed_items = tuple(sorted((k, v) for k, v in (fixed or {}).items() if k not in ("stack", "precision")))
+    gpu, stack, precision, fixed_items = _settings(model, design, fixed, stack)
     found, reasons = _fastest_at_points(model, gpu, take_points(view, first), batch, fixed_items, stack, precision)
     on_grid = np.full(where.shape, -1)
     on_grid[where] = inverse
@@ -218,10 +223,7 @@ def evaluate_model_points(model: Model, design: ClusterDesign, estimate: FabricE
 def _searched(model, design, est, batch, fixed, top, stack, gradient_bytes):
     """(gpu, stack, precision, found, the estimate it was found on): the search on each way the fabric can run
     the job, the fastest kept (the first of equals)."""
-    gpu = gpu_of(design)
-    stack = stack_for(model, fixed, stack)
-    precision = precision_of(gpu, stack, fixed)
-    fixed_items = tuple(sorted((k, v) for k, v in (fixed or {}).items() if k not in ("stack", "precision")))
+    gpu, stack, precision, fixed_items = _settings(model, design, fixed, stack)
     # a fabric that can run a job several ways (SiP-Ring's wavelength allocations) runs it the fastest one
     options = get_kind(est.kind).alternatives(est)
     found = _search(model, gpu, tuple(pricing_view(o) for o in options), batch, fixed_items, top, stack, precision,
