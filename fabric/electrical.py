@@ -197,12 +197,11 @@ def _fastest_protocol(el: ElectricalSection, det: ElectricalDetails, simple_s, r
 
 
 def _nccl_tree(el: ElectricalSection, det: ElectricalDetails, n, servers, m, bn, be, r, rank_bps, ring_s):
-    """(seconds, where NCCL runs it, protocol: an index of PROTOCOL_NAMES) of NCCL's double binary tree all-reduce
-    over the servers. Each
-    server's NICs carry 2n (n on exactly 2 servers: the tree's 2-node special case, F11), its NVLink 2n; the tree
-    reaches 0.92 of the links' rate (NCCL's Tree/Simple refinement, F3), LL and LL128 their share of that. NCCL runs
-    the tree, under the protocol its own model (`collectives.nccl_tree_model_s`) finds fastest, where that model
-    beats the ring's time (small messages), not where the tree would be fastest."""
+    """(seconds, where NCCL runs it, protocol: an index of PROTOCOL_NAMES) of NCCL's double binary tree all-reduce over
+    the servers. Each server's NICs carry 2n (n on exactly 2 servers: the tree's 2-node special case, F11), its
+    NVLink 2n; the tree reaches 0.92 of the links' rate (NCCL's Tree/Simple refinement, F3), LL and LL128 their share
+    of that. NCCL runs the tree, under the protocol its own model (`collectives.nccl_tree_model_s`) finds fastest,
+    where that model beats the ring's time (small messages), not where the tree would be fastest."""
     depth = np.ceil(np.log2(np.maximum(servers, 1.0)))
     hops = det.network_step_s - el.network_latency
     nic_bytes = np.where(servers == 2, 1.0, 2.0) * n

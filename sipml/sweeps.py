@@ -235,7 +235,7 @@ def run_sweep(design, overrides, specs, model=None, batch=None, scheduler=None, 
         raise InputError("sweep needs at least one --vary axis, e.g. --vary link.wavelengths_per_fiber=4,8,16")
     if link_only and model is not None:
         raise InputError("--link-only leaves out the fabric a --model trains on: use one or the other")
-    axes = tuple(parse_axis(s, ALL_SECTIONS, (_most(link_only), _holds(link_only))) for s in specs)
+    axes = tuple(parse_axis(s, ALL_SECTIONS, (_most(link_only), _limit_text(link_only))) for s in specs)
     seen = [f"{a.section}.{a.key}" for a in axes]
     twice = sorted({name for name in seen if seen.count(name) > 1})
     if twice:
@@ -319,14 +319,14 @@ def _check_size(axes, link_only: bool) -> None:
     points = math.prod(len(a.values) for a in axes)
     if points > _most(link_only):
         product = " × ".join(f"{len(a.values)} ({a.section}.{a.key})" for a in axes)
-        raise InputError(f"the grid has {product} = {points:,} points; {_holds(link_only)}")
+        raise InputError(f"the grid has {product} = {points:,} points; {_limit_text(link_only)}")
 
 
 def _most(link_only: bool) -> int:
     return MAX_GRID_POINTS if link_only else MAX_POINTS
 
 
-def _holds(link_only: bool) -> str:
+def _limit_text(link_only: bool) -> str:
     return (f"a sweep holds at most {_most(link_only):,}"
             + (" (--link-only holds up to {:,})".format(MAX_GRID_POINTS) if not link_only else "")
             + ": use fewer values or split the sweep")
