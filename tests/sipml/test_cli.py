@@ -200,9 +200,10 @@ def test_a_key_without_effect_is_an_error(capsys):
 def test_a_run_converts_only_its_command_and_reads_the_same(capsys, command):
     """`main` has typer convert only the command it runs: its help (options, defaults, usage line) is the one the
     group of every command prints, and the root's help and a misspelt command still see them all."""
-    from sipml.cli import _COMMANDS, _click_app
+    from sipml.cli import _COMMANDS, _click_app, _invoked
 
-    assert list(_click_app(command).commands) == [command]
+    assert _invoked([command, "--help"]) == command and list(_click_app(command).commands) == [command]
+    assert _invoked(["--help", command]) is None and _invoked([command[:-1] + "x"]) is None
     _click_app(None).main([command, "--help"], prog_name="sipml", standalone_mode=False)
     whole, _ = capsys.readouterr()
     code, alone, _ = run(capsys, command, "--help")
