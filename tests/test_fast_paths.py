@@ -693,7 +693,7 @@ def test_timing_each_distinct_gemm_once_equals_timing_every_one(monkeypatch):
     d = load_design("sip-ring", ["fabric.gpus=256"])
     gpu, stack = speedup.gpu_of(d), speedup.stack_for(model)
     st = transformer_strategies(model, 256, batch, {}, stack)
-    args = (model, gpu, batch, st, stack.compute_for(gpu), stack.training, "bf16")
+    args = (model, gpu, batch, st, stack.compute_for(gpu), stack.training, "bf16", False)
     plan_every = _transformer_plan.__wrapped__(*args)
     monkeypatch.setattr(gemm, "DISTINCT_FROM", 0)
     timed, spy = [], gemm._gemm_time_s
@@ -725,12 +725,13 @@ def test_a_plan_s_memory_found_once_per_distinct_activations_is_each_strategy_s_
     gpu = speedup.gpu_of(load_design("sip-ring", [f"fabric.gpus={gpus}"]))
     stack = speedup.stack_for(model)
     st = transformer_strategies(model, gpus, batch, {}, stack)
-    settings = (stack.compute_for(gpu), stack.training, "bf16")
+    settings = (stack.compute_for(gpu), stack.training, "bf16", False)
     whole = _transformer_plan.__wrapped__(model, gpu, batch, st, *settings)
     rng = np.random.default_rng(4)
     picked = rng.choice(len(st), 40, replace=False)
     assert len({(st.microbatch[i], st.tp[i], st.sp[i], st.cp[i], st.recompute[i]) for i in picked}) > 10
-    arrays = [f.name for f in dataclasses.fields(whole) if isinstance(getattr(whole, f.name), np.ndarray)]
+    arrays = [f.name for f in dataclasses.fields(whole)
+              if isinstance(getattr(whole, f.name), np.ndarray) and f.name != "index"]  # positions differ
     assert "memory_bytes" in arrays and len(arrays) > 10
     for i in picked:
         alone = _transformer_plan.__wrapped__(model, gpu, batch, st.take(np.array([i])), *settings)
@@ -738,6 +739,40 @@ def test_a_plan_s_memory_found_once_per_distinct_activations_is_each_strategy_s_
             assert getattr(alone, name)[0] == getattr(whole, name)[i], name
         for c, one in zip(whole.mix, alone.mix):
             assert np.broadcast_to(c.message_bytes, len(st))[i] == np.broadcast_to(one.message_bytes, 1)[0], c.name
+
+
+@pytest.mark.parametrize("name, gpus, batch", [("gpt3-175b", 1024, 1536), ("mixtral-8x7b", 256, 1024),
+                                               ("gpt3-175b", 8, 64)])
+def test_a_plan_of_the_strategies_that_fit_is_the_whole_plan_at_their_positions(name, gpus, batch):
+    """`workloads.training.transformer_plan(fitting=True)` plans only the strategies that fit in memory: they are
+    the whole plan's that fit, in its order, each with the whole plan's figures bit for bit (the collectives'
+    bytes, groups and calls too), and it keeps the least memory any strategy needs (none fits on 8 GPUs)."""
+    from workloads import speedup
+    from workloads.models import load_model
+    from workloads.strategy import transformer_strategies
+    from workloads.training import transformer_plan
+    from sipml.design import load_design
+
+    model = load_model(name)
+    gpu = speedup.gpu_of(load_design("sip-ring", [f"fabric.gpus={gpus}"]))
+    stack = speedup.stack_for(model)
+    st = transformer_strategies(model, gpus, batch, {}, stack)
+    kw = dict(compute=stack.compute_for(gpu), training=stack.training, precision="bf16")
+    whole, fitting = (transformer_plan(model, gpu, batch, st, fitting=f, **kw) for f in (False, True))
+    fits = whole.memory_bytes <= whole.memory_limit_bytes
+    assert np.array_equal(fitting.index, np.flatnonzero(fits)) and np.array_equal(whole.index, np.arange(len(st)))
+    assert fitting.least_memory_bytes == whole.least_memory_bytes == float(np.min(whole.memory_bytes))
+    assert (0 < len(fitting.index) < len(st)) == (gpus > 8) and (not len(fitting.index)) == (gpus == 8)
+    for f in dataclasses.fields(whole):
+        x, y = getattr(whole, f.name), getattr(fitting, f.name)
+        if isinstance(x, np.ndarray) and f.name != "index":
+            assert np.array_equal(np.broadcast_to(x, len(st))[fits], np.broadcast_to(y, len(fitting.index))), f.name
+    for a, b in zip(whole.mix, fitting.mix, strict=True):
+        for key in ("message_bytes", "size", "stride", "calls"):
+            assert np.array_equal(np.broadcast_to(getattr(a, key), len(st))[fits],
+                                  np.broadcast_to(getattr(b, key), len(fitting.index))), (a.name, key)
+    for f in dataclasses.fields(fitting.strategies):
+        assert np.array_equal(getattr(st, f.name)[fits], getattr(fitting.strategies, f.name))
 
 
 def test_a_section_built_once_per_values_is_the_one_built_afresh():

@@ -40,7 +40,8 @@ from workloads.gpus import Gpu, shipped_gpus
 from workloads.models import DlrmModel, Model, TransformerModel
 from workloads.stacks import DEFAULT_DATA_PARALLEL_STACK, DEFAULT_STACK, Stack, get_stack
 from workloads.strategy import transformer_strategies
-from workloads.training import Breakdown, precision_for, transformer_bound, transformer_breakdown
+from workloads.training import (Breakdown, plan_breakdown, precision_for, transformer_bound, transformer_breakdown,
+                                transformer_plan)
 
 EPOCH = "Epoch AI (Cottier et al. 2024; costs-power.md)"
 
@@ -353,7 +354,7 @@ def _search(model: Model, gpu: Gpu, views: tuple, batch: int, fixed_items: tuple
     for view in views:
         st, br = breakdown(model, gpu, view, batch, {**dict(fixed_items), "precision": precision}, stack=stack,
                            gradient_bytes=gradient_bytes)
-        out.append(_found(st, br, br.fits, np.arange(len(st)), br, top, model, gpu))
+        out.append(_found(st, br, br.fits, np.arange(len(st)), _Memory.of(br), top, model, gpu))
     return tuple(out)
 
 
@@ -398,14 +399,16 @@ def _bounded_rounds(model: TransformerModel, gpu: Gpu, view: FabricEstimate, bat
     round prices the points still searching, up to the farthest of their stops (each point's strategies beyond its
     own stop are slower than its `top`-th). With `ceiling` (a time per point), a point's search starts as if it had
     priced `top` strategies of that time: what it finds is what is not slower.
-    Returns (strategies, their bound, rounds): each round (the points it priced, ascending; the strategies it
-    priced, ascending; their breakdown; their iteration times (points, strategies), inf where not finite)."""
+    Only the strategies that fit in memory are planned and priced.
+    Returns (strategies, the plan of those that fit, rounds): each round (the points it priced, ascending; the
+    plan's rows it priced, ascending; their breakdown; their iteration times (points, rows), inf where not
+    finite)."""
     st = transformer_strategies(model, view.job_gpus, batch, _per_candidate(dict(fixed_items)), stack)
-    kw = dict(compute=stack.compute_for(gpu), training=stack.training, precision=precision)
-    bound = transformer_bound(model, gpu, batch, st, **kw)
-    fits = bound.fits
-    order = np.flatnonzero(fits)[np.argsort(bound.iteration_s[fits], kind="stable")]
-    lower = bound.iteration_s[order]
+    plan = transformer_plan(model, gpu, batch, st, compute=stack.compute_for(gpu), training=stack.training,
+                            precision=precision, fitting=True)
+    bound = transformer_bound(plan, gpu, stack.training).iteration_s
+    order = np.argsort(bound, kind="stable")
+    lower = bound[order]
     count = 1 if points(view) is None else points(view)
     fastest = np.full((count, top), math.inf)  # each point's `top` fastest priced so far
     if ceiling is not None:
@@ -420,32 +423,33 @@ def _bounded_rounds(model: TransformerModel, gpu: Gpu, view: FabricEstimate, bat
                 break
             end = min(end, int(stops[rows].max()))
         index = np.sort(order[start:end])
-        br = transformer_breakdown(model, gpu, view if len(rows) == count else take_points(view, rows), batch, st,
-                                   index=index, **kw)
+        br = plan_breakdown(plan, gpu, stack.training, view if len(rows) == count else take_points(view, rows),
+                            index)
         times = np.broadcast_to(br.iteration_s, (len(rows), len(index)))
         times = np.where(np.isfinite(times), times, math.inf)
         merged = np.concatenate([fastest[rows], times], axis=1)
         fastest[rows] = np.sort(np.partition(merged, top - 1, axis=1)[:, :top], axis=1)
         rounds.append((rows, index, br, times))
         start, size = end, 2 * size
-    return st, bound, rounds
+    return st, plan, rounds
 
 
 def _bounded_search(model: TransformerModel, gpu: Gpu, view: FabricEstimate, batch: int, fixed_items: tuple, top: int,
                     stack: Stack, precision: str) -> list:
     """The `top` fastest strategies that fit at each point of `view` (one, or a batched view's), or why none
     does: `_bounded_rounds`' search, each point's rounds joined."""
-    st, bound, rounds = _bounded_rounds(model, gpu, view, batch, fixed_items, top, stack, precision)
+    st, plan, rounds = _bounded_rounds(model, gpu, view, batch, fixed_items, top, stack, precision)
     count = 1 if points(view) is None else points(view)
+    memory = _Memory.of_plan(plan)
     if not rounds:  # nothing fits in memory
-        return [_found(st, bound, bound.fits, np.arange(len(st)), bound, top, model, gpu)] * count
+        return [memory.refusal(model, gpu)] * count
     at = [dict(zip(rows.tolist(), range(len(rows)))) for rows, *_ in rounds]
     out = []
     for i in range(count):  # a point's rounds are the first few
         mine = [(index, br.point(a[i])) for a, (_, index, br, _) in zip(at, rounds) if i in a]
         index = np.concatenate([index for index, _ in mine])
-        out.append(_found(st, _joined([br for _, br in mine]), np.ones(len(index), dtype=bool), index, bound, top,
-                          model, gpu))
+        out.append(_found(st, _joined([br for _, br in mine]), np.ones(len(index), dtype=bool), plan.index[index],
+                          memory, top, model, gpu))
     return out
 
 
@@ -455,17 +459,18 @@ def _fastest(model: TransformerModel, gpu: Gpu, view: FabricEstimate, batch: int
     over the points (`_as_arrays`: the fastest's figures) and each point's reason where no strategy fits; picked
     from the rounds with arrays (the least time, then the first strategy), not point by point. With `ceiling` (a
     time per point), a point where no strategy is as fast as its ceiling finds none (reason SLOWER)."""
-    st, bound, rounds = _bounded_rounds(model, gpu, view, batch, fixed_items, 1, stack, precision, ceiling)
+    st, plan, rounds = _bounded_rounds(model, gpu, view, batch, fixed_items, 1, stack, precision, ceiling)
     count = 1 if points(view) is None else points(view)
-    if not rounds and (ceiling is None or not bound.fits.any()):  # nothing fits in memory
-        return _as_arrays([_found(st, bound, bound.fits, np.arange(len(st)), bound, 1, model, gpu)] * count)
+    memory = _Memory.of_plan(plan)
+    if not memory.feasible:  # nothing fits in memory
+        return _as_arrays([memory.refusal(model, gpu)] * count)
     if not rounds:
         return _as_arrays([SLOWER] * count)
     best_t, best_s = np.full(count, math.inf), np.full(count, len(st))  # each point's fastest, its strategy
     best_round, best_col = np.full(count, -1), np.zeros(count, dtype=int)
     for k, (rows, index, _, times) in enumerate(rounds):
         col = np.argmin(times, axis=1)  # the round's strategies ascend: the first of its equals
-        t, s = times[np.arange(len(rows)), col], index[col]
+        t, s = times[np.arange(len(rows)), col], index[col]  # the plan's rows ascend as the strategies do
         better = (t < best_t[rows]) | ((t == best_t[rows]) & (s < best_s[rows]))
         mine = rows[better]
         best_t[mine], best_s[mine], best_round[mine], best_col[mine] = t[better], s[better], k, col[better]
@@ -481,12 +486,11 @@ def _fastest(model: TransformerModel, gpu: Gpu, view: FabricEstimate, batch: int
                     else value[best_col[mine]]
         return out
 
-    reason = "" if found.all() else _found(st, bound, np.zeros(len(st), dtype=bool), np.arange(len(st)), bound, 1,
-                                           model, gpu)
+    reason = "" if found.all() else memory.refusal(model, gpu)
     if ceiling is not None:
         reason = np.where(np.isfinite(np.reshape(ceiling, count)), SLOWER, reason)
     everywhere = (lambda value: np.where(found, value, math.nan))
-    record = _Found(candidates=everywhere(len(st)), feasible=everywhere(int(np.sum(bound.fits))),
+    record = _Found(candidates=everywhere(len(st)), feasible=everywhere(memory.feasible),
                     top=(Candidate(strategy=None, iteration_s=everywhere(best_t),
                                    breakdown={name: figure(f"{name}_s") for name in Breakdown.PHASES},
                                    memory_bytes=figure("memory_bytes")),),
@@ -509,19 +513,40 @@ def _joined(parts: list) -> Breakdown:
     return Breakdown(**values)
 
 
-def _found(st, br, fits, index, everything, top: int, model: Model, gpu: Gpu) -> _Found | str:
+@dataclass(frozen=True)
+class _Memory:
+    """What a search's strategies need of the GPU's memory: how many fit, the least any needs, what is usable."""
+
+    feasible: int
+    least_bytes: float
+    limit_bytes: float
+
+    @classmethod
+    def of(cls, br) -> _Memory:
+        """Of the strategies of a breakdown."""
+        return cls(int(np.sum(br.fits)), float(np.min(br.memory_bytes)), br.memory_limit_bytes)
+
+    @classmethod
+    def of_plan(cls, plan) -> _Memory:
+        """Of the strategies a plan of those that fit was asked for."""
+        return cls(len(plan.index), plan.least_memory_bytes, plan.memory_limit_bytes)
+
+    def refusal(self, model: Model, gpu: Gpu) -> str:
+        return (f"no strategy of {model.name} fits in {gpu.name}'s memory (the smallest needs "
+                f"{self.least_bytes / 1e9:.1f} GB of {self.limit_bytes / 1e9:.1f} GB usable)")
+
+
+def _found(st, br, fits, index, memory: _Memory, top: int, model: Model, gpu: Gpu) -> _Found | str:
     """The `top` fastest of the priced strategies `index` (their breakdown `br`, `fits` of them in memory), ties in
-    the strategies' order; `everything`, a breakdown of every strategy (for the memory it needs)."""
+    the strategies' order; `memory`, what all of them need (for the refusal when none fits)."""
     t = br.iteration_s
     ok = fits & np.isfinite(t)
     if not ok.any():
-        needed = float(np.min(everything.memory_bytes)) / 1e9
-        return (f"no strategy of {model.name} fits in {gpu.name}'s memory "
-                f"(the smallest needs {needed:.1f} GB of {everything.memory_limit_bytes / 1e9:.1f} GB usable)")
+        return memory.refusal(model, gpu)
     rows = np.flatnonzero(ok)
     rows = rows[np.lexsort((index[rows], t[rows]))][:top]  # by time, then the strategies' order
     best = int(rows[0])
-    return _Found(candidates=len(st), feasible=int(np.sum(everything.fits)),
+    return _Found(candidates=len(st), feasible=memory.feasible,
                   top=tuple(Candidate(strategy=st.row(int(index[r])), iteration_s=float(t[r]),
                                       breakdown=br.phases(int(r)), memory_bytes=float(br.memory_bytes[r]))
                             for r in rows),

@@ -32,6 +32,7 @@ References: N21 = Narayanan et al., SC21; K22 = Korthikanti et al., MLSys 2023; 
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass, field, fields
 
 import numpy as np
@@ -117,20 +118,24 @@ def transformer_breakdown(model: TransformerModel, gpu: Gpu, est: FabricEstimate
     """The iteration of every strategy in `st` for `batch` sequences on the fabric `est` (its job's GPUs); with
     `index`, of those strategies alone (each candidate's numbers are its own: the same as in the whole set)."""
     plan = transformer_plan(model, gpu, batch, st, compute=compute, training=training, precision=precision)
-    if index is not None:
-        plan, st = plan.take(index, est.job_gpus), st.take(index)
-    return _iteration(plan, st, gpu, training, _collective_times(plan, est))
+    return plan_breakdown(plan, gpu, training, est, index)
 
 
-def transformer_bound(model: TransformerModel, gpu: Gpu, batch: int, st: Strategies, *,
-                      compute: ComputeSettings = DEFAULT_SETTINGS, training: TrainingSettings = DEFAULT_TRAINING,
-                      precision: str | None = None) -> Breakdown:
-    """Every strategy's iteration with its communication free: no fabric makes a strategy faster (each phase grows
-    with the collectives' times), so a search may leave out the strategies whose bound is above the best it has
-    priced. Fabric-free: once per plan."""
-    plan = transformer_plan(model, gpu, batch, st, compute=compute, training=training, precision=precision)
+def plan_breakdown(plan: TransformerPlan, gpu: Gpu, training: TrainingSettings, est: FabricEstimate,
+                   rows=None) -> Breakdown:
+    """The iteration of the plan's strategies (the `rows` of the plan alone) on the fabric `est`."""
+    if rows is not None:
+        plan = plan.take(rows, est.job_gpus)
+    return _iteration(plan, gpu, training, _collective_times(plan, est))
+
+
+def transformer_bound(plan: TransformerPlan, gpu: Gpu, training: TrainingSettings) -> Breakdown:
+    """The iteration of every strategy of the plan with its communication free: no fabric makes a strategy faster
+    (each phase grows with the collectives' times), so a search may leave out the strategies whose bound is above
+    the best it has priced. Fabric-free: once per plan."""
     if not plan._bound:
-        plan._bound["free"] = _iteration(plan, st, gpu, training, dict.fromkeys(COLLECTIVE_TIMES, np.zeros(len(st))))
+        plan._bound["free"] = _iteration(plan, gpu, training,
+                                         dict.fromkeys(COLLECTIVE_TIMES, np.zeros(len(plan.index))))
     return plan._bound["free"]
 
 
@@ -171,10 +176,10 @@ def _times_calls(calls, seconds):
     return np.where(calls > 0, calls * seconds, 0.0)
 
 
-def _iteration(plan: TransformerPlan, st: Strategies, gpu: Gpu, training: TrainingSettings, times: dict) -> Breakdown:
-    """The phases of an iteration from the plan and its collectives' seconds (`_collective_times`); each phase is
-    non-decreasing in every one of them."""
-    m = plan.m
+def _iteration(plan: TransformerPlan, gpu: Gpu, training: TrainingSettings, times: dict) -> Breakdown:
+    """The phases of an iteration of the plan's strategies from the plan and its collectives' seconds
+    (`_collective_times`); each phase is non-decreasing in every one of them."""
+    m, st = plan.m, plan.strategies
     tensor, pp_t, ep_t, cp_t = times["tensor"], times["pipeline"], times["expert"], times["context"]
     ar_t, rs_t, ag_t = times["all_reduce"], times["reduce_scatter"], times["all_gather"]
     ar_b, rs_b, ag_b = times["all_reduce_bucket"], times["reduce_scatter_bucket"], times["all_gather_bucket"]
@@ -212,16 +217,21 @@ def _iteration(plan: TransformerPlan, st: Strategies, gpu: Gpu, training: Traini
         compute_s=m * plan.compute_mb, tensor_parallel_s=m * tensor, context_parallel_s=m * context,
         pipeline_s=m * pipeline_steady, expert_parallel_s=m * expert, bubble_s=bubble, data_parallel_s=exposed,
         optimizer_s=plan.optimizer_s, memory_bytes=plan.memory_bytes,
-        memory_limit_bytes=gpu.hbm_bytes * training.usable_memory, hardware_flops=plan.hardware_flops,
+        memory_limit_bytes=plan.memory_limit_bytes, hardware_flops=plan.hardware_flops,
         model_flops=plan.model_flops)
 
 
 @dataclass(frozen=True)
 class TransformerPlan:
-    """What a transformer's iteration needs that no fabric changes, per strategy: microbatches, compute of one
-    microbatch (and the windows communication can hide under), the collectives (with their calls), optimizer
-    step, memory and FLOPs."""
+    """What a transformer's iteration needs that no fabric changes, per strategy planned: microbatches, compute of
+    one microbatch (and the windows communication can hide under), the collectives (with their calls), optimizer
+    step, memory and FLOPs; the strategies planned (`index`: their positions in the set the plan was asked for),
+    and the least memory any strategy of that set needs."""
 
+    strategies: Strategies
+    index: np.ndarray
+    least_memory_bytes: float
+    memory_limit_bytes: float
     m: np.ndarray
     stage_layers: np.ndarray  # on the fullest stage
     compute_mb: np.ndarray  # one microbatch through the slowest stage
@@ -254,25 +264,44 @@ class TransformerPlan:
         """The plan of the strategies `index` alone (their mix's group arrays taken from this plan's, checked)."""
         count = len(self.m)
         part = (lambda v: v[index] if isinstance(v, np.ndarray) and v.ndim and len(v) == count else v)
-        values = {f.name: part(getattr(self, f.name)) for f in fields(self) if f.name not in ("tp_calls", "mix",
-                                                                                               "_checked", "_bound")}
+        values = {f.name: part(getattr(self, f.name)) for f in fields(self)
+                  if f.name not in ("strategies", "tp_calls", "mix", "_checked", "_bound")}
         mix = tuple(dataclasses.replace(c, message_bytes=part(c.message_bytes), size=part(c.size),
                                         stride=part(c.stride), calls=part(c.calls)) for c in self.mix)
         checked = {job_gpus: tuple(tuple(part(a) for a in arrays) for arrays in self.mix_arrays(job_gpus))}
-        return TransformerPlan(**values, tp_calls={op: part(v) for op, v in self.tp_calls.items()}, mix=mix,
-                               _checked=checked)
+        return TransformerPlan(**values, strategies=self.strategies.take(index),
+                               tp_calls={op: part(v) for op, v in self.tp_calls.items()}, mix=mix, _checked=checked)
 
 
 def transformer_plan(model: TransformerModel, gpu: Gpu, batch: int, st: Strategies, *,
                      compute: ComputeSettings = DEFAULT_SETTINGS, training: TrainingSettings = DEFAULT_TRAINING,
-                     precision: str | None = None) -> TransformerPlan:
-    """The fabric-free part of `transformer_breakdown`; the same model, GPU, strategies and settings give the same
-    plan, computed once (a sweep prices one plan on many fabrics)."""
-    return _transformer_plan(model, gpu, batch, st, compute, training, precision or precision_for(gpu))
+                     precision: str | None = None, fitting: bool = False) -> TransformerPlan:
+    """The fabric-free part of `transformer_breakdown`, of every strategy of `st`, or with `fitting` of those that
+    fit in the GPU's memory alone (a search plans only what it may pick: each strategy's figures are its own,
+    whatever else is planned with it). The same model, GPU, strategies and settings give the same plan, computed
+    once (a sweep prices one plan on many fabrics)."""
+    return _transformer_plan(model, gpu, batch, st, compute, training, precision or precision_for(gpu), fitting)
 
 
 @last_results(32)  # the fabric-free plan once per strategy set: a sweep prices one plan on every point's fabric
-def _transformer_plan(model, gpu, batch, st, compute, training, precision) -> TransformerPlan:
+def _transformer_plan(model, gpu, batch, all_st, compute, training, precision, fitting) -> TransformerPlan:
+    # memory first, of every strategy: with `fitting`, the rest is planned for those that fit
+    n_first, n_interior, n_last = (x.astype(float) for x in stage_layers(model.layers, all_st.pp))
+    fullest = np.maximum(np.maximum(n_first, n_interior), n_last)
+    # full recomputation of only some of each stage's layers (Megatron's --recompute-num-layers): that share of
+    # the layers reruns its forward, the rest keeps its activations
+    rerun = np.where(all_st.recompute == 2, all_st.recompute_layers / fullest, 1.0)
+    stage_params = parameters_per_gpu(model, all_st.tp, all_st.pp, all_st.ep)
+    grad_group = (all_st.dp * all_st.cp).astype(float)  # the gradients are reduced (and the optimizer sharded)
+    # over data × context parallelism
+    memory = _plan_memory(model, gpu, all_st, compute, training, rerun, n_first, stage_params, grad_group)
+    limit, least = gpu.hbm_bytes * training.usable_memory, float(np.min(memory, initial=math.inf))
+    index = np.flatnonzero(memory <= limit) if fitting else np.arange(len(all_st))
+    st = all_st
+    if len(index) < len(all_st):
+        st = all_st.take(index)
+        n_first, n_interior, n_last, fullest, rerun, stage_params, grad_group, memory = (
+            x[index] for x in (n_first, n_interior, n_last, fullest, rerun, stage_params, grad_group, memory))
     d, t, p, c, b, v = (x.astype(float) for x in (st.dp, st.tp, st.pp, st.cp, st.microbatch, st.interleave))
     m = batch / (d * b)
     common = dict(microbatch=st.microbatch, tp=st.tp, sequence_parallel=st.sp, recompute=st.recompute, cp=st.cp,
@@ -283,11 +312,6 @@ def _transformer_plan(model, gpu, batch, st, compute, training, precision) -> Tr
         kinds.append(("moe", model.moe_layers, {"ep": st.ep}))
     if model.encoder_layers:
         kinds.append(("encoder", model.encoder_layers, {}))
-    n_first, n_interior, n_last = (x.astype(float) for x in stage_layers(model.layers, st.pp))
-    fullest = np.maximum(np.maximum(n_first, n_interior), n_last)
-    # full recomputation of only some of each stage's layers (Megatron's --recompute-num-layers): that share of
-    # the layers reruns its forward, the rest keeps its activations
-    rerun = np.where(st.recompute == 2, st.recompute_layers / fullest, 1.0)
     fwd = bwd = gemm = attention = flops = 0.0
     for kind, count, extra in kinds:
         lt = layer_times(model, gpu, kind=kind, **common, **extra)
@@ -324,8 +348,6 @@ def _transformer_plan(model, gpu, batch, st, compute, training, precision) -> Tr
     # backward, and reduce-scatters their gradients (workloads-3.md §6)
     cp_calls_mb = np.where(c > 1, 3.0 * fullest, 0.0)
     cp_msg = 2.0 * b * model.seq_len * kv_width(model) / t * act
-    stage_params = parameters_per_gpu(model, st.tp, st.pp, st.ep)
-    grad_group = d * c  # the gradients are reduced (and the optimizer sharded) over data × context parallelism
     grads = stage_params * training.grad_reduce_bytes
     gather = stage_params * training.param_gather_bytes
     bucket = np.minimum(np.maximum(training.bucket_parameters, training.bucket_parameters_per_replica * grad_group),
@@ -344,8 +366,6 @@ def _transformer_plan(model, gpu, batch, st, compute, training, precision) -> Tr
     updated = np.where(st.zero >= 1, stage_params / grad_group, stage_params)
     optimizer = optimizer_step_s(updated, gpu, compute)
 
-    memory = _plan_memory(model, gpu, st, compute, training, rerun, n_first, stage_params, grad_group)
-
     # the windows the first stage's gradient reduction and parameter gather hide under: one microbatch's backward
     # (forward) through the stage; with v interleaved chunks each chunk's reduction starts when its own last
     # backward ends, and the final microbatch reaches the stage's chunks p chunk-steps apart, so the earliest chunk
@@ -353,7 +373,8 @@ def _transformer_plan(model, gpu, batch, st, compute, training, precision) -> Tr
     # backward finishes)
     spread = ((v - 1.0) * p + 1.0) / v
     return TransformerPlan(
-        m=m, stage_layers=fullest, compute_mb=compute_mb, gemm_mb=gemm * fullest, attention_mb=attention * fullest,
+        strategies=st, index=index, least_memory_bytes=least,
+        memory_limit_bytes=limit, m=m, stage_layers=fullest, compute_mb=compute_mb, gemm_mb=gemm * fullest, attention_mb=attention * fullest,
         last_backward=spread * (n_first * bwd + emb_b + np.where(single, edges.head_backward_s, 0.0)),
         first_forward=spread * (n_first * fwd + emb_f), tp_calls=tp_calls, mix=mix,
         bucket_bytes=bucket * training.grad_reduce_bytes,
