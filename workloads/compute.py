@@ -33,7 +33,7 @@ constant depends on the model.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import numpy as np
 
@@ -87,6 +87,10 @@ class LayerTimes:
     def hardware_flops(self):
         """FLOPs executed by forward, backward and recomputation."""
         return self.forward_flops + self.backward_flops + self.recompute_flops
+
+    def take(self, index) -> LayerTimes:
+        """The figures of the strategies `index` (of a set found for each distinct one, each strategy's)."""
+        return LayerTimes(**{f.name: getattr(self, f.name)[index] for f in fields(self)})
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -166,13 +170,21 @@ def _check_divisible(model: TransformerModel, t, e, kind):
 
 
 def _unique_strategies(arrays):
-    """Distinct rows of the (b, t, sp, rc, ep, cp) strategy arrays and the index that maps them back: one
-    mixed-radix integer key per candidate, sorted once."""
-    b, t, sp, rc, e, c = (a.ravel() for a in arrays)
+    """Distinct rows of the (b, t, sp, rc, ep, cp) strategy arrays and the index that maps them back."""
+    rows = tuple(a.ravel() for a in arrays)
+    first, inverse = distinct_layers(*rows)
+    return tuple(x[first] for x in rows), inverse
+
+
+def distinct_layers(microbatch, tp, sequence_parallel, recompute, ep, cp) -> tuple[np.ndarray, np.ndarray]:
+    """(the first of each distinct (microbatch, tp, sp, recompute code, ep, cp) of 1-D strategy arrays of whole
+    numbers, each strategy's distinct one): what a layer's figures depend on. One mixed-radix integer key per
+    strategy, sorted once."""
+    b, t, sp, rc, e, c = microbatch, tp, sequence_parallel, recompute, ep, cp
     t_span, e_span, c_span = (int(x.max(initial=1)) + 1 for x in (t, e, c))
     key = ((((b * t_span + t) * 2 + sp) * 3 + rc) * e_span + e) * c_span + c
-    unique, first, inverse = np.unique(key, return_index=True, return_inverse=True)
-    return tuple(x[first] for x in (b, t, sp, rc, e, c)), inverse.reshape(-1)
+    _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    return first, inverse.reshape(-1)
 
 
 # --- one layer ------------------------------------------------------------------------------------------------
@@ -375,6 +387,10 @@ class EdgeTimes:
     head_forward_s: np.ndarray
     head_backward_s: np.ndarray
     head_flops: np.ndarray  # forward GEMM FLOPs of the logits
+
+    def take(self, index) -> EdgeTimes:
+        """The figures of the strategies `index`."""
+        return EdgeTimes(**{f.name: getattr(self, f.name)[index] for f in fields(self)})
 
 
 def edge_times(model: TransformerModel, gpu: Gpu, *, microbatch, tp=1, sequence_parallel=False, cp=1,

@@ -37,12 +37,11 @@ from dataclasses import dataclass, field, fields
 
 import numpy as np
 
-from core.distinct import distinct_columns
 from core.memo import last_results
 from fabric.estimate import FabricEstimate, points
 from fabric.evaluate import mix_pricing
 from fabric.kind import Collective, group_arrays
-from workloads.compute import edge_times, layer_times, optimizer_step_s
+from workloads.compute import distinct_layers, edge_times, layer_times, optimizer_step_s
 from workloads.gpus import Gpu
 from workloads.memory import (embedding_activation_bytes, first_stage_activation_bytes,
                               model_activation_bytes_per_layer,
@@ -283,45 +282,55 @@ def transformer_plan(model: TransformerModel, gpu: Gpu, batch: int, st: Strategi
     return _transformer_plan(model, gpu, batch, st, compute, training, precision or precision_for(gpu), fitting)
 
 
-@last_results(32)  # the fabric-free plan once per strategy set: a sweep prices one plan on every point's fabric
-def _transformer_plan(model, gpu, batch, all_st, compute, training, precision, fitting) -> TransformerPlan:
-    # memory first, of every strategy: with `fitting`, the rest is planned for those that fit
-    n_first, n_interior, n_last = (x.astype(float) for x in stage_layers(model.layers, all_st.pp))
+def _memory_first(model, gpu, st, compute, training, fitting: bool) -> tuple:
+    """The memory of every strategy of `st`, found first: (the distinct layer configurations, the least memory any
+    strategy needs, the positions to plan — every strategy, or with `fitting` those that fit — and what the plan
+    reads of them so far, arrays over those positions: their strategies, stage layers, recomputed share,
+    parameters, gradient group, memory and distinct layer configuration)."""
+    n_first, n_interior, n_last = (x.astype(float) for x in stage_layers(model.layers, st.pp))
     fullest = np.maximum(np.maximum(n_first, n_interior), n_last)
     # full recomputation of only some of each stage's layers (Megatron's --recompute-num-layers): that share of
     # the layers reruns its forward, the rest keeps its activations
-    rerun = np.where(all_st.recompute == 2, all_st.recompute_layers / fullest, 1.0)
-    stage_params = parameters_per_gpu(model, all_st.tp, all_st.pp, all_st.ep)
-    grad_group = (all_st.dp * all_st.cp).astype(float)  # the gradients are reduced (and the optimizer sharded)
-    # over data × context parallelism
-    memory = _plan_memory(model, gpu, all_st, compute, training, rerun, n_first, stage_params, grad_group)
-    limit, least = gpu.hbm_bytes * training.usable_memory, float(np.min(memory, initial=math.inf))
-    index = np.flatnonzero(memory <= limit) if fitting else np.arange(len(all_st))
-    st = all_st
-    if len(index) < len(all_st):
-        st = all_st.take(index)
-        n_first, n_interior, n_last, fullest, rerun, stage_params, grad_group, memory = (
-            x[index] for x in (n_first, n_interior, n_last, fullest, rerun, stage_params, grad_group, memory))
+    rerun = np.where(st.recompute == 2, st.recompute_layers / fullest, 1.0)
+    stage_params = parameters_per_gpu(model, st.tp, st.pp, st.ep)
+    grad_group = (st.dp * st.cp).astype(float)  # the gradients are reduced (and the optimizer sharded) over
+    # data × context parallelism
+    # a layer's figures depend on (microbatch, tp, sp, recompute, ep, cp) alone: each distinct one found once
+    first, inverse = distinct_layers(st.microbatch, st.tp, st.sp, st.recompute, st.ep, st.cp)
+    layer = st.take(first)
+    memory = _plan_memory(model, gpu, st, layer, inverse, compute, training, rerun, n_first, stage_params,
+                          grad_group)
+    index = np.flatnonzero(memory <= gpu.hbm_bytes * training.usable_memory) if fitting else np.arange(len(st))
+    arrays = (n_first, n_interior, n_last, fullest, rerun, stage_params, grad_group, memory, inverse)
+    if len(index) < len(st):
+        st, arrays = st.take(index), tuple(x[index] for x in arrays)
+    return layer, float(np.min(memory, initial=math.inf)), index, (st, *arrays)
+
+
+@last_results(32)  # the fabric-free plan once per strategy set: a sweep prices one plan on every point's fabric
+def _transformer_plan(model, gpu, batch, all_st, compute, training, precision, fitting) -> TransformerPlan:
+    layer, least, index, planned = _memory_first(model, gpu, all_st, compute, training, fitting)
+    st, n_first, n_interior, n_last, fullest, rerun, stage_params, grad_group, memory, inverse = planned
     d, t, p, c, b, v = (x.astype(float) for x in (st.dp, st.tp, st.pp, st.cp, st.microbatch, st.interleave))
     m = batch / (d * b)
-    common = dict(microbatch=st.microbatch, tp=st.tp, sequence_parallel=st.sp, recompute=st.recompute, cp=st.cp,
-                  precision=precision, settings=compute)
+    common = dict(microbatch=layer.microbatch, tp=layer.tp, sequence_parallel=layer.sp, recompute=layer.recompute,
+                  cp=layer.cp, precision=precision, settings=compute)
     # per-layer averages over the model's kinds of layer (each stage holds them in proportion)
     kinds = [("dense", model.dense_mlp_layers, {})]
     if model.is_moe:
-        kinds.append(("moe", model.moe_layers, {"ep": st.ep}))
+        kinds.append(("moe", model.moe_layers, {"ep": layer.ep}))
     if model.encoder_layers:
         kinds.append(("encoder", model.encoder_layers, {}))
     fwd = bwd = gemm = attention = flops = 0.0
     for kind, count, extra in kinds:
-        lt = layer_times(model, gpu, kind=kind, **common, **extra)
+        lt = layer_times(model, gpu, kind=kind, **common, **extra).take(inverse)
         share = count / model.layers
         fwd, bwd = fwd + share * lt.forward_s, bwd + share * (lt.backward_s - (1.0 - rerun) * lt.recompute_s)
         gemm = gemm + share * (lt.gemm_forward_s + lt.gemm_backward_s)
         attention = attention + share * (lt.attention_forward_s + lt.attention_backward_s)
         flops = flops + count * (lt.hardware_flops - (1.0 - rerun) * lt.recompute_flops)
-    edges = edge_times(model, gpu, microbatch=st.microbatch, tp=st.tp, sequence_parallel=st.sp, cp=st.cp,
-                       precision=precision, settings=compute)
+    edges = edge_times(model, gpu, microbatch=layer.microbatch, tp=layer.tp, sequence_parallel=layer.sp, cp=layer.cp,
+                       precision=precision, settings=compute).take(inverse)
     emb_f, emb_b = edges.embedding_forward_s, edges.embedding_backward_s
     head = edges.head_forward_s + edges.head_backward_s
     layer = fwd + bwd
@@ -373,8 +382,8 @@ def _transformer_plan(model, gpu, batch, all_st, compute, training, precision, f
     # backward finishes)
     spread = ((v - 1.0) * p + 1.0) / v
     return TransformerPlan(
-        strategies=st, index=index, least_memory_bytes=least,
-        memory_limit_bytes=limit, m=m, stage_layers=fullest, compute_mb=compute_mb, gemm_mb=gemm * fullest, attention_mb=attention * fullest,
+        strategies=st, index=index, least_memory_bytes=least, memory_limit_bytes=gpu.hbm_bytes * training.usable_memory,
+        m=m, stage_layers=fullest, compute_mb=compute_mb, gemm_mb=gemm * fullest, attention_mb=attention * fullest,
         last_backward=spread * (n_first * bwd + emb_b + np.where(single, edges.head_backward_s, 0.0)),
         first_forward=spread * (n_first * fwd + emb_f), tp_calls=tp_calls, mix=mix,
         bucket_bytes=bucket * training.grad_reduce_bytes,
@@ -385,19 +394,18 @@ def _transformer_plan(model, gpu, batch, all_st, compute, training, precision, f
         model_flops=np.full(len(st), training_flops_per_token(model) * batch * model.seq_len))
 
 
-def _plan_memory(model, gpu, st, compute, training, rerun, n_first, stage_params, grad_group):
+def _plan_memory(model, gpu, st, layer, inverse, compute, training, rerun, n_first, stage_params, grad_group):
     """Bytes on the first stage's GPU: its stored activations (the recomputed share of the layers keeping only
-    their inputs, one layer's working set while it reruns), the embedding's, and the model states."""
+    their inputs, one layer's working set while it reruns), the embedding's, and the model states. A layer's
+    activations are found for each distinct layer configuration (`layer`; `inverse`, each strategy's)."""
     c, p = st.cp.astype(float), st.pp.astype(float)
     flash = gpu.attention_kernel(compute.attention) != "unfused"
-    # a layer's activations depend on (microbatch, tp, sp, cp, recompute) alone: each distinct one found once
-    first, inverse = distinct_columns(np.stack([st.microbatch, st.tp, st.sp, st.cp, st.recompute]))
-    kw = dict(tp=st.tp[first], sequence_parallel=st.sp[first], flash_attention=flash, cp=st.cp[first])
-    b = st.microbatch[first]
+    kw = dict(tp=layer.tp, sequence_parallel=layer.sp, flash_attention=flash, cp=layer.cp)
+    b = layer.microbatch
     kept = model_activation_bytes_per_layer(model, b, recompute="none", **kw)[inverse]
     stored = np.where(st.recompute == 2, rerun * model_activation_bytes_per_layer(
         model, b, recompute="full", **kw)[inverse] + (1.0 - rerun) * kept,
-        model_activation_bytes_per_layer(model, b, recompute=st.recompute[first], **kw)[inverse])
+        model_activation_bytes_per_layer(model, b, recompute=layer.recompute, **kw)[inverse])
     working = np.where(st.recompute == 2, kept, 0.0)
     activations = (first_stage_activation_bytes(stored, n_first * p, st.pp, st.interleave) + working
                    + embedding_activation_bytes(model.seq_len / c, st.microbatch, model.hidden, model.vocab, tp=st.tp,
