@@ -78,29 +78,27 @@ def _splits(constants: GemmConstants):
 
 
 def _choices(batch, m, n, k, sm_count, constants: GemmConstants):
-    """(η_q, split) for every tile shape and split-K factor a kernel could use. K is padded to whole k-tiles of
-    every slice; K is split only when the output tiles alone leave SMs idle (fewer tiles than SMs)."""
+    """(η_q, split) of every tile shape and split-K factor a kernel could use, on two leading axes (tile shapes,
+    split factors) before the shapes' own. K is padded to whole k-tiles of every slice; K is split only when the
+    output tiles alone leave SMs idle (fewer tiles than SMs)."""
     depth = constants.k_tile
-    for tm, tn, rel in _tile_choices(constants):
-        tiles = batch * np.ceil(m / tm) * np.ceil(n / tn)
-        fill = m * n * batch / (tiles * tm * tn)
-        for split in _splits(constants):
-            slices = tiles * split
-            padded_k = split * np.ceil(k / (split * depth)) * depth
-            eta = fill * (k / padded_k) * slices / (np.ceil(slices / sm_count) * sm_count) * rel
-            if split > 1:
-                eta = np.where(tiles < sm_count, eta, 0.0)
-            yield eta, split
+    lead = (1,) * np.ndim(np.broadcast(batch, m, n, k))
+    tm, tn, rel = (np.reshape(column, (-1, 1) + lead) for column in zip(*_tile_choices(constants)))
+    split = np.reshape(_splits(constants), (1, -1) + lead)
+    tiles = batch * np.ceil(m / tm) * np.ceil(n / tn)
+    fill = m * n * batch / (tiles * tm * tn)
+    slices = tiles * split
+    padded_k = split * np.ceil(k / (split * depth)) * depth
+    eta = fill * (k / padded_k) * slices / (np.ceil(slices / sm_count) * sm_count) * rel
+    return np.where((split == 1) | (tiles < sm_count), eta, 0.0), split
 
 
 def quantization_efficiency(batch, m, n, k, sm_count, constants: GemmConstants = DEFAULT_GEMM):
     """η_q without split-K partial sums' traffic: the best over tile shapes and split factors of useful MACs
     over the MACs the busy SMs could do (what the quantization alone costs). Broadcasts over arrays."""
     batch, m, n, k = (np.asarray(x, dtype=float) for x in (batch, m, n, k))
-    best = np.zeros(np.broadcast(batch, m, n, k).shape)
-    for eta, _ in _choices(batch, m, n, k, sm_count, constants):
-        best = np.maximum(best, eta)
-    return best
+    eta, _ = _choices(batch, m, n, k, sm_count, constants)
+    return np.max(eta, axis=(0, 1), initial=0.0)
 
 
 def ceiling_flops(gpu: Gpu, precision: str, constants: GemmConstants = DEFAULT_GEMM) -> float:
@@ -140,12 +138,11 @@ DISTINCT_FROM = 256  # GEMMs in one call from which each distinct shape is timed
 def _gemm_time_s(batch, m, n, k, moved, ceiling_flops_per_s, sm_count, hbm_bandwidth_bytes_per_s, constants):
     flops = 2.0 * batch * m * n * k
     bandwidth = hbm_bandwidth_bytes_per_s * constants.hbm_efficiency
-    best = np.full(np.broadcast(batch, m, n, k).shape, np.inf)
-    for eta, split in _choices(batch, m, n, k, sm_count, constants):
-        partials = 2.0 * 4.0 * split * batch * m * n if split > 1 else 0.0  # fp32 partial sums, out and back in
-        with np.errstate(divide="ignore"):
-            compute_s = flops / (ceiling_flops_per_s * eta)
-        best = np.minimum(best, np.maximum(compute_s, (moved + partials) / bandwidth))
+    eta, split = _choices(batch, m, n, k, sm_count, constants)
+    partials = np.where(split > 1, 2.0 * 4.0 * split * batch * m * n, 0.0)  # fp32 partial sums, out and back in
+    with np.errstate(divide="ignore"):
+        compute_s = flops / (ceiling_flops_per_s * eta)
+    best = np.min(np.maximum(compute_s, (moved + partials) / bandwidth), axis=(0, 1))  # the fastest choice
     return constants.kernel_time + best
 
 
