@@ -79,10 +79,10 @@ def _splits(constants: GemmConstants):
 
 def _choices(batch, m, n, k, sm_count, constants: GemmConstants):
     """(η_q, split) of every tile shape and split-K factor a kernel could use, on two leading axes (tile shapes,
-    split factors) before the shapes' own. K is padded to whole k-tiles of every slice; K is split only when the
-    output tiles alone leave SMs idle (fewer tiles than SMs)."""
+    split factors) before the broadcast shape of the arguments. K is padded to whole k-tiles of every slice; K is
+    split only when the output tiles alone leave SMs idle (fewer tiles than SMs)."""
     depth = constants.k_tile
-    lead = (1,) * np.ndim(np.broadcast(batch, m, n, k))
+    lead = (1,) * np.ndim(np.broadcast(batch, m, n, k, sm_count))
     tm, tn, rel = (np.reshape(column, (-1, 1) + lead) for column in zip(*_tile_choices(constants)))
     split = np.reshape(_splits(constants), (1, -1) + lead)
     tiles = batch * np.ceil(m / tm) * np.ceil(n / tn)
@@ -136,6 +136,7 @@ DISTINCT_FROM = 256  # GEMMs in one call from which each distinct shape is timed
 
 
 def _gemm_time_s(batch, m, n, k, moved, ceiling_flops_per_s, sm_count, hbm_bandwidth_bytes_per_s, constants):
+    batch, m, n, k = np.broadcast_arrays(batch, m, n, k, moved)[:4]  # the moved bytes may carry axes of their own
     flops = 2.0 * batch * m * n * k
     bandwidth = hbm_bandwidth_bytes_per_s * constants.hbm_efficiency
     eta, split = _choices(batch, m, n, k, sm_count, constants)

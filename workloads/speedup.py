@@ -406,7 +406,7 @@ def _bounded_rounds(model: TransformerModel, gpu: Gpu, view: FabricEstimate, bat
     st = transformer_strategies(model, view.job_gpus, batch, _per_candidate(dict(fixed_items)), stack)
     plan = transformer_plan(model, gpu, batch, st, compute=stack.compute_for(gpu), training=stack.training,
                             precision=precision, fitting=True)
-    bound = transformer_bound(plan, gpu, stack.training).iteration_s
+    bound = transformer_bound(plan, stack.training).iteration_s
     order = np.argsort(bound, kind="stable")
     lower = bound[order]
     count = 1 if points(view) is None else points(view)
@@ -423,8 +423,7 @@ def _bounded_rounds(model: TransformerModel, gpu: Gpu, view: FabricEstimate, bat
                 break
             end = min(end, int(stops[rows].max()))
         index = np.sort(order[start:end])
-        br = plan_breakdown(plan, gpu, stack.training, view if len(rows) == count else take_points(view, rows),
-                            index)
+        br = plan_breakdown(plan, stack.training, view if len(rows) == count else take_points(view, rows), index)
         times = np.broadcast_to(br.iteration_s, (len(rows), len(index)))
         times = np.where(np.isfinite(times), times, math.inf)
         merged = np.concatenate([fastest[rows], times], axis=1)
@@ -528,10 +527,13 @@ class _Memory:
 
     @classmethod
     def of_plan(cls, plan) -> _Memory:
-        """Of the strategies a plan of those that fit was asked for."""
-        return cls(len(plan.index), plan.least_memory_bytes, plan.memory_limit_bytes)
+        """Of the strategies a plan was asked for (`workloads.training.transformer_plan`: it keeps the least memory
+        of them all, and plans every one or those that fit)."""
+        return cls(int(np.sum(plan.memory_bytes <= plan.memory_limit_bytes)), plan.least_memory_bytes,
+                   plan.memory_limit_bytes)
 
     def refusal(self, model: Model, gpu: Gpu) -> str:
+        """Why no strategy runs: the least memory one needs, and what the GPU has usable."""
         return (f"no strategy of {model.name} fits in {gpu.name}'s memory (the smallest needs "
                 f"{self.least_bytes / 1e9:.1f} GB of {self.limit_bytes / 1e9:.1f} GB usable)")
 

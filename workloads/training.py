@@ -117,24 +117,22 @@ def transformer_breakdown(model: TransformerModel, gpu: Gpu, est: FabricEstimate
     """The iteration of every strategy in `st` for `batch` sequences on the fabric `est` (its job's GPUs); with
     `index`, of those strategies alone (each candidate's numbers are its own: the same as in the whole set)."""
     plan = transformer_plan(model, gpu, batch, st, compute=compute, training=training, precision=precision)
-    return plan_breakdown(plan, gpu, training, est, index)
+    return plan_breakdown(plan, training, est, index)
 
 
-def plan_breakdown(plan: TransformerPlan, gpu: Gpu, training: TrainingSettings, est: FabricEstimate,
-                   rows=None) -> Breakdown:
+def plan_breakdown(plan: TransformerPlan, training: TrainingSettings, est: FabricEstimate, rows=None) -> Breakdown:
     """The iteration of the plan's strategies (the `rows` of the plan alone) on the fabric `est`."""
     if rows is not None:
         plan = plan.take(rows, est.job_gpus)
-    return _iteration(plan, gpu, training, _collective_times(plan, est))
+    return _iteration(plan, training, _collective_times(plan, est))
 
 
-def transformer_bound(plan: TransformerPlan, gpu: Gpu, training: TrainingSettings) -> Breakdown:
+def transformer_bound(plan: TransformerPlan, training: TrainingSettings) -> Breakdown:
     """The iteration of every strategy of the plan with its communication free: no fabric makes a strategy faster
     (each phase grows with the collectives' times), so a search may leave out the strategies whose bound is above
     the best it has priced. Fabric-free: once per plan."""
     if not plan._bound:
-        plan._bound["free"] = _iteration(plan, gpu, training,
-                                         dict.fromkeys(COLLECTIVE_TIMES, np.zeros(len(plan.index))))
+        plan._bound["free"] = _iteration(plan, training, dict.fromkeys(COLLECTIVE_TIMES, np.zeros(len(plan.index))))
     return plan._bound["free"]
 
 
@@ -175,7 +173,7 @@ def _times_calls(calls, seconds):
     return np.where(calls > 0, calls * seconds, 0.0)
 
 
-def _iteration(plan: TransformerPlan, gpu: Gpu, training: TrainingSettings, times: dict) -> Breakdown:
+def _iteration(plan: TransformerPlan, training: TrainingSettings, times: dict) -> Breakdown:
     """The phases of an iteration of the plan's strategies from the plan and its collectives' seconds
     (`_collective_times`); each phase is non-decreasing in every one of them."""
     m, st = plan.m, plan.strategies
@@ -297,28 +295,29 @@ def _memory_first(model, gpu, st, compute, training, fitting: bool) -> tuple:
     # data × context parallelism
     # a layer's figures depend on (microbatch, tp, sp, recompute, ep, cp) alone: each distinct one found once
     first, inverse = distinct_layers(st.microbatch, st.tp, st.sp, st.recompute, st.ep, st.cp)
-    layer = st.take(first)
-    memory = _plan_memory(model, gpu, st, layer, inverse, compute, training, rerun, n_first, stage_params,
+    configs = st.take(first)
+    memory = _plan_memory(model, gpu, st, configs, inverse, compute, training, rerun, n_first, stage_params,
                           grad_group)
-    index = np.flatnonzero(memory <= gpu.hbm_bytes * training.usable_memory) if fitting else np.arange(len(st))
+    limit = gpu.hbm_bytes * training.usable_memory
+    index = np.flatnonzero(memory <= limit) if fitting else np.arange(len(st))
     arrays = (n_first, n_interior, n_last, fullest, rerun, stage_params, grad_group, memory, inverse)
     if len(index) < len(st):
         st, arrays = st.take(index), tuple(x[index] for x in arrays)
-    return layer, float(np.min(memory, initial=math.inf)), index, (st, *arrays)
+    return configs, (float(np.min(memory, initial=math.inf)), limit), index, (st, *arrays)
 
 
 @last_results(32)  # the fabric-free plan once per strategy set: a sweep prices one plan on every point's fabric
 def _transformer_plan(model, gpu, batch, all_st, compute, training, precision, fitting) -> TransformerPlan:
-    layer, least, index, planned = _memory_first(model, gpu, all_st, compute, training, fitting)
+    configs, (least, limit), index, planned = _memory_first(model, gpu, all_st, compute, training, fitting)
     st, n_first, n_interior, n_last, fullest, rerun, stage_params, grad_group, memory, inverse = planned
     d, t, p, c, b, v = (x.astype(float) for x in (st.dp, st.tp, st.pp, st.cp, st.microbatch, st.interleave))
     m = batch / (d * b)
-    common = dict(microbatch=layer.microbatch, tp=layer.tp, sequence_parallel=layer.sp, recompute=layer.recompute,
-                  cp=layer.cp, precision=precision, settings=compute)
+    common = dict(microbatch=configs.microbatch, tp=configs.tp, sequence_parallel=configs.sp,
+                  recompute=configs.recompute, cp=configs.cp, precision=precision, settings=compute)
     # per-layer averages over the model's kinds of layer (each stage holds them in proportion)
     kinds = [("dense", model.dense_mlp_layers, {})]
     if model.is_moe:
-        kinds.append(("moe", model.moe_layers, {"ep": layer.ep}))
+        kinds.append(("moe", model.moe_layers, {"ep": configs.ep}))
     if model.encoder_layers:
         kinds.append(("encoder", model.encoder_layers, {}))
     fwd = bwd = gemm = attention = flops = 0.0
@@ -329,7 +328,8 @@ def _transformer_plan(model, gpu, batch, all_st, compute, training, precision, f
         gemm = gemm + share * (lt.gemm_forward_s + lt.gemm_backward_s)
         attention = attention + share * (lt.attention_forward_s + lt.attention_backward_s)
         flops = flops + count * (lt.hardware_flops - (1.0 - rerun) * lt.recompute_flops)
-    edges = edge_times(model, gpu, microbatch=layer.microbatch, tp=layer.tp, sequence_parallel=layer.sp, cp=layer.cp,
+    edges = edge_times(model, gpu, microbatch=configs.microbatch, tp=configs.tp, sequence_parallel=configs.sp,
+                       cp=configs.cp,
                        precision=precision, settings=compute).take(inverse)
     emb_f, emb_b = edges.embedding_forward_s, edges.embedding_backward_s
     head = edges.head_forward_s + edges.head_backward_s
@@ -382,7 +382,7 @@ def _transformer_plan(model, gpu, batch, all_st, compute, training, precision, f
     # backward finishes)
     spread = ((v - 1.0) * p + 1.0) / v
     return TransformerPlan(
-        strategies=st, index=index, least_memory_bytes=least, memory_limit_bytes=gpu.hbm_bytes * training.usable_memory,
+        strategies=st, index=index, least_memory_bytes=least, memory_limit_bytes=limit,
         m=m, stage_layers=fullest, compute_mb=compute_mb, gemm_mb=gemm * fullest, attention_mb=attention * fullest,
         last_backward=spread * (n_first * bwd + emb_b + np.where(single, edges.head_backward_s, 0.0)),
         first_forward=spread * (n_first * fwd + emb_f), tp_calls=tp_calls, mix=mix,
@@ -394,18 +394,18 @@ def _transformer_plan(model, gpu, batch, all_st, compute, training, precision, f
         model_flops=np.full(len(st), training_flops_per_token(model) * batch * model.seq_len))
 
 
-def _plan_memory(model, gpu, st, layer, inverse, compute, training, rerun, n_first, stage_params, grad_group):
+def _plan_memory(model, gpu, st, configs, inverse, compute, training, rerun, n_first, stage_params, grad_group):
     """Bytes on the first stage's GPU: its stored activations (the recomputed share of the layers keeping only
     their inputs, one layer's working set while it reruns), the embedding's, and the model states. A layer's
-    activations are found for each distinct layer configuration (`layer`; `inverse`, each strategy's)."""
+    activations are found for each distinct layer configuration (`configs`; `inverse`, each strategy's)."""
     c, p = st.cp.astype(float), st.pp.astype(float)
     flash = gpu.attention_kernel(compute.attention) != "unfused"
-    kw = dict(tp=layer.tp, sequence_parallel=layer.sp, flash_attention=flash, cp=layer.cp)
-    b = layer.microbatch
+    kw = dict(tp=configs.tp, sequence_parallel=configs.sp, flash_attention=flash, cp=configs.cp)
+    b = configs.microbatch
     kept = model_activation_bytes_per_layer(model, b, recompute="none", **kw)[inverse]
     stored = np.where(st.recompute == 2, rerun * model_activation_bytes_per_layer(
         model, b, recompute="full", **kw)[inverse] + (1.0 - rerun) * kept,
-        model_activation_bytes_per_layer(model, b, recompute=layer.recompute, **kw)[inverse])
+        model_activation_bytes_per_layer(model, b, recompute=configs.recompute, **kw)[inverse])
     working = np.where(st.recompute == 2, kept, 0.0)
     activations = (first_stage_activation_bytes(stored, n_first * p, st.pp, st.interleave) + working
                    + embedding_activation_bytes(model.seq_len / c, st.microbatch, model.hidden, model.vocab, tp=st.tp,

@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from workloads.gemm import GemmConstants, achieved_flops, ceiling_flops, gpu_gemm_time_s, quantization_efficiency
+from workloads.gemm import (GemmConstants, achieved_flops, ceiling_flops, gemm_time_s, gpu_gemm_time_s,
+                            quantization_efficiency)
 from workloads.gpus import get_gpu, shipped_gpus
 
 # workloads-2.md §7, XLA-MM: sm_90 (H100 SXM), BF16, batch 1 — M, N, K, TFLOP/s [verbatim]
@@ -84,6 +85,23 @@ def test_gemm_time_broadcasts():
     out = gpu_gemm_time_s(gpu, 1, m[:, None], np.array([1024, 8192]), 4096)
     assert out.shape == (3, 2)
     assert out[2, 1] == gpu_gemm_time_s(gpu, 1, 4096, 8192, 4096)
+
+
+def test_moved_bytes_and_sm_counts_broadcast_like_the_dimensions():
+    """Arrays of moved bytes (an implicit-GEMM convolution's) and of SM counts, with axes the dimensions do not
+    have, give every element what timing it alone gives."""
+    kw = dict(ceiling_flops_per_s=250e12, hbm_bandwidth_bytes_per_s=2e12)
+    moved = np.geomspace(1e6, 1e12, 5)[:, None]
+    m = np.array([512.0, 4096.0, 9000.0])
+    out = gemm_time_s(1, m, 4096, 4096, moved_bytes=moved, sm_count=108, **kw)
+    assert out.shape == (5, 3)
+    for i, j in np.ndindex(out.shape):
+        assert out[i, j] == gemm_time_s(1, m[j], 4096, 4096, moved_bytes=moved[i, 0], sm_count=108, **kw)
+    sms = np.array([108, 132])
+    eta = quantization_efficiency(1, 512, 512, 8192, sms)
+    assert eta.shape == (2,) and [float(e) for e in eta] == [float(quantization_efficiency(1, 512, 512, 8192, c))
+                                                              for c in sms]
+    assert eta[0] != eta[1]
 
 
 def test_tiny_gemms_sit_on_the_fixed_kernel_time():
