@@ -262,7 +262,7 @@ def ring_estimate(design: ClusterDesign, s: dict, floor: RingFloor, link: Fabric
     it (`_evaluate` adds the link's record, the violations and the notes): numbers for one design point, arrays over
     a grid of them (which a sweep prices collectives on, `fabric.estimate.over_points`)."""
     fab, ring, lk, loss = design.fabric, design.topology, s["link"], s["loss"]
-    one = np.ndim(floor.reach_hops) == 0
+    one = all(np.ndim(x) == 0 for x in (floor.reach_hops, floor.unamplified_reach_hops, floor.degree))  # one point
     whole = int if one else np.asarray
     unamplified, reach = whole(floor.unamplified_reach_hops), whole(floor.reach_hops)
     amplified, a = None, floor.amplified

@@ -389,11 +389,13 @@ def test_a_sweep_without_a_model_takes_the_whole_grid_at_once(monkeypatch):
     ("sip-ocs", ('sip_ocs.topology="clos"',), ("link.data_rate=10 Gbit/s:50 Gbit/s:4", "fabric.gpus=128,512"),
      "megatron-1.7b", 512),
     ("sip-ocs", ('sip_ocs.shots="multi"',), ("loss.fiber_length=1 m:3000 m:4", "laser.power_per_line=1 mW:5 mW:2"),
-     "gpt2-355m", None)])
+     "gpt2-355m", None),
+    (None, (), ("sip_ring.step_latency=1 us:10 us:3", "link.fibers_per_direction=1,2,4,6"), "gpt2-355m", None)])
 def test_a_model_sweep_over_a_grid_equals_each_point_alone(case):
     """With --model, the whole-grid path (each combination's feasible points searched as one batch) writes the rows
     the per-point path writes, bit for bit and type for type: infeasible points, GPU counts without a strategy
-    (their rows an error, no training columns), both fabrics and their allocations and shots."""
+    (their rows an error, no training columns), both fabrics and their allocations and shots, a ring whose degree
+    varies over the grid while its reach does not."""
     from sipml.design import ALL_SECTIONS
     from sipml.rows import Table
     from sipml.sweep_grid import link_table
