@@ -89,7 +89,7 @@ class LayerTimes:
         return self.forward_flops + self.backward_flops + self.recompute_flops
 
     def take(self, index) -> LayerTimes:
-        """The figures of the strategies `index` (of a set found for each distinct one, each strategy's)."""
+        """The figures at the positions `index` (e.g. each strategy's distinct layer configuration)."""
         return LayerTimes(**{f.name: getattr(self, f.name)[index] for f in fields(self)})
 
 

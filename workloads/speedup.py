@@ -440,7 +440,7 @@ def _bounded_search(model: TransformerModel, gpu: Gpu, view: FabricEstimate, bat
     st, plan, rounds = _bounded_rounds(model, gpu, view, batch, fixed_items, top, stack, precision)
     count = 1 if points(view) is None else points(view)
     memory = _Memory.of_plan(plan)
-    if not rounds:  # nothing fits in memory
+    if not memory.feasible:
         return [memory.refusal(model, gpu)] * count
     at = [dict(zip(rows.tolist(), range(len(rows)))) for rows, *_ in rounds]
     out = []
@@ -465,7 +465,7 @@ def _fastest(model: TransformerModel, gpu: Gpu, view: FabricEstimate, batch: int
         return _as_arrays([memory.refusal(model, gpu)] * count)
     if not rounds:
         return _as_arrays([SLOWER] * count)
-    best_t, best_s = np.full(count, math.inf), np.full(count, len(st))  # each point's fastest, its strategy
+    best_t, best_s = np.full(count, math.inf), np.full(count, len(st))  # each point's fastest, its row in the plan
     best_round, best_col = np.full(count, -1), np.zeros(count, dtype=int)
     for k, (rows, index, _, times) in enumerate(rounds):
         col = np.argmin(times, axis=1)  # the round's strategies ascend: the first of its equals

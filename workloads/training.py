@@ -281,10 +281,10 @@ def transformer_plan(model: TransformerModel, gpu: Gpu, batch: int, st: Strategi
 
 
 def _memory_first(model, gpu, st, compute, training, fitting: bool) -> tuple:
-    """The memory of every strategy of `st`, found first: (the distinct layer configurations, the least memory any
-    strategy needs, the positions to plan — every strategy, or with `fitting` those that fit — and what the plan
-    reads of them so far, arrays over those positions: their strategies, stage layers, recomputed share,
-    parameters, gradient group, memory and distinct layer configuration)."""
+    """The memory of every strategy of `st`, found first: (the distinct layer configurations; (the least memory any
+    strategy needs, the GPU's usable memory); the positions to plan — every strategy, or with `fitting` those that
+    fit; and what the plan reads of them so far, over those positions: their strategies, stage layers, recomputed
+    share, parameters, gradient group, memory and distinct layer configuration)."""
     n_first, n_interior, n_last = (x.astype(float) for x in stage_layers(model.layers, st.pp))
     fullest = np.maximum(np.maximum(n_first, n_interior), n_last)
     # full recomputation of only some of each stage's layers (Megatron's --recompute-num-layers): that share of
@@ -329,8 +329,7 @@ def _transformer_plan(model, gpu, batch, all_st, compute, training, precision, f
         attention = attention + share * (lt.attention_forward_s + lt.attention_backward_s)
         flops = flops + count * (lt.hardware_flops - (1.0 - rerun) * lt.recompute_flops)
     edges = edge_times(model, gpu, microbatch=configs.microbatch, tp=configs.tp, sequence_parallel=configs.sp,
-                       cp=configs.cp,
-                       precision=precision, settings=compute).take(inverse)
+                       cp=configs.cp, precision=precision, settings=compute).take(inverse)
     emb_f, emb_b = edges.embedding_forward_s, edges.embedding_backward_s
     head = edges.head_forward_s + edges.head_backward_s
     layer = fwd + bwd
