@@ -21,32 +21,34 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from core.labels import Labels
 from photonics import constraints
 from photonics.design import LinkDesign
 from photonics.link import hop_pass_loss_db
 from photonics.loss import total_db
 from photonics.records import FabricInputs
-from photonics.ring_wdm import TooLarge, joined, ring_arrays, transmit_loss_db
+from photonics.ring_wdm import TooLarge, ring_arrays, transmit_loss_db
 
 
 @dataclass(frozen=True)
 class GridResult:
-    """One array per figure, all of the grid's shape (C order: the last axis varies fastest)."""
+    """One array per figure, all of the grid's shape (C order: the last axis varies fastest); the texts as
+    `core.labels.Labels` (`np.asarray` gives the strings)."""
 
     margin_db: np.ndarray
     capacity_bps: np.ndarray
-    binding_limit: np.ndarray  # str
+    binding_limit: Labels  # str per point
     max_wavelengths_per_fiber: np.ndarray  # int
     power_budget_count: np.ndarray  # int
     total_energy_j_per_bit: np.ndarray  # optical: laser, modulators, receivers, heaters (NaN at zero capacity)
     min_laser_power_per_line_dbm: np.ndarray
-    violations: np.ndarray  # str: constraint keys joined by ';' in the table's order
+    violations: Labels  # str per point: constraint keys joined by ';' in the table's order
     fallback: np.ndarray  # bool: points to evaluate one by one
     more: dict = dataclasses.field(default_factory=dict)  # what `evaluate_grid`'s `more` read of the stages
 
     @property
     def feasible(self) -> np.ndarray:
-        return self.violations == ""
+        return self.violations.none_hold
 
 
 def product_grid(axes: dict[tuple[str, str], object]) -> dict[str, dict[str, np.ndarray]]:
@@ -86,8 +88,12 @@ def evaluate_grid(d: LinkDesign, varied: dict[str, dict[str, np.ndarray]], more=
                                                      for key, a in keys.items()} for section, keys in varied.items()},
                                        more))
         joined_more = {name: np.concatenate([p.more[name] for p in parts], axis=axis) for name in parts[0].more}
-        return GridResult(*(np.concatenate([getattr(p, f.name) for p in parts], axis=axis)
+        return GridResult(*(_concatenate([getattr(p, f.name) for p in parts], axis)
                             for f in dataclasses.fields(GridResult) if f.name != "more"), more=joined_more)
+
+
+def _concatenate(parts: list, axis: int):
+    return Labels.concatenate(parts, axis) if isinstance(parts[0], Labels) else np.concatenate(parts, axis=axis)
 
 
 def fabric_inputs(a) -> FabricInputs:
@@ -108,11 +114,11 @@ def fabric_inputs(a) -> FabricInputs:
 
 def _columns(a, shape: tuple, more=None) -> GridResult:
     table = constraints.RING_WDM
-    full = (lambda v: np.broadcast_to(v, shape))
+    full = (lambda v: v.broadcast_to(shape) if isinstance(v, Labels) else np.broadcast_to(v, shape))
     return GridResult(margin_db=full(a.budget.margin), capacity_bps=full(a.capacity.capacity),
                       binding_limit=full(a.capacity.binding), max_wavelengths_per_fiber=full(a.capacity.max_wavelengths),
                       power_budget_count=full(a.budget.count), total_energy_j_per_bit=full(a.energy_j_per_bit),
                       min_laser_power_per_line_dbm=full(a.budget.min_line_dbm),
-                      violations=full(joined(constraints.broken(table, a), [c.key for c in table])),
+                      violations=full(Labels.of(constraints.broken(table, a), [c.key for c in table])),
                       fallback=full(a.fallback),
                       more={} if more is None else {name: full(v) for name, v in more(a, shape).items()})

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from core.labels import Labels
 from core.units import db_to_lin, dbm_to_w, format_si, w_to_dbm
 from photonics import budget, crosstalk, filtering, laser, microring, modulator, packaging, variation
 from photonics.design import LinkDesign
@@ -487,7 +488,7 @@ class CapacityArrays:
     capacity: object
     wavelengths_used: object
     fibers_used: object
-    binding: object  # names, '+'-joined; 'requested' when none binds
+    binding: Labels  # names, '+'-joined; 'requested' when none binds
 
     def _limits_for(self, n_rate, n_fibers, n_escape) -> dict:
         fsr_n, lines, budget_n = self.counts
@@ -516,20 +517,6 @@ class CapacityArrays:
         return np.asarray(LIMITS, dtype=object)[np.argmin(stacked, axis=0)]
 
 
-def joined(flags, names, sep=";", none=""):
-    """Per point, the names whose flag holds, joined in order (`none` where no flag holds): each distinct
-    combination is joined once."""
-    shape = np.broadcast_shapes(*(np.shape(flag) for flag in flags))
-    dtype = np.min_scalar_type((1 << len(flags)) - 1)  # a bit per flag, in as few bytes as they take
-    code = np.zeros(shape, dtype=dtype)
-    for bit, flag in enumerate(flags):
-        code |= np.asarray(flag, dtype=dtype) << dtype.type(bit)
-    texts = np.empty(1 << len(flags), dtype=object)
-    for c in np.flatnonzero(np.bincount(code.ravel(), minlength=texts.size)):
-        texts[c] = sep.join(name for bit, name in enumerate(names) if c >> bit & 1) or none
-    return texts[code]
-
-
 def capacity_stage(d: LinkDesign, s: dict, ring: RingArrays, lz: LaserArrays, sig: SignalArrays,
                    power: BudgetArrays) -> CapacityArrays:
     """Every limit on the wavelength count and the fibers; the capacity they allow (payload after the FEC overhead)
@@ -550,7 +537,7 @@ def capacity_stage(d: LinkDesign, s: dict, ring: RingArrays, lz: LaserArrays, si
     fsr_first = (fsr_n <= lines) & (fsr_n <= budget_n)  # the tightest wavelength limit, the first on ties
     lines_first = ~fsr_first & (lines <= budget_n)
     flags = [below & fsr_first, below & lines_first, below & ~fsr_first & ~lines_first, escape < fibers]
-    binding = joined(flags, LIMITS, "+", none="requested")
+    binding = Labels.of(flags, LIMITS, "+", none="requested")
     return CapacityArrays(
         escape=escape, payload=payload, counts=counts, requested=n_req,
         fibers=fibers, max_wavelengths=n_phys, capacity=capacity,

@@ -32,6 +32,7 @@ def link_table(design, overrides: tuple, axes: tuple, progress=None, fabric: boo
     name) the training columns of `batch` (None: the model's default), the feasible points of each combination
     searched as one batch (`workloads.speedup.evaluate_model_points`); the combinations of the name and fabric axes
     without a floor go point by point, and None when none has one."""
+    from core.labels import Labels
     from sipml.rows import Table
     from sipml.sweep_points import FABRIC_COLUMNS, PHYSICS_COLUMNS, TRAINING_COLUMNS, evaluate_chunk
 
@@ -63,6 +64,7 @@ def link_table(design, overrides: tuple, axes: tuple, progress=None, fabric: boo
             for name, value in values.items():
                 if name not in columns:
                     columns[name] = np.empty(shape, dtype=np.asarray(value).dtype if name not in _TEXT else object)
+                value = np.asarray(value) if isinstance(value, Labels) else value
                 columns[name][where] = value.item() if isinstance(value, np.ndarray) and value.ndim == 0 else value
             alone[where] = refused
         if progress:
@@ -153,23 +155,14 @@ def _group(design, sets: list[str], axes: list, fabric: bool = False, model=None
     if floor is not None:
         more = dict(grid.more)
         refused |= more.pop(_REFUSED)
-        names = grid.violations
-        for name in [k for k in more if k.startswith(_BROKEN)]:
-            broken = more.pop(name)
-            names = np.where(broken, np.where(names == "", name[len(_BROKEN):], names + ";" + name[len(_BROKEN):]),
-                             names)
-        values.update({"fabric_feasible": names == "", **more, "fabric_violations": names})
+        broken = [k for k in more if k.startswith(_BROKEN)]
+        names = grid.violations.with_flags([more.pop(k) for k in broken], [k[len(_BROKEN):] for k in broken])
+        values.update({"fabric_feasible": names.none_hold, **more, "fabric_violations": names})
         if model is not None:  # an infeasible point's training says which limits its fabric breaks
             kind = cluster.fabric.kind
-            values["training_error"] = np.where(names == "", values["training_error"],
-                                                _texts(names, lambda text: infeasible_text(kind, text.split(";"))))
+            values["training_error"] = np.where(names.none_hold, values["training_error"],
+                                                names.mapped(lambda text: infeasible_text(kind, text.split(";"))))
     return values, refused | grid.fallback
-
-
-def _texts(names: np.ndarray, text) -> np.ndarray:
-    """text(name) at every point, computed once per distinct name."""
-    distinct, inverse = np.unique(names.astype(str), return_inverse=True)
-    return np.asarray([text(n) for n in distinct], dtype=object)[inverse.reshape(names.shape)]
 
 
 _REFUSED, _BROKEN, _UNTRAINED = "refused", "broken:", "untrained"  # the fabric's entries in the grid's `more`

@@ -1,0 +1,121 @@
+"""Per-point texts of a grid that name which of a few flags hold (the limits that bind, the constraints broken),
+kept as one integer per point, a bit per flag, and the text of each code made once.
+
+A grid of a million points holds a few dozen distinct texts; building a million Python strings, or comparing them,
+costs more than the physics of the grid. `Labels` holds the codes; `np.asarray(labels)` makes the object array of
+texts where a writer needs one.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+
+class Labels:
+    """Per point, the names whose flag holds, joined by `sep` in the names' order (`none` where none holds)."""
+
+    __hash__ = None
+
+    def __init__(self, codes: np.ndarray, names: tuple, sep: str, none: str):
+        self.codes, self.names, self.sep, self.none = codes, tuple(names), sep, none
+
+    @classmethod
+    def of(cls, flags, names, sep: str = ";", none: str = "") -> Labels:
+        """The labels of `flags` (boolean arrays that broadcast together), one per name."""
+        shape = np.broadcast_shapes(*(np.shape(flag) for flag in flags))
+        dtype = np.min_scalar_type((1 << len(flags)) - 1)  # a bit per flag, in as few bytes as they take
+        code = np.zeros(shape, dtype=dtype)
+        for bit, flag in enumerate(flags):
+            code |= np.asarray(flag, dtype=dtype) << dtype.type(bit)
+        return cls(code, names, sep, none)
+
+    def with_flags(self, flags, names) -> Labels:
+        """These labels with more flags, whose names follow these in every text."""
+        more = Labels.of(flags, names)
+        dtype = np.min_scalar_type((1 << (len(self.names) + len(more.names))) - 1)
+        code = self.codes.astype(dtype) | (more.codes.astype(dtype) << dtype.type(len(self.names)))
+        return Labels(code, self.names + more.names, self.sep, self.none)
+
+    def text(self, code: int) -> str:
+        return self.sep.join(name for bit, name in enumerate(self.names) if code >> bit & 1) or self.none
+
+    @functools.cached_property
+    def _texts(self) -> np.ndarray:
+        """The text of every code present (None at the codes that are not)."""
+        texts = np.empty(1 << len(self.names), dtype=object)
+        for c in np.flatnonzero(np.bincount(self.codes.ravel(), minlength=texts.size)):
+            texts[c] = self.text(int(c))
+        return texts
+
+    def mapped(self, function) -> np.ndarray:
+        """function(text) at every point, called once per distinct text (an object array of the labels' shape)."""
+        out = np.empty(self._texts.size, dtype=object)
+        for c in np.flatnonzero(np.bincount(self.codes.ravel(), minlength=out.size)):
+            out[c] = function(self._texts[c])
+        return out[self.codes.reshape(-1)].reshape(self.codes.shape)
+
+    @property
+    def none_hold(self) -> np.ndarray:
+        """Where no flag holds (the text is `none`)."""
+        return self.codes == 0
+
+    def __eq__(self, other):
+        """Elementwise: where the text is `other` (a string), or equals `other`'s at each point."""
+        if isinstance(other, str):
+            matches = np.array([text == other for text in self._texts])
+            return matches[self.codes]
+        return np.asarray(self) == np.asarray(other)
+
+    def __ne__(self, other):
+        return ~np.asarray(self == other)
+
+    @property
+    def shape(self) -> tuple:
+        return self.codes.shape
+
+    @property
+    def ndim(self) -> int:
+        return self.codes.ndim
+
+    @property
+    def size(self) -> int:
+        return self.codes.size
+
+    def _like(self, codes) -> Labels:
+        return Labels(codes, self.names, self.sep, self.none)
+
+    def __array__(self, dtype=None, copy=None):
+        texts = self._texts[self.codes.reshape(-1)].reshape(self.codes.shape)  # an array, 0-d too
+        return texts if dtype is None else texts.astype(dtype)
+
+    def __getitem__(self, index):
+        codes = self.codes[index]
+        return self.text(int(codes)) if np.ndim(codes) == 0 else self._like(codes)
+
+    def __iter__(self):
+        return iter(np.asarray(self))
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    def __str__(self) -> str:
+        return self.text(int(self.codes)) if self.codes.ndim == 0 else str(np.asarray(self))
+
+    def __repr__(self) -> str:
+        return f"Labels({np.asarray(self)!r})"
+
+    def ravel(self) -> Labels:
+        return self._like(self.codes.ravel())
+
+    def reshape(self, *shape) -> Labels:
+        return self._like(self.codes.reshape(*shape))
+
+    def broadcast_to(self, shape: tuple) -> Labels:
+        return self._like(np.broadcast_to(self.codes, shape))
+
+    @staticmethod
+    def concatenate(parts: list, axis: int = 0) -> Labels:
+        """Labels of the same names joined along `axis`."""
+        return parts[0]._like(np.concatenate([p.codes for p in parts], axis=axis))
