@@ -43,10 +43,16 @@ def penalty_db(total_leakage, q_ber, er_lin, eye_scale=1.0):
     """Crosstalk power penalty PP_xt = 10·log10(1 + ½·Q_BER·ΣX·(ER+1)/(ER−1)·s)  (E7, s = 1 for NRZ).
     PAM-M levels are OMA/(M−1) apart, so the same crosstalk power closes an eye M−1 times smaller: s = M−1,
     with Q_BER the per-eye Q of the target BER (E22–E23) [inferred]."""
+    return 10.0 * np.log10(1.0 + leakage_weight(q_ber, er_lin, eye_scale) * np.asarray(total_leakage, dtype=float))
+
+
+def leakage_weight(q_ber, er_lin, eye_scale=1.0):
+    """The weight of the leaked power ΣX in E7's penalty, ½·Q_BER·(ER+1)/(ER−1)·s: the penalty in linear power is
+    1 + weight·ΣX (`penalty_db`)."""
     er = np.asarray(er_lin, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
         er_factor = np.where(np.isinf(er), 1.0, (er + 1.0) / (er - 1.0))
-    return 10.0 * np.log10(1.0 + 0.5 * q_ber * np.asarray(total_leakage, dtype=float) * er_factor * eye_scale)
+    return 0.5 * np.asarray(q_ber, dtype=float) * er_factor * eye_scale
 
 
 def worst_channel_leakage_by_count(max_channels: int, spacing_hz, fwhm_hz, rate_bps, fsr_hz):

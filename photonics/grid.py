@@ -8,7 +8,8 @@ victim is the one the budget must close for.
 References
 ----------
 - E19 (photonics-2 reference, [inferred]): δ_k = ((k·Δf + FSR/2) mod FSR) − FSR/2.
-- PhoenixSim demux model: multiplies the through transmission of every neighbour (a sum in dB) [restated].
+- PhoenixSim demux model: multiplies the through transmission of every neighbour (a sum in dB) [restated]; the
+  worst victim's product is the worst victim's sum of dB.
 """
 
 from __future__ import annotations
@@ -37,22 +38,32 @@ def offset_detuning_hz(max_channels: int, spacing_hz, fsr_hz, point_dims: int = 
 
 def worst_victim_sum_by_count(per_offset) -> np.ndarray:
     """For every grid size n = 1..m (element n−1 of the last axis): the largest sum, over the victims i of an
-    n-channel grid, of an even effect at the offsets k = −i … n−1−i other than 0. `per_offset[k]` is the effect k
-    spacings away for k = 0 … m−1 along the first axis (`offset_detuning_hz`); the axes after it (one per design
-    point of a grid) come first in the result. Victim i sums run[i] + run[n−1−i], run[j] = Σ_{k=1..j} per_offset[k]
-    (running sums outward from the victim, O(m²) for the whole table; victims i and n−1−i sum alike, so half
-    suffice, victim i taken in every grid at once: n = 2i+1 … m), so an entry for n channels does not depend on
-    how far the table goes."""
+    n-channel grid, of an even effect at the offsets k = −i … n−1−i other than 0 (leaked power, or a loss in dB).
+    `per_offset[k]` is the effect k spacings away for k = 0 … m−1 along the first axis (`offset_detuning_hz`); the
+    axes after it (one per design point of a grid) come first in the result. Victim i sums run[i] + run[n−1−i],
+    run[j] = Σ_{k=1..j} per_offset[k] (running sums outward from the victim, O(m²) for the whole table; victims i
+    and n−1−i sum alike, so half suffice, victim i taken in every grid at once: n = 2i+1 … m), so an entry for n
+    channels does not depend on how far the table goes."""
+    return _worst_victim_by_count(per_offset, np.add, np.maximum, 0.0)
+
+
+def worst_victim_product_by_count(per_offset) -> np.ndarray:
+    """`worst_victim_sum_by_count` for an effect that multiplies (a transmission): the smallest product, over the
+    victims of each n-channel grid, of the effect at every other channel's offset (1 for one channel)."""
+    return _worst_victim_by_count(per_offset, np.multiply, np.minimum, 1.0)
+
+
+def _worst_victim_by_count(per_offset, combine, worse, alone: float) -> np.ndarray:
     values = np.asarray(per_offset, dtype=float)
     m = values.shape[0]
     run = np.empty_like(values)
-    run[0] = 0.0
-    for k in range(1, m):  # the running sum offset by offset: np.cumsum's order, ~10× faster along the first axis
-        np.add(run[k - 1:k], values[k:k + 1], out=run[k:k + 1])
-    worst = run.copy()  # victim 0 (an edge channel): run[0] + run[n−1] = run[n−1]
+    run[0] = alone
+    for k in range(1, m):  # the running combination offset by offset: ~10× faster than np.cumsum along axis 0
+        combine(run[k - 1:k], values[k:k + 1], out=run[k:k + 1])
+    worst = run.copy()  # victim 0 (an edge channel): run[0] with run[n−1] is run[n−1]
     pair = np.empty_like(values)
     for i in range(1, (m + 1) // 2):
-        rows = m - 2 * i  # the grids of n = 2i+1 … m channels, where victim i sums run[i] + run[n−1−i]
-        np.add(run[i:i + 1], run[i:i + rows], out=pair[:rows])
-        np.maximum(worst[2 * i:], pair[:rows], out=worst[2 * i:])
+        rows = m - 2 * i  # the grids of n = 2i+1 … m channels, where victim i combines run[i] with run[n−1−i]
+        combine(run[i:i + 1], run[i:i + rows], out=pair[:rows])
+        worse(worst[2 * i:], pair[:rows], out=worst[2 * i:])
     return np.moveaxis(worst, 0, -1)

@@ -83,13 +83,17 @@ def evaluate_grid(d: LinkDesign, varied: dict[str, dict[str, np.ndarray]], more=
         half = shape[axis] // 2
         parts = []
         for part in (slice(0, half), slice(half, shape[axis])):
-            index = tuple(part if k == axis else slice(None) for k in range(len(shape)))
-            parts.append(evaluate_grid(d, {section: {key: (a[index] if np.shape(a)[axis] > 1 else a)
-                                                     for key, a in keys.items()} for section, keys in varied.items()},
-                                       more))
+            parts.append(evaluate_grid(d, {section: {key: _part(a, axis - len(shape), part) for key, a in keys.items()}
+                                           for section, keys in varied.items()}, more))
         joined_more = {name: np.concatenate([p.more[name] for p in parts], axis=axis) for name in parts[0].more}
         return GridResult(*(_concatenate([getattr(p, f.name) for p in parts], axis)
                             for f in dataclasses.fields(GridResult) if f.name != "more"), more=joined_more)
+
+
+def _part(value, axis: int, part: slice):
+    """`value` (broadcasting to the grid) at `part` of the grid's axis `axis` (counted from the last, < 0)."""
+    a = np.asarray(value)
+    return a[(Ellipsis, part) + (slice(None),) * (-axis - 1)] if a.ndim >= -axis and a.shape[axis] > 1 else a
 
 
 def _concatenate(parts: list, axis: int):

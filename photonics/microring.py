@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from core.units import db_to_lin, lin_to_db
 from photonics.constants import SPEED_OF_LIGHT_M_PER_S as C
-from photonics.grid import offset_detuning_hz, worst_victim_sum_by_count
+from photonics.grid import offset_detuning_hz, worst_victim_product_by_count
 
 
 def circumference_m(radius_m):
@@ -134,19 +135,25 @@ def through_tail_loss_db(detuning_hz, fwhm_hz_, on_resonance):
     return 10.0 / np.log(10.0) * (1.0 - on_resonance) / (x * x)
 
 
+def through_transmission(detuning_hz, fwhm_hz_, on_resonance, excess_db=0.0):
+    """`through_loss_db` as a power transmission: the Lorentzian notch (E5) times the excess loss per ring."""
+    return through_lorentzian(detuning_hz, fwhm_hz_, on_resonance) * db_to_lin(0.0 - np.asarray(excess_db))
+
+
 def bus_through_loss_by_count(max_channels: int, spacing_hz, fwhm_hz_, on_resonance, excess_db, fsr_hz):
     """Through loss (dB) of the worst wavelength on a bus of n rings, one per channel of an n-channel grid, for every
     n = 1..max_channels (element n−1 of the last axis): channel i passes the ring of every other channel j at its own
     detuning (j − i)·spacing folded by the FSR (E19–E20), not all at one spacing. Array arguments (a grid of design
     points) add leading axes."""
-    return bus_through_loss_at(offset_detuning_hz(max_channels, spacing_hz, fsr_hz), fwhm_hz_, on_resonance,
-                               excess_db)
+    return 0.0 - lin_to_db(bus_through_transmission_at(offset_detuning_hz(max_channels, spacing_hz, fsr_hz), fwhm_hz_,
+                                                       on_resonance, excess_db))
 
 
-def bus_through_loss_at(detuning_hz, fwhm_hz_, on_resonance, excess_db):
-    """`bus_through_loss_by_count` from the folded detuning of each offset (`grid.offset_detuning_hz`, offsets on
-    the first axis), which a grid's tables share."""
-    return worst_victim_sum_by_count(through_loss_db(detuning_hz, fwhm_hz_, on_resonance, excess_db))
+def bus_through_transmission_at(detuning_hz, fwhm_hz_, on_resonance, excess_db):
+    """The worst wavelength's transmission through the bus (`bus_through_loss_by_count` in linear power) from the
+    folded detuning of each offset (`grid.offset_detuning_hz`, offsets on the first axis), which a grid's tables
+    share."""
+    return worst_victim_product_by_count(through_transmission(detuning_hz, fwhm_hz_, on_resonance, excess_db))
 
 
 def notch_extinction_ratio_db(on_resonance):

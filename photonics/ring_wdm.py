@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.labels import Labels
-from core.units import db_to_lin, dbm_to_w, format_si, w_to_dbm
+from core.units import db_to_lin, dbm_to_w, format_si, lin_to_db, w_to_dbm
 from photonics import budget, crosstalk, filtering, laser, microring, modulator, packaging, variation
 from photonics.design import LinkDesign
 from photonics.grid import offset_detuning_hz, worst_victim_sum_by_count, wrapped_detuning_hz
@@ -201,20 +201,56 @@ def _point_blocks(lead: tuple, arrays):
         yield part, (part.stop - start,), [a[(slice(None),) * head + (part,)] for a, (_, head, _) in zip(flat, arrays)]
 
 
-def _tables(n_max: int, leak_n: int, spacing, mod_fwhm, t0_mod, fwhm, t0, excess, fsr, rate) -> tuple:
+def _tables(n_max: int, leak_n: int, spacing, mod_fwhm, t0_mod, fwhm, t0, excess, fsr, rate, at=None) -> tuple:
     """The three per-count tables of `_count_tables`, each over the dimensions of its own inputs (the transmit rings'
     table does not vary with the drop filter's Q), computed POINTS_PER_BLOCK design points at a time (the same
     numbers: each point's tables are its own). Every table reads one folded grid, computed once, and the crosstalk
-    its phase, which depends on the grid and the rate alone."""
-    detuning = offset_detuning_hz(max(n_max, leak_n), spacing, fsr,
-                                  max(np.ndim(a) for a in (mod_fwhm, t0_mod, fwhm, t0, excess, rate)))
-    phase = crosstalk.aggressor_phase(detuning[:leak_n], rate)  # the points' axes aligned after the offsets
-    return (_blocked(lambda det, *a: microring.bus_through_loss_at(det[:n_max], *a), n_max, (detuning,),
-                     mod_fwhm, t0_mod, excess),
-            _blocked(lambda det, *a: microring.bus_through_loss_at(det[:n_max], *a), n_max, (detuning,),
-                     fwhm, t0, excess),
-            _blocked(lambda det, cos, sin, *a: crosstalk.worst_channel_leakage_at(det[:leak_n], *a, phase=(cos, sin)),
-                     leak_n, (detuning[:leak_n], *phase), fwhm, rate))
+    its phase, which depends on the grid and the rate alone. `at`: the grid's points (np.nonzero's arrays) to
+    tabulate, one row each (the points that go on to longer tables); a table, folded grid or phase whose inputs
+    take no more values over the grid than there are points is computed over its inputs' own dimensions and read
+    at the points, the others point by point."""
+    grid_dims = max(np.ndim(a) for a in (mod_fwhm, t0_mod, fwhm, t0, excess, rate)) if at is None else len(at)
+    width = max(n_max, leak_n)
+
+    def whole(*inputs) -> bool:
+        return at is None or math.prod(np.broadcast_shapes(*(np.shape(v) for v in inputs))) <= len(at[0])
+
+    def on_points(value, head: int = 0, tail: int = 0):
+        return _at_points(value, at, head, tail)
+
+    @functools.cache
+    def grid_offsets():  # the folded detuning of every offset, the points' axes aligned after it
+        return offset_detuning_hz(width, spacing, fsr, grid_dims)
+
+    @functools.cache
+    def point_offsets():
+        if whole(spacing, fsr):
+            return on_points(grid_offsets(), head=1)
+        return offset_detuning_hz(width, on_points(spacing), on_points(fsr), 1)
+
+    @functools.cache
+    def grid_phase():  # (cos θ, sin θ) of the crosstalk at each offset
+        return crosstalk.aggressor_phase(grid_offsets()[:leak_n], rate)
+
+    @functools.cache
+    def point_phase():
+        if whole(spacing, fsr, rate):
+            return tuple(on_points(p, head=1) for p in grid_phase())
+        return crosstalk.aggressor_phase(point_offsets()[:leak_n], on_points(rate))
+
+    def table(function, n: int, args, phased: bool = False):
+        if whole(spacing, fsr, *args):
+            found = _blocked(function, n, (grid_offsets()[:n], *(grid_phase() if phased else ())), *args)
+            return found if at is None else on_points(found, tail=1)
+        return _blocked(function, n, (point_offsets()[:n], *(point_phase() if phased else ())),
+                        *(on_points(a) for a in args))
+
+    def leaked(det, cos, sin, *a):
+        return crosstalk.worst_channel_leakage_at(det, *a, phase=(cos, sin))
+
+    through = microring.bus_through_transmission_at
+    return (table(through, n_max, (mod_fwhm, t0_mod, excess)), table(through, n_max, (fwhm, t0, excess)),
+            table(leaked, leak_n, (fwhm, rate), phased=True))
 
 
 def _blocked(table, width: int, offsets: tuple, *args):
@@ -230,14 +266,14 @@ def _blocked(table, width: int, offsets: tuple, *args):
     return out.reshape(shape + (width,))
 
 
-def _count_tables(d: LinkDesign, spectral, n_max: int, lines):
+def _count_tables(d: LinkDesign, spectral, n_max: int, lines, at=None):
     """Per-count tables (transmit rings, receive rings, crosstalk ΣX) of the worst wavelength, per distinct
-    spectral point: transmit and receive up to `n_max`, crosstalk up to the lines present (a comb's lines pass the
-    all-pass modulators whether used or not)."""
+    spectral point (at the grid's points `at`, one row each, where given): transmit and receive up to `n_max`,
+    crosstalk up to the lines present (a comb's lines pass the all-pass modulators whether used or not)."""
     leak_n = n_max if d.modulator.kind == "add-drop" else max(n_max, int(np.max(lines)))
     if all(ndim(a) == 0 for a in spectral):
         return _scalar_tables(n_max, leak_n, *(float(a) for a in spectral))
-    return _tables(n_max, leak_n, *spectral)
+    return _tables(n_max, leak_n, *spectral, at=at)
 
 
 def _at_count(table, index):
@@ -273,23 +309,31 @@ def laser_stage(d: LinkDesign, s: dict) -> LaserArrays:
                        cap_dbm=w_to_dbm(lz.aggregate_power_limit), lines=_f(lz.lines))
 
 
-def _margins_by_count(d: LinkDesign, tables, inputs, n_max: int):
-    """Margin of the worst wavelength for every count 1..n_max."""
-    line_dbm, cap_dbm, lines, fixed_db, constant_db, sens_dbm, system_margin, eye_q, er, flat, eye_scale = inputs
+def _after_rings_by_count(d: LinkDesign, tables, inputs, n_max: int):
+    """The worst wavelength's power after the rings and crosstalk (`budget.power_after_rings_mw`) for every count
+    1..n_max: the count closes where it is at least the point's need (the search's inputs)."""
+    _, _, lines, _, _ = inputs
     tx, rx, leak = tables
-    counts = np.arange(1, n_max + 1)
-    expand = (lambda v: np.asarray(v, dtype=float)[..., None])
-    comb = d.laser.kind == "comb"
-    present = counts if d.modulator.kind == "add-drop" else (np.maximum(np.asarray(lines)[..., None], counts) if comb
-                                                             else counts)
-    in_bus = np.maximum(np.asarray(lines)[..., None], counts) if comb else counts
-    leak_by_count = (leak[..., :n_max] if present is counts else _along_counts(leak, present - 1)) * db_to_lin(
-        expand(flat))
-    xt_db = crosstalk.penalty_db(leak_by_count, expand(eye_q), expand(er), expand(eye_scale))
-    return budget.link_margin_db(line_power_dbm=expand(line_dbm), aggregate_cap_dbm=expand(cap_dbm),
-                                 wavelengths=counts, lines_in_bus=in_bus, fixed_loss_db=expand(fixed_db),
-                                 rings_loss_db=tx[..., :n_max] + rx[..., :n_max], penalty_db=expand(constant_db) + xt_db,
-                                 sensitivity_dbm=expand(sens_dbm), system_margin_db=expand(system_margin))
+    counts, lines = np.arange(1, n_max + 1), np.asarray(lines)[..., None]
+    present = _lines_present(d, lines, counts)
+    return _after_rings((tx[..., :n_max], rx[..., :n_max], leak[..., :n_max] if present is counts else
+                         _along_counts(leak, present - 1)), inputs, _laser_lines_in_bus(d, lines, counts), axis=True)
+
+
+def _after_rings(at_count, inputs, in_bus, axis: bool = False):
+    """`budget.power_after_rings_mw` from the tables at a count (the transmit and receive rings' transmissions, the
+    leaked power ΣX) and the search's per-point inputs; `axis`: the tables and `in_bus` carry the counts on a last
+    axis of their own."""
+    line_mw, cap_mw, _, _, weight = (np.asarray(v, dtype=float)[..., None] if axis else v for v in inputs)
+    tx, rx, leak = at_count
+    return budget.power_after_rings_mw(line_power_mw=line_mw, aggregate_cap_mw=cap_mw, lines_in_bus=in_bus,
+                                       rings_transmission=tx * rx, penalty_factor=1.0 + weight * leak)
+
+
+def _lines_present(d: LinkDesign, lines, counts):
+    """The channels whose crosstalk reaches the worst wavelength: the count's, or with all-pass modulators (which do
+    not drop the lines they do not use) every line in the bus."""
+    return counts if d.modulator.kind == "add-drop" else _laser_lines_in_bus(d, lines, counts)
 
 
 def _count_search(d: LinkDesign, s: dict, ring: RingArrays, lz: LaserArrays, sig, inputs, grid_points: int):
@@ -314,9 +358,9 @@ def _count_search(d: LinkDesign, s: dict, ring: RingArrays, lz: LaserArrays, sig
     return _counted_on(d, spectral, inputs, count, table_n), tables
 
 
-def _counted_on(d: LinkDesign, spectral, inputs, count, table_n: int):
-    """`count` with each point that closes at the end of its tables of `table_n` counts counted on, alone, in
-    tables twice as long."""
+def _counted_on(d: LinkDesign, spectral, inputs, count, table_n: int, at=None):
+    """`count` (over the grid, or at its points `at`) with each point that closes at the end of its tables of
+    `table_n` counts counted on, alone, in tables twice as long."""
     next_n = min(2 * table_n, MAX_SEARCH_WAVELENGTHS)
     at_end = count == table_n
     if table_n >= MAX_SEARCH_WAVELENGTHS or not at_end.any():
@@ -324,32 +368,37 @@ def _counted_on(d: LinkDesign, spectral, inputs, count, table_n: int):
     if count.ndim == 0:
         return _counts_from(d, spectral, inputs, next_n)
     index = np.nonzero(at_end)
-    count[index] = _counts_from(d, *([_at_points(v, index) for v in group] for group in (spectral, inputs)), next_n)
+    count[index] = _counts_from(d, spectral, inputs, next_n, index if at is None else tuple(i[index] for i in at))
     return count
 
 
-def _at_points(value, index):
-    """An array of the grid's points (broadcast: any axis may be 1) at the points `index` (np.nonzero's arrays, one
-    per grid axis), one value per point; a value of one number stays one."""
+def _at_points(value, index, head: int = 0, tail: int = 0):
+    """An array over the grid (broadcast: any grid axis may be 1), with `head` axes of its own before the grid's
+    and `tail` after, at the grid's points `index` (np.nonzero's arrays, one per grid axis): one value per point on
+    the axis after the head (or an axis of 1 where it spans none of the grid); a value of one number stays one."""
     a = np.asarray(value)
-    if a.size == 1:
+    if a.size == 1 and not head and not tail:
         return a.reshape(())
-    a = a.reshape((1,) * (len(index) - a.ndim) + a.shape)
-    return a[tuple(i if n > 1 else 0 for i, n in zip(index, a.shape))]
+    grid = a.ndim - head - tail
+    a = a.reshape(a.shape[:head] + (1,) * (len(index) - grid) + a.shape[head:])
+    spans = [n > 1 for n in a.shape[head:head + len(index)]]
+    if not any(spans):
+        return a.reshape(a.shape[:head] + (1,) + a.shape[a.ndim - tail:])
+    return a[(slice(None),) * head + tuple(i if n else 0 for i, n in zip(index, spans))]
 
 
-def _counts_from(d: LinkDesign, spectral, inputs, table_n: int):
-    """The largest count each point (one, or a flat axis of them) closes, each known to close at the end of tables
-    half as long: tables to `table_n`, doubled for the points that still close at their end; TABLE_ELEMENTS at a
-    time."""
-    points = math.prod(np.broadcast_shapes(*(np.shape(v) for v in (*spectral, *inputs))))
-    step = max(1, TABLE_ELEMENTS // (2 * table_n))
-    if points > step:
-        return np.concatenate([_counts_from(d, *([v[k:k + step] if np.ndim(v) else v for v in group]
-                                                 for group in (spectral, inputs)), table_n)
-                               for k in range(0, points, step)])
-    count = _closed_counts(d, _count_tables(d, spectral, table_n, inputs[2]), inputs, table_n)
-    return _counted_on(d, spectral, inputs, count, table_n)
+def _counts_from(d: LinkDesign, spectral, inputs, table_n: int, at=None):
+    """The largest count each point closes, each known to close at the end of tables half as long: the one point
+    of a grid of no axes, or the grid's points `at` (np.nonzero's arrays), TABLE_ELEMENTS at a time; tables to
+    `table_n`, doubled for the points that still close at their end."""
+    if at is not None:
+        step = max(1, TABLE_ELEMENTS // (2 * table_n))
+        if len(at[0]) > step:
+            return np.concatenate([_counts_from(d, spectral, inputs, table_n, tuple(i[k:k + step] for i in at))
+                                   for k in range(0, len(at[0]), step)])
+    here = inputs if at is None else [_at_points(v, at) for v in inputs]
+    count = _closed_counts(d, _count_tables(d, spectral, table_n, here[2], at), here, table_n)
+    return _counted_on(d, spectral, inputs, count, table_n, at)
 
 
 def _closed_counts(d: LinkDesign, tables, inputs, n_max: int):
@@ -359,7 +408,7 @@ def _closed_counts(d: LinkDesign, tables, inputs, n_max: int):
     points = math.prod(lead)
 
     def closed(tables_, inputs_):
-        ok = _margins_by_count(d, tables_, inputs_, n_max) >= 0.0
+        ok = _after_rings_by_count(d, tables_, inputs_, n_max) >= np.asarray(inputs_[3], dtype=float)[..., None]
         ok = np.broadcast_to(ok, np.broadcast_shapes(ok.shape[:-1], *(np.shape(v) for v in inputs_)) + (n_max,))
         return np.where(ok.any(axis=-1), n_max - np.argmax(ok[..., ::-1], axis=-1), 0)
 
@@ -397,22 +446,19 @@ def budget_stage(d: LinkDesign, s: dict, ring: RingArrays, lz: LaserArrays, sig:
     constant_db = 0.0 + pen.extinction_db + ring.isi_db + ring.modulator_isi_db + pen.rin_db + pen.dispersion_db
     unpassed = ledger(d, s, ring, sig.levels, 0.0, 0.0)  # the ledger with no ring passed
     fixed_db = total_db(unpassed)
-    inputs = (lz.mean_in_bus_dbm - lz.flatness, lz.cap_dbm - lz.flatness, lz.lines, fixed_db, constant_db,
-              rx.sensitivity_dbm, lk.system_margin, sig.eye_q, er, lz.flatness, sig.eye_scale)
+    need_dbm = fixed_db + constant_db + rx.sensitivity_dbm + lk.system_margin  # what the rings must leave
+    with np.errstate(over="ignore"):  # a need past a float's range (thousands of dB) is infinite: nothing closes
+        inputs = (db_to_lin(lz.mean_in_bus_dbm - lz.flatness), db_to_lin(lz.cap_dbm - lz.flatness), lz.lines,
+                  db_to_lin(need_dbm), crosstalk.leakage_weight(sig.eye_q, er, sig.eye_scale) * db_to_lin(lz.flatness))
     count, (tx_t, rx_t, leak_t) = _count_search(d, s, ring, lz, sig, inputs, grid_points)
     n_req = _f(lk.wavelengths_per_fiber)
-    i = n_req - 1
-    through_tx, through_rx = _at_count(tx_t, i), _at_count(rx_t, i)
-    comb = d.laser.kind == "comb"
-    present = n_req if d.modulator.kind == "add-drop" else (np.maximum(lz.lines, n_req) if comb else n_req)
-    leak = _at_count(leak_t, present - 1) * db_to_lin(lz.flatness)
+    passing = (_at_count(tx_t, n_req - 1), _at_count(rx_t, n_req - 1),
+               _at_count(leak_t, _lines_present(d, lz.lines, n_req) - 1))  # the tables at the design's count
+    through_tx, through_rx = (0.0 - lin_to_db(t) for t in passing[:2])
+    leak = passing[2] * db_to_lin(lz.flatness)
     xt_db = crosstalk.penalty_db(leak, sig.eye_q, er, sig.eye_scale)
     lit = _laser_lines_in_bus(d, lz.lines, n_req)
-    margin = budget.link_margin_db(line_power_dbm=lz.mean_in_bus_dbm - lz.flatness,
-                                   aggregate_cap_dbm=lz.cap_dbm - lz.flatness, wavelengths=n_req, lines_in_bus=lit,
-                                   fixed_loss_db=fixed_db, rings_loss_db=through_tx + through_rx,
-                                   penalty_db=constant_db + xt_db, sensitivity_dbm=rx.sensitivity_dbm,
-                                   system_margin_db=lk.system_margin)
+    margin = lin_to_db(_after_rings(passing, inputs, lit)) - need_dbm
     launch = budget.launch_power_dbm(lz.mean_in_bus_dbm, lz.cap_dbm, lit) - lz.flatness
     passed = {"rings_transmit": as_number(through_tx), "rings_receive": as_number(through_rx)}
     items = tuple(dataclasses.replace(item, value_db=passed[item.key]) if item.key in passed else item

@@ -85,8 +85,9 @@ def test_blocked_closed_counts_over_a_product_grid_equal_one_pass(monkeypatch, b
     assert len(np.unique(blocked.budget.count)) > 5
 
 
+@pytest.mark.parametrize("grid", [False, True], ids=["points", "product grid"])
 @pytest.mark.parametrize("modulator, laser", [("add-drop", "comb"), ("all-pass", "comb"), ("add-drop", "dfb")])
-def test_the_count_search_finds_what_tables_to_its_end_find(monkeypatch, modulator, laser):
+def test_the_count_search_finds_what_tables_to_its_end_find(monkeypatch, modulator, laser, grid):
     """Tables of every count to the search's end in one round (the largest count that closes, whatever the margins
     do between) against the search's short first round with the points that close at its end going on alone,
     there and from 2 counts (seven rounds), a few points at a time: the same counts and figures, at points that
@@ -100,11 +101,18 @@ def test_the_count_search_finds_what_tables_to_its_end_find(monkeypatch, modulat
                                          laser=dataclasses.replace(link.laser, kind=laser)))
     rng = np.random.default_rng(5)
     points = 300
-    varied = {"link": {"channel_spacing": rng.uniform(20e9, 400e9, points),
-                       "data_rate": rng.uniform(5e9, 50e9, points)},
-              "ring": {"filter_q": rng.uniform(2e3, 4e4, points), "radius": rng.uniform(3e-6, 2e-5, points)},
-              "laser": {"power_per_line": 10 ** (rng.uniform(-3, 16, points) / 10) * 1e-3,  # −3 … 16 dBm
-                        "aggregate_power_limit": rng.uniform(0.05, 2.0, points)}}
+    if grid:  # a product grid: the later rounds read the tables of fewer values than points at the points
+        varied = {"link": {"channel_spacing": np.linspace(20e9, 400e9, 12)[:, None, None, None],
+                           "data_rate": np.array([5e9, 12e9, 50e9])[None, :, None, None]},
+                  "ring": {"filter_q": np.linspace(2e3, 4e4, 9)[None, None, :, None], "radius": 3e-6},
+                  "laser": {"power_per_line": 10 ** (np.linspace(-3, 8, 4) / 10)[None, None, None, :] * 1e-3,
+                            "aggregate_power_limit": 2.0}}
+    else:  # every point its own spectrum: the later rounds tabulate point by point
+        varied = {"link": {"channel_spacing": rng.uniform(20e9, 400e9, points),
+                           "data_rate": rng.uniform(5e9, 50e9, points)},
+                  "ring": {"filter_q": rng.uniform(2e3, 4e4, points), "radius": rng.uniform(3e-6, 2e-5, points)},
+                  "laser": {"power_per_line": 10 ** (rng.uniform(-3, 16, points) / 10) * 1e-3,  # −3 … 16 dBm
+                            "aggregate_power_limit": rng.uniform(0.05, 2.0, points)}}
     monkeypatch.setattr(ring_wdm, "MAX_SEARCH_WAVELENGTHS", 256)  # the end: no point closes there
     searched = evaluate_grid(design, varied)
     monkeypatch.setattr(ring_wdm, "FIRST_SEARCH_WAVELENGTHS", 256)

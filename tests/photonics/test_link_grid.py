@@ -229,3 +229,17 @@ def test_a_budget_closing_past_the_search_s_end_reports_the_end_with_its_warning
     assert any(f"at least {ring_wdm.MAX_SEARCH_WAVELENGTHS} wavelengths" in w for w in est.warnings)
     grid = evaluate_grid(d, {"laser": {"power_per_line": np.array([1.0, 1e-5])}})
     assert grid.power_budget_count[0] == ring_wdm.MAX_SEARCH_WAVELENGTHS and grid.power_budget_count[1] < 16
+
+
+def test_a_ledger_past_a_float_s_range_keeps_its_margin_in_db():
+    """A 4 000 dB ledger (400 dB/m over 10 m) needs more than a float holds in mW: the search closes no count and
+    the margin is the ledger's, finite, on a point and on a grid alike, with no overflow warning."""
+    import warnings
+
+    d = with_(LinkDesign(), loss__fiber_loss=400.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        est = evaluate(d)
+        grid = evaluate_grid(resolve(d), product_grid({("loss", "fiber_length"): [10.0, 20.0]}))
+    assert est.capacity.wavelength_limits["power_budget"] == 0 and -4000 < est.margin_db < -3900
+    assert grid.margin_db[0] == est.margin_db and grid.power_budget_count.tolist() == [0, 0]
