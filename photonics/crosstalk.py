@@ -22,14 +22,15 @@ def aggressor_leakage(detuning_hz, fwhm_hz, rate_bps, phase=None):
     β = 2Δf/FWHM, ν = FWHM/(2·BR), θ = 2πνβ,
     X = 1/(1+β²) − (1/(2πν))·[(1−β²)(1 − e^{−2πν}cosθ) + 2β·e^{−2πν}·sinθ] / (1+β²)².
     `phase`: (cos θ, sin θ) from `aggressor_phase` when the caller has them (θ does not depend on the filter)."""
-    beta = 2.0 * np.abs(np.asarray(detuning_hz, dtype=float)) / fwhm_hz
-    nu = np.asarray(fwhm_hz, dtype=float) / (2.0 * rate_bps)
-    two_pi_nu = 2.0 * np.pi * nu
+    fwhm = np.asarray(fwhm_hz, dtype=float)
+    beta = np.abs(np.asarray(detuning_hz, dtype=float)) * (2.0 / fwhm)
+    two_pi_nu = np.pi * fwhm / rate_bps  # 2πν
     cos_theta, sin_theta = aggressor_phase(detuning_hz, rate_bps) if phase is None else phase
     decay = np.exp(-two_pi_nu)
-    one_b2 = 1.0 + beta * beta
-    bracket = (1.0 - beta * beta) * (1.0 - decay * cos_theta) + 2.0 * beta * decay * sin_theta
-    return 1.0 / one_b2 - bracket / (two_pi_nu * one_b2 * one_b2)
+    beta2 = beta * beta
+    one_b2 = 1.0 + beta2
+    bracket = (1.0 - beta2) * (1.0 - decay * cos_theta) + beta * ((2.0 * decay) * sin_theta)
+    return (one_b2 - bracket * (1.0 / two_pi_nu)) / (one_b2 * one_b2)  # 1/(1+β²) − bracket/(2πν·(1+β²)²)
 
 
 def aggressor_phase(detuning_hz, rate_bps):

@@ -60,9 +60,13 @@ def _worst_victim_by_count(per_offset, combine, worse, alone: float) -> np.ndarr
     run[0] = alone
     for k in range(1, m):  # the running combination offset by offset: ~10× faster than np.cumsum along axis 0
         combine(run[k - 1:k], values[k:k + 1], out=run[k:k + 1])
-    worst = run.copy()  # victim 0 (an edge channel): run[0] with run[n−1] is run[n−1]
+    if m < 3:
+        return np.moveaxis(run, 0, -1)  # one victim per grid: an edge channel, run[0] with run[n−1] is run[n−1]
+    worst = np.empty_like(values)
+    worst[:2] = run[:2]  # the edge channel (victim 0) against victim 1, written where the worst starts
+    worse(run[2:], combine(run[1:2], run[1:m - 1]), out=worst[2:])
     pair = np.empty_like(values)
-    for i in range(1, (m + 1) // 2):
+    for i in range(2, (m + 1) // 2):
         rows = m - 2 * i  # the grids of n = 2i+1 … m channels, where victim i combines run[i] with run[n−1−i]
         combine(run[i:i + 1], run[i:i + rows], out=pair[:rows])
         worse(worst[2 * i:], pair[:rows], out=worst[2 * i:])

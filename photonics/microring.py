@@ -111,7 +111,7 @@ def drop_lorentzian(detuning_hz, fwhm_hz_, peak):
 
 def through_lorentzian(detuning_hz, fwhm_hz_, on_resonance):
     """Through-port power transmission T(δ) = (t0 + (2δ/FWHM)²) / (1 + (2δ/FWHM)²)  (E5)."""
-    x2 = (2.0 * np.asarray(detuning_hz, dtype=float) / fwhm_hz_) ** 2
+    x2 = np.square(np.asarray(detuning_hz, dtype=float)) * np.square(2.0 / np.asarray(fwhm_hz_, dtype=float))
     return (on_resonance + x2) / (1.0 + x2)
 
 

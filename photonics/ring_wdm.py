@@ -40,6 +40,8 @@ FIRST_SEARCH_WAVELENGTHS = 16  # the search's first tables [assumed: most budget
 # more go on alone, so a first round this short costs them little]
 BEND_FIT_MIN_RADIUS_M = 5e-6  # the UBC bending-loss fit covers R ≥ 5 µm; below it extrapolates (15,000 dB/cm at 3 µm)
 PARKED_DETUNING_SPACINGS = 0.5  # an idle ring of an intermediate GPU waits half a spacing from every channel [assumed]
+SEARCH_GROWTH = math.sqrt(2.0)  # each round's tables over the last's [derived: a table of m counts costs ~m² (the
+# worst victim), so a point closing near m costs m²·g²/(g² − 1) over the rounds of growth g, least at g = √2]
 POINTS_PER_BLOCK = 2048  # design points per block of the count tables: their temporaries stay in the CPU's cache
 TABLE_ELEMENTS = 1 << 23  # count-table elements (points × counts) in one piece of a grid: bounds the memory
 
@@ -339,11 +341,11 @@ def _lines_present(d: LinkDesign, lines, counts):
 def _count_search(d: LinkDesign, s: dict, ring: RingArrays, lz: LaserArrays, sig, inputs, grid_points: int):
     """The largest count each point's budget closes, with the per-count tables of the first round (they reach the
     design's own count and its lines). The first tables go to FIRST_SEARCH_WAVELENGTHS counts (further where the
-    design's count or its lines are more); the points that still close at their end go on, alone, in tables twice
-    as long, while one does (up to MAX_SEARCH_WAVELENGTHS). An entry for n channels does not depend on how far a
-    table goes, and a budget that fails at n fails at every count above it (the rings passed, their crosstalk and
-    the power shared between the lines only grow with the count), so the count found does not depend on where the
-    tables start, nor on the other points of the grid."""
+    design's count or its lines are more); the points that still close at their end go on, alone, in tables
+    SEARCH_GROWTH times as long, while one does (up to MAX_SEARCH_WAVELENGTHS). An entry for n channels does not
+    depend on how far a table goes, and a budget that fails at n fails at every count above it (the rings passed,
+    their crosstalk and the power shared between the lines only grow with the count), so the count found does not
+    depend on where the tables start, nor on the other points of the grid."""
     lk, r = s["link"], s["ring"]
     table_n = int(max(FIRST_SEARCH_WAVELENGTHS, np.max(lk.wavelengths_per_fiber), np.max(lz.lines)))
     spectral = [_f(v, dtype=float) for v in (lk.channel_spacing, ring.modulator_fwhm, ring.modulator_on_resonance,
@@ -360,8 +362,8 @@ def _count_search(d: LinkDesign, s: dict, ring: RingArrays, lz: LaserArrays, sig
 
 def _counted_on(d: LinkDesign, spectral, inputs, count, table_n: int, at=None):
     """`count` (over the grid, or at its points `at`) with each point that closes at the end of its tables of
-    `table_n` counts counted on, alone, in tables twice as long."""
-    next_n = min(2 * table_n, MAX_SEARCH_WAVELENGTHS)
+    `table_n` counts counted on, alone, in tables SEARCH_GROWTH times as long."""
+    next_n = min(math.ceil(table_n * SEARCH_GROWTH), MAX_SEARCH_WAVELENGTHS)
     at_end = count == table_n
     if table_n >= MAX_SEARCH_WAVELENGTHS or not at_end.any():
         return count
@@ -388,9 +390,9 @@ def _at_points(value, index, head: int = 0, tail: int = 0):
 
 
 def _counts_from(d: LinkDesign, spectral, inputs, table_n: int, at=None):
-    """The largest count each point closes, each known to close at the end of tables half as long: the one point
-    of a grid of no axes, or the grid's points `at` (np.nonzero's arrays), TABLE_ELEMENTS at a time; tables to
-    `table_n`, doubled for the points that still close at their end."""
+    """The largest count each point closes, each known to close at the end of the round's shorter tables: the one
+    point of a grid of no axes, or the grid's points `at` (np.nonzero's arrays), TABLE_ELEMENTS at a time; tables
+    to `table_n`, longer again for the points that still close at their end."""
     if at is not None:
         step = max(1, TABLE_ELEMENTS // (2 * table_n))
         if len(at[0]) > step:

@@ -142,6 +142,23 @@ def test_the_worst_victim_table_is_the_largest_sum_over_every_victim():
         assert np.array_equal(table[..., n - 1], sums.max(axis=0))
 
 
+def test_the_worst_victim_product_is_the_smallest_product_over_every_victim():
+    """Transmissions that are powers of two (every product exact in float64, in any order): each entry of the
+    product table is the smallest, over the victims of an n-channel grid, of the product over every other channel
+    (a sum of dB, `worst_victim_sum_by_count`, taken as the transmission it is)."""
+    from photonics.grid import worst_victim_product_by_count
+
+    rng = np.random.default_rng(3)
+    m = 21
+    per_offset = 2.0 ** -rng.integers(0, 6, (m, 5, 2)).astype(float)
+    table = worst_victim_product_by_count(per_offset)
+    assert table.shape == (5, 2, m)
+    for n in range(1, m + 1):
+        offsets = np.abs(np.arange(n)[None, :] - np.arange(n)[:, None])
+        products = np.where((offsets > 0)[..., None, None], per_offset[offsets], 1.0).prod(axis=1)
+        assert np.array_equal(table[..., n - 1], products.min(axis=0))
+
+
 def test_crosstalk_aliasing_when_grid_exceeds_fsr():
     """A channel one FSR away sits on the victim's resonance again: leakage jumps once N·spacing passes the FSR."""
     fsr, spacing = 1.0e12, 100e9
