@@ -293,11 +293,12 @@ class MixPricing:
         """`kind.time` at each distinct column of (n, p, s, share) once, spread back over the columns: the
         candidates of a strategy search repeat a collective's bytes, groups and share (their microbatch, memory
         and recompute choices leave them alone), and the pricer is elementwise, so every column's figures are
-        the ones it gets priced alone. Pricings of fewer than DISTINCT_FROM figures, or with few repeats, are
-        priced as they are. With `seconds_only`, the seconds alone."""
+        the ones it gets priced alone. Pricings of fewer than DISTINCT_FROM figures, of one point (its columns
+        repeat too little to pay for finding them), or with few repeats, are priced as they are. With
+        `seconds_only`, the seconds alone."""
         parts = share if isinstance(share, tuple) else (share,)  # a kind's share may be one per resource
         inputs = np.broadcast_arrays(n, p, s, *parts)
-        few = not inputs[0].ndim or inputs[0].size * self.points < DISTINCT_FROM
+        few = not inputs[0].ndim or self.points < 2 or inputs[0].size * self.points < DISTINCT_FROM
         if not few:
             k = inputs[0].shape[-1]
             first, inverse = distinct_columns(np.concatenate([np.reshape(a, (-1, k)) for a in inputs]))

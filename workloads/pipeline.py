@@ -22,8 +22,11 @@ def bubble_share_of_iteration(pp, microbatches, interleave=1):
 def stage_layers(layers: int, pp):
     """(first, interior, last) layers of each pipeline stage, arrays over pp: L/p each where p divides L, else
     ⌈L/p⌉ on the interior stages and the rest split between the first and the last (the first takes the smaller
-    half: it also holds the embedding). One stage holds them all."""
+    half: it also holds the embedding). One stage holds them all. Over many stages' counts (a strategy search's),
+    each depth up to the largest is split once and read at every element."""
     p = np.asarray(pp, dtype=np.int64)
+    if p.size > 4 * layers and p.min() >= 1:  # integer division per element costs more than a table of the depths
+        return tuple(split[p - 1] for split in stage_layers(layers, np.arange(1, int(p.max()) + 1)))
     even = layers % p == 0
     interior = np.where(even, layers // p, -(-layers // p))
     rest = layers - np.maximum(p - 2, 0) * interior
