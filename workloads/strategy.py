@@ -262,7 +262,8 @@ class _Product:
         for key in keys:
             values = np.asarray(self.options[key], dtype=np.int64)
             rows = len(next(iter(self.cols.values()))) if self.cols else 1
-            self.cols = {name: np.repeat(col, len(values)) for name, col in self.cols.items()}
+            if len(values) > 1:  # one option leaves the rows as they are
+                self.cols = {name: np.repeat(col, len(values)) for name, col in self.cols.items()}
             self.cols[key] = np.tile(values, rows)
             if key in self.derive:
                 self.cols.update(self.derive[key](self.cols))
@@ -271,7 +272,8 @@ class _Product:
         """Keep the `rows` (a mask) that a rule lets through; False when it lets none."""
         if not rows.any():
             return False
-        self.cols = {name: col[rows] for name, col in self.cols.items()}
+        if not rows.all():
+            self.cols = {name: col[rows] for name, col in self.cols.items()}
         return True
 
 
