@@ -37,6 +37,7 @@ from dataclasses import dataclass, field, fields
 
 import numpy as np
 
+from core.distinct import distinct_columns
 from core.memo import last_results
 from fabric.estimate import FabricEstimate, points
 from fabric.evaluate import mix_pricing
@@ -290,7 +291,9 @@ def _memory_first(model, gpu, st, compute, training, fitting: bool) -> tuple:
     # full recomputation of only some of each stage's layers (Megatron's --recompute-num-layers): that share of
     # the layers reruns its forward, the rest keeps its activations
     rerun = np.where(st.recompute == 2, st.recompute_layers / fullest, 1.0)
-    stage_params = parameters_per_gpu(model, st.tp, st.pp, st.ep)
+    # the parameters depend on (tp, pp, ep) alone: each distinct one found once
+    shards, sharded = distinct_columns(np.stack([st.tp, st.pp, st.ep]))
+    stage_params = parameters_per_gpu(model, st.tp[shards], st.pp[shards], st.ep[shards])[sharded]
     grad_group = (st.dp * st.cp).astype(float)  # the gradients are reduced (and the optimizer sharded) over
     # data × context parallelism
     # a layer's figures depend on (microbatch, tp, sp, recompute, ep, cp) alone: each distinct one found once
