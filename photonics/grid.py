@@ -1,9 +1,9 @@
 """The channel grid of a WDM link: how far every other channel sits from a victim, and the worst victim's sum.
 
 A grid of n channels at a fixed spacing: victim i (0 ≤ i < n) sees channel j at offset (j − i) × spacing. A ring with
-free spectral range FSR sees that offset folded onto its nearest resonance order (E19). Per-offset effects that add
-up over the grid (crosstalk leakage E6, through loss of passed rings E20) are summed for every victim, and the worst
-victim is the one the budget must close for.
+free spectral range FSR sees that offset folded onto its nearest resonance order (E19). Per-offset effects that
+combine over the grid are combined for every victim — crosstalk leakage (E6) summed, the transmissions of passed
+rings (E20) multiplied (their losses in dB summed) — and the worst victim is the one the budget must close for.
 
 References
 ----------

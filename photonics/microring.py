@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.units import db_to_lin, lin_to_db
+from core.units import db_to_lin
 from photonics.constants import SPEED_OF_LIGHT_M_PER_S as C
-from photonics.grid import offset_detuning_hz, worst_victim_product_by_count
+from photonics.grid import offset_detuning_hz, worst_victim_product_by_count, worst_victim_sum_by_count
 
 
 def circumference_m(radius_m):
@@ -144,9 +144,10 @@ def bus_through_loss_by_count(max_channels: int, spacing_hz, fwhm_hz_, on_resona
     """Through loss (dB) of the worst wavelength on a bus of n rings, one per channel of an n-channel grid, for every
     n = 1..max_channels (element n−1 of the last axis): channel i passes the ring of every other channel j at its own
     detuning (j − i)·spacing folded by the FSR (E19–E20), not all at one spacing. Array arguments (a grid of design
-    points) add leading axes."""
-    return 0.0 - lin_to_db(bus_through_transmission_at(offset_detuning_hz(max_channels, spacing_hz, fsr_hz), fwhm_hz_,
-                                                       on_resonance, excess_db))
+    points) add leading axes. In dB, so any number of lossy rings keeps its loss (`bus_through_transmission_at`, the
+    same in linear power, leaves a float's range past ~3 000 dB)."""
+    return worst_victim_sum_by_count(through_loss_db(offset_detuning_hz(max_channels, spacing_hz, fsr_hz), fwhm_hz_,
+                                                     on_resonance, excess_db))
 
 
 def bus_through_transmission_at(detuning_hz, fwhm_hz_, on_resonance, excess_db):

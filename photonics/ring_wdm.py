@@ -40,8 +40,10 @@ FIRST_SEARCH_WAVELENGTHS = 16  # the search's first tables [assumed: most budget
 # more go on alone, so a first round this short costs them little]
 BEND_FIT_MIN_RADIUS_M = 5e-6  # the UBC bending-loss fit covers R ≥ 5 µm; below it extrapolates (15,000 dB/cm at 3 µm)
 PARKED_DETUNING_SPACINGS = 0.5  # an idle ring of an intermediate GPU waits half a spacing from every channel [assumed]
-SEARCH_GROWTH = math.sqrt(2.0)  # each round's tables over the last's [derived: a table of m counts costs ~m² (the
-# worst victim), so a point closing near m costs m²·g²/(g² − 1) over the rounds of growth g, least at g = √2]
+FIRST_SEARCH_GROWTH = 1.5  # the second round's tables over the first's [assumed: a table of m counts costs ~m² (the
+# worst victim), and most points that close at the end of the first tables close a little past it]
+SEARCH_GROWTH = 2.0  # each later round's over the last's (the points still going on may close far beyond: a point
+# that closes near c pays ~c²·g²/(g² − 1) over the rounds, least near g = 2 with the last table's overshoot)
 POINTS_PER_BLOCK = 2048  # design points per block of the count tables: their temporaries stay in the CPU's cache
 TABLE_ELEMENTS = 1 << 23  # count-table elements (points × counts) in one piece of a grid: bounds the memory
 
@@ -313,23 +315,17 @@ def laser_stage(d: LinkDesign, s: dict) -> LaserArrays:
 
 def _after_rings_by_count(d: LinkDesign, tables, inputs, n_max: int):
     """The worst wavelength's power after the rings and crosstalk (`budget.power_after_rings_mw`) for every count
-    1..n_max: the count closes where it is at least the point's need (the search's inputs)."""
-    _, _, lines, _, _ = inputs
+    1..n_max, from the count tables (the transmit and receive rings' transmissions, the leaked power ΣX) and the
+    search's per-point inputs: the count closes where it is at least the point's need."""
+    line_mw, cap_mw, lines, _, weight = (np.asarray(v, dtype=float)[..., None] for v in inputs)
     tx, rx, leak = tables
-    counts, lines = np.arange(1, n_max + 1), np.asarray(lines)[..., None]
+    counts = np.arange(1, n_max + 1)
     present = _lines_present(d, lines, counts)
-    return _after_rings((tx[..., :n_max], rx[..., :n_max], leak[..., :n_max] if present is counts else
-                         _along_counts(leak, present - 1)), inputs, _laser_lines_in_bus(d, lines, counts), axis=True)
-
-
-def _after_rings(at_count, inputs, in_bus, axis: bool = False):
-    """`budget.power_after_rings_mw` from the tables at a count (the transmit and receive rings' transmissions, the
-    leaked power ΣX) and the search's per-point inputs; `axis`: the tables and `in_bus` carry the counts on a last
-    axis of their own."""
-    line_mw, cap_mw, _, _, weight = (np.asarray(v, dtype=float)[..., None] if axis else v for v in inputs)
-    tx, rx, leak = at_count
-    return budget.power_after_rings_mw(line_power_mw=line_mw, aggregate_cap_mw=cap_mw, lines_in_bus=in_bus,
-                                       rings_transmission=tx * rx, penalty_factor=1.0 + weight * leak)
+    leaked = leak[..., :n_max] if present is counts else _along_counts(leak, present.astype(np.int64) - 1)
+    return budget.power_after_rings_mw(line_power_mw=line_mw, aggregate_cap_mw=cap_mw,
+                                       lines_in_bus=_laser_lines_in_bus(d, lines, counts),
+                                       rings_transmission=tx[..., :n_max] * rx[..., :n_max],
+                                       penalty_factor=1.0 + weight * leaked)
 
 
 def _lines_present(d: LinkDesign, lines, counts):
@@ -342,7 +338,7 @@ def _count_search(d: LinkDesign, s: dict, ring: RingArrays, lz: LaserArrays, sig
     """The largest count each point's budget closes, with the per-count tables of the first round (they reach the
     design's own count and its lines). The first tables go to FIRST_SEARCH_WAVELENGTHS counts (further where the
     design's count or its lines are more); the points that still close at their end go on, alone, in tables
-    SEARCH_GROWTH times as long, while one does (up to MAX_SEARCH_WAVELENGTHS). An entry for n channels does not
+    FIRST_SEARCH_GROWTH, then SEARCH_GROWTH times as long, while one does (up to MAX_SEARCH_WAVELENGTHS). An entry for n channels does not
     depend on how far a table goes, and a budget that fails at n fails at every count above it (the rings passed,
     their crosstalk and the power shared between the lines only grow with the count), so the count found does not
     depend on where the tables start, nor on the other points of the grid."""
@@ -357,13 +353,15 @@ def _count_search(d: LinkDesign, s: dict, ring: RingArrays, lz: LaserArrays, sig
         raise TooLarge
     tables = _count_tables(d, spectral, table_n, lz.lines)
     count = _closed_counts(d, tables, inputs, table_n)
-    return _counted_on(d, spectral, inputs, count, table_n), tables
+    return _counted_on(d, spectral, inputs, count, table_n, growth=FIRST_SEARCH_GROWTH), tables
 
 
-def _counted_on(d: LinkDesign, spectral, inputs, count, table_n: int, at=None):
+def _counted_on(d: LinkDesign, spectral, inputs, count, table_n: int, at=None, growth: float = SEARCH_GROWTH):
     """`count` (over the grid, or at its points `at`) with each point that closes at the end of its tables of
-    `table_n` counts counted on, alone, in tables SEARCH_GROWTH times as long."""
-    next_n = min(math.ceil(table_n * SEARCH_GROWTH), MAX_SEARCH_WAVELENGTHS)
+    `table_n` counts counted on, alone, in tables `growth` times as long (to the search's end where they would
+    pass half of it: no round just short of the end before it)."""
+    next_n = max(math.ceil(table_n * growth), table_n + 1)
+    next_n = MAX_SEARCH_WAVELENGTHS if 2 * next_n > MAX_SEARCH_WAVELENGTHS else next_n
     at_end = count == table_n
     if table_n >= MAX_SEARCH_WAVELENGTHS or not at_end.any():
         return count
@@ -404,8 +402,8 @@ def _counts_from(d: LinkDesign, spectral, inputs, table_n: int, at=None):
 
 
 def _closed_counts(d: LinkDesign, tables, inputs, n_max: int):
-    """The largest count ≤ n_max each point's budget closes, 0 where none, from the margins by count,
-    POINTS_PER_BLOCK points at a time."""
+    """The largest count ≤ n_max each point's budget closes, 0 where none, from the power after the rings by count
+    against the point's need, POINTS_PER_BLOCK points at a time."""
     lead = np.broadcast_shapes(*(t.shape[:-1] for t in tables), *(np.shape(v) for v in inputs))
     points = math.prod(lead)
 
@@ -442,8 +440,9 @@ class BudgetArrays:
 
 def budget_stage(d: LinkDesign, s: dict, ring: RingArrays, lz: LaserArrays, sig: SignalArrays, rx: ReceiverArrays,
                  pen: PenaltyArrays, er, grid_points: int = 1) -> BudgetArrays:
-    """Margin of the worst wavelength for every count up to where it fails (the power-budget count), and the ledger
-    and penalties at the design's own count."""
+    """The largest count the worst wavelength's budget closes (the power-budget count: the power after the rings
+    and crosstalk against what it needs, count by count), and the ledger, penalties and margin (dB) at the design's
+    own count."""
     lk = s["link"]
     constant_db = 0.0 + pen.extinction_db + ring.isi_db + ring.modulator_isi_db + pen.rin_db + pen.dispersion_db
     unpassed = ledger(d, s, ring, sig.levels, 0.0, 0.0)  # the ledger with no ring passed
@@ -456,11 +455,19 @@ def budget_stage(d: LinkDesign, s: dict, ring: RingArrays, lz: LaserArrays, sig:
     n_req = _f(lk.wavelengths_per_fiber)
     passing = (_at_count(tx_t, n_req - 1), _at_count(rx_t, n_req - 1),
                _at_count(leak_t, _lines_present(d, lz.lines, n_req) - 1))  # the tables at the design's count
-    through_tx, through_rx = (0.0 - lin_to_db(t) for t in passing[:2])
+    spectral = (lk.channel_spacing, ring.fsr, s["ring"].through_excess_loss)
+    through_tx, through_rx = (_bus_loss_db(t, n_req, *spectral, *rings) for t, rings in zip(passing, (
+        (ring.modulator_fwhm, ring.modulator_on_resonance), (ring.fwhm, ring.on_resonance))))
     leak = passing[2] * db_to_lin(lz.flatness)
     xt_db = crosstalk.penalty_db(leak, sig.eye_q, er, sig.eye_scale)
     lit = _laser_lines_in_bus(d, lz.lines, n_req)
-    margin = lin_to_db(_after_rings(passing, inputs, lit)) - need_dbm
+    margin = budget.link_margin_db(line_power_dbm=lz.mean_in_bus_dbm - lz.flatness,
+                                   aggregate_cap_dbm=lz.cap_dbm - lz.flatness, wavelengths=n_req, lines_in_bus=lit,
+                                   fixed_loss_db=fixed_db, rings_loss_db=through_tx + through_rx,
+                                   penalty_db=constant_db + xt_db, sensitivity_dbm=rx.sensitivity_dbm,
+                                   system_margin_db=lk.system_margin)
+    # the design's own count closes where its margin says (the search's powers may round the other way at 0 dB)
+    count = np.where(margin >= 0.0, np.maximum(count, n_req), np.minimum(count, n_req - 1))
     launch = budget.launch_power_dbm(lz.mean_in_bus_dbm, lz.cap_dbm, lit) - lz.flatness
     passed = {"rings_transmit": as_number(through_tx), "rings_receive": as_number(through_rx)}
     items = tuple(dataclasses.replace(item, value_db=passed[item.key]) if item.key in passed else item
@@ -475,6 +482,31 @@ def budget_stage(d: LinkDesign, s: dict, ring: RingArrays, lz: LaserArrays, sig:
                         leakage=leak, crosstalk_db=xt_db, margin=margin, launch_dbm=launch, lit=lit, total_db=total,
                         penalty_db=penalty_db, min_line_dbm=min_line,
                         fiber_launch_dbm=_fiber_launch_dbm(d, s, ring, items, launch + lz.flatness, lit, through_tx))
+
+
+def _bus_loss_db(transmission, count, spacing, fsr, excess, fwhm, t0):
+    """The worst wavelength's loss in dB through a bus of `count` rings, from its transmission (a count table's
+    entry); where that leaves a float's range (below its smallest normal number: thousands of dB), from the sum of
+    each ring's loss in dB (`microring.bus_through_loss_by_count`) at those points, TABLE_ELEMENTS at a time."""
+    loss = 0.0 - lin_to_db(transmission)
+    lost = np.asarray(transmission) < np.finfo(float).tiny
+    if not np.any(lost):
+        return loss
+    inputs = (count, spacing, fwhm, t0, excess, fsr)
+    if not np.ndim(loss):
+        n = int(count)
+        return microring.bus_through_loss_by_count(n, *(float(v) for v in inputs[1:]))[..., n - 1]
+    loss = np.array(np.broadcast_to(loss, np.broadcast_shapes(np.shape(loss), *(np.shape(v) for v in inputs))))
+    index = np.nonzero(np.broadcast_to(lost, loss.shape))
+    n, *rest = (_at_points(v, index) for v in inputs)
+    width = int(np.max(n))
+    step = max(1, TABLE_ELEMENTS // width)
+    found = np.concatenate([_at_count(microring.bus_through_loss_by_count(width, *(v[k:k + step] if np.ndim(v) else v
+                                                                                   for v in rest)),
+                                      (n[k:k + step] if np.ndim(n) else n) - 1)
+                            for k in range(0, len(index[0]), step)])
+    loss[index] = found
+    return loss
 
 
 def _penalty_lines(d: LinkDesign, s: dict, sig, ring: RingArrays, pen: PenaltyArrays, xt_db, leak) -> tuple:

@@ -90,8 +90,8 @@ def test_blocked_closed_counts_over_a_product_grid_equal_one_pass(monkeypatch, b
 def test_the_count_search_finds_what_tables_to_its_end_find(monkeypatch, modulator, laser, grid):
     """Tables of every count to the search's end in one round (the largest count that closes, whatever the margins
     do between) against the search's short first round with the points that close at its end going on alone,
-    there and from 2 counts (seven rounds), a few points at a time: the same counts and figures, at points that
-    close anywhere from 0 to over 64 wavelengths (four rounds of the search)."""
+    there and from 2 counts (eight rounds), a few points at a time: the same counts and figures, at points that
+    close anywhere from 0 to over 64 wavelengths (four rounds or more of the search)."""
     from photonics.link_grid import evaluate_grid
     from photonics.resolve import resolve
     from sipml.design import load_design

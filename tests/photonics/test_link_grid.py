@@ -243,3 +243,31 @@ def test_a_ledger_past_a_float_s_range_keeps_its_margin_in_db():
         grid = evaluate_grid(resolve(d), product_grid({("loss", "fiber_length"): [10.0, 20.0]}))
     assert est.capacity.wavelength_limits["power_budget"] == 0 and -4000 < est.margin_db < -3900
     assert grid.margin_db[0] == est.margin_db and grid.power_budget_count.tolist() == [0, 0]
+
+
+def test_rings_past_a_float_s_range_keep_their_loss_and_the_margin_in_db():
+    """82 channels passing rings of 40 dB excess loss each: each bus loses ~3 300 dB, its transmission below a
+    float's smallest number. The receive bus's ledger line is its loss summed ring by ring in dB
+    (`microring.bus_through_loss_by_count`), and the margin is the ledger's, finite, on a point and on a grid alike."""
+    from photonics import microring
+
+    d = with_(LinkDesign(), ring__through_excess_loss=40.0, laser__lines=128, link__wavelengths_per_fiber=82)
+    est = evaluate(d)
+    ring = est.ring
+    by_hand = microring.bus_through_loss_by_count(82, d.link.channel_spacing, ring.filter_fwhm_hz,
+                                                  ring.filter_on_resonance, 40.0, ring.fsr_hz)[81]
+    receive = {line.key: line.value_db for line in est.ledger}["rings_receive"]
+    assert receive == pytest.approx(by_hand, rel=1e-12) and by_hand > 3200
+    assert -7000 < est.margin_db < -6000
+    grid = evaluate_grid(resolve(d), product_grid({("link", "wavelengths_per_fiber"): [70, 82, 100]}))
+    assert grid.margin_db[1] == est.margin_db and np.all(np.isfinite(grid.margin_db))
+    assert grid.margin_db[0] > grid.margin_db[1] > grid.margin_db[2]
+
+
+def test_the_design_s_own_count_follows_its_margin_at_zero():
+    """System margins a few ulps either side of where the default design's margin crosses 0 dB: its count closes
+    (8, the design's own) exactly where its margin is ≥ 0."""
+    margins = 0.6014213777082473 + np.arange(-40, 40) * 1.1e-16
+    grid = evaluate_grid(resolve(LinkDesign()), product_grid({("link", "system_margin"): margins}))
+    assert 0 < np.count_nonzero(grid.margin_db >= 0) < len(margins)
+    assert np.array_equal(grid.margin_db >= 0, grid.power_budget_count >= 8)
