@@ -13,6 +13,9 @@ import functools
 import numpy as np
 
 
+DENSE_NAMES = 20  # names up to which the codes present are found by a table of every code (2^20 entries at most)
+
+
 class Labels:
     """Per point, the names whose flag holds, joined by `sep` in the names' order (`none` where none holds)."""
 
@@ -42,19 +45,29 @@ class Labels:
         return self.sep.join(name for bit, name in enumerate(self.names) if code >> bit & 1) or self.none
 
     @functools.cached_property
-    def _texts(self) -> np.ndarray:
-        """The text of every code present (None at the codes that are not)."""
-        texts = np.empty(1 << len(self.names), dtype=object)
-        for c in np.flatnonzero(np.bincount(self.codes.ravel(), minlength=texts.size)):
-            texts[c] = self.text(int(c))
-        return texts
+    def _distinct(self) -> tuple:
+        """(the codes present, ascending; each point's place among them): by a table of every code where the names
+        are few, by a sort of the codes otherwise."""
+        flat = self.codes.ravel()
+        if len(self.names) > DENSE_NAMES:
+            present, place = np.unique(flat, return_inverse=True)
+            return present, place.reshape(self.codes.shape)
+        present = np.flatnonzero(np.bincount(flat, minlength=1 << len(self.names)))
+        places = np.zeros(1 << len(self.names), dtype=np.intp)
+        places[present] = np.arange(len(present))
+        return present, places[self.codes]
+
+    def _each(self, function, dtype=object) -> np.ndarray:
+        """function(text) at every point, called once per distinct text."""
+        present, place = self._distinct
+        values = np.empty(len(present), dtype=dtype)
+        for i, code in enumerate(present):
+            values[i] = function(self.text(int(code)))
+        return values[place.reshape(-1)].reshape(self.codes.shape)  # an array, 0-d too
 
     def mapped(self, function) -> np.ndarray:
         """function(text) at every point, called once per distinct text (an object array of the labels' shape)."""
-        out = np.empty(self._texts.size, dtype=object)
-        for c in np.flatnonzero(np.bincount(self.codes.ravel(), minlength=out.size)):
-            out[c] = function(self._texts[c])
-        return out[self.codes.reshape(-1)].reshape(self.codes.shape)
+        return self._each(function)
 
     @property
     def none_hold(self) -> np.ndarray:
@@ -64,8 +77,7 @@ class Labels:
     def __eq__(self, other):
         """Elementwise: where the text is `other` (a string), or equals `other`'s at each point."""
         if isinstance(other, str):
-            matches = np.array([text == other for text in self._texts])
-            return matches[self.codes]
+            return self._each(lambda text: text == other, dtype=bool)
         return np.asarray(self) == np.asarray(other)
 
     def __ne__(self, other):
@@ -86,9 +98,20 @@ class Labels:
     def _like(self, codes) -> Labels:
         return Labels(codes, self.names, self.sep, self.none)
 
+    dtype = np.dtype(object)
+
     def __array__(self, dtype=None, copy=None):
-        texts = self._texts[self.codes.reshape(-1)].reshape(self.codes.shape)  # an array, 0-d too
+        texts = self._each(str)
         return texts if dtype is None else texts.astype(dtype)
+
+    def astype(self, dtype) -> np.ndarray:
+        return np.asarray(self, dtype=dtype)
+
+    def tolist(self):
+        return np.asarray(self).tolist()
+
+    def item(self, *index) -> str:
+        return self.text(int(self.codes.item(*index)))
 
     def __getitem__(self, index):
         codes = self.codes[index]

@@ -30,23 +30,12 @@ def margin_db(launch_dbm, loss_db, penalty_db, sensitivity_dbm, system_margin_db
     return launch_dbm - loss_db - penalty_db - sensitivity_dbm - system_margin_db
 
 
-def link_margin_db(*, line_power_dbm, aggregate_cap_dbm, wavelengths, fixed_loss_db, rings_loss_db, penalty_db,
-                   sensitivity_dbm, system_margin_db, lines_in_bus=None):
-    """The budget kernel: margin of the worst wavelength of an N-wavelength link.
-    Loss = fixed ledger + the through loss of the rings it passes; launch power from `launch_power_dbm`, the
-    aggregate cap shared by `lines_in_bus` lines (a comb puts all its lines in the bus; default N). In dB, so a
-    ledger of any size keeps its margin; `power_after_rings_mw` is its count-dependent side in linear power."""
-    launch = launch_power_dbm(line_power_dbm, aggregate_cap_dbm,
-                              wavelengths if lines_in_bus is None else lines_in_bus)
-    return margin_db(launch, fixed_loss_db + rings_loss_db, penalty_db, sensitivity_dbm, system_margin_db)
-
-
 def power_after_rings_mw(*, line_power_mw, aggregate_cap_mw, lines_in_bus, rings_transmission, penalty_factor):
     """The count-dependent side of the budget kernel, in linear power: the worst wavelength's launch power, the
     line or the aggregate cap shared by N_bus lines (E10), through the rings it passes, over the penalties that grow
     with the count (crosstalk): min(P_line, P_max / N_bus) · T_rings / PP_count, in mW. The budget closes where it
-    is at least the sensitivity times the fixed ledger, the other penalties and the system margin (E9): where
-    `link_margin_db` is ≥ 0 (a search over counts compares powers, with no logarithm per count)."""
+    is at least the sensitivity times the fixed ledger, the other penalties and the system margin (E9); in dB, its
+    excess over that is the link margin (`margin_db` of the same terms)."""
     return np.minimum(line_power_mw, aggregate_cap_mw / lines_in_bus) * rings_transmission / penalty_factor
 
 

@@ -461,14 +461,13 @@ def budget_stage(d: LinkDesign, s: dict, ring: RingArrays, lz: LaserArrays, sig:
     leak = passing[2] * db_to_lin(lz.flatness)
     xt_db = crosstalk.penalty_db(leak, sig.eye_q, er, sig.eye_scale)
     lit = _laser_lines_in_bus(d, lz.lines, n_req)
-    margin = budget.link_margin_db(line_power_dbm=lz.mean_in_bus_dbm - lz.flatness,
-                                   aggregate_cap_dbm=lz.cap_dbm - lz.flatness, wavelengths=n_req, lines_in_bus=lit,
-                                   fixed_loss_db=fixed_db, rings_loss_db=through_tx + through_rx,
-                                   penalty_db=constant_db + xt_db, sensitivity_dbm=rx.sensitivity_dbm,
-                                   system_margin_db=lk.system_margin)
-    # the design's own count closes where its margin says (the search's powers may round the other way at 0 dB)
-    count = np.where(margin >= 0.0, np.maximum(count, n_req), np.minimum(count, n_req - 1))
     launch = budget.launch_power_dbm(lz.mean_in_bus_dbm, lz.cap_dbm, lit) - lz.flatness
+    # in dB, so a ledger of any size keeps its margin: the power after the rings (`budget.power_after_rings_mw`)
+    # over the need
+    margin = launch - (through_tx + through_rx) - xt_db - need_dbm
+    closes = margin >= 0.0  # the design's own count closes where its margin says (the search's powers may round
+    if np.any(closes != (count >= n_req)):  # the other way at 0 dB)
+        count = np.where(closes, np.maximum(count, n_req), np.minimum(count, n_req - 1))
     passed = {"rings_transmit": as_number(through_tx), "rings_receive": as_number(through_rx)}
     items = tuple(dataclasses.replace(item, value_db=passed[item.key]) if item.key in passed else item
                   for item in unpassed)

@@ -49,9 +49,12 @@ def test_one_point_is_a_string_and_a_0_d_array():
     assert as_array.shape == () and as_array.item() == "fsr;budget"
 
 
-def test_flags_past_eight_and_sixteen_keep_every_bit():
+@pytest.mark.parametrize("count", [20, 30])  # a table of every code; a sort of the codes present
+def test_flags_past_eight_and_sixteen_keep_every_bit(count):
     rng = np.random.default_rng(9)
-    names = tuple(f"c{k}" for k in range(20))
+    names = tuple(f"c{k}" for k in range(count))
     flags = [rng.random(50) < 0.3 for _ in names]
     labels = Labels.of(flags[:7], names[:7]).with_flags(flags[7:], names[7:])
-    assert np.array_equal(np.asarray(labels), by_hand(flags, names))
+    want = by_hand(flags, names)
+    assert np.array_equal(np.asarray(labels), want) and labels.tolist() == want.tolist()
+    assert np.array_equal(labels == want[3], want == want[3]) and labels.item(3) == want[3]

@@ -71,9 +71,7 @@ def test_r6_feasible_wavelengths():
     assert budget.max_wavelengths_closed_form(20.0, -13.1, 7.5, 7.5) == 64
     # the same bound from the wavelength-count search on the budget kernel
     counts = np.arange(1, 200)
-    margins = budget.link_margin_db(line_power_dbm=np.inf, aggregate_cap_dbm=20.0, wavelengths=counts,
-                                    fixed_loss_db=15.0, rings_loss_db=0.0, penalty_db=0.0, sensitivity_dbm=-13.1,
-                                    system_margin_db=0.0)
+    margins = budget.margin_db(budget.launch_power_dbm(np.inf, 20.0, counts), 15.0, 0.0, -13.1)
     assert budget.largest_feasible_count(margins) == 64
     # and from the linear-power side the count search compares: the power after the rings against the need
     after_rings = budget.power_after_rings_mw(line_power_mw=np.inf, aggregate_cap_mw=10 ** 2.0, lines_in_bus=counts,
