@@ -462,12 +462,13 @@ def budget_stage(d: LinkDesign, s: dict, ring: RingArrays, lz: LaserArrays, sig:
     xt_db = crosstalk.penalty_db(leak, sig.eye_q, er, sig.eye_scale)
     lit = _laser_lines_in_bus(d, lz.lines, n_req)
     launch = budget.launch_power_dbm(lz.mean_in_bus_dbm, lz.cap_dbm, lit) - lz.flatness
-    # in dB, so a ledger of any size keeps its margin: the power after the rings (`budget.power_after_rings_mw`)
-    # over the need
+    # the margin in dB, so that a ledger of any size keeps it: the launch through the rings and crosstalk over the
+    # need (`budget.power_after_rings_mw` over the need, as the search compares them)
     margin = launch - (through_tx + through_rx) - xt_db - need_dbm
-    closes = margin >= 0.0  # the design's own count closes where its margin says (the search's powers may round
-    if np.any(closes != (count >= n_req)):  # the other way at 0 dB)
-        count = np.where(closes, np.maximum(count, n_req), np.minimum(count, n_req - 1))
+    closes = margin >= 0.0
+    if np.any(closes != (count >= n_req)):  # the design's own count closes where its margin says (the search's
+        count = np.where(closes, np.maximum(count, n_req), np.minimum(count, n_req - 1))  # powers may round the
+        # other way at 0 dB)
     passed = {"rings_transmit": as_number(through_tx), "rings_receive": as_number(through_rx)}
     items = tuple(dataclasses.replace(item, value_db=passed[item.key]) if item.key in passed else item
                   for item in unpassed)
