@@ -175,8 +175,10 @@ def _sensitivity_section(catalog):
 def require_matplotlib(what: str) -> None:
     from core.errors import InputError
 
+    import importlib
+
     try:
-        import matplotlib  # noqa: F401  (present, or the figures cannot be drawn)
+        importlib.import_module("matplotlib")  # present, or the figures cannot be drawn
     except ImportError:
         raise InputError(f"{what} needs matplotlib: pip install 'sipml[plots]'") from None
 

@@ -471,10 +471,9 @@ def check_plot(spec: str, vary=(), training: bool = False, link_only: bool = Fal
         for name in names:
             if name not in known:
                 raise InputError(f"--plot {spec!r}: no column {name!r}; columns: {', '.join(known)}")
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
-        raise InputError("--plot needs matplotlib: pip install 'sipml[plots]'") from None
+    from sipml.report import require_matplotlib
+
+    require_matplotlib("--plot")
     return names
 
 

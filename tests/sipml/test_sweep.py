@@ -170,3 +170,15 @@ def test_a_set_the_axes_resolve_is_left_to_the_rows():
     _, rows = run_sweep(None, ['tuning.strategy="full-thermal"', 'tuning.t_min="390 K"'],
                         ["tuning.t_max=400 K,420 K", "tuning.temperature=395 K"], link_only=True)
     assert len(rows) == 2 and all(r["error"] == "" for r in rows)
+
+
+def test_a_plot_without_matplotlib_is_refused_in_one_line(cli, monkeypatch, tmp_path):
+    """Without matplotlib, `--plot` and `--plots` each say so in one line (exit 2) before any point is computed."""
+    import sys
+
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib raises ImportError
+    out = tmp_path / "s.csv"
+    code, _, err = cli("sweep", "--link-only", "--vary", "link.channel_spacing=50 GHz:400 GHz:3", "-o", str(out),
+                       "--plot", "link.channel_spacing,margin_db [dB]")
+    assert code == 2 and "--plot needs matplotlib: pip install 'sipml[plots]'" in err and not out.exists()
+    assert len(err.strip().splitlines()) == 1
