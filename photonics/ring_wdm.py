@@ -40,10 +40,11 @@ FIRST_SEARCH_WAVELENGTHS = 16  # the search's first tables [assumed: most budget
 # more go on alone, so a first round this short costs them little]
 BEND_FIT_MIN_RADIUS_M = 5e-6  # the UBC bending-loss fit covers R ≥ 5 µm; below it extrapolates (15,000 dB/cm at 3 µm)
 PARKED_DETUNING_SPACINGS = 0.5  # an idle ring of an intermediate GPU waits half a spacing from every channel [assumed]
-FIRST_SEARCH_GROWTH = 1.5  # the second round's tables over the first's [assumed: a table of m counts costs ~m² (the
-# worst victim), and most points that close at the end of the first tables close a little past it]
-SEARCH_GROWTH = 2.0  # each later round's over the last's (the points still going on may close far beyond: a point
-# that closes near c pays ~c²·g²/(g² − 1) over the rounds, least near g = 2 with the last table's overshoot)
+FIRST_SEARCH_GROWTH = 1.5  # the second round's tables over the first's [measured: a table of m counts costs ~m² (the
+# worst victim), and of the points of a spacing × filter-Q grid that close at 16, 95 % close below 24]
+SEARCH_GROWTH = 2.0  # each later round's over the last's [measured: the points still going on may close far beyond,
+# up to the search's end, whose table is fixed; the rounds before it cost 1/(g² − 1) of it, 1/3 at g = 2 and 1 at
+# g = √2, which was 1.5–2× slower on a grid searching to the end]
 POINTS_PER_BLOCK = 2048  # design points per block of the count tables: their temporaries stay in the CPU's cache
 TABLE_ELEMENTS = 1 << 23  # count-table elements (points × counts) in one piece of a grid: bounds the memory
 
@@ -338,10 +339,10 @@ def _count_search(d: LinkDesign, s: dict, ring: RingArrays, lz: LaserArrays, sig
     """The largest count each point's budget closes, with the per-count tables of the first round (they reach the
     design's own count and its lines). The first tables go to FIRST_SEARCH_WAVELENGTHS counts (further where the
     design's count or its lines are more); the points that still close at their end go on, alone, in tables
-    FIRST_SEARCH_GROWTH, then SEARCH_GROWTH times as long, while one does (up to MAX_SEARCH_WAVELENGTHS). An entry for n channels does not
-    depend on how far a table goes, and a budget that fails at n fails at every count above it (the rings passed,
-    their crosstalk and the power shared between the lines only grow with the count), so the count found does not
-    depend on where the tables start, nor on the other points of the grid."""
+    FIRST_SEARCH_GROWTH, then SEARCH_GROWTH times as long, while one does (up to MAX_SEARCH_WAVELENGTHS). An entry
+    for n channels does not depend on how far a table goes, and a budget that fails at n fails at every count above
+    it (the rings passed, their crosstalk and the power shared between the lines only grow with the count), so the
+    count found does not depend on where the tables start, nor on the other points of the grid."""
     lk, r = s["link"], s["ring"]
     table_n = int(max(FIRST_SEARCH_WAVELENGTHS, np.max(lk.wavelengths_per_fiber), np.max(lz.lines)))
     spectral = [_f(v, dtype=float) for v in (lk.channel_spacing, ring.modulator_fwhm, ring.modulator_on_resonance,
@@ -465,10 +466,10 @@ def budget_stage(d: LinkDesign, s: dict, ring: RingArrays, lz: LaserArrays, sig:
     # the margin in dB, so that a ledger of any size keeps it: the launch through the rings and crosstalk over the
     # need (`budget.power_after_rings_mw` over the need, as the search compares them)
     margin = launch - (through_tx + through_rx) - xt_db - need_dbm
+    # the design's own count closes where its margin says (the search's powers may round the other way at 0 dB)
     closes = margin >= 0.0
-    if np.any(closes != (count >= n_req)):  # the design's own count closes where its margin says (the search's
-        count = np.where(closes, np.maximum(count, n_req), np.minimum(count, n_req - 1))  # powers may round the
-        # other way at 0 dB)
+    if np.any(closes != (count >= n_req)):
+        count = np.where(closes, np.maximum(count, n_req), np.minimum(count, n_req - 1))
     passed = {"rings_transmit": as_number(through_tx), "rings_receive": as_number(through_rx)}
     items = tuple(dataclasses.replace(item, value_db=passed[item.key]) if item.key in passed else item
                   for item in unpassed)

@@ -173,9 +173,9 @@ def _sensitivity_section(catalog):
 
 
 def require_matplotlib(what: str) -> None:
-    from core.errors import InputError
-
     import importlib
+
+    from core.errors import InputError
 
     try:
         importlib.import_module("matplotlib")  # present, or the figures cannot be drawn

@@ -182,3 +182,7 @@ def test_a_plot_without_matplotlib_is_refused_in_one_line(cli, monkeypatch, tmp_
                        "--plot", "link.channel_spacing,margin_db [dB]")
     assert code == 2 and "--plot needs matplotlib: pip install 'sipml[plots]'" in err and not out.exists()
     assert len(err.strip().splitlines()) == 1
+    folder = tmp_path / "plots"
+    code, out_text, err = cli("report", "--plots", str(folder))
+    assert code == 2 and err.strip() == "sipml: error: --plots needs matplotlib: pip install 'sipml[plots]'"
+    assert not out_text
