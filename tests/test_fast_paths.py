@@ -505,8 +505,8 @@ def test_pricing_each_distinct_column_once_equals_pricing_every_column(monkeypat
         details = dataclasses.replace(est.details, **{capacity: getattr(est.details, capacity) * scale})
         views.append(over_points(dataclasses.replace(est, per_gpu_bandwidth_bps=est.per_gpu_bandwidth_bps * scale,
                                                      details=details), (6,)))
-    else:  # a batch of three alike points
-        views.append(over_points(est, (3,)))
+    else:  # a batch of alike points, as few as are sought
+        views.append(over_points(est, (kind.DISTINCT_POINTS,)))
     st = transformer_strategies(model, est.job_gpus, batch, {}, stack)
     kw = dict(compute=stack.compute_for(gpu), training=stack.training, precision=precision)
     plan = transformer_plan(model, gpu, batch, st, **kw)
@@ -524,8 +524,9 @@ def test_pricing_each_distinct_column_once_equals_pricing_every_column(monkeypat
                                                                   for i in range(len(plan.mix))]
             runs[threshold] = (times, transformer_breakdown(model, gpu, view, batch, st, **kw), min(priced))
         (once, once_br, fewest), (every, every_br, _) = runs[0], runs[math.inf]
-        # a batch's distinct columns were priced alone; one point's columns are priced as they are
-        assert fewest < len(st) if np.size(view.per_gpu_bandwidth_bps) > 1 else fewest == len(st)
+        # a batch's distinct columns were priced alone; a few points' columns are priced as they are
+        assert fewest < len(st) if np.size(view.per_gpu_bandwidth_bps) >= kind.DISTINCT_POINTS \
+            else fewest == len(st)
         for a, b in zip(once, every):
             for f in dataclasses.fields(a):
                 x, y = getattr(a, f.name), getattr(b, f.name)
