@@ -1,7 +1,10 @@
 """The distinct columns of a 2-D array of numbers: what a pricing or a search computes once per distinct input and
-spreads back."""
+spreads back. Columns of small whole numbers (strategy sizes and codes) have a faster way: one mixed-radix key
+each."""
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -40,3 +43,19 @@ def _joined(rows: np.ndarray, order: np.ndarray) -> tuple[np.ndarray, np.ndarray
     inverse = np.empty(k, dtype=np.intp)
     inverse[order] = np.cumsum(new) - 1
     return order[new], inverse
+
+
+def distinct_whole_columns(rows) -> tuple[np.ndarray, np.ndarray]:
+    """(the first of each distinct column, in the columns' lexicographic order; each column's distinct one) of
+    rows of whole numbers ≥ 0 (a sequence of equal-length 1-D integer arrays): each column one mixed-radix key,
+    a row's digit below its largest value + 1, and the keys sorted once. Rows whose spans' product passes 2^63
+    are left to `distinct_columns`."""
+    rows = [np.asarray(row) for row in rows]
+    spans = [int(row.max(initial=0)) + 1 for row in rows]
+    if math.prod(spans) >= 1 << 63:
+        return distinct_columns(np.stack(rows))
+    key = np.zeros(len(rows[0]), dtype=np.int64)
+    for row, span in zip(rows, spans):
+        key = key * span + row
+    _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    return first, inverse.reshape(-1)

@@ -43,19 +43,34 @@ def _active(p):
 def ring_half_s(n, p, bandwidth_bps, alpha_s):
     """Ring reduce-scatter (n = each rank's input) or all-gather (n = the gathered result):
     t = (p−1)·α + (p−1)/p·n·8/B  [inferred; half of the ring all-reduce, NCCL nsteps p−1]."""
+    latency, bits = ring_half_terms(n, p, alpha_s)
+    return np.where(_active(p), latency + bits / bandwidth_bps, 0.0)
+
+
+def ring_half_terms(n, p, alpha_s, rate=1.0):
+    """`ring_half_s` on p > 1 ranks as (latency s, bits) with t = latency + bits/B, each rank sending at
+    rate·B: a fabric that prices one group at many bandwidths (a capacity at many shares) finds them once."""
     p = np.asarray(p, dtype=float)
-    return np.where(_active(p), (p - 1) * alpha_s + (p - 1) / p * n * BITS_PER_BYTE / bandwidth_bps, 0.0)
+    bits = (p - 1) / p * n * BITS_PER_BYTE
+    return (p - 1) * alpha_s, bits if np.ndim(rate) == 0 and rate == 1.0 else bits / rate
 
 
 def two_level_half_s(n, inner, outer, inner_bps, outer_bps, inner_alpha_s, outer_alpha_s):
     """Reduce-scatter (or, backwards, all-gather) as rings inside groups of `inner` ranks, then rings of `outer`
     ranks, one per inner position, each on its n/inner shard:
     t = (i−1)·α_i + (o−1)·α_o + (i−1)/i·n·8/B_i + (o−1)/o·(n/i)·8/B_o  [inferred; the two-level all-reduce's half]."""
+    latency, bits = two_level_half_terms(n, inner, outer, inner_bps, outer_bps, inner_alpha_s, outer_alpha_s)
+    return latency + bits
+
+
+def two_level_half_terms(n, inner, outer, inner_rate, outer_rate, inner_alpha_s, outer_alpha_s):
+    """`two_level_half_s` as (latency s, bits) with t = latency + bits/B, the inner rings running at
+    inner_rate·B and the outer at outer_rate·B (`ring_half_terms`)."""
     inner = np.asarray(inner, dtype=float)
     outer = np.asarray(outer, dtype=float)
-    first = (inner - 1) / inner * n * BITS_PER_BYTE / inner_bps
-    second = (outer - 1) / outer * (n / inner) * BITS_PER_BYTE / outer_bps
-    return (inner - 1) * inner_alpha_s + (outer - 1) * outer_alpha_s + first + second
+    first = (inner - 1) / inner * n * BITS_PER_BYTE / inner_rate
+    second = (outer - 1) / outer * (n / inner) * BITS_PER_BYTE / outer_rate
+    return (inner - 1) * inner_alpha_s + (outer - 1) * outer_alpha_s, first + second
 
 
 def node_ring_half_s(n, p, nodes, bandwidth_bps, intra_alpha_s, inter_alpha_s):

@@ -395,11 +395,13 @@ def _segment_load(est: FabricEstimate, op: str, n, p, s):
     return bytes_sent_per_rank(op, n, p) / factor
 
 
-def _half_s(est, n, p, s, share):
-    """Reduce-scatter / all-gather schedules: flat ring and two levels."""
-    cap = est.details.segment_capacity_bps * share
+def _half_s(est, n, p, s, cap, times: float = 1.0):
+    """Reduce-scatter / all-gather schedules, flat ring and two levels, `times` over (an all-reduce: 2), on a
+    segment capacity `cap` (a view's at a collective's share). Each schedule's latency and bits are found over
+    the groups (`fabric.collectives.ring_half_terms`), and the capacity divides the bits once."""
     closed, factor = _geometry(est, p, s)
-    flat = col.ring_half_s(n, p, cap * factor, _step_s(est, np.where(closed, s, (p - 1) * s)))
+    latency, bits = col.ring_half_terms(n, p, _step_s(est, np.where(closed, s, (p - 1) * s)), factor)
+    flat = np.where(p > 1, times * latency + (times * bits) / cap, 0.0)
     reach = np.maximum(_reach(est), 1)
     if np.ndim(reach) and np.all(np.floor(np.min(reach) / s) >= np.ceil(np.sqrt(p))):
         reach = np.min(reach)  # a batched view whose points all hold every group's inner hops: their levels alike
@@ -407,9 +409,9 @@ def _half_s(est, n, p, s, share):
     outer = np.ceil(p / h)
     outer_factor = np.where(closed & (est.details.directions == 2), 2.0, 1.0) / (h * s)
     outer_span = np.where(closed, h * s, (outer - 1) * h * s)
-    two = col.two_level_half_s(n, h, outer, cap / s, cap * outer_factor, _step_s(est, (h - 1) * s),
-                               _step_s(est, outer_span))
-    two = np.where((h > 1) & (outer > 1), two, np.inf)
+    latency, bits = col.two_level_half_terms(n, h, outer, 1.0 / s, outer_factor, _step_s(est, (h - 1) * s),
+                                             _step_s(est, outer_span))
+    two = np.where((h > 1) & (outer > 1), times * latency + (times * bits) / cap, np.inf)
     return {"ring": flat, "two-level ring": two}
 
 
@@ -440,12 +442,11 @@ def _alive_schedule(est: FabricEstimate, c, n, p, s, share) -> CollectiveTime:
     cap = est.details.segment_capacity_bps * share
     closed, factor = _geometry(est, p, s)
     if c.op in ("reduce_scatter", "all_gather", "all_reduce"):
-        times = _half_s(est, n, p, s, share)
+        times = _half_s(est, n, p, s, cap, 2.0 if c.op == "all_reduce" else 1.0)
         if c.op == "all_reduce":
-            times = {name: 2.0 * t for name, t in times.items()}
             # on an arc, a chain reduces one way and broadcasts back the other, both pipelined: every segment of the
             # arc carries n once per direction, and the first chunk crosses 2(p − 1) hops [inferred]
-            chain = 2 * (p - 1) * _step_s(est, s) + n * BITS_PER_BYTE / (cap / s)
+            chain = 2 * (p - 1) * _step_s(est, s) + (n * BITS_PER_BYTE * s) / cap
             times["chain: reduce one way, broadcast back"] = np.where(~closed & (est.details.directions == 2)
                                                                       & (p > 1), chain, np.inf)
         seconds, schedule = pick(times)

@@ -129,7 +129,7 @@ def test_the_count_search_finds_what_tables_to_its_end_find(monkeypatch, modulat
 
 class _WholeProduct:
     """The strategy enumeration's product built whole by itertools.product before any rule is applied (the
-    reference for `workloads.strategy._Product`, which drops rows as each rule's keys come in)."""
+    reference for `workloads.strategy._Product`, which drops the rows the rules refuse before each key comes in)."""
 
     def __init__(self, options, derive):
         self.options, self.derive, self.cols = options, derive, None
@@ -147,6 +147,9 @@ class _WholeProduct:
             return False
         self.cols = {name: col[rows] for name, col in self.cols.items()}
         return True
+
+    def rows(self):
+        return self.cols
 
 
 @pytest.mark.parametrize("case", [("gpt3-175b", 1024, 1536, "megatron-core", ()),

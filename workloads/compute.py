@@ -37,6 +37,7 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
+from core.distinct import distinct_whole_columns
 from core.errors import InputError
 from workloads.gemm import GemmConstants, ceiling_flops, gemm_time_s
 from workloads.gpus import Gpu
@@ -178,13 +179,8 @@ def _unique_strategies(arrays):
 
 def distinct_layers(microbatch, tp, sequence_parallel, recompute, ep, cp) -> tuple[np.ndarray, np.ndarray]:
     """(the first of each distinct (microbatch, tp, sp, recompute code, ep, cp) of 1-D strategy arrays of whole
-    numbers, each strategy's distinct one): what a layer's figures depend on. One mixed-radix integer key per
-    strategy, sorted once."""
-    b, t, sp, rc, e, c = microbatch, tp, sequence_parallel, recompute, ep, cp
-    t_span, e_span, c_span = (int(x.max(initial=1)) + 1 for x in (t, e, c))
-    key = ((((b * t_span + t) * 2 + sp) * 3 + rc) * e_span + e) * c_span + c
-    _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
-    return first, inverse.reshape(-1)
+    numbers, each strategy's distinct one): what a layer's figures depend on (`core.distinct.distinct_whole_columns`)."""
+    return distinct_whole_columns((microbatch, tp, sequence_parallel, recompute, ep, cp))
 
 
 # --- one layer ------------------------------------------------------------------------------------------------

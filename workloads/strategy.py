@@ -239,7 +239,7 @@ def _transformer_strategies(model: TransformerModel, gpus: int, batch: int, fixe
         if not grid.keep(rule(grid.cols)):
             return (f"no valid strategy for {model.name} on {gpus} GPUs at batch {batch}"
                     + (f" with {_describe(fixed)}" if fixed else "") + f" under stack {stack.name!r}: " + text)
-    c = grid.cols
+    c = grid.rows()
     st = Strategies(dp=c["dp"], tp=c["tp"], pp=c["pp"], cp=c["cp"], microbatch=c["microbatch"],
                     interleave=c["interleave"], sp=c["sp"].astype(bool), recompute=c["recompute"],
                     recompute_layers=np.where(c["full"], np.minimum(c["recomputed"], c["per_chunk"]), 0),
@@ -251,14 +251,17 @@ def _transformer_strategies(model: TransformerModel, gpus: int, batch: int, fixe
 
 class _Product:
     """The product of option lists built key by key in itertools.product's order (the last key fastest), the rows
-    a rule refuses dropped as soon as the rule's keys are in: the rows that survive every rule, in the full
-    product's order, without building the product. `derive`: {key: function of the columns → further columns},
-    computed once that key is in."""
+    a rule refuses dropped before the next key is in: the rows that survive every rule, in the full product's
+    order, without building the product. `derive`: {key: function of the columns → further columns}, computed
+    once that key is in. The rules between two keys refuse rows of the same columns, so their refusals are
+    joined and the rows dropped once (`rows()`)."""
 
     def __init__(self, options: dict, derive: dict):
-        self.options, self.derive, self.cols = options, derive, {}
+        self.options, self.derive, self.cols, self.kept = options, derive, {}, None
 
     def extend(self, *keys) -> None:
+        if keys:
+            self.rows()
         for key in keys:
             values = np.asarray(self.options[key], dtype=np.int64)
             rows = len(next(iter(self.cols.values()))) if self.cols else 1
@@ -269,12 +272,20 @@ class _Product:
                 self.cols.update(self.derive[key](self.cols))
 
     def keep(self, rows) -> bool:
-        """Keep the `rows` (a mask) that a rule lets through; False when it lets none."""
-        if not rows.any():
+        """Keep the `rows` (a mask) that a rule lets through, with those the rules since the last key let through;
+        False when together they let none."""
+        kept = rows if self.kept is None else self.kept & rows
+        if not kept.any():
             return False
-        if not rows.all():
-            self.cols = {name: col[rows] for name, col in self.cols.items()}
+        self.kept = None if kept.all() else kept
         return True
+
+    def rows(self) -> dict:
+        """The columns of the rows every rule so far lets through."""
+        if self.kept is not None:
+            self.cols = {name: col[self.kept] for name, col in self.cols.items()}
+            self.kept = None
+        return self.cols
 
 
 def _describe(fixed: dict) -> str:

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field, fields
 
 import numpy as np
 
-from core.distinct import distinct_columns
+from core.distinct import distinct_whole_columns
 from core.memo import last_results
 from fabric.estimate import FabricEstimate, points
 from fabric.evaluate import mix_pricing
@@ -259,14 +259,16 @@ class TransformerPlan:
         return self._checked[job_gpus]
 
     def take(self, index, job_gpus: int) -> TransformerPlan:
-        """The plan of the strategies `index` alone (their mix's group arrays taken from this plan's, checked)."""
+        """The plan of the strategies `index` alone (their mix's group arrays taken from this plan's where it has
+        them checked, else checked on those strategies alone when they are priced)."""
         count = len(self.m)
         part = (lambda v: v[index] if isinstance(v, np.ndarray) and v.ndim and len(v) == count else v)
         values = {f.name: part(getattr(self, f.name)) for f in fields(self)
                   if f.name not in ("strategies", "tp_calls", "mix", "_checked", "_bound")}
         mix = tuple(dataclasses.replace(c, message_bytes=part(c.message_bytes), size=part(c.size),
                                         stride=part(c.stride), calls=part(c.calls)) for c in self.mix)
-        checked = {job_gpus: tuple(tuple(part(a) for a in arrays) for arrays in self.mix_arrays(job_gpus))}
+        checked = {job_gpus: tuple(tuple(part(a) for a in arrays) for arrays in self._checked[job_gpus])} \
+            if job_gpus in self._checked else {}
         return TransformerPlan(**values, strategies=self.strategies.take(index),
                                tp_calls={op: part(v) for op, v in self.tp_calls.items()}, mix=mix, _checked=checked)
 
@@ -292,7 +294,7 @@ def _memory_first(model, gpu, st, compute, training, fitting: bool) -> tuple:
     # the layers reruns its forward, the rest keeps its activations
     rerun = np.where(st.recompute == 2, st.recompute_layers / fullest, 1.0)
     # the parameters depend on (tp, pp, ep) alone: each distinct one found once
-    shards, sharded = distinct_columns(np.stack([st.tp, st.pp, st.ep]))
+    shards, sharded = distinct_whole_columns((st.tp, st.pp, st.ep))
     stage_params = parameters_per_gpu(model, st.tp[shards], st.pp[shards], st.ep[shards])[sharded]
     grad_group = (st.dp * st.cp).astype(float)  # the gradients are reduced (and the optimizer sharded) over
     # data × context parallelism

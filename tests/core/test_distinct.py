@@ -1,4 +1,4 @@
-"""`core.distinct.distinct_columns` against grouping the columns one by one in Python."""
+"""`core.distinct.distinct_columns` and `distinct_whole_columns` against grouping the columns one by one in Python."""
 
 import math
 
@@ -55,3 +55,26 @@ def test_the_distinct_columns_are_the_ones_grouped_by_hand(collide, monkeypatch)
 def test_no_columns_have_no_distinct_ones():
     first, inverse = distinct.distinct_columns(np.zeros((3, 0)))
     assert first.size == 0 and inverse.size == 0
+
+
+@pytest.mark.parametrize("wide", [False, True])
+def test_the_distinct_whole_columns_are_the_ones_grouped_by_hand(wide):
+    """Columns of whole numbers ≥ 0 (bool rows among them) join as grouping by hand joins them, each distinct
+    one at its first occurrence: listed in the columns' lexicographic order, or where the rows' spans pass 63
+    bits together (`wide`), by the hashed way in the order they first occur."""
+    rng, hashes = np.random.default_rng(3), 0
+    for trial in range(120):
+        r, k = int(rng.integers(1, 7)), int(rng.integers(1, 150))
+        top = 2 ** 40 if wide else int(rng.integers(1, 70))
+        rows = [rng.choice(rng.integers(0, top, 6), k) for _ in range(r)]  # few values per row: columns repeat
+        if trial % 3 == 0:
+            rows[0] = rng.integers(0, 2, k).astype(bool)
+        first, inverse = distinct.distinct_whole_columns(rows)
+        stacked = np.stack([np.asarray(row, dtype=np.int64) for row in rows])
+        want_first, _ = _by_hand(stacked)
+        lexicographic = sorted(want_first, key=lambda f: tuple(stacked[:, f]))
+        hashed = math.prod(int(row.max()) + 1 for row in stacked) >= 2 ** 63
+        assert first.tolist() == (want_first if hashed else lexicographic)
+        hashes += hashed
+        assert np.array_equal(stacked[:, first][:, inverse], stacked)
+    assert (hashes > 40) == wide
