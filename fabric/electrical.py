@@ -42,7 +42,7 @@ from fabric.design import (MAX_FIBER_M, MAX_LATENCY_S, MAX_RATE_BPS, MAX_SERVER_
                            MAX_TRANSCEIVER_PORTS, MIN_RATE_BPS, NCCL, ClusterDesign)
 from fabric.estimate import FabricEstimate
 from fabric.fattree import fat_tree, leaf_ports, min_fat_tree_tiers
-from fabric.kind import (BITS_PER_BYTE, CollectiveTime, FabricKind, bytes_sent_per_rank, pick_index,
+from fabric.kind import (BITS_PER_BYTE, CollectiveTime, FabricKind, bytes_sent_per_rank, divides, pick_index,
                          proportional)
 
 _EFFICIENCY_SOURCE = ("NVIDIA/nccl issue 1054 (S. Jeaugey, NCCL maintainer): 'the app-level bandwidth is 80 % of "
@@ -191,9 +191,7 @@ def _fastest_protocol(el: ElectricalSection, det: ElectricalDetails, simple_s, r
         network_s = (el.network_latency_ll if name == "LL" else el.network_latency_ll128) + hops
         rate = np.minimum(factor * bandwidth_bps, ll_cap_bps) if name == "LL" else factor * bandwidth_bps
         times.append(ring(rate, nvlink_s, network_s))
-    stack = np.stack(np.broadcast_arrays(*times))
-    best = np.argmin(stack, axis=0)
-    return np.take_along_axis(stack, best[None], axis=0)[0], best
+    return pick_index(times)
 
 
 def _nccl_tree(el: ElectricalSection, det: ElectricalDetails, n, servers, m, bn, be, r, rank_bps, ring_s):
@@ -210,19 +208,16 @@ def _nccl_tree(el: ElectricalSection, det: ElectricalDetails, n, servers, m, bn,
         steps[" · LL"] = (el.nvlink_latency_ll, el.network_tree_latency_ll + hops, TREE_PROTOCOLS["LL"])
         steps[" · LL128"] = (el.nvlink_latency_ll128, el.network_tree_latency_ll128 + hops, TREE_PROTOCOLS["LL128"])
     models, times = [], []
+    moved = np.maximum(nic_bytes * BITS_PER_BYTE / (m * be / r), 2 * n * BITS_PER_BYTE / bn)
     for name, (a_nv, a_net, share) in steps.items():
         latency = 2 * depth * a_net + 2 * (m - 1) * a_nv
         bus = share * rank_bps if name != " · LL" else np.minimum(share * rank_bps, el.ll_max_network_bandwidth)
         models.append(col.nccl_tree_model_s(n, latency, bus))
-        moved = np.maximum(nic_bytes * BITS_PER_BYTE / (m * be / r), 2 * n * BITS_PER_BYTE / bn)
         times.append(latency + np.maximum(moved / (col.NCCL_TREE_EFFICIENCY * share),
                                           2 * n * BITS_PER_BYTE / (col.NCCL_TREE_EFFICIENCY * bus)
                                           if name == " · LL" else 0.0))
-    models, times = np.stack(np.broadcast_arrays(*models)), np.stack(np.broadcast_arrays(*times))
-    best = np.argmin(models, axis=0)
-    model = np.take_along_axis(models, best[None], axis=0)[0]
-    seconds = np.take_along_axis(times, best[None], axis=0)[0]
-    return seconds, model < ring_s, best
+    model, best = pick_index(models)
+    return np.choose(best, np.broadcast_arrays(*times)), model < ring_s, best
 
 
 def rail_planes(gpus: int, el: ElectricalSection):
@@ -270,7 +265,7 @@ def _layout(est: FabricEstimate, p, s):
     """(in_server, members per server m, servers spanned) of groups of p ranks at stride s."""
     g = est.details.gpus_per_server
     span = p * s
-    in_server = (span <= g) & (g % span == 0)
+    in_server = (span <= g) & divides(span, g)
     m = np.where(s >= g, 1.0, np.minimum(p, np.maximum(np.floor(g / s), 1.0)))
     m = np.where(in_server, p, m)
     return in_server, m, np.ceil(p / m)
