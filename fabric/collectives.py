@@ -126,11 +126,9 @@ def torus_rows(p):
     """Rows of the squarest complete 2-D torus of p ranks: the largest divisor of p not above √p (1: p is prime, no
     torus without holes) [inferred]."""
     p = np.asarray(p, dtype=float)
-    rows = np.ones(p.shape)
-    for value in np.unique(p):
-        whole = int(value)
-        best = max((r for r in range(1, math.isqrt(max(whole, 1)) + 1) if whole % r == 0), default=1)
-        rows[p == value] = best
+    values, inverse = np.unique(p, return_inverse=True)  # each group size's divisors found once
+    best = [max((r for r in range(1, math.isqrt(max(int(v), 1)) + 1) if int(v) % r == 0), default=1) for v in values]
+    rows = np.asarray(best, dtype=float)[inverse].reshape(p.shape)
     return rows if rows.ndim else float(rows)
 
 

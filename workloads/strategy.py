@@ -192,16 +192,24 @@ def _transformer_strategies(model: TransformerModel, gpus: int, batch: int, fixe
     if not all(options.values()):
         return f"no valid strategy for {model.name} on {gpus} GPUs at batch {batch}: nothing to search"
 
-    def stages(c):  # the per-stage layers, once pp is in
+    # columns derived once their keys are in and carried with the rows (what the rules and the strategies read
+    # later); what only one rule reads, it finds itself
+    def stages(c):  # the fullest stage's layers, once pp is in
         first, interior, last = stage_layers(layers, c["pp"])
-        return {"dp": gpus // np.maximum(c["tp"] * c["pp"] * c["cp"], 1), "first": first, "last": last,
+        return {"dp": gpus // np.maximum(c["tp"] * c["pp"] * c["cp"], 1),
                 "per_chunk": np.maximum(np.maximum(first, interior), last)}
 
     def recomputed(c):  # the layers a stage recomputes (quarters of the fullest, or a fixed count: negative)
         quarters = c["recompute_layers"]
         return {"full": c["recompute"] == 2,
-                "recomputed": np.where(quarters < 0, -quarters, -(-quarters * c["per_chunk"] // 4)),
-                "previous": -(-(quarters - 1) * c["per_chunk"] // 4)}
+                "recomputed": np.where(quarters < 0, -quarters, -(-quarters * c["per_chunk"] // 4))}
+
+    def ends_hold_layers(c):  # the first and last stages (which hold the embedding and the head) hold a layer
+        first, _, last = stage_layers(layers, c["pp"])
+        return np.minimum(first, last) >= 1
+
+    def above_previous_quarter(c):  # a quarter's count is above the quarter before (no two quarters alike)
+        return c["recomputed"] > -(-(c["recompute_layers"] - 1) * c["per_chunk"] // 4)
 
     grid = _Product(options, {"cp": stages, "recompute_layers": recomputed})
     micro = (lambda c: np.maximum(c["dp"] * c["microbatch"], 1))
@@ -210,7 +218,7 @@ def _transformer_strategies(model: TransformerModel, gpus: int, batch: int, fixe
         ((), lambda c: model.heads % c["tp"] == 0, f"tp must divide the {model.heads} heads"),
         ((), lambda c: model.seq_len % (2 * c["cp"]) == 0,
          f"cp must cut the {model.seq_len}-token sequence into 2·cp equal chunks"),
-        ((), lambda c: (layers % c["pp"] == 0) | (sup.uneven_pipeline & (np.minimum(c["first"], c["last"]) >= 1)),
+        ((), lambda c: (layers % c["pp"] == 0) | (sup.uneven_pipeline & ends_hold_layers(c)),
          f"pp must divide the {layers} layers" + ("" if sup.uneven_pipeline else
                                                    f" (stack {stack.name!r} has no uneven stages)")),
         (("microbatch",), lambda c: (batch % micro(c) == 0) & (batch >= c["dp"] * c["microbatch"]),
@@ -221,7 +229,7 @@ def _transformer_strategies(model: TransformerModel, gpus: int, batch: int, fixe
         (("sp",), lambda c: ~(c["sp"].astype(bool) & (c["tp"] == 1)), "sequence parallelism needs tp > 1"),
         (("recompute", "recompute_layers"),
          lambda c: (c["recompute_layers"] == 4) | ((c["recompute_layers"] < 0) & c["full"])
-         | (c["full"] & (c["recomputed"] < c["per_chunk"]) & (c["recomputed"] > c["previous"])),
+         | (c["full"] & (c["recomputed"] < c["per_chunk"]) & above_previous_quarter(c)),
          "recompute_layers needs recompute=full"),
         ((), lambda c: c["recomputed"] <= c["per_chunk"], "recompute_layers cannot exceed the layers of a stage"),
         (("zero",), lambda c: (c["zero"] == 0) | (c["dp"] > 1), "ZeRO needs dp > 1"),

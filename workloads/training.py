@@ -326,17 +326,20 @@ def _transformer_plan(model, gpu, batch, all_st, compute, training, precision, f
     if model.encoder_layers:
         kinds.append(("encoder", model.encoder_layers, {}))
     fwd = bwd = gemm = attention = flops = 0.0
+    at = (lambda figure: figure[inverse])  # a distinct configuration's figure at each strategy
     for kind, count, extra in kinds:
-        lt = layer_times(model, gpu, kind=kind, **common, **extra).take(inverse)
+        lt = layer_times(model, gpu, kind=kind, **common, **extra)  # sums over a configuration's figures first
         share = count / model.layers
-        fwd, bwd = fwd + share * lt.forward_s, bwd + share * (lt.backward_s - (1.0 - rerun) * lt.recompute_s)
-        gemm = gemm + share * (lt.gemm_forward_s + lt.gemm_backward_s)
-        attention = attention + share * (lt.attention_forward_s + lt.attention_backward_s)
-        flops = flops + count * (lt.hardware_flops - (1.0 - rerun) * lt.recompute_flops)
+        fwd = fwd + share * at(lt.forward_s)
+        bwd = bwd + share * (at(lt.backward_s) - (1.0 - rerun) * at(lt.recompute_s))
+        gemm = gemm + share * at(lt.gemm_forward_s + lt.gemm_backward_s)
+        attention = attention + share * at(lt.attention_forward_s + lt.attention_backward_s)
+        flops = flops + count * (at(lt.hardware_flops) - (1.0 - rerun) * at(lt.recompute_flops))
     edges = edge_times(model, gpu, microbatch=configs.microbatch, tp=configs.tp, sequence_parallel=configs.sp,
-                       cp=configs.cp, precision=precision, settings=compute).take(inverse)
-    emb_f, emb_b = edges.embedding_forward_s, edges.embedding_backward_s
-    head = edges.head_forward_s + edges.head_backward_s
+                       cp=configs.cp, precision=precision, settings=compute)
+    emb_f, emb_b = at(edges.embedding_forward_s), at(edges.embedding_backward_s)
+    head, head_b, head_flops = at(edges.head_forward_s + edges.head_backward_s), at(edges.head_backward_s), \
+        at(edges.head_flops)
     layer = fwd + bwd
     single = p == 1
     first = n_first * layer + emb_f + emb_b + np.where(single, head, 0.0)
@@ -388,13 +391,13 @@ def _transformer_plan(model, gpu, batch, all_st, compute, training, precision, f
     return TransformerPlan(
         strategies=st, index=index, least_memory_bytes=least, memory_limit_bytes=limit,
         m=m, stage_layers=fullest, compute_mb=compute_mb, gemm_mb=gemm * fullest, attention_mb=attention * fullest,
-        last_backward=spread * (n_first * bwd + emb_b + np.where(single, edges.head_backward_s, 0.0)),
+        last_backward=spread * (n_first * bwd + emb_b + np.where(single, head_b, 0.0)),
         first_forward=spread * (n_first * fwd + emb_f), tp_calls=tp_calls, mix=mix,
         bucket_bytes=bucket * training.grad_reduce_bytes,
         gather_to_grad=training.param_gather_bytes / training.grad_reduce_bytes,
         pp_calls_mb=pp_calls_mb, ep_calls_mb=ep_calls_mb, cp_calls_mb=cp_calls_mb, optimizer_s=optimizer,
         memory_bytes=memory,
-        hardware_flops=(flops + 3.0 * edges.head_flops) * m * d * t * c,  # per shard × shards × microbatches × pipelines
+        hardware_flops=(flops + 3.0 * head_flops) * m * d * t * c,  # per shard × shards × microbatches × pipelines
         model_flops=np.full(len(st), training_flops_per_token(model) * batch * model.seq_len))
 
 
