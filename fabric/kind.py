@@ -72,10 +72,10 @@ def group_arrays(c: Collective, job_gpus: int):
     p = np.asarray(c.size, dtype=float)
     s = np.asarray(c.stride, dtype=float)
     for value, what in ((p, "group size"), (s, "stride")):
-        if np.any(value < 1) or np.any(value != np.floor(value)) or not np.all(np.isfinite(value)):
+        if not ((value >= 1) & (value < np.inf) & (value == np.floor(value))).all():  # NaN compares false
             raise InputError(f"{c.op}: {what} must be a whole number ≥ 1, got {value.tolist()!r}")
     span = p * s
-    if np.any(span > job_gpus) or not np.all(divides(span, job_gpus)):
+    if not ((span <= job_gpus) & divides(span, job_gpus)).all():
         raise InputError(f"{c.op}: groups of {p.tolist()!r} ranks at stride {s.tolist()!r} do not tile a "
                          f"{job_gpus}-rank job (size × stride must divide it)")
     return n, p, s
@@ -90,23 +90,25 @@ def divides(d, n):
 def checked_bytes(c: Collective) -> np.ndarray:
     """The collective's message bytes as a float array, checked: finite and ≥ 0."""
     n = np.asarray(c.message_bytes, dtype=float)
-    if not np.all(np.isfinite(n)) or np.any(n < 0):
+    if not ((n >= 0) & (n < np.inf)).all():  # NaN compares false
         raise InputError(f"{c.op}: message size must be a finite number of bytes ≥ 0, got {c.message_bytes!r}")
     return n
 
 
 def bytes_sent_per_rank(op: str, n, p):
     """Bytes one rank sends in one call of a bandwidth-optimal schedule (what a static fabric provisions for)."""
-    share = (p - 1.0) / p
-    return {"all_reduce": 2.0 * share * n, "reduce_scatter": share * n, "all_gather": share * n,
-            "all_to_all": n, "p2p": n}[op] * np.ones_like(np.asarray(p, dtype=float))
+    if op in ("all_to_all", "p2p"):
+        return n * np.ones_like(np.asarray(p, dtype=float))
+    sent = (p - 1.0) / p * n  # reduce-scatter, all-gather; an all-reduce is both
+    return 2.0 * sent if op == "all_reduce" else sent
 
 
 def proportional(volumes):
     """Each volume's share of their sum: how a resource is split in proportion to demand. A collective that puts
     nothing on the resource does not compete for it (share 1)."""
     total = sum(volumes)
-    return [np.where(v > 0, v / np.where(total > 0, total, 1.0), 1.0) for v in volumes]
+    total = np.where(total > 0, total, 1.0)
+    return [np.where(v > 0, v / total, 1.0) for v in volumes]
 
 
 def pick(candidates: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
