@@ -127,8 +127,9 @@ def torus_rows(p):
     torus without holes) [inferred]."""
     p = np.asarray(p, dtype=float)
     values, inverse = np.unique(p, return_inverse=True)  # each group size's divisors found once
-    best = [max((r for r in range(1, math.isqrt(max(int(v), 1)) + 1) if int(v) % r == 0), default=1) for v in values]
-    rows = np.asarray(best, dtype=float)[inverse].reshape(p.shape)
+    r = np.arange(1.0, math.isqrt(max(int(values.max(initial=1.0)), 1)) + 1.0)
+    fits = (np.fmod(values[:, None], r) == 0) & (r * r <= values[:, None])
+    rows = np.max(np.where(fits, r, 1.0), axis=1, initial=1.0)[inverse].reshape(p.shape)
     return rows if rows.ndim else float(rows)
 
 

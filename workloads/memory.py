@@ -119,7 +119,7 @@ def model_state_bytes(parameters, dp=1, zero_stage=0, *, optimizer_bytes_per_par
     (Megatron keeps fp32 main gradients: grad_bytes = 4)."""
     psi, n, k = (np.asarray(x, dtype=float) for x in (parameters, dp, optimizer_bytes_per_param))
     stage = np.asarray(zero_stage)
-    if not np.isin(stage, ZERO_STAGES).all():
+    if not ((stage >= min(ZERO_STAGES)) & (stage <= max(ZERO_STAGES)) & (stage == np.floor(stage))).all():
         raise InputError(f"zero_stage must be one of {ZERO_STAGES}")
     pb, gb = float(param_bytes), float(grad_bytes)
     return np.select(

@@ -36,7 +36,7 @@ def recompute_code(recompute) -> np.ndarray:
         if unknown:
             raise InputError(f"recompute: unknown mode(s) {sorted(unknown)}; expected {', '.join(RECOMPUTE)}")
         return np.select([codes == "selective", codes == "full"], [1, 2], 0)
-    if not np.isin(codes, (0, 1, 2)).all():
+    if not ((codes >= 0) & (codes <= 2) & (codes == np.floor(codes))).all():
         raise InputError("recompute codes must be 0 (none), 1 (selective) or 2 (full)")
     return codes.astype(int)
 
