@@ -227,11 +227,9 @@ def _searched(model, design, est, batch, fixed, top, stack, gradient_bytes):
     gpu, stack, precision, fixed_items = _settings(model, design, fixed, stack)
     # a fabric that can run a job several ways (SiP-Ring's wavelength allocations) runs it the fastest one
     options = get_kind(est.kind).alternatives(est)
-    found = _search(model, gpu, tuple(pricing_view(o) for o in options), batch, fixed_items, top, stack, precision,
-                    gradient_bytes)
-    seconds = (lambda f: math.inf if isinstance(f, str) else f.top[0].iteration_s)
-    best = min(range(len(options)), key=lambda k: seconds(found[k]))
-    return gpu, stack, precision, found[best], options[best]
+    best, found = _search(model, gpu, tuple(pricing_view(o) for o in options), batch, fixed_items, top, stack,
+                          precision, gradient_bytes)
+    return gpu, stack, precision, found, options[best]
 
 
 def _result(model, name, est, gpu, batch, found, stack, precision, cost) -> Result:
@@ -326,7 +324,7 @@ def _fastest_at_points(model, gpu, view, batch, fixed_items, stack, precision) -
         found = [each[k] for k in range(len(options))]
     else:
         found = [_as_arrays([_search(model, gpu, (point_view(o, i) if points(o) else pricing_view(o),), batch,
-                                     fixed_items, 1, stack, precision, None)[0] for i in range(points(o) or 1)])
+                                     fixed_items, 1, stack, precision, None)[1] for i in range(points(o) or 1)])
                  for o in options]
     if len(found) == 1:
         return found[0]
@@ -345,17 +343,22 @@ def _fastest_at_points(model, gpu, view, batch, fixed_items, stack, precision) -
 
 @functools.lru_cache(maxsize=4096)  # keyed on what pricing reads: designs that differ elsewhere search once
 def _search(model: Model, gpu: Gpu, views: tuple, batch: int, fixed_items: tuple, top: int, stack: Stack,
-            precision: str, gradient_bytes: float | None) -> tuple:
-    """The strategy search on each pricing view of `views` (the ways a fabric can run the job), one point each:
-    the `top` fastest candidates that fit there, or why none does. A transformer's views are searched at once."""
+            precision: str, gradient_bytes: float | None) -> tuple[int, _Found | str]:
+    """The strategy search on the pricing views `views` (the ways a fabric can run the job), one point each:
+    (the fastest way, the first of equals; the `top` fastest candidates that fit there, or why none does). A
+    transformer's ways are searched at once, each only as far as it could still be the fastest."""
     if isinstance(model, TransformerModel):
-        return tuple(_bounded_search(model, gpu, _one_batch(views), batch, fixed_items, top, stack, precision))
-    out = []
-    for view in views:
-        st, br = breakdown(model, gpu, view, batch, {**dict(fixed_items), "precision": precision}, stack=stack,
-                           gradient_bytes=gradient_bytes)
-        out.append(_found(st, br, br.fits, np.arange(len(st)), _Memory.of(br), top, model, gpu))
-    return tuple(out)
+        found = _bounded_search(model, gpu, _one_batch(views), batch, fixed_items, top, stack, precision,
+                                ways=len(views) > 1)
+    else:
+        found = []
+        for view in views:
+            st, br = breakdown(model, gpu, view, batch, {**dict(fixed_items), "precision": precision}, stack=stack,
+                               gradient_bytes=gradient_bytes)
+            found.append(_found(st, br, br.fits, np.arange(len(st)), _Memory.of(br), top, model, gpu))
+    seconds = (lambda f: math.inf if isinstance(f, str) else f.top[0].iteration_s)
+    best = min(range(len(found)), key=lambda k: seconds(found[k]))
+    return best, found[best]
 
 
 def _one_batch(views) -> FabricEstimate:
@@ -390,7 +393,7 @@ def _fastest_in_parts(model, gpu, view, batch, fixed_items, stack, precision, ce
 
 
 def _bounded_rounds(model: TransformerModel, gpu: Gpu, view: FabricEstimate, batch: int, fixed_items: tuple, top: int,
-                    stack: Stack, precision: str, ceiling=None) -> tuple:
+                    stack: Stack, precision: str, ceiling=None, ways: bool = False) -> tuple:
     """The transformer search, branch and bound, at each point of `view` (one, or a batched view's): strategies
     are priced in rounds in the order of their iteration with free communication
     (`workloads.training.transformer_bound`, which no fabric beats), and a point's rounds stop at the first
@@ -398,7 +401,11 @@ def _bounded_rounds(model: TransformerModel, gpu: Gpu, view: FabricEstimate, bat
     fastest, so the result is the full search's (ties included: a bound equal to the `top`-th time is priced). A
     round prices the points still searching, up to the farthest of their stops (each point's strategies beyond its
     own stop are slower than its `top`-th). With `ceiling` (a time per point), a point's search starts as if it had
-    priced `top` strategies of that time: what it finds is what is not slower.
+    priced `top` strategies of that time: what it finds is what is not slower. With `ways` (the points are the
+    ways one design runs the job, and only the fastest way's `top` is kept: the first of equal fastest), a point
+    other than the fastest so far also stops at the first strategy whose bound is above that way's fastest: it
+    cannot become the fastest beyond it and is priced up to it, so the fastest way, and its `top`, are the full
+    search's.
     Only the strategies that fit in memory are planned and priced.
     Returns (strategies, the plan of those that fit, rounds): each round (the points it priced, ascending; the
     plan's rows it priced, ascending; their breakdown; their iteration times (points, rows), inf where not
@@ -418,6 +425,10 @@ def _bounded_rounds(model: TransformerModel, gpu: Gpu, view: FabricEstimate, bat
         end = start + size
         if rounds or ceiling is not None:
             stops = np.searchsorted(lower, fastest[:, -1], side="right")
+            if ways:
+                lead = int(np.argmin(fastest[:, 0]))  # the fastest way so far, the first of equals
+                others = np.arange(count) != lead
+                stops[others] = np.minimum(stops[others], np.searchsorted(lower, fastest[lead, 0], side="right"))
             rows = np.flatnonzero(stops > start)
             if not rows.size:
                 break
@@ -434,10 +445,11 @@ def _bounded_rounds(model: TransformerModel, gpu: Gpu, view: FabricEstimate, bat
 
 
 def _bounded_search(model: TransformerModel, gpu: Gpu, view: FabricEstimate, batch: int, fixed_items: tuple, top: int,
-                    stack: Stack, precision: str) -> list:
+                    stack: Stack, precision: str, ways: bool = False) -> list:
     """The `top` fastest strategies that fit at each point of `view` (one, or a batched view's), or why none
-    does: `_bounded_rounds`' search, each point's rounds joined."""
-    st, plan, rounds = _bounded_rounds(model, gpu, view, batch, fixed_items, top, stack, precision)
+    does: `_bounded_rounds`' search, each point's rounds joined. With `ways`, the fastest point's in full, the
+    others' from what was searched of them (`_bounded_rounds`): none is faster than the fastest's first."""
+    st, plan, rounds = _bounded_rounds(model, gpu, view, batch, fixed_items, top, stack, precision, ways=ways)
     count = 1 if points(view) is None else points(view)
     memory = _Memory.of_plan(plan)
     if not memory.feasible:
