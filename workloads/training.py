@@ -237,9 +237,6 @@ class TransformerPlan:
     attention_mb: np.ndarray  # of which attention
     last_backward: np.ndarray  # the first stage's backward of one microbatch: the gradients' window
     first_forward: np.ndarray  # the first stage's forward of one microbatch: the parameter gather's window
-    tp_calls: dict
-    mix: tuple  # tensor-parallel collectives, then pipeline, expert, context, all-reduce, reduce-scatter, all-gather
-    bucket_bytes: np.ndarray  # one gradient bucket
     gather_to_grad: float  # bytes per parameter gathered over bytes per gradient reduced
     pp_calls_mb: np.ndarray
     ep_calls_mb: np.ndarray
@@ -248,8 +245,36 @@ class TransformerPlan:
     memory_bytes: np.ndarray
     hardware_flops: np.ndarray
     model_flops: np.ndarray
+    rerun: np.ndarray  # the share of the fullest stage's layers whose forward reruns (1 without full recomputation)
+    stage_params: np.ndarray  # parameters on the first stage's GPU
+    grad_group: np.ndarray  # the ranks the gradients are reduced over
+    model: TransformerModel
+    training: TrainingSettings
     _checked: dict = field(default_factory=dict, compare=False, repr=False)
     _bound: dict = field(default_factory=dict, compare=False, repr=False)  # transformer_bound's, once found
+    _collectives: dict = field(default_factory=dict, compare=False, repr=False)  # `_plan_collectives`', once built
+
+    @property
+    def mix(self) -> tuple:
+        """The collectives: tensor-parallel ones, then pipeline, expert, context, all-reduce, reduce-scatter,
+        all-gather (`_plan_collectives`, built when first priced: a search prices only some of a plan's
+        strategies, from a plan of those alone)."""
+        return self._built()["mix"]
+
+    @property
+    def tp_calls(self) -> dict:
+        """Each tensor-parallel collective's calls per microbatch."""
+        return self._built()["tp_calls"]
+
+    @property
+    def bucket_bytes(self) -> np.ndarray:
+        """One gradient bucket."""
+        return self._built()["bucket_bytes"]
+
+    def _built(self) -> dict:
+        if not self._collectives:
+            self._collectives.update(_plan_collectives(self))
+        return self._collectives
 
     def mix_arrays(self, job_gpus: int) -> tuple:
         """The mix's group arrays checked against a job of `job_gpus` ranks (`fabric.kind.group_arrays`), found
@@ -264,13 +289,10 @@ class TransformerPlan:
         count = len(self.m)
         part = (lambda v: v[index] if isinstance(v, np.ndarray) and v.ndim and len(v) == count else v)
         values = {f.name: part(getattr(self, f.name)) for f in fields(self)
-                  if f.name not in ("strategies", "tp_calls", "mix", "_checked", "_bound")}
-        mix = tuple(dataclasses.replace(c, message_bytes=part(c.message_bytes), size=part(c.size),
-                                        stride=part(c.stride), calls=part(c.calls)) for c in self.mix)
+                  if f.name not in ("strategies", "_checked", "_bound", "_collectives")}
         checked = {job_gpus: tuple(tuple(part(a) for a in arrays) for arrays in self._checked[job_gpus])} \
             if job_gpus in self._checked else {}
-        return TransformerPlan(**values, strategies=self.strategies.take(index),
-                               tp_calls={op: part(v) for op, v in self.tp_calls.items()}, mix=mix, _checked=checked)
+        return TransformerPlan(**values, strategies=self.strategies.take(index), _checked=checked)
 
 
 def transformer_plan(model: TransformerModel, gpu: Gpu, batch: int, st: Strategies, *,
@@ -345,40 +367,12 @@ def _transformer_plan(model, gpu, batch, all_st, compute, training, precision, f
     first = n_first * layer + emb_f + emb_b + np.where(single, head, 0.0)
     compute_mb = np.maximum(np.maximum(first, n_interior * layer), n_last * layer + head)
 
-    # --- communication ------------------------------------------------------------------------------------
-    strides = st.strides()
-    act = training.activation_bytes
-    per_layer = tensor_parallel_collectives_per_layer(st.recompute, st.sp)
-    replayed = np.where(st.recompute == 2, 2.0 * (1.0 - rerun), 0.0)  # the forward collectives not rerun
-    tp_calls = {op: np.where(t > 1, np.where(count > 0, count - replayed, 0.0) * fullest, 0.0)
-                for op, count in per_layer.items()}
-    tp_msg = tensor_parallel_message_bytes(model, st.microbatch, act) / c
+    # --- communication: the calls per microbatch here (the bound reads them), the collectives when priced --
     pp_calls_mb = np.where(p > 1, 2.0 * v, 0.0)
-    pp_msg = pipeline_message_bytes(model, st.microbatch, st.tp, act) / c
     ep_calls_mb = np.where(st.ep > 1, 4.0 * model.moe_layers / p, 0.0)
-    tokens = b * model.seq_len / c
-    ep_msg = (tokens / t) * all_to_all_bytes_per_token(model.hidden, model.top_k, dispatch_bytes=act,
-                                                       combine_bytes=act, ep=st.ep) / 2.0 if model.is_moe \
-        else np.zeros_like(t)
     # context parallelism: each layer all-gathers the sequence's keys and values in the forward, again in the
     # backward, and reduce-scatters their gradients (workloads-3.md §6)
     cp_calls_mb = np.where(c > 1, 3.0 * fullest, 0.0)
-    cp_msg = 2.0 * b * model.seq_len * kv_width(model) / t * act
-    grads = stage_params * training.grad_reduce_bytes
-    gather = stage_params * training.param_gather_bytes
-    bucket = np.minimum(np.maximum(training.bucket_parameters, training.bucket_parameters_per_replica * grad_group),
-                        stage_params)
-    tp_cs = [Collective(op, tp_msg, st.tp, strides["tp"], calls=m * tp_calls[op], name=f"tp-{op}") for op in tp_calls]
-    pp_c = Collective("p2p", pp_msg, st.pp, strides["pp"], calls=m * pp_calls_mb, name="pp")
-    ep_c = Collective("all_to_all", ep_msg, st.ep, strides["ep"], calls=m * ep_calls_mb, name="ep")
-    cp_c = Collective("all_gather", cp_msg, st.cp, strides["cp"], calls=m * cp_calls_mb, name="cp")
-    grad_stride = np.where(st.order == 1, strides["dp"], strides["cp"])  # tp-pp-dp keeps cp = 1
-    ar_c = Collective("all_reduce", grads, grad_group, grad_stride, calls=(st.zero == 0) * 1.0, name="dp")
-    rs_c = Collective("reduce_scatter", grads, grad_group, grad_stride,
-                      calls=np.select([st.zero == 1, st.zero >= 2], [1.0, m], 0.0), name="dp-rs")
-    ag_c = Collective("all_gather", gather, grad_group, grad_stride,
-                      calls=np.select([st.zero == 3, st.zero >= 1], [2.0 * m, 1.0], 0.0), name="zero-ag")
-    mix = (*tp_cs, pp_c, ep_c, cp_c, ar_c, rs_c, ag_c)
     updated = np.where(st.zero >= 1, stage_params / grad_group, stage_params)
     optimizer = optimizer_step_s(updated, gpu, compute)
 
@@ -392,13 +386,51 @@ def _transformer_plan(model, gpu, batch, all_st, compute, training, precision, f
         strategies=st, index=index, least_memory_bytes=least, memory_limit_bytes=limit,
         m=m, stage_layers=fullest, compute_mb=compute_mb, gemm_mb=gemm * fullest, attention_mb=attention * fullest,
         last_backward=spread * (n_first * bwd + emb_b + np.where(single, head_b, 0.0)),
-        first_forward=spread * (n_first * fwd + emb_f), tp_calls=tp_calls, mix=mix,
-        bucket_bytes=bucket * training.grad_reduce_bytes,
+        first_forward=spread * (n_first * fwd + emb_f),
         gather_to_grad=training.param_gather_bytes / training.grad_reduce_bytes,
         pp_calls_mb=pp_calls_mb, ep_calls_mb=ep_calls_mb, cp_calls_mb=cp_calls_mb, optimizer_s=optimizer,
         memory_bytes=memory,
         hardware_flops=(flops + 3.0 * head_flops) * m * d * t * c,  # per shard × shards × microbatches × pipelines
-        model_flops=np.full(len(st), training_flops_per_token(model) * batch * model.seq_len))
+        model_flops=np.full(len(st), training_flops_per_token(model) * batch * model.seq_len),
+        rerun=rerun, stage_params=stage_params, grad_group=grad_group, model=model, training=training)
+
+
+def _plan_collectives(plan: TransformerPlan) -> dict:
+    """The plan's collectives (`TransformerPlan.mix`), each tensor-parallel one's calls per microbatch and one
+    gradient bucket, from the strategies' groups, messages and calls."""
+    st, m, fullest, rerun, model, training = (plan.strategies, plan.m, plan.stage_layers, plan.rerun, plan.model,
+                                              plan.training)
+    stage_params, grad_group = plan.stage_params, plan.grad_group
+    t, c, b = (x.astype(float) for x in (st.tp, st.cp, st.microbatch))
+    strides = st.strides()
+    act = training.activation_bytes
+    per_layer = tensor_parallel_collectives_per_layer(st.recompute, st.sp)
+    replayed = np.where(st.recompute == 2, 2.0 * (1.0 - rerun), 0.0)  # the forward collectives not rerun
+    tp_calls = {op: np.where(t > 1, np.where(count > 0, count - replayed, 0.0) * fullest, 0.0)
+                for op, count in per_layer.items()}
+    tp_msg = tensor_parallel_message_bytes(model, st.microbatch, act) / c
+    pp_msg = pipeline_message_bytes(model, st.microbatch, st.tp, act) / c
+    tokens = b * model.seq_len / c
+    ep_msg = (tokens / t) * all_to_all_bytes_per_token(model.hidden, model.top_k, dispatch_bytes=act,
+                                                       combine_bytes=act, ep=st.ep) / 2.0 if model.is_moe \
+        else np.zeros_like(t)
+    cp_msg = 2.0 * b * model.seq_len * kv_width(model) / t * act
+    grads = stage_params * training.grad_reduce_bytes
+    gather = stage_params * training.param_gather_bytes
+    bucket = np.minimum(np.maximum(training.bucket_parameters, training.bucket_parameters_per_replica * grad_group),
+                        stage_params)
+    tp_cs = [Collective(op, tp_msg, st.tp, strides["tp"], calls=m * tp_calls[op], name=f"tp-{op}") for op in tp_calls]
+    pp_c = Collective("p2p", pp_msg, st.pp, strides["pp"], calls=m * plan.pp_calls_mb, name="pp")
+    ep_c = Collective("all_to_all", ep_msg, st.ep, strides["ep"], calls=m * plan.ep_calls_mb, name="ep")
+    cp_c = Collective("all_gather", cp_msg, st.cp, strides["cp"], calls=m * plan.cp_calls_mb, name="cp")
+    grad_stride = np.where(st.order == 1, strides["dp"], strides["cp"])  # tp-pp-dp keeps cp = 1
+    ar_c = Collective("all_reduce", grads, grad_group, grad_stride, calls=(st.zero == 0) * 1.0, name="dp")
+    rs_c = Collective("reduce_scatter", grads, grad_group, grad_stride,
+                      calls=np.select([st.zero == 1, st.zero >= 2], [1.0, m], 0.0), name="dp-rs")
+    ag_c = Collective("all_gather", gather, grad_group, grad_stride,
+                      calls=np.select([st.zero == 3, st.zero >= 1], [2.0 * m, 1.0], 0.0), name="zero-ag")
+    return {"mix": (*tp_cs, pp_c, ep_c, cp_c, ar_c, rs_c, ag_c), "tp_calls": tp_calls,
+            "bucket_bytes": bucket * training.grad_reduce_bytes}
 
 
 def _plan_memory(model, gpu, st, configs, inverse, compute, training, rerun, n_first, stage_params, grad_group):
