@@ -9,12 +9,20 @@ of a TOML file.
 Targets: ≥ 1e6 candidates/s cold; the 175B search under 1 s per fabric.
 
 Run:  python bench/bench_search.py
+      python bench/bench_search.py --against ../other-checkout [--rounds 4]
+The second form compares two source trees on this machine: it runs the cold searches in a fresh process of each
+tree in turn, `--rounds` times, and prints each fabric's best time in either and their ratio (this tree's over the
+other's). The host's speed drifts by more than most changes between runs minutes apart; alternating the two and
+keeping minima is what makes their figures comparable.
 """
 
 from __future__ import annotations
 
+import argparse
+import json
 import os
 import statistics
+import subprocess
 import time
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")  # one core
@@ -33,14 +41,16 @@ from workloads.speedup import evaluate_model  # noqa: E402
 
 
 REPEATS = 5  # cold searches per fabric
+FABRICS = ("sip-ring", "sip-ocs", "dgx-a100", "dgx-h100", "fattree-200")
 
 
-def main() -> None:
-    reference = announce()
+def cold_searches(report) -> dict[str, tuple[float, int]]:
+    """Each fabric's (best cold search in seconds, candidates); `report(name, result, times, warm)` sees each
+    fabric's figures."""
     model = load_model("gpt3-175b")
     catalog = load_catalog()
-    total_points, total_s = 0, 0.0
-    for name in ("sip-ring", "sip-ocs", "dgx-a100", "dgx-h100", "fattree-200"):
+    best_s = {}
+    for name in FABRICS:
         design = load_design(name, ["fabric.gpu=gpu.a100_sxm4_80gb"] if "h100" not in name else [])
         est = evaluate_fabric(design)
         evaluate_model(model, design, name, 1536, estimate=est, catalog=catalog)  # loads the zoo
@@ -51,21 +61,68 @@ def main() -> None:
             t0 = time.perf_counter()
             result = evaluate_model(model, design, name, 1536, estimate=est, catalog=catalog)  # cold: searched afresh
             times.append(time.perf_counter() - t0)
-        wall = min(times)
         t0 = time.perf_counter()
         evaluate_model(model, design, name, 1536, estimate=est, catalog=catalog)
-        warm = time.perf_counter() - t0
-        total_points += result.candidates
-        total_s += wall
-        best = result.best
+        report(name, result, times, time.perf_counter() - t0)
+        best_s[name] = (min(times), result.candidates)
+    return best_s
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--against", help="another checkout of the project to compare with, run in turn")
+    parser.add_argument("--rounds", type=int, default=4, help="fresh processes of each tree (default 4)")
+    parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)  # one tree's minima, for --against
+    args = parser.parse_args()
+    if args.against:
+        compare(os.path.abspath(args.against), args.rounds)
+    elif args.json:
+        print(json.dumps(cold_searches(lambda *_: None)))
+    else:
+        run()
+
+
+def run() -> None:
+    reference = announce()
+    total = {"points": 0, "seconds": 0.0}
+
+    def report(name, result, times, warm):
+        wall, best = min(times), result.best
+        total["points"] += result.candidates
+        total["seconds"] += wall
         print(f"{name:11s} {result.candidates:6d} strategies ({result.feasible} fit) in {wall * 1e3:6.1f} ms "
               f"(median {statistics.median(times) * 1e3:.1f}; {wall / reference:.3f}× the reference) → "
               f"{result.candidates / wall:9.0f} points/s cold "
               f"(warm, a memo hit: {warm * 1e3:.1f} ms); best {best.iteration_s:7.2f} s/iteration "
               f"({result.tflops_per_gpu:.0f} TFLOP/s per GPU): "
               + " ".join(f"{k}={v}" for k, v in best.strategy.items()))
-    print(f"all fabrics: {total_points} points in {total_s:.3f} s cold (each the best of {REPEATS}; "
-          f"{total_s / reference:.3f}× the reference) → {total_points / total_s:.0f} points/s (one core)")
+
+    cold_searches(report)
+    print(f"all fabrics: {total['points']} points in {total['seconds']:.3f} s cold (each the best of {REPEATS}; "
+          f"{total['seconds'] / reference:.3f}× the reference) → {total['points'] / total['seconds']:.0f} points/s "
+          f"(one core)")
+
+
+def compare(other: str, rounds: int) -> None:
+    """This tree against `other`, each in a fresh process in turn, `rounds` times: each fabric's minima."""
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    best: dict[str, dict[str, float]] = {here: {}, other: {}}
+    candidates = {}
+    for _ in range(rounds):
+        for root in (other, here):
+            env = dict(os.environ, PYTHONPATH=root)
+            out = subprocess.run([sys.executable, os.path.abspath(__file__), "--json"], cwd=root, env=env,
+                                 capture_output=True, text=True, check=True).stdout
+            for name, (seconds, count) in json.loads(out.splitlines()[-1]).items():
+                best[root][name] = min(best[root].get(name, seconds), seconds)
+                candidates[name] = count
+    print(f"best cold search over {rounds} fresh processes of each tree, run in turn (ms): {other} | this tree")
+    for name in FABRICS:
+        print(f"{name:11s} {best[other][name] * 1e3:7.1f} | {best[here][name] * 1e3:7.1f}  "
+              f"({best[here][name] / best[other][name]:.3f}×)")
+    theirs, ours = sum(best[other].values()), sum(best[here].values())
+    print(f"all fabrics {theirs * 1e3:7.1f} | {ours * 1e3:7.1f}  ({ours / theirs:.3f}×) → "
+          f"{sum(candidates.values()) / ours:.0f} points/s in this tree")
 
 
 if __name__ == "__main__":
