@@ -314,20 +314,25 @@ def _price(est: FabricEstimate, c, n, p, s, share) -> CollectiveTime:
     inf = np.inf
     if c.op in ("all_reduce", "reduce_scatter", "all_gather"):
         k = 2.0 if c.op == "all_reduce" else 1.0
-        # each ring under NCCL's fastest protocol for its size (LL, LL128, Simple)
-        nvlink_ring, nvlink_protocol = _fastest_protocol(
-            el, det, k * col.ring_half_s(n, p, bn, a_n),
-            lambda bps, a_nv, a_net: k * col.ring_half_s(n, p, bps, a_nv), bn, el.ll_max_nvlink_bandwidth)
-        # NCCL's ring over the servers: m ranks per server on m rail NICs, NIC- or NVLink-bound (F9)
-        node_ring, node_protocol = _fastest_protocol(
-            el, det, k * col.node_ring_half_s(n, p, servers, rank_bps, a_n, a_e),
-            lambda bps, a_nv, a_net: k * col.node_ring_half_s(n, p, servers, bps, a_nv, a_net), rank_bps,
-            el.ll_max_network_bandwidth)
+        # the schedules of groups inside a server and of groups across servers, each priced where some group runs it
+        inside, across = bool(np.any(in_server)), not np.all(in_server)
+        nvlink_ring, nvlink_protocol, node_ring, node_protocol = inf, 0, inf, 0
+        if inside:  # each ring under NCCL's fastest protocol for its size (LL, LL128, Simple)
+            nvlink_ring, nvlink_protocol = _fastest_protocol(
+                el, det, k * col.ring_half_s(n, p, bn, a_n),
+                lambda bps, a_nv, a_net: k * col.ring_half_s(n, p, bps, a_nv), bn, el.ll_max_nvlink_bandwidth)
+        if across:  # NCCL's ring over the servers: m ranks per server on m rail NICs, NIC- or NVLink-bound (F9)
+            node_ring, node_protocol = _fastest_protocol(
+                el, det, k * col.node_ring_half_s(n, p, servers, rank_bps, a_n, a_e),
+                lambda bps, a_nv, a_net: k * col.node_ring_half_s(n, p, servers, bps, a_nv, a_net), rank_bps,
+                el.ll_max_network_bandwidth)
         candidates = {"NVLink ring": np.where(in_server, nvlink_ring, inf),
                       "ring over the servers, rail-aligned": np.where(in_server, inf, node_ring)}
         tree_protocol = 0
         if c.op == "all_reduce":
-            tree, chosen, tree_protocol = _nccl_tree(el, det, n, servers, m, bn, be, r, rank_bps, node_ring)
+            tree, chosen = inf, False
+            if across:
+                tree, chosen, tree_protocol = _nccl_tree(el, det, n, servers, m, bn, be, r, rank_bps, node_ring)
             chosen = ~in_server & chosen
             candidates["double binary tree over the servers"] = np.where(chosen, tree, inf)
             candidates["ring over the servers, rail-aligned"] = np.where(in_server | chosen, inf, node_ring)
