@@ -57,7 +57,7 @@ def _narrow_leakage(leak, narrow, beta, x, cos_theta, sin_theta):
     out = np.array(leak, dtype=float, copy=True)
     out[at] = (((1.0 - b * b) * (g - (1.0 - lost) * one_minus_cos) + 2.0 * b * (h + lost * s))
                / (x * one_b2 * one_b2))
-    return out
+    return out[()]  # a number for numbers, as the wide filters' form gives
 
 
 def _series(z, first: int, step: int = 1, terms: int = 9):

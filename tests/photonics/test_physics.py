@@ -192,6 +192,7 @@ def test_leakage_keeps_its_precision_for_narrow_filters():
                     narrow += np.pi * fwhm / rate < crosstalk.NARROW
     assert narrow > 50
     assert crosstalk.aggressor_leakage(0.0, 1e6, 1e12) == pytest.approx(np.pi * 1e6 / 1e12 / 2, rel=1e-5)
+    assert type(crosstalk.aggressor_leakage(1e9, 1e6, 1e12)) is type(crosstalk.aggressor_leakage(1e9, 1e9, 1e9))
 
 
 def test_leakage_tends_to_lorentzian_for_wide_filters():
