@@ -12,6 +12,8 @@ through its symbol rate and the per-eye scale of the penalty), Gaussian noise st
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from photonics.grid import offset_detuning_hz, worst_victim_sum_by_count
@@ -63,8 +65,6 @@ def _narrow_leakage(leak, narrow, beta, x, cos_theta, sin_theta):
 def _series(z, first: int, step: int = 1, terms: int = 9):
     """Σ_k z^k / (first + step·k)! for k < terms, by Horner's rule (|z| < 1/4 here: the first left-out term is
     below 1e-16 of the sum)."""
-    import math
-
     total = np.zeros_like(z) + 1.0 / math.factorial(first + step * (terms - 1))
     for k in range(terms - 2, -1, -1):
         total = total * z + 1.0 / math.factorial(first + step * k)

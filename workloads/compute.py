@@ -179,7 +179,8 @@ def _unique_strategies(arrays):
 
 def distinct_layers(microbatch, tp, sequence_parallel, recompute, ep, cp) -> tuple[np.ndarray, np.ndarray]:
     """(the first of each distinct (microbatch, tp, sp, recompute code, ep, cp) of 1-D strategy arrays of whole
-    numbers, each strategy's distinct one): what a layer's figures depend on (`core.distinct.distinct_whole_columns`)."""
+    numbers, each strategy's distinct one): what a layer's figures depend on
+    (`core.distinct.distinct_whole_columns`)."""
     return distinct_whole_columns((microbatch, tp, sequence_parallel, recompute, ep, cp))
 
 

@@ -237,7 +237,6 @@ class TransformerPlan:
     attention_mb: np.ndarray  # of which attention
     last_backward: np.ndarray  # the first stage's backward of one microbatch: the gradients' window
     first_forward: np.ndarray  # the first stage's forward of one microbatch: the parameter gather's window
-    gather_to_grad: float  # bytes per parameter gathered over bytes per gradient reduced
     pp_calls_mb: np.ndarray
     ep_calls_mb: np.ndarray
     cp_calls_mb: np.ndarray
@@ -265,6 +264,11 @@ class TransformerPlan:
     def tp_calls(self) -> dict:
         """Each tensor-parallel collective's calls per microbatch."""
         return self._built()["tp_calls"]
+
+    @property
+    def gather_to_grad(self) -> float:
+        """Bytes per parameter gathered over bytes per gradient reduced."""
+        return self.training.param_gather_bytes / self.training.grad_reduce_bytes
 
     @property
     def bucket_bytes(self) -> np.ndarray:
@@ -387,7 +391,6 @@ def _transformer_plan(model, gpu, batch, all_st, compute, training, precision, f
         m=m, stage_layers=fullest, compute_mb=compute_mb, gemm_mb=gemm * fullest, attention_mb=attention * fullest,
         last_backward=spread * (n_first * bwd + emb_b + np.where(single, head_b, 0.0)),
         first_forward=spread * (n_first * fwd + emb_f),
-        gather_to_grad=training.param_gather_bytes / training.grad_reduce_bytes,
         pp_calls_mb=pp_calls_mb, ep_calls_mb=ep_calls_mb, cp_calls_mb=cp_calls_mb, optimizer_s=optimizer,
         memory_bytes=memory,
         hardware_flops=(flops + 3.0 * head_flops) * m * d * t * c,  # per shard × shards × microbatches × pipelines
