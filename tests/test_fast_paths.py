@@ -802,6 +802,45 @@ def test_a_plan_of_the_strategies_that_fit_is_the_whole_plan_at_their_positions(
         assert np.array_equal(getattr(st, f.name)[fits], getattr(fitting.strategies, f.name))
 
 
+@pytest.mark.parametrize("name, gpus, fitting", [("gpt3-175b", 1024, True), ("mixtral-8x7b", 256, False)])
+def test_a_plan_found_once_per_run_of_rank_orders_is_the_plan_of_the_strategies_apart(name, gpus, fitting):
+    """`workloads.training` finds memory and compute once per run of neighbouring strategies that differ in their
+    rank order alone (`Strategies.order_runs`): a run is exactly such neighbours, and the plan of the strategies
+    shuffled (no run longer than one) has every strategy's figures of the plan in their order, bit for bit."""
+    from workloads import speedup
+    from workloads.models import load_model
+    from workloads.strategy import transformer_strategies
+    from workloads.training import _transformer_plan
+    from sipml.design import load_design
+
+    model = load_model(name)
+    batch = speedup.default_batch(model, gpus)[0]
+    gpu = speedup.gpu_of(load_design("sip-ring", [f"fabric.gpus={gpus}"]))
+    stack = speedup.stack_for(model)
+    st = transformer_strategies(model, gpus, batch, {}, stack)
+    first, run = st.order_runs()
+    columns = [f.name for f in dataclasses.fields(st) if f.name != "order"]
+    rows = np.stack([getattr(st, c) for c in columns]).astype(np.int64)
+    assert np.array_equal(rows, rows[:, first][:, run])  # a run's strategies alike but for the order
+    assert np.all(np.any(rows[:, first[1:]] != rows[:, first[:-1]], axis=0))  # neighbouring runs differ
+    assert len(first) < 0.8 * len(st) and np.all(np.bincount(run) <= 2)
+    shuffled = np.random.default_rng(5).permutation(len(st))
+    assert len(st.take(shuffled).order_runs()[0]) > 0.99 * len(st)
+    settings = (stack.compute_for(gpu), stack.training, "bf16", fitting)
+    ordered = _transformer_plan.__wrapped__(model, gpu, batch, st, *settings)
+    apart = _transformer_plan.__wrapped__(model, gpu, batch, st.take(shuffled), *settings)
+    where = np.argsort(shuffled)[ordered.index]  # each planned strategy's place in the shuffled set
+    position = np.full(len(st), -1)
+    position[apart.index] = np.arange(len(apart.index))
+    assert np.all(position[where] >= 0) and len(apart.index) == len(ordered.index)
+    arrays = [f.name for f in dataclasses.fields(ordered)
+              if isinstance(getattr(ordered, f.name), np.ndarray) and f.name != "index"]
+    assert "memory_bytes" in arrays and "compute_mb" in arrays and len(arrays) > 10
+    for key in arrays:
+        assert np.array_equal(getattr(ordered, key), getattr(apart, key)[position[where]]), key
+    assert ordered.least_memory_bytes == apart.least_memory_bytes
+
+
 def test_a_section_built_once_per_values_is_the_one_built_afresh():
     """`sipml.design` builds a section once per section type and values of the same types: the kept one equals
     one built afresh, values equal but of another type (or another sign of zero) build their own, and a refused

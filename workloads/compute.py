@@ -124,9 +124,11 @@ class _Hardware:
         """`gemm` of each (batch, m, n, k, output bytes) of `shapes` (numbers or arrays that broadcast), in one
         call: their times stacked on a leading axis."""
         shape = np.broadcast_shapes(*(np.shape(x) for dims in shapes for x in dims))
-        batch, m, n, k, out = (np.stack([np.broadcast_to(np.asarray(x, dtype=float), shape) for x in column])
-                               for column in zip(*shapes))
-        return self.gemm(batch, m, n, k, output_bytes=out)
+        columns = np.empty((5, len(shapes)) + shape)  # (batch, m, n, k, output bytes) × shapes
+        for i, dims in enumerate(shapes):
+            for j, x in enumerate(dims):
+                columns[j, i] = x
+        return self.gemm(*columns[:4], output_bytes=columns[4])
 
     def stream(self, moved_bytes, kernels=1):
         """`kernels` memory-bound kernels, each moving `moved_bytes`."""

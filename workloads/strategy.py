@@ -64,6 +64,21 @@ class Strategies:
     def take(self, index) -> Strategies:
         return Strategies(**{f.name: getattr(self, f.name)[index] for f in fields(self)})
 
+    def order_runs(self) -> tuple[np.ndarray, np.ndarray]:
+        """(the first of each run of neighbouring strategies that differ in their rank order alone; each
+        strategy's run): along a run only the groups' strides change, so what a plan finds of memory and compute
+        is found once per run. The enumeration puts a strategy's orders next to each other (the order is its last
+        key); strategies alike but apart are runs of their own."""
+        new = np.ones(len(self), dtype=bool)
+        if len(self) > 1:
+            same = np.ones(len(self) - 1, dtype=bool)
+            for f in fields(self):
+                if f.name != "order":
+                    column = getattr(self, f.name)
+                    same &= column[1:] == column[:-1]
+            np.logical_not(same, out=new[1:])
+        return np.flatnonzero(new), np.cumsum(new) - 1
+
     def row(self, i: int) -> dict:
         """One strategy as plain values, for reports."""
         out = {f.name: getattr(self, f.name)[i].item() for f in fields(self)}

@@ -309,11 +309,15 @@ def transformer_plan(model: TransformerModel, gpu: Gpu, batch: int, st: Strategi
     return _transformer_plan(model, gpu, batch, st, compute, training, precision or precision_for(gpu), fitting)
 
 
-def _memory_first(model, gpu, st, compute, training, fitting: bool) -> tuple:
-    """The memory of every strategy of `st`, found first: (the distinct layer configurations; (the least memory any
-    strategy needs, the GPU's usable memory); the positions to plan — every strategy, or with `fitting` those that
-    fit; and what the plan reads of them so far, over those positions: their strategies, stage layers, recomputed
-    share, parameters, gradient group, memory and distinct layer configuration)."""
+def _memory_first(model, gpu, all_st, compute, training, fitting: bool) -> tuple:
+    """The memory of every strategy of `all_st`, found first, once per run of strategies alike but for their
+    rank order (`Strategies.order_runs`): (the distinct layer configurations; (the least memory any strategy
+    needs, the GPU's usable memory); the positions to plan — every strategy, or with `fitting` those that fit;
+    each planned strategy's run among the runs kept; and what the plan reads of those runs so far: their
+    strategies, stage layers, recomputed share, parameters, gradient group, memory and distinct layer
+    configuration)."""
+    runs, run_of = all_st.order_runs()
+    st = all_st.take(runs)
     n_first, n_interior, n_last = (x.astype(float) for x in stage_layers(model.layers, st.pp))
     fullest = np.maximum(np.maximum(n_first, n_interior), n_last)
     # full recomputation of only some of each stage's layers (Megatron's --recompute-num-layers): that share of
@@ -330,16 +334,21 @@ def _memory_first(model, gpu, st, compute, training, fitting: bool) -> tuple:
     memory = _plan_memory(model, gpu, st, configs, inverse, compute, training, rerun, n_first, stage_params,
                           grad_group)
     limit = gpu.hbm_bytes * training.usable_memory
-    index = np.flatnonzero(memory <= limit) if fitting else np.arange(len(st))
+    least = float(np.min(memory, initial=math.inf))
     arrays = (n_first, n_interior, n_last, fullest, rerun, stage_params, grad_group, memory, inverse)
-    if len(index) < len(st):
-        st, arrays = st.take(index), tuple(x[index] for x in arrays)
-    return configs, (float(np.min(memory, initial=math.inf)), limit), index, (st, *arrays)
+    if not fitting:
+        return configs, (least, limit), np.arange(len(all_st)), run_of, (st, *arrays)
+    fits = memory <= limit
+    index = np.flatnonzero(fits[run_of])
+    kept = np.flatnonzero(fits)
+    if len(kept) < len(st):
+        st, arrays = st.take(kept), tuple(x[kept] for x in arrays)
+    return configs, (least, limit), index, (np.cumsum(fits) - 1)[run_of[index]], (st, *arrays)
 
 
 @last_results(32)  # the fabric-free plan once per strategy set: a sweep prices one plan on every point's fabric
 def _transformer_plan(model, gpu, batch, all_st, compute, training, precision, fitting) -> TransformerPlan:
-    configs, (least, limit), index, planned = _memory_first(model, gpu, all_st, compute, training, fitting)
+    configs, (least, limit), index, run, planned = _memory_first(model, gpu, all_st, compute, training, fitting)
     st, n_first, n_interior, n_last, fullest, rerun, stage_params, grad_group, memory, inverse = planned
     d, t, p, c, b, v = (x.astype(float) for x in (st.dp, st.tp, st.pp, st.cp, st.microbatch, st.interleave))
     m = batch / (d * b)
@@ -386,16 +395,19 @@ def _transformer_plan(model, gpu, batch, all_st, compute, training, precision, f
     # has (v − 1)·p chunk-steps to hide under (workloads-3.md §3.2: a chunk's grad sync launches when its last
     # backward finishes)
     spread = ((v - 1.0) * p + 1.0) / v
-    return TransformerPlan(
-        strategies=st, index=index, least_memory_bytes=least, memory_limit_bytes=limit,
+    per_run = dict(
         m=m, stage_layers=fullest, compute_mb=compute_mb, gemm_mb=gemm * fullest, attention_mb=attention * fullest,
         last_backward=spread * (n_first * bwd + emb_b + np.where(single, head_b, 0.0)),
         first_forward=spread * (n_first * fwd + emb_f),
         pp_calls_mb=pp_calls_mb, ep_calls_mb=ep_calls_mb, cp_calls_mb=cp_calls_mb, optimizer_s=optimizer,
         memory_bytes=memory,
         hardware_flops=(flops + 3.0 * head_flops) * m * d * t * c,  # per shard × shards × microbatches × pipelines
-        model_flops=np.full(len(st), training_flops_per_token(model) * batch * model.seq_len),
-        rerun=rerun, stage_params=stage_params, grad_group=grad_group, model=model, training=training)
+        rerun=rerun, stage_params=stage_params, grad_group=grad_group)
+    return TransformerPlan(
+        strategies=all_st.take(index), index=index, least_memory_bytes=least, memory_limit_bytes=limit,
+        **{name: value[run] for name, value in per_run.items()},  # each planned strategy's run's
+        model_flops=np.full(len(index), training_flops_per_token(model) * batch * model.seq_len),
+        model=model, training=training)
 
 
 def _plan_collectives(plan: TransformerPlan) -> dict:
