@@ -42,8 +42,8 @@ from fabric.design import (MAX_FIBER_M, MAX_LATENCY_S, MAX_RATE_BPS, MAX_SERVER_
                            MAX_TRANSCEIVER_PORTS, MIN_RATE_BPS, NCCL, ClusterDesign)
 from fabric.estimate import FabricEstimate
 from fabric.fattree import fat_tree, leaf_ports, min_fat_tree_tiers
-from fabric.kind import (BITS_PER_BYTE, CollectiveTime, FabricKind, bytes_sent_per_rank, divides, pick_index,
-                         proportional)
+from fabric.kind import (BITS_PER_BYTE, CollectiveTime, FabricKind, bytes_sent_per_rank, divides, fastest,
+                         pick_index, proportional)
 
 _EFFICIENCY_SOURCE = ("NVIDIA/nccl issue 1054 (S. Jeaugey, NCCL maintainer): 'the app-level bandwidth is 80 % of "
                       "the peak bandwidth' for NVLink [verbatim]")
@@ -294,6 +294,10 @@ def _usage(est: FabricEstimate, c, n, p, s):
 
 
 def _shares(est: FabricEstimate, collectives, arrays):
+    """Each collective's share of its GPUs' NVLink and NIC: in proportion to the bytes one call puts on each (a
+    collective alone has both whole)."""
+    if len(collectives) == 1:
+        return [(1.0, 1.0)]
     usage = []
     for c, (n, p, s) in zip(collectives, arrays):
         nv, nic = _usage(est, c, n, p, s)
@@ -302,7 +306,7 @@ def _shares(est: FabricEstimate, collectives, arrays):
     return list(zip(proportional([u[0] for u in usage]), proportional([u[1] for u in usage])))
 
 
-def _price(est: FabricEstimate, c, n, p, s, share) -> CollectiveTime:
+def _price(est: FabricEstimate, c, n, p, s, share, seconds_only: bool = False) -> CollectiveTime:
     el, det = est.design.topology, est.details
     share_nv, share_nic = share
     bn = det.nvlink_bps * el.nvlink_efficiency * share_nv
@@ -340,6 +344,8 @@ def _price(est: FabricEstimate, c, n, p, s, share) -> CollectiveTime:
                 # never below the floor of in-switch reduction: each GPU sends its n bytes and receives the result
                 sharp = el.nvls_latency + np.maximum(2 * (p - 1) / p / el.nvls_speedup, 1.0) * n * BITS_PER_BYTE / bn
                 candidates["NVLink SHARP"] = np.where(in_server & (p > 1), sharp, inf)
+        if seconds_only:
+            return CollectiveTime(np.where(p > 1, fastest(list(candidates.values())), 0.0), None, bottleneck, None)
         # each candidate named with its protocol (NVLink SHARP has none): one index into the names of both
         seconds, which = pick_index(list(candidates.values()))
         protocol = np.choose(which, np.broadcast_arrays(*(nvlink_protocol, node_protocol, tree_protocol,
@@ -361,6 +367,11 @@ def _price(est: FabricEstimate, c, n, p, s, share) -> CollectiveTime:
                           np.where(in_server, bn, be))
 
 
+def _seconds(est: FabricEstimate, c, n, p, s, share):
+    """`_price`'s seconds alone (no schedule named)."""
+    return _price(est, c, n, p, s, share, seconds_only=True).seconds
+
+
 def _serve(est: FabricEstimate, flows):
     """Each GPU's NVLink (inside a server) and NIC (between servers, over the oversubscription) shared in
     proportion to demand on the send and receive side, the smaller share taken: a feasible fair share."""
@@ -373,4 +384,4 @@ def _serve(est: FabricEstimate, flows):
 
 
 ELECTRICAL = FabricKind(name="electrical", section="electrical", section_type=ElectricalSection, static=False,
-                        evaluator=_evaluate, sharer=_shares, pricer=_price, server=_serve)
+                        evaluator=_evaluate, sharer=_shares, pricer=_price, seconds_of=_seconds, server=_serve)

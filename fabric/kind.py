@@ -118,13 +118,20 @@ def pick(candidates: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     return seconds, names[int(which)] if seconds.ndim == 0 else np.asarray(names, dtype=object)[which]
 
 
-def pick_index(times: list) -> tuple[np.ndarray, np.ndarray]:
-    """Elementwise fastest of several schedules' seconds: (seconds, the index of the first of the fastest; where
-    all are NaN, the last, or the first for one number)."""
+def fastest(times: list) -> np.ndarray:
+    """Elementwise fastest of several schedules' seconds (NaN where one is NaN): `pick_index`'s seconds."""
     values = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in times))
     seconds = values[0]
     for v in values[1:]:
         seconds = np.minimum(seconds, v)
+    return seconds
+
+
+def pick_index(times: list) -> tuple[np.ndarray, np.ndarray]:
+    """Elementwise fastest of several schedules' seconds: (seconds, the index of the first of the fastest; where
+    all are NaN, the last, or the first for one number)."""
+    values = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in times))
+    seconds = fastest(values)
     which = np.zeros(seconds.shape, dtype=np.intp)  # how many schedules before the first of the fastest
     slower = np.ones(seconds.shape, dtype=bool)
     for v in values[:-1]:
@@ -147,7 +154,9 @@ class FabricKind:
     once per job (`static`) and whether its GPUs have the optical I/O of [link] … [package] (`optical`), and its
     model as functions: `evaluator(design)` → FabricEstimate (`evaluator(design, link)` with the estimate of
     `link_of(design)` for a kind with an optical link), `sharer(est, collectives, arrays)` → one share per collective
-    (`arrays`: each one's checked (n, p, s)), `pricer(est, c, n, p, s, share)` → CollectiveTime,
+    (`arrays`: each one's checked (n, p, s)), `pricer(est, c, n, p, s, share)` → CollectiveTime, optionally
+    `seconds_of(est, c, n, p, s, share)` → its seconds alone (all a strategy search reads; faster where naming
+    the schedules costs),
     `server(est, flows)` → fabric.traffic.Served, and
     `link_of(design)` → the optical link the budget must close (None: no optical link), and optionally
     `variants(est)` → the estimates of each way it can run a job, for the workload to pick the fastest, and
@@ -165,6 +174,7 @@ class FabricKind:
     evaluator: Callable | None = None
     sharer: Callable | None = None
     pricer: Callable | None = None
+    seconds_of: Callable | None = None
     server: Callable | None = None
     link_of: Callable | None = None
     variants: Callable | None = None
@@ -200,6 +210,12 @@ class FabricKind:
 
     def time(self, est, c: Collective, n, p, s, share) -> CollectiveTime:
         return self.pricer(est, c, n, p, s, share)
+
+    def seconds(self, est, c: Collective, n, p, s, share):
+        """`time`'s seconds."""
+        if self.seconds_of is None:
+            return self.pricer(est, c, n, p, s, share).seconds
+        return self.seconds_of(est, c, n, p, s, share)
 
     def serve(self, est, flows):
         """Bandwidth per flow for a traffic pattern (fabric.traffic.Flows) → fabric.traffic.Served."""
@@ -312,13 +328,13 @@ class MixPricing:
             k = inputs[0].shape[-1]
             first, inverse = distinct_columns(np.concatenate([np.reshape(a, (-1, k)) for a in inputs]))
         if few or len(first) > k // 2:
-            t = self.kind.time(self.est, c, n, p, s, share)
-            return t.seconds if seconds_only else t
+            return (self.kind.seconds if seconds_only else self.kind.time)(self.est, c, n, p, s, share)
         picked = [_columns(np.asarray(a), first, k) for a in (n, p, s, *parts)]
-        t = self.kind.time(self.est, c, *picked[:3], tuple(picked[3:]) if isinstance(share, tuple) else picked[3])
+        args = (self.est, c, *picked[:3], tuple(picked[3:]) if isinstance(share, tuple) else picked[3])
         spread = (lambda a: _columns(np.asarray(a), inverse, len(first)))
         if seconds_only:
-            return spread(t.seconds)
+            return spread(self.kind.seconds(*args))
+        t = self.kind.time(*args)
         return CollectiveTime(seconds=spread(t.seconds), schedule=spread(np.asarray(t.schedule, dtype=object)),
                               share=spread(t.share), bandwidth_bps=spread(t.bandwidth_bps))
 

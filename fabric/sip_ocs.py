@@ -40,7 +40,7 @@ from fabric.bom import BomLine
 from fabric.design import MAX_CHANNELS, MAX_GPUS, MAX_LATENCY_S, NCCL, SIPML, ClusterDesign
 from fabric.estimate import FabricEstimate, Floor, useful_time_fraction
 from fabric.fattree import fat_tree, fat_tree_max_endpoints, min_fat_tree_tiers
-from fabric.kind import BITS_PER_BYTE, CollectiveTime, FabricKind, bytes_sent_per_rank, pick
+from fabric.kind import BITS_PER_BYTE, CollectiveTime, FabricKind, bytes_sent_per_rank, fastest, pick
 from fabric.optical_io import CHIPLET_LATENCY_S, fiber_delay_s, optical_io_bom
 from photonics import link
 from photonics.link import FabricInputs, LinkEstimate, Violation
@@ -293,7 +293,7 @@ def whole_circuits(degree: int, volumes):
     return list(base + extra)
 
 
-def _price(est: FabricEstimate, c, n, p, s, share) -> CollectiveTime:
+def _price(est: FabricEstimate, c, n, p, s, share, seconds_only: bool = False) -> CollectiveTime:
     ocs, det = est.design.topology, est.details
     ports = est.degree * share  # circuits this collective type holds per GPU
     circuit = det.port_bps * est.useful_fraction
@@ -310,9 +310,13 @@ def _price(est: FabricEstimate, c, n, p, s, share) -> CollectiveTime:
         torus_bps = 2 * np.floor(ports / 2) * circuit
         torus = k * np.where(p > 1, (rows - 1 + cols - 1) * alpha
                              + (p - 1) / p * n * BITS_PER_BYTE / np.where(torus_bps > 0, torus_bps, 1.0), 0.0)
-        seconds, schedule = pick({"ring over the circuits": ring,
-                                  "2-D torus of circuits, both dimension orders":
-                                      np.where((torus_bps > 0) & (rows > 1), torus, np.inf)})
+        schedules = {"ring over the circuits": ring,
+                     "2-D torus of circuits, both dimension orders": np.where((torus_bps > 0) & (rows > 1), torus,
+                                                                             np.inf)}
+        if seconds_only:
+            return CollectiveTime(np.where(usable | (p <= 1), fastest(list(schedules.values())), np.inf), None,
+                                  share, None)
+        seconds, schedule = pick(schedules)
         rank_bps = np.where(schedule == "2-D torus of circuits, both dimension orders", torus_bps, rank_bps)
     elif c.op == "all_to_all":  # over the job's one circuit graph of degree d, at this collective's share
         hops = col.expander_mean_distance(est.degree, p)
@@ -327,6 +331,11 @@ def _price(est: FabricEstimate, c, n, p, s, share) -> CollectiveTime:
         schedule = "the pair's circuits"
     seconds = np.where(usable | (p <= 1), seconds, np.inf)
     return CollectiveTime(seconds, schedule, share, rank_bps)
+
+
+def _seconds(est: FabricEstimate, c, n, p, s, share):
+    """`_price`'s seconds alone (no schedule named)."""
+    return _price(est, c, n, p, s, share, seconds_only=True).seconds
 
 
 def _serve(est: FabricEstimate, flows):
@@ -348,5 +357,5 @@ def _serve(est: FabricEstimate, flows):
 
 
 SIP_OCS = FabricKind(name="sip-ocs", section="sip_ocs", section_type=SipOcsSection, static=True, optical=True,
-                     evaluator=_evaluate, sharer=_shares, pricer=_price, server=_serve, link_of=ocs_link,
-                     grid_floor=_grid_floor, floor_estimate=ocs_estimate)
+                     evaluator=_evaluate, sharer=_shares, pricer=_price, seconds_of=_seconds, server=_serve,
+                     link_of=ocs_link, grid_floor=_grid_floor, floor_estimate=ocs_estimate)

@@ -43,7 +43,8 @@ from fabric import collectives as col
 from fabric.bom import BomLine
 from fabric.design import MAX_DB, MAX_GPUS, MAX_LATENCY_S, NCCL, SIPML, ClusterDesign
 from fabric.estimate import FabricEstimate, Floor, useful_time_fraction
-from fabric.kind import BITS_PER_BYTE, CollectiveTime, FabricKind, bytes_sent_per_rank, proportional, pick
+from fabric.kind import (BITS_PER_BYTE, CollectiveTime, FabricKind, bytes_sent_per_rank, fastest, pick,
+                         proportional)
 from fabric.optical_io import CHIPLET_LATENCY_S, fiber_delay_s, optical_io_bom
 from photonics import amplifier, budget, link, microring, receiver
 from photonics.link import FabricInputs, LinkEstimate, Violation
@@ -415,30 +416,37 @@ def _half_s(est, n, p, s, cap, times: float = 1.0):
     return {"ring": flat, "two-level ring": two}
 
 
-def _price(est: FabricEstimate, c, n, p, s, share) -> CollectiveTime:
-    t = _schedule(est, c, n, p, s, share)
+def _price(est: FabricEstimate, c, n, p, s, share, seconds_only: bool = False) -> CollectiveTime:
+    t = _schedule(est, c, n, p, s, share, seconds_only)
     if np.any(est.details.retune_s):  # phased or periodic: the rings are re-tuned to this collective before it runs
         return dataclasses.replace(t, seconds=t.seconds + np.where(p > 1, est.details.retune_s, 0.0))
     return t
 
 
+def _seconds(est: FabricEstimate, c, n, p, s, share):
+    """`_price`'s seconds alone (no schedule named)."""
+    return _price(est, c, n, p, s, share, seconds_only=True).seconds
+
+
 NO_REACH = "none: no wavelength reaches the neighbour"
 
 
-def _schedule(est: FabricEstimate, c, n, p, s, share) -> CollectiveTime:
+def _schedule(est: FabricEstimate, c, n, p, s, share, seconds_only: bool = False) -> CollectiveTime:
     dead = (est.details.segment_capacity_bps <= 0) | (_reach(est) < 1)
     if np.all(dead):
         return CollectiveTime(np.where(p > 1, np.inf, 0.0) * np.ones_like(n), NO_REACH, share, 0.0)
     if not np.any(dead):
-        return _alive_schedule(est, c, n, p, s, share)
+        return _alive_schedule(est, c, n, p, s, share, seconds_only)
     with np.errstate(divide="ignore", invalid="ignore"):  # the dead points' figures are replaced below
-        t = _alive_schedule(est, c, n, p, s, share)
+        t = _alive_schedule(est, c, n, p, s, share, seconds_only)
     # a batched view (fabric.estimate.over_points) with some points that reach no neighbour
-    return CollectiveTime(np.where(dead, np.where(p > 1, np.inf, 0.0), t.seconds), np.where(dead, NO_REACH, t.schedule),
-                          share, np.where(dead, 0.0, t.bandwidth_bps))
+    seconds = np.where(dead, np.where(p > 1, np.inf, 0.0), t.seconds)
+    if seconds_only:
+        return CollectiveTime(seconds, None, share, None)
+    return CollectiveTime(seconds, np.where(dead, NO_REACH, t.schedule), share, np.where(dead, 0.0, t.bandwidth_bps))
 
 
-def _alive_schedule(est: FabricEstimate, c, n, p, s, share) -> CollectiveTime:
+def _alive_schedule(est: FabricEstimate, c, n, p, s, share, seconds_only: bool = False) -> CollectiveTime:
     cap = est.details.segment_capacity_bps * share
     closed, factor = _geometry(est, p, s)
     if c.op in ("reduce_scatter", "all_gather", "all_reduce"):
@@ -449,6 +457,8 @@ def _alive_schedule(est: FabricEstimate, c, n, p, s, share) -> CollectiveTime:
             chain = 2 * (p - 1) * _step_s(est, s) + (n * BITS_PER_BYTE * s) / cap
             times["chain: reduce one way, broadcast back"] = np.where(~closed & (est.details.directions == 2)
                                                                       & (p > 1), chain, np.inf)
+        if seconds_only:
+            return CollectiveTime(fastest(list(times.values())), None, share, None)
         seconds, schedule = pick(times)
         return CollectiveTime(seconds, schedule, share, cap * factor)
     if c.op == "all_to_all":
@@ -496,5 +506,5 @@ def _ring_link(design: ClusterDesign):
 
 
 SIP_RING = FabricKind(name="sip-ring", section="sip_ring", section_type=SipRingSection, static=True, optical=True,
-                      evaluator=_evaluate, sharer=_shares, pricer=_price, server=_serve, link_of=_ring_link,
-                      variants=allocations, grid_floor=_grid_floor, floor_estimate=ring_estimate)
+                      evaluator=_evaluate, sharer=_shares, pricer=_price, seconds_of=_seconds, server=_serve,
+                      link_of=_ring_link, variants=allocations, grid_floor=_grid_floor, floor_estimate=ring_estimate)

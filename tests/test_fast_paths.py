@@ -548,6 +548,49 @@ def test_pricing_each_distinct_column_once_equals_pricing_every_column(monkeypat
                    for f in dataclasses.fields(once_br))
 
 
+@pytest.mark.parametrize("design", ["sip-ring", "sip-ocs", "dgx-h100", "fattree-200", "ideal"])
+def test_the_seconds_a_search_reads_alone_are_the_priced_times_seconds(design):
+    """A strategy search reads only the seconds of its collectives (`fabric.kind.MixPricing.seconds`, a kind's
+    `seconds_of`, which names no schedule): they are `price`'s seconds bit for bit, for every collective of a job's
+    mix alone and running with the rest, on each way the fabric runs the job, and on a batch of points some of
+    which reach no neighbour or hold no circuit."""
+    from fabric.estimate import over_points
+    from fabric.evaluate import mix_pricing
+    from fabric.registry import get_kind
+    from sipml.design import load_design
+    from workloads import speedup
+    from workloads.models import load_model
+    from workloads.strategy import transformer_strategies
+    from workloads.training import transformer_plan
+
+    model, batch = load_model("mixtral-8x7b"), 1024
+    d = load_design(design, ["fabric.gpus=256"])
+    gpu, stack = speedup.gpu_of(d), speedup.stack_for(model)
+    est = speedup.evaluate_fabric(d)
+    kind = get_kind(est.kind)
+    assert kind.seconds_of is not None or design == "ideal"
+    st = transformer_strategies(model, est.job_gpus, batch, {}, stack)
+    plan = transformer_plan(model, gpu, batch, st, compute=stack.compute_for(gpu), training=stack.training,
+                            precision=speedup.precision_of(gpu, stack))
+    assert {c.op for c in plan.mix} >= {"all_reduce", "reduce_scatter", "all_gather", "all_to_all", "p2p"}
+    views = list(kind.alternatives(est))
+    capacity = {"sip-ring": "segment_capacity_bps", "sip-ocs": "port_bps"}.get(design)
+    if capacity:  # a batch of points, one of them dead
+        scale = np.array([0.0, 0.3, 1.0, 2.5, 0.7])
+        details = dataclasses.replace(est.details, **{capacity: getattr(est.details, capacity) * scale})
+        views.append(over_points(dataclasses.replace(est, per_gpu_bandwidth_bps=est.per_gpu_bandwidth_bps * scale,
+                                                     details=details), (5,)))
+    for view in views:
+        pricing = mix_pricing(view, plan.mix, plan.mix_arrays(view.job_gpus))
+        for running in [[c] for c in plan.mix] + [list(plan.mix[i:]) for i in range(len(plan.mix))]:
+            for first_only in (False, True):
+                seconds = pricing.seconds(running, first_only)
+                times = pricing.price(running, first_only)
+                assert len(seconds) == len(times)
+                for x, t in zip(seconds, times):
+                    assert np.shape(x) == np.shape(t.seconds) and np.array_equal(x, t.seconds, equal_nan=True)
+
+
 @pytest.mark.parametrize("batched", [False, True])
 def test_the_ways_a_ring_runs_a_job_searched_as_one_batch_equal_each_searched_alone(batched):
     """SiP-Ring's wavelength allocations (static, periodic, phased) joined into one batch of points
