@@ -296,8 +296,8 @@ def test_a_fabric_without_a_floor_over_a_grid_goes_point_by_point():
                                   ("bert-large", "sip-ring", 64, 1024), ("llama3-405b", "dgx-h100", 2048, 2048),
                                   ("gpt2-355m", "sip-ring", 256, 1024, 1e4, 40)])
 def test_the_bounded_search_equals_pricing_every_strategy(case, monkeypatch):
-    """The branch-and-bound strategy search (rounds in the order of each strategy's iteration with free
-    communication, small first rounds here so that there are many), on every way the fabric can run the job at
+    """The branch-and-bound strategy search (rounds in the order of each strategy's floor on the fabric, small
+    first rounds here so that there are many), on every way the fabric can run the job at
     once, finds the fastest way (the first of equals) and keeps for it exactly the candidates, times and phases of
     pricing every strategy on each way alone and sorting them. The last case's ring has 10⁴ times the capacity
     and keeps the 40 fastest, its first round 8: communication is nearly free, so the fastest way's next fastest
@@ -341,6 +341,62 @@ def test_the_bounded_search_equals_pricing_every_strategy(case, monkeypatch):
     assert found.model_flops == float(br.model_flops[order[0]])
     assert found.hardware_flops == float(br.hardware_flops[order[0]])
     assert found.candidates == len(st) and found.feasible == int(br.fits.sum())
+
+
+def _long_context(name: str):
+    """A zoo model with 32 768-token sequences: strategies with context parallelism."""
+    from workloads.models import load_model
+
+    return dataclasses.replace(load_model(name), seq_len=32768)
+
+
+@pytest.mark.parametrize("name, design, gpus", [("mixtral-8x7b", "sip-ring", 256), ("mixtral-8x7b", "sip-ocs", 256),
+                                                ("gpt2-355m", "fattree-200", 64), ("mixtral-8x7b", "dgx-h100", 256),
+                                                ("llama3-405b-long", "dgx-h100", 1024),
+                                                ("llama3-405b-long", "sip-ring", 1024), ("bert-large", "ideal", 64)])
+def test_a_search_s_floor_is_below_every_strategy_s_iteration_at_every_point(name, design, gpus):
+    """The floor a search prices in the order of (`workloads.training.transformer_floor`: the model-parallel
+    collectives alone on the fabric, the data-parallel ones free) is at or below every strategy's iteration on
+    every way the fabric runs the job and at every point of a batch whose capacities are far apart (a dead one
+    among them), and above the iteration with free communication for most strategies. Where the collectives are
+    priced alone in the iteration too (packet-switched fabrics), it is the iteration with the data-parallel
+    collectives free, bit for bit: the distinct keys it prices once per miss none of what they depend on."""
+    from fabric.estimate import over_points
+    from fabric.registry import get_kind
+    from sipml.design import load_design
+    from workloads import speedup, training
+    from workloads.models import load_model
+    from workloads.strategy import transformer_strategies
+
+    model = _long_context("llama3-405b") if name.endswith("-long") else load_model(name)
+    d = load_design(design, [f"fabric.gpus={gpus}"])
+    gpu, stack = speedup.gpu_of(d), speedup.stack_for(model)
+    batch = speedup.default_batch(model, gpus)[0]
+    est = speedup.evaluate_fabric(d)
+    kind = get_kind(est.kind)
+    st = transformer_strategies(model, est.job_gpus, batch, {}, stack)
+    plan = training.transformer_plan(model, gpu, batch, st, compute=stack.compute_for(gpu), training=stack.training,
+                                     precision=speedup.precision_of(gpu, stack))
+    assert not name.endswith("-long") or np.any(plan.strategies.cp > 1)
+    views = list(kind.alternatives(est))
+    capacity = {"sip-ring": "segment_capacity_bps", "sip-ocs": "port_bps"}.get(design)
+    if capacity:
+        scale = np.array([0.0, 0.02, 0.4, 1.0, 30.0])
+        details = dataclasses.replace(est.details, **{capacity: getattr(est.details, capacity) * scale})
+        views.append(over_points(dataclasses.replace(est, per_gpu_bandwidth_bps=est.per_gpu_bandwidth_bps * scale,
+                                                     details=details), (5,)))
+    free = training.transformer_bound(plan, stack.training).iteration_s
+    for view in views:
+        floor = training.transformer_floor(plan, stack.training, view)
+        with np.errstate(invalid="ignore"):
+            iteration = training.plan_breakdown(plan, stack.training, view).iteration_s
+        iteration = np.where(np.isfinite(iteration), iteration, np.inf)  # as a search reads it
+        assert floor.shape == free.shape and np.all(floor >= free)
+        assert np.all(floor <= iteration) and np.mean(floor > free) > 0.5
+        if not kind.static:
+            times = training._collective_times(plan, view)
+            times.update((key, 0.0) for key in training.COLLECTIVE_TIMES if key not in training.MODEL_PARALLEL)
+            assert np.array_equal(floor, training._iteration(plan, stack.training, times).iteration_s)
 
 
 def test_the_amplified_reach_by_bisection_equals_the_scan_of_every_amplifier_count():

@@ -40,7 +40,7 @@ from workloads.gpus import Gpu, shipped_gpus
 from workloads.models import DlrmModel, Model, TransformerModel
 from workloads.stacks import DEFAULT_DATA_PARALLEL_STACK, DEFAULT_STACK, Stack, get_stack
 from workloads.strategy import transformer_strategies
-from workloads.training import (Breakdown, plan_breakdown, precision_for, transformer_bound, transformer_breakdown,
+from workloads.training import (Breakdown, plan_breakdown, precision_for, transformer_floor, transformer_breakdown,
                                 transformer_plan)
 
 EPOCH = "Epoch AI (Cottier et al. 2024; costs-power.md)"
@@ -374,9 +374,10 @@ def _configured_once(view: FabricEstimate) -> bool:
 
 
 FIRST_PRICED = 512  # strategies priced in the first round of a bounded search (each round doubles it)
-FIRST_PRICED_FEW = 2048  # … of a search of at most FEW_POINTS points (one design's ways to run a job), whose rounds
-FEW_POINTS = 3  # cost their Python more than their arithmetic (measured: 512 → 2 048 takes a fattree-200 baseline
-# of gpt2-355m from 24 to 20 ms, GPT-3 175B on SiP-Ring from 45–50 to 35–40 ms; 4 096 and 8 192 are slower again)
+FIRST_PRICED_FEW = 256  # … of a search of at most FEW_POINTS points (one design's ways to run a job): its floor
+FEW_POINTS = 3  # (`transformer_floor`) leaves 6–150 strategies to price at one point, a few hundred over SiP-Ring's
+# ways (measured on GPT-3 175B, Mixtral 8x7B and Megatron 7.5B on five fabrics: 128–512 alike, 1 024 5–8 % slower,
+# 2 048 10–16 %)
 POINTS_PER_SEARCH = 256  # points of a batched view searched together, so that its arrays stay small (measured on a
 # 10 000-point gpt2-355m sweep with 3 550 feasible points: all at once 52 s, 64 at a time 33 s, 256 at a time 29 s)
 
@@ -395,8 +396,9 @@ def _fastest_in_parts(model, gpu, view, batch, fixed_items, stack, precision, ce
 def _bounded_rounds(model: TransformerModel, gpu: Gpu, view: FabricEstimate, batch: int, fixed_items: tuple, top: int,
                     stack: Stack, precision: str, ceiling=None, ways: bool = False) -> tuple:
     """The transformer search, branch and bound, at each point of `view` (one, or a batched view's): strategies
-    are priced in rounds in the order of their iteration with free communication
-    (`workloads.training.transformer_bound`, which no fabric beats), and a point's rounds stop at the first
+    are priced in rounds in the order of their floor on the view (`workloads.training.transformer_floor`: the
+    model-parallel collectives alone on the fabric, the data-parallel ones free; no point's iteration is below
+    it), and a point's rounds stop at the first
     strategy whose bound is above the `top`-th fastest priced there so far; those left out cannot be among its
     fastest, so the result is the full search's (ties included: a bound equal to the `top`-th time is priced). A
     round prices the points still searching, up to the farthest of their stops (each point's strategies beyond its
@@ -413,7 +415,7 @@ def _bounded_rounds(model: TransformerModel, gpu: Gpu, view: FabricEstimate, bat
     st = transformer_strategies(model, view.job_gpus, batch, _per_candidate(dict(fixed_items)), stack)
     plan = transformer_plan(model, gpu, batch, st, compute=stack.compute_for(gpu), training=stack.training,
                             precision=precision, fitting=True)
-    bound = transformer_bound(plan, stack.training).iteration_s
+    bound = transformer_floor(plan, stack.training, view)
     order = np.argsort(bound, kind="stable")
     lower = bound[order]
     count = 1 if points(view) is None else points(view)

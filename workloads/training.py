@@ -137,6 +137,39 @@ def transformer_bound(plan: TransformerPlan, training: TrainingSettings) -> Brea
     return plan._bound["free"]
 
 
+def transformer_floor(plan: TransformerPlan, training: TrainingSettings, est: FabricEstimate) -> np.ndarray:
+    """The iteration of every strategy of the plan on the fabric `est` with its model-parallel collectives
+    (tensor, pipeline, expert, context) each alone on the fabric and its data-parallel ones free; the least over
+    the points of a batched view. No strategy is faster than its floor at any point: each phase grows with every
+    collective's time, the model-parallel collectives are priced alone in `_collective_times` too (a packet-switched
+    fabric) or at a share of the fabric below the whole (one configured per job), and a collective is not slower
+    with more of the fabric (`fabric.kind.FabricKind`). Each model-parallel collective is priced once per distinct
+    (tp, pp, cp, ep, dp, microbatch, order): all its bytes, group and stride depend on."""
+    st = plan.strategies
+    first, inverse = distinct_whole_columns(tuple(getattr(st, key) for key in MODEL_PARALLEL_KEYS))
+    mix = plan.take(first, est.job_gpus).mix
+    alone = mix_pricing(est, None)
+    tp_calls = _tp_calls(st, plan.rerun, plan.stage_layers)
+    times = dict.fromkeys(COLLECTIVE_TIMES, 0.0)
+    spread = (lambda c: np.take(alone.seconds([c])[0], inverse, axis=-1))  # one call's seconds at each strategy
+    times["tensor"] = sum(_times_calls(tp_calls[c.op], spread(c)) for c in mix[:len(tp_calls)]
+                          if np.any(tp_calls[c.op]))
+    for key, c, calls in zip(("pipeline", "expert", "context"), mix[len(tp_calls):len(tp_calls) + 3],
+                             (plan.pp_calls_mb, plan.ep_calls_mb, plan.cp_calls_mb)):
+        if np.any(calls):
+            times[key] = spread(c)
+    with np.errstate(invalid="ignore"):  # a group no wavelength reaches: inf seconds, 0 of them in a bubble
+        floor = _iteration(plan, training, times).iteration_s
+    # not a number only where a collective alone takes forever: the iteration there is not finite either
+    floor = np.where(np.isnan(floor), np.inf, floor)
+    return np.min(floor, axis=0) if np.ndim(floor) == 2 else floor
+
+
+MODEL_PARALLEL = ("tensor", "pipeline", "expert", "context")  # the collectives a floor prices alone
+MODEL_PARALLEL_KEYS = ("tp", "pp", "cp", "ep", "dp", "microbatch", "order")  # the strategy's sizes, microbatch and
+# rank order: what the bytes, groups and strides of its model-parallel collectives depend on (`_plan_collectives`)
+
+
 COLLECTIVE_TIMES = ("tensor", "pipeline", "expert", "context", "all_reduce", "reduce_scatter", "all_gather",
                     "all_reduce_bucket", "reduce_scatter_bucket", "all_gather_bucket")
 
@@ -170,8 +203,10 @@ def _collective_times(plan: TransformerPlan, est: FabricEstimate) -> dict:
 
 
 def _times_calls(calls, seconds):
-    """calls × seconds of each call, nothing where there is no call (whatever the fabric would take for one)."""
-    return np.where(calls > 0, calls * seconds, 0.0)
+    """calls × seconds of each call, nothing where there is no call (whatever the fabric would take for one, an
+    unreachable group's infinity too)."""
+    with np.errstate(invalid="ignore"):  # 0 calls × inf seconds, replaced by nothing
+        return np.where(calls > 0, calls * seconds, 0.0)
 
 
 def _iteration(plan: TransformerPlan, training: TrainingSettings, times: dict) -> Breakdown:
@@ -410,6 +445,14 @@ def _transformer_plan(model, gpu, batch, all_st, compute, training, precision, f
         model=model, training=training)
 
 
+def _tp_calls(st: Strategies, rerun, fullest) -> dict:
+    """Each tensor-parallel collective's calls per microbatch through the fullest stage."""
+    per_layer = tensor_parallel_collectives_per_layer(st.recompute, st.sp)
+    replayed = np.where(st.recompute == 2, 2.0 * (1.0 - rerun), 0.0)  # the forward collectives not rerun
+    return {op: np.where(st.tp > 1, np.where(count > 0, count - replayed, 0.0) * fullest, 0.0)
+            for op, count in per_layer.items()}
+
+
 def _plan_collectives(plan: TransformerPlan) -> dict:
     """The plan's collectives (`TransformerPlan.mix`), each tensor-parallel one's calls per microbatch and one
     gradient bucket, from the strategies' groups, messages and calls."""
@@ -419,10 +462,7 @@ def _plan_collectives(plan: TransformerPlan) -> dict:
     t, c, b = (x.astype(float) for x in (st.tp, st.cp, st.microbatch))
     strides = st.strides()
     act = training.activation_bytes
-    per_layer = tensor_parallel_collectives_per_layer(st.recompute, st.sp)
-    replayed = np.where(st.recompute == 2, 2.0 * (1.0 - rerun), 0.0)  # the forward collectives not rerun
-    tp_calls = {op: np.where(t > 1, np.where(count > 0, count - replayed, 0.0) * fullest, 0.0)
-                for op, count in per_layer.items()}
+    tp_calls = _tp_calls(st, rerun, fullest)
     tp_msg = tensor_parallel_message_bytes(model, st.microbatch, act) / c
     pp_msg = pipeline_message_bytes(model, st.microbatch, st.tp, act) / c
     tokens = b * model.seq_len / c
