@@ -638,8 +638,8 @@ def test_the_seconds_a_search_reads_alone_are_the_priced_times_seconds(design):
                                                      details=details), (5,)))
     for view in views:
         pricing = mix_pricing(view, plan.mix, plan.mix_arrays(view.job_gpus))
-        for running in [[c] for c in plan.mix] + [list(plan.mix[i:]) for i in range(len(plan.mix))]:
-            for first_only in (False, True):
+        for running in [[c] for c in plan.mix] + [list(plan.mix), list(plan.mix[::-1])]:
+            for first_only in (False, True) if len(running) > 1 else (False,):
                 seconds = pricing.seconds(running, first_only)
                 times = pricing.price(running, first_only)
                 assert len(seconds) == len(times)

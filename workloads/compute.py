@@ -420,10 +420,12 @@ def _edge_parts(model: TransformerModel, hw: _Hardware, settings: ComputeSetting
     emb_b = hw.stream(el * table + 3.0 * el * tokens * h) + hw.stream(accumulate)
     wgrad_out = 8.0 if settings.grad_accumulation == "fused" else el
     logits = predicted * v / t
-    head_f = (hw.stream(2.0 * el * tokens_sp * h) + hw.gemm(1.0, predicted, v / t, h)
+    # the logits GEMM, its data gradient and its weight gradient, timed in one call
+    logits_f, logits_d, logits_w = hw.gemms([(1.0, predicted, v / t, h, el), (1.0, predicted, h, v / t, el),
+                                             (1.0, h, v / t, predicted, wgrad_out)])
+    head_f = (hw.stream(2.0 * el * tokens_sp * h) + logits_f
               + hw.stream(settings.cross_entropy_forward_bytes * logits))
-    head_b = (hw.stream(3.0 * el * tokens_sp * h) + hw.gemm(1.0, predicted, h, v / t)
-              + hw.gemm(1.0, h, v / t, predicted, output_bytes=wgrad_out)
+    head_b = (hw.stream(3.0 * el * tokens_sp * h) + logits_d + logits_w
               + hw.stream(settings.cross_entropy_backward_bytes * logits)
               + (hw.stream(10.0 * table) if settings.grad_accumulation == "separate"
                  and model.embeddings == "untied" else 0.0))
