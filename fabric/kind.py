@@ -9,9 +9,11 @@ consecutive servers, one pod.
 `price(estimate, running, mix)` returns the time of each collective in `running` when they run together. A kind whose
 circuits or wavelengths are set once per job (`static = True`: SiP-OCS, SiP-Ring) splits its resources by the job's
 whole traffic `mix` (bytes per iteration of every collective the job runs, SiP-ML's demand-proportional objective),
-whether or not the others are running at that moment; a packet-switched kind shares only among `running`. A
-collective's time does not grow with its share (more of a resource is never slower): a strategy search prices
-collectives alone on the fabric for a floor no strategy's iteration is below (`workloads.training.transformer_floor`).
+whether or not the others are running at that moment; a packet-switched kind shares only among `running`. On a
+static kind a collective's time does not grow with its share (more of the fabric is never slower): a strategy
+search prices the model-parallel collectives alone for a floor no strategy's iteration is below
+(`workloads.training.transformer_floor`; a packet-switched kind prices them alone in the iteration too, so there
+the floor is theirs exactly — NCCL's choice of tree or ring by its own model is not monotone in the share).
 Every argument broadcasts over numpy arrays, so a strategy search prices all its candidates in one call.
 
 Message sizes, per rank: all_reduce, the buffer every rank holds; reduce_scatter, each rank's input; all_gather, the

@@ -133,7 +133,9 @@ class TrainingSettings:
     def overlapped(self, comm_s, window_s, tail_s=0.0):
         """Exposed seconds of a collective of `comm_s` overlapped with `window_s` of compute, of which `tail_s`
         (the last bucket) can only start once the window's compute is done: tail + max(X − W, σ·X) for the rest."""
-        rest = np.maximum(np.asarray(comm_s, dtype=float) - tail_s, 0.0)
+        comm = np.asarray(comm_s, dtype=float)
+        with np.errstate(invalid="ignore"):  # a collective that never ends, its last bucket too: inf − inf
+            rest = np.where(comm < np.inf, np.maximum(comm - tail_s, 0.0), comm)
         tail = np.minimum(tail_s, comm_s)
         return tail + np.maximum(rest - window_s, self.hidden_share * rest)
 

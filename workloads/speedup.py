@@ -499,7 +499,7 @@ def _fastest(model: TransformerModel, gpu: Gpu, view: FabricEstimate, batch: int
                     else value[best_col[mine]]
         return out
 
-    reason = "" if found.all() else memory.refusal(model, gpu)
+    reason = "" if found.all() else memory.unserved(model, gpu)  # they fit (above): none is served there
     if ceiling is not None:
         reason = np.where(np.isfinite(np.reshape(ceiling, count)), SLOWER, reason)
     everywhere = (lambda value: np.where(found, value, math.nan))
@@ -551,6 +551,12 @@ class _Memory:
         return (f"no strategy of {model.name} fits in {gpu.name}'s memory (the smallest needs "
                 f"{self.least_bytes / 1e9:.1f} GB of {self.limit_bytes / 1e9:.1f} GB usable)")
 
+    @staticmethod
+    def unserved(model: Model, gpu: Gpu) -> str:
+        """Why no strategy runs where some fit in memory: the fabric serves none of them."""
+        return (f"no strategy of {model.name} that fits in {gpu.name}'s memory runs on this fabric: each has a "
+                "collective over groups the fabric does not serve (no circuit or wavelength for it)")
+
 
 def _found(st, br, fits, index, memory: _Memory, top: int, model: Model, gpu: Gpu) -> _Found | str:
     """The `top` fastest of the priced strategies `index` (their breakdown `br`, `fits` of them in memory), ties in
@@ -558,7 +564,7 @@ def _found(st, br, fits, index, memory: _Memory, top: int, model: Model, gpu: Gp
     t = br.iteration_s
     ok = fits & np.isfinite(t)
     if not ok.any():
-        return memory.refusal(model, gpu)
+        return memory.unserved(model, gpu) if memory.feasible and fits.any() else memory.refusal(model, gpu)
     rows = np.flatnonzero(ok)
     rows = rows[np.lexsort((index[rows], t[rows]))][:top]  # by time, then the strategies' order
     best = int(rows[0])

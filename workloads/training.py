@@ -224,7 +224,7 @@ def _iteration(plan: TransformerPlan, training: TrainingSettings, times: dict) -
     pipeline_steady = np.where(interleaved, training.overlapped(pipeline, plan.compute_mb), pipeline)
     expert = _times_calls(plan.ep_calls_mb, ep_t)
     t_stage = plan.compute_mb + tensor + context + expert
-    bubble = bubble_fraction(st.pp, m, st.interleave) * m * (t_stage + pipeline)
+    bubble = _times_calls(bubble_fraction(st.pp, m, st.interleave) * m, t_stage + pipeline)  # none with one stage
 
     # data-parallel reduction (R20): stage 0 all-reduces the accumulated gradients once, stage 1 reduce-scatters them
     # once, both in the first pipeline stage's last backward (the last stage to finish), and stage 1 all-gathers the

@@ -142,3 +142,21 @@ def test_strategy_text_and_bad_strategies():
         transformer_strategies(GPT, 256, 1024, {"tp": 3})
     with pytest.raises(InputError, match="no valid strategy"):
         transformer_strategies(GPT, 256, 7)  # no dp·microbatch divides 7 with dp·tp·pp = 256
+
+
+def test_a_collective_that_never_ends_makes_the_iteration_endless_without_a_warning():
+    """A group no circuit or wavelength serves takes forever: the exposed time is infinite (its last bucket too,
+    inf − inf), a one-stage pipeline has no bubble (0 × inf), and nothing warns (warnings are errors here)."""
+    import numpy as np
+
+    from core.errors import InfeasibleDesign
+    from workloads.settings import DEFAULT_TRAINING
+    from sipml.design import load_design
+    from workloads import speedup
+    from workloads.models import load_model
+
+    assert DEFAULT_TRAINING.overlapped(np.inf, 1.0, np.inf) == np.inf
+    assert DEFAULT_TRAINING.overlapped(np.array([np.inf, 3.0]), 1.0, np.array([np.inf, 0.5]))[0] == np.inf
+    d = load_design("sip-ocs", ["fabric.gpus=512", "sip_ocs.switches=1"])  # one circuit per GPU for the whole mix
+    with pytest.raises(InfeasibleDesign, match="fits in .* memory runs on this fabric: each has a collective"):
+        speedup.evaluate_model(load_model("gpt3-175b"), d, "sip-ocs", 1536, estimate=speedup.evaluate_fabric(d))
