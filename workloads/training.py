@@ -130,8 +130,8 @@ def plan_breakdown(plan: TransformerPlan, training: TrainingSettings, est: Fabri
 
 def transformer_bound(plan: TransformerPlan, training: TrainingSettings) -> Breakdown:
     """The iteration of every strategy of the plan with its communication free: no fabric makes a strategy faster
-    (each phase grows with the collectives' times), so a search may leave out the strategies whose bound is above
-    the best it has priced. Fabric-free: once per plan."""
+    (each phase grows with the collectives' times). Fabric-free: once per plan; a search orders its strategies by
+    `transformer_floor`, which is at or above it."""
     if not plan._bound:
         plan._bound["free"] = _iteration(plan, training, dict.fromkeys(COLLECTIVE_TIMES, np.zeros(len(plan.index))))
     return plan._bound["free"]
@@ -141,10 +141,10 @@ def transformer_floor(plan: TransformerPlan, training: TrainingSettings, est: Fa
     """The iteration of every strategy of the plan on the fabric `est` with its model-parallel collectives
     (tensor, pipeline, expert, context) each alone on the fabric and its data-parallel ones free; the least over
     the points of a batched view. No strategy is faster than its floor at any point: each phase grows with every
-    collective's time, the model-parallel collectives are priced alone in `_collective_times` too (a packet-switched
-    fabric) or at a share of the fabric below the whole (one configured per job), and a collective is not slower
-    with more of the fabric (`fabric.kind.FabricKind`). Each model-parallel collective is priced once per distinct
-    (tp, pp, cp, ep, dp, microbatch, order): all its bytes, group and stride depend on."""
+    collective's time, and the model-parallel collectives are priced alone in `_collective_times` too (a
+    packet-switched fabric) or at a share of the fabric below the whole (one configured per job, where a collective
+    is not slower with more of the fabric: `fabric.kind`). Each model-parallel collective is priced once per
+    distinct (tp, pp, cp, ep, dp, microbatch, order): all its bytes, group and stride depend on."""
     st = plan.strategies
     first, inverse = distinct_whole_columns(tuple(getattr(st, key) for key in MODEL_PARALLEL_KEYS))
     mix = plan.take(first, est.job_gpus).mix
@@ -158,7 +158,7 @@ def transformer_floor(plan: TransformerPlan, training: TrainingSettings, est: Fa
                              (plan.pp_calls_mb, plan.ep_calls_mb, plan.cp_calls_mb)):
         if np.any(calls):
             times[key] = spread(c)
-    with np.errstate(invalid="ignore"):  # a group no wavelength reaches: inf seconds, 0 of them in a bubble
+    with np.errstate(invalid="ignore"):  # a group no wavelength reaches: inf seconds, none of them hidden (σ = 0)
         floor = _iteration(plan, training, times).iteration_s
     # not a number only where a collective alone takes forever: the iteration there is not finite either
     floor = np.where(np.isnan(floor), np.inf, floor)
