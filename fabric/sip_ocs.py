@@ -313,11 +313,11 @@ def _price(est: FabricEstimate, c, n, p, s, share, seconds_only: bool = False) -
         schedules = {"ring over the circuits": ring,
                      "2-D torus of circuits, both dimension orders": np.where((torus_bps > 0) & (rows > 1), torus,
                                                                              np.inf)}
-        if seconds_only:
-            return CollectiveTime(np.where(usable | (p <= 1), fastest(list(schedules.values())), np.inf), None,
-                                  share, None)
-        seconds, schedule = pick(schedules)
-        rank_bps = np.where(schedule == "2-D torus of circuits, both dimension orders", torus_bps, rank_bps)
+        if seconds_only:  # no schedule named, so no bandwidth picked by it
+            seconds, schedule = fastest(list(schedules.values())), None
+        else:
+            seconds, schedule = pick(schedules)
+            rank_bps = np.where(schedule == "2-D torus of circuits, both dimension orders", torus_bps, rank_bps)
     elif c.op == "all_to_all":  # over the job's one circuit graph of degree d, at this collective's share
         hops = col.expander_mean_distance(est.degree, p)
         direct = est.degree >= p - 1

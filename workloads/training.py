@@ -132,9 +132,7 @@ def transformer_bound(plan: TransformerPlan, training: TrainingSettings) -> Brea
     """The iteration of every strategy of the plan with its communication free: no fabric makes a strategy faster
     (each phase grows with the collectives' times). Fabric-free: once per plan; a search orders its strategies by
     `transformer_floor`, which is at or above it."""
-    if not plan._bound:
-        plan._bound["free"] = _iteration(plan, training, dict.fromkeys(COLLECTIVE_TIMES, np.zeros(len(plan.index))))
-    return plan._bound["free"]
+    return _iteration(plan, training, dict.fromkeys(COLLECTIVE_TIMES, np.zeros(len(plan.index))))
 
 
 def transformer_floor(plan: TransformerPlan, training: TrainingSettings, est: FabricEstimate) -> np.ndarray:
@@ -285,7 +283,6 @@ class TransformerPlan:
     model: TransformerModel
     training: TrainingSettings
     _checked: dict = field(default_factory=dict, compare=False, repr=False)
-    _bound: dict = field(default_factory=dict, compare=False, repr=False)  # transformer_bound's, once found
     _collectives: dict = field(default_factory=dict, compare=False, repr=False)  # `_plan_collectives`', once built
 
     @property
@@ -328,7 +325,7 @@ class TransformerPlan:
         count = len(self.m)
         part = (lambda v: v[index] if isinstance(v, np.ndarray) and v.ndim and len(v) == count else v)
         values = {f.name: part(getattr(self, f.name)) for f in fields(self)
-                  if f.name not in ("strategies", "_checked", "_bound", "_collectives")}
+                  if f.name not in ("strategies", "_checked", "_collectives")}
         checked = {job_gpus: tuple(tuple(part(a) for a in arrays) for arrays in self._checked[job_gpus])} \
             if job_gpus in self._checked else {}
         return TransformerPlan(**values, strategies=self.strategies.take(index), _checked=checked)
