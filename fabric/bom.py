@@ -84,6 +84,8 @@ class BomLine:
     count: float
     scope: str = "per_gpu"
     network: bool | None = None
+    per: str = "item"  # what `count` counts: items; "bit/s", a bit rate served by items of the entry's port_rate
+    # (fractional items: engine capacity); "bit/s whole", the same in whole items (laser modules)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -103,6 +105,8 @@ class LineResult:
     source: str
     date: str
     tag: str
+    boundary: str = ""  # what the entry's power includes (fabric.catalog.BOUNDARIES); "" for non-optics
+    host_serdes_w: float = 0.0  # whole cluster: the host SerDes part of a whole-port (B2) figure
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -180,6 +184,12 @@ def roll_up(lines: Iterable, catalog: Catalog, gpus: int) -> BomResult:
         component = catalog.get(line.key)
         network = component.is_network if line.network is None else line.network
         count = _number(line.count) * gpus if line.scope == "per_gpu" else _number(line.count)
+        if line.per != "item":
+            if not component.port_rate_bps:
+                raise InputError(f"catalog entry {line.key!r} has no port_rate: the design counts it by the bit rate "
+                                 "it serves")
+            count = count / component.port_rate_bps
+            count = np.ceil(count - 1e-9) if line.per == "bit/s whole" else count
         slot = merged.setdefault((line.key, network), [component, 0.0])
         slot[1] += count
 
@@ -205,6 +215,8 @@ def roll_up(lines: Iterable, catalog: Catalog, gpus: int) -> BomResult:
             source=component.source,
             date=component.date,
             tag=component.tag,
+            boundary=component.boundary,
+            host_serdes_w=(component.host_serdes_w or 0.0) * count,
         ))
 
     network_cost = sum((costs[k] for k in costs if k[1]), Range.zero())

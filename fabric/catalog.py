@@ -32,7 +32,19 @@ PRICE_KEYS = tuple(f"price_{level}" for level in LEVELS)
 POWER_RANGE_KEYS = tuple(f"power_{level}" for level in LEVELS)
 TEXT_KEYS = ("description", "unit", "role", "source", "date", "tag")
 REQUIRED_KEYS = TEXT_KEYS + PRICE_KEYS  # plus `power` or all of power_low/typical/high
-KNOWN_KEYS = frozenset(REQUIRED_KEYS + ("power",) + POWER_RANGE_KEYS + ("notes",))
+OPTICS_KEYS = ("boundary", "port_rate", "host_serdes_power")
+KNOWN_KEYS = frozenset(REQUIRED_KEYS + ("power",) + POWER_RANGE_KEYS + ("notes",) + OPTICS_KEYS)
+
+# What an optics entry's power figure includes (fabrics-2026.md K1). The optics of a fabric are added up at B1; an
+# entry given at B2 converts to B1 where it declares the host SerDes part (`host_serdes_power`), and a B0 figure
+# (no laser) cannot be added to the others: `fabric.cost.optics_power` refuses, naming the entries.
+BOUNDARIES = {
+    "front_end": "B0 optical front end: modulator drivers, TIAs and photonics (no laser, no DSP, no host SerDes)",
+    "optics": "B1 optics per port: the module or engine that serves the port, its laser included (a separately "
+              "listed laser, e.g. an external laser module or a comb line, is part of it)",
+    "port": "B2 whole port: B1 plus the host SerDes lanes on the switch or NIC ASIC that drive it",
+}
+OPTICS_CATEGORIES = ("transceiver", "cpo", "els")  # entries whose power must say its boundary
 
 _DATE = re.compile(r"^(?P<year>\d{4})(?:-(?P<month>\d{2}))?$")
 _ENTRY_NAME = re.compile(r"^[A-Za-z0-9_\-]+$")
@@ -53,6 +65,9 @@ class Component:
     tag: str
     notes: str = ""
     files: tuple[str, ...] = ()  # the files that defined or changed this entry, shipped catalog first
+    boundary: str = ""  # what the power figure includes (BOUNDARIES); "" for entries that are not optics
+    port_rate_bps: float | None = None  # the port rate the power figure is given at (optics entries)
+    host_serdes_w: float | None = None  # the host SerDes part of a B2 ("port") figure, W per item
 
     @property
     def is_network(self) -> bool:
@@ -233,7 +248,7 @@ def _check_value_type(name: str, entry: str, key: str, value: object) -> None:
     if key == "date" and isinstance(value, int) and not isinstance(value, bool):
         return  # a bare year is fine
     if not isinstance(value, str):
-        expected = "a string with a unit, e.g. '1000 USD' or '9 W'" if key not in TEXT_KEYS + ("notes",) else "a string"
+        expected = "a string with a unit, e.g. '1000 USD' or '9 W'" if key not in TEXT_KEYS + ("notes", "boundary") else "a string"
         raise InputError(f"{name}: [{entry}] {key} = {shown(value)}: expected {expected}")
 
 
@@ -278,6 +293,26 @@ def _build_component(entry: str, table: Mapping[str, object], keys_from: Mapping
         powers = tuple(_parse_number(table[key], "W", where(key)) for key in POWER_RANGE_KEYS)
         _check_ordered(powers, POWER_RANGE_KEYS, entry, keys_from, definer)
 
+    boundary = str(table.get("boundary", ""))
+    if boundary and boundary not in BOUNDARIES:
+        raise InputError(f"{where('boundary')} = {shown(boundary)}: expected one of {', '.join(BOUNDARIES)} "
+                         f"(fabrics-2026.md K1){_did_you_mean(boundary, BOUNDARIES)}")
+    if not boundary and entry.split(".", 1)[0] in OPTICS_CATEGORIES:
+        named = ", ".join(f"{k} ({v.split(' ', 1)[0]})" for k, v in BOUNDARIES.items())
+        raise InputError(f"{definer}: [{entry}] missing key boundary: an optics entry says what its power includes, "
+                         f"one of {named}")
+    port_rate = _parse_number(table["port_rate"], "bit/s", where("port_rate")) if "port_rate" in table else None
+    if port_rate is not None and port_rate <= 0:
+        raise InputError(f"{where('port_rate')} = {shown(table['port_rate'])}: expected a rate above zero")
+    host_serdes = (_parse_number(table["host_serdes_power"], "W", where("host_serdes_power"))
+                   if "host_serdes_power" in table else None)
+    if host_serdes is not None and boundary != "port":
+        raise InputError(f"{where('host_serdes_power')}: only a whole-port figure (boundary = \"port\") has a host "
+                         f"SerDes part to take out; this entry's boundary is {boundary or 'not stated'}")
+    if host_serdes is not None and host_serdes > powers[0]:
+        raise InputError(f"{where('host_serdes_power')} = {shown(table['host_serdes_power'])}: above the entry's "
+                         f"lowest power ({powers[0]:g} W), of which it is a part")
+
     files = tuple(dict.fromkeys(keys_from.values()))
     return Component(
         key=entry,
@@ -291,6 +326,9 @@ def _build_component(entry: str, table: Mapping[str, object], keys_from: Mapping
         tag=str(tag),
         notes=str(table.get("notes", "")),
         files=files,
+        boundary=boundary,
+        port_rate_bps=port_rate,
+        host_serdes_w=host_serdes,
     )
 
 

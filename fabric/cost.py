@@ -94,6 +94,38 @@ class CostSummary:
     network_power_share: float
     gpu_cost_share: float
     all_reduce_busbw_bps: float
+    optics_power_per_gpu_w: Range | None = None  # B1: modules or engines with their lasers (fabric.catalog)
+    optics_cost_per_gpu_usd: Range | None = None
+    port_power_per_gpu_w: Range | None = None  # B2: B1 plus the host SerDes lanes that drive the optics
+
+
+def optics_lines(bom: BomResult) -> tuple:
+    """The lines of a bill that are optics: those whose catalog entry states a power boundary."""
+    return tuple(line for line in bom.lines if line.boundary)
+
+
+def optics_power(bom: BomResult) -> Range:
+    """The bill's optics power at one boundary, B1 (fabrics-2026.md K1): the module or engine of every port with its
+    laser. An entry given as a whole port (B2) is converted where it declares its host SerDes part; any other figure
+    that is not at B1 is refused, naming the entries that disagree (adding a module-only watt to a whole-port watt
+    says nothing)."""
+    from core.errors import InputError
+    from fabric.catalog import BOUNDARIES
+
+    total, apart = Range.zero(), {}
+    for line in optics_lines(bom):
+        if line.boundary == "optics" or (line.boundary == "port" and line.host_serdes_w):
+            total = total + Range(*(w - line.host_serdes_w for w in line.power_w.as_tuple()))
+        else:
+            apart[line.key] = line.boundary
+    if apart:
+        at_b1 = [line.key for line in optics_lines(bom) if line.key not in apart]
+        named = "; ".join(f"{key} at {BOUNDARIES[b].split(':')[0]}" for key, b in apart.items())
+        raise InputError(f"optics power at different boundaries: {named}"
+                         + (f", but {', '.join(at_b1)} at B1 optics per port" if at_b1 else "")
+                         + ": give each entry's power at B1 (catalog boundary = \"optics\"), or a whole-port "
+                           "figure with its host_serdes_power, so they can be added")
+    return total
 
 
 def cost_summary(design: ClusterDesign, estimate: FabricEstimate, catalog: Catalog) -> CostSummary:
@@ -105,14 +137,26 @@ def cost_summary(design: ClusterDesign, estimate: FabricEstimate, catalog: Catal
     size = design.fabric.message_size
     t = job_collective(estimate, "all_reduce", size).seconds
     busbw = float(busbw_bps("all_reduce", size, estimate.job_gpus, t)) if 0 < t < float("inf") else 0.0
-    return summarize(design, bom, busbw)
+    return summarize(design, bom, busbw, host_serdes_w(estimate))
 
 
-def summarize(design: ClusterDesign, bom: BomResult, busbw_bps: float) -> CostSummary:
-    """The per-GPU figures and shares of a rolled-up bill (numbers, or arrays over a grid of design points)."""
+def host_serdes_w(estimate: FabricEstimate) -> float:
+    """The host SerDes (or die-to-die) power that drives the fabric's optics, whole cluster: a kind with an optical
+    link, its electrical side per bit at its capacity on every GPU; any other, what its estimate says."""
+    link = estimate.link
+    if link is not None:
+        return float(estimate.gpus * link.capacity_bps * sum(link.energy.electrical_j_per_bit.values()))
+    return estimate.host_serdes_w
+
+
+def summarize(design: ClusterDesign, bom: BomResult, busbw_bps: float, serdes_w=None) -> CostSummary:
+    """The per-GPU figures and shares of a rolled-up bill (numbers, or arrays over a grid of design points);
+    `serdes_w` the host SerDes driving the optics (the whole-port figure is left out without it)."""
     from fabric.bom import facility_power_w
 
     g = bom.gpus
+    optics = optics_power(bom)
+    optics_cost = sum((line.cost_usd for line in optics_lines(bom)), Range.zero())
     gpu_cost = sum(line.cost_usd.typical for line in bom.lines if line.key == design.fabric.gpu)
     return CostSummary(
         gpus=g, gpu=design.fabric.gpu, bom=bom, cost_per_gpu_usd=bom.cost_per_gpu_usd,
@@ -122,4 +166,7 @@ def summarize(design: ClusterDesign, bom: BomResult, busbw_bps: float) -> CostSu
         facility_power_w=facility_power_w(bom.power_per_cluster_w.typical, pue=design.fabric.pue),
         network_cost_share=bom.network_cost_share.typical, scale_out_cost_share=scale_out_cost_share(bom),
         network_power_share=bom.network_power_share.typical,
-        gpu_cost_share=share(gpu_cost, bom.cost_per_cluster_usd.typical), all_reduce_busbw_bps=busbw_bps)
+        gpu_cost_share=share(gpu_cost, bom.cost_per_cluster_usd.typical), all_reduce_busbw_bps=busbw_bps,
+        optics_power_per_gpu_w=optics.scaled(1 / g), optics_cost_per_gpu_usd=optics_cost.scaled(1 / g),
+        port_power_per_gpu_w=None if serdes_w is None else Range(*(w + serdes_w for w in optics.as_tuple())).scaled(
+            1 / g))

@@ -31,6 +31,8 @@ class FabricEstimate:
     violations: tuple[Violation, ...] = ()
     notes: tuple[str, ...] = ()
     static: bool | None = None  # configured once per job (None: as its kind says, fabric.kind.FabricKind.static)
+    host_serdes_w: float = 0.0  # the host SerDes lanes driving the fabric's optics, whole cluster (inside the
+    # switches' and NICs' own power; what the whole-port boundary adds to the optics, fabric.cost.optics_power)
 
     @property
     def feasible(self) -> bool:

@@ -128,3 +128,60 @@ def fat_tree(endpoints: int, *, radix: int, tiers: int, oversubscription: float 
         links_per_tier=tuple(links),
         max_endpoints=capacity,
     )
+
+
+def pod_fat_tree(endpoints: int, *, radix: int, pod_endpoints: int, pod_oversubscription: float = 1.0,
+                 leaf_endpoints: int = 0, oversubscription: float = 1.0, pod_tiers: int = 0) -> FatTree:
+    """Pods of P endpoints joined at 1:o above them (Llama 3's 3,072-GPU full-bisection pods at 1:7, fabrics-2026.md
+    K16): each pod a fat-tree whose top tier gives d = ⌊k·o/(o+1)⌋ ports down and k − d up, the pods' uplinks joined
+    by one tier of k-port switches facing down. A leaf takes `leaf_endpoints` (0: as many as the radix and the leaf
+    oversubscription r allow) with ⌈down/r⌉ ports up. A pod of t ≥ 2 tiers holds d_leaf·(k/2)^(t−2)·d endpoints; each
+    tier is sized by ports as in `fat_tree` (the last pod may be partial). Tiers: the pod's (the fewest that hold
+    P, or `pod_tiers`) and the aggregation tier."""
+    _check_shape(radix, 2, oversubscription)
+    _check_shape(radix, 2, pod_oversubscription)
+    for value, what in ((endpoints, "endpoints"), (pod_endpoints, "pod size")):
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+            raise InputError(f"{what} = {value!r}: expected a whole number ≥ 1")
+    k, half = int(radix), int(radix) // 2
+    if leaf_endpoints:
+        if leaf_endpoints + math.ceil(leaf_endpoints / oversubscription) > k:
+            raise InputError(f"a leaf of {leaf_endpoints} endpoints and {math.ceil(leaf_endpoints / oversubscription)}"
+                             f" uplinks needs more than its {k} ports")
+        leaf_down, leaf_up = int(leaf_endpoints), math.ceil(leaf_endpoints / oversubscription)
+    else:
+        leaf_down, leaf_up = leaf_ports(k, oversubscription)
+    top_down = math.floor(k * pod_oversubscription / (pod_oversubscription + 1.0) + 1e-9)
+
+    def capacity(tiers):
+        return leaf_down * half ** (tiers - 2) * top_down
+
+    tiers = pod_tiers or next((t for t in range(2, 9) if capacity(t) >= pod_endpoints), 0)
+    if not tiers or capacity(tiers) < pod_endpoints:
+        raise InputError(f"pods of {pod_endpoints} endpoints do not fit {pod_tiers or 8} tiers of {k}-port switches "
+                         f"(at most {capacity(pod_tiers or 8)})")
+
+    def one_pod(n):  # (switches per tier, links per tier, uplinks) of a pod of n endpoints
+        switches = [math.ceil(n / leaf_down)]
+        links = [n, switches[0] * leaf_up]
+        for _ in range(2, tiers):
+            switches.append(math.ceil(links[-1] / half))
+            links.append(switches[-1] * half)
+        switches.append(math.ceil(links[-1] / top_down))
+        return switches, links, switches[-1] * (k - top_down)
+
+    full, rest = divmod(int(endpoints), int(pod_endpoints))
+    pods = full + (rest > 0)
+    if pods > k:
+        raise InputError(f"{pods} pods of {pod_endpoints} endpoints: one aggregation tier of {k}-port switches "
+                         f"reaches at most {k} pods (raise the pod size or the radix)")
+    parts = [one_pod(pod_endpoints)] * full + ([one_pod(rest)] if rest else [])
+    switches = [sum(p[0][i] for p in parts) for i in range(tiers)]
+    links = [sum(p[1][i] for p in parts) for i in range(tiers)]
+    uplinks = sum(p[2] for p in parts) if pods > 1 else 0
+    if pods > 1:
+        links.append(uplinks)
+        switches.append(math.ceil(uplinks / k))
+    return FatTree(endpoints=int(endpoints), radix=k, tiers=len(switches), oversubscription=float(oversubscription),
+                   switches_per_tier=tuple(switches), links_per_tier=tuple(links),
+                   max_endpoints=k * capacity(tiers))
