@@ -106,7 +106,17 @@ class LineResult:
     date: str
     tag: str
     boundary: str = ""  # what the entry's power includes (fabric.catalog.BOUNDARIES); "" for non-optics
-    host_serdes_w: float = 0.0  # whole cluster: the host SerDes part of a whole-port (B2) figure
+    host_serdes_w: float = 0.0  # whole cluster: the host SerDes part of a whole-port (B2) figure, taken out of
+    # `power_w` (counted where the switches and NICs are)
+    port_rate_bps: float | None = None  # the port rate one item serves (optics entries)
+
+    @property
+    def j_per_bit(self):
+        """Energy per bit of the optics of this line at its boundary: its power over the bit rate its items serve
+        (None for an entry without a port rate)."""
+        if not self.port_rate_bps:
+            return None
+        return share(self.power_w.typical, self.count_per_cluster * self.port_rate_bps)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -194,7 +204,8 @@ def roll_up(lines: Iterable, catalog: Catalog, gpus: int) -> BomResult:
         slot[1] += count
 
     costs = {k: Range.of(c.price_usd).scaled(n) for k, (c, n) in merged.items()}
-    powers = {k: Range.of(c.power_w).scaled(n) for k, (c, n) in merged.items()}
+    # a whole-port (B2) figure counts its optics alone: its host SerDes are in the switch's or NIC's own power
+    powers = {k: Range.of([w - (c.host_serdes_w or 0.0) for w in c.power_w]).scaled(n) for k, (c, n) in merged.items()}
     total_cost = sum(costs.values(), Range.zero())
     total_power = sum(powers.values(), Range.zero())
 
@@ -217,6 +228,7 @@ def roll_up(lines: Iterable, catalog: Catalog, gpus: int) -> BomResult:
             tag=component.tag,
             boundary=component.boundary,
             host_serdes_w=(component.host_serdes_w or 0.0) * count,
+            port_rate_bps=component.port_rate_bps,
         ))
 
     network_cost = sum((costs[k] for k in costs if k[1]), Range.zero())

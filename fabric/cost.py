@@ -108,23 +108,23 @@ def optics_power(bom: BomResult) -> Range:
     """The bill's optics power at one boundary, B1 (fabrics-2026.md K1): the module or engine of every port with its
     laser. An entry given as a whole port (B2) is converted where it declares its host SerDes part; any other figure
     that is not at B1 is refused, naming the entries that disagree (adding a module-only watt to a whole-port watt
-    says nothing)."""
+    says nothing, and a whole port's host SerDes are already in the switch's or NIC's power)."""
     from core.errors import InputError
     from fabric.catalog import BOUNDARIES
 
     total, apart = Range.zero(), {}
     for line in optics_lines(bom):
         if line.boundary == "optics" or (line.boundary == "port" and line.host_serdes_w):
-            total = total + Range(*(w - line.host_serdes_w for w in line.power_w.as_tuple()))
+            total = total + line.power_w  # a whole port's with its host SerDes taken out (fabric.bom.roll_up)
         else:
             apart[line.key] = line.boundary
     if apart:
         at_b1 = [line.key for line in optics_lines(bom) if line.key not in apart]
         named = "; ".join(f"{key} at {BOUNDARIES[b].split(':')[0]}" for key, b in apart.items())
-        raise InputError(f"optics power at different boundaries: {named}"
-                         + (f", but {', '.join(at_b1)} at B1 optics per port" if at_b1 else "")
-                         + ": give each entry's power at B1 (catalog boundary = \"optics\"), or a whole-port "
-                           "figure with its host_serdes_power, so they can be added")
+        raise InputError(f"optics power is added at one boundary, B1 optics per port, but {named}"
+                         + (f" (and {', '.join(at_b1)} at B1)" if at_b1 else "")
+                         + ": give the entry's power at B1 (catalog boundary = \"optics\"), or its whole-port "
+                           "figure with host_serdes_power, the part the switch's or NIC's own power already counts")
     return total
 
 

@@ -86,7 +86,10 @@ COST_KEYS = ("design", "fabric", "gpus", "gpu", "feasible", "per_gpu_bandwidth_g
              "network_cost_usd_per_gpu", "network_cost_usd_per_gpu_range", "network_power_w_per_gpu",
              "network_power_w_per_gpu_range", "cluster_cost_usd", "cluster_cost_usd_range", "cluster_power_w",
              "cluster_power_w_range", "facility_power_w", "network_cost_share", "scale_out_cost_share",
-             "network_power_share", "gpu_cost_share", "all_reduce_busbw_gbps", "breakdown", "violations", "notes")
+             "network_power_share", "gpu_cost_share", "optics_power_w_per_gpu", "optics_power_w_per_gpu_range",
+             "optics_power_boundary", "port_power_w_per_gpu", "port_power_w_per_gpu_range", "port_power_boundary",
+             "optics_cost_usd_per_gpu", "optics_cost_usd_per_gpu_range", "all_reduce_busbw_gbps", "breakdown",
+             "violations", "notes")
 
 
 def reported(reading: Reading, keys, labels: dict) -> dict:
@@ -369,6 +372,8 @@ def _busbw(op: str, message_bytes: float, ranks: int, time_s: float) -> str:
 
 # what an infeasible design does not get: a design that cannot be built is not priced (JSON null, '–' in tables)
 PRICED_KEYS = ("network_cost_usd_per_gpu", "network_cost_usd_per_gpu_range", "network_power_w_per_gpu",
+               "optics_power_w_per_gpu", "optics_power_w_per_gpu_range", "port_power_w_per_gpu",
+               "port_power_w_per_gpu_range", "optics_cost_usd_per_gpu", "optics_cost_usd_per_gpu_range",
                "network_power_w_per_gpu_range", "cluster_cost_usd", "cluster_cost_usd_range", "cluster_power_w",
                "cluster_power_w_range", "facility_power_w", "network_cost_share", "scale_out_cost_share",
                "network_power_share", "gpu_cost_share", "breakdown")
@@ -380,7 +385,9 @@ def cost_data(name: str, fab: FabricEstimate, summary) -> dict:
     breakdown = [{"key": l.key, "description": l.description, "network": l.network, "unit": l.unit,
                   "count_per_gpu": l.count_per_gpu, "cost_usd_per_gpu": [x / g for x in l.cost_usd.as_tuple()],
                   "power_w_per_gpu": [x / g for x in l.power_w.as_tuple()], "cost_share": l.cost_share,
-                  "power_share": l.power_share, "source": l.source, "date": l.date, "tag": l.tag}
+                  "power_share": l.power_share, "boundary": l.boundary or None,
+                  "pj_per_bit": None if l.j_per_bit is None else l.j_per_bit * 1e12, "source": l.source,
+                  "date": l.date, "tag": l.tag}
                  for l in bom.lines_by_cost()]
     return reported(Reading(fabric=fab, cost=summary), COST_KEYS, {
         "design": name, "fabric": fab.kind, "gpus": g, "gpu": summary.gpu, "feasible": fab.feasible,
@@ -388,8 +395,23 @@ def cost_data(name: str, fab: FabricEstimate, summary) -> dict:
         "network_power_w_per_gpu_range": list(summary.network_power_per_gpu_w.as_tuple()),
         "cluster_cost_usd_range": list(summary.cluster_cost_usd.as_tuple()),
         "cluster_power_w_range": list(summary.cluster_power_w.as_tuple()),
+        **optics_data(summary),
         "breakdown": breakdown, "violations": [{"name": v.name, "message": v.message} for v in fab.violations],
         "notes": list(fab.notes)}) | ({} if fab.feasible else dict.fromkeys(PRICED_KEYS))
+
+
+def optics_data(summary) -> dict:
+    """The optics of a priced bill at their boundaries (fabrics-2026.md K1): B1, the modules or engines with their
+    lasers; B2, B1 and the host SerDes that drive them; per GPU, typical and the all-low … all-high range."""
+    from fabric.catalog import BOUNDARIES
+
+    b1, b2, cost = summary.optics_power_per_gpu_w, summary.port_power_per_gpu_w, summary.optics_cost_per_gpu_usd
+    return {"optics_power_w_per_gpu": b1.typical, "optics_power_w_per_gpu_range": list(b1.as_tuple()),
+            "optics_power_boundary": BOUNDARIES["optics"],
+            "port_power_w_per_gpu": None if b2 is None else b2.typical,
+            "port_power_w_per_gpu_range": None if b2 is None else list(b2.as_tuple()),
+            "port_power_boundary": BOUNDARIES["port"],
+            "optics_cost_usd_per_gpu": cost.typical, "optics_cost_usd_per_gpu_range": list(cost.as_tuple())}
 
 
 def _money(x: float) -> str:
@@ -417,6 +439,10 @@ def cost_report(entries: list[dict]) -> Report:
         row("network cost per GPU", "USD", priced(lambda e: _money(e["network_cost_usd_per_gpu"]))),
         row("  range", "USD", lambda e: rng(e["network_cost_usd_per_gpu_range"])),
         row("network power per GPU", "W", priced(lambda e: _f(e["network_power_w_per_gpu"], 1))),
+        row("optics power per GPU [B1]", "W", priced(lambda e: _f(e["optics_power_w_per_gpu"], 1))),
+        row("  + host SerDes [B2]", "W", priced(lambda e: "–" if e["port_power_w_per_gpu"] is None
+                                                 else _f(e["port_power_w_per_gpu"], 1))),
+        row("optics cost per GPU", "USD", priced(lambda e: _money(e["optics_cost_usd_per_gpu"]))),
         row("network share of cost", "%", priced(lambda e: _f(100 * e["network_cost_share"], 1))),
         row("GPU share of cost", "%", priced(lambda e: _f(100 * e["gpu_cost_share"], 1))),
         row("  outside the servers", "%", priced(lambda e: _f(100 * e["scale_out_cost_share"], 1))),
@@ -431,16 +457,20 @@ def cost_report(entries: list[dict]) -> Report:
         if e["breakdown"] is None:
             continue
         tables.append(Table(f"Breakdown per GPU: {e['design']}", ["component", "side", "count/GPU", "item",
-                                                                  "cost USD", "range USD", "power W", "cost %", "tag"],
+                                                                  "cost USD", "range USD", "power W", "pJ/bit [B1]",
+                                                                  "cost %", "tag"],
                             [{"component": b["key"], "side": "network" if b["network"] else "compute",
                               "count/GPU": count_text(b["count_per_gpu"]), "item": b["unit"],
                               "cost USD": _money(b["cost_usd_per_gpu"][1]),
                               "range USD": rng(b["cost_usd_per_gpu"]), "power W": _f(b["power_w_per_gpu"][1], 2),
+                              "pJ/bit [B1]": "" if b["pj_per_bit"] is None else _f(b["pj_per_bit"], 2),
                               "cost %": _f(100 * b["cost_share"], 1), "tag": b["tag"]} for b in e["breakdown"]]))
     footer = [f"{e['design']}: not priced: a design that cannot be built has no cost (violated: "
               f"{', '.join(v['name'] for v in e['violations'])})" for e in entries if e["breakdown"] is None]
     footer += [f"{e['design']}: violated: {v['name']}: {v['message']}" for e in entries for v in e["violations"]]
     footer += [f"{e['design']}: note: {n}" for e in entries for n in e["notes"]]
+    if entries:
+        footer += [f"[B1] {entries[0]['optics_power_boundary']}", f"[B2] {entries[0]['port_power_boundary']}"]
     return Report({"designs": entries}, tables, footer)
 
 

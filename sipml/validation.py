@@ -156,6 +156,44 @@ def _nccl_cases() -> list[Case]:
     return out
 
 
+# Vendors' optics power per port at their stated boundaries (fabrics-2026.md K1, K5–K11), against the energy per bit
+# of the optics lines of each design's bill (`sipml cost DESIGN -f json`, breakdown pj_per_bit): (design, the catalog
+# entries that make up one switch port's optics at B1).
+_SWITCH_PORT_OPTICS = {"cpo-800g": ("cpo.engine_1p6t", "els.cpo_laser_module"),
+                       "dsp-800g": ("transceiver.osfp_800g_dr8",), "lpo-800g": ("transceiver.osfp_800g_dr8_lpo",)}
+
+
+def switch_port_pj_per_bit(design: str, catalog=None) -> float:
+    """Energy per bit (pJ/bit, B1) of one switch port's optics in `design`'s bill: its optics lines' power over the
+    bit rate they serve, summed over the entries a port is made of (a co-packaged port: its engine and its share of
+    a laser module)."""
+    from sipml.design import load_design
+    from sipml.reports import cost_data
+    from workloads.evaluation import Evaluation
+
+    point = Evaluation(load_design(design), catalog)
+    lines = {b["key"]: b for b in cost_data(design, point.fabric, point.cost)["breakdown"]}
+    return sum(lines[key]["pj_per_bit"] for key in _SWITCH_PORT_OPTICS[design])
+
+
+def _optics_cases() -> list[Case]:
+    cpo, dsp, lpo = (switch_port_pj_per_bit(d) for d in ("cpo-800g", "dsp-800g", "lpo-800g"))
+    return [
+        Case("optics", "CPO switch port optics (engine + laser share), B1", "NVIDIA GTC 2025: ≈ 9 W per 1.6 Tb/s CPO "
+             "port (fabrics-2026.md K5, K5a, K6; low authority)", 9.0 / 1.6, cpo, "pJ/bit", 0.05),
+        Case("optics", "800G pluggable with DSP, module (B1)", "Broadcom: 14–16 W per 800G pluggable "
+             "(photonics-2.md §8 [LFW]; fabrics-2026.md K11)", 14.0 / 0.8, dsp, "pJ/bit", 0.10, high=16.0 / 0.8,
+             note="the catalog's 17 W is NVIDIA's Class 8 cage figure"),
+        Case("optics", "pluggable ÷ CPO optics power per port, B1", "NVIDIA: '3.5×' lower power than pluggable "
+             "transceivers (NVIDIA technical blog; fabrics-2026.md K5) [verbatim]", 3.5, dsp / cpo, "×", 0.15),
+        Case("optics", "CPO optics power saving per port, B1", "Broadcom TH6-Davisson: '70 %' less power than "
+             "pluggables (fabrics-2026.md K9) [verbatim]", 70.0, 100 * (1 - cpo / dsp), "%", 0.10),
+        Case("optics", "64 × 800G ports: DSP minus LPO modules", "vendor blog: '> 500 W' more per 64-port switch "
+             "with DSP modules; 64 × (14–16 − 8–9 W) = 320–512 W (fabrics-2026.md K11, low authority)", 320.0,
+             64 * 0.8 * (dsp - lpo), "W", 0.10, high=512.0),
+    ]
+
+
 CASES_DIR = Path(__file__).with_name("cases")
 METRICS = ("iteration_s", "mfu", "throughput_per_gpu", "sequences_per_gpu", "n21_tflops_per_gpu")
 _CASE_KEYS = ("group", "name", "source", "design", "set", "model", "gpus", "batch", "strategy", "metric", "published",
@@ -325,7 +363,8 @@ def _matched_radius_um(channels: int) -> float:
 
 
 def all_cases() -> list[Case]:
-    return [*_photonics_cases(), *_link_budget_cases(), *_sipml_cases(), *_nccl_cases(), *_training_cases(), *sipml_speedup_cases()]
+    return [*_photonics_cases(), *_link_budget_cases(), *_sipml_cases(), *_nccl_cases(), *_optics_cases(),
+            *_training_cases(), *sipml_speedup_cases()]
 
 
 def validation_report(cases: list[Case]) -> Report:

@@ -1,0 +1,113 @@
+"""The optics of a switched fabric as a choice (retimed pluggables, linear-drive pluggables, co-packaged engines),
+their power at one named boundary, and the host channel each choice asks the SerDes to close — through `sipml cost`,
+`sipml check` and `sipml fabric`, as users run them."""
+
+import json
+
+import pytest
+
+from sipml.cli import main
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def costs(capsys, *argv):
+    code, out, err = run(capsys, "cost", *argv, "-f", "json")
+    assert code == 0, err
+    return {d["design"]: d for d in json.loads(out)["designs"]}
+
+
+def test_cpo_lpo_dsp_side_by_side_at_b1_and_b2(capsys):
+    """1,024 GPUs, one 800G NIC each, a 2-tier fat-tree of 128-port switches: per GPU one NIC port and three switch
+    ports (a leaf port down, a leaf and a spine port up), each port's optics from the catalog:
+    DSP module 17 W, LPO module 8.5 W, CPO engine 7 W per 1.6 Tb/s and a laser module of 8 W per 6.4 Tb/s."""
+    d = costs(capsys, "cpo-800g", "lpo-800g", "dsp-800g")
+    switch_tbps = 3 * 0.8
+    cpo_b1 = 17.0 + switch_tbps / 1.6 * 7.0 + switch_tbps / 6.4 * 8.0  # the NIC end stays a retimed pluggable
+    assert d["cpo-800g"]["optics_power_w_per_gpu"] == pytest.approx(cpo_b1)
+    assert d["lpo-800g"]["optics_power_w_per_gpu"] == pytest.approx(4 * 8.5)
+    assert d["dsp-800g"]["optics_power_w_per_gpu"] == pytest.approx(4 * 17.0)
+    # B2 adds each port's host SerDes at 0.8 Tb/s: the class that closes its channel (photonics.host_serdes)
+    lr, xsr = 8e-12, 1.1e-12
+    assert d["cpo-800g"]["port_power_w_per_gpu"] == pytest.approx(cpo_b1 + 0.8e12 * (lr + 3 * xsr))  # 22 dB, 4 dB
+    assert d["lpo-800g"]["port_power_w_per_gpu"] == pytest.approx(34.0 + 4 * 0.8e12 * lr)  # 2 × 11 dB per channel
+    assert d["dsp-800g"]["port_power_w_per_gpu"] == pytest.approx(68.0 + 4 * 0.8e12 * xsr)  # 11 dB
+    for e in d.values():
+        assert e["optics_power_boundary"].startswith("B1") and e["port_power_boundary"].startswith("B2")
+        optics = [b for b in e["breakdown"] if b["boundary"]]
+        assert e["optics_power_w_per_gpu"] == pytest.approx(sum(b["power_w_per_gpu"][1] for b in optics))
+        assert all(b["source"] and b["tag"] for b in optics)
+    assert d["cpo-800g"]["optics_power_w_per_gpu"] < d["lpo-800g"]["optics_power_w_per_gpu"] \
+        < d["dsp-800g"]["optics_power_w_per_gpu"]
+
+
+def test_the_cost_table_names_the_boundary_of_its_optics_rows(capsys):
+    code, out, _ = run(capsys, "cost", "cpo-800g", "dsp-800g")
+    assert code == 0
+    assert "optics power per GPU [B1]" in out and "+ host SerDes [B2]" in out
+    assert "[B1] B1 optics per port" in out and "[B2] B2 whole port" in out
+
+
+def test_a_figure_at_another_boundary_is_refused_naming_the_entries(capsys, tmp_path):
+    user = tmp_path / "catalog.toml"
+    user.write_text('[cpo.engine_1p6t]\nboundary = "front_end"\nsource = "a front-end figure"\n')
+    code, _, err = run(capsys, "cost", "cpo-800g", "dsp-800g", "--catalog", str(user))
+    assert code == 2
+    line = err.strip().splitlines()[-1]
+    assert "cpo.engine_1p6t at B0" in line and "els.cpo_laser_module" in line and "Traceback" not in err
+    user.write_text('[transceiver.osfp_800g_dr8_lpo]\nboundary = "port"\npower = "14 W"\nsource = "whole port"\n')
+    code, _, err = run(capsys, "cost", "lpo-800g", "--catalog", str(user))
+    assert code == 2 and "transceiver.osfp_800g_dr8_lpo at B2 whole port" in err
+
+
+def test_a_whole_port_figure_with_its_host_serdes_converts_to_b1(capsys, tmp_path):
+    user = tmp_path / "catalog.toml"
+    user.write_text('[transceiver.osfp_800g_dr8_lpo]\nboundary = "port"\npower = "14.9 W"\n'
+                    'host_serdes_power = "6.4 W"\nsource = "a whole-port figure"\n')
+    d = costs(capsys, "lpo-800g", "--catalog", str(user))["lpo-800g"]
+    assert d["optics_power_w_per_gpu"] == pytest.approx(4 * 8.5)
+    assert d["network_power_w_per_gpu"] == pytest.approx(costs(capsys, "lpo-800g")["lpo-800g"]
+                                                         ["network_power_w_per_gpu"])
+
+
+@pytest.mark.parametrize("text, message", [
+    ('[transceiver.new_one]\ndescription = "x"\nunit = "transceiver"\nrole = "network"\nprice_low = "1 USD"\n'
+     'price_typical = "1 USD"\nprice_high = "1 USD"\npower = "1 W"\nsource = "x"\ndate = "2025"\ntag = "[assumed]"\n',
+     "missing key boundary"),
+    ('[cpo.engine_1p6t]\nboundary = "engine"\n', "expected one of front_end, optics, port"),
+    ('[cpo.engine_1p6t]\nhost_serdes_power = "1 W"\n', "only a whole-port figure"),
+])
+def test_catalog_boundaries_are_checked(capsys, tmp_path, text, message):
+    user = tmp_path / "catalog.toml"
+    user.write_text(text)
+    code, _, err = run(capsys, "cost", "cpo-800g", "--catalog", str(user))
+    assert code == 2 and message in err
+
+
+def test_lpo_at_200g_lanes_cannot_close_its_host_channel(capsys):
+    code, out, _ = run(capsys, "check", "lpo-800g", "--set", "electrical.lane_rate=200 Gbit/s")
+    assert code == 1 and "host_channel" in out and "44.0 dB" in out
+    assert run(capsys, "check", "lpo-800g")[0] == 0
+    assert run(capsys, "check", "dsp-800g", "--set", "electrical.lane_rate=200 Gbit/s")[0] == 0  # a retimer ends it
+
+
+def test_links_beyond_the_optics_reach_are_infeasible(capsys):
+    code, out, _ = run(capsys, "check", "dsp-800g", "--set", "electrical.link_length=600 m")
+    assert code == 1 and "optics_reach" in out
+
+
+def test_co_packaged_optics_need_an_engine_entry(capsys):
+    code, _, err = run(capsys, "fabric", "cpo-800g", "--set", "electrical.switch_transceiver=transceiver.osfp_800g_dr8")
+    assert code == 2 and "co-packaged engine entry" in err
+
+
+def test_the_optics_of_a_sip_fabric_are_its_link_models(capsys):
+    d = costs(capsys, "sip-ring")["sip-ring"]
+    parts = {b["key"]: b["power_w_per_gpu"][1] for b in d["breakdown"] if b["boundary"]}
+    assert set(parts) == {"sip.optical_io_chiplet", "laser.comb_line"}
+    assert d["optics_power_w_per_gpu"] == pytest.approx(sum(parts.values()))
+    assert d["port_power_w_per_gpu"] > d["optics_power_w_per_gpu"]  # the die-to-die and SerDes side

@@ -1,0 +1,66 @@
+"""Switched fabrics as built in 2026, against `../shared/reference/fabrics-2026.md`: a co-packaged-optics Clos's
+switch count from its radix (K9a, by hand), Meta's Llama 3 cluster (K16, K16b), the pods' 1:7 as the collectives
+see it, and the vendors' per-port optics figures at their boundaries (K5–K11) as `sipml validate` judges them."""
+
+import json
+
+import pytest
+
+from sipml.cli import main
+
+TH6_CLOS = ["--set", "electrical.switch=switch.cpo_th6_davisson", "--set", "electrical.switch_radix=512",
+            "--set", "electrical.planes=4"]  # an 800G NIC as 4 × 200G ports, each on a plane of 512 × 200G switches
+
+
+def fabric_json(capsys, *argv):
+    code = main(["fabric", *argv, "-f", "json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    return json.loads(out)
+
+
+def figure(data, name):
+    return data["figures"][name]["value"]
+
+
+def test_a_cpo_clos_of_512_port_switches_at_131072_gpus(capsys):
+    """K9a by hand: two tiers of k = 512 hold 2·(k/2)² = 131,072 endpoints on (2·2 − 1)·(k/2) = 768 switches per
+    plane: 512 leaves with 256 ports down and 256 up, 256 spines with 512 down; four planes of 200G: 3,072."""
+    k = 512
+    assert 2 * (k // 2) ** 2 == 131072 and 3 * (k // 2) == 768
+    data = fabric_json(capsys, "cpo-800g", "--set", "fabric.gpus=131072", *TH6_CLOS)
+    assert figure(data, "fat-tree tiers per plane") == 2
+    assert figure(data, "switches") == 4 * 768
+    # planes multiply bandwidth, not reach: one more GPU needs a third tier on every plane
+    bigger = fabric_json(capsys, "cpo-800g", "--set", "fabric.gpus=131080", *TH6_CLOS)
+    assert figure(bigger, "fat-tree tiers per plane") == 3
+
+
+def test_the_llama3_cluster_as_built(capsys):
+    """K16: 16 GPUs per rack ToR, 192 racks per 3,072-GPU pod, 8 pods at 1:7, three layers; K16b: 1,536 ToRs."""
+    data = fabric_json(capsys, "llama3-24k")
+    assert figure(data, "fat-tree tiers per plane") == 3
+    assert data["bisection_gbps"] == pytest.approx(24576 / 2 * 400 / 7)
+    code = main(["cost", "llama3-24k", "-f", "json"])
+    lines = {b["key"]: b for b in json.loads(capsys.readouterr()[0])["designs"][0]["breakdown"]}
+    assert code == 0
+    assert lines["switch.eth_minipack2"]["count_per_gpu"] * 24576 == pytest.approx(1536)
+
+
+def test_a_group_with_one_member_per_pod_pays_the_pods_oversubscription(capsys):
+    """A pipeline group striding across pods has at most 2 members in a pod of 3,072 at stride 1,536: its p2p runs at
+    2 · 400/7 Gbit/s where the pods are joined at 1:7, at 400 Gbit/s where they are not; tensor groups inside a
+    server do not notice."""
+    args = ["llama3-24k", "--groups", "tp=8,pp=16,dp=192", "--message-size", "1 GB"]
+    thin = {g["name"]: g for g in fabric_json(capsys, *args)["groups"]}
+    full = {g["name"]: g for g in fabric_json(capsys, *args, "--set", "electrical.pod_oversubscription=1")["groups"]}
+    assert thin["pp"]["bandwidth_gbps"] == pytest.approx(full["pp"]["bandwidth_gbps"] * 2 / 7, rel=1e-9)
+    assert thin["tp"]["time_s"] == pytest.approx(full["tp"]["time_s"])
+
+
+def test_vendor_per_port_optics_figures_pass_validate():
+    from sipml.validation import _optics_cases
+
+    cases = _optics_cases()
+    assert len(cases) == 5 and all(c.passed for c in cases)
+    assert {c.unit for c in cases} >= {"pJ/bit", "×", "%", "W"}
