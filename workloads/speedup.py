@@ -136,13 +136,17 @@ def precision_of(gpu: Gpu, stack: Stack, fixed: dict | None = None) -> str:
     """The GEMM precision: `precision=` among the fixed keys, else the GPU's 16-bit training mode; FP8 only where
     the GPU has FP8 tensor cores and the stack runs FP8 GEMMs."""
     precision = (fixed or {}).get("precision") or precision_for(gpu)
-    if precision not in gpu.precisions:
-        raise InputError(f"--strategy precision={precision}: {gpu.name} has no {precision} tensor cores "
-                         f"(it has {', '.join(gpu.precisions)})")
-    why = stack.refusal("precision", precision)
+    why = precision_refusal(gpu, stack, precision)
     if why:
         raise InputError(f"--strategy precision={precision}: {why}")
     return precision
+
+
+def precision_refusal(gpu: Gpu, stack: Stack, precision: str) -> str:
+    """Why `gpu` under `stack` cannot run its GEMMs at `precision` ('' when it can)."""
+    if precision not in gpu.precisions:
+        return f"{gpu.name} has no {precision} tensor cores (it has {', '.join(gpu.precisions)})"
+    return stack.refusal("precision", precision) or ""
 
 
 def breakdown(model: Model, gpu: Gpu, est: FabricEstimate, batch: int, fixed: dict | None = None, *,
@@ -581,6 +585,46 @@ def compare(result: Result, baseline: Result) -> dict[str, float]:
     return {"speedup": speedup,
             "speedup_per_dollar": speedup * baseline.cluster_cost_usd / result.cluster_cost_usd,
             "speedup_per_watt": speedup * baseline.cluster_power_w / result.cluster_power_w}
+
+
+def baseline_training(point, model: Model, batch: int, fixed: dict | None = None, *, name: str,
+                      top: int = 5) -> tuple[Result, dict[str, str]]:
+    """A baseline's training under the strategy fixed for the design it is compared with (`point`: the baseline's
+    `workloads.evaluation.Evaluation`). Where the baseline cannot run that strategy it runs its best under the
+    parts it can: a precision its GPU or stack does not have is dropped (the GPU's 16-bit mode runs), then, where
+    no strategy with the fixed per-candidate keys (tp, pp, recompute, …) fits or is served on its fabric, those
+    keys are dropped and searched. Returns (result, dropped): each part run without, as `key=value[,…]`, with why
+    ({} when the whole strategy ran). InfeasibleDesign when the fabric does not work or nothing fits even then."""
+    fixed = dict(fixed or {})
+    dropped: dict[str, str] = {}
+    if "precision" in fixed:
+        why = precision_refusal(gpu_of(point.cluster), stack_for(model, fixed), fixed["precision"])
+        if why:
+            dropped[f"precision={fixed.pop('precision')}"] = why
+    per_candidate = _per_candidate(fixed)
+    try:
+        return point.training(model, batch, fixed, name=name, top=top), dropped
+    except InfeasibleDesign as exc:
+        if not per_candidate or not point.fabric.feasible:
+            raise
+        why = str(exc)
+    kept = {k: v for k, v in fixed.items() if k not in per_candidate}
+    result = point.training(model, batch, kept, name=name, top=top)
+    dropped[",".join(_strategy_item(k, v) for k, v in per_candidate.items())] = why
+    return result, dropped
+
+
+def _strategy_item(key: str, value) -> str:
+    """One fixed strategy key as `--strategy` takes it (`recompute=full`, not its index)."""
+    from workloads.strategy import ORDERS, RECOMPUTE
+
+    if key == "recompute":
+        value = RECOMPUTE[value]
+    elif key == "order":
+        value = ORDERS[value]
+    elif isinstance(value, bool):
+        value = str(value).lower()
+    return f"{key}={value}"
 
 
 # Global batch (sequences for transformers, samples otherwise) each zoo model trains at unless told, with its source.
