@@ -5,7 +5,8 @@ origin with handles a user of the installed package cannot look up by themselves
 E5b, E18a …), reference cases (R1 … R17), the names of the project's reference notes (sipml.md, …),
 bracketed source keys ([sim], …) and the plain source keys of workloads-2.md (K22, N21, BK, …). Each one found
 must have an entry in docs/references.md: a heading whose first word is the handle, or a table row whose first
-cell is the handle.
+cell is the handle. A numbered entry cited after its note's name ("fabrics-2026.md K22", the TPU v5p row, not
+Korthikanti's K22) must be a row of that note's own table ("### fabrics-2026.md entries").
 
 What is scanned: the `source` and `help` of every declared field (the design sections of `sipml.design` and every
 other declared dataclass of photonics, fabric and workloads), the text of the shipped TOML files (values and
@@ -40,8 +41,15 @@ DATA_FILES = ("fabric/catalog/components.toml", "workloads/gpus.toml", "workload
 DECLARING_PACKAGES = ("photonics", "fabric", "workloads")  # field declarations and module docstrings
 LITERAL_PACKAGES = ("core", "photonics", "fabric", "workloads", "sipml")  # string literals
 
-NOTE_NAMES = {"sipml.md", "photonics.md", "photonics-2.md", "workloads.md", "workloads-2.md", "workloads-3.md",
-              "fabric-photonics-3.md", "costs-power.md", "README.md"}  # README.md: shared/README.md, where the confidence tags are defined
+NOTE_NAMES = {"sipml.md", "photonics.md", "photonics-2.md", "photonics-4.md", "workloads.md", "workloads-2.md",
+              "workloads-3.md", "fabric-photonics-3.md", "fabrics-2026.md", "reliability.md", "costs-power.md",
+              "README.md"}  # README.md: shared/README.md, where the confidence tags are defined
+# Notes with numbered entries of their own (K1…, Y1…) that the code cites after the note's name. A plain K22 is
+# also Korthikanti et al. (workloads-2.md), so "fabrics-2026.md K22" must resolve to a row of that note's own table
+# in docs/references.md, under a heading "… fabrics-2026.md entries …", not to any row whose first cell is K22.
+ROW_NOTES = ("fabrics-2026.md", "reliability.md")
+_ROW = r"[A-Z]\d{1,2}[a-z]?"
+NOTE_ROW = re.compile(r"\b(" + "|".join(map(re.escape, ROW_NOTES)) + rf")`? ({_ROW}(?:(?:, |–){_ROW}\b)*)\b")
 EXTERNAL_MD = {"docs/references.md",  # the project's own table of sources, shipped with it
                "compute/accelerator/README.md",  # a file of BK (Bekman's open book), cited with its key
                "doc/PERFORMANCE.md",  # a file of NVIDIA/nccl-tests, cited with the repository
@@ -131,17 +139,22 @@ def merged(*maps) -> dict[str, set[str]]:
 
 @functools.cache
 def documented() -> frozenset[str]:
-    """The handles docs/references.md has an entry for: first word of a heading, first cell of a table row."""
+    """The handles docs/references.md has an entry for: first word of a heading, first cell of a table row; a row
+    under a heading "<note> entries …" (a note of ROW_NOTES) is also the handle "<note> <first cell>"."""
     out = set()
+    note = None  # the note whose numbered entries the current table lists
     for line in REFERENCES.read_text(encoding="utf-8").splitlines():
         if line.startswith("#"):
-            words = line.lstrip("#").split()
+            words = [w.strip("`") for w in line.lstrip("#").split()]
             if words:
-                out.add(words[0].strip("`"))
+                out.add(words[0])
+            note = words[0] if len(words) > 1 and words[0] in ROW_NOTES and words[1] == "entries" else None
         elif line.startswith("|"):
             cell = line.split("|")[1].strip().strip("`")
             if cell and set(cell) - set("-: "):
                 out.add(cell)
+                if note:
+                    out.add(f"{note} {cell}")
     return frozenset(out)
 
 
@@ -203,6 +216,18 @@ def test_every_workloads_source_key_has_an_entry():
     assert not missing(keys), "source keys without a row in docs/references.md: " + "; ".join(missing(keys))
 
 
+def test_every_numbered_entry_cited_with_its_note_has_an_entry_of_that_note():
+    # "fabrics-2026.md K11, K12", "fabrics-2026.md K3–K15" (both ends), "fabrics-2026.md K13a"
+    cited = defaultdict(set)
+    for where, text in {**shipped_texts(), **code_literals()}.items():
+        for match in NOTE_ROW.finditer(text):
+            for row in re.split(r", |–", match.group(2)):
+                cited[f"{match.group(1)} {row}"].add(where)
+    absent = missing(cited)
+    assert not absent, "numbered entries of a note without a row in its table in docs/references.md: " + \
+        "; ".join(absent)
+
+
 def _defined_in_notes() -> dict[str, set[str]]:
     """What the reference notes define: equation tags, cases, bracketed keys, workloads-2 keys → the note."""
     defined = defaultdict(set)
@@ -212,6 +237,10 @@ def _defined_in_notes() -> dict[str, set[str]]:
             row = re.match(r"\|\s*((?:E|R)\d{1,2}[a-z]?)\s*\|", line)
             if row:
                 defined[row.group(1)].add(path.name)
+            if path.name in ROW_NOTES:  # "| K21a |" table rows and "K40." / "Y12." paragraphs heading a table
+                entry = re.match(rf"(?:\|\s*({_ROW})\s*\||({_ROW})\. )", line)
+                if entry:
+                    defined[f"{path.name} {entry.group(1) or entry.group(2)}"].add(path.name)
             key = re.match(r"- (?:\*\*)?(\[[A-Za-z][A-Za-z0-9-]*\])", line)
             if key:
                 defined[key.group(1)].add(path.name)
