@@ -17,8 +17,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.fields import Section, non_negative, positive
+from core.formulas import Formula, Terms
 from fabric.design import MAX_LATENCY_S, MAX_RATE_BPS, MIN_RATE_BPS, SIPML, ClusterDesign
 from fabric.estimate import FabricEstimate
+from fabric.formulas import every_peer_degree, packet_switched_useful, switch_bisection
 from fabric.kind import BITS_PER_BYTE, CollectiveTime, FabricKind, bytes_sent_per_rank, proportional
 
 
@@ -72,5 +74,24 @@ def _serve(est: FabricEstimate, flows):
                   "proportional share of each GPU's links")
 
 
+def _bandwidth_formula(est: FabricEstimate):
+    """B = the switch's per-GPU rate."""
+    t = Terms()
+    return Formula("B", t(r"B_{\mathrm{ideal}}", est.design.topology.bandwidth, "bit/s", "[ideal] bandwidth"), t.terms)
+
+
+def _bisection_formula(est: FabricEstimate):
+    """B_bis = G/2 · B: non-blocking."""
+    return switch_bisection(est, est.design.topology.bandwidth, 1.0)
+
+
+def _figures(est: FabricEstimate) -> dict[str, tuple[float, str]]:
+    return {"per-GPU rate": (est.per_gpu_bandwidth_bps / 1e9, "Gbps")}
+
+
 IDEAL = FabricKind(name="ideal", section="ideal", section_type=IdealSection, static=False, evaluator=_evaluate,
-                   sharer=_shares, pricer=_price, server=_serve)
+                   sharer=_shares, pricer=_price, server=_serve,
+                   formulas={"per_gpu_bandwidth_gbps": _bandwidth_formula,
+                             "useful_time_fraction": packet_switched_useful, "degree": every_peer_degree,
+                             "bisection_gbps": _bisection_formula},
+                   figures=_figures, costed=False)

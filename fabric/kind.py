@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -152,23 +152,41 @@ def scalar(value):
     return arr.item() if arr.ndim == 0 else arr
 
 
+REQUIRED = ("name", "evaluator", "sharer", "pricer")  # what every command reads of a kind
+
+
 @dataclass(frozen=True)
 class FabricKind:
-    """A fabric kind: its `name`, its design section (`section`, `section_type`, or None), whether it is configured
-    once per job (`static`) and whether its GPUs have the optical I/O of [link] … [package] (`optical`), and its
-    model as functions: `evaluator(design)` → FabricEstimate (`evaluator(design, link)` with the estimate of
-    `link_of(design)` for a kind with an optical link), `sharer(est, collectives, arrays)` → one share per collective
-    (`arrays`: each one's checked (n, p, s)), `pricer(est, c, n, p, s, share)` → CollectiveTime, optionally
-    `seconds_of(est, c, n, p, s, share)` → its seconds alone (all a strategy search reads; faster where naming
-    the schedules costs),
-    `server(est, flows)` → fabric.traffic.Served, and
-    `link_of(design)` → the optical link the budget must close (None: no optical link), and optionally
-    `variants(est)` → the estimates of each way it can run a job, for the workload to pick the fastest, and
-    `grid_floor(design)` → None, or a function `(sections, inputs)` → (the kind's floor record, the points its
-    estimate refuses) over a grid of the design's link (`photonics.shared.sections` with arrays in place,
-    `photonics.records.FabricInputs` of arrays): the figures its estimate reports, for a sweep to read at once, and
-    `floor_estimate(design, sections, floor, inputs)` → the estimate's figures built on that floor (arrays over the
-    grid: what a sweep prices collectives on, `fabric.estimate.over_points`)."""
+    """A fabric kind: how designs of one kind are read, evaluated and priced, and the numbers it owns.
+
+    Required (`REQUIRED`; `fabric.registry.register` refuses a kind without them): `name` (the [fabric] kind a
+    design names), and its model as functions: `evaluator(design)` → FabricEstimate (`evaluator(design, link)` with
+    the estimate of `link_of(design)` for a kind with an optical link), `sharer(est, collectives, arrays)` → one
+    share per collective (`arrays`: each one's checked (n, p, s)), `pricer(est, c, n, p, s, share)` →
+    CollectiveTime.
+
+    Optional, the design: `section`, `section_type` (its design-file section and that section's dataclass; None:
+    none), `static` (configured once per job), `optical` (its GPUs have the optical I/O of [link] … [package]),
+    `link_of(design)` → the optical link the budget must close (None: no optical link).
+
+    Optional, the model: `server(est, flows)` → fabric.traffic.Served, the bandwidth each flow of a traffic pattern
+    gets (without it, `sipml fabric --pattern` says the kind serves none); `seconds_of(est, c, n, p, s, share)` →
+    `pricer`'s seconds alone (all a strategy search reads; faster where naming the schedules costs); `variants(est)` → the estimates of each way it can run a job,
+    for the workload to pick the fastest; `grid_floor(design)` → None, or a function `(sections, inputs)` → (the
+    kind's floor record, the points its estimate refuses) over a grid of the design's link
+    (`photonics.shared.sections` with arrays in place, `photonics.records.FabricInputs` of arrays): the figures its
+    estimate reports, for a sweep to read at once, and `floor_estimate(design, sections, floor, inputs)` → the
+    estimate's figures built on that floor (arrays over the grid: what a sweep prices collectives on,
+    `fabric.estimate.over_points`).
+
+    Optional, its numbers as people read them: `formulas`, reported quantity key (`sipml.quantities`: e.g.
+    "per_gpu_bandwidth_gbps", "useful_time_fraction", "degree", "bisection_gbps", "optical_reach") → a function
+    of the estimate returning the `core.formulas.Formula` of that number (None: the number has no formula on this
+    estimate); a key the kind leaves out gets the application's formula, which reads the estimate's own figure.
+    `figures(est)` → {name: (value, unit)}, the kind's own display figures in reading order (None: each number of
+    the estimate's `details` record, by its field name). `costed` (False: a reference point whose network has no
+    price, so its per-$ and per-W figures are upper bounds). `variant_text(allocation)` → a sentence on how a job
+    ran, for the estimate's `details.allocation` (the variant a workload picked)."""
 
     name: str = ""
     section: str | None = None
@@ -184,6 +202,14 @@ class FabricKind:
     variants: Callable | None = None
     grid_floor: Callable | None = None
     floor_estimate: Callable | None = None
+    formulas: Mapping[str, Callable] = field(default_factory=dict, hash=False)
+    figures: Callable | None = None
+    costed: bool = True
+    variant_text: Callable | None = None
+
+    def missing(self) -> list[str]:
+        """The required attributes (`REQUIRED`) the kind lacks."""
+        return [name for name in REQUIRED if not getattr(self, name)]
 
     def optical_link(self, design):
         """The GPU-to-GPU optical link the budget must close (with any switch passes), or None."""
@@ -205,6 +231,11 @@ class FabricKind:
         from per job: `variants(est)`, or the estimate alone."""
         return tuple(self.variants(est)) if self.variants is not None else (est,)
 
+    def variant_note(self, allocation: str) -> str:
+        """How a job ran on the variant `allocation` (an estimate's `details.allocation`): `variant_text`'s
+        sentence, or the variant named."""
+        return self.variant_text(allocation) if self.variant_text is not None else f"ran as '{allocation}'"
+
     def shares(self, est, collectives, arrays=None):
         """One share per collective: the part of each contended resource its groups get. `arrays`: each one's
         checked (n, p, s) (`group_arrays`), when the caller has them."""
@@ -223,6 +254,8 @@ class FabricKind:
 
     def serve(self, est, flows):
         """Bandwidth per flow for a traffic pattern (fabric.traffic.Flows) → fabric.traffic.Served."""
+        if self.server is None:
+            raise InputError(f"[fabric] kind = '{self.name}' serves no traffic pattern (the kind has no server)")
         return self.server(est, flows)
 
     def price(self, est, running, mix=None, first_only: bool = False) -> list[CollectiveTime]:

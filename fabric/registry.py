@@ -31,7 +31,10 @@ _CHANGES = [0]  # registrations and removals so far
 
 
 def register(kind: FabricKind) -> FabricKind:
-    """Add a fabric kind (replacing one of the same name)."""
+    """Add a fabric kind (replacing one of the same name); TypeError naming the required attributes it lacks."""
+    if kind.missing():
+        raise TypeError(f"fabric kind {kind.name!r} lacks {', '.join(kind.missing())} (fabric.kind.FabricKind "
+                        "says what a kind must have)")
     _ENTRIES[kind.name] = kind
     _CHANGES[0] += 1
     return kind

@@ -34,6 +34,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from core.errors import InputError
+from core.formulas import Formula, Terms
 from core.fields import Section, non_negative, param
 from fabric import collectives as col
 from fabric.bom import BomLine
@@ -356,6 +357,54 @@ def _serve(est: FabricEstimate, flows):
     return Served(bandwidth, "")
 
 
+# --- the numbers as people read them: formulas (`sipml explain`) and figures ------------------------------------
+def _bandwidth_formula(est: FabricEstimate):
+    """B = C: a GPU's link capacity, split over its ports."""
+    t = Terms()
+    return Formula("B", t("C", est.link.capacity_bps, "bit/s", "the GPU's link capacity"), t.terms)
+
+
+def _useful_formula(est: FabricEstimate):
+    """u = 1 single-shot; multi-shot u = P / (P + 1), reconfigured every P delays [sim] (`useful_fraction`)."""
+    t = Terms()
+    if est.design.topology.shots == "single":
+        return Formula("u", t(r"\mathbb{1}", 1.0, "", "single shot: configured once per job"), t.terms)
+    period = t(r"T_{\mathrm{period}}", MULTI_SHOT_PERIOD, "", "reconfiguration period in delays")
+    return Formula("u", period / (period + t(r"T_{\mathrm{r}}", 1.0, "", "one reconfiguration delay")), t.terms)
+
+
+def _degree_formula(est: FabricEstimate):
+    """D = n_OCS: one port, so one circuit, per switch."""
+    t = Terms()
+    return Formula("D", t(r"n_{\mathrm{OCS}}", est.design.topology.switches, "", "[sip_ocs] switches"), t.terms)
+
+
+def _bisection_formula(est: FabricEstimate):
+    """B_bis = 1_{one pod} · G/2 · C: a single layer or a rearrangeably non-blocking Clos carries half the GPUs'
+    capacity across any cut; independent pods have no circuit between them."""
+    t = Terms()
+    return Formula(r"B_{\mathrm{bis}}", t(r"\mathbb{1}_{\mathrm{one\ pod}}", float(est.details.pods == 1), "",
+                                          "one pod")
+                   * t("G", est.gpus, "", "GPUs") / 2 * t("C", est.link.capacity_bps, "bit/s", "capacity"), t.terms)
+
+
+def _figures(est: FabricEstimate) -> dict[str, tuple[float, str]]:
+    """The switch network's own figures: tiers and passes, ports, switches, pods, the margin through it."""
+    d = est.details
+    return {"switch tiers per plane": (float(d.tiers), ""),
+            "switch passes per circuit": (float(d.switch_passes), ""),
+            "fibers per port": (float(d.fibers_per_port), ""),
+            "per-port bandwidth": (d.port_bps / 1e9, "Gbps"),
+            "OCS count": (float(d.ocs_count), ""),
+            "pods": (float(d.pods), ""),
+            "GPUs per pod": (float(est.pod_gpus), ""),
+            "margin through the switch": (d.margin_db, "dB"),
+            "reconfiguration time": (d.reconfiguration_s * 1e3, "ms")}
+
+
 SIP_OCS = FabricKind(name="sip-ocs", section="sip_ocs", section_type=SipOcsSection, static=True, optical=True,
                      evaluator=_evaluate, sharer=_shares, pricer=_price, seconds_of=_seconds, server=_serve,
-                     link_of=ocs_link, grid_floor=_grid_floor, floor_estimate=ocs_estimate)
+                     link_of=ocs_link, grid_floor=_grid_floor, floor_estimate=ocs_estimate,
+                     formulas={"per_gpu_bandwidth_gbps": _bandwidth_formula, "useful_time_fraction": _useful_formula,
+                               "degree": _degree_formula, "bisection_gbps": _bisection_formula},
+                     figures=_figures)

@@ -38,6 +38,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from core.errors import InputError
+from core.formulas import Formula, Terms
 from core.fields import Section, all_of, non_negative, param, positive, when, when_above
 from fabric import collectives as col
 from fabric.bom import BomLine
@@ -505,6 +506,90 @@ def _ring_link(design: ClusterDesign):
     return design.link
 
 
+# --- the numbers as people read them: formulas (`sipml explain`) and figures ------------------------------------
+def _bandwidth_formula(est: FabricEstimate):
+    """B = C: a GPU injects its link's capacity into the ring."""
+    t = Terms()
+    return Formula("B", t("C", est.link.capacity_bps, "bit/s", "the GPU's link capacity"), t.terms)
+
+
+def _useful_formula(est: FabricEstimate):
+    """u = T_d / (T_d + T_r) when periodic (idle while the rings retune) [sim]; 1 when static or phased."""
+    t, ring = Terms(), est.design.topology
+    if est.details.allocation != "periodic":
+        return Formula("u", t(r"\mathbb{1}", 1.0, "", f"{est.details.allocation} allocation: no periodic retune"),
+                       t.terms)
+    interval = t(r"T_{\mathrm{d}}", ring.decision_interval, "s", "decision interval")
+    return Formula("u", interval / (interval + t(r"T_{\mathrm{r}}", ring.retune_time, "s", "retune time")), t.terms)
+
+
+def _degree_formula(est: FabricEstimate):
+    """D = min(N·F, d·h): a GPU's wavelengths, or the GPUs its directions reach within the optical reach."""
+    import sympy as sp
+
+    t, ring, lk = Terms(), est.design.topology, est.design.link.link
+    return Formula("D", sp.Min(t(r"N \cdot F", lk.wavelengths_per_fiber * lk.fibers_per_direction, "",
+                                 "wavelengths of the GPU"),
+                               t("d", ring.directions, "", "ring directions") * t("h", est.reach_hops, "hops",
+                                                                                  "optical reach")), t.terms)
+
+
+def _bisection_formula(est: FabricEstimate):
+    """B_bis = C: traffic from one half to the other leaves on the clockwise fibers at one cut point and on the
+    counter-clockwise fibers at the other, together the capacity of one GPU's fibers."""
+    t = Terms()
+    return Formula(r"B_{\mathrm{bis}}", t("C", est.link.capacity_bps, "bit/s", "one GPU's capacity"), t.terms)
+
+
+def _reach_formula(est: FabricEstimate):
+    """h = min(1 + a·k, G − 1) with amplifiers every a hops, k of them passable; unamplified
+    h = min(1 + ⌊m_neighbour / L_pass⌋, G − 1) (`photonics.budget.hop_reach`)."""
+    import sympy as sp
+
+    if est.reach_hops is None:
+        return None
+    t, d = Terms(), est.details
+    hops = (t(r"h_{\mathrm{amp}}", 1 + est.design.topology.amplifier_every * d.amplified.amplifiers_passable, "hops",
+              "1 + amplifier spacing × amplifiers a wavelength may pass") if d.amplified is not None
+            else 1 + sp.floor(t(r"m_{\mathrm{neighbour}}", d.neighbour_margin_db, "dB", "the neighbour's margin")
+                              / t(r"L_{\mathrm{pass}}", d.pass_loss_db, "dB", "loss of passing one GPU")
+                              * (1 + sp.Rational(1, 10**12))))
+    return Formula("h", sp.Min(hops, t("G", est.gpus, "", "GPUs") - 1), t.terms)
+
+
+def _figures(est: FabricEstimate) -> dict[str, tuple[float, str]]:
+    """The ring's own figures: wavelengths and fibers, the pass loss and margin that set the reach, the amplifiers."""
+    d = est.details
+    out = {"wavelengths per fiber": (float(d.wavelengths_per_fiber), ""),
+           "fibers per ring direction": (float(d.fibers_per_direction), ""),
+           "loss of passing one GPU": (d.pass_loss_db, "dB"),
+           "neighbour margin": (d.neighbour_margin_db, "dB"),
+           "unamplified reach": (float(d.unamplified_reach_hops), "hops")}
+    if d.amplified is not None:
+        a = d.amplified
+        out.update({"OSNR after one amplifier": (a.osnr_db, f"dB in {a.osnr_bandwidth_hz / 1e9:.0f} GHz"),
+                    "Q after one amplifier": (a.q, f"needed {a.q_needed:.2f}"),
+                    "amplifiers a wavelength may pass": (float(a.amplifiers_passable), ""),
+                    "amplifier input per channel": (a.amplifier_input_dbm, "dBm average")})
+    out["optical reach"] = (float(est.reach_hops), "hops")
+    out["amplifiers"] = (float(d.amplifiers), "")
+    return out
+
+
+ALLOCATIONS = {"static": "split once by the job's bytes, never re-tuned",
+               "periodic": "re-allocated every decision interval, idle while the rings retune",
+               "phased": "re-tuned when the running collective changes, one retune per call"}
+
+
+def _allocation_text(allocation: str) -> str:
+    return (f"wavelengths {allocation} ({ALLOCATIONS[allocation]}; [sip_ring] allocation 'auto' runs each job the "
+            "fastest of static, periodic and phased)")
+
+
 SIP_RING = FabricKind(name="sip-ring", section="sip_ring", section_type=SipRingSection, static=True, optical=True,
                       evaluator=_evaluate, sharer=_shares, pricer=_price, seconds_of=_seconds, server=_serve,
-                      link_of=_ring_link, variants=allocations, grid_floor=_grid_floor, floor_estimate=ring_estimate)
+                      link_of=_ring_link, variants=allocations, grid_floor=_grid_floor, floor_estimate=ring_estimate,
+                      formulas={"per_gpu_bandwidth_gbps": _bandwidth_formula, "useful_time_fraction": _useful_formula,
+                                "degree": _degree_formula, "bisection_gbps": _bisection_formula,
+                                "optical_reach": _reach_formula},
+                      figures=_figures, variant_text=_allocation_text)

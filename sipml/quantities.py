@@ -6,7 +6,9 @@ README read this table; `LABELS` lists the JSON keys that are not numbers (names
 A `Reading` is what a report has of one design point: its link estimate, fabric estimate, priced bill, and a
 training result with its baseline. `QUANTITIES[key].value(reading)` is the number in the reported unit (None where
 the point has no such number, e.g. a ring's reach on an electrical fabric). `formula(reading)` gives the
-`Formula`: its right-hand side evaluated with its terms is the model's value in SI units (tests check every one).
+`core.formulas.Formula`: its right-hand side evaluated with its terms is the model's value in SI units (tests
+check every one). A fabric quantity's formula is the fabric kind's own where it declares one
+(`fabric.kind.FabricKind.formulas`, keyed by the quantity's key); otherwise it reads the estimate's figure.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from typing import Callable
+
+from core.formulas import Formula, Terms, sum_terms
 
 
 @dataclass(frozen=True)
@@ -52,40 +56,6 @@ class _PointReading(Reading):
 
 
 @dataclass(frozen=True)
-class Formula:
-    """lhs = rhs, the rhs a sympy expression of symbols named as `terms`: {LaTeX name: (SI value, unit, meaning)}."""
-
-    lhs: str
-    rhs: object
-    terms: dict
-
-    def evaluate(self) -> float:
-        return float(self.rhs.subs({_symbol(name): value for name, (value, _, _) in self.terms.items()}))
-
-    def latex(self) -> str:
-        import sympy as sp
-
-        return sp.latex(sp.Eq(_symbol(self.lhs), self.rhs, evaluate=False), order="none")
-
-
-def _symbol(name: str):
-    import sympy as sp
-
-    return sp.Symbol(name, real=True)
-
-
-class _Terms:
-    """Builds a formula's terms: `t("P_{launch}", value, "dBm", "meaning")` returns the symbol and records it."""
-
-    def __init__(self):
-        self.terms: dict = {}
-
-    def __call__(self, name: str, value, unit: str = "", meaning: str = ""):
-        self.terms[name] = (float(value), unit, meaning)
-        return _symbol(name)
-
-
-@dataclass(frozen=True)
 class Quantity:
     key: str  # the JSON key (and the sweep column `key [unit]`)
     unit: str  # of the reported number ('' for counts and ratios)
@@ -115,16 +85,10 @@ class Quantity:
         return f"{self.key} [{self.unit}]" if self.unit else self.key
 
 
-def _sum(symbols):
-    import sympy as sp
-
-    return sp.Add(*symbols, evaluate=False) if symbols else sp.Integer(0)
-
-
 # --- the link --------------------------------------------------------------------------------------------------
 def _margin(r):
-    est, t = r.link, _Terms()
-    rhs = _sum([t(r"P_{\mathrm{launch}}", est.launch_dbm, "dBm", "the worst wavelength's launch power"),
+    est, t = r.link, Terms()
+    rhs = sum_terms([t(r"P_{\mathrm{launch}}", est.launch_dbm, "dBm", "the worst wavelength's launch power"),
                 -t(r"\Sigma IL", sum(i.value_db for i in est.ledger), "dB", "the ledger's losses"),
                 -t("S", est.sensitivity_dbm, "dBm", "receiver sensitivity (average power)"),
                 -t(r"\Sigma PP", est.budget.penalty_db, "dB", "penalties"),
@@ -141,7 +105,7 @@ def _rate_terms(t, est):
 def _capacity(r):
     import sympy as sp
 
-    est, t = r.link, _Terms()
+    est, t = r.link, Terms()
     n = est.capacity.wavelength_limits
     if est.ring is None:  # point-to-point: the smallest of its limits
         rhs = sp.Min(*(t(rf"C_{{\mathrm{{{k.replace('_', ' ')}}}}}", v, "bit/s", k)
@@ -158,7 +122,7 @@ def _capacity(r):
 
 
 def _max_capacity(r):
-    est, t = r.link, _Terms()
+    est, t = r.link, Terms()
     if est.ring is None:
         return Formula(r"C_{\max}", t("C", est.capacity_bps, "bit/s", "the capacity (nothing to lift)"), t.terms)
     rhs = (t(r"N_{\max}", est.max_wavelengths_per_fiber, "", "max wavelengths per fiber") * _rate_terms(t, est)
@@ -169,7 +133,7 @@ def _max_capacity(r):
 def _max_wavelengths(r):
     import sympy as sp
 
-    est, t = r.link, _Terms()
+    est, t = r.link, Terms()
     n = est.capacity.wavelength_limits
     if est.ring is None:
         rhs = (t(r"N_{\mathrm{budget}}", n["power_budget"], "", "1 when the lane closes")
@@ -184,7 +148,7 @@ def _max_wavelengths(r):
 def _symbol_rate(r):
     import sympy as sp
 
-    est, t = r.link, _Terms()
+    est, t = r.link, Terms()
     rhs = t("R", est.design.link.data_rate, "bit/s", "line rate") / sp.log(t("M", est.signal.levels, "", "levels"), 2)
     return Formula(r"R_{s}", rhs, t.terms)
 
@@ -193,7 +157,7 @@ def _dbm_of(name, watts, what):
     def formula(r):
         import sympy as sp
 
-        t = _Terms()
+        t = Terms()
         return Formula(name, 10 * sp.log(t("P", watts(r), "W", what) / t(r"P_{\mathrm{ref}}", 1e-3, "W", "1 mW"),
                                          10), t.terms)
     return formula
@@ -211,7 +175,7 @@ def _line_watts(r):
 def _target_ber(r):
     from photonics import fec
 
-    est, t = r.link, _Terms()
+    est, t = r.link, Terms()
     lk = est.design.link
     if lk.fec == "none":
         return Formula(r"BER_{\mathrm{target}}", t(r"BER_{\mathrm{link}}", lk.ber, "", "[link] ber"), t.terms)
@@ -221,8 +185,8 @@ def _target_ber(r):
 
 
 def _min_line(r):
-    est, t = r.link, _Terms()
-    rhs = _sum([t("S", est.sensitivity_dbm, "dBm", "sensitivity"),
+    est, t = r.link, Terms()
+    rhs = sum_terms([t("S", est.sensitivity_dbm, "dBm", "sensitivity"),
                 t(r"\Sigma IL", sum(i.value_db for i in est.ledger), "dB", "the ledger's losses"),
                 t(r"IL_{\mathrm{source}}", est.budget.source_to_launch_db, "dB", "coupling, split and comb envelope"),
                 t(r"\Sigma PP", est.budget.penalty_db, "dB", "penalties"),
@@ -231,13 +195,13 @@ def _min_line(r):
 
 
 def _received(r):
-    est, t = r.link, _Terms()
+    est, t = r.link, Terms()
     return Formula(r"P_{\mathrm{rx}}", t(r"P_{\mathrm{launch}}", est.launch_dbm, "dBm", "launch power")
                    - t(r"\Sigma IL", sum(i.value_db for i in est.ledger), "dB", "the ledger's losses"), t.terms)
 
 
 def _fiber_length(r):
-    est, t = r.link, _Terms()
+    est, t = r.link, Terms()
     d = est.design
     length = est.max_fiber_length_m
     if not math.isfinite(length):
@@ -248,7 +212,7 @@ def _fiber_length(r):
     groups = length_penalties(d, sections(d), est.signal)
     growing = {key for keys, _ in groups.values() for key in keys}
     fiber_db = next(i.value_db for i in est.ledger if i.key == "fiber")
-    headroom = _sum([t(r"P_{\mathrm{launch}}", est.launch_dbm, "dBm", "launch power"),
+    headroom = sum_terms([t(r"P_{\mathrm{launch}}", est.launch_dbm, "dBm", "launch power"),
                      -t(r"\Sigma IL_{0}", sum(i.value_db for i in est.ledger) - fiber_db, "dB", "losses but the fiber"),
                      -t("S", est.sensitivity_dbm, "dBm", "sensitivity"),
                      -t(r"\Sigma PP_{0}", sum(p.value_db for p in est.penalties if p.key not in growing), "dB",
@@ -263,13 +227,13 @@ def _fiber_length(r):
 def _switch_passes(r):
     import sympy as sp
 
-    est, t = r.link, _Terms()
+    est, t = r.link, Terms()
     ls = est.design.loss
     per_pass = ls.switch_loss + ls.switch_connectors * ls.connector_loss
     if est.max_switch_passes is None or per_pass <= 0:
         return None
     total = sum(i.value_db for i in est.ledger)
-    headroom = _sum([t(r"P_{\mathrm{launch}}", est.launch_dbm, "dBm", "launch power"),
+    headroom = sum_terms([t(r"P_{\mathrm{launch}}", est.launch_dbm, "dBm", "launch power"),
                      -t("S", est.sensitivity_dbm, "dBm", "sensitivity"),
                      -t(r"\Sigma PP", est.budget.penalty_db, "dB", "penalties"),
                      -t(r"\Sigma IL_{\mathrm{other}}", total - ls.switch_ports * per_pass, "dB", "losses but the "
@@ -284,8 +248,8 @@ def _optical_parts(t, est):
 
 
 def _energy(r):
-    est, t = r.link, _Terms()
-    return Formula("E", _sum(_optical_parts(t, est)) / t("C", est.capacity_bps, "bit/s", "capacity"), t.terms)
+    est, t = r.link, Terms()
+    return Formula("E", sum_terms(_optical_parts(t, est)) / t("C", est.capacity_bps, "bit/s", "capacity"), t.terms)
 
 
 def _per_bit_extras(t, est):
@@ -295,26 +259,27 @@ def _per_bit_extras(t, est):
 
 
 def _total_energy(r):
-    est, t = r.link, _Terms()
-    optical = _sum(_optical_parts(t, est)) / t("C", est.capacity_bps, "bit/s", "capacity")
-    return Formula(r"E_{\mathrm{total}}", _sum([optical, *_per_bit_extras(t, est)]), t.terms)
+    est, t = r.link, Terms()
+    optical = sum_terms(_optical_parts(t, est)) / t("C", est.capacity_bps, "bit/s", "capacity")
+    return Formula(r"E_{\mathrm{total}}", sum_terms([optical, *_per_bit_extras(t, est)]), t.terms)
 
 
 def _io_power(r):
-    est, t = r.link, _Terms()
-    return Formula(r"P_{\mathrm{io}}", _sum(_optical_parts(t, est)), t.terms)
+    est, t = r.link, Terms()
+    return Formula(r"P_{\mathrm{io}}", sum_terms(_optical_parts(t, est)), t.terms)
 
 
 def _total_io_power(r):
-    est, t = r.link, _Terms()
-    rhs = _sum([*_optical_parts(t, est), t("C", est.capacity_bps, "bit/s", "capacity") * _sum(_per_bit_extras(t, est))])
+    est, t = r.link, Terms()
+    rhs = sum_terms([*_optical_parts(t, est),
+                     t("C", est.capacity_bps, "bit/s", "capacity") * sum_terms(_per_bit_extras(t, est))])
     return Formula(r"P_{\mathrm{io,total}}", rhs, t.terms)
 
 
 def _escape(r):
     import sympy as sp
 
-    est, t = r.link, _Terms()
+    est, t = r.link, Terms()
     pk = est.design.package
     if est.ring is None:
         return None
@@ -325,7 +290,7 @@ def _escape(r):
 
 
 def _shoreline(r):
-    est, t = r.link, _Terms()
+    est, t = r.link, Terms()
     pk = est.design.package
     if est.ring is None:
         return None
@@ -335,88 +300,54 @@ def _shoreline(r):
 
 
 # --- the fabric ------------------------------------------------------------------------------------------------
+def _kind_formula(key: str, generic: Callable) -> Callable:
+    """The formula of the fabric quantity `key`: the fabric kind's own (`fabric.kind.FabricKind.formulas`: a
+    function of the estimate), or `generic` (a function of the reading) where the kind declares none."""
+    def formula(r):
+        from fabric.registry import get_kind
+
+        own = get_kind(r.fabric.kind).formulas.get(key)
+        return own(r.fabric) if own is not None else generic(r)
+    return formula
+
+
+def _as_reported(lhs: str, name: str, value, unit: str, what: str, fab):
+    """lhs = the estimate's own figure, for a kind that gives no formula of it."""
+    t = Terms()
+    return Formula(lhs, t(name, value, unit, f"{what} as the {fab.kind} kind reports it (no formula of its own)"),
+                   t.terms)
+
+
 def _bandwidth(r):
-    fab, t = r.fabric, _Terms()
-    top = fab.design.topology
-    if fab.kind in ("sip-ring", "sip-ocs"):
-        return Formula("B", t("C", fab.link.capacity_bps, "bit/s", "the GPU's link capacity"), t.terms)
-    if fab.kind == "electrical":
-        return Formula("B", t(r"B_{\mathrm{NIC}}", top.nic_bandwidth, "bit/s", "[electrical] nic_bandwidth"), t.terms)
-    if fab.kind == "ideal":
-        return Formula("B", t(r"B_{\mathrm{ideal}}", top.bandwidth, "bit/s", "[ideal] bandwidth"), t.terms)
-    return None
+    fab = r.fabric
+    return _as_reported("B", r"B_{\mathrm{GPU}}", fab.per_gpu_bandwidth_bps, "bit/s", "per-GPU bandwidth", fab)
 
 
 def _useful(r):
-    fab, t = r.fabric, _Terms()
-    top = fab.design.topology
-    if fab.kind == "sip-ring" and fab.details.allocation != "periodic":
-        return Formula("u", t(r"\mathbb{1}", 1.0, "", f"{fab.details.allocation} allocation: no periodic retune"),
-                       t.terms)
-    if fab.kind == "sip-ring":
-        interval = t(r"T_{\mathrm{d}}", top.decision_interval, "s", "decision interval")
-        return Formula("u", interval / (interval + t(r"T_{\mathrm{r}}", top.retune_time, "s", "retune time")),
-                       t.terms)
-    if fab.kind == "sip-ocs":
-        from fabric.sip_ocs import MULTI_SHOT_PERIOD
-
-        if top.shots == "single":
-            return Formula("u", t(r"\mathbb{1}", 1.0, "", "single shot: configured once per job"), t.terms)
-        period = t(r"T_{\mathrm{period}}", MULTI_SHOT_PERIOD, "", "reconfiguration period in delays")
-        return Formula("u", period / (period + t(r"T_{\mathrm{r}}", 1.0, "", "one reconfiguration delay")), t.terms)
-    return Formula("u", t(r"\mathbb{1}", 1.0, "", "a packet-switched fabric always carries traffic"), t.terms)
+    fab = r.fabric
+    return _as_reported("u", r"u_{\mathrm{kind}}", fab.useful_fraction, "", "useful-time fraction", fab)
 
 
 def _effective(r):
-    fab, t = r.fabric, _Terms()
+    fab, t = r.fabric, Terms()
     return Formula(r"B_{\mathrm{eff}}", t("B", fab.per_gpu_bandwidth_bps, "bit/s", "per-GPU bandwidth")
                    * t("u", fab.useful_fraction, "", "useful-time fraction"), t.terms)
 
 
 def _degree(r):
-    import sympy as sp
-
-    fab, t = r.fabric, _Terms()
-    top, lk = fab.design.topology, fab.design.link.link
-    if fab.kind == "sip-ring":
-        return Formula("D", sp.Min(t(r"N \cdot F", lk.wavelengths_per_fiber * lk.fibers_per_direction, "",
-                                     "wavelengths of the GPU"),
-                                   t("d", top.directions, "", "ring directions") * t("h", fab.reach_hops, "hops",
-                                                                                     "optical reach")), t.terms)
-    if fab.kind == "sip-ocs":
-        return Formula("D", t(r"n_{\mathrm{OCS}}", top.switches, "", "[sip_ocs] switches"), t.terms)
-    return Formula("D", t("G", fab.gpus, "", "GPUs") - 1, t.terms)
+    fab = r.fabric
+    return _as_reported("D", r"D_{\mathrm{kind}}", fab.degree, "", "degree", fab)
 
 
 def _bisection(r):
-    fab, t = r.fabric, _Terms()
-    top = fab.design.topology
-    if fab.kind == "sip-ring":
-        return Formula(r"B_{\mathrm{bis}}", t("C", fab.link.capacity_bps, "bit/s", "one GPU's capacity"), t.terms)
-    if fab.kind == "sip-ocs":
-        pods = fab.details.pods
-        return Formula(r"B_{\mathrm{bis}}", t(r"\mathbb{1}_{\mathrm{one\ pod}}", float(pods == 1), "", "one pod")
-                       * t("G", fab.gpus, "", "GPUs") / 2 * t("C", fab.link.capacity_bps, "bit/s", "capacity"),
-                       t.terms)
-    over = top.oversubscription if fab.kind == "electrical" else 1.0
-    rate = top.nic_bandwidth if fab.kind == "electrical" else top.bandwidth
-    return Formula(r"B_{\mathrm{bis}}", t("G", fab.gpus, "", "GPUs") / 2 * t("B", rate, "bit/s", "per-GPU rate")
-                   / t("o", over, "", "oversubscription"), t.terms)
+    fab = r.fabric
+    return _as_reported(r"B_{\mathrm{bis}}", r"B_{\mathrm{cut}}", fab.bisection_bps, "bit/s", "bisection", fab)
 
 
 def _reach(r):
-    import sympy as sp
-
-    fab, t = r.fabric, _Terms()
-    if fab.kind != "sip-ring" or fab.reach_hops is None:
-        return None
-    d = fab.details
-    hops = (t(r"h_{\mathrm{amp}}", 1 + fab.design.topology.amplifier_every * d.amplified.amplifiers_passable, "hops",
-              "1 + amplifier spacing × amplifiers a wavelength may pass") if d.amplified is not None
-            else 1 + sp.floor(t(r"m_{\mathrm{neighbour}}", d.neighbour_margin_db, "dB", "the neighbour's margin")
-                              / t(r"L_{\mathrm{pass}}", d.pass_loss_db, "dB", "loss of passing one GPU")
-                              * (1 + sp.Rational(1, 10**12))))
-    return Formula("h", sp.Min(hops, t("G", fab.gpus, "", "GPUs") - 1), t.terms)
+    fab = r.fabric
+    return None if fab.reach_hops is None else _as_reported("h", r"h_{\mathrm{kind}}", fab.reach_hops, "hops",
+                                                            "optical reach", fab)
 
 
 def _all_reduce_time(r):
@@ -431,7 +362,7 @@ def _all_reduce(fab):
 
 
 def _all_reduce_formula(r):
-    fab, t = r.fabric, _Terms()
+    fab, t = r.fabric, Terms()
     time = _all_reduce(fab)
     launch = fab.design.fabric.launch_latency
     return Formula(r"T_{\mathrm{AR}}", t(r"t_{\mathrm{launch}}", launch, "s", "[fabric] launch_latency")
@@ -452,27 +383,28 @@ def _lines(t, summary, unit, network_only, power=False, per_gpu=True):
 
 
 def _network_cost(r):
-    t = _Terms()
-    return Formula(r"c_{\mathrm{net}}", _sum(_lines(t, r.cost, "USD", True)), t.terms)
+    t = Terms()
+    return Formula(r"c_{\mathrm{net}}", sum_terms(_lines(t, r.cost, "USD", True)), t.terms)
 
 
 def _network_power(r):
-    t = _Terms()
-    return Formula(r"P_{\mathrm{net}}", _sum(_lines(t, r.cost, "W", True, power=True)), t.terms)
+    t = Terms()
+    return Formula(r"P_{\mathrm{net}}", sum_terms(_lines(t, r.cost, "W", True, power=True)), t.terms)
 
 
 def _cluster_cost(r):
-    t = _Terms()
-    return Formula(r"\$_{\mathrm{cluster}}", _sum(_lines(t, r.cost, "USD", False, per_gpu=False)), t.terms)
+    t = Terms()
+    return Formula(r"\$_{\mathrm{cluster}}", sum_terms(_lines(t, r.cost, "USD", False, per_gpu=False)), t.terms)
 
 
 def _cluster_power(r):
-    t = _Terms()
-    return Formula(r"W_{\mathrm{cluster}}", _sum(_lines(t, r.cost, "W", False, power=True, per_gpu=False)), t.terms)
+    t = Terms()
+    return Formula(r"W_{\mathrm{cluster}}", sum_terms(_lines(t, r.cost, "W", False, power=True, per_gpu=False)),
+                   t.terms)
 
 
 def _facility(r):
-    t = _Terms()
+    t = Terms()
     return Formula(r"W_{\mathrm{facility}}", t(r"W_{\mathrm{cluster}}", r.cost.cluster_power_w.typical, "W",
                                               "nameplate power") * t("PUE", r.fabric.design.fabric.pue, "", "[fabric] pue"),
                    t.terms)
@@ -480,7 +412,7 @@ def _facility(r):
 
 def _share(name, part, whole):
     def formula(r):
-        t = _Terms()
+        t = Terms()
         return Formula(name, t("x", part(r), "", "the part") / t("X", whole(r), "", "the whole"), t.terms)
     return formula
 
@@ -492,7 +424,7 @@ def _scale_out_part(r):
 
 
 def _busbw(r):
-    fab, t = r.fabric, _Terms()
+    fab, t = r.fabric, Terms()
     p = fab.job_gpus
     return Formula(r"busbw", 2 * (t("p", p, "", "ranks") - 1) / t("p", p, "", "ranks")
                    * t("n", fab.design.fabric.message_size * 8, "bit", "[fabric] message_size")
@@ -501,15 +433,15 @@ def _busbw(r):
 
 # --- training ---------------------------------------------------------------------------------------------------
 def _iteration(r):
-    t = _Terms()
+    t = Terms()
     phases = r.result.best.breakdown
-    return Formula("T", _sum([t(rf"T_{{\mathrm{{{k.replace('_', ' ')}}}}}", v, "s", k) for k, v in phases.items()]),
-                   t.terms)
+    return Formula("T", sum_terms([t(rf"T_{{\mathrm{{{k.replace('_', ' ')}}}}}", v, "s", k)
+                                   for k, v in phases.items()]), t.terms)
 
 
 def _flops_rate(name, attr, peak):
     def formula(r):
-        t = _Terms()
+        t = Terms()
         res = r.result
         rhs = t(r"F", getattr(res, attr), "FLOP", "per iteration, whole job") / (
             t("G", res.estimate.job_gpus, "", "GPUs of the job") * t("T", res.best.iteration_s, "s", "iteration"))
@@ -526,7 +458,7 @@ def _flops_per_gpu(attr):
 def _throughput(r):
     from workloads.models import TransformerModel
 
-    t, res = _Terms(), r.result
+    t, res = Terms(), r.result
     per_iteration = res.batch * res.model.seq_len if isinstance(res.model, TransformerModel) else res.batch
     return Formula("X", t("b", per_iteration, res.throughput_unit.split("/")[0], "per iteration")
                    / t("T", res.best.iteration_s, "s", "iteration"), t.terms)
@@ -538,13 +470,13 @@ def _speedup_terms(t, r):
 
 
 def _speedup(r):
-    t = _Terms()
+    t = Terms()
     return Formula("s", _speedup_terms(t, r), t.terms)
 
 
 def _speedup_per(name, attr, unit):
     def formula(r):
-        t = _Terms()
+        t = Terms()
         return Formula(name, _speedup_terms(t, r) * t(r"\$_{\mathrm{baseline}}" if unit == "USD" else
                                                       r"W_{\mathrm{baseline}}", getattr(r.baseline, attr), unit,
                                                       "the baseline's")
@@ -567,6 +499,13 @@ def _link_ring(read):
 LINK, FABRIC, COST, TRAINING = "link", "fabric", "cost", "training"
 _RECORD = {LINK: "link", FABRIC: "fabric", COST: "cost", TRAINING: "result"}  # the reading's part a stage reads
 _Q = Quantity
+
+
+def _fabric_q(key: str, unit: str, scale: float, read: Callable, help: str, generic: Callable) -> Quantity:
+    """A fabric quantity: its formula the fabric kind's own for `key`, `generic` where the kind gives none."""
+    return Quantity(key, unit, scale, FABRIC, read, help, _kind_formula(key, generic))
+
+
 QUANTITY_LIST = (
     # the link (sipml budget, check; the sweep's link columns)
     _Q("margin_db", "dB", 1.0, LINK, lambda r: r.link.margin_db, "margin of the worst wavelength (E9–E10)", _margin),
@@ -607,20 +546,20 @@ QUANTITY_LIST = (
        "fibers per direction the package edge escapes (ring-wdm)", _escape),
     _Q("shoreline_tbps_per_mm", "Tbit/s/mm", 1e-15, LINK, _link_ring(lambda est: est.shoreline_bps_per_m),
        "capacity per mm of package edge used by optics (ring-wdm)", _shoreline),
-    # the fabric (sipml fabric, check, cost; the sweep's fabric columns)
-    _Q("per_gpu_bandwidth_gbps", "Gbit/s", 1e-9, FABRIC, lambda r: r.fabric.per_gpu_bandwidth_bps, "injection per "
-       "GPU per direction while the fabric carries traffic", _bandwidth),
-    _Q("effective_bandwidth_gbps", "Gbit/s", 1e-9, FABRIC, lambda r: r.fabric.effective_bandwidth_bps, "per-GPU "
-       "bandwidth × useful-time fraction", _effective),
-    _Q("useful_time_fraction", "", 1.0, FABRIC, lambda r: r.fabric.useful_fraction, "share of time the fabric "
-       "carries traffic (retuning, reconfiguration)", _useful),
-    _Q("degree", "", 1.0, FABRIC, lambda r: r.fabric.degree, "peers one GPU reaches directly at once", _degree),
-    _Q("bisection_gbps", "Gbit/s", 1e-9, FABRIC, lambda r: r.fabric.bisection_bps, "bandwidth across the worst "
-       "bisection, per direction", _bisection),
-    _Q("optical_reach", "hops", 1.0, FABRIC, lambda r: r.fabric.reach_hops, "GPUs one wavelength travels on a ring "
-       "(null where every pair is one circuit)", _reach),
-    _Q("all_reduce_s", "s", 1.0, FABRIC, _all_reduce_time, "all-reduce of [fabric] message_size over the job's "
-       "ranks, alone on the fabric", _all_reduce_formula),
+    # the fabric (sipml fabric, check, cost; the sweep's fabric columns): a kind may give the formula of each
+    _fabric_q("per_gpu_bandwidth_gbps", "Gbit/s", 1e-9, lambda r: r.fabric.per_gpu_bandwidth_bps, "injection per "
+              "GPU per direction while the fabric carries traffic", _bandwidth),
+    _fabric_q("effective_bandwidth_gbps", "Gbit/s", 1e-9, lambda r: r.fabric.effective_bandwidth_bps, "per-GPU "
+              "bandwidth × useful-time fraction", _effective),
+    _fabric_q("useful_time_fraction", "", 1.0, lambda r: r.fabric.useful_fraction, "share of time the fabric "
+              "carries traffic (retuning, reconfiguration)", _useful),
+    _fabric_q("degree", "", 1.0, lambda r: r.fabric.degree, "peers one GPU reaches directly at once", _degree),
+    _fabric_q("bisection_gbps", "Gbit/s", 1e-9, lambda r: r.fabric.bisection_bps, "bandwidth across the worst "
+              "bisection, per direction", _bisection),
+    _fabric_q("optical_reach", "hops", 1.0, lambda r: r.fabric.reach_hops, "GPUs one wavelength travels on a ring "
+              "(null where every pair is one circuit)", _reach),
+    _fabric_q("all_reduce_s", "s", 1.0, _all_reduce_time, "all-reduce of [fabric] message_size over the job's "
+              "ranks, alone on the fabric", _all_reduce_formula),
     # the bill (sipml cost; the sweep's cost columns)
     _Q("network_cost_usd_per_gpu", "USD", 1.0, COST, lambda r: r.cost.network_cost_per_gpu_usd.typical, "network "
        "cost per GPU, typical prices", _network_cost),

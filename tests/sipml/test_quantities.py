@@ -1,6 +1,7 @@
 """The quantity table (sipml.quantities): every quantity's formula, evaluated with a design's numbers as its terms,
-equals the model's value, on every built-in design (and a point-to-point link); every JSON key of every command and
-every sweep column is declared in the table."""
+equals the model's value, on every built-in design (and a point-to-point link), so on every built-in fabric kind, and
+on a kind a test registers (with its own formulas, and without any); every JSON key of every command and every sweep
+column is declared in the table."""
 
 from __future__ import annotations
 
@@ -48,15 +49,74 @@ def test_the_formula_with_the_design_s_numbers_is_the_model_s_value(key, design)
     r = point_to_point() if design == "point-to-point" else reading(design)
     if q.stage == "link" and r.link is None:
         pytest.skip(f"{design} has no optical link")
+    check_formula(q, r, design)
+
+
+def test_every_registered_fabric_kind_has_a_built_in_design_above():
+    """The cases above cover each kind the registry holds, by one of its built-in designs."""
+    from fabric.registry import declared
+    from sipml.design import load_design
+
+    covered = {load_design(name).fabric.kind for name in BUILTINS}
+    assert {entry.name for entry in declared()} <= covered
+
+
+def test_a_kind_s_formulas_are_of_fabric_quantities():
+    """A kind's formula keys are the JSON keys of fabric quantities (a misspelt key would never be read)."""
+    from fabric.registry import kinds
+    from tests.fabric.toy_bus import TOY
+
+    fabric_keys = {q.key for q in QUANTITY_LIST if q.stage == "fabric"}
+    for kind in [*kinds().values(), TOY]:
+        assert set(kind.formulas) <= fabric_keys, kind.name
+
+
+TOY_VARIANTS = ("toy-bus", "toy-bus without formulas")  # its own formulas and figures; the application's alone
+
+
+@pytest.fixture
+def toy_kind(request):
+    """The test kind registered (with its formulas and figures, or with neither), and a file of its design."""
+    import dataclasses
+
+    from fabric.registry import register, unregister
+    from tests.fabric.toy_bus import TOY
+
+    kind = TOY if request.param == TOY_VARIANTS[0] else dataclasses.replace(TOY, formulas={}, figures=None)
+    register(kind)
+    yield kind
+    unregister(kind.name)
+
+
+@pytest.mark.parametrize("toy_kind", TOY_VARIANTS, indirect=True)
+@pytest.mark.parametrize("key", [q.key for q in QUANTITY_LIST if q.stage != "link"])
+def test_the_formula_is_the_model_s_value_on_a_kind_a_test_registers(key, toy_kind, tmp_path_factory):
+    from tests.fabric.toy_bus import DESIGN
+
+    folder = tmp_path_factory.getbasetemp() / "toy-kind"
+    folder.mkdir(exist_ok=True)
+    path = folder / "toy.toml"
+    path.write_text(DESIGN)
+    r = reading(str(path))  # the estimate is the kind's model's, with or without its formulas
+    assert r.fabric.kind == "toy-bus" and r.link is None
+    formula = check_formula(QUANTITIES[key], r, toy_kind.name)
+    if key in ("per_gpu_bandwidth_gbps", "degree", "bisection_gbps"):  # the toy's own, or the application's reading
+        read_back = any("as the toy-bus kind reports it" in meaning for _, _, meaning in formula.terms.values())
+        assert read_back == (not toy_kind.formulas)
+
+
+def check_formula(q, r, design: str):
+    """The formula of `q` on reading `r` evaluates to the model's value (None where there is no value); returns it."""
     value = q.read(r)
     formula = q.formula(r)
     if value is None or (isinstance(value, float) and not math.isfinite(value)):
         assert formula is None  # no number, no formula
-        return
-    assert formula is not None, f"{key} of {design} has a value but no formula"
+        return None
+    assert formula is not None, f"{q.key} of {design} has a value but no formula"
     assert formula.terms or value == 0, "a formula of its own terms (an empty sum only for nothing)"
     assert formula.evaluate() == pytest.approx(value, rel=1e-9, abs=1e-300)
     assert formula.latex()
+    return formula
 
 
 def test_a_formula_is_not_a_restatement_of_its_value():
