@@ -31,6 +31,7 @@ from fabric.catalog import Catalog
 from core.errors import InputError
 
 SCOPES = ("per_gpu", "per_cluster")
+PER = ("item", "bit/s", "bit/s whole")  # what a line's count counts (BomLine.per)
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,6 +178,8 @@ def as_line(item) -> BomLine:
             f"BOM line {line.key!r}: scope = {line.scope!r}: expected one of {', '.join(SCOPES)}"
             f"{_close(str(line.scope), SCOPES)}"
         )
+    if line.per not in PER:
+        raise InputError(f"BOM line {line.key!r}: per = {line.per!r}: expected one of {', '.join(PER)}")
     if line.network is not None and not isinstance(line.network, bool):
         raise InputError(f"BOM line {line.key!r}: network = {line.network!r}: expected True, False or None")
     return line

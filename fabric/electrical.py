@@ -19,6 +19,13 @@ divides only traffic that leaves a leaf switch: ring neighbours sit in neighbour
 and all-to-all traffic does. The fabric is packet-switched: concurrent collectives share a GPU's NVLink and NIC
 in proportion to the bytes they put on each.
 
+As built in 2026 (fabrics-2026.md §B–D): pods of `pod_gpus` NICs per plane at full bisection joined at
+1:`pod_oversubscription` (fabric.fattree.pod_fat_tree; a group spanning pods runs at m′·B_e/o per rank, m′ of its
+members in one pod), leaves of `leaf_endpoints`, `planes` NIC ports per GPU each on its own plane, and the optics of
+every link a choice: retimed (DSP) or linear-drive (LPO) pluggables, or engines co-packaged with the switch (CPO) fed
+by external laser modules. Each choice leaves the host SerDes a different electrical channel to close
+(photonics.host_serdes), which decides whether the link closes and what the whole-port power boundary adds.
+
 References: NCCL src/graph/tuning.cc (per-step latencies, base latency; tree latency 2·((ranks per node − 1)·α_intra
 + log2(nodes)·α_inter)) [verbatim in workloads.md, workloads-2.md]; NVIDIA/nccl issue 1054 and nccl-tests issue
 149 (S. Jeaugey: application-level NVLink bandwidth ≈ 80 % of the line rate) [verbatim]; NVIDIA/nccl issue 1442
@@ -35,15 +42,17 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.errors import InputError
-from core.fields import MIN_EFFICIENCY, Section, non_negative, param, positive, when
+from core.fields import MIN_EFFICIENCY, Section, non_negative, param, positive, when, when_above
 from fabric import collectives as col
 from fabric.bom import BomLine
-from fabric.design import (MAX_FIBER_M, MAX_LATENCY_S, MAX_RATE_BPS, MAX_SERVER_GPUS, MAX_SWITCH_RADIX,
+from fabric.design import (MAX_DB, MAX_FIBER_M, MAX_LATENCY_S, MAX_RATE_BPS, MAX_SERVER_GPUS, MAX_SWITCH_RADIX,
                            MAX_TRANSCEIVER_PORTS, MIN_RATE_BPS, NCCL, ClusterDesign)
 from fabric.estimate import FabricEstimate
-from fabric.fattree import fat_tree, leaf_ports, min_fat_tree_tiers
+from fabric.fattree import fat_tree, leaf_ports, min_fat_tree_tiers, pod_fat_tree
 from fabric.kind import (BITS_PER_BYTE, CollectiveTime, FabricKind, bytes_sent_per_rank, divides, fastest,
                          pick_index, proportional)
+from photonics.host_serdes import HostChannel, SerdesClass, host_channel, trace_loss_db
+from photonics.records import Violation
 
 _EFFICIENCY_SOURCE = ("NVIDIA/nccl issue 1054 (S. Jeaugey, NCCL maintainer): 'the app-level bandwidth is 80 % of "
                       "the peak bandwidth' for NVLink [verbatim]")
@@ -147,6 +156,58 @@ class ElectricalSection(Section):
                                     "[assumed] non-blocking", lo=1.0, hi=1000.0)
     nvswitch: str = param("nvswitch.a100_share", "text", "catalog entry of the NVSwitch share per GPU ('none' for "
                           "servers without one)", "[assumed] DGX A100", choices=("none",))
+    planes: int = param(1, "1", "ports per NIC, each in its own switch plane at nic_bandwidth / planes (2: "
+                        "dual-plane, each GPU on two ToRs)", "Alibaba HPN: 2 × 200 Gb/s per NIC, port 0 to plane 0 "
+                        "and port 1 to plane 1 (fabrics-2026.md K17) [restated]", lo=1, integer=True, hi=16)
+    leaf_endpoints: int = param(0, "1", "NIC ports per leaf switch (0: as many as the radix and the leaf "
+                                "oversubscription allow)", "Llama 3: 16 GPUs on one rack ToR (fabrics-2026.md K16) "
+                                "[verbatim]", lo=0, integer=True, hi=MAX_SWITCH_RADIX)
+    pod_gpus: int = param(0, "1", "NIC ports per pod of each plane: a block of the fat-tree joined to the other "
+                          "pods at pod_oversubscription (0: no pods, one tree per plane)", "Llama 3: pods of 3,072 "
+                          "GPUs at full bisection (fabrics-2026.md K16) [verbatim]", lo=0, integer=True, hi=1 << 20)
+    pod_oversubscription: float = param(1.0, "1", "oversubscription above the pods (down : up at a pod's top tier)",
+                                        "Llama 3: 1:7 between pods (fabrics-2026.md K16) [verbatim]", lo=1.0,
+                                        hi=1000.0, applies_when=when_above("electrical", "pod_gpus", 0))
+    optics: str = param("dsp", "choice", "the optics of every switched link: 'dsp' pluggables with a DSP retimer at "
+                        "both ends; 'lpo' linear-drive pluggables at both ends (no retimer: the host SerDes close both "
+                        "ends' traces); 'cpo' engines co-packaged with the switch ASIC (switch_transceiver a cpo. "
+                        "entry, with laser_module), the NIC end a pluggable (transceiver)",
+                        "fabrics-2026.md K3–K15 [restated]", choices=("dsp", "lpo", "cpo"))
+    lane_rate: float = positive("100 Gbit/s", "bit/s", "PAM4 lane rate between the ASICs and their optics",
+                                "800G DR8 modules 8 × 100G, 1.6T modules and CPO engines 200G lanes (fabrics-2026.md "
+                                "K3, K13, K14) [restated]", lo=MIN_RATE_BPS, hi=MAX_RATE_BPS)
+    pluggable_trace_loss: float = non_negative("22 dB", "dB", "loss of the host trace from an ASIC to a front-panel "
+                                               "pluggable at a 200G lane's Nyquist frequency (proportional to the "
+                                               "lane rate)", "≈ 22 dB at 200 Gb/s per lane (fabrics-2026.md K7) "
+                                               "[restated]", hi=MAX_DB)
+    copackaged_trace_loss: float = non_negative("4 dB", "dB", "loss of the host trace from the switch ASIC to a "
+                                                "co-packaged engine at a 200G lane's Nyquist frequency",
+                                                "≈ 4 dB (fabrics-2026.md K7) [restated]", hi=MAX_DB,
+                                                applies_when=when("electrical", "optics", "cpo"))
+    serdes_xsr_reach: float = non_negative("12 dB", "dB", "channel loss an XSR (die-to-die) host SerDes closes",
+                                           "113G PAM4 XSR: 1–12 dB (photonics-2.md §8 [XSR]) [verbatim]", hi=MAX_DB)
+    serdes_xsr_energy: float = non_negative("1.1 pJ/bit", "J/bit", "energy of an XSR host SerDes, Tx + Rx",
+                                            "< 1.1 pJ/bit per lane (photonics-2.md §8 [XSR]) [verbatim]", hi=1e-9)
+    serdes_mr_reach: float = non_negative("20.8 dB", "dB", "channel loss a medium-reach host SerDes closes",
+                                          "112G PAM4 MR: 2.29 pJ/bit at 20.8 dB (photonics-2.md §8 [MR]) [verbatim]",
+                                          hi=MAX_DB)
+    serdes_mr_energy: float = non_negative("2.29 pJ/bit", "J/bit", "energy of a medium-reach host SerDes, Tx + Rx",
+                                           "photonics-2.md §8 [MR] [verbatim]", hi=1e-9)
+    serdes_lr_reach: float = non_negative("35 dB", "dB", "channel loss a long-reach host SerDes closes",
+                                          "112G long reach ≈ 35 dB (photonics-2.md §8) [restated]; the same taken at "
+                                          "224G [assumed]", hi=MAX_DB)
+    serdes_lr_energy: float = non_negative("8 pJ/bit", "J/bit", "energy of a long-reach host SerDes, Tx + Rx",
+                                           "6–10 pJ/bit (fabrics-2026.md K15) [restated]; the midpoint", hi=1e-9)
+    optics_reach: float = positive("500 m", "m", "reach of the switched links' optics", "DR-class single-mode: LPO "
+                                   "MSA 100G-DR-LPO and 1.6T DR8, 500 m (fabrics-2026.md K13, K14) [restated]",
+                                   hi=MAX_FIBER_M)
+    leaf_switch: str = param("same", "text", "catalog entry of the leaf switches ('same': `switch`, every tier alike)",
+                             "Llama 3: Minipack2 ToRs under Arista 7800 cluster and aggregation switches "
+                             "(fabrics-2026.md K16) [verbatim]", choices=("same",))
+    laser_module: str = param("els.cpo_laser_module", "text", "catalog entry of a co-packaged switch's external laser "
+                              "module (its port_rate: the ports one module feeds)", "Quantum-X Photonics: 18 modules "
+                              "per 144 ports (fabrics-2026.md K8) [restated]",
+                              applies_when=when("electrical", "optics", "cpo"))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -162,6 +223,12 @@ class ElectricalDetails:
     oversubscription: float
     leaf_gpus: int  # GPUs whose NICs (on the leaf's rail) meet under one leaf switch
     network_step_s: float  # per-step latency over the network, switch hops included
+    planes: int = 1  # ports per NIC, each in its own plane
+    switch_ports: int = 0  # switch ports in use, all planes (each holds one link end's optics)
+    pod_gpus: int = 0  # GPUs whose NICs meet inside one pod of every plane (0: no pods)
+    pod_oversubscription: float = 1.0
+    nic_channel: object = None  # photonics.host_serdes.HostChannel of a NIC port
+    switch_channel: object = None  # of a switch port
 
 
 # NCCL's ring protocols beside Simple (the design's nvlink_latency and network_latency) and the share of the bus
@@ -194,7 +261,7 @@ def _fastest_protocol(el: ElectricalSection, det: ElectricalDetails, simple_s, r
     return pick_index(times)
 
 
-def _nccl_tree(el: ElectricalSection, det: ElectricalDetails, n, servers, m, bn, be, r, rank_bps, ring_s):
+def _nccl_tree(el: ElectricalSection, det: ElectricalDetails, n, servers, m, bn, be, r, rank_bps, ring_s, pod_bps):
     """(seconds, where NCCL runs it, protocol: an index of PROTOCOL_NAMES) of NCCL's double binary tree all-reduce over
     the servers. Each server's NICs carry 2n (n on exactly 2 servers: the tree's 2-node special case, F11), its
     NVLink 2n; the tree reaches 0.92 of the links' rate (NCCL's Tree/Simple refinement, F3), LL and LL128 their share
@@ -208,7 +275,7 @@ def _nccl_tree(el: ElectricalSection, det: ElectricalDetails, n, servers, m, bn,
         steps[" · LL"] = (el.nvlink_latency_ll, el.network_tree_latency_ll + hops, TREE_PROTOCOLS["LL"])
         steps[" · LL128"] = (el.nvlink_latency_ll128, el.network_tree_latency_ll128 + hops, TREE_PROTOCOLS["LL128"])
     models, times = [], []
-    moved = np.maximum(nic_bytes * BITS_PER_BYTE / (m * be / r), 2 * n * BITS_PER_BYTE / bn)
+    moved = np.maximum(nic_bytes * BITS_PER_BYTE / np.minimum(m * be / r, pod_bps), 2 * n * BITS_PER_BYTE / bn)
     for name, (a_nv, a_net, share) in steps.items():
         latency = 2 * depth * a_net + 2 * (m - 1) * a_nv
         bus = share * rank_bps if name != " · LL" else np.minimum(share * rank_bps, el.ll_max_network_bandwidth)
@@ -221,44 +288,129 @@ def _nccl_tree(el: ElectricalSection, det: ElectricalDetails, n, servers, m, bn,
 
 
 def rail_planes(gpus: int, el: ElectricalSection):
-    """(NICs per plane, the fat-tree of one plane): ρ planes of ⌈N/ρ⌉ NICs, each a fat-tree of the given tiers (or
-    the fewest that hold them)."""
+    """(NICs per plane, the fat-tree of one plane): ρ rail planes of ⌈N/ρ⌉ NICs, each a fat-tree of the given tiers
+    (or the fewest that hold them), or pods of pod_gpus joined above them; each NIC port plane (`planes`) is one
+    more such tree."""
     if el.gpus_per_server % el.rails:
         raise InputError(f"[electrical] rails = {el.rails} must divide gpus_per_server = {el.gpus_per_server} (NIC k "
                          "of every server joins plane k mod rails)")
     per_plane = math.ceil(gpus / el.rails)
+    if el.pod_gpus and el.pod_gpus < per_plane:
+        return per_plane, pod_fat_tree(per_plane, radix=el.switch_radix, pod_endpoints=el.pod_gpus,
+                                       pod_oversubscription=el.pod_oversubscription,
+                                       leaf_endpoints=el.leaf_endpoints, oversubscription=el.oversubscription)
+    if el.leaf_endpoints:
+        return per_plane, pod_fat_tree(per_plane, radix=el.switch_radix, pod_endpoints=per_plane,
+                                       leaf_endpoints=el.leaf_endpoints, oversubscription=el.oversubscription)
     tiers = el.tiers or min_fat_tree_tiers(per_plane, radix=el.switch_radix, oversubscription=el.oversubscription)
     return per_plane, fat_tree(per_plane, radix=el.switch_radix, tiers=tiers, oversubscription=el.oversubscription)
 
 
+def serdes_classes(el: ElectricalSection) -> tuple[SerdesClass, ...]:
+    """The host SerDes classes a switch or NIC ASIC may use, from the design's figures."""
+    return (SerdesClass("XSR", el.serdes_xsr_reach, el.serdes_xsr_energy),
+            SerdesClass("medium reach", el.serdes_mr_reach, el.serdes_mr_energy),
+            SerdesClass("long reach", el.serdes_lr_reach, el.serdes_lr_energy))
+
+
+def host_channels(el: ElectricalSection) -> tuple[HostChannel, HostChannel]:
+    """(a NIC port's, a switch port's) host channel under the design's optics (photonics.host_serdes): pluggables
+    end at the front panel, linear-drive ones close both ends' traces, a co-packaged switch port a few dB."""
+    classes, linear = serdes_classes(el), el.optics == "lpo"
+    pluggable = trace_loss_db(el.pluggable_trace_loss, el.lane_rate)
+    switch = trace_loss_db(el.copackaged_trace_loss, el.lane_rate) if el.optics == "cpo" else pluggable
+    return host_channel(pluggable, linear, classes), host_channel(switch, linear, classes)
+
+
+def _optics_violations(el: ElectricalSection, nic: HostChannel, switch: HostChannel) -> list[Violation]:
+    out = []
+    for end, ch in (("NIC", nic), ("switch", switch)):
+        if not ch.closes:
+            how = ("through linear-drive modules the host SerDes closes both ends' traces, " if ch.traces == 2
+                   else "")
+            out.append(Violation("host_channel", f"a {end} port's host channel at {el.lane_rate / 1e9:g} Gbit/s per "
+                                 f"lane loses {ch.loss_db:.1f} dB ({how}{ch.traces} × {ch.loss_db / ch.traces:.1f} dB)"
+                                 f" but the longest-reach host SerDes closes {el.serdes_lr_reach:g} dB (retimed "
+                                 "modules or co-packaged optics end the channel at the optics; slower lanes lose less)"))
+            break
+    if el.link_length > el.optics_reach:
+        out.append(Violation("optics_reach", f"links of {el.link_length:g} m are beyond the optics' reach of "
+                             f"{el.optics_reach:g} m"))
+    return out
+
+
+def _optics_bom(gpus: int, el: ElectricalSection, switch_ports: int) -> list[BomLine]:
+    """The optics of every link end: the NIC end's pluggable on every NIC port, the switch end's pluggables (twin-port
+    modules serve two) or, co-packaged, engine capacity and laser modules by the switch ports' bit rate."""
+    port_bps = el.nic_bandwidth / el.planes
+    if el.optics != "cpo":
+        return [BomLine(key=el.transceiver, count=gpus * el.planes, scope="per_cluster", network=True),
+                BomLine(key=el.switch_transceiver, count=math.ceil(switch_ports / el.switch_transceiver_ports),
+                        scope="per_cluster", network=True)]
+    return [BomLine(key=el.transceiver, count=gpus * el.planes, scope="per_cluster", network=True),
+            BomLine(key=el.switch_transceiver, count=switch_ports * port_bps, scope="per_cluster", network=True,
+                    per="bit/s"),
+            BomLine(key=el.laser_module, count=switch_ports * port_bps, scope="per_cluster", network=True,
+                    per="bit/s whole")]
+
+
+def _switch_bom(el: ElectricalSection, leaves: int, switches: int) -> list[BomLine]:
+    """The switches: the leaves as `leaf_switch` where one is named, every other tier (or all) as `switch`."""
+    if el.leaf_switch == "same":
+        return [BomLine(key=el.switch, count=switches, scope="per_cluster", network=True)]
+    return [BomLine(key=el.leaf_switch, count=leaves, scope="per_cluster", network=True),
+            BomLine(key=el.switch, count=switches - leaves, scope="per_cluster", network=True)]
+
+
+def _check_optics(el: ElectricalSection) -> None:
+    """A co-packaged switch's optics are engines (cpo. entries), a pluggable one's modules (transceiver. entries)."""
+    want = "cpo." if el.optics == "cpo" else "transceiver."
+    if not el.switch_transceiver.startswith(want):
+        what = ("puts the switch's optics in its package: switch_transceiver must be a co-packaged engine entry "
+                "(cpo.…)" if el.optics == "cpo" else "plugs modules into the switch: switch_transceiver must be a "
+                "pluggable entry (transceiver.…)")
+        raise InputError(f"[electrical] optics = {el.optics!r} {what}, got {el.switch_transceiver!r}")
+
+
 def _evaluate(design: ClusterDesign) -> FabricEstimate:
     fab, el = design.fabric, design.topology
+    _check_optics(el)
     per_plane, tree = rail_planes(fab.gpus, el)
-    tiers, rails = tree.tiers, el.rails
-    switches, links, switch_links = rails * tree.switches, rails * tree.links, rails * tree.switch_links
+    tiers, rails, planes = tree.tiers, el.rails, el.rails * el.planes
+    switches, links, switch_links = planes * tree.switches, planes * tree.links, planes * tree.switch_links
     servers = math.ceil(fab.gpus / el.gpus_per_server)
+    switch_ports = fab.gpus * el.planes + 2 * switch_links
+    nic_channel, switch_channel = host_channels(el)
+    serdes_w = (fab.gpus * el.nic_bandwidth * nic_channel.energy_j_per_bit
+                + switch_ports * el.nic_bandwidth / el.planes * switch_channel.energy_j_per_bit)
     bom = (*([BomLine(key=el.nvswitch, count=1, scope="per_gpu", network=True)] if el.nvswitch != "none" else []),
            BomLine(key=el.nic, count=1, scope="per_gpu", network=True),
-           # the NIC end of every endpoint link, and every switch port in use (twin-port optics serve two)
-           BomLine(key=el.transceiver, count=fab.gpus, scope="per_cluster", network=True),
-           BomLine(key=el.switch_transceiver, count=math.ceil((fab.gpus + 2 * switch_links)
-                                                              / el.switch_transceiver_ports),
-                   scope="per_cluster", network=True),
+           *_optics_bom(fab.gpus, el, switch_ports),
            BomLine(key="cable.fiber_patch", count=links, scope="per_cluster", network=True),
            BomLine(key="fiber.smf_per_m", count=links * el.link_length, scope="per_cluster", network=True),
-           BomLine(key=el.switch, count=switches, scope="per_cluster", network=True))
-    leaf = leaf_ports(el.switch_radix, el.oversubscription)[0] if tiers > 1 else per_plane
+           *_switch_bom(el, planes * tree.switches_per_tier[0], switches))
+    leaf = (el.leaf_endpoints or leaf_ports(el.switch_radix, el.oversubscription)[0]) if tiers > 1 else per_plane
+    pods = el.pod_gpus and el.pod_gpus < per_plane
+    over = max(el.oversubscription, el.pod_oversubscription if pods else 1.0)
     details = ElectricalDetails(gpus_per_server=el.gpus_per_server, servers=servers, nvlink_bps=el.nvlink_bandwidth,
                                 nic_bps=el.nic_bandwidth, rails=rails, tiers=tiers, switches=switches, links=links,
                                 oversubscription=el.oversubscription, leaf_gpus=min(fab.gpus, leaf * rails),
-                                network_step_s=el.network_latency + (2 * tiers - 1) * el.switch_hop_latency)
-    planes = f"{rails} rail planes, each a " if rails > 1 else "a "
+                                network_step_s=el.network_latency + (2 * tiers - 1) * el.switch_hop_latency,
+                                planes=el.planes, switch_ports=switch_ports,
+                                pod_gpus=el.pod_gpus * rails if pods else 0,
+                                pod_oversubscription=el.pod_oversubscription if pods else 1.0,
+                                nic_channel=nic_channel, switch_channel=switch_channel)
+    where = f"{rails} rail planes, each a " if rails > 1 else "a "
+    shape = (f"{tiers}-tier fabric of {el.switch_radix}-port switches: pods of {el.pod_gpus} at "
+             f"1:{el.pod_oversubscription:g} above" if pods else f"{tiers}-tier fat-tree of {el.switch_radix}-port "
+             "switches")
+    dual = f" ({el.planes} NIC ports per GPU, each on its own plane)" if el.planes > 1 else ""
     return FabricEstimate(
         design=design, kind="electrical", gpus=fab.gpus, job_gpus=design.job_gpus,
         per_gpu_bandwidth_bps=el.nic_bandwidth, useful_fraction=1.0, degree=fab.gpus - 1,
-        bisection_bps=fab.gpus / 2 * el.nic_bandwidth / el.oversubscription, pod_gpus=fab.gpus, details=details,
-        bom=bom, notes=(f"{planes}{tiers}-tier fat-tree of {el.switch_radix}-port switches ({switches} switches in "
-                        f"all) for {fab.gpus} NICs",))
+        bisection_bps=fab.gpus / 2 * el.nic_bandwidth / over, pod_gpus=fab.gpus, details=details,
+        bom=bom, violations=tuple(_optics_violations(el, nic_channel, switch_channel)), host_serdes_w=serdes_w,
+        notes=(f"{where}{shape} ({switches} switches in all) for {fab.gpus} NICs{dual}",))
 
 
 def _layout(est: FabricEstimate, p, s):
@@ -269,6 +421,27 @@ def _layout(est: FabricEstimate, p, s):
     m = np.where(s >= g, 1.0, np.minimum(p, np.maximum(np.floor(g / s), 1.0)))
     m = np.where(in_server, p, m)
     return in_server, m, np.ceil(p / m)
+
+
+def _pod_members(est: FabricEstimate, p, s):
+    """(whether each group sits inside one pod, members of a group in one pod) of groups of p ranks at stride s;
+    (True, p) without pods."""
+    det = est.details
+    if not det.pod_gpus:
+        return True, p
+    pod = float(det.pod_gpus)
+    span = p * s
+    in_pod = (span <= pod) & divides(span, pod)
+    return in_pod, np.where(in_pod, p, np.where(s >= pod, 1.0, np.minimum(p, np.maximum(np.floor(pod / s), 1.0))))
+
+
+def _pod_rate(est: FabricEstimate, p, s, be):
+    """The most bandwidth per rank a group's traffic out of its pod gets where its groups span pods (inf where a
+    group sits in one pod): a pod's uplinks carry its NICs' rate over the oversubscription o, and each group with m'
+    members in the pod sends one rank's bytes out of it (its ring leaves the pod once; every group runs at once), so
+    a rank runs at m'·B_e/o. A data-parallel group with one member per pod pays the whole 1:o."""
+    in_pod, members = _pod_members(est, p, s)
+    return np.where(in_pod, np.inf, members * be / est.details.pod_oversubscription)
 
 
 def _alltoall_split(est: FabricEstimate, p, m):
@@ -314,7 +487,8 @@ def _price(est: FabricEstimate, c, n, p, s, share, seconds_only: bool = False) -
     a_n, a_e, r = el.nvlink_latency, det.network_step_s, det.oversubscription
     in_server, m, servers = _layout(est, p, s)
     bottleneck = np.where(in_server, share_nv, share_nic)
-    rank_bps = np.where(in_server, bn, np.minimum(bn, m * be))
+    pod_bps = _pod_rate(est, p, s, be)
+    rank_bps = np.where(in_server, bn, np.minimum(np.minimum(bn, m * be), pod_bps))
     inf = np.inf
     if c.op in ("all_reduce", "reduce_scatter", "all_gather"):
         k = 2.0 if c.op == "all_reduce" else 1.0
@@ -336,7 +510,8 @@ def _price(est: FabricEstimate, c, n, p, s, share, seconds_only: bool = False) -
         if c.op == "all_reduce":
             tree, chosen = inf, False
             if across:
-                tree, chosen, tree_protocol = _nccl_tree(el, det, n, servers, m, bn, be, r, rank_bps, node_ring)
+                tree, chosen, tree_protocol = _nccl_tree(el, det, n, servers, m, bn, be, r, rank_bps, node_ring,
+                                                               pod_bps)
             chosen = ~in_server & chosen
             candidates["double binary tree over the servers"] = np.where(chosen, tree, inf)
             candidates["ring over the servers, rail-aligned"] = np.where(in_server | chosen, inf, node_ring)
@@ -357,14 +532,17 @@ def _price(est: FabricEstimate, c, n, p, s, share, seconds_only: bool = False) -
         inside, leaving = _alltoall_split(est, p, m)
         alpha = np.where(in_server, a_n, a_e)
         bits = n * BITS_PER_BYTE
-        t = (p - 1) * alpha + np.maximum(bits * inside / bn,
-                                         bits * (1 - inside) / be * np.maximum(1.0, leaving * r))
+        in_pod, members = _pod_members(est, p, s)  # the bytes to peers in other pods share the pods' uplinks
+        out_of_pod = np.where(in_pod, 0.0, (p - members) / np.maximum(p - 1, 1.0))
+        t = (p - 1) * alpha + np.maximum(bits * inside / bn, bits / be * np.maximum(
+            (1 - inside) * np.maximum(1.0, leaving * r), out_of_pod * est.details.pod_oversubscription))
         return CollectiveTime(np.where(p > 1, t, 0.0), np.where(in_server, "pairwise over NVLink",
                                                                 "pairwise, NVLink inside the server + NICs"),
                               bottleneck, rank_bps)
-    t = np.where(in_server, col.point_to_point_s(n, bn, a_n), col.point_to_point_s(n, be, a_e))
+    crossing = np.minimum(be, pod_bps)  # a stage boundary between pods shares the pods' uplinks
+    t = np.where(in_server, col.point_to_point_s(n, bn, a_n), col.point_to_point_s(n, crossing, a_e))
     return CollectiveTime(t, np.where(in_server, "NVLink", "across servers, one NIC"), bottleneck,
-                          np.where(in_server, bn, be))
+                          np.where(in_server, bn, crossing))
 
 
 def _seconds(est: FabricEstimate, c, n, p, s, share):
@@ -379,9 +557,69 @@ def _serve(est: FabricEstimate, flows):
 
     det = est.details
     same = flows.src // det.gpus_per_server == flows.dst // det.gpus_per_server
-    link = np.where(same, det.nvlink_bps, det.nic_bps / det.oversubscription)
+    over = det.oversubscription
+    if det.pod_gpus:  # a flow between pods crosses their uplinks too
+        over = np.where(flows.src // det.pod_gpus == flows.dst // det.pod_gpus, over,
+                        max(over, det.pod_oversubscription))
+    link = np.where(same, det.nvlink_bps, det.nic_bps / over)
     return Served(proportional_share(flows, link, same), "proportional share of each GPU's links")
 
 
+# --- the numbers as people read them: formulas (`sipml explain`) and figures ------------------------------------
+def _bandwidth_formula(est: FabricEstimate):
+    """B = the NIC's rate: what a GPU injects into the network."""
+    from core.formulas import Formula, Terms
+
+    t = Terms()
+    return Formula("B", t(r"B_{\mathrm{NIC}}", est.design.topology.nic_bandwidth, "bit/s",
+                          "[electrical] nic_bandwidth"), t.terms)
+
+
+def _useful_formula(est: FabricEstimate):
+    """u = 1: packet-switched."""
+    from fabric.formulas import packet_switched_useful
+
+    return packet_switched_useful(est)
+
+
+def _degree_formula(est: FabricEstimate):
+    """D = G − 1: the switches reach every GPU."""
+    from fabric.formulas import every_peer_degree
+
+    return every_peer_degree(est)
+
+
+def _bisection_formula(est: FabricEstimate):
+    """B_bis = G/2 · B_NIC / o: the fat-tree's cut, thinned by its oversubscription (the larger of the leaves' and,
+    where pods are joined above them, the pods': a cut between pods crosses their uplinks)."""
+    from fabric.formulas import switch_bisection
+
+    d = est.details
+    return switch_bisection(est, d.nic_bps, max(d.oversubscription, d.pod_oversubscription))
+
+
+def _figures(est: FabricEstimate) -> dict[str, tuple[float, str]]:
+    """The servers' and the fat-trees' own figures."""
+    d = est.details
+    return {"GPUs per server": (float(d.gpus_per_server), ""), "servers": (float(d.servers), ""),
+            "NVLink per GPU": (d.nvlink_bps / 1e9, "Gbps"), "NIC per GPU": (d.nic_bps / 1e9, "Gbps"),
+            "rail planes": (float(d.rails), ""), "fat-tree tiers per plane": (float(d.tiers), ""),
+            "switches": (float(d.switches), ""),
+            "links": (float(d.links), ""), "oversubscription": (d.oversubscription, ""),
+            **({"NIC ports per GPU, one per plane": (float(d.planes), "")} if d.planes > 1 else {}),
+            **({"GPUs per pod": (float(d.pod_gpus), ""), "oversubscription above the pods": (d.pod_oversubscription, "")}
+               if d.pod_gpus else {}),
+            "NIC host channel": (d.nic_channel.loss_db, f"dB, {_serdes_name(d.nic_channel)}"),
+            "switch host channel": (d.switch_channel.loss_db, f"dB, {_serdes_name(d.switch_channel)}")}
+
+
+def _serdes_name(channel: HostChannel) -> str:
+    return f"{channel.serdes.name} SerDes" if channel.closes else "no SerDes closes it"
+
+
 ELECTRICAL = FabricKind(name="electrical", section="electrical", section_type=ElectricalSection, static=False,
-                        evaluator=_evaluate, sharer=_shares, pricer=_price, seconds_of=_seconds, server=_serve)
+                        evaluator=_evaluate, sharer=_shares, pricer=_price, seconds_of=_seconds, server=_serve,
+                        formulas={"per_gpu_bandwidth_gbps": _bandwidth_formula,
+                                  "useful_time_fraction": _useful_formula, "degree": _degree_formula,
+                                  "bisection_gbps": _bisection_formula},
+                        figures=_figures)

@@ -137,7 +137,7 @@ def pod_fat_tree(endpoints: int, *, radix: int, pod_endpoints: int, pod_oversubs
     by one tier of k-port switches facing down. A leaf takes `leaf_endpoints` (0: as many as the radix and the leaf
     oversubscription r allow) with ⌈down/r⌉ ports up. A pod of t ≥ 2 tiers holds d_leaf·(k/2)^(t−2)·d endpoints; each
     tier is sized by ports as in `fat_tree` (the last pod may be partial). Tiers: the pod's (the fewest that hold
-    P, or `pod_tiers`) and the aggregation tier."""
+    P, or `pod_tiers`) and the aggregation tier (more pods than ports: a non-blocking fat-tree over their uplinks)."""
     _check_shape(radix, 2, oversubscription)
     _check_shape(radix, 2, pod_oversubscription)
     for value, what in ((endpoints, "endpoints"), (pod_endpoints, "pod size")):
@@ -172,16 +172,17 @@ def pod_fat_tree(endpoints: int, *, radix: int, pod_endpoints: int, pod_oversubs
 
     full, rest = divmod(int(endpoints), int(pod_endpoints))
     pods = full + (rest > 0)
-    if pods > k:
-        raise InputError(f"{pods} pods of {pod_endpoints} endpoints: one aggregation tier of {k}-port switches "
-                         f"reaches at most {k} pods (raise the pod size or the radix)")
     parts = [one_pod(pod_endpoints)] * full + ([one_pod(rest)] if rest else [])
     switches = [sum(p[0][i] for p in parts) for i in range(tiers)]
     links = [sum(p[1][i] for p in parts) for i in range(tiers)]
     uplinks = sum(p[2] for p in parts) if pods > 1 else 0
-    if pods > 1:
+    if 1 < pods <= k:  # one tier facing down reaches every pod
         links.append(uplinks)
         switches.append(math.ceil(uplinks / k))
+    elif pods > k:  # more pods than ports: a non-blocking fat-tree joins their uplinks
+        above = fat_tree(uplinks, radix=k, tiers=min_fat_tree_tiers(uplinks, radix=k))
+        links.extend(above.links_per_tier)
+        switches.extend(above.switches_per_tier)
     return FatTree(endpoints=int(endpoints), radix=k, tiers=len(switches), oversubscription=float(oversubscription),
                    switches_per_tier=tuple(switches), links_per_tier=tuple(links),
                    max_endpoints=k * capacity(tiers))

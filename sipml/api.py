@@ -203,7 +203,10 @@ def speedup(designs: str | Sequence[str] = ("sip-ring", "sip-ocs"), model: str =
     tables; `to_pandas()`): for each design the best strategy under the software stack, iteration time
     and its breakdown, throughput, model TFLOP/s, MFU, speedup / per $ / per W over each baseline, and a training
     run's time, energy and cost (the keys of the README's `sipml speedup --format json`). `stack` is
-    `--strategy stack=NAME`; `sets` are `--set` overrides of the designs compared (not of the baselines)."""
+    `--strategy stack=NAME`; `sets` are `--set` overrides of the designs compared (not of the baselines, except
+    `BASELINE:section.key=value`). Each baseline carries the GPU and server host of the design it is compared with
+    (`baselines.<name>.gpu`), and runs its best without the parts of `strategy` it cannot run
+    (`baselines.<name>.fallback` says which)."""
     from sipml.notebook import Rows
     from sipml.speedup_report import run_speedup, speedup_report
 

@@ -382,11 +382,13 @@ def speedup(designs: Annotated[Optional[list[str]], typer.Argument(
             strategy: Annotated[Optional[str], typer.Option(
                 "--strategy", metavar="KEY=VALUE,...",
                                                             help="fix part of the strategy and search the rest, e.g. tp=8,pp=4,microbatch=1,"
-                                   "recompute=full")] = None,
+                                   "recompute=full; a baseline that cannot run it runs its best without the parts it "
+                                   "cannot, and says so")] = None,
             baseline: Annotated[Optional[list[str]], typer.Option(
                 "--baseline", metavar="DESIGN",
                                                                   help="baseline design (repeatable; the first sets `speedup`; default: fattree-200, "
-                                   "SiP-ML's 200 Gbps fat-tree, and dgx-a100)")] = None,
+                                   "SiP-ML's 200 Gbps fat-tree, and dgx-a100; each carries the GPU and server host of "
+                                   "the design it is compared with, unless --set DESIGN:fabric.gpu=… gives it one)")] = None,
             tokens: Annotated[Optional[float], typer.Option(
                 "--tokens", metavar="COUNT",
                                                             help="tokens (or samples) of the training run to price (default: 300e9 tokens, or 90 "
@@ -413,13 +415,16 @@ def models(fmt: FormatOpt = Format.table, output: OutputOpt = None) -> None:
 @app.command(cls=_Command)
 def report(fmt: FormatOpt = Format.table, output: OutputOpt = None,
            plots: Annotated[Optional[Path], typer.Option(
-               "--plots", metavar="FOLDER", help="also write the figures (PNG) into this folder")] = None) -> None:
+               "--plots", metavar="FOLDER", help="also write the figures (PNG) into this folder")] = None,
+           design: Annotated[Optional[list[str]], typer.Option(
+               "--design", metavar="DESIGN", help="also compare this design's fabric and cost with the built-in ones "
+                                                  "(a TOML file or a built-in name; repeatable)")] = None) -> None:
     """SiP-ML's story end to end on the built-in designs: the optical link and what binds it, the fabrics side by
-    side, training speedup per dollar and per watt, the validation table, the assumptions that move the answer.
-    `-f html -o report.html`: one self-contained page, the figures embedded."""
+    side (with each `--design`), training speedup per dollar and per watt, the validation table, the assumptions
+    that move the answer. `-f html -o report.html`: one self-contained page, the figures embedded."""
     from sipml.report import build_report
 
-    result, _ = build_report(plots, embed=fmt is Format.html)
+    result, _ = build_report(plots, embed=fmt is Format.html, designs=tuple(design or ()))
     _emit(result, fmt, output, title="sipml report: SiP-ML's story on the built-in designs")
 
 

@@ -392,6 +392,32 @@ def _network_power(r):
     return Formula(r"P_{\mathrm{net}}", sum_terms(_lines(t, r.cost, "W", True, power=True)), t.terms)
 
 
+def _optics_terms(t, summary, power=True):
+    """One term per optics line of the bill (its entry states a power boundary), per GPU."""
+    g = summary.gpus
+    return [t(rf"{'P' if power else 'c'}_{{\mathrm{{{line.key}}}}}", (line.power_w if power else line.cost_usd).typical
+              / g, "W" if power else "USD", f"{line.description} ({line.boundary})")
+            for line in summary.bom.lines_by_cost() if line.boundary]
+
+
+def _optics_power(r):
+    t = Terms()
+    return Formula(r"P_{\mathrm{B1}}", sum_terms(_optics_terms(t, r.cost)), t.terms)
+
+
+def _port_power(r):
+    t = Terms()
+    serdes = r.cost.port_power_per_gpu_w.typical - r.cost.optics_power_per_gpu_w.typical
+    return Formula(r"P_{\mathrm{B2}}", sum_terms([*_optics_terms(t, r.cost), t(r"P_{\mathrm{SerDes}}", serdes, "W",
+                                                                            "host SerDes driving the optics")]),
+                   t.terms)
+
+
+def _optics_cost(r):
+    t = Terms()
+    return Formula(r"c_{\mathrm{optics}}", sum_terms(_optics_terms(t, r.cost, power=False)), t.terms)
+
+
 def _cluster_cost(r):
     t = Terms()
     return Formula(r"\$_{\mathrm{cluster}}", sum_terms(_lines(t, r.cost, "USD", False, per_gpu=False)), t.terms)
@@ -565,6 +591,13 @@ QUANTITY_LIST = (
        "cost per GPU, typical prices", _network_cost),
     _Q("network_power_w_per_gpu", "W", 1.0, COST, lambda r: r.cost.network_power_per_gpu_w.typical, "network "
        "nameplate power per GPU", _network_power),
+    _Q("optics_power_w_per_gpu", "W", 1.0, COST, lambda r: r.cost.optics_power_per_gpu_w.typical, "optics power "
+       "per GPU at boundary B1 (every port's module or engine with its laser)", _optics_power),
+    _Q("port_power_w_per_gpu", "W", 1.0, COST, lambda r: (None if r.cost.port_power_per_gpu_w is None
+                                                         else r.cost.port_power_per_gpu_w.typical),
+       "optics power per GPU at boundary B2 (B1 and the host SerDes that drive the optics)", _port_power),
+    _Q("optics_cost_usd_per_gpu", "USD", 1.0, COST, lambda r: r.cost.optics_cost_per_gpu_usd.typical, "optics cost "
+       "per GPU, typical prices", _optics_cost),
     _Q("cluster_cost_usd", "USD", 1.0, COST, lambda r: r.cost.cluster_cost_usd.typical, "the whole cluster, typical "
        "prices", _cluster_cost),
     _Q("cluster_power_w", "W", 1.0, COST, lambda r: r.cost.cluster_power_w.typical, "the whole cluster, nameplate",
@@ -627,6 +660,9 @@ LABELS = {
     "allocation": "SiP-Ring: how the job's wavelengths followed its traffic (static, periodic, phased; null elsewhere)",
     "network_cost_usd_per_gpu_range": "low, typical, high", "network_power_w_per_gpu_range": "low, typical, high",
     "cluster_cost_usd_range": "low, typical, high", "cluster_power_w_range": "low, typical, high",
+    "optics_power_w_per_gpu_range": "low, typical, high", "port_power_w_per_gpu_range": "low, typical, high",
+    "optics_cost_usd_per_gpu_range": "low, typical, high", "optics_power_boundary": "what B1 includes",
+    "port_power_boundary": "what B2 includes",
     "breakdown": "by component (cost) or by phase (speedup)", "model": "the model's name", "batch": "global batch",
     "strategy": "the best strategy", "stack": "the software stack", "precision": "of the GEMMs",
     "memory_gb_per_gpu": "memory of the best strategy per GPU (states + activations)",

@@ -1,6 +1,6 @@
 """`sipml report`: SiP-ML's story end to end on the built-in designs — the optical link and what binds it; SiP-Ring,
-SiP-OCS and the electrical baselines side by side; what each buys in training time, per dollar and per watt;
-the validation table; and the assumptions that move the answer most."""
+SiP-OCS and the electrical baselines side by side (with any design named by `--design`); what each buys in training
+time, per dollar and per watt; the validation table; and the assumptions that move the answer most."""
 
 from __future__ import annotations
 
@@ -12,6 +12,10 @@ from sipml.render import Report, Table
 FABRICS = ("sip-ring", "sip-ocs", "sip-ocs-384", "dgx-a100", "dgx-h100", "fattree-200", "fattree-400", "ideal")
 TRAINING = ("sip-ring", "sip-ocs", "dgx-a100", "dgx-h100", "fattree-400")
 BASELINES = ("fattree-200", "dgx-a100")
+# The training table runs every design on one GPU: that of HEADLINE_GPU (the A100 of SiP-ML's designs and its
+# baselines), with the server host the GPU sits in; NEXT_GPU's GPU and host (H100) are the generation compared.
+HEADLINE_GPU = "dgx-a100"
+NEXT_GPU = "dgx-h100"
 MODELS = ("resnet-50", "transformer-big", "gpt2-355m", "gpt3-175b")  # SiP-ML's three and a modern large model
 SENSITIVITY_MODEL = "gpt2-355m"
 
@@ -40,22 +44,24 @@ FABRIC_ENTRY = ("design", "fabric", "gpu", "gpus", "feasible", "per_gpu_bandwidt
                 "cluster_cost_usd", "all_reduce_busbw_gbps", "breakdown")
 
 
-def _fabric_section(catalog):
+def _fabric_section(catalog, designs: dict):
+    """The built-in designs' fabrics (`FABRICS`) and then those of `designs` (name → loaded design) side by side."""
+    from fabric.registry import get_kind
     from sipml.design import load_design
     from sipml.quantities import Reading
     from sipml.reports import reported
     from workloads.evaluation import Evaluation
 
     rows, data = [], []
-    for name in FABRICS:
-        point = Evaluation(load_design(name), catalog)
+    for name in dict.fromkeys([*FABRICS, *designs]):
+        point = Evaluation(designs[name] if name in designs else load_design(name), catalog)
         est, summary = point.fabric, point.cost
         entry = reported(Reading(fabric=est, cost=summary), FABRIC_ENTRY, {
             "design": name, "fabric": est.kind, "gpu": est.design.fabric.gpu, "gpus": est.gpus,
             "feasible": est.feasible, "breakdown": [(line.key, line.cost_usd.typical / est.gpus, line.power_w.typical / est.gpus)
                           for line in summary.bom.lines_by_cost()]})
         data.append(entry)
-        free = est.kind == "ideal"  # a reference switch: its network is not costed, not free
+        free = not get_kind(est.kind).costed  # a reference switch: its network is not costed, not free
         priced = est.feasible and not free
         money = (lambda text: text) if priced else (lambda text: "not costed" if free else "–")
         rows.append({"design": name, "fabric": est.kind, "GPU": est.design.fabric.gpu.removeprefix("gpu."),
@@ -67,17 +73,47 @@ def _fabric_section(catalog):
                      "network USD/GPU": money(f"{entry['network_cost_usd_per_gpu']:,.0f}"),
                      "network W/GPU": money(f"{entry['network_power_w_per_gpu']:.0f}"),
                      "cluster USD": f"{entry['cluster_cost_usd']:,.0f}" if est.feasible else "–"})
-    return data, Table("Fabrics side by side (1024 GPUs; all-reduce busbw at 100 MB over the whole job)",
+    sizes = " or ".join(str(g) for g in dict.fromkeys(entry["gpus"] for entry in data))
+    return data, Table(f"Fabrics side by side ({sizes} GPUs; all-reduce busbw at 100 MB over the whole job)",
                        list(rows[0]), rows)
 
 
-def _training_section():
-    from sipml.speedup_report import run_speedup
+def _gpu_of(name: str) -> dict[str, str]:
+    """The GPU and server host of built-in design `name` (`[fabric] gpu` and `host`), the catalog's keys."""
+    from sipml.design import load_design
 
-    rows, data, notes = [], [], []
+    fabric = load_design(name).fabric
+    return {"gpu": fabric.gpu, "host": fabric.host}
+
+
+def _on(gpu: dict[str, str]) -> list[str]:
+    """The --set items that put a design on `gpu` (its GPU and server host)."""
+    return [f'fabric.{key}="{value}"' for key, value in gpu.items()]
+
+
+def _carrying(gpu: dict[str, str]) -> list[str]:
+    """The designs of the training table whose own GPU is not `gpu`: there, their network carries it."""
+    return [name for name in TRAINING if _gpu_of(name)["gpu"] != gpu["gpu"]]
+
+
+def _training_section():
+    """The training table, every design and baseline on the headline GPU, and the GPU generation beside it: each
+    design on the next GPU, over the first baseline on that GPU and over the same fabric on the headline GPU."""
+    from sipml.design import load_design
+    from sipml.speedup_report import run_speedup
+    from workloads.speedup import gpu_of
+
+    headline, later = _gpu_of(HEADLINE_GPU), _gpu_of(NEXT_GPU)
+    gpu, next_gpu = (gpu_of(load_design(name)).name for name in (HEADLINE_GPU, NEXT_GPU))
+    rows, data, notes, generation, generation_rows = [], [], [], [], []
     for model in MODELS:
-        result, _, failures = run_speedup(list(TRAINING), model, None, None, None, None, list(BASELINES), None)
+        result, _, failures = run_speedup(list(TRAINING), model, None, None, None, _on(headline), list(BASELINES),
+                                          None)
+        newer, _, newer_failures = run_speedup(list(TRAINING), model, None, None, None, _on(later), list(BASELINES),
+                                               None)
         notes += [f"{model} on {name}: {why}" for name, why in failures.items()]
+        notes += [f"{model} on {name} ({later['gpu']}): {why}" for name, why in newer_failures.items()]
+        before = {r["design"]: r for r in result if r["feasible"]}
         for r in result:
             if not r["feasible"]:
                 continue
@@ -86,9 +122,39 @@ def _training_section():
             rows.append({"model": model, "design": r["design"], "iteration s": f"{r['iteration_s']:.4g}",
                          "TFLOP/s per GPU": f"{r['tflops_per_gpu']:.0f}",
                          **{f"vs {b}": _triple(versus[b]) for b in BASELINES}})
-    return data, Table("Training: speedup, per $, per W over each baseline (best strategy on each fabric)",
-                       ["model", "design", "iteration s", "TFLOP/s per GPU", *(f"vs {b}" for b in BASELINES)],
-                       rows), notes
+        for r in newer:
+            if not r["feasible"]:
+                continue
+            same_fabric = _over(r, before[r["design"]]) if r["design"] in before else None
+            generation.append({**r, "over_same_fabric": same_fabric})
+            generation_rows.append({"model": model, "design": r["design"], "iteration s": f"{r['iteration_s']:.4g}",
+                                    "TFLOP/s per GPU": f"{r['tflops_per_gpu']:.0f}",
+                                    f"vs {BASELINES[0]}": _triple(r["baselines"][BASELINES[0]]),
+                                    f"vs the same fabric on {gpu}": _triple(same_fabric)})
+    carried = _carrying(headline)
+    table = Table(f"Training on one GPU, {gpu}, in every design and baseline (server host {headline['host']}): "
+                  "speedup / per $ / per W over each baseline, best strategy on each fabric"
+                  + (f"; {', '.join(carried)}: {'its' if len(carried) == 1 else 'their'} network (NVLink domain "
+                     f"and NICs) carrying the {gpu}" if carried else ""),
+                  ["model", "design", "iteration s", "TFLOP/s per GPU", *(f"vs {b}" for b in BASELINES)], rows)
+    carried = _carrying(later)
+    generation_table = Table(
+        f"GPU generation: every design on {next_gpu} (server host {later['host']}), speedup / per $ / per W over "
+        f"{BASELINES[0]} on {next_gpu}, and over the same fabric on {gpu} (what the GPU alone buys)"
+        + (f"; {', '.join(carried)}: {'its' if len(carried) == 1 else 'their'} network carrying the {next_gpu}"
+           if carried else ""),
+        ["model", "design", "iteration s", "TFLOP/s per GPU", f"vs {BASELINES[0]}", f"vs the same fabric on {gpu}"],
+        generation_rows)
+    return data, generation, table, generation_table, notes
+
+
+def _over(result: dict, baseline: dict) -> dict[str, float]:
+    """Speedup, per $ and per W of one `sipml speedup` row over another of the same model and batch
+    (`workloads.speedup.compare` on the rows' iteration time, cluster cost and nameplate power)."""
+    speedup = baseline["iteration_s"] / result["iteration_s"]
+    return {"speedup": speedup,
+            "speedup_per_dollar": speedup * baseline["cluster_cost_usd"] / result["cluster_cost_usd"],
+            "speedup_per_watt": speedup * baseline["cluster_power_w"] / result["cluster_power_w"]}
 
 
 def _triple(v) -> str:
@@ -198,31 +264,34 @@ def check_plots_folder(folder) -> None:
         raise InputError(f"--plots {folder}: cannot create the folder ({exc.strerror or exc})") from None
 
 
-def build_report(plots: Path | None = None, embed: bool = False) -> tuple[Report, list[Path]]:
+def build_report(plots: Path | None = None, embed: bool = False, designs=()) -> tuple[Report, list[Path]]:
     """The report; with `plots` its figures are written there as PNG, with `embed` they are kept in the report
-    (`Report.figures`, for an HTML page)."""
+    (`Report.figures`, for an HTML page); `designs` (files or built-in names) join the fabrics side by side."""
     from fabric.catalog import load_catalog
+
+    from sipml.design import load_design
 
     if plots is not None:
         check_plots_folder(plots)
     elif embed:
         require_matplotlib("-f html")
+    extra = {name: load_design(name) for name in designs}  # each read before anything is computed
 
     catalog = load_catalog()
     link_data, link_table, design = _link_section()
-    fabric_data, fabric_table = _fabric_section(catalog)
-    training_data, training_table, notes = _training_section()
+    fabric_data, fabric_table = _fabric_section(catalog, extra)
+    training_data, generation_data, training_table, generation_table, notes = _training_section()
     validation_data, validation_table = _validation_section()
     sensitivity_data, sensitivity_table = _sensitivity_section(catalog)
-    data = {"link": link_data, "fabrics": fabric_data, "training": training_data, "validation": validation_data,
-            "sensitivity": sensitivity_data}
+    data = {"link": link_data, "fabrics": fabric_data, "training": training_data,
+            "gpu_generation": generation_data, "validation": validation_data, "sensitivity": sensitivity_data}
     footer = ["SiP-ML (Khani et al., SIGCOMM 2021) claims 1.3–9.1× faster training than electrical networks; the "
               "training table gives this model's answer for SiP-ML's three workloads and a modern large model.",
               "speedup per $ and per W: throughput per cluster dollar (per nameplate watt) over the baseline's.",
               *notes]
     figures = story_figures(design, fabric_data, training_data) if plots is not None or embed else []
     written = write_plots(plots, figures) if plots is not None else []
-    tables = [link_table, fabric_table, training_table, validation_table, sensitivity_table]
+    tables = [link_table, fabric_table, training_table, generation_table, validation_table, sensitivity_table]
     return Report(data, tables, footer + [f"plot: {p}" for p in written],
                   figures=[(title, payload) for _, title, payload in figures] if embed else []), written
 
@@ -256,6 +325,7 @@ def story_figures(design, fabric_data, training_data) -> list[tuple[str, str, by
     and per W by fabric."""
     import dataclasses
 
+    from fabric.registry import get_kind
     from photonics.link import evaluate
     from sipml.plotting import png, pyplot
 
@@ -313,8 +383,9 @@ def story_figures(design, fabric_data, training_data) -> list[tuple[str, str, by
                 ax.bar(ticks, values, bottom=bottom, label=group, width=0.7, color=palette[group])
                 bottom = [b + v for b, v in zip(bottom, values)]
         for i, f in enumerate(fabric_data):
-            if f["fabric"] == "ideal" or not f["feasible"]:
-                ax.text(i, max(bottom) * 0.02, "not costed" if f["fabric"] == "ideal" else "infeasible",
+            costed = get_kind(f["fabric"]).costed
+            if not costed or not f["feasible"]:
+                ax.text(i, max(bottom) * 0.02, "not costed" if not costed else "infeasible",
                         ha="center", va="bottom", rotation=90, fontsize=8, color="#555555")
         ax.set(ylabel=unit, title=f"Network {what} per GPU by component, {fabric_data[0]['gpus']} GPUs (GPU type "
                                   "under each design)")

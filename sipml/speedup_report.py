@@ -38,7 +38,7 @@ def run_speedup(designs, model_name: str, gpus: int | None, batch: int | None, s
     from sipml.quantities import Reading, values
     from sipml.reports import reported
     from workloads.evaluation import Evaluation
-    from workloads.speedup import compare, default_batch
+    from workloads.speedup import baseline_training, default_batch, gpu_of
     from workloads.strategy import parse_strategy
 
     model = load_model(model_name)
@@ -52,9 +52,10 @@ def run_speedup(designs, model_name: str, gpus: int | None, batch: int | None, s
 
     every = list(dict.fromkeys(names + base_names))
     scoped = [o for o in overrides or [] if ":" in o.partition("=")[0]]
-    loaded = {name: _load(name, scoped_overrides(name, overrides if name in names else scoped, every), gpus)
-              for name in every}
-    sizes = {d.job_gpus for d in loaded.values()}
+    loaded = {name: _load(name, scoped_overrides(name, overrides, every), gpus) for name in names}
+    versions = {(b, name): _baseline(b, design, scoped_overrides(b, overrides if b in names else scoped, every),
+                                     gpus) for name, design in loaded.items() for b in base_names}
+    sizes = {d.job_gpus for d in [*loaded.values(), *versions.values()]}
     if len(sizes) > 1:
         raise InputError(f"the designs run jobs of different sizes ({', '.join(map(str, sorted(sizes)))} GPUs): "
                          "give --gpus to compare them at one size")
@@ -62,12 +63,31 @@ def run_speedup(designs, model_name: str, gpus: int | None, batch: int | None, s
     batch_source = "--batch"
     if batch is None:
         batch, batch_source = default_batch(model, n)
+    points: list[tuple] = []  # (design, its Evaluation): a baseline that is a design compared, or shared, runs once
+
+    def point(design):
+        found = next((e for d, e in points if d == design), None)
+        if found is None:
+            found = Evaluation(design, catalog)
+            points.append((design, found))
+        return found
+
     results, failures = {}, {}
-    for name, design in loaded.items():
+    for name, design in loaded.items():  # the designs first: a strategy one of them cannot run is refused
         try:
-            results[name] = Evaluation(design, catalog).training(model, batch, fixed, name=name, top=top)
+            results[name] = point(design).training(model, batch, fixed, name=name, top=top)
         except InfeasibleDesign as exc:
             failures[name] = str(exc)
+    measured = {}  # (baseline, design) → (Result, the parts of the fixed strategy it ran without) or None
+    for (b, name), design in versions.items():
+        if design == loaded.get(b) and b in failures:
+            measured[(b, name)] = None  # the design of that name, refused above
+            continue
+        try:
+            measured[(b, name)] = baseline_training(point(design), model, batch, fixed, name=b, top=top)
+        except InfeasibleDesign as exc:
+            measured[(b, name)] = None
+            failures.setdefault(f"{b} on {gpu_of(design).name}", str(exc))
     rows = []
     for name in names:
         if name in failures:
@@ -75,7 +95,7 @@ def run_speedup(designs, model_name: str, gpus: int | None, batch: int | None, s
                          "reason": failures[name]})
             continue
         r = results[name]
-        base = results.get(base_names[0])
+        base = (measured[(base_names[0], name)] or (None,))[0]
         reading = Reading(fabric=r.estimate, cost=r.cost, result=r, baseline=base)
         row = reported(reading, ROW_KEYS, {
             "design": name, "feasible": True, "fabric": r.estimate.kind, "model": model.name, "gpus": n,
@@ -83,7 +103,7 @@ def run_speedup(designs, model_name: str, gpus: int | None, batch: int | None, s
             "precision": r.precision, "breakdown": r.best.breakdown, "memory_gb_per_gpu": r.best.memory_bytes / 1e9,
             "throughput_unit": r.throughput_unit, "candidates": r.candidates, "feasible_candidates": r.feasible})
         row["allocation"] = getattr(r.estimate.details, "allocation", None)  # SiP-Ring: how wavelengths followed
-        versus = {b: compare(r, results[b]) if b in results else None for b in base_names}
+        versus = {b: _versus(r, b, *measured[(b, name)]) if measured[(b, name)] else None for b in base_names}
         row.update(values(reading, VERSUS) if base is not None else dict.fromkeys(VERSUS))
         row["baseline"] = base_names[0]
         row["baselines"] = versus
@@ -93,6 +113,32 @@ def run_speedup(designs, model_name: str, gpus: int | None, batch: int | None, s
         row["alternatives"] = [{"strategy": c.strategy, "iteration_s": c.iteration_s} for c in r.top[1:]]
         rows.append(row)
     return rows, batch_source, failures
+
+
+def _baseline(name: str, design, sets: list[str], gpus: int | None):
+    """Baseline `name` as it is measured against `design`: carrying the design's GPU and server host (`[fabric]
+    gpu` and `host`), unless `sets` (the --set items that reach the baseline) give it a GPU of its own."""
+    own = _load(name, sets, gpus)
+    if any(item.partition("=")[0].strip() == "fabric.gpu" for item in sets):
+        return own
+    carried = [f'fabric.{key}="{getattr(design.fabric, key)}"' for key in ("gpu", "host")
+               if getattr(own.fabric, key) != getattr(design.fabric, key)]
+    return _load(name, sets + carried, gpus) if carried else own
+
+
+def _versus(result, name: str, baseline, dropped: dict) -> dict:
+    """`result` against baseline `name` (its result `baseline`, run without the `dropped` parts of the fixed
+    strategy): speedup, per $ and per W, the baseline's GPU and GEMM precision, and the fallback said in one line
+    (None when it ran the whole strategy)."""
+    from workloads.speedup import compare
+
+    fallback = None
+    if dropped:
+        parts = "; ".join(f"{part}: {why}" for part, why in dropped.items())
+        fallback = (f"{name} ({baseline.gpu.name}) cannot run {parts}; it runs its best strategy without "
+                    f"{'it' if len(dropped) == 1 else 'them'} ({baseline.precision} GEMMs)")
+    return {**compare(result, baseline), "gpu": baseline.gpu.name, "precision": baseline.precision,
+            "fallback": fallback}
 
 
 def _amount(model, tokens: float | None):
@@ -118,8 +164,9 @@ def speedup_report(rows, batch_source: str, failures: dict) -> Report:
     feasible = [r for r in rows if r["feasible"]]
     first = feasible[0] if feasible else rows[0]
     base = first.get("baseline", "")
+    on_own_gpu = all((r["baselines"][base] or {}).get("gpu", r["gpu"]) == r["gpu"] for r in feasible)
     summary = Table(f"{first['model']} on {first['gpus']} GPUs, global batch {first['batch']} ({batch_source}): "
-                    f"speedup over {base}",
+                    f"speedup over {base}" + (" on each design's GPU" if on_own_gpu else " (its GPU: see below)"),
                     ["design", "GPU", "iteration s", "TFLOP/s per GPU", "MFU %", "speedup", "per $", "per W",
                      "run days", "energy MWh", "run cost USD"],
                     [{"design": r["design"], "GPU": r["gpu"], "iteration s": f"{r['iteration_s']:.4g}",
@@ -150,8 +197,13 @@ def speedup_report(rows, batch_source: str, failures: dict) -> Report:
                           "GB/GPU": f"{r['memory_gb_per_gpu']:.1f}",
                           "searched": f"{r['feasible_candidates']}/{r['candidates']}"} for r in feasible]))
     footer = [f"{name}: {why}" for name, why in failures.items()]
-    footer += [f"{r['design']}: wavelengths {r['allocation']} ({_ALLOCATION[r['allocation']]}; [sip_ring] allocation "
-               "'auto' runs each job the fastest of static, periodic and phased)" for r in feasible if r.get("allocation")]
+    footer += _baseline_gpus(feasible)
+    footer += list(dict.fromkeys(v["fallback"] for r in feasible for v in r["baselines"].values()
+                                 if v and v["fallback"]))
+    from fabric.registry import get_kind
+
+    footer += [f"{r['design']}: {get_kind(r['fabric']).variant_note(r['allocation'])}" for r in feasible
+               if r.get("allocation")]
     from workloads.speedup import DEFAULT_RUN
 
     run = DEFAULT_RUN
@@ -162,15 +214,28 @@ def speedup_report(rows, batch_source: str, failures: dict) -> Report:
                "TFLOP/s per GPU counts the model's FLOPs (forward and backward, no recomputation: the same whatever is "
                "recomputed); MFU divides them by the GPUs' dense 16-bit peak (Chowdhery et al. 2022); JSON "
                "hardware_tflops_per_gpu and hfu count the FLOPs executed, recomputation included"]
-    if any(r.get("fabric") == "ideal" for r in feasible):
-        footer.append("ideal: a reference switch with no cost of its own (network $0), so its per-$ and per-W figures "
-                      "are upper bounds, not a design")
+    footer += [f"{kind}: a reference switch with no cost of its own (network $0), so its per-$ and per-W figures "
+               "are upper bounds, not a design" for kind in dict.fromkeys(r["fabric"] for r in feasible)
+               if not get_kind(kind).costed]
     return Report({"rows": rows}, tables, footer)
 
 
-_ALLOCATION = {"static": "split once by the job's bytes, never re-tuned",
-               "periodic": "re-allocated every decision interval, idle while the rings retune",
-               "phased": "re-tuned when the running collective changes, one retune per call"}
+def _baseline_gpus(rows) -> list[str]:
+    """One line per baseline: the GPU it ran against each design (the design's own unless --set gave it one)."""
+    lines = []
+    for b in rows[0]["baselines"] if rows else ():
+        ran = [(r["design"], r["gpu"], r["baselines"][b]["gpu"]) for r in rows if r["baselines"][b]]
+        if not ran:
+            continue  # it ran nowhere: its failure is said above
+        if all(own == theirs for _, own, theirs in ran):
+            lines.append(f"baseline {b} runs each design's GPU and server host: "
+                         + "; ".join(f"{gpu} against {', '.join(d for d, own, _ in ran if own == gpu)}"
+                                     for gpu in dict.fromkeys(own for _, own, _ in ran)))
+        else:
+            lines.append(f"baseline {b} runs the GPU --set gives it: "
+                         + "; ".join(f"{gpu} against {', '.join(d for d, _, theirs in ran if theirs == gpu)}"
+                                     for gpu in dict.fromkeys(theirs for _, _, theirs in ran)))
+    return lines
 
 
 def _strategy_text(strategy: dict) -> str:

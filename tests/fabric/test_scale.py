@@ -8,7 +8,7 @@ import math
 import pytest
 
 from fabric.evaluate import evaluate_fabric
-from fabric.fattree import fat_tree_max_endpoints
+from fabric.fattree import fat_tree_max_endpoints, leaf_ports
 from sipml.cli import main
 from sipml.design import builtin_designs, load_design
 
@@ -36,6 +36,17 @@ def test_check_refuses_or_builds_every_network(name, gpus, capsys):
             assert det.switch_passes == need
         # the budget pays for every pass a circuit makes
         assert est.link.design.loss.switch_ports >= det.switch_passes
+    elif est.kind == "electrical" and (top.pod_gpus or top.leaf_endpoints):  # pods: the fewest tiers hold a pod
+        det = est.details
+        pod = min(top.pod_gpus or gpus, math.ceil(gpus / det.rails))
+        leaf_down, leaf_up = ((top.leaf_endpoints, math.ceil(top.leaf_endpoints / top.oversubscription))
+                              if top.leaf_endpoints else leaf_ports(top.switch_radix, top.oversubscription))
+        top_down = math.floor(top.switch_radix * top.pod_oversubscription / (top.pod_oversubscription + 1) + 1e-9)
+        pod_tiers = next(t for t in range(2, 9) if leaf_down * (top.switch_radix // 2) ** (t - 2) * top_down >= pod)
+        pods = math.ceil(math.ceil(gpus / det.rails) / pod)
+        above = 0 if pods == 1 else 1 if pods <= top.switch_radix else None
+        assert leaf_up + leaf_down <= top.switch_radix
+        assert det.tiers == pod_tiers + above if above is not None else det.tiers > pod_tiers + 1
     elif est.kind == "electrical":
         det = est.details
         per_plane = math.ceil(gpus / det.rails)

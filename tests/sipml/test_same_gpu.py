@@ -1,0 +1,144 @@
+"""The same GPU in every comparison (issue 36): `sipml speedup`'s baselines carry the design's GPU, a fixed strategy
+a baseline cannot run falls back to its best there and says so, and the report's training table runs every design
+on one GPU, with the GPU generation compared on its own. Through the real entry point."""
+
+import json
+
+import pytest
+
+from sipml.cli import main
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_speedup_baselines_carry_the_design_gpu(capsys):
+    """sip-ring runs A100s and dgx-h100 H100s: each is measured against fattree-200 and dgx-a100 carrying its own
+    GPU, so the same baseline name runs two GPUs in one command, and dgx-h100's speedup is its fabric's alone."""
+    code, out, _ = run(capsys, "speedup", "sip-ring", "dgx-h100", "-m", "gpt2-355m", "-f", "json")
+    assert code == 0
+    rows = {r["design"]: r for r in json.loads(out)["rows"]}
+    assert rows["sip-ring"]["gpu"] == "a100_sxm4_40gb" and rows["dgx-h100"]["gpu"] == "h100_sxm5"
+    for row in rows.values():
+        assert set(row["baselines"]) == {"fattree-200", "dgx-a100"}  # the keys scripts read keep their names
+        for versus in row["baselines"].values():
+            assert versus["gpu"] == row["gpu"] and versus["fallback"] is None
+        assert row["speedup"] == row["baselines"]["fattree-200"]["speedup"]
+    # the baseline's iteration is fattree-200's on the design's GPU (and host): on A100s for sip-ring, H100s for
+    # dgx-h100, and the A100 one only where --set gives fattree-200 its GPU
+    iteration = {}
+    for gpu, host in (("a100_sxm4", "dgx_a100_host"), ("h100_sxm5", "dgx_h100_host")):
+        code, out, _ = run(capsys, "speedup", "fattree-200", "-m", "gpt2-355m", "--set", f"fabric.gpu=gpu.{gpu}",
+                           "--set", f"fabric.host=server.{host}", "-f", "json")
+        iteration[gpu] = json.loads(out)["rows"][0]["iteration_s"]
+    for design, gpu in (("sip-ring", "a100_sxm4"), ("dgx-h100", "h100_sxm5")):
+        assert rows[design]["speedup"] == pytest.approx(iteration[gpu] / rows[design]["iteration_s"], rel=1e-12)
+    assert iteration["a100_sxm4"] > 1.3 * iteration["h100_sxm5"]  # so the two baselines differ
+    code, out, _ = run(capsys, "speedup", "dgx-h100", "-m", "gpt2-355m", "--baseline", "fattree-200",
+                       "--set", "fattree-200:fabric.gpu=gpu.a100_sxm4", "-f", "json")
+    across = json.loads(out)["rows"][0]
+    assert code == 0 and across["baselines"]["fattree-200"]["gpu"] == "a100_sxm4_40gb"
+    assert across["speedup"] == pytest.approx(iteration["a100_sxm4"] / across["iteration_s"], rel=1e-12)
+    code, out, _ = run(capsys, "speedup", "sip-ring", "dgx-h100", "-m", "gpt2-355m")
+    assert code == 0
+    assert "speedup over fattree-200 on each design's GPU" in out
+    assert ("baseline fattree-200 runs each design's GPU and server host: a100_sxm4_40gb against sip-ring; "
+            "h100_sxm5 against dgx-h100") in out
+
+
+def test_speedup_fp8_on_dgx_h100_runs(capsys):
+    """The issue's command: refused before (the default baselines ran A100s); now the baselines carry H100s and
+    run FP8 too, and nothing falls back."""
+    for extra in ((), ("--gpus", "256")):
+        code, out, err = run(capsys, "speedup", "dgx-h100", "--strategy", "precision=fp8", "-m", "gpt3-175b", *extra,
+                             "-f", "json")
+        assert code == 0, err
+        row = json.loads(out)["rows"][0]
+        assert row["precision"] == "fp8"
+        for versus in row["baselines"].values():
+            assert (versus["gpu"], versus["precision"], versus["fallback"]) == ("h100_sxm5", "fp8", None)
+
+
+def test_a_baseline_that_cannot_run_the_fixed_strategy_runs_its_best_and_says_so(capsys):
+    """fattree-200 given A100s (40 GB, no FP8) against dgx-h100 fixed at FP8 with tp=4, pp=4: it cannot run FP8
+    nor fit tp=4 × pp=4 in 40 GB, so it runs its best bf16 strategy; the JSON field and one footer line say so, and
+    the other baseline (on the design's H100) runs the whole strategy."""
+    argv = ("speedup", "dgx-h100", "--strategy", "tp=4,pp=4,precision=fp8", "-m", "gpt3-175b",
+            "--set", "fattree-200:fabric.gpu=gpu.a100_sxm4")
+    code, out, err = run(capsys, *argv, "-f", "json")
+    assert code == 0, err
+    row = json.loads(out)["rows"][0]
+    assert (row["precision"], row["strategy"]["tp"], row["strategy"]["pp"]) == ("fp8", 4, 4)
+    fallen = row["baselines"]["fattree-200"]
+    assert (fallen["gpu"], fallen["precision"]) == ("a100_sxm4_40gb", "bf16")
+    assert fallen["fallback"].startswith("fattree-200 (a100_sxm4_40gb) cannot run precision=fp8: a100_sxm4_40gb "
+                                         "has no fp8 tensor cores")
+    assert "tp=4,pp=4: no strategy of gpt3-175b fits in a100_sxm4_40gb's memory" in fallen["fallback"]
+    assert row["speedup"] == fallen["speedup"] > 1
+    whole = row["baselines"]["dgx-a100"]
+    assert (whole["gpu"], whole["precision"], whole["fallback"]) == ("h100_sxm5", "fp8", None)
+    code, out, _ = run(capsys, *argv)
+    assert code == 0
+    lines = [line for line in out.splitlines() if "cannot run" in line]
+    assert lines == [fallen["fallback"]]
+    assert "baseline fattree-200 runs the GPU --set gives it: a100_sxm4_40gb against dgx-h100" in out
+
+
+@pytest.mark.parametrize("argv", [
+    ("speedup", "sip-ring", "--strategy", "precision=fp8"),
+    ("speedup", "--strategy", "precision=fp8"),  # the default designs include A100 ones
+])
+def test_a_design_that_cannot_run_the_fixed_strategy_is_still_refused(capsys, argv):
+    code, out, err = run(capsys, *argv, "-m", "gpt2-355m")
+    assert code == 2 and out == ""
+    assert err.strip() == ("sipml: error: --strategy precision=fp8: a100_sxm4_40gb has no fp8 tensor cores (it has "
+                           "fp32, tf32, fp16, bf16)")
+
+
+def test_report_training_table_runs_one_gpu_and_the_generation_on_its_own(capsys):
+    code, out, _ = run(capsys, "report", "-f", "json")
+    assert code == 0
+    data = json.loads(out)
+    headline = data["training"]
+    assert {r["design"] for r in headline} == {"sip-ring", "sip-ocs", "dgx-a100", "dgx-h100", "fattree-400"}
+    gpus = {r["gpu"] for r in headline} | {v["gpu"] for r in headline for v in r["baselines"].values()}
+    assert gpus == {"a100_sxm4_40gb"}
+    generation = data["gpu_generation"]
+    assert {r["gpu"] for r in generation} | {v["gpu"] for r in generation for v in r["baselines"].values()} \
+        == {"h100_sxm5"}
+    on_a100 = {(r["model"], r["design"]): r for r in headline}
+    for r in generation:  # the generation column is the same fabric's A100 iteration over its H100 one
+        before = on_a100[(r["model"], r["design"])]
+        assert r["over_same_fabric"]["speedup"] == pytest.approx(before["iteration_s"] / r["iteration_s"])
+        assert r["over_same_fabric"]["speedup"] > 1
+    code, out, _ = run(capsys, "report")
+    assert ("Training on one GPU, a100_sxm4_40gb, in every design and baseline (server host "
+            "server.dgx_a100_host)") in out
+    assert "dgx-h100: its network (NVLink domain and NICs) carrying the a100_sxm4_40gb" in out
+    assert "GPU generation: every design on h100_sxm5" in out
+
+
+def test_readme_headline_table_is_the_report_training_table(capsys):
+    """README "What it answers": each cell is `sipml report`'s speedup / per $ / per W over fattree-200, as printed."""
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## What it answers", 1)[1].split("\n## ", 1)[0]
+    lines = [line for line in section.splitlines() if line.startswith("| ") and "/" in line]
+    models = {"ResNet-50": "resnet-50", "Transformer-big": "transformer-big", "GPT-2 355M": "gpt2-355m",
+              "GPT-3 175B": "gpt3-175b"}
+    columns = ("sip-ring", "sip-ocs", "dgx-a100", "dgx-h100", "fattree-400")
+    code, out, _ = run(capsys, "report", "-f", "json")
+    assert code == 0
+    printed = {(r["model"], r["design"]): r["baselines"]["fattree-200"] for r in json.loads(out)["training"]}
+    assert len(lines) == len(models)
+    for line in lines:
+        model, *cells = [cell.strip() for cell in line.strip("|").split("|")]
+        assert len(cells) == len(columns)
+        for design, cell in zip(columns, cells):
+            v = printed[(models[model], design)]
+            assert cell == f"{v['speedup']:.2f} / {v['speedup_per_dollar']:.2f} / {v['speedup_per_watt']:.2f}", \
+                (model, design)
