@@ -9,8 +9,9 @@ from pathlib import Path
 
 from sipml.render import Report, Table
 
-FABRICS = ("sip-ring", "sip-ocs", "sip-ocs-384", "dgx-a100", "dgx-h100", "fattree-200", "fattree-400", "ideal")
-TRAINING = ("sip-ring", "sip-ocs", "dgx-a100", "dgx-h100", "fattree-400")
+FABRICS = ("sip-ring", "sip-ocs", "sip-ocs-384", "dgx-a100", "dgx-h100", "cpo-800g", "lpo-800g", "dsp-800g",
+           "fattree-200", "fattree-400", "ideal")
+TRAINING = ("sip-ring", "sip-ocs", "dgx-a100", "dgx-h100", "cpo-800g", "fattree-400")
 BASELINES = ("fattree-200", "dgx-a100")
 # The training table runs every design on one GPU: that of HEADLINE_GPU (the A100 of SiP-ML's designs and its
 # baselines), with the server host the GPU sits in; NEXT_GPU's GPU and host (H100) are the generation compared.
@@ -41,7 +42,8 @@ def _link_section():
 
 FABRIC_ENTRY = ("design", "fabric", "gpu", "gpus", "feasible", "per_gpu_bandwidth_gbps", "effective_bandwidth_gbps", "degree",
                 "optical_reach", "bisection_gbps", "network_cost_usd_per_gpu", "network_power_w_per_gpu",
-                "cluster_cost_usd", "all_reduce_busbw_gbps", "breakdown")
+                "optics_power_w_per_gpu", "port_power_w_per_gpu", "cluster_cost_usd", "all_reduce_busbw_gbps",
+                "breakdown")
 
 
 def _fabric_section(catalog, designs: dict):
@@ -72,9 +74,12 @@ def _fabric_section(catalog, designs: dict):
                      "all-reduce busbw Gbps": f"{entry['all_reduce_busbw_gbps']:.0f}",
                      "network USD/GPU": money(f"{entry['network_cost_usd_per_gpu']:,.0f}"),
                      "network W/GPU": money(f"{entry['network_power_w_per_gpu']:.0f}"),
+                     "optics W/GPU B1 / B2": money(f"{entry['optics_power_w_per_gpu']:.1f} / "
+                                                   f"{entry['port_power_w_per_gpu']:.1f}"),
                      "cluster USD": f"{entry['cluster_cost_usd']:,.0f}" if est.feasible else "–"})
     sizes = " or ".join(str(g) for g in dict.fromkeys(entry["gpus"] for entry in data))
-    return data, Table(f"Fabrics side by side ({sizes} GPUs; all-reduce busbw at 100 MB over the whole job)",
+    return data, Table(f"Fabrics side by side ({sizes} GPUs; all-reduce busbw at 100 MB over the whole job; optics "
+                       "power at B1, modules or engines with their lasers, and B2, with the host SerDes)",
                        list(rows[0]), rows)
 
 
@@ -300,8 +305,9 @@ def build_report(plots: Path | None = None, embed: bool = False, designs=()) -> 
 COMPONENT_GROUPS = (("sip.", "optical I/O chiplets"), ("packaging.", "optical I/O chiplets"), ("laser.", "lasers"),
                     ("amplifier.", "amplifiers and clamps"), ("filter.", "amplifiers and clamps"),
                     ("ocs.", "optical circuit switches"), ("switch.", "packet switches"), ("nic.", "NICs"),
-                    ("transceiver.", "transceivers"), ("cable.", "fiber and cables"), ("fiber.", "fiber and cables"),
-                    ("nvswitch.", "NVSwitch"))
+                    ("transceiver.", "transceivers"), ("cpo.", "co-packaged optics"), ("els.", "co-packaged optics"),
+                    ("cable.", "fiber and cables"), ("fiber.", "fiber and cables"), ("nvswitch.", "NVSwitch"),
+                    ("", "other"))
 
 
 def component_group(key: str) -> str:
@@ -372,9 +378,9 @@ def story_figures(design, fabric_data, training_data) -> list[tuple[str, str, by
     groups = list(dict.fromkeys(group for _, group in COMPONENT_GROUPS))
     # one colour per family in both figures (Okabe–Ito, then greys)
     palette = dict(zip(groups, ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#56B4E9", "#CC79A7", "#F0E442",
-                                "#000000", "#999999", "#dddddd")))
+                                "#000000", "#999999", "#dddddd", "#666666")))
     for what, index, unit in (("cost", 1, "USD per GPU"), ("power", 2, "W per GPU")):
-        fig, ax = plt.subplots(figsize=(8, 4.5))
+        fig, ax = plt.subplots(figsize=(max(8.0, 0.8 * len(names) + 2.5), 4.5))
         bottom = [0.0] * len(names)
         for group in groups:
             values = [sum(line[index] for line in f["breakdown"] if component_group(line[0]) == group
@@ -389,6 +395,7 @@ def story_figures(design, fabric_data, training_data) -> list[tuple[str, str, by
                         ha="center", va="bottom", rotation=90, fontsize=8, color="#555555")
         ax.set(ylabel=unit, title=f"Network {what} per GPU by component, {fabric_data[0]['gpus']} GPUs (GPU type "
                                   "under each design)")
+        ax.tick_params(axis="x", labelsize=8)
         handles, labels = ax.get_legend_handles_labels()
         ax.legend(handles[::-1], labels[::-1], loc="upper left", bbox_to_anchor=(1.01, 1.0))  # top of stack first
         save(fig, f"network_{what}_per_gpu.png", f"Network {what} per GPU by component")

@@ -103,7 +103,8 @@ def test_report_training_table_runs_one_gpu_and_the_generation_on_its_own(capsys
     assert code == 0
     data = json.loads(out)
     headline = data["training"]
-    assert {r["design"] for r in headline} == {"sip-ring", "sip-ocs", "dgx-a100", "dgx-h100", "fattree-400"}
+    assert {r["design"] for r in headline} == {"sip-ring", "sip-ocs", "dgx-a100", "dgx-h100", "cpo-800g",
+                                               "fattree-400"}
     gpus = {r["gpu"] for r in headline} | {v["gpu"] for r in headline for v in r["baselines"].values()}
     assert gpus == {"a100_sxm4_40gb"}
     generation = data["gpu_generation"]
@@ -117,7 +118,7 @@ def test_report_training_table_runs_one_gpu_and_the_generation_on_its_own(capsys
     code, out, _ = run(capsys, "report")
     assert ("Training on one GPU, a100_sxm4_40gb, in every design and baseline (server host "
             "server.dgx_a100_host)") in out
-    assert "dgx-h100: its network (NVLink domain and NICs) carrying the a100_sxm4_40gb" in out
+    assert "dgx-h100, cpo-800g: their network (NVLink domain and NICs) carrying the a100_sxm4_40gb" in out
     assert "GPU generation: every design on h100_sxm5" in out
 
 
@@ -130,7 +131,7 @@ def test_readme_headline_table_is_the_report_training_table(capsys):
     lines = [line for line in section.splitlines() if line.startswith("| ") and "/" in line]
     models = {"ResNet-50": "resnet-50", "Transformer-big": "transformer-big", "GPT-2 355M": "gpt2-355m",
               "GPT-3 175B": "gpt3-175b"}
-    columns = ("sip-ring", "sip-ocs", "dgx-a100", "dgx-h100", "fattree-400")
+    columns = ("sip-ring", "sip-ocs", "dgx-a100", "dgx-h100", "cpo-800g", "fattree-400")
     code, out, _ = run(capsys, "report", "-f", "json")
     assert code == 0
     printed = {(r["model"], r["design"]): r["baselines"]["fattree-200"] for r in json.loads(out)["training"]}
