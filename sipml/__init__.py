@@ -5,7 +5,7 @@
 (see `sipml.api`). The API is imported on first use, so the command line starts without it.
 """
 
-__version__ = "0.10.6"
+__version__ = "0.11.0"
 
 _API = ("budget", "cost", "evaluate", "fabric", "load_design", "speedup", "sweep")
 __all__ = ["Q_", *_API]
