@@ -157,7 +157,7 @@ class ElectricalSection(Section):
     nvswitch: str = param("nvswitch.a100_share", "text", "catalog entry of the NVSwitch share per GPU ('none' for "
                           "servers without one)", "[assumed] DGX A100", choices=("none",))
     planes: int = param(1, "1", "ports per NIC, each in its own switch plane at nic_bandwidth / planes (2: "
-                        "dual-plane, each GPU on two ToRs)", "Alibaba HPN: 2 × 200 Gb/s per NIC, port 0 to plane 0 "
+                        "dual-plane, each GPU on two ToRs; switch_radix counts ports at that rate)", "Alibaba HPN: 2 × 200 Gb/s per NIC, port 0 to plane 0 "
                         "and port 1 to plane 1 (fabrics-2026.md K17) [restated]", lo=1, integer=True, hi=16)
     leaf_endpoints: int = param(0, "1", "NIC ports per leaf switch (0: as many as the radix and the leaf "
                                 "oversubscription allow)", "Llama 3: 16 GPUs on one rack ToR (fabrics-2026.md K16) "

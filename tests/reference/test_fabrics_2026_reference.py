@@ -64,3 +64,17 @@ def test_vendor_per_port_optics_figures_pass_validate():
     cases = _optics_cases()
     assert len(cases) == 5 and all(c.passed for c in cases)
     assert {c.unit for c in cases} >= {"pJ/bit", "×", "%", "W"}
+
+
+def test_dual_plane_nics_as_alibaba_hpn(capsys):
+    """K17: each GPU's 400 Gb/s NIC as 2 × 200 Gb/s ports, port 0 on plane 0 and port 1 on plane 1: the same
+    bandwidth per GPU and bisection, twice the NIC-end optics and two fat-trees of 200G ports per rail."""
+    one = fabric_json(capsys, "dgx-h100")
+    two = fabric_json(capsys, "dgx-h100", "--set", "electrical.planes=2")
+    assert two["per_gpu_bandwidth_gbps"] == one["per_gpu_bandwidth_gbps"] == 400
+    assert two["bisection_gbps"] == one["bisection_gbps"]
+    assert figure(two, "NIC ports per GPU, one per plane") == 2
+    assert figure(two, "switches") == 2 * figure(one, "switches")
+    code = main(["cost", "dgx-h100", "--set", "electrical.planes=2", "-f", "json"])
+    lines = {b["key"]: b for b in json.loads(capsys.readouterr()[0])["designs"][0]["breakdown"]}
+    assert code == 0 and lines["transceiver.ndr_400g_osfp_dr4"]["count_per_gpu"] == 2
