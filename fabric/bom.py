@@ -87,6 +87,7 @@ class BomLine:
     network: bool | None = None
     per: str = "item"  # what `count` counts: items; "bit/s", a bit rate served by items of the entry's port_rate
     # (fractional items: engine capacity); "bit/s whole", the same in whole items (laser modules)
+    drive: str | None = None  # the drive a pluggable module must have here ("retimed", "linear"; None: any)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -107,8 +108,8 @@ class LineResult:
     date: str
     tag: str
     boundary: str = ""  # what the entry's power includes (fabric.catalog.BOUNDARIES); "" for non-optics
-    host_serdes_w: float = 0.0  # whole cluster: the host SerDes part of a whole-port (B2) figure, taken out of
-    # `power_w` (counted where the switches and NICs are)
+    host_serdes_w: float | None = None  # whole cluster: the host SerDes part of a whole-port (B2) figure, taken
+    # out of `power_w` (counted where the switches and NICs are); None where the entry declares none
     port_rate_bps: float | None = None  # the port rate one item serves (optics entries)
 
     @property
@@ -195,6 +196,10 @@ def roll_up(lines: Iterable, catalog: Catalog, gpus: int) -> BomResult:
     for item in lines:
         line = as_line(item)
         component = catalog.get(line.key)
+        if line.drive and component.drive != line.drive:
+            what = f"a {component.drive} module" if component.drive else "not a pluggable module"
+            raise InputError(f"catalog entry {line.key!r} is {what}, but the design's optics need a {line.drive} "
+                             "one here (catalog key drive: 'retimed', a DSP in the module; 'linear', LPO)")
         network = component.is_network if line.network is None else line.network
         count = _number(line.count) * gpus if line.scope == "per_gpu" else _number(line.count)
         if line.per != "item":
@@ -230,7 +235,7 @@ def roll_up(lines: Iterable, catalog: Catalog, gpus: int) -> BomResult:
             date=component.date,
             tag=component.tag,
             boundary=component.boundary,
-            host_serdes_w=(component.host_serdes_w or 0.0) * count,
+            host_serdes_w=None if component.host_serdes_w is None else component.host_serdes_w * count,
             port_rate_bps=component.port_rate_bps,
         ))
 

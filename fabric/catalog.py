@@ -32,7 +32,7 @@ PRICE_KEYS = tuple(f"price_{level}" for level in LEVELS)
 POWER_RANGE_KEYS = tuple(f"power_{level}" for level in LEVELS)
 TEXT_KEYS = ("description", "unit", "role", "source", "date", "tag")
 REQUIRED_KEYS = TEXT_KEYS + PRICE_KEYS  # plus `power` or all of power_low/typical/high
-OPTICS_KEYS = ("boundary", "port_rate", "host_serdes_power")
+OPTICS_KEYS = ("boundary", "port_rate", "host_serdes_power", "drive")
 KNOWN_KEYS = frozenset(REQUIRED_KEYS + ("power",) + POWER_RANGE_KEYS + ("notes",) + OPTICS_KEYS)
 
 # What an optics entry's power figure includes (fabrics-2026.md K1). The optics of a fabric are added up at B1; an
@@ -45,6 +45,9 @@ BOUNDARIES = {
     "port": "B2 whole port: B1 plus the host SerDes lanes on the switch or NIC ASIC that drive it",
 }
 OPTICS_CATEGORIES = ("transceiver", "cpo", "els")  # entries whose power must say its boundary
+LINK_OPTICS = ("sip", "laser")  # the optical I/O's own parts, which may say theirs
+DRIVES = {"retimed": "a DSP retimes the signal in the module", "linear": "linear drivers and TIAs, no retimer: the "
+          "host SerDes equalise the whole channel (LPO)"}  # a pluggable module's electrical side (transceiver.)
 
 _DATE = re.compile(r"^(?P<year>\d{4})(?:-(?P<month>\d{2}))?$")
 _ENTRY_NAME = re.compile(r"^[A-Za-z0-9_\-]+$")
@@ -68,6 +71,7 @@ class Component:
     boundary: str = ""  # what the power figure includes (BOUNDARIES); "" for entries that are not optics
     port_rate_bps: float | None = None  # the port rate the power figure is given at (optics entries)
     host_serdes_w: float | None = None  # the host SerDes part of a B2 ("port") figure, W per item
+    drive: str = ""  # a pluggable module's: "retimed" or "linear" (DRIVES)
 
     @property
     def is_network(self) -> bool:
@@ -248,7 +252,8 @@ def _check_value_type(name: str, entry: str, key: str, value: object) -> None:
     if key == "date" and isinstance(value, int) and not isinstance(value, bool):
         return  # a bare year is fine
     if not isinstance(value, str):
-        expected = "a string with a unit, e.g. '1000 USD' or '9 W'" if key not in TEXT_KEYS + ("notes", "boundary") else "a string"
+        expected = ("a string with a unit, e.g. '1000 USD' or '9 W'" if key not in TEXT_KEYS + ("notes", "boundary", "drive")
+                    else "a string")
         raise InputError(f"{name}: [{entry}] {key} = {shown(value)}: expected {expected}")
 
 
@@ -301,6 +306,19 @@ def _build_component(entry: str, table: Mapping[str, object], keys_from: Mapping
         named = ", ".join(f"{k} ({v.split(' ', 1)[0]})" for k, v in BOUNDARIES.items())
         raise InputError(f"{definer}: [{entry}] missing key boundary: an optics entry says what its power includes, "
                          f"one of {named}")
+    category = entry.split(".", 1)[0]
+    if boundary and category not in OPTICS_CATEGORIES + LINK_OPTICS:
+        raise InputError(f"{where('boundary')}: only optics entries ({', '.join(OPTICS_CATEGORIES + LINK_OPTICS)}) "
+                         f"state a power boundary; [{entry}] is counted with the switches, NICs and servers")
+    drive = str(table.get("drive", ""))
+    if drive and drive not in DRIVES:
+        raise InputError(f"{where('drive')} = {shown(drive)}: expected one of {', '.join(DRIVES)}"
+                         f"{_did_you_mean(drive, DRIVES)}")
+    if bool(drive) != (category == "transceiver"):
+        raise InputError(f"{definer}: [{entry}] " + ("missing key drive: a pluggable module says whether a DSP "
+                                                     "retimes its signal ('retimed') or not ('linear')"
+                                                     if not drive else "drive: only pluggable modules "
+                                                     "(transceiver.) have one"))
     port_rate = _parse_number(table["port_rate"], "bit/s", where("port_rate")) if "port_rate" in table else None
     if port_rate is not None and port_rate <= 0:
         raise InputError(f"{where('port_rate')} = {shown(table['port_rate'])}: expected a rate above zero")
@@ -329,6 +347,7 @@ def _build_component(entry: str, table: Mapping[str, object], keys_from: Mapping
         boundary=boundary,
         port_rate_bps=port_rate,
         host_serdes_w=host_serdes,
+        drive=drive,
     )
 
 

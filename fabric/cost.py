@@ -114,7 +114,7 @@ def optics_power(bom: BomResult) -> Range:
 
     total, apart = Range.zero(), {}
     for line in optics_lines(bom):
-        if line.boundary == "optics" or (line.boundary == "port" and line.host_serdes_w):
+        if line.boundary == "optics" or (line.boundary == "port" and line.host_serdes_w is not None):
             total = total + line.power_w  # a whole port's with its host SerDes taken out (fabric.bom.roll_up)
         else:
             apart[line.key] = line.boundary

@@ -296,12 +296,16 @@ def rail_planes(gpus: int, el: ElectricalSection):
                          "of every server joins plane k mod rails)")
     per_plane = math.ceil(gpus / el.rails)
     if el.pod_gpus and el.pod_gpus < per_plane:
+        if el.tiers:
+            raise InputError(f"[electrical] tiers = {el.tiers}: with pods (pod_gpus = {el.pod_gpus}) the tiers follow "
+                             "from the pods and the radix; leave tiers at 0")
         return per_plane, pod_fat_tree(per_plane, radix=el.switch_radix, pod_endpoints=el.pod_gpus,
                                        pod_oversubscription=el.pod_oversubscription,
                                        leaf_endpoints=el.leaf_endpoints, oversubscription=el.oversubscription)
-    if el.leaf_endpoints:
+    if el.leaf_endpoints and el.tiers != 1 and (el.tiers or per_plane > el.leaf_endpoints):
         return per_plane, pod_fat_tree(per_plane, radix=el.switch_radix, pod_endpoints=per_plane,
-                                       leaf_endpoints=el.leaf_endpoints, oversubscription=el.oversubscription)
+                                       leaf_endpoints=el.leaf_endpoints, oversubscription=el.oversubscription,
+                                       pod_tiers=el.tiers)
     tiers = el.tiers or min_fat_tree_tiers(per_plane, radix=el.switch_radix, oversubscription=el.oversubscription)
     return per_plane, fat_tree(per_plane, radix=el.switch_radix, tiers=tiers, oversubscription=el.oversubscription)
 
@@ -315,11 +319,16 @@ def serdes_classes(el: ElectricalSection) -> tuple[SerdesClass, ...]:
 
 def host_channels(el: ElectricalSection) -> tuple[HostChannel, HostChannel]:
     """(a NIC port's, a switch port's) host channel under the design's optics (photonics.host_serdes): pluggables
-    end at the front panel, linear-drive ones close both ends' traces, a co-packaged switch port a few dB."""
+    end at the front panel, linear-drive ones close both ends' traces, a co-packaged switch port a few dB. A
+    die-to-die (XSR) SerDes drives only a co-packaged engine: a channel through a connector to a front-panel module
+    takes a medium- or long-reach one (fabrics-2026.md K15)."""
     classes, linear = serdes_classes(el), el.optics == "lpo"
+    board = classes[1:]  # the classes that drive a channel through a connector
     pluggable = trace_loss_db(el.pluggable_trace_loss, el.lane_rate)
-    switch = trace_loss_db(el.copackaged_trace_loss, el.lane_rate) if el.optics == "cpo" else pluggable
-    return host_channel(pluggable, linear, classes), host_channel(switch, linear, classes)
+    nic = host_channel(pluggable, linear, board)
+    if el.optics == "cpo":
+        return nic, host_channel(trace_loss_db(el.copackaged_trace_loss, el.lane_rate), False, classes)
+    return nic, host_channel(pluggable, linear, board)
 
 
 def _optics_violations(el: ElectricalSection, nic: HostChannel, switch: HostChannel) -> list[Violation]:
@@ -339,19 +348,21 @@ def _optics_violations(el: ElectricalSection, nic: HostChannel, switch: HostChan
     return out
 
 
-def _optics_bom(gpus: int, el: ElectricalSection, switch_ports: int) -> list[BomLine]:
-    """The optics of every link end: the NIC end's pluggable on every NIC port, the switch end's pluggables (twin-port
-    modules serve two) or, co-packaged, engine capacity and laser modules by the switch ports' bit rate."""
+def _optics_bom(gpus: int, el: ElectricalSection, switch_ports: int, switches: int) -> list[BomLine]:
+    """The optics of every link end, each module of the drive the design's optics need (a retimed or a linear-drive
+    pluggable): the NIC end's by the bit rate of its ports (a module faster than a plane's port breaks out to
+    several), the switch end's pluggables by the ports in use (twin-port modules serve two) or, co-packaged, the
+    engines and laser modules of every port of every switch (they come in its package, used or not)."""
     port_bps = el.nic_bandwidth / el.planes
+    nic_end = BomLine(key=el.transceiver, count=gpus * el.nic_bandwidth, scope="per_cluster", network=True,
+                      per="bit/s", drive="linear" if el.optics == "lpo" else "retimed")
     if el.optics != "cpo":
-        return [BomLine(key=el.transceiver, count=gpus * el.planes, scope="per_cluster", network=True),
-                BomLine(key=el.switch_transceiver, count=math.ceil(switch_ports / el.switch_transceiver_ports),
-                        scope="per_cluster", network=True)]
-    return [BomLine(key=el.transceiver, count=gpus * el.planes, scope="per_cluster", network=True),
-            BomLine(key=el.switch_transceiver, count=switch_ports * port_bps, scope="per_cluster", network=True,
-                    per="bit/s"),
-            BomLine(key=el.laser_module, count=switch_ports * port_bps, scope="per_cluster", network=True,
-                    per="bit/s whole")]
+        return [nic_end, BomLine(key=el.switch_transceiver, count=math.ceil(switch_ports / el.switch_transceiver_ports),
+                                 scope="per_cluster", network=True, drive=nic_end.drive)]
+    installed = switches * el.switch_radix * port_bps
+    return [nic_end, BomLine(key=el.switch_transceiver, count=installed, scope="per_cluster", network=True,
+                             per="bit/s"),
+            BomLine(key=el.laser_module, count=installed, scope="per_cluster", network=True, per="bit/s whole")]
 
 
 def _switch_bom(el: ElectricalSection, leaves: int, switches: int) -> list[BomLine]:
@@ -362,8 +373,20 @@ def _switch_bom(el: ElectricalSection, leaves: int, switches: int) -> list[BomLi
             BomLine(key=el.switch, count=switches - leaves, scope="per_cluster", network=True)]
 
 
-def _check_optics(el: ElectricalSection) -> None:
-    """A co-packaged switch's optics are engines (cpo. entries), a pluggable one's modules (transceiver. entries)."""
+# the catalog category each entry key of [electrical] names ('none' and 'same' are not entries)
+_CATEGORIES = {"nic": ("nic.",), "transceiver": ("transceiver.",), "switch": ("switch.",),
+               "leaf_switch": ("switch.",), "nvswitch": ("nvswitch.",), "laser_module": ("els.",)}
+
+
+def _check_entries(el: ElectricalSection) -> None:
+    """Each catalog key names an entry of its category; a co-packaged switch's optics are engines (cpo.), a
+    pluggable one's modules (transceiver.)."""
+    wrong = [f"{key} = {getattr(el, key)!r} is not a {prefixes[0][:-1]} entry ({prefixes[0]}…)"
+             for key, prefixes in _CATEGORIES.items()
+             if getattr(el, key) not in ("none", "same") and not getattr(el, key).startswith(prefixes)
+             and (key != "laser_module" or el.optics == "cpo")]
+    if wrong:
+        raise InputError(f"[electrical] {'; '.join(wrong)}")
     want = "cpo." if el.optics == "cpo" else "transceiver."
     if not el.switch_transceiver.startswith(want):
         what = ("puts the switch's optics in its package: switch_transceiver must be a co-packaged engine entry "
@@ -374,7 +397,7 @@ def _check_optics(el: ElectricalSection) -> None:
 
 def _evaluate(design: ClusterDesign) -> FabricEstimate:
     fab, el = design.fabric, design.topology
-    _check_optics(el)
+    _check_entries(el)
     per_plane, tree = rail_planes(fab.gpus, el)
     tiers, rails, planes = tree.tiers, el.rails, el.rails * el.planes
     switches, links, switch_links = planes * tree.switches, planes * tree.links, planes * tree.switch_links
@@ -385,7 +408,7 @@ def _evaluate(design: ClusterDesign) -> FabricEstimate:
                 + switch_ports * el.nic_bandwidth / el.planes * switch_channel.energy_j_per_bit)
     bom = (*([BomLine(key=el.nvswitch, count=1, scope="per_gpu", network=True)] if el.nvswitch != "none" else []),
            BomLine(key=el.nic, count=1, scope="per_gpu", network=True),
-           *_optics_bom(fab.gpus, el, switch_ports),
+           *_optics_bom(fab.gpus, el, switch_ports, switches),
            BomLine(key="cable.fiber_patch", count=links, scope="per_cluster", network=True),
            BomLine(key="fiber.smf_per_m", count=links * el.link_length, scope="per_cluster", network=True),
            *_switch_bom(el, planes * tree.switches_per_tier[0], switches))
@@ -410,7 +433,9 @@ def _evaluate(design: ClusterDesign) -> FabricEstimate:
         per_gpu_bandwidth_bps=el.nic_bandwidth, useful_fraction=1.0, degree=fab.gpus - 1,
         bisection_bps=fab.gpus / 2 * el.nic_bandwidth / over, pod_gpus=fab.gpus, details=details,
         bom=bom, violations=tuple(_optics_violations(el, nic_channel, switch_channel)), host_serdes_w=serdes_w,
-        notes=(f"{where}{shape} ({switches} switches in all) for {fab.gpus} NICs{dual}",))
+        notes=(f"{where}{shape} ({switches} switches in all) for {fab.gpus} NICs{dual}",
+               *([f"pods of {el.pod_gpus} hold a whole plane of {per_plane} NICs: nothing is oversubscribed above "
+                  "them"] if el.pod_gpus and not pods else [])))
 
 
 def _layout(est: FabricEstimate, p, s):

@@ -137,7 +137,8 @@ def pod_fat_tree(endpoints: int, *, radix: int, pod_endpoints: int, pod_oversubs
     by one tier of k-port switches facing down. A leaf takes `leaf_endpoints` (0: as many as the radix and the leaf
     oversubscription r allow) with ⌈down/r⌉ ports up. A pod of t ≥ 2 tiers holds d_leaf·(k/2)^(t−2)·d endpoints; each
     tier is sized by ports as in `fat_tree` (the last pod may be partial). Tiers: the pod's (the fewest that hold
-    P, or `pod_tiers`) and the aggregation tier (more pods than ports: a non-blocking fat-tree over their uplinks)."""
+    P, or `pod_tiers`) and the aggregation tier (more pods than ports: a non-blocking fat-tree over their uplinks). A
+    single pod (P ≥ the endpoints) is a fat-tree whose top tier faces down with all k ports."""
     _check_shape(radix, 2, oversubscription)
     _check_shape(radix, 2, pod_oversubscription)
     for value, what in ((endpoints, "endpoints"), (pod_endpoints, "pod size")):
@@ -151,7 +152,12 @@ def pod_fat_tree(endpoints: int, *, radix: int, pod_endpoints: int, pod_oversubs
         leaf_down, leaf_up = int(leaf_endpoints), math.ceil(leaf_endpoints / oversubscription)
     else:
         leaf_down, leaf_up = leaf_ports(k, oversubscription)
-    top_down = math.floor(k * pod_oversubscription / (pod_oversubscription + 1.0) + 1e-9)
+    if pod_tiers == 1:
+        raise InputError("a pod of one tier is a leaf: give it two tiers or more")
+    if pod_endpoints < leaf_down:
+        raise InputError(f"pods of {pod_endpoints} endpoints are smaller than one leaf's {leaf_down}")
+    one = pod_endpoints >= endpoints  # a single pod: nothing above it, its top tier faces down with every port
+    top_down = k if one else math.floor(k * pod_oversubscription / (pod_oversubscription + 1.0) + 1e-9)
 
     def capacity(tiers):
         return leaf_down * half ** (tiers - 2) * top_down

@@ -457,20 +457,22 @@ def cost_report(entries: list[dict]) -> Report:
         if e["breakdown"] is None:
             continue
         tables.append(Table(f"Breakdown per GPU: {e['design']}", ["component", "side", "count/GPU", "item",
-                                                                  "cost USD", "range USD", "power W", "pJ/bit [B1]",
+                                                                  "cost USD", "range USD", "power W", "pJ/bit",
                                                                   "cost %", "tag"],
                             [{"component": b["key"], "side": "network" if b["network"] else "compute",
                               "count/GPU": count_text(b["count_per_gpu"]), "item": b["unit"],
                               "cost USD": _money(b["cost_usd_per_gpu"][1]),
                               "range USD": rng(b["cost_usd_per_gpu"]), "power W": _f(b["power_w_per_gpu"][1], 2),
-                              "pJ/bit [B1]": "" if b["pj_per_bit"] is None else _f(b["pj_per_bit"], 2),
+                              "pJ/bit": "" if b["pj_per_bit"] is None else _f(b["pj_per_bit"], 2),
                               "cost %": _f(100 * b["cost_share"], 1), "tag": b["tag"]} for b in e["breakdown"]]))
     footer = [f"{e['design']}: not priced: a design that cannot be built has no cost (violated: "
               f"{', '.join(v['name'] for v in e['violations'])})" for e in entries if e["breakdown"] is None]
     footer += [f"{e['design']}: violated: {v['name']}: {v['message']}" for e in entries for v in e["violations"]]
     footer += [f"{e['design']}: note: {n}" for e in entries for n in e["notes"]]
     if entries:
-        footer += [f"[B1] {entries[0]['optics_power_boundary']}", f"[B2] {entries[0]['port_power_boundary']}"]
+        footer += [f"[B1] {entries[0]['optics_power_boundary']}", f"[B2] {entries[0]['port_power_boundary']}",
+                   "pJ/bit: an optics entry's power over the bit rate its items serve (a part of B1 where a port's "
+                   "optics are several entries, e.g. an engine and its laser module)"]
     return Report({"designs": entries}, tables, footer)
 
 

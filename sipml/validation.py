@@ -180,7 +180,8 @@ def _optics_cases() -> list[Case]:
     cpo, dsp, lpo = (switch_port_pj_per_bit(d) for d in ("cpo-800g", "dsp-800g", "lpo-800g"))
     return [
         Case("optics", "CPO switch port optics (engine + laser share), B1", "NVIDIA GTC 2025: ≈ 9 W per 1.6 Tb/s CPO "
-             "port (fabrics-2026.md K5, K5a, K6; low authority)", 9.0 / 1.6, cpo, "pJ/bit", 0.05),
+             "port (fabrics-2026.md K5, K5a, K6; low authority)", 9.0 / 1.6, cpo, "pJ/bit", 0.05, informational=True,
+             note="the catalog's engine and laser figures are this claim's split (K6): shown, not judged"),
         Case("optics", "800G pluggable with DSP, module (B1)", "Broadcom: 14–16 W per 800G pluggable "
              "(photonics-2.md §8 [LFW]; fabrics-2026.md K11)", 14.0 / 0.8, dsp, "pJ/bit", 0.10, high=16.0 / 0.8,
              note="the catalog's 17 W is NVIDIA's Class 8 cage figure"),

@@ -37,14 +37,16 @@ def test_check_refuses_or_builds_every_network(name, gpus, capsys):
         # the budget pays for every pass a circuit makes
         assert est.link.design.loss.switch_ports >= det.switch_passes
     elif est.kind == "electrical" and (top.pod_gpus or top.leaf_endpoints):  # pods: the fewest tiers hold a pod
-        det = est.details
-        pod = min(top.pod_gpus or gpus, math.ceil(gpus / det.rails))
+        det, k = est.details, top.switch_radix
+        per_plane = math.ceil(gpus / det.rails)
+        pod = min(top.pod_gpus or per_plane, per_plane)
+        pods = math.ceil(per_plane / pod)
         leaf_down, leaf_up = ((top.leaf_endpoints, math.ceil(top.leaf_endpoints / top.oversubscription))
-                              if top.leaf_endpoints else leaf_ports(top.switch_radix, top.oversubscription))
-        top_down = math.floor(top.switch_radix * top.pod_oversubscription / (top.pod_oversubscription + 1) + 1e-9)
-        pod_tiers = next(t for t in range(2, 9) if leaf_down * (top.switch_radix // 2) ** (t - 2) * top_down >= pod)
-        pods = math.ceil(math.ceil(gpus / det.rails) / pod)
-        above = 0 if pods == 1 else 1 if pods <= top.switch_radix else None
+                              if top.leaf_endpoints else leaf_ports(k, top.oversubscription))
+        # a pod's top tier keeps 1 port up for every o down; a single pod faces down with all k
+        top_down = k if pods == 1 else math.floor(k * top.pod_oversubscription / (top.pod_oversubscription + 1) + 1e-9)
+        pod_tiers = next(t for t in range(2, 9) if leaf_down * (k // 2) ** (t - 2) * top_down >= pod)
+        above = 0 if pods == 1 else 1 if pods <= k else None
         assert leaf_up + leaf_down <= top.switch_radix
         assert det.tiers == pod_tiers + above if above is not None else det.tiers > pod_tiers + 1
     elif est.kind == "electrical":

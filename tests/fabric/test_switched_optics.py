@@ -31,11 +31,12 @@ def test_cpo_lpo_dsp_side_by_side_at_b1_and_b2(capsys):
     assert d["cpo-800g"]["optics_power_w_per_gpu"] == pytest.approx(cpo_b1)
     assert d["lpo-800g"]["optics_power_w_per_gpu"] == pytest.approx(4 * 8.5)
     assert d["dsp-800g"]["optics_power_w_per_gpu"] == pytest.approx(4 * 17.0)
-    # B2 adds each port's host SerDes at 0.8 Tb/s: the class that closes its channel (photonics.host_serdes)
-    lr, xsr = 8e-12, 1.1e-12
+    # B2 adds each port's host SerDes at 0.8 Tb/s: the least-energy class that closes its channel, XSR only inside
+    # the package (photonics.host_serdes; fabrics-2026.md K15)
+    lr, mr, xsr = 8e-12, 2.29e-12, 1.1e-12
     assert d["cpo-800g"]["port_power_w_per_gpu"] == pytest.approx(cpo_b1 + 0.8e12 * (lr + 3 * xsr))  # 22 dB, 4 dB
     assert d["lpo-800g"]["port_power_w_per_gpu"] == pytest.approx(34.0 + 4 * 0.8e12 * lr)  # 2 × 11 dB per channel
-    assert d["dsp-800g"]["port_power_w_per_gpu"] == pytest.approx(68.0 + 4 * 0.8e12 * xsr)  # 11 dB
+    assert d["dsp-800g"]["port_power_w_per_gpu"] == pytest.approx(68.0 + 4 * 0.8e12 * mr)  # 11 dB through a connector
     for e in d.values():
         assert e["optics_power_boundary"].startswith("B1") and e["port_power_boundary"].startswith("B2")
         optics = [b for b in e["breakdown"] if b["boundary"]]
@@ -62,6 +63,14 @@ def test_a_figure_at_another_boundary_is_refused_naming_the_entries(capsys, tmp_
     user.write_text('[transceiver.osfp_800g_dr8_lpo]\nboundary = "port"\npower = "14 W"\nsource = "whole port"\n')
     code, _, err = run(capsys, "cost", "lpo-800g", "--catalog", str(user))
     assert code == 2 and "transceiver.osfp_800g_dr8_lpo at B2 whole port" in err
+
+
+def test_a_whole_port_figure_with_no_host_serdes_part_is_its_b1(capsys, tmp_path):
+    user = tmp_path / "catalog.toml"
+    user.write_text('[transceiver.osfp_800g_dr8_lpo]\nboundary = "port"\nhost_serdes_power = "0 W"\n'
+                    'source = "a whole-port figure"\n')
+    assert costs(capsys, "lpo-800g", "--catalog", str(user))["lpo-800g"]["optics_power_w_per_gpu"] == \
+        pytest.approx(4 * 8.5)
 
 
 def test_a_whole_port_figure_with_its_host_serdes_converts_to_b1(capsys, tmp_path):
@@ -98,6 +107,43 @@ def test_lpo_at_200g_lanes_cannot_close_its_host_channel(capsys):
 def test_links_beyond_the_optics_reach_are_infeasible(capsys):
     code, out, _ = run(capsys, "check", "dsp-800g", "--set", "electrical.link_length=600 m")
     assert code == 1 and "optics_reach" in out
+
+
+@pytest.mark.parametrize("change, message", [
+    ("electrical.laser_module=cpo.engine_1p6t", "laser_module = 'cpo.engine_1p6t' is not a els entry"),
+    ("electrical.nic=els.cpo_laser_module", "nic = 'els.cpo_laser_module' is not a nic entry"),
+    ("electrical.leaf_switch=transceiver.osfp_800g_dr8", "leaf_switch = 'transceiver.osfp_800g_dr8' is not a switch"),
+    ("electrical.transceiver=cpo.engine_1p6t", "transceiver = 'cpo.engine_1p6t' is not a transceiver entry"),
+])
+def test_each_catalog_key_names_an_entry_of_its_kind(capsys, change, message):
+    code, _, err = run(capsys, "cost", "cpo-800g", "--set", change)
+    assert code == 2 and message in err
+
+
+@pytest.mark.parametrize("design, change, need", [
+    ("lpo-800g", "electrical.optics=dsp", "need a retimed one"),
+    ("dsp-800g", "electrical.optics=lpo", "need a linear one"),
+])
+def test_the_optics_choice_and_the_modules_must_agree(capsys, design, change, need):
+    code, _, err = run(capsys, "cost", design, "--set", change)
+    assert code == 2 and need in err
+
+
+def test_a_switch_has_no_optics_boundary(capsys, tmp_path):
+    user = tmp_path / "catalog.toml"
+    user.write_text('[switch.cpo_sn6810]\nboundary = "optics"\n')
+    code, _, err = run(capsys, "cost", "cpo-800g", "--catalog", str(user))
+    assert code == 2 and "only optics entries" in err
+
+
+def test_co_packaged_engines_and_lasers_come_with_every_port_of_a_switch(capsys):
+    """64 GPUs fill half of one 128-port switch, whose package holds engines for all 128 × 800 Gb/s and 16 laser
+    modules of 6.4 Tb/s; a pluggable switch buys modules for the 64 ports in use."""
+    cpo = {b["key"]: b for b in costs(capsys, "cpo-800g", "--set", "fabric.gpus=64")["cpo-800g"]["breakdown"]}
+    assert cpo["cpo.engine_1p6t"]["count_per_gpu"] * 64 == pytest.approx(128 * 0.8 / 1.6)
+    assert cpo["els.cpo_laser_module"]["count_per_gpu"] * 64 == pytest.approx(16)
+    dsp = {b["key"]: b for b in costs(capsys, "dsp-800g", "--set", "fabric.gpus=64")["dsp-800g"]["breakdown"]}
+    assert dsp["transceiver.osfp_800g_dr8"]["count_per_gpu"] == pytest.approx(2)  # the NIC's and its switch port's
 
 
 def test_co_packaged_optics_need_an_engine_entry(capsys):

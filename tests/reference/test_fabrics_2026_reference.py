@@ -48,7 +48,17 @@ def test_the_llama3_cluster_as_built(capsys):
 
 
 def test_a_group_with_one_member_per_pod_pays_the_pods_oversubscription(capsys):
-    """A pipeline group striding across pods has at most 2 members in a pod of 3,072 at stride 1,536: its p2p runs at
+    """Pipeline groups of 8 at stride 3,072 have one member in each pod: their stage-to-stage sends run at 400/7
+    Gbit/s where the pods are joined at 1:7, at 400 Gbit/s where they are not."""
+    args = ["llama3-24k", "--groups", "tp=8,dp=384,pp=8", "--message-size", "1 GB"]
+    thin = {g["name"]: g for g in fabric_json(capsys, *args)["groups"]}
+    full = {g["name"]: g for g in fabric_json(capsys, *args, "--set", "electrical.pod_oversubscription=1")["groups"]}
+    assert thin["pp"]["stride"] == 3072
+    assert thin["pp"]["bandwidth_gbps"] == pytest.approx(full["pp"]["bandwidth_gbps"] / 7, rel=1e-9)
+
+
+def test_a_group_with_few_members_per_pod_pays_part_of_it(capsys):
+    """A pipeline group striding across pods has 2 members in a pod of 3,072 at stride 1,536: its p2p runs at
     2 · 400/7 Gbit/s where the pods are joined at 1:7, at 400 Gbit/s where they are not; tensor groups inside a
     server do not notice."""
     args = ["llama3-24k", "--groups", "tp=8,pp=16,dp=192", "--message-size", "1 GB"]
@@ -63,12 +73,14 @@ def test_vendor_per_port_optics_figures_pass_validate():
 
     cases = _optics_cases()
     assert len(cases) == 5 and all(c.passed for c in cases)
+    assert [c.informational for c in cases].count(True) == 1  # the claim the catalog's CPO figures are split from
     assert {c.unit for c in cases} >= {"pJ/bit", "×", "%", "W"}
 
 
 def test_dual_plane_nics_as_alibaba_hpn(capsys):
     """K17: each GPU's 400 Gb/s NIC as 2 × 200 Gb/s ports, port 0 on plane 0 and port 1 on plane 1: the same
-    bandwidth per GPU and bisection, twice the NIC-end optics and two fat-trees of 200G ports per rail."""
+    bandwidth per GPU and bisection, the same bit rate of NIC-end optics (a 400G module broken out to the two
+    200G ports) and two fat-trees per rail."""
     one = fabric_json(capsys, "dgx-h100")
     two = fabric_json(capsys, "dgx-h100", "--set", "electrical.planes=2")
     assert two["per_gpu_bandwidth_gbps"] == one["per_gpu_bandwidth_gbps"] == 400
@@ -77,4 +89,20 @@ def test_dual_plane_nics_as_alibaba_hpn(capsys):
     assert figure(two, "switches") == 2 * figure(one, "switches")
     code = main(["cost", "dgx-h100", "--set", "electrical.planes=2", "-f", "json"])
     lines = {b["key"]: b for b in json.loads(capsys.readouterr()[0])["designs"][0]["breakdown"]}
-    assert code == 0 and lines["transceiver.ndr_400g_osfp_dr4"]["count_per_gpu"] == 2
+    assert code == 0 and lines["transceiver.ndr_400g_osfp_dr4"]["count_per_gpu"] == 1  # broken out, 2 × 200G
+
+
+@pytest.mark.parametrize("change, message", [
+    ("electrical.pod_gpus=8", "smaller than one leaf's 16"),
+    ("electrical.tiers=2", "the tiers follow from the pods"),
+])
+def test_pods_refuse_what_cannot_be_built(capsys, change, message):
+    code = main(["fabric", "llama3-24k", "--set", change])
+    _, err = capsys.readouterr()
+    assert code == 2 and message in err
+
+
+def test_pods_larger_than_the_cluster_say_so(capsys):
+    data = fabric_json(capsys, "llama3-24k", "--set", "fabric.gpus=1024")
+    assert any("hold a whole plane of 1024 NICs" in note for note in data["notes"])
+    assert data["bisection_gbps"] == pytest.approx(1024 / 2 * 400)
