@@ -82,7 +82,13 @@ class Quantity:
     @property
     def column(self) -> str:
         """The sweep's column: the JSON key with the unit."""
-        return f"{self.key} [{self.unit}]" if self.unit else self.key
+        return unit_column(self.key, self.unit)
+
+
+def unit_column(name: str, unit: str) -> str:
+    """A table column named with its unit, `name [unit]` (the name alone for a count, a ratio or a text): the sweep's
+    columns and the wide CSV rows of every command."""
+    return f"{name} [{unit}]" if unit else name
 
 
 # --- the link --------------------------------------------------------------------------------------------------
@@ -485,7 +491,7 @@ def _throughput(r):
     from workloads.models import TransformerModel
 
     t, res = Terms(), r.result
-    per_iteration = res.batch * res.model.seq_len if isinstance(res.model, TransformerModel) else res.batch
+    per_iteration = res.batch * res.model.tokens if isinstance(res.model, TransformerModel) else res.batch
     return Formula("X", t("b", per_iteration, res.throughput_unit.split("/")[0], "per iteration")
                    / t("T", res.best.iteration_s, "s", "iteration"), t.terms)
 

@@ -276,7 +276,7 @@ def case_value(case: TrainingCase, row: dict) -> float:
     if case.metric == "sequences_per_gpu":
         from workloads.models import load_model
 
-        return row["throughput"] / row["gpus"] / load_model(case.model).seq_len
+        return row["throughput"] / row["gpus"] / load_model(case.model).tokens
     if case.metric == "n21_tflops_per_gpu":
         from workloads.models import load_model
         from workloads.transformer import megatron_flops_per_iteration

@@ -17,8 +17,9 @@ attention-out and MLP-down by rows, attention by heads):
   the share of the tensor-core peak the GPU's measurements give its kernel family (`workloads.gpus`), skipping
   the masked half of causal attention; its backward does 2.5× the forward FLOPs (it recomputes the scores).
 - FP8 GEMMs (Transformer Engine) run at the GPU's FP8 MAMF, after cast-transpose kernels that turn each 16-bit
-  operand into FP8 (the activations, the weights, the output gradients); attention and the memory-bound
-  kernels stay in 16 bits.
+  operand into FP8 (the activations, the weights, the output gradients); attention, the memory-bound kernels and
+  the output layer stay in 16 bits (Megatron-Core's output layer is its own ColumnParallelLinear, not a Transformer
+  Engine module, so FP8 does not reach it: NVIDIA/Megatron-LM megatron/core/models/gpt/gpt_model.py [verbatim]).
 
 Also: the input embedding, the output logits with the vocabulary-parallel cross-entropy, the optimizer step
 and per-microbatch gradient accumulation. Everything broadcasts over numpy arrays; identical strategies are
@@ -106,6 +107,7 @@ class _Hardware:
     attention_rates: tuple[float, float]  # fused attention's forward and backward FLOP/s on its useful FLOPs
     fp8: bool  # GEMMs in FP8 (their operands cast from 16 bits first)
     fp8_cast_bytes: float
+    ceiling16: float  # the 16-bit GEMM ceiling: the output layer's, whatever the layers' GEMMs run in
 
     software_efficiency: float = 1.0
 
@@ -120,14 +122,18 @@ class _Hardware:
                            output_bytes=self.element_bytes if output_bytes is None else output_bytes,
                            constants=self.constants)
 
-    def gemms(self, shapes: list) -> np.ndarray:
+    def gemms(self, shapes: list, sixteen_bit: bool = False) -> np.ndarray:
         """`gemm` of each (batch, m, n, k, output bytes) of `shapes` (numbers or arrays that broadcast), in one
-        call: their times stacked on a leading axis."""
+        call: their times stacked on a leading axis; with `sixteen_bit`, in 16 bits whatever the layers run in."""
         shape = np.broadcast_shapes(*(np.shape(x) for dims in shapes for x in dims))
         columns = np.empty((5, len(shapes)) + shape)  # (batch, m, n, k, output bytes) × shapes
         for i, dims in enumerate(shapes):
             for j, x in enumerate(dims):
                 columns[j, i] = x
+        if sixteen_bit:
+            return gemm_time_s(*columns[:4], ceiling_flops_per_s=self.ceiling16, sm_count=self.sm_count,
+                               hbm_bandwidth_bytes_per_s=self.hbm_bandwidth, operand_bytes=self.element_bytes,
+                               output_bytes=columns[4], constants=self.constants)
         return self.gemm(*columns[:4], output_bytes=columns[4])
 
     def stream(self, moved_bytes, kernels=1):
@@ -146,7 +152,8 @@ def _hardware(gpu: Gpu, precision: str | None, settings: ComputeSettings) -> _Ha
                      hbm_bandwidth=gpu.hbm_bandwidth_bytes_per_s, operand_bytes=OPERAND_BYTES[precision],
                      element_bytes=activation_bytes(precision), constants=settings.gemm, attention_kernel=kernel,
                      attention_rates=tuple(x * peak16 * settings.software_efficiency for x in shares),
-                     fp8=precision == "fp8", fp8_cast_bytes=settings.fp8_cast_bytes)
+                     fp8=precision == "fp8", fp8_cast_bytes=settings.fp8_cast_bytes,
+                     ceiling16=ceiling_flops(gpu, gpu.default_precision, settings.gemm) * settings.software_efficiency)
 
 
 # --- strategy arrays ------------------------------------------------------------------------------------------
@@ -228,7 +235,7 @@ def _split_dims(weight: Weight, t):
 
 
 def _layer_parts(model: TransformerModel, hw: _Hardware, settings: ComputeSettings, kind, b, t, sp, rc, ep, cp):
-    s = float(model.seq_len)
+    s = float(model.tokens)  # the real tokens of a sequence: attention on sequences of the mean length
     s_q = s / cp  # the tokens of a sequence this GPU holds; its queries attend to all s keys
     el = hw.element_bytes
     tokens = b * s_q
@@ -409,7 +416,7 @@ def edge_times(model: TransformerModel, gpu: Gpu, *, microbatch, tp=1, sequence_
 
 def _edge_parts(model: TransformerModel, hw: _Hardware, settings: ComputeSettings, b, t, sp, c) -> dict:
     el, h, v = hw.element_bytes, float(model.hidden), float(model.vocab)
-    tokens = b * model.seq_len / c
+    tokens = b * model.tokens / c
     tokens_sp = np.where(sp, tokens / t, tokens)
     predicted = tokens * model.predicted_tokens
     table = v * h / t
@@ -422,7 +429,7 @@ def _edge_parts(model: TransformerModel, hw: _Hardware, settings: ComputeSetting
     logits = predicted * v / t
     # the logits GEMM, its data gradient and its weight gradient, timed in one call
     logits_f, logits_d, logits_w = hw.gemms([(1.0, predicted, v / t, h, el), (1.0, predicted, h, v / t, el),
-                                             (1.0, h, v / t, predicted, wgrad_out)])
+                                             (1.0, h, v / t, predicted, wgrad_out)], sixteen_bit=True)
     head_f = (hw.stream(2.0 * el * tokens_sp * h) + logits_f
               + hw.stream(settings.cross_entropy_forward_bytes * logits))
     head_b = (hw.stream(3.0 * el * tokens_sp * h) + logits_d + logits_w

@@ -71,12 +71,12 @@ def model_activation_bytes_per_layer(model: TransformerModel, microbatch, *, tp=
                   dropout=model.dropout == "yes", flash_attention=flash_attention,
                   kv_width=kv_width, value_width=model.heads * model.value_head_dim)
     if not moe:
-        return per_cp * activation_bytes_per_layer(model.seq_len, microbatch, model.hidden, model.heads,
+        return per_cp * activation_bytes_per_layer(model.tokens, microbatch, model.hidden, model.heads,
                                                    ffn_hidden=model.ffn, **common)
     # the attention part and norms as a dense layer with an empty MLP, then the MoE MLP on top
-    attention = activation_bytes_per_layer(model.seq_len, microbatch, model.hidden, model.heads, ffn_hidden=0,
+    attention = activation_bytes_per_layer(model.tokens, microbatch, model.hidden, model.heads, ffn_hidden=0,
                                            **common)
-    s, b, h, t = (np.asarray(x, dtype=float) for x in (model.seq_len, microbatch, model.hidden, tp))
+    s, b, h, t = (np.asarray(x, dtype=float) for x in (model.tokens, microbatch, model.hidden, tp))
     slots = model.top_k * model.capacity_factor
     per_expert_width = model.expert_ffn
     routed = slots * s * b * (2.0 * h + (6.0 if model.gated else 4.0) * per_expert_width / t)

@@ -238,7 +238,7 @@ def _searched(model, design, est, batch, fixed, top, stack, gradient_bytes):
 
 def _result(model, name, est, gpu, batch, found, stack, precision, cost) -> Result:
     n = est.job_gpus
-    unit, per_iteration = ("tokens/s", batch * model.seq_len) if isinstance(model, TransformerModel) \
+    unit, per_iteration = ("tokens/s", batch * model.tokens) if isinstance(model, TransformerModel) \
         else ("samples/s", batch)
     best = found.top[0]
     peak = gpu.peak_flops(precision_for(gpu))

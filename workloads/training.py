@@ -438,7 +438,7 @@ def _transformer_plan(model, gpu, batch, all_st, compute, training, precision, f
     return TransformerPlan(
         strategies=all_st.take(index), index=index, least_memory_bytes=least, memory_limit_bytes=limit,
         **{name: value[run] for name, value in per_run.items()},  # each planned strategy's run's
-        model_flops=np.full(len(index), training_flops_per_token(model) * batch * model.seq_len),
+        model_flops=np.full(len(index), training_flops_per_token(model) * batch * model.tokens),
         model=model, training=training)
 
 
@@ -462,11 +462,11 @@ def _plan_collectives(plan: TransformerPlan) -> dict:
     tp_calls = _tp_calls(st, rerun, fullest)
     tp_msg = tensor_parallel_message_bytes(model, st.microbatch, act) / c
     pp_msg = pipeline_message_bytes(model, st.microbatch, st.tp, act) / c
-    tokens = b * model.seq_len / c
+    tokens = b * model.tokens / c
     ep_msg = (tokens / t) * all_to_all_bytes_per_token(model.hidden, model.top_k, dispatch_bytes=act,
                                                        combine_bytes=act, ep=st.ep) / 2.0 if model.is_moe \
         else np.zeros_like(t)
-    cp_msg = 2.0 * b * model.seq_len * kv_width(model) / t * act
+    cp_msg = 2.0 * b * model.tokens * kv_width(model) / t * act
     grads = stage_params * training.grad_reduce_bytes
     gather = stage_params * training.param_gather_bytes
     bucket = np.minimum(np.maximum(training.bucket_parameters, training.bucket_parameters_per_replica * grad_group),
@@ -499,6 +499,6 @@ def _plan_memory(model, gpu, st, configs, inverse, compute, training, rerun, n_f
         model_activation_bytes_per_layer(model, b, recompute=configs.recompute, **kw)[inverse])
     working = np.where(st.recompute == 2, kept, 0.0)
     activations = (first_stage_activation_bytes(stored, n_first * p, st.pp, st.interleave) + working
-                   + embedding_activation_bytes(model.seq_len / c, st.microbatch, model.hidden, model.vocab, tp=st.tp,
+                   + embedding_activation_bytes(model.tokens / c, st.microbatch, model.hidden, model.vocab, tp=st.tp,
                                                 pp=st.pp))
     return model_state_bytes(stage_params, grad_group, st.zero, grad_bytes=training.grad_reduce_bytes) + activations

@@ -187,7 +187,7 @@ def score_head_dim(model: TransformerModel) -> int:
 def attention_flops_per_token(model: TransformerModel, seq_len: int | None = None) -> float:
     """Forward FLOPs of one token's attention in one layer: QKᵀ and attention·V over the whole sequence,
     2·s·heads·(d_qk + d_v), unmasked (the convention of N21 and K22)."""
-    s = model.seq_len if seq_len is None else seq_len
+    s = model.tokens if seq_len is None else seq_len
     return 2.0 * s * model.heads * (score_head_dim(model) + model.value_head_dim)
 
 
@@ -259,7 +259,7 @@ def kv_width(model: TransformerModel) -> float:
 def tensor_parallel_message_bytes(model: TransformerModel, microbatch, bytes_per_element=2.0):
     """The activation every tensor-parallel collective of a layer moves: b·s·h elements (N21 §3.2, workloads.md:
     4 all-reduces of b·s·h per layer and microbatch)."""
-    return (np.asarray(microbatch, dtype=float) * model.seq_len * model.hidden
+    return (np.asarray(microbatch, dtype=float) * model.tokens * model.hidden
             * np.asarray(bytes_per_element, dtype=float))
 
 
@@ -280,5 +280,5 @@ def pipeline_message_bytes(model: TransformerModel, microbatch, tp=1, bytes_per_
     N21's scatter/gather optimisation (each tensor-parallel rank sends its slice, then an all-gather over NVLink
     restores it) — workloads.md."""
     b, t = (np.asarray(x, dtype=float) for x in (microbatch, tp))
-    full = b * model.seq_len * model.hidden * np.asarray(bytes_per_element, dtype=float)
+    full = b * model.tokens * model.hidden * np.asarray(bytes_per_element, dtype=float)
     return full / t if scatter_gather else full

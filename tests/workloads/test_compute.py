@@ -160,3 +160,16 @@ def test_every_numeric_constant_names_its_source_and_tag():
         for name, spec in specs(cls).items():
             if spec.unit not in ("choice", "text"):
                 assert any(tag in spec.source for tag in TAGS), (cls.__name__, name)
+
+
+def test_under_fp8_the_output_layer_stays_in_16_bits():
+    """Megatron-Core's output layer is not a Transformer Engine module, so FP8 speeds the layers' GEMMs and not the
+    logits (NVIDIA/Megatron-LM megatron/core/models/gpt/gpt_model.py)."""
+    model, gpu = GPT3, get_gpu("h100_sxm5")
+    fp8 = edge_times(model, gpu, microbatch=1, tp=8, precision="fp8")
+    bf16 = edge_times(model, gpu, microbatch=1, tp=8, precision="bf16")
+    assert float(fp8.head_forward_s) == pytest.approx(float(bf16.head_forward_s))
+    assert float(fp8.head_backward_s) == pytest.approx(float(bf16.head_backward_s))
+    layer8 = layer_times(model, gpu, microbatch=1, tp=8, precision="fp8")
+    layer16 = layer_times(model, gpu, microbatch=1, tp=8, precision="bf16")
+    assert float(layer8.gemm_forward_s) < float(layer16.gemm_forward_s)  # the layers' GEMMs do run in FP8
