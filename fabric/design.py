@@ -33,6 +33,10 @@ class KindSpec(Spec):
 
     __slots__ = ()
 
+    def range_text(self) -> str:
+        """Every registered kind, the built-in ones first."""
+        return " | ".join(entry.name for entry in declared())
+
     def parse(self, value):
         names = [entry.name for entry in declared()]
         if isinstance(value, str) and value in names:

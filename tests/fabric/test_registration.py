@@ -227,3 +227,7 @@ def test_a_deferred_kind_is_the_kind_its_module_defines():
             get_kind("toy-wrong")
     finally:
         unregister("toy-wrong")
+
+
+def test_sipml_fields_lists_a_registered_kind_among_the_fabric_kinds(toy, capsys):
+    assert run_json(capsys, "fields", "fabric")["fabric"]["kind"]["range"].endswith("| toy-bus")
