@@ -30,10 +30,36 @@ class DomainError(SipmlError):
 
 def did_you_mean(word, options) -> str:
     """' (did you mean 'x'?)' for the option closest to a mistyped `word`, or '' when none is close."""
-    import difflib
+    close = closest(word, options)
+    return f" (did you mean '{close}'?)" if close else ""
 
-    close = difflib.get_close_matches(str(word), [str(o) for o in options], n=1)
-    return f" (did you mean '{close[0]}'?)" if close else ""
+
+def closest(word, options) -> str | None:
+    """The option a mistyped `word` most likely means, or None. Compared without case and punctuation first
+    ('gpt-3' is 'gpt3'): the same name written differently; then an option the word begins (three characters at
+    least: 'gpt-3' → 'gpt3-175b', not the more similar-looking 'gpt2-355m'), the likeliest by difflib; then
+    difflib's closest on those forms and as written."""
+    import difflib
+    import re
+
+    def bare(text) -> str:
+        return re.sub(r"[\W_]+", "", str(text).lower())
+
+    written = [str(o) for o in options]
+    forms: dict[str, str] = {}
+    for option in written:
+        forms.setdefault(bare(option), option)
+    key = bare(word)
+    if key and key in forms:
+        return forms[key]
+    begun = [form for form in forms if len(key) >= 3 and form.startswith(key)]
+    if begun:
+        return forms[difflib.get_close_matches(key, begun, n=1, cutoff=0.0)[0]]
+    close = difflib.get_close_matches(key, list(forms), n=1) if key else []
+    if close:
+        return forms[close[0]]
+    close = difflib.get_close_matches(str(word), written, n=1)
+    return close[0] if close else None
 
 
 def shown(value, limit: int = 60) -> str:

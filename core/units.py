@@ -84,7 +84,7 @@ def _simple_unit(text: str):
     return None
 
 
-_FACTOR = re.compile(r"([^^]+?)(?:\^([-+]?\d+(?:\.\d+)?))?")
+_FACTOR = re.compile(r"([^^]+?)(?:\^([-+]?\d+(?:\.\d+)?))?", re.ASCII)
 
 
 @functools.cache
@@ -193,6 +193,45 @@ def _grammar_hint(text: str) -> str:
     if stripped and not (stripped[0].isdigit() or stripped[0] in "+-."):
         return " (it starts with no number; write e.g. '1 Gbit/s')"
     return ""
+
+
+# --- plain numbers on the command line ----------------------------------------------------------------------
+# One rule for digits everywhere a number is read from text (the quantity grammar above, TOML, --strategy,
+# --groups, --vary counts, the CLI's counts): ASCII digits 0-9 only. Python's int() and float() also read every
+# Unicode decimal digit ('８' full-width is 8) and refuse other digits ('²' superscript), so they are called only
+# on text this grammar has matched.
+_WHOLE = re.compile(r"[0-9]+")
+_PLAIN_NUMBER = re.compile(_NUMBER)
+
+
+def whole_number(text: str, *, lo: int = 0, hi: int | None = None, what: str = "") -> int:
+    """A whole number written in ASCII digits ('8', ' 1024 '), within lo … hi; InputError (prefixed by `what`, e.g.
+    '--batch') for a sign, a decimal point, an underscore, a non-ASCII digit ('８', '²'), too many digits, or a value
+    out of range. A `what` ending in '=' ('--strategy tp=') is followed by the text directly."""
+    prefix = f"{what}{'' if not what or what.endswith('=') else ' '}{shown(text)}: "
+    digits = str(text).strip()
+    top = hi if hi is not None else 10 ** MAX_NUMBER_DIGITS
+    expected = f"expected a whole number {f'from {lo:,} to {top:,}' if hi is not None else f'≥ {lo:,}'}"
+    if _WHOLE.fullmatch(digits) is None:
+        raise InputError(f"{prefix}{expected}, in digits 0-9")
+    if len(digits.lstrip("0")) > len(str(top)) or not lo <= int(digits) <= top:
+        raise InputError(f"{prefix}{expected}")
+    return int(digits)
+
+
+def plain_number(text: str, what: str = "") -> float:
+    """A number written as the quantity grammar writes one (ASCII digits, a point, an exponent; 'inf', 'nan'),
+    without a unit; InputError otherwise. Range checks are the caller's."""
+    prefix = f"{what}{'' if not what or what.endswith('=') else ' '}{shown(text)}: "
+    stripped = str(text).strip()
+    if len(stripped) > MAX_QUANTITY_CHARS or _PLAIN_NUMBER.fullmatch(stripped) is None:
+        raise InputError(f"{prefix}expected a number (digits 0-9, a decimal point, an exponent: '3e11')")
+    if sum(c.isdigit() for c in stripped) > MAX_NUMBER_DIGITS:
+        raise InputError(f"{prefix}the number has more than {MAX_NUMBER_DIGITS} digits")
+    number = float(stripped)
+    if math.isinf(number) and "inf" not in stripped.lower():
+        raise InputError(f"{prefix}the number is beyond the range of a float (about 1.8e308)")
+    return number
 
 
 def _finite_number(value) -> float:

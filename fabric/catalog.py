@@ -49,7 +49,7 @@ LINK_OPTICS = ("sip", "laser")  # the optical I/O's own parts, which may say the
 DRIVES = {"retimed": "a DSP retimes the signal in the module", "linear": "linear drivers and TIAs, no retimer: the "
           "host SerDes equalise the whole channel (LPO)"}  # a pluggable module's electrical side (transceiver.)
 
-_DATE = re.compile(r"^(?P<year>\d{4})(?:-(?P<month>\d{2}))?$")
+_DATE = re.compile(r"^(?P<year>\d{4})(?:-(?P<month>\d{2}))?$", re.ASCII)  # ASCII digits, as every number read
 _ENTRY_NAME = re.compile(r"^[A-Za-z0-9_\-]+$")
 
 
@@ -208,7 +208,11 @@ def load_catalog(*user_files, base=None) -> Catalog:
 
 def _read_entries(path, name: str) -> dict[str, dict[str, object]]:
     """Parse one file into {"category.name": {key: value}} checking only the table structure."""
-    if not Path(path).exists():
+    try:
+        found = Path(path).exists()
+    except (OSError, ValueError):  # a name too long for the file system: no such file either
+        found = False
+    if not found:
         raise InputError(f"{name}: catalog file not found")
     try:
         document = toml_files.read(path, "TOML catalog file")

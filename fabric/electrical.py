@@ -634,12 +634,10 @@ def _figures(est: FabricEstimate) -> dict[str, tuple[float, str]]:
             **({"NIC ports per GPU, one per plane": (float(d.planes), "")} if d.planes > 1 else {}),
             **({"GPUs per pod": (float(d.pod_gpus), ""), "oversubscription above the pods": (d.pod_oversubscription, "")}
                if d.pod_gpus else {}),
-            "NIC host channel": (d.nic_channel.loss_db, f"dB, {_serdes_name(d.nic_channel)}"),
-            "switch host channel": (d.switch_channel.loss_db, f"dB, {_serdes_name(d.switch_channel)}")}
-
-
-def _serdes_name(channel: HostChannel) -> str:
-    return f"{channel.serdes.name} SerDes" if channel.closes else "no SerDes closes it"
+            "NIC host channel": (d.nic_channel.loss_db, "dB"),
+            "NIC host SerDes": (d.nic_channel.energy_j_per_bit * 1e12, "pJ/bit"),
+            "switch host channel": (d.switch_channel.loss_db, "dB"),
+            "switch host SerDes": (d.switch_channel.energy_j_per_bit * 1e12, "pJ/bit")}
 
 
 ELECTRICAL = FabricKind(name="electrical", section="electrical", section_type=ElectricalSection, static=False,

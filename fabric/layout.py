@@ -20,6 +20,28 @@ class Group:
     stride: int
 
 
+def parse_groups(spec: str, what: str = "groups") -> dict[str, int]:
+    """'tp=8,dp=128' → {'tp': 8, 'dp': 128}: names of DIMENSIONS, each once, sizes whole numbers in ASCII digits
+    (core.units.whole_number) from 1 to 2^20; InputError naming `what` otherwise. `parallel_groups` checks that
+    the sizes lay out over a job."""
+    from core.errors import shown
+    from core.units import whole_number
+
+    sizes: dict[str, int] = {}
+    for item in str(spec).split(","):
+        name, sep, value = (part.strip() for part in item.partition("="))
+        if not sep or name not in DIMENSIONS:
+            raise InputError(f"{what} {shown(spec)}: expected name=size items, names {', '.join(DIMENSIONS)}, "
+                             "e.g. tp=8,dp=128")
+        if name in sizes:
+            raise InputError(f"{what} {shown(spec)}: {name} is given twice (give each group's size once)")
+        sizes[name] = whole_number(value, lo=1, hi=MAX_GROUP_SIZE, what=f"{what} {name}=")
+    return sizes
+
+
+MAX_GROUP_SIZE = 1 << 20  # a group spans at most the largest cluster (fabric.design.MAX_GPUS)
+
+
 def parallel_groups(job_gpus: int, *, tp: int = 1, dp: int | None = None, pp: int = 1, ep: int = 1) -> list[Group]:
     """The tp, dp, pp (and ep) groups of a job of `job_gpus` ranks; dp defaults to what tp and pp leave.
     tp·dp·pp must equal the job's ranks and ep must divide dp."""

@@ -76,7 +76,8 @@ class SpectralSpec(Spec):
         return ", ".join(limits) + " (a wavelength span counts at the centre wavelength)"
 
 
-_DB_PER_HZ = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?inf)\s*dB\s*/\s*Hz\s*$", re.IGNORECASE)
+_DB_PER_HZ = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?inf)\s*dB\s*/\s*Hz\s*$",
+                        re.IGNORECASE | re.ASCII)  # ASCII digits only, as every number read (core.units.whole_number)
 
 
 class DbPerHzSpec(Spec):

@@ -7,8 +7,14 @@
 
 __version__ = "0.11.0"
 
-_API = ("budget", "cost", "evaluate", "fabric", "load_design", "speedup", "sweep")
+_API = ("budget", "cost", "evaluate", "fabric", "load_design", "speedup", "sweep")  # sipml.api.__all__
 __all__ = ["Q_", *_API]
+
+
+def __dir__() -> list[str]:
+    """The module's names and the public ones it imports on first use (`__all__`), so `dir(sipml)` and a
+    notebook's completion list them before any is used."""
+    return sorted({*globals(), *__all__})
 
 
 def __getattr__(name: str):

@@ -14,8 +14,10 @@ plain ratios, numbers — and come out as the project's records, whose fields ar
 (False, ['ring_reach'])
 >>> fabric("sip-ring").feasible
 True
->>> summary = cost(design)
->>> 5_000 < summary.network_cost_per_gpu_usd.typical < 20_000
+>>> summary = cost(design)                # what cannot be built is not priced, as `sipml cost` says
+>>> summary.feasible, summary.network_cost_per_gpu_usd, summary.reason
+(False, None, 'not priced: a design that cannot be built has no cost (violated: ring_reach)')
+>>> 5_000 < cost("sip-ring").network_cost_per_gpu_usd.typical < 20_000
 True
 >>> point = evaluate(design)             # every stage of one design point, each computed once
 >>> point.fabric is point.fabric and point.cost.bom is point.cost.bom
@@ -27,6 +29,8 @@ True
 
 from __future__ import annotations
 
+import contextlib
+import functools
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -50,15 +54,45 @@ def _text(what: str, value, optional: bool = False):
     return value
 
 
-def _count(what: str, value, optional: bool = True, lo: int = 1):
-    """A whole number (Python's or numpy's) ≥ lo; None where optional."""
+def _count(what: str, value, optional: bool = True, lo: int = 1, hi: int | None = None):
+    """A whole number (Python's or numpy's) from lo to hi; None where optional."""
     import numbers
 
     if value is None and optional:
         return None
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or int(value) < lo:
-        raise _bad(what, value, f"a whole number ≥ {lo}" + (" or None" if optional else ""))
+    if (isinstance(value, bool) or not isinstance(value, numbers.Integral) or int(value) < lo
+            or hi is not None and int(value) > hi):
+        span = f"≥ {lo}" if hi is None else f"from {lo} to {hi}"
+        raise _bad(what, value, f"a whole number {span}" + (" or None" if optional else ""))
     return int(value)
+
+
+def _real(what: str, value, optional: bool = True) -> float | None:
+    """A real number (Python's or numpy's, not a bool) as a float; None where optional."""
+    import numbers
+
+    if value is None and optional:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise _bad(what, value, "a number" + (" or None" if optional else ""))
+    try:
+        return float(value)
+    except (OverflowError, ValueError):
+        raise _bad(what, value, "a number a float can hold") from None
+
+
+@contextlib.contextmanager
+def _reading(what: str):
+    """A file the operating system refuses to open (a name too long, a folder, no permission), given as `what`, as
+    InputError naming it."""
+    from core.errors import InputError, shown
+
+    try:
+        yield
+    except OSError as exc:
+        if exc.filename is None:  # not a file's: a connection, the machine
+            raise
+        raise InputError(f"{what}: cannot read {shown(str(exc.filename), 80)} ({exc.strerror or exc})") from None
 
 
 def _texts(what: str, value, allow_empty: bool = True) -> list[str]:
@@ -118,7 +152,8 @@ def load_design(design: str | Path | None = None, changes: Mapping[str, object] 
     if changes is not None and not isinstance(changes, Mapping):
         raise _bad("changes", changes, "a mapping {'section.key': value} or None")
     overrides = [_override_text(target, value) for target, value in (changes or {}).items()]
-    return load(design, overrides, given_as="changes")
+    with _reading("design"):
+        return load(design, overrides, given_as="changes")
 
 
 def _design(design, changes=None):
@@ -139,12 +174,79 @@ def _design(design, changes=None):
 def evaluate(design=None, catalog_files: Sequence[str | Path] = (), changes: Mapping[str, object] | None = None):
     """The design point as a `workloads.evaluation.Evaluation`: its `link`, `fabric`, `cost` and
     `training(model, batch)`, each computed once when first read and handed to the next; priced from the shipped
-    catalog merged with `catalog_files`; `changes` as `load_design` applies them."""
+    catalog merged with `catalog_files`; `changes` as `load_design` applies them. These are the model's stages as
+    computed: `cost` prices even a design that cannot be built, which the `cost` function (and `sipml cost`) do
+    not. `training` takes a model by name (or file, or a `workloads.models` model), the global batch (None: the
+    model's default for the job, as `sipml speedup` takes it), and `fixed` as `--strategy` text
+    (``"tp=8,recompute=full"``)."""
     from fabric.catalog import load_catalog
-    from workloads.evaluation import Evaluation
 
     files = _paths("catalog_files", catalog_files)
-    return Evaluation(_design(design, changes), load_catalog(*files) if files else None)
+    design = _design(design, changes)
+    with _reading("catalog_files"):
+        catalog = load_catalog(*files) if files else None
+    return _point_type()(design, catalog)
+
+
+@functools.cache
+def _point_type():
+    """`workloads.evaluation.Evaluation` whose `training` checks its arguments as the rest of the API does (the
+    class is made on first use: the evaluation's imports are the API's, not the command line's)."""
+    from workloads.evaluation import Evaluation
+
+    class DesignPoint(Evaluation):
+        __doc__ = Evaluation.__doc__
+
+        def training(self, model, batch: int | None = None, fixed=None, *, name: str = "design", top: int = 5,
+                     stack=None, gradient_bytes: float | None = None):
+            """`Evaluation.training` of `model` (a name, a file or a model) at global batch `batch` (None: the
+            model's default), `fixed` a `--strategy` text, a mapping of its keys, or None; InputError for a bad
+            value."""
+            model, batch, fixed, gradient_bytes = _training_arguments(self, model, batch, fixed, name, top, stack,
+                                                                      gradient_bytes)
+            return super().training(model, batch, fixed, name=name, top=top, stack=stack,
+                                    gradient_bytes=gradient_bytes)
+
+    DesignPoint.__module__, DesignPoint.__qualname__ = __name__, "DesignPoint"
+    return DesignPoint
+
+
+MAX_TOP = 100  # [assumed] strategies a training result keeps: more than a reader compares
+
+
+def _training_arguments(point, model, batch, fixed, name, top, stack, gradient_bytes):
+    """(model, batch, fixed, gradient_bytes) of `DesignPoint.training`, each checked: InputError naming the bad
+    one."""
+    import math
+
+    from workloads.models import Model, load_model
+    from workloads.speedup import default_batch
+    from workloads.stacks import Stack, get_stack
+    from workloads.strategy import MAX_BATCH, parse_strategy
+
+    if isinstance(model, str):
+        with _reading("model"):
+            model = load_model(model)
+    elif not isinstance(model, Model):
+        raise _bad("model", model, "a model's name or file, or a workloads.models model")
+    batch = _count("batch", batch, hi=MAX_BATCH)
+    if batch is None:
+        batch, _ = default_batch(model, point.fabric.job_gpus)
+    if isinstance(fixed, Mapping):
+        if not all(isinstance(k, str) and isinstance(v, (str, int)) for k, v in fixed.items()):
+            raise _bad("fixed", fixed, "a mapping of --strategy keys to texts, whole numbers or bools")
+        fixed = ",".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in fixed.items())
+    fixed = parse_strategy(_text("fixed", fixed, optional=True))
+    _text("name", name)
+    _count("top", top, optional=False, hi=MAX_TOP)
+    if isinstance(stack, str):
+        get_stack(stack)
+    elif stack is not None and not isinstance(stack, Stack):
+        raise _bad("stack", stack, "a stack's name, a workloads.stacks.Stack or None")
+    gradient = _real("gradient_bytes", gradient_bytes)
+    if gradient is not None and not (math.isfinite(gradient) and gradient > 0):
+        raise _bad("gradient_bytes", gradient_bytes, "a positive, finite number of bytes or None")
+    return model, batch, fixed, gradient
 
 
 def _name(design) -> str:
@@ -186,13 +288,19 @@ def fabric(design=None, changes: Mapping[str, object] | None = None):
 
 def cost(design=None, catalog_files: Sequence[str | Path] = (), changes: Mapping[str, object] | None = None):
     """The cluster's cost and power: a `fabric.cost.CostSummary` (each figure a low/typical/high range), priced
-    from the shipped catalog merged with `catalog_files`, that a notebook shows as `sipml cost`'s tables."""
+    from the shipped catalog merged with `catalog_files`, that a notebook shows as `sipml cost`'s tables. As
+    `sipml cost --format json`, a design that cannot be built is not priced: its prices, powers, shares and bill
+    (`bom`) are None, `feasible` is False, `violations` the fabric's and `reason` says so in words (None when
+    priced)."""
     from sipml.notebook import Result
-    from sipml.reports import cost_data, cost_report
+    from sipml.reports import cost_data, cost_report, unpriced, unpriced_reason
 
     point = evaluate(design, catalog_files, changes)
-    name = _name(design)
-    return Result(point.cost, lambda summary: cost_report([cost_data(name, point.fabric, summary)]))
+    entry = cost_data(_name(design), point.fabric, point.cost)
+    reason = unpriced_reason(entry)
+    record = point.cost if reason is None else unpriced(point.cost)
+    verdict = {"feasible": point.fabric.feasible, "violations": point.fabric.violations, "reason": reason}
+    return Result(record, lambda _: cost_report([entry]), verdict)
 
 
 def speedup(designs: str | Sequence[str] = ("sip-ring", "sip-ocs"), model: str = "gpt3-175b", *,
@@ -207,20 +315,22 @@ def speedup(designs: str | Sequence[str] = ("sip-ring", "sip-ocs"), model: str =
     `BASELINE:section.key=value`). Each baseline carries the GPU and server host of the design it is compared with
     (`baselines.<name>.gpu`), and runs its best without the parts of `strategy` it cannot run
     (`baselines.<name>.fallback` says which)."""
+    from fabric.design import MAX_GPUS
     from sipml.notebook import Rows
     from sipml.speedup_report import run_speedup, speedup_report
+    from workloads.strategy import MAX_BATCH
 
     names = _texts("designs", designs, allow_empty=False)
     _text("model", model)
-    gpus, batch = _count("gpus", gpus, lo=2), _count("batch", batch)
+    gpus, batch = _count("gpus", gpus, lo=2, hi=MAX_GPUS), _count("batch", batch, hi=MAX_BATCH)
     strategy, stack = _text("strategy", strategy, optional=True), _text("stack", stack, optional=True)
     sets, baselines = _texts("sets", sets), _texts("baselines", baselines, allow_empty=False)
-    if tokens is not None and (isinstance(tokens, bool) or not isinstance(tokens, (int, float))):
-        raise _bad("tokens", tokens, "a number or None")
+    tokens = _real("tokens", tokens)
     if stack is not None:
         strategy = ",".join(x for x in (strategy, f"stack={stack}") if x)
-    rows, batch_source, failures = run_speedup(names, model, gpus, batch, strategy, list(sets), list(baselines),
-                                               tokens)
+    with _reading("designs, model or baselines"):
+        rows, batch_source, failures = run_speedup(names, model, gpus, batch, strategy, list(sets),
+                                                   list(baselines), tokens)
     return Rows(rows, lambda shown: speedup_report(shown, batch_source, failures))
 
 
@@ -232,16 +342,17 @@ def sweep(design=None, vary: Sequence[str] = (), *, model: str | None = None, ba
     import os
 
     from sipml.sweeps import run_sweep
+    from workloads.strategy import MAX_BATCH
 
     if design is not None and not isinstance(design, (str, os.PathLike)):
         raise _bad("design", design, "a file name, a built-in design's name or None")
     axes = _texts("vary", vary, allow_empty=False)
     model, scheduler = _text("model", model, optional=True), _text("scheduler", scheduler, optional=True)
-    batch, workers = _count("batch", batch), _count("workers", workers, optional=False)
-    if workers > MAX_WORKERS:
-        raise _bad("workers", workers, f"at most {MAX_WORKERS} processes")
+    batch = _count("batch", batch, hi=MAX_BATCH)
+    workers = _count("workers", workers, optional=False, hi=MAX_WORKERS)
     if not isinstance(link_only, bool):
         raise _bad("link_only", link_only, "True or False")
-    _, rows = run_sweep(None if design is None else str(design), None, axes, model=model, batch=batch,
-                        scheduler=scheduler, workers=workers, link_only=link_only)
+    with _reading("design"):
+        _, rows = run_sweep(None if design is None else str(design), None, axes, model=model, batch=batch,
+                            scheduler=scheduler, workers=workers, link_only=link_only)
     return rows

@@ -1,8 +1,8 @@
 """The `sipml` command line. Heavy modules are imported inside the commands so `--help` stays fast.
 
 Exit codes: 0 success; 1 the design is infeasible (or a computation has no answer); 2 bad usage or input;
-70 an internal error (a bug: one line says what was being done; `--debug` shows the traceback); 130 / 143
-interrupted / terminated. Results go to stdout (or atomically to `-o PATH`), messages to stderr, every error
+70 an internal error (a bug: one line says what was being done; `--debug` shows the traceback); 130 / 143 / 129
+interrupted / terminated / hung up (SIGHUP: the terminal closed), as 128 + the signal. Results go to stdout (or atomically to `-o PATH`), messages to stderr, every error
 as one line.
 """
 
@@ -46,6 +46,7 @@ class Format(str, Enum):
     table = "table"
     json = "json"
     csv = "csv"
+    csv_long = "csv-long"  # the JSON as key,value rows (csv: one row per design, a column per quantity)
     markdown = "markdown"
     html = "html"
 
@@ -73,6 +74,58 @@ SetOpt = Annotated[Optional[list[str]], typer.Option(
          "DESIGN:section.key=value changes that one alone)")]
 CatalogOpt = Annotated[Optional[list[Path]], typer.Option(
     "--catalog", metavar="FILE", help="a catalog file overriding or adding entries (repeatable)")]
+
+
+# --- numbers on the command line: ASCII digits only (core.units.whole_number), each count within its bound --------
+def _most_gpus() -> int:
+    from fabric.design import MAX_GPUS
+
+    return MAX_GPUS
+
+
+def _most_batch() -> int:
+    from workloads.strategy import MAX_BATCH
+
+    return MAX_BATCH
+
+
+def _most_workers() -> int:
+    from sipml.sweeps import max_workers
+
+    return max_workers()
+
+
+def _count(option: str, lo: int, most):
+    """An option callback reading a count's text (the option is typed `str`, so click's int(), which reads '８' as 8
+    and overflows on 2^64, never sees it): a whole number in ASCII digits from `lo` to `most()`."""
+    def read(value):
+        if value is None:
+            return None
+        from core.units import whole_number
+
+        return whole_number(value, lo=lo, hi=most(), what=option)
+    return read
+
+
+def _number(option: str):
+    """An option callback reading a plain number's text by the quantity grammar (ASCII digits; no unit)."""
+    def read(value):
+        if value is None:
+            return None
+        from core.units import plain_number
+
+        return plain_number(value, what=option)
+    return read
+
+
+def _check_model(model: str | None) -> None:
+    """A --model that is neither a zoo name nor a readable model file is refused before any work (exit 2), where a
+    sweep or a search would otherwise carry the refusal into every row."""
+    if model is not None:
+        from workloads.models import load_model
+
+        _doing(f"loading the model {model}")
+        load_model(model)
 def _complete_designs(incomplete: str) -> list[str]:
     """Shell completion of a DESIGN: the built-in names that start with what is typed (files: the shell's own)."""
     from sipml.design import builtin_designs
@@ -263,9 +316,10 @@ def fabric(design: DesignArg = None, fmt: FormatOpt = Format.table, output: Outp
            pattern: Annotated[Optional[str], typer.Option(
                "--pattern", metavar="ring|groups|training",
                help="traffic pattern to allocate: ring, groups or training (ring + groups)")] = None,
-           group_size: Annotated[Optional[int], typer.Option(
-               "--group-size", min=1, metavar="N", help="GPUs per model-parallel group of the pattern "
-                                                        "(default 8)")] = None,
+           group_size: Annotated[Optional[str], typer.Option(
+               "--group-size", metavar="N", callback=_count("--group-size", 1, _most_gpus),
+               help="GPUs per model-parallel group of the groups or training pattern, at most the cluster's GPUs "
+                    "(default 8)")] = None,
            groups: Annotated[Optional[str], typer.Option(
                "--groups", metavar="NAME=SIZE,...",
                                                          help="parallel groups running together, e.g. 'tp=8,dp=128' (also pp, ep): tensor groups "
@@ -279,8 +333,16 @@ def fabric(design: DesignArg = None, fmt: FormatOpt = Format.table, output: Outp
     from fabric.evaluate import job_collectives
     from sipml.reports import fabric_report
 
+    from fabric.traffic import PATTERNS
+
     if group_size is not None and pattern is None:
         raise InputError("--group-size applies only with --pattern")
+    if pattern is not None and pattern not in PATTERNS:
+        raise InputError(f"--pattern {pattern!r}: expected one of {', '.join(PATTERNS)}")
+    if group_size is not None and pattern == "ring":
+        raise InputError("--group-size has no effect with --pattern ring (neighbours only): give --pattern groups "
+                         "or training")
+    sizes = _parse_groups(groups) if groups is not None else None
     size = None
     if message_size is not None:
         try:
@@ -291,6 +353,11 @@ def fabric(design: DesignArg = None, fmt: FormatOpt = Format.table, output: Outp
             raise InputError(f"--message-size {message_size!r}: expected a positive, finite size")
     point = _point(design, set_)
     loaded = point.design
+    if group_size is not None and group_size > loaded.fabric.gpus:
+        raise InputError(f"--group-size {group_size:,}: a group holds at most the {loaded.fabric.gpus:,} GPUs the "
+                         f"pattern spans in {_named(design)}")
+    if sizes is not None:
+        _check_groups(sizes, groups, loaded.job_gpus)
     _check_entries(loaded, design, _catalog(catalog))
     fab = _fabric(point, design)
     size = loaded.fabric.message_size if size is None else size
@@ -304,26 +371,37 @@ def fabric(design: DesignArg = None, fmt: FormatOpt = Format.table, output: Outp
         _doing(f"allocating the '{pattern}' traffic of {_named(design)}")
         flows = pattern_flows(pattern, loaded.fabric.gpus, group_size)
         traffic = (pattern, group_size, pair_bandwidth(fab, flows))
-    together = _groups_together(fab, groups, size) if groups is not None else None
+    together = _groups_together(fab, sizes, size) if sizes is not None else None
     _emit(fabric_report(fab, times, size, _named(design), traffic, together), fmt, output)
     if not fab.feasible:
         raise typer.Exit(1)
 
 
-def _groups_together(fab, spec: str, size: float):
-    """(group, collective, time) for the parallel groups of `--groups`, priced running together."""
+def _parse_groups(spec: str) -> dict:
+    """The sizes of `--groups` ('tp=8,dp=128'), read before any work (`fabric.layout.parse_groups`)."""
+    from fabric.layout import parse_groups
+
+    return parse_groups(spec, "--groups")
+
+
+def _check_groups(sizes: dict, spec: str, job_gpus: int) -> None:
+    """The groups must lay out over the job's ranks (tp·dp·pp = the ranks, ep dividing dp), checked before the
+    fabric is evaluated."""
     from core.errors import InputError
+    from fabric.layout import parallel_groups
+
+    try:
+        parallel_groups(job_gpus, **sizes)
+    except InputError as exc:
+        raise InputError(f"--groups {spec!r}: {exc}") from None
+
+
+def _groups_together(fab, sizes: dict, size: float):
+    """(group, collective, time) for the parallel groups of `--groups`, priced running together."""
     from fabric.evaluate import price
     from fabric.kind import Collective
-    from fabric.layout import DIMENSIONS, OPERATION, parallel_groups
+    from fabric.layout import OPERATION, parallel_groups
 
-    sizes = {}
-    for item in spec.split(","):
-        name, sep, value = item.strip().partition("=")
-        if not sep or name not in DIMENSIONS or not value.strip().isdigit():
-            raise InputError(f"--groups {spec!r}: expected name=size items, names {', '.join(DIMENSIONS)}, "
-                             "e.g. tp=8,dp=128")
-        sizes[name] = int(value)
     layout = parallel_groups(fab.job_gpus, **sizes)
     collectives = [Collective(OPERATION[g.name], size, g.size, g.stride, name=g.name) for g in layout]
     return list(zip(layout, collectives, price(fab, collectives)))
@@ -374,11 +452,12 @@ def speedup(designs: Annotated[Optional[list[str]], typer.Argument(
                                                                    help="design files or built-in names (default: sip-ring, sip-ocs, dgx-a100, dgx-h100)")] = None,
             model: Annotated[str, typer.Option("--model", "-m", metavar="MODEL", autocompletion=_complete_models,
                                                help="zoo model name or a model TOML file")] = "gpt3-175b",
-            gpus: Annotated[Optional[int], typer.Option("--gpus", min=2, metavar="N",
-                                                        help="GPUs in every cluster compared")] = None,
-            batch: Annotated[Optional[int], typer.Option(
-                "--batch", min=1, metavar="N",
-                                                         help="global batch (sequences, or samples; default: the model's, see `sipml models`)")] = None,
+            gpus: Annotated[Optional[str], typer.Option("--gpus", metavar="N", callback=_count("--gpus", 2, _most_gpus),
+                                                        help="GPUs in every cluster compared (2 to 2^20)")] = None,
+            batch: Annotated[Optional[str], typer.Option(
+                "--batch", metavar="N", callback=_count("--batch", 1, _most_batch),
+                help="global batch (sequences, or samples; 1 to 2^24; default: the model's, see `sipml models`)")]
+            = None,
             strategy: Annotated[Optional[str], typer.Option(
                 "--strategy", metavar="KEY=VALUE,...",
                                                             help="fix part of the strategy and search the rest, e.g. tp=8,pp=4,microbatch=1,"
@@ -389,8 +468,8 @@ def speedup(designs: Annotated[Optional[list[str]], typer.Argument(
                                                                   help="baseline design (repeatable; the first sets `speedup`; default: fattree-200, "
                                    "SiP-ML's 200 Gbps fat-tree, and dgx-a100; each carries the GPU and server host of "
                                    "the design it is compared with, unless --set DESIGN:fabric.gpu=… gives it one)")] = None,
-            tokens: Annotated[Optional[float], typer.Option(
-                "--tokens", metavar="COUNT",
+            tokens: Annotated[Optional[str], typer.Option(
+                "--tokens", metavar="COUNT", callback=_number("--tokens"),
                                                             help="tokens (or samples) of the training run to price (default: 300e9 tokens, or 90 "
                                  "ImageNet epochs)")] = None,
             fmt: FormatOpt = Format.table, output: OutputOpt = None, set_: SetOpt = None) -> None:
@@ -437,8 +516,8 @@ def sweep(design: DesignArg = None,
           model: Annotated[Optional[str], typer.Option(
               "--model", "-m", metavar="MODEL",
                                                        help="also train this model on every point (speedup over fattree-200)")] = None,
-          batch: Annotated[Optional[int], typer.Option("--batch", min=1, metavar="N",
-                                                       help="global batch with --model")] = None,
+          batch: Annotated[Optional[str], typer.Option("--batch", metavar="N", callback=_count("--batch", 1, _most_batch),
+                                                       help="global batch with --model (1 to 2^24)")] = None,
           table: Annotated[str, typer.Option("--format", "-f", "--table",
                                              metavar="csv|jsonl|parquet|table|markdown|html",
                                              help="csv, jsonl or parquet: every digit, axes in SI with a column in "
@@ -455,8 +534,9 @@ def sweep(design: DesignArg = None,
               "--scheduler", metavar="ADDRESS",
                                                            help="run on a Dask cluster, e.g. tcp://HOST:8786 (the rows equal the local run's)")]
           = None,
-          workers: Annotated[Optional[int], typer.Option(
-              "--workers", min=1, metavar="N", help="local processes (default: every core)")] = None,
+          workers: Annotated[Optional[str], typer.Option(
+              "--workers", metavar="N", callback=_count("--workers", 1, _most_workers),
+              help="local processes (default: every core; at most 4 per core)")] = None,
           link_only: Annotated[bool, typer.Option(
               "--link-only", help="only the link's columns (no fabric, cost or training): the whole grid in one "
                                   "vectorised pass where the axes are link fields")] = False,
@@ -472,6 +552,9 @@ def sweep(design: DesignArg = None,
 
     if not vary:
         raise InputError("sweep needs at least one --vary axis, e.g. --vary link.wavelengths_per_fiber=4,8,16")
+    if batch is not None and model is None:
+        raise InputError("--batch applies only with --model (the batch the model trains at)")
+    _check_model(model)
     to_stdout = output is not None and str(output) == "-"
     if to_stdout:
         output = None
@@ -550,6 +633,7 @@ def optimize(design: DesignArg = None,
     if (maximize is None) == (minimize is None):
         raise InputError("optimize needs exactly one of --maximize QUANTITY or --minimize QUANTITY")
     constraints = [parse_constraint(c) for c in subject_to or []]
+    _check_model(model)
     _doing(f"searching the grid of {_named(design)}")
     with _progress("optimize", "points", quiet) as progress:
         result = search(design, set_, vary, maximize or minimize, maximize is not None, constraints, model=model,
@@ -632,6 +716,7 @@ def explain(quantity: Annotated[Optional[str], typer.Argument(
     from sipml.explain import check_quantity, explain_quantity
 
     check_quantity(quantity)
+    _check_model(model)
     loaded = _load(design, set_)
     _doing(f"explaining {quantity} of {_named(design)}")
     _emit(explain_quantity(quantity, loaded, _named(design), model=model, baseline=baseline), fmt, output)
@@ -699,9 +784,12 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("sipml: interrupted", file=sys.stderr)
         return 130
-    except Terminated:
-        print("sipml: terminated", file=sys.stderr)
-        return 143
+    except Terminated as exc:  # 128 + the signal, as a shell reports a process the signal ended
+        import signal
+
+        hangup = exc.args and exc.args[0] == getattr(signal, "SIGHUP", None)
+        print("sipml: hung up (the terminal closed)" if hangup else "sipml: terminated", file=sys.stderr)
+        return 129 if hangup else 143
     except Exception as exc:  # noqa: BLE001 — the last line of defence: one line, never a raw traceback
         if hasattr(exc, "format_message") and hasattr(exc, "exit_code"):  # a usage error of the command line
             ctx = getattr(exc, "ctx", None)

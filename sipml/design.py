@@ -316,8 +316,12 @@ def section_values(data: dict, design: ClusterDesign) -> dict:
 def resolve(design: str | Path) -> Path:
     """A design file's path: the file itself, or a built-in design of that name."""
     path = Path(design)
-    if path.exists() or path.suffix:
-        return path
+    try:
+        if path.exists() or path.suffix:
+            return path
+    except (OSError, ValueError) as exc:  # a name too long for the file system, a NUL: no file, nor a built-in
+        raise InputError(f"{shown(str(design))}: no such file or built-in design "
+                         f"({getattr(exc, 'strerror', None) or exc})") from None
     builtins = builtin_designs()
     if str(design) in builtins:
         return builtins[str(design)]

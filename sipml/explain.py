@@ -227,8 +227,8 @@ def explain_quantity(name: str, design, source: str, model: str = "gpt2-355m", b
     formula = quantity.formula(evaluate.reading(point))
     latex = formula.latex() if formula is not None else ""
     data = {"quantity": name, "unit": quantity.unit, "help": quantity.help, "design": source, "value": base,
-            "formula": _plain(formula), "formula_latex": latex, "numbers": _numbers(formula, quantity),
-            "step": STEP,
+            "formula": _plain(formula), "formula_latex": latex, "formula_text": formula_text(formula),
+            "numbers": _numbers(formula, quantity), "step": STEP,
             "sensitivities": [{"section": r.section, "key": r.key, "unit": r.unit, "value": r.value,
                                "shown": r.shown, "low": r.low,
                                "high": r.high, "swing": r.swing, "derivative": r.derivative,
@@ -237,10 +237,11 @@ def explain_quantity(name: str, design, source: str, model: str = "gpt2-355m", b
     header = Table(f"{name} of {source}{context}", ["quantity", "value"], [
         {"quantity": name, "value": f"{base:.6g} {quantity.unit}".rstrip()},
         {"quantity": "what", "value": quantity.help},
-        *({"quantity": "formula", "value": data["formula"]} for _ in [0] if formula is not None)])
+        *({"quantity": "formula", "value": data["formula_text"]} for _ in [0] if formula is not None)])
     tables = [header]
-    if data["numbers"]:
-        tables.append(Table("With this design's numbers", ["term", "value", "unit", "meaning"], data["numbers"]))
+    if data["numbers"]:  # the terms by their terminal names (the JSON's `term` keeps the LaTeX one)
+        tables.append(Table("With this design's numbers", ["term", "value", "unit", "meaning"],
+                            [{**row, "term": row["text"]} for row in data["numbers"]]))
     shown = [{"input": f"[{r.section}] {r.key}", "value": r.shown,
               "quantity at −/+": f"{r.low:.4g} … {r.high:.4g}", "swing": f"{r.swing:.3g}",
               "sensitivity": _sensitivity_text(r), "source": r.source} for r in rows[:TOP]]
@@ -271,14 +272,60 @@ def _plain(formula) -> str:
     return f"{formula.lhs} = {sp.sstr(formula.rhs, order='none')}"
 
 
+_GREEK = {"alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "eta": "η", "theta": "θ",
+          "kappa": "κ", "lambda": "λ", "mu": "μ", "nu": "ν", "pi": "π", "rho": "ρ", "sigma": "σ", "tau": "τ",
+          "phi": "φ", "omega": "ω", "Delta": "Δ", "Lambda": "Λ", "Sigma": "Σ", "Omega": "Ω", "Phi": "Φ"}
+_LATEX_WORDS = {**_GREEK, "max": "max", "min": "min", "cdot": "· ", "$": "$", " ": " ", ",": " "}
+_SUBSCRIPT = str.maketrans("0123456789+-=()aehijklmnoprstuvx", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ")
+
+
+def text_name(latex: str) -> str:
+    """A term's LaTeX name as terminal text: `P_{\\mathrm{launch}}` → `P_launch`, `\\Sigma IL_{0}` → `ΣIL₀`,
+    `R_{s}` → `Rₛ`, `T_{\\mathrm{tensor parallel}}` → `T_(tensor parallel)`; no backslash left."""
+    import re
+
+    text = re.sub(r"\\math(?:rm|bb|it|bf)\{([^{}]*)\}", lambda m: "𝟙" if m.group(1) == "1" else m.group(1), latex)
+    text = re.sub(r"\\([A-Za-z]+|[$ ,])\s?", lambda m: _LATEX_WORDS.get(m.group(1), m.group(1)), text)
+
+    def subscript(match) -> str:
+        inner = match.group(1).strip()
+        if len(inner) == 1 and inner.translate(_SUBSCRIPT) != inner or inner.isdigit():
+            return inner.translate(_SUBSCRIPT)
+        return f"_({inner})" if " " in inner or "," in inner else f"_{inner}"
+
+    text = re.sub(r"_\{([^{}]*)\}", subscript, text)
+    return text.replace("{", "").replace("}", "").replace("\\", "")
+
+
+def formula_text(formula) -> str:
+    """The formula as one line of terminal text: the terms by their `text_name`s, `·` for a product, `^` for a
+    power, '' without one."""
+    if formula is None:
+        return ""
+    from sympy.printing.str import StrPrinter
+
+    class _Text(StrPrinter):
+        def _print_Symbol(self, expr):
+            return text_name(expr.name)
+
+        def _print_Min(self, expr):
+            return "min(" + ", ".join(self._print(a) for a in expr.args) + ")"
+
+        def _print_Max(self, expr):
+            return "max(" + ", ".join(self._print(a) for a in expr.args) + ")"
+
+    rhs = _Text({"order": "none"}).doprint(formula.rhs).replace("**", "^").replace("*", "·")
+    return f"{text_name(formula.lhs)} = {rhs}"
+
+
 def _numbers(formula, quantity) -> list[dict]:
     """The formula's terms with this design's numbers, and its value."""
     if formula is None:
         return []
-    rows = [{"term": name, "value": f"{value:.6g}", "unit": unit, "meaning": meaning}
+    rows = [{"term": name, "text": text_name(name), "value": f"{value:.6g}", "unit": unit, "meaning": meaning}
             for name, (value, unit, meaning) in formula.terms.items()]
-    return rows + [{"term": formula.lhs, "value": f"{formula.evaluate():.6g}", "unit": _si_unit(quantity),
-                    "meaning": "the formula with these numbers (SI)"}]
+    return rows + [{"term": formula.lhs, "text": text_name(formula.lhs), "value": f"{formula.evaluate():.6g}",
+                    "unit": _si_unit(quantity), "meaning": "the formula with these numbers (SI)"}]
 
 
 def _si_unit(quantity) -> str:

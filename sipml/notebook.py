@@ -25,15 +25,17 @@ class _Shown:
 
 class Result(_Shown):
     """A record (`LinkEstimate`, `FabricEstimate`, `CostSummary`) with the report the command line prints for it.
-    Its attributes are the record's (`link.margin_db`); `record` is the record itself; a notebook shows the
-    report's tables, `print` their text; `to_pandas()` gives the report's numbers, one row per key (the
-    `--format csv` rows: raw SI numbers under their JSON keys)."""
+    Its attributes are the record's (`link.margin_db`) and the `verdict`'s (a cost's `feasible`, `violations` and
+    `reason`); `record` is the record itself; a notebook shows the report's tables, `print` their text;
+    `to_dict()` is the command's JSON, `to_pandas()` its `--format csv` row: one row, a column per quantity
+    (`margin_db [dB]`), typed (flags bool, numbers float)."""
 
-    __slots__ = ("record", "_build", "__dict__")
+    __slots__ = ("record", "_build", "_verdict", "__dict__")
 
-    def __init__(self, record, build):
+    def __init__(self, record, build, verdict: dict | None = None):
         object.__setattr__(self, "record", record)
         object.__setattr__(self, "_build", build)  # record → sipml.render.Report
+        object.__setattr__(self, "_verdict", dict(verdict or {}))  # attributes the record does not hold
 
     @functools.cached_property
     def report(self):
@@ -42,6 +44,8 @@ class Result(_Shown):
     def __getattr__(self, name: str):
         if name.startswith("_repr_") or name.startswith("__"):  # IPython's probes are not the record's
             raise AttributeError(name)
+        if name in self._verdict:
+            return self._verdict[name]
         return getattr(self.record, name)
 
     def __setattr__(self, name, value):
@@ -53,19 +57,23 @@ class Result(_Shown):
     __hash__ = None
 
     def __dir__(self):
-        return sorted({*dir(self.record), "record", "report", "to_pandas"})
+        return sorted({*dir(self.record), *self._verdict, "record", "report", "to_dict", "to_pandas"})
+
+    def to_dict(self) -> dict:
+        """The command's `--format json` as Python: the same keys and values (infinities "inf", no value None)."""
+        return _json(self.report)
 
     def to_pandas(self):
-        from sipml.render import _flatten, _json_safe
-        from sipml.rows import _pandas
-
-        return _pandas().DataFrame(list(_flatten(_json_safe(self.report.data))), columns=["key", "value"])
+        """The command's `--format csv` row as a DataFrame (`sipml.wide`): one row, a column per quantity named
+        with its unit, flags bool, numbers float, no value NaN."""
+        return _frame(self.report)
 
 
 class Rows(_Shown, list):
     """The rows of `sipml speedup` (a list of the JSON dicts) with its report: a notebook shows its tables,
-    `print` their text; `to_pandas()` gives one DataFrame row per design, nested keys flattened with dots
-    (`strategy.tp`, `baselines.fattree-200.speedup`)."""
+    `print` their text; `to_pandas()` gives its `--format csv` rows, one DataFrame row per design, nested keys
+    flattened with dots (`strategy.tp`, `baselines.fattree-200.speedup`), each number's unit in its column's name
+    (`iteration_s [s]`), flags bool, numbers float."""
 
     def __init__(self, rows, build):
         super().__init__(rows)
@@ -75,7 +83,26 @@ class Rows(_Shown, list):
     def report(self):
         return self._build(list(self))
 
-    def to_pandas(self):
-        from sipml.rows import _pandas
+    def to_dict(self) -> dict:
+        """The command's `--format json` as Python ({"rows": [...]})."""
+        return _json(self.report)
 
-        return _pandas().json_normalize(list(self), sep=".")
+    def to_pandas(self):
+        return _frame(self.report)
+
+
+def _frame(report):
+    """The report's `--format csv` rows (`sipml.wide`) as a typed DataFrame (`sipml.rows.Table.to_pandas`)."""
+    from sipml.rows import Table
+    from sipml.wide import wide_rows
+
+    _, rows = wide_rows(report.records)
+    return Table.from_rows(rows).to_pandas(numbers_as_float=True)
+
+
+def _json(report) -> dict:
+    import json
+
+    from sipml.render import render
+
+    return json.loads(render(report, "json"))

@@ -48,7 +48,8 @@ def check_target(name: str) -> None:
 def parse_constraint(text: str) -> Constraint:
     from core.errors import InputError
 
-    match = re.fullmatch(r"\s*([A-Za-z_][\w]*)\s*(>=|<=|>|<)\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*", text)
+    match = re.fullmatch(r"\s*([A-Za-z_][\w]*)\s*(>=|<=|>|<)\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*", text,
+                         re.ASCII)  # ASCII digits only, as every number the CLI reads (core.units.whole_number)
     if match is None:
         raise InputError(f"--subject-to {text!r}: expected QUANTITY>=NUMBER (or <=, >, <), a plain number in the "
                          "quantity's reported unit, quoted for the shell: --subject-to 'margin_db>=3'")
@@ -223,6 +224,24 @@ def _fails(row: dict, constraints: list[Constraint]) -> list[str]:
     return failed + [c.text for c in constraints if not c.holds(row["values"].get(c.quantity, math.nan))]
 
 
+def _reasons(row: dict, constraints: list[Constraint]) -> list[tuple[str, str, str]]:
+    """What keeps a point out, each as (name, kind, why at this point): every design constraint `sipml check`
+    finds violated, by its name (kind 'check'); every --subject-to constraint it does not meet, by its text, with
+    the value (kind 'subject-to'); or the design rules' refusal (kind 'error')."""
+    if row["error"]:
+        return [("error", "error", row["error"])]
+    out = []
+    if not row["feasible"]:
+        out += [(v["name"], "check", v["message"]) for v in row.get("violations", [])] or [
+            ("feasible", "check", "infeasible")]
+    for c in constraints:
+        value = row["values"].get(c.quantity, math.nan)
+        if not c.holds(value):
+            shown = f"{value:.4g}" if math.isfinite(value) else "undefined"
+            out.append((c.text, "subject-to", f"{c.quantity} = {shown}, needs {c.op} {c.bound:g}"))
+    return out
+
+
 def _result(rows: list[dict], objective: str, maximize: bool, constraints: list[Constraint]) -> dict:
     def score(row) -> float:
         value = row["values"].get(objective, math.nan)
@@ -236,17 +255,23 @@ def _result(rows: list[dict], objective: str, maximize: bool, constraints: list[
     for r in rows:
         if r["error"]:
             refused[r["error"]] = refused.get(r["error"], 0) + 1
-    stoppers: dict[str, int] = {}
+    # the better points nearest the best first: each reason's example is the point that would have won next
+    better.sort(key=score)
+    stoppers: dict[str, dict] = {}
     for r in better:
-        for reason in _fails(r, constraints):
-            stoppers[reason] = stoppers.get(reason, 0) + 1
+        for reason, kind, why in _reasons(r, constraints):
+            entry = stoppers.setdefault(reason, {"reason": reason, "kind": kind, "better_points": 0,
+                                                 "example": {"texts": r["texts"],
+                                                             "value": r["values"].get(objective), "why": why}})
+            entry["better_points"] += 1
     return {
         "objective": objective, "sense": "maximize" if maximize else "minimize",
         "constraints": [c.text for c in constraints], "points": len(rows),
         "valid_points": len(valid), "errors": sum(1 for r in rows if r["error"]),
         "best": None if best is None else {"inputs": best["inputs"], "texts": best["texts"],
                                            "value": best["values"][objective], "values": best["values"]},
-        "stopped_by": [{"reason": k, "better_points": v} for k, v in sorted(stoppers.items(), key=lambda kv: -kv[1])],
+        "better_points": len(better),
+        "stopped_by": sorted(stoppers.values(), key=lambda e: -e["better_points"]),
         "refused": [{"error": k, "points": v} for k, v in sorted(refused.items(), key=lambda kv: -kv[1])],
         "closest": closest(rows, constraints) if best is None else None,
         "refined_axes": [],
@@ -278,9 +303,21 @@ def optimize_report(result: dict, source: str):
         rows += [{"quantity": k, "value": f"{v:.6g}"} for k, v in best["values"].items()]
         tables.append(Table(f"Best point: {title}", ["quantity", "value"], rows))
     if result["stopped_by"]:
-        tables.append(Table("What stops it: the points with a better objective fail", ["reason", "better points"],
-                            [{"reason": s["reason"], "better points": str(s["better_points"])}
-                             for s in result["stopped_by"]]))
+        kinds = {"check": "design constraint (sipml check)", "subject-to": "--subject-to", "error": "design rules"}
+        stop_rows = []
+        for s in result["stopped_by"]:
+            example = s.get("example") or {}
+            at = ", ".join(f"{k}={v}" for k, v in example.get("texts", {}).items())
+            value = example.get("value")
+            scored = f" ({result['objective']} {value:.4g})" if isinstance(value, float) and math.isfinite(value) \
+                else ""
+            stop_rows.append({"constraint": s["reason"], "kind": kinds.get(s.get("kind"), s.get("kind", "")),
+                              "better points": f"{s['better_points']} of {result['better_points']}",
+                              "nearest better point": f"{at}{scored}: {example.get('why', '')}" if at else
+                              example.get("why", "")})
+        tables.append(Table(f"What stops it: the {result['better_points']} points with a better "
+                            f"{result['objective']} fail these constraints (a point may fail several)",
+                            ["constraint", "kind", "better points", "nearest better point"], stop_rows))
     elif best is not None:
         notes.append("no point of the grid scores better: nothing inside it stops the objective (widen the axes to look further)")
     for refusal in result["refused"][:3]:

@@ -25,12 +25,13 @@ def pyplot():
     return plt
 
 
-def png(fig) -> bytes:
-    """`fig` as PNG bytes; the figure is closed."""
+def png(fig, metadata: dict[str, str] | None = None) -> bytes:
+    """`fig` as PNG bytes, the figure closed; `metadata`: PNG text chunks ('Title', 'Software', 'Creation Time',
+    'Source', 'Description', …) beside matplotlib's own."""
     import matplotlib.pyplot as plt
 
     buf = io.BytesIO()
-    fig.savefig(buf, format="png")
+    fig.savefig(buf, format="png", metadata=metadata)
     plt.close(fig)
     return buf.getvalue()
 
@@ -57,6 +58,17 @@ def label(column: str) -> str:
     if not unit:
         return name if "." in name else name.replace("_", " ")  # a design key stays as the user writes it
     return f"{name} ({unit})"
+
+
+def column_named(name: str, columns) -> str:
+    """The column a `--plot` name means: the column itself, or, for a quantity's bare key ('margin_db'), the one
+    column that carries it with its unit ('margin_db [dB]'); the name unchanged where none (or several) match, so
+    the caller's 'no column' error still names it."""
+    columns = list(columns)
+    if name in columns:
+        return name
+    matches = [c for c in columns if c.partition(" [")[0] == name]
+    return matches[0] if len(matches) == 1 else name
 
 
 def _numeric(values) -> bool:

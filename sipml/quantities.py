@@ -713,5 +713,28 @@ def column(key: str) -> str:
     return QUANTITIES[key].column if key in QUANTITIES else key
 
 
+# A JSON key that is not a quantity names its unit by its ending (`run_time_s`, `limits_gbps`, `fec.latency_s`), as
+# the README's JSON sections document; a test checks each ending against the quantities that carry it. Longest
+# first: `_w_per_gpu` before `_w`.
+UNIT_ENDINGS = (("pj_per_bit", "pJ/bit"), ("tbps_per_mm", "Tbit/s/mm"), ("tflops_per_gpu", "TFLOP/s"),
+                ("gb_per_gpu", "GB"), ("usd_per_gpu", "USD"), ("w_per_gpu", "W"), ("gbps", "Gbit/s"),
+                ("gbd", "GBd"), ("ghz", "GHz"), ("nm", "nm"), ("dbm", "dBm"), ("db", "dB"), ("kwh", "kWh"),
+                ("usd", "USD"), ("bytes", "B"), ("w", "W"), ("m", "m"), ("s", "s"))
+NESTED_UNITS = {"breakdown": "s"}  # a record of numbers whose key has no unit: `sipml speedup`'s exposed seconds
+
+
+def key_unit(key: str, parent: str = "") -> str:
+    """The unit of the number under JSON key `key` (in the record under `parent`): a quantity's declared unit, else
+    the key's ending, else the parent's (a record of numbers in one unit: `limits_gbps`, `collective_times_s`);
+    '' for a count, a ratio or a text."""
+    if key in QUANTITIES:
+        return QUANTITIES[key].unit
+    for name in (key, parent):
+        for ending, unit in UNIT_ENDINGS:
+            if name == ending or name.endswith("_" + ending):
+                return unit
+    return NESTED_UNITS.get(parent, "")
+
+
 def sweep_columns(stage: str) -> tuple[str, ...]:
     return tuple(column(k) for k in SWEEP[stage])

@@ -1,7 +1,10 @@
 """Rendering of reports as table, JSON, CSV or Markdown, and atomic output files.
 
-A report is data: a JSON-ready mapping plus titled tables of rows (each row a mapping column → text). JSON
-and CSV carry raw numbers (booleans as true/false, never a negative zero); tables show no "-0.00".
+A report is data: a JSON-ready mapping plus titled tables of rows (each row a mapping column → text), and the
+records its CSV writes one row each. JSON and CSV carry raw numbers (booleans as true/false, never a negative
+zero); tables show no "-0.00". CSV (the csv module) is one row per design (`budget`, `check`, `fabric`, `cost`,
+`speedup`: `sipml.wide`, a column per quantity named `key [unit]` as a sweep's columns are) or, as `csv-long` and for
+reports without records, the JSON flattened to key,value rows.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from pathlib import Path
 
 from core.errors import InputError
 
-FORMATS = ("table", "json", "csv", "markdown", "html")
+FORMATS = ("table", "json", "csv", "csv-long", "markdown", "html")
 
 
 @dataclass
@@ -38,8 +41,13 @@ class Report:
     data: dict
     tables: list[Table]
     footer: list[str] = field(default_factory=list)
-    equations: list[str] = field(default_factory=list)  # LaTeX, shown as display math after the first table (Markdown)
+    equations: list[str] = field(default_factory=list)  # LaTeX, shown after the first table of an HTML page only
     figures: list = field(default_factory=list)  # (title, PNG bytes), embedded in an HTML page
+    # the JSON records of `--format csv`, one row each (`sipml.wide.wide_rows`: one row per design, a column per
+    # quantity `key [unit]`); None: the CSV is the JSON's key,value rows (as `csv-long` always is)
+    records: list | None = None
+    preface: list[str] = field(default_factory=list)  # paragraphs before the first table (a report's summary)
+    stamp: str = ""  # version, date and command line: under an HTML page's title, the last line of a table
 
 
 def _json_safe(value):
@@ -161,6 +169,7 @@ th { background: #f4f4f4; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 figure { margin: 1rem 0 2rem; } figure img { max-width: 100%; } figcaption { font-size: 0.85rem; color: #555; }
 ul.notes { font-size: 0.85rem; color: #444; } pre { background: #f7f7f7; padding: 0.5rem; overflow-x: auto; }
+.nw { white-space: nowrap; } p.stamp { font-size: 0.8rem; color: #666; margin-top: -0.5rem; }
 """
 _NUMBER = re.compile(r"^[-+−]?[\d,]*\.?\d+(?:e[-+]?\d+)?\s*%?$")
 
@@ -173,7 +182,10 @@ def html_fragment(report: Report, headings: bool = True) -> str:
 
     def cell(value, tag="td"):
         text = _cell(value)
-        css = ' class="num"' if tag == "td" and _NUMBER.match(text.strip() or "x") else ""
+        classes = ["num"] if tag == "td" and _NUMBER.match(text.strip() or "x") else []
+        if text and not any(c.isspace() for c in text):
+            classes.append("nw")  # one word (a design name, 'fattree-400') is never broken at its hyphen
+        css = f' class="{" ".join(classes)}"' if classes else ""
         return f"<{tag}{css}>{html.escape(text)}</{tag}>"
 
     def figures():
@@ -183,7 +195,7 @@ def html_fragment(report: Report, headings: bool = True) -> str:
             parts.append(f'<figure><img alt="{html.escape(caption)}" src="data:image/png;base64,{data}">'
                          f"<figcaption>{html.escape(caption)}</figcaption></figure>")
 
-    parts = []
+    parts = [f"<p>{html.escape(paragraph)}</p>" for paragraph in report.preface]
     # the figures follow the third table (the report's training comparison), before the long reference tables
     after = min(2, len(report.tables) - 1)
     for i, t in enumerate(report.tables):
@@ -208,9 +220,12 @@ def _html(report: Report, title: str) -> str:
     elsewhere, so it can be mailed."""
     import html
 
+    stamp = (f'<meta name="generator" content="{html.escape(report.stamp)}">' if report.stamp else "")
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f"<title>{html.escape(title)}</title><style>{_HTML_STYLE}</style></head><body>\n"
-            f"<h1>{html.escape(title)}</h1>\n" + html_fragment(report) + "\n</body></html>\n")
+            f"<title>{html.escape(title)}</title>{stamp}<style>{_HTML_STYLE}</style></head><body>\n"
+            f"<h1>{html.escape(title)}</h1>\n"
+            + (f'<p class="stamp">{html.escape(report.stamp)}</p>\n' if report.stamp else "")
+            + html_fragment(report) + "\n</body></html>\n")
 
 
 def render(report: Report, fmt: str, width: int | None = None, title: str = "sipml") -> str:
@@ -218,7 +233,16 @@ def render(report: Report, fmt: str, width: int | None = None, title: str = "sip
     when piped)."""
     if fmt == "json":
         return json.dumps(_json_safe(report.data), indent=2, ensure_ascii=False) + "\n"
-    if fmt == "csv":
+    if fmt == "csv" and report.records is not None:  # one row per design, a column per quantity (sipml.wide)
+        from sipml.wide import csv_text, wide_rows
+
+        names, rows = wide_rows(report.records)
+        buf = io.StringIO()
+        writer = csv.writer(buf, lineterminator="\n")
+        writer.writerow(names)
+        writer.writerows([csv_text(row.get(name)) for name in names] for row in rows)
+        return buf.getvalue()
+    if fmt in ("csv", "csv-long"):
         buf = io.StringIO()
         writer = csv.writer(buf, lineterminator="\n")
         writer.writerow(["key", "value"])
@@ -227,16 +251,19 @@ def render(report: Report, fmt: str, width: int | None = None, title: str = "sip
     if fmt == "html":
         return _html(report, title)
     if fmt == "markdown":
+        # for reading as text: the equations' LaTeX stays in HTML and JSON (the tables carry the formula as text)
         tables = [_markdown_table(t) for t in report.tables]
-        math_blocks = [f"$$\n{eq}\n$$" for eq in report.equations]
-        return "\n\n".join([*tables[:1], *math_blocks, *tables[1:], *report.footer]) + "\n"
+        return "\n\n".join([*report.preface, *tables, *report.footer,
+                            *([f"*{report.stamp}*"] if report.stamp else [])]) + "\n"
     if fmt == "table":
         import textwrap
 
-        blocks = [_text_table(t, width) for t in report.tables]
-        if report.footer:
-            blocks.append("\n".join(report.footer if width is None else
-                                    (textwrap.fill(line, width, subsequent_indent="  ") for line in report.footer)))
+        preface = [textwrap.fill(paragraph, width or 100) for paragraph in report.preface]
+        blocks = [*preface, *(_text_table(t, width) for t in report.tables)]
+        footer = [*report.footer, *([report.stamp] if report.stamp else [])]
+        if footer:
+            blocks.append("\n".join(footer if width is None else
+                                    (textwrap.fill(line, width, subsequent_indent="  ") for line in footer)))
         return "\n\n".join(blocks) + "\n"
     raise InputError(f"unknown format '{fmt}', expected one of {', '.join(FORMATS)}")
 
@@ -251,7 +278,8 @@ def count_text(value: float) -> str:
 
 # --- output files ---------------------------------------------------------------------------------------------
 class Terminated(BaseException):
-    """SIGTERM arrived: raised in the main thread so that every `finally` and cleanup runs."""
+    """SIGTERM or SIGHUP arrived (`args[0]`, the signal's number): raised in the main thread so that every `finally`
+    and cleanup runs."""
 
 
 _DEFERRED: list[int] = []  # signals that arrived while a temporary file was being created
@@ -267,16 +295,22 @@ def _on_signal(signum, frame) -> None:
 
 @contextlib.contextmanager
 def terminate_on_signal():
-    """While the block runs, SIGTERM raises Terminated (instead of killing the process outright), so atomic
-    writes remove their temporary file. Only the main thread can install the handler; elsewhere a no-op."""
+    """While the block runs, SIGTERM and SIGHUP (the terminal closed) raise Terminated (instead of killing the
+    process outright), so atomic writes remove their temporary file and worker processes are ended. A SIGHUP the
+    process was started to ignore (nohup) stays ignored. Only the main thread can install the handlers; elsewhere
+    a no-op."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGTERM, _on_signal)
+    hangup = getattr(signal, "SIGHUP", None)
+    caught = [signal.SIGTERM] + ([hangup] if hangup is not None and signal.getsignal(hangup) is not signal.SIG_IGN
+                                 else [])
+    previous = {sig: signal.signal(sig, _on_signal) for sig in caught}
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
         _DEFERRED.clear()
 
 
@@ -289,8 +323,9 @@ def _signals_deferred():
     finally:
         _DEFERRING.clear()
         if _DEFERRED:
+            signum = _DEFERRED[0]
             _DEFERRED.clear()
-            raise Terminated(signal.SIGTERM)
+            raise Terminated(signum)
 
 
 def check_output(target: str | Path) -> None:

@@ -1,10 +1,12 @@
-"""`sipml report`: SiP-ML's story end to end on the built-in designs — the optical link and what binds it; SiP-Ring,
-SiP-OCS and the electrical baselines side by side (with any design named by `--design`); what each buys in training
-time, per dollar and per watt; the validation table; and the assumptions that move the answer most."""
+"""`sipml report`: SiP-ML's story end to end on the built-in designs, as a document — the answer first (a summary
+computed from the numbers, then the training table with every design on one GPU: speedup, per dollar and per watt
+over SiP-ML's fat-tree); the assumptions that move it, with their sources; then the details (training per model and
+design, the GPU generation, the optical link and what binds it, the fabrics side by side with any design named by
+`--design`); the validation in a line (`sipml validate` has the cases). The HTML page and the figures carry the
+version, date and command line (`provenance`)."""
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 from sipml.render import Report, Table
@@ -111,6 +113,7 @@ def _training_section():
     headline, later = _gpu_of(HEADLINE_GPU), _gpu_of(NEXT_GPU)
     gpu, next_gpu = (gpu_of(load_design(name)).name for name in (HEADLINE_GPU, NEXT_GPU))
     rows, data, notes, generation, generation_rows = [], [], [], [], []
+    first, other = BASELINES[0], BASELINES[1:]
     for model in MODELS:
         result, _, failures = run_speedup(list(TRAINING), model, None, None, None, _on(headline), list(BASELINES),
                                           None)
@@ -125,8 +128,8 @@ def _training_section():
             data.append(r)
             versus = r["baselines"]
             rows.append({"model": model, "design": r["design"], "iteration s": f"{r['iteration_s']:.4g}",
-                         "TFLOP/s per GPU": f"{r['tflops_per_gpu']:.0f}",
-                         **{f"vs {b}": _triple(versus[b]) for b in BASELINES}})
+                         "TFLOP/s per GPU": f"{r['tflops_per_gpu']:.0f}", **_columns(versus[first]),
+                         **{k: v for b in other for k, v in _columns(versus[b], f"{b} ").items()}})
         for r in newer:
             if not r["feasible"]:
                 continue
@@ -134,23 +137,57 @@ def _training_section():
             generation.append({**r, "over_same_fabric": same_fabric})
             generation_rows.append({"model": model, "design": r["design"], "iteration s": f"{r['iteration_s']:.4g}",
                                     "TFLOP/s per GPU": f"{r['tflops_per_gpu']:.0f}",
-                                    f"vs {BASELINES[0]}": _triple(r["baselines"][BASELINES[0]]),
-                                    f"vs the same fabric on {gpu}": _triple(same_fabric)})
+                                    **_columns(r["baselines"][first]),
+                                    **_columns(same_fabric, f"{_short(gpu)} → {_short(next_gpu)} ")})
     carried = _carrying(headline)
     table = Table(f"Training on one GPU, {gpu}, in every design and baseline (server host {headline['host']}): "
-                  "speedup / per $ / per W over each baseline, best strategy on each fabric"
+                  f"speedup, per $ and per W over {first} and over {', '.join(other)}, best strategy on each fabric"
                   + (f"; {', '.join(carried)}: {'its' if len(carried) == 1 else 'their'} network (NVLink domain "
                      f"and NICs) carrying the {gpu}" if carried else ""),
-                  ["model", "design", "iteration s", "TFLOP/s per GPU", *(f"vs {b}" for b in BASELINES)], rows)
+                  ["model", "design", "iteration s", "TFLOP/s per GPU", *_columns(None),
+                   *(k for b in other for k in _columns(None, f"{b} "))], rows)
     carried = _carrying(later)
     generation_table = Table(
-        f"GPU generation: every design on {next_gpu} (server host {later['host']}), speedup / per $ / per W over "
-        f"{BASELINES[0]} on {next_gpu}, and over the same fabric on {gpu} (what the GPU alone buys)"
+        f"GPU generation: every design on {next_gpu} (server host {later['host']}), speedup, per $ and per W over "
+        f"{first} on {next_gpu}, and over the same fabric on {gpu} ({_short(gpu)} → {_short(next_gpu)}: what the "
+        "GPU alone buys)"
         + (f"; {', '.join(carried)}: {'its' if len(carried) == 1 else 'their'} network carrying the {next_gpu}"
            if carried else ""),
-        ["model", "design", "iteration s", "TFLOP/s per GPU", f"vs {BASELINES[0]}", f"vs the same fabric on {gpu}"],
-        generation_rows)
-    return data, generation, table, generation_table, notes
+        ["model", "design", "iteration s", "TFLOP/s per GPU", *_columns(None),
+         *_columns(None, f"{_short(gpu)} → {_short(next_gpu)} ")], generation_rows)
+    headline_table = _headline_table(data, gpu, headline["host"])
+    return data, generation, headline_table, table, generation_table, notes
+
+
+MEASURES = (("speedup", "speedup"), ("per $", "speedup_per_dollar"), ("per W", "speedup_per_watt"))
+
+
+def _columns(versus: dict | None, prefix: str = "") -> dict[str, str]:
+    """Speedup, per $ and per W over one baseline as three cells ('–' where the baseline did not run)."""
+    return {f"{prefix}{label}": "–" if versus is None or versus.get(key) is None else f"{versus[key]:.2f}"
+            for label, key in MEASURES}
+
+
+def _short(gpu: str) -> str:
+    """'a100_sxm4_40gb' → 'A100': a GPU as a column header names it."""
+    return gpu.split("_")[0].upper()
+
+
+def _headline_table(data: list[dict], gpu: str, host: str) -> Table:
+    """The answer: speedup, per $ and per W over the first baseline, a block of rows each, one row per model and
+    one column per design (as README "What it answers" shows it)."""
+    designs = [d for d in TRAINING if any(r["design"] == d for r in data)]
+    cell = {(r["model"], r["design"]): r["baselines"][BASELINES[0]] for r in data}
+    key = f"over {BASELINES[0]}"
+    rows = []
+    for label, measure in MEASURES:
+        for i, model in enumerate(m for m in MODELS if any(r["model"] == m for r in data)):
+            rows.append({key: label if i == 0 else "", "model": model,
+                         **{d: "–" if (cell.get((model, d)) or {}).get(measure) is None
+                            else f"{cell[(model, d)][measure]:.2f}" for d in designs}})
+    gpus = data[0]["gpus"] if data else 0
+    return Table(f"Training on {gpus} GPUs, every design on the {_short(gpu)} ({gpu}, host {host}): over "
+                 f"{BASELINES[0]} on the same GPUs", [key, "model", *designs], rows)
 
 
 def _over(result: dict, baseline: dict) -> dict[str, float]:
@@ -162,22 +199,20 @@ def _over(result: dict, baseline: dict) -> dict[str, float]:
             "speedup_per_watt": speedup * baseline["cluster_power_w"] / result["cluster_power_w"]}
 
 
-def _triple(v) -> str:
-    return "–" if v is None else f"{v['speedup']:.2f} / {v['speedup_per_dollar']:.2f} / {v['speedup_per_watt']:.2f}"
-
-
 def _validation_section():
+    """The validation in a line or two (the cases themselves are `sipml validate`'s): how many published cases
+    are inside their tolerance, from which groups, and any outside by name."""
     from sipml.validation import all_cases
 
     cases = [c for c in all_cases() if not c.informational]
-    rows = [{"group": c.group, "case": c.name, "published": (f"{c.published:g}–{c.high:g}" if c.high is not None
-                                                              else f"{c.published:g}"),
-             "ours": "–" if not math.isfinite(c.ours) else f"{c.ours:.4g}", "unit": c.unit,
-             "ok": "yes" if c.passed else "NO"} for c in cases]
     data = {"passed": sum(c.passed for c in cases), "cases": len(cases),
             "outside": [c.name for c in cases if not c.passed]}
-    return data, Table(f"Validation: {data['passed']} of {data['cases']} published cases inside their tolerance "
-                       "(sipml validate for the details)", ["group", "case", "published", "ours", "unit", "ok"], rows)
+    groups = ", ".join(dict.fromkeys(c.group for c in cases))
+    lines = [f"Validation: {data['passed']} of {data['cases']} published cases inside their tolerance ({groups}); "
+             "`sipml validate` lists each with its source, error and tolerance."]
+    if data["outside"]:
+        lines.append(f"Outside their tolerance: {'; '.join(data['outside'])}.")
+    return data, lines
 
 
 SENSITIVITIES = (  # (what, --set overrides or catalog levels for low / high, designs affected)
@@ -232,15 +267,36 @@ def _sensitivity_section(catalog):
             else:
                 section = design.replace("-", "_")
                 values = [per_dollar(design, [f'{section}.{key}="{v}"']) for v in ("1 us", "10 us")]
-            data.append({"design": design, "assumption": what, "base": base, "low": values[0], "high": values[1]})
+            data.append({"design": design, "assumption": what, "base": base, "low": values[0], "high": values[1],
+                         "source": _assumption_source(points[(design, ())], how)})
     data.sort(key=lambda e: -abs(e["high"] - e["low"]))
     for e in data:
         rows.append({"design": e["design"], "assumption": e["assumption"], "speedup per $": f"{e['base']:.2f}",
                      "low end": f"{e['low']:.2f}", "high end": f"{e['high']:.2f}",
-                     "swing": f"{abs(e['high'] - e['low']):.2f}"})
-    return data, Table(f"Assumptions that move the answer most: speedup per dollar of {SENSITIVITY_MODEL} over the "
-                       "200 Gbps fat-tree", ["design", "assumption", "speedup per $", "low end", "high end", "swing"],
-                       rows)
+                     "swing": f"{abs(e['high'] - e['low']):.2f}", "source": e["source"]})
+    return data, Table(f"Assumptions that move the answer most: speedup per dollar of {SENSITIVITY_MODEL} over "
+                       f"{BASELINES[0]}, each assumption at the low and high end of its range, with its source",
+                       ["design", "assumption", "speedup per $", "low end", "high end", "swing", "source"], rows)
+
+
+def _assumption_source(point, how: str) -> str:
+    """Where an assumption's number comes from: the catalog entries of the price in the design's bill (each source
+    with its tag), or the design field's declared source."""
+    kind, _, key = how.partition(":")
+    if kind == "price":
+        catalog = point.catalog
+        keys = dict.fromkeys(line.key for line in point.cost.bom.lines_by_cost() if line.key.startswith(key))
+
+        def price_source(k: str) -> str:  # a component's source names power, radix and price: the price's part
+            parts = [p for p in catalog[k].source.split("; ") if "price" in p.lower()] or [catalog[k].source]
+            return f"{k}: {'; '.join(parts)} {catalog[k].tag}".rstrip()
+
+        return "; ".join(price_source(k) for k in keys)
+    from core.fields import specs
+    from sipml.design import ALL_SECTIONS
+
+    section = point.design.fabric.kind.replace("-", "_")
+    return specs(ALL_SECTIONS[section])[key].source
 
 
 def require_matplotlib(what: str) -> None:
@@ -285,20 +341,135 @@ def build_report(plots: Path | None = None, embed: bool = False, designs=()) -> 
     catalog = load_catalog()
     link_data, link_table, design = _link_section()
     fabric_data, fabric_table = _fabric_section(catalog, extra)
-    training_data, generation_data, training_table, generation_table, notes = _training_section()
-    validation_data, validation_table = _validation_section()
+    training_data, generation_data, headline_table, training_table, generation_table, notes = _training_section()
+    validation_data, validation_lines = _validation_section()
     sensitivity_data, sensitivity_table = _sensitivity_section(catalog)
-    data = {"link": link_data, "fabrics": fabric_data, "training": training_data,
+    summary = summary_sentences(training_data, generation_data, sensitivity_data)
+    data = {"summary": summary, "link": link_data, "fabrics": fabric_data, "training": training_data,
             "gpu_generation": generation_data, "validation": validation_data, "sensitivity": sensitivity_data}
-    footer = ["SiP-ML (Khani et al., SIGCOMM 2021) claims 1.3–9.1× faster training than electrical networks; the "
-              "training table gives this model's answer for SiP-ML's three workloads and a modern large model.",
-              "speedup per $ and per W: throughput per cluster dollar (per nameplate watt) over the baseline's.",
+    footer = [*validation_lines,
+              "speedup per $ and per W: throughput per cluster dollar (per nameplate watt) over the baseline's; "
+              "each model at its zoo batch under its default software stack, best strategy on each fabric.",
               *notes]
-    figures = story_figures(design, fabric_data, training_data) if plots is not None or embed else []
+    stamp = provenance()
+    figures = story_figures(design, fabric_data, training_data, stamp) if plots is not None or embed else []
     written = write_plots(plots, figures) if plots is not None else []
-    tables = [link_table, fabric_table, training_table, generation_table, validation_table, sensitivity_table]
+    # the answer (the summary and the headline table), the assumptions that move it, then the details
+    tables = [headline_table, sensitivity_table, training_table, generation_table, link_table, fabric_table]
     return Report(data, tables, footer + [f"plot: {p}" for p in written],
-                  figures=[(title, payload) for _, title, payload in figures] if embed else []), written
+                  figures=[(title, payload) for _, title, payload in figures] if embed else [],
+                  preface=[" ".join(summary)], stamp=stamp_text(stamp)), written
+
+
+def provenance() -> dict[str, str]:
+    """What a filed output says about how it was made: the version, the date and time (local, with its offset),
+    and the command line (rebuilt from the running command's parameters; 'Python API' outside the CLI)."""
+    from datetime import datetime
+
+    from sipml import __version__
+
+    return {"version": __version__, "date": datetime.now().astimezone().isoformat(timespec="seconds"),
+            "command": command_line()}
+
+
+def stamp_text(stamp: dict[str, str]) -> str:
+    return f"sipml {stamp['version']}, {stamp['date']}: {stamp['command']}"
+
+
+def command_line() -> str:
+    """The running `sipml` command as a shell would take it again: the process's own arguments where it is the
+    `sipml` program; else (`sipml.cli.main([...])`) rebuilt from the command's context, its path and every
+    parameter given a value other than its default; 'Python API' when no command is running."""
+    import shlex
+    import sys
+
+    program = Path(sys.argv[0])
+    if (program.name == "sipml" or program.parts[-2:] == ("sipml", "__main__.py")) and len(sys.argv) > 1:
+        return shlex.join(["sipml", *sys.argv[1:]])
+    ctx = _current_context()
+    if ctx is None:
+        return "Python API"
+    words = ctx.command_path.split()
+
+    def text(value) -> str:
+        return str(getattr(value, "value", value))
+
+    for param in ctx.command.params:
+        value = ctx.params.get(param.name)
+        values = list(value) if isinstance(value, (list, tuple)) else [value]
+        default = param.default() if callable(param.default) else param.default
+        if value is None or values == [] or value is False or text(value) == text(default):
+            continue
+        if param.param_type_name == "argument":
+            words += [text(v) for v in values]
+        elif getattr(param, "is_flag", False):
+            words.append(max(param.opts, key=len))
+        else:
+            for v in values:
+                words += [max(param.opts, key=len), text(v)]
+    return shlex.join(words)
+
+
+def _current_context():
+    """The running command's click context (typer carries its own copy of click; plain click as well), or None."""
+    import importlib
+
+    for name in ("typer._click.globals", "click"):
+        try:
+            module = importlib.import_module(name)
+        except ImportError:
+            continue
+        ctx = getattr(module, "get_current_context", lambda silent: None)(silent=True)
+        if ctx is not None:
+            return ctx
+    return None
+
+
+def _span(values: list[float]) -> str:
+    low, high = min(values), max(values)
+    return f"{low:.2f}×" if f"{low:.2f}" == f"{high:.2f}" else f"{low:.2f}–{high:.2f}×"
+
+
+def summary_sentences(training: list[dict], generation: list[dict], sensitivity: list[dict]) -> list[str]:
+    """The answer in a few sentences, every number read from the tables below it."""
+    if not training:
+        return ["No design could be trained: see the notes."]
+    base = BASELINES[0]
+    gpus, gpu = training[0]["gpus"], training[0]["gpu"]
+    models = [m for m in MODELS if any(r["model"] == m for r in training)]
+    over = {(r["model"], r["design"]): r["baselines"][base] for r in training if r["baselines"].get(base)}
+
+    def best(measure: str) -> str:
+        """The designs that lead most often on `measure`, and on how many models."""
+        leaders = [max((d for m2, d in over if m2 == m), key=lambda d: over[(m, d)][measure]) for m in models]
+        most = max(leaders.count(d) for d in leaders)
+        tied = [d for d in dict.fromkeys(leaders) if leaders.count(d) == most]
+        return (f"{tied[0]} ({most} of {len(models)})" if len(tied) == 1
+                else f"{' and '.join(tied)} ({most} each)")
+
+    sip = [d for d in ("sip-ring", "sip-ocs") if any(d == dd for _, dd in over)]
+    spans = [f"{d} {_span([over[(m, d)]['speedup'] for m in models if (m, d) in over])}" for d in sip]
+    out = [f"On {gpus} {_short(gpu)}s, every design on the same GPU: "
+           + (f"{spans[0]} faster than SiP-ML's {base} on the {len(models)} models"
+              + "".join(f", {s}" for s in spans[1:]) + "; " if spans else "")
+           + f"fastest {best('speedup')}, best per $ {best('speedup_per_dollar')}, per W "
+             f"{best('speedup_per_watt')}."]
+    own = [m for m in MODELS[:3] if m in models]  # SiP-ML's own workloads
+    if sip and own:
+        top = [max(over[(m, d)]["speedup"] for d in sip if (m, d) in over) for m in own]
+        where = ("inside that range" if min(top) >= 1.3 and max(top) <= 9.1 else
+                 "below it" if max(top) < 1.3 else "partly outside it")
+        out.append(f"SiP-ML claims 1.3–9.1×: for its three workloads the best SiP fabric gives {_span(top)} here, "
+                   f"{where}.")
+    alone = [r["over_same_fabric"]["speedup"] for r in generation if r.get("over_same_fabric")]
+    if alone:
+        out.append(f"The {_short(generation[0]['gpu'])} alone buys {_span(alone)} on the same fabric.")
+    if sensitivity:
+        top = sensitivity[0]
+        out.append(f"Most sensitive: the {top['assumption']} swings {top['design']}'s speedup per $ "
+                   f"({SENSITIVITY_MODEL}) between {top['low']:.2f} and {top['high']:.2f} ({top['base']:.2f} as "
+                   "designed).")
+    return out
 
 
 # each bill-of-materials entry's family, for the cost and power figures: few enough colours to tell apart
@@ -325,10 +496,11 @@ def write_plots(folder: Path, figures) -> list[Path]:
     return out
 
 
-def story_figures(design, fabric_data, training_data) -> list[tuple[str, str, bytes]]:
+def story_figures(design, fabric_data, training_data, stamp: dict | None = None) -> list[tuple[str, str, bytes]]:
     """The figures of the story as (file name, title, PNG bytes), in the house style (sipml.plotting): margin
     against wavelengths per fiber; network cost and power per GPU by component family; speedup and speedup per $
-    and per W by fabric."""
+    and per W by fabric. Each PNG carries its title, the version, date and command line (`provenance`) in its
+    metadata."""
     import dataclasses
 
     from fabric.registry import get_kind
@@ -337,9 +509,12 @@ def story_figures(design, fabric_data, training_data) -> list[tuple[str, str, by
 
     plt = pyplot()
     out = []
+    stamp = stamp or provenance()
 
     def save(fig, name, title):
-        out.append((name, title, png(fig)))
+        out.append((name, title, png(fig, {"Title": title, "Software": f"sipml {stamp['version']}",
+                                           "Creation Time": stamp["date"], "Source": stamp["command"],
+                                           "Description": stamp_text(stamp)})))
 
     # margin against wavelengths per fiber: the counts the design's limits refuse are shaded, and a margin far below
     # the feasible ones (a ring aliasing past its FSR) is drawn at the bottom edge with its value, not as the scale

@@ -237,7 +237,7 @@ def budget_report(est: LinkEstimate, source: str, min_spacing_hz: float | None |
                              "value": "none closes" if min_spacing_hz is None else _f(min_spacing_hz / 1e9, 1)})
     footer = [f"violated: {v.name}: {v.message}" for v in est.violations]
     footer += [f"warning: {w}" for w in est.warnings]
-    return Report(data, [summary, ledger, limits, _energy_table(est)], footer)
+    return Report(data, [summary, ledger, limits, _energy_table(est)], footer, records=[data])
 
 
 def check_report(est: LinkEstimate, source: str) -> Report:
@@ -250,7 +250,7 @@ def check_report(est: LinkEstimate, source: str) -> Report:
                f"direction ({est.binding_limit} binds)" if est.feasible else
                f"{source}: INFEASIBLE, {len(est.violations)} constraint(s) violated")
     tables = [Table("Violated constraints", ["constraint", "violation"], rows)] if rows else []
-    return Report(data, tables, [verdict, *(f"warning: {w}" for w in est.warnings)])
+    return Report(data, tables, [verdict, *(f"warning: {w}" for w in est.warnings)], records=[data])
 
 
 def fields_report(sections=None) -> Report:
@@ -288,7 +288,7 @@ def check_fabric_report(fab: FabricEstimate, source: str) -> Report:
                if fab.feasible else f"{source}{kind}: INFEASIBLE, {len(fab.violations)} constraint(s) violated")
     tables = [Table("Violated constraints", ["constraint", "violation"], _violation_rows(fab.violations))] \
         if fab.violations else []
-    return Report(data, tables, [verdict, *(f"warning: {w}" for w in data["warnings"])])
+    return Report(data, tables, [verdict, *(f"warning: {w}" for w in data["warnings"])], records=[data])
 
 
 def fabric_data(fab: FabricEstimate, times, message_bytes: float, source: str) -> dict:
@@ -359,7 +359,7 @@ def fabric_report(fab: FabricEstimate, times, message_bytes: float, source: str,
                               "share": f"{row['share']:.3f}", "Gbps per rank": f"{row['bandwidth_gbps']:.4g}",
                               "schedule": row["schedule"]} for row in data["groups"]]))
     footer = [f"violated: {v.name}: {v.message}" for v in fab.violations] + [f"note: {n}" for n in fab.notes]
-    return Report(data, tables, footer)
+    return Report(data, tables, footer, records=[data])
 
 
 def _busbw(op: str, message_bytes: float, ranks: int, time_s: float) -> str:
@@ -377,6 +377,18 @@ PRICED_KEYS = ("network_cost_usd_per_gpu", "network_cost_usd_per_gpu_range", "ne
                "network_power_w_per_gpu_range", "cluster_cost_usd", "cluster_cost_usd_range", "cluster_power_w",
                "cluster_power_w_range", "facility_power_w", "network_cost_share", "scale_out_cost_share",
                "network_power_share", "gpu_cost_share", "breakdown")
+
+
+UNPRICED_KEEPS = ("gpus", "gpu", "all_reduce_busbw_bps")  # what a `CostSummary` keeps unpriced (JSON: not null)
+
+
+def unpriced(summary):
+    """The `fabric.cost.CostSummary` of a design that cannot be built, as `sipml cost --format json` gives it: every
+    price, power and share None (the JSON's null; PRICED_KEYS), the bill too."""
+    import dataclasses
+
+    return dataclasses.replace(summary, **{f.name: None for f in dataclasses.fields(summary)
+                                           if f.name not in UNPRICED_KEEPS})
 
 
 def cost_data(name: str, fab: FabricEstimate, summary) -> dict:
@@ -398,6 +410,35 @@ def cost_data(name: str, fab: FabricEstimate, summary) -> dict:
         **optics_data(summary),
         "breakdown": breakdown, "violations": [{"name": v.name, "message": v.message} for v in fab.violations],
         "notes": list(fab.notes)}) | ({} if fab.feasible else dict.fromkeys(PRICED_KEYS))
+
+
+BREAKDOWN_COLUMNS = ("network", "count_per_gpu", "cost_usd_per_gpu", "power_w_per_gpu", "cost_share", "power_share")
+
+
+def cost_record(entry: dict) -> dict:
+    """One design of `sipml cost` as its CSV row reads it (`sipml.wide.wide_row`): the JSON entry with each
+    component of the breakdown keyed by its catalog entry, its numbers alone (BREAKDOWN_COLUMNS: cost and power
+    typical with their `_range`; the texts — description, source, date, tag — are in the JSON and `csv-long`)."""
+    if entry["breakdown"] is None:
+        return entry
+    parts = {}
+    for line in entry["breakdown"]:
+        part = {}
+        for k in BREAKDOWN_COLUMNS:
+            if isinstance(line[k], list):  # low, typical, high
+                part[k], part[f"{k}_range"] = line[k][1], line[k]
+            else:
+                part[k] = line[k]
+        parts[line["key"]] = part
+    return {**entry, "breakdown": parts}
+
+
+def unpriced_reason(entry: dict) -> str | None:
+    """Why a design of `sipml cost` has no price (None when it has one): what cannot be built is not costed."""
+    if entry["breakdown"] is not None:
+        return None
+    return (f"not priced: a design that cannot be built has no cost (violated: "
+            f"{', '.join(v['name'] for v in entry['violations'])})")
 
 
 def optics_data(summary) -> dict:
@@ -465,15 +506,14 @@ def cost_report(entries: list[dict]) -> Report:
                               "range USD": rng(b["cost_usd_per_gpu"]), "power W": _f(b["power_w_per_gpu"][1], 2),
                               "pJ/bit": "" if b["pj_per_bit"] is None else _f(b["pj_per_bit"], 2),
                               "cost %": _f(100 * b["cost_share"], 1), "tag": b["tag"]} for b in e["breakdown"]]))
-    footer = [f"{e['design']}: not priced: a design that cannot be built has no cost (violated: "
-              f"{', '.join(v['name'] for v in e['violations'])})" for e in entries if e["breakdown"] is None]
+    footer = [f"{e['design']}: {unpriced_reason(e)}" for e in entries if e["breakdown"] is None]
     footer += [f"{e['design']}: violated: {v['name']}: {v['message']}" for e in entries for v in e["violations"]]
     footer += [f"{e['design']}: note: {n}" for e in entries for n in e["notes"]]
     if entries:
         footer += [f"[B1] {entries[0]['optics_power_boundary']}", f"[B2] {entries[0]['port_power_boundary']}",
                    "pJ/bit: an optics entry's power over the bit rate its items serve (a part of B1 where a port's "
                    "optics are several entries, e.g. an engine and its laser module)"]
-    return Report({"designs": entries}, tables, footer)
+    return Report({"designs": entries}, tables, footer, records=[cost_record(e) for e in entries])
 
 
 def quantities_report() -> Report:

@@ -41,6 +41,10 @@ def run_speedup(designs, model_name: str, gpus: int | None, batch: int | None, s
     from workloads.speedup import baseline_training, default_batch, gpu_of
     from workloads.strategy import parse_strategy
 
+    if batch is not None:  # the API's too: one bound (workloads.strategy.MAX_BATCH)
+        from workloads.strategy import check_batch
+
+        batch = check_batch(batch)
     model = load_model(model_name)
     amount, amount_unit = _amount(model, tokens)
     fixed = parse_strategy(strategy)
@@ -187,7 +191,7 @@ def speedup_report(rows, batch_source: str, failures: dict) -> Report:
                                                                       ("per W", "speedup_per_watt"))}}
                              for r in feasible]))
     if not feasible:
-        return Report({"rows": rows}, [], [f"{name}: {why}" for name, why in failures.items()])
+        return Report({"rows": rows}, [], [f"{name}: {why}" for name, why in failures.items()], records=rows)
     tables.append(Table("Best strategy and where the iteration goes (seconds)",
                         ["design", "stack", "strategy", *first["breakdown"], "GB/GPU", "searched"],
                         [{"design": r["design"], "stack": r["stack"] + ("" if r["precision"] in ("bf16", "fp16")
@@ -217,7 +221,7 @@ def speedup_report(rows, batch_source: str, failures: dict) -> Report:
     footer += [f"{kind}: a reference switch with no cost of its own (network $0), so its per-$ and per-W figures "
                "are upper bounds, not a design" for kind in dict.fromkeys(r["fabric"] for r in feasible)
                if not get_kind(kind).costed]
-    return Report({"rows": rows}, tables, footer)
+    return Report({"rows": rows}, tables, footer, records=rows)
 
 
 def _baseline_gpus(rows) -> list[str]:
@@ -239,8 +243,10 @@ def _baseline_gpus(rows) -> list[str]:
 
 
 def _strategy_text(strategy: dict) -> str:
+    """The strategy as `--strategy` takes it (`sp=true`, never Python's `True`), its defaults left out."""
     skip = {"ep": 1, "cp": 1, "interleave": 1, "zero": 0, "sp": False, "order": "tp-dp-pp"}
-    return " ".join(f"{k}={v}" for k, v in strategy.items() if skip.get(k, object()) != v)
+    return " ".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in strategy.items()
+                    if skip.get(k, object()) != v)
 
 
 def models_report() -> Report:
@@ -271,17 +277,19 @@ def models_report() -> Report:
                      "default_batch": batch, "source": model.info.source})
     gpus = [{"gpu": g.name, "catalog": g.catalog_key, "peak_tflops": {p: v / 1e12 for p, v in g.peak.items()},
              "hbm_gb": g.hbm_bytes / 1e9, "hbm_gib": g.hbm_bytes / 2**30, "hbm_tb_s": g.hbm_bandwidth_bytes_per_s / 1e12,
-             "nvlink_gbps": g.nvlink_bandwidth_bps / 1e9, "price_usd": g.price_usd, "tdp_w": g.tdp_w}
+             "nvlink_gbps": g.nvlink_bandwidth_bps / 1e9, "price_usd": g.price_usd, "tdp_w": g.tdp_w,
+             "sources": dict(g.sources)}
             for g in load_gpus().values()]
     tables = [Table("Models", ["model", "kind", "parameters", "shape", "default batch"],
                     [{"model": r["model"], "kind": r["kind"], "parameters": _count(r["parameters"]),
                       "shape": r["shape"], "default batch": "–" if r["default_batch"] is None
                       else str(r["default_batch"])} for r in rows]),
-              Table("GPUs", ["gpu", "catalog", "dense TFLOP/s", "HBM GiB", "HBM TB/s", "NVLink Gbps", "price USD",
-                             "TDP W"],
+              Table("GPUs", ["gpu", "catalog", "dense TFLOP/s", "HBM GiB", "HBM GB", "HBM TB/s", "NVLink Gbps",
+                             "price USD", "TDP W"],
                     [{"gpu": g["gpu"], "catalog": g["catalog"],
                       "dense TFLOP/s": ", ".join(f"{p} {v:g}" for p, v in g["peak_tflops"].items()),
-                      "HBM GiB": f"{g['hbm_gib']:.0f}", "HBM TB/s": f"{g['hbm_tb_s']:.2f}",
+                      "HBM GiB": f"{g['hbm_gib']:.1f}", "HBM GB": f"{g['hbm_gb']:.1f}",
+                      "HBM TB/s": f"{g['hbm_tb_s']:.2f}",
                       "NVLink Gbps": f"{g['nvlink_gbps']:.0f}", "price USD": f"{g['price_usd']:,.0f}",
                       "TDP W": f"{g['tdp_w']:.0f}"} for g in gpus])]
     from workloads.stacks import DEFAULT_DATA_PARALLEL_STACK, DEFAULT_STACK, shipped_stacks
@@ -295,7 +303,9 @@ def models_report() -> Report:
                           "gradient reduction": "overlapped in buckets" if st["training"]["dp_overlap"] == "backward"
                           else "after the backward",
                           "what it runs": _supports_text(st["supports"])} for st in stacks]))
-    return Report({"models": rows, "gpus": gpus, "stacks": stacks}, tables)
+    notes = ["HBM: the same capacity in GiB (2^30 bytes) and GB (10^9 bytes); a datasheet's '80 GB' is often 80 GiB "
+             "(each GPU's source in -f json says which); HBM TB/s is 10^12 bytes/s"]
+    return Report({"models": rows, "gpus": gpus, "stacks": stacks}, tables, notes)
 
 
 def _supports_text(supports: dict) -> str:

@@ -59,7 +59,8 @@ def link_table(design, overrides: tuple, axes: tuple, progress=None, fabric: boo
         else:
             gridded = True
             values, refused = result
-            errors[where] = values.pop("error", "")
+            error = values.pop("error", "")  # a 0-d array where the group is one point: its text, not the array
+            errors[where] = error.item() if isinstance(error, np.ndarray) and error.ndim == 0 else error
             untrained[where] = values.pop(_UNTRAINED, False)
             for name, value in values.items():
                 if name not in columns:

@@ -88,10 +88,12 @@ def parse_axis(spec: str, sections: dict, most: tuple[int, str] | None = None) -
             raise InputError(f"--vary {spec!r}: a range is start:stop:count or start:stop:count:log")
         if field.unit in TEXT_SPECS:
             raise InputError(f"--vary {spec!r}: [{section}] {key} is a name; list its values: {key}=a,b,c")
-        try:
-            count = int(parts[2])
-        except ValueError:
-            raise InputError(f"--vary {spec!r}: count {parts[2]!r} is not a whole number") from None
+        from core.units import whole_number
+
+        try:  # ASCII digits only, as everywhere (core.units.whole_number); at most ~30 of them before int() reads them
+            count = whole_number(parts[2])
+        except InputError:
+            raise InputError(f"--vary {spec!r}: count {parts[2]!r} is not a whole number (digits 0-9)") from None
         if count < 1:
             raise InputError(f"--vary {spec!r}: count must be ≥ 1, got {count}")
         if count > MAX_GRID_POINTS:
@@ -143,7 +145,7 @@ def parse_axis(spec: str, sections: dict, most: tuple[int, str] | None = None) -
 
 def _written_unit(first: str, field) -> tuple[str, float]:
     """(unit, SI value of one of it) as the user wrote an axis's first value: figures show the axis in it."""
-    from core.units import split_quantity, table_unit
+    from core.units import parse_value, split_quantity, table_unit
 
     try:
         _, unit = split_quantity(first.strip().strip("'\""))
@@ -152,7 +154,12 @@ def _written_unit(first: str, field) -> tuple[str, float]:
     if unit.lower() == "dbm":
         return "dBm", 1.0
     found = table_unit(unit) if unit and unit not in ("1",) and field.unit not in ("dB", "1") else None
-    return (unit, found[0]) if found else ("", 1.0)
+    if not found:
+        return "", 1.0
+    try:  # one of it in the field's own SI unit, as the field reads it (a byte field: 1 MB is 10⁶ bytes, not bits)
+        return unit, parse_value(f"1 {unit}", field.unit)
+    except Exception:
+        return unit, found[0]
 
 
 def _tidy(value):
@@ -307,7 +314,7 @@ def check_scheduler(address: str) -> None:
                          f"{', '.join(SCHEDULER_SCHEMES)} (e.g. tcp://10.0.0.5:8786)")
     if match.group(1) != "inproc":
         host, _, port = match.group(2).rpartition(":")
-        if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        if not host or not re.fullmatch(r"[0-9]{1,5}", port) or not 0 < int(port) < 65536:
             raise InputError(f"--scheduler {address!r}: expected HOST:PORT after {match.group(1)}://, the port a "
                              "number from 1 to 65535")
 
@@ -417,20 +424,101 @@ def _split_axis(axes) -> int:
                                                                           LINK_SECTIONS)), 0)
 
 
+def max_workers() -> int:
+    """The most local processes `--workers` may ask for: 4 per core (os.cpu_count()); a process holds ~100 MB of
+    imports and arrays, so more would only trade memory for waiting."""
+    import os
+
+    return 4 * (os.cpu_count() or 1)
+
+
+def _worker_start(then) -> None:
+    """A local worker process's start: SIGTERM and SIGHUP end it at once (the default action; under `fork` it
+    would inherit the command's handler, raise inside a task and carry the signal back as a result, and an idle
+    one would print a traceback), Ctrl-C is left to the command, which cancels the pending tasks and closes the
+    pool; a signal the command was started to ignore (nohup) stays ignored. Then `then()`."""
+    import signal
+
+    for sig in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
+        if sig is not None and signal.getsignal(sig) is not signal.SIG_IGN:
+            signal.signal(sig, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    then()
+
+
+def _end_workers(pool) -> None:
+    """Stop a process pool's workers at once and drop its pending tasks: `shutdown` alone would wait for every
+    running task, minutes for a model sweep's sub-grid. SIGKILL: a worker writes nothing, and one still starting
+    has no handler of its own yet. Python 3.14 has `kill_workers`; before it, the pool's process table."""
+    kill = getattr(pool, "kill_workers", None)
+    if kill is not None:
+        kill()
+        return
+    for process in list((getattr(pool, "_processes", None) or {}).values()):
+        if process.is_alive():
+            process.kill()
+    pool.shutdown(wait=True, cancel_futures=True)
+
+
+SCHEDULER_STARTUP_S = 2.0  # [measured] the command's start and dask's import (~0.8 s on a shared core, 2026), out of
+# SCHEDULER_TIMEOUT_S: a scheduler that does not answer is refused ~8 s after it is asked, ~9 s after the command starts
+
+
+def _client(scheduler: str):
+    """A Dask client of the scheduler at `scheduler`, or an InputError within SCHEDULER_TIMEOUT_S of the command's
+    start: an address over TCP is tried with a plain connection first (a refused port answers at once; dask would
+    retry until its timeout), then dask gets what is left of the time."""
+    import socket
+    import time
+
+    from core.errors import InputError
+
+    deadline = time.monotonic() + SCHEDULER_TIMEOUT_S - SCHEDULER_STARTUP_S
+    scheme, _, rest = scheduler.strip().partition("://")
+    if scheme in ("tcp", "tls", "ws", "wss"):
+        host, _, port = rest.rpartition(":")
+        host = host.strip("[]")
+        try:
+            with socket.create_connection((host, int(port)), timeout=max(0.1, deadline - time.monotonic())):
+                pass
+        except (OSError, ValueError) as exc:
+            reason = "no answer" if isinstance(exc, TimeoutError) else (getattr(exc, "strerror", None) or str(exc))
+            raise InputError(f"--scheduler {scheduler}: cannot reach the Dask scheduler ({reason})") from None
+    try:
+        from dask.distributed import Client
+    except ImportError:
+        raise InputError("--scheduler needs dask: pip install 'sipml[dask]'") from None
+    import threading
+
+    # dask's timeout covers the connection, not the handshake after it (a server that accepts and stays silent
+    # holds it until the server closes): the client is made in a thread of its own, waited for until the deadline
+    made: dict = {}
+
+    def connect():
+        try:
+            made["client"] = Client(scheduler, timeout=max(1.0, deadline - time.monotonic()))
+        except BaseException as exc:  # noqa: BLE001 — handed to the waiting thread
+            made["error"] = exc
+
+    thread = threading.Thread(target=connect, name="sipml-dask-connect", daemon=True)
+    thread.start()
+    thread.join(max(0.5, deadline - time.monotonic()))
+    if thread.is_alive():
+        raise InputError(f"--scheduler {scheduler}: the Dask scheduler did not answer within {SCHEDULER_TIMEOUT_S} s")
+    exc = made.get("error")
+    if isinstance(exc, (OSError, TimeoutError, ValueError)):
+        raise InputError(f"--scheduler {scheduler}: cannot reach the Dask scheduler ({exc})") from None
+    if isinstance(exc, MemoryError):  # a server that is not a scheduler: its first bytes read as a frame of exabytes
+        raise InputError(f"--scheduler {scheduler}: what answers there is not a Dask scheduler") from None
+    if exc is not None:
+        raise exc
+    return made["client"]
+
+
 def _map(fn, calls: list[tuple], scheduler, workers, progress):
     """fn(*call) for every call, in order: on a Dask cluster, in local processes, or here."""
     if scheduler is not None:
-        from core.errors import InputError
-
-        try:
-            from dask.distributed import Client
-        except ImportError:
-            raise InputError("--scheduler needs dask: pip install 'sipml[dask]'") from None
-        try:
-            client = Client(scheduler, timeout=SCHEDULER_TIMEOUT_S)
-        except (OSError, TimeoutError, ValueError) as exc:
-            raise InputError(f"--scheduler {scheduler}: cannot reach the Dask scheduler ({exc})") from None
-        with client:
+        with _client(scheduler) as client:
             futures = client.map(fn, *zip(*calls), pure=False)
             for done, future in enumerate(futures, 1):
                 yield future.result()
@@ -442,11 +530,17 @@ def _map(fn, calls: list[tuple], scheduler, workers, progress):
 
         from core.allocator import keep_freed_memory
 
-        with ProcessPoolExecutor(max_workers=workers, initializer=keep_freed_memory) as pool:
+        pool = ProcessPoolExecutor(max_workers=min(workers, len(calls)), initializer=_worker_start,
+                                   initargs=(keep_freed_memory,))
+        try:
             for done, result in enumerate(pool.map(fn, *zip(*calls)), 1):
                 yield result
                 if progress:
                     progress(done, len(calls))
+        except BaseException:  # Ctrl-C, SIGTERM, SIGHUP, an error: end the workers now, not after their tasks
+            _end_workers(pool)
+            raise
+        pool.shutdown()
         return
     for done, call in enumerate(calls, 1):
         yield fn(*call)
@@ -468,6 +562,9 @@ def check_plot(spec: str, vary=(), training: bool = False, link_only: bool = Fal
         known = [*(c for a in axes for c in (a.column, a.written_column, f"{a.section}.{a.key}") if c),
                  *PHYSICS_COLUMNS,
                  *(() if link_only else FABRIC_COLUMNS), *(TRAINING_COLUMNS if training else ()), "error"]
+        from sipml.plotting import column_named
+
+        names = [column_named(name, known) for name in names]  # 'margin_db' is 'margin_db [dB]'
         for name in names:
             if name not in known:
                 raise InputError(f"--plot {spec!r}: no column {name!r}; columns: {', '.join(known)}")
@@ -496,6 +593,9 @@ def figure_spec(rows, spec: str, vary=()) -> tuple[list[str], set, dict]:
     names = check_plot(spec)
     axes = [parse_axis(v, ALL_SECTIONS) for v in vary]
     cols = [*columns(rows), *(f"{a.section}.{a.key}" for a in axes)]
+    from sipml.plotting import column_named
+
+    names = [column_named(name, cols) for name in names]  # a quantity's bare key: its column with the unit
     for name in names:
         if name not in cols:
             raise InputError(f"--plot {spec!r}: no column {name!r}; columns: {', '.join(cols)}")

@@ -370,10 +370,7 @@ def all_cases() -> list[Case]:
 
 def validation_report(cases: list[Case]) -> Report:
     rows = [{"group": c.group, "case": c.name, "published": _published(c), "ours": _num(c.ours), "unit": c.unit,
-             "error": "–" if not math.isfinite(c.ours) else (f"{100 * c.error:+.1f} %" if c.rel or c.high
-                                                            else f"{c.error:+.3g}"),
-             "tolerance": (f"±{100 * c.tolerance:g} %" if c.rel and c.high is None else
-                           "inside" if c.high is not None else f"±{c.tolerance:g}"),
+             **_error_and_tolerance(c),
              "ok": "info" if c.informational else ("yes" if c.passed else "NO"), "source": c.source,
              "note": c.note} for c in cases]
     data = {"cases": [{"group": c.group, "case": c.name, "published": c.published, "published_high": c.high,
@@ -397,6 +394,37 @@ def validation_report(cases: list[Case]) -> Report:
 
 def _num(x: float) -> str:
     return "–" if not math.isfinite(x) else f"{x:.4g}"
+
+
+# a relative error and its tolerance in the unit that keeps the tolerance a plain number: %, then ppm, then ppb
+_RELATIVE_UNITS = ((1e-3, 100.0, "%"), (1e-6, 1e6, "ppm"), (0.0, 1e9, "ppb"))
+
+
+def _decimals(tolerance: float) -> int:
+    """Decimals that show a tolerance whole and an error one digit finer (0.3 → 2, 0.005 → 4, 7 → 1)."""
+    return max(0, -math.floor(math.log10(tolerance))) + 1 if tolerance > 0 else 0
+
+
+def _error_and_tolerance(c: Case) -> dict[str, str]:
+    """The `error` and `tolerance` cells of a case, each in its own unit: a relative case's in % (ppm or ppb for a
+    tolerance below 0.1 % or 1 ppm), an absolute case's in the case's unit, a published range's relative to its
+    nearer end; the error rounded one digit finer than the tolerance, so float noise reads as 0."""
+    relative = c.rel or c.high is not None
+    if relative:  # a range judged with no tolerance beyond it: its error in % of the nearer end
+        scale, unit = next((s, u) for floor, s, u in _RELATIVE_UNITS if c.tolerance >= floor or c.tolerance == 0)
+    else:
+        scale, unit = 1.0, c.unit
+    tolerance = c.tolerance * scale
+    decimals = _decimals(tolerance) if tolerance > 0 or not relative else 1
+    suffix = f" {unit}" if unit else ""
+    shown_tolerance = ("exact" if tolerance == 0 else f"±{tolerance:.{max(decimals - 1, 0)}f}{suffix}")
+    if c.high is not None:
+        shown_tolerance = "in range" if tolerance == 0 else f"range {shown_tolerance}"
+    if not math.isfinite(c.ours):
+        return {"error": "–", "tolerance": shown_tolerance}
+    error = round(c.error * scale, decimals)
+    shown_error = f"{error:+.{decimals}f}" if error != 0 else f"{0:.{decimals}f}"
+    return {"error": shown_error + suffix, "tolerance": shown_tolerance}
 
 
 def _published(c: Case) -> str:

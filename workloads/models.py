@@ -32,7 +32,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Mapping
 
-from core.errors import InputError, did_you_mean
+from core.errors import InputError, did_you_mean, shown
 from core.fields import Spec, param, specs
 from workloads.files import TAGS, check_known, check_source, parse_spec, read_toml
 from workloads.quantities import parse_flops
@@ -451,6 +451,15 @@ def _check_consistency(model: Model, data: dict, source: str) -> None:
             _no_effect(source, data, _DCN_KEYS, "interaction = 'dcn'")
 
 
+def model_label(model) -> str:
+    """How an error names a model: a zoo model by its name, a model from a file by its name and the file (whose
+    numbers the error is about): 'mine (runs/mine.toml)'."""
+    file = getattr(getattr(model, "info", None), "file", "")
+    if not file or Path(file).parent == ZOO_DIR:
+        return model.name
+    return f"{model.name} ({file})"
+
+
 def load_model_file(path) -> Model:
     """One model file (any path)."""
     path = Path(path)
@@ -473,7 +482,12 @@ def load_model(name_or_path) -> Model:
     """A zoo model by name, or a model file by path; InputError listing the zoo when neither exists."""
     text = str(name_or_path)
     path = Path(text)
-    if path.suffix == ".toml" or path.exists():
+    try:
+        is_file = path.suffix == ".toml" or path.exists()
+    except (OSError, ValueError) as exc:  # a name too long for the file system, a NUL: neither a file nor a model
+        raise InputError(f"{shown(text)}: not a model of the zoo nor a readable model file "
+                         f"({getattr(exc, 'strerror', None) or exc})") from None
+    if is_file:
         return load_model_file(path)
     models = zoo()
     if text in models:

@@ -13,7 +13,7 @@ from core.errors import InputError
 
 _PREFIX = {"": 1.0, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15, "E": 1e18}
 _NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
-_FLOP = re.compile(rf"^\s*({_NUMBER})\s*([kMGTPE]?)FLOPS?\s*(/\s*s)?\s*$")
+_FLOP = re.compile(rf"^\s*({_NUMBER})\s*([kMGTPE]?)FLOPS?\s*(/\s*s)?\s*$", re.ASCII)  # ASCII digits, as everywhere
 
 # Bytes of one element as the GEMM operands are read, by precision; activations of mixed-precision training
 # are stored in 16 bits whatever the GEMM precision (fp32 training stores 32 bits).

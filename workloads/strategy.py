@@ -27,7 +27,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 
 from core.errors import InputError
-from workloads.models import TransformerModel
+from workloads.models import TransformerModel, model_label
 from workloads.pipeline import stage_layers
 
 RECOMPUTE = ("none", "selective", "full")
@@ -147,14 +147,31 @@ def _strategy_value(key: str, value: str):
 
         get_stack(value)
         return value
+    from core.units import whole_number
+
     top = 3 if key == "zero" else MAX_STRATEGY_VALUE
     low = 0 if key in ("zero", "recompute_layers") else 1
-    if not value.isdigit() or not low <= int(value) <= top:
-        raise InputError(f"--strategy {key}={value!r}: expected a whole number from {low} to {top}")
-    return int(value)
+    return whole_number(value, lo=low, hi=top, what=f"--strategy {key}=")
 
 
 MAX_STRATEGY_VALUE = 1 << 20  # no parallel size or microbatch exceeds the largest job
+# [assumed] 256× the largest published global batches (65 536 samples: MLPerf DLRM-DCNv2, the zoo's largest; ResNet-50
+# at scale): 2^24 sequences or samples. Larger batches are typing errors (10^18 priced a 1.2e16 s iteration).
+MAX_BATCH = 1 << 24
+
+
+def check_batch(batch, what: str = "--batch") -> int:
+    """A global batch (sequences, or samples) as a whole number from 1 to MAX_BATCH; InputError otherwise."""
+    from core.errors import shown
+
+    if isinstance(batch, str):
+        from core.units import whole_number
+
+        return whole_number(batch, lo=1, hi=MAX_BATCH, what=what)
+    if isinstance(batch, bool) or not isinstance(batch, int) or not 1 <= batch <= MAX_BATCH:
+        raise InputError(f"{what} {shown(batch)}: expected a whole number from 1 to {MAX_BATCH:,} (sequences or "
+                         "samples per iteration)")
+    return batch
 
 
 def transformer_strategies(model: TransformerModel, gpus: int, batch: int, fixed: dict | None = None,
@@ -205,7 +222,7 @@ def _transformer_strategies(model: TransformerModel, gpus: int, batch: int, fixe
     if "recompute" in fixed and not fixed.get("recompute_layers"):
         options["recompute_layers"] = [4]  # recompute=full means every layer, as Megatron's uniform method
     if not all(options.values()):
-        return f"no valid strategy for {model.name} on {gpus} GPUs at batch {batch}: nothing to search"
+        return f"no valid strategy for {model_label(model)} on {gpus} GPUs at batch {batch}: nothing to search"
 
     # columns derived once their keys are in and carried with the rows (what the rules and the strategies read
     # later); what only one rule reads, it finds itself
@@ -260,7 +277,7 @@ def _transformer_strategies(model: TransformerModel, gpus: int, batch: int, fixe
     for keys, rule, text in rules:
         grid.extend(*keys)
         if not grid.keep(rule(grid.cols)):
-            return (f"no valid strategy for {model.name} on {gpus} GPUs at batch {batch}"
+            return (f"no valid strategy for {model_label(model)} on {gpus} GPUs at batch {batch}"
                     + (f" with {_describe(fixed)}" if fixed else "") + f" under stack {stack.name!r}: " + text)
     c = grid.rows()
     st = Strategies(dp=c["dp"], tp=c["tp"], pp=c["pp"], cp=c["cp"], microbatch=c["microbatch"],

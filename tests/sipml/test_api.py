@@ -87,16 +87,16 @@ def test_a_notebook_shows_the_cli_tables_and_gets_dataframes(capsys):
     assert main(["budget", "sip-ring"]) == 0
     assert repr(link) == capsys.readouterr().out.rstrip("\n")
     assert "<table>" in link._repr_html_() and "margin" in link._repr_html_()
-    frame = link.to_pandas()
-    assert frame.set_index("key").loc["margin_db", "value"] == pytest.approx(link.margin_db)
+    frame = link.to_pandas()  # the `--format csv` row: a column per quantity, with its unit
+    assert len(frame) == 1 and frame.loc[0, "margin_db [dB]"] == pytest.approx(link.margin_db)
     assert link.record.margin_db == link.margin_db and link == link.record
     with pytest.raises(AttributeError):
         link.margin_db = 0.0
 
     assert main(["cost", "sip-ocs", "-f", "json"]) == 0
     cli = json.loads(capsys.readouterr().out)
-    money = cost("sip-ocs").to_pandas().set_index("key")["value"]
-    assert float(money["designs.0.network_cost_usd_per_gpu"]) == pytest.approx(
+    money = cost("sip-ocs").to_pandas()
+    assert money.loc[0, "network_cost_usd_per_gpu [USD]"] == pytest.approx(
         cli["designs"][0]["network_cost_usd_per_gpu"])
     assert "Fabric: sip-ocs" in repr(fabric("sip-ocs"))
 

@@ -50,11 +50,10 @@ def test_budget_other_formats(capsys, fmt):
     code, out, _ = run(capsys, "budget", "-f", fmt)
     assert code == 0
     assert "margin" in out and "received power" in out
-    if fmt == "csv":
-        rows = list(csv.reader(io.StringIO(out)))
-        assert rows[0] == ["key", "value"] and all(len(r) == 2 for r in rows)
-        values = dict(rows[1:])
-        assert float(values["margin_db"]) == pytest.approx(json.loads(run(capsys, "budget", "-f", "json")[1])[
+    if fmt == "csv":  # one row: a column per quantity, with its unit
+        header, values = list(csv.reader(io.StringIO(out)))
+        values = dict(zip(header, values))
+        assert float(values["margin_db [dB]"]) == pytest.approx(json.loads(run(capsys, "budget", "-f", "json")[1])[
             "margin_db"])
     if fmt == "markdown":
         assert "| item | value | unit | detail |" in out

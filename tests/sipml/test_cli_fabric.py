@@ -41,7 +41,7 @@ def test_cost_csv_is_one_raw_value_per_row(capsys):
     import csv
     import io
 
-    code, out, _ = run(capsys, "cost", "sip-ring", "dgx-a100", "-f", "csv")
+    code, out, _ = run(capsys, "cost", "sip-ring", "dgx-a100", "-f", "csv-long")  # `csv` is one row per design
     rows = list(csv.reader(io.StringIO(out)))
     assert code == 0 and rows[0] == ["key", "value"] and all(len(r) == 2 for r in rows)
     values = dict(rows[1:])

@@ -84,9 +84,12 @@ def test_the_numbers_of_the_reach_and_the_network_cost_add_up(capsys):
     assert len(parts) > 2 and sum(parts) == pytest.approx(data["value"], rel=1e-5)
 
 
-def test_markdown_shows_the_formula_as_display_math(capsys):
+def test_the_latex_of_the_formula_is_in_html_and_json_only(capsys):
+    """Issue 42: Markdown is read as text like the table; the LaTeX stays in the HTML page and the JSON."""
     from sipml.cli import main
 
     assert main(["explain", "margin_db", "--format", "markdown"]) == 0
     out = capsys.readouterr().out
-    assert "$$\n\\mathrm{margin} = P_{\\mathrm{launch}}" in out
+    assert "| formula | margin = P_launch - ΣIL - S - ΣPP - M_sys |" in out and "\\" not in out
+    assert main(["explain", "margin_db", "--format", "html"]) == 0
+    assert "\\mathrm{margin} = P_{\\mathrm{launch}}" in capsys.readouterr().out

@@ -16,24 +16,10 @@ from hypothesis import strategies as st
 
 import sipml
 from core.errors import InputError
-from sipml.cli import main
+from tests.sipml.cli_run import refused, run
 
 FUZZ = settings(max_examples=int(os.environ.get("SIPML_FUZZ_EXAMPLES", "60")), deadline=None, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
-
-
-def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def refused(capsys, *argv, fragment=""):
-    code, out, err = run(capsys, *argv)
-    assert code == 2, (argv, code, err)
-    assert err.startswith("sipml: error:") and err.count("\n") == 1 and "internal error" not in err, err
-    assert fragment in err, err
-    return err
 
 
 # 1. a sweep's size is bounded before any work
