@@ -68,8 +68,18 @@ def _checked_output(path: Optional[Path]) -> Optional[Path]:
 OutputOpt = Annotated[Optional[Path], typer.Option(
     "--output", "-o", metavar="PATH", callback=_checked_output,
     help="write to this file (atomically; '-' for stdout); an existing target must be a regular file")]
+def _complete_keys(incomplete: str) -> list[str]:
+    """Shell completion of a --set or --vary item: every design-file key as `section.key=` that starts with what
+    is typed (a value is the user's to write)."""
+    from core.fields import specs
+    from sipml.design import ALL_SECTIONS
+
+    keys = [f"{name}.{key}=" for name, cls in ALL_SECTIONS.items() for key in specs(cls)]
+    return [key for key in keys if key.startswith(incomplete)]
+
+
 SetOpt = Annotated[Optional[list[str]], typer.Option(
-    "--set", metavar="SECTION.KEY=VALUE",
+    "--set", metavar="SECTION.KEY=VALUE", autocompletion=_complete_keys,
     help="override a design value, e.g. --set link.data_rate='50 Gbit/s' (repeatable; where designs are compared, "
          "DESIGN:section.key=value changes that one alone)")]
 CatalogOpt = Annotated[Optional[list[Path]], typer.Option(
@@ -183,10 +193,11 @@ def _progress(what: str, unit: str, quiet: bool):
         yield lambda done, total: None
         return
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
+                               TimeRemainingColumn)
 
     with Progress(TextColumn(f"{what}"), BarColumn(), MofNCompleteColumn(), TextColumn(unit), TimeElapsedColumn(),
-                  console=Console(stderr=True), transient=True) as bar:
+                  TimeRemainingColumn(), console=Console(stderr=True), transient=True) as bar:
         task = bar.add_task(what, total=None)
 
         def update(done, total):
@@ -414,8 +425,9 @@ def cost(designs: Annotated[Optional[list[str]], typer.Argument(
          fmt: FormatOpt = Format.table, output: OutputOpt = None, catalog: CatalogOpt = None,
          set_: SetOpt = None) -> None:
     """Side-by-side cost and power tables: per GPU and per cluster, with the breakdown and the price range.
-    A --set must have an effect in every design compared (DESIGN:section.key=value changes one alone). An
-    infeasible design gets no price: what cannot be built is not costed."""
+    A --set must have an effect in every design named (DESIGN:section.key=value changes one alone); with no design
+    named, the built-in designs it has no effect on are left out, and a line on stderr names them. An infeasible
+    design gets no price: what cannot be built is not costed."""
     from core.errors import InputError
     from sipml.design import NoEffect, builtin_designs
     from sipml.reports import cost_data, cost_report
@@ -435,8 +447,11 @@ def cost(designs: Annotated[Optional[list[str]], typer.Argument(
             refused.setdefault(exc.problem, []).append(exc.source)
             continue
         _check_entries(loaded[name], name, cat)
-    if refused:
-        raise InputError("; ".join(f"{', '.join(sources)}: {problem}" for problem, sources in refused.items()))
+    why = "; ".join(f"{', '.join(sources)}: {problem}" for problem, sources in refused.items())
+    if refused and (designs or not loaded):
+        raise InputError(why)
+    if refused:  # the default comparison: the designs a --set does not fit are left out, and said so
+        print(f"sipml: left out of the comparison: {why}", file=sys.stderr)
     entries = []
     for name, design in loaded.items():
         point = Evaluation(design, cat)
@@ -510,7 +525,7 @@ def report(fmt: FormatOpt = Format.table, output: OutputOpt = None,
 @app.command(cls=_Command)
 def sweep(design: DesignArg = None,
           vary: Annotated[Optional[list[str]], typer.Option(
-              "--vary", metavar="SECTION.KEY=RANGE|LIST",
+              "--vary", metavar="SECTION.KEY=RANGE|LIST", autocompletion=_complete_keys,
                                                             help="an axis: section.key=start:stop:count[:log] (units on start and stop) or "
                              "section.key=a,b,c (repeatable: the grid is their product)")] = None,
           model: Annotated[Optional[str], typer.Option(
@@ -610,7 +625,7 @@ def optimize(design: DesignArg = None,
              minimize: Annotated[Optional[str], typer.Option(
                  "--minimize", metavar="QUANTITY", help="quantity to minimize")] = None,
              vary: Annotated[Optional[list[str]], typer.Option(
-                 "--vary", metavar="SECTION.KEY=RANGE|LIST", help="an axis, as for `sipml sweep` (repeatable: the "
+                 "--vary", metavar="SECTION.KEY=RANGE|LIST", autocompletion=_complete_keys, help="an axis, as for `sipml sweep` (repeatable: the "
                                                                  "grid is their product)")] = None,
              subject_to: Annotated[Optional[list[str]], typer.Option(
                  "--subject-to", metavar="QUANTITY>=NUMBER", help="a constraint (repeatable; also <=, >, <)")] = None,

@@ -94,6 +94,8 @@ def optimize(design, overrides, vary, objective: str, maximize: bool, constraint
     evaluators = {name: Evaluator(name, model, baseline) for name in names}
     design = Points(design)  # the file read once; each point built from it
     rows = []
+    if progress is not None:  # the total before the first point ends
+        progress(0, len(points))
     for done, point in enumerate(points, 1):
         values = {f"{a.section}.{a.key}": a.values[i] for a, i in zip(axes, point)}
         texts = {f"{a.section}.{a.key}": a.texts[i] for a, i in zip(axes, point)}

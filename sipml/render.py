@@ -142,11 +142,14 @@ def _folded_table(t: Table, width: int) -> str:
 
 
 def terminal_width() -> int | None:
-    """The terminal's width when stdout is one (tables are then wrapped to it); None when piped or redirected."""
+    """The width tables are wrapped to: the terminal's when stdout is one, else `COLUMNS` when the user sets it
+    (a pipe into a pager or a file of a given width); None (nothing wrapped) when piped without it."""
+    import os
     import shutil
 
     if not sys.stdout.isatty():
-        return None
+        columns = os.environ.get("COLUMNS", "")
+        return max(40, int(columns)) if columns.isascii() and columns.isdigit() and int(columns) > 0 else None
     return max(40, shutil.get_terminal_size((100, 24)).columns)
 
 

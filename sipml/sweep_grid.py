@@ -47,6 +47,8 @@ def link_table(design, overrides: tuple, axes: tuple, progress=None, fabric: boo
     untrained = np.zeros(shape, dtype=bool)  # where the training columns are absent (the row's error says why)
     gridded = False
     combos = list(itertools.product(*(range(shape[i]) for i in names_at)))
+    if progress:  # the total before the first point ends
+        progress(0, len(combos))
     for done, combo in enumerate(combos, 1):
         where = [slice(None)] * len(axes)
         for i, j in zip(names_at, combo):

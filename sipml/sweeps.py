@@ -9,6 +9,7 @@ evaluated locally across processes or on a Dask cluster; either way the rows com
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
 from dataclasses import dataclass, replace
@@ -403,8 +404,8 @@ def _link_sweep(design, overrides, axes, scheduler, progress, fabric: bool = Fal
         dim, parts = 0, 16
     elif model is not None and (workers or 1) > 1:  # training dominates: each process searches its share
         dim, parts = _split_axis(axes), workers
-    else:
-        return link_chunk(design, overrides, axes, fabric, model, batch)
+    else:  # one task here: the bar counts it
+        return _one_task(design, overrides, axes, fabric, model, batch, progress)
     split = axes[dim]
     count = len(split.values)
     picks = [range(k, count, min(parts, count)) for k in range(min(parts, count))]  # every parts-th value
@@ -413,6 +414,11 @@ def _link_sweep(design, overrides, axes, scheduler, progress, fabric: bool = Fal
               fabric, model, batch) for pick in picks]
     tables = list(_map(link_chunk, calls, scheduler, workers, progress))
     return None if any(t is None for t in tables) else Table.concat_axis(tables, axes, dim, picks)
+
+
+def _one_task(design, overrides, axes, fabric, model, batch, progress):
+    """`link_chunk` of the whole grid, `progress` told 0 of 1 before and 1 of 1 after."""
+    return list(_map(link_chunk, [(design, overrides, axes, fabric, model, batch)], None, None, progress))[0]
 
 
 def _split_axis(axes) -> int:
@@ -444,6 +450,27 @@ def _worker_start(then) -> None:
             signal.signal(sig, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     then()
+
+
+@contextlib.contextmanager
+def _pool_manager_quiet():
+    """While a process pool runs, an exception in its manager thread (workers killed by a signal to the whole
+    process group) prints no traceback: the main thread meets the same failure as BrokenProcessPool, or ends on
+    the signal, and says so in one line."""
+    import threading
+    from concurrent.futures.process import _ExecutorManagerThread
+
+    previous = threading.excepthook
+
+    def hook(args):
+        if not isinstance(args.thread, _ExecutorManagerThread):
+            previous(args)
+
+    threading.excepthook = hook
+    try:
+        yield
+    finally:
+        threading.excepthook = previous
 
 
 def _end_workers(pool) -> None:
@@ -516,7 +543,10 @@ def _client(scheduler: str):
 
 
 def _map(fn, calls: list[tuple], scheduler, workers, progress):
-    """fn(*call) for every call, in order: on a Dask cluster, in local processes, or here."""
+    """fn(*call) for every call, in order: on a Dask cluster, in local processes, or here; `progress(done, total)`
+    told the total before the first call returns."""
+    if progress:
+        progress(0, len(calls))
     if scheduler is not None:
         with _client(scheduler) as client:
             futures = client.map(fn, *zip(*calls), pure=False)
@@ -532,15 +562,16 @@ def _map(fn, calls: list[tuple], scheduler, workers, progress):
 
         pool = ProcessPoolExecutor(max_workers=min(workers, len(calls)), initializer=_worker_start,
                                    initargs=(keep_freed_memory,))
-        try:
-            for done, result in enumerate(pool.map(fn, *zip(*calls)), 1):
-                yield result
-                if progress:
-                    progress(done, len(calls))
-        except BaseException:  # Ctrl-C, SIGTERM, SIGHUP, an error: end the workers now, not after their tasks
-            _end_workers(pool)
-            raise
-        pool.shutdown()
+        with _pool_manager_quiet():
+            try:
+                for done, result in enumerate(pool.map(fn, *zip(*calls)), 1):
+                    yield result
+                    if progress:
+                        progress(done, len(calls))
+            except BaseException:  # Ctrl-C, SIGTERM, SIGHUP, an error: end the workers now, not after their tasks
+                _end_workers(pool)
+                raise
+            pool.shutdown()
         return
     for done, call in enumerate(calls, 1):
         yield fn(*call)

@@ -76,8 +76,9 @@ def test_tables_fit_the_terminal_and_stay_plain_when_piped():
     assert "column11  word word" in folded
 
 
-def test_shell_completion_offers_design_and_model_names():
-    """Completion names the built-in designs and the zoo's models, not only the subcommands."""
+def test_shell_completion_offers_design_model_and_key_names():
+    """Completion names the built-in designs, the zoo's models and the design-file keys of --set and --vary, not
+    only the subcommands."""
     import os
     import subprocess
     import sys
@@ -88,6 +89,9 @@ def test_shell_completion_offers_design_and_model_names():
 
     assert {"sip-ring", "sip-ocs", "sip-ocs-384"} <= set(complete("sipml check sip-", 2))
     assert set(complete("sipml speedup -m gpt", 3)) == {"gpt2-355m", "gpt3-175b"}
+    assert complete("sipml budget --set link.data", 3) == ["link.data_rate="]
+    assert {"electrical.optics=", "electrical.optics_reach="} == set(complete("sipml sweep dsp-800g --vary "
+                                                                              "electrical.optics", 4))
 
 
 def test_sweep_takes_the_format_option_every_command_takes(capsys):
@@ -143,3 +147,16 @@ def test_a_far_cliff_of_infeasible_points_does_not_set_the_scale():
     assert ax.get_ylim()[0] > -20
     texts = [t.get_text() for t in ax.get_legend().get_texts()]
     assert texts == ["g = 1", "g = 2: none feasible", "infeasible (a check fails); 5 more off the scale"]
+
+
+def test_a_piped_table_wraps_to_columns_when_the_user_sets_it(monkeypatch):
+    """Piped output keeps its full width unless COLUMNS says otherwise (`COLUMNS=100 sipml fields | less`)."""
+    from sipml.render import terminal_width
+
+    monkeypatch.setattr("sys.stdout.isatty", lambda: False)
+    monkeypatch.delenv("COLUMNS", raising=False)
+    assert terminal_width() is None
+    monkeypatch.setenv("COLUMNS", "100")
+    assert terminal_width() == 100
+    monkeypatch.setenv("COLUMNS", "１００")  # not ASCII digits: ignored, as every number the tool reads
+    assert terminal_width() is None

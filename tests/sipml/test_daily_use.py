@@ -1,0 +1,35 @@
+"""Daily use: a sweep axis shown in the unit it was written in, a progress bar that knows its total, and
+`cost --set` with no design named."""
+
+import csv
+import io
+
+from sipml.cli import main
+
+
+def test_a_byte_axis_written_in_megabytes_reads_back_in_megabytes(capsys):
+    assert main(["sweep", "--vary", "fabric.message_size=1MB,2MB", "-f", "csv", "--quiet"]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert [float(r["fabric.message_size [MB]"]) for r in rows] == [1.0, 2.0]
+    assert [float(r["fabric.message_size [byte]"]) for r in rows] == [1e6, 2e6]
+
+
+def test_a_sweeps_progress_knows_its_total_before_the_first_point_ends():
+    """The progress bar shows `0/N`, not `0/?`, from its start."""
+    from sipml.sweeps import run_sweep
+
+    calls = []
+    run_sweep(None, [], ["laser.power_per_line=1mW:3mW:3"], progress=lambda done, total: calls.append((done, total)))
+    assert calls[0] == (0, calls[-1][1]) and calls[-1][0] == calls[-1][1] > 0
+
+
+def test_cost_with_no_design_named_leaves_out_the_designs_a_set_does_not_fit(capsys):
+    """`sipml cost --set link.…`: the optical designs compared, the electrical ones left out and named; a design
+    named explicitly still refuses a --set it does not take."""
+    import json
+
+    assert main(["cost", "--set", "link.data_rate=32 Gbit/s", "-f", "json"]) == 0
+    out, err = capsys.readouterr()
+    assert [d["design"] for d in json.loads(out)["designs"]] == ["sip-ring", "sip-ocs", "sip-ocs-384"]
+    assert err.startswith("sipml: left out of the comparison: dgx-a100") and err.count("\n") == 1
+    assert main(["cost", "dgx-a100", "--set", "link.data_rate=32 Gbit/s"]) == 2
