@@ -256,8 +256,8 @@ def _check_value_type(name: str, entry: str, key: str, value: object) -> None:
     if key == "date" and isinstance(value, int) and not isinstance(value, bool):
         return  # a bare year is fine
     if not isinstance(value, str):
-        expected = ("a string with a unit, e.g. '1000 USD' or '9 W'" if key not in TEXT_KEYS + ("notes", "boundary", "drive")
-                    else "a string")
+        texts = TEXT_KEYS + ("notes", "boundary", "drive")
+        expected = "a string with a unit, e.g. '1000 USD' or '9 W'" if key not in texts else "a string"
         raise InputError(f"{name}: [{entry}] {key} = {shown(value)}: expected {expected}")
 
 

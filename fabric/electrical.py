@@ -340,7 +340,8 @@ def _optics_violations(el: ElectricalSection, nic: HostChannel, switch: HostChan
             out.append(Violation("host_channel", f"a {end} port's host channel at {el.lane_rate / 1e9:g} Gbit/s per "
                                  f"lane loses {ch.loss_db:.1f} dB ({how}{ch.traces} × {ch.loss_db / ch.traces:.1f} dB)"
                                  f" but the longest-reach host SerDes closes {el.serdes_lr_reach:g} dB (retimed "
-                                 "modules or co-packaged optics end the channel at the optics; slower lanes lose less)"))
+                                 "modules or co-packaged optics end the channel at the optics; slower lanes lose "
+                                 "less)"))
             break
     if el.link_length > el.optics_reach:
         out.append(Violation("optics_reach", f"links of {el.link_length:g} m are beyond the optics' reach of "
@@ -632,8 +633,8 @@ def _figures(est: FabricEstimate) -> dict[str, tuple[float, str]]:
             "switches": (float(d.switches), ""),
             "links": (float(d.links), ""), "oversubscription": (d.oversubscription, ""),
             **({"NIC ports per GPU, one per plane": (float(d.planes), "")} if d.planes > 1 else {}),
-            **({"GPUs per pod": (float(d.pod_gpus), ""), "oversubscription above the pods": (d.pod_oversubscription, "")}
-               if d.pod_gpus else {}),
+            **({"GPUs per pod": (float(d.pod_gpus), ""),
+                "oversubscription above the pods": (d.pod_oversubscription, "")} if d.pod_gpus else {}),
             "NIC host channel": (d.nic_channel.loss_db, "dB"),
             "NIC host SerDes": (d.nic_channel.energy_j_per_bit * 1e12, "pJ/bit"),
             "switch host channel": (d.switch_channel.loss_db, "dB"),

@@ -54,7 +54,8 @@ MULTI_SHOT_PERIOD = 5.0  # reconfigure every 5 × the reconfiguration time [sim]
 class SipOcsSection(Section):
     section_name: ClassVar[str] = "sip_ocs"
 
-    switches: int = param(20, "1", "optical circuit switches (= ports per GPU, the GPU degree)",
+    switches: int = param(20, "1", "optical circuit switches, one per plane (= the OCS ports facing each GPU, the "
+                          "GPU degree; a Clos plane buys more ports per GPU)",
                           f"{SIPML}: 20 OCSes", lo=1, integer=True, hi=MAX_CHANNELS)
     switch: str = param("ocs.polatis_384", "text", "catalog entry of the OCS", "Polatis 7000, 384 ports "
                         "[verbatim]")
@@ -85,6 +86,7 @@ class OcsDetails:
     port_bps: float  # one circuit, per direction
     ocs_count: int
     pods: int
+    ports_bought_per_gpu: float  # every port of every switch over the GPUs: the bill's OCS line per GPU
     margin_db: float = field(compare=False)  # of the link through the switch passes (informational: pricing_view)
     reconfiguration_s: float
     circuit_delay_s: float  # fiber to the switch and back, and the two chiplets
@@ -164,6 +166,7 @@ class OcsFloor(Floor):
     pods: int
     ocs_count: int
     network: SwitchNetwork
+    ocs_ports: int  # ports bought: every port of every switch, the bill's OCS line
     reach_hops: None = None  # every pair is one circuit
 
 
@@ -182,9 +185,10 @@ def ocs_floor(design: ClusterDesign, s: dict, link: FabricInputs) -> OcsFloor:
     else:
         ocs_count = ocs.switches * network.switches
     capacity = link.capacity_bps
+    ocs_ports = ocs_count * ocs.radix  # the catalog prices an OCS per port
     # each transmit fiber runs GPU → switch and each receive fiber switch → GPU; `fiber_length` is the whole path
     bom = (*optical_io_bom(SimpleNamespace(**s)),
-           BomLine(key=ocs.switch, count=ocs_count * ocs.radix, scope="per_cluster", network=True),  # per port
+           BomLine(key=ocs.switch, count=ocs_ports, scope="per_cluster", network=True),
            BomLine(key="fiber.smf_per_m", count=lk.fibers_per_direction * s["loss"].fiber_length, scope="per_gpu",
                    network=True),
            BomLine(key="cable.fiber_patch", count=2 * lk.fibers_per_direction * network.passes, scope="per_gpu",
@@ -195,7 +199,7 @@ def ocs_floor(design: ClusterDesign, s: dict, link: FabricInputs) -> OcsFloor:
     # independent pods have no circuit between them, so a cut between pods carries nothing
     return OcsFloor(per_gpu_bandwidth_bps=capacity, useful_fraction=useful_fraction(ocs.shots), degree=ocs.switches,
                     bisection_bps=0.0 * capacity if pods > 1 else fab.gpus / 2 * capacity, pod_gpus=pod_size,
-                    pods=pods, ocs_count=ocs_count, network=network, broken=broken, bom=bom)
+                    pods=pods, ocs_count=ocs_count, network=network, ocs_ports=ocs_ports, broken=broken, bom=bom)
 
 
 def _evaluate(design: ClusterDesign, est: LinkEstimate) -> FabricEstimate:
@@ -216,10 +220,24 @@ def _evaluate(design: ClusterDesign, est: LinkEstimate) -> FabricEstimate:
              f"{ls.switch_connectors} × {ls.connector_loss:g} dB connectors each"]
     if floor.pods > 1:
         notes.append(f"{floor.pods} independent pods of ≤ {floor.pod_gpus} GPUs: jobs must fit in a pod")
-    notes.append(f"{ocs.switches} OCS ports per GPU (TPU v4 has 48 OCSes for 4096 chips); OCS ports dominate the "
-                 "network cost, beyond TPU v4's < 5 % of system cost")
-    return dataclasses.replace(ocs_estimate(design, s, floor, inputs), link=est, violations=tuple(violations),
-                               notes=tuple(notes))
+    fabric_estimate = ocs_estimate(design, s, floor, inputs)
+    notes.append(ports_note(fabric_estimate))
+    return dataclasses.replace(fabric_estimate, link=est, violations=tuple(violations), notes=tuple(notes))
+
+
+def ports_note(est: FabricEstimate) -> str:
+    """The OCS ports per GPU, read from the estimate's details as the bill's OCS line counts them: the ports bought
+    (every port of every switch, over the GPUs) and, of those, the ones facing a GPU (one per switch plane, its
+    degree); the rest are a Clos's inner stages and ports left unused."""
+    ocs, det = est.design.topology, est.details
+    bought, facing = det.ports_bought_per_gpu, est.degree
+    rest = bought - facing
+    what = "the Clos's inner stages and ports left unused" if ocs.topology == "clos" else "ports left unused"
+    split = f"; {facing} face the GPU (one per switch plane, its degree)" + (
+        f", the other {rest:.4g} are {what}" if rest > 1e-9 else "")
+    return (f"{bought:.4g} OCS ports bought per GPU (the bill's {ocs.switch} line: {det.ocs_count} switches × "
+            f"{ocs.radix} ports / {est.gpus} GPUs){split}; OCS ports dominate the network cost, beyond TPU v4's < 5 % "
+            "of system cost (48 OCSes for 4096 chips)")
 
 
 def ocs_estimate(design: ClusterDesign, s: dict, floor: OcsFloor, link: FabricInputs) -> FabricEstimate:
@@ -231,6 +249,7 @@ def ocs_estimate(design: ClusterDesign, s: dict, floor: OcsFloor, link: FabricIn
     details = OcsDetails(switch_passes=network.passes, tiers=network.tiers,
                          fibers_per_port=s["link"].fibers_per_direction // ocs.switches,
                          port_bps=capacity / ocs.switches, ocs_count=floor.ocs_count, pods=floor.pods,
+                         ports_bought_per_gpu=floor.ocs_ports / fab.gpus,
                          margin_db=link.margin_db, reconfiguration_s=ocs.reconfiguration_time,
                          circuit_delay_s=fiber_delay_s(s["loss"].fiber_length) + 2 * CHIPLET_LATENCY_S)
     return FabricEstimate(
@@ -396,6 +415,7 @@ def _figures(est: FabricEstimate) -> dict[str, tuple[float, str]]:
             "fibers per port": (float(d.fibers_per_port), ""),
             "per-port bandwidth": (d.port_bps / 1e9, "Gbps"),
             "OCS count": (float(d.ocs_count), ""),
+            "OCS ports bought per GPU": (d.ports_bought_per_gpu, ""),
             "pods": (float(d.pods), ""),
             "GPUs per pod": (float(est.pod_gpus), ""),
             "margin through the switch": (d.margin_db, "dB"),

@@ -481,18 +481,27 @@ def _shares(est: FabricEstimate, collectives, arrays):
 
 def _serve(est: FabricEstimate, flows):
     """Wavelengths per flow by `allocation.ring_allocation_fast` (its optimality bound is not asked for: the served
-    bandwidth is the answer); flows beyond the reach are relayed."""
+    bandwidth is the answer); flows beyond the reach are relayed. A wavelength carries its share of the segment
+    capacity the collectives are priced on (`wavelength_bps`: the link's capacity after the FEC overhead, with the
+    useful-time fraction), not the line rate: serving and pricing read the same number."""
     from fabric import allocation
     from fabric.traffic import Served, ring_distance
 
-    det, lk = est.details, est.design.link.link
+    det = est.details
     relayed = int(np.sum(ring_distance(flows, est.gpus) > (est.reach_hops or 0)))
-    if est.per_gpu_bandwidth_bps <= 0 or not est.reach_hops:
+    if det.segment_capacity_bps <= 0 or not est.reach_hops:
         return Served(np.zeros(flows.count), NO_REACH, relayed=0)
     alloc = allocation.ring_allocation_fast(flows, directions=det.directions, fibers=det.fibers_per_direction,
-                                            wavelengths_per_fiber=lk.wavelengths_per_fiber,
-                                            wavelength_rate_bps=lk.data_rate, bound_iterations=0)
-    return Served(alloc.bandwidth_bps * est.useful_fraction, alloc.method, relayed=relayed)
+                                            wavelengths_per_fiber=det.wavelengths_per_fiber,
+                                            wavelength_rate_bps=wavelength_bps(det), bound_iterations=0)
+    return Served(alloc.bandwidth_bps, alloc.method, relayed=relayed)
+
+
+def wavelength_bps(det: RingDetails) -> float:
+    """What one wavelength of one fiber carries when served: one direction's segment capacity (the link's capacity
+    after the FEC overhead, with the useful-time fraction: `RingDetails.segment_capacity_bps`, which the collectives
+    are priced on) over the wavelengths of that direction's fibers."""
+    return det.segment_capacity_bps / (det.fibers_per_direction * det.wavelengths_per_fiber)
 
 
 def _grid_floor(design: ClusterDesign):

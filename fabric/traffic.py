@@ -3,7 +3,8 @@
 Each fabric kind serves flows its own way (`FabricKind.serve`): SiP-Ring allocates wavelengths on ring segments
 (pairs beyond the optical reach are relayed by the GPUs between, and counted), SiP-OCS chooses circuits (pairs
 in different pods get nothing), electrical and ideal fabrics share each GPU's links in proportion to demand.
-Every bandwidth includes the fabric's useful-time fraction.
+Every bandwidth includes the fabric's useful-time fraction and, on optical fabrics, is carried at the capacity the
+estimate reports (`FabricEstimate.per_gpu_bandwidth_bps`: after the FEC overhead), never at the line rate.
 """
 
 from __future__ import annotations

@@ -53,6 +53,18 @@ def min_line_power_dbm(sensitivity_dbm, loss_db, penalty_db, system_margin_db=0.
     return sensitivity_dbm + loss_db + penalty_db + system_margin_db
 
 
+def min_line_power_capped_dbm(sensitivity_dbm, loss_db, penalty_db, system_margin_db=0.0, *, source_loss_db=0.0,
+                              cap_share_dbm=np.inf):
+    """Smallest laser power per line that closes the budget with the aggregate cap applied (E9, E10): the launch is
+    min(P_line − IL_source, P_cap), P_cap = P_max − 10·log10 N_bus the cap's share of a line entering the bus, so
+    P = S + ΣIL + ΣPP + margin + IL_source where P_cap ≥ S + ΣIL + ΣPP + margin, and none (NaN) where the cap's
+    share falls short: there no line power closes. `loss_db`: the losses after the launch point; `source_loss_db`:
+    from the laser's output to the launch point (coupling, split, a comb's envelope)."""
+    need_dbm = min_line_power_dbm(sensitivity_dbm, loss_db, penalty_db, system_margin_db)
+    line_dbm = min_line_power_dbm(sensitivity_dbm, loss_db + source_loss_db, penalty_db, system_margin_db)
+    return np.where(np.asarray(cap_share_dbm) >= need_dbm, line_dbm, np.nan)
+
+
 def max_length_m(launch_dbm, sensitivity_dbm, penalty_db, other_loss_db, loss_db_per_m, system_margin_db=0.0):
     """Longest span (fiber, waveguide) that closes the budget:
     L = (P − S − ΣPP − ΣIL_other − margin) / loss per length. Negative when even L = 0 fails."""

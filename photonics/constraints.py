@@ -38,16 +38,33 @@ def _budget_message(a) -> str:
             f"margin {a.sections['link'].system_margin:g} dB")
 
 
+def no_power_closes_text(cap_w: float, lines: int, cap_share_dbm: float, need_dbm: float) -> str:
+    """Why no laser power per line closes a budget: the aggregate cap's share of the weakest line in the bus falls
+    short of what the budget needs there (E10). The one wording of the budget report, `explain` and `check`."""
+    return (f"no power closes: the aggregate cap of {cap_w * 1e3:g} mW over {lines} lines binds ({cap_share_dbm:.2f} "
+            f"dBm of the weakest line enters the bus however strong the laser, {need_dbm:.2f} dBm needed)")
+
+
+def _ring_budget_message(a) -> str:
+    """The budget's message, and what the laser can do about it: the least line power that closes, with the
+    aggregate cap applied, or that none does."""
+    b = a.budget
+    least = float(b.min_line_dbm)
+    if np.isfinite(least):
+        return f"{_budget_message(a)}; {least:.2f} dBm per laser line closes it"
+    return (f"{_budget_message(a)}; " + no_power_closes_text(
+        float(a.sections["laser"].aggregate_power_limit), int(b.lit), float(b.cap_share_dbm),
+        float(b.launch_dbm - b.margin)))
+
+
 def _eye_limit_dbm(a):
     return w_to_dbm(a.sections["laser"].eye_safety_limit)
 
 
-SHARED = (
-    Constraint("power_budget", lambda a: a.budget.margin < 0, _budget_message),
-    Constraint("eye_safety", lambda a: a.budget.fiber_launch_dbm > _eye_limit_dbm(a),
-               lambda a: f"{float(a.budget.fiber_launch_dbm):.2f} dBm launched into one fiber > eye-safety limit "
-                         f"{float(_eye_limit_dbm(a)):.2f} dBm (E15)"),
-)
+EYE_SAFETY = Constraint("eye_safety", lambda a: a.budget.fiber_launch_dbm > _eye_limit_dbm(a),
+                        lambda a: f"{float(a.budget.fiber_launch_dbm):.2f} dBm launched into one fiber > eye-safety "
+                                  f"limit {float(_eye_limit_dbm(a)):.2f} dBm (E15)")
+SHARED = (Constraint("power_budget", lambda a: a.budget.margin < 0, _budget_message), EYE_SAFETY)
 
 
 # --- ring-wdm ------------------------------------------------------------------------------------------------------
@@ -79,7 +96,7 @@ def _wavelengths(a):
 
 
 RING_WDM = (
-    *SHARED,
+    Constraint("power_budget", SHARED[0].broken, _ring_budget_message), EYE_SAFETY,
     Constraint("fsr_channels", lambda a: _wavelengths(a) > a.ring.fsr_channels,
                lambda a: f"{a.sections['link'].wavelengths_per_fiber} wavelengths per fiber > "
                          f"{int(a.ring.fsr_channels)} channels per FSR (FSR {float(a.ring.fsr) / 1e9:.0f} GHz / "

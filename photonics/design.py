@@ -19,15 +19,31 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from core.fields import Composite, Section, all_of, default_part, non_negative, param, positive, when
-from photonics.fieldspecs import DbPerHzSpec, LossListSpec, SpectralSpec, declare
+from photonics.fieldspecs import LossListSpec, RinSpec, SpectralSpec, declare
 
 _SIPML = "SiP-ML simulator (MLNetwork/rostam), Khani et al. SIGCOMM 2021"
 LASER_KINDS = ("comb", "dfb", "dml", "vcsel")
 CW_LASER_KINDS = ("comb", "dfb")  # continuous-wave sources a modulator imprints the data on
+# Each source type's own RIN, (dB/Hz, what it is referred to), read where [laser] rin = 'source' (the default):
+SOURCE_RIN = {
+    "comb": (-135.0, "average"),  # QD comb < −135 dB/Hz per mode, Buyalo et al. Sci. Rep. 14, 2024 [verbatim]
+    "dfb": (-155.0, "average"),  # DFB lasers −155…−165 dB/Hz, the worse end (RF Essentials; photonics-2.md §6)
+    # [restated, secondary]
+    "dml": (-136.0, "oma"),  # the IEEE 802.3 single-mode PAM4 transmitters' limit, RIN21.4OMA (400GBASE-DR4) and
+    # RIN17.1OMA (400GBASE-FR4) ≤ −136 dB/Hz (Edgecore ET7502-DR4/-FR4 datasheets) [verbatim]; [assumed] a directly
+    # modulated DFB, whose relaxation-oscillation peak lifts its RIN above a CW DFB's, is held to it
+    "vcsel": (-128.0, "oma"),  # 10GBASE-SR RIN12OMA ≤ −128 dB/Hz (Finisar FTLX8561E2, IEEE 802.3 clause 52)
+    # [verbatim]
+}
 
 
+# [tuning] strategy names renamed, old → new: the old name is still read (as the new one) with a warning
+TUNING_RENAMED = {"athermal": "athermal-untrimmed"}
+TUNING_STRATEGIES = ("nearest-channel", "full-thermal", "athermal-untrimmed", "athermal-with-trim", *TUNING_RENAMED)
 _FULL_THERMAL = when("tuning", "strategy", "full-thermal")
-_THERMAL_OR_ATHERMAL = when("tuning", "strategy", "full-thermal", "athermal")
+# the strategies whose heaters cover the fabrication variation (its sigmas and the lock yield apply)
+_THERMAL_OR_ATHERMAL = when("tuning", "strategy", "full-thermal", "athermal-untrimmed", *TUNING_RENAMED)
+_TRIMMED = when("tuning", "strategy", "athermal-with-trim")
 
 # Bounds of the design space on counts, so the work a design causes is bounded.
 MAX_CHANNELS = 4096  # [inferred] wavelengths, lines, fibers: photonics.link searches wavelength counts up to 4096
@@ -309,13 +325,27 @@ class LaserSection(Section):
     eye_safety_limit: float = positive("17 dBm", "W", "total optical power allowed in one fiber",
                                        "Keiser, Optical Communications Essentials (E15) [restated]", sweepable=False,
                                        hi=MAX_POWER_W)
-    rin: float = declare(DbPerHzSpec, "-135 dB/Hz", "dB/Hz", "relative intensity noise of a line (one-sided, "
-                         "average-power referenced; -inf: none): its penalty E30", "QD comb < −135 dB/Hz per mode, "
-                         "Buyalo et al. Sci. Rep. 2024 [verbatim]; VCSELs −128 (10GBASE-SR RIN12OMA), DFB −155…−165 "
-                         "[restated]", hi=0.0, allow_minus_inf=True)
-    rin_type: str = param("average", "choice", "what rin is referred to: 'average' power, or 'oma' (RIN_OMA, as "
-                          "IEEE 802.3 specifies VCSELs; converted at the link's extinction ratio, E26)",
+    rin: float | None = declare(RinSpec, "source", "dB/Hz", "relative intensity noise of a line (one-sided; "
+                                "-inf: none): its penalty E30. 'source': the source type's own figure and its "
+                                "reference (rin_type not read): comb −135 dB/Hz average, DFB −155 dB/Hz average, "
+                                "DML −136 dB/Hz RIN_OMA, VCSEL −128 dB/Hz RIN_OMA", "comb: Buyalo et al. Sci. Rep. "
+                                "2024, < −135 dB/Hz per mode [verbatim]; DFB: −155…−165 dB/Hz, the worse end "
+                                "[restated, secondary]; DML: IEEE 802.3 400GBASE-DR4/FR4 RIN_OMA ≤ −136 dB/Hz "
+                                "[verbatim], a DML held to it [assumed]; VCSEL: 10GBASE-SR RIN12OMA ≤ −128 dB/Hz "
+                                "[verbatim] (photonics-2.md §6)", hi=0.0, allow_minus_inf=True)
+    rin_type: str = param("average", "choice", "what a given rin is referred to: 'average' power, or 'oma' "
+                          "(RIN_OMA, as IEEE 802.3 specifies transmitters; converted at the link's extinction ratio, "
+                          "E26); with rin = 'source' the figure's own reference is used",
                           "the comb figure is average-referenced [restated]", choices=("average", "oma"))
+
+    def __post_init__(self) -> None:
+        """rin = 'source' resolved once, to the kind's figure: a copy by `dataclasses.replace(kind=…)` keeps the
+        figure it holds, so pass rin='source' with a new kind to take that kind's."""
+        Section.__post_init__(self)  # (a slots dataclass is a new class: no zero-argument super())
+        if self.rin is None:  # 'source': the source type's own figure, referred as it is (SOURCE_RIN)
+            rin, rin_type = SOURCE_RIN[self.kind]
+            object.__setattr__(self, "rin", rin)
+            object.__setattr__(self, "rin_type", rin_type)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -424,8 +454,16 @@ class ReceiverSection(Section):
 class TuningSection(Section):
     section_name: ClassVar[str] = "tuning"
 
-    strategy: str = param("nearest-channel", "choice", "thermal tuning strategy", "DSENT strategies",
-                          choices=("nearest-channel", "full-thermal", "athermal"))
+    strategy: str = param("nearest-channel", "choice", "thermal tuning strategy: 'nearest-channel' (each ring "
+                          "heated to the nearest channel, DSENT's ThermalWithBitReshuffle, E81), 'full-thermal' "
+                          "(heated through 3σ of fabrication variation and the temperature range, DSENT's "
+                          "FullThermal, E80), 'athermal-untrimmed' (temperature-insensitive rings whose heaters still "
+                          "correct 3σ of fabrication variation: E80 with no temperature range, E84, not a DSENT "
+                          "option), 'athermal-with-trim' (temperature-insensitive rings whose fabrication offsets are "
+                          "trimmed: no heater, only trim_power per ring, DSENT's AthermalWithTrim, E83/E85); "
+                          "'athermal' is the old name of 'athermal-untrimmed', read as it with a warning",
+                          "DSENT strategies (photonics-4.md §3, E80–E85) [restated]; 'athermal-untrimmed' [inferred]",
+                          choices=TUNING_STRATEGIES)
     heating_efficiency: float = positive("2.57e4 K/W", "K/W", "ring temperature rise per heater watt",
                                          "[inferred] 257 GHz/mW (2.06 nm/mW at 1550 nm, 'on par with the best "
                                          "microheaters', Atabaki et al. Opt. Express 21(13) 2013) over DSENT's "
@@ -438,14 +476,14 @@ class TuningSection(Section):
                                   "1σ, in GHz or nm", "DSENT [verbatim]", lo=0.0, applies_when=_THERMAL_OR_ATHERMAL,
                                   hi=10e12)
     target_yield: float = param(0.99, "1", "share of GPUs whose rings in use must all lock (full-thermal, "
-                                "athermal): the tuning range and heater power are reported at this yield (E34, F46)",
-                                "[assumed] 99 %",
+                                "athermal-untrimmed): the tuning range and heater power are reported at this yield "
+                                "(E34, F46)", "[assumed] 99 %",
                                 lo=0.0, hi=1.0, lo_open=True, hi_open=True, applies_when=_THERMAL_OR_ATHERMAL)
     variation_model: str = param("die-shared", "choice", "how resonance offsets combine into the yield "
-                                 "(full-thermal, athermal): 'die-shared' the systematic part common to the rings of "
-                                 "one chiplet, the local part per ring (F46); 'independent' every ring drawn from the "
-                                 "combined σ (E33, pessimistic)", "die-to-die vs within-die split of DSENT's two "
-                                 "sigmas; rings 100 µm apart differ by ~0.1 nm (Mohamed et al., E35) [restated]",
+                                 "(full-thermal, athermal-untrimmed): 'die-shared' the systematic part common to the "
+                                 "rings of one chiplet, the local part per ring (F46); 'independent' every ring drawn "
+                                 "from the combined σ (E33, pessimistic)", "die-to-die vs within-die split of DSENT's "
+                                 "two sigmas; rings 100 µm apart differ by ~0.1 nm (Mohamed et al., E35) [restated]",
                                  choices=("die-shared", "independent"), applies_when=_THERMAL_OR_ATHERMAL)
     t_min: float = positive("280 K", "K", "lowest operating temperature", "DSENT [verbatim]",
                             applies_when=_FULL_THERMAL, lo=1.0, hi=MAX_TEMPERATURE_K)
@@ -457,6 +495,17 @@ class TuningSection(Section):
     max_heater_power: float = positive("25 mW", "W", "largest heater power a ring's driver supplies: sets the "
                                        "tuning range", "[assumed] heater powers up to 25 mW are reported "
                                        "(Sci. Rep. 2025)", hi=MAX_POWER_W)
+    trim_power: float = non_negative("0 W", "W", "standing power of one ring's fabrication-variation trim "
+                                     "(athermal-with-trim): 0 for a one-time permanent trim, as DSENT charges (E83); "
+                                     "a standing heater correction measured ≈ 231 µW per device (E85)",
+                                     "DSENT AthermalWithTrim: 0 (E83) [restated]; Zortman, Trotter, Watts, Opt. "
+                                     "Express 18(23) 2010: 231 µW per microdisk trimmed (E85) [verbatim]",
+                                     applies_when=_TRIMMED, hi=MAX_POWER_W)
+
+    @property
+    def model(self) -> str:
+        """The strategy the tuning model runs: `strategy`, an old name read as its new one (`TUNING_RENAMED`)."""
+        return TUNING_RENAMED.get(self.strategy, self.strategy)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

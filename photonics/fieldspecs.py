@@ -97,6 +97,30 @@ class DbPerHzSpec(Spec):
         return f"{number:g} dB/Hz"
 
 
+SOURCE_WORD = "source"  # a RIN left to the source type (photonics.design.SOURCE_RIN)
+
+
+class RinSpec(DbPerHzSpec):
+    """A laser's RIN in dB/Hz, or the word 'source' (held as None): the source type's own figure."""
+
+    __slots__ = ()
+
+    def parse(self, value):
+        if value is None or (isinstance(value, str) and value.strip().lower() == SOURCE_WORD):
+            return None
+        try:
+            return super().parse(value)
+        except InputError:
+            raise InputError(f"got {value!r}, expected a density in dB/Hz, e.g. '-135 dB/Hz', or '{SOURCE_WORD}' "
+                             "(the source type's own figure)") from None
+
+    def show(self, number) -> str:
+        return SOURCE_WORD if number is None else super().show(number)
+
+    def range_text(self) -> str:
+        return f"{super().range_text()}, or '{SOURCE_WORD}'"
+
+
 class LossListSpec(Spec):
     """Named losses written 'name: loss; name: loss' (each a ratio in dB, ≥ 0), or a TOML table {name = "loss"}.
     Stored as the normalised text; `named_losses` reads it."""

@@ -249,7 +249,14 @@ def tuning_power_full_thermal_w(rings, sigma_local_hz, sigma_system_hz, tuning_h
 
 
 def athermal_shift_hz(sigma_local_hz, sigma_system_hz):
-    """Shift a heater must still supply on an athermal ring (temperature drift cancelled by the
-    cladding): only the 3σ fabrication variation, 3·√(σ_local² + σ_sys²)  (E11b without its
-    temperature terms) [inferred]."""
+    """Shift a heater must still supply on an athermal, untrimmed ring (temperature drift cancelled by the
+    cladding, the fabrication offset not): only the 3σ fabrication variation, 3·√(σ_local² + σ_sys²)  (E11b
+    without its temperature terms; photonics-4.md E84, not a DSENT option) [inferred]."""
     return 3.0 * np.hypot(sigma_local_hz, sigma_system_hz)
+
+
+def athermal_trim_power_w(rings, trim_power_w):
+    """Power of athermal rings whose fabrication offsets are trimmed (DSENT's AthermalWithTrim): no heater shift,
+    only each ring's standing trim, rings · P_trim. DSENT charges 0, a one-time trim (photonics-4.md E83); a standing
+    heater correction is ≈ 231 µW per device (Zortman et al., Opt. Express 2010; E85)."""
+    return rings * np.asarray(trim_power_w, dtype=float)

@@ -43,19 +43,11 @@ def default_warnings(d: LinkDesign) -> list[str]:
     if d.fiber.type == "mmf" and _is_default(d.loss, "fiber_loss"):
         out.append("[loss] fiber_loss is the single-mode default (0.35 dB/km) on multimode fiber; multimode is "
                    "~3.5 dB/km at 850 nm (IEEE 802.3 link models): set it")
-    if d.laser.kind == "vcsel" and _is_default(d.laser, "rin"):
-        out.append("[laser] rin is the comb default (-135 dB/Hz); 850 nm VCSELs are specified at RIN_OMA "
-                   "-128 dB/Hz (10GBASE-SR RIN12OMA): set rin = '-128 dB/Hz' with rin_type = 'oma'")
     if d.fiber.type == "mmf" and _is_default(d.fiber, "zero_dispersion_wavelength") and \
             _is_default(d.fiber, "dispersion_slope") and d.transmitter.eye_closure == "model":
         out.append("[fiber] zero_dispersion_wavelength and dispersion_slope are the single-mode defaults (1312 nm, "
                    "0.092 ps/nm²/km) on multimode fiber; the IEEE 802.3 link models use 1320 nm and 0.11 "
                    "ps/nm²/km for 50 µm and 1365 nm and 0.093 for 62.5 µm fiber: set them")
-    if d.laser.kind in ("dfb", "dml") and _is_default(d.laser, "rin") and d.transmitter.eye_closure == "model":
-        out.append("[laser] rin is the comb default (-135 dB/Hz, a quantum-dot comb's line); DFB lasers are -155 to "
-                   "-165 dB/Hz (the field's source), and the IEEE 802.3 single-mode PMDs specify RIN_OMA (e.g. "
-                   "-136 dB/Hz for 400GBASE-DR4, as its clause 124 table): set rin (with rin_type = 'oma' for a "
-                   "standard's figure)")
     if d.receiver.model == "ge-photodiode" and d.link.wavelength < 1.1e-6:
         out.append("[receiver] model 'ge-photodiode' is PhoenixSim's fit for O/C-band germanium photodiodes; at "
                    f"{d.link.wavelength * 1e9:.0f} nm use model = 'given' with the receiver's datasheet sensitivity")
@@ -262,5 +254,6 @@ def capacity_figures(a: PointToPoint) -> CapacityFigures:
     return CapacityFigures(
         wavelength_limits={"power_budget": count, "requested": 1}, limits_bps=limits, capacity_bps=capacity,
         binding_limit=binding, max_capacity_bps=capacity, max_binding_limit=binding,
+        lifted_limits_bps=dict(limits),  # one lane: no count to lift
         max_wavelengths_per_fiber=count if capacity > 0 else 0, wavelengths_used=1 if capacity > 0 else 0,
         fibers_used=a.sections["link"].fibers_per_direction)

@@ -106,10 +106,20 @@ class BudgetFigures:
     fiber_launch_dbm: float  # total optical power entering one fiber
     crosstalk_leakage: float = 0.0  # ΣX at the worst victim, relative to the victim's power (E6)
     source_to_launch_db: float = 0.0  # from the laser output to the launch point: coupling, split, comb envelope
+    # the aggregate cap's share of the weakest line entering the bus however strong the laser, P_max − 10·log10 N_bus
+    # less a comb's envelope (E10); +inf where no cap applies (point-to-point)
+    cap_share_dbm: float = math.inf
+    lines_in_bus: int = 1  # the laser lines sharing the cap at the design's count
 
     @property
     def penalty_db(self) -> float:
         return float(sum(p.value_db for p in self.penalties))
+
+    @property
+    def needed_at_launch_dbm(self) -> float:
+        """What the weakest line must bring to the launch point to close: the launch less the margin,
+        S + ΣIL + ΣPP + the system margin."""
+        return self.launch_dbm - self.margin_db
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,10 +129,16 @@ class CapacityFigures:
     capacity_bps: float
     binding_limit: str
     max_capacity_bps: float  # with the design's own wavelength and fiber counts lifted
-    max_binding_limit: str
+    max_binding_limit: str  # the limits at max_capacity_bps in lifted_limits_bps, '+'-joined
     max_wavelengths_per_fiber: int
     wavelengths_used: int  # per fiber, by the capacity (0 when it is zero)
     fibers_used: int
+    lifted_limits_bps: dict[str, float] = field(default_factory=dict)  # each limit with the counts lifted
+
+    def binds(self, limit: str, lifted: bool = False) -> bool:
+        """Whether `limit` binds the capacity (at the design's counts, or `lifted`): the one reading of the
+        binding labels that the summary and the limits table share."""
+        return limit in (self.max_binding_limit if lifted else self.binding_limit).split("+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,7 +146,8 @@ class ReachFigures:
     max_fiber_length_m: float  # NaN when the budget fails even with no fiber
     fiber_reach_m: dict[str, float]  # each length limit alone: 'loss', 'dispersion', 'channel_isi'
     max_switch_passes: int | None  # None when the budget fails even with no switch
-    min_laser_power_per_line_dbm: float
+    min_laser_power_per_line_dbm: float  # with the aggregate cap applied; NaN where no line power closes
+    no_power_closes: str = ""  # why no line power closes (the aggregate cap binds); '' where one does
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,7 +169,7 @@ class TuningFigures:
     power_w: float
     shift_needed_hz: float  # largest shift one ring of the designed grid must make
     heater_reach_hz: float  # the largest shift the heater driver supplies
-    ring_yield: RingYield | None = None  # full-thermal and athermal tuning only
+    ring_yield: RingYield | None = None  # full-thermal and athermal-untrimmed tuning only
 
 
 @dataclass(frozen=True, slots=True)
@@ -268,6 +285,7 @@ class LinkEstimate:
     max_fiber_length_m = _forward("reach", "max_fiber_length_m")
     max_switch_passes = _forward("reach", "max_switch_passes")
     min_laser_power_per_line_dbm = _forward("reach", "min_laser_power_per_line_dbm")
+    no_power_closes = _forward("reach", "no_power_closes")
     power_w = _forward("energy", "optical_power_w")
     energy_j_per_bit = _forward("energy", "optical_j_per_bit")
     total_energy_j_per_bit = _forward("energy", "optical_total_j_per_bit")

@@ -39,7 +39,8 @@ def budget_figures(a: RingWdm) -> BudgetFigures:
         aggregate_cap_binds=bool(lz.mean_in_bus_dbm > lz.cap_dbm - 10.0 * np.log10(b.lit)),
         received_dbm=launch - float(b.total_db), margin_db=float(b.margin), power_budget_count=int(b.count),
         fiber_launch_dbm=float(b.fiber_launch_dbm), crosstalk_leakage=float(b.leakage),
-        source_to_launch_db=float(laser_s.coupling_loss + lz.split_db + lz.flatness))
+        source_to_launch_db=float(laser_s.coupling_loss + lz.split_db + lz.flatness),
+        cap_share_dbm=float(b.cap_share_dbm), lines_in_bus=int(b.lit))
 
 
 def capacity_figures(a: RingWdm) -> CapacityFigures:
@@ -49,6 +50,7 @@ def capacity_figures(a: RingWdm) -> CapacityFigures:
         wavelength_limits={**counts, "requested": n_req},
         limits_bps={k: float(c.limits[k]) for k in (*LIMITS, "requested")}, capacity_bps=float(c.capacity),
         binding_limit=str(c.binding), max_capacity_bps=float(c.max_capacity), max_binding_limit=str(c.max_binding),
+        lifted_limits_bps={k: float(v) for k, v in c.lifted_limits.items()},
         max_wavelengths_per_fiber=int(c.max_wavelengths), wavelengths_used=int(c.wavelengths_used),
         fibers_used=int(c.fibers_used))
 
@@ -79,8 +81,12 @@ def warnings(a: RingWdm) -> list[str]:
     """Models used outside their range, and search bounds reached."""
     d, lk, r, ring = a.design, a.sections["link"], a.sections["ring"], a.ring
     out = []
+    if d.tuning.strategy != d.tuning.model:
+        out.append(f"[tuning] strategy '{d.tuning.strategy}' is read as its new name '{d.tuning.model}' (heaters still "
+                   "correct 3σ of fabrication variation); DSENT's athermal rings with trim, no heater, are "
+                   "'athermal-with-trim'")
     grid_hz = lk.wavelengths_per_fiber * lk.channel_spacing
-    if d.tuning.strategy == "nearest-channel" and ring.fsr > 1.5 * grid_hz:
+    if d.tuning.model == "nearest-channel" and ring.fsr > 1.5 * grid_hz:
         matched_radius = float(microring.C / (r.group_index * grid_hz * 2 * math.pi))
         out.append(f"[tuning] the grid spans {grid_hz / 1e12:.2f} THz of a {float(ring.fsr) / 1e12:.2f} THz FSR: "
                    f"nearest-channel tuning may cross a {float(a.tuning.shift) / 1e12:.2f} THz gap; a ring of radius "

@@ -435,7 +435,8 @@ class BudgetArrays:
     lit: object  # lines in the bus at the design's count
     total_db: object
     penalty_db: object
-    min_line_dbm: object  # least laser power per line that closes
+    min_line_dbm: object  # least laser power per line that closes (NaN where none does: the aggregate cap binds)
+    cap_share_dbm: object  # the aggregate cap's share of the weakest line entering the bus, whatever the laser gives
     fiber_launch_dbm: object  # total power into one fiber (eye safety)
 
 
@@ -477,11 +478,15 @@ def budget_stage(d: LinkDesign, s: dict, ring: RingArrays, lz: LaserArrays, sig:
     penalties = _penalty_lines(d, s, sig, ring, pen, xt_db, leak)
     penalty_db = (0.0 + pen.extinction_db + xt_db + ring.isi_db + ring.modulator_isi_db + pen.rin_db
                   + pen.dispersion_db)
-    min_line = budget.min_line_power_dbm(rx.sensitivity_dbm, total + (s["laser"].coupling_loss + lz.split_db
-                                                                       + lz.flatness), penalty_db, lk.system_margin)
+    # the least line power that closes, with the aggregate cap applied (E9 in dB, E10): none where the cap's share
+    # of the weakest line leaves no margin however strong the laser
+    cap_share = budget.launch_power_dbm(np.inf, lz.cap_dbm, lit) - lz.flatness
+    min_line = budget.min_line_power_capped_dbm(rx.sensitivity_dbm, total, penalty_db, lk.system_margin,
+                                                source_loss_db=s["laser"].coupling_loss + lz.split_db + lz.flatness,
+                                                cap_share_dbm=cap_share)
     return BudgetArrays(ledger=items, penalties=penalties, count=count, through_tx=through_tx, through_rx=through_rx,
                         leakage=leak, crosstalk_db=xt_db, margin=margin, launch_dbm=launch, lit=lit, total_db=total,
-                        penalty_db=penalty_db, min_line_dbm=min_line,
+                        penalty_db=penalty_db, min_line_dbm=min_line, cap_share_dbm=cap_share,
                         fiber_launch_dbm=_fiber_launch_dbm(d, s, ring, items, launch + lz.flatness, lit, through_tx))
 
 
@@ -586,16 +591,36 @@ class CapacityArrays:
                 "requested": self.requested * self.payload * self.fibers}
 
     @functools.cached_property
+    def lifted_limits(self) -> dict:
+        """Every limit's capacity with the design's own wavelength and fiber counts lifted: a wavelength limit at
+        the package's fibers, the package at the most wavelengths the limits allow. The smallest is `max_capacity`,
+        and the limits `max_binding` names are the ones at it."""
+        return self._limits_for(self.max_wavelengths, self.escape, self.escape)
+
+    @functools.cached_property
     def max_capacity(self):
         """The capacity with the design's own wavelength and fiber counts lifted."""
         return self.max_wavelengths * self.payload * self.escape
 
     @functools.cached_property
-    def max_binding(self):
-        """The limit that binds the lifted capacity (the first on ties)."""
-        lifted = self._limits_for(self.max_wavelengths, self.escape, self.escape)
-        stacked = np.stack(np.broadcast_arrays(*lifted.values()))
-        return np.asarray(LIMITS, dtype=object)[np.argmin(stacked, axis=0)]
+    def max_binding(self) -> Labels:
+        """The limits that bind the lifted capacity (`binding_labels` with no count requested): the tightest
+        wavelength limit (the first on ties) and the package, whose fibers the lifted capacity takes (where it
+        carries anything: with no wavelength, no fiber count binds)."""
+        return binding_labels(self.counts, np.inf, self.escape, np.where(self.max_wavelengths > 0, np.inf, 0))
+
+
+def binding_labels(counts, requested, escape, fibers) -> Labels:
+    """The limits that bind a capacity of min(FSR channels, laser lines, budget count, `requested`) wavelengths per
+    fiber on min(`fibers`, `escape`) fibers: the tightest wavelength limit (the first on ties) where it is below the
+    requested count, the package where it escapes fewer fibers than asked for; 'requested' where none does. The
+    capacity at the design's counts and the lifted one (nothing requested: np.inf) name their limits by it."""
+    fsr_n, lines, budget_n = counts
+    below = np.minimum(np.minimum(fsr_n, lines), budget_n) < requested
+    fsr_first = (fsr_n <= lines) & (fsr_n <= budget_n)  # the tightest wavelength limit, the first on ties
+    lines_first = ~fsr_first & (lines <= budget_n)
+    flags = [below & fsr_first, below & lines_first, below & ~fsr_first & ~lines_first, escape < fibers]
+    return Labels.of(flags, LIMITS, "+", none="requested")
 
 
 def capacity_stage(d: LinkDesign, s: dict, ring: RingArrays, lz: LaserArrays, sig: SignalArrays,
@@ -614,11 +639,7 @@ def capacity_stage(d: LinkDesign, s: dict, ring: RingArrays, lz: LaserArrays, si
     n_phys = np.minimum(np.minimum(fsr_n, lines), budget_n)
     used = np.minimum(n_phys, n_req)
     capacity = used * rate_run * np.minimum(fibers, escape)
-    below = n_phys < n_req
-    fsr_first = (fsr_n <= lines) & (fsr_n <= budget_n)  # the tightest wavelength limit, the first on ties
-    lines_first = ~fsr_first & (lines <= budget_n)
-    flags = [below & fsr_first, below & lines_first, below & ~fsr_first & ~lines_first, escape < fibers]
-    binding = Labels.of(flags, LIMITS, "+", none="requested")
+    binding = binding_labels(counts, n_req, escape, fibers)
     return CapacityArrays(
         escape=escape, payload=payload, counts=counts, requested=n_req,
         fibers=fibers, max_wavelengths=n_phys, capacity=capacity,
@@ -645,18 +666,26 @@ class TuningArrays:
 def tuning_stage(d: LinkDesign, s: dict, ring: RingArrays, cap: CapacityArrays) -> TuningArrays:
     """Heater power for the rings the capacity uses (a modulator and a filter per wavelength per fiber), each heated
     through the worst-case shift of the designed grid under the strategy (E11, E11b), and for full-thermal and
-    athermal tuning the probability that every ring in use locks under fabrication variation, the rings of one
-    chiplet sharing its die offset (F46) or each on its own (E33)."""
+    athermal-untrimmed tuning the probability that every ring in use locks under fabrication variation, the rings of
+    one chiplet sharing its die offset (F46) or each on its own (E33). Athermal rings with trim (DSENT's
+    AthermalWithTrim, E83) are neither heated nor at risk of not locking: their power is the trim's alone (E85)."""
     lk, r, tn = s["link"], s["ring"], s["tuning"]
     per_kelvin = shift_per_kelvin_hz(d, r, ring.f0)
     eta = microring.heater_efficiency_hz_per_w(per_kelvin, tn.heating_efficiency)
     rings_used = 2 * cap.fibers_used * cap.wavelengths_used
     reach = _f(tn.max_heater_power) * eta
     temperature_hz = available = sigma = p_lock = io_yield = None
-    if d.tuning.strategy == "nearest-channel":
+    strategy = d.tuning.model  # an old strategy name read as its new one
+    if strategy == "athermal-with-trim":
+        shift = operating = 0.0 * rings_used  # no heater shift: the offsets are trimmed
+        return TuningArrays(per_kelvin=per_kelvin, efficiency=eta, rings_used=rings_used, heater_reach=reach,
+                            shift=shift, operating=operating,
+                            power_w=microring.athermal_trim_power_w(rings_used, tn.trim_power), temperature_hz=0.0,
+                            available=None, sigma=None, lock_probability=None, io_yield=None)
+    if strategy == "nearest-channel":
         shift = operating = microring.nearest_channel_shift_hz(ring.fsr, lk.wavelengths_per_fiber, lk.channel_spacing)
     else:
-        if d.tuning.strategy == "full-thermal":
+        if strategy == "full-thermal":
             operating = microring.full_thermal_shift_hz(tn.sigma_local, tn.sigma_system, per_kelvin, tn.t_min,
                                                         tn.t_max, tn.temperature)
             shift = microring.full_thermal_shift_hz(tn.sigma_local, tn.sigma_system, per_kelvin, tn.t_min, tn.t_max,

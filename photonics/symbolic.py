@@ -52,6 +52,31 @@ def budget_equations():
 UNKNOWNS = {"max_wavelengths": "N", "min_line_power": "P", "max_length": "L", "max_hops": "k"}
 
 
+def condition(problem: str):
+    """Where a solution holds (a sympy relation), or None where it always does. The least line power P holds where
+    the aggregate cap leaves each of the N lines what the budget needs, P_max − 10·log10 N ≥ IL + PP + S + M (the
+    max_wavelengths equation at N, ≥ 0): the launch is min(P, P_max − 10·log10 N), so where the cap's share falls
+    short no line power closes (E10)."""
+    if problem != "min_line_power":
+        return None
+    import sympy as sp
+
+    s = _symbols()
+    return sp.GreaterThan(s["P_max"] - 10 * sp.log(s["N"], 10), closed_form("min_line_power"))
+
+
+def holds(problem: str):
+    """`condition(problem)` as a numpy function of its symbols (keyword arguments), True where none applies."""
+    import sympy as sp
+
+    relation = condition(problem)
+    if relation is None:
+        return lambda **kw: True
+    args = sorted(relation.free_symbols, key=lambda sym: sym.name)
+    fn = sp.lambdify(args, relation, "numpy")
+    return lambda **kw: fn(*(kw[a.name] for a in args))
+
+
 def closed_form(problem: str):
     """The solution of one inverse problem: 'max_wavelengths' → N, 'min_line_power' → P,
     'max_length' → L, 'max_hops' → k."""
@@ -101,6 +126,10 @@ def explain() -> str:
         unknown = closed_form(problem)
         name = {"max_wavelengths": "N", "min_line_power": "P", "max_length": "L", "max_hops": "k"}[problem]
         lines.append(f"  {problem}:  {readable(eq)} = 0   ⇒   {name} = {readable(unknown)}")
+        relation = condition(problem)
+        if relation is not None:
+            lines.append(f"      where {readable(relation.lhs)} >= {readable(relation.rhs)} (the aggregate cap leaves "
+                         "each of N lines that much); otherwise no line power closes")
     lines += ["", "Symbols:"] + [f"  {k:6s} {v}" for k, v in SYMBOLS.items()]
     lines += ["", "Integer answers (N, k) are the floor of the solution; crosstalk makes PP depend on N and",
               "the channel spacing, so those problems are solved numerically (wavelength-count search,",

@@ -213,6 +213,9 @@ def explain_quantity(name: str, design, source: str, model: str = "gpt2-355m", b
         base = evaluate(point)
     except InputError as exc:
         raise InputError(f"{source}: {exc}") from None
+    why = QUANTITIES[name].undefined(evaluate.reading(point)) if QUANTITIES[name].undefined else ""
+    if not math.isfinite(base) and why:
+        raise InputError(f"{source}: {name} is not defined for this design: {why}")
     if not math.isfinite(base):
         raise InputError(f"{source}: {name} is not defined for this design ([fabric] kind = "
                          f"'{point.design.fabric.kind}'"
@@ -313,6 +316,13 @@ def formula_text(formula) -> str:
 
         def _print_Max(self, expr):
             return "max(" + ", ".join(self._print(a) for a in expr.args) + ")"
+
+        def _print_Piecewise(self, expr):  # "a if c; none otherwise" (an undefined branch is NaN)
+            import sympy as sp
+
+            return "; ".join(("none" if value is sp.nan else self._print(value))
+                             + ("" if cond is sp.true else f" if {self._print(cond)}")
+                             + (" otherwise" if cond is sp.true else "") for value, cond in expr.args)
 
     rhs = _Text({"order": "none"}).doprint(formula.rhs).replace("**", "^").replace("*", "·")
     return f"{text_name(formula.lhs)} = {rhs}"

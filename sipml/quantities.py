@@ -65,6 +65,7 @@ class Quantity:
     help: str
     formula: Callable | None = None  # Reading → Formula
     target: bool = True  # `optimize` may maximise, minimise or bound it
+    undefined: Callable | None = None  # Reading → why the point has no such number ('' when it has one)
 
     def value(self, reading: Reading):
         """The reported number, None where the reading has no such number (no link on an electrical fabric)."""
@@ -191,13 +192,24 @@ def _target_ber(r):
 
 
 def _min_line(r):
+    """P_min = S + ΣIL + IL_source + ΣPP + M (E9), where the aggregate cap's share of the line in the bus reaches
+    S + ΣIL + ΣPP + M (E10); no formula where it does not (no line power closes: `LinkEstimate.no_power_closes`)."""
+    import sympy as sp
+
     est, t = r.link, Terms()
-    rhs = sum_terms([t("S", est.sensitivity_dbm, "dBm", "sensitivity"),
-                t(r"\Sigma IL", sum(i.value_db for i in est.ledger), "dB", "the ledger's losses"),
-                t(r"IL_{\mathrm{source}}", est.budget.source_to_launch_db, "dB", "coupling, split and comb envelope"),
-                t(r"\Sigma PP", est.budget.penalty_db, "dB", "penalties"),
-                t(r"M_{\mathrm{sys}}", est.design.link.system_margin, "dB", "reserved system margin")])
-    return Formula(r"P_{\min}", rhs, t.terms)
+    if not math.isfinite(est.min_laser_power_per_line_dbm):
+        return None
+    need = [t("S", est.sensitivity_dbm, "dBm", "sensitivity"),
+            t(r"\Sigma IL", sum(i.value_db for i in est.ledger), "dB", "the ledger's losses"),
+            t(r"\Sigma PP", est.budget.penalty_db, "dB", "penalties"),
+            t(r"M_{\mathrm{sys}}", est.design.link.system_margin, "dB", "reserved system margin")]
+    rhs = sum_terms([*need, t(r"IL_{\mathrm{source}}", est.budget.source_to_launch_db, "dB",
+                              "coupling, split and comb envelope")])
+    if not math.isfinite(est.budget.cap_share_dbm):  # no aggregate cap (point-to-point)
+        return Formula(r"P_{\min}", rhs, t.terms)
+    cap = t(r"P_{\mathrm{cap}}", est.budget.cap_share_dbm, "dBm", "the aggregate cap's share of the weakest line "
+            f"entering the bus, P_max − 10·log10 N_bus − the comb's envelope ({est.budget.lines_in_bus} lines, E10)")
+    return Formula(r"P_{\min}", sp.Piecewise((rhs, cap >= sum_terms(need)), (sp.nan, True)), t.terms)
 
 
 def _received(r):
@@ -554,7 +566,8 @@ QUANTITY_LIST = (
     _Q("laser_power_per_line_dbm", "dBm", 1.0, LINK, lambda r: r.link.laser_line_dbm, "mean laser power per line "
        "(point-to-point: the average launch power)", _dbm_of(r"P_{\mathrm{line}}", _line_watts, "power per line")),
     _Q("min_laser_power_per_line_dbm", "dBm", 1.0, LINK, lambda r: r.link.min_laser_power_per_line_dbm, "least laser "
-       "power per line that closes the budget (E9)", _min_line),
+       "power per line that closes the budget, with the aggregate waveguide power cap applied (E9, E10); null where "
+       "the cap binds and no line power closes", _min_line, undefined=lambda r: r.link.no_power_closes),
     _Q("received_power_dbm", "dBm", 1.0, LINK, lambda r: r.link.received_dbm, "average power of the worst wavelength "
        "at the detector", _received),
     _Q("sensitivity_dbm", "dBm", 1.0, LINK, lambda r: r.link.sensitivity_dbm, "average-power sensitivity at the "
@@ -651,12 +664,15 @@ QUANTITIES = {q.key: q for q in QUANTITY_LIST}
 LABELS = {
     "design": "the design's file or built-in name", "feasible": "no constraint violated",
     "link_kind": "[link] kind", "binding_limit": "the limit(s) that set the capacity, '+'-joined",
-    "limits_gbps": "every capacity limit", "max_binding_limit": "the limit of the lifted capacity",
+    "limits_gbps": "every capacity limit at the design's counts", "lifted_limits_gbps": "every capacity limit with "
+    "the design's wavelength and fiber counts lifted", "max_binding_limit": "the limits that bind the lifted "
+    "capacity, '+'-joined: the tightest wavelength limit and the package (read from lifted_limits_gbps)",
+    "no_power_closes": "why no laser power per line closes (the aggregate cap binds); null where one does",
     "wavelength_limits": "every wavelength-count limit", "modulation": "[link] modulation", "fec": "the FEC's figures",
     "fiber_reach_m": "each length limit alone", "energy_breakdown_pj_per_bit": "optical energy by part",
     "electrical_energy_breakdown_pj_per_bit": "electrical energy by part",
     "fabric_energy_breakdown_pj_per_bit": "what the fabric adds per bit", "ring": "the ring figures",
-    "ring_yield": "ring lock yield (full-thermal, athermal)", "ledger": "the budget line by line",
+    "ring_yield": "ring lock yield (full-thermal, athermal-untrimmed)", "ledger": "the budget line by line",
     "violations": "violated constraints (name, message)", "warnings": "models used outside their range",
     "min_channel_spacing_ghz": "with --min-spacing: the root of margin(spacing) = 0 (Brent)",
     "fabric": "[fabric] kind", "gpus": "[fabric] gpus", "job_gpus": "GPUs of the largest job", "figures": "the kind's "

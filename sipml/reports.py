@@ -68,10 +68,10 @@ def _yield_data(est: LinkEstimate) -> dict | None:
 
 
 BUDGET_KEYS = ("design", "feasible", "link_kind", "margin_db", "capacity_gbps", "binding_limit", "limits_gbps",
-               "max_capacity_gbps", "max_binding_limit", "max_wavelengths_per_fiber", "wavelength_limits",
-               "modulation", "symbol_rate_gbd", "target_ber", "fec", "laser_power_per_line_dbm",
-               "min_laser_power_per_line_dbm", "received_power_dbm", "sensitivity_dbm", "quantum_limit_dbm",
-               "max_fiber_length_m", "fiber_reach_m", "max_switch_passes", "energy_pj_per_bit",
+               "max_capacity_gbps", "max_binding_limit", "lifted_limits_gbps", "max_wavelengths_per_fiber",
+               "wavelength_limits", "modulation", "symbol_rate_gbd", "target_ber", "fec", "laser_power_per_line_dbm",
+               "min_laser_power_per_line_dbm", "no_power_closes", "received_power_dbm", "sensitivity_dbm",
+               "quantum_limit_dbm", "max_fiber_length_m", "fiber_reach_m", "max_switch_passes", "energy_pj_per_bit",
                "energy_breakdown_pj_per_bit", "electrical_energy_breakdown_pj_per_bit",
                "fabric_energy_breakdown_pj_per_bit", "total_energy_pj_per_bit", "io_power_w", "total_io_power_w",
                "escape_fibers_per_direction", "shoreline_tbps_per_mm", "ring", "ring_yield", "ledger", "violations",
@@ -114,7 +114,9 @@ def budget_data(est: LinkEstimate, source: str) -> dict:
     labels = {
         "design": source, "feasible": est.feasible, "link_kind": est.design.link.kind,
         "binding_limit": est.binding_limit, "limits_gbps": {k: v / 1e9 for k, v in est.limits_bps.items()},
-        "max_binding_limit": est.max_binding_limit, "wavelength_limits": est.wavelength_limits,
+        "max_binding_limit": est.max_binding_limit,
+        "lifted_limits_gbps": {k: v / 1e9 for k, v in est.capacity.lifted_limits_bps.items()},
+        "no_power_closes": est.no_power_closes or None, "wavelength_limits": est.wavelength_limits,
         "modulation": sig.modulation,
         "fec": {"name": fec.name, "code": fec.code, "threshold_ber": fec.threshold_ber, "overhead": fec.overhead,
                 "latency_s": fec.latency_s, "frame_error_ratio": fec.frame_error_ratio,
@@ -189,7 +191,8 @@ def _summary_rows(est: LinkEstimate) -> list[dict]:
         {"quantity": "max capacity (counts lifted)", "value": _rate(est.max_capacity_bps)[0],
          "unit": f"{_rate(est.max_capacity_bps)[1]}, bound by {est.max_binding_limit}"},
         {"quantity": "min laser power per line" if est.ring else "min launch power (average)",
-         "value": _f(est.min_laser_power_per_line_dbm), "unit": "dBm"},
+         "value": _f(est.min_laser_power_per_line_dbm),
+         "unit": f"dBm ({est.no_power_closes})" if est.no_power_closes else "dBm"},
         {"quantity": "max fiber length", "value": _f(est.max_fiber_length_m / 1e3, 3),
          "unit": "km" if math.isfinite(est.max_fiber_length_m) or math.isinf(est.max_fiber_length_m)
          else "km (the budget fails with no fiber)"},
@@ -220,6 +223,24 @@ def _summary_rows(est: LinkEstimate) -> list[dict]:
     return rows
 
 
+def _limits_table(est: LinkEstimate) -> Table:
+    """Every capacity limit at the design's counts and with the counts lifted, each marked where it binds: read,
+    as the summary's binding limits are, from the capacity record (`CapacityFigures.binds`)."""
+    cap = est.capacity
+
+    def cell(value_bps: float | None, binds: bool) -> str:
+        if value_bps is None:
+            return ""
+        number, unit = _rate(value_bps)
+        return f"{number} {unit}" + ("  ← binds" if binds else "")
+
+    rows = [{"limit": k, "at the design's counts": cell(v, cap.binds(k)),
+             "counts lifted": cell(cap.lifted_limits_bps.get(k), cap.binds(k, lifted=True)), "meaning": LIMIT_TEXT[k]}
+            for k, v in cap.limits_bps.items()]
+    return Table("Capacity per GPU per direction: every limit", ["limit", "at the design's counts", "counts lifted",
+                                                                  "meaning"], rows)
+
+
 def budget_report(est: LinkEstimate, source: str, min_spacing_hz: float | None | bool = False) -> Report:
     """`min_spacing_hz`: False when not solved, None when no spacing closes, else the spacing in Hz."""
     data = budget_data(est, source)
@@ -228,9 +249,7 @@ def budget_report(est: LinkEstimate, source: str, min_spacing_hz: float | None |
     ledger = Table("Link budget (worst wavelength)", ["item", "value", "unit", "detail"],
                    [{"item": row["name"], "value": f"{row['value']:+.2f}", "unit": row["unit"],
                      "detail": row["detail"]} for row in data["ledger"]])
-    limits = Table("Capacity per GPU per direction: every limit", ["limit", "capacity", "unit", "meaning"],
-                   [{"limit": k + ("  ← binds" if k == est.binding_limit else ""), "capacity": _rate(v)[0],
-                     "unit": _rate(v)[1], "meaning": LIMIT_TEXT[k]} for k, v in est.limits_bps.items()])
+    limits = _limits_table(est)
     summary = Table("Summary", ["quantity", "value", "unit"], _summary_rows(est))
     if min_spacing_hz is not False:
         summary.rows.append({"quantity": "min channel spacing", "unit": "GHz",

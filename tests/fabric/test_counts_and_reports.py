@@ -76,11 +76,14 @@ def test_laser_power_when_the_aggregate_cap_binds():
 
 
 def test_max_binding_limit_is_the_smallest():
+    """4 laser lines, the tightest wavelength limit; the lifted capacity takes every fiber the package escapes, so
+    the package binds it too (issue 41: the summary and the limits table name the same limits)."""
     from photonics.design import LaserSection
 
     est = evaluate(LinkDesign(link=LinkSection(wavelengths_per_fiber=4), laser=LaserSection(lines=4,
                                                                                            power_per_line=5e-3)))
-    assert est.max_binding_limit == "laser_lines"
+    assert est.max_binding_limit == "laser_lines+package_escape"
+    assert est.capacity.lifted_limits_bps["laser_lines"] == est.max_capacity_bps
 
 
 def test_ocs_patch_cables_and_bisection():

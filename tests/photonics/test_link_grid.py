@@ -40,8 +40,8 @@ BASES = {
     "all-pass modulators": {"modulator__kind": "all-pass"},
     "DFB array": {"laser__kind": "dfb"},
     "full-thermal tuning": {"tuning__strategy": "full-thermal"},
-    "athermal, PAM4, thermal-noise receiver": {"tuning__strategy": "athermal", "receiver__model": "thermal-noise",
-                                               "link__modulation": "pam4"},
+    "athermal, PAM4, thermal-noise receiver": {"tuning__strategy": "athermal-untrimmed",
+                                               "receiver__model": "thermal-noise", "link__modulation": "pam4"},
     "KP4 FEC, Bellcore dispersion, bend-fit loss": {"link__fec": "kp4", "fiber__dispersion_model": "bellcore",
                                                     "ring__loss_model": "bend-fit"},
     "given receiver, lab-fit ISI, given tuning, all-pass": {"receiver__model": "given", "ring__filter_isi": "lab-fit",
@@ -75,11 +75,19 @@ def figures(est) -> dict:
             "violations": ";".join(v.name for v in est.violations), "feasible": est.feasible}
 
 
+# figures the grid adds up from a ledger it assembles in another order than a single point's: equal to a few units
+# in the last place (the ledger lines themselves are compared exactly, through the margin)
+SUMMED = {"min_laser_power_per_line_dbm": 4}
+
+
 def differences(grid, index, est) -> dict:
     want = figures(est)
     got = {name: getattr(grid, name)[index] for name in want}
+    got = {name: got[name].item() if hasattr(got[name], "item") else got[name] for name in want}
     return {name: (got[name], want[name]) for name in want
-            if not same(got[name].item() if hasattr(got[name], "item") else got[name], want[name])}
+            if not same(got[name], want[name])
+            and not (name in SUMMED and isinstance(want[name], float) and math.isfinite(want[name])
+                     and abs(got[name] - want[name]) <= SUMMED[name] * math.ulp(want[name]))}
 
 
 @pytest.mark.parametrize("axes_name", AXES)
@@ -211,7 +219,8 @@ def test_a_grid_too_large_for_one_piece_gives_the_same_numbers(monkeypatch):
     monkeypatch.setattr(ring_wdm, "TABLE_ELEMENTS", 200)
     pieces = evaluate_grid(base, product_grid(axes))
     for name in ("margin_db", "power_budget_count", "capacity_bps", "violations", "min_laser_power_per_line_dbm"):
-        assert np.array_equal(getattr(pieces, name), getattr(whole, name)), name
+        nan = name == "min_laser_power_per_line_dbm"  # NaN where the aggregate cap binds (issue 41)
+        assert np.array_equal(getattr(pieces, name), getattr(whole, name), equal_nan=nan), name
 
 
 def test_a_budget_closing_past_the_search_s_end_reports_the_end_with_its_warning():

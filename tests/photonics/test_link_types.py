@@ -365,13 +365,15 @@ def test_dispersion_limits_a_c_band_link():
 
 
 def test_chiplet_defaults_left_on_a_vcsel_mmf_link_are_named():
-    """A VCSEL on multimode fiber that keeps the library's single-mode attenuation and dispersion, the comb's RIN and
-    the germanium receiver fit gets one warning each, with the value its part has; set them and the warnings go."""
+    """A VCSEL on multimode fiber that keeps the library's single-mode attenuation and dispersion and the germanium
+    receiver fit gets one warning each, with the value its part has; set them and the warnings go. Its RIN is its
+    own by default (10GBASE-SR's RIN12OMA −128 dB/Hz, issue 41), so nothing is said of it."""
     kept = evaluate(point_to_point(link=LinkSection(kind="point-to-point", wavelength=850e-9),
                                    laser=LaserSection(kind="vcsel"), fiber=FiberSection(type="mmf"),
                                    receiver=ReceiverSection(model="ge-photodiode")))
     text = " ".join(kept.warnings)
-    assert "fiber_loss is the single-mode default" in text and "-128 dB/Hz" in text and "ge-photodiode" in text
+    assert "fiber_loss is the single-mode default" in text and "ge-photodiode" in text and "[laser] rin" not in text
+    assert (kept.design.laser.rin, kept.design.laser.rin_type) == (-128.0, "oma")
     assert "zero_dispersion_wavelength and dispersion_slope are the single-mode defaults" in text
     set_ = evaluate(point_to_point(link=LinkSection(kind="point-to-point", wavelength=850e-9),
                                    laser=LaserSection(kind="vcsel", rin=-128.0),
@@ -382,10 +384,11 @@ def test_chiplet_defaults_left_on_a_vcsel_mmf_link_are_named():
     assert not [w for w in set_.warnings if "default" in w or "ge-photodiode" in w]
 
 
-def test_a_single_mode_laser_keeping_the_comb_rin_is_named():
-    """A DFB point-to-point link that keeps the comb's −135 dB/Hz is told so; one with its own RIN, or a measured
-    TDECQ that holds the RIN already, is not."""
+def test_a_single_mode_laser_left_without_a_rin_gets_its_own():
+    """Issue 41: a DFB point-to-point link given no RIN no longer keeps the comb's −135 dB/Hz (with a warning): it
+    gets a DFB's −155 dB/Hz; a RIN given is kept as given."""
     kept = evaluate(point_to_point(laser=LaserSection(kind="dfb")))
-    assert any("rin is the comb default" in w for w in kept.warnings)
+    assert (kept.design.laser.rin, kept.design.laser.rin_type) == (-155.0, "average")
+    assert not any("[laser] rin" in w for w in kept.warnings)
     own = evaluate(point_to_point(laser=LaserSection(kind="dfb", rin=-150.0)))
-    assert not any("rin is the comb default" in w for w in own.warnings)
+    assert own.design.laser.rin == -150.0

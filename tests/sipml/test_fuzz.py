@@ -109,7 +109,7 @@ def in_range(draw, spec):
         return draw(st.integers(int(spec.lo or 0), int(min(spec.hi, 2 ** 20))))
     if isinstance(spec, LossListSpec):
         return draw(st.sampled_from(["", "patch panel: 0.5 dB", "a: 1 dB; b: 30 dB"]))
-    default = abs(specs_default(spec)) or 1.0
+    default = abs(specs_default(spec) or 0.0) or 1.0  # a default held as a word (None) has no scale
     lo = spec.lo if spec.lo is not None else -10 * default
     hi = spec.hi if spec.hi is not None else 1000 * default
     x = draw(st.floats(lo, hi, exclude_min=spec.lo_open, exclude_max=spec.hi_open))

@@ -1,0 +1,143 @@
+"""Issue 41, two wrong answers of the link, through the real command line.
+
+1. The laser inverse honours the aggregate power cap. A 16-line comb at 50 Gbit/s, Q 8000, 100 GHz spacing: the
+   100 mW (20 dBm) waveguide cap leaves each of the 16 lines 20 − 10·log10 16 = 7.96 dBm in the bus, the weakest
+   3 dB below (the comb's envelope): 4.96 dBm, whatever the laser gives. The budget needs 8.27 dBm there, so no
+   line power closes (the old inverse said 12.52 dBm, which fails by the same 3.31 dB as 20 dBm does). The
+   summary, the JSON, `check`, the sweep's column and `explain` say so alike.
+2. The binding-limit text and the limits table read one record: the default design's lifted capacity, 8
+   wavelengths × 25 Gbit/s × 19 escaped fibers = 3800 Gbit/s, is bound by its tightest wavelength limit and by the
+   package, and the table's lifted column marks those two, at that capacity (the summary used to name
+   fsr_channels alone while its table gave the 3800 to package_escape).
+"""
+
+import json
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sipml.cli import main
+
+CAPPED = ["--set", "link.wavelengths_per_fiber=16", "--set", "link.data_rate=50 Gbit/s", "--set",
+          "ring.filter_q=8000", "--set", "laser.lines=16", "--set", "link.channel_spacing=100 GHz"]
+CAP_SHARE_DBM = 20.0 - 10 * math.log10(16) - 3.0  # the cap's share of the weakest of 16 lines, 3 dB comb envelope
+REASON = "no power closes: the aggregate cap of 100 mW over 16 lines binds"
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def budget_json(capsys, *argv):
+    code, out, _ = run(capsys, "budget", *argv, "-f", "json")
+    assert code in (0, 1)
+    return json.loads(out)
+
+
+def ledger_value(data, name):
+    return next(line["value"] for line in data["ledger"] if line["name"] == name)
+
+
+def test_issue41_no_line_power_closes_where_the_aggregate_cap_binds(capsys):
+    data = budget_json(capsys, *CAPPED)
+    assert data["min_laser_power_per_line_dbm"] is None
+    assert data["no_power_closes"].startswith(REASON)
+    assert f"{CAP_SHARE_DBM:.2f} dBm of the weakest line enters the bus" in data["no_power_closes"]
+    # what the weakest line must bring to the bus: its launch less its margin (8.27 dBm), above the cap's share
+    needed = ledger_value(data, "weakest line entering the bus") - data["margin_db"]
+    assert f"{needed:.2f} dBm needed" in data["no_power_closes"] and needed > CAP_SHARE_DBM
+    for dbm in (13, 20, 30):  # the old answer was 12.52 dBm: every stronger laser stops at the cap's share
+        strong = budget_json(capsys, *CAPPED, "--set", f"laser.power_per_line={dbm} dBm")
+        assert strong["margin_db"] == pytest.approx(CAP_SHARE_DBM - needed, abs=1e-9)
+        assert strong["margin_db"] == pytest.approx(-3.31, abs=0.005)
+        assert strong["min_laser_power_per_line_dbm"] is None and strong["no_power_closes"].startswith(REASON)
+
+    _, out, _ = run(capsys, "budget", *CAPPED)
+    row = next(line for line in out.splitlines() if line.startswith("min laser power per line"))
+    assert "–" in row and REASON in row
+
+    code, out, _ = run(capsys, "check", "sip-ring", *CAPPED, "-f", "json")
+    assert code == 1
+    message = next(v["message"] for v in json.loads(out)["violations"] if v["name"] == "power_budget")
+    assert REASON in message
+
+
+def test_issue41_the_sweep_column_and_explain_honour_the_cap(capsys):
+    """At 25 Gbit/s the same comb closes (it needs 2.24 dBm at the bus, under the cap's 4.96): the sweep's column
+    gives the budget's own answer there, and none at 50 Gbit/s."""
+    code, out, _ = run(capsys, "sweep", *CAPPED, "--vary", "link.data_rate=25 Gbit/s,50 Gbit/s", "-f", "json")
+    assert code == 0
+    rows = {row["link.data_rate [Gbit/s]"]: row for row in map(json.loads, out.splitlines())}
+    assert rows[50.0]["min_laser_power_per_line_dbm [dBm]"] is None
+    slow_design = [value.replace("50 Gbit/s", "25 Gbit/s") for value in CAPPED]
+    slow = budget_json(capsys, *slow_design)
+    assert slow["min_laser_power_per_line_dbm"] is not None and slow["no_power_closes"] is None
+    assert rows[25.0]["min_laser_power_per_line_dbm [dBm]"] == pytest.approx(slow["min_laser_power_per_line_dbm"],
+                                                                             abs=1e-9)
+    code, _, err = run(capsys, "explain", "min_laser_power_per_line_dbm", *CAPPED)
+    assert code == 2 and REASON in err
+    code, out, _ = run(capsys, "explain", "min_laser_power_per_line_dbm", *slow_design, "-f", "json")
+    formula = json.loads(out)
+    assert code == 0 and r"P_{\mathrm{cap}}" in formula["formula_latex"]  # the closed form names the cap
+    _, out, _ = run(capsys, "explain")
+    assert "P_max - 10*log10(N) >=" in out and "otherwise no line power closes" in out
+
+
+def test_issue41_the_least_line_power_closes_at_zero_margin_under_the_cap(capsys):
+    """Where the cap leaves room, the reported least power closes with margin 0, and the cap still clips a stronger
+    laser: its weakest line enters the bus at the cap's share."""
+    sixteen_lines = ["--set", "laser.lines=16"]  # 16 lines share the cap; the design's 8 wavelengths are used
+    least = budget_json(capsys, *sixteen_lines)["min_laser_power_per_line_dbm"]
+    assert least is not None
+    at_least = budget_json(capsys, *sixteen_lines, "--set", f"laser.power_per_line={least:.9f} dBm")
+    assert at_least["margin_db"] == pytest.approx(0.0, abs=1e-6)
+    clipped = budget_json(capsys, *sixteen_lines, "--set", "laser.power_per_line=30 dBm")
+    assert ledger_value(clipped, "weakest line entering the bus") == pytest.approx(CAP_SHARE_DBM, abs=1e-9)
+
+
+@settings(max_examples=60, deadline=None)
+@given(p_max=st.floats(0, 30), n=st.integers(1, 64), s=st.floats(-35, -5), pp=st.floats(0, 10),
+       il=st.floats(0, 20), m=st.floats(0, 6), source=st.floats(0, 6))
+def test_issue41_the_capped_inverse_is_the_symbolic_form_where_its_condition_holds(p_max, n, s, pp, il, m, source):
+    """sympy's least line power, P = IL + PP + S + M, holds where P_max − 10·log10 N reaches it; the kernel gives it
+    (plus the source's loss) there and none elsewhere, and a line at that power closes with the cap applied."""
+    from photonics import budget, symbolic
+
+    cap_share = p_max - 10 * math.log10(n)
+    found = float(budget.min_line_power_capped_dbm(s, il, pp, m, source_loss_db=source, cap_share_dbm=cap_share))
+    if symbolic.holds("min_line_power")(P_max=p_max, N=n, S=s, PP=pp, IL=il, M=m):
+        assert found == pytest.approx(symbolic.numeric("min_line_power")(S=s, PP=pp, IL=il, M=m) + source, abs=1e-9)
+        launch = budget.launch_power_dbm(found - source, p_max, n)
+        assert budget.margin_db(launch, il, pp, s, m) == pytest.approx(0.0, abs=1e-9)
+    else:
+        assert math.isnan(found)
+        assert budget.margin_db(budget.launch_power_dbm(1e3, p_max, n), il, pp, s, m) < 0  # no laser closes it
+
+
+def limits_table(out: str) -> dict:
+    """{limit: (cell at the design's counts, cell with the counts lifted)} of the budget's markdown limits table."""
+    section = out[out.index("every limit"):].split("\n\n")[1]
+    rows = [line.strip("|").split("|") for line in section.splitlines()[2:]]
+    return {cells[0].strip(): (cells[1].strip(), cells[2].strip()) for cells in rows}
+
+
+def test_issue41_the_lifted_binding_limits_and_the_limits_table_agree(capsys):
+    data = budget_json(capsys)
+    assert data["max_capacity_gbps"] == pytest.approx(8 * 25 * 19)  # 8 wavelengths, 25 Gbit/s, 19 escaped fibers
+    named = data["max_binding_limit"].split("+")
+    assert named == ["fsr_channels", "package_escape"]  # the tightest wavelength limit (first on ties), the package
+    assert min(data["lifted_limits_gbps"].values()) == pytest.approx(data["max_capacity_gbps"])
+
+    _, out, _ = run(capsys, "budget", "-f", "markdown")
+    summary = next(line for line in out.splitlines() if "max capacity (counts lifted)" in line)
+    assert "3800" in summary and "bound by fsr_channels+package_escape" in summary
+    table = limits_table(out)
+    marked = {limit for limit, (_, lifted) in table.items() if lifted.endswith("← binds")}
+    assert marked == set(named)
+    for limit in named:
+        assert table[limit][1].startswith("3800 Gbps")
+    assert {limit for limit, (at, _) in table.items() if at.endswith("← binds")} == {data["binding_limit"]}
