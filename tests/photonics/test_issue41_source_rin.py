@@ -9,7 +9,6 @@ import pytest
 from core.errors import InputError
 from photonics.design import SOURCE_RIN, LaserSection, LinkDesign, LinkSection, ReceiverSection
 from photonics.link import evaluate
-from sipml.cli import main
 
 PAM4_106G = """
 [link]
@@ -29,16 +28,6 @@ type = "smf"
 [receiver]
 model = "thermal-noise"
 """
-
-
-@pytest.fixture
-def cli(capsys):
-    """Run `sipml ARGV…` in-process: (exit code, stdout, stderr)."""
-    def run(*argv):
-        code = main(list(argv))
-        out, err = capsys.readouterr()
-        return code, out, err
-    return run
 
 
 def _pam4_dfb(**laser) -> LinkDesign:
