@@ -718,7 +718,7 @@ SWEEP = {  # the sweep's columns of each stage, in order: quantities (written `k
     LINK: ("link_feasible", "margin_db", "capacity_gbps", "binding_limit", "max_wavelengths_per_fiber",
            "energy_pj_per_bit", "min_laser_power_per_line_dbm", "link_violations"),
     FABRIC: ("fabric_feasible", "effective_bandwidth_gbps", "optical_reach", "network_cost_usd_per_gpu",
-             "network_power_w_per_gpu", "cluster_cost_usd", "fabric_violations"),
+             "network_power_w_per_gpu", "optics_power_w_per_gpu", "cluster_cost_usd", "fabric_violations"),
     TRAINING: ("training_feasible", "iteration_s", "tflops_per_gpu", "speedup", "speedup_per_dollar",
                "speedup_per_watt", "training_error"),
 }

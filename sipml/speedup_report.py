@@ -201,6 +201,7 @@ def speedup_report(rows, batch_source: str, failures: dict) -> Report:
                           "GB/GPU": f"{r['memory_gb_per_gpu']:.1f}",
                           "searched": f"{r['feasible_candidates']}/{r['candidates']}"} for r in feasible]))
     footer = [f"{name}: {why}" for name, why in failures.items()]
+    footer += _indivisible_batch(feasible)
     footer += _baseline_gpus(feasible)
     footer += list(dict.fromkeys(v["fallback"] for r in feasible for v in r["baselines"].values()
                                  if v and v["fallback"]))
@@ -222,6 +223,17 @@ def speedup_report(rows, batch_source: str, failures: dict) -> Report:
                "are upper bounds, not a design" for kind in dict.fromkeys(r["fabric"] for r in feasible)
                if not get_kind(kind).costed]
     return Report({"rows": rows}, tables, footer, records=rows)
+
+
+def _indivisible_batch(rows) -> list[str]:
+    """A line where data parallelism stopped at the largest divisor of both the global batch and the GPUs: the batch
+    does not divide over them, and the rest of the GPUs went to model parallelism the model may not want."""
+    import math
+
+    return list(dict.fromkeys(
+        f"note: the global batch {r['batch']} is not a multiple of the {r['gpus']} GPUs, so data parallelism stops at "
+        f"their largest common divisor (dp = {r['strategy']['dp']} on {r['design']}); --batch sets one that divides"
+        for r in rows if r["batch"] % r["gpus"] and r["strategy"].get("dp") == math.gcd(r["batch"], r["gpus"])))
 
 
 def _baseline_gpus(rows) -> list[str]:

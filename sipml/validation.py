@@ -421,6 +421,8 @@ def _error_and_tolerance(c: Case) -> dict[str, str]:
     shown_tolerance = ("exact" if tolerance == 0 else f"±{tolerance:.{max(decimals - 1, 0)}f}{suffix}")
     if c.high is not None:
         shown_tolerance = "in range" if tolerance == 0 else f"range {shown_tolerance}"
+    if c.informational:  # shown for the reader: no tolerance is claimed
+        shown_tolerance = "not judged"
     if not math.isfinite(c.ours):
         return {"error": "–", "tolerance": shown_tolerance}
     error = round(c.error * scale, decimals)

@@ -75,6 +75,7 @@ def _put(out: dict, name: str, value) -> None:
         value = value.item()
     if isinstance(value, float) and value == 0.0:
         value = 0.0
+
     column, n = name, 1
     while column in out:
         n += 1

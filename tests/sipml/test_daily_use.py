@@ -33,3 +33,12 @@ def test_cost_with_no_design_named_leaves_out_the_designs_a_set_does_not_fit(cap
     assert [d["design"] for d in json.loads(out)["designs"]] == ["sip-ring", "sip-ocs", "sip-ocs-384"]
     assert err.startswith("sipml: left out of the comparison: dgx-a100") and err.count("\n") == 1
     assert main(["cost", "dgx-a100", "--set", "link.data_rate=32 Gbit/s"]) == 2
+
+
+def test_speedup_says_when_the_batch_stops_data_parallelism(capsys):
+    """ResNet-50's 8,192 samples over 1,000 GPUs: data parallelism stops at 8 (their largest common divisor) and the
+    other 125 ways go to model parallelism; a footer says so, and says nothing where the batch divides."""
+    assert main(["speedup", "sip-ring", "-m", "resnet-50", "--gpus", "1000"]) == 0
+    assert "not a multiple of the 1000 GPUs" in capsys.readouterr().out
+    assert main(["speedup", "sip-ring", "-m", "resnet-50", "--gpus", "1024"]) == 0
+    assert "not a multiple" not in capsys.readouterr().out
