@@ -6,13 +6,7 @@ import json
 
 import pytest
 
-from sipml.cli import main
-
-
-def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
+from tests.sipml.cli_run import run
 
 
 def costs(capsys, *argv):

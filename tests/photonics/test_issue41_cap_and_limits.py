@@ -18,18 +18,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sipml.cli import main
+from tests.sipml.cli_run import run
 
 CAPPED = ["--set", "link.wavelengths_per_fiber=16", "--set", "link.data_rate=50 Gbit/s", "--set",
           "ring.filter_q=8000", "--set", "laser.lines=16", "--set", "link.channel_spacing=100 GHz"]
 CAP_SHARE_DBM = 20.0 - 10 * math.log10(16) - 3.0  # the cap's share of the weakest of 16 lines, 3 dB comb envelope
 REASON = "no power closes: the aggregate cap of 100 mW over 16 lines binds"
-
-
-def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def budget_json(capsys, *argv):

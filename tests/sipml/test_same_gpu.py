@@ -6,13 +6,7 @@ import json
 
 import pytest
 
-from sipml.cli import main
-
-
-def run(capsys, *argv):
-    code = main(list(argv))
-    out = capsys.readouterr()
-    return code, out.out, out.err
+from tests.sipml.cli_run import run
 
 
 def test_speedup_baselines_carry_the_design_gpu(capsys):

@@ -7,13 +7,7 @@ import re
 
 import pytest
 
-from sipml.cli import main
-
-
-def run(capsys, *argv):
-    code = main(list(argv))
-    out = capsys.readouterr()
-    return code, out.out, out.err
+from tests.sipml.cli_run import run
 
 
 def _table(out: str, title: str) -> list[dict]:
