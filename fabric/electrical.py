@@ -439,26 +439,27 @@ def _evaluate(design: ClusterDesign) -> FabricEstimate:
                   "them"] if el.pod_gpus and not pods else [])))
 
 
+def _members(block, p, s):
+    """(whether each group of p ranks at stride s sits inside one block of `block` consecutive ranks — a server, a
+    pod —, members of a group in one block)."""
+    span = p * s
+    inside = (span <= block) & divides(span, block)
+    m = np.where(s >= block, 1.0, np.minimum(p, np.maximum(np.floor(block / s), 1.0)))
+    return inside, np.where(inside, p, m)
+
+
 def _layout(est: FabricEstimate, p, s):
     """(in_server, members per server m, servers spanned) of groups of p ranks at stride s."""
-    g = est.details.gpus_per_server
-    span = p * s
-    in_server = (span <= g) & divides(span, g)
-    m = np.where(s >= g, 1.0, np.minimum(p, np.maximum(np.floor(g / s), 1.0)))
-    m = np.where(in_server, p, m)
+    in_server, m = _members(est.details.gpus_per_server, p, s)
     return in_server, m, np.ceil(p / m)
 
 
 def _pod_members(est: FabricEstimate, p, s):
     """(whether each group sits inside one pod, members of a group in one pod) of groups of p ranks at stride s;
     (True, p) without pods."""
-    det = est.details
-    if not det.pod_gpus:
+    if not est.details.pod_gpus:
         return True, p
-    pod = float(det.pod_gpus)
-    span = p * s
-    in_pod = (span <= pod) & divides(span, pod)
-    return in_pod, np.where(in_pod, p, np.where(s >= pod, 1.0, np.minimum(p, np.maximum(np.floor(pod / s), 1.0))))
+    return _members(float(est.details.pod_gpus), p, s)
 
 
 def _pod_rate(est: FabricEstimate, p, s, be):
