@@ -150,4 +150,9 @@ def test_the_optics_of_a_sip_fabric_are_its_link_models(capsys):
     parts = {b["key"]: b["power_w_per_gpu"][1] for b in d["breakdown"] if b["boundary"]}
     assert set(parts) == {"sip.optical_io_chiplet", "laser.comb_line"}
     assert d["optics_power_w_per_gpu"] == pytest.approx(sum(parts.values()))
-    assert d["port_power_w_per_gpu"] > d["optics_power_w_per_gpu"]  # the die-to-die and SerDes side
+    # B2 adds the link's electrical side (die-to-die crossings, SerDes/DSP) at its capacity, as `budget` reports them
+    code, out, err = run(capsys, "budget", "sip-ring", "-f", "json")
+    link = json.loads(out)
+    electrical_w = sum(link["electrical_energy_breakdown_pj_per_bit"].values()) * 1e-12 * link["capacity_gbps"] * 1e9
+    assert code == 0 and electrical_w > 0
+    assert d["port_power_w_per_gpu"] - d["optics_power_w_per_gpu"] == pytest.approx(electrical_w)
