@@ -33,7 +33,8 @@ POWER_RANGE_KEYS = tuple(f"power_{level}" for level in LEVELS)
 TEXT_KEYS = ("description", "unit", "role", "source", "date", "tag")
 REQUIRED_KEYS = TEXT_KEYS + PRICE_KEYS  # plus `power` or all of power_low/typical/high
 OPTICS_KEYS = ("boundary", "port_rate", "host_serdes_power", "drive")
-KNOWN_KEYS = frozenset(REQUIRED_KEYS + ("power",) + POWER_RANGE_KEYS + ("notes",) + OPTICS_KEYS)
+SWITCH_KEYS = ("switching_time", "ports")  # an optical circuit switch's (ocs.): device reconfiguration time, radix
+KNOWN_KEYS = frozenset(REQUIRED_KEYS + ("power",) + POWER_RANGE_KEYS + ("notes",) + OPTICS_KEYS + SWITCH_KEYS)
 
 # What an optics entry's power figure includes (fabrics-2026.md K1). The optics of a fabric are added up at B1; an
 # entry given at B2 converts to B1 where it declares the host SerDes part (`host_serdes_power`), and a B0 figure
@@ -72,6 +73,8 @@ class Component:
     port_rate_bps: float | None = None  # the port rate the power figure is given at (optics entries)
     host_serdes_w: float | None = None  # the host SerDes part of a B2 ("port") figure, W per item
     drive: str = ""  # a pluggable module's: "retimed" or "linear" (DRIVES)
+    switching_time_s: float | None = None  # an optical circuit switch's device reconfiguration time (ocs.)
+    ports: int | None = None  # an optical circuit switch's ports per side (ocs.)
 
     @property
     def is_network(self) -> bool:
@@ -335,6 +338,7 @@ def _build_component(entry: str, table: Mapping[str, object], keys_from: Mapping
         raise InputError(f"{where('host_serdes_power')} = {shown(table['host_serdes_power'])}: above the entry's "
                          f"lowest power ({powers[0]:g} W), of which it is a part")
 
+    switching, ports = _switch_keys(entry, table, where)
     files = tuple(dict.fromkeys(keys_from.values()))
     return Component(
         key=entry,
@@ -352,7 +356,28 @@ def _build_component(entry: str, table: Mapping[str, object], keys_from: Mapping
         port_rate_bps=port_rate,
         host_serdes_w=host_serdes,
         drive=drive,
+        switching_time_s=switching,
+        ports=ports,
     )
+
+
+def _switch_keys(entry: str, table: Mapping[str, object], where) -> tuple[float | None, int | None]:
+    """An optical circuit switch's `switching_time` (s, ≥ 0) and `ports` (a whole number ≥ 2); only `ocs.` entries
+    have them."""
+    given = [key for key in SWITCH_KEYS if key in table]
+    if given and entry.split(".", 1)[0] != "ocs":
+        raise InputError(f"{where(given[0])}: only optical circuit switches (ocs.) have one")
+    switching = (_parse_number(table["switching_time"], "s", where("switching_time"))
+                 if "switching_time" in table else None)
+    if switching is not None and switching < 0:
+        raise InputError(f"{where('switching_time')} = {shown(table['switching_time'])}: expected a time ≥ 0")
+    ports = None
+    if "ports" in table:
+        ports = _parse_number(table["ports"], "1", where("ports"))
+        if not (ports >= 2 and ports == int(ports)):
+            raise InputError(f"{where('ports')} = {shown(table['ports'])}: expected a whole number ≥ 2")
+        ports = int(ports)
+    return switching, ports
 
 
 def _parse_number(value, spec: str, where: str) -> float:

@@ -18,7 +18,7 @@ from photonics.design import MAX_CHANNELS, MAX_DB, MAX_FIBER_M, MAX_LATENCY_S, L
 SIPML = "SiP-ML simulator (MLNetwork/rostam) [sim]"
 NCCL = "NCCL src/graph/tuning.cc"
 # Bounds of the design space, so the work a design causes is bounded.
-KINDS = ("sip-ring", "sip-ocs", "electrical", "ideal")  # the built-in fabric kinds (fabric.registry)
+KINDS = ("sip-ring", "sip-ocs", "ocs-torus", "electrical", "ideal")  # the built-in fabric kinds (fabric.registry)
 MAX_GPUS = 1 << 20  # [assumed] frontier plans reach 10⁵–10⁶ GPUs; a 10⁶-GPU fabric with the training pattern takes seconds
 MAX_SERVER_GPUS = 1024  # [assumed] beyond the 72–576 GPUs of the largest NVLink domains announced
 MAX_SWITCH_RADIX = 4096  # [assumed] 8× the 512 ports of the largest switch ASICs (51.2 Tbps at 100G)

@@ -38,8 +38,9 @@ from core.formulas import Formula, Terms
 from core.fields import Section, non_negative, param
 from fabric import collectives as col
 from fabric.bom import BomLine
+from fabric.circuits import Schedule, with_wait
 from fabric.design import MAX_CHANNELS, MAX_GPUS, MAX_LATENCY_S, NCCL, SIPML, ClusterDesign
-from fabric.estimate import FabricEstimate, Floor, useful_time_fraction
+from fabric.estimate import FabricEstimate, Floor
 from fabric.fattree import fat_tree, fat_tree_max_endpoints, min_fat_tree_tiers
 from fabric.kind import BITS_PER_BYTE, CollectiveTime, FabricKind, bytes_sent_per_rank, fastest, pick
 from fabric.optical_io import CHIPLET_LATENCY_S, fiber_delay_s, optical_io_bom
@@ -67,8 +68,12 @@ class SipOcsSection(Section):
                           choices=("single", "partitioned", "clos"))
     reconfiguration_time: float = non_negative("30 ms", "s", "time to set a new circuit configuration",
                                                f"{SIPML} default; 10 ms in a paper summary", hi=1e3)
-    shots: str = param("single", "choice", "'single': configured once per job; 'multi': reconfigured every "
-                       "5 × reconfiguration time", f"{SIPML}", choices=("single", "multi"))
+    shots: str = param("single", "choice", "how circuits follow a job (fabric.circuits): 'single' (configured once "
+                       "per job for its whole traffic), 'multi' (reconfigured every 5 × reconfiguration time, dark "
+                       "while it switches), 'phased' (re-pointed to each collective before it runs: it has every "
+                       "circuit and pays one reconfiguration per call), 'auto' (single or phased, whichever runs "
+                       "the job faster)", f"{SIPML} for 'single' and 'multi'; [inferred] the others (photonic rails, "
+                       "fabrics-2026.md K31)", choices=("single", "multi", "phased", "auto"))
     step_latency: float = non_negative("3.4 us", "s", "cost of one collective step over a circuit (protocol and "
                                        "synchronisation; the fiber path adds its own delay)", f"{NCCL} (~v2.7): "
                                        "Ring/Simple per-step latency over NVLink 3.4 µs [verbatim]; [assumed] the "
@@ -90,6 +95,9 @@ class OcsDetails:
     margin_db: float = field(compare=False)  # of the link through the switch passes (informational: pricing_view)
     reconfiguration_s: float
     circuit_delay_s: float  # fiber to the switch and back, and the two chiplets
+    shots: str = "single"  # how this estimate's circuits follow the job: single, multi or phased
+    allocation: str | None = None  # the shots a job picked under shots = 'auto' (None: the design fixed them)
+    call_wait_s: float = 0.0  # paid before each call: one reconfiguration when phased
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,10 +160,19 @@ def ocs_link(design: ClusterDesign):
     return dataclasses.replace(d, loss=loss)
 
 
-def useful_fraction(shots: str) -> float:
-    """Single-shot: configured once per job (no reconfiguration during training); multi-shot: reconfigured every
-    5 × the delay, so 5/6 of the time carries traffic [sim]."""
-    return 1.0 if shots == "single" else useful_time_fraction(MULTI_SHOT_PERIOD, 1.0)
+SHOT_POLICY = {"single": "fixed", "multi": "periodic", "phased": "phased"}  # fabric.circuits' names
+
+
+def shot_schedule(ocs: SipOcsSection, shots: str) -> Schedule:
+    """Shots as the circuits schedule them (`fabric.circuits`): single-shot is fixed; multi-shot re-configures
+    every 5 × the delay for the job's traffic, so 5/6 of the time carries traffic [sim] and no call waits; phased
+    re-points the circuits before each call."""
+    return Schedule(SHOT_POLICY[shots], ocs.reconfiguration_time, MULTI_SHOT_PERIOD * ocs.reconfiguration_time)
+
+
+def floor_shots(ocs: SipOcsSection) -> str:
+    """The shots a design's own figures are given at: its `shots`, single-shot for 'auto'."""
+    return "single" if ocs.shots == "auto" else ocs.shots
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -197,7 +214,8 @@ def ocs_floor(design: ClusterDesign, s: dict, link: FabricInputs) -> OcsFloor:
               "pod_size": ocs.topology == "partitioned" and design.job_gpus > pod_size}
     # bisection: a single layer or a rearrangeably non-blocking Clos carries half the GPUs' capacity across any cut;
     # independent pods have no circuit between them, so a cut between pods carries nothing
-    return OcsFloor(per_gpu_bandwidth_bps=capacity, useful_fraction=useful_fraction(ocs.shots), degree=ocs.switches,
+    return OcsFloor(per_gpu_bandwidth_bps=capacity, useful_fraction=shot_schedule(ocs, floor_shots(ocs)).useful_fraction,
+                    degree=ocs.switches,
                     bisection_bps=0.0 * capacity if pods > 1 else fab.gpus / 2 * capacity, pod_gpus=pod_size,
                     pods=pods, ocs_count=ocs_count, network=network, ocs_ports=ocs_ports, broken=broken, bom=bom)
 
@@ -218,6 +236,9 @@ def _evaluate(design: ClusterDesign, est: LinkEstimate) -> FabricEstimate:
              f"{' + '.join(str(c) for c in network.switches_per_tier)} switches" if ocs.topology == "clos" else "")
     notes = [f"{floor.ocs_count} switches of {ocs.radix} ports{plane}, {passes} pass(es) of {ls.switch_loss:g} dB + "
              f"{ls.switch_connectors} × {ls.connector_loss:g} dB connectors each"]
+    if ocs.shots == "auto":
+        notes.append("circuits follow each job the faster way (single-shot or phased): the collective times here are "
+                     "single-shot's")
     if floor.pods > 1:
         notes.append(f"{floor.pods} independent pods of ≤ {floor.pod_gpus} GPUs: jobs must fit in a pod")
     fabric_estimate = ocs_estimate(design, s, floor, inputs)
@@ -251,11 +272,28 @@ def ocs_estimate(design: ClusterDesign, s: dict, floor: OcsFloor, link: FabricIn
                          port_bps=capacity / ocs.switches, ocs_count=floor.ocs_count, pods=floor.pods,
                          ports_bought_per_gpu=floor.ocs_ports / fab.gpus,
                          margin_db=link.margin_db, reconfiguration_s=ocs.reconfiguration_time,
-                         circuit_delay_s=fiber_delay_s(s["loss"].fiber_length) + 2 * CHIPLET_LATENCY_S)
+                         circuit_delay_s=fiber_delay_s(s["loss"].fiber_length) + 2 * CHIPLET_LATENCY_S,
+                         shots=floor_shots(ocs), call_wait_s=shot_schedule(ocs, floor_shots(ocs)).call_wait_s)
     return FabricEstimate(
         design=design, kind="sip-ocs", gpus=fab.gpus, job_gpus=design.job_gpus, per_gpu_bandwidth_bps=capacity,
         useful_fraction=floor.useful_fraction, degree=floor.degree, bisection_bps=floor.bisection_bps,
-        pod_gpus=floor.pod_gpus, details=details, bom=floor.bom)
+        pod_gpus=floor.pod_gpus, details=details, bom=floor.bom, static=shot_schedule(ocs, floor_shots(ocs)).static)
+
+
+def shot_variants(est: FabricEstimate) -> tuple[FabricEstimate, ...]:
+    """The estimate under each way a job may run its circuits ([sip_ocs] shots = 'auto': single-shot and phased;
+    multi-shot splits the circuits as single-shot does with less time carrying traffic, so it never runs a job
+    faster); otherwise the estimate alone."""
+    ocs = est.design.topology
+    if ocs.shots != "auto":
+        return (est,)
+    out = []
+    for shots in ("single", "phased"):
+        schedule = shot_schedule(ocs, shots)
+        details = dataclasses.replace(est.details, shots=shots, allocation=shots, call_wait_s=schedule.call_wait_s)
+        out.append(dataclasses.replace(est, details=details, useful_fraction=schedule.useful_fraction,
+                                       static=schedule.static))
+    return tuple(out)
 
 
 def _check_fibers(ocs, fibers: int, wavelengths: int) -> None:
@@ -350,7 +388,7 @@ def _price(est: FabricEstimate, c, n, p, s, share, seconds_only: bool = False) -
         seconds = col.point_to_point_s(n, np.where(usable, rank_bps, 1.0), alpha)
         schedule = "the pair's circuits"
     seconds = np.where(usable | (p <= 1), seconds, np.inf)
-    return CollectiveTime(seconds, schedule, share, rank_bps)
+    return CollectiveTime(with_wait(seconds, det.call_wait_s, p), schedule, share, rank_bps)
 
 
 def _seconds(est: FabricEstimate, c, n, p, s, share):
@@ -386,8 +424,10 @@ def _bandwidth_formula(est: FabricEstimate):
 def _useful_formula(est: FabricEstimate):
     """u = 1 single-shot; multi-shot u = P / (P + 1), reconfigured every P delays [sim] (`useful_fraction`)."""
     t = Terms()
-    if est.design.topology.shots == "single":
-        return Formula("u", t(r"\mathbb{1}", 1.0, "", "single shot: configured once per job"), t.terms)
+    if est.details.shots != "multi":
+        said = "single shot: configured once per job" if est.details.shots == "single" else \
+            "phased: re-pointed per call, each call pays its reconfiguration"
+        return Formula("u", t(r"\mathbb{1}", 1.0, "", said), t.terms)
     period = t(r"T_{\mathrm{period}}", MULTI_SHOT_PERIOD, "", "reconfiguration period in delays")
     return Formula("u", period / (period + t(r"T_{\mathrm{r}}", 1.0, "", "one reconfiguration delay")), t.terms)
 
@@ -422,9 +462,18 @@ def _figures(est: FabricEstimate) -> dict[str, tuple[float, str]]:
             "reconfiguration time": (d.reconfiguration_s * 1e3, "ms")}
 
 
+SHOTS = {"single": "configured once for the job's whole traffic",
+         "multi": "reconfigured every 5 reconfiguration times for the job's traffic, dark while switching",
+         "phased": "re-pointed to each collective before it runs, one reconfiguration per call"}
+
+
+def _shots_text(shots: str) -> str:
+    return f"circuits {shots} ({SHOTS[shots]}; [sip_ocs] shots 'auto' runs each job the faster of single and phased)"
+
+
 SIP_OCS = FabricKind(name="sip-ocs", section="sip_ocs", section_type=SipOcsSection, static=True, optical=True,
                      evaluator=_evaluate, sharer=_shares, pricer=_price, seconds_of=_seconds, server=_serve,
                      link_of=ocs_link, grid_floor=_grid_floor, floor_estimate=ocs_estimate,
                      formulas={"per_gpu_bandwidth_gbps": _bandwidth_formula, "useful_time_fraction": _useful_formula,
                                "degree": _degree_formula, "bisection_gbps": _bisection_formula},
-                     figures=_figures)
+                     figures=_figures, variants=shot_variants, variant_text=_shots_text)

@@ -42,8 +42,9 @@ from core.formulas import Formula, Terms
 from core.fields import Section, all_of, non_negative, param, positive, when, when_above
 from fabric import collectives as col
 from fabric.bom import BomLine
+from fabric.circuits import Schedule, with_wait
 from fabric.design import MAX_DB, MAX_GPUS, MAX_LATENCY_S, NCCL, SIPML, ClusterDesign
-from fabric.estimate import FabricEstimate, Floor, useful_time_fraction
+from fabric.estimate import FabricEstimate, Floor
 from fabric.kind import (BITS_PER_BYTE, CollectiveTime, FabricKind, bytes_sent_per_rank, fastest, pick,
                          proportional)
 from fabric.optical_io import CHIPLET_LATENCY_S, fiber_delay_s, optical_io_bom
@@ -173,7 +174,7 @@ def ring_floor(design: ClusterDesign, s: dict, link: FabricInputs) -> RingFloor:
             bom.append(BomLine(key=ring.clamp, count=amps, scope="per_cluster", network=True))
     reach = np.minimum(reach, fab.gpus - 1)
     allocation = "static" if ring.allocation == "auto" else ring.allocation
-    useful = allocation_useful_fraction(ring, allocation)
+    useful = ring_schedule(ring, allocation).useful_fraction
     broken = {"modulator_kind": design.link.modulator.kind != "add-drop",
               "amplifier_gain": bool(every) and ring.amplifier_gain < amplified_section_db(ring, link.pass_loss_db),
               "amplifier_loop": bool(every) and ring.loop_control == "none",
@@ -282,7 +283,7 @@ def ring_estimate(design: ClusterDesign, s: dict, floor: RingFloor, link: Fabric
                           unamplified_reach_hops=unamplified, amplifiers=floor.amplifiers, amplified=amplified,
                           segment_capacity_bps=floor.per_gpu_bandwidth_bps * floor.useful_fraction / ring.directions,
                           hop_delay_s=fiber_delay_s(loss.fiber_length) + 2 * CHIPLET_LATENCY_S,
-                          allocation=allocation, retune_s=call_wait_s(ring, allocation))
+                          allocation=allocation, retune_s=ring_schedule(ring, allocation).call_wait_s)
     return FabricEstimate(
         design=design, kind="sip-ring", gpus=fab.gpus, job_gpus=design.job_gpus,
         per_gpu_bandwidth_bps=floor.per_gpu_bandwidth_bps, useful_fraction=floor.useful_fraction,
@@ -324,20 +325,13 @@ def _broken_text(name: str, design: ClusterDesign, est: LinkEstimate, pass_loss:
             f"{ring.locality} GPUs: {why}")
 
 
-def allocation_useful_fraction(ring: SipRingSection, allocation: str) -> float:
-    """Share of time the wavelengths carry traffic: the decision interval over interval + retune when periodic
-    [sim]; 1 when static or phased (those pay per call, `call_wait_s`)."""
-    return useful_time_fraction(ring.decision_interval, ring.retune_time) if allocation == "periodic" else 1.0
+ALLOCATION_POLICY = {"static": "fixed", "periodic": "periodic", "phased": "phased"}  # fabric.circuits' names
 
 
-def call_wait_s(ring: SipRingSection, allocation: str) -> float:
-    """What one call waits before its wavelengths are there: nothing when static; its retune when phased; when
-    periodic, half a decision interval on average (the traffic is seen at the next decision point) and the retune."""
-    if allocation == "phased":
-        return ring.retune_time
-    if allocation == "periodic":
-        return ring.decision_interval / 2 + ring.retune_time
-    return 0.0
+def ring_schedule(ring: SipRingSection, allocation: str) -> Schedule:
+    """An allocation as the circuits schedule it (`fabric.circuits`): static is fixed; periodic re-tunes to what runs
+    every decision interval [sim] (a call waits half an interval and a retune); phased retunes before each call."""
+    return Schedule(ALLOCATION_POLICY[allocation], ring.retune_time, ring.decision_interval, follows_running=True)
 
 
 def allocations(est: FabricEstimate) -> tuple[FabricEstimate, ...]:
@@ -349,10 +343,11 @@ def allocations(est: FabricEstimate) -> tuple[FabricEstimate, ...]:
         return (est,)
     out = []
     for allocation in ("static", "periodic", "phased"):
-        useful = allocation_useful_fraction(ring, allocation)
+        schedule = ring_schedule(ring, allocation)
+        useful = schedule.useful_fraction
         details = dataclasses.replace(est.details, allocation=allocation,
                                       segment_capacity_bps=est.per_gpu_bandwidth_bps * useful / est.details.directions,
-                                      retune_s=call_wait_s(ring, allocation))
+                                      retune_s=schedule.call_wait_s)
         out.append(dataclasses.replace(est, details=details, useful_fraction=useful, static=allocation == "static"))
     return tuple(out)
 
@@ -420,7 +415,7 @@ def _half_s(est, n, p, s, cap, times: float = 1.0):
 def _price(est: FabricEstimate, c, n, p, s, share, seconds_only: bool = False) -> CollectiveTime:
     t = _schedule(est, c, n, p, s, share, seconds_only)
     if np.any(est.details.retune_s):  # phased or periodic: the rings are re-tuned to this collective before it runs
-        return dataclasses.replace(t, seconds=t.seconds + np.where(p > 1, est.details.retune_s, 0.0))
+        return dataclasses.replace(t, seconds=with_wait(t.seconds, est.details.retune_s, p))
     return t
 
 

@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from core.fields import specs
+from fabric.ocs_torus import ShapeSpec
 from photonics.fieldspecs import LossListSpec
 from sipml.cli import main
 from fabric.design import ClusterDesign
@@ -109,6 +110,8 @@ def in_range(draw, spec):
         return draw(st.integers(int(spec.lo or 0), int(min(spec.hi, 2 ** 20))))
     if isinstance(spec, LossListSpec):
         return draw(st.sampled_from(["", "patch panel: 0.5 dB", "a: 1 dB; b: 30 dB"]))
+    if isinstance(spec, ShapeSpec):
+        return draw(st.sampled_from([*spec.choices, "4x4x4", "2x4x8", "8x8x8", "1x1x1", "16x16x24"]))
     default = abs(specs_default(spec) or 0.0) or 1.0  # a default held as a word (None) has no scale
     lo = spec.lo if spec.lo is not None else -10 * default
     hi = spec.hi if spec.hi is not None else 1000 * default

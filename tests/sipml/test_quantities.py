@@ -13,7 +13,8 @@ import pytest
 
 from sipml.quantities import LABELS, QUANTITIES, QUANTITY_LIST, Reading
 
-BUILTINS = ("sip-ring", "sip-ocs", "sip-ocs-384", "dgx-a100", "dgx-h100", "fattree-200", "fattree-400", "ideal")
+BUILTINS = ("sip-ring", "sip-ocs", "sip-ocs-384", "ocs-torus-v4", "dgx-a100", "dgx-h100", "fattree-200", "fattree-400",
+            "ideal")
 MODEL = "gpt2-355m"
 
 
