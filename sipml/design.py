@@ -274,13 +274,45 @@ def _same_values(a: dict, b: dict) -> bool:
     return a.keys() == b.keys() and all(type(a[k]) is type(b[k]) and a[k] == b[k] for k in a)
 
 
+OPTICAL_IO = "optical_io"  # [optical_io] design = NAME: a design takes the optical I/O ([link] … [package]) of NAME
+
+
+def with_optical_io(data: dict, source: str) -> dict:
+    """`data` with its [optical_io] resolved: the named design's (a built-in name or a design file) link sections
+    ([link] … [package]), each with this mapping's own keys of that section on top; `data` itself when it names
+    none."""
+    io = data.get(OPTICAL_IO)
+    if io is None:
+        return data
+    if not isinstance(io, dict) or set(io) != {"design"} or not isinstance(io["design"], str) or \
+            not io["design"].strip():
+        raise InputError(f"{source}: [{OPTICAL_IO}] takes one key, design = a built-in design or a design file "
+                         "whose [link] … [package] this design takes (e.g. design = 'intel-oci')")
+    name = io["design"]
+    try:
+        other = read_toml(resolve(name))
+    except InputError as exc:
+        raise InputError(f"{source}: [{OPTICAL_IO}] design: {exc}") from None
+    if OPTICAL_IO in other:
+        raise InputError(f"{source}: [{OPTICAL_IO}] design = {shown(name)} takes its own optical I/O from another "
+                         "design: name that one")
+    out = {name_: values for name_, values in data.items() if name_ != OPTICAL_IO}
+    for section in SECTIONS:
+        theirs, ours = other.get(section), data.get(section)
+        if isinstance(theirs, dict) and (ours is None or isinstance(ours, dict)):
+            out[section] = {**theirs, **(ours or {})}
+    return out
+
+
 def design_from_mapping(data: dict, source: str = "<design>", base: dict | None = None) -> ClusterDesign:
     """A design from a parsed TOML mapping; `source` names the file in error messages. Sections and keys left
     out take their declared defaults; a mapping without [fabric] has the default fabric. `base`: {name: (values,
     section)} of sections already built (and their names checked) from a base mapping (`section_values`); a
     section whose values are the same is taken from there, neither checked nor built again (a sweep's points differ
-    from their base in a section or two)."""
+    from their base in a section or two). An [optical_io] section takes another design's link sections
+    (`with_optical_io`)."""
     base = base or {}
+    data = with_optical_io(data, source)
     kept = {name for name, values in data.items()
             if name in base and isinstance(values, dict) and _same_values(base[name][0], values)}
     _check_names({name: values for name, values in data.items() if name not in kept}, source)  # kept: checked
@@ -310,7 +342,8 @@ def design_from_mapping(data: dict, source: str = "<design>", base: dict | None 
 def section_values(data: dict, design: ClusterDesign) -> dict:
     """{name: (values, section)} of every section `data` gives, as `design` (built from it) holds them: the `base`
     of `design_from_mapping` for mappings that differ from `data` in a few values."""
-    return {name: (values, section_of(design, name)) for name, values in data.items() if isinstance(values, dict)}
+    return {name: (values, section_of(design, name)) for name, values in data.items()
+            if isinstance(values, dict) and name in ALL_SECTIONS}
 
 
 def resolve(design: str | Path) -> Path:
@@ -356,7 +389,8 @@ def scoped_overrides(name: str, overrides, names) -> list[str]:
 def apply_overrides(data: dict, overrides: list[str], source: str = "<design>") -> dict:
     """Apply `section.key=value` overrides (from `--set`) to a parsed design mapping. The value is read as
     TOML when it parses (numbers, quoted strings), else taken as text ("25 Gbit/s" needs no quotes); text with
-    a quote in it, or a line break, is refused."""
+    a quote in it, or a line break, is refused. `optical_io.design=NAME` replaces the link sections given so far
+    by NAME's (later --set items apply on top)."""
     merged = {name: dict(values) if isinstance(values, dict) else values for name, values in data.items()}
     for item in overrides:
         target, sep, text = item.partition("=")
@@ -368,6 +402,8 @@ def apply_overrides(data: dict, overrides: list[str], source: str = "<design>") 
             value = _override_value(text.strip())
         except InputError as exc:
             raise InputError(f"{source}: --set {shown(item)}: {exc}") from None
+        if section == OPTICAL_IO:  # another design's optical I/O in place of the link sections given so far
+            merged = {name: values for name, values in merged.items() if name not in SECTIONS}
         if section in merged and not isinstance(merged[section], dict):
             raise InputError(f"{source}: '{section}' must be a [section] table, got {shown(merged[section])} "
                              f"(so --set {section}.{key} has no section to go in)")
@@ -467,8 +503,9 @@ def design_toml(design: ClusterDesign, title: str, notes: tuple[str, ...] = ()) 
     out = [f"# sipml design point: {title}.", "# Values with a dimension are strings with units; see `sipml fields`.",
            "# A line '# key = …' has no effect in this design and says when it would; delete the '# ' to use it.",
            *(f"# {_comment(n)}" if n else "#" for n in notes), ""]
+    link_only = not design.has_fabric  # a link design (no [fabric]) is written as one, so it loads back as one
     for name, cls in ALL_SECTIONS.items():
-        if not _holds(design, section_condition(name)):
+        if not _holds(design, section_condition(name)) or (link_only and name in FABRIC_SECTIONS):
             continue
         out.append(f"[{name}]")
         holder = section_of(design, name)
@@ -483,7 +520,10 @@ def design_toml(design: ClusterDesign, title: str, notes: tuple[str, ...] = ()) 
                 out += [*_wrapped_comment(f"applies only when {spec.applies_when.text()}; {note}"), f"# {line}"]
         out.append("")
     skipped = [n for n in ALL_SECTIONS if not _holds(design, section_condition(n))]
-    if skipped:
+    if link_only:
+        out.append("# A link design: no [fabric]. Add one (and the kind's section) to make it a cluster, or take its "
+                   "optical I/O into a fabric design with [optical_io] design = \"this file\".")
+    elif skipped:
         out.append(f"# Sections {', '.join(f'[{n}]' for n in skipped)} have no effect with [fabric] kind = "
                    f"'{design.fabric.kind}'.")
     return "\n".join(out) + "\n"

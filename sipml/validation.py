@@ -63,10 +63,6 @@ def _photonics_cases() -> list[Case]:
                     teraphy.capacity_bps / 1e12, "Tbps", 1e-9))
     out.append(Case("physics", "R2 TeraPHY I/O power at 4.96 pJ/bit", "TeraPHY, OFC 2021", 5.08,
                     packaging.io_power_w(1.024e12, 4.96e-12), "W", 0.005, rel=False))
-    oci = evaluate(LinkDesign(link=LinkSection(data_rate=32e9, wavelengths_per_fiber=8, fibers_per_direction=8),
-                              laser=LaserSection(kind="dfb", power_per_line=10e-3, flatness=0.0)))
-    out.append(Case("physics", "R3 Intel OCI per direction", "Intel OCI press release, 2024", 2.048,
-                    oci.capacity_bps / 1e12, "Tbps", 1e-9))
     out.append(Case("physics", "R4 FSR of a 5 µm ring", src, 18.2, microring.fsr_wavelength_m(
         1550e-9, 4.2, microring.circumference_m(5e-6)) * 1e9, "nm", 0.05, rel=False))
     f0 = microring.frequency_hz(1550e-9)
@@ -105,6 +101,34 @@ def _link_budget_cases() -> list[Case]:
                      sum(p.value_db for p in est.penalties), "dB", LINK_TOLERANCE_DB, rel=False),
                 Case("physics", f"{table['name']}: margin", src, table["margin_db"], est.margin_db, "dB",
                      LINK_TOLERANCE_DB, rel=False)]
+    return out
+
+
+def _optical_io_cases() -> list[Case]:
+    """The optical I/O of 2026 (`cases/optical_io.toml`), each built-in design evaluated as `sipml budget` does: its
+    capacity per direction (or per fibre), that its budget closes, and its energy per bit where published."""
+    from core import toml_files
+    from photonics.link import evaluate
+    from sipml.design import load_design
+
+    out = []
+    for table in toml_files.read(Path(__file__).parent / "cases" / "optical_io.toml").get("case", []):
+        design = load_design(table["design"])
+        est = evaluate(design.link)
+        name, src, lk = table["name"], table["source"], design.link.link
+        if "per_fibre_tbps" in table:
+            out.append(Case("optical I/O", f"{name}: capacity per fibre per direction", src, table["per_fibre_tbps"],
+                            est.capacity_bps / lk.fibers_per_direction / 1e12, "Tbps", table["tolerance"]))
+        else:
+            out.append(Case("optical I/O", f"{name}: capacity per direction", src, table["capacity_tbps"],
+                            est.capacity_bps / 1e12, "Tbps", table["tolerance"]))
+        out.append(Case("optical I/O", f"{name}: margin at {lk.data_rate / 1e9:g} Gbit/s × {lk.wavelengths_per_fiber} λ",
+                        f"{table['design']} design", 0.0, est.margin_db, "dB", 0.0, rel=False,
+                        note="the budget must close (margin ≥ 0 dB)", high=math.inf))
+        if "energy_pj_per_bit" in table:
+            out.append(Case("optical I/O", f"{name}: energy per bit ({table['energy_boundary']})", src,
+                            table["energy_pj_per_bit"], est.energy.total_j_per_bit * 1e12, "pJ/bit", 0.2,
+                            informational=not table.get("energy_judged", True), note=table.get("energy_note", "")))
     return out
 
 
@@ -365,7 +389,7 @@ def _matched_radius_um(channels: int) -> float:
 
 
 def all_cases() -> list[Case]:
-    return [*_photonics_cases(), *_link_budget_cases(), *_sipml_cases(), *_nccl_cases(), *_optics_cases(),
+    return [*_photonics_cases(), *_link_budget_cases(), *_optical_io_cases(), *_sipml_cases(), *_nccl_cases(), *_optics_cases(),
             *_training_cases(), *sipml_speedup_cases()]
 
 
