@@ -141,7 +141,9 @@ class OcsTorusSection(Section):
 class TorusDetails:
     cube: tuple[int, int, int]
     cubes: int  # in the pod
-    slice_shape: tuple[int, int, int]  # chips, the fixed wiring's
+    slice_x: int  # the slice's sides in chips, the fixed wiring's (three numbers, so a view joining the ways a job
+    slice_y: int  # may run holds one per way: fabric.estimate.joined_points)
+    slice_z: int
     slice_cubes: int
     ocs_count: int
     link_ends_per_ocs: int
@@ -157,6 +159,10 @@ class TorusDetails:
     circuits: str = "fixed"  # how this estimate's circuits follow the job: fixed or phased
     allocation: str | None = None  # the circuits a job picked under circuits = 'auto'
     call_wait_s: float = 0.0
+
+    @property
+    def slice_shape(self) -> tuple:
+        return (self.slice_x, self.slice_y, self.slice_z)
 
 
 def cube_counts(cube: tuple[int, int, int], cubes: int) -> dict[str, int]:
@@ -264,7 +270,8 @@ def _evaluate(design: ClusterDesign, est: LinkEstimate) -> FabricEstimate:
                              network=True))
     policy = "fixed" if tor.circuits == "auto" else tor.circuits
     schedule = Schedule(policy, switch_s(tor))
-    details = TorusDetails(cube=cube, cubes=cubes, slice_shape=shape, slice_cubes=slice_cubes, ocs_count=counts["ocs"],
+    details = TorusDetails(cube=cube, cubes=cubes, slice_x=shape[0], slice_y=shape[1], slice_z=shape[2],
+                           slice_cubes=slice_cubes, ocs_count=counts["ocs"],
                            link_ends_per_ocs=counts["link_ends_per_ocs"], ports_used_per_side=ends_per_side,
                            radix=tor.radix, optical_link_ends=ends, copper_links=counts["copper_links"],
                            link_bps=rate, margin_db=inputs.margin_db, switch_s=schedule.switch_s,
@@ -279,9 +286,9 @@ def _evaluate(design: ClusterDesign, est: LinkEstimate) -> FabricEstimate:
              f"inside the cubes, every link at {rate / 1e9:.4g} Gbps per direction",
              f"the job's slice: a {_shape_text(shape)} torus of {slice_cubes} cubes, set up in {tor.setup_time:g} s "
              "once per job"]
-    if tor.circuits == "auto":
-        notes.append("circuits follow each job the faster way (fixed or phased): the collective times here are "
-                     "the fixed slice's")
+    if tor.circuits == "auto" or tor.slice == "auto":
+        notes.append("a job runs on the fastest of the slice shapes (sides within 4× of each other) and circuit "
+                     "schedules allowed: the collective times here are the most nearly cubic slice's, wired once")
     built = FabricEstimate(
         design=design, kind="ocs-torus", gpus=fab.gpus, job_gpus=design.job_gpus,
         per_gpu_bandwidth_bps=LINKS_PER_CHIP * rate, useful_fraction=1.0, degree=LINKS_PER_CHIP,
@@ -290,14 +297,37 @@ def _evaluate(design: ClusterDesign, est: LinkEstimate) -> FabricEstimate:
     return dataclasses.replace(built, link=est, violations=tuple(violations), notes=tuple(notes))
 
 
+SLICE_ASPECT = 4.0  # [assumed] the slice shapes a job is offered keep their sides within 4× of each other (v5p's
+# largest, 16×16×24, is within 1.5×; a long thin torus has a small bisection and long rings)
+
+
+def slice_options(cube: tuple[int, int, int], slice_cubes: int) -> list[tuple[int, int, int]]:
+    """The tori of whole cubes a job may be given: every shape within `SLICE_ASPECT`, most nearly cubic first (the
+    most nearly cubic alone when none is)."""
+    shapes = slice_shapes(cube, slice_cubes)
+    return [s for s in shapes if max(s) / min(s) <= SLICE_ASPECT] or shapes[:1]
+
+
 def circuit_variants(est: FabricEstimate) -> tuple[FabricEstimate, ...]:
-    """The estimate with its circuits fixed and phased ([ocs_torus] circuits = 'auto'); otherwise itself."""
-    if est.design.topology.circuits != "auto":
+    """The ways a job may run: with [ocs_torus] slice = 'auto', each slice shape it may be given (`slice_options`:
+    the job's framework lays its parallel groups on the shape that runs it fastest), wired once; with circuits =
+    'auto', re-wired per call as well. The estimate alone when there is one way."""
+    tor, det = est.design.topology, est.details
+    shapes = slice_options(det.cube, det.slice_cubes) if tor.slice == "auto" else [det.slice_shape]
+    policies = ("fixed", "phased") if tor.circuits == "auto" else (det.circuits,)
+    if len(shapes) == 1 and len(policies) == 1:
         return (est,)
-    offered = {policy: Schedule(policy, est.details.switch_s) for policy in ("fixed", "phased")}
-    return tuple(dataclasses.replace(est, details=dataclasses.replace(
-        est.details, circuits=sch.policy, allocation=sch.policy, call_wait_s=sch.call_wait_s))
-        for sch in schedules("auto", offered))
+    out = []
+    for policy in policies:
+        schedule = Schedule(policy, det.switch_s)
+        for shape in shapes if policy == "fixed" else [det.slice_shape]:  # phased: every call its own shape
+            label = f"fixed {_shape_text(shape, 'x')}" if policy == "fixed" else "phased"
+            out.append(dataclasses.replace(est, bisection_bps=2 * math.prod(shape) / max(shape) * det.link_bps,
+                                           details=dataclasses.replace(det, slice_x=shape[0], slice_y=shape[1], slice_z=shape[2],
+                                                                       circuits=policy,
+                                                                       allocation=label,
+                                                                       call_wait_s=schedule.call_wait_s)))
+    return tuple(out)
 
 
 # --- collectives ----------------------------------------------------------------------------------------------
@@ -315,11 +345,11 @@ class Grid:
 def group_grid(p, s, shape) -> Grid:
     """Where a group of p ranks at stride s sits on an X×Y×Z slice filled x fastest: dimension by dimension, a
     stride of whole sides skips the dimension; a smaller one takes side/s members (or the group's remaining
-    members, which must then divide them) at step s. Elementwise over arrays of (p, s)."""
-    p, s = np.broadcast_arrays(np.asarray(p, dtype=float), np.asarray(s, dtype=float))
+    members, which must then divide them) at step s. Elementwise over arrays of (p, s) and of the sides."""
+    p, s, *sides = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (p, s, *shape)))
     left_p, left_s, grid = p.copy(), s.copy(), np.ones(p.shape, dtype=bool)
     g, t, closed = [], [], []
-    for side in shape:
+    for side in sides:
         active = left_p > 1
         skip = active & (left_s >= side)
         grid &= ~skip | divides(side, left_s)
@@ -387,7 +417,7 @@ def all_to_all_s(n, p, grid: Grid, rate, alpha):
 def shape_seconds(op: str, n, p, s, shape, rate, alpha):
     """(seconds, bandwidth per rank, grid) of one call on a slice of `shape` at `rate` per link and direction
     (arrays broadcast; the grid's dimension axis comes first)."""
-    n, p, s, rate = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (n, p, s, rate)))
+    n, p, s, rate, *shape = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (n, p, s, rate, *shape)))
     grid = group_grid(p, s, shape)
     bps = _dimension_bps(grid, rate)
     k = 2.0 if op == "all_reduce" else 1.0
@@ -486,8 +516,12 @@ CIRCUITS = {"fixed": "the slice wired once for the job", "phased": "re-wired bef
             "shape that runs it fastest, one reconfiguration per call"}
 
 
-def _circuits_text(policy: str) -> str:
-    return f"circuits {policy} ({CIRCUITS[policy]}; [ocs_torus] circuits 'auto' runs each job the faster way)"
+def _circuits_text(allocation: str) -> str:
+    """How a job ran: 'fixed AxBxC' (the slice shape it was given) or 'phased'."""
+    policy, _, shape = allocation.partition(" ")
+    on = f" on a {shape.replace('x', '×')} slice" if shape else ""
+    return (f"circuits {policy}{on} ({CIRCUITS[policy]}; the job takes the fastest of the slice shapes and circuit "
+            "schedules its [ocs_torus] slice and circuits allow)")
 
 
 OCS_TORUS = FabricKind(name="ocs-torus", section="ocs_torus", section_type=OcsTorusSection, static=False,

@@ -87,5 +87,5 @@ def test_the_torus_rewires_only_where_it_pays(capsys):
     chips; a 10 µs switch re-wires it per call and runs faster."""
     ran = picked(capsys, "ocs-torus-v4", "ocs_torus.switching_time", ("1.2 ms", "10 us"), "--gpus", "4096", "--set",
                  "ocs_torus.circuits=auto")
-    assert ran["1.2 ms"][0] == "fixed" and ran["10 us"][0] == "phased"
+    assert ran["1.2 ms"][0].startswith("fixed") and ran["10 us"][0] == "phased"
     assert ran["10 us"][1] < ran["1.2 ms"][1]

@@ -133,3 +133,25 @@ def test_strided_groups_share_the_links_they_skip_over():
     grid = group_grid(np.array([4.0]), np.array([2.0]), (16, 16, 16))
     assert grid.g[0, 0] == 4 and grid.t[0, 0] == 2 and not grid.closed[0, 0]
     assert _dimension_bps(grid, 400e9)[0, 0] == pytest.approx(200e9)
+
+
+def test_a_job_is_offered_every_slice_shape_within_the_aspect_bound():
+    """64 cubes: the 4×4×4-cube torus and the six orders of 2×4×8 cubes (sides within 4×); a tensor-parallel group
+    of 8 consecutive ranks is a line on a 16-wide slice (one direction's 400 Gbit/s per rank) and a closed ring on an
+    8-wide one (both directions)."""
+    from fabric.kind import Collective
+    from fabric.registry import get_kind
+    from sipml.design import load_design
+
+    kind = get_kind("ocs-torus")
+    est = kind.evaluate(load_design("ocs-torus-v4"))
+    ways = {v.details.allocation: v for v in kind.alternatives(est)}
+    assert set(ways) == {"fixed 16x16x16", *(f"fixed {a}x{b}x{c}" for a, b, c in
+                                              {(8, 16, 32), (8, 32, 16), (16, 8, 32), (16, 32, 8), (32, 8, 16),
+                                               (32, 16, 8)})}
+    assert ways["fixed 8x32x16"].bisection_bps == pytest.approx(2 * 4096 / 32 * 400e9)
+    tp = Collective("all_reduce", 100e6, 8, 1, name="tp")
+    line, = kind.price(ways["fixed 16x16x16"], [tp], mix=[tp])
+    ring, = kind.price(ways["fixed 8x16x32"], [tp], mix=[tp])
+    assert line.bandwidth_bps == pytest.approx(400e9) and ring.bandwidth_bps == pytest.approx(800e9)
+    assert line.seconds / ring.seconds == pytest.approx(2.0, rel=0.05)
