@@ -24,9 +24,12 @@ cut across each dimension: (P/2)² pairs' bytes over the links the cut crosses. 
 dimension's link path. A group that is not a sub-grid runs one ring in rank order at r/s (conservative).
 Collectives that run at once share a dimension's links by their bytes.
 
-Circuits ([ocs_torus] circuits, `fabric.circuits`): 'fixed' wires the slice once per job (its shape, or the most
-nearly cubic of whole cubes); 'phased' re-wires the slice's cubes before each collective into the shape that runs
-it fastest, paying the switch's reconfiguration time per call; 'auto' runs each job the faster way.
+Circuits ([ocs_torus] circuits, `fabric.circuits`): 'fixed' wires the slice once per job — the shape the design
+names, or with slice = 'auto' the fastest for the job of the shapes its cubes can form (sides within 4×: the job's
+framework lays its groups on the slice it asks for); 'phased' re-wires the slice's cubes before each collective into
+the shape that runs that collective fastest, paying the switch's reconfiguration time per call, priced as if the
+job's ranks were laid out for each call's shape (the chips inside a cube do not move, so this bounds what re-wiring
+buys from above) [inferred]; 'auto' runs each job the faster way.
 
 References: fabrics-2026.md K21–K23 (TPU v4, v5p, Ironwood), K25 (Palomar), K30 (what reconfiguration costs),
 fabric-photonics-3.md F18 (circulator passes).
