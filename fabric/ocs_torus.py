@@ -117,6 +117,11 @@ class OcsTorusSection(Section):
     circulator_loss: float = non_negative("1 dB", "dB", "insertion loss of one circulator pass",
                                           "[assumed] the upper end of 'typically less than 1 dB' for a three-port "
                                           "fibre circulator (vendor overviews)", hi=MAX_DB)
+    wrap: str = param("plain", "choice", "the slice's wrap-around links: 'plain', or 'twisted' where the shape allows "
+                      "(k×k×2k or k×2k×2k, sides multiples of the cube's): the long sides' wrap-around links shifted "
+                      "by k, which doubles the cut across them", "Google Cloud TPU v4 documentation (twisted tori "
+                      "for slices 2A = B = C or 2A = 2B = C) [restated]; the doubled cut [inferred]",
+                      choices=("plain", "twisted"))
     optics: str = param("link", "text", "what one optical link-end is: 'link' (the design's [link]: its chiplets "
                         "and laser lines) or a catalog transceiver entry", "[assumed] the design's own optical I/O",
                         choices=("link",))
@@ -159,6 +164,7 @@ class TorusDetails:
     switch_s: float  # one reconfiguration: switching time + bring-up
     setup_s: float
     fiber_delay_s: float
+    twisted: bool = False  # the slice's long sides wrap around twisted
     circuits: str = "fixed"  # how this estimate's circuits follow the job: fixed or phased
     allocation: str | None = None  # the circuits a job picked under circuits = 'auto'
     call_wait_s: float = 0.0
@@ -192,6 +198,20 @@ def slice_shapes(cube: tuple[int, int, int], slice_cubes: int) -> list[tuple[int
     return sorted(out, key=lambda s: (max(s) / min(s), s[::-1]))
 
 
+def twistable(shape) -> bool:
+    """Whether a slice may wrap around twisted: k×k×2k or k×2k×2k in some order (TPU v4's rule)."""
+    a, b, c = sorted(shape)
+    return (a == b and c == 2 * a) or (b == c and b == 2 * a)
+
+
+def bisection_bps(shape, rate: float, twisted: bool) -> float:
+    """Per direction, across the slice's worst cut: two planes of P/L links across its longest side L (the wrap
+    closes each ring), r each; twisted, the long sides' shifted wrap-around links cross that cut too, so the worst
+    cut is across a short side k: 2P/k [inferred]."""
+    side = min(shape) if twisted else max(shape)
+    return 2 * math.prod(shape) / side * rate
+
+
 def job_slice(design: ClusterDesign, cube: tuple[int, int, int]) -> tuple[int, int, int]:
     """The job's slice: the design's, checked (whole cubes, the job's chips), or the most nearly cubic torus of whole
     cubes holding the job."""
@@ -204,6 +224,9 @@ def job_slice(design: ClusterDesign, cube: tuple[int, int, int]) -> tuple[int, i
         if bad:
             raise InputError(f"[ocs_torus] slice {_shape_text(shape)} cannot be formed of whole {_shape_text(cube)} "
                              f"cubes: {'; '.join(bad)}")
+        if design.topology.wrap == "twisted" and not twistable(shape):
+            raise InputError(f"[ocs_torus] wrap = 'twisted': a slice {_shape_text(shape)} cannot be twisted (only "
+                             "k×k×2k and k×2k×2k can)")
         if math.prod(shape) != job:
             raise InputError(f"[ocs_torus] slice {_shape_text(shape)} holds {math.prod(shape)} chips but the job runs "
                              f"on {job} ([fabric] job_gpus, 0 for the whole pod): set job_gpus = {math.prod(shape)}")
@@ -273,14 +296,14 @@ def _evaluate(design: ClusterDesign, est: LinkEstimate) -> FabricEstimate:
                              network=True))
     policy = "fixed" if tor.circuits == "auto" else tor.circuits
     schedule = Schedule(policy, switch_s(tor))
-    details = TorusDetails(cube=cube, cubes=cubes, slice_x=shape[0], slice_y=shape[1], slice_z=shape[2],
+    twisted = tor.wrap == "twisted" and twistable(shape)
+    details = TorusDetails(cube=cube, cubes=cubes, slice_x=shape[0], slice_y=shape[1], slice_z=shape[2], twisted=twisted,
                            slice_cubes=slice_cubes, ocs_count=counts["ocs"],
                            link_ends_per_ocs=counts["link_ends_per_ocs"], ports_used_per_side=ends_per_side,
                            radix=tor.radix, optical_link_ends=ends, copper_links=counts["copper_links"],
                            link_bps=rate, margin_db=inputs.margin_db, switch_s=schedule.switch_s,
                            setup_s=tor.setup_time, fiber_delay_s=fiber_delay_s(s["loss"].fiber_length),
                            circuits=policy, call_wait_s=schedule.call_wait_s)
-    longest = max(shape)
     per_dimension = " + ".join(str(v) for v in (cube[1] * cube[2], cube[2] * cube[0], cube[0] * cube[1]))
     notes = [f"{cubes} cubes of {_shape_text(cube)} chips; {counts['ocs']} OCS ({per_dimension} per dimension), "
              f"each with {counts['link_ends_per_ocs']} link-ends: {ends_per_side} of {tor.radix} ports used per side "
@@ -295,7 +318,7 @@ def _evaluate(design: ClusterDesign, est: LinkEstimate) -> FabricEstimate:
     built = FabricEstimate(
         design=design, kind="ocs-torus", gpus=fab.gpus, job_gpus=design.job_gpus,
         per_gpu_bandwidth_bps=LINKS_PER_CHIP * rate, useful_fraction=1.0, degree=LINKS_PER_CHIP,
-        bisection_bps=2 * math.prod(shape) / longest * rate, pod_gpus=math.prod(shape), details=details, bom=bom,
+        bisection_bps=bisection_bps(shape, rate, twisted), pod_gpus=math.prod(shape), details=details, bom=bom,
         static=False)
     return dataclasses.replace(built, link=est, violations=tuple(violations), notes=tuple(notes))
 
@@ -325,8 +348,10 @@ def circuit_variants(est: FabricEstimate) -> tuple[FabricEstimate, ...]:
         schedule = Schedule(policy, det.switch_s)
         for shape in shapes if policy == "fixed" else [det.slice_shape]:  # phased: every call its own shape
             label = f"fixed {_shape_text(shape, 'x')}" if policy == "fixed" else "phased"
-            out.append(dataclasses.replace(est, bisection_bps=2 * math.prod(shape) / max(shape) * det.link_bps,
-                                           details=dataclasses.replace(det, slice_x=shape[0], slice_y=shape[1], slice_z=shape[2],
+            twisted = tor.wrap == "twisted" and twistable(shape)
+            out.append(dataclasses.replace(est, bisection_bps=bisection_bps(shape, det.link_bps, twisted),
+                                           details=dataclasses.replace(det, slice_x=shape[0], slice_y=shape[1],
+                                                                       slice_z=shape[2], twisted=twisted,
                                                                        circuits=policy,
                                                                        allocation=label,
                                                                        call_wait_s=schedule.call_wait_s)))
@@ -405,19 +430,23 @@ def dimension_ordered_s(n, g, bps, alpha):
     return out
 
 
-def all_to_all_s(n, p, grid: Grid, rate, alpha):
+def all_to_all_s(n, p, grid: Grid, rate, alpha, twisted=False):
     """All-to-all of n bytes per rank (n/(p − 1) to each peer) bound by the busiest cut: across dimension d, (p/2)²
     pairs' bytes each way over the links the cut crosses (2p/g_d on a closed ring, p/g_d on a line, each r/t_d
-    shared by the t_d interleaved copies); one α per hop of the diameter."""
+    shared by the t_d interleaved copies; twice that across a long side of a twisted slice, for a group that is the
+    whole slice); one α per hop of the diameter."""
     per_pair = n / np.maximum(p - 1, 1) * BITS_PER_BYTE
     crossing = (p / 2) ** 2 * per_pair
-    links = np.where(grid.closed, 2.0, 1.0) * p / grid.g * rate / grid.t
+    whole = grid.closed.all(axis=0) & (grid.t == 1).all(axis=0)
+    long = grid.g > np.min(grid.g, axis=0)
+    doubled = np.where(np.asarray(twisted, dtype=bool) & whole & long, 2.0, 1.0)
+    links = doubled * np.where(grid.closed, 2.0, 1.0) * p / grid.g * rate / grid.t
     cut = np.where(grid.g > 1, crossing / np.where(links > 0, links, 1.0), 0.0)
     hops = np.where(grid.closed, np.floor(grid.g / 2), grid.g - 1).sum(axis=0)
     return np.where(p > 1, cut.max(axis=0) + hops * alpha, 0.0)
 
 
-def shape_seconds(op: str, n, p, s, shape, rate, alpha):
+def shape_seconds(op: str, n, p, s, shape, rate, alpha, twisted=False):
     """(seconds, bandwidth per rank, grid) of one call on a slice of `shape` at `rate` per link and direction
     (arrays broadcast; the grid's dimension axis comes first)."""
     n, p, s, rate, *shape = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (n, p, s, rate, *shape)))
@@ -429,7 +458,7 @@ def shape_seconds(op: str, n, p, s, shape, rate, alpha):
         fallback = k * np.where(p > 1, (p - 1) * alpha + (p - 1) / p * n * BITS_PER_BYTE / (rate / s), 0.0)
         rank_bps = np.where(grid.g > 1, bps, 0.0).sum(axis=0)
     elif op == "all_to_all":
-        seconds = all_to_all_s(n, p, grid, rate, alpha)
+        seconds = all_to_all_s(n, p, grid, rate, alpha, twisted)
         fallback = np.where(p > 1, (p - 1) * alpha + n * BITS_PER_BYTE / (rate / s) * p / 4, 0.0)
         rank_bps = np.where(grid.g > 1, bps, 0.0).sum(axis=0)
     else:  # point-to-point: the path to the next member along the first dimension the group spans
@@ -464,13 +493,14 @@ def _price(est: FabricEstimate, c, n, p, s, share, seconds_only: bool = False) -
     rate = det.link_bps * est.useful_fraction * share
     alpha = est.design.topology.step_latency + det.fiber_delay_s
     safe = np.where(rate > 0, rate, 1.0)
-    seconds, rank_bps, _ = shape_seconds(c.op, n, p, s, det.slice_shape, safe, alpha)
+    seconds, rank_bps, _ = shape_seconds(c.op, n, p, s, det.slice_shape, safe, alpha, det.twisted)
     schedule = "dimension-ordered on the slice" if c.op != "p2p" else "the path to the next member"
     phased = np.asarray(det.circuits == "phased")  # an array over the points of a joined view
     if np.any(phased):  # every shape the slice's cubes can form, the fastest for this call
         best, best_bps = seconds, rank_bps
         for shape in slice_shapes(det.cube, det.slice_cubes):
-            other, other_bps, _ = shape_seconds(c.op, n, p, s, shape, safe, alpha)
+            twist = est.design.topology.wrap == "twisted" and twistable(shape)
+            other, other_bps, _ = shape_seconds(c.op, n, p, s, shape, safe, alpha, twist)
             better = other < best
             best, best_bps = np.where(better, other, best), np.where(better, other_bps, best_bps)
         seconds, rank_bps = np.where(phased, best, seconds), np.where(phased, best_bps, rank_bps)
@@ -492,18 +522,22 @@ def _bandwidth_formula(est: FabricEstimate):
 
 
 def _bisection_formula(est: FabricEstimate):
-    """B_bis = 2·(P/L)·r: the cut across the slice's longest side L crosses two planes of P/L links (wrap-around)."""
+    """B_bis = 2·(P/L)·r: the worst cut crosses two planes of P/L links (wrap-around), L the slice's longest side
+    (its shortest when the long sides wrap around twisted, `bisection_bps`)."""
     t = Terms()
-    shape = est.details.slice_shape
-    return Formula(r"B_{\mathrm{bis}}", 2 * t("P", math.prod(shape), "", "chips in the slice")
-                   / t("L", max(shape), "", "the slice's longest side")
-                   * t("r", est.details.link_bps, "bit/s", "one link's capacity"), t.terms)
+    d = est.details
+    shape = d.slice_shape
+    side = t("L", min(shape) if d.twisted else max(shape), "", "the slice's shortest side (twisted wrap-around)"
+             if d.twisted else "the slice's longest side")
+    return Formula(r"B_{\mathrm{bis}}", 2 * t("P", math.prod(shape), "", "chips in the slice") / side
+                   * t("r", d.link_bps, "bit/s", "one link's capacity"), t.terms)
 
 
 def _figures(est: FabricEstimate) -> dict[str, tuple[float, str]]:
     d = est.details
     return {"cubes": (float(d.cubes), ""),
-            "slice": (float(math.prod(d.slice_shape)), f"chips ({_shape_text(d.slice_shape)}, {d.slice_cubes} cubes)"),
+            "slice": (float(math.prod(d.slice_shape)), f"chips ({_shape_text(d.slice_shape)}, {d.slice_cubes} cubes"
+                      f"{', twisted' if d.twisted else ''})"),
             "OCS count": (float(d.ocs_count), ""),
             "OCS ports used per side": (float(d.ports_used_per_side), f"of {d.radix}"),
             "optical link-ends": (float(d.optical_link_ends), ""),

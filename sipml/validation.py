@@ -132,6 +132,27 @@ def _optical_io_cases() -> list[Case]:
     return out
 
 
+def _torus_cases() -> list[Case]:
+    """The TPU-v4-shaped pod (`ocs-torus-v4`, its 16×16×16 slice of 400 Gbit/s links) against Google's published
+    pod figures, as `sipml fabric` computes them."""
+    from fabric.kind import Collective
+    from fabric.registry import get_kind
+    from sipml.design import load_design
+
+    src = "Google Cloud TPU v4 documentation [GC-TPU4]"
+    design = load_design("ocs-torus-v4", ["fabric.message_size=1 GB"])
+    kind = get_kind(design.fabric.kind)
+    est = kind.evaluate(design)
+    c = Collective("all_reduce", 1e9, est.job_gpus)
+    t = kind.price(est, [c], mix=[c])[0].seconds
+    bus = 2 * (est.job_gpus - 1) / est.job_gpus * 1e9 / t  # bytes per second per chip (nccl-tests' bus bandwidth)
+    note = "at the '400G' per ICI link and direction of K21"
+    return [Case("OCS torus", "TPU v4 pod bisection, per direction", src, 24.0, est.bisection_bps / 8e12, "TB/s", 0.1,
+                 note=note),
+            Case("OCS torus", "TPU v4 pod all-reduce bandwidth (bus bandwidth × chips, 1 GB)", src, 1.1,
+                 bus * est.job_gpus / 1e15, "PB/s", 0.1, note=note)]
+
+
 def _sipml_cases() -> list[Case]:
     from fabric import collectives
     from fabric.estimate import useful_time_fraction
@@ -389,7 +410,7 @@ def _matched_radius_um(channels: int) -> float:
 
 
 def all_cases() -> list[Case]:
-    return [*_photonics_cases(), *_link_budget_cases(), *_optical_io_cases(), *_sipml_cases(), *_nccl_cases(), *_optics_cases(),
+    return [*_photonics_cases(), *_link_budget_cases(), *_optical_io_cases(), *_torus_cases(), *_sipml_cases(), *_nccl_cases(), *_optics_cases(),
             *_training_cases(), *sipml_speedup_cases()]
 
 

@@ -155,3 +155,22 @@ def test_a_job_is_offered_every_slice_shape_within_the_aspect_bound():
     ring, = kind.price(ways["fixed 8x16x32"], [tp], mix=[tp])
     assert line.bandwidth_bps == pytest.approx(400e9) and ring.bandwidth_bps == pytest.approx(800e9)
     assert line.seconds / ring.seconds == pytest.approx(2.0, rel=0.05)
+
+
+def test_a_twisted_slice_doubles_the_cut_across_its_long_side(capsys):
+    """A 4×4×8 slice (two cubes): plain, the worst cut crosses two planes of 16 links across the 8-long side
+    (2·128/8 links); twisted, the long side's shifted wrap-around links cross it too, and the worst cut is across a
+    4-long side (2·128/4). The all-to-all over the slice, bound by that cut, runs twice as fast."""
+    args = ("--set", "fabric.gpus=128", "--set", "ocs_torus.slice=4x4x8", "--set", "fabric.message_size=100 MB")
+    plain, twisted = fabric(capsys, *args), fabric(capsys, *args, "--set", "ocs_torus.wrap=twisted")
+    assert plain["bisection_gbps"] == pytest.approx(2 * 128 / 8 * 400)
+    assert twisted["bisection_gbps"] == pytest.approx(2 * 128 / 4 * 400)
+    assert "twisted" in twisted["figures"]["slice"]["unit"]
+    a2a = [d["collective_times_s"]["all_to_all"] for d in (plain, twisted)]
+    assert a2a[0] / a2a[1] == pytest.approx(2.0, rel=0.02)  # latency terms aside
+    assert plain["collective_times_s"]["all_reduce"] == twisted["collective_times_s"]["all_reduce"]
+
+
+def test_a_shape_that_cannot_twist_is_refused(capsys):
+    refused(capsys, "fabric", "ocs-torus-v4", "--set", "ocs_torus.wrap=twisted", "--set", "ocs_torus.slice=16x16x16",
+            fragment="cannot be twisted")
