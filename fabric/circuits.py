@@ -51,7 +51,9 @@ class Schedule:
     def useful_fraction(self) -> float:
         """Share of time the circuits carry traffic: interval / (interval + switch) when periodic, else 1 (a phased
         fabric pays per call, `call_wait_s`)."""
-        return useful_time_fraction(self.interval_s, self.switch_s) if self.policy == "periodic" else 1.0
+        if self.policy != "periodic" or self.interval_s + self.switch_s == 0:  # an instant switch is never dark
+            return 1.0
+        return useful_time_fraction(self.interval_s, self.switch_s)
 
     @property
     def call_wait_s(self) -> float:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from core.errors import InputError, did_you_mean, shown
-from core.fields import Composite, Section, Spec, default_of, default_part, non_negative, param
+from core.fields import Composite, Section, Spec, default_of, default_part, non_negative, param, positive
 from fabric.registry import declared, get_kind
 from photonics.design import MAX_CHANNELS, MAX_DB, MAX_FIBER_M, MAX_LATENCY_S, LinkDesign  # noqa: F401  (bounds the kinds use)
 
@@ -68,6 +68,51 @@ class FabricSection(Section):
                        "[verbatim]", lo=1.0, hi=3.0)
 
 
+L3 = "Llama 3 (Grattafiori et al., arXiv 2407.21783) §3.3"
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ReliabilitySection(Section):
+    """What a job's interruptions cost (`fabric.reliability`, `workloads.goodput`): checkpoints, restarts, spares."""
+
+    section_name: ClassVar[str] = "reliability"
+
+    storage_write_bandwidth: float = positive("2 TB/s", "byte/s", "checkpoint storage write bandwidth, whole job "
+                                              "(the training pause per checkpoint is its size over this)",
+                                              f"{L3}.1: Tectonic, 2 TB/s sustained [verbatim]", lo=1e6, hi=1e15)
+    storage_read_bandwidth: float = positive("7 TB/s", "byte/s", "checkpoint read bandwidth on restart, whole job",
+                                             f"{L3}.1: Tectonic, 7 TB/s peak [verbatim]", lo=1e6, hi=1e15)
+    checkpoint_bytes_per_parameter: float = positive(14.0, "1", "bytes of checkpoint per model parameter",
+                                                     "bf16 weights (2) + fp32 master weights (4) + Adam's two fp32 "
+                                                     "moments (8) (reliability.md Y6a) [inferred]", lo=0.5, hi=64.0)
+    checkpoint_interval: float = non_negative("0 s", "s", "compute time between checkpoints (0: Daly's optimum for "
+                                              "the job's interruption rate)", "Daly 2006 (reliability.md Y8)",
+                                              hi=1e7)
+    detection_time: float = non_negative("120 s", "s", "time to notice a failure (watchdog or health-check "
+                                         "timeout)", "not published for Llama 3 (reliability.md Y17a) [assumed]",
+                                         hi=1e5)
+    reschedule_time: float = non_negative("180 s", "s", "time to move the job onto healthy parts when no spare "
+                                          "takes over (isolation, scheduling)", "not published (reliability.md "
+                                          "Y17a) [assumed]", hi=1e6)
+    startup_time: float = non_negative("120 s", "s", "job start-up after a restart, before the checkpoint is read "
+                                       "(process launch, collective initialisation)", "not published (reliability.md"
+                                       " Y17a) [assumed]", hi=1e5)
+    spare_gpus: int = param(0, "1", "hot-spare GPUs (each with its share of host and network) kept for the job: a "
+                            "failure of a GPU or its server is recovered by swapping one in, not by rescheduling",
+                            "[assumed] none", lo=0, integer=True, hi=MAX_GPUS)
+    spare_swap_time: float = non_negative("60 s", "s", "time to swap a hot spare in (a fabric that re-points "
+                                          "circuits to its spare takes its own reconfiguration time instead)",
+                                          "[assumed] NVIDIA's fault-tolerance launcher and GKE Hotswap restart onto "
+                                          "spares in seconds to a minute (reliability.md Y17)", hi=1e5)
+    planned_per_day: float = non_negative(0.87, "1", "planned interruptions per day (maintenance, firmware, "
+                                          "configuration), each after a checkpoint: a restart, no lost work",
+                                          f"{L3}.4: 47 in 54 days [verbatim]; 47/54 [inferred]", hi=100.0)
+    table5_reading: str = param("counts", "choice", "which reading of Llama 3's inconsistent Table 5 the GPU rates "
+                                "take: 'counts' (148 faulty-GPU events, the stated total of 419) or 'percentages' "
+                                "(≈ 126 at the printed 30.1 %)", "reliability.md Y3, Y3a", choices=("counts",
+                                                                                                  "percentages"))
+
+
 @dataclass(frozen=True, kw_only=True, slots=True)
 class ClusterDesign(Composite):
     """A full design point: one GPU's optical I/O (`link`), the shared `[fabric]` settings, and the fabric kind's
@@ -76,6 +121,7 @@ class ClusterDesign(Composite):
     link: LinkDesign = default_part(LinkDesign)
     fabric: FabricSection = default_part(FabricSection)
     topology: object = None
+    reliability: ReliabilitySection = default_part(ReliabilitySection)
     has_fabric: bool = False  # the design file declared a [fabric]: checks then cover the fabric too
 
     def __post_init__(self):

@@ -229,6 +229,7 @@ class ElectricalDetails:
     pod_oversubscription: float = 1.0
     nic_channel: object = None  # photonics.host_serdes.HostChannel of a NIC port
     switch_channel: object = None  # of a switch port
+    leaf_switches: int = 0  # all planes: the switches the NICs plug into
 
 
 # NCCL's ring protocols beside Simple (the design's nvlink_latency and network_latency) and the share of the bus
@@ -423,7 +424,8 @@ def _evaluate(design: ClusterDesign) -> FabricEstimate:
                                 planes=el.planes, switch_ports=switch_ports,
                                 pod_gpus=el.pod_gpus * rails if pods else 0,
                                 pod_oversubscription=el.pod_oversubscription if pods else 1.0,
-                                nic_channel=nic_channel, switch_channel=switch_channel)
+                                nic_channel=nic_channel, switch_channel=switch_channel,
+                                leaf_switches=planes * tree.switches_per_tier[0])
     where = f"{rails} rail planes, each a " if rails > 1 else "a "
     shape = (f"{tiers}-tier fabric of {el.switch_radix}-port switches: pods of {el.pod_gpus} at "
              f"1:{el.pod_oversubscription:g} above" if pods else f"{tiers}-tier fat-tree of {el.switch_radix}-port "
@@ -642,9 +644,53 @@ def _figures(est: FabricEstimate) -> dict[str, tuple[float, str]]:
             "switch host SerDes": (d.switch_channel.energy_j_per_bit * 1e12, "pJ/bit")}
 
 
+def _failure_domains(est: FabricEstimate) -> dict:
+    """A NIC-side part (the NIC's module, its leaf switch, the leaf's downlink modules, the cable between) is
+    single-homed: its failure stops the job — unless the NIC has a port in two planes, when the other plane carries
+    it at half the bandwidth (dual-plane, fabrics-2026.md K17; reliability.md Y16). A part above the leaves (spine
+    switches, uplink modules and cables) is routed around by ECMP. Where one catalog entry serves both, the share of
+    its units on the NIC side stops the job. Co-packaged engines and laser modules come with every port of every
+    switch, so their share in the leaves."""
+    from fabric.reliability import RIDES, Domain
+
+    el, d, fab = est.design.topology, est.details, est.design.fabric
+    if d.tiers < 1 or not d.switches:
+        return {}
+    dual = el.planes >= 2
+    nic_ports = fab.gpus * el.planes
+    leaf_share = d.leaf_switches / d.switches
+    why_leaf = ("dual-plane: the other plane carries the NIC" if dual else "single-homed under its leaf: the job "
+                "stops")
+
+    def domain(share: float, what: str) -> Domain:
+        share = 0.0 if dual else share
+        return Domain(share, "restart", None, f"{what}: {why_leaf if share or dual else RIDES}"
+                      + (f" (the {share:.3g} of its units on the NIC side)" if 0 < share < 1 else ""))
+
+    out = {}
+    if el.optics == "cpo":
+        out[el.switch_transceiver] = domain(leaf_share, "engines in every switch port; a failed engine takes its "
+                                                        "switch")
+        out[el.laser_module] = domain(leaf_share, "laser modules feed the engines")
+    else:
+        switch_side = nic_ports / max(d.switch_ports, 1)
+        out[el.switch_transceiver] = domain(switch_side, "switch-side modules")
+    if el.transceiver == el.switch_transceiver and el.optics != "cpo":
+        out[el.transceiver] = domain((2 * nic_ports) / (nic_ports + max(d.switch_ports, 1)), "modules at both ends")
+    else:
+        out[el.transceiver] = domain(1.0, "the NIC's module")
+    if el.leaf_switch == "same":
+        out[el.switch] = domain(leaf_share, "switches, leaves and spines alike")
+    else:
+        out[el.leaf_switch] = domain(1.0, "the leaf switch")
+        out[el.switch] = Domain(0.0, "restart", None, f"spine and pod switches: ECMP routes around them, {RIDES}")
+    out["cable.fiber_patch"] = domain(nic_ports / max(d.links, 1), "cables")
+    return out
+
+
 ELECTRICAL = FabricKind(name="electrical", section="electrical", section_type=ElectricalSection, static=False,
                         evaluator=_evaluate, sharer=_shares, pricer=_price, seconds_of=_seconds, server=_serve,
                         formulas={"per_gpu_bandwidth_gbps": _bandwidth_formula,
                                   "useful_time_fraction": _useful_formula, "degree": _degree_formula,
                                   "bisection_gbps": _bisection_formula},
-                        figures=_figures)
+                        figures=_figures, failure_domains=_failure_domains)

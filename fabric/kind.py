@@ -186,7 +186,11 @@ class FabricKind:
     `figures(est)` → {name: (value, unit)}, the kind's own display figures in reading order (None: each number of
     the estimate's `details` record, by its field name). `costed` (False: a reference point whose network has no
     price, so its per-$ and per-W figures are upper bounds). `variant_text(allocation)` → a sentence on how a job
-    ran, for the estimate's `details.allocation` (the variant a workload picked)."""
+    ran, for the estimate's `details.allocation` (the variant a workload picked).
+
+    Optional, its failure domains: `failure_domains(est)` → {catalog key: fabric.reliability.Domain}, what a failure
+    of that entry's parts does to a job on it (the share that stops the job, and whether a spare recovers it); an
+    entry it leaves out stops the job and is recovered by rescheduling."""
 
     name: str = ""
     section: str | None = None
@@ -206,6 +210,7 @@ class FabricKind:
     figures: Callable | None = None
     costed: bool = True
     variant_text: Callable | None = None
+    failure_domains: Callable | None = None
 
     def missing(self) -> list[str]:
         """The required attributes (`REQUIRED`) the kind lacks."""
@@ -230,6 +235,10 @@ class FabricKind:
         """The ways the fabric can run one job (e.g. SiP-Ring's wavelength allocations), as estimates to choose
         from per job: `variants(est)`, or the estimate alone."""
         return tuple(self.variants(est)) if self.variants is not None else (est,)
+
+    def domains(self, est) -> dict:
+        """{catalog key: fabric.reliability.Domain} of the parts whose failures the kind treats its own way."""
+        return dict(self.failure_domains(est)) if self.failure_domains is not None else {}
 
     def variant_note(self, allocation: str) -> str:
         """How a job ran on the variant `allocation` (an estimate's `details.allocation`): `variant_text`'s

@@ -118,8 +118,8 @@ class OcsTorusSection(Section):
                                           "[assumed] the upper end of 'typically less than 1 dB' for a three-port "
                                           "fibre circulator (vendor overviews)", hi=MAX_DB)
     wrap: str = param("plain", "choice", "the slice's wrap-around links: 'plain', or 'twisted' where the shape allows "
-                      "(k×k×2k or k×2k×2k, sides multiples of the cube's): the long sides' wrap-around links shifted "
-                      "by k, which doubles the cut across them", "Google Cloud TPU v4 documentation (twisted tori "
+                      "(k×k×2k or k×2k×2k, sides multiples of the cube's): the short sides' wrap-around links shifted "
+                      "by k along a long side, which doubles the cut across it", "Google Cloud TPU v4 documentation (twisted tori "
                       "for slices 2A = B = C or 2A = 2B = C) [restated]; the doubled cut [inferred]",
                       choices=("plain", "twisted"))
     optics: str = param("link", "text", "what one optical link-end is: 'link' (the design's [link]: its chiplets "
@@ -174,13 +174,14 @@ class TorusDetails:
         return (self.slice_x, self.slice_y, self.slice_z)
 
 
-def cube_counts(cube: tuple[int, int, int], cubes: int) -> dict[str, int]:
-    """The pod's wiring (K21a): one OCS per dimension and face position (bc + ca + ab), 2 link-ends per cube on each,
-    one optical link-end per face chip and direction (2(ab + bc + ca) per cube) and the copper links inside the
-    cubes ((a − 1)bc + a(b − 1)c + ab(c − 1) per cube)."""
+def cube_counts(cube: tuple[int, int, int], cubes: int, fibers: int = 1) -> dict[str, int]:
+    """The pod's wiring (K21a): one OCS per dimension, face position and fibre of a link-end (bc + ca + ab for one
+    fibre: each fibre needs a port of its own, so a link-end of f fibres each way takes f switch planes), 2
+    link-ends per cube on each, one optical link-end per face chip and direction (2(ab + bc + ca) per cube) and the
+    copper links inside the cubes ((a − 1)bc + a(b − 1)c + ab(c − 1) per cube)."""
     a, b, c = cube
     faces = b * c + c * a + a * b
-    return {"ocs": faces, "link_ends_per_ocs": 2 * cubes, "optical_link_ends": 2 * faces * cubes,
+    return {"ocs": faces * fibers, "link_ends_per_ocs": 2 * cubes, "optical_link_ends": 2 * faces * cubes,
             "copper_links": ((a - 1) * b * c + a * (b - 1) * c + a * b * (c - 1)) * cubes}
 
 
@@ -206,8 +207,8 @@ def twistable(shape) -> bool:
 
 def bisection_bps(shape, rate: float, twisted: bool) -> float:
     """Per direction, across the slice's worst cut: two planes of P/L links across its longest side L (the wrap
-    closes each ring), r each; twisted, the long sides' shifted wrap-around links cross that cut too, so the worst
-    cut is across a short side k: 2P/k [inferred]."""
+    closes each ring), r each; twisted, the short sides' wrap-around links, shifted by k along the long side,
+    cross that cut too, so the worst cut is across a short side k: 2P/k [inferred] (Cámara et al., twisted tori)."""
     side = min(shape) if twisted else max(shape)
     return 2 * math.prod(shape) / side * rate
 
@@ -265,7 +266,7 @@ def _evaluate(design: ClusterDesign, est: LinkEstimate) -> FabricEstimate:
                          "(transceiver.…)")
     cubes = fab.gpus // chips
     shape = job_slice(design, cube)
-    counts = cube_counts(cube, cubes)
+    counts = cube_counts(cube, cubes, design.link.link.fibers_per_direction)
     ends_per_side = counts["link_ends_per_ocs"] // (2 if tor.fibers == "circulators" else 1)
     inputs, s = link.fabric_inputs(est), sections(est.design)
     rate = inputs.capacity_bps
@@ -304,8 +305,10 @@ def _evaluate(design: ClusterDesign, est: LinkEstimate) -> FabricEstimate:
                            link_bps=rate, margin_db=inputs.margin_db, switch_s=schedule.switch_s,
                            setup_s=tor.setup_time, fiber_delay_s=fiber_delay_s(s["loss"].fiber_length),
                            circuits=policy, call_wait_s=schedule.call_wait_s)
-    per_dimension = " + ".join(str(v) for v in (cube[1] * cube[2], cube[2] * cube[0], cube[0] * cube[1]))
-    notes = [f"{cubes} cubes of {_shape_text(cube)} chips; {counts['ocs']} OCS ({per_dimension} per dimension), "
+    fibers = design.link.link.fibers_per_direction
+    per_dimension = " + ".join(str(v * fibers) for v in (cube[1] * cube[2], cube[2] * cube[0], cube[0] * cube[1]))
+    planes = f", {fibers} fibres per link-end each way, a switch plane each" if fibers > 1 else ""
+    notes = [f"{cubes} cubes of {_shape_text(cube)} chips; {counts['ocs']} OCS ({per_dimension} per dimension{planes}), "
              f"each with {counts['link_ends_per_ocs']} link-ends: {ends_per_side} of {tor.radix} ports used per side "
              f"({tor.fibers})",
              f"{ends} optical link-ends ({ends / fab.gpus:g} per chip) and {counts['copper_links']} copper links "
@@ -324,7 +327,8 @@ def _evaluate(design: ClusterDesign, est: LinkEstimate) -> FabricEstimate:
 
 
 SLICE_ASPECT = 4.0  # [assumed] the slice shapes a job is offered keep their sides within 4× of each other (v5p's
-# largest, 16×16×24, is within 1.5×; a long thin torus has a small bisection and long rings)
+# largest, 16×16×24, is within 1.5×): a bound on the search, which may leave out a longer shape that some job runs
+# faster on (set [ocs_torus] slice to try one)
 
 
 def slice_options(cube: tuple[int, int, int], slice_cubes: int) -> list[tuple[int, int, int]]:
@@ -451,6 +455,12 @@ def shape_seconds(op: str, n, p, s, shape, rate, alpha, twisted=False):
     (arrays broadcast; the grid's dimension axis comes first)."""
     n, p, s, rate, *shape = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (n, p, s, rate, *shape)))
     grid = group_grid(p, s, shape)
+    if np.any(twisted):  # a short side's wrap-around lands k along the long side: its ring closes only for a group
+        sides = np.stack(shape)  # that spans the long side(s) too
+        long = sides == sides.max(axis=0)
+        spans_long = np.where(long, grid.closed, True).all(axis=0)
+        closed = np.where(np.asarray(twisted, dtype=bool), grid.closed & (long | spans_long), grid.closed)
+        grid = dataclasses.replace(grid, closed=closed)
     bps = _dimension_bps(grid, rate)
     k = 2.0 if op == "all_reduce" else 1.0
     if op in ("all_reduce", "reduce_scatter", "all_gather"):
@@ -549,6 +559,24 @@ def _figures(est: FabricEstimate) -> dict[str, tuple[float, str]]:
             "slice set-up time": (d.setup_s, "s")}
 
 
+def _failure_domains(est: FabricEstimate) -> dict:
+    """A failed chip, host, link-end's optics or copper link takes its cube out: where the pod has cubes beyond the
+    slice, the OCSes wire a spare cube in its place (the slice's set-up time), else the job waits to be rescheduled;
+    either way it restarts from its checkpoint. An OCS port carries one link of one cube face, and the torus
+    routes around it (reliability.md Y16)."""
+    from fabric.reliability import RIDES, Domain
+
+    tor, d, fab = est.design.topology, est.details, est.design.fabric
+    spares = d.cubes - d.slice_cubes
+    recovery = "spare" if spares > 0 else "restart"
+    why = (f"its cube is out: one of the pod's {spares} spare cubes is wired in" if spares else "its cube is out and "
+           "the pod has no spare cube: the job is rescheduled")
+    cube = Domain(1.0, recovery, tor.setup_time, why)
+    keys = [fab.gpu, fab.host, tor.copper, "cable.fiber_patch", "passive.circulator",
+            *((tor.optics,) if tor.optics != "link" else ("sip.optical_io_chiplet", "laser.comb_line"))]
+    return {**{k: cube for k in keys}, tor.switch: Domain(0.0, "restart", None, f"one link of one cube face: {RIDES}")}
+
+
 CIRCUITS = {"fixed": "the slice wired once for the job", "phased": "re-wired before each collective into the "
             "shape that runs it fastest, one reconfiguration per call"}
 
@@ -565,4 +593,4 @@ OCS_TORUS = FabricKind(name="ocs-torus", section="ocs_torus", section_type=OcsTo
                        optical=True, evaluator=_evaluate, sharer=_shares, pricer=_price, seconds_of=_seconds,
                        link_of=torus_link, variants=circuit_variants,
                        formulas={"per_gpu_bandwidth_gbps": _bandwidth_formula, "bisection_gbps": _bisection_formula},
-                       figures=_figures, variant_text=_circuits_text)
+                       figures=_figures, variant_text=_circuits_text, failure_domains=_failure_domains)

@@ -462,6 +462,20 @@ def _figures(est: FabricEstimate) -> dict[str, tuple[float, str]]:
             "reconfiguration time": (d.reconfiguration_s * 1e3, "ms")}
 
 
+def _failure_domains(est: FabricEstimate) -> dict:
+    """An OCS port or a GPU's cable to it fails: the GPU keeps its other ports and the job rides through (on fewer
+    circuits until repair); a GPU's own parts stop the job, and a hot spare cabled into the same switches is brought
+    in by re-pointing circuits, one reconfiguration (reliability.md Y16)."""
+    from fabric.reliability import RIDES, Domain
+
+    ocs = est.design.topology
+    swap = Domain(1.0, "restart", ocs.reconfiguration_time, "the GPU's own part: the job stops (a spare cabled into "
+                  "the switches is brought in by re-pointing its circuits)")
+    return {ocs.switch: Domain(0.0, "restart", None, f"one port of the GPU's {est.degree}: {RIDES}"),
+            "cable.fiber_patch": Domain(0.0, "restart", None, f"one of the GPU's ports: {RIDES}"),
+            est.design.fabric.gpu: swap, est.design.fabric.host: swap}
+
+
 SHOTS = {"single": "configured once for the job's whole traffic",
          "multi": "reconfigured every 5 reconfiguration times for the job's traffic, dark while switching",
          "phased": "re-pointed to each collective before it runs, one reconfiguration per call"}
@@ -476,4 +490,5 @@ SIP_OCS = FabricKind(name="sip-ocs", section="sip_ocs", section_type=SipOcsSecti
                      link_of=ocs_link, grid_floor=_grid_floor, floor_estimate=ocs_estimate,
                      formulas={"per_gpu_bandwidth_gbps": _bandwidth_formula, "useful_time_fraction": _useful_formula,
                                "degree": _degree_formula, "bisection_gbps": _bisection_formula},
-                     figures=_figures, variants=shot_variants, variant_text=_shots_text)
+                     figures=_figures, variants=shot_variants, variant_text=_shots_text,
+                     failure_domains=_failure_domains)

@@ -499,6 +499,23 @@ def speedup(designs: Annotated[Optional[list[str]], typer.Argument(
 
 
 @app.command(cls=_Command)
+def reliability(design: DesignArg = None,
+                model: Annotated[str, typer.Option("--model", "-m", metavar="MODEL", autocompletion=_complete_models,
+                                                   help="zoo model name or a model TOML file (its checkpoint size)")]
+                = "gpt3-175b",
+                fmt: FormatOpt = Format.table, output: OutputOpt = None, set_: SetOpt = None) -> None:
+    """The reliability budget of one training job on a design, line by line: each part it is exposed to, its
+    failure rate and what a failure does; the job's interruptions, checkpoints, restarts and effective training
+    time (ETTR); and the assumptions that move it most."""
+    from sipml.reliability_report import reliability_report
+    from workloads.models import load_model
+
+    _check_model(model)
+    loaded = _load(design, set_)
+    _emit(reliability_report(_named(design), loaded, load_model(model)), fmt, output)
+
+
+@app.command(cls=_Command)
 def models(fmt: FormatOpt = Format.table, output: OutputOpt = None) -> None:
     """List the model zoo and the GPUs with their sources."""
     from sipml.speedup_report import models_report

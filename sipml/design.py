@@ -31,7 +31,7 @@ from pathlib import Path
 from core import toml_files
 from core.errors import InputError, did_you_mean, shown
 from core.fields import TEXT_SPECS, AllOf, FieldError, Spec, When, all_of, conditions_of, specs, when
-from fabric.design import ClusterDesign, FabricSection
+from fabric.design import ClusterDesign, FabricSection, ReliabilitySection
 from fabric.registry import changes, declared, get_kind, sections
 from photonics.design import SECTION_APPLIES_WHEN, SECTIONS, LinkDesign
 
@@ -47,7 +47,8 @@ class _Sections(Mapping):
 
     def _names(self) -> tuple:
         if self._seen[0] != changes():
-            self._seen = (changes(), (*(SECTIONS if self._with_link else ()), "fabric", *sections()))
+            self._seen = (changes(), (*(SECTIONS if self._with_link else ()), "fabric", *sections(),
+                                      *(("reliability",) if self._with_link else ())))
         return self._seen[1]
 
     def __getitem__(self, name):
@@ -55,6 +56,8 @@ class _Sections(Mapping):
             return SECTIONS[name]
         if name == "fabric":
             return FabricSection
+        if self._with_link and name == "reliability":
+            return ReliabilitySection
         return sections()[name]  # a kind's own: the kind is imported here, if it was not yet
 
     def __iter__(self):
@@ -123,6 +126,8 @@ def section_of(design: ClusterDesign, name: str):
         return getattr(design.link, name)
     if name == "fabric":
         return design.fabric
+    if name == "reliability":
+        return design.reliability
     topology = design.topology
     return topology if isinstance(topology, ALL_SECTIONS[name]) else ALL_SECTIONS[name]()
 
@@ -326,7 +331,9 @@ def design_from_mapping(data: dict, source: str = "<design>", base: dict | None 
     own = {n: s for n, s in built.items() if n in FABRIC_SECTIONS and n != "fabric"}
     try:
         link = LinkDesign(**{k: v for k, v in built.items() if k in SECTIONS})
-        design = ClusterDesign(link=link, fabric=fabric, topology=own.get(kind.section), has_fabric="fabric" in data)
+        reliability = built.get("reliability") or _built_section("reliability", {}, f"{source}: [reliability]")
+        design = ClusterDesign(link=link, fabric=fabric, topology=own.get(kind.section), reliability=reliability,
+                               has_fabric="fabric" in data)
     except InputError as exc:
         raise InputError(f"{source}: {exc}") from None
     if design.has_fabric and kind.optical and link.link.kind != "ring-wdm":
@@ -505,7 +512,8 @@ def design_toml(design: ClusterDesign, title: str, notes: tuple[str, ...] = ()) 
            *(f"# {_comment(n)}" if n else "#" for n in notes), ""]
     link_only = not design.has_fabric  # a link design (no [fabric]) is written as one, so it loads back as one
     for name, cls in ALL_SECTIONS.items():
-        if not _holds(design, section_condition(name)) or (link_only and name in FABRIC_SECTIONS):
+        if not _holds(design, section_condition(name)) or (link_only and (name in FABRIC_SECTIONS
+                                                                           or name == "reliability")):
             continue
         out.append(f"[{name}]")
         holder = section_of(design, name)

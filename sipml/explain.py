@@ -121,11 +121,11 @@ def with_value(design, section: str, key: str, value):
     if section in SECTIONS:
         part = dataclasses.replace(getattr(design.link, section), **{key: value})
         return dataclasses.replace(design, link=dataclasses.replace(design.link, **{section: part}))
-    if section == "fabric":
-        return dataclasses.replace(design, fabric=dataclasses.replace(design.fabric, **{key: value}))
+    if section in ("fabric", "reliability"):
+        return dataclasses.replace(design, **{section: dataclasses.replace(getattr(design, section), **{key: value})})
     return ClusterDesign(link=design.link, fabric=design.fabric, topology=dataclasses.replace(design.topology,
                                                                                               **{key: value}),
-                         has_fabric=design.has_fabric)
+                         reliability=design.reliability, has_fabric=design.has_fabric)
 
 
 def _steps(spec, value):

@@ -528,6 +528,93 @@ def _speedup_per(name, attr, unit):
     return formula
 
 
+def _goodput_of(read):
+    """A goodput figure of the reading's result (None where its interruptions are not known)."""
+    return lambda r: None if r.result.goodput is None else read(r.result.goodput)
+
+
+def _rate_formula(r):
+    """1/M = Σ n·p/MTBF over the job's parts (fabric.reliability)."""
+    t = Terms()
+    lines = [l for l in r.result.goodput.lines if l.per_s > 0]
+    parts = [t(f"n_{{{i}}}", l.units, "", f"{l.component}: {l.cause}") * t(f"p_{{{i}}}", l.interrupts, "",
+                                                                             "share that stops the job")
+             / t(rf"\mathrm{{MTBF}}_{{{i}}}", l.mtbf_s, "s", l.source) for i, l in enumerate(lines)]
+    return Formula(r"\lambda", sum_terms(parts), t.terms)
+
+
+def _mtti_formula(r):
+    t = Terms()
+    return Formula("M", 1 / t(r"\lambda", r.result.goodput.interruptions_per_s, "1/s", "interruptions that stop "
+                                                                                       "the job"), t.terms)
+
+
+def _interval_formula(r):
+    """τ = Daly's optimum, or the design's interval."""
+    import sympy as sp
+
+    t, g = Terms(), r.result.goodput
+    if r.result.estimate.design.reliability.checkpoint_interval or g.interruptions_per_s == 0:
+        return Formula(r"\tau", t(r"\tau_{\mathrm{set}}", g.interval_s, "s", "[reliability] checkpoint_interval"),
+                       t.terms)
+    d, m = t(r"\delta", g.pause_s, "s", "pause per checkpoint"), t("M", g.mtti_s, "s", "mean time to interruption")
+    if g.pause_s >= 2 * g.mtti_s:
+        return Formula(r"\tau", m, t.terms)
+    x = d / (2 * m)
+    return Formula(r"\tau", sp.sqrt(2 * d * m) * (1 + sp.sqrt(x) / 3 + x / 9) - d, t.terms)
+
+
+def _restart_formula(r):
+    """R = Σ λ_i·R_i / Σ λ_i: each cause's restart weighted by its rate."""
+    t, g = Terms(), r.result.goodput
+    rel = r.result.estimate.design.reliability
+    lines = [l for l in g.lines if l.per_s > 0]
+    if not lines:
+        return Formula("R", t("R_0", 0.0, "s", "nothing interrupts"), t.terms)
+    fixed = rel.detection_time + rel.startup_time + g.read_s
+
+    def bring(l):
+        return rel.reschedule_time if l.recovery == "restart" else (l.swap_s if l.swap_s is not None
+                                                                    else rel.spare_swap_time)
+
+    num = sum_terms([t(rf"\lambda_{{{i}}}", l.per_s, "1/s", f"{l.component}: {l.cause}")
+                     * t(rf"R_{{{i}}}", fixed + bring(l), "s", f"detection + {l.recovery} + start-up + read")
+                     for i, l in enumerate(lines)])
+    return Formula("R", num / t(r"\lambda", g.interruptions_per_s, "1/s", "all of them"), t.terms)
+
+
+def _ettr_formula(r):
+    """ETTR = τ / (M·e^(R/M)·(e^((τ+δ)/M) − 1)·(1 + ρ_p·R_p)) (Daly's complete model, Y9)."""
+    import sympy as sp
+
+    t, g = Terms(), r.result.goodput
+    planned = 1 + t(r"\rho_{p}", g.planned_per_s, "1/s", "planned interruptions") * t(
+        "R_{p}", g.planned_restart_s, "s", "restart after a planned one")
+    tau, d = t(r"\tau", g.interval_s, "s", "checkpoint interval"), t(r"\delta", g.pause_s, "s", "pause")
+    if g.interruptions_per_s == 0:
+        wall = (tau + d) / tau if math.isfinite(g.interval_s) else sp.Integer(1)
+        if not math.isfinite(g.interval_s):
+            t.terms.pop(r"\tau"), t.terms.pop(r"\delta")
+        return Formula(r"\mathrm{ETTR}", 1 / (wall * planned), t.terms)
+    m, rr = t("M", g.mtti_s, "s", "mean time to interruption"), t("R", g.restart_s, "s", "restart")
+    return Formula(r"\mathrm{ETTR}", tau / (m * sp.exp(rr / m) * (sp.exp((tau + d) / m) - 1) * planned), t.terms)
+
+
+def _goodput_speedup(kind):
+    def formula(r):
+        t = Terms()
+        rhs = _speedup_terms(t, r) * t(r"\mathrm{ETTR}", r.result.ettr, "", "this design's") / t(
+            r"\mathrm{ETTR}_{\mathrm{baseline}}", r.baseline.ettr, "", "the baseline's")
+        if kind == "dollar":
+            rhs = rhs * t(r"\$_{\mathrm{baseline}}", r.baseline.goodput_cost_usd, "USD", "the baseline's, with "
+                          "spares") / t(r"\$", r.result.goodput_cost_usd, "USD", "this design's, with spares")
+        elif kind == "watt":
+            rhs = rhs * t(r"W_{\mathrm{baseline}}", r.baseline.cluster_power_w, "W", "the baseline's") / t(
+                "W", r.result.cluster_power_w, "W", "this design's")
+        return Formula({"": r"s_{g}", "dollar": r"s_{g,\$}", "watt": r"s_{g,W}"}[kind], rhs, t.terms)
+    return formula
+
+
 def _versus(key):
     def read(r):
         from workloads.speedup import compare
@@ -656,6 +743,24 @@ QUANTITY_LIST = (
        "the baseline's", _speedup_per(r"s_{\$}", "cluster_cost_usd", "USD")),
     _Q("speedup_per_watt", "", 1.0, TRAINING, _versus("speedup_per_watt"), "throughput per nameplate watt over the "
        "baseline's", _speedup_per(r"s_{W}", "cluster_power_w", "W")),
+    # goodput (sipml speedup, sipml reliability): the job's interruptions, checkpoints and restarts
+    _Q("interruptions_per_day", "1/day", 86400.0, TRAINING, _goodput_of(lambda g: g.interruptions_per_s), "unexpected "
+       "interruptions of the job per day: its parts' failures that stop it", _rate_formula),
+    _Q("job_mtti_s", "s", 1.0, TRAINING, _goodput_of(lambda g: None if g.interruptions_per_s == 0 else g.mtti_s),
+       "the job's mean time to interruption", _mtti_formula),
+    _Q("checkpoint_interval_s", "s", 1.0, TRAINING, _goodput_of(lambda g: None if math.isinf(g.interval_s)
+                                                                else g.interval_s),
+       "compute time between checkpoints (Daly's optimum unless set)", _interval_formula),
+    _Q("restart_s", "s", 1.0, TRAINING, _goodput_of(lambda g: g.restart_s), "mean restart after an interruption: "
+       "detection, rescheduling or a spare, start-up, reading the checkpoint", _restart_formula),
+    _Q("ettr", "", 1.0, TRAINING, _goodput_of(lambda g: g.ettr), "effective training time ratio: training kept over "
+       "wall time (checkpoint pauses, lost work and restarts taken out)", _ettr_formula),
+    _Q("goodput_speedup", "", 1.0, TRAINING, _versus("goodput_speedup"), "speedup with each one's interruptions "
+       "(× ETTR over the baseline's)", _goodput_speedup("")),
+    _Q("goodput_speedup_per_dollar", "", 1.0, TRAINING, _versus("goodput_speedup_per_dollar"), "goodput per "
+       "cluster dollar (hot spares included) over the baseline's", _goodput_speedup("dollar")),
+    _Q("goodput_speedup_per_watt", "", 1.0, TRAINING, _versus("goodput_speedup_per_watt"), "goodput per nameplate "
+       "watt over the baseline's", _goodput_speedup("watt")),
 )
 QUANTITIES = {q.key: q for q in QUANTITY_LIST}
 
@@ -693,7 +798,10 @@ LABELS = {
     "run_time_s": "a run of run_amount: run_amount / throughput", "energy_kwh": "the run's energy: cluster power × "
     "load × PUE × time", "electricity_usd": "the run's electricity", "hardware_usd": "the hardware amortised over "
     "the run", "run_cost_usd": "hardware + electricity", "run_amount": "tokens or samples of the run",
-    "run_amount_unit": "tokens or samples", "alternatives": "the next fastest strategies", "reason": "why a design "
+    "run_amount_unit": "tokens or samples",
+    "goodput_run_time_s": "the run with its interruptions: run_time_s / ETTR",
+    "goodput_energy_kwh": "its energy: energy_kwh / ETTR (the cluster powered while it restarts and redoes work)",
+    "goodput_run_cost_usd": "its cost: hardware (hot spares included) over the longer run + electricity", "alternatives": "the next fastest strategies", "reason": "why a design "
     "cannot train", "link_feasible": "the link closes", "link_violations": "';'-joined", "fabric_feasible": "the fabric "
     "works", "fabric_violations": "';'-joined", "training_feasible": "a strategy fits", "training_error": "why not",
     "error": "the design rules' refusal of the point", "designs": "`sipml cost`: one entry per design",

@@ -25,8 +25,10 @@ MAX_TOKENS = 1e18  # [assumed] ~1000× the largest published training runs (Llam
 ROW_KEYS = ("design", "feasible", "fabric", "model", "gpus", "gpu", "batch", "strategy", "iteration_s", "stack",
             "precision", "breakdown", "memory_gb_per_gpu", "tflops_per_gpu", "mfu", "hardware_tflops_per_gpu", "hfu",
             "throughput", "throughput_unit", "candidates", "feasible_candidates", "cluster_cost_usd",
-            "cluster_power_w", "per_gpu_bandwidth_gbps")
-VERSUS = ("speedup", "speedup_per_dollar", "speedup_per_watt")
+            "cluster_power_w", "per_gpu_bandwidth_gbps", "interruptions_per_day", "job_mtti_s", "checkpoint_interval_s",
+            "restart_s", "ettr")
+VERSUS = ("speedup", "speedup_per_dollar", "speedup_per_watt", "goodput_speedup", "goodput_speedup_per_dollar",
+          "goodput_speedup_per_watt")
 
 
 def run_speedup(designs, model_name: str, gpus: int | None, batch: int | None, strategy: str | None, overrides,
@@ -113,6 +115,7 @@ def run_speedup(designs, model_name: str, gpus: int | None, batch: int | None, s
         row["baselines"] = versus
         run = r.run(amount)
         row.update({"run_" + k if k == "time_s" else k: v for k, v in run.items()})
+        row.update({f"goodput_{'run_' if k == 'time_s' else ''}{k}": v for k, v in r.goodput_run(amount).items()})
         row["run_amount"], row["run_amount_unit"] = amount, amount_unit
         row["alternatives"] = [{"strategy": c.strategy, "iteration_s": c.iteration_s} for c in r.top[1:]]
         rows.append(row)
@@ -181,6 +184,20 @@ def speedup_report(rows, batch_source: str, failures: dict) -> Report:
                      for r in feasible])
     others = [b for b in first.get("baselines", {}) if b != base]
     tables = [summary]
+    if feasible and first.get("ettr") is not None:
+        tables.append(Table(f"With interruptions: each job's failures, checkpoints and restarts (goodput over {base})",
+                            ["design", "interruptions/day", "MTTI h", "checkpoint every min", "restart min", "ETTR %",
+                             "speedup", "per $", "per W", "run days", "energy MWh", "run cost USD"],
+                            [{"design": r["design"], "interruptions/day": f"{r['interruptions_per_day']:.3g}",
+                              "MTTI h": "–" if r["job_mtti_s"] is None else f"{r['job_mtti_s'] / 3600:.3g}",
+                              "checkpoint every min": "–" if r["checkpoint_interval_s"] is None
+                              else f"{r['checkpoint_interval_s'] / 60:.3g}",
+                              "restart min": f"{r['restart_s'] / 60:.3g}", "ETTR %": f"{100 * r['ettr']:.1f}",
+                              "speedup": _x(r["goodput_speedup"]), "per $": _x(r["goodput_speedup_per_dollar"]),
+                              "per W": _x(r["goodput_speedup_per_watt"]),
+                              "run days": f"{r['goodput_run_time_s'] / 86400:.3g}",
+                              "energy MWh": f"{r['goodput_energy_kwh'] / 1e3:.4g}",
+                              "run cost USD": f"{r['goodput_run_cost_usd']:,.0f}"} for r in feasible]))
     if others:
         tables.append(Table("Against the other baselines", ["design", *(f"{b} {k}" for b in others
                                                                         for k in ("speedup", "per $", "per W"))],

@@ -91,6 +91,7 @@ class Result:
     model_flops: float = 0.0  # of one iteration of the best, whole job, without recomputation
     hardware_flops: float = 0.0  # executed, recomputation included
     peak_flops: float = 0.0  # one GPU's dense peak at the GEMMs' precision
+    goodput: object = None  # workloads.goodput.Goodput: its interruptions, checkpoints, restarts and ETTR
 
     @property
     def best(self) -> Candidate:
@@ -112,6 +113,26 @@ class Result:
         hardware = self.cluster_cost_usd * seconds / settings.life
         return {"time_s": seconds, "energy_kwh": energy_j / 3.6e6, "electricity_usd": energy_j * settings.electricity,
                 "hardware_usd": hardware, "run_cost_usd": hardware + energy_j * settings.electricity}
+
+    @property
+    def ettr(self) -> float:
+        """Effective training time ratio (1 where its interruptions are not known)."""
+        return self.goodput.ettr if self.goodput is not None else 1.0
+
+    @property
+    def goodput_cost_usd(self) -> float:
+        """The cluster's typical cost with the job's hot spares."""
+        return self.cluster_cost_usd + (self.goodput.spares_cost_usd if self.goodput is not None else 0.0)
+
+    def goodput_run(self, amount: float, settings: RunSettings = DEFAULT_RUN) -> dict[str, float]:
+        """`run` with its interruptions: the failure-free time over ETTR (the cluster held and powered while it
+        restarts and redoes work), its hardware the cluster with the job's spares."""
+        plain = self.run(amount, settings)
+        seconds = plain["time_s"] / self.ettr
+        energy_kwh = plain["energy_kwh"] / self.ettr
+        hardware = self.goodput_cost_usd * seconds / settings.life
+        electricity = energy_kwh * 3.6e6 * settings.electricity
+        return {"time_s": seconds, "energy_kwh": energy_kwh, "run_cost_usd": hardware + electricity}
 
 
 def gpu_of(design: ClusterDesign) -> Gpu:
@@ -249,7 +270,19 @@ def _result(model, name, est, gpu, batch, found, stack, precision, cost) -> Resu
         tflops_per_gpu=found.model_flops / per_gpu / 1e12, hardware_tflops_per_gpu=found.hardware_flops / per_gpu / 1e12,
         mfu=found.model_flops / (per_gpu * peak), hfu=found.hardware_flops / (per_gpu * peak),
         throughput=per_iteration / best.iteration_s, throughput_unit=unit, cost=cost, model_flops=found.model_flops,
-        hardware_flops=found.hardware_flops, peak_flops=peak)
+        hardware_flops=found.hardware_flops, peak_flops=peak, goodput=_goodput(model, est, cost))
+
+
+def _goodput(model, est: FabricEstimate, cost):
+    """The job's goodput on `est` (None for a pricing view, which has no design's reliability section, and for a
+    grid of points, whose figures are arrays: a sweep's points priced one by one have theirs)."""
+    if cost is None or not hasattr(est.design, "reliability") or getattr(cost, "bom", None) is None \
+            or np.ndim(cost.cluster_cost_usd.typical) or np.ndim(est.per_gpu_bandwidth_bps):
+        return None
+    from fabric.registry import get_kind
+    from workloads.goodput import job_goodput
+
+    return job_goodput(model, est, cost.bom, get_kind(est.kind), cost.cluster_cost_usd.typical)
 
 
 @dataclass(frozen=True)
@@ -580,11 +613,16 @@ def _found(st, br, fits, index, memory: _Memory, top: int, model: Model, gpu: Gp
 
 
 def compare(result: Result, baseline: Result) -> dict[str, float]:
-    """Speedup, speedup per dollar and per watt of `result` over `baseline` (same model and batch)."""
+    """Speedup, speedup per dollar and per watt of `result` over `baseline` (same model and batch), failure-free
+    and with each one's interruptions (its ETTR; per dollar with its hot spares)."""
     speedup = baseline.best.iteration_s / result.best.iteration_s
+    goodput = speedup * result.ettr / baseline.ettr
     return {"speedup": speedup,
             "speedup_per_dollar": speedup * baseline.cluster_cost_usd / result.cluster_cost_usd,
-            "speedup_per_watt": speedup * baseline.cluster_power_w / result.cluster_power_w}
+            "speedup_per_watt": speedup * baseline.cluster_power_w / result.cluster_power_w,
+            "goodput_speedup": goodput,
+            "goodput_speedup_per_dollar": goodput * baseline.goodput_cost_usd / result.goodput_cost_usd,
+            "goodput_speedup_per_watt": goodput * baseline.cluster_power_w / result.cluster_power_w}
 
 
 def baseline_training(point, model: Model, batch: int, fixed: dict | None = None, *, name: str,

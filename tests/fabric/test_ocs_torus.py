@@ -42,6 +42,14 @@ def test_the_tpu_v4_shaped_pod_has_its_published_counts(capsys):
     assert data["bisection_gbps"] == pytest.approx(2 * 256 * 400)
 
 
+def test_each_fibre_of_a_link_end_takes_a_switch_plane_of_its_own(capsys):
+    """Two fibres per link-end each way: each needs its own port, so the pod needs twice the switches (96), each
+    still with 128 link-ends."""
+    data = fabric(capsys, "--set", "link.fibers_per_direction=2", "--set", "link.wavelengths_per_fiber=4",
+                  "--set", "laser.lines=4")
+    assert figure(data, "OCS count") == 96 and figure(data, "OCS ports used per side") == 128
+
+
 def test_circulators_halve_the_ports_and_cost_two_passes(capsys):
     duplex, circ = fabric(capsys), fabric(capsys, "--set", "ocs_torus.fibers=circulators")
     assert figure(circ, "OCS ports used per side") == 64
@@ -56,8 +64,8 @@ def test_the_cost_breaks_out_the_switches_and_the_optics(capsys):
     gpus = 4096
     assert lines["ocs.palomar_136"]["count_per_gpu"] == pytest.approx(48 * 136 / gpus)  # every port bought
     assert lines["sip.optical_io_chiplet"]["count_per_gpu"] == pytest.approx(1.5)  # one link-end's I/O each
-    assert lines["laser.comb_line"]["count_per_gpu"] == pytest.approx(1.5 * 2 * 4)  # 2 fibres × 4 lines
-    assert lines["cable.fiber_patch"]["count_per_gpu"] == pytest.approx(1.5 * 4)  # 2 fibres each way, duplex
+    assert lines["laser.comb_line"]["count_per_gpu"] == pytest.approx(1.5 * 8)  # 8 lines on one fibre
+    assert lines["cable.fiber_patch"]["count_per_gpu"] == pytest.approx(1.5 * 2)  # one fibre each way, duplex
     assert lines["cable.ici_copper"]["count_per_gpu"] == pytest.approx(144 / 64)
     assert all(lines[k]["cost_usd_per_gpu"][1] > 0 for k in ("ocs.palomar_136", "sip.optical_io_chiplet", "cable.ici_copper"))
 
@@ -169,6 +177,18 @@ def test_a_twisted_slice_doubles_the_cut_across_its_long_side(capsys):
     a2a = [d["collective_times_s"]["all_to_all"] for d in (plain, twisted)]
     assert a2a[0] / a2a[1] == pytest.approx(2.0, rel=0.02)  # latency terms aside
     assert plain["collective_times_s"]["all_reduce"] == twisted["collective_times_s"]["all_reduce"]
+
+
+def test_on_a_twisted_slice_a_short_ring_no_longer_closes_on_itself():
+    """On a twisted 4×4×8 slice a group of 4 along x reaches its wrap-around link k = 4 along z, on another group's
+    chip: it runs as a line (one direction's rate), where on the plain slice it is a closed ring (both)."""
+    from fabric.ocs_torus import shape_seconds
+
+    _, plain_bps, _ = shape_seconds("all_reduce", 1e8, 4, 1, (4, 4, 8), 400e9, 0.0, False)
+    _, twisted_bps, _ = shape_seconds("all_reduce", 1e8, 4, 1, (4, 4, 8), 400e9, 0.0, True)
+    _, whole_bps, _ = shape_seconds("all_reduce", 1e8, 128, 1, (4, 4, 8), 400e9, 0.0, True)
+    assert plain_bps == pytest.approx(800e9) and twisted_bps == pytest.approx(400e9)
+    assert whole_bps == pytest.approx(3 * 800e9)  # the whole slice closes every ring
 
 
 def test_a_shape_that_cannot_twist_is_refused(capsys):

@@ -1,0 +1,135 @@
+"""What fails in a cluster and what each failure does to a training job: the failure rates of its parts
+(`fabric/catalog/reliability.toml`), counted from the design's bill of materials, and each fabric kind's failure
+domains (`fabric.kind.FabricKind.failure_domains`).
+
+A job of G ranks is exposed to the parts of its GPUs (every per-GPU line of the bill times G) and its share of the
+shared parts (a per-cluster line times G/N, N the cluster's GPUs) [assumed: a job spread evenly over the fabric's
+switches]. A part of kind i, n_i of them, fails at λ_i = 1/MTBF_i; a share p_i of its failures stops the job (1 for
+a single-homed part under synchronous training; 0 where the fabric rides through: a spine switch ECMP routes
+around, an OCS port whose GPU keeps its other ports); so the job's interruption rate is Σ n_i·λ_i·p_i and its mean
+time to interruption M = 1/Σ n_i·λ_i·p_i (reliability.md Y11). Each interrupting failure is recovered one of two
+ways: rescheduled onto healthy parts ('restart'), or a spare swapped in ('spare': a hot-spare GPU, a spare cube the
+OCSes wire in) at the kind's swap time. A failure the job rides through costs no restart here (its bandwidth loss
+until repair is not modelled).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from core import toml_files
+from core.units import parse_value
+
+RATES_FILE = Path(__file__).parent / "catalog" / "reliability.toml"
+HOUR_S = 3600.0
+DAY_S = 86400.0
+
+
+@dataclass(frozen=True, slots=True)
+class Cause:
+    """One failure cause: the catalog entries it applies to (key prefixes), its MTBF per unit of their bill lines
+    (both readings of Llama 3's Table 5 where they differ), and where the figure comes from."""
+
+    name: str
+    what: str
+    applies: tuple[str, ...]
+    mtbf_s: float
+    mtbf_percentages_s: float | None
+    source: str
+    derivation: str
+    tag: str
+
+    def mtbf(self, reading: str) -> float:
+        return self.mtbf_percentages_s if reading == "percentages" and self.mtbf_percentages_s else self.mtbf_s
+
+
+@dataclass(frozen=True, slots=True)
+class Rates:
+    causes: tuple[Cause, ...]
+    planned_source: str
+
+
+def load_rates(path: Path = RATES_FILE) -> Rates:
+    """The failure causes of the rates file (checked: each has its keys, an MTBF above zero)."""
+    data = toml_files.read(path, "failure-rates file")
+    causes = []
+    for name, row in data.get("cause", {}).items():
+        mtbf = parse_value(row["mtbf"], "s")
+        other = parse_value(row["mtbf_percentages"], "s") if "mtbf_percentages" in row else None
+        if not mtbf > 0 or (other is not None and not other > 0):
+            raise ValueError(f"{path}: [cause.{name}] mtbf must be above zero")
+        causes.append(Cause(name=name, what=row["what"], applies=tuple(row["applies"]), mtbf_s=mtbf,
+                            mtbf_percentages_s=other, source=row["source"], derivation=row["derivation"],
+                            tag=row["tag"]))
+    return Rates(causes=tuple(causes), planned_source=data["planned"]["source"])
+
+
+@dataclass(frozen=True, slots=True)
+class Domain:
+    """What a failure of one catalog entry's parts does to a job: the share of its failures that stop the job, how
+    the job recovers from those ('restart' or 'spare'), the time to swap a spare in (None: [reliability]
+    spare_swap_time), and why."""
+
+    interrupts: float = 1.0
+    recovery: str = "restart"
+    swap_s: float | None = None
+    why: str = "single-homed: synchronous training stops"
+
+
+RIDES = "the job rides through"
+
+
+@dataclass(frozen=True, slots=True)
+class FailureLine:
+    """One cause on one entry of the job's parts: how many units the job is exposed to, their MTBF, the share of
+    failures that stop the job and how it recovers; `per_s` the interruptions it causes per second."""
+
+    component: str
+    cause: str
+    units: float
+    mtbf_s: float
+    interrupts: float
+    recovery: str
+    swap_s: float | None
+    why: str
+    source: str
+    tag: str
+
+    @property
+    def failures_per_s(self) -> float:
+        return self.units / self.mtbf_s
+
+    @property
+    def per_s(self) -> float:
+        return self.failures_per_s * self.interrupts
+
+
+def cause_of(key: str, causes) -> list[Cause]:
+    """The causes that apply to catalog entry `key` (a prefix match)."""
+    return [c for c in causes if any(key.startswith(prefix) for prefix in c.applies)]
+
+
+def failure_lines(bom, design, domains: dict, job_gpus: int, rates: Rates | None = None) -> list[FailureLine]:
+    """Every cause on every line of the priced bill `bom` (fabric.bom.BomResult) that the job is exposed to: per-GPU
+    lines (the GPU, its host share, NVSwitch share, NIC) times the job's GPUs, shared ones times its share of the
+    cluster. `domains`: catalog key → Domain (the kind's; a key it leaves out stops the job and restarts)."""
+    rates = rates or load_rates()
+    reading = design.reliability.table5_reading
+    share = job_gpus / bom.gpus
+    spares = design.reliability.spare_gpus > 0
+    out = []
+    for line in bom.lines:
+        for cause in cause_of(line.key, rates.causes):
+            domain = domains.get(line.key, Domain())
+            if spares and domain.recovery == "restart" and domain.interrupts > 0 and line.key.startswith(
+                    SPARED):
+                domain = Domain(domain.interrupts, "spare", domain.swap_s, domain.why + "; a hot spare takes over")
+            out.append(FailureLine(component=line.key, cause=cause.what, units=line.count_per_cluster * share,
+                                   mtbf_s=cause.mtbf(reading), interrupts=domain.interrupts,
+                                   recovery=domain.recovery, swap_s=domain.swap_s, why=domain.why,
+                                   source=cause.source, tag=cause.tag))
+    return out
+
+
+SPARED = ("gpu.", "server.", "nic.", "nvswitch.", "sip.", "laser.")  # a GPU's own parts: a hot spare brings its own

@@ -1,0 +1,157 @@
+"""`sipml reliability`: a design's reliability budget for one training job, line by line as `budget` is for a link —
+the parts the job is exposed to, their failure rates and what a failure does to it — then its interruptions,
+checkpoints, restarts and effective training time, and the assumptions that move that most."""
+
+from __future__ import annotations
+
+import dataclasses
+from types import SimpleNamespace
+
+from sipml.render import Report, Table
+
+SUMMARY = ("interruptions_per_day", "job_mtti_s", "checkpoint_interval_s", "restart_s", "ettr")
+
+
+def reliability_reading(design, model, catalog=None):
+    """(Reading, Goodput) of `model` trained on `design` (its job's GPUs): the quantities of the summary read it."""
+    from fabric.catalog import load_catalog
+    from fabric.cost import cost_summary
+    from fabric.registry import get_kind
+    from sipml.quantities import Reading
+    from workloads.goodput import job_goodput
+
+    kind = get_kind(design.fabric.kind)
+    est = kind.evaluate(design)
+    cost = cost_summary(design, est, catalog or load_catalog())
+    goodput = job_goodput(model, est, cost.bom, kind, cost.cluster_cost_usd.typical)
+    result = SimpleNamespace(goodput=goodput, estimate=est, ettr=goodput.ettr)
+    return Reading(fabric=est, cost=cost, result=result), goodput
+
+
+def _lost_s(line, g, restart_s: float) -> float:
+    """Wall time one interruption costs: its restart and, on average, half an interval of work redone."""
+    return restart_s + (g.interval_s + g.pause_s) / 2 if g.interval_s != float("inf") else restart_s
+
+
+def _restart(line, rel, g) -> float:
+    bring = (rel.reschedule_time if line.recovery == "restart"
+             else line.swap_s if line.swap_s is not None else rel.spare_swap_time)
+    return rel.detection_time + bring + rel.startup_time + g.read_s
+
+
+# the assumptions `sensitivity` moves, each to a low and a high end: (label, how to change the design or rates)
+RELIABILITY_SWINGS = (
+    ("restart: detection + rescheduling + start-up (×0.5 / ×2)", "restart", 0.5, 2.0),
+    ("checkpoint storage bandwidth (×0.5 / ×2)", "storage", 0.5, 2.0),
+    ("pluggable module MTBF (0.5 / 1 M h, reliability.md Y13)", "cause:pluggable", 0.5e6 / 0.75e6, 1.0e6 / 0.75e6),
+    ("GPU failure rates (Table 5 percentages / counts reading)", "reading", None, None),
+    ("switch MTBF (×0.5 / ×2)", "cause:switch", 0.5, 2.0),
+    ("co-packaged engine MTBF (×0.5 / ×2)", "cause:cpo_engine", 0.5, 2.0),
+    ("a spare for the job (none / 8 hot spares)", "spares", 0, 8),
+)
+
+
+def sensitivity(design, model, catalog=None) -> list[dict]:
+    """ETTR at each end of each assumption, the rest as designed, largest swing first (rows of the causes the
+    design has none of are left out)."""
+    from fabric.reliability import load_rates
+    from workloads.goodput import job_goodput
+
+    reading, base = reliability_reading(design, model, catalog)
+    est, cost = reading.fabric, reading.cost
+    kind = __import__("fabric.registry", fromlist=["get_kind"]).get_kind(est.kind)
+    rates = load_rates()
+    rel = design.reliability
+    rows = []
+    for label, what, low, high in RELIABILITY_SWINGS:
+        ends = []
+        for end in (low, high) if what != "reading" else ("percentages", "counts"):
+            changed_design, changed_rates = design, rates
+            if what == "restart":
+                changed_design = dataclasses.replace(design, reliability=dataclasses.replace(
+                    rel, detection_time=rel.detection_time * end, reschedule_time=rel.reschedule_time * end,
+                    startup_time=rel.startup_time * end))
+            elif what == "storage":
+                changed_design = dataclasses.replace(design, reliability=dataclasses.replace(
+                    rel, storage_write_bandwidth=rel.storage_write_bandwidth * end,
+                    storage_read_bandwidth=rel.storage_read_bandwidth * end))
+            elif what == "reading":
+                changed_design = dataclasses.replace(design, reliability=dataclasses.replace(rel, table5_reading=end))
+            elif what == "spares":
+                changed_design = dataclasses.replace(design, reliability=dataclasses.replace(rel, spare_gpus=end))
+            else:
+                name = what.split(":", 1)[1]
+                changed_rates = dataclasses.replace(rates, causes=tuple(
+                    dataclasses.replace(c, mtbf_s=c.mtbf_s * end) if c.name == name else c for c in rates.causes))
+            g = job_goodput(model, dataclasses.replace(est, design=changed_design), cost.bom, kind,
+                            cost.cluster_cost_usd.typical, rates=changed_rates)
+            ends.append(g)
+        if all(abs(g.ettr - base.ettr) < 1e-12 and g.spares_cost_usd == base.spares_cost_usd for g in ends):
+            continue
+        price = cost.cluster_cost_usd.typical
+        per_dollar = [g.ettr / base.ettr * (price + base.spares_cost_usd) / (price + g.spares_cost_usd)
+                      for g in ends]
+        rows.append({"assumption": label, "ettr": base.ettr, "ettr_low": ends[0].ettr, "ettr_high": ends[1].ettr,
+                     "goodput_per_dollar_low": per_dollar[0], "goodput_per_dollar_high": per_dollar[1],
+                     "swing": abs(per_dollar[1] - per_dollar[0])})
+    return sorted(rows, key=lambda r: -r["swing"])
+
+
+def reliability_report(name: str, design, model) -> Report:
+    from sipml.quantities import values
+
+    reading, g = reliability_reading(design, model)
+    rel = design.reliability
+    lines = []
+    for line in g.lines:
+        restart = _restart(line, rel, g)
+        lines.append({"component": line.component, "cause": line.cause, "units": line.units,
+                      "mtbf_s": line.mtbf_s, "interrupts": line.interrupts,
+                      "interruptions_per_day": line.per_s * 86400.0, "recovery": line.recovery,
+                      "restart_s": restart if line.interrupts else None,
+                      "lost_s_per_day": line.per_s * 86400.0 * _lost_s(line, g, restart),
+                      "why": line.why, "source": line.source, "tag": line.tag})
+    summary = values(reading, SUMMARY)
+    swings = sensitivity(design, model)
+    data = {"design": name, "fabric": design.fabric.kind, "model": model.name, "gpus": design.fabric.gpus,
+            "job_gpus": design.job_gpus, **summary, "planned_per_day": g.planned_per_s * 86400.0,
+            "checkpoint_bytes": g.checkpoint_bytes, "pause_s": g.pause_s, "read_s": g.read_s,
+            "table5_reading": rel.table5_reading, "lines": lines, "sensitivity": swings}
+    table = Table(f"Reliability budget: {model.name} on {design.job_gpus} GPUs of {name} ({design.fabric.kind})",
+                  ["component", "cause", "units", "MTBF h", "stops job", "per day", "recovery", "restart min",
+                   "lost h/day", "tag"],
+                  [{"component": l["component"], "cause": l["cause"], "units": f"{l['units']:,.0f}" if l["units"] >= 100 else f"{l['units']:.3g}",
+                    "MTBF h": f"{l['mtbf_s'] / 3600:,.0f}", "stops job": f"{l['interrupts']:.3g}",
+                    "per day": f"{l['interruptions_per_day']:.3g}", "recovery": l["recovery"] if l["interrupts"]
+                    else "rides through", "restart min": "–" if l["restart_s"] is None else f"{l['restart_s'] / 60:.3g}",
+                    "lost h/day": f"{l['lost_s_per_day'] / 3600:.3g}", "tag": l["tag"]} for l in lines])
+    mtti = summary["job_mtti_s"]
+    totals = Table("The job", ["quantity", "value", "unit"], [
+        {"quantity": "interruptions (unexpected)", "value": f"{summary['interruptions_per_day']:.3g}", "unit": "per day"},
+        {"quantity": "mean time to interruption", "value": "–" if mtti is None else f"{mtti / 3600:.3g}",
+         "unit": "h"},
+        {"quantity": "planned interruptions", "value": f"{data['planned_per_day']:.3g}", "unit": "per day"},
+        {"quantity": "checkpoint size", "value": f"{g.checkpoint_bytes / 1e12:.3g}", "unit": "TB"},
+        {"quantity": "pause per checkpoint (write)", "value": f"{g.pause_s:.3g}", "unit": "s"},
+        {"quantity": "checkpoint interval", "value": "–" if summary["checkpoint_interval_s"] is None
+         else f"{summary['checkpoint_interval_s'] / 60:.3g}", "unit": "min"},
+        {"quantity": "restart (mean, read included)", "value": f"{summary['restart_s'] / 60:.3g}", "unit": "min"},
+        {"quantity": "effective training time ratio", "value": f"{100 * summary['ettr']:.1f}", "unit": "%"}])
+    tables = [table, totals]
+    if swings:
+        tables.append(Table("What moves it most: ETTR and goodput per $ at each end of an assumption (as designed: "
+                            f"ETTR {100 * g.ettr:.1f} %)",
+                            ["assumption", "ETTR low %", "ETTR high %", "goodput per $ low", "goodput per $ high",
+                             "swing"],
+                            [{"assumption": r["assumption"], "ETTR low %": f"{100 * r['ettr_low']:.1f}",
+                              "ETTR high %": f"{100 * r['ettr_high']:.1f}",
+                              "goodput per $ low": f"{r['goodput_per_dollar_low']:.3f}",
+                              "goodput per $ high": f"{r['goodput_per_dollar_high']:.3f}",
+                              "swing": f"{r['swing']:.3f}"} for r in swings]))
+    footer = [f"rates: fabric/catalog/reliability.toml; GPU rates from Llama 3's Table 5, {rel.table5_reading} "
+              "reading ([reliability] table5_reading); a part that rides through costs no restart (its lost "
+              "bandwidth until repair is not modelled)",
+              "lost h/day: interruptions × (restart + half a checkpoint interval of work redone); ETTR from Daly's "
+              "complete model with the checkpoint interval shown",
+              "goodput per $: relative to the design as it is (hot spares priced at the cluster's cost per GPU)"]
+    return Report(data, tables, footer)

@@ -1,0 +1,120 @@
+"""Goodput: a training job's interruptions (`fabric.reliability`), checkpoints and restarts turned into its effective
+training time ratio (ETTR) — the share of wall time spent on training that is kept.
+
+Symbols (reliability.md §B): M, the job's mean time to interruption (1 / Σ n_i·λ_i·p_i); δ, the training pause per
+checkpoint (its size over the storage write bandwidth: synchronous); R, the restart time after an interruption —
+detection + rescheduling (or a spare swapped in) + start-up + reading the checkpoint back — averaged over the
+causes by their rates; τ, the compute time between checkpoints, Daly's optimum unless fixed:
+
+    τ_D = √(2δM)·[1 + ⅓·√(δ/2M) + (1/9)·(δ/2M)] − δ   (δ < 2M; τ_D = M otherwise)        Daly 2006 (Y8)
+
+and the wall time per unit of training time under Poisson interruptions (Daly's complete model, Y9):
+
+    T_w / T_s = M·e^(R/M)·(e^((τ+δ)/M) − 1) / τ
+
+Planned interruptions (maintenance) come after a checkpoint: each costs a restart (start-up and read) and no lost
+work, ρ_p·R_p of the wall time. ETTR = T_s / T_w over both: 1 / ((T_w/T_s)·(1 + ρ_p·R_p)). Goodput is the
+failure-free throughput × ETTR; a run takes its failure-free time / ETTR, and its energy and cost grow with it (the
+cluster is held, and powered, while it restarts and redoes work).
+
+References: J. W. Young, CACM 17(9), 1974 [YOUNG]; J. T. Daly, Future Generation Computer Systems 22(3), 2006
+[DALY]; reliability.md Y7–Y12.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from fabric.reliability import DAY_S, FailureLine, failure_lines
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Goodput:
+    """A job's interruptions and what they cost: its failure lines, rates, checkpoint and restart, and ETTR."""
+
+    lines: tuple[FailureLine, ...]
+    interruptions_per_s: float  # unexpected ones that stop the job
+    planned_per_s: float
+    checkpoint_bytes: float
+    pause_s: float  # δ
+    interval_s: float  # τ (inf: no interruption, no checkpoint needed)
+    restart_s: float  # R, mean over the causes by rate
+    planned_restart_s: float
+    read_s: float
+    ettr: float
+    spares_cost_usd: float  # the hot spares' price (their share of the cluster)
+
+    @property
+    def mtti_s(self) -> float:
+        return 1.0 / self.interruptions_per_s if self.interruptions_per_s > 0 else math.inf
+
+    @property
+    def interruptions_per_day(self) -> float:
+        return self.interruptions_per_s * DAY_S
+
+
+def daly_interval_s(pause_s: float, mtti_s: float) -> float:
+    """Daly's higher-order optimum checkpoint interval τ_D (Y8); M itself when δ ≥ 2M."""
+    if pause_s >= 2 * mtti_s:
+        return mtti_s
+    x = pause_s / (2 * mtti_s)
+    return math.sqrt(2 * pause_s * mtti_s) * (1 + math.sqrt(x) / 3 + x / 9) - pause_s
+
+
+def wall_per_training(interval_s: float, pause_s: float, mtti_s: float, restart_s: float) -> float:
+    """T_w / T_s, Daly's complete model (Y9): M·e^(R/M)·(e^((τ+δ)/M) − 1) / τ."""
+    return mtti_s * math.exp(restart_s / mtti_s) * math.expm1((interval_s + pause_s) / mtti_s) / interval_s
+
+
+def ettr(interval_s: float, pause_s: float, mtti_s: float, restart_s: float, planned_per_s: float = 0.0,
+         planned_restart_s: float = 0.0) -> float:
+    """Effective training time ratio: T_s / T_w with the planned interruptions' restarts on top."""
+    if math.isinf(mtti_s):  # nothing interrupts: only the checkpoints' pauses, if any are taken
+        wall = (interval_s + pause_s) / interval_s if math.isfinite(interval_s) else 1.0
+    else:
+        wall = wall_per_training(interval_s, pause_s, mtti_s, restart_s)
+    return 1.0 / (wall * (1.0 + planned_per_s * planned_restart_s))
+
+
+def checkpoint_parameters(model) -> float:
+    """Parameters a checkpoint stores: every weight of the model (all experts of a mixture of experts; a DLRM's
+    embedding tables and dense layers)."""
+    from workloads.models import DlrmModel, TransformerModel
+
+    if isinstance(model, TransformerModel):
+        from workloads.transformer import parameter_count
+
+        return float(parameter_count(model))
+    if isinstance(model, DlrmModel):
+        from workloads.dlrm import dense_parameters, embedding_parameters
+
+        return float(embedding_parameters(model) + dense_parameters(model))
+    return float(model.parameters)
+
+
+def job_goodput(model, est, bom, kind, cluster_cost_usd: float, rates=None) -> Goodput:
+    """The goodput of `model` trained on the fabric `est` (its job's GPUs), its parts priced in `bom`
+    (fabric.bom.BomResult), their failure domains the kind's (`fabric.kind.FabricKind.domains`) and their rates
+    `rates` (None: the shipped file's, `fabric.reliability.load_rates`)."""
+    design = est.design
+    rel = design.reliability
+    lines = tuple(failure_lines(bom, design, kind.domains(est), est.job_gpus, rates))
+    size = checkpoint_parameters(model) * rel.checkpoint_bytes_per_parameter
+    pause, read = size / rel.storage_write_bandwidth, size / rel.storage_read_bandwidth
+    rate = sum(line.per_s for line in lines)
+
+    def restart(line: FailureLine) -> float:
+        bring = (rel.reschedule_time if line.recovery == "restart"
+                 else line.swap_s if line.swap_s is not None else rel.spare_swap_time)
+        return rel.detection_time + bring + rel.startup_time + read
+
+    mean_restart = sum(line.per_s * restart(line) for line in lines) / rate if rate > 0 else 0.0
+    mtti = 1.0 / rate if rate > 0 else math.inf
+    interval = rel.checkpoint_interval or (daly_interval_s(pause, mtti) if rate > 0 else math.inf)
+    planned, planned_restart = rel.planned_per_day / DAY_S, rel.startup_time + read
+    spares = rel.spare_gpus * cluster_cost_usd / est.gpus
+    return Goodput(lines=lines, interruptions_per_s=rate, planned_per_s=planned, checkpoint_bytes=size,
+                   pause_s=pause, interval_s=interval, restart_s=mean_restart, planned_restart_s=planned_restart,
+                   read_s=read, ettr=ettr(interval, pause, mtti, mean_restart, planned, planned_restart),
+                   spares_cost_usd=spares)
