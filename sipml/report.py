@@ -199,6 +199,45 @@ def _over(result: dict, baseline: dict) -> dict[str, float]:
             "speedup_per_watt": speedup * baseline["cluster_power_w"] / result["cluster_power_w"]}
 
 
+GOODPUT_DESIGNS = ("llama3-24k", "dsp-800g", "lpo-800g", "cpo-800g")  # frontier fabrics at Llama 3's job size
+GOODPUT_MODEL, GOODPUT_GPUS = "llama3-405b", 16384
+
+
+def _goodput_section(catalog):
+    """Llama 3 405B's job on 16,384 GPUs of each frontier fabric: its interruptions and ETTR from the parts' rates
+    (`sipml reliability`), and the assumptions that move goodput per $ most on the first."""
+    from sipml.design import load_design
+    from sipml.reliability_report import reliability_reading, sensitivity
+    from workloads.models import load_model
+
+    model = load_model(GOODPUT_MODEL)
+    rows, data = [], []
+    for name in GOODPUT_DESIGNS:
+        sets = ["fabric.job_gpus=16384"] if name == "llama3-24k" else [f"fabric.gpus={GOODPUT_GPUS}"]
+        design = load_design(name, sets)
+        _, g = reliability_reading(design, model, catalog)
+        optics = sum(l.per_s for l in g.lines if l.component.startswith(("transceiver.", "cpo.", "els.", "sip.",
+                                                                           "laser.")))
+        entry = {"design": name, "interruptions_per_day": g.interruptions_per_day, "job_mtti_s": g.mtti_s,
+                 "restart_s": g.restart_s, "ettr": g.ettr,
+                 "optics_share": optics / g.interruptions_per_s if g.interruptions_per_s else 0.0}
+        data.append(entry)
+        rows.append({"design": name, "interruptions/day": f"{entry['interruptions_per_day']:.3g}",
+                     "MTTI h": f"{g.mtti_s / 3600:.3g}", "optics share %": f"{100 * entry['optics_share']:.1f}",
+                     "restart min": f"{g.restart_s / 60:.3g}", "ETTR %": f"{100 * g.ettr:.1f}"})
+    first = GOODPUT_DESIGNS[1]
+    swings = sensitivity(load_design(first, [f"fabric.gpus={GOODPUT_GPUS}"]), model, catalog)
+    table = Table(f"Interruptions: {GOODPUT_MODEL} on {GOODPUT_GPUS:,} GPUs of each frontier fabric (its parts' "
+                  "failure rates; `sipml reliability`)", list(rows[0]), rows)
+    line = ""
+    if swings:
+        top = swings[0]
+        line = (f"goodput per $ on {first}: {top['assumption']} moves it most ({top['goodput_per_dollar_low']:.3f} … "
+                f"{top['goodput_per_dollar_high']:.3f} of as designed; ETTR {100 * top['ettr_low']:.1f} … "
+                f"{100 * top['ettr_high']:.1f} %)")
+    return {"rows": data, "sensitivity_design": first, "sensitivity": swings}, table, line
+
+
 def _validation_section():
     """The validation in a line or two (the cases themselves are `sipml validate`'s): how many published cases
     are inside their tolerance, from which groups, and any outside by name."""
@@ -344,18 +383,21 @@ def build_report(plots: Path | None = None, embed: bool = False, designs=()) -> 
     training_data, generation_data, headline_table, training_table, generation_table, notes = _training_section()
     validation_data, validation_lines = _validation_section()
     sensitivity_data, sensitivity_table = _sensitivity_section(catalog)
+    goodput_data, goodput_table, goodput_line = _goodput_section(catalog)
     summary = summary_sentences(training_data, generation_data, sensitivity_data)
     data = {"summary": summary, "link": link_data, "fabrics": fabric_data, "training": training_data,
-            "gpu_generation": generation_data, "validation": validation_data, "sensitivity": sensitivity_data}
+            "gpu_generation": generation_data, "validation": validation_data, "sensitivity": sensitivity_data,
+            "goodput": goodput_data}
     footer = [*validation_lines,
               "speedup per $ and per W: throughput per cluster dollar (per nameplate watt) over the baseline's; "
               "each model at its zoo batch under its default software stack, best strategy on each fabric.",
-              *notes]
+              *notes, *([goodput_line] if goodput_line else [])]
     stamp = provenance()
     figures = story_figures(design, fabric_data, training_data, stamp) if plots is not None or embed else []
     written = write_plots(plots, figures) if plots is not None else []
     # the answer (the summary and the headline table), the assumptions that move it, then the details
-    tables = [headline_table, sensitivity_table, training_table, generation_table, link_table, fabric_table]
+    tables = [headline_table, sensitivity_table, training_table, generation_table, link_table, fabric_table,
+              goodput_table]
     return Report(data, tables, footer + [f"plot: {p}" for p in written],
                   figures=[(title, payload) for _, title, payload in figures] if embed else [],
                   preface=[" ".join(summary)], stamp=stamp_text(stamp)), written

@@ -153,6 +153,28 @@ def _torus_cases() -> list[Case]:
                  bus * est.job_gpus / 1e15, "PB/s", 0.1, note=note)]
 
 
+def _reliability_cases() -> list[Case]:
+    """Llama 3 405B's interruption record (`sipml reliability llama3-24k --model llama3-405b`, the job on 16,384 of
+    its GPUs) and Daly's test cases of his optimum interval."""
+    from sipml.design import load_design
+    from sipml.reliability_report import reliability_reading
+    from workloads.goodput import daly_interval_s
+    from workloads.models import load_model
+
+    src = "Llama 3 (Grattafiori et al., arXiv 2407.21783) §3.3.4"
+    _, g = reliability_reading(load_design("llama3-24k", ["fabric.job_gpus=16384"]), load_model("llama3-405b"))
+    out = [Case("reliability", "Llama 3 405B on 16,384 H100: unexpected interruptions per day", src, 419 / 54,
+                g.interruptions_per_day, "1/day", 0.15, note="part rates × counts; GPUs and hosts from Table 5's "
+                "counts reading, the network from its parts' own rates"),
+           Case("reliability", "Llama 3 405B: effective training time ratio", src + " ('higher than 90 %')", 0.90,
+                g.ettr, "", 0.0, rel=False, high=1.0)]
+    daly = "Daly 2006, figures 3–5 (δ = 5 min) [DALY]"
+    for mtti_min, published in ((24 * 60, 117.0), (6 * 60, 57.0), (15, 9.1)):
+        out.append(Case("reliability", f"Daly's optimum interval at M = {mtti_min:g} min", daly, published,
+                        daly_interval_s(300.0, mtti_min * 60.0) / 60, "min", 0.5, rel=False))
+    return out
+
+
 def _sipml_cases() -> list[Case]:
     from fabric import collectives
     from fabric.estimate import useful_time_fraction
@@ -410,7 +432,8 @@ def _matched_radius_um(channels: int) -> float:
 
 
 def all_cases() -> list[Case]:
-    return [*_photonics_cases(), *_link_budget_cases(), *_optical_io_cases(), *_torus_cases(), *_sipml_cases(), *_nccl_cases(), *_optics_cases(),
+    return [*_photonics_cases(), *_link_budget_cases(), *_optical_io_cases(), *_torus_cases(), *_reliability_cases(),
+            *_sipml_cases(), *_nccl_cases(), *_optics_cases(),
             *_training_cases(), *sipml_speedup_cases()]
 
 

@@ -1,0 +1,105 @@
+"""Goodput through the commands users run: a small job's ETTR derived by hand, interruptions growing with the parts,
+and what the optics, the fabric's failure domains and spares do to it."""
+
+import json
+import math
+
+import pytest
+
+from tests.sipml.cli_run import run
+
+HOUR = 3600.0
+# Llama 3 Table 5, counts reading, per GPU (fabric/catalog/reliability.toml): faulty, HBM3, SRAM, GSP, SDC, thermal,
+# software; per GPU's host share: parts, unplanned maintenance
+GPU_MTBF_H = (143471, 294912, 1117561, 1249039, 3538944, 3538944, 337042)
+HOST_MTBF_H = (1516690, 663552)
+
+
+def reliability(capsys, *argv):
+    code, out, err = run(capsys, "reliability", *argv, "-f", "json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+def test_a_small_job_s_ettr_by_hand(capsys):
+    """GPT-3 175B on the ideal switch's 64 GPUs (no network part to fail): λ = 64 × Σ 1/MTBF over the GPU and host
+    causes; δ = 175 B × 14 B over 2 TB/s; τ Daly's optimum; R = 120 s detection + 180 s rescheduling + 120 s start-up +
+    the checkpoint read at 7 TB/s; ETTR = τ / (M·e^(R/M)·(e^((τ+δ)/M) − 1)) / (1 + ρ_p·R_p), ρ_p = 0.87 a day with
+    R_p = start-up + read."""
+    data = reliability(capsys, "ideal", "--set", "fabric.gpus=64")
+    rate = 64 * sum(1 / (h * HOUR) for h in GPU_MTBF_H + HOST_MTBF_H)
+    m = 1 / rate
+    size = data["checkpoint_bytes"]
+    assert size == pytest.approx(174.6e9 * 14, rel=0.01)  # GPT-3's parameters × 14 bytes
+    delta, read = size / 2e12, size / 7e12
+    x = delta / (2 * m)
+    tau = math.sqrt(2 * delta * m) * (1 + math.sqrt(x) / 3 + x / 9) - delta
+    r = 120 + 180 + 120 + read
+    planned = 1 + 0.87 / 86400 * (120 + read)
+    hand = tau / (m * math.exp(r / m) * math.expm1((tau + delta) / m)) / planned
+    assert data["interruptions_per_day"] == pytest.approx(rate * 86400, rel=1e-9)
+    assert data["checkpoint_interval_s"] == pytest.approx(tau, rel=1e-9)
+    assert data["restart_s"] == pytest.approx(r, rel=1e-9)
+    assert data["ettr"] == pytest.approx(hand, rel=1e-9)
+
+
+def test_twice_the_gpus_twice_the_interruptions(capsys):
+    small = reliability(capsys, "dgx-h100", "--set", "fabric.gpus=1024")
+    large = reliability(capsys, "dgx-h100", "--set", "fabric.gpus=2048")
+    assert large["interruptions_per_day"] / small["interruptions_per_day"] == pytest.approx(2.0, rel=0.05)
+    assert large["ettr"] < small["ettr"]
+
+
+def test_co_packaged_optics_interrupt_less_than_pluggables(capsys):
+    """The same 800G fat-tree with co-packaged engines (2.6 M h, Meta's CPO field data) or DSP pluggables
+    (0.5–1 M h): fewer interruptions and a higher ETTR with CPO."""
+    cpo = reliability(capsys, "cpo-800g", "--model", "llama3-405b")
+    dsp = reliability(capsys, "dsp-800g", "--model", "llama3-405b")
+    optics = lambda d, prefix: sum(l["interruptions_per_day"] for l in d["lines"] if l["component"].startswith(prefix))
+    assert optics(cpo, "cpo.") + optics(cpo, "els.") < optics(dsp, "transceiver.")
+    assert cpo["interruptions_per_day"] < dsp["interruptions_per_day"] and cpo["ettr"] > dsp["ettr"]
+
+
+def test_a_spine_failure_rides_through_and_a_leaf_failure_stops_the_job(capsys):
+    data = reliability(capsys, "llama3-24k", "--model", "llama3-405b", "--set", "fabric.job_gpus=16384")
+    lines = {l["component"]: l for l in data["lines"] if l["cause"] == "packet switch"}
+    assert lines["switch.eth_chassis_288p"]["interrupts"] == 0 and lines["switch.eth_chassis_288p"]["restart_s"] is None
+    assert lines["switch.eth_minipack2"]["interrupts"] == 1
+
+
+def test_dual_plane_nics_ride_through_a_plane_s_failure(capsys):
+    single = reliability(capsys, "cpo-800g")
+    dual = reliability(capsys, "cpo-800g", "--set", "electrical.planes=2")
+    stops = lambda d, key: next(l["interrupts"] for l in d["lines"] if l["component"] == key)
+    assert stops(dual, "cpo.engine_1p6t") == 0 < stops(single, "cpo.engine_1p6t")
+    assert dual["ettr"] > single["ettr"]
+
+
+def test_spare_cubes_and_hot_spares_shorten_the_restart(capsys):
+    """A torus pod with cubes beyond the slice wires a spare cube in (its set-up time) instead of rescheduling; hot
+    spares do the same for a GPU cluster."""
+    spare = reliability(capsys, "ocs-torus-v4", "--set", "fabric.job_gpus=2048")  # 32 of 64 cubes: 32 spares
+    whole = reliability(capsys, "ocs-torus-v4", "--set", "fabric.gpus=2048")  # the slice is the pod
+    assert spare["restart_s"] < whole["restart_s"] and spare["ettr"] > whole["ettr"]
+    gpu = next(l for l in spare["lines"] if l["component"] == "gpu.h100_sxm5")
+    assert gpu["recovery"] == "spare"
+    plain = reliability(capsys, "dgx-h100")
+    spared = reliability(capsys, "dgx-h100", "--set", "reliability.spare_gpus=8")
+    assert spared["restart_s"] < plain["restart_s"] and spared["ettr"] > plain["ettr"]
+
+
+def test_an_ocs_port_failure_rides_through_on_sip_ocs(capsys):
+    data = reliability(capsys, "sip-ocs")
+    ocs = next(l for l in data["lines"] if l["component"].startswith("ocs."))
+    assert ocs["interrupts"] == 0
+
+
+def test_speedup_shows_goodput_beside_the_failure_free_figures(capsys):
+    code, out, err = run(capsys, "speedup", "dgx-h100", "-f", "json", "--set", "reliability.spare_gpus=8")
+    assert code == 0, err
+    data = json.loads(out)
+    row = (data["rows"] if isinstance(data, dict) else data)[0]
+    assert 0 < row["ettr"] < 1
+    assert row["goodput_run_time_s"] == pytest.approx(row["run_time_s"] / row["ettr"], rel=1e-9)
+    base = row["baselines"]["fattree-200"]
+    assert base["goodput_speedup"] != base["speedup"]
