@@ -671,7 +671,8 @@ def _failure_domains(est: FabricEstimate) -> dict:
     if el.optics == "cpo":
         out[el.switch_transceiver] = domain(leaf_share, "engines in every switch port; a failed engine takes its "
                                                         "switch")
-        out[el.laser_module] = domain(leaf_share, "laser modules feed the engines")
+        out[el.laser_module] = domain(nic_ports / max(d.switches * el.switch_radix, 1), "laser modules, swapped "
+                                      "in the field, feed the ports they light: those facing NICs")
     else:
         switch_side = nic_ports / max(d.switch_ports, 1)
         out[el.switch_transceiver] = domain(switch_side, "switch-side modules")

@@ -562,8 +562,8 @@ def _figures(est: FabricEstimate) -> dict[str, tuple[float, str]]:
 def _failure_domains(est: FabricEstimate) -> dict:
     """A failed chip, host, link-end's optics or copper link takes its cube out: where the pod has cubes beyond the
     slice, the OCSes wire a spare cube in its place (the slice's set-up time), else the job waits to be rescheduled;
-    either way it restarts from its checkpoint. An OCS port carries one link of one cube face, and the torus
-    routes around it (reliability.md Y16)."""
+    either way it restarts from its checkpoint. An OCS port, or the fibre or circulator to it, carries one link of
+    one cube face, and the torus routes around it (reliability.md Y16)."""
     from fabric.reliability import RIDES, Domain
 
     tor, d, fab = est.design.topology, est.details, est.design.fabric
@@ -572,9 +572,10 @@ def _failure_domains(est: FabricEstimate) -> dict:
     why = (f"its cube is out: one of the pod's {spares} spare cubes is wired in" if spares else "its cube is out and "
            "the pod has no spare cube: the job is rescheduled")
     cube = Domain(1.0, recovery, tor.setup_time, why)
-    keys = [fab.gpu, fab.host, tor.copper, "cable.fiber_patch", "passive.circulator",
+    keys = [fab.gpu, fab.host, tor.copper,
             *((tor.optics,) if tor.optics != "link" else ("sip.optical_io_chiplet", "laser.comb_line"))]
-    return {**{k: cube for k in keys}, tor.switch: Domain(0.0, "restart", None, f"one link of one cube face: {RIDES}")}
+    face = Domain(0.0, "restart", None, f"one link of one cube face: {RIDES}")
+    return {**{k: cube for k in keys}, tor.switch: face, "cable.fiber_patch": face, "passive.circulator": face}
 
 
 CIRCUITS = {"fixed": "the slice wired once for the job", "phased": "re-wired before each collective into the "

@@ -9,7 +9,8 @@ a single-homed part under synchronous training; 0 where the fabric rides through
 around, an OCS port whose GPU keeps its other ports); so the job's interruption rate is Σ n_i·λ_i·p_i and its mean
 time to interruption M = 1/Σ n_i·λ_i·p_i (reliability.md Y11). Each interrupting failure is recovered one of two
 ways: rescheduled onto healthy parts ('restart'), or a spare swapped in ('spare': a hot-spare GPU, a spare cube the
-OCSes wire in) at the kind's swap time. A failure the job rides through costs no restart here (its bandwidth loss
+OCSes wire in) at the kind's swap time; a software failure restarts where it ran ('in place'). Hot spares are taken to
+be back in stock before the next failure needs one [assumed: repairs faster than the job's interruptions]. A failure the job rides through costs no restart here (its bandwidth loss
 until repair is not modelled).
 """
 
@@ -39,6 +40,8 @@ class Cause:
     source: str
     derivation: str
     tag: str
+    reading: str = ""  # the reading of Llama 3's Table 5 it belongs to alone ("": both)
+    recovery: str = ""  # how the job recovers from it whatever the part ("in place": restarted where it ran)
 
     def mtbf(self, reading: str) -> float:
         return self.mtbf_percentages_s if reading == "percentages" and self.mtbf_percentages_s else self.mtbf_s
@@ -61,7 +64,7 @@ def load_rates(path: Path = RATES_FILE) -> Rates:
             raise ValueError(f"{path}: [cause.{name}] mtbf must be above zero")
         causes.append(Cause(name=name, what=row["what"], applies=tuple(row["applies"]), mtbf_s=mtbf,
                             mtbf_percentages_s=other, source=row["source"], derivation=row["derivation"],
-                            tag=row["tag"]))
+                            tag=row["tag"], reading=row.get("reading", ""), recovery=row.get("recovery", "")))
     return Rates(causes=tuple(causes), planned_source=data["planned"]["source"])
 
 
@@ -121,9 +124,12 @@ def failure_lines(bom, design, domains: dict, job_gpus: int, rates: Rates | None
     out = []
     for line in bom.lines:
         for cause in cause_of(line.key, rates.causes):
+            if cause.reading and cause.reading != reading:
+                continue
             domain = domains.get(line.key, Domain())
-            if spares and domain.recovery == "restart" and domain.interrupts > 0 and line.key.startswith(
-                    SPARED):
+            if cause.recovery and domain.interrupts > 0:
+                domain = Domain(domain.interrupts, cause.recovery, None, "no part fails: the job restarts where it ran")
+            elif spares and domain.recovery == "restart" and domain.interrupts > 0 and line.key.startswith(SPARED):
                 domain = Domain(domain.interrupts, "spare", domain.swap_s, domain.why + "; a hot spare takes over")
             out.append(FailureLine(component=line.key, cause=cause.what, units=line.count_per_cluster * share,
                                    mtbf_s=cause.mtbf(reading), interrupts=domain.interrupts,

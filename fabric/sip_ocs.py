@@ -463,17 +463,18 @@ def _figures(est: FabricEstimate) -> dict[str, tuple[float, str]]:
 
 
 def _failure_domains(est: FabricEstimate) -> dict:
-    """An OCS port or a GPU's cable to it fails: the GPU keeps its other ports and the job rides through (on fewer
-    circuits until repair); a GPU's own parts stop the job, and a hot spare cabled into the same switches is brought
-    in by re-pointing circuits, one reconfiguration (reliability.md Y16)."""
+    """An OCS port, a GPU's cable to it or the laser source of that port's fibre fails: the GPU keeps its other ports
+    and the job rides through (on fewer circuits until repair); a GPU's own parts (the GPU, its host share, its
+    chiplets) stop the job, and with [reliability] spare_gpus a spare cabled into the same switches is brought in by
+    re-pointing circuits, one reconfiguration (reliability.md Y16)."""
     from fabric.reliability import RIDES, Domain
 
     ocs = est.design.topology
-    swap = Domain(1.0, "restart", ocs.reconfiguration_time, "the GPU's own part: the job stops (a spare cabled into "
-                  "the switches is brought in by re-pointing its circuits)")
-    return {ocs.switch: Domain(0.0, "restart", None, f"one port of the GPU's {est.degree}: {RIDES}"),
-            "cable.fiber_patch": Domain(0.0, "restart", None, f"one of the GPU's ports: {RIDES}"),
-            est.design.fabric.gpu: swap, est.design.fabric.host: swap}
+    swap = Domain(1.0, "restart", ocs.reconfiguration_time, "the GPU's own part: the job stops (with hot spares, one "
+                  "cabled into the switches is brought in by re-pointing circuits)")
+    port = Domain(0.0, "restart", None, f"one port of the GPU's {est.degree}: {RIDES}")
+    return {ocs.switch: port, "cable.fiber_patch": port, "laser.comb_line": port,
+            est.design.fabric.gpu: swap, est.design.fabric.host: swap, "sip.optical_io_chiplet": swap}
 
 
 SHOTS = {"single": "configured once for the job's whole traffic",

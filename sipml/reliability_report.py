@@ -34,9 +34,9 @@ def _lost_s(line, g, restart_s: float) -> float:
 
 
 def _restart(line, rel, g) -> float:
-    bring = (rel.reschedule_time if line.recovery == "restart"
-             else line.swap_s if line.swap_s is not None else rel.spare_swap_time)
-    return rel.detection_time + bring + rel.startup_time + g.read_s
+    from workloads.goodput import bring_s
+
+    return rel.detection_time + bring_s(line, rel) + rel.startup_time + g.read_s
 
 
 # the assumptions `sensitivity` moves, each to a low and a high end: (label, how to change the design or rates)
@@ -54,38 +54,24 @@ RELIABILITY_SWINGS = (
 def sensitivity(design, model, catalog=None) -> list[dict]:
     """ETTR at each end of each assumption, the rest as designed, largest swing first (rows of the causes the
     design has none of are left out)."""
+    from core.errors import InputError
     from fabric.reliability import load_rates
-    from workloads.goodput import job_goodput
 
     reading, base = reliability_reading(design, model, catalog)
+    if base.ettr < 1e-6:  # nothing of the training is kept: no ratio to move
+        return []
     est, cost = reading.fabric, reading.cost
-    kind = __import__("fabric.registry", fromlist=["get_kind"]).get_kind(est.kind)
+    from fabric.registry import get_kind
+
+    kind = get_kind(est.kind)
     rates = load_rates()
     rel = design.reliability
     rows = []
     for label, what, low, high in RELIABILITY_SWINGS:
-        ends = []
-        for end in (low, high) if what != "reading" else ("percentages", "counts"):
-            changed_design, changed_rates = design, rates
-            if what == "restart":
-                changed_design = dataclasses.replace(design, reliability=dataclasses.replace(
-                    rel, detection_time=rel.detection_time * end, reschedule_time=rel.reschedule_time * end,
-                    startup_time=rel.startup_time * end))
-            elif what == "storage":
-                changed_design = dataclasses.replace(design, reliability=dataclasses.replace(
-                    rel, storage_write_bandwidth=rel.storage_write_bandwidth * end,
-                    storage_read_bandwidth=rel.storage_read_bandwidth * end))
-            elif what == "reading":
-                changed_design = dataclasses.replace(design, reliability=dataclasses.replace(rel, table5_reading=end))
-            elif what == "spares":
-                changed_design = dataclasses.replace(design, reliability=dataclasses.replace(rel, spare_gpus=end))
-            else:
-                name = what.split(":", 1)[1]
-                changed_rates = dataclasses.replace(rates, causes=tuple(
-                    dataclasses.replace(c, mtbf_s=c.mtbf_s * end) if c.name == name else c for c in rates.causes))
-            g = job_goodput(model, dataclasses.replace(est, design=changed_design), cost.bom, kind,
-                            cost.cluster_cost_usd.typical, rates=changed_rates)
-            ends.append(g)
+        try:
+            ends = _ends(design, est, cost, kind, model, rates, rel, what, low, high)
+        except InputError:  # an end outside its field's range: the row says nothing the user could set
+            continue
         if all(abs(g.ettr - base.ettr) < 1e-12 and g.spares_cost_usd == base.spares_cost_usd for g in ends):
             continue
         price = cost.cluster_cost_usd.typical
@@ -95,6 +81,34 @@ def sensitivity(design, model, catalog=None) -> list[dict]:
                      "goodput_per_dollar_low": per_dollar[0], "goodput_per_dollar_high": per_dollar[1],
                      "swing": abs(per_dollar[1] - per_dollar[0])})
     return sorted(rows, key=lambda r: -r["swing"])
+
+
+def _ends(design, est, cost, kind, model, rates, rel, what, low, high) -> list:
+    """The goodput at each end of one assumption (InputError where an end leaves its field's range)."""
+    from workloads.goodput import job_goodput
+
+    ends = []
+    for end in (low, high) if what != "reading" else ("percentages", "counts"):
+        changed_design, changed_rates = design, rates
+        if what == "restart":
+            changed_design = dataclasses.replace(design, reliability=dataclasses.replace(
+                rel, detection_time=rel.detection_time * end, reschedule_time=rel.reschedule_time * end,
+                startup_time=rel.startup_time * end))
+        elif what == "storage":
+            changed_design = dataclasses.replace(design, reliability=dataclasses.replace(
+                rel, storage_write_bandwidth=rel.storage_write_bandwidth * end,
+                storage_read_bandwidth=rel.storage_read_bandwidth * end))
+        elif what == "reading":
+            changed_design = dataclasses.replace(design, reliability=dataclasses.replace(rel, table5_reading=end))
+        elif what == "spares":
+            changed_design = dataclasses.replace(design, reliability=dataclasses.replace(rel, spare_gpus=end))
+        else:
+            name = what.split(":", 1)[1]
+            changed_rates = dataclasses.replace(rates, causes=tuple(
+                dataclasses.replace(c, mtbf_s=c.mtbf_s * end) if c.name == name else c for c in rates.causes))
+        ends.append(job_goodput(model, dataclasses.replace(est, design=changed_design), cost.bom, kind,
+                                cost.cluster_cost_usd.typical, rates=changed_rates))
+    return ends
 
 
 def reliability_report(name: str, design, model) -> Report:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from core.errors import InputError
 from fabric.reliability import DAY_S, FailureLine, failure_lines
 
 
@@ -63,8 +64,12 @@ def daly_interval_s(pause_s: float, mtti_s: float) -> float:
 
 
 def wall_per_training(interval_s: float, pause_s: float, mtti_s: float, restart_s: float) -> float:
-    """T_w / T_s, Daly's complete model (Y9): M·e^(R/M)·(e^((τ+δ)/M) − 1) / τ."""
-    return mtti_s * math.exp(restart_s / mtti_s) * math.expm1((interval_s + pause_s) / mtti_s) / interval_s
+    """T_w / T_s, Daly's complete model (Y9): M·e^(R/M)·(e^((τ+δ)/M) − 1) / τ, summed in logs (an interval or a
+    restart many times M gives a wall time beyond float range: infinite, no training kept)."""
+    x = (interval_s + pause_s) / mtti_s
+    log_expm1 = x + math.log1p(-math.exp(-x)) if x > 30 else math.log(math.expm1(x))
+    log_wall = math.log(mtti_s) + restart_s / mtti_s + log_expm1 - math.log(interval_s)
+    return math.exp(log_wall) if log_wall < 700 else math.inf
 
 
 def ettr(interval_s: float, pause_s: float, mtti_s: float, restart_s: float, planned_per_s: float = 0.0,
@@ -75,6 +80,16 @@ def ettr(interval_s: float, pause_s: float, mtti_s: float, restart_s: float, pla
     else:
         wall = wall_per_training(interval_s, pause_s, mtti_s, restart_s)
     return 1.0 / (wall * (1.0 + planned_per_s * planned_restart_s))
+
+
+def bring_s(line: FailureLine, rel) -> float:
+    """Time to bring the job back onto working parts after `line`'s failure: rescheduling ('restart'), a spare's swap
+    (the kind's, or [reliability] spare_swap_time), none ('in place')."""
+    if line.recovery == "in place":
+        return 0.0
+    if line.recovery == "restart":
+        return rel.reschedule_time
+    return line.swap_s if line.swap_s is not None else rel.spare_swap_time
 
 
 def checkpoint_parameters(model) -> float:
@@ -99,15 +114,16 @@ def job_goodput(model, est, bom, kind, cluster_cost_usd: float, rates=None) -> G
     `rates` (None: the shipped file's, `fabric.reliability.load_rates`)."""
     design = est.design
     rel = design.reliability
+    if rel.spare_gpus > est.gpus:
+        raise InputError(f"[reliability] spare_gpus = {rel.spare_gpus}: more hot spares than the cluster's "
+                         f"{est.gpus} GPUs")
     lines = tuple(failure_lines(bom, design, kind.domains(est), est.job_gpus, rates))
     size = checkpoint_parameters(model) * rel.checkpoint_bytes_per_parameter
     pause, read = size / rel.storage_write_bandwidth, size / rel.storage_read_bandwidth
     rate = sum(line.per_s for line in lines)
 
     def restart(line: FailureLine) -> float:
-        bring = (rel.reschedule_time if line.recovery == "restart"
-                 else line.swap_s if line.swap_s is not None else rel.spare_swap_time)
-        return rel.detection_time + bring + rel.startup_time + read
+        return rel.detection_time + bring_s(line, rel) + rel.startup_time + read
 
     mean_restart = sum(line.per_s * restart(line) for line in lines) / rate if rate > 0 else 0.0
     mtti = 1.0 / rate if rate > 0 else math.inf

@@ -9,10 +9,11 @@ import pytest
 from tests.sipml.cli_run import run
 
 HOUR = 3600.0
-# Llama 3 Table 5, counts reading, per GPU (fabric/catalog/reliability.toml): faulty, HBM3, SRAM, GSP, SDC, thermal,
-# software; per GPU's host share: parts, unplanned maintenance
-GPU_MTBF_H = (143471, 294912, 1117561, 1249039, 3538944, 3538944, 337042)
+# Llama 3 Table 5, counts reading, per GPU (fabric/catalog/reliability.toml): faulty, HBM3, SRAM, GSP, SDC, thermal;
+# per GPU's host share: parts, unplanned maintenance; software (54 + 2 events, restarted in place)
+GPU_MTBF_H = (143471, 294912, 1117561, 1249039, 3538944, 3538944)
 HOST_MTBF_H = (1516690, 663552)
+SOFTWARE_MTBF_H = 379173
 
 
 def reliability(capsys, *argv):
@@ -22,25 +23,50 @@ def reliability(capsys, *argv):
 
 
 def test_a_small_job_s_ettr_by_hand(capsys):
-    """GPT-3 175B on the ideal switch's 64 GPUs (no network part to fail): λ = 64 × Σ 1/MTBF over the GPU and host
-    causes; δ = 175 B × 14 B over 2 TB/s; τ Daly's optimum; R = 120 s detection + 180 s rescheduling + 120 s start-up +
-    the checkpoint read at 7 TB/s; ETTR = τ / (M·e^(R/M)·(e^((τ+δ)/M) − 1)) / (1 + ρ_p·R_p), ρ_p = 0.87 a day with
-    R_p = start-up + read."""
+    """GPT-3 175B on the ideal switch's 64 GPUs (no network part to fail): λ = 64 × Σ 1/MTBF over the GPU, host and
+    software causes; δ = 175 B × 14 B over 2 TB/s; τ Daly's optimum; R = 120 s detection + 180 s rescheduling (none
+    for software, restarted in place) + 120 s start-up + the checkpoint read at 7 TB/s, averaged by rate;
+    ETTR = τ / (M·e^(R/M)·(e^((τ+δ)/M) − 1)) / (1 + ρ_p·R_p), ρ_p = 0.87 a day with R_p = start-up + read."""
     data = reliability(capsys, "ideal", "--set", "fabric.gpus=64")
-    rate = 64 * sum(1 / (h * HOUR) for h in GPU_MTBF_H + HOST_MTBF_H)
+    hardware = 64 * sum(1 / (h * HOUR) for h in GPU_MTBF_H + HOST_MTBF_H)
+    software = 64 / (SOFTWARE_MTBF_H * HOUR)
+    rate = hardware + software
     m = 1 / rate
     size = data["checkpoint_bytes"]
     assert size == pytest.approx(174.6e9 * 14, rel=0.01)  # GPT-3's parameters × 14 bytes
     delta, read = size / 2e12, size / 7e12
     x = delta / (2 * m)
     tau = math.sqrt(2 * delta * m) * (1 + math.sqrt(x) / 3 + x / 9) - delta
-    r = 120 + 180 + 120 + read
+    r = (hardware * (120 + 180 + 120 + read) + software * (120 + 120 + read)) / rate
     planned = 1 + 0.87 / 86400 * (120 + read)
     hand = tau / (m * math.exp(r / m) * math.expm1((tau + delta) / m)) / planned
     assert data["interruptions_per_day"] == pytest.approx(rate * 86400, rel=1e-9)
     assert data["checkpoint_interval_s"] == pytest.approx(tau, rel=1e-9)
     assert data["restart_s"] == pytest.approx(r, rel=1e-9)
     assert data["ettr"] == pytest.approx(hand, rel=1e-9)
+
+
+def test_nothing_kept_when_the_interval_is_far_beyond_the_mtti(capsys):
+    """A checkpoint interval of 10⁷ s on a job interrupted every few hours: the expected wall time is beyond float
+    range, so no training is kept (ETTR 0), reported, not a crash."""
+    data = reliability(capsys, "llama3-24k", "--set", "reliability.checkpoint_interval=10000000 s")
+    assert data["ettr"] == 0.0
+
+
+def test_the_two_readings_of_table_5_keep_its_total(capsys):
+    """Read by its percentages, Table 5 has ≈ 126 faulty-GPU events and ≈ 22 unattributed: the total stays 419."""
+    args = ("llama3-24k", "--model", "llama3-405b", "--set", "fabric.job_gpus=16384")
+    counts = reliability(capsys, *args)
+    percentages = reliability(capsys, *args, "--set", "reliability.table5_reading=percentages")
+    assert percentages["interruptions_per_day"] == pytest.approx(counts["interruptions_per_day"], rel=1e-4)
+    assert any(l["cause"].startswith("unattributed") for l in percentages["lines"])
+
+
+def test_software_failures_restart_in_place_even_with_spares(capsys):
+    data = reliability(capsys, "dgx-h100", "--set", "reliability.spare_gpus=8")
+    software = next(l for l in data["lines"] if l["cause"].startswith("software"))
+    assert software["recovery"] == "in place"
+    assert software["restart_s"] == pytest.approx(120 + 120 + data["read_s"])
 
 
 def test_twice_the_gpus_twice_the_interruptions(capsys):
