@@ -125,6 +125,13 @@ RING_WDM = (
                          f"{a.sections['tuning'].max_heater_power * 1e3:g} mW heater reaches"),
     Constraint("ring_yield", lambda a: (a.tuning.io_yield < a.sections["tuning"].target_yield)
                if a.tuning.io_yield is not None else np.asarray(False), _yield_message),
+    Constraint("modulator_driver", lambda a: (a.design.modulator.energy_model == "circuit")
+               & ~np.isfinite(a.optical_power["modulator"]),
+               lambda a: f"the {a.design.modulator.node} driver cannot switch the modulator at "
+                         f"{a.sections['link'].data_rate / 1e9:g} Gbit/s: the extinction ratio and insertion loss "
+                         "are out of the notch's reach, or the swing (with its junction and parasitics) does not "
+                         "settle within a quarter bit (E61b, E63, E66); lower the ER, the rate or the ring radius, "
+                         "or a faster node"),
     Constraint("package_edge", lambda a: _n(a.sections["package"].chiplets) * a.sections["package"].chiplet_fiber_edge
                > _perimeter_m(a),
                lambda a: f"{a.sections['package'].chiplets} chiplets × "

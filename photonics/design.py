@@ -272,6 +272,11 @@ class RingSection(Section):
                                        applies_when=when("ring", "tuning_model", "given"), hi=MAX_TUNING_HZ_PER_K)
 
 
+_GIVEN_ENERGY = when("modulator", "energy_model", "given")
+_CIRCUIT_ENERGY = when("modulator", "energy_model", "circuit")
+_DEPLETION = all_of(_CIRCUIT_ENERGY, when("modulator", "swing_model", "depletion"))
+
+
 @dataclass(frozen=True, kw_only=True, slots=True)
 class ModulatorSection(Section):
     section_name: ClassVar[str] = "modulator"
@@ -288,9 +293,54 @@ class ModulatorSection(Section):
     extinction_ratio: float = positive("7 dB", "dB", "extinction ratio between '1' and '0'",
                                        "[assumed] mid-range of depletion-mode ring modulators at 25 Gb/s",
                                        lo=MIN_EXTINCTION_DB, hi=MAX_DB)
+    energy_model: str = param("given", "choice", "modulator + driver energy per bit: 'given' (the `energy` figure, "
+                              "e.g. a datasheet's) or 'circuit' (DSENT-class: the swing the ER and IL need from a "
+                              "depletion junction, a driver and pre-driver chain sized for the symbol rate at `node`; "
+                              "photonics.driver_energy, E60–E67; NRZ)", "Sun et al., DSENT, NOCS 2012 "
+                              "(photonics-4.md)", choices=("given", "circuit"))
     energy: float = non_negative("0.106 pJ/bit", "J/bit", "modulator + driver energy per bit",
                                  "'Single-chip 1 Tb/s optical transmitter' preprint: 106 fJ/bit at 32 Gb/s "
-                                 "[restated, low confidence]", hi=MAX_ENERGY_J_PER_BIT)
+                                 "[restated, low confidence]", hi=MAX_ENERGY_J_PER_BIT, applies_when=_GIVEN_ENERGY)
+    node: str = param("45nm", "choice", "CMOS node of the driver (DSENT's technology files)", "[assumed] 45 nm, "
+                      "the node of the monolithic silicon-photonics platforms the optical I/O chiplets of SiP-ML's era "
+                      "were built in", choices=("45nm", "32nm", "22nm", "11nm"), applies_when=_CIRCUIT_ENERGY)
+    swing_model: str = param("linear", "choice", "how the swing follows from the shift: 'linear' (shift_per_volt; "
+                             "the driver loads the junction's capacitance, E62) or 'depletion' (DSENT's charge model "
+                             "of an abrupt junction, E63: a weak modulator at its default device)",
+                             "photonics-4.md E62, E63", choices=("linear", "depletion"), applies_when=_CIRCUIT_ENERGY)
+    shift_per_volt: float = positive("30 pm/V", "m/V", "resonance shift per volt of the modulator (swing_model = "
+                                     "linear)", "[assumed] the scale of photonics-4.md R42 (published values by node "
+                                     "and junction were not found: set it from the device's datasheet)", lo=1e-14,
+                                     hi=1e-9, applies_when=all_of(_CIRCUIT_ENERGY,
+                                                                  when("modulator", "swing_model", "linear")))
+    notch_transmission: float = positive(0.01, "1", "through-port transmission on resonance (the notch's depth)",
+                                         "DSENT Photonics.model [verbatim]", lo=1e-6, hi=0.5, lo_open=True,
+                                         applies_when=_CIRCUIT_ENERGY)
+    index_per_carrier: float = positive("3e-27 m**3", "m**3", "refractive index change per carrier density (n_f; "
+                                        "swing_model = depletion)", "DSENT Photonics.model [verbatim]", lo=1e-30,
+                                        hi=1e-24, applies_when=_DEPLETION)
+    confinement: float = positive(0.3, "1", "optical confinement in the junction (Γ; swing_model = depletion)",
+                                  "DSENT Photonics.model [verbatim]", lo=0.01, hi=1.0, applies_when=_DEPLETION)
+    junction_fraction: float = positive(0.8, "1", "share of the ring's circumference the junction covers",
+                                        "DSENT Photonics.model [verbatim]", lo=0.01, hi=1.0,
+                                        applies_when=_CIRCUIT_ENERGY)
+    junction_height: float = positive("500 nm", "m", "junction (waveguide) height", "DSENT Photonics.model "
+                                      "[verbatim]", lo=50e-9, hi=5e-6, applies_when=_CIRCUIT_ENERGY)
+    junction_width: float = positive("500 nm", "m", "junction (waveguide) width", "DSENT Photonics.model [verbatim]",
+                                     lo=50e-9, hi=5e-6, applies_when=_CIRCUIT_ENERGY)
+    doping_p: float = positive("3e24 1/m**3", "1/m**3", "acceptor doping N_A", "DSENT Photonics.model [verbatim]",
+                               lo=1e20, hi=1e27, applies_when=_CIRCUIT_ENERGY)
+    doping_n: float = positive("1e24 1/m**3", "1/m**3", "donor doping N_D", "DSENT Photonics.model [verbatim]",
+                               lo=1e20, hi=1e27, applies_when=_CIRCUIT_ENERGY)
+    supply_boost: float = positive(1.2, "1", "driver supply over the swing it must produce (V_H/V_a)",
+                                   "DSENT Photonics.model [verbatim]", lo=1.0, hi=10.0, lo_open=True,
+                                   applies_when=_CIRCUIT_ENERGY)
+    parasitic_resistance: float = non_negative("100 ohm", "ohm", "series resistance between driver and junction",
+                                               "DSENT Photonics.model [verbatim]", hi=1e5,
+                                               applies_when=_CIRCUIT_ENERGY)
+    parasitic_capacitance: float = non_negative("5 fF", "F", "parasitic capacitance the driver also switches",
+                                                "DSENT Photonics.model [verbatim]", hi=1e-11,
+                                                applies_when=_CIRCUIT_ENERGY)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from core.errors import InputError
+
 from core.labels import Labels
 from core.units import db_to_lin, dbm_to_w, format_si, lin_to_db, w_to_dbm
 from photonics import budget, crosstalk, filtering, laser, microring, modulator, packaging, variation
@@ -716,8 +718,39 @@ def optical_power_stage(d: LinkDesign, s: dict, lz: LaserArrays, power: BudgetAr
                                          + lz.split_db))
     lit = laser.lit_lines(d.laser.kind, lz.lines, cap.wavelengths_used)
     return {"laser": laser.electrical_power_w(sources * lit * emitted_line_w, laser_s.wall_plug_efficiency),
-            "modulator": _f(s["modulator"].energy) * cap.capacity, "receiver": _f(s["receiver"].energy) * cap.capacity,
-            "tuning": tune.power_w}
+            "modulator": modulator_energy_j_per_bit(d, s) * cap.capacity,
+            "receiver": _f(s["receiver"].energy) * cap.capacity, "tuning": tune.power_w}
+
+
+def modulator_energy_j_per_bit(d: LinkDesign, s: dict):
+    """The modulator and its driver per bit: the design's figure ('given'), or from the circuit ('circuit',
+    photonics.driver_energy: the swing the ER and IL need, a driver sized for the symbol rate at the node)."""
+    mod = s["modulator"]
+    if d.modulator.energy_model == "given":
+        return _f(mod.energy)
+    return circuit_driver(d, s).energy_j_per_bit
+
+
+def circuit_driver(d: LinkDesign, s: dict):
+    """The DSENT-class driver of the design's ring modulators (elementwise over a grid): NRZ, one bit a symbol."""
+    from photonics import driver_energy as de
+
+    if d.link.modulation != "nrz":
+        raise InputError(f"[modulator] energy_model = 'circuit' is DSENT's NRZ driver; [link] modulation = "
+                         f"'{d.link.modulation}': give the driver's energy ([modulator] energy_model = 'given')")
+    mod, ring, node = s["modulator"], s["ring"], de.NODES[d.modulator.node]
+    gamma, reachable = de.shift_needed(mod.insertion_loss, mod.extinction_ratio, mod.notch_transmission)
+    junction = de.Junction(n_f=mod.index_per_carrier, confinement=mod.confinement,
+                           junction_fraction=mod.junction_fraction, height=mod.junction_height,
+                           width=mod.junction_width, doping_p=mod.doping_p, doping_n=mod.doping_n)
+    gamma = np.where(reachable, gamma, 0.0)
+    if d.modulator.swing_model == "depletion":
+        v_a, c_eff, fits = de.depletion_swing(gamma, mod.q, ring.radius, ring.group_index, junction, node.temperature)
+    else:
+        v_a = de.linear_swing(gamma, mod.q, s["link"].wavelength, mod.shift_per_volt)
+        c_eff, fits = de.junction_figures(ring.radius, junction, node.temperature)[2] + 0.0 * v_a, True
+    return de.driver_energy(v_a, c_eff, s["link"].data_rate, node, mod.supply_boost, mod.parasitic_resistance,
+                            mod.parasitic_capacitance, feasible=reachable & fits)
 
 
 def optical_energy_j_per_bit(parts: dict, capacity):

@@ -146,7 +146,7 @@ def test_the_everyday_unit_table_agrees_with_the_registry():
     ureg = registry()
     si = {"m": "m", "s": "s", "Hz": "Hz", "bit": "bit", "b": "bit", "B": "bit", "bps": "bit/s", "W": "W", "J": "J",
           "A": "A", "V": "V", "K": "K", "USD": "USD", "Bd": "Bd", "byte": "bit", "1": "dimensionless", "Wh": "J",
-          "h": "s", "yr": "s"}
+          "h": "s", "yr": "s", "ohm": "ohm", "F": "F"}
     for symbol in BASE_UNITS:
         for prefix in PREFIXES:
             if prefix and symbol in _NO_PREFIX:
