@@ -97,8 +97,9 @@ class ReliabilitySection(Section):
     startup_time: float = non_negative("120 s", "s", "job start-up after a restart, before the checkpoint is read "
                                        "(process launch, collective initialisation)", "not published (reliability.md"
                                        " Y17a) [assumed]", hi=1e5)
-    spare_gpus: int = param(0, "1", "hot-spare GPUs (each with its share of host and network) kept for the job: a "
-                            "failure of a GPU or its server is recovered by swapping one in, not by rescheduling",
+    spare_gpus: int = param(0, "1", "hot-spare GPUs (each with its share of host and network) bought beside the "
+                            "cluster for the job, at most as many as it has: a failure of a GPU or its server is "
+                            "recovered by swapping one in, not by rescheduling (spares are taken never to run out)",
                             "[assumed] none", lo=0, integer=True, hi=MAX_GPUS)
     spare_swap_time: float = non_negative("60 s", "s", "time to swap a hot spare in (a fabric that re-points "
                                           "circuits to its spare takes its own reconfiguration time instead)",

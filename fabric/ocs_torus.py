@@ -63,7 +63,7 @@ from photonics.fieldspecs import declare
 from photonics.shared import sections
 
 TPU = "fabrics-2026.md K21 (TPU v4: 4×4×4 cubes, 48 Palomar OCS of 136 ports)"
-SHAPE = re.compile(r"^(\d{1,5})x(\d{1,5})x(\d{1,5})$", re.ASCII)
+SHAPE = re.compile(r"^(\d{1,5})[xX×](\d{1,5})[xX×](\d{1,5})$")
 LINKS_PER_CHIP = 6  # ±x, ±y, ±z
 
 
@@ -92,7 +92,10 @@ class ShapeSpec(Spec):
             return value
         if not isinstance(value, str):
             raise InputError(f"got {value!r}, expected 'AxBxC', e.g. '4x4x4'")
-        return _shape_text(parse_shape(value, "a shape"), "x")
+        m = SHAPE.match(value)
+        if not m or min(int(v) for v in m.groups()) < 1:
+            raise InputError(f"got {value!r}, expected three whole numbers ≥ 1 as 'AxBxC', e.g. '4x4x4'")
+        return "x".join(m.groups())
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -122,9 +125,6 @@ class OcsTorusSection(Section):
                       "by k along a long side, which doubles the cut across it", "Google Cloud TPU v4 documentation (twisted tori "
                       "for slices 2A = B = C or 2A = 2B = C) [restated]; the doubled cut [inferred]",
                       choices=("plain", "twisted"))
-    optics: str = param("link", "text", "what one optical link-end is: 'link' (the design's [link]: its chiplets "
-                        "and laser lines) or a catalog transceiver entry", "[assumed] the design's own optical I/O",
-                        choices=("link",))
     copper: str = param("cable.ici_copper", "text", "catalog entry of one chip-to-chip copper link inside a cube",
                         "[assumed] (fabrics-2026.md K23: copper inside the cube)")
     circuits: str = param("fixed", "choice", "how the OCS circuits follow a job (fabric.circuits): 'fixed' (the "
@@ -225,6 +225,10 @@ def job_slice(design: ClusterDesign, cube: tuple[int, int, int]) -> tuple[int, i
         if bad:
             raise InputError(f"[ocs_torus] slice {_shape_text(shape)} cannot be formed of whole {_shape_text(cube)} "
                              f"cubes: {'; '.join(bad)}")
+        pod_cubes = design.fabric.gpus // chips
+        if math.prod(shape) // chips > pod_cubes:
+            raise InputError(f"[ocs_torus] slice {_shape_text(shape)} needs {math.prod(shape) // chips} cubes; the "
+                             f"pod has {pod_cubes} ([fabric] gpus = {design.fabric.gpus})")
         if design.topology.wrap == "twisted" and not twistable(shape):
             raise InputError(f"[ocs_torus] wrap = 'twisted': a slice {_shape_text(shape)} cannot be twisted (only "
                              "k×k×2k and k×2k×2k can)")
@@ -261,9 +265,6 @@ def _evaluate(design: ClusterDesign, est: LinkEstimate) -> FabricEstimate:
     if fab.gpus % chips:
         raise InputError(f"[fabric] gpus = {fab.gpus} is not a whole number of {_shape_text(cube)} cubes "
                          f"({chips} chips each)")
-    if tor.optics != "link" and not tor.optics.startswith("transceiver."):
-        raise InputError(f"[ocs_torus] optics = {tor.optics!r}: expected 'link' or a catalog transceiver entry "
-                         "(transceiver.…)")
     cubes = fab.gpus // chips
     shape = job_slice(design, cube)
     counts = cube_counts(cube, cubes, design.link.link.fibers_per_direction)
@@ -283,9 +284,8 @@ def _evaluate(design: ClusterDesign, est: LinkEstimate) -> FabricEstimate:
     lk = s["link"]
     fibers_per_end = lk.fibers_per_direction * (1 if tor.fibers == "circulators" else 2)
     ends = counts["optical_link_ends"]
-    optics = ([dataclasses.replace(line, count=line.count * ends, scope="per_cluster")
-               for line in optical_io_bom(SimpleNamespace(**s))] if tor.optics == "link"
-              else [BomLine(key=tor.optics, count=ends, scope="per_cluster", network=True)])
+    optics = [dataclasses.replace(line, count=line.count * ends, scope="per_cluster")
+              for line in optical_io_bom(SimpleNamespace(**s))]
     bom = (*optics,
            BomLine(key=tor.switch, count=counts["ocs"] * tor.radix, scope="per_cluster", network=True),
            BomLine(key="fiber.smf_per_m", count=ends * fibers_per_end * s["loss"].fiber_length / 2,
@@ -308,12 +308,14 @@ def _evaluate(design: ClusterDesign, est: LinkEstimate) -> FabricEstimate:
     fibers = design.link.link.fibers_per_direction
     per_dimension = " + ".join(str(v * fibers) for v in (cube[1] * cube[2], cube[2] * cube[0], cube[0] * cube[1]))
     planes = f", {fibers} fibres per link-end each way, a switch plane each" if fibers > 1 else ""
-    notes = [f"{cubes} cubes of {_shape_text(cube)} chips; {counts['ocs']} OCS ({per_dimension} per dimension{planes}), "
-             f"each with {counts['link_ends_per_ocs']} link-ends: {ends_per_side} of {tor.radix} ports used per side "
-             f"({tor.fibers})",
+    notes = [f"{cubes} cube{'s' if cubes != 1 else ''} of {_shape_text(cube)} chips; {counts['ocs']} OCS "
+             f"({per_dimension} per dimension{planes}), each joining {counts['link_ends_per_ocs']} link-ends: "
+             f"{ends_per_side} of its {tor.radix} ports per side used ({tor.fibers}"
+             f"{': one port per link-end, on either side' if tor.fibers == 'circulators' else ''})",
              f"{ends} optical link-ends ({ends / fab.gpus:g} per chip) and {counts['copper_links']} copper links "
              f"inside the cubes, every link at {rate / 1e9:.4g} Gbps per direction",
-             f"the job's slice: a {_shape_text(shape)} torus of {slice_cubes} cubes, set up in {tor.setup_time:g} s "
+             f"the job's slice: a {_shape_text(shape)} torus of {slice_cubes} cube{'s' if slice_cubes != 1 else ''}, "
+             f"set up in {tor.setup_time:g} s "
              "once per job"]
     if tor.circuits == "auto" or tor.slice == "auto":
         notes.append("a job runs on the fastest of the slice shapes (sides within 4× of each other) and circuit "
@@ -560,10 +562,10 @@ def _figures(est: FabricEstimate) -> dict[str, tuple[float, str]]:
 
 
 def _failure_domains(est: FabricEstimate) -> dict:
-    """A failed chip, host, link-end's optics or copper link takes its cube out: where the pod has cubes beyond the
-    slice, the OCSes wire a spare cube in its place (the slice's set-up time), else the job waits to be rescheduled;
-    either way it restarts from its checkpoint. An OCS port, or the fibre or circulator to it, carries one link of
-    one cube face, and the torus routes around it (reliability.md Y16)."""
+    """A failed chip, host or copper link takes its cube out: where the pod has cubes beyond the slice, the OCSes
+    wire a spare cube in its place (the slice's set-up time), else the job waits to be rescheduled; either way it
+    restarts from its checkpoint. A link-end's optics (its chiplet and laser lines), its fibre, circulator and OCS
+    port carry one link of one cube face, and the torus routes around it (reliability.md Y16)."""
     from fabric.reliability import RIDES, Domain
 
     tor, d, fab = est.design.topology, est.details, est.design.fabric
@@ -572,10 +574,10 @@ def _failure_domains(est: FabricEstimate) -> dict:
     why = (f"its cube is out: one of the pod's {spares} spare cubes is wired in" if spares else "its cube is out and "
            "the pod has no spare cube: the job is rescheduled")
     cube = Domain(1.0, recovery, tor.setup_time, why)
-    keys = [fab.gpu, fab.host, tor.copper,
-            *((tor.optics,) if tor.optics != "link" else ("sip.optical_io_chiplet", "laser.comb_line"))]
     face = Domain(0.0, "restart", None, f"one link of one cube face: {RIDES}")
-    return {**{k: cube for k in keys}, tor.switch: face, "cable.fiber_patch": face, "passive.circulator": face}
+    return {**{k: cube for k in (fab.gpu, fab.host, tor.copper)},
+            **{k: face for k in (tor.switch, "cable.fiber_patch", "passive.circulator", "sip.optical_io_chiplet",
+                                 "laser.comb_line")}}
 
 
 CIRCUITS = {"fixed": "the slice wired once for the job", "phased": "re-wired before each collective into the "

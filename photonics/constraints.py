@@ -95,6 +95,26 @@ def _wavelengths(a):
     return _n(a.sections["link"].wavelengths_per_fiber)
 
 
+def _driver_message(a) -> str:
+    """Why the circuit's driver cannot run, with its numbers: the notch, the junction or the node's speed."""
+    from photonics.driver_energy import shift_needed
+    from photonics.ring_wdm import circuit_driver
+
+    mod, rate = a.sections["modulator"], a.sections["link"].data_rate
+    head = f"the {a.design.modulator.node} driver cannot switch the modulator at {rate / 1e9:g} Gbit/s: "
+    _, reachable = shift_needed(mod.insertion_loss, mod.extinction_ratio, mod.notch_transmission)
+    if not bool(np.all(reachable)):
+        return head + (f"ER {mod.extinction_ratio:g} dB below IL {mod.insertion_loss:g} dB is beyond the notch's "
+                       f"{-10 * np.log10(mod.notch_transmission):g} dB depth (E61b): lower the ER or the IL")
+    drv = circuit_driver(a.design, a.sections)
+    if not np.all(np.isfinite(drv.settle_s)) or not np.all(drv.swing_v > 0):
+        return head + "the depletion region outgrows the junction at the swing it needs (E63): lower the ER or Q"
+    return head + (f"a {float(drv.swing_v):.2f} V swing into {float(drv.load_f) * 1e15:.1f} fF settles in "
+                   f"{float(drv.settle_s) * 1e12:.1f} ps at best, beyond the quarter symbol of "
+                   f"{float(drv.quarter_s) * 1e12:.1f} ps (E66): a lower rate, a smaller ring (less junction), a "
+                   "lower ER or a faster node")
+
+
 RING_WDM = (
     Constraint("power_budget", SHARED[0].broken, _ring_budget_message), EYE_SAFETY,
     Constraint("fsr_channels", lambda a: _wavelengths(a) > a.ring.fsr_channels,
@@ -127,11 +147,7 @@ RING_WDM = (
                if a.tuning.io_yield is not None else np.asarray(False), _yield_message),
     Constraint("modulator_driver", lambda a: (a.design.modulator.energy_model == "circuit")
                & ~np.isfinite(a.optical_power["modulator"]),
-               lambda a: f"the {a.design.modulator.node} driver cannot switch the modulator at "
-                         f"{a.sections['link'].data_rate / 1e9:g} Gbit/s: the extinction ratio and insertion loss "
-                         "are out of the notch's reach, or the swing (with its junction and parasitics) does not "
-                         "settle within a quarter bit (E61b, E63, E66); lower the ER, the rate or the ring radius, "
-                         "or a faster node"),
+               _driver_message),
     Constraint("package_edge", lambda a: _n(a.sections["package"].chiplets) * a.sections["package"].chiplet_fiber_edge
                > _perimeter_m(a),
                lambda a: f"{a.sections['package'].chiplets} chiplets × "

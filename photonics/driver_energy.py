@@ -13,7 +13,8 @@ abrupt depletion junction, E63), the node and the symbol rate how large a driver
     E_bit = ¼·E₀₁ (a 0→1 transition every fourth bit of random NRZ)
 
 A design point is infeasible (energy infinite) where the (IL, ER) pair cannot be reached by the notch (E61b), the
-depletion region would outgrow the junction, or the node cannot switch the load within t_req (E66).
+depletion region would outgrow the junction, or the node cannot switch the load within t_req (E66). Near that
+limit the driver grows as 1/(t_req − t_min), so the energy per bit rises steeply over a few Gbit/s of rate.
 
 Every function is elementwise over numpy arrays (a sweep's grid). The node figures are DSENT's technology files
 [verbatim]; the unit inverter built from them (an NMOS of the minimum width and a PMOS twice as wide) is [assumed],
@@ -136,6 +137,8 @@ class DriverEnergy:
     driver_size: object
     predriver_size: object  # Σ of the pre-driver chain's stage sizes
     energy_j_per_bit: object
+    settle_s: object = None  # the fastest the node settles the swing into its load (t_min)
+    quarter_s: object = None  # the quarter symbol it must settle in (t_req)
 
 
 def driver_energy(v_a, c_eff, symbol_rate, node: Node, supply_boost: float, parasitic_r: float,
@@ -168,5 +171,5 @@ def driver_energy(v_a, c_eff, symbol_rate, node: Node, supply_boost: float, para
     e01 = (node.vdd ** 2 * (c_d0 * total + c_g0 * (total + s_d - first))
            + v_h * np.maximum(v_h, node.vdd) * (s_d * c_d0 + c_eff + parasitic_c))
     return DriverEnergy(swing_v=v_a, supply_v=v_h, load_f=c_eff, driver_size=s_d, predriver_size=total,
-                        energy_j_per_bit=np.where(ok, 0.25 * e01, np.inf))
+                        energy_j_per_bit=np.where(ok, 0.25 * e01, np.inf), settle_s=t_min, quarter_s=t_req)
 

@@ -718,8 +718,15 @@ def optical_power_stage(d: LinkDesign, s: dict, lz: LaserArrays, power: BudgetAr
                                          + lz.split_db))
     lit = laser.lit_lines(d.laser.kind, lz.lines, cap.wavelengths_used)
     return {"laser": laser.electrical_power_w(sources * lit * emitted_line_w, laser_s.wall_plug_efficiency),
-            "modulator": modulator_energy_j_per_bit(d, s) * cap.capacity,
+            "modulator": _carried(modulator_energy_j_per_bit(d, s), cap.capacity),
             "receiver": _f(s["receiver"].energy) * cap.capacity, "tuning": tune.power_w}
+
+
+def _carried(energy_j_per_bit, capacity):
+    """Power of a part that spends `energy_j_per_bit` on the capacity carried (none where nothing is carried, even
+    where the energy is infinite)."""
+    with np.errstate(invalid="ignore"):
+        return np.where(np.asarray(capacity) > 0, energy_j_per_bit * capacity, 0.0)
 
 
 def modulator_energy_j_per_bit(d: LinkDesign, s: dict):

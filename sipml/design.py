@@ -301,6 +301,11 @@ def with_optical_io(data: dict, source: str) -> dict:
     if OPTICAL_IO in other:
         raise InputError(f"{source}: [{OPTICAL_IO}] design = {shown(name)} takes its own optical I/O from another "
                          "design: name that one")
+    kind = other.get("fabric", {}).get("kind") if isinstance(other.get("fabric"), dict) else None
+    optical = {entry.name for entry in declared() if entry.optical}
+    if kind is not None and kind not in optical:
+        raise InputError(f"{source}: [{OPTICAL_IO}] design = {shown(name)} is a fabric of kind '{kind}', with no "
+                         "optical I/O to take (name a link design or an optical fabric's)")
     out = {name_: values for name_, values in data.items() if name_ != OPTICAL_IO}
     for section in SECTIONS:
         theirs, ours = other.get(section), data.get(section)
@@ -435,10 +440,21 @@ def _override_value(text: str):
     return text
 
 
+def _io_beside(data: dict, file: Path) -> dict:
+    """`data` with a relative [optical_io] design path read beside the design file that names it."""
+    io = data.get(OPTICAL_IO)
+    name = io.get("design") if isinstance(io, dict) else None
+    if isinstance(name, str) and name.endswith(".toml") and not Path(name).is_absolute() \
+            and (file.parent / name).is_file():
+        return {**data, OPTICAL_IO: {**io, "design": str(file.parent / name)}}
+    return data
+
+
 def load_design(path: str | Path | None, overrides: list[str] | None = None, given_as: str = "--set") -> ClusterDesign:
     """The design in `path` (a file or a built-in name; None: the built-in sip-ring), with `--set`
     overrides; errors name them as `given_as` says ('--set', or 'changes' from Python)."""
-    data = read_toml(resolve(path if path is not None else DEFAULT_DESIGN))
+    file = resolve(path if path is not None else DEFAULT_DESIGN)
+    data = _io_beside(read_toml(file), file)
     source = str(path) if path is not None else DEFAULT_DESIGN
     if overrides:
         data = apply_overrides(data, overrides, source)

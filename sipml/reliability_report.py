@@ -44,7 +44,6 @@ RELIABILITY_SWINGS = (
     ("restart: detection + rescheduling + start-up (×0.5 / ×2)", "restart", 0.5, 2.0),
     ("checkpoint storage bandwidth (×0.5 / ×2)", "storage", 0.5, 2.0),
     ("pluggable module MTBF (0.5 / 1 M h, reliability.md Y13)", "cause:pluggable", 0.5e6 / 0.75e6, 1.0e6 / 0.75e6),
-    ("GPU failure rates (Table 5 percentages / counts reading)", "reading", None, None),
     ("switch MTBF (×0.5 / ×2)", "cause:switch", 0.5, 2.0),
     ("co-packaged engine MTBF (×0.5 / ×2)", "cause:cpo_engine", 0.5, 2.0),
     ("a spare for the job (none / 8 hot spares)", "spares", 0, 8),
@@ -88,7 +87,7 @@ def _ends(design, est, cost, kind, model, rates, rel, what, low, high) -> list:
     from workloads.goodput import job_goodput
 
     ends = []
-    for end in (low, high) if what != "reading" else ("percentages", "counts"):
+    for end in (low, high):
         changed_design, changed_rates = design, rates
         if what == "restart":
             changed_design = dataclasses.replace(design, reliability=dataclasses.replace(
@@ -121,7 +120,8 @@ def reliability_report(name: str, design, model) -> Report:
         restart = _restart(line, rel, g)
         lines.append({"component": line.component, "cause": line.cause, "units": line.units,
                       "mtbf_s": line.mtbf_s, "interrupts": line.interrupts,
-                      "interruptions_per_day": line.per_s * 86400.0, "recovery": line.recovery,
+                      "interruptions_per_day": line.per_s * 86400.0,
+                      "recovery": line.recovery if line.interrupts else "rides through",
                       "restart_s": restart if line.interrupts else None,
                       "lost_s_per_day": line.per_s * 86400.0 * _lost_s(line, g, restart),
                       "why": line.why, "source": line.source, "tag": line.tag})
@@ -136,8 +136,7 @@ def reliability_report(name: str, design, model) -> Report:
                    "lost h/day", "tag"],
                   [{"component": l["component"], "cause": l["cause"], "units": f"{l['units']:,.0f}" if l["units"] >= 100 else f"{l['units']:.3g}",
                     "MTBF h": f"{l['mtbf_s'] / 3600:,.0f}", "stops job": f"{l['interrupts']:.3g}",
-                    "per day": f"{l['interruptions_per_day']:.3g}", "recovery": l["recovery"] if l["interrupts"]
-                    else "rides through", "restart min": "–" if l["restart_s"] is None else f"{l['restart_s'] / 60:.3g}",
+                    "per day": f"{l['interruptions_per_day']:.3g}", "recovery": l["recovery"], "restart min": "–" if l["restart_s"] is None else f"{l['restart_s'] / 60:.3g}",
                     "lost h/day": f"{l['lost_s_per_day'] / 3600:.3g}", "tag": l["tag"]} for l in lines])
     mtti = summary["job_mtti_s"]
     totals = Table("The job", ["quantity", "value", "unit"], [
@@ -155,17 +154,22 @@ def reliability_report(name: str, design, model) -> Report:
     if swings:
         tables.append(Table("What moves it most: ETTR and goodput per $ at each end of an assumption (as designed: "
                             f"ETTR {100 * g.ettr:.1f} %)",
-                            ["assumption", "ETTR low %", "ETTR high %", "goodput per $ low", "goodput per $ high",
-                             "swing"],
-                            [{"assumption": r["assumption"], "ETTR low %": f"{100 * r['ettr_low']:.1f}",
-                              "ETTR high %": f"{100 * r['ettr_high']:.1f}",
-                              "goodput per $ low": f"{r['goodput_per_dollar_low']:.3f}",
-                              "goodput per $ high": f"{r['goodput_per_dollar_high']:.3f}",
+                            ["assumption", "ETTR % (1st end)", "ETTR % (2nd end)", "goodput per $ (1st)",
+                             "goodput per $ (2nd)", "swing"],
+                            [{"assumption": r["assumption"], "ETTR % (1st end)": f"{100 * r['ettr_low']:.1f}",
+                              "ETTR % (2nd end)": f"{100 * r['ettr_high']:.1f}",
+                              "goodput per $ (1st)": f"{r['goodput_per_dollar_low']:.3f}",
+                              "goodput per $ (2nd)": f"{r['goodput_per_dollar_high']:.3f}",
                               "swing": f"{r['swing']:.3f}"} for r in swings]))
     footer = [f"rates: fabric/catalog/reliability.toml; GPU rates from Llama 3's Table 5, {rel.table5_reading} "
               "reading ([reliability] table5_reading); a part that rides through costs no restart (its lost "
               "bandwidth until repair is not modelled)",
               "lost h/day: interruptions × (restart + half a checkpoint interval of work redone); ETTR from Daly's "
               "complete model with the checkpoint interval shown",
-              "goodput per $: relative to the design as it is (hot spares priced at the cluster's cost per GPU)"]
+              "goodput per $: relative to the design as it is (hot spares priced at the cluster's cost per GPU); "
+              "each assumption's ends in the order its row names them"]
+    est = reading.fabric
+    if not est.feasible:
+        footer.insert(0, f"{name} is infeasible ({', '.join(v.name for v in est.violations)}; `sipml check` says "
+                         "why): the budget is its parts' alone")
     return Report(data, tables, footer)

@@ -59,8 +59,10 @@ def run_speedup(designs, model_name: str, gpus: int | None, batch: int | None, s
     every = list(dict.fromkeys(names + base_names))
     scoped = [o for o in overrides or [] if ":" in o.partition("=")[0]]
     loaded = {name: _load(name, scoped_overrides(name, overrides, every), gpus) for name in names}
+    jobs = {d.job_gpus for d in loaded.values()}
+    base_gpus = gpus if gpus is not None or len(jobs) > 1 else next(iter(jobs))  # the baselines follow the job
     versions = {(b, name): _baseline(b, design, scoped_overrides(b, overrides if b in names else scoped, every),
-                                     gpus) for name, design in loaded.items() for b in base_names}
+                                     base_gpus) for name, design in loaded.items() for b in base_names}
     sizes = {d.job_gpus for d in [*loaded.values(), *versions.values()]}
     if len(sizes) > 1:
         raise InputError(f"the designs run jobs of different sizes ({', '.join(map(str, sorted(sizes)))} GPUs): "
