@@ -14,6 +14,8 @@ check every one). A fabric quantity's formula is the fabric kind's own where it 
 from __future__ import annotations
 
 import math
+
+import numpy as np
 from dataclasses import dataclass
 from typing import Callable
 
@@ -533,6 +535,15 @@ def _goodput_of(read):
     return lambda r: None if r.result.goodput is None else read(r.result.goodput)
 
 
+def _where_finite(value):
+    """`value` where finite: None for one point's infinity, NaN at a grid's infinite points (nothing interrupts:
+    no mean time to interruption, no checkpoint interval)."""
+    arr = np.asarray(value, dtype=float)
+    if arr.ndim == 0:
+        return float(arr) if math.isfinite(arr) else None
+    return np.where(np.isfinite(arr), arr, np.nan)
+
+
 def _rate_formula(r):
     """1/M = Σ n·p/MTBF over the job's parts (fabric.reliability)."""
     t = Terms()
@@ -743,10 +754,9 @@ QUANTITY_LIST = (
     # goodput (sipml speedup, sipml reliability): the job's interruptions, checkpoints and restarts
     _Q("interruptions_per_day", "1/day", 86400.0, TRAINING, _goodput_of(lambda g: g.interruptions_per_s), "unexpected "
        "interruptions of the job per day: its parts' failures that stop it", _rate_formula),
-    _Q("job_mtti_s", "s", 1.0, TRAINING, _goodput_of(lambda g: None if g.interruptions_per_s == 0 else g.mtti_s),
+    _Q("job_mtti_s", "s", 1.0, TRAINING, _goodput_of(lambda g: _where_finite(g.mtti_s)),
        "the job's mean time to interruption", _mtti_formula),
-    _Q("checkpoint_interval_s", "s", 1.0, TRAINING, _goodput_of(lambda g: None if math.isinf(g.interval_s)
-                                                                else g.interval_s),
+    _Q("checkpoint_interval_s", "s", 1.0, TRAINING, _goodput_of(lambda g: _where_finite(g.interval_s)),
        "compute time between checkpoints (Daly's optimum unless set)", _interval_formula),
     _Q("restart_s", "s", 1.0, TRAINING, _goodput_of(lambda g: g.restart_s), "mean restart after an interruption: "
        "detection, rescheduling or a spare, start-up, reading the checkpoint", _restart_formula),
@@ -825,7 +835,8 @@ SWEEP = {  # the sweep's columns of each stage, in order: quantities (written `k
     FABRIC: ("fabric_feasible", "effective_bandwidth_gbps", "optical_reach", "network_cost_usd_per_gpu",
              "network_power_w_per_gpu", "optics_power_w_per_gpu", "cluster_cost_usd", "fabric_violations"),
     TRAINING: ("training_feasible", "iteration_s", "tflops_per_gpu", "speedup", "speedup_per_dollar",
-               "speedup_per_watt", "training_error"),
+               "speedup_per_watt", "interruptions_per_day", "ettr", "goodput_speedup", "goodput_speedup_per_dollar",
+               "goodput_speedup_per_watt", "training_error"),
 }
 
 

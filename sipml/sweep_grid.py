@@ -253,8 +253,10 @@ def _training(cluster, model_name: str, batch):
         except SipmlError as exc:  # no strategy at this size, or no baseline: each searched row's error
             return {**out, "error": np.where(searched, str(exc), ""), _UNTRAINED: searched}
         reading = Reading(result=result, baseline=baseline[0])
-        return {**out, "training_feasible": searched & (errors == ""),
-                **{column(key): QUANTITIES[key].value(reading) for key in numbers}, "training_error": errors}
+        trained = searched & (errors == "")  # a figure of a row not trained (its goodput too) is NaN, as per point
+        return {**out, "training_feasible": trained,
+                **{column(key): np.where(trained, QUANTITIES[key].value(reading), math.nan) for key in numbers},
+                "training_error": errors}
     return columns
 
 

@@ -26,6 +26,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
+
 from core.errors import InputError
 from fabric.reliability import DAY_S, FailureLine, failure_lines
 
@@ -47,8 +49,11 @@ class Goodput:
     spares_cost_usd: float  # the hot spares' price (their share of the cluster)
 
     @property
-    def mtti_s(self) -> float:
-        return 1.0 / self.interruptions_per_s if self.interruptions_per_s > 0 else math.inf
+    def mtti_s(self):
+        """1/λ (inf where nothing interrupts); an array over a sweep's grid."""
+        rate = np.asarray(self.interruptions_per_s, dtype=float)
+        mtti = np.where(rate > 0, 1.0 / np.where(rate > 0, rate, 1.0), np.inf)
+        return float(mtti) if mtti.ndim == 0 else mtti
 
     @property
     def interruptions_per_day(self) -> float:
@@ -120,17 +125,21 @@ def job_goodput(model, est, bom, kind, cluster_cost_usd: float, rates=None) -> G
     lines = tuple(failure_lines(bom, design, kind.domains(est), est.job_gpus, rates))
     size = checkpoint_parameters(model) * rel.checkpoint_bytes_per_parameter
     pause, read = size / rel.storage_write_bandwidth, size / rel.storage_read_bandwidth
-    rate = sum(line.per_s for line in lines)
+    rate = np.asarray(sum(line.per_s for line in lines), dtype=float)  # an array over a sweep's grid
 
     def restart(line: FailureLine) -> float:
         return rel.detection_time + bring_s(line, rel) + rel.startup_time + read
 
-    mean_restart = sum(line.per_s * restart(line) for line in lines) / rate if rate > 0 else 0.0
-    mtti = 1.0 / rate if rate > 0 else math.inf
-    interval = rel.checkpoint_interval or (daly_interval_s(pause, mtti) if rate > 0 else math.inf)
+    some = rate > 0
+    per = np.where(some, rate, 1.0)
+    mean_restart = np.where(some, sum(line.per_s * restart(line) for line in lines) / per, 0.0)
+    mtti = np.where(some, 1.0 / per, np.inf)
+    interval = (np.full(rate.shape, float(rel.checkpoint_interval)) if rel.checkpoint_interval
+                else np.vectorize(lambda m: daly_interval_s(pause, m) if math.isfinite(m) else math.inf)(mtti))
     planned, planned_restart = rel.planned_per_day / DAY_S, rel.startup_time + read
+    kept = np.vectorize(ettr)(interval, pause, mtti, mean_restart, planned, planned_restart)
     spares = rel.spare_gpus * cluster_cost_usd / est.gpus
-    return Goodput(lines=lines, interruptions_per_s=rate, planned_per_s=planned, checkpoint_bytes=size,
-                   pause_s=pause, interval_s=interval, restart_s=mean_restart, planned_restart_s=planned_restart,
-                   read_s=read, ettr=ettr(interval, pause, mtti, mean_restart, planned, planned_restart),
-                   spares_cost_usd=spares)
+    scalar = (lambda a: float(a)) if rate.ndim == 0 else (lambda a: a)
+    return Goodput(lines=lines, interruptions_per_s=scalar(rate), planned_per_s=planned, checkpoint_bytes=size,
+                   pause_s=pause, interval_s=scalar(interval), restart_s=scalar(mean_restart),
+                   planned_restart_s=planned_restart, read_s=read, ettr=scalar(kept), spares_cost_usd=spares)

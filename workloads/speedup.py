@@ -274,10 +274,9 @@ def _result(model, name, est, gpu, batch, found, stack, precision, cost) -> Resu
 
 
 def _goodput(model, est: FabricEstimate, cost):
-    """The job's goodput on `est` (None for a pricing view, which has no design's reliability section, and for a
-    grid of points, whose figures are arrays: a sweep's points priced one by one have theirs)."""
-    if cost is None or not hasattr(est.design, "reliability") or getattr(cost, "bom", None) is None \
-            or np.ndim(cost.cluster_cost_usd.typical) or np.ndim(est.per_gpu_bandwidth_bps):
+    """The job's goodput on `est` (arrays over a sweep's grid; None for a pricing view, which has no design's
+    reliability section)."""
+    if cost is None or not hasattr(est.design, "reliability") or getattr(cost, "bom", None) is None:
         return None
     from fabric.registry import get_kind
     from workloads.goodput import job_goodput
