@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from core.errors import InputError
 from fabric.bom import BomLine, BomResult, Range, roll_up, share
 from fabric.catalog import Catalog
 from fabric.design import ClusterDesign
@@ -133,11 +134,25 @@ def cost_summary(design: ClusterDesign, estimate: FabricEstimate, catalog: Catal
     from fabric.collectives import busbw_bps
     from fabric.evaluate import job_collective
 
+    check_switch_radix(design, catalog)
     bom = cluster_bom(design, estimate, catalog)
     size = design.fabric.message_size
     t = job_collective(estimate, "all_reduce", size).seconds
     busbw = float(busbw_bps("all_reduce", size, estimate.job_gpus, t)) if 0 < t < float("inf") else 0.0
     return summarize(design, bom, busbw, host_serdes_w(estimate))
+
+
+def check_switch_radix(design: ClusterDesign, catalog: Catalog) -> None:
+    """A kind's section that names a `switch` and its `radix`: the radix within the ports the catalog entry states
+    (an optical circuit switch's `ports`); InputError otherwise."""
+    section = design.topology
+    switch, radix = getattr(section, "switch", None), getattr(section, "radix", None)
+    if not isinstance(switch, str) or radix is None or switch not in catalog:
+        return
+    ports = catalog.get(switch).ports
+    if ports is not None and radix > ports:
+        raise InputError(f"[{section.section_name}] radix = {radix}: {switch} has {ports} ports (its catalog entry's "
+                         "ports); name a larger switch or fewer ports")
 
 
 def host_serdes_w(estimate: FabricEstimate) -> float:

@@ -488,6 +488,12 @@ def check_catalog_entries(design: ClusterDesign, catalog, source: str) -> None:
             missing.append(f"[{name}] {key} = {shown(entry)}: {exc}")
     if missing:
         raise InputError(f"{source}: " + "; ".join(missing) + f" (catalog: {', '.join(catalog.files)})")
+    from fabric.cost import check_switch_radix
+
+    try:
+        check_switch_radix(design, catalog)
+    except InputError as exc:
+        raise InputError(f"{source}: {exc}") from None
 
 
 # --- writing --------------------------------------------------------------------------------------------------

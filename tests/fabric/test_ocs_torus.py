@@ -194,3 +194,8 @@ def test_on_a_twisted_slice_a_short_ring_no_longer_closes_on_itself():
 def test_a_shape_that_cannot_twist_is_refused(capsys):
     refused(capsys, "fabric", "ocs-torus-v4", "--set", "ocs_torus.wrap=twisted", "--set", "ocs_torus.slice=16x16x16",
             fragment="cannot be twisted")
+
+
+@pytest.mark.parametrize("command", ["check", "fabric", "cost"])
+def test_a_radix_beyond_the_switch_s_ports_is_refused(capsys, command):
+    refused(capsys, command, "ocs-torus-v4", "--set", "ocs_torus.radix=320", fragment="ocs.palomar_136 has 136 ports")
