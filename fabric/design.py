@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from core.errors import InputError, did_you_mean, shown
-from core.fields import Composite, Section, Spec, default_of, default_part, non_negative, param, positive
+from core.fields import Composite, Section, Spec, default_of, default_part, non_negative, param, positive, when
 from fabric.registry import declared, get_kind
 from photonics.design import MAX_CHANNELS, MAX_DB, MAX_FIBER_M, MAX_LATENCY_S, LinkDesign  # noqa: F401  (bounds the kinds use)
 
@@ -88,6 +88,16 @@ class ReliabilitySection(Section):
     checkpoint_interval: float = non_negative("0 s", "s", "compute time between checkpoints (0: Daly's optimum for "
                                               "the job's interruption rate)", "Daly 2006 (reliability.md Y8)",
                                               hi=1e7)
+    checkpoint_write: str = param("synchronous", "choice", "'synchronous': training pauses while the checkpoint is "
+                                  "written to storage; 'asynchronous': it pauses only to copy the state to host "
+                                  "memory, the write goes on behind training and must end before the next "
+                                  "checkpoint (the interval is at least the write)", "reliability.md Y6b [inferred]",
+                                  choices=("synchronous", "asynchronous"))
+    host_copy_bandwidth: float = positive("25 GB/s", "byte/s", "per GPU, device-to-host copy of its share of the "
+                                          "checkpoint (checkpoint_write = asynchronous)", "[assumed] about half of a "
+                                          "PCIe Gen5 x16 link's 64 GB/s, shared with the rest of the host's traffic",
+                                          lo=1e6, hi=1e13,
+                                          applies_when=when("reliability", "checkpoint_write", "asynchronous"))
     detection_time: float = non_negative("120 s", "s", "time to notice a failure (watchdog or health-check "
                                          "timeout)", "not published for Llama 3 (reliability.md Y17a) [assumed]",
                                          hi=1e5)

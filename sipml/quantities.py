@@ -565,7 +565,12 @@ def _interval_formula(r):
     import sympy as sp
 
     t, g = Terms(), r.result.goodput
-    if r.result.estimate.design.reliability.checkpoint_interval or g.interruptions_per_s == 0:
+    rel = r.result.estimate.design.reliability
+    write = g.checkpoint_bytes / rel.storage_write_bandwidth
+    if rel.checkpoint_write == "asynchronous" and g.interval_s == write:  # the write, not Daly, sets it
+        return Formula(r"\tau", t("S", g.checkpoint_bytes, "B", "checkpoint") / t(
+            r"B_{\mathrm{write}}", rel.storage_write_bandwidth, "B/s", "storage write bandwidth"), t.terms)
+    if rel.checkpoint_interval or g.interruptions_per_s == 0:
         return Formula(r"\tau", t(r"\tau_{\mathrm{set}}", g.interval_s, "s", "[reliability] checkpoint_interval"),
                        t.terms)
     d, m = t(r"\delta", g.pause_s, "s", "pause per checkpoint"), t("M", g.mtti_s, "s", "mean time to interruption")

@@ -145,7 +145,9 @@ def reliability_report(name: str, design, model) -> Report:
          "unit": "h"},
         {"quantity": "planned interruptions", "value": f"{data['planned_per_day']:.3g}", "unit": "per day"},
         {"quantity": "checkpoint size", "value": f"{g.checkpoint_bytes / 1e12:.3g}", "unit": "TB"},
-        {"quantity": "pause per checkpoint (write)", "value": f"{g.pause_s:.3g}", "unit": "s"},
+        {"quantity": "pause per checkpoint (" + ("copy to host memory, the write behind training)"
+                                                 if rel.checkpoint_write == "asynchronous" else "write)"),
+         "value": f"{g.pause_s:.3g}", "unit": "s"},
         {"quantity": "checkpoint interval", "value": "–" if summary["checkpoint_interval_s"] is None
          else f"{summary['checkpoint_interval_s'] / 60:.3g}", "unit": "min"},
         {"quantity": "restart (mean, read included)", "value": f"{summary['restart_s'] / 60:.3g}", "unit": "min"},

@@ -2,7 +2,9 @@
 training time ratio (ETTR) — the share of wall time spent on training that is kept.
 
 Symbols (reliability.md §B): M, the job's mean time to interruption (1 / Σ n_i·λ_i·p_i); δ, the training pause per
-checkpoint (its size over the storage write bandwidth: synchronous); R, the restart time after an interruption —
+checkpoint (its size over the storage write bandwidth when synchronous; when asynchronous, each GPU's copy of its
+share to host memory, the write running behind training and ending before the next checkpoint); R, the restart
+time after an interruption —
 detection + rescheduling (or a spare swapped in) + start-up + reading the checkpoint back — averaged over the
 causes by their rates; τ, the compute time between checkpoints, Daly's optimum unless fixed:
 
@@ -124,7 +126,10 @@ def job_goodput(model, est, bom, kind, cluster_cost_usd: float, rates=None) -> G
                          f"{est.gpus} GPUs")
     lines = tuple(failure_lines(bom, design, kind.domains(est), est.job_gpus, rates))
     size = checkpoint_parameters(model) * rel.checkpoint_bytes_per_parameter
-    pause, read = size / rel.storage_write_bandwidth, size / rel.storage_read_bandwidth
+    write, read = size / rel.storage_write_bandwidth, size / rel.storage_read_bandwidth
+    asynchronous = rel.checkpoint_write == "asynchronous"
+    # asynchronous: the pause is each GPU's copy of its share to host memory, the write goes on behind training
+    pause = size / est.job_gpus / rel.host_copy_bandwidth if asynchronous else write
     rate = np.asarray(sum(line.per_s for line in lines), dtype=float)  # an array over a sweep's grid
 
     def restart(line: FailureLine) -> float:
@@ -136,6 +141,8 @@ def job_goodput(model, est, bom, kind, cluster_cost_usd: float, rates=None) -> G
     mtti = np.where(some, 1.0 / per, np.inf)
     interval = (np.full(rate.shape, float(rel.checkpoint_interval)) if rel.checkpoint_interval
                 else np.vectorize(lambda m: daly_interval_s(pause, m) if math.isfinite(m) else math.inf)(mtti))
+    if asynchronous:  # the next checkpoint waits for the write to end
+        interval = np.maximum(interval, write)
     planned, planned_restart = rel.planned_per_day / DAY_S, rel.startup_time + read
     kept = np.vectorize(ettr)(interval, pause, mtti, mean_restart, planned, planned_restart)
     spares = rel.spare_gpus * cluster_cost_usd / est.gpus

@@ -129,3 +129,16 @@ def test_speedup_shows_goodput_beside_the_failure_free_figures(capsys):
     assert row["goodput_run_time_s"] == pytest.approx(row["run_time_s"] / row["ettr"], rel=1e-9)
     base = row["baselines"]["fattree-200"]
     assert base["goodput_speedup"] != base["speedup"]
+
+
+def test_an_asynchronous_checkpoint_pauses_for_the_copy_and_waits_for_the_write(capsys):
+    """Asynchronous: each GPU pauses to copy its share (5.68 TB / 16,384 GPUs at 25 GB/s = 13.9 ms) and the next
+    checkpoint waits for the storage write (5.68 TB at 10 GB/s = 568 s), longer than Daly's interval at that pause."""
+    args = ("llama3-24k", "--model", "llama3-405b", "--set", "fabric.job_gpus=16384", "--set",
+            "reliability.checkpoint_write=asynchronous")
+    fast = reliability(capsys, *args)
+    assert fast["pause_s"] == pytest.approx(fast["checkpoint_bytes"] / 16384 / 25e9, rel=1e-9)
+    slow = reliability(capsys, *args, "--set", "reliability.storage_write_bandwidth=10 GB/s")
+    assert slow["checkpoint_interval_s"] == pytest.approx(slow["checkpoint_bytes"] / 10e9, rel=1e-9)
+    synchronous = reliability(capsys, "llama3-24k", "--model", "llama3-405b", "--set", "fabric.job_gpus=16384")
+    assert fast["ettr"] > synchronous["ettr"]
