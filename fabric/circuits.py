@@ -72,11 +72,6 @@ class Schedule:
         return self.policy == "fixed" or (self.policy == "periodic" and not self.follows_running)
 
 
-def schedules(policy: str, offered: dict[str, Schedule]) -> tuple[Schedule, ...]:
-    """The schedules a design's policy lets a job run on: the one named, or every one `offered` for 'auto'."""
-    return tuple(offered.values()) if policy == "auto" else (offered[policy],)
-
-
 def with_wait(seconds, wait_s, p):
     """A call's seconds with its wait for circuits added (a group of one rank sends nothing and waits for none)."""
     return seconds + np.where(p > 1, wait_s, 0.0) if np.any(wait_s) else seconds

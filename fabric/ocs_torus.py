@@ -40,7 +40,6 @@ from __future__ import annotations
 from typing import ClassVar
 
 import dataclasses
-import itertools
 import math
 import re
 from dataclasses import dataclass
@@ -52,7 +51,7 @@ from core.errors import InputError
 from core.fields import Section, Spec, non_negative, param
 from core.formulas import Formula, Terms
 from fabric.bom import BomLine
-from fabric.circuits import Schedule, schedules, with_wait
+from fabric.circuits import Schedule, with_wait
 from fabric.design import MAX_DB, MAX_LATENCY_S, NCCL, ClusterDesign
 from fabric.estimate import FabricEstimate
 from fabric.kind import BITS_PER_BYTE, CollectiveTime, FabricKind, bytes_sent_per_rank, divides
