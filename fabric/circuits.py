@@ -31,14 +31,9 @@ import numpy as np
 
 from fabric.estimate import useful_time_fraction
 
-POLICIES = {"fixed": "configured once per job for its whole traffic",
-            "periodic": "re-configured every interval, dark while it switches",
-            "phased": "re-pointed to each collective before it runs, one switch per call"}
-
-
 @dataclass(frozen=True, slots=True)
 class Schedule:
-    """One way a fabric's circuits follow a job: its policy (POLICIES), the time of one switch (device +
+    """One way a fabric's circuits follow a job: its policy ('fixed', 'periodic' or 'phased', as above), the time of one switch (device +
     bring-up), the interval between reconfigurations (periodic), and whether a periodic reconfiguration follows
     what runs at that moment (then a call waits for the next one) or the job's whole traffic."""
 

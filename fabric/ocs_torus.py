@@ -66,11 +66,12 @@ SHAPE = re.compile(r"^(\d{1,5})[xX×](\d{1,5})[xX×](\d{1,5})$")
 LINKS_PER_CHIP = 6  # ±x, ±y, ±z
 
 
-def parse_shape(text: str, what: str) -> tuple[int, int, int]:
-    """'AxBxC' as three whole numbers ≥ 1; InputError naming `what` otherwise."""
+def parse_shape(text: str, what: str = "") -> tuple[int, int, int]:
+    """'AxBxC' (x, X or ×) as three whole numbers ≥ 1; InputError naming `what` (where given) otherwise."""
     m = SHAPE.match(text)
     if not m or min(int(v) for v in m.groups()) < 1:
-        raise InputError(f"{what} = {text!r}: expected three whole numbers ≥ 1 as 'AxBxC', e.g. '4x4x4'")
+        said = f"{what} = {text!r}" if what else f"got {text!r}"
+        raise InputError(f"{said}: expected three whole numbers ≥ 1 as 'AxBxC', e.g. '4x4x4'")
     return tuple(int(v) for v in m.groups())
 
 
@@ -91,10 +92,7 @@ class ShapeSpec(Spec):
             return value
         if not isinstance(value, str):
             raise InputError(f"got {value!r}, expected 'AxBxC', e.g. '4x4x4'")
-        m = SHAPE.match(value)
-        if not m or min(int(v) for v in m.groups()) < 1:
-            raise InputError(f"got {value!r}, expected three whole numbers ≥ 1 as 'AxBxC', e.g. '4x4x4'")
-        return "x".join(m.groups())
+        return _shape_text(parse_shape(value), "x")
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -277,9 +275,6 @@ def _evaluate(design: ClusterDesign, est: LinkEstimate) -> FabricEstimate:
                                                  f"{counts['link_ends_per_ocs']} link-ends, {ends_per_side} ports per "
                                                  f"side; {tor.switch} has {tor.radix} (use circulators, a larger "
                                                  "switch, or fewer cubes per pod)"))
-    if slice_cubes > cubes:
-        violations.append(Violation("slice_size", f"the slice {_shape_text(shape)} needs {slice_cubes} cubes; the "
-                                                  f"pod has {cubes}"))
     lk = s["link"]
     fibers_per_end = lk.fibers_per_direction * (1 if tor.fibers == "circulators" else 2)
     ends = counts["optical_link_ends"]
@@ -499,7 +494,7 @@ def _shares(est: FabricEstimate, collectives, arrays):
     return out
 
 
-def _price(est: FabricEstimate, c, n, p, s, share, seconds_only: bool = False) -> CollectiveTime:
+def _price(est: FabricEstimate, c, n, p, s, share) -> CollectiveTime:
     det = est.details
     rate = det.link_bps * est.useful_fraction * share
     alpha = est.design.topology.step_latency + det.fiber_delay_s
@@ -518,10 +513,6 @@ def _price(est: FabricEstimate, c, n, p, s, share, seconds_only: bool = False) -
         schedule = np.where(phased, "re-wired for the call, " + schedule, schedule)
     seconds = np.where(rate > 0, seconds, np.where(p > 1, np.inf, 0.0))
     return CollectiveTime(with_wait(seconds, det.call_wait_s, p), schedule, share, rank_bps)
-
-
-def _seconds(est: FabricEstimate, c, n, p, s, share):
-    return _price(est, c, n, p, s, share, seconds_only=True).seconds
 
 
 # --- the numbers as people read them ----------------------------------------------------------------------------
@@ -592,7 +583,7 @@ def _circuits_text(allocation: str) -> str:
 
 
 OCS_TORUS = FabricKind(name="ocs-torus", section="ocs_torus", section_type=OcsTorusSection, static=False,
-                       optical=True, evaluator=_evaluate, sharer=_shares, pricer=_price, seconds_of=_seconds,
+                       optical=True, evaluator=_evaluate, sharer=_shares, pricer=_price,
                        link_of=torus_link, variants=circuit_variants,
                        formulas={"per_gpu_bandwidth_gbps": _bandwidth_formula, "bisection_gbps": _bisection_formula},
                        figures=_figures, variant_text=_circuits_text, failure_domains=_failure_domains)

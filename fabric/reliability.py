@@ -23,7 +23,6 @@ from core import toml_files
 from core.units import parse_value
 
 RATES_FILE = Path(__file__).parent / "catalog" / "reliability.toml"
-HOUR_S = 3600.0
 DAY_S = 86400.0
 
 
@@ -50,7 +49,6 @@ class Cause:
 @dataclass(frozen=True, slots=True)
 class Rates:
     causes: tuple[Cause, ...]
-    planned_source: str
 
 
 def load_rates(path: Path = RATES_FILE) -> Rates:
@@ -65,7 +63,7 @@ def load_rates(path: Path = RATES_FILE) -> Rates:
         causes.append(Cause(name=name, what=row["what"], applies=tuple(row["applies"]), mtbf_s=mtbf,
                             mtbf_percentages_s=other, source=row["source"], derivation=row["derivation"],
                             tag=row["tag"], reading=row.get("reading", ""), recovery=row.get("recovery", "")))
-    return Rates(causes=tuple(causes), planned_source=data["planned"]["source"])
+    return Rates(causes=tuple(causes))
 
 
 @dataclass(frozen=True, slots=True)

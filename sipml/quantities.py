@@ -587,11 +587,10 @@ def _restart_formula(r):
     lines = [l for l in g.lines if l.per_s > 0]
     if not lines:
         return Formula("R", t("R_0", 0.0, "s", "nothing interrupts"), t.terms)
-    from workloads.goodput import bring_s
+    from workloads.goodput import restart_s
 
-    fixed = rel.detection_time + rel.startup_time + g.read_s
     num = sum_terms([t(rf"\lambda_{{{i}}}", l.per_s, "1/s", f"{l.component}: {l.cause}")
-                     * t(rf"R_{{{i}}}", fixed + bring_s(l, rel), "s", f"detection + {l.recovery} + start-up + read")
+                     * t(rf"R_{{{i}}}", restart_s(l, rel, g.read_s), "s", f"detection + {l.recovery} + start-up + read")
                      for i, l in enumerate(lines)])
     return Formula("R", num / t(r"\lambda", g.interruptions_per_s, "1/s", "all of them"), t.terms)
 

@@ -14,36 +14,30 @@ SUMMARY = ("interruptions_per_day", "job_mtti_s", "checkpoint_interval_s", "rest
 
 def reliability_reading(design, model, catalog=None):
     """(Reading, Goodput) of `model` trained on `design` (its job's GPUs): the quantities of the summary read it."""
-    from fabric.catalog import load_catalog
-    from fabric.cost import cost_summary
     from fabric.registry import get_kind
     from sipml.quantities import Reading
+    from workloads.evaluation import Evaluation
     from workloads.goodput import job_goodput
 
-    kind = get_kind(design.fabric.kind)
-    est = kind.evaluate(design)
-    cost = cost_summary(design, est, catalog or load_catalog())
-    goodput = job_goodput(model, est, cost.bom, kind, cost.cluster_cost_usd.typical)
+    point = Evaluation(design, catalog)
+    est, cost = point.fabric, point.cost
+    goodput = job_goodput(model, est, cost.bom, get_kind(est.kind), cost.cluster_cost_usd.typical)
     result = SimpleNamespace(goodput=goodput, estimate=est, ettr=goodput.ettr)
     return Reading(fabric=est, cost=cost, result=result), goodput
 
 
-def _lost_s(line, g, restart_s: float) -> float:
+def _lost_s(g, restart: float) -> float:
     """Wall time one interruption costs: its restart and, on average, half an interval of work redone."""
-    return restart_s + (g.interval_s + g.pause_s) / 2 if g.interval_s != float("inf") else restart_s
+    return restart + (g.interval_s + g.pause_s) / 2 if g.interval_s != float("inf") else restart
 
 
-def _restart(line, rel, g) -> float:
-    from workloads.goodput import bring_s
-
-    return rel.detection_time + bring_s(line, rel) + rel.startup_time + g.read_s
-
-
-# the assumptions `sensitivity` moves, each to a low and a high end: (label, how to change the design or rates)
+# the assumptions `sensitivity` moves, each to a low and a high end: (label, what moves — 'restart' and 'storage'
+# scale the design's times or bandwidths, 'spares' sets the hot spares, 'cause:NAME' scales a cause's MTBF,
+# 'mtbf:NAME' sets it in seconds — low, high)
 RELIABILITY_SWINGS = (
     ("restart: detection + rescheduling + start-up (×0.5 / ×2)", "restart", 0.5, 2.0),
     ("checkpoint storage bandwidth (×0.5 / ×2)", "storage", 0.5, 2.0),
-    ("pluggable module MTBF (0.5 / 1 M h, reliability.md Y13)", "cause:pluggable", 0.5e6 / 0.75e6, 1.0e6 / 0.75e6),
+    ("pluggable module MTBF (0.5 / 1 M h, reliability.md Y13)", "mtbf:pluggable", 0.5e6 * 3600, 1.0e6 * 3600),
     ("switch MTBF (×0.5 / ×2)", "cause:switch", 0.5, 2.0),
     ("co-packaged engine MTBF (×0.5 / ×2)", "cause:cpo_engine", 0.5, 2.0),
     ("a spare for the job (none / 8 hot spares)", "spares", 0, 8),
@@ -97,14 +91,13 @@ def _ends(design, est, cost, kind, model, rates, rel, what, low, high) -> list:
             changed_design = dataclasses.replace(design, reliability=dataclasses.replace(
                 rel, storage_write_bandwidth=rel.storage_write_bandwidth * end,
                 storage_read_bandwidth=rel.storage_read_bandwidth * end))
-        elif what == "reading":
-            changed_design = dataclasses.replace(design, reliability=dataclasses.replace(rel, table5_reading=end))
         elif what == "spares":
             changed_design = dataclasses.replace(design, reliability=dataclasses.replace(rel, spare_gpus=end))
         else:
-            name = what.split(":", 1)[1]
+            how, name = what.split(":", 1)
             changed_rates = dataclasses.replace(rates, causes=tuple(
-                dataclasses.replace(c, mtbf_s=c.mtbf_s * end) if c.name == name else c for c in rates.causes))
+                dataclasses.replace(c, mtbf_s=c.mtbf_s * end if how == "cause" else end) if c.name == name else c
+                for c in rates.causes))
         ends.append(job_goodput(model, dataclasses.replace(est, design=changed_design), cost.bom, kind,
                                 cost.cluster_cost_usd.typical, rates=changed_rates))
     return ends
@@ -112,18 +105,19 @@ def _ends(design, est, cost, kind, model, rates, rel, what, low, high) -> list:
 
 def reliability_report(name: str, design, model) -> Report:
     from sipml.quantities import values
+    from workloads.goodput import restart_s
 
     reading, g = reliability_reading(design, model)
     rel = design.reliability
     lines = []
     for line in g.lines:
-        restart = _restart(line, rel, g)
+        restart = restart_s(line, rel, g.read_s)
         lines.append({"component": line.component, "cause": line.cause, "units": line.units,
                       "mtbf_s": line.mtbf_s, "interrupts": line.interrupts,
                       "interruptions_per_day": line.per_s * 86400.0,
                       "recovery": line.recovery if line.interrupts else "rides through",
                       "restart_s": restart if line.interrupts else None,
-                      "lost_s_per_day": line.per_s * 86400.0 * _lost_s(line, g, restart),
+                      "lost_s_per_day": line.per_s * 86400.0 * _lost_s(g, restart),
                       "why": line.why, "source": line.source, "tag": line.tag})
     summary = values(reading, SUMMARY)
     swings = sensitivity(design, model)

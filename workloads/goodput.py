@@ -99,6 +99,11 @@ def bring_s(line: FailureLine, rel) -> float:
     return line.swap_s if line.swap_s is not None else rel.spare_swap_time
 
 
+def restart_s(line: FailureLine, rel, read_s: float) -> float:
+    """R of one cause: detection, bringing the job back (`bring_s`), start-up and reading the checkpoint back."""
+    return rel.detection_time + bring_s(line, rel) + rel.startup_time + read_s
+
+
 def checkpoint_parameters(model) -> float:
     """Parameters a checkpoint stores: every weight of the model (all experts of a mixture of experts; a DLRM's
     embedding tables and dense layers)."""
@@ -132,12 +137,9 @@ def job_goodput(model, est, bom, kind, cluster_cost_usd: float, rates=None) -> G
     pause = size / est.job_gpus / rel.host_copy_bandwidth if asynchronous else write
     rate = np.asarray(sum(line.per_s for line in lines), dtype=float)  # an array over a sweep's grid
 
-    def restart(line: FailureLine) -> float:
-        return rel.detection_time + bring_s(line, rel) + rel.startup_time + read
-
     some = rate > 0
     per = np.where(some, rate, 1.0)
-    mean_restart = np.where(some, sum(line.per_s * restart(line) for line in lines) / per, 0.0)
+    mean_restart = np.where(some, sum(line.per_s * restart_s(line, rel, read) for line in lines) / per, 0.0)
     mtti = np.where(some, 1.0 / per, np.inf)
     interval = (np.full(rate.shape, float(rel.checkpoint_interval)) if rel.checkpoint_interval
                 else np.vectorize(lambda m: daly_interval_s(pause, m) if math.isfinite(m) else math.inf)(mtti))

@@ -3,7 +3,6 @@
 its bill."""
 
 import json
-import math
 
 import numpy as np
 import pytest
@@ -126,12 +125,11 @@ def test_a_job_of_part_cubes_is_refused(capsys):
     refused(capsys, "fabric", "ocs-torus-v4", "--set", "fabric.job_gpus=1000", fragment="not a multiple of the 64")
 
 
-def test_a_slice_larger_than_the_pod_is_infeasible(capsys):
-    data = fabric(capsys, "--set", "fabric.gpus=1024", "--set", "fabric.job_gpus=1024", "--set",
-                  "ocs_torus.slice=8x8x16")
-    assert data["feasible"]
-    data = fabric(capsys, "--set", "fabric.gpus=512", "--set", "ocs_torus.slice=8x8x8")
-    assert data["feasible"] and math.isclose(figure(data, "slice"), 512)
+def test_a_slice_larger_than_the_pod_is_refused_and_one_that_fits_is_placed(capsys):
+    refused(capsys, "fabric", "ocs-torus-v4", "--set", "ocs_torus.slice=16x16x24",
+            fragment="needs 96 cubes; the pod has 64")
+    data = fabric(capsys, "--set", "fabric.gpus=1024", "--set", "ocs_torus.slice=8x8x16")
+    assert data["feasible"] and figure(data, "slice") == 1024 and figure(data, "cubes") == 16
 
 
 def test_strided_groups_share_the_links_they_skip_over():

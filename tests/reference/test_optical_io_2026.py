@@ -40,10 +40,10 @@ def test_a_fabric_design_takes_another_designs_optical_io(capsys):
     data = json.loads(out)
     assert data["per_gpu_bandwidth_gbps"] == pytest.approx(2048)
     assert data["gpus"] == 1024
-    # later --set items apply on top of the optical I/O
+    # later --set items apply on top of the optical I/O: half its fibres, half its capacity
     code, out, err = run(capsys, "fabric", "sip-ring", "--set", "optical_io.design=intel-oci", "--set",
-                         "loss.fiber_length=2 m", "-f", "json")
-    assert json.loads(out)["per_gpu_bandwidth_gbps"] == pytest.approx(2048)
+                         "link.fibers_per_direction=4", "-f", "json")
+    assert json.loads(out)["per_gpu_bandwidth_gbps"] == pytest.approx(1024)
 
 
 def test_a_design_file_names_its_optical_io_and_overrides_a_key(capsys, tmp_path):
