@@ -1,13 +1,13 @@
 """sipml: the application — design-point files, the `sipml` command line, reports, and the Python API.
 
-    from sipml import Q_, budget, cost, evaluate, fabric, load_design, speedup, sweep
+    from sipml import Q_, budget, cost, evaluate, fabric, load_design, reliability, speedup, sweep
 
 (see `sipml.api`). The API is imported on first use, so the command line starts without it.
 """
 
 __version__ = "0.12.0"
 
-_API = ("budget", "cost", "evaluate", "fabric", "load_design", "speedup", "sweep")  # sipml.api.__all__
+_API = ("budget", "cost", "evaluate", "fabric", "load_design", "reliability", "speedup", "sweep")  # sipml.api.__all__
 __all__ = ["Q_", *_API]
 
 

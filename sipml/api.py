@@ -34,7 +34,7 @@ import functools
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-__all__ = ["budget", "cost", "evaluate", "fabric", "load_design", "speedup", "sweep"]
+__all__ = ["budget", "cost", "evaluate", "fabric", "load_design", "reliability", "speedup", "sweep"]
 
 
 MAX_WORKERS = 256  # [assumed] local processes: more than any machine this runs on has cores
@@ -301,6 +301,23 @@ def cost(design=None, catalog_files: Sequence[str | Path] = (), changes: Mapping
     record = point.cost if reason is None else unpriced(point.cost)
     verdict = {"feasible": point.fabric.feasible, "violations": point.fabric.violations, "reason": reason}
     return Result(record, lambda _: cost_report([entry]), verdict)
+
+
+def reliability(design=None, model: str = "gpt3-175b", changes: Mapping[str, object] | None = None):
+    """The reliability budget of one training job of `model` on the design (its [fabric] job_gpus): a
+    `workloads.goodput.Goodput` (its failure `lines`, interruptions_per_s, mtti_s, checkpoint, restart_s, ettr)
+    that a notebook shows as `sipml reliability`'s tables; `to_dict()` is its JSON."""
+    from sipml.notebook import Result
+    from sipml.reliability_report import reliability_reading, reliability_report
+    from workloads.models import load_model
+
+    _text("model", model)
+    loaded = _design(design, changes)
+    with _reading("model"):
+        job = load_model(model)
+    reading, goodput = reliability_reading(loaded, job)
+    name = _name(design)
+    return Result(goodput, lambda _: reliability_report(name, loaded, job, reading))
 
 
 def speedup(designs: str | Sequence[str] = ("sip-ring", "sip-ocs"), model: str = "gpt3-175b", *,

@@ -103,11 +103,13 @@ def _ends(design, est, cost, kind, model, rates, rel, what, low, high) -> list:
     return ends
 
 
-def reliability_report(name: str, design, model) -> Report:
+def reliability_report(name: str, design, model, reading=None) -> Report:
+    """The command's report; `reading`: `reliability_reading(design, model)` where the caller has it."""
     from sipml.quantities import values
     from workloads.goodput import restart_s
 
-    reading, g = reliability_reading(design, model)
+    reading = reading or reliability_reading(design, model)[0]
+    g = reading.result.goodput
     rel = design.reliability
     lines = []
     for line in g.lines:

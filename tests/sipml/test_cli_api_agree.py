@@ -154,3 +154,13 @@ def _same_table(capsys, command, name, changes, result):
                 math.isnan(mine) and math.isnan(float(theirs))), column
         else:
             assert str(theirs).lower() == str(mine).lower(), column
+
+
+@pytest.mark.parametrize("name", ["dgx-h100", "sip-ocs", "ocs-torus-v4"])
+def test_reliability(capsys, name):
+    code, data, err = _json(capsys, "reliability", name, {}, "-m", "gpt2-355m")
+    assert code == 0, err
+    job = api.reliability(name, "gpt2-355m")
+    assert data == job.to_dict()
+    assert data["ettr"] == pytest.approx(job.ettr, rel=1e-15)
+    assert data["interruptions_per_day"] == pytest.approx(job.interruptions_per_s * 86400, rel=1e-15)
