@@ -30,7 +30,7 @@ import numpy as np
 
 Q_E = 1.602e-19  # C (DSENT Constants [verbatim])
 K_B = 1.3806503e-23  # J/K (DSENT Constants [verbatim])
-EPS_0 = 8.854187817e-12  # F/m
+EPS_0 = 8.854187817e-12  # F/m, vacuum permittivity (CODATA)
 EPS_SI = 11.7  # relative permittivity of silicon (DSENT Constants [verbatim])
 PREDRIVER_STAGES = 20  # at most (DSENT RingModulator [restated])
 
