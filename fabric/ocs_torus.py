@@ -70,8 +70,8 @@ def parse_shape(text: str, what: str = "") -> tuple[int, int, int]:
     """'AxBxC' (x, X or ×) as three whole numbers ≥ 1; InputError naming `what` (where given) otherwise."""
     m = SHAPE.match(text)
     if not m or min(int(v) for v in m.groups()) < 1:
-        said = f"{what} = {text!r}" if what else f"got {text!r}"
-        raise InputError(f"{said}: expected three whole numbers ≥ 1 as 'AxBxC', e.g. '4x4x4'")
+        said = f"{what} = {text!r}: " if what else ""  # a field's error names the field and the value itself
+        raise InputError(f"{said}expected three whole numbers ≥ 1 as 'AxBxC', e.g. '4x4x4'")
     return tuple(int(v) for v in m.groups())
 
 
