@@ -689,9 +689,59 @@ def _failure_domains(est: FabricEstimate) -> dict:
     return out
 
 
+def _slots(est: FabricEstimate):
+    """Whole servers; a job inside one pod where one has room, else across the roomiest pods."""
+    from fabric.placement import Slots
+
+    det = est.details
+    g = det.gpus_per_server
+    pods = det.pod_gpus // g if det.pod_gpus else 0
+    rule = (f"whole servers of {g}; a job inside one pod of {det.pod_gpus} GPUs where one has room (1:"
+            f"{det.pod_oversubscription:g} above the pods)" if pods else f"whole servers of {g}")
+    return Slots(gpus=est.gpus, unit_gpus=g, unit="server", domain_units=pods, rule=rule)
+
+
+def _pod_chunks(det: ElectricalDetails, placed) -> dict[int, int]:
+    """GPUs of one placed job in each pod it touches."""
+    out: dict[int, int] = {}
+    for u in placed.units:
+        pod = u * det.gpus_per_server // det.pod_gpus
+        out[pod] = out.get(pod, 0) + det.gpus_per_server
+    return out
+
+
+def _placed_view(est: FabricEstimate, placed, j: int, together: bool) -> FabricEstimate:
+    """Job j where it was placed. Inside one pod its traffic never crosses the pods' uplinks. Across pods, a pod's
+    uplinks carry P·B_e/o for the groups of every job crossing them: with c GPUs of crossing jobs in the pod, a rank
+    of a group with m′ members there runs at m′·B_e·P/(o·c) — the job's view has pods of its smallest share of a
+    pod and oversubscription max(1, o·c/P) at its most loaded pod. Alone, c is the job's own share (a job filling
+    its pods sees the design's 1:o); together, every job spanning pods adds its share of each pod, all taken to
+    cross at once (an upper bound on the slowdown: their collectives aligned)."""
+    import dataclasses
+
+    det = est.details
+    if not det.pod_gpus:
+        return est
+    mine = _pod_chunks(det, placed[j])
+    if len(mine) == 1:
+        return dataclasses.replace(est, details=dataclasses.replace(det, pod_gpus=0))
+    load = dict(mine)
+    if together:
+        load = dict.fromkeys(mine, 0)
+        for other in placed:
+            chunks = _pod_chunks(det, other)
+            if len(chunks) > 1:
+                for pod in mine:
+                    load[pod] += chunks.get(pod, 0)
+    over = max(1.0, max(det.pod_oversubscription * load[pod] / det.pod_gpus for pod in mine))
+    return dataclasses.replace(est, details=dataclasses.replace(det, pod_gpus=min(mine.values()),
+                                                                pod_oversubscription=over))
+
+
 ELECTRICAL = FabricKind(name="electrical", section="electrical", section_type=ElectricalSection, static=False,
                         evaluator=_evaluate, sharer=_shares, pricer=_price, seconds_of=_seconds, server=_serve,
                         formulas={"per_gpu_bandwidth_gbps": _bandwidth_formula,
                                   "useful_time_fraction": _useful_formula, "degree": _degree_formula,
                                   "bisection_gbps": _bisection_formula},
-                        figures=_figures, failure_domains=_failure_domains)
+                        figures=_figures, failure_domains=_failure_domains, slots=_slots,
+                        placed_view=_placed_view)

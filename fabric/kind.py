@@ -190,7 +190,13 @@ class FabricKind:
 
     Optional, its failure domains: `failure_domains(est)` → {catalog key: fabric.reliability.Domain}, what a failure
     of that entry's parts does to a job on it (the share that stops the job, and whether a spare recovers it); an
-    entry it leaves out stops the job and is recovered by rescheduling."""
+    entry it leaves out stops the job and is recovered by rescheduling.
+
+    Optional, several jobs on it (`fabric.placement`): `slots(est)` → Slots, how it hands GPUs to jobs (without it:
+    any free GPUs); `placed_view(est, placed, j, together)` → the estimate job j runs on where `placed` (a list of
+    fabric.placement.Placed, one per job) puts it: alone (`together` False) or sharing the fabric with the others
+    (True); `est` is the estimate of the design with [fabric] job_gpus set to the job's GPUs. Without it, a job's
+    estimate is that one, alone and together: its jobs share nothing."""
 
     name: str = ""
     section: str | None = None
@@ -211,6 +217,8 @@ class FabricKind:
     costed: bool = True
     variant_text: Callable | None = None
     failure_domains: Callable | None = None
+    slots: Callable | None = None
+    placed_view: Callable | None = None
 
     def missing(self) -> list[str]:
         """The required attributes (`REQUIRED`) the kind lacks."""
@@ -239,6 +247,16 @@ class FabricKind:
     def domains(self, est) -> dict:
         """{catalog key: fabric.reliability.Domain} of the parts whose failures the kind treats its own way."""
         return dict(self.failure_domains(est)) if self.failure_domains is not None else {}
+
+    def slots_of(self, est):
+        """fabric.placement.Slots: how the fabric of `est` hands GPUs to jobs."""
+        from fabric.placement import any_gpu
+
+        return self.slots(est) if self.slots is not None else any_gpu(est.gpus)
+
+    def job_view(self, est, placed, j: int, together: bool):
+        """The estimate job j of `placed` runs on, alone or together with the others (`placed_view`)."""
+        return self.placed_view(est, placed, j, together) if self.placed_view is not None else est
 
     def variant_note(self, allocation: str) -> str:
         """How a job ran on the variant `allocation` (an estimate's `details.allocation`): `variant_text`'s

@@ -582,8 +582,19 @@ def _circuits_text(allocation: str) -> str:
             "schedules its [ocs_torus] slice and circuits allow)")
 
 
+def _slots(est: FabricEstimate):
+    """Whole cubes, any of them: the OCSes wire whichever cubes a job gets into its own torus, so slices share no
+    link and need no neighbouring cubes."""
+    from fabric.placement import Slots
+
+    chips = math.prod(est.details.cube)
+    return Slots(gpus=est.gpus, unit_gpus=chips, unit="cube", rule=f"whole cubes of {chips} chips, any of them "
+                 "(the OCSes wire each slice into its own torus: slices share no link)")
+
+
 OCS_TORUS = FabricKind(name="ocs-torus", section="ocs_torus", section_type=OcsTorusSection, static=False,
                        optical=True, evaluator=_evaluate, sharer=_shares, pricer=_price,
                        link_of=torus_link, variants=circuit_variants,
                        formulas={"per_gpu_bandwidth_gbps": _bandwidth_formula, "bisection_gbps": _bisection_formula},
-                       figures=_figures, variant_text=_circuits_text, failure_domains=_failure_domains)
+                       figures=_figures, variant_text=_circuits_text, failure_domains=_failure_domains,
+                       slots=_slots)

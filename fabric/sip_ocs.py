@@ -486,10 +486,22 @@ def _shots_text(shots: str) -> str:
     return f"circuits {shots} ({SHOTS[shots]}; [sip_ocs] shots 'auto' runs each job the faster of single and phased)"
 
 
+def _slots(est: FabricEstimate):
+    """Any GPUs: each GPU's ports are its own and a job's circuits join only its GPUs (private circuits, nothing
+    shared); partitioned switches keep a job inside one pod."""
+    from fabric.placement import Slots
+
+    pods = est.details.pods > 1
+    rule = (f"any GPUs inside one of {est.details.pods} independent pods of ≤ {est.pod_gpus}" if pods else
+            "any GPUs: each job's circuits on its GPUs' own ports")
+    return Slots(gpus=est.gpus, unit_gpus=1, unit="GPU", domain_units=est.pod_gpus if pods else 0, strict=pods,
+                 rule=rule + f", {est.details.switch_passes} switch pass(es) per circuit")
+
+
 SIP_OCS = FabricKind(name="sip-ocs", section="sip_ocs", section_type=SipOcsSection, static=True, optical=True,
                      evaluator=_evaluate, sharer=_shares, pricer=_price, seconds_of=_seconds, server=_serve,
                      link_of=ocs_link, grid_floor=_grid_floor, floor_estimate=ocs_estimate,
                      formulas={"per_gpu_bandwidth_gbps": _bandwidth_formula, "useful_time_fraction": _useful_formula,
                                "degree": _degree_formula, "bisection_gbps": _bisection_formula},
                      figures=_figures, variants=shot_variants, variant_text=_shots_text,
-                     failure_domains=_failure_domains)
+                     failure_domains=_failure_domains, slots=_slots)

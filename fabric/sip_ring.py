@@ -590,10 +590,65 @@ def _allocation_text(allocation: str) -> str:
             "fastest of static, periodic and phased)")
 
 
+def _slots(est: FabricEstimate):
+    """One unbroken arc per job: its ranks on consecutive positions, where its wavelengths are added and dropped."""
+    from fabric.placement import Slots
+
+    return Slots(gpus=est.gpus, unit_gpus=1, unit="GPU", contiguous=True,
+                 rule="one unbroken arc of consecutive GPUs per job (wavelengths reused on disjoint arcs)")
+
+
+def _arc_flows(placed) -> tuple[np.ndarray, np.ndarray]:
+    """(src, dst) of a placed job's ring: each rank to the next along its arc, and the last back to the first."""
+    pos = np.asarray(placed.units[:placed.gpus], dtype=np.int64)
+    if pos.size < 2:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    return pos, np.roll(pos, -1)
+
+
+def _ring_min_bps(est: FabricEstimate, jobs: list) -> list[float]:
+    """Each job's slowest ring flow when the wavelengths are allocated to the rings of `jobs` together (SiP-ML's
+    max-min allocation on shortest arcs, `allocation.ring_allocation_fast`): inf for a job of one GPU."""
+    from fabric import allocation
+    from fabric.flows import Flows
+
+    parts = [_arc_flows(p) for p in jobs]
+    src = np.concatenate([a for a, _ in parts])
+    if not src.size:
+        return [math.inf] * len(jobs)
+    det = est.details
+    flows = Flows(gpus=est.gpus, src=src, dst=np.concatenate([b for _, b in parts]), demand_bps=np.ones(src.size))
+    served = allocation.ring_allocation_fast(flows, directions=det.directions, fibers=det.fibers_per_direction,
+                                             wavelengths_per_fiber=det.wavelengths_per_fiber,
+                                             wavelength_rate_bps=wavelength_bps(det), bound_iterations=0).bandwidth_bps
+    out, start = [], 0
+    for a, _ in parts:
+        out.append(float(served[start:start + a.size].min()) if a.size else math.inf)
+        start += a.size
+    return out
+
+
+def _placed_view(est: FabricEstimate, placed, j: int, together: bool) -> FabricEstimate:
+    """Job j on its arc (a line of the ring: the estimate of the design with the job's GPUs already prices it so).
+    Together, the wavelengths are allocated to every job's ring at once, all demanding alike (their collectives
+    aligned: an upper bound on the slowdown): where another job's ring crosses this one's arc — its return on a
+    one-direction ring, or the short way round past an arc longer than half the ring — the segments split, and the
+    job's capacity scales by its slowest flow together over alone."""
+    if not together or len(placed) < 2:
+        return est
+    alone = _ring_min_bps(est, [placed[j]])[0]
+    shared = _ring_min_bps(est, placed)[j]
+    if not math.isfinite(alone) or shared >= alone:
+        return est
+    factor = shared / alone
+    details = dataclasses.replace(est.details, segment_capacity_bps=est.details.segment_capacity_bps * factor)
+    return dataclasses.replace(est, per_gpu_bandwidth_bps=est.per_gpu_bandwidth_bps * factor, details=details)
+
+
 SIP_RING = FabricKind(name="sip-ring", section="sip_ring", section_type=SipRingSection, static=True, optical=True,
                       evaluator=_evaluate, sharer=_shares, pricer=_price, seconds_of=_seconds, server=_serve,
                       link_of=_ring_link, variants=allocations, grid_floor=_grid_floor, floor_estimate=ring_estimate,
                       formulas={"per_gpu_bandwidth_gbps": _bandwidth_formula, "useful_time_fraction": _useful_formula,
                                 "degree": _degree_formula, "bisection_gbps": _bisection_formula,
                                 "optical_reach": _reach_formula},
-                      figures=_figures, variant_text=_allocation_text)
+                      figures=_figures, variant_text=_allocation_text, slots=_slots, placed_view=_placed_view)

@@ -1,0 +1,170 @@
+"""`sipml mix`: several jobs sharing one cluster, on each design side by side — where each job runs, how fast alone
+and together, what the placement leaves idle, and the whole mix's throughput per dollar and per watt."""
+
+from __future__ import annotations
+
+import math
+
+from sipml.render import Report, Table
+
+DEFAULT_MIX = "four-jobs-4096"
+DEFAULT_DESIGNS = ("sip-ring", "sip-ocs-384", "cpo-800g", "ocs-torus-v4")
+JOB_KEYS = ("design", "job", "model", "gpus", "placement", "strategy_alone", "strategy", "iteration_alone_s",
+            "iteration_s", "slowdown", "throughput", "throughput_unit", "tflops_per_gpu", "cost_per_hour_usd",
+            "reason")
+DESIGN_KEYS = ("design", "fabric", "feasible", "gpus", "gpu", "policy", "rule", "gpus_placed", "gpus_running",
+               "idle_gpus", "stranded_gpus", "largest_fit_gpus", "utilisation", "model_pflops", "cluster_cost_usd",
+               "cluster_power_w", "pflops_per_musd", "tflops_per_kw", "mean_slowdown", "jobs")
+
+
+def load_mix_designs(names, mix, overrides, gpus: int | None) -> dict:
+    """Each design as the mix runs it: its --set items, then the mix's (or --gpus') cluster size, GPU and host."""
+    from sipml.design import load_design, scoped_overrides
+
+    sized = [f"fabric.{key}={value!r}" if isinstance(value, str) else f"fabric.{key}={value}"
+             for key, value in (("gpus", gpus or mix.gpus), ("gpu", mix.gpu), ("host", mix.host)) if value]
+    sized = [item.replace("'", '"') for item in sized]
+    return {name: load_design(name, [*scoped_overrides(name, overrides, list(names)), *sized]) for name in names}
+
+
+def run_mix_rows(mix, designs: dict, catalog=None) -> tuple[list[dict], dict]:
+    """(one record per design, with its jobs' records under 'jobs'; the MixRun of each design that ran)."""
+    from core.errors import InfeasibleDesign
+    from workloads.mix import run_mix
+
+    rows, runs = [], {}
+    for name, design in designs.items():
+        try:
+            run = run_mix(design, mix, catalog)
+        except InfeasibleDesign as exc:
+            rows.append({"design": name, "fabric": design.fabric.kind, "feasible": False, "gpus": design.fabric.gpus,
+                         "reason": str(exc), "jobs": []})
+            continue
+        runs[name] = run
+        rows.append(design_record(name, run, mix.policy))
+    return rows, runs
+
+
+def design_record(name: str, run, policy: str) -> dict:
+    from fabric.placement import leftover  # noqa: F401  (the run's leftover is computed there)
+
+    jobs = [job_record(name, run, j) for j in run.jobs]
+    running = sum(j.job.gpus for j in run.jobs if j.ran)
+    flops = sum(j.model_flops_per_s for j in run.jobs)
+    slow = [j.slowdown for j in run.jobs if j.ran]
+    left = run.leftover
+    return {"design": name, "fabric": run.estimate.kind, "feasible": run.feasible, "gpus": run.estimate.gpus,
+            "gpu": run.design.fabric.gpu.removeprefix("gpu."), "policy": policy, "rule": run.slots.rule,
+            "gpus_placed": run.estimate.gpus - left.idle_gpus, "gpus_running": running, "idle_gpus": left.idle_gpus,
+            "stranded_gpus": left.stranded_gpus, "largest_fit_gpus": left.largest_fit_gpus,
+            "utilisation": running / run.estimate.gpus, "model_pflops": flops / 1e15,
+            "cluster_cost_usd": run.cluster_cost_usd, "cluster_power_w": run.cluster_power_w,
+            "pflops_per_musd": flops / 1e15 / (run.cluster_cost_usd / 1e6),
+            "tflops_per_kw": flops / 1e12 / (run.cluster_power_w / 1e3),
+            "mean_slowdown": sum(slow) / len(slow) if slow else math.nan, "jobs": jobs}
+
+
+def job_record(design: str, run, j) -> dict:
+    out = {"design": design, "job": j.job.name, "model": j.job.model, "gpus": j.job.gpus,
+           "placement": placement_text(run, j), "cost_per_hour_usd": run.cost_per_hour_usd(j.placed.allocated_gpus)}
+    if not j.ran:
+        return {**out, "strategy_alone": None, "strategy": None, "iteration_alone_s": None, "iteration_s": None,
+                "slowdown": None, "throughput": None, "throughput_unit": None, "tflops_per_gpu": None,
+                "reason": j.reason}
+    a, t = j.alone, j.together
+    return {**out, "strategy_alone": a.best.strategy, "strategy": t.best.strategy,
+            "iteration_alone_s": a.best.iteration_s, "iteration_s": t.best.iteration_s, "slowdown": j.slowdown,
+            "throughput": t.throughput, "throughput_unit": t.throughput_unit, "tflops_per_gpu": t.tflops_per_gpu,
+            "reason": ""}
+
+
+def placement_text(run, j) -> str:
+    """Where a job runs, in the fabric's own terms: GPUs, and the pods, cubes or arc they make."""
+    slots, p = run.slots, j.placed
+    text = f"GPUs {p.gpu_ranges()}"
+    if slots.unit == "cube":
+        text += f" ({len(p.units)} cubes)"
+    elif slots.contiguous:
+        text += f" (arc of {p.gpus})"
+    elif slots.domain_units:
+        pods = sorted({slots.domain_of(u) for u in p.units})
+        text += f" ({slots.domain}{'s' if len(pods) > 1 else ''} {', '.join(map(str, pods))})"
+    if p.stranded_gpus:
+        text += f", {p.stranded_gpus} stranded"
+    return text
+
+
+def _short(strategy) -> str:
+    if not strategy:
+        return "—"
+    return ",".join(f"{k}={v}" for k, v in strategy.items() if k in ("tp", "pp", "dp", "cp", "ep", "microbatch"))
+
+
+def mix_report(mix, rows: list[dict], figure: tuple | None = None) -> Report:
+    """The tables of `sipml mix`: the clusters side by side, then each job on each design."""
+    ran = [r for r in rows if r.get("feasible") is not None and "utilisation" in r]
+    cluster = Table(f"Mix '{mix.name}' ({len(mix.jobs)} jobs, {sum(j.gpus for j in mix.jobs)} GPUs asked, "
+                    f"{mix.policy}): the clusters side by side",
+                    ["design", "fabric", "GPUs", "running", "idle", "stranded", "largest fit", "utilisation",
+                     "model PFLOP/s", "mean slowdown", "cost M$", "power MW", "PFLOP/s per M$", "TFLOP/s per kW"])
+    for r in ran:
+        cluster.rows.append({
+            "design": r["design"], "fabric": r["fabric"], "GPUs": r["gpus"], "running": r["gpus_running"],
+            "idle": r["idle_gpus"], "stranded": r["stranded_gpus"], "largest fit": r["largest_fit_gpus"],
+            "utilisation": f"{r['utilisation']:.1%}", "model PFLOP/s": f"{r['model_pflops']:.1f}",
+            "mean slowdown": f"{r['mean_slowdown']:.3f}×", "cost M$": f"{r['cluster_cost_usd'] / 1e6:.1f}",
+            "power MW": f"{r['cluster_power_w'] / 1e6:.2f}", "PFLOP/s per M$": f"{r['pflops_per_musd']:.2f}",
+            "TFLOP/s per kW": f"{r['tflops_per_kw']:.1f}"})
+    jobs = Table("Each job: where it runs, alone and together", ["design", "job", "GPUs", "placement", "strategy",
+                                                                  "alone s", "together s", "slowdown",
+                                                                  "TFLOP/s per GPU", "$ per job-hour"])
+    for r in ran:
+        for j in r["jobs"]:
+            shown_strategy = _short(j["strategy"])
+            if j["strategy"] and j["strategy_alone"] != j["strategy"]:
+                shown_strategy += f" (alone {_short(j['strategy_alone'])})"
+            jobs.rows.append({
+                "design": r["design"], "job": j["job"], "GPUs": j["gpus"], "placement": j["placement"],
+                "strategy": shown_strategy if j["iteration_s"] is not None else f"cannot run: {j['reason']}",
+                "alone s": _num(j["iteration_alone_s"]), "together s": _num(j["iteration_s"]),
+                "slowdown": "—" if j["slowdown"] is None else f"{j['slowdown']:.3f}×",
+                "TFLOP/s per GPU": _num(j["tflops_per_gpu"], 1), "$ per job-hour": f"{j['cost_per_hour_usd']:,.0f}"})
+    footer = [f"{r['design']}: {r['rule']}" for r in ran]
+    footer += [f"{r['design']}: infeasible — {r['reason']}" for r in rows if "reason" in r and "utilisation" not in r]
+    footer.append(decides(ran))
+    footer.append("Together: jobs whose collectives cross a shared resource (an oversubscribed pod uplink, a ring "
+                  "segment) are taken to cross it at once — the slowdown is an upper bound; private circuits and "
+                  "slices share nothing. Model PFLOP/s: useful FLOP/s of every job together (no recomputation).")
+    figures = [figure] if figure else []
+    return Report({"mix": mix.name, "policy": mix.policy, "designs": rows}, [cluster, jobs], footer,
+                  figures=figures, records=[{k: v for k, v in r.items() if k != "jobs"} for r in rows])
+
+
+def decides(rows: list[dict]) -> str:
+    """One sentence: which design gives the most mix throughput per dollar, and the mechanism behind the gap."""
+    if len(rows) < 2:
+        return "One design: nothing to compare."
+    best = max(rows, key=lambda r: r["pflops_per_musd"])
+    worst = min(rows, key=lambda r: r["pflops_per_musd"])
+    parts = []
+    for r in (best, worst):
+        why = []
+        if r["mean_slowdown"] > 1.005:
+            why.append(f"sharing slows its jobs {r['mean_slowdown']:.2f}× on average")
+        if r["idle_gpus"] + r["stranded_gpus"] > min(x["idle_gpus"] + x["stranded_gpus"] for x in rows):
+            why.append(f"{r['idle_gpus'] + r['stranded_gpus']} GPUs idle or stranded")
+        why.append(f"{r['model_pflops']:.1f} PFLOP/s for ${r['cluster_cost_usd'] / 1e6:.1f} M")
+        parts.append(f"{r['design']} ({'; '.join(why)})")
+    ratio = best["pflops_per_musd"] / worst["pflops_per_musd"] if worst["pflops_per_musd"] else math.inf
+    cost_ratio = worst["cluster_cost_usd"] / best["cluster_cost_usd"]
+    speed_ratio = best["model_pflops"] / worst["model_pflops"] if worst["model_pflops"] else math.inf
+    mechanism = ("the price of the fabric" if cost_ratio >= speed_ratio else
+                 "the speed the jobs reach on it (their strategies on its bandwidth, and any sharing)")
+    return (f"Throughput per dollar: {parts[0]} leads {parts[1]} by {ratio:.2f}×; {cost_ratio:.2f}× of it is "
+            f"cost and {speed_ratio:.2f}× speed, so {mechanism} decides it.")
+
+
+def _num(value, digits: int = 3) -> str:
+    if value is None:
+        return "—"
+    return f"{value:.{digits}f}" if value >= 1 else f"{value:.{digits}g}"
