@@ -598,11 +598,15 @@ def _slots(est: FabricEstimate):
                  rule="one unbroken arc of consecutive GPUs per job (wavelengths reused on disjoint arcs)")
 
 
-def _arc_flows(placed) -> tuple[np.ndarray, np.ndarray]:
-    """(src, dst) of a placed job's ring: each rank to the next along its arc, and the last back to the first."""
+def _arc_flows(placed, directions: int) -> tuple[np.ndarray, np.ndarray]:
+    """(src, dst) of a placed job's ring as a line prices it: each rank to the next along its arc, and the return
+    from the last to the first — back along the arc on the other direction's fibers (one hop per segment, the load
+    of one return flow), or on a one-direction ring forward round the rest of the ring."""
     pos = np.asarray(placed.units[:placed.gpus], dtype=np.int64)
     if pos.size < 2:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    if directions == 2:
+        return np.concatenate([pos[:-1], pos[1:]]), np.concatenate([pos[1:], pos[:-1]])
     return pos, np.roll(pos, -1)
 
 
@@ -612,7 +616,7 @@ def _ring_min_bps(est: FabricEstimate, jobs: list) -> list[float]:
     from fabric import allocation
     from fabric.flows import Flows
 
-    parts = [_arc_flows(p) for p in jobs]
+    parts = [_arc_flows(p, est.details.directions) for p in jobs]
     src = np.concatenate([a for a, _ in parts])
     if not src.size:
         return [math.inf] * len(jobs)
@@ -631,9 +635,9 @@ def _ring_min_bps(est: FabricEstimate, jobs: list) -> list[float]:
 def _placed_view(est: FabricEstimate, placed, j: int, together: bool) -> FabricEstimate:
     """Job j on its arc (a line of the ring: the estimate of the design with the job's GPUs already prices it so).
     Together, the wavelengths are allocated to every job's ring at once, all demanding alike (their collectives
-    aligned: an upper bound on the slowdown): where another job's ring crosses this one's arc — its return on a
-    one-direction ring, or the short way round past an arc longer than half the ring — the segments split, and the
-    job's capacity scales by its slowest flow together over alone."""
+    aligned: an upper bound on the slowdown): on a one-direction ring every job's return crosses the other jobs'
+    arcs, their segments split, and the job's capacity scales by its slowest flow together over alone; with two
+    directions each job's traffic stays on its own arc and nothing is shared."""
     if not together or len(placed) < 2:
         return est
     alone = _ring_min_bps(est, [placed[j]])[0]

@@ -7,7 +7,7 @@
 
 __version__ = "0.12.0"
 
-_API = ("budget", "cost", "evaluate", "fabric", "load_design", "reliability", "speedup", "sweep")  # sipml.api.__all__
+_API = ("budget", "cost", "evaluate", "fabric", "load_design", "mix", "reliability", "speedup", "sweep")  # sipml.api.__all__
 __all__ = ["Q_", *_API]
 
 

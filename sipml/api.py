@@ -351,6 +351,24 @@ def speedup(designs: str | Sequence[str] = ("sip-ring", "sip-ocs"), model: str =
     return Rows(rows, lambda shown: speedup_report(shown, batch_source, failures))
 
 
+def mix(designs: str | Sequence[str] | None = None, jobs: str | None = None, *, gpus: int | None = None,
+        policy: str | None = None, sets: Sequence[str] = (), vary: Sequence[str] = ()):
+    """The rows of ``sipml mix`` (`sipml.notebook.Rows`, one dict per design — and per point of `vary` — with its
+    jobs under "jobs"; a notebook shows the command's tables, `to_dict()` is its JSON): where each job of the mix
+    `jobs` (a mix file or built-in name) runs, its iteration time alone and together, the GPUs left idle and the
+    mix's throughput per dollar and per watt. `sets` are `--set` items, `vary` `--vary JOB.KEY=a,b,c` axes."""
+    from fabric.design import MAX_GPUS
+    from sipml.mix_report import DEFAULT_DESIGNS, run_mix_command
+    from sipml.notebook import Rows
+
+    names = _texts("designs", designs if designs is not None else list(DEFAULT_DESIGNS), allow_empty=False)
+    jobs, policy = _text("jobs", jobs, optional=True), _text("policy", policy, optional=True)
+    gpus = _count("gpus", gpus, lo=2, hi=MAX_GPUS)
+    with _reading("designs or the mix"):
+        report, _ = run_mix_command(names, jobs, gpus, policy, _texts("sets", sets), _texts("vary", vary))
+    return Rows(report.data["designs"], lambda shown: report)
+
+
 def sweep(design=None, vary: Sequence[str] = (), *, model: str | None = None, batch: int | None = None,
           workers: int = 1, scheduler: str | None = None, link_only: bool = False):
     """The rows of ``sipml sweep`` as a `sipml.rows.Table`: a sequence of one dict per point of the grid of `vary`

@@ -516,6 +516,39 @@ def reliability(design: DesignArg = None,
 
 
 @app.command(cls=_Command)
+def mix(designs: Annotated[Optional[list[str]], typer.Argument(
+            metavar="DESIGN", show_default=False,
+            help="design files or built-in names (default: sip-ring, sip-ocs-384, cpo-800g, ocs-torus-v4)")] = None,
+        jobs: Annotated[Optional[str], typer.Option(
+            "--jobs", "-j", metavar="MIX", help="the job mix: a mix TOML file or a built-in mix (default: "
+                                                "four-jobs-4096; see README 'Several jobs on one fabric')")] = None,
+        gpus: Annotated[Optional[str], typer.Option("--gpus", metavar="N", callback=_count("--gpus", 2, _most_gpus),
+                                                    help="GPUs of every cluster (default: the mix's, else each "
+                                                         "design's)")] = None,
+        policy: Annotated[Optional[str], typer.Option(
+            "--policy", metavar="first-fit|best-fit", help="placement policy (default: the mix's)")] = None,
+        vary: Annotated[Optional[list[str]], typer.Option(
+            "--vary", metavar="JOB.KEY=a,b,c", help="run the mix at each size of a job: JOB.gpus or JOB.batch "
+                                                    "(repeatable: the product)")] = None,
+        plot: Annotated[Optional[Path], typer.Option(
+            "--plot", metavar="PNG", help="also write the figure of where each job runs")] = None,
+        fmt: FormatOpt = Format.table, output: OutputOpt = None, set_: SetOpt = None) -> None:
+    """Several jobs sharing one cluster, each design side by side: where each job runs (the fabric's own rule), its
+    iteration time alone and together, the GPUs left idle and the largest job that still fits, and the whole
+    mix's throughput per dollar and per watt."""
+    from sipml.mix_report import run_mix_command
+
+    if plot is not None:
+        from sipml.render import check_output
+
+        check_output(plot)
+    report, ok = run_mix_command(designs, jobs, gpus, policy, set_, vary, plot, embed=fmt is Format.html)
+    _emit(report, fmt, output, title="sipml mix: several jobs on one fabric")
+    if not ok:
+        raise typer.Exit(1)
+
+
+@app.command(cls=_Command)
 def models(fmt: FormatOpt = Format.table, output: OutputOpt = None) -> None:
     """List the model zoo and the GPUs with their sources."""
     from sipml.speedup_report import models_report

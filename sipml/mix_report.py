@@ -97,7 +97,8 @@ def placement_text(run, j) -> str:
 def _short(strategy) -> str:
     if not strategy:
         return "—"
-    return ",".join(f"{k}={v}" for k, v in strategy.items() if k in ("tp", "pp", "dp", "cp", "ep", "microbatch"))
+    return ",".join(f"{k}={v}" for k, v in strategy.items()
+                    if k in ("dp", "tp", "pp", "microbatch") or (k in ("cp", "ep") and v != 1))
 
 
 def mix_report(mix, rows: list[dict], figure: tuple | None = None) -> Report:
@@ -156,15 +157,105 @@ def decides(rows: list[dict]) -> str:
         why.append(f"{r['model_pflops']:.1f} PFLOP/s for ${r['cluster_cost_usd'] / 1e6:.1f} M")
         parts.append(f"{r['design']} ({'; '.join(why)})")
     ratio = best["pflops_per_musd"] / worst["pflops_per_musd"] if worst["pflops_per_musd"] else math.inf
-    cost_ratio = worst["cluster_cost_usd"] / best["cluster_cost_usd"]
-    speed_ratio = best["model_pflops"] / worst["model_pflops"] if worst["model_pflops"] else math.inf
-    mechanism = ("the price of the fabric" if cost_ratio >= speed_ratio else
-                 "the speed the jobs reach on it (their strategies on its bandwidth, and any sharing)")
-    return (f"Throughput per dollar: {parts[0]} leads {parts[1]} by {ratio:.2f}×; {cost_ratio:.2f}× of it is "
-            f"cost and {speed_ratio:.2f}× speed, so {mechanism} decides it.")
+    cost = best["cluster_cost_usd"] / worst["cluster_cost_usd"]
+    speed = best["model_pflops"] / worst["model_pflops"] if worst["model_pflops"] else math.inf
+    mechanism = ("the price of the fabric" if abs(math.log(cost)) >= abs(math.log(speed)) else
+                 "the speed its jobs reach (their strategies on its bandwidth, and any sharing)")
+    return (f"Throughput per dollar: {parts[0]} leads {parts[1]} by {ratio:.2f}×: its jobs run {speed:.2f}× as fast "
+            f"on a cluster costing {cost:.2f}× as much, so {mechanism} decides it.")
 
 
 def _num(value, digits: int = 3) -> str:
     if value is None:
         return "—"
     return f"{value:.{digits}f}" if value >= 1 else f"{value:.{digits}g}"
+
+
+VARY_KEYS = ("gpus", "batch")
+
+
+def parse_vary(items) -> list[tuple[str, str, list[int]]]:
+    """`JOB.KEY=a,b,c` axes (KEY gpus or batch) as (job, key, values); InputError naming the bad item."""
+    from core.errors import InputError, did_you_mean
+
+    axes = []
+    for item in items or ():
+        target, eq, values = str(item).partition("=")
+        job, dot, key = target.strip().rpartition(".")
+        if not eq or not dot or not job:
+            raise InputError(f"--vary {item!r}: expected JOB.KEY=a,b,c (KEY: {', '.join(VARY_KEYS)})")
+        if key not in VARY_KEYS:
+            raise InputError(f"--vary {item!r}: a job's {key!r} cannot be varied{did_you_mean(key, VARY_KEYS)}; "
+                             f"expected one of {', '.join(VARY_KEYS)}")
+        try:
+            numbers = [int(v) for v in values.split(",") if v.strip()]
+        except ValueError:
+            raise InputError(f"--vary {item!r}: the values must be whole numbers, 'a,b,c'") from None
+        if not numbers or any(v < 1 for v in numbers):
+            raise InputError(f"--vary {item!r}: give whole numbers ≥ 1, 'a,b,c'")
+        axes.append((job, key, numbers))
+    return axes
+
+
+def run_mix_command(designs, jobs: str | None, gpus: int | None, policy: str | None, overrides, vary,
+                    plot=None, embed: bool = False) -> tuple[Report, bool]:
+    """(the report of `sipml mix`, whether every design ran every job); `plot`: a PNG path for the placement
+    figure (of the last point of a --vary), `embed`: the figure in the report (an HTML page)."""
+    import dataclasses
+    import itertools
+
+    from core.errors import InputError
+    from fabric.catalog import load_catalog
+    from workloads.mix import load_mix, mix_from_mapping  # noqa: F401
+
+    mix = load_mix(jobs or DEFAULT_MIX)
+    if policy:
+        from fabric.placement import POLICIES
+
+        if policy not in POLICIES:
+            raise InputError(f"--policy {policy!r}: expected one of {', '.join(POLICIES)}")
+        mix = dataclasses.replace(mix, policy=policy)
+    names = list(dict.fromkeys(designs or DEFAULT_DESIGNS))
+    loaded = load_mix_designs(names, mix, overrides, gpus)
+    catalog = load_catalog()
+    axes = parse_vary(vary)
+    rows, last_runs = [], {}
+    for point in itertools.product(*(values for _, _, values in axes)):
+        varied = mix
+        for (job, key, _), value in zip(axes, point):
+            varied = varied.with_job(job, **{key: value})
+        these, runs = run_mix_rows(varied, loaded, catalog)
+        for r in these:
+            if axes:
+                r["point"] = {f"{job}.{key}": value for (job, key, _), value in zip(axes, point)}
+        rows += these
+        last_runs = runs
+    figure = None
+    if (plot is not None or embed) and last_runs:
+        from sipml.mix_figure import placement_figure
+        from sipml.plotting import png, save
+
+        title = f"Mix '{mix.name}', {mix.policy}: where each job runs"
+        if plot is not None:
+            save(placement_figure(last_runs, title), plot)
+        if embed:
+            figure = ("Where each job runs", png(placement_figure(last_runs, title)))
+    report = mix_report(mix, rows, figure)
+    if axes:
+        report.tables.insert(1, _vary_table(rows, axes))
+    ok = all(r.get("feasible") for r in rows)
+    return report, ok
+
+
+def _vary_table(rows, axes) -> Table:
+    keys = [f"{job}.{key}" for job, key, _ in axes]
+    table = Table("Over the mix's sizes", [*keys, "design", "utilisation", "largest fit", "model PFLOP/s",
+                                           "mean slowdown", "PFLOP/s per M$"])
+    for r in rows:
+        if "utilisation" not in r:
+            continue
+        table.rows.append({**r["point"], "design": r["design"], "utilisation": f"{r['utilisation']:.1%}",
+                           "largest fit": r["largest_fit_gpus"], "model PFLOP/s": f"{r['model_pflops']:.1f}",
+                           "mean slowdown": f"{r['mean_slowdown']:.3f}×",
+                           "PFLOP/s per M$": f"{r['pflops_per_musd']:.2f}"})
+    return table

@@ -242,12 +242,15 @@ def _run_job(point, kind, job: Job, placed: list, i: int, links: dict, top: int,
     try:
         model = load_model(_model_path(job.model, folder))
         fixed = parse_strategy(",".join(x for x in (job.strategy, f"stack={job.stack}" if job.stack else "") if x))
-        job_design = dataclasses.replace(design, fabric=dataclasses.replace(design.fabric, job_gpus=job.gpus))
-        own = Evaluation(job_design, point.catalog)
-        own.share_link(links)
-        est = own.fabric
     except InputError as exc:
         raise InputError(f"{where}: {exc}") from None
+    job_design = dataclasses.replace(design, fabric=dataclasses.replace(design.fabric, job_gpus=job.gpus))
+    own = Evaluation(job_design, point.catalog)
+    own.share_link(links)
+    try:
+        est = own.fabric
+    except InputError as exc:  # the design cannot run a job of this size (a slice of whole cubes)
+        return JobRun(job=job, placed=placed[i], reason=str(exc))
     batch = job.batch or default_batch(model, job.gpus)[0]
     alone_view = kind.job_view(est, placed, i, together=False)
     together_view = kind.job_view(est, placed, i, together=True)
