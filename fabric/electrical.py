@@ -696,8 +696,9 @@ def _slots(est: FabricEstimate):
     det = est.details
     g = det.gpus_per_server
     pods = det.pod_gpus // g if det.pod_gpus else 0
-    rule = (f"whole servers of {g}; a job inside one pod of {det.pod_gpus} GPUs where one has room (1:"
-            f"{det.pod_oversubscription:g} above the pods)" if pods else f"whole servers of {g}")
+    rule = (f"whole servers of {g}; a job inside one pod of {det.pod_gpus} GPUs ({det.pod_gpus // det.rails} NIC "
+            f"ports per plane × {det.rails} planes) where one has room (1:{det.pod_oversubscription:g} above the "
+            "pods)" if pods else f"whole servers of {g}")
     return Slots(gpus=est.gpus, unit_gpus=g, unit="server", domain_units=pods, rule=rule)
 
 

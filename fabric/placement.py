@@ -12,7 +12,8 @@ priority (highest first), then in the order given. Each takes ⌈GPUs / unit⌉ 
   most room first (fewest pods spanned), lowest units first;
 - **best fit**: the shortest free arc that holds it, or the pod with the least room that holds it (a large hole
   kept for a large job), else as first fit.
-A job with nowhere to go is refused by name, with the room that was left.
+A job with nowhere to go makes the placement infeasible on that fabric (its name and the room that was left); a mix
+asking more GPUs than the cluster has, or fixed GPUs that break the rule or overlap, is refused as bad input.
 
 Fragmentation (`Leftover`): GPUs no job runs on (idle), GPUs inside a job's units it does not use (stranded: a
 1,000-GPU job on 64-GPU cubes strands 24), and the largest job that would still fit (one arc on a ring, one pod of a
@@ -24,7 +25,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from core.errors import InputError
+from core.errors import InfeasibleDesign, InputError
 
 POLICIES = ("first-fit", "best-fit")
 
@@ -104,6 +105,12 @@ def place(slots: Slots, requests: list[Request], policy: str = "first-fit") -> l
     placement that breaks the kind's rule or overlaps another."""
     if policy not in POLICIES:
         raise InputError(f"placement policy {policy!r}: expected one of {', '.join(POLICIES)}")
+    asked = 0
+    for r in sorted(requests, key=lambda r: (not r.at, -r.priority)):
+        asked += math.ceil(r.gpus / slots.unit_gpus) * slots.unit_gpus
+        if asked > slots.gpus:
+            raise InputError(f"the mix does not fit: with job '{r.name}' ({r.gpus} GPUs) it asks {asked} GPUs (whole "
+                             f"{slots.unit}s) of the cluster's {slots.gpus}")
     owner: list[str | None] = [None] * slots.units
     out: dict[str, Placed] = {}
     for r in requests:
@@ -111,8 +118,10 @@ def place(slots: Slots, requests: list[Request], policy: str = "first-fit") -> l
             units = _fixed_units(slots, r)
             for u in units:
                 if owner[u] is not None:
-                    raise InputError(f"job '{r.name}': its fixed GPUs {r.at} overlap job '{owner[u]}' (at "
-                                     f"{slots.unit} {u}, GPUs {u * slots.unit_gpus}-{(u + 1) * slots.unit_gpus - 1})")
+                    shared = [v for v in units if owner[v] == owner[u]]
+                    raise InputError(f"job '{r.name}': its fixed GPUs {r.at} overlap job '{owner[u]}' on GPUs "
+                                     f"{ranges_text([v * slots.unit_gpus for v in shared], slots.unit_gpus)}")
+            for u in units:
                 owner[u] = r.name
             out[r.name] = Placed(r.name, r.gpus, tuple(units), slots.unit_gpus, fixed=True)
     order = sorted((r for r in requests if not r.at), key=lambda r: -r.priority)  # stable: file order kept
@@ -120,7 +129,8 @@ def place(slots: Slots, requests: list[Request], policy: str = "first-fit") -> l
         need = math.ceil(r.gpus / slots.unit_gpus)
         units = _choose(slots, owner, need, policy)
         if units is None:
-            raise InputError(f"job '{r.name}' ({r.gpus} GPUs) cannot be placed: {_room_text(slots, owner, need)}")
+            raise InfeasibleDesign(f"job '{r.name}' ({r.gpus} GPUs) cannot be placed: "
+                                   f"{_room_text(slots, owner, need)}")
         for u in units:
             owner[u] = r.name
         out[r.name] = Placed(r.name, r.gpus, tuple(units), slots.unit_gpus)
@@ -257,9 +267,11 @@ def _fixed_units(slots: Slots, r: Request) -> list[int]:
         raise InputError(f"{where} name a GPU twice")
     if max(gpus) >= slots.gpus:
         raise InputError(f"{where} reach GPU {max(gpus)}; the cluster has {slots.gpus} (0-{slots.gpus - 1})")
-    if len(gpus) != math.ceil(r.gpus / slots.unit_gpus) * slots.unit_gpus:
-        raise InputError(f"{where} are {len(gpus)} GPUs; the job takes {math.ceil(r.gpus / slots.unit_gpus)} whole "
-                         f"{slots.unit}(s) of {slots.unit_gpus} GPUs ({r.gpus} GPUs)")
+    need = math.ceil(r.gpus / slots.unit_gpus) * slots.unit_gpus
+    if len(gpus) != need:
+        whole = f" (whole {slots.unit}s of {slots.unit_gpus})" if slots.unit_gpus > 1 else ""
+        raise InputError(f"{where} are {len(gpus)} GPUs; a job of {r.gpus} GPUs takes {need}{whole}: change "
+                         "its gpus or its at together")
     units = []
     for i in range(0, len(gpus), slots.unit_gpus):
         block = gpus[i:i + slots.unit_gpus]

@@ -34,7 +34,7 @@ import functools
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-__all__ = ["budget", "cost", "evaluate", "fabric", "load_design", "reliability", "speedup", "sweep"]
+__all__ = ["budget", "cost", "evaluate", "fabric", "load_design", "mix", "reliability", "speedup", "sweep"]
 
 
 MAX_WORKERS = 256  # [assumed] local processes: more than any machine this runs on has cores

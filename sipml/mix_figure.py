@@ -31,7 +31,8 @@ def placement_figure(runs: dict, title: str):
         else:
             _grid(ax, slots, owner, colours)
         used = sum(j.job.gpus for j in run.jobs if j.ran)
-        ax.set_title(f"{name} ({run.estimate.kind}): {used:,} of {slots.gpus:,} GPUs running, "
+        kind = "" if run.estimate.kind == name else f" ({run.estimate.kind})"
+        ax.set_title(f"{name}{kind}: {used:,} of {slots.gpus:,} GPUs running, "
                      f"{run.leftover.idle_gpus:,} idle", fontsize=10)
         ax.set_aspect("equal")
         ax.set_axis_off()
@@ -60,18 +61,22 @@ def _owners(run) -> list:
 def _ring(ax, slots, owner, colours, Wedge):
     """The ring as a circle of positions, each job's arc a coloured band (position 0 at the top, clockwise)."""
     n = len(owner)
-    start = 0
+    runs, start = [], 0
     for u in range(1, n + 1):
         if u == n or owner[u] != owner[start]:
-            theta1, theta2 = 90 - 360 * u / n, 90 - 360 * start / n
-            o = owner[start]
-            ax.add_patch(Wedge((0, 0), 1.0, theta1, theta2, width=0.28, facecolor=IDLE if o is None else
-                               colours[o[0]], edgecolor="white", linewidth=0.8))
-            if o is not None and (u - start) / n > 0.04:
-                mid = math.radians((theta1 + theta2) / 2)
-                ax.text(0.62 * math.cos(mid), 0.62 * math.sin(mid), f"{u - start:,}", ha="center", va="center",
-                        fontsize=8)
+            runs.append([start, u, owner[start]])
             start = u
+    if len(runs) > 1 and runs[0][2] == runs[-1][2]:  # an arc wrapping round position 0 is one arc
+        last = runs.pop()
+        runs[0][0] = last[0] - n
+    for first, end, o in runs:
+        theta1, theta2 = 90 - 360 * end / n, 90 - 360 * first / n
+        ax.add_patch(Wedge((0, 0), 1.0, theta1, theta2, width=0.28, facecolor=IDLE if o is None else colours[o[0]],
+                           edgecolor="white", linewidth=0.8))
+        if o is not None and (end - first) / n > 0.04:
+            mid = math.radians((theta1 + theta2) / 2)
+            ax.text(0.62 * math.cos(mid), 0.62 * math.sin(mid), f"{end - first:,}", ha="center", va="center",
+                    fontsize=8)
     ax.text(0, 0, f"ring of {n:,} GPUs\n(positions clockwise\nfrom the top)", ha="center", va="center", fontsize=8)
     ax.set_xlim(-1.1, 1.1)
     ax.set_ylim(-1.1, 1.1)

@@ -106,11 +106,11 @@ def mix_report(mix, rows: list[dict], figure: tuple | None = None) -> Report:
     ran = [r for r in rows if r.get("feasible") is not None and "utilisation" in r]
     cluster = Table(f"Mix '{mix.name}' ({len(mix.jobs)} jobs, {sum(j.gpus for j in mix.jobs)} GPUs asked, "
                     f"{mix.policy}): the clusters side by side",
-                    ["design", "fabric", "GPUs", "running", "idle", "stranded", "largest fit", "utilisation",
+                    ["design", "fabric", "GPU", "GPUs", "running", "idle", "stranded", "largest fit", "utilisation",
                      "model PFLOP/s", "mean slowdown", "cost M$", "power MW", "PFLOP/s per M$", "TFLOP/s per kW"])
     for r in ran:
         cluster.rows.append({
-            "design": r["design"], "fabric": r["fabric"], "GPUs": r["gpus"], "running": r["gpus_running"],
+            "design": r["design"], "fabric": r["fabric"], "GPU": r["gpu"], "GPUs": r["gpus"], "running": r["gpus_running"],
             "idle": r["idle_gpus"], "stranded": r["stranded_gpus"], "largest fit": r["largest_fit_gpus"],
             "utilisation": f"{r['utilisation']:.1%}", "model PFLOP/s": f"{r['model_pflops']:.1f}",
             "mean slowdown": f"{r['mean_slowdown']:.3f}×", "cost M$": f"{r['cluster_cost_usd'] / 1e6:.1f}",
@@ -159,10 +159,14 @@ def decides(rows: list[dict]) -> str:
     ratio = best["pflops_per_musd"] / worst["pflops_per_musd"] if worst["pflops_per_musd"] else math.inf
     cost = best["cluster_cost_usd"] / worst["cluster_cost_usd"]
     speed = best["model_pflops"] / worst["model_pflops"] if worst["model_pflops"] else math.inf
+    gpus = {r["gpu"] for r in rows}
     mechanism = ("the price of the fabric" if abs(math.log(cost)) >= abs(math.log(speed)) else
                  "the speed its jobs reach (their strategies on its bandwidth, and any sharing)")
-    return (f"Throughput per dollar: {parts[0]} leads {parts[1]} by {ratio:.2f}×: its jobs run {speed:.2f}× as fast "
-            f"on a cluster costing {cost:.2f}× as much, so {mechanism} decides it.")
+    if len(gpus) > 1:
+        mechanism = (f"the GPUs differ ({', '.join(sorted(gpus))}: give the mix a `gpu` to compare the fabrics) — "
+                     + mechanism)
+    return (f"Throughput per dollar, the best against the last: {parts[0]} leads {parts[1]} by {ratio:.2f}×: its "
+            f"jobs run {speed:.2f}× as fast on a cluster costing {cost:.2f}× as much, so {mechanism} decides it.")
 
 
 def _num(value, digits: int = 3) -> str:

@@ -364,6 +364,31 @@ def check_plots_folder(folder) -> None:
         raise InputError(f"--plots {folder}: cannot create the folder ({exc.strerror or exc})") from None
 
 
+def _mix_section(catalog, figure: bool):
+    """The built-in job mix on the four fabrics of `sipml mix` (its default), side by side: utilisation, the mix's
+    throughput per $ and per W, and what decides it; with `figure`, the placement figure."""
+    from sipml.mix_report import DEFAULT_DESIGNS, DEFAULT_MIX, decides, load_mix_designs, run_mix_rows
+    from workloads.mix import load_mix
+
+    mix = load_mix(DEFAULT_MIX)
+    rows, runs = run_mix_rows(mix, load_mix_designs(DEFAULT_DESIGNS, mix, [], None), catalog)
+    ran = [r for r in rows if "utilisation" in r]
+    table = Table(f"Several jobs on one cluster: the mix '{mix.name}' ({len(mix.jobs)} jobs, "
+                  f"{sum(j.gpus for j in mix.jobs):,} of {mix.gpus:,} GPUs; `sipml mix`)",
+                  ["design", "utilisation %", "idle GPUs", "model PFLOP/s", "mean slowdown", "PFLOP/s per M$",
+                   "TFLOP/s per kW"],
+                  [{"design": r["design"], "utilisation %": f"{100 * r['utilisation']:.1f}",
+                    "idle GPUs": r["idle_gpus"] + r["stranded_gpus"], "model PFLOP/s": f"{r['model_pflops']:.0f}",
+                    "mean slowdown": f"{r['mean_slowdown']:.3f}", "PFLOP/s per M$": f"{r['pflops_per_musd']:.2f}",
+                    "TFLOP/s per kW": f"{r['tflops_per_kw']:.0f}"} for r in ran])
+    fig = None
+    if figure and runs:
+        from sipml.mix_figure import placement_figure
+
+        fig = placement_figure(runs, f"Mix '{mix.name}': where each job runs")
+    return {"mix": mix.name, "designs": rows}, table, decides(ran), fig
+
+
 def build_report(plots: Path | None = None, embed: bool = False, designs=()) -> tuple[Report, list[Path]]:
     """The report; with `plots` its figures are written there as PNG, with `embed` they are kept in the report
     (`Report.figures`, for an HTML page); `designs` (files or built-in names) join the fabrics side by side."""
@@ -384,20 +409,26 @@ def build_report(plots: Path | None = None, embed: bool = False, designs=()) -> 
     validation_data, validation_lines = _validation_section()
     sensitivity_data, sensitivity_table = _sensitivity_section(catalog)
     goodput_data, goodput_table, goodput_line = _goodput_section(catalog)
+    mix_data, mix_table, mix_line, mix_fig = _mix_section(catalog, plots is not None or embed)
     summary = summary_sentences(training_data, generation_data, sensitivity_data)
     data = {"summary": summary, "link": link_data, "fabrics": fabric_data, "training": training_data,
             "gpu_generation": generation_data, "validation": validation_data, "sensitivity": sensitivity_data,
-            "goodput": goodput_data}
+            "goodput": goodput_data, "mix": mix_data}
     footer = [*validation_lines,
               "speedup per $ and per W: throughput per cluster dollar (per nameplate watt) over the baseline's; "
               "each model at its zoo batch under its default software stack, best strategy on each fabric.",
-              *notes, *([goodput_line] if goodput_line else [])]
+              *notes, *([goodput_line] if goodput_line else []), f"Several jobs: {mix_line}"]
     stamp = provenance()
     figures = story_figures(design, fabric_data, training_data, stamp) if plots is not None or embed else []
+    if mix_fig is not None:
+        from sipml.plotting import png
+
+        title = "Several jobs on one cluster: where each job runs"
+        figures.append(("mix_placement.png", title, png(mix_fig, stamped(title, stamp))))
     written = write_plots(plots, figures) if plots is not None else []
     # the answer (the summary and the headline table), the assumptions that move it, then the details
     tables = [headline_table, sensitivity_table, training_table, generation_table, link_table, fabric_table,
-              goodput_table]
+              goodput_table, mix_table]
     return Report(data, tables, footer + [f"plot: {p}" for p in written],
                   figures=[(title, payload) for _, title, payload in figures] if embed else [],
                   preface=[" ".join(summary)], stamp=stamp_text(stamp)), written
@@ -527,6 +558,12 @@ def component_group(key: str) -> str:
     return next((group for prefix, group in COMPONENT_GROUPS if key.startswith(prefix)), "other")
 
 
+def stamped(title: str, stamp: dict) -> dict[str, str]:
+    """A figure's PNG metadata: its title, and the version, date and command line that made it."""
+    return {"Title": title, "Software": f"sipml {stamp['version']}", "Creation Time": stamp["date"],
+            "Source": stamp["command"], "Description": stamp_text(stamp)}
+
+
 def write_plots(folder: Path, figures) -> list[Path]:
     """The figures (`story_figures`) as PNG files in `folder`, each written atomically."""
     from sipml.render import write_atomic_bytes
@@ -554,9 +591,7 @@ def story_figures(design, fabric_data, training_data, stamp: dict | None = None)
     stamp = stamp or provenance()
 
     def save(fig, name, title):
-        out.append((name, title, png(fig, {"Title": title, "Software": f"sipml {stamp['version']}",
-                                           "Creation Time": stamp["date"], "Source": stamp["command"],
-                                           "Description": stamp_text(stamp)})))
+        out.append((name, title, png(fig, stamped(title, stamp))))
 
     # margin against wavelengths per fiber: the counts the design's limits refuse are shaded, and a margin far below
     # the feasible ones (a ring aliasing past its FSR) is drawn at the bottom edge with its value, not as the scale

@@ -3,7 +3,7 @@ leftover counted by hand."""
 
 import pytest
 
-from core.errors import InputError
+from core.errors import InfeasibleDesign, InputError
 from fabric.placement import Request, Slots, leftover, parse_ranges, place, ranges_text
 
 RING = Slots(gpus=16, unit_gpus=1, unit="GPU", contiguous=True)
@@ -27,7 +27,7 @@ def test_ring_first_fit_takes_the_first_arc_best_fit_the_shortest():
 
 def test_a_ring_job_needs_one_unbroken_arc():
     jobs = [Request("a", 4, at="2-5"), Request("b", 4, at="10-13"), Request("c", 7)]
-    with pytest.raises(InputError, match=r"job 'c' \(7 GPUs\) cannot be placed: .*unbroken arc of 7 GPUs; the "
+    with pytest.raises(InfeasibleDesign, match=r"job 'c' \(7 GPUs\) cannot be placed: .*unbroken arc of 7 GPUs; the "
                                          r"longest free arc is 4 of 8 free"):
         place(RING, jobs)
     with pytest.raises(InputError, match="not one unbroken arc"):
@@ -57,7 +57,9 @@ def test_priority_places_first_and_whole_units_strand_gpus():
 
 def test_a_partitioned_switch_keeps_a_job_inside_one_pod():
     place(PARTITIONED, [Request("a", 6), Request("b", 6)])
-    with pytest.raises(InputError, match="inside one pod of 6 GPUs; the roomiest pod has 6 free"):
+    with pytest.raises(InfeasibleDesign, match="inside one pod"):
+        place(PARTITIONED, [Request("a", 4), Request("b", 4), Request("c", 4)])  # 8 GPUs free, 2 and 2 per pod
+    with pytest.raises(InfeasibleDesign, match="inside one pod of 6 GPUs; the roomiest pod has 6 free"):
         place(PARTITIONED, [Request("a", 7)])
     with pytest.raises(InputError, match="span pods"):
         place(PARTITIONED, [Request("a", 2, at="5-6")])
@@ -71,19 +73,18 @@ def test_slices_of_whole_cubes_leave_the_idle_cubes_counted():
     assert [len(p.units) for p in placed] == [16, 32, 8, 4]
     left = leftover(CUBES, placed)
     assert (left.idle_gpus, left.stranded_gpus, left.largest_fit_gpus) == (256, 56, 256)
-    with pytest.raises(InputError, match=r"job 'e' \(512 GPUs\) cannot be placed: it needs 8 cubes of 64 GPUs; "
-                                         r"256 GPUs are free"):
+    with pytest.raises(InputError, match=r"the mix does not fit: with job 'e' \(512 GPUs\) it asks 4352 GPUs"):
         place(CUBES, [*[Request(p.name, p.gpus) for p in placed], Request("e", 512)])
 
 
 def test_fixed_placements_are_checked():
-    with pytest.raises(InputError, match="job 'b': its fixed GPUs 8-15 overlap job 'a'"):
+    with pytest.raises(InputError, match="job 'b': its fixed GPUs 8-15 overlap job 'a' on GPUs 8-15"):
         place(PODS, [Request("a", 16, at="0-15"), Request("b", 8, at="8-15")])
     with pytest.raises(InputError, match="split a server"):
         place(PODS, [Request("a", 8, at="4-11")])
     with pytest.raises(InputError, match="reach GPU 64"):
         place(PODS, [Request("a", 8, at="57-64")])
-    with pytest.raises(InputError, match="are 16 GPUs; the job takes 1 whole server"):
+    with pytest.raises(InputError, match="are 16 GPUs; a job of 8 GPUs takes 8 \\(whole servers of 8\\)"):
         place(PODS, [Request("a", 8, at="0-15")])
     with pytest.raises(InputError, match="is not a number"):
         parse_ranges("0-x")

@@ -58,7 +58,8 @@ EXTERNAL_MD = {"docs/references.md",  # the project's own table of sources, ship
                "PyTorch/LanguageModeling/BERT/README.md", "scripts/train/benchmarking/README.md"}
 CONFIDENCE_TAGS = ("verbatim", "restated", "inferred", "assumed")
 NOT_KEYS = {"GHz",  # a unit in a formula: B = 0.75·BR[GHz]
-            "name", "sources"}  # TOML tables named in the file headers of gpus.toml and the zoo
+            "name", "sources",  # TOML tables named in the file headers of gpus.toml and the zoo
+            "job"}  # a mix file's [[job]] tables (workloads.mix)
 NOT_YEAR_KEYS = {"SC20", "SC21",  # the Supercomputing conference, written beside the paper it names
                  "BF16", "FP16", "FP32", "FP64", "TF32",  # precisions
                  "CP16", "DP64"}  # parallel layouts (context parallelism over 16 GPUs, data parallelism over 64)

@@ -131,7 +131,7 @@ def test_each_figure_carries_the_stamp_in_its_metadata(html_and_figures):
     from PIL import Image
 
     _, figures, folder = html_and_figures
-    assert len(figures) == 4
+    assert len(figures) == 5
     for path in figures:
         meta = Image.open(path).text
         assert meta["Software"] == f"sipml {__version__}" and meta["Title"]

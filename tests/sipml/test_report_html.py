@@ -23,7 +23,7 @@ def test_the_page_is_self_contained(page):
     text = page.read_text(encoding="utf-8")
     assert text.startswith("<!DOCTYPE html>") and text.rstrip().endswith("</html>")
     images = re.findall(r'<img alt="([^"]+)" src="data:image/png;base64,([A-Za-z0-9+/=]+)"', text)
-    assert len(images) == 4 and all(len(data) > 10_000 for _, data in images)
+    assert len(images) == 5 and all(len(data) > 10_000 for _, data in images)
     assert not re.search(r'(src|href)="(https?:|//)', text)  # nothing fetched from elsewhere
     for heading in ("The optical link", "Fabrics side by side", "Training", "Validation", "Assumptions"):
         assert heading in text

@@ -1,0 +1,82 @@
+"""`sipml mix` as users run it: exit codes, refusals in one line, JSON = the API, the figure, a sweep of sizes."""
+
+import json
+
+import sipml
+from tests.sipml.cli_run import refused, run
+
+SMALL = """
+gpus = 128
+gpu = "gpu.h100_sxm5"
+[[job]]
+name = "big"
+model = "gpt2-355m"
+gpus = 64
+[[job]]
+name = "small"
+model = "gpt2-355m"
+gpus = 32
+"""
+
+
+def _mix(tmp_path, text=SMALL):
+    path = tmp_path / "mix.toml"
+    path.write_text(text)
+    return str(path)
+
+
+def test_json_is_the_api(capsys, tmp_path):
+    path = _mix(tmp_path)
+    code, out, err = run(capsys, "mix", "dgx-h100", "sip-ocs", "--jobs", path, "-f", "json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data == sipml.mix(["dgx-h100", "sip-ocs"], path).to_dict()
+    first = data["designs"][0]
+    assert first["gpus"] == 128 and first["gpus_running"] == 96 and first["idle_gpus"] == 32
+    assert first["largest_fit_gpus"] == 32 and first["utilisation"] == 0.75
+    assert [j["job"] for j in first["jobs"]] == ["big", "small"]
+    assert all(j["slowdown"] == 1.0 for j in first["jobs"])
+
+
+def test_the_figure_and_a_sweep_of_sizes(capsys, tmp_path):
+    path, png = _mix(tmp_path), tmp_path / "where.png"
+    code, out, err = run(capsys, "mix", "dgx-h100", "sip-ring", "--jobs", path, "--vary", "small.gpus=16,32,64",
+                         "--plot", str(png))
+    assert code == 0, err
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "Over the mix's sizes" in out
+    code, out, err = run(capsys, "mix", "dgx-h100", "--jobs", path, "--vary", "small.gpus=16,64", "-f", "json")
+    rows = json.loads(out)["designs"]
+    assert [r["point"]["small.gpus"] for r in rows] == [16, 64]
+    assert [r["idle_gpus"] for r in rows] == [48, 0]
+
+
+def test_refusals(capsys, tmp_path):
+    path = _mix(tmp_path, SMALL.replace("gpus = 32", "gpus = 96"))
+    refused(capsys, "mix", "dgx-h100", "--jobs", path, fragment="the mix does not fit: with job 'small' (96 GPUs)")
+    path = _mix(tmp_path, SMALL.replace('gpus = 64\n', 'gpus = 64\nat = "0-63"\n').replace(
+        'gpus = 32\n', 'gpus = 32\nat = "32-63"\n'))
+    refused(capsys, "mix", "dgx-h100", "--jobs", path, fragment="job 'small': its fixed GPUs 32-63 overlap job 'big' on GPUs 32-63")
+    refused(capsys, "mix", "dgx-h100", "--jobs", _mix(tmp_path, SMALL + "colour = 1\n"), fragment="unknown key")
+    refused(capsys, "mix", "dgx-h100", "--jobs", "nosuchmix", fragment="no mix 'nosuchmix'")
+    refused(capsys, "mix", "dgx-h100", "--jobs", _mix(tmp_path), "--policy", "worst", fragment="--policy 'worst'")
+    refused(capsys, "mix", "dgx-h100", "--jobs", _mix(tmp_path), "--vary", "small.tp=2", fragment="cannot be varied")
+    refused(capsys, "mix", "dgx-h100", "--jobs", _mix(tmp_path), "--vary", "nobody.gpus=2", fragment="no job 'nobody'")
+
+
+def test_a_job_a_design_cannot_run_exits_1_with_the_reason(capsys, tmp_path):
+    path = _mix(tmp_path, SMALL.replace("gpus = 128", "gpus = 4096").replace("gpus = 32", "gpus = 40"))
+    code, out, err = run(capsys, "mix", "ocs-torus-v4", "--jobs", path)
+    assert code == 1
+    assert "cannot run: a slice is whole cubes" in out and "24 stranded" in out
+
+
+def test_a_design_that_cannot_place_a_job_is_infeasible_and_the_others_run(capsys, tmp_path):
+    """Two 32-GPU jobs fixed at 32-63 and 96-127 leave no 64-GPU arc on a 128-GPU ring; servers anywhere hold it."""
+    text = SMALL.replace('name = "big"', 'name = "big"\npriority = -1').replace(
+        'gpus = 32\n', 'gpus = 32\nat = "32-63"\n') + '[[job]]\nname = "other"\nmodel = "gpt2-355m"\ngpus = 32\nat = "96-127"\n'
+    code, out, err = run(capsys, "mix", "sip-ring", "dgx-h100", "--jobs", _mix(tmp_path, text), "-f", "json")
+    assert code == 1, err
+    ring, dgx = json.loads(out)["designs"]
+    assert not ring["feasible"] and "job 'big' (64 GPUs) cannot be placed: it needs one unbroken arc" in ring["reason"]
+    assert dgx["feasible"] and dgx["gpus_running"] == 128
