@@ -97,7 +97,7 @@ def test_report_markdown_and_plots(capsys, tmp_path):
     for title in ("The optical link", "Fabrics side by side", "Training", "Validation", "Assumptions"):
         assert title in out
     pngs = sorted(p.name for p in tmp_path.glob("*.png"))
-    assert pngs == ["margin_vs_wavelengths.png", "network_cost_per_gpu.png", "network_power_per_gpu.png",
+    assert pngs == ["margin_vs_wavelengths.png", "mix_placement.png", "network_cost_per_gpu.png", "network_power_per_gpu.png",
                     "speedup_by_fabric.png"]
     for p in tmp_path.glob("*.png"):
         assert p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and p.stat().st_size > 10_000
