@@ -702,41 +702,52 @@ def _slots(est: FabricEstimate):
     return Slots(gpus=est.gpus, unit_gpus=g, unit="server", domain_units=pods, rule=rule)
 
 
-def _pod_chunks(det: ElectricalDetails, placed) -> dict[int, int]:
-    """GPUs of one placed job in each pod it touches."""
+def _chunks(det: ElectricalDetails, placed, block: int) -> dict[int, int]:
+    """GPUs of one placed job in each block of `block` GPUs (a leaf's, a pod's) it touches."""
     out: dict[int, int] = {}
     for u in placed.units:
-        pod = u * det.gpus_per_server // det.pod_gpus
-        out[pod] = out.get(pod, 0) + det.gpus_per_server
+        k = u * det.gpus_per_server // block
+        out[k] = out.get(k, 0) + det.gpus_per_server
     return out
 
 
-def _placed_view(est: FabricEstimate, placed, j: int, together: bool) -> FabricEstimate:
-    """Job j where it was placed. Inside one pod its traffic never crosses the pods' uplinks. Across pods, a pod's
-    uplinks carry P·B_e/o for the groups of every job crossing them: with c GPUs of crossing jobs in the pod, a rank
-    of a group with m′ members there runs at m′·B_e·P/(o·c) — the job's view has pods of its smallest share of a
-    pod and oversubscription max(1, o·c/P) at its most loaded pod. Alone, c is the job's own share (a job filling
-    its pods sees the design's 1:o); together, every job spanning pods adds its share of each pod, all taken to
-    cross at once (an upper bound on the slowdown: their collectives aligned)."""
-    import dataclasses
-
-    det = est.details
-    if not det.pod_gpus:
-        return est
-    mine = _pod_chunks(det, placed[j])
+def _shared_over(det: ElectricalDetails, placed, j: int, together: bool, block: int, over: float):
+    """(the job's smallest share of a block, the oversubscription its traffic out of the blocks sees), or None for a
+    job inside one block: a block's uplinks carry block·B_e/o for every job crossing them, so with c GPUs of crossing
+    jobs in it a rank of a group with m′ members there runs at m′·B_e·block/(o·c) — oversubscription
+    max(1, o·c/block) at the job's most loaded block. Alone, c is the job's own share (a job filling its blocks sees
+    the design's 1:o); together every job spanning blocks adds its share of each, all taken to cross at once."""
+    mine = _chunks(det, placed[j], block)
     if len(mine) == 1:
-        return dataclasses.replace(est, details=dataclasses.replace(det, pod_gpus=0))
+        return None
     load = dict(mine)
     if together:
         load = dict.fromkeys(mine, 0)
         for other in placed:
-            chunks = _pod_chunks(det, other)
+            chunks = _chunks(det, other, block)
             if len(chunks) > 1:
-                for pod in mine:
-                    load[pod] += chunks.get(pod, 0)
-    over = max(1.0, max(det.pod_oversubscription * load[pod] / det.pod_gpus for pod in mine))
-    return dataclasses.replace(est, details=dataclasses.replace(det, pod_gpus=min(mine.values()),
-                                                                pod_oversubscription=over))
+                for k in mine:
+                    load[k] += chunks.get(k, 0)
+    return min(mine.values()), max(1.0, max(over * load[k] / block for k in mine))
+
+
+def _placed_view(est: FabricEstimate, placed, j: int, together: bool) -> FabricEstimate:
+    """Job j where it was placed, alone or together (`_shared_over`), at both oversubscribed levels: the leaves and
+    the pods, the job's view having leaves (pods) of its smallest share of one; a job inside one leaf never leaves
+    it, one inside one pod never crosses the pods' uplinks."""
+    import dataclasses
+
+    det = est.details
+    changes = {}
+    leaf = _shared_over(det, placed, j, together, det.leaf_gpus, det.oversubscription)
+    if leaf is None:
+        changes.update(oversubscription=1.0, leaf_gpus=placed[j].allocated_gpus)
+    else:
+        changes.update(leaf_gpus=leaf[0], oversubscription=leaf[1])
+    if det.pod_gpus:
+        pod = _shared_over(det, placed, j, together, det.pod_gpus, det.pod_oversubscription)
+        changes.update(pod_gpus=0) if pod is None else changes.update(pod_gpus=pod[0], pod_oversubscription=pod[1])
+    return dataclasses.replace(est, details=dataclasses.replace(det, **changes))
 
 
 ELECTRICAL = FabricKind(name="electrical", section="electrical", section_type=ElectricalSection, static=False,

@@ -120,3 +120,18 @@ def test_bad_mixes_are_refused_naming_the_job():
 def test_repeated_models_are_numbered():
     mix = mix_from_mapping({"job": [{"model": "gpt2-355m", "gpus": 8}, {"model": "gpt2-355m", "gpus": 8}]})
     assert [j.name for j in mix.jobs] == ["gpt2-355m", "gpt2-355m-2"]
+
+
+def test_jobs_sharing_oversubscribed_leaves_see_them_shared():
+    """Leaves of 384 GPUs (48 down-ports × 8 rails) at 1:3. Each job has 192 GPUs under each of leaves 0 and 1:
+    alone its traffic out of a leaf has the leaf's uplinks (384·B_e/3) to itself, oversubscription 3·192/384 = 1.5;
+    together 3. A job inside one leaf never leaves it (1)."""
+    design = load_design("dgx-h100", ["fabric.gpus=1024", "electrical.oversubscription=3"])
+    kind, views = _views(design, [Request("a", 384, at="0-191,384-575"), Request("b", 384, at="192-383,576-767"),
+                                  Request("c", 128, at="768-895")], 384)
+    (a_alone, a_together), (b_alone, b_together), (c_alone, c_together) = views
+    assert a_alone.details.oversubscription == b_alone.details.oversubscription == 1.5
+    assert a_together.details.oversubscription == b_together.details.oversubscription == 3.0
+    assert c_alone.details.oversubscription == c_together.details.oversubscription == 1.0
+    spread = Collective("all_to_all", 1e8, 384, 1)
+    assert kind.price(a_together, [spread])[0].seconds > kind.price(a_alone, [spread])[0].seconds
