@@ -68,7 +68,8 @@ def share(part, whole):
     """part / whole, 0 where the whole is 0 (numbers, or arrays over design points)."""
     if isinstance(part, np.ndarray) or isinstance(whole, np.ndarray):
         whole = np.asarray(whole, dtype=float)
-        return np.where(whole != 0, part / np.where(whole != 0, whole, 1.0), 0.0)
+        with np.errstate(invalid="ignore"):  # an infinite part of an infinite whole (an infeasible point): undefined
+            return np.where(whole != 0, part / np.where(whole != 0, whole, 1.0), 0.0)
     return part / whole if whole else 0.0
 
 

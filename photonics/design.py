@@ -275,6 +275,8 @@ class RingSection(Section):
 _GIVEN_ENERGY = when("modulator", "energy_model", "given")
 _CIRCUIT_ENERGY = when("modulator", "energy_model", "circuit")
 _DEPLETION = all_of(_CIRCUIT_ENERGY, when("modulator", "swing_model", "depletion"))
+_RX_CIRCUIT = all_of(when("link", "kind", "ring-wdm"), when("receiver", "energy_model", "circuit"))
+_RX_TIA = all_of(_RX_CIRCUIT, when("receiver", "front_end", "tia"))
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -496,8 +498,37 @@ class ReceiverSection(Section):
                                     "(model = thermal-noise)", "Xie et al. iWEM 2021, 25 Gb/s TIA "
                                     "(post-layout) [restated]", applies_when=when("receiver", "model",
                                                                                   "thermal-noise"), hi=1e-6)
+    energy_model: str = param("given", "choice", "receiver energy per bit: 'given' (the `energy` figure, e.g. a "
+                              "datasheet's) or 'circuit' (ring-wdm: front end, sampler, the link's serialiser and "
+                              "deserialiser and clocking at `node`, photonics.receiver_energy, E74–E78)",
+                              "Sun et al., DSENT, NOCS 2012 (photonics-4.md)", choices=("given", "circuit"),
+                              applies_when=when("link", "kind", "ring-wdm"))
     energy: float = non_negative("0.55 pJ/bit", "J/bit", "receiver (TIA + detector) energy per bit",
-                                 "K. Li et al. 2020, 54 Gb/s SiGe receiver [restated]", hi=MAX_ENERGY_J_PER_BIT)
+                                 "K. Li et al. 2020, 54 Gb/s SiGe receiver [restated]", hi=MAX_ENERGY_J_PER_BIT,
+                                 applies_when=when("receiver", "energy_model", "given"))
+    node: str = param("45nm", "choice", "CMOS node of the sampler and SerDes (DSENT's technology files)",
+                      "[assumed] 45 nm, as [modulator] node", choices=("45nm", "32nm", "22nm", "11nm"),
+                      applies_when=_RX_CIRCUIT)
+    front_end: str = param("tia", "choice", "'tia' (a transimpedance amplifier: tia_energy at tia_reference_rate, "
+                           "scaled by tia_rate_exponent) or 'integrating' (DSENT's integrating front end and sense "
+                           "amplifier: no static power, E70–E74)", "photonics-4.md E74, E75", choices=("tia",
+                                                                                                    "integrating"),
+                           applies_when=_RX_CIRCUIT)
+    tia_energy: float = non_negative("0.55 pJ/bit", "J/bit", "the TIA front end's energy per bit at "
+                                     "tia_reference_rate", "K. Li et al. 2020, 54 Gb/s SiGe receiver: 0.55 pJ/bit "
+                                     "[restated]", hi=MAX_ENERGY_J_PER_BIT, applies_when=_RX_TIA)
+    tia_reference_rate: float = positive("54 Gbit/s", "bit/s", "the line rate tia_energy was measured at",
+                                         "K. Li et al. 2020 [restated]", lo=1e8, hi=1e12, applies_when=_RX_TIA)
+    tia_rate_exponent: float = param(1.0, "1", "energy per bit ∝ rate^k: 1 holds the transimpedance (and so the "
+                                     "sensitivity) as the rate moves, its gain-bandwidth and bias ∝ rate² (E75); 0 a "
+                                     "bias ∝ rate; −1 a fixed bias", "photonics-4.md E75 (the transimpedance limit, "
+                                     "Säckinger) [inferred]", lo=-1.0, hi=3.0, applies_when=_RX_TIA)
+    core_clock: float = positive("2 GHz", "Hz", "clock of the parallel data the serialiser takes and the "
+                                 "deserialiser gives (its ratio to the line rate sets the mux trees' depth, E77)",
+                                 "[assumed] a 1–2 GHz logic clock", lo=1e7, hi=1e12, applies_when=_RX_CIRCUIT)
+    clock_power: float = non_negative("0 W", "W", "clock generation and recovery per lane (a PLL's share and a CDR, "
+                                      "E78)", "DSENT charges none and no per-node figure was found (photonics-4.md "
+                                      "E78) [assumed] 0: set it from a design", hi=1.0, applies_when=_RX_CIRCUIT)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -719,7 +719,7 @@ def optical_power_stage(d: LinkDesign, s: dict, lz: LaserArrays, power: BudgetAr
     lit = laser.lit_lines(d.laser.kind, lz.lines, cap.wavelengths_used)
     return {"laser": laser.electrical_power_w(sources * lit * emitted_line_w, laser_s.wall_plug_efficiency),
             "modulator": _carried(modulator_energy_j_per_bit(d, s), cap.capacity),
-            "receiver": _f(s["receiver"].energy) * cap.capacity, "tuning": tune.power_w}
+            "receiver": _carried(receiver_energy_j_per_bit(d, s), cap.capacity), "tuning": tune.power_w}
 
 
 def _carried(energy_j_per_bit, capacity):
@@ -736,6 +736,26 @@ def modulator_energy_j_per_bit(d: LinkDesign, s: dict):
     if d.modulator.energy_model == "given":
         return _f(mod.energy)
     return circuit_driver(d, s).energy_j_per_bit
+
+
+def receiver_energy_j_per_bit(d: LinkDesign, s: dict):
+    """The receiver per bit: the design's figure ('given'), or from its circuits ('circuit': front end, sampler,
+    the serialiser and deserialiser, clocking at the lane's rate; photonics.receiver_energy)."""
+    rx = s["receiver"]
+    if d.receiver.energy_model == "given":
+        return _f(rx.energy)
+    return circuit_receiver(d, s).total
+
+
+def circuit_receiver(d: LinkDesign, s: dict):
+    """The receive path's parts per bit (elementwise over a grid), at the line rate of one wavelength."""
+    from photonics import driver_energy as de
+    from photonics import receiver_energy as re_
+
+    rx = s["receiver"]
+    return re_.receiver_energy(s["link"].data_rate, de.NODES[d.receiver.node], front_end=d.receiver.front_end,
+                               reference_energy=rx.tia_energy, reference_rate=rx.tia_reference_rate,
+                               exponent=rx.tia_rate_exponent, core_clock=rx.core_clock, clock_power=rx.clock_power)
 
 
 def circuit_driver(d: LinkDesign, s: dict):
