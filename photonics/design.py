@@ -106,12 +106,20 @@ class LinkSection(Section):
                      "ran with 'no FEC' [verbatim]", choices=FEC_CHOICES)
     fec_target: str = param("threshold", "choice", "what sets the pre-FEC BER a standard code (kr4, kp4) must "
                             "reach: 'threshold' the standard's, 'post-fec' the highest whose post-FEC BER (F41–F42, "
-                            "random errors) meets post_fec_ber", "IEEE 802.3 specifies the threshold [verbatim]",
-                            choices=("threshold", "post-fec"), applies_when=when("link", "fec", "kr4", "kp4"))
+                            "random errors) meets post_fec_ber, 'frame-error' the highest whose frame (codeword) "
+                            "error ratio (E27) meets frame_error_ratio", "IEEE 802.3 specifies the threshold "
+                            "[verbatim]", choices=("threshold", "post-fec", "frame-error"),
+                            applies_when=when("link", "fec", "kr4", "kp4"))
     post_fec_ber: float = param(1e-13, "1", "BER after the decoder the link is designed to (fec_target = post-fec)",
                                 "[assumed] the 1e-13 of IEEE 802.3bs/cd objectives at the MAC service interface",
                                 lo=1e-30, hi=1e-3, applies_when=all_of(when("link", "fec", "kr4", "kp4"),
                                                                       when("link", "fec_target", "post-fec")))
+    frame_error_ratio: float = param(1e-12, "1", "frame (codeword) error ratio after the decoder the link is "
+                                     "designed to (fec_target = frame-error): the share of codewords with more errors "
+                                     "than the code corrects", "[assumed] the 1e-12 scale of IEEE 802.3's error "
+                                     "objectives, read per codeword", lo=1e-30, hi=1e-3,
+                                     applies_when=all_of(when("link", "fec", "kr4", "kp4"),
+                                                         when("link", "fec_target", "frame-error")))
     fec_threshold: float = param(2.4e-4, "1", "pre-FEC BER the code corrects to its output target (fec = given)",
                                  "KP4's 2.4e-4, IEEE 802.3 Clause 136 [verbatim]", lo=0.0, hi=0.5, lo_open=True,
                                  hi_open=True, applies_when=when("link", "fec", "given"))

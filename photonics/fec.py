@@ -86,12 +86,33 @@ def output_ber(ber: float, n: int, t: int, symbol_bits: int) -> float:
 
 
 def pre_fec_ber_for(post_fec_ber: float, code: ReedSolomonCode) -> float:
-    """Highest pre-FEC BER whose post-FEC BER stays within `post_fec_ber` (output_ber grows with the input BER:
-    bisection in log10(BER) over [1e-15, 0.5])."""
+    """Highest pre-FEC BER whose post-FEC BER (F41–F42) stays within `post_fec_ber`."""
+    return _highest_ber(lambda ber: output_ber(ber, code.n, code.t, code.symbol_bits), post_fec_ber)
+
+
+def pre_fec_ber_for_frames(frame_error_ratio_target: float, code: ReedSolomonCode) -> float:
+    """Highest pre-FEC BER whose frame (codeword) error ratio (E27) stays within `frame_error_ratio_target`: the
+    inverse of `frame_error_ratio`, as a standard's frame-loss objective is turned into the BER a lane must reach."""
+    return _highest_ber(lambda ber: frame_error_ratio(ber, code.n, code.t, code.symbol_bits), frame_error_ratio_target)
+
+
+def pre_fec_target(code: ReedSolomonCode, target: str, post_fec_ber: float, frame_error_ratio_target: float) -> float:
+    """The pre-FEC BER a standard code must reach under [link] fec_target: its standard's threshold ('threshold'),
+    or the highest meeting a post-FEC BER ('post-fec') or a frame error ratio ('frame-error')."""
+    if target == "post-fec":
+        return pre_fec_ber_for(post_fec_ber, code)
+    if target == "frame-error":
+        return pre_fec_ber_for_frames(frame_error_ratio_target, code)
+    return code.threshold_ber
+
+
+def _highest_ber(measure, limit: float) -> float:
+    """Highest BER in [1e-15, 0.5] whose `measure` (growing with the BER) stays within `limit`: bisection in
+    log10(BER)."""
     lo, hi = -15.0, math.log10(0.5)
     for _ in range(80):
         mid = 0.5 * (lo + hi)
-        lo, hi = (mid, hi) if output_ber(10.0**mid, code.n, code.t, code.symbol_bits) <= post_fec_ber else (lo, mid)
+        lo, hi = (mid, hi) if measure(10.0**mid) <= limit else (lo, mid)
     return 10.0**lo
 
 

@@ -69,10 +69,10 @@ def fec_target(d: LinkDesign, lk):
     if d.link.fec == "given":
         return np.asarray(lk.fec_threshold, dtype=float), np.asarray(lk.fec_overhead, dtype=float)
     code = fec.CODES[d.link.fec]
-    if d.link.fec_target == "post-fec":
-        return elementwise(lambda target: fec.pre_fec_ber_for(target, code), lk.post_fec_ber), \
-            fec.overhead(code.n, code.k)
-    return np.asarray(code.threshold_ber), fec.overhead(code.n, code.k)
+    if d.link.fec_target == "threshold":
+        return np.asarray(code.threshold_ber), fec.overhead(code.n, code.k)
+    return elementwise(lambda post, frames: fec.pre_fec_target(code, d.link.fec_target, post, frames),
+                       lk.post_fec_ber, lk.frame_error_ratio), fec.overhead(code.n, code.k)
 
 
 def signal_arrays(d: LinkDesign, lk) -> SignalArrays:

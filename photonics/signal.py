@@ -17,7 +17,7 @@ def fec_figures(lk: LinkSection) -> FecFigures:
     if lk.fec == "given":
         return FecFigures("given", lk.fec_threshold, lk.fec_overhead, lk.fec_latency, None, "given code")
     code = fec.CODES[lk.fec]
-    target = code.threshold_ber if lk.fec_target == "threshold" else fec.pre_fec_ber_for(lk.post_fec_ber, code)
+    target = fec.pre_fec_target(code, lk.fec_target, lk.post_fec_ber, lk.frame_error_ratio)
     return FecFigures(lk.fec, target, fec.overhead(code.n, code.k),
                       fec.codeword_time_s(code.codeword_bits, lk.data_rate) + code.decoder_latency_s,
                       fec.frame_error_ratio(target, code.n, code.t, code.symbol_bits), code.name,

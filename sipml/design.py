@@ -573,10 +573,17 @@ COMMENT_WIDTH = 100  # characters per comment line of a written design file
 
 
 def _wrapped_comment(text: str) -> list[str]:
-    """A comment above a key, wrapped to COMMENT_WIDTH."""
+    """A comment above a key, wrapped to COMMENT_WIDTH; a line never starts 'name = ' (it would read as a key left
+    commented out): the word before it moves down."""
+    import re
     import textwrap
 
-    return [f"# {part}" for part in textwrap.wrap(text, COMMENT_WIDTH - 2, break_on_hyphens=False)]
+    parts = textwrap.wrap(text, COMMENT_WIDTH - 2, break_on_hyphens=False)
+    for i in range(1, len(parts)):
+        if re.match(r"\w+ = ", parts[i]) and " " in parts[i - 1]:
+            head, last = parts[i - 1].rsplit(" ", 1)
+            parts[i - 1], parts[i] = head, f"{last} {parts[i]}"
+    return [f"# {part}" for part in parts]
 
 
 def written_design_toml(name: str | None = None, overrides: list[str] | None = None) -> str:

@@ -135,3 +135,33 @@ def test_issue41_the_lifted_binding_limits_and_the_limits_table_agree(capsys):
     for limit in named:
         assert table[limit][1].startswith("3800 Gbps")
     assert {limit for limit, (at, _) in table.items() if at.endswith("← binds")} == {data["binding_limit"]}
+
+
+# --- FER ↔ BER per code (fabric-photonics-3.md F39–F42, its table; photonics-2.md R12) -----------------------------
+@pytest.mark.parametrize("code, fer, ber", [("kr4", 4.40e-10, 5e-5), ("kp4", 8.15e-13, 2.4e-4),
+                                            ("kp4", 1.36e-18, 1e-4)])
+def test_a_frame_error_target_gives_the_pre_fec_ber_the_table_does(code, fer, ber):
+    from photonics import fec
+
+    assert fec.pre_fec_ber_for_frames(fer, fec.CODES[code]) == pytest.approx(ber, rel=0.01)
+    c = fec.CODES[code]
+    assert fec.frame_error_ratio(ber, c.n, c.t, c.symbol_bits) == pytest.approx(fer, rel=0.01)
+
+
+def test_budget_and_sweep_design_to_a_frame_error_ratio(capsys):
+    import json
+
+    from tests.sipml.cli_run import run
+
+    args = ("--set", "link.fec=kp4", "--set", "link.fec_target=frame-error")
+    code, out, err = run(capsys, "budget", *args, "--set", "link.frame_error_ratio=8.15e-13", "-f", "json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["target_ber"] == pytest.approx(2.4e-4, rel=0.01)
+    code, out, err = run(capsys, "sweep", *args, "--vary", "link.frame_error_ratio=1e-18,8.15e-13", "-f", "json")
+    assert code == 0, err
+    rows = [json.loads(line) for line in out.splitlines() if line.strip()]
+    margins = [r["margin_db [dB]"] for r in rows]
+    assert margins[0] < margins[1]  # a stricter frame target needs a lower pre-FEC BER: less margin
+    code, out, err = run(capsys, "budget", "--set", "link.frame_error_ratio=1e-12")
+    assert code == 2 and "applies only when" in err
