@@ -103,6 +103,7 @@ class Catalog:
     files: tuple[str, ...]
     overrides: tuple[Override, ...] = ()
     added: tuple[tuple[str, str], ...] = ()  # (file, entry) for entries a user file added
+    rates: object = None  # fabric.reliability.Rates of its parts' failures, read with it (None: read when needed)
 
     def get(self, key: str) -> Component:
         """The entry `key` ("category.name"); InputError listing close names when it does not exist."""
@@ -201,11 +202,14 @@ def load_catalog(*user_files, base=None) -> Catalog:
     components = {}
     for entry, table in raw.items():
         components[entry] = _build_component(entry, table, origin[entry])
+    from fabric.reliability import load_rates
+
     return Catalog(
         components=MappingProxyType(components),
         files=tuple(files),
         overrides=tuple(overrides),
         added=tuple(added),
+        rates=load_rates(),
     )
 
 

@@ -98,6 +98,7 @@ class CostSummary:
     optics_power_per_gpu_w: Range | None = None  # B1: modules or engines with their lasers (fabric.catalog)
     optics_cost_per_gpu_usd: Range | None = None
     port_power_per_gpu_w: Range | None = None  # B2: B1 plus the host SerDes lanes that drive the optics
+    rates: object = None  # fabric.reliability.Rates of the catalog it was priced from (None: the shipped file's)
 
 
 def optics_lines(bom: BomResult) -> tuple:
@@ -139,7 +140,7 @@ def cost_summary(design: ClusterDesign, estimate: FabricEstimate, catalog: Catal
     size = design.fabric.message_size
     t = job_collective(estimate, "all_reduce", size).seconds
     busbw = float(busbw_bps("all_reduce", size, estimate.job_gpus, t)) if 0 < t < float("inf") else 0.0
-    return summarize(design, bom, busbw, host_serdes_w(estimate))
+    return dataclasses.replace(summarize(design, bom, busbw, host_serdes_w(estimate)), rates=catalog.rates)
 
 
 def check_switch_radix(design: ClusterDesign, catalog: Catalog) -> None:

@@ -192,7 +192,7 @@ def price_sensitivities(point, evaluate) -> list[Sensitivity]:
         for level in (0, 2):
             changed = dict(catalog.components)
             changed[key] = dataclasses.replace(component, price_usd=(component.price_usd[level],) * 3)
-            levels.append(evaluate(point.priced(Catalog(components=changed, files=catalog.files))))
+            levels.append(evaluate(point.priced(Catalog(components=changed, files=catalog.files, rates=catalog.rates))))
         low, high = levels
         if low == high:
             continue

@@ -103,7 +103,7 @@ def _carrying(gpu: dict[str, str]) -> list[str]:
     return [name for name in TRAINING if _gpu_of(name)["gpu"] != gpu["gpu"]]
 
 
-def _training_section():
+def _training_section(catalog):
     """The training table, every design and baseline on the headline GPU, and the GPU generation beside it: each
     design on the next GPU, over the first baseline on that GPU and over the same fabric on the headline GPU."""
     from sipml.design import load_design
@@ -116,9 +116,9 @@ def _training_section():
     first, other = BASELINES[0], BASELINES[1:]
     for model in MODELS:
         result, _, failures = run_speedup(list(TRAINING), model, None, None, None, _on(headline), list(BASELINES),
-                                          None)
+                                          None, catalog=catalog)
         newer, _, newer_failures = run_speedup(list(TRAINING), model, None, None, None, _on(later), list(BASELINES),
-                                               None)
+                                               None, catalog=catalog)
         notes += [f"{model} on {name}: {why}" for name, why in failures.items()]
         notes += [f"{model} on {name} ({later['gpu']}): {why}" for name, why in newer_failures.items()]
         before = {r["design"]: r for r in result if r["feasible"]}
@@ -290,7 +290,7 @@ def _sensitivity_section(catalog):
     def at_level(prefix, level):
         changed = {k: dataclasses.replace(c, price_usd=(c.price_usd[level],) * 3) if k.startswith(prefix) else c
                    for k, c in catalog.components.items()}
-        return Catalog(components=changed, files=catalog.files)
+        return Catalog(components=changed, files=catalog.files, rates=catalog.rates)
 
     rows, data = [], []
     for design in ("sip-ocs", "sip-ring"):
@@ -405,7 +405,7 @@ def build_report(plots: Path | None = None, embed: bool = False, designs=()) -> 
     catalog = load_catalog()
     link_data, link_table, design = _link_section()
     fabric_data, fabric_table = _fabric_section(catalog, extra)
-    training_data, generation_data, headline_table, training_table, generation_table, notes = _training_section()
+    training_data, generation_data, headline_table, training_table, generation_table, notes = _training_section(catalog)
     validation_data, validation_lines = _validation_section()
     sensitivity_data, sensitivity_table = _sensitivity_section(catalog)
     goodput_data, goodput_table, goodput_line = _goodput_section(catalog)

@@ -32,8 +32,9 @@ VERSUS = ("speedup", "speedup_per_dollar", "speedup_per_watt", "goodput_speedup"
 
 
 def run_speedup(designs, model_name: str, gpus: int | None, batch: int | None, strategy: str | None, overrides,
-                baselines, tokens: float | None, top: int = 3):
-    """The rows of `sipml speedup`: one per design, each with its speedups over every baseline."""
+                baselines, tokens: float | None, top: int = 3, catalog=None):
+    """The rows of `sipml speedup`: one per design, each with its speedups over every baseline; `catalog` the one
+    to price with (None: the shipped one, read here)."""
     from core.errors import InfeasibleDesign, InputError
     from fabric.catalog import load_catalog
     from workloads.models import load_model
@@ -50,7 +51,7 @@ def run_speedup(designs, model_name: str, gpus: int | None, batch: int | None, s
     model = load_model(model_name)
     amount, amount_unit = _amount(model, tokens)
     fixed = parse_strategy(strategy)
-    catalog = load_catalog()
+    catalog = catalog or load_catalog()
     names = list(dict.fromkeys([*(designs or DEFAULT_DESIGNS)]))
     base_names = list(baselines or DEFAULT_BASELINES)
     # --set changes the designs compared, not the baselines they are measured against (unless one is named in it)

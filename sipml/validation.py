@@ -325,12 +325,13 @@ def training_cases() -> list[TrainingCase]:
     return out
 
 
-def training_case_row(case: TrainingCase) -> dict:
-    """The `sipml speedup` row of the case, computed by the function the command runs."""
+def training_case_row(case: TrainingCase, catalog=None) -> dict:
+    """The `sipml speedup` row of the case, computed by the function the command runs (priced with `catalog`, None:
+    the shipped one)."""
     from sipml.speedup_report import run_speedup
 
     rows, _, failures = run_speedup([case.design], case.model, case.gpus, case.batch, case.strategy,
-                                    list(case.sets), [case.design], None)
+                                    list(case.sets), [case.design], None, catalog=catalog)
     return rows[0]
 
 
@@ -355,9 +356,11 @@ def case_value(case: TrainingCase, row: dict) -> float:
 
 
 def _training_cases() -> list[Case]:
-    out = []
+    from fabric.catalog import load_catalog
+
+    out, catalog = [], load_catalog()  # one catalog for every case
     for case in training_cases():
-        row = training_case_row(case)
+        row = training_case_row(case, catalog)
         note = case.note if row.get("feasible") else row.get("reason", "")
         out.append(Case(case.group, case.name, case.source, case.published, case_value(case, row),
                         _METRIC_UNITS[case.metric], case.tolerance, note=note, informational=not case.judged))

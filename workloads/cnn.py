@@ -186,16 +186,15 @@ def step_times(layers, images, *, model_parallel=1, ceiling_flops_per_s, sm_coun
     every layer's output channels. Broadcasts over arrays of images and model_parallel."""
     n, mp = (np.asarray(x, dtype=float) for x in (images, model_parallel))
     el = ELEMENT_BYTES
-    gemm = np.zeros(np.broadcast(n, mp).shape)
-    moved = np.zeros_like(gemm)
+    shape = np.broadcast(n, mp).shape
+    moved = np.zeros(shape)
+    gemms: list[tuple] = []  # (m, n, k, bytes moved) of every GEMM, timed together in one call below
     kernels = streams = 0  # every kernel launched; the memory-bound ones (a GEMM's fixed time is its own)
 
     def conv_gemm(m, n_out, k, read_in, read_filter, written):
         nonlocal kernels
         kernels += 1
-        return gemm_time_s(1.0, m, n_out, k, ceiling_flops_per_s=ceiling_flops_per_s, sm_count=sm_count,
-                           hbm_bandwidth_bytes_per_s=hbm_bandwidth_bytes_per_s, constants=constants,
-                           moved_bytes=el * (read_in + read_filter + written))
+        gemms.append((m, n_out, k, el * (read_in + read_filter + written)))
 
     def stream(bytes_moved, count=1):
         nonlocal moved, kernels, streams
@@ -209,9 +208,9 @@ def step_times(layers, images, *, model_parallel=1, ceiling_flops_per_s, sm_coun
             continue
         if isinstance(layer, Dense):
             k_out = layer.f_out / mp
-            gemm = gemm + conv_gemm(n, k_out, layer.f_in, n * layer.f_in, layer.f_in * k_out, n * k_out)
-            gemm = gemm + conv_gemm(n, layer.f_in, k_out, n * k_out, layer.f_in * k_out, n * layer.f_in)
-            gemm = gemm + conv_gemm(layer.f_in, k_out, n, n * layer.f_in, n * k_out, layer.f_in * k_out)
+            conv_gemm(n, k_out, layer.f_in, n * layer.f_in, layer.f_in * k_out, n * k_out)
+            conv_gemm(n, layer.f_in, k_out, n * k_out, layer.f_in * k_out, n * layer.f_in)
+            conv_gemm(layer.f_in, k_out, n, n * layer.f_in, n * k_out, layer.f_in * k_out)
             continue
         c_in = 4 if layer.c_in == 3 else layer.c_in  # channel padding for the tensor cores
         rs = layer.kernel ** 2
@@ -219,13 +218,20 @@ def step_times(layers, images, *, model_parallel=1, ceiling_flops_per_s, sm_coun
         pixels_in, pixels_out = n * layer.h_in ** 2, n * layer.h_out ** 2
         x, y = pixels_in * c_in, pixels_out * k_out  # elements in and out (this GPU's channels)
         w = c_in * rs * k_out
-        gemm = gemm + conv_gemm(pixels_out, k_out, c_in * rs, x, w, y)  # forward
+        conv_gemm(pixels_out, k_out, c_in * rs, x, w, y)  # forward
         if not layer.first:
-            gemm = gemm + conv_gemm(pixels_in, c_in, k_out * rs, y, w, x)  # data gradient
-        gemm = gemm + conv_gemm(c_in * rs, k_out, pixels_out, x, y, w)  # weight gradient
+            conv_gemm(pixels_in, c_in, k_out * rs, y, w, x)  # data gradient
+        conv_gemm(c_in * rs, k_out, pixels_out, x, y, w)  # weight gradient
         if nchw:  # the library transposes input and output to NHWC and back, forward and backward
             stream(2.0 * el * 2.0 * (x + y), 4)
         stream(*_pointwise_bytes(layer, y, norm_fusion))
+    gemm = np.zeros(shape)
+    if gemms:  # every layer's GEMMs in one array call: (GEMMs, *shape)
+        m, n_out, k, moved_bytes = (np.stack([np.broadcast_to(np.asarray(g[i], dtype=float), shape) for g in gemms])
+                                    for i in range(4))
+        gemm = np.sum(gemm_time_s(1.0, m, n_out, k, ceiling_flops_per_s=ceiling_flops_per_s, sm_count=sm_count,
+                                  hbm_bandwidth_bytes_per_s=hbm_bandwidth_bytes_per_s, constants=constants,
+                                  moved_bytes=moved_bytes), axis=0)
     return StepTimes(gemm_s=gemm, memory_s=np.where(moved > 0, moved / stream_bytes_per_s, 0.0)
                      + streams * constants.kernel_time, kernels=kernels)
 

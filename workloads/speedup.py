@@ -281,7 +281,8 @@ def _goodput(model, est: FabricEstimate, cost):
     from fabric.registry import get_kind
     from workloads.goodput import job_goodput
 
-    return job_goodput(model, est, cost.bom, get_kind(est.kind), cost.cluster_cost_usd.typical)
+    return job_goodput(model, est, cost.bom, get_kind(est.kind), cost.cluster_cost_usd.typical,
+                       getattr(cost, "rates", None))
 
 
 @dataclass(frozen=True)
