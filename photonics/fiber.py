@@ -100,6 +100,14 @@ def chirped_broadening(sigma0_s, length_m, beta2, beta3, chirp, source_width_pro
     return np.sqrt((1.0 + chirp * a) ** 2 + (1.0 + v2) * a * a + (1.0 + chirp * chirp + v2) ** 2 * b * b)
 
 
+def chirp_spectral_width_m(sigma0_s, chirp, wavelength_m):
+    """RMS spectral width (in wavelength) a chirped Gaussian pulse of RMS width σ0 spans by itself, without any
+    source width: σ_ω = √(1 + C²)/(2σ0), σ_λ = σ_ω·λ²/(2πc) (E93). A stated source width below it contradicts the
+    chirp (E97): the chirp alone makes the spectrum that wide."""
+    sigma_omega = np.sqrt(1.0 + np.asarray(chirp, dtype=float) ** 2) / (2.0 * np.asarray(sigma0_s, dtype=float))
+    return sigma_omega * np.asarray(wavelength_m, dtype=float) ** 2 / (2.0 * np.pi * C)
+
+
 def chirped_gaussian_penalty_db(broadening, levels: int = 2):
     """The eye a pulse of RMS width σ = f_b·σ0 (σ0 = T/4) leaves, against the unbroadened one's: each treated as a
     Gaussian response of that width on a rectangular symbol, eye(σ) = 2·erf(T/(√8·σ)) − 1 (the IEEE 802.3 link

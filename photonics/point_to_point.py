@@ -51,6 +51,14 @@ def default_warnings(d: LinkDesign) -> list[str]:
     if d.receiver.model == "ge-photodiode" and d.link.wavelength < 1.1e-6:
         out.append("[receiver] model 'ge-photodiode' is PhoenixSim's fit for O/C-band germanium photodiodes; at "
                    f"{d.link.wavelength * 1e9:.0f} nm use model = 'given' with the receiver's datasheet sensitivity")
+    if d.laser.kind == "dml" and d.fiber.dispersion_model == "chirped-gaussian":
+        symbol_rate = d.link.data_rate / np.log2(modulation.LEVELS[d.link.modulation])
+        own = float(fiber.chirp_spectral_width_m(0.25 / symbol_rate, d.transmitter.chirp, d.link.wavelength))
+        if d.transmitter.spectral_width < own:
+            out.append(f"[transmitter] spectral_width {d.transmitter.spectral_width * 1e9:.3g} nm is narrower than the "
+                       f"{own * 1e9:.3g} nm RMS a pulse at chirp {d.transmitter.chirp:g} spans by itself at this "
+                       "symbol rate (E93, E97): the chirp sets the width and the stated one adds nothing; give the "
+                       "measured modulated width (at least this), or a smaller |chirp|")
     if d.transmitter.eye_closure == "tdecq":
         out.append("[transmitter] tdecq holds for the fiber it is measured through (the standard's worst case at its "
                    "reach): the longest fiber here assumes the eye closes no further beyond [loss] fiber_length; "

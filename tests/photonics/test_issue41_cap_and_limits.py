@@ -165,3 +165,26 @@ def test_budget_and_sweep_design_to_a_frame_error_ratio(capsys):
     assert margins[0] < margins[1]  # a stricter frame target needs a lower pre-FEC BER: less margin
     code, out, err = run(capsys, "budget", "--set", "link.frame_error_ratio=1e-12")
     assert code == 2 and "applies only when" in err
+
+
+def test_a_dml_width_narrower_than_its_chirp_spans_is_named(tmp_path, capsys):
+    """E93/E97: at 10 Gbit/s NRZ (σ0 = T/4 = 25 ps) and chirp −5 a pulse spans √26/(2σ0) = 1.02e11 rad/s by itself,
+    0.131 nm RMS at 1550 nm; a stated 0.1 nm is narrower, so the chirp sets the width and a warning says so; 0.2 nm
+    is consistent and says nothing."""
+    import math
+
+    from photonics import fiber
+    from tests.sipml.cli_run import run
+
+    own = fiber.chirp_spectral_width_m(25e-12, -5.0, 1550e-9)
+    assert own == pytest.approx(math.sqrt(26) / 50e-12 * 1550e-9 ** 2 / (2 * math.pi * 299792458), rel=1e-12)
+    assert own == pytest.approx(0.131e-9, rel=0.01)
+    path = tmp_path / "dml.toml"
+    path.write_text('[link]\nkind = "point-to-point"\ndata_rate = "10 Gbit/s"\nwavelength = "1550 nm"\n'
+                    '[laser]\nkind = "dml"\n[fiber]\n')
+    import json
+
+    code, out, err = run(capsys, "budget", str(path), "--set", "transmitter.spectral_width=0.1 nm", "-f", "json")
+    assert any("is narrower than the 0.13 nm RMS a pulse at chirp -5 spans" in w for w in json.loads(out)["warnings"])
+    code, out, err = run(capsys, "budget", str(path), "--set", "transmitter.spectral_width=0.2 nm", "-f", "json")
+    assert not any("narrower" in w for w in json.loads(out)["warnings"])
