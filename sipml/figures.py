@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import dataclasses
 import numbers
+from typing import TYPE_CHECKING
 
-from fabric.estimate import FabricEstimate
 from fabric.registry import get_kind
+
+if TYPE_CHECKING:  # the estimate is read, never built, here: a link command imports no fabric code
+    from fabric.estimate import FabricEstimate
 
 
 def _generic(est: FabricEstimate) -> dict[str, tuple[float, str]]:

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
-from fabric.estimate import FabricEstimate
 from photonics.link import LIMIT_TEXT, LinkEstimate
 from sipml.design import field_notes, field_rows
 from sipml.figures import figures
 from sipml.quantities import QUANTITIES, Reading
 from sipml.render import Report, Table, count_text
+
+if TYPE_CHECKING:  # the estimate is read, never built, here: a link command imports no fabric code
+    from fabric.estimate import FabricEstimate
 
 
 def _rate(value_bps: float) -> tuple[str, str]:

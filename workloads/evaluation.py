@@ -15,14 +15,17 @@ from __future__ import annotations
 
 import functools
 
+from typing import TYPE_CHECKING
+
 from core.errors import InputError
-from fabric.catalog import Catalog, load_catalog
-from fabric.cost import CostSummary, cost_summary
 from fabric.design import ClusterDesign
-from fabric.estimate import FabricEstimate
-from fabric.evaluate import effective_link, evaluate_fabric
 from photonics.design import LinkDesign
 from photonics.link import LinkEstimate, evaluate
+
+if TYPE_CHECKING:  # the fabric's stages are imported when first read: a link's budget imports none of them
+    from fabric.catalog import Catalog
+    from fabric.cost import CostSummary
+    from fabric.estimate import FabricEstimate
 
 
 class Evaluation:
@@ -36,6 +39,8 @@ class Evaluation:
     @property
     def catalog(self) -> Catalog:
         if self._catalog is None:
+            from fabric.catalog import load_catalog
+
             self._catalog = load_catalog()
         return self._catalog
 
@@ -50,6 +55,8 @@ class Evaluation:
         """The GPU-to-GPU optical link (with any switch passes the fabric adds); None for an electrical fabric."""
         if isinstance(self.design, LinkDesign):
             return self.design
+        from fabric.evaluate import effective_link
+
         return effective_link(self.design)
 
     @functools.cached_property
@@ -72,6 +79,8 @@ class Evaluation:
     @functools.cached_property
     def fabric(self) -> FabricEstimate:
         """The fabric (`fabric.evaluate.evaluate_fabric`), built on `link`."""
+        from fabric.evaluate import evaluate_fabric
+
         design = self.cluster
         if self.link_design is not None and design.link.link.kind != "ring-wdm":
             return evaluate_fabric(design)  # refused there, with the reason
@@ -80,6 +89,8 @@ class Evaluation:
     @functools.cached_property
     def cost(self) -> CostSummary:
         """The fabric's bill of materials priced from the catalog (`fabric.cost.cost_summary`)."""
+        from fabric.cost import cost_summary
+
         return cost_summary(self.cluster, self.fabric, self.catalog)
 
     def training(self, model, batch: int, fixed: dict | None = None, *, name: str = "design", top: int = 5,
