@@ -15,16 +15,21 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def counting(monkeypatch):
-    """Calls of each stage, by the design (or estimate) it was asked for."""
+    """Calls of each stage, by the design (or estimate) it was asked for: the link's in `workloads.evaluation`, the
+    fabric's and the bill's where `Evaluation` imports them when first read."""
+    import fabric.cost
+    import fabric.evaluate
+
     calls = collections.defaultdict(list)
-    for stage in ("evaluate", "evaluate_fabric", "cost_summary"):
-        real = getattr(evaluation, stage)
+    for module, stage in ((evaluation, "evaluate"), (fabric.evaluate, "evaluate_fabric"),
+                          (fabric.cost, "cost_summary")):
+        real = getattr(module, stage)
 
         def wrapper(first, *args, _real=real, _stage=stage, **kwargs):
             calls[_stage].append(first)
             return _real(first, *args, **kwargs)
 
-        monkeypatch.setattr(evaluation, stage, wrapper)
+        monkeypatch.setattr(module, stage, wrapper)
     return calls
 
 
