@@ -164,24 +164,24 @@ def test_output_into_a_read_only_folder_is_one_line_exit_2(cli, tmp_path, monkey
 
 
 def test_out_of_memory_is_one_line_exit_70(cli, monkeypatch):
-    import workloads.evaluation
+    import fabric.evaluate
 
     def exhausted(design, link=None):
         raise MemoryError
 
-    monkeypatch.setattr(workloads.evaluation, "evaluate_fabric", exhausted)
+    monkeypatch.setattr(fabric.evaluate, "evaluate_fabric", exhausted)
     code, out, err = cli("fabric")
     assert code == 70 and out == ""
     assert err.count("\n") == 1 and "out of memory while evaluating the fabric of sip-ring" in err
 
 
 def test_an_unexpected_error_is_one_line_exit_70_and_debug_shows_the_traceback(cli, monkeypatch):
-    import workloads.evaluation
+    import fabric.evaluate
 
     def broken(design, link=None):
         raise ZeroDivisionError("float division by zero")
 
-    monkeypatch.setattr(workloads.evaluation, "evaluate_fabric", broken)
+    monkeypatch.setattr(fabric.evaluate, "evaluate_fabric", broken)
     code, _, err = cli("check", "dgx-a100")
     assert code == 70 and err.count("\n") == 1 and "Traceback" not in err
     assert "internal error while evaluating the fabric of dgx-a100: ZeroDivisionError" in err and "report" in err
@@ -190,12 +190,12 @@ def test_an_unexpected_error_is_one_line_exit_70_and_debug_shows_the_traceback(c
 
 
 def test_a_recursion_error_is_one_line_exit_70(cli, monkeypatch):
-    import workloads.evaluation
+    import fabric.evaluate
 
     def deep(design, link=None):
         return deep(design)
 
-    monkeypatch.setattr(workloads.evaluation, "evaluate_fabric", deep)
+    monkeypatch.setattr(fabric.evaluate, "evaluate_fabric", deep)
     code, _, err = cli("check")
     assert code == 70 and err.count("\n") == 1 and "RecursionError" in err
 
@@ -441,15 +441,15 @@ def test_a_warning_is_one_line_without_its_source_line(cli, monkeypatch):
 
     import numpy as np
 
-    import workloads.evaluation
+    import fabric.evaluate
 
-    evaluate = workloads.evaluation.evaluate_fabric
+    evaluate = fabric.evaluate.evaluate_fabric
 
     def overflowing(design, link=None):
         np.float64(1e308) * 10
         return evaluate(design, link)
 
-    monkeypatch.setattr(workloads.evaluation, "evaluate_fabric", overflowing)
+    monkeypatch.setattr(fabric.evaluate, "evaluate_fabric", overflowing)
     with warnings.catch_warnings():
         warnings.simplefilter("always")
         code, _, err = cli("check")
