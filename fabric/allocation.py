@@ -175,25 +175,33 @@ def _progressive_fill(weight, capacity, load, touches, *, fill=True, members=Non
             np.copyto(out, units, where=~active)
         return out
 
-    def fits(candidate):
-        return bool(np.all(load(candidate) <= capacity))
-
-    def one_breakpoint(lo, hi):
-        w = weight if everyone else weight[active]
+    def one_breakpoint(lo, hi, w):
         jumps = np.ceil(lo * w) / w  # flow f's units grow once t passes jumps[f]
         first_jump = jumps.min()
         second = np.where(jumps <= first_jump * (1 + _BISECTION_REL_TOL), jumps + 1.0 / w, jumps).min()
         return second >= hi  # allocation is constant on (first_jump, hi): at(lo) is the level's answer
 
+    distinct = _few_values(weight, WEIGHT_CLASSES)  # weight classes, found once (None: too many)
     while active.any():
         everyone = bool(active.all())
+        classes = None if distinct is None else _weight_classes(weight, distinct, units, active, level, load)
+        if classes is None:  # every probe loads each flow
+            w = weight if everyone else weight[active]
+
+            def fits(t):
+                return bool(np.all(load(at(t)) <= capacity))
+        else:  # a probe loads each weight class: resources × classes, not flows
+            w, frozen, per_class = classes
+
+            def fits(t):
+                return bool(np.all(frozen + np.ceil(t * w) @ per_class <= capacity))
         lo, hi = level, (capacity.max() + 1.0) / weight[active].min()  # at(hi) overflows any resource
         if lo == 0.0:
             probe = 0.5 / weight[active].max()  # ceil(probe·w) = 1 for every active flow
-            lo, hi = (probe, hi) if fits(at(probe)) else (0.0, probe)
-        while lo > 0.0 and hi - lo > _BISECTION_REL_TOL * hi and not one_breakpoint(lo, hi):
+            lo, hi = (probe, hi) if fits(probe) else (0.0, probe)
+        while lo > 0.0 and hi - lo > _BISECTION_REL_TOL * hi and not one_breakpoint(lo, hi, w):
             mid = 0.5 * (lo + hi)
-            lo, hi = (mid, hi) if fits(at(mid)) else (lo, mid)
+            lo, hi = (mid, hi) if fits(mid) else (lo, mid)
         units, step = at(lo), at(hi)
         first = units.copy() if first is None else first
         if not fill:
@@ -208,6 +216,36 @@ def _progressive_fill(weight, capacity, load, touches, *, fill=True, members=Non
         active &= ~freeze
         level = lo
     return units.astype(np.int64), first.astype(np.int64)
+
+
+WEIGHT_CLASSES = 16  # distinct weights of the active flows up to which a level's probes load each weight class
+# once (a training pattern has two or three: ring neighbours and group peers) instead of every flow [assumed]
+
+
+def _few_values(values: np.ndarray, most: int):
+    """The distinct values of `values` when there are at most `most` of them (one pass over the rest per value, so
+    a pattern of two or three demands costs a few comparisons per flow, not a sort), else None."""
+    found, rest = [], values
+    while rest.size:
+        if len(found) == most:
+            return None
+        found.append(rest[0])
+        rest = rest[rest != rest[0]]
+    return np.asarray(found)
+
+
+def _weight_classes(weight, distinct, units, active, level, load):
+    """(the active flows' weights, the frozen flows' load per resource, the active flows per resource of each weight
+    (classes × resources)), so that a probe at t ≥ level loads frozen + Σ_c ceil(t·w_c)·count_c; None where an
+    active flow already holds more than its level's units (a first unit admitted ahead of its level), whose probes
+    load each flow."""
+    if np.any(units[active] > np.ceil(level * weight[active])):
+        return None
+    frozen = load(np.where(active, 0.0, units))
+    masks = [(w, active & (weight == w)) for w in distinct]
+    masks = [(w, m) for w, m in masks if m.any()]
+    per_class = np.stack([load(m.astype(float)) for _, m in masks])
+    return np.asarray([w for w, _ in masks]), frozen, per_class
 
 
 def _admit(freeze, units, step, load, capacity, members, priority) -> np.ndarray:
