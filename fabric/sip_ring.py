@@ -594,8 +594,10 @@ def _slots(est: FabricEstimate):
     """One unbroken arc per job: its ranks on consecutive positions, where its wavelengths are added and dropped."""
     from fabric.placement import Slots
 
+    crossing = ("each job's traffic stays on its arc, the other direction carrying its return" if
+                est.details.directions == 2 else "one direction: each job's return crosses the other jobs' arcs")
     return Slots(gpus=est.gpus, unit_gpus=1, unit="GPU", contiguous=True,
-                 rule="one unbroken arc of consecutive GPUs per job (wavelengths reused on disjoint arcs)")
+                 rule=f"one unbroken arc of consecutive GPUs per job, wavelengths reused on disjoint arcs ({crossing})")
 
 
 def _arc_flows(placed, directions: int) -> tuple[np.ndarray, np.ndarray]:
