@@ -396,12 +396,13 @@ def _check_moves_the_link(design, overrides: list, axes) -> None:
 def _link_sweep(design, overrides, axes, scheduler, progress, fabric: bool = False, model=None, batch=None,
                 workers=None):
     """Link columns by the grid kernel (with `fabric`, the fabric and cost columns too, with `model` the training
-    columns; None where the fabric has no floor over a grid): one task locally, or sub-grids along the first axis on
-    a Dask cluster, and with `model` on `workers` local processes (a point's figures do not depend on the rest of
+    columns; None where the fabric has no floor over a grid): one task locally, or sub-grids on a Dask cluster (along
+    the first axis; with `model`, along the axis local processes split, `_split_axis`, so no fabric group is searched
+    by two tasks), and with `model` on `workers` local processes (a point's figures do not depend on the rest of
     its grid, so the rows are the same); each sub-grid takes every n-th value of that axis, so that values that
     cost alike (neighbours) spread over the tasks."""
-    if scheduler is not None:
-        dim, parts = 0, 16
+    if scheduler is not None:  # with a model, split where local processes split: each task searches its own points
+        dim, parts = (_split_axis(axes) if model is not None else 0), DASK_TASKS
     elif model is not None and (workers or 1) > 1:  # training dominates: each process searches its share
         dim, parts = _split_axis(axes), workers
     else:  # one task here: the bar counts it
@@ -414,6 +415,10 @@ def _link_sweep(design, overrides, axes, scheduler, progress, fabric: bool = Fal
               fabric, model, batch) for pick in picks]
     tables = list(_map(link_chunk, calls, scheduler, workers, progress))
     return None if any(t is None for t in tables) else Table.concat_axis(tables, axes, dim, picks)
+
+
+DASK_TASKS = 16  # sub-grids a sweep sends to a Dask cluster [assumed: enough to keep a few workers busy, few enough
+# that each task's fixed cost (imports warm, the grid's link and fabric floors) stays small against its points]
 
 
 def _one_task(design, overrides, axes, fabric, model, batch, progress):

@@ -70,6 +70,26 @@ def test_a_cluster_gets_no_round_of_grid_tasks_where_no_fabric_has_a_floor(monke
     assert mapped[0] == "link_chunk"
 
 
+def test_a_model_sweep_sent_to_a_cluster_splits_where_local_processes_do(monkeypatch):
+    """With --model, the tasks sent to a scheduler split the grid along its first fabric axis (here the second), as
+    local processes do: each task holds every link value of its share of that axis, so no fabric group is searched
+    by two tasks. Rows as one process's, in grid order."""
+    from sipml import sweeps
+
+    sent_axes = []
+
+    def local_map(fn, calls, scheduler, workers, progress):  # the cluster's map, run here
+        sent_axes.extend(call[2] for call in calls)
+        return [fn(*call) for call in calls]
+
+    specs = ["link.data_rate=20 Gbit/s:40 Gbit/s:3", "fabric.gpus=64,128"]
+    _, alone = run_sweep(None, [], specs, model="gpt2-355m", workers=1)
+    monkeypatch.setattr(sweeps, "_map", local_map)
+    _, sent = run_sweep(None, [], specs, model="gpt2-355m", scheduler="tcp://127.0.0.1:8786")
+    assert sent == alone and len(sent) == 6
+    assert len(sent_axes) == 2 and all(len(axes[0].values) == 3 and len(axes[1].values) == 1 for axes in sent_axes)
+
+
 def test_a_model_sweep_on_local_processes_equals_one_process():
     """With --workers, a model sweep's grid is split between processes along its first fabric axis (here the
     second): the rows are the one-process rows, in grid order."""
