@@ -169,11 +169,13 @@ def _strategy_arrays(microbatch, tp, sequence_parallel, recompute, ep, cp):
 
 
 def _check_divisible(model: TransformerModel, t, e, kind):
-    bad_t = sorted(int(x) for x in np.unique(t[model.heads % t != 0]))
+    """InputError naming the tensor- (and expert-) parallel sizes that do not divide the heads (the experts); the
+    sizes are read only where one fails (a set, not np.unique, which imports numpy.ma)."""
+    bad_t = sorted({int(x) for x in t[model.heads % t != 0].ravel()})
     if bad_t:
         raise InputError(f"{model.name}: heads = {model.heads} is not divisible by tensor-parallel size(s) {bad_t}")
     if kind == "moe":
-        bad_e = sorted(int(x) for x in np.unique(e[model.experts % e != 0]))
+        bad_e = sorted({int(x) for x in e[model.experts % e != 0].ravel()})
         if bad_e:
             raise InputError(f"{model.name}: experts = {model.experts} is not divisible by expert-parallel "
                              f"size(s) {bad_e}")
