@@ -414,10 +414,19 @@ def test_counts_are_integers_in_tables(cli):
 
 
 def test_version(cli):
+    """`--version` prints the package's version, the one pyproject.toml installs (and the README's changelog names
+    first)."""
+    import tomllib
+    from pathlib import Path
+
     from sipml import __version__
 
     code, out, _ = cli("--version")
     assert code == 0 and out == f"sipml {__version__}\n"
+    root = Path(__file__).resolve().parents[2]
+    assert tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"] == __version__
+    changelog = (root / "README.md").read_text(encoding="utf-8").split("## Changelog", 1)[1]
+    assert changelog.lstrip().startswith(f"- {__version__} ")
 
 
 def test_shell_completion_is_advertised_in_help(cli):
