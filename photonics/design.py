@@ -498,6 +498,13 @@ class ReceiverSection(Section):
                                           "holds", "[assumed] none (a DC-balanced code); 0.025 in the 10GBASE-S link "
                                           "model (10GEPBud) [verbatim]", hi=0.1,
                                           applies_when=all_of(when("link", "kind", "point-to-point"), _COMPUTED_EYE))
+    sensitivity_floor: float = non_negative("0 mW", "W", "the least OMA the receiver works at whatever the eye "
+                                            "(eye_closure = tdecq): the budget needs max(sensitivity + TDECQ, "
+                                            "floor), as a standard's receiver sensitivity max(floor, SECQ + the ideal "
+                                            "eye's) reads (0: none)", "IEEE 802.3bs 400GBASE-DR4: −4.4 dBm OMA, "
+                                            "compliant modules' datasheets (photonics.md) [restated]", hi=MAX_POWER_W,
+                                            applies_when=all_of(when("link", "kind", "point-to-point"),
+                                                                when("transmitter", "eye_closure", "tdecq")))
     responsivity: float = positive("0.7 A/W", "A/W", "photodiode responsivity", "PhoenixSim [verbatim]", lo=0.01,
                                    hi=2.0)
     dark_current: float = non_negative("1 uA", "A", "photodiode dark current", "PhoenixSim [verbatim]",

@@ -61,9 +61,9 @@ def default_warnings(d: LinkDesign) -> list[str]:
                        "measured modulated width (at least this), or a smaller |chirp|")
     if d.transmitter.eye_closure == "tdecq":
         out.append("[transmitter] tdecq holds for the fiber it is measured through (the standard's worst case at its "
-                   "reach): the longest fiber here assumes the eye closes no further beyond [loss] fiber_length; "
-                   "and a standard's receiver floor (e.g. 400GBASE-DR4's −4.4 dBm OMA) binds below its knee "
-                   "(TDECQ 0.9 dB there): the budget charges TDECQ against the given sensitivity alone")
+                   "reach): the longest fiber here assumes the eye closes no further beyond [loss] fiber_length"
+                   + ("" if d.receiver.sensitivity_floor > 0 else "; and a standard's receiver floor (e.g. "
+                      "400GBASE-DR4's −4.4 dBm OMA) binds below its knee: give it as [receiver] sensitivity_floor"))
     return out
 
 
@@ -184,11 +184,22 @@ def budget_stage(d: LinkDesign, s: dict, sig: SignalArrays, rx: ReceiverArrays, 
     items = tuple(fiber_path(d, s["loss"]))
     shared = {line.key: line for line in penalty_lines(d, s, sig, pen)}
     if d.transmitter.eye_closure == "tdecq":  # the measured eye closure stands for the channel's and the fiber's
-        tdecq = s["transmitter"].tdecq
+        tdecq = np.asarray(s["transmitter"].tdecq, dtype=float)
+        # the receiver's floor: the OMA it needs whatever the eye, as average power at the link's extinction ratio
+        floor_w = modulation.average_from_oma_w(s["receiver"].sensitivity_floor, db_to_lin(s["transmitter"].extinction_ratio))
+        with np.errstate(divide="ignore"):
+            above = w_to_dbm(floor_w) - rx.sensitivity_dbm  # the floor over the ideal eye's sensitivity, dB
+        charged = np.maximum(tdecq, above)
+        floors = np.any(above > tdecq)
+        name = "TDECQ" if sig.levels > 2 else "TDEC"
         detail = (f"measured through the reference receiver and worst-case fiber, in place of the channel's ISI, "
-                  f"dispersion, RIN and noise ({'TDECQ' if sig.levels > 2 else 'TDEC'}, IEEE 802.3 cl. 121)"
-                  if ndim(tdecq) == 0 else "")
-        penalties = (shared["extinction_ratio"], LedgerLine("TDECQ", as_number(tdecq), detail, "tdecq"))
+                  f"dispersion, RIN and noise ({name}, IEEE 802.3 cl. 121)" if ndim(tdecq) == 0 else "")
+        if floors and ndim(charged) == 0:
+            detail = (f"the receiver's floor {w_to_dbm(s['receiver'].sensitivity_floor):.2f} dBm OMA binds: "
+                      f"{float(above):.2f} dB above the ideal eye's sensitivity, more than the {float(tdecq):.2f} dB "
+                      f"{name}")
+        penalties = (shared["extinction_ratio"], LedgerLine(name if not floors else f"{name} or the receiver's floor",
+                                                            as_number(charged), detail, "tdecq"))
     else:
         lines = _channel_lines(d, s, sig, channel_stage(d, s, sig, s["loss"].fiber_length))
         penalties = (shared["extinction_ratio"], lines[0], shared["dispersion"], *lines[1:])

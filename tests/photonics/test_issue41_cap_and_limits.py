@@ -188,3 +188,24 @@ def test_a_dml_width_narrower_than_its_chirp_spans_is_named(tmp_path, capsys):
     assert any("is narrower than the 0.13 nm RMS a pulse at chirp -5 spans" in w for w in json.loads(out)["warnings"])
     code, out, err = run(capsys, "budget", str(path), "--set", "transmitter.spectral_width=0.2 nm", "-f", "json")
     assert not any("narrower" in w for w in json.loads(out)["warnings"])
+
+
+def test_a_tdecq_budget_honours_the_receivers_floor(capsys):
+    """400GBASE-DR4 (the validate case: −5.3 dBm OMA for an ideal eye, the floor −4.4 dBm OMA): at TDECQ 3.4 dB the
+    eye binds (−1.9 dBm needed, margin 0.1 dB); at TDECQ 0.5 dB the floor does, 0.9 dB above the ideal eye's
+    sensitivity, so the margin is 0.4 dB less than TDECQ alone would leave."""
+    import json
+
+    from tests.sipml.cli_run import run
+
+    case = "sipml/cases/links/400gbase-dr4.toml"
+
+    def budget(*sets):
+        code, out, err = run(capsys, "budget", case, *(x for s in sets for x in ("--set", s)), "-f", "json")
+        assert code == 0, err
+        return json.loads(out)["margin_db"]
+
+    assert budget() == pytest.approx(0.1, abs=1e-6)
+    low = budget("transmitter.tdecq=0.5 dB")
+    bare = budget("transmitter.tdecq=0.5 dB", "receiver.sensitivity_floor=0 mW")
+    assert bare - low == pytest.approx(0.4, abs=1e-9)
