@@ -46,8 +46,7 @@ def run_mix_rows(mix, designs: dict, catalog=None) -> tuple[list[dict], dict]:
 
 
 def design_record(name: str, run, policy: str) -> dict:
-    from fabric.placement import leftover  # noqa: F401  (the run's leftover is computed there)
-
+    """A design's record of `sipml mix --format json`: the cluster's figures and its jobs' records."""
     jobs = [job_record(name, run, j) for j in run.jobs]
     running = sum(j.job.gpus for j in run.jobs if j.ran)
     flops = sum(j.model_flops_per_s for j in run.jobs)
@@ -210,7 +209,7 @@ def run_mix_command(designs, jobs: str | None, gpus: int | None, policy: str | N
 
     from core.errors import InputError
     from fabric.catalog import load_catalog
-    from workloads.mix import load_mix, mix_from_mapping  # noqa: F401
+    from workloads.mix import load_mix
 
     mix = load_mix(jobs or DEFAULT_MIX)
     if policy:
