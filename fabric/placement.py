@@ -261,8 +261,11 @@ def ranges_text(starts: list[int], width: int) -> str:
 
 
 def _fixed_units(slots: Slots, r: Request) -> list[int]:
-    gpus = parse_ranges(r.at)
     where = f"job '{r.name}': fixed GPUs {r.at}"
+    try:
+        gpus = parse_ranges(r.at)
+    except InputError as exc:
+        raise InputError(f"job '{r.name}': {exc}") from None
     if len(set(gpus)) != len(gpus):
         raise InputError(f"{where} name a GPU twice")
     if max(gpus) >= slots.gpus:

@@ -88,4 +88,6 @@ def test_fixed_placements_are_checked():
         place(PODS, [Request("a", 8, at="0-15")])
     with pytest.raises(InputError, match="is not a number"):
         parse_ranges("0-x")
+    with pytest.raises(InputError, match="job 'a': GPU ranges '0-x'"):
+        place(PODS, [Request("a", 8, at="0-x")])
     assert ranges_text([0, 8, 16, 40], 8) == "0-23,40-47"
