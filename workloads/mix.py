@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from core.errors import InfeasibleDesign, InputError, did_you_mean, shown
@@ -184,7 +184,6 @@ class MixRun:
     jobs: tuple[JobRun, ...]
     leftover: object  # fabric.placement.Leftover
     cost: object  # fabric.cost.CostSummary of the whole cluster
-    notes: tuple[str, ...] = field(default=())
 
     @property
     def feasible(self) -> bool:
