@@ -80,3 +80,17 @@ def test_a_design_that_cannot_place_a_job_is_infeasible_and_the_others_run(capsy
     ring, dgx = json.loads(out)["designs"]
     assert not ring["feasible"] and "job 'big' (64 GPUs) cannot be placed: it needs one unbroken arc" in ring["reason"]
     assert dgx["feasible"] and dgx["gpus_running"] == 128
+
+
+def test_slices_of_whole_cubes_on_the_torus_design_leave_the_idle_cubes_counted(capsys, tmp_path):
+    """ocs-torus-v4 (64 cubes of 64 chips): slices of 16, 32 and 8 cubes and a 200-GPU job on 4 cubes (56 chips
+    stranded; it cannot run, a slice being whole cubes): 60 cubes held, 4 idle (256 GPUs), a 256-GPU job still fits."""
+    jobs = "".join(f'[[job]]\nname = "{name}"\nmodel = "gpt2-355m"\ngpus = {gpus}\nbatch = {batch}\n'
+                   for name, gpus, batch in (("a", 1024, 1024), ("b", 2048, 2048), ("c", 512, 512), ("d", 200, 200)))
+    code, out, err = run(capsys, "mix", "ocs-torus-v4", "--jobs", _mix(tmp_path, jobs), "-f", "json")
+    assert code == 1, err  # job d cannot run
+    torus = json.loads(out)["designs"][0]
+    assert (torus["idle_gpus"], torus["stranded_gpus"], torus["largest_fit_gpus"]) == (256, 56, 256)
+    assert torus["gpus_running"] == 3584 and [j["placement"].split("(")[1].split(" ")[0] for j in torus["jobs"]] == [
+        "16", "32", "8", "4"]
+    assert "a slice is whole cubes" in torus["jobs"][3]["reason"]
