@@ -50,3 +50,13 @@ def job_collectives(est: FabricEstimate, message_bytes: float) -> dict[str, Coll
 def job_collective(est: FabricEstimate, op: str, message_bytes: float) -> CollectiveTime:
     """One collective over all of the job's ranks, alone on the fabric."""
     return price(est, [Collective(op, message_bytes, est.job_gpus)])[0]
+
+
+def groups_together(est: FabricEstimate, sizes: dict, message_bytes: float) -> list[tuple]:
+    """(group, collective, its time) of each parallel group of `sizes` (`fabric.layout.parallel_groups`: tp, dp, …
+    over the job's ranks), every group running its collective at once on `message_bytes` per rank."""
+    from fabric.layout import OPERATION, parallel_groups
+
+    layout = parallel_groups(est.job_gpus, **sizes)
+    collectives = [Collective(OPERATION[g.name], message_bytes, g.size, g.stride, name=g.name) for g in layout]
+    return list(zip(layout, collectives, price(est, collectives)))

@@ -341,7 +341,7 @@ def fabric(design: DesignArg = None, fmt: FormatOpt = Format.table, output: Outp
     Exits 1 when the fabric is infeasible."""
     from core.errors import InputError
     from core.units import parse_value
-    from fabric.evaluate import job_collectives
+    from fabric.evaluate import groups_together, job_collectives
     from sipml.reports import fabric_report
 
     from fabric.traffic import PATTERNS
@@ -382,7 +382,7 @@ def fabric(design: DesignArg = None, fmt: FormatOpt = Format.table, output: Outp
         _doing(f"allocating the '{pattern}' traffic of {_named(design)}")
         flows = pattern_flows(pattern, loaded.fabric.gpus, group_size)
         traffic = (pattern, group_size, pair_bandwidth(fab, flows))
-    together = _groups_together(fab, sizes, size) if sizes is not None else None
+    together = groups_together(fab, sizes, size) if sizes is not None else None
     _emit(fabric_report(fab, times, size, _named(design), traffic, together), fmt, output)
     if not fab.feasible:
         raise typer.Exit(1)
@@ -405,17 +405,6 @@ def _check_groups(sizes: dict, spec: str, job_gpus: int) -> None:
         parallel_groups(job_gpus, **sizes)
     except InputError as exc:
         raise InputError(f"--groups {spec!r}: {exc}") from None
-
-
-def _groups_together(fab, sizes: dict, size: float):
-    """(group, collective, time) for the parallel groups of `--groups`, priced running together."""
-    from fabric.evaluate import price
-    from fabric.kind import Collective
-    from fabric.layout import OPERATION, parallel_groups
-
-    layout = parallel_groups(fab.job_gpus, **sizes)
-    collectives = [Collective(OPERATION[g.name], size, g.size, g.stride, name=g.name) for g in layout]
-    return list(zip(layout, collectives, price(fab, collectives)))
 
 
 @app.command(cls=_Command)
