@@ -561,6 +561,51 @@ def report(fmt: FormatOpt = Format.table, output: OutputOpt = None,
     _emit(result, fmt, output, title="sipml report: SiP-ML's story on the built-in designs")
 
 
+SWEEP_READABLE = {"table": "table", "txt": "table", "markdown": "markdown", "md": "markdown", "html": "html"}
+
+
+def _sweep_format(table: str, output, to_stdout: bool) -> str:
+    """The format a sweep writes: --format's (json is jsonl: a sweep's JSON is one object per row), else -o's
+    suffix's, else csv; InputError for one a sweep does not write, or Parquet without a file."""
+    from core.errors import InputError
+
+    table = "jsonl" if table == "json" else table
+    if table and table not in ("csv", "jsonl", "parquet", "table", "markdown", "html"):
+        raise InputError(f"--format {table!r}: a sweep writes csv, jsonl (or json), parquet, table, markdown or html")
+    suffix = output.suffix.lstrip(".").lower() if output is not None else ""
+    if not table and suffix not in ("", "csv", "jsonl", "parquet", *SWEEP_READABLE):
+        raise InputError(f"-o {output}: the suffix .{suffix} is not a sweep format (.csv, .jsonl, .parquet, .txt, "
+                         ".md, .html); name one with --format")
+    kind = table or SWEEP_READABLE.get(suffix, suffix) or "csv"
+    if kind == "parquet" and output is None:
+        raise InputError("Parquet output needs a file: -o PATH" + (" (not -o -, standard output)" if to_stdout
+                                                                   else ""))
+    return kind
+
+
+def _write_sweep(rows, axes, kind: str, output, title: str) -> None:
+    """The sweep's rows in `kind` to `output` (None: stdout), each file written atomically."""
+    from sipml.render import write_atomic_bytes
+    from sipml.rows import csv_parts, jsonl_parts, to_parquet
+
+    if kind in ("table", "markdown", "html"):
+        from sipml.sweeps import sweep_report
+
+        _emit(sweep_report(rows, axes, f"{len(rows):,} rows"), Format(kind), output, title=title)
+        return
+    if kind == "parquet":
+        write_atomic_bytes(output, to_parquet(rows))
+    else:
+        parts = csv_parts(rows) if kind == "csv" else jsonl_parts(rows)
+        if output is None:
+            for part in parts:
+                sys.stdout.write(part)
+        else:
+            write_atomic_bytes(output, (part.encode("utf-8") for part in parts))
+    if output is not None:
+        print(f"wrote {output} ({len(rows)} rows)", file=sys.stderr)
+
+
 @app.command(cls=_Command)
 def sweep(design: DesignArg = None,
           vary: Annotated[Optional[list[str]], typer.Option(
@@ -599,8 +644,7 @@ def sweep(design: DesignArg = None,
     import os
 
     from core.errors import InputError
-    from sipml.render import check_output, write_atomic_bytes
-    from sipml.rows import csv_parts, jsonl_parts, to_parquet
+    from sipml.render import check_output
     from sipml.sweeps import check_plot, run_sweep
     from sipml.sweeps import plot as plot_rows
 
@@ -612,20 +656,9 @@ def sweep(design: DesignArg = None,
     to_stdout = output is not None and str(output) == "-"
     if to_stdout:
         output = None
-    readable = {"table": "table", "txt": "table", "markdown": "markdown", "md": "markdown", "html": "html"}
-    table = "jsonl" if table == "json" else table  # a sweep's JSON is one object per row
-    if table and table not in ("csv", "jsonl", "parquet", "table", "markdown", "html"):
-        raise InputError(f"--format {table!r}: a sweep writes csv, jsonl (or json), parquet, table, markdown or html")
+    kind = _sweep_format(table, output, to_stdout)
     if plot is None and plot_file != Path("sweep.png"):
         raise InputError("--plot-file names where --plot writes: give --plot X,Y[,COLOR] too")
-    suffix = output.suffix.lstrip(".").lower() if output is not None else ""
-    if not table and suffix not in ("", "csv", "jsonl", "parquet", *readable):
-        raise InputError(f"-o {output}: the suffix .{suffix} is not a sweep format (.csv, .jsonl, .parquet, .txt, "
-                         ".md, .html); name one with --format")
-    kind = table or readable.get(suffix, suffix) or "csv"
-    if kind == "parquet" and output is None:
-        raise InputError("Parquet output needs a file: -o PATH" + (" (not -o -, standard output)" if to_stdout
-                                                                   else ""))
     if plot is not None:
         try:
             check_output(plot_file)
@@ -636,22 +669,7 @@ def sweep(design: DesignArg = None,
     with _progress("sweep", "chunks", quiet) as progress:
         axes, rows = run_sweep(design, set_, vary, model=model, batch=batch, scheduler=scheduler,
                             workers=workers or os.cpu_count(), progress=progress, link_only=link_only)
-    if kind in ("table", "markdown", "html"):
-        from sipml.sweeps import sweep_report
-
-        title = f"sipml sweep of {design or 'sip-ring'}: " + " × ".join(vary)
-        _emit(sweep_report(rows, axes, f"{len(rows):,} rows"), Format(kind), output, title=title)
-    elif kind == "parquet":
-        write_atomic_bytes(output, to_parquet(rows))
-    else:
-        parts = csv_parts(rows) if kind == "csv" else jsonl_parts(rows)
-        if output is None:
-            for part in parts:
-                sys.stdout.write(part)
-        else:
-            write_atomic_bytes(output, (part.encode("utf-8") for part in parts))
-    if output is not None and kind not in ("table", "markdown", "html"):
-        print(f"wrote {output} ({len(rows)} rows)", file=sys.stderr)
+    _write_sweep(rows, axes, kind, output, f"sipml sweep of {design or 'sip-ring'}: " + " × ".join(vary))
     if plot is not None:
         plot_rows(rows, plot, plot_file, vary)
         print(f"wrote {plot_file}", file=sys.stderr)
