@@ -198,14 +198,12 @@ class MixRun:
         return self.cost.cluster_power_w.typical
 
     def cost_per_hour_usd(self, gpus: int) -> float:
-        """What `gpus` GPUs' share of the cluster costs per hour: hardware amortised over its life, and electricity
-        at the training load and PUE (workloads.speedup.RunSettings)."""
-        from workloads.speedup import DEFAULT_RUN
+        """What `gpus` GPUs' share of the cluster costs per hour (`workloads.speedup.holding_cost`: hardware amortised
+        over its life, electricity at the training load and PUE)."""
+        from workloads.speedup import holding_cost
 
-        s = DEFAULT_RUN
-        per_s = (self.cluster_cost_usd / s.life
-                 + self.cluster_power_w * s.load_fraction * self.design.fabric.pue * s.electricity)
-        return per_s * 3600.0 * gpus / self.estimate.gpus
+        hour = holding_cost(self.cluster_cost_usd, self.cluster_power_w, self.design.fabric.pue, 3600.0)
+        return hour["run_cost_usd"] * gpus / self.estimate.gpus
 
 
 def run_mix(design, mix: Mix, catalog=None, top: int = 1) -> MixRun:

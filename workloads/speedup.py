@@ -59,6 +59,16 @@ class RunSettings:
 DEFAULT_RUN = RunSettings()
 
 
+def holding_cost(cost_usd: float, power_w: float, pue: float, seconds, settings: RunSettings = DEFAULT_RUN) -> dict:
+    """What holding hardware of `cost_usd` and nameplate `power_w` for `seconds` costs: its energy at the training
+    load and PUE, its hardware amortised linearly over its life, and their sum (Epoch AI's accounting, RunSettings)."""
+    energy_j = power_w * settings.load_fraction * pue * seconds
+    hardware = cost_usd * seconds / settings.life
+    electricity = energy_j * settings.electricity
+    return {"energy_kwh": energy_j / 3.6e6, "electricity_usd": electricity, "hardware_usd": hardware,
+            "run_cost_usd": hardware + electricity}
+
+
 @dataclass(frozen=True)
 class Candidate:
     strategy: dict
@@ -108,11 +118,8 @@ class Result:
     def run(self, amount: float, settings: RunSettings = DEFAULT_RUN) -> dict[str, float]:
         """Wall time, energy and cost of training on `amount` tokens (or samples)."""
         seconds = amount / self.throughput
-        pue = self.estimate.design.fabric.pue
-        energy_j = self.cluster_power_w * settings.load_fraction * pue * seconds
-        hardware = self.cluster_cost_usd * seconds / settings.life
-        return {"time_s": seconds, "energy_kwh": energy_j / 3.6e6, "electricity_usd": energy_j * settings.electricity,
-                "hardware_usd": hardware, "run_cost_usd": hardware + energy_j * settings.electricity}
+        return {"time_s": seconds, **holding_cost(self.cluster_cost_usd, self.cluster_power_w,
+                                                  self.estimate.design.fabric.pue, seconds, settings)}
 
     @property
     def ettr(self) -> float:

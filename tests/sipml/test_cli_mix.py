@@ -2,6 +2,8 @@
 
 import json
 
+import pytest
+
 import sipml
 from tests.sipml.cli_run import refused, run
 
@@ -35,6 +37,10 @@ def test_json_is_the_api(capsys, tmp_path):
     assert first["gpus"] == 128 and first["gpus_running"] == 96 and first["idle_gpus"] == 32
     assert first["largest_fit_gpus"] == 32 and first["utilisation"] == 0.75
     assert [j["job"] for j in first["jobs"]] == ["big", "small"]
+    # a job's hour: its GPUs' share of the cluster's hardware over 4 years and of its power at 0.75 load × PUE 1.1
+    # at $0.078/kWh (RunSettings, [fabric] pue)
+    hour = first["cluster_cost_usd"] / (4 * 365.25 * 24) + first["cluster_power_w"] * 0.75 * 1.1 / 1e3 * 0.078
+    assert first["jobs"][0]["cost_per_hour_usd"] == pytest.approx(hour * 64 / 128, rel=1e-9)
     assert all(j["slowdown"] == 1.0 for j in first["jobs"])
 
 
