@@ -78,7 +78,6 @@ class Placed:
     gpus: int
     units: tuple[int, ...]
     unit_gpus: int
-    fixed: bool = False
 
     @property
     def allocated_gpus(self) -> int:
@@ -101,8 +100,9 @@ class Leftover:
 
 
 def place(slots: Slots, requests: list[Request], policy: str = "first-fit") -> list[Placed]:
-    """Each request's units, in the order of `requests`; InputError naming a job that cannot be placed or a fixed
-    placement that breaks the kind's rule or overlaps another."""
+    """Each request's units, in the order of `requests`. InputError for a mix larger than the cluster (naming the job
+    that does not fit) or a fixed placement that breaks the kind's rule or overlaps another; InfeasibleDesign naming
+    a job the kind's rule leaves nowhere to go."""
     if policy not in POLICIES:
         raise InputError(f"placement policy {policy!r}: expected one of {', '.join(POLICIES)}")
     asked = 0
@@ -123,7 +123,7 @@ def place(slots: Slots, requests: list[Request], policy: str = "first-fit") -> l
                                      f"{ranges_text([v * slots.unit_gpus for v in shared], slots.unit_gpus)}")
             for u in units:
                 owner[u] = r.name
-            out[r.name] = Placed(r.name, r.gpus, tuple(units), slots.unit_gpus, fixed=True)
+            out[r.name] = Placed(r.name, r.gpus, tuple(units), slots.unit_gpus)
     order = sorted((r for r in requests if not r.at), key=lambda r: -r.priority)  # stable: file order kept
     for r in order:
         need = math.ceil(r.gpus / slots.unit_gpus)

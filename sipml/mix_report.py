@@ -9,21 +9,14 @@ from sipml.render import Report, Table
 
 DEFAULT_MIX = "four-jobs-4096"
 DEFAULT_DESIGNS = ("sip-ring", "sip-ocs-384", "cpo-800g", "ocs-torus-v4")
-JOB_KEYS = ("design", "job", "model", "gpus", "placement", "strategy_alone", "strategy", "iteration_alone_s",
-            "iteration_s", "slowdown", "throughput", "throughput_unit", "tflops_per_gpu", "cost_per_hour_usd",
-            "reason")
-DESIGN_KEYS = ("design", "fabric", "feasible", "gpus", "gpu", "policy", "rule", "gpus_placed", "gpus_running",
-               "idle_gpus", "stranded_gpus", "largest_fit_gpus", "utilisation", "model_pflops", "cluster_cost_usd",
-               "cluster_power_w", "pflops_per_musd", "tflops_per_kw", "mean_slowdown", "jobs")
 
 
 def load_mix_designs(names, mix, overrides, gpus: int | None) -> dict:
     """Each design as the mix runs it: its --set items, then the mix's (or --gpus') cluster size, GPU and host."""
     from sipml.design import load_design, scoped_overrides
 
-    sized = [f"fabric.{key}={value!r}" if isinstance(value, str) else f"fabric.{key}={value}"
+    sized = [f'fabric.{key}="{value}"' if isinstance(value, str) else f"fabric.{key}={value}"
              for key, value in (("gpus", gpus or mix.gpus), ("gpu", mix.gpu), ("host", mix.host)) if value]
-    sized = [item.replace("'", '"') for item in sized]
     return {name: load_design(name, [*scoped_overrides(name, overrides, list(names)), *sized]) for name in names}
 
 
