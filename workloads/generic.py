@@ -101,6 +101,7 @@ def generic_breakdown(model: GenericModel | CnnModel, gpu: Gpu, est: FabricEstim
     flops = np.full(len(st), batch * model.forward_flops * (1 + model.backward_to_forward))
     return Breakdown(compute_s=compute_s, tensor_parallel_s=mp_t, context_parallel_s=zero, pipeline_s=zero,
                      expert_parallel_s=zero, bubble_s=zero,
+                     straggler_s=training.straggler_s(compute_s, np.max(st.dp * st.mp, initial=1)),
                      data_parallel_s=_reduce_exposed(dp_t, bucket_t, compute_s * (1 - fwd_share), training),
                      optimizer_s=zero, memory_bytes=memory, memory_limit_bytes=gpu.hbm_bytes * training.usable_memory,
                      hardware_flops=flops, model_flops=flops)
@@ -129,7 +130,7 @@ def dlrm_breakdown(model: DlrmModel, gpu: Gpu, est: FabricEstimate, batch: int, 
     zero = np.zeros(len(st))
     total_flops = np.full(len(st), batch * dlrm.training_flops_per_sample(model))
     return Breakdown(compute_s=compute_s, tensor_parallel_s=zero, context_parallel_s=zero, pipeline_s=zero,
-                     expert_parallel_s=2.0 * a2a_t, bubble_s=zero,
+                     expert_parallel_s=2.0 * a2a_t, bubble_s=zero, straggler_s=training.straggler_s(compute_s, n),
                      data_parallel_s=_reduce_exposed(dense_t, bucket_t, compute_s * 2 / 3, training),
                      optimizer_s=zero, memory_bytes=memory * np.ones(len(st)),
                      memory_limit_bytes=gpu.hbm_bytes * training.usable_memory, hardware_flops=total_flops,

@@ -69,6 +69,7 @@ class Breakdown:
     pipeline_s: np.ndarray  # exposed point-to-point sends between stages
     expert_parallel_s: np.ndarray  # all-to-alls of the mixture-of-experts layers
     bubble_s: np.ndarray
+    straggler_s: np.ndarray  # the wait for the job's slowest GPU (TrainingSettings.straggler_s)
     data_parallel_s: np.ndarray  # exposed gradient reduction (and ZeRO gathers)
     optimizer_s: np.ndarray
     memory_bytes: np.ndarray  # per GPU
@@ -77,7 +78,7 @@ class Breakdown:
     model_flops: np.ndarray  # per iteration, whole job, without recomputation (for MFU)
 
     PHASES = ("compute", "tensor_parallel", "context_parallel", "pipeline", "expert_parallel", "bubble",
-              "data_parallel", "optimizer")
+              "straggler", "data_parallel", "optimizer")
 
     @property
     def iteration_s(self) -> np.ndarray:
@@ -244,9 +245,11 @@ def _iteration(plan: TransformerPlan, training: TrainingSettings, times: dict) -
                             [reduce, reduce + gather, m * reduce_each + gather], m * zero3)
     else:  # ZeRO stages 0 and 1 alone
         exposed = np.where(st.zero == 0, reduce, reduce + gather)
+    gpus = np.max(st.dp * st.tp * st.pp * st.cp, initial=1)  # the job's GPUs, every one of which a step waits for
     return Breakdown(
         compute_s=m * plan.compute_mb, tensor_parallel_s=m * tensor, context_parallel_s=m * context,
-        pipeline_s=m * pipeline_steady, expert_parallel_s=m * expert, bubble_s=bubble, data_parallel_s=exposed,
+        pipeline_s=m * pipeline_steady, expert_parallel_s=m * expert, bubble_s=bubble,
+        straggler_s=training.straggler_s(m * plan.compute_mb, gpus), data_parallel_s=exposed,
         optimizer_s=plan.optimizer_s, memory_bytes=plan.memory_bytes,
         memory_limit_bytes=plan.memory_limit_bytes, hardware_flops=plan.hardware_flops,
         model_flops=plan.model_flops)
