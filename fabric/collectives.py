@@ -40,16 +40,33 @@ def _active(p):
     return np.asarray(p, dtype=float) > 1
 
 
-def ring_half_s(n, p, bandwidth_bps, alpha_s):
-    """Ring reduce-scatter (n = each rank's input) or all-gather (n = the gathered result):
-    t = (p−1)·α + (p−1)/p·n·8/B  [inferred; half of the ring all-reduce, NCCL nsteps p−1]."""
+def pipelined_s(latency_s, transfer_s, steps, alpha_s):
+    """Seconds of `steps` dependent ring steps whose latencies sum to `latency_s` (the slowest step's α_s) and whose
+    transfers take `transfer_s` in all, the buffer cut into chunks that flow through the steps as NCCL runs a ring
+    (several chunks in flight): a chunk's journey round the ring pays every step's latency, each link carries every
+    chunk once, and the two overlap — t = max(Σα, transfer) + min(α, τ), τ = transfer/steps the fill of the first
+    step. Σα + τ for small messages (the α–β sum), transfer + α for large ones, whose per-step latencies the
+    chunks in flight hide (NCCL's ring reaches its link's rate at large sizes: fabric-photonics-3.md F9, measured
+    ~96 % of it) [inferred]. Never above the α–β sum Σα + transfer."""
+    steps = np.asarray(steps, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        tau = np.where(steps > 0, transfer_s / np.where(steps > 0, steps, 1.0), 0.0)
+    return np.where(steps > 0, np.maximum(latency_s, transfer_s) + np.minimum(alpha_s, tau), 0.0)
+
+
+def ring_half_s(n, p, bandwidth_bps, alpha_s, halves=1.0):
+    """Ring reduce-scatter (n = each rank's input) or all-gather (n = the gathered result), `halves` of them in one
+    pipeline (2: the ring all-reduce's 2(p−1) steps): p − 1 steps of α per half, each rank sending (p−1)/p·n·8/B
+    bits per half, pipelined (`pipelined_s`) [inferred; NCCL nsteps p−1 per half]."""
     latency, bits = ring_half_terms(n, p, alpha_s)
-    return np.where(_active(p), latency + bits / bandwidth_bps, 0.0)
+    p = np.asarray(p, dtype=float)
+    return np.where(_active(p), pipelined_s(halves * latency, halves * bits / bandwidth_bps, halves * (p - 1),
+                                            alpha_s), 0.0)
 
 
 def ring_half_terms(n, p, alpha_s, rate=1.0):
-    """`ring_half_s` on p > 1 ranks as (latency s, bits) with t = latency + bits/B, each rank sending at
-    rate·B: a fabric that prices one group at many bandwidths (a capacity at many shares) finds them once."""
+    """The α–β terms of `ring_half_s` on p > 1 ranks, (latency s, bits) with t = latency + bits/B, each rank sending
+    at rate·B."""
     p = np.asarray(p, dtype=float)
     bits = (p - 1) / p * n * BITS_PER_BYTE
     return (p - 1) * alpha_s, bits if np.ndim(rate) == 0 and rate == 1.0 else bits / rate
@@ -57,33 +74,38 @@ def ring_half_terms(n, p, alpha_s, rate=1.0):
 
 def two_level_half_s(n, inner, outer, inner_bps, outer_bps, inner_alpha_s, outer_alpha_s):
     """Reduce-scatter (or, backwards, all-gather) as rings inside groups of `inner` ranks, then rings of `outer`
-    ranks, one per inner position, each on its n/inner shard:
-    t = (i−1)·α_i + (o−1)·α_o + (i−1)/i·n·8/B_i + (o−1)/o·(n/i)·8/B_o  [inferred; the two-level all-reduce's half]."""
-    latency, bits = two_level_half_terms(n, inner, outer, inner_bps, outer_bps, inner_alpha_s, outer_alpha_s)
-    return latency + bits
-
-
-def two_level_half_terms(n, inner, outer, inner_rate, outer_rate, inner_alpha_s, outer_alpha_s):
-    """`two_level_half_s` as (latency s, bits) with t = latency + bits/B, the inner rings running at
-    inner_rate·B and the outer at outer_rate·B (`ring_half_terms`)."""
+    ranks, one per inner position, each on its n/inner shard, each ring pipelined (`pipelined_s`); the α–β sum is
+    (i−1)·α_i + (o−1)·α_o + (i−1)/i·n·8/B_i + (o−1)/o·(n/i)·8/B_o  [inferred; the two-level all-reduce's half]."""
     inner = np.asarray(inner, dtype=float)
     outer = np.asarray(outer, dtype=float)
-    first = (inner - 1) / inner * n * BITS_PER_BYTE / inner_rate
-    second = (outer - 1) / outer * (n / inner) * BITS_PER_BYTE / outer_rate
-    return (inner - 1) * inner_alpha_s + (outer - 1) * outer_alpha_s, first + second
+    first, second = two_level_half_bits(n, inner, outer, inner_bps, outer_bps)
+    return (pipelined_s((inner - 1) * inner_alpha_s, first, inner - 1, inner_alpha_s)
+            + pipelined_s((outer - 1) * outer_alpha_s, second, outer - 1, outer_alpha_s))
 
 
-def node_ring_half_s(n, p, nodes, bandwidth_bps, intra_alpha_s, inter_alpha_s):
-    """NCCL's ring reduce-scatter (or all-gather) over p ranks on `nodes` nodes, consecutive ranks per node: p − 1
-    steps, nodes − 1 of them across nodes; every rank sends (p−1)/p·n at the ring's bottleneck rate:
-    t = (p − nodes)·α_intra + (nodes − 1)·α_inter + (p−1)/p·n·8/B  (NCCL tuning.cc ring latency, workloads-2.md §9).
+def two_level_half_bits(n, inner, outer, inner_rate, outer_rate):
+    """(the inner rings' bits, the outer rings' bits) of `two_level_half_s`, each over its rate (× B; a rate in
+    bit/s gives seconds)."""
+    inner = np.asarray(inner, dtype=float)
+    outer = np.asarray(outer, dtype=float)
+    return ((inner - 1) / inner * n * BITS_PER_BYTE / inner_rate,
+            (outer - 1) / outer * (n / inner) * BITS_PER_BYTE / outer_rate)
+
+
+def node_ring_half_s(n, p, nodes, bandwidth_bps, intra_alpha_s, inter_alpha_s, halves=1.0):
+    """NCCL's ring reduce-scatter (or all-gather; `halves` of them in one pipeline, 2 for the all-reduce) over p
+    ranks on `nodes` nodes, consecutive ranks per node: p − 1 steps per half, nodes − 1 of them across nodes; every
+    rank sends (p−1)/p·n at the ring's bottleneck rate. The α–β sum is (p − nodes)·α_intra + (nodes − 1)·α_inter +
+    (p−1)/p·n·8/B (NCCL tuning.cc ring latency, workloads-2.md §9); pipelined (`pipelined_s`).
     With m ranks and m NICs per node, one ring per NIC, each ring crosses every node boundary once per direction, so
     a rank's ring runs at B = min(B_NVLink, m·B_NIC): busbw ≤ min(B_NVLink, m·B_NIC) (fabric-photonics-3.md F9),
     whatever the number of nodes."""
     p = np.asarray(p, dtype=float)
     nodes = np.asarray(nodes, dtype=float)
-    latency = (p - nodes) * intra_alpha_s + (nodes - 1) * inter_alpha_s
-    return np.where(_active(p), latency + (p - 1) / p * n * BITS_PER_BYTE / bandwidth_bps, 0.0)
+    latency = halves * ((p - nodes) * intra_alpha_s + (nodes - 1) * inter_alpha_s)
+    transfer = halves * (p - 1) / p * n * BITS_PER_BYTE / bandwidth_bps
+    slowest = np.where(nodes > 1, np.maximum(intra_alpha_s, inter_alpha_s), intra_alpha_s)
+    return np.where(_active(p), pipelined_s(latency, transfer, halves * (p - 1), slowest), 0.0)
 
 
 # NCCL's tuning model rates a tree all-reduce at 0.92 of the graph's bus bandwidth (Tree/Simple refinement) and

@@ -526,12 +526,12 @@ def _price(est: FabricEstimate, c, n, p, s, share, seconds_only: bool = False) -
         nvlink_ring, nvlink_protocol, node_ring, node_protocol = inf, 0, inf, 0
         if inside:  # each ring under NCCL's fastest protocol for its size (LL, LL128, Simple)
             nvlink_ring, nvlink_protocol = _fastest_protocol(
-                el, det, k * col.ring_half_s(n, p, bn, a_n),
-                lambda bps, a_nv, a_net: k * col.ring_half_s(n, p, bps, a_nv), bn, el.ll_max_nvlink_bandwidth)
+                el, det, col.ring_half_s(n, p, bn, a_n, k),
+                lambda bps, a_nv, a_net: col.ring_half_s(n, p, bps, a_nv, k), bn, el.ll_max_nvlink_bandwidth)
         if across:  # NCCL's ring over the servers: m ranks per server on m rail NICs, NIC- or NVLink-bound (F9)
             node_ring, node_protocol = _fastest_protocol(
-                el, det, k * col.node_ring_half_s(n, p, servers, rank_bps, a_n, a_e),
-                lambda bps, a_nv, a_net: k * col.node_ring_half_s(n, p, servers, bps, a_nv, a_net), rank_bps,
+                el, det, col.node_ring_half_s(n, p, servers, rank_bps, a_n, a_e, k),
+                lambda bps, a_nv, a_net: col.node_ring_half_s(n, p, servers, bps, a_nv, a_net, k), rank_bps,
                 el.ll_max_network_bandwidth)
         candidates = {"NVLink ring": np.where(in_server, nvlink_ring, inf),
                       "ring over the servers, rail-aligned": np.where(in_server, inf, node_ring)}

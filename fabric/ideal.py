@@ -4,7 +4,8 @@ the bytes it must. A reference point with no cost model, as in SiP-ML's experime
 fabric of the same per-GPU bandwidth and step latency.
 
 Lower bounds it meets (n, p as in fabric.kind): all-reduce, each rank sends its n bytes once and receives the
-result once, n·8/B + 2α; reduce-scatter and all-gather, (p−1)/p·n·8/B + α; all-to-all, n·8/B + (p−1)·α (one message
+result once, up to the switch and back, the chunks pipelined as a ring's are (fabric.collectives.pipelined_s over
+two steps: max(2α, n·8/B) + min(α, n·8/2B)); reduce-scatter and all-gather, (p−1)/p·n·8/B + α; all-to-all, n·8/B + (p−1)·α (one message
 per peer); point-to-point, n·8/B + α [inferred].
 """
 
@@ -20,6 +21,7 @@ from core.fields import Section, non_negative, positive
 from core.formulas import Formula, Terms
 from fabric.design import MAX_LATENCY_S, MAX_RATE_BPS, MIN_RATE_BPS, SIPML, ClusterDesign
 from fabric.estimate import FabricEstimate
+from fabric.collectives import pipelined_s
 from fabric.formulas import every_peer_degree, packet_switched_useful, switch_bisection
 from fabric.kind import BITS_PER_BYTE, CollectiveTime, FabricKind, bytes_sent_per_rank, proportional
 
@@ -57,7 +59,8 @@ def _price(est, c, n, p, s, share) -> CollectiveTime:
     alpha = ideal.step_latency
     bits = n * BITS_PER_BYTE
     if c.op == "all_reduce":
-        t, name = 2 * alpha + bits / bw, "in-network reduction"
+        # up to the switch and back down, the chunks pipelined through it as through a ring's two steps
+        t, name = pipelined_s(2 * alpha, bits / bw, 2, alpha), "in-network reduction"
     elif c.op in ("reduce_scatter", "all_gather"):
         t, name = alpha + (p - 1) / p * bits / bw, "in-network reduction" if c.op == "reduce_scatter" else "multicast"
     elif c.op == "all_to_all":

@@ -48,8 +48,9 @@ from types import SimpleNamespace
 import numpy as np
 
 from core.errors import InputError
-from core.fields import Section, Spec, non_negative, param
+from core.fields import MIN_EFFICIENCY, Section, Spec, non_negative, param
 from core.formulas import Formula, Terms
+from fabric import collectives as col
 from fabric.bom import BomLine
 from fabric.circuits import Schedule, with_wait
 from fabric.design import MAX_DB, MAX_LATENCY_S, NCCL, ClusterDesign
@@ -134,6 +135,10 @@ class OcsTorusSection(Section):
                                    "not published (fabrics-2026.md K30) [assumed] 0: set it", hi=1e3)
     setup_time: float = non_negative("10 s", "s", "time to set up a slice (scheduler, switch, bring-up), once per "
                                      "job", "TPU v4 re-wires a torus in about 10 s (K21) [restated]", hi=1e5)
+    link_efficiency: float = param(0.94, "1", "share of a link's rate a collective reaches (its packets' headers, "
+                                   "flow control and coding)", "[assumed] InfiniBand's: 46–48 GB/s of an NDR NIC's 50 "
+                                   "(fabric-photonics-3.md, as [electrical] nic_efficiency); ICI's own is not "
+                                   "published", lo=MIN_EFFICIENCY, hi=1.0)
     step_latency: float = non_negative("3.4 us", "s", "cost of one collective step over a chip-to-chip link",
                                        f"{NCCL} (~v2.7): Ring/Simple per-step latency over NVLink 3.4 µs "
                                        "[verbatim]; [assumed] an ICI-class link is driven alike", hi=MAX_LATENCY_S)
@@ -406,7 +411,7 @@ def dimension_ordered_s(n, g, bps, alpha):
     """Reduce-scatter (or all-gather) of n bytes per rank over dimensions of g members at bps each (arrays (3, …)):
     the buffer in m parts for the group's m dimensions (those with g > 1), part i taking them in the order rotated
     by i; each phase lasts its slowest part, a dimension of g members (g − 1) steps of α and (g − 1)/g of the
-    part's bytes."""
+    part's bytes, pipelined (`fabric.collectives.pipelined_s`)."""
     g = np.asarray(g, dtype=float)
     order = np.argsort(g <= 1, axis=0, kind="stable")  # the group's dimensions first, in x, y, z order
     g = np.take_along_axis(g, order, axis=0)
@@ -422,8 +427,8 @@ def dimension_ordered_s(n, g, bps, alpha):
                 done = np.prod([g[d] for d in dims[:-1]], axis=0) if phase else 1.0
                 d = dims[-1]
                 bits = n / parts / done * BITS_PER_BYTE
-                step = np.where(g[d] > 1, (g[d] - 1) * alpha + (g[d] - 1) / g[d] * bits / np.where(
-                    bps[d] > 0, bps[d], 1.0), 0.0)
+                transfer = (g[d] - 1) / g[d] * bits / np.where(bps[d] > 0, bps[d], 1.0)
+                step = np.where(g[d] > 1, col.pipelined_s((g[d] - 1) * alpha, transfer, g[d] - 1, alpha), 0.0)
                 slowest = np.maximum(slowest, step)
             total = total + slowest
         out = np.where(m == parts, total, out)
@@ -461,7 +466,7 @@ def shape_seconds(op: str, n, p, s, shape, rate, alpha, twisted=False):
     k = 2.0 if op == "all_reduce" else 1.0
     if op in ("all_reduce", "reduce_scatter", "all_gather"):
         seconds = k * dimension_ordered_s(n, grid.g, bps, alpha)
-        fallback = k * np.where(p > 1, (p - 1) * alpha + (p - 1) / p * n * BITS_PER_BYTE / (rate / s), 0.0)
+        fallback = col.ring_half_s(n, p, rate / s, alpha, k)
         rank_bps = np.where(grid.g > 1, bps, 0.0).sum(axis=0)
     elif op == "all_to_all":
         seconds = all_to_all_s(n, p, grid, rate, alpha, twisted)
@@ -496,7 +501,7 @@ def _shares(est: FabricEstimate, collectives, arrays):
 
 def _price(est: FabricEstimate, c, n, p, s, share) -> CollectiveTime:
     det = est.details
-    rate = det.link_bps * est.useful_fraction * share
+    rate = det.link_bps * est.design.topology.link_efficiency * est.useful_fraction * share
     alpha = est.design.topology.step_latency + det.fiber_delay_s
     safe = np.where(rate > 0, rate, 1.0)
     seconds, rank_bps, _ = shape_seconds(c.op, n, p, s, det.slice_shape, safe, alpha, det.twisted)

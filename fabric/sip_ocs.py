@@ -361,13 +361,14 @@ def _price(est: FabricEstimate, c, n, p, s, share, seconds_only: bool = False) -
     if c.op in ("all_reduce", "reduce_scatter", "all_gather"):
         k = 2.0 if c.op == "all_reduce" else 1.0
         safe = np.where(usable, rank_bps, 1.0)
-        ring = k * col.ring_half_s(n, p, safe, alpha)
+        ring = col.ring_half_s(n, p, safe, alpha, k)
         # a complete rows × cols torus (no holes), each dimension on ⌊ports/2⌋ whole circuits
         rows = col.torus_rows(p)
         cols = p / rows
         torus_bps = 2 * np.floor(ports / 2) * circuit
-        torus = k * np.where(p > 1, (rows - 1 + cols - 1) * alpha
-                             + (p - 1) / p * n * BITS_PER_BYTE / np.where(torus_bps > 0, torus_bps, 1.0), 0.0)
+        steps = k * (rows - 1 + cols - 1)
+        torus = np.where(p > 1, col.pipelined_s(steps * alpha, k * (p - 1) / p * n * BITS_PER_BYTE
+                                                / np.where(torus_bps > 0, torus_bps, 1.0), steps, alpha), 0.0)
         schedules = {"ring over the circuits": ring,
                      "2-D torus of circuits, both dimension orders": np.where((torus_bps > 0) & (rows > 1), torus,
                                                                              np.inf)}

@@ -393,12 +393,13 @@ def _segment_load(est: FabricEstimate, op: str, n, p, s):
 
 
 def _half_s(est, n, p, s, cap, times: float = 1.0):
-    """Reduce-scatter / all-gather schedules, flat ring and two levels, `times` over (an all-reduce: 2), on a
-    segment capacity `cap` (a view's at a collective's share). Each schedule's latency and bits are found over
-    the groups (`fabric.collectives.ring_half_terms`), and the capacity divides the bits once."""
+    """Reduce-scatter / all-gather schedules, flat ring and two levels (each level a ring of its own), `times` over
+    (an all-reduce: 2) in one pipeline, on a segment capacity `cap` (a view's at a collective's share): each ring's
+    latency and bits (`fabric.collectives.ring_half_terms`), pipelined (`fabric.collectives.pipelined_s`)."""
     closed, factor = _geometry(est, p, s)
-    latency, bits = col.ring_half_terms(n, p, _step_s(est, np.where(closed, s, (p - 1) * s)), factor)
-    flat = np.where(p > 1, times * latency + (times * bits) / cap, 0.0)
+    alpha = _step_s(est, np.where(closed, s, (p - 1) * s))
+    latency, bits = col.ring_half_terms(n, p, alpha, factor)
+    flat = np.where(p > 1, col.pipelined_s(times * latency, (times * bits) / cap, times * (p - 1), alpha), 0.0)
     reach = np.maximum(_reach(est), 1)
     if np.ndim(reach) and np.all(np.floor(np.min(reach) / s) >= np.ceil(np.sqrt(p))):
         reach = np.min(reach)  # a batched view whose points all hold every group's inner hops: their levels alike
@@ -406,9 +407,12 @@ def _half_s(est, n, p, s, cap, times: float = 1.0):
     outer = np.ceil(p / h)
     outer_factor = np.where(closed & (est.details.directions == 2), 2.0, 1.0) / (h * s)
     outer_span = np.where(closed, h * s, (outer - 1) * h * s)
-    latency, bits = col.two_level_half_terms(n, h, outer, 1.0 / s, outer_factor, _step_s(est, (h - 1) * s),
-                                             _step_s(est, outer_span))
-    two = np.where((h > 1) & (outer > 1), times * latency + (times * bits) / cap, np.inf)
+    inner_alpha, outer_alpha = _step_s(est, (h - 1) * s), _step_s(est, outer_span)
+    inner_bits, outer_bits = col.two_level_half_bits(n, h, outer, 1.0 / s, outer_factor)
+    two = np.where((h > 1) & (outer > 1),
+                   col.pipelined_s(times * (h - 1) * inner_alpha, times * inner_bits / cap, times * (h - 1), inner_alpha)
+                   + col.pipelined_s(times * (outer - 1) * outer_alpha, times * outer_bits / cap, times * (outer - 1),
+                                     outer_alpha), np.inf)
     return {"ring": flat, "two-level ring": two}
 
 

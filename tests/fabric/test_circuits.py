@@ -31,8 +31,10 @@ def iteration_s(shots: str, switch: str) -> float:
 
 
 def ring_allreduce_s(n, bandwidth, alpha):
-    """Two ranks: the reduce-scatter and the all-gather one step each, half the buffer each way."""
-    return 2 * (alpha + n / 2 * 8 / bandwidth) + LAUNCH
+    """Two ranks: the reduce-scatter and the all-gather one step each, half the buffer each way, the two steps
+    pipelined (fabric.collectives.pipelined_s): max(2α, n·8/B) + min(α, n·8/2B), and the launch."""
+    transfer = n * 8 / bandwidth
+    return max(2 * alpha, transfer) + min(alpha, transfer / 2) + LAUNCH
 
 
 @pytest.mark.parametrize("switch, switch_s", [("10 ms", 10e-3), ("10 us", 10e-6)])

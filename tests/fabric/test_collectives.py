@@ -14,8 +14,19 @@ B_100G = 100e9  # bit/s: 1 GB takes 0.08 s
 
 
 def test_ring_half_closed_form():
-    # (p−1)/p = 7/8; 1 GB at 100 Gbit/s = 0.08 s → 0.07 s; α terms 7 × 5 µs = 35 µs
-    assert c.ring_half_s(N_BYTES, 8, B_100G, 5e-6) == pytest.approx(0.070035, rel=1e-12)
+    """Pipelined: max(Σα, transfer) + min(α, τ). 1 GB at 100 Gbit/s over 8 ranks: (p−1)/p = 7/8 of 0.08 s = 0.07 s of
+    transfer, τ = 10 ms a step, against 7 × 5 µs of latency: 0.07 s + 5 µs. At 1 kB the latency binds: τ = 10 ns,
+    7 × 5 µs + 10 ns (the α–β sum, 35.07 µs, less the six steps' transfers the latency hides)."""
+    assert c.ring_half_s(N_BYTES, 8, B_100G, 5e-6) == pytest.approx(0.070005, rel=1e-12)
+    assert c.ring_half_s(1e3, 8, B_100G, 5e-6) == pytest.approx(35e-6 + 10e-9, rel=1e-12)
+    assert c.ring_half_s(N_BYTES, 8, B_100G, 5e-6, halves=2) == pytest.approx(0.140005, rel=1e-12)
+
+
+def test_a_pipelined_ring_is_never_slower_than_its_alpha_beta_sum():
+    for n in (1e2, 1e4, 1e6, 1e8, 1e10):
+        for p in (2, 8, 64, 1024):
+            latency, bits = c.ring_half_terms(n, p, 5e-6)
+            assert c.ring_half_s(n, p, B_100G, 5e-6) <= latency + bits / B_100G + 1e-15
 
 
 def test_sipml_reference_allreduce_terms():
@@ -35,17 +46,20 @@ def test_tree_latency_is_twice_the_depth():
 
 
 def test_two_level_half_by_hand():
-    """8 GPUs per node at 2.4 Tbps, 4 nodes at 200 Gbps, 1 GB: 7/8·8e9/2.4e12 = 2.917 ms inside, 3/4·(8e9/8)/2e11 =
-    3.75 ms across; latencies 7 × 1 µs + 3 × 10 µs, summed."""
-    inside, across, latency = 7 / 8 * 8e9 / 2.4e12, 3 / 4 * 1e9 / 2e11, 7e-6 + 30e-6
-    assert c.two_level_half_s(N_BYTES, 8, 4, 2.4e12, 2e11, 1e-6, 1e-5) == pytest.approx(inside + across + latency)
+    """8 GPUs per node at 2.4 Tbps, 4 nodes at 200 Gbps, 1 GB: 7/8·8e9/2.4e12 = 2.917 ms inside (7 × 1 µs hidden, one
+    step's fill of 1 µs), 3/4·(8e9/8)/2e11 = 3.75 ms across (3 × 10 µs hidden, a fill of 10 µs), each ring pipelined."""
+    inside, across = 7 / 8 * 8e9 / 2.4e12, 3 / 4 * 1e9 / 2e11
+    assert c.two_level_half_s(N_BYTES, 8, 4, 2.4e12, 2e11, 1e-6, 1e-5) == pytest.approx(inside + 1e-6 + across + 1e-5)
 
 
 def test_node_ring_by_hand():
     """NCCL's ring over 4 nodes of 8 ranks, 1 GB at 1.6 Tbps per rank (8 NICs of 200 Gbps): 31 steps, 3 of them
-    across nodes: 28 × 1 µs + 3 × 10 µs + 31/32 · 8e9/1.6e12 = 4.902 ms."""
+    across nodes: 31/32 · 8e9/1.6e12 = 4.844 ms of transfer hides 28 × 1 µs + 3 × 10 µs of latency; the fill is the
+    slower step's 10 µs. At 10 kB the latency binds: 58 µs + τ (1.6 Tbps moves a rank's 312.5 B in 1.6 ns)."""
     assert c.node_ring_half_s(N_BYTES, 32, 4, 1.6e12, 1e-6, 1e-5) == pytest.approx(
-        28e-6 + 30e-6 + 31 / 32 * 8e9 / 1.6e12, rel=1e-12)
+        31 / 32 * 8e9 / 1.6e12 + 10e-6, rel=1e-12)
+    assert c.node_ring_half_s(1e4, 32, 4, 1.6e12, 1e-6, 1e-5) == pytest.approx(28e-6 + 30e-6 + 1e4 / 32 * 8 / 1.6e12,
+                                                                               rel=1e-12)
     assert c.node_ring_half_s(N_BYTES, 8, 1, B_100G, 1e-6, 1.0) == pytest.approx(c.ring_half_s(N_BYTES, 8, B_100G,
                                                                                               1e-6), rel=1e-12)
 
