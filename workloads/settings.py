@@ -63,7 +63,7 @@ class ComputeSettings:
                                     "(workloads.compute_totals)", "[inferred] the forward read; the gradient "
                                     "rows written; a row-wise optimizer reading and writing each row and its "
                                     "state", lo=0.0)
-    software_efficiency: float = param(0.894, "1", "share of the GPU's single-kernel benchmark rates (MAMF for "
+    software_efficiency: float = param(0.887, "1", "share of the GPU's single-kernel benchmark rates (MAMF for "
                                        "matrix products, streaming HBM bandwidth for the rest) kernels reach "
                                        "inside a training step: sustained clocks at the power limit, cold caches "
                                        "between kernels, launch gaps (the wait for the slowest GPU is "
