@@ -30,3 +30,31 @@ def test_its_search_never_interleaves_and_a_fixed_interleave_is_refused(capsys):
     code = main(["speedup", "dgx-a100", "-m", "megatron-145.6b", "--strategy", "stack=megatron-deepspeed,interleave=2"])
     _, err = capsys.readouterr()
     assert code == 2 and "interleave" in err
+
+
+BLOOM = """name = "bloom-176b"
+description = "BLOOM 176B's shape"
+source = "bigscience-workshop/bigscience train/tr11-176B-ml/tr11-176B-ml.slurm [verbatim]"
+tag = "[verbatim]"
+layers = 70
+hidden = 14336
+heads = 112
+seq_len = 2048
+vocab = 250880
+"""
+
+
+def test_bloom_s_twelve_stages_of_seventy_layers_run_as_its_type_partition_splits_them(capsys, tmp_path):
+    """BLOOM ran 70 layers on 12 pipeline stages under DeepSpeed's type partition (the two embeddings counted as
+    layers: 5 transformer layers on the first and last stage, 6 on the ten others): accepted, where Megatron-LM
+    of 2022 (stages of equal layers) refuses it."""
+    path = tmp_path / "bloom.toml"
+    path.write_text(BLOOM)
+    strategy = "tp=4,pp=12,microbatch=2,recompute=full,zero=1"
+    base = ["speedup", "dgx-a100", "-m", str(path), "--gpus", "384", "--batch", "2048", "--set",
+            "fabric.gpu=gpu.a100_sxm4_80gb", "-f", "json", "--strategy"]
+    assert main([*base, f"stack=megatron-deepspeed,{strategy}"]) == 0
+    chosen = json.loads(capsys.readouterr()[0])["rows"][0]["strategy"]
+    assert (chosen["tp"], chosen["pp"], chosen["microbatch"]) == (4, 12, 2)
+    assert main([*base, f"stack=megatron-2022,{strategy}"]) == 2
+    assert "pp must divide the 70 layers" in capsys.readouterr()[1]
