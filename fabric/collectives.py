@@ -64,32 +64,23 @@ def ring_half_s(n, p, bandwidth_bps, alpha_s, halves=1.0):
                                             alpha_s), 0.0)
 
 
-def ring_half_terms(n, p, alpha_s, rate=1.0):
-    """The α–β terms of `ring_half_s` on p > 1 ranks, (latency s, bits) with t = latency + bits/B, each rank sending
-    at rate·B."""
+def ring_half_terms(n, p, alpha_s):
+    """The α–β terms of `ring_half_s` on p > 1 ranks, (latency s, bits) with t = latency + bits/B."""
     p = np.asarray(p, dtype=float)
-    bits = (p - 1) / p * n * BITS_PER_BYTE
-    return (p - 1) * alpha_s, bits if np.ndim(rate) == 0 and rate == 1.0 else bits / rate
+    return (p - 1) * alpha_s, (p - 1) / p * n * BITS_PER_BYTE
 
 
-def two_level_half_s(n, inner, outer, inner_bps, outer_bps, inner_alpha_s, outer_alpha_s):
-    """Reduce-scatter (or, backwards, all-gather) as rings inside groups of `inner` ranks, then rings of `outer`
-    ranks, one per inner position, each on its n/inner shard, each ring pipelined (`pipelined_s`); the α–β sum is
+def two_level_half_s(n, inner, outer, inner_bps, outer_bps, inner_alpha_s, outer_alpha_s, halves=1.0):
+    """Reduce-scatter (or, backwards, all-gather; `halves` of them in one pipeline, 2 for the all-reduce) as rings
+    inside groups of `inner` ranks, then rings of `outer` ranks, one per inner position, each on its n/inner shard,
+    each ring pipelined (`pipelined_s`); the α–β sum of a half is
     (i−1)·α_i + (o−1)·α_o + (i−1)/i·n·8/B_i + (o−1)/o·(n/i)·8/B_o  [inferred; the two-level all-reduce's half]."""
     inner = np.asarray(inner, dtype=float)
     outer = np.asarray(outer, dtype=float)
-    first, second = two_level_half_bits(n, inner, outer, inner_bps, outer_bps)
-    return (pipelined_s((inner - 1) * inner_alpha_s, first, inner - 1, inner_alpha_s)
-            + pipelined_s((outer - 1) * outer_alpha_s, second, outer - 1, outer_alpha_s))
-
-
-def two_level_half_bits(n, inner, outer, inner_rate, outer_rate):
-    """(the inner rings' bits, the outer rings' bits) of `two_level_half_s`, each over its rate (× B; a rate in
-    bit/s gives seconds)."""
-    inner = np.asarray(inner, dtype=float)
-    outer = np.asarray(outer, dtype=float)
-    return ((inner - 1) / inner * n * BITS_PER_BYTE / inner_rate,
-            (outer - 1) / outer * (n / inner) * BITS_PER_BYTE / outer_rate)
+    first = halves * (inner - 1) / inner * n * BITS_PER_BYTE / inner_bps
+    second = halves * (outer - 1) / outer * (n / inner) * BITS_PER_BYTE / outer_bps
+    return (pipelined_s(halves * (inner - 1) * inner_alpha_s, first, halves * (inner - 1), inner_alpha_s)
+            + pipelined_s(halves * (outer - 1) * outer_alpha_s, second, halves * (outer - 1), outer_alpha_s))
 
 
 def node_ring_half_s(n, p, nodes, bandwidth_bps, intra_alpha_s, inter_alpha_s, halves=1.0):

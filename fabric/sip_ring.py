@@ -394,12 +394,10 @@ def _segment_load(est: FabricEstimate, op: str, n, p, s):
 
 def _half_s(est, n, p, s, cap, times: float = 1.0):
     """Reduce-scatter / all-gather schedules, flat ring and two levels (each level a ring of its own), `times` over
-    (an all-reduce: 2) in one pipeline, on a segment capacity `cap` (a view's at a collective's share): each ring's
-    latency and bits (`fabric.collectives.ring_half_terms`), pipelined (`fabric.collectives.pipelined_s`)."""
+    (an all-reduce: 2) in one pipeline, on a segment capacity `cap` (a view's at a collective's share): the rings of
+    `fabric.collectives`, each rank sending at cap·factor (the flat ring) or the levels' shares of cap."""
     closed, factor = _geometry(est, p, s)
-    alpha = _step_s(est, np.where(closed, s, (p - 1) * s))
-    latency, bits = col.ring_half_terms(n, p, alpha, factor)
-    flat = np.where(p > 1, col.pipelined_s(times * latency, (times * bits) / cap, times * (p - 1), alpha), 0.0)
+    flat = col.ring_half_s(n, p, cap * factor, _step_s(est, np.where(closed, s, (p - 1) * s)), times)
     reach = np.maximum(_reach(est), 1)
     if np.ndim(reach) and np.all(np.floor(np.min(reach) / s) >= np.ceil(np.sqrt(p))):
         reach = np.min(reach)  # a batched view whose points all hold every group's inner hops: their levels alike
@@ -407,12 +405,9 @@ def _half_s(est, n, p, s, cap, times: float = 1.0):
     outer = np.ceil(p / h)
     outer_factor = np.where(closed & (est.details.directions == 2), 2.0, 1.0) / (h * s)
     outer_span = np.where(closed, h * s, (outer - 1) * h * s)
-    inner_alpha, outer_alpha = _step_s(est, (h - 1) * s), _step_s(est, outer_span)
-    inner_bits, outer_bits = col.two_level_half_bits(n, h, outer, 1.0 / s, outer_factor)
     two = np.where((h > 1) & (outer > 1),
-                   col.pipelined_s(times * (h - 1) * inner_alpha, times * inner_bits / cap, times * (h - 1), inner_alpha)
-                   + col.pipelined_s(times * (outer - 1) * outer_alpha, times * outer_bits / cap, times * (outer - 1),
-                                     outer_alpha), np.inf)
+                   col.two_level_half_s(n, h, outer, cap / s, cap * outer_factor, _step_s(est, (h - 1) * s),
+                                        _step_s(est, outer_span), times), np.inf)
     return {"ring": flat, "two-level ring": two}
 
 
