@@ -281,7 +281,8 @@ def _layer_parts(model: TransformerModel, hw: _Hardware, settings: ComputeSettin
         att_f, att_b, att_flops = att_f + f, att_b + bw, att_flops + fl
         att_backward_flops, att_recompute = att_backward_flops + bw_flops, att_recompute + rerun
 
-    elem_f, elem_b = _elementwise(model, hw, kind, tokens, tokens_sp, t, cross, dropout, biased_outputs, unfused)
+    elem_f, elem_b = _elementwise(model, hw, kind, tokens, tokens_sp, t, cross, dropout, biased_outputs, unfused,
+                                  settings.layer_kernels == "eager")
     grad_acc = hw.stream(10.0 * params) if settings.grad_accumulation == "separate" else np.zeros_like(b)
 
     forward_s = gemm_f + att_f + elem_f
@@ -336,24 +337,59 @@ def _flash_attention(hw: _Hardware, settings: ComputeSettings, b, s_q, s_k, head
     return forward, backward, useful
 
 
+@dataclass(frozen=True, slots=True)
+class _Op:
+    """HBM bytes per element a memory-bound op moves forward and backward, in how many kernels each."""
+
+    forward: float
+    backward: float
+    forward_kernels: int = 1
+    backward_kernels: int = 1
+
+
+def _ops(el: float, eager: bool) -> dict[str, _Op]:
+    """The per-element bytes of a layer's memory-bound ops (e = `el` bytes per 16-bit activation, fp32 temporaries
+    4 B). Fused: one kernel per op reading its inputs once and writing its output once. Eager (PyTorch autograd op
+    by op, torchtitan's Llama modules) [inferred] by counting each op's reads and writes, forward and backward:
+    - RMSNorm `(x.float() * rsqrt(x.float().pow(2).mean(-1) + eps)).type_as(x) * w`: cast e+4, pow 8, mean 4,
+      scale 8, cast back 4+e, weight 2e = 4e + 28 in 8 kernels (two of them per row only); backward: the weight
+      product's input and weight gradients 6e, the casts 2e + 8, the scale's two gradients 24, the pow 8 and the
+      sum of the two paths into dx 12 = 8e + 52 in 10 kernels. LayerNorm is one native kernel either way.
+    - SwiGLU `silu(a) * b`: 2e + 3e in 2 kernels; backward the product's two gradients 6e, silu's 3e, 3 kernels.
+    - rotary embedding through fp32 complex numbers: cast e+4, complex product 8, cast back 4+e = 2e + 16 in 3
+      kernels, the same backward.
+    - copies: the attention output transposed back to [s, b, h] (`.contiguous()`), and under grouped-query
+      attention the keys and values repeated to every head: read and write each element, forward and backward."""
+    if not eager:
+        return dict(norm=_Op(2.0 * el, 3.0 * el), swiglu=_Op(3.0 * el, 5.0 * el), rotary=_Op(2.0 * el, 2.0 * el))
+    return dict(norm=_Op(4.0 * el + 28.0, 8.0 * el + 52.0, 8, 10), swiglu=_Op(5.0 * el, 9.0 * el, 2, 3),
+                rotary=_Op(2.0 * el + 16.0, 2.0 * el + 16.0, 3, 3))
+
+
 def _elementwise(model: TransformerModel, hw: _Hardware, kind, tokens, tokens_sp, t, cross, dropout,
-                 biased_outputs, unfused_attention):
+                 biased_outputs, unfused_attention, eager):
     """Forward and backward seconds of the memory-bound kernels of one layer (bytes per element in
-    comments; e = 2 bytes per 16-bit activation, masks 1 byte)."""
+    comments; e = 2 bytes per 16-bit activation, masks 1 byte); `eager`: op by op (`_ops`)."""
     el, h = hw.element_bytes, float(model.hidden)
     mask = 1.0 if dropout else 0.0
     norms = 3 if cross else 2
     hidden_sp = tokens_sp * h
-    # norms: read x, write y / backward read x and dy, write dx
-    fwd = [hw.stream(2.0 * el * hidden_sp, norms)]
-    bwd = [hw.stream(3.0 * el * hidden_sp, norms)]
+    ops = _ops(el, eager)
+    fwd, bwd = [], []
+
+    def run(op: _Op, elements, count=1):
+        fwd.append(hw.stream(op.forward * elements / op.forward_kernels, count * op.forward_kernels))
+        bwd.append(hw.stream(op.backward * elements / op.backward_kernels, count * op.backward_kernels))
+
+    # norms: read x, write y / backward read x and dy, write dx (RMSNorm eager: `_ops`)
+    run(ops["norm"] if model.norm == "rmsnorm" else _ops(el, False)["norm"], hidden_sp, norms)
     # end of each residual branch: bias + dropout + residual add (read branch and residual, write, mask) /
     # backward: dropout backward (read dy, mask; write) and the residual stream's gradient sum (read 2, write 1)
     fwd.append(hw.stream((3.0 * el + mask) * hidden_sp, norms))
     bwd.append(hw.stream((2.0 * el + mask) * hidden_sp, norms) + hw.stream(3.0 * el * hidden_sp, norms))
-    # MLP activation on the tensor-parallel shard: GeLU read 1 write 1 / back read 2 write 1; SwiGLU read 2
-    # write 1 / back read 3 write 2
-    act_f, act_b = (3.0, 5.0) if model.gated else (2.0, 3.0)
+    # MLP activation on the tensor-parallel shard: GeLU read 1 write 1 / back read 2 write 1 (one kernel either
+    # way); SwiGLU `_ops`
+    activation = ops["swiglu"] if model.gated else _Op(2.0 * el, 3.0 * el)
     if kind == "moe":
         slots = tokens * model.top_k * model.capacity_factor
         width = model.expert_ffn / t
@@ -365,20 +401,20 @@ def _elementwise(model: TransformerModel, hw: _Hardware, kind, tokens, tokens_sp
         bwd.append(hw.stream(permuted, 2))
     else:
         activations = tokens * model.ffn / t
-    fwd.append(hw.stream(act_f * el * activations))
-    bwd.append(hw.stream(act_b * el * activations))
-    # rotary embedding of queries and keys (read and write, forward and backward)
+    run(activation, activations)
+    # rotary embedding of queries and keys (`_ops`)
     if model.position == "rotary":
         rotary_width = ((model.heads + model.kv) * model.qk_head_dim if model.attention == "mha"
                         else model.heads * model.rope_head_dim + model.rope_head_dim)
-        rotated = 2.0 * el * tokens * rotary_width / t
-        fwd.append(hw.stream(rotated))
-        bwd.append(hw.stream(rotated))
-    # unfused attention writes its context layer [b·heads, s, d_v] back to [s, b, heads·d_v]: read + write
-    if unfused_attention:
-        moved = 2.0 * el * tokens * model.heads * model.value_head_dim / t * (2 if cross else 1)
-        fwd.append(hw.stream(moved))
-        bwd.append(hw.stream(moved))
+        run(ops["rotary"], tokens * rotary_width / t)
+    copy = _Op(2.0 * el, 2.0 * el)
+    # the context layer [b·heads, s, d_v] written back to [s, b, heads·d_v] (unfused attention, or eager code's
+    # transpose before the output projection): read + write
+    if unfused_attention or eager:
+        run(copy, tokens * model.heads * model.value_head_dim / t * (2 if cross else 1))
+    # eager grouped-query attention repeats each key and value head to the query heads it serves (a copy each way)
+    if eager and model.attention == "mha" and model.kv < model.heads:
+        run(copy, tokens * model.heads * (model.qk_head_dim + model.value_head_dim) / t)
     # bias gradients: one more read of each biased GEMM's output gradient
     bwd.append(hw.stream(el * biased_outputs))
     return sum(fwd), sum(bwd)
@@ -442,8 +478,19 @@ def _edge_parts(model: TransformerModel, hw: _Hardware, settings: ComputeSetting
                 head_backward_s=head_b, head_flops=2.0 * predicted * v / t * h)
 
 
+def _streamed_s(moved_bytes, gpu: Gpu, settings: ComputeSettings):
+    return np.asarray(moved_bytes, dtype=float) / (gpu.hbm_bandwidth_bytes_per_s * settings.gemm.hbm_efficiency
+                                                   * settings.software_efficiency)
+
+
 def optimizer_step_s(parameters_per_gpu, gpu: Gpu, settings: ComputeSettings = DEFAULT_SETTINGS):
     """One optimizer step over the parameters this GPU updates (all of its shard's, or 1/N_d of them under
     ZeRO-1 and beyond): bytes per parameter / achievable HBM bandwidth."""
-    moved = np.asarray(parameters_per_gpu, dtype=float) * settings.optimizer_bytes_per_param
-    return moved / (gpu.hbm_bandwidth_bytes_per_s * settings.gemm.hbm_efficiency * settings.software_efficiency)
+    return _streamed_s(np.asarray(parameters_per_gpu, dtype=float) * settings.optimizer_bytes_per_param, gpu,
+                       settings)
+
+
+def shard_copy_s(parameters, gpu: Gpu, settings: ComputeSettings = DEFAULT_SETTINGS):
+    """ZeRO-3's buffer copies for one microbatch through `parameters` (unsharded, this GPU's stage): bytes per
+    parameter (`shard_copy_bytes_per_param`) / achievable HBM bandwidth."""
+    return _streamed_s(np.asarray(parameters, dtype=float) * settings.shard_copy_bytes_per_param, gpu, settings)

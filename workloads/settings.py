@@ -40,6 +40,13 @@ class ComputeSettings:
                              "kernels (PyTorch eager); 'fused': one BatchNorm-add-ReLU kernel (cuDNN "
                              "BatchNormalizationForwardTrainingEx); 'conv': that, with the BatchNorm statistics "
                              "computed in the convolution's epilogue (cuDNN runtime fusion)", "workloads-3.md §5 [restated]", choices=("separate", "fused", "conv"))
+    layer_kernels: str = param("fused", "choice", "how a transformer layer's memory-bound ops run: 'fused' (one "
+                               "kernel per norm, activation, rotary embedding: Megatron-LM, Transformer Engine, "
+                               "Apex, torch.compile) or 'eager' (PyTorch eager autograd, op by op, as torchtitan's "
+                               "Llama modules write them: RMSNorm in fp32 as separate kernels, rotary embedding "
+                               "through fp32 complex numbers, SwiGLU as silu then multiply, the attention output "
+                               "and grouped-query keys and values copied; workloads.compute._eager_bytes)",
+                               "—", choices=("fused", "eager"))
     fp8_cast_bytes: float = param(4.0, "1", "HBM bytes per element an FP8 GEMM's operand casts move (read the "
                                   "16-bit tensor, write its FP8 copy and its FP8 transpose for the backward)",
                                   "[inferred] Transformer Engine's fused cast-transpose: read 2 B, write 1 + 1 B "
@@ -49,6 +56,12 @@ class ComputeSettings:
                                              "master weight, momentum, variance (16 B), writes the last three "
                                              "and a 16-bit weight copy (14 B), plus the gradient-norm pass (4 B)",
                                              lo=0.0)
+    shard_copy_bytes_per_param: float = param(0.0, "1", "HBM bytes per parameter ZeRO-3's buffer copies move "
+                                              "for each microbatch (gathered parameters copied out of the "
+                                              "all-gather buffer, gradients copied into the reduce-scatter "
+                                              "buffer)", "[inferred] 0 where parameters and gradients are views "
+                                              "of the collectives' flat buffers (Megatron-Core's buffers, FSDP1's "
+                                              "FlatParameter); a stack that copies sets its own", lo=0.0)
     cross_entropy_forward_bytes: float = param(18.0, "1", "bytes per logit the vocabulary-parallel "
                                                "cross-entropy moves forward", "[inferred] Megatron-LM: read the "
                                                "16-bit logit, write an fp32 copy, two reduction passes (max, sum) "

@@ -42,7 +42,7 @@ from core.memo import last_results
 from fabric.estimate import FabricEstimate, points
 from fabric.evaluate import mix_pricing
 from fabric.kind import Collective, group_arrays
-from workloads.compute import distinct_layers, edge_times, layer_times, optimizer_step_s
+from workloads.compute import distinct_layers, edge_times, layer_times, optimizer_step_s, shard_copy_s
 from workloads.gpus import Gpu
 from workloads.memory import (embedding_activation_bytes, first_stage_activation_bytes,
                               model_activation_bytes_per_layer,
@@ -414,6 +414,7 @@ def _transformer_plan(model, gpu, batch, all_st, compute, training, precision, f
     single = p == 1
     first = n_first * layer + emb_f + emb_b + np.where(single, head, 0.0)
     compute_mb = np.maximum(np.maximum(first, n_interior * layer), n_last * layer + head)
+    compute_mb = compute_mb + np.where(st.zero == 3, shard_copy_s(stage_params, gpu, compute), 0.0)
 
     # --- communication: the calls per microbatch here (the bound reads them), the collectives when priced --
     pp_calls_mb = np.where(p > 1, 2.0 * v, 0.0)
