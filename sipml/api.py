@@ -339,7 +339,7 @@ def speedup(designs: str | Sequence[str] = ("sip-ring", "sip-ocs"), model: str =
 
     names = _texts("designs", designs, allow_empty=False)
     _text("model", model)
-    gpus, batch = _count("gpus", gpus, lo=2, hi=MAX_GPUS), _count("batch", batch, hi=MAX_BATCH)
+    gpus, batch = _count("gpus", gpus, lo=1, hi=MAX_GPUS), _count("batch", batch, hi=MAX_BATCH)
     strategy, stack = _text("strategy", strategy, optional=True), _text("stack", stack, optional=True)
     sets, baselines = _texts("sets", sets), _texts("baselines", baselines, allow_empty=False)
     tokens = _real("tokens", tokens)

@@ -521,12 +521,14 @@ def _speedup(r):
 
 
 def _speedup_per(name, attr, unit):
+    """s × the baseline's over this design's `attr`: the job's share of its cluster's cost or power."""
     def formula(r):
         t = Terms()
         return Formula(name, _speedup_terms(t, r) * t(r"\$_{\mathrm{baseline}}" if unit == "USD" else
                                                       r"W_{\mathrm{baseline}}", getattr(r.baseline, attr), unit,
-                                                      "the baseline's")
-                       / t(r"\$" if unit == "USD" else "W", getattr(r.result, attr), unit, "this design's"), t.terms)
+                                                      "the baseline job's share of its cluster")
+                       / t(r"\$" if unit == "USD" else "W", getattr(r.result, attr), unit,
+                           "this job's share of the design's cluster"), t.terms)
     return formula
 
 
@@ -621,8 +623,8 @@ def _goodput_speedup(kind):
             rhs = rhs * t(r"\$_{\mathrm{baseline}}", r.baseline.goodput_cost_usd, "USD", "the baseline's, with "
                           "spares") / t(r"\$", r.result.goodput_cost_usd, "USD", "this design's, with spares")
         elif kind == "watt":
-            rhs = rhs * t(r"W_{\mathrm{baseline}}", r.baseline.cluster_power_w, "W", "the baseline's") / t(
-                "W", r.result.cluster_power_w, "W", "this design's")
+            rhs = rhs * t(r"W_{\mathrm{baseline}}", r.baseline.job_power_w, "W", "the baseline job's share") / t(
+                "W", r.result.job_power_w, "W", "this job's share")
         return Formula({"": r"s_{g}", "dollar": r"s_{g,\$}", "watt": r"s_{g,W}"}[kind], rhs, t.terms)
     return formula
 
@@ -751,10 +753,10 @@ QUANTITY_LIST = (
     _Q("throughput", "", 1.0, TRAINING, lambda r: r.result.throughput, "tokens (or samples) per second; its unit is "
        "`throughput_unit`", _throughput),
     _Q("speedup", "", 1.0, TRAINING, _versus("speedup"), "the baseline's iteration over this design's", _speedup),
-    _Q("speedup_per_dollar", "", 1.0, TRAINING, _versus("speedup_per_dollar"), "throughput per cluster dollar over "
-       "the baseline's", _speedup_per(r"s_{\$}", "cluster_cost_usd", "USD")),
-    _Q("speedup_per_watt", "", 1.0, TRAINING, _versus("speedup_per_watt"), "throughput per nameplate watt over the "
-       "baseline's", _speedup_per(r"s_{W}", "cluster_power_w", "W")),
+    _Q("speedup_per_dollar", "", 1.0, TRAINING, _versus("speedup_per_dollar"), "throughput per dollar of the job's "
+       "share of the cluster over the baseline's", _speedup_per(r"s_{\$}", "job_cost_usd", "USD")),
+    _Q("speedup_per_watt", "", 1.0, TRAINING, _versus("speedup_per_watt"), "throughput per nameplate watt of the "
+       "job's share of the cluster over the baseline's", _speedup_per(r"s_{W}", "job_power_w", "W")),
     # goodput (sipml speedup, sipml reliability): the job's interruptions, checkpoints and restarts
     _Q("interruptions_per_day", "1/day", 86400.0, TRAINING, _goodput_of(lambda g: g.interruptions_per_s), "unexpected "
        "interruptions of the job per day: its parts' failures that stop it", _rate_formula),

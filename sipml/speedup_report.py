@@ -16,7 +16,9 @@ def _load(name: str, overrides, gpus: int | None):
     from sipml.design import load_design
 
     sets = list(overrides or [])
-    if gpus is not None:
+    if gpus == 1:  # a cluster has at least two GPUs: a one-GPU job runs on one of the design's, charged its share
+        sets.append("fabric.job_gpus=1")
+    elif gpus is not None:
         sets.append(f"fabric.gpus={gpus}")
     return load_design(name, sets)
 
@@ -175,7 +177,8 @@ def speedup_report(rows, batch_source: str, failures: dict) -> Report:
     first = feasible[0] if feasible else rows[0]
     base = first.get("baseline", "")
     on_own_gpu = all((r["baselines"][base] or {}).get("gpu", r["gpu"]) == r["gpu"] for r in feasible)
-    summary = Table(f"{first['model']} on {first['gpus']} GPUs, global batch {first['batch']} ({batch_source}): "
+    gpus = f"{first['gpus']} GPU" + ("" if first["gpus"] == 1 else "s")
+    summary = Table(f"{first['model']} on {gpus}, global batch {first['batch']} ({batch_source}): "
                     f"speedup over {base}" + (" on each design's GPU" if on_own_gpu else " (its GPU: see below)"),
                     ["design", "GPU", "iteration s", "TFLOP/s per GPU", "MFU %", "speedup", "per $", "per W",
                      "run days", "energy MWh", "run cost USD"],
@@ -235,7 +238,8 @@ def speedup_report(rows, batch_source: str, failures: dict) -> Report:
     footer += [f"run: {first['run_amount']:,.0f} {first['run_amount_unit']}; energy = nameplate × "
                f"{run.load_fraction:g} load × PUE; cost = hardware over a {run.life / SECONDS_PER_YEAR:g}-year life + "
                f"electricity at ${run.electricity * J_PER_KWH:.3g}/kWh (Epoch AI)",
-               "speedup = baseline iteration time / this one; per $ and per W divide by cluster cost and nameplate power",
+               "speedup = baseline iteration time / this one; per $ and per W divide by the job's share of its cluster's cost "
+               "and nameplate power (the whole cluster for a job on all of it)",
                "TFLOP/s per GPU counts the model's FLOPs (forward and backward, no recomputation: the same whatever is "
                "recomputed); MFU divides them by the GPUs' dense 16-bit peak (Chowdhery et al. 2022); JSON "
                "hardware_tflops_per_gpu and hfu count the FLOPs executed, recomputation included"]

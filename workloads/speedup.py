@@ -115,10 +115,26 @@ class Result:
     def cluster_power_w(self) -> float:
         return self.cost.cluster_power_w.typical
 
+    @property
+    def job_share(self) -> float:
+        """The job's share of the cluster it runs on: its GPUs over the cluster's (1 for a job on all of it)."""
+        return self.estimate.job_gpus / self.estimate.gpus
+
+    @property
+    def job_cost_usd(self) -> float:
+        """The job's share of the cluster's typical cost: what the job is charged."""
+        return self.cluster_cost_usd * self.job_share
+
+    @property
+    def job_power_w(self) -> float:
+        """The job's share of the cluster's nameplate power."""
+        return self.cluster_power_w * self.job_share
+
     def run(self, amount: float, settings: RunSettings = DEFAULT_RUN) -> dict[str, float]:
-        """Wall time, energy and cost of training on `amount` tokens (or samples)."""
+        """Wall time, energy and cost of training on `amount` tokens (or samples), on the job's share of the
+        cluster."""
         seconds = amount / self.throughput
-        return {"time_s": seconds, **holding_cost(self.cluster_cost_usd, self.cluster_power_w,
+        return {"time_s": seconds, **holding_cost(self.job_cost_usd, self.job_power_w,
                                                   self.estimate.design.fabric.pue, seconds, settings)}
 
     @property
@@ -128,8 +144,8 @@ class Result:
 
     @property
     def goodput_cost_usd(self) -> float:
-        """The cluster's typical cost with the job's hot spares."""
-        return self.cluster_cost_usd + (self.goodput.spares_cost_usd if self.goodput is not None else 0.0)
+        """The job's share of the cluster's typical cost with the job's hot spares."""
+        return self.job_cost_usd + (self.goodput.spares_cost_usd if self.goodput is not None else 0.0)
 
     def goodput_run(self, amount: float, settings: RunSettings = DEFAULT_RUN) -> dict[str, float]:
         """`run` with its interruptions: the failure-free time over ETTR (the cluster held and powered while it
@@ -621,15 +637,16 @@ def _found(st, br, fits, index, memory: _Memory, top: int, model: Model, gpu: Gp
 
 def compare(result: Result, baseline: Result) -> dict[str, float]:
     """Speedup, speedup per dollar and per watt of `result` over `baseline` (same model and batch), failure-free
-    and with each one's interruptions (its ETTR; per dollar with its hot spares)."""
+    and with each one's interruptions (its ETTR; per dollar with its hot spares); each is charged its job's share
+    of its cluster (the whole cluster for a job on all of it)."""
     speedup = baseline.best.iteration_s / result.best.iteration_s
     goodput = speedup * result.ettr / baseline.ettr
     return {"speedup": speedup,
-            "speedup_per_dollar": speedup * baseline.cluster_cost_usd / result.cluster_cost_usd,
-            "speedup_per_watt": speedup * baseline.cluster_power_w / result.cluster_power_w,
+            "speedup_per_dollar": speedup * baseline.job_cost_usd / result.job_cost_usd,
+            "speedup_per_watt": speedup * baseline.job_power_w / result.job_power_w,
             "goodput_speedup": goodput,
             "goodput_speedup_per_dollar": goodput * baseline.goodput_cost_usd / result.goodput_cost_usd,
-            "goodput_speedup_per_watt": goodput * baseline.cluster_power_w / result.cluster_power_w}
+            "goodput_speedup_per_watt": goodput * baseline.job_power_w / result.job_power_w}
 
 
 def baseline_training(point, model: Model, batch: int, fixed: dict | None = None, *, name: str,
