@@ -17,7 +17,8 @@ attention-out and MLP-down by rows, attention by heads):
   the share of the tensor-core peak the GPU's measurements give its kernel family (`workloads.gpus`), skipping
   the masked half of causal attention; its backward does 2.5× the forward FLOPs (it recomputes the scores).
 - FP8 GEMMs (Transformer Engine) run at the GPU's FP8 MAMF, after cast-transpose kernels that turn each 16-bit
-  operand into FP8 (the activations, the weights, the output gradients); attention, the memory-bound kernels and
+  operand into FP8 (the activations and the output gradients every microbatch, after an amax pass of their own under
+  current scaling; the weights once a step, `LayerTimes.weight_cast_s`); attention, the memory-bound kernels and
   the output layer stay in 16 bits (Megatron-Core's output layer is its own ColumnParallelLinear, not a Transformer
   Engine module, so FP8 does not reach it: NVIDIA/Megatron-LM megatron/core/models/gpt/gpt_model.py [verbatim]).
 
@@ -71,6 +72,7 @@ class LayerTimes:
     backward_flops: np.ndarray  # 2× forward; fused attention recomputes its scores: 2.5× its forward
     recompute_flops: np.ndarray
     parameters: np.ndarray  # of the layer on this GPU (workloads.transformer.layer_parameters_per_gpu)
+    weight_cast_s: np.ndarray  # once per step, not per microbatch: the layer's weights cast to FP8 (0 in 16 bits)
 
     @property
     def forward_s(self):
@@ -107,6 +109,7 @@ class _Hardware:
     attention_rates: tuple[float, float]  # fused attention's forward and backward FLOP/s on its useful FLOPs
     fp8: bool  # GEMMs in FP8 (their operands cast from 16 bits first)
     fp8_cast_bytes: float
+    fp8_amax_pass: bool  # current scaling: each operand's amax read in a pass of its own before its cast
     ceiling16: float  # the 16-bit GEMM ceiling: the output layer's, whatever the layers' GEMMs run in
 
     software_efficiency: float = 1.0
@@ -136,6 +139,12 @@ class _Hardware:
                                output_bytes=columns[4], constants=self.constants)
         return self.gemm(*columns[:4], output_bytes=columns[4])
 
+    def fp8_cast(self, elements):
+        """Seconds to cast `elements` 16-bit values to FP8 (with the transposed copy the backward reads), after
+        their amax pass under current scaling."""
+        amax = self.stream(self.element_bytes * elements) if self.fp8_amax_pass else 0.0
+        return self.stream(self.fp8_cast_bytes * elements) + amax
+
     def stream(self, moved_bytes, kernels=1):
         """`kernels` memory-bound kernels, each moving `moved_bytes`."""
         moved = np.asarray(moved_bytes, dtype=float)
@@ -153,6 +162,7 @@ def _hardware(gpu: Gpu, precision: str | None, settings: ComputeSettings) -> _Ha
                      element_bytes=activation_bytes(precision), constants=settings.gemm, attention_kernel=kernel,
                      attention_rates=tuple(x * peak16 * settings.software_efficiency for x in shares),
                      fp8=precision == "fp8", fp8_cast_bytes=settings.fp8_cast_bytes,
+                     fp8_amax_pass=settings.fp8_scaling == "current",
                      ceiling16=ceiling_flops(gpu, gpu.default_precision, settings.gemm) * settings.software_efficiency)
 
 
@@ -248,6 +258,7 @@ def _layer_parts(model: TransformerModel, hw: _Hardware, settings: ComputeSettin
 
     gemm_f = np.zeros_like(b)
     gemm_b = np.zeros_like(b)
+    weight_cast = np.zeros_like(b)
     flops_f = np.zeros_like(b)
     params = layer_parameters_per_gpu(model, t, ep, moe=kind == "moe", cross_attention=cross)
     biased_outputs = np.zeros_like(b)  # Σ rows × N over biased GEMMs, for the bias-gradient reductions
@@ -258,9 +269,11 @@ def _layer_parts(model: TransformerModel, hw: _Hardware, settings: ComputeSettin
     for w, batch, rows, n, k in dims:
         gemm_f = gemm_f + next(times)
         gemm_b = gemm_b + next(times) + next(times)
-        if hw.fp8:  # the input and the weight cast before the forward, the output gradient before the backward
-            gemm_f = gemm_f + hw.stream(hw.fp8_cast_bytes * batch * (rows * k + k * n))
-            gemm_b = gemm_b + hw.stream(hw.fp8_cast_bytes * batch * rows * n)
+        if hw.fp8:  # the input cast before the forward, the output gradient before the backward; the weight once
+            # a step (Transformer Engine keeps the FP8 weights of the step's first microbatch: is_first_microbatch)
+            gemm_f = gemm_f + hw.fp8_cast(batch * rows * k)
+            gemm_b = gemm_b + hw.fp8_cast(batch * rows * n)
+            weight_cast = weight_cast + hw.fp8_cast(batch * k * n)
         flops_f = flops_f + 2.0 * batch * rows * n * k
         if w.bias:
             biased_outputs = biased_outputs + batch * rows * n
@@ -294,7 +307,7 @@ def _layer_parts(model: TransformerModel, hw: _Hardware, settings: ComputeSettin
                 recompute_s=np.select([rc == 2, rc == 1], [forward_s, att_recompute], 0.0),
                 forward_flops=forward_flops, backward_flops=2.0 * flops_f + att_backward_flops,
                 recompute_flops=np.select([rc == 2, rc == 1], [forward_flops, selective_flops], 0.0),
-                parameters=params)
+                parameters=params, weight_cast_s=weight_cast)
 
 
 def _unfused_score_flops(b, s_q, s_k, heads, d_qk, d_v):

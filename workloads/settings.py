@@ -47,6 +47,11 @@ class ComputeSettings:
                                "through fp32 complex numbers, SwiGLU as silu then multiply, the attention output "
                                "and grouped-query keys and values copied; workloads.compute._eager_bytes)",
                                "—", choices=("fused", "eager"))
+    fp8_scaling: str = param("delayed", "choice", "how FP8 GEMM operands are scaled: 'delayed' (the scale from "
+                             "earlier steps' amax history, found inside the cast kernel) or 'current' (each tensor's "
+                             "own amax first, in a pass of its own that reads it: Transformer Engine's "
+                             "Float8CurrentScaling, NeMo's FP8-CS)", "Transformer Engine recipes DelayedScaling and "
+                             "Float8CurrentScaling [restated]", choices=("delayed", "current"))
     fp8_cast_bytes: float = param(4.0, "1", "HBM bytes per element an FP8 GEMM's operand casts move (read the "
                                   "16-bit tensor, write its FP8 copy and its FP8 transpose for the backward)",
                                   "[inferred] Transformer Engine's fused cast-transpose: read 2 B, write 1 + 1 B "

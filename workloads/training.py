@@ -63,7 +63,7 @@ from workloads.transformer import (kv_width, parameters_per_gpu, pipeline_messag
 class Breakdown:
     """Seconds per iteration by phase, and what the strategy needs, per candidate (arrays of one length)."""
 
-    compute_s: np.ndarray  # m · (forward + backward) of the slowest stage, with recomputation
+    compute_s: np.ndarray  # m · (forward + backward) of the slowest stage, with recomputation, and once-a-step work
     tensor_parallel_s: np.ndarray  # exposed tensor-parallel collectives
     context_parallel_s: np.ndarray  # exposed key/value exchange of context parallelism
     pipeline_s: np.ndarray  # exposed point-to-point sends between stages
@@ -246,10 +246,11 @@ def _iteration(plan: TransformerPlan, training: TrainingSettings, times: dict) -
     else:  # ZeRO stages 0 and 1 alone
         exposed = np.where(st.zero == 0, reduce, reduce + gather)
     gpus = np.max(st.dp * st.tp * st.pp * st.cp, initial=1)  # the job's GPUs, every one of which a step waits for
+    compute = m * plan.compute_mb + plan.step_compute
     return Breakdown(
-        compute_s=m * plan.compute_mb, tensor_parallel_s=m * tensor, context_parallel_s=m * context,
+        compute_s=compute, tensor_parallel_s=m * tensor, context_parallel_s=m * context,
         pipeline_s=m * pipeline_steady, expert_parallel_s=m * expert, bubble_s=bubble,
-        straggler_s=training.straggler_s(m * plan.compute_mb, gpus), data_parallel_s=exposed,
+        straggler_s=training.straggler_s(compute, gpus), data_parallel_s=exposed,
         optimizer_s=plan.optimizer_s, memory_bytes=plan.memory_bytes,
         memory_limit_bytes=plan.memory_limit_bytes, hardware_flops=plan.hardware_flops,
         model_flops=plan.model_flops)
@@ -269,6 +270,7 @@ class TransformerPlan:
     m: np.ndarray
     stage_layers: np.ndarray  # on the fullest stage
     compute_mb: np.ndarray  # one microbatch through the slowest stage
+    step_compute: np.ndarray  # once a step besides the microbatches: the fullest stage's FP8 weight casts
     gemm_mb: np.ndarray  # of which GEMMs
     attention_mb: np.ndarray  # of which attention
     last_backward: np.ndarray  # the first stage's backward of one microbatch: the gradients' window
@@ -395,7 +397,7 @@ def _transformer_plan(model, gpu, batch, all_st, compute, training, precision, f
         kinds.append(("moe", model.moe_layers, {"ep": configs.ep}))
     if model.encoder_layers:
         kinds.append(("encoder", model.encoder_layers, {}))
-    fwd = bwd = gemm = attention = flops = 0.0
+    fwd = bwd = gemm = attention = flops = cast = 0.0
     at = (lambda figure: figure[inverse])  # a distinct configuration's figure at each strategy
     for kind, count, extra in kinds:
         lt = layer_times(model, gpu, kind=kind, **common, **extra)  # sums over a configuration's figures first
@@ -405,6 +407,7 @@ def _transformer_plan(model, gpu, batch, all_st, compute, training, precision, f
         gemm = gemm + share * at(lt.gemm_forward_s + lt.gemm_backward_s)
         attention = attention + share * at(lt.attention_forward_s + lt.attention_backward_s)
         flops = flops + count * (at(lt.hardware_flops) - (1.0 - rerun) * at(lt.recompute_flops))
+        cast = cast + share * at(lt.weight_cast_s)
     edges = edge_times(model, gpu, microbatch=configs.microbatch, tp=configs.tp, sequence_parallel=configs.sp,
                        cp=configs.cp, precision=precision, settings=compute)
     emb_f, emb_b = at(edges.embedding_forward_s), at(edges.embedding_backward_s)
@@ -432,7 +435,7 @@ def _transformer_plan(model, gpu, batch, all_st, compute, training, precision, f
     # backward finishes)
     spread = ((v - 1.0) * p + 1.0) / v
     per_run = dict(
-        m=m, stage_layers=fullest, compute_mb=compute_mb, gemm_mb=gemm * fullest, attention_mb=attention * fullest,
+        m=m, stage_layers=fullest, compute_mb=compute_mb, step_compute=fullest * cast, gemm_mb=gemm * fullest, attention_mb=attention * fullest,
         last_backward=spread * (n_first * bwd + emb_b + np.where(single, head_b, 0.0)),
         first_forward=spread * (n_first * fwd + emb_f),
         pp_calls_mb=pp_calls_mb, ep_calls_mb=ep_calls_mb, cp_calls_mb=cp_calls_mb, optimizer_s=optimizer,
