@@ -128,6 +128,16 @@ class TrainingSettings:
                             "(Megatron-Core's default); 'gemm', pipelined with the GEMMs beside them "
                             "(Transformer Engine user-buffer overlap, --tp-comm-overlap)", "workloads-3.md §2: "
                             "Megatron-Core nccl_ub [restated]", choices=("none", "gemm"))
+    ep_overlap: str = param("none", "choice", "expert-parallel all-to-alls: 'none', on the critical path "
+                            "(Megatron-Core's default); 'compute', each microbatch's dispatch and combine run under "
+                            "another microbatch's compute (DeepSeek-V3's DualPipe; Megatron-Core "
+                            "--overlap-moe-expert-parallel-comm)", "DS3 §3.2.1 [restated]",
+                            choices=("none", "compute"))
+    ep_dispatch_bytes: float = param(2.0, "1", "bytes per hidden element a token's dispatch to its experts "
+                                     "carries", "mixed-precision training: 16-bit activations [restated]",
+                                     lo=0.5, hi=4.0)
+    ep_combine_bytes: float = param(2.0, "1", "bytes per hidden element of the experts' outputs combined back",
+                                    "mixed-precision training: 16-bit activations [restated]", lo=0.5, hi=4.0)
     overlap_slowdown: float = param(0.189, "1", "how much longer compute kernels run while a communication "
                                     "kernel overlaps them (NCCL's CTAs take SMs and HBM bandwidth)",
                                     "workloads-3.md §2: Lee et al. 2025 (CCO): compute kernels 18.9 % slower on "
