@@ -286,6 +286,7 @@ def _strategy_text(strategy: dict) -> str:
 
 
 def models_report() -> Report:
+    from fabric.catalog import load_catalog
     from workloads.gpus import load_gpus
     from workloads.models import CnnModel, DlrmModel, GenericModel, zoo
     from workloads.speedup import DEFAULT_BATCH
@@ -315,7 +316,7 @@ def models_report() -> Report:
              "hbm_gb": g.hbm_bytes / 1e9, "hbm_gib": g.hbm_bytes / 2**30, "hbm_tb_s": g.hbm_bandwidth_bytes_per_s / 1e12,
              "nvlink_gbps": g.nvlink_bandwidth_bps / 1e9, "price_usd": g.price_usd, "tdp_w": g.tdp_w,
              "sources": dict(g.sources)}
-            for g in load_gpus().values()]
+            for g in load_gpus(catalog=load_catalog()).values()]
     tables = [Table("Models", ["model", "kind", "parameters", "shape", "default batch"],
                     [{"model": r["model"], "kind": r["kind"], "parameters": _count(r["parameters"]),
                       "shape": r["shape"], "default batch": "–" if r["default_batch"] is None

@@ -1,12 +1,12 @@
 """GPUs as data: peak FLOP/s by precision, HBM size and bandwidth, NVLink, SM count and the best achievable
 matmul rate (MAMF), from `gpus.toml` beside this module; price and TDP from the fabric catalog entry each GPU
-names, never a second copy.
+names, never a second copy (read where a catalog is given: the compute model needs none).
 
     gpu = get_gpu("a100_sxm4_80gb")
     gpu.peak_flops("bf16")        # 3.12e14 FLOP/s, dense
     gpu.mamf_flops("bf16")        # 2.679e14 FLOP/s (BK, workloads-2.md §7)
     gpu.hbm_bandwidth_bytes_per_s # 2.039e12
-    gpu.price_usd, gpu.tdp_w      # from fabric/catalog/components.toml [gpu.a100_sxm4_80gb]
+    load_gpus(catalog=load_catalog())["a100_sxm4_80gb"].price_usd  # fabric/catalog/components.toml
 
 User files of the same format add GPUs or override single keys (`load_gpus(path)`); every number keeps a source
 with its tag, and an override without a new source says which file changed it.
@@ -22,7 +22,7 @@ from typing import Mapping
 
 from core.errors import InputError, did_you_mean
 from core.fields import Spec
-from fabric.catalog import Catalog, load_catalog
+from fabric.catalog import Catalog
 from workloads.files import check_known, check_source, parse_spec, read_toml
 from workloads.quantities import PRECISIONS, parse_flops
 
@@ -61,18 +61,24 @@ class Gpu:
     mamf: Mapping[str, float]  # precision → measured best matmul FLOP/s
     mamf_shape: Mapping[str, tuple[int, int, int]]
     attention: Mapping[str, tuple[float, float]]  # kernel family → (forward, backward) share of the 16-bit peak
-    price_usd_range: tuple[float, float, float]  # low, typical, high (catalog)
-    tdp_w_range: tuple[float, float, float]
+    price_usd_range: tuple[float, float, float] | None = None  # low, typical, high (the catalog, where given)
+    tdp_w_range: tuple[float, float, float] | None = None
     sources: Mapping[str, str] = field(default_factory=dict)
     files: tuple[str, ...] = ()
 
     @property
     def price_usd(self) -> float:
-        return self.price_usd_range[1]
+        return self._from_catalog(self.price_usd_range)[1]
 
     @property
     def tdp_w(self) -> float:
-        return self.tdp_w_range[1]
+        return self._from_catalog(self.tdp_w_range)[1]
+
+    def _from_catalog(self, value):
+        if value is None:
+            raise InputError(f"GPU {self.name!r} was loaded without a catalog: its price and TDP are the catalog's "
+                             f"[{self.catalog_key}] (load_gpus(catalog=...))")
+        return value
 
     @property
     def precisions(self) -> tuple[str, ...]:
@@ -136,8 +142,9 @@ def default_gpus_path() -> Path:
 
 def load_gpus(*user_files, base=None, catalog: Catalog | None = None) -> dict[str, Gpu]:
     """The shipped GPUs (or `base`), with each user file merged on top: a table for a new GPU adds it (and must
-    be complete), a table for a known one overrides the keys it gives. Price and TDP come from `catalog`
-    (default: the shipped fabric catalog)."""
+    be complete), a table for a known one overrides the keys it gives. Price and TDP come from `catalog`, which
+    must have each GPU's entry (the shipped catalog where user files are given, so their `catalog` keys are
+    checked); for the shipped GPUs alone without one they are left unread (the compute model needs neither)."""
     raw: dict[str, dict] = {}
     files: dict[str, list[str]] = {}
     for path in (base or default_gpus_path(), *user_files):
@@ -158,7 +165,10 @@ def load_gpus(*user_files, base=None, catalog: Catalog | None = None) -> dict[st
             if files.get(gpu):  # an override of a GPU an earlier file defined
                 _note_override_sources(merged, table, name)
             files.setdefault(gpu, []).append(name)
-    catalog = catalog if catalog is not None else load_catalog()
+    if catalog is None and user_files:
+        from fabric.catalog import load_catalog
+
+        catalog = load_catalog()
     return {gpu: _build(gpu, table, tuple(files[gpu]), catalog) for gpu, table in raw.items()}
 
 
@@ -174,7 +184,7 @@ def _note_override_sources(merged: dict, table: dict, name: str) -> None:
             sources[key] = f"overridden in {name} (was: {sources.get(key, 'no source')}) [assumed]"
 
 
-def _build(gpu: str, table: dict, files: tuple[str, ...], catalog: Catalog) -> Gpu:
+def _build(gpu: str, table: dict, files: tuple[str, ...], catalog: Catalog | None) -> Gpu:
     where = f"{' / '.join(dict.fromkeys(files))}: [{gpu}]"
     missing = [key for key in (*_SPECS, "peak") if key not in table]
     if missing:
@@ -206,17 +216,20 @@ def _build(gpu: str, table: dict, files: tuple[str, ...], catalog: Catalog) -> G
         if key not in sources:
             raise InputError(f"{where} sources: no source for {key!r}; every number needs one, with its tag")
         check_source(where, key, sources[key])
-    try:
-        component = catalog.get(values["catalog"])
-    except InputError as exc:
-        raise InputError(f"{where} catalog = {values['catalog']!r}: {exc}") from None
+    component = None
+    if catalog is not None:
+        try:
+            component = catalog.get(values["catalog"])
+        except InputError as exc:
+            raise InputError(f"{where} catalog = {values['catalog']!r}: {exc}") from None
     return Gpu(
         name=gpu, architecture=values["architecture"], description=values["description"],
         catalog_key=values["catalog"],
         sm_count=values["sm_count"], hbm_bytes=values["hbm"], hbm_bandwidth_bytes_per_s=values["hbm_bandwidth"],
         nvlink_bandwidth_bps=values["nvlink_bandwidth"],
         peak=MappingProxyType(peak), mamf=MappingProxyType(mamf), mamf_shape=MappingProxyType(shapes),
-        attention=MappingProxyType(attention), price_usd_range=component.price_usd, tdp_w_range=component.power_w,
+        attention=MappingProxyType(attention), price_usd_range=component and component.price_usd,
+        tdp_w_range=component and component.power_w,
         sources=MappingProxyType(dict(sources)), files=files,
     )
 
@@ -248,7 +261,8 @@ def _flops_table(where: str, name: str, table: dict) -> dict[str, float]:
 
 @lru_cache(maxsize=1)
 def shipped_gpus() -> Mapping[str, Gpu]:
-    """The shipped GPUs, loaded once."""
+    """The shipped GPUs, loaded once, for the compute model (no catalog read: `load_gpus(catalog=...)` adds price
+    and TDP)."""
     return MappingProxyType(load_gpus())
 
 

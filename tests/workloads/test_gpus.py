@@ -65,10 +65,19 @@ def test_memory_and_nvlink(gpu, hbm_tb_s, nvlink_gb_s_each_way):
 
 def test_price_and_tdp_come_from_the_catalog_entry():
     catalog = load_catalog()
-    for gpu in shipped_gpus().values():
+    priced = load_gpus(catalog=catalog)
+    for gpu in priced.values():
         entry = catalog[gpu.catalog_key]
         assert gpu.price_usd_range == entry.price_usd and gpu.tdp_w_range == entry.power_w
-    assert get_gpu("h100_sxm5").tdp_w == 700.0 and get_gpu("b200_sxm").tdp_w == 1000.0
+    assert priced["h100_sxm5"].tdp_w == 700.0 and priced["b200_sxm"].tdp_w == 1000.0
+    assert set(priced) == set(shipped_gpus())  # every shipped GPU names a catalog entry
+
+
+def test_the_compute_model_s_gpus_read_no_catalog_and_say_so_when_asked_for_a_price():
+    gpu = get_gpu("h100_sxm5")
+    assert gpu.price_usd_range is None
+    with pytest.raises(InputError, match="without a catalog"):
+        gpu.price_usd
 
 
 def test_a_catalog_override_reaches_the_gpu(tmp_path):
