@@ -457,9 +457,9 @@ def speedup(designs: Annotated[Optional[list[str]], typer.Argument(
             model: Annotated[str, typer.Option("--model", "-m", metavar="MODEL", autocompletion=_complete_models,
                                                help="zoo model name or a model TOML file")] = "gpt3-175b",
             gpus: Annotated[Optional[str], typer.Option("--gpus", metavar="N", callback=_count("--gpus", 1, _most_gpus),
-                                                        help="GPUs in every cluster compared (2 to 2^20); 1: a "
+                                                        help="GPUs in every cluster compared (1 to 2^20; 1: a "
                                                              "one-GPU job on one GPU of each cluster, charged its "
-                                                             "share")] = None,
+                                                             "share)")] = None,
             batch: Annotated[Optional[str], typer.Option(
                 "--batch", metavar="N", callback=_count("--batch", 1, _most_batch),
                 help="global batch (sequences, or samples; 1 to 2^24; default: the model's, see `sipml models`)")]

@@ -295,7 +295,7 @@ def _layer_parts(model: TransformerModel, hw: _Hardware, settings: ComputeSettin
         att_backward_flops, att_recompute = att_backward_flops + bw_flops, att_recompute + rerun
 
     elem_f, elem_b = _elementwise(model, hw, kind, tokens, tokens_sp, t, cross, dropout, biased_outputs, unfused,
-                                  settings.layer_kernels == "eager")
+                                  settings.layer_kernels == "eager", settings.norm_kernel == "eager")
     grad_acc = hw.stream(10.0 * params) if settings.grad_accumulation == "separate" else np.zeros_like(b)
 
     forward_s = gemm_f + att_f + elem_f
@@ -360,34 +360,37 @@ class _Op:
     backward_kernels: int = 1
 
 
-def _ops(el: float, eager: bool) -> dict[str, _Op]:
+def _ops(el: float, eager: bool, eager_norm: bool) -> dict[str, _Op]:
     """The per-element bytes of a layer's memory-bound ops (e = `el` bytes per 16-bit activation, fp32 temporaries
     4 B). Fused: one kernel per op reading its inputs once and writing its output once. Eager (PyTorch autograd op
     by op, torchtitan's Llama modules) [inferred] by counting each op's reads and writes, forward and backward:
-    - RMSNorm `(x.float() * rsqrt(x.float().pow(2).mean(-1) + eps)).type_as(x) * w`: cast e+4, pow 8, mean 4,
-      scale 8, cast back 4+e, weight 2e = 4e + 28 in 8 kernels (two of them per row only); backward: the weight
-      product's input and weight gradients 6e, the casts 2e + 8, the scale's two gradients 24, the pow 8 and the
-      sum of the two paths into dx 12 = 8e + 52 in 10 kernels. LayerNorm is one native kernel either way.
+    - RMSNorm (`eager_norm`) `(x.float() * rsqrt(x.float().pow(2).mean(-1) + eps)).type_as(x) * w`: cast e+4,
+      pow 8, mean 4, scale 8, cast back 4+e, weight 2e = 4e + 28 in 8 kernels (two of them per row only); its
+      autograd backward 8e + 76 in 16 kernels (the weight product's two gradients, the casts, the scale's two
+      gradients, pow's backward as a copy, a scalar and a gradient product, the mean's divide, and the sum of the
+      two paths into dx). LayerNorm is one native kernel either way.
     - SwiGLU `silu(a) * b`: 2e + 3e in 2 kernels; backward the product's two gradients 6e, silu's 3e, 3 kernels.
     - rotary embedding through fp32 complex numbers: cast e+4, complex product 8, cast back 4+e = 2e + 16 in 3
       kernels, the same backward.
     - copies: the attention output transposed back to [s, b, h] (`.contiguous()`), and under grouped-query
-      attention the keys and values repeated to every head: read and write each element, forward and backward."""
-    if not eager:
-        return dict(norm=_Op(2.0 * el, 3.0 * el), swiglu=_Op(3.0 * el, 5.0 * el), rotary=_Op(2.0 * el, 2.0 * el))
-    return dict(norm=_Op(4.0 * el + 28.0, 8.0 * el + 52.0, 8, 10), swiglu=_Op(5.0 * el, 9.0 * el, 2, 3),
-                rotary=_Op(2.0 * el + 16.0, 2.0 * el + 16.0, 3, 3))
+      attention the keys and values repeated to every query head (`_elementwise`)."""
+    fused = dict(norm=_Op(2.0 * el, 3.0 * el), swiglu=_Op(3.0 * el, 5.0 * el), rotary=_Op(2.0 * el, 2.0 * el))
+    if eager:
+        fused.update(swiglu=_Op(5.0 * el, 9.0 * el, 2, 3), rotary=_Op(2.0 * el + 16.0, 2.0 * el + 16.0, 3, 3))
+    if eager_norm:
+        fused.update(norm=_Op(4.0 * el + 28.0, 8.0 * el + 76.0, 8, 16))
+    return fused
 
 
 def _elementwise(model: TransformerModel, hw: _Hardware, kind, tokens, tokens_sp, t, cross, dropout,
-                 biased_outputs, unfused_attention, eager):
+                 biased_outputs, unfused_attention, eager, eager_norm):
     """Forward and backward seconds of the memory-bound kernels of one layer (bytes per element in
-    comments; e = 2 bytes per 16-bit activation, masks 1 byte); `eager`: op by op (`_ops`)."""
+    comments; e = 2 bytes per 16-bit activation, masks 1 byte); `eager`, `eager_norm`: op by op (`_ops`)."""
     el, h = hw.element_bytes, float(model.hidden)
     mask = 1.0 if dropout else 0.0
     norms = 3 if cross else 2
     hidden_sp = tokens_sp * h
-    ops = _ops(el, eager)
+    ops = _ops(el, eager, eager_norm)
     fwd, bwd = [], []
 
     def run(op: _Op, elements, count=1):
@@ -395,7 +398,7 @@ def _elementwise(model: TransformerModel, hw: _Hardware, kind, tokens, tokens_sp
         bwd.append(hw.stream(op.backward * elements / op.backward_kernels, count * op.backward_kernels))
 
     # norms: read x, write y / backward read x and dy, write dx (RMSNorm eager: `_ops`)
-    run(ops["norm"] if model.norm == "rmsnorm" else _ops(el, False)["norm"], hidden_sp, norms)
+    run(ops["norm"] if model.norm == "rmsnorm" else _ops(el, False, False)["norm"], hidden_sp, norms)
     # end of each residual branch: bias + dropout + residual add (read branch and residual, write, mask) /
     # backward: dropout backward (read dy, mask; write) and the residual stream's gradient sum (read 2, write 1)
     fwd.append(hw.stream((3.0 * el + mask) * hidden_sp, norms))
@@ -425,9 +428,11 @@ def _elementwise(model: TransformerModel, hw: _Hardware, kind, tokens, tokens_sp
     # transpose before the output projection): read + write
     if unfused_attention or eager:
         run(copy, tokens * model.heads * model.value_head_dim / t * (2 if cross else 1))
-    # eager grouped-query attention repeats each key and value head to the query heads it serves (a copy each way)
+    # eager grouped-query attention repeats each key and value head to the query heads it serves: read the kv
+    # heads, write every head's copy; its backward sums the copies back (read every head's, write the kv heads)
     if eager and model.attention == "mha" and model.kv < model.heads:
-        run(copy, tokens * model.heads * (model.qk_head_dim + model.value_head_dim) / t)
+        repeated = el * (model.heads + model.kv) * (model.qk_head_dim + model.value_head_dim) / t
+        run(_Op(repeated, repeated), tokens)
     # bias gradients: one more read of each biased GEMM's output gradient
     bwd.append(hw.stream(el * biased_outputs))
     return sum(fwd), sum(bwd)

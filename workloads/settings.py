@@ -41,17 +41,22 @@ class ComputeSettings:
                              "BatchNormalizationForwardTrainingEx); 'conv': that, with the BatchNorm statistics "
                              "computed in the convolution's epilogue (cuDNN runtime fusion)", "workloads-3.md §5 [restated]", choices=("separate", "fused", "conv"))
     layer_kernels: str = param("fused", "choice", "how a transformer layer's memory-bound ops run: 'fused' (one "
-                               "kernel per norm, activation, rotary embedding: Megatron-LM, Transformer Engine, "
-                               "Apex, torch.compile) or 'eager' (PyTorch eager autograd, op by op, as torchtitan's "
-                               "Llama modules write them: RMSNorm in fp32 as separate kernels, rotary embedding "
+                               "kernel per activation and rotary embedding: Megatron-LM, Transformer Engine, "
+                               "Apex, torch.compile; the norm is norm_kernel's) or 'eager' (PyTorch eager autograd, op by op, as torchtitan's "
+                               "Llama modules write them: rotary embedding "
                                "through fp32 complex numbers, SwiGLU as silu then multiply, the attention output "
-                               "and grouped-query keys and values copied; workloads.compute._eager_bytes)",
+                               "and grouped-query keys and values copied; workloads.compute._ops)",
                                "—", choices=("fused", "eager"))
+    norm_kernel: str = param("fused", "choice", "RMSNorm: 'fused' (one kernel each way: Apex, Transformer Engine, "
+                             "torchtitan's fused_rmsnorm) or 'eager' (torchtitan's RMSNorm module op by op in fp32; "
+                             "workloads.compute._ops)", "—", choices=("fused", "eager"))
     fp8_scaling: str = param("delayed", "choice", "how FP8 GEMM operands are scaled: 'delayed' (the scale from "
-                             "earlier steps' amax history, found inside the cast kernel) or 'current' (each tensor's "
-                             "own amax first, in a pass of its own that reads it: Transformer Engine's "
-                             "Float8CurrentScaling, NeMo's FP8-CS)", "Transformer Engine recipes DelayedScaling and "
-                             "Float8CurrentScaling [restated]", choices=("delayed", "current"))
+                             "earlier steps' amax history, the new amax found inside the cast kernel), 'current' (each "
+                             "tensor's own amax first, in a pass of its own that reads it: Transformer Engine's "
+                             "Float8CurrentScaling, NeMo's FP8-CS) or 'blockwise' (a scale per tile or block, its "
+                             "maximum found inside the quantizing kernel: DeepSeek-V3's 1×128 and 128×128)",
+                             "Transformer Engine recipes DelayedScaling and Float8CurrentScaling; DS3 §3.3.2 "
+                             "[restated]", choices=("delayed", "current", "blockwise"))
     fp8_cast_bytes: float = param(4.0, "1", "HBM bytes per element an FP8 GEMM's operand casts move (read the "
                                   "16-bit tensor, write its FP8 copy and its FP8 transpose for the backward)",
                                   "[inferred] Transformer Engine's fused cast-transpose: read 2 B, write 1 + 1 B "
@@ -133,11 +138,12 @@ class TrainingSettings:
                             "another microbatch's compute (DeepSeek-V3's DualPipe; Megatron-Core "
                             "--overlap-moe-expert-parallel-comm)", "DS3 §3.2.1 [restated]",
                             choices=("none", "compute"))
-    ep_dispatch_bytes: float = param(2.0, "1", "bytes per hidden element a token's dispatch to its experts "
-                                     "carries", "mixed-precision training: 16-bit activations [restated]",
-                                     lo=0.5, hi=4.0)
-    ep_combine_bytes: float = param(2.0, "1", "bytes per hidden element of the experts' outputs combined back",
-                                    "mixed-precision training: 16-bit activations [restated]", lo=0.5, hi=4.0)
+    ep_dispatch_bytes: float = param(0.0, "1", "bytes per hidden element a token's dispatch to its experts "
+                                     "carries (0: activation_bytes)", "mixed-precision training: the activations' "
+                                     "own 16 bits [restated]", lo=0.0, hi=4.0)
+    ep_combine_bytes: float = param(0.0, "1", "bytes per hidden element of the experts' outputs combined back "
+                                    "(0: activation_bytes)", "mixed-precision training: the activations' own 16 bits "
+                                    "[restated]", lo=0.0, hi=4.0)
     overlap_slowdown: float = param(0.189, "1", "how much longer compute kernels run while a communication "
                                     "kernel overlaps them (NCCL's CTAs take SMs and HBM bandwidth)",
                                     "workloads-3.md §2: Lee et al. 2025 (CCO): compute kernels 18.9 % slower on "

@@ -222,8 +222,8 @@ def _iteration(plan: TransformerPlan, training: TrainingSettings, times: dict) -
     interleaved = (training.p2p_overlap == "interleaved") & (st.interleave > 1)
     pipeline_steady = np.where(interleaved, training.overlapped(pipeline, plan.compute_mb), pipeline)
     expert = _times_calls(plan.ep_calls_mb, ep_t)
-    if training.ep_overlap == "compute":  # under another microbatch's compute
-        expert = training.overlapped(expert, plan.compute_mb)
+    if training.ep_overlap == "compute":  # under another microbatch's compute, where a step has another
+        expert = np.where(m > 1, training.overlapped(expert, plan.compute_mb), expert)
     t_stage = plan.compute_mb + tensor + context + expert
     bubble = _times_calls(bubble_fraction(st.pp, m, st.interleave) * m, t_stage + pipeline)  # none with one stage
 
@@ -473,8 +473,8 @@ def _plan_collectives(plan: TransformerPlan) -> dict:
     pp_msg = pipeline_message_bytes(model, st.microbatch, st.tp, act) / c
     tokens = b * model.tokens / c
     ep_msg = (tokens / t) * all_to_all_bytes_per_token(model.hidden, model.top_k,
-                                                       dispatch_bytes=training.ep_dispatch_bytes,
-                                                       combine_bytes=training.ep_combine_bytes, ep=st.ep) / 2.0 \
+                                                       dispatch_bytes=training.ep_dispatch_bytes or act,
+                                                       combine_bytes=training.ep_combine_bytes or act, ep=st.ep) / 2.0 \
         if model.is_moe else np.zeros_like(t)
     cp_msg = 2.0 * b * model.tokens * kv_width(model) / t * act
     grads = stage_params * training.grad_reduce_bytes

@@ -16,9 +16,9 @@ MIXTRAL = zoo()["mixtral-8x7b"]
 FIXED = {"tp": 1, "pp": 1, "microbatch": 1, "recompute": 2, "zero": 1, "ep": 8, "interleave": 1}
 
 
-def _run(stack):
+def _run(stack, batch=256):
     design = load_design("dgx-h100", ["fabric.gpus=64"])
-    return evaluate_model(MIXTRAL, design, "d", 256, {**FIXED}, stack=stack).best.breakdown
+    return evaluate_model(MIXTRAL, design, "d", batch, {**FIXED}, stack=stack).best.breakdown
 
 
 def test_overlapped_all_to_alls_show_only_beyond_the_compute_or_sigma_of_themselves():
@@ -45,3 +45,9 @@ def test_the_dispatch_precision_sets_the_bytes_the_all_to_alls_move():
     on_line = seconds[0.5] + (seconds[2.0] - seconds[0.5]) * (1.03125 - 0.5) / (2.0 - 0.5)
     assert fp8 == pytest.approx(on_line, rel=1e-9)
     assert seconds[0.5] < fp8 < seconds[2.0]
+
+
+def test_a_step_of_one_microbatch_has_no_other_to_hide_its_all_to_alls_under():
+    shipped = stacks.get_stack("deepseek-v3")
+    plain = dataclasses.replace(shipped, training=dataclasses.replace(shipped.training, ep_overlap="none"))
+    assert _run(shipped, batch=64)["expert_parallel"] == _run(plain, batch=64)["expert_parallel"] > 0
