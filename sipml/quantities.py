@@ -808,9 +808,9 @@ LABELS = {
     "memory_gb_per_gpu": "memory of the best strategy per GPU (states + activations)",
     "throughput_unit": "tokens/s or samples/s", "candidates": "strategies evaluated", "feasible_candidates": "of "
     "which fit", "baseline": "the first baseline", "baselines": "speedups over each baseline",
-    "run_time_s": "a run of run_amount: run_amount / throughput", "energy_kwh": "the run's energy: cluster power × "
-    "load × PUE × time", "electricity_usd": "the run's electricity", "hardware_usd": "the hardware amortised over "
-    "the run", "run_cost_usd": "hardware + electricity", "run_amount": "tokens or samples of the run",
+    "run_time_s": "a run of run_amount: run_amount / throughput", "energy_kwh": "the run's energy: the job's share of "
+    "the cluster's power × load × PUE × time", "electricity_usd": "the run's electricity", "hardware_usd": "the "
+    "job's share of the hardware amortised over the run", "run_cost_usd": "hardware + electricity", "run_amount": "tokens or samples of the run",
     "run_amount_unit": "tokens or samples",
     "goodput_run_time_s": "the run with its interruptions: run_time_s / ETTR",
     "goodput_energy_kwh": "its energy: energy_kwh / ETTR (the cluster powered while it restarts and redoes work)",
