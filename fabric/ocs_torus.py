@@ -239,8 +239,9 @@ def job_slice(design: ClusterDesign, cube: tuple[int, int, int]) -> tuple[int, i
                              f"on {job} ([fabric] job_gpus, 0 for the whole pod): set job_gpus = {math.prod(shape)}")
         return shape
     if job % chips:
-        raise InputError(f"a slice is whole cubes: the job's {job} chips are not a multiple of the {chips} chips of a "
-                         f"{_shape_text(cube)} cube ([fabric] job_gpus)")
+        raise InputError(f"a slice is whole cubes: the job's {job} chips ([fabric] job_gpus, or speedup --gpus 1) are "
+                         f"not a multiple of the {chips} chips of a {_shape_text(cube)} cube; a job inside one cube "
+                         "uses no optical circuit")
     return slice_shapes(cube, job // chips)[0]
 
 
