@@ -94,16 +94,19 @@ class Evaluator:
         return Reading.of(point, point.training(model, batch, top=1), self._baseline(model, point, batch))
 
     def _baseline(self, model, point, batch):
-        """The baseline at the point's size, priced from the point's catalog: its fabric evaluated once per size,
-        its training once per catalog."""
-        from sipml.design import load_design
+        """The baseline as `sipml speedup` measures the point against it — the point's cluster and job size, its
+        GPU and server host — priced from the point's catalog: its fabric evaluated once per size, its training once
+        per catalog."""
+        from sipml.speedup_report import _baseline
         from workloads.evaluation import Evaluation
 
-        gpus = point.cluster.fabric.gpus
-        if gpus not in self._baselines:
-            base = load_design(self.baseline_name, [f"fabric.gpus={gpus}"])
-            self._baselines[gpus] = Evaluation(base, self.catalog)
-        base = self._baselines[gpus]
+        fab = point.cluster.fabric
+        key = (fab.gpus, point.cluster.job_gpus, fab.gpu, fab.host)
+        if key not in self._baselines:
+            sizes = [f"fabric.gpus={fab.gpus}"] + ([f"fabric.job_gpus={point.cluster.job_gpus}"]
+                                                  if point.cluster.job_gpus < fab.gpus else [])
+            self._baselines[key] = Evaluation(_baseline(self.baseline_name, point.cluster, sizes, None), self.catalog)
+        base = self._baselines[key]
         if point.catalog is not base.catalog:
             base = base.priced(point.catalog)
         return base.training(model, batch, name=self.baseline_name, top=1)

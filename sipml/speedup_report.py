@@ -336,7 +336,7 @@ def models_report() -> Report:
     tables.append(Table("Software stacks (--strategy stack=NAME)", ["stack", "default for", "attention",
                                                                     "gradient reduction", "what it runs"],
                         [{"stack": st["name"], "default for": defaults.get(st["name"], "–"),
-                          "attention": st["compute"]["attention"],
+                          "attention": _kernels_text(st["compute"]),
                           "gradient reduction": "overlapped in buckets" if st["training"]["dp_overlap"] == "backward"
                           else "after the backward",
                           "what it runs": _supports_text(st["supports"])} for st in stacks]))
@@ -349,8 +349,16 @@ def _supports_text(supports: dict) -> str:
     parts = [f"ZeRO {'/'.join(map(str, supports['zero']))}", f"recompute {'/'.join(supports['recompute'])}"]
     parts += [name.replace("_", " ") for name in ("sequence_parallel", "context_parallel", "uneven_pipeline", "fp8")
               if supports[name]]
-    parts += [f"no {name.replace('_', ' ')}" for name in ("tensor_parallel", "pipeline_parallel") if not supports[name]]
+    parts += [f"no {name.replace('_', ' ')}" for name in ("tensor_parallel", "pipeline_parallel", "expert_parallel")
+              if not supports[name]]
     return ", ".join(parts)
+
+
+def _kernels_text(compute: dict) -> str:
+    """The attention kernel, and the layers' or the norm's kernels where they run op by op."""
+    eager = [what for key, what in (("layer_kernels", "eager layers"), ("norm_kernel", "eager RMSNorm"))
+             if compute[key] == "eager"]
+    return ", ".join([compute["attention"], *eager])
 
 
 def _count(n: float) -> str:

@@ -25,7 +25,7 @@ from workloads.files import check_known, check_source, parse_spec, read_toml
 
 RECOMPUTE = ("none", "selective", "full")
 _SUPPORT_FLAGS = ("tensor_parallel", "pipeline_parallel", "interleave", "sequence_parallel", "context_parallel",
-                  "uneven_pipeline", "fp8")
+                  "expert_parallel", "uneven_pipeline", "fp8")
 _KEYS = ("description", "source", "extends", "compute", "training", "supports", "architecture_efficiency", "sources")
 
 
@@ -40,6 +40,7 @@ class Supports:
     interleave: bool = True
     sequence_parallel: bool = True
     context_parallel: bool = False
+    expert_parallel: bool = True
     uneven_pipeline: bool = False  # pipeline stages with different layer counts (Megatron-Core's first/last stage)
     fp8: bool = False
 
@@ -72,10 +73,11 @@ class Stack:
         rules = {"zero": value in s.zero, "recompute": value in s.recompute,
                  "tp": value == 1 or s.tensor_parallel, "pp": value == 1 or s.pipeline_parallel,
                  "interleave": value == 1 or s.interleave, "sp": not value or s.sequence_parallel,
-                 "cp": value == 1 or s.context_parallel, "precision": value != "fp8" or s.fp8}
+                 "cp": value == 1 or s.context_parallel, "ep": value == 1 or s.expert_parallel,
+                 "precision": value != "fp8" or s.fp8}
         if rules.get(key, True):
             return None
-        allowed = {"zero": f"ZeRO stages {', '.join(map(str, s.zero))}",
+        allowed = {"zero": f"ZeRO stage{'s' if len(s.zero) > 1 else ''} {', '.join(map(str, s.zero))}",
                    "recompute": f"recomputation {', '.join(s.recompute)}"}.get(key, f"{key} = {value}")
         verb = "runs only" if key in ("zero", "recompute") else "cannot run"
         return f"stack {self.name!r} {verb} {allowed} ({self.description.split(':')[0]})"

@@ -215,14 +215,15 @@ def _transformer_strategies(model: TransformerModel, gpus: int, batch: int, fixe
         "recompute": [RECOMPUTE.index(r) for r in sup.recompute],
         "recompute_layers": [1, 2, 3, 4],  # quarters of the fullest stage (Megatron's --recompute-num-layers)
         "zero": list(sup.zero),
-        "ep": _divisors(model.experts) if model.is_moe else [1], "order": [0, 1],
+        "ep": _divisors(model.experts) if model.is_moe and sup.expert_parallel else [1], "order": [0, 1],
     }
     options.update({key: [(-value or 4) if key == "recompute_layers" else value] for key, value in fixed.items()
                     if key != "dp"})  # recompute_layers = 0: no partial recomputation
     if "recompute" in fixed and not fixed.get("recompute_layers"):
         options["recompute_layers"] = [4]  # recompute=full means every layer, as Megatron's uniform method
     if not all(options.values()):
-        return f"no valid strategy for {model_label(model)} on {gpus} GPUs at batch {batch}: nothing to search"
+        return (f"no valid strategy for {model_label(model)} on {gpus} GPU{'' if gpus == 1 else 's'} at batch {batch}: "
+                "nothing to search")
 
     # columns derived once their keys are in and carried with the rows (what the rules and the strategies read
     # later); what only one rule reads, it finds itself
@@ -254,7 +255,9 @@ def _transformer_strategies(model: TransformerModel, gpus: int, batch: int, fixe
          f"pp must divide the {layers} layers" + ("" if sup.uneven_pipeline else
                                                    f" (stack {stack.name!r} has no uneven stages)")),
         (("microbatch",), lambda c: (batch % micro(c) == 0) & (batch >= c["dp"] * c["microbatch"]),
-         f"dp·microbatch must divide the batch of {batch}"),
+         f"dp·microbatch must divide the batch of {batch}" + ("" if sup.tensor_parallel or sup.pipeline_parallel else
+                                                             f" (stack {stack.name!r} runs data parallelism alone: "
+                                                             f"dp = the {gpus:,} GPUs; give --batch or --gpus)")),
         (("interleave",), lambda c: (c["interleave"] == 1) | ((c["pp"] > 1) & (c["per_chunk"] % c["interleave"] == 0)
                                                               & (batch // micro(c) % c["pp"] == 0)),
          "interleaving needs pp > 1, v dividing the layers per stage and the microbatches a multiple of pp"),
@@ -264,7 +267,8 @@ def _transformer_strategies(model: TransformerModel, gpus: int, batch: int, fixe
          | (c["full"] & (c["recomputed"] < c["per_chunk"]) & above_previous_quarter(c)),
          "recompute_layers needs recompute=full"),
         ((), lambda c: c["recomputed"] <= c["per_chunk"], "recompute_layers cannot exceed the layers of a stage"),
-        (("zero",), lambda c: (c["zero"] == 0) | (c["dp"] > 1), "ZeRO needs dp > 1"),
+        # ZeRO shards over dp > 1 (a one-GPU job runs a ZeRO stack unsharded)
+        (("zero",), lambda c: (c["zero"] == 0) | (c["dp"] > 1) | (gpus == 1), "ZeRO needs dp > 1"),
         ((), lambda c: (c["zero"] <= 1) | (c["pp"] == 1), "ZeRO-2/3 does not combine with pipeline parallelism"),
         (("ep",), lambda c: c["dp"] % c["ep"] == 0, "ep must divide dp"),
         (("order",), lambda c: (c["order"] == 0) | ((c["pp"] > 1) & (c["dp"] > 1)),
@@ -277,7 +281,8 @@ def _transformer_strategies(model: TransformerModel, gpus: int, batch: int, fixe
     for keys, rule, text in rules:
         grid.extend(*keys)
         if not grid.keep(rule(grid.cols)):
-            return (f"no valid strategy for {model_label(model)} on {gpus} GPUs at batch {batch}"
+            return (f"no valid strategy for {model_label(model)} on {gpus} GPU{'' if gpus == 1 else 's'} at batch "
+                    f"{batch}"
                     + (f" with {_describe(fixed)}" if fixed else "") + f" under stack {stack.name!r}: " + text)
     c = grid.rows()
     st = Strategies(dp=c["dp"], tp=c["tp"], pp=c["pp"], cp=c["cp"], microbatch=c["microbatch"],

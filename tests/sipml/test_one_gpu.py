@@ -43,3 +43,18 @@ def test_it_is_charged_its_gpu_s_share_of_the_cluster(capsys):
 def test_zero_gpus_is_still_refused(capsys):
     assert main(["speedup", "dgx-a100", "-m", "megatron-1.7b", "--gpus", "0"]) == 2
     assert "--gpus" in capsys.readouterr()[1]
+
+
+def test_explain_measures_a_one_gpu_job_against_the_baseline_speedup_uses(capsys):
+    row = _rows(capsys, "dgx-a100", "-m", "megatron-1.7b", "--gpus", "1", "--baseline", "fattree-200")[0]
+    assert main(["explain", "speedup_per_dollar", "dgx-a100", "--model", "megatron-1.7b", "--baseline",
+                 "fattree-200", "--set", "fabric.job_gpus=1", "-f", "json"]) == 0
+    explained = json.loads(capsys.readouterr().out)
+    assert explained["value"] == pytest.approx(row["speedup_per_dollar"], rel=1e-9)
+
+
+def test_a_sharded_data_parallel_stack_runs_a_one_gpu_job_unsharded(capsys):
+    row = _rows(capsys, "dgx-a100", "-m", "megatron-1.7b", "--gpus", "1", "--batch", "8", "--strategy",
+                "stack=torchtitan")[0]
+    assert row["strategy"]["dp"] == 1 and row["strategy"]["zero"] == 3
+    assert row["breakdown"]["data_parallel"] == 0

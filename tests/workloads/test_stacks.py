@@ -43,7 +43,7 @@ def test_unknown_stack_and_repeated_keys_are_refused_by_name():
 
 
 @pytest.mark.parametrize(("stack", "fixed", "message"), [
-    ("megatron-2021", {"zero": 1}, r"stack 'megatron-2021' runs only ZeRO stages 0"),
+    ("megatron-2021", {"zero": 1}, r"stack 'megatron-2021' runs only ZeRO stage 0"),
     ("megatron-2021", {"sp": True}, r"stack 'megatron-2021' cannot run sp = True"),
     ("megatron-2021", {"recompute": 1}, r"runs only recomputation none, full"),
     ("pytorch-fsdp", {"tp": 2}, r"stack 'pytorch-fsdp' cannot run tp = 2"),

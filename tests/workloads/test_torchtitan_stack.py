@@ -103,3 +103,10 @@ def test_fsdp2_copies_every_gathered_parameter_and_every_gradient_once_per_micro
     model = load_model(CASES / "llama2-13b.toml")
     expected = float(parameters_per_gpu(model)) * 22.0 / _bandwidth(TITAN)
     assert shipped["breakdown"]["compute"] - without["breakdown"]["compute"] == pytest.approx(expected, rel=1e-6)
+
+
+def test_its_search_runs_no_expert_parallelism_and_a_fixed_one_is_refused():
+    from core.errors import InputError
+
+    with pytest.raises(InputError, match="cannot run ep = 2"):
+        sipml.speedup(["dgx-h100"], "mixtral-8x7b", strategy="stack=torchtitan,ep=2", baselines=("dgx-h100",))
