@@ -793,7 +793,7 @@ LABELS = {
     "ring_yield": "ring lock yield (full-thermal, athermal-untrimmed)", "ledger": "the budget line by line",
     "violations": "violated constraints (name, message)", "warnings": "models used outside their range",
     "min_channel_spacing_ghz": "with --min-spacing: the root of margin(spacing) = 0 (Brent)",
-    "fabric": "[fabric] kind", "gpus": "[fabric] gpus", "job_gpus": "GPUs of the largest job", "figures": "the kind's "
+    "fabric": "[fabric] kind", "gpus": "[fabric] gpus", "job_gpus": "GPUs of the largest job", "cluster_gpus": "GPUs of the cluster the job runs on ([fabric] gpus)", "figures": "the kind's "
     "own figures", "message_bytes": "bytes per rank of the collective times", "collective_times_s": "each collective "
     "alone", "collective_algorithms": "the schedule each collective takes", "notes": "the model's notes",
     "traffic": "with --pattern", "groups": "with --groups", "gpu": "[fabric] gpu",

@@ -24,7 +24,7 @@ def _load(name: str, overrides, gpus: int | None):
 
 
 MAX_TOKENS = 1e18  # [assumed] ~1000× the largest published training runs (Llama 3: 15.6e12 tokens)
-ROW_KEYS = ("design", "feasible", "fabric", "model", "gpus", "gpu", "batch", "strategy", "iteration_s", "stack",
+ROW_KEYS = ("design", "feasible", "fabric", "model", "gpus", "cluster_gpus", "gpu", "batch", "strategy", "iteration_s", "stack",
             "precision", "breakdown", "memory_gb_per_gpu", "tflops_per_gpu", "mfu", "hardware_tflops_per_gpu", "hfu",
             "throughput", "throughput_unit", "candidates", "feasible_candidates", "cluster_cost_usd",
             "cluster_power_w", "per_gpu_bandwidth_gbps", "interruptions_per_day", "job_mtti_s", "checkpoint_interval_s",
@@ -110,6 +110,7 @@ def run_speedup(designs, model_name: str, gpus: int | None, batch: int | None, s
         reading = Reading(fabric=r.estimate, cost=r.cost, result=r, baseline=base)
         row = reported(reading, ROW_KEYS, {
             "design": name, "feasible": True, "fabric": r.estimate.kind, "model": model.name, "gpus": n,
+            "cluster_gpus": r.estimate.gpus,
             "gpu": r.gpu.name, "batch": batch, "strategy": r.best.strategy, "stack": r.stack.name,
             "precision": r.precision, "breakdown": r.best.breakdown, "memory_gb_per_gpu": r.best.memory_bytes / 1e9,
             "throughput_unit": r.throughput_unit, "candidates": r.candidates, "feasible_candidates": r.feasible})
@@ -177,7 +178,8 @@ def speedup_report(rows, batch_source: str, failures: dict) -> Report:
     first = feasible[0] if feasible else rows[0]
     base = first.get("baseline", "")
     on_own_gpu = all((r["baselines"][base] or {}).get("gpu", r["gpu"]) == r["gpu"] for r in feasible)
-    gpus = f"{first['gpus']} GPU" + ("" if first["gpus"] == 1 else "s")
+    gpus = (f"{first['gpus']} GPUs" if first["gpus"] > 1 else
+            "1 GPU of each design's cluster (charged its share; --gpus 2 and up size the clusters to the job)")
     summary = Table(f"{first['model']} on {gpus}, global batch {first['batch']} ({batch_source}): "
                     f"speedup over {base}" + (" on each design's GPU" if on_own_gpu else " (its GPU: see below)"),
                     ["design", "GPU", "iteration s", "TFLOP/s per GPU", "MFU %", "speedup", "per $", "per W",
