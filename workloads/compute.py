@@ -29,7 +29,7 @@ evaluated once (`np.unique`), so 10⁶ candidates with a few hundred distinct (b
 Software choices that change the bytes moved are `ComputeSettings`, set per training stack (workloads.stacks):
 Megatron-LM as of SC21 ran unfused attention and added each microbatch's fp16 weight gradients into fp32 main
 gradients in a separate pass; today's stacks fuse both (flash attention, gradient accumulation inside the
-weight-gradient GEMM). Every rate is the GPU's benchmark rate times the stack's `software_efficiency`. No
+weight-gradient GEMM). Every rate is the GPU's benchmark rate times the stack's in-situ share on it (`efficiency_on`). No
 constant depends on the model.
 """
 
@@ -153,17 +153,18 @@ class _Hardware:
 
 def _hardware(gpu: Gpu, precision: str | None, settings: ComputeSettings) -> _Hardware:
     precision = gpu.default_precision if precision is None else check_precision(precision)
-    ceiling = ceiling_flops(gpu, precision, settings.gemm) * settings.software_efficiency
+    efficiency = settings.efficiency_on(gpu)
+    ceiling = ceiling_flops(gpu, precision, settings.gemm) * efficiency
     kernel = gpu.attention_kernel(settings.attention)
     peak16 = gpu.peak_flops(gpu.default_precision)  # fused attention runs in 16 bits whatever the GEMMs do
     shares = gpu.attention.get(kernel, (0.0, 0.0))
-    return _Hardware(ceiling=ceiling, software_efficiency=settings.software_efficiency, sm_count=gpu.sm_count,
+    return _Hardware(ceiling=ceiling, software_efficiency=efficiency, sm_count=gpu.sm_count,
                      hbm_bandwidth=gpu.hbm_bandwidth_bytes_per_s, operand_bytes=OPERAND_BYTES[precision],
                      element_bytes=activation_bytes(precision), constants=settings.gemm, attention_kernel=kernel,
-                     attention_rates=tuple(x * peak16 * settings.software_efficiency for x in shares),
+                     attention_rates=tuple(x * peak16 * efficiency for x in shares),
                      fp8=precision == "fp8", fp8_cast_bytes=settings.fp8_cast_bytes,
                      fp8_amax_pass=settings.fp8_scaling == "current",
-                     ceiling16=ceiling_flops(gpu, gpu.default_precision, settings.gemm) * settings.software_efficiency)
+                     ceiling16=ceiling_flops(gpu, gpu.default_precision, settings.gemm) * efficiency)
 
 
 # --- strategy arrays ------------------------------------------------------------------------------------------
@@ -498,7 +499,7 @@ def _edge_parts(model: TransformerModel, hw: _Hardware, settings: ComputeSetting
 
 def _streamed_s(moved_bytes, gpu: Gpu, settings: ComputeSettings):
     return np.asarray(moved_bytes, dtype=float) / (gpu.hbm_bandwidth_bytes_per_s * settings.gemm.hbm_efficiency
-                                                   * settings.software_efficiency)
+                                                   * settings.efficiency_on(gpu))
 
 
 def optimizer_step_s(parameters_per_gpu, gpu: Gpu, settings: ComputeSettings = DEFAULT_SETTINGS):

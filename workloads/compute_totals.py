@@ -38,7 +38,7 @@ def generic_compute(model: GenericModel, gpu: Gpu, *, samples, model_parallel=1,
     flops = n * model.forward_flops * (1.0 + model.backward_to_forward) / mp
     moved = settings.activation_passes * n * model.activation_memory / mp
     bandwidth = gpu.hbm_bandwidth_bytes_per_s * settings.gemm.hbm_efficiency
-    eff = settings.software_efficiency
+    eff = settings.efficiency_on(gpu)
     return TotalsTimes(math_s=flops / (gpu.mamf_flops(precision or gpu.default_precision) * eff),
                        memory_s=moved / (bandwidth * eff))
 
@@ -52,7 +52,7 @@ def cnn_compute(model: CnnModel, gpu: Gpu, *, samples, model_parallel=1, precisi
     from workloads.gemm import ceiling_flops
 
     precision = precision or gpu.default_precision
-    eff = settings.software_efficiency
+    eff = settings.efficiency_on(gpu)
     times = cnn.step_times(model.layers, samples, model_parallel=model_parallel,
                            ceiling_flops_per_s=ceiling_flops(gpu, precision, settings.gemm) * eff,
                            sm_count=gpu.sm_count,
@@ -70,6 +70,6 @@ def dlrm_compute(model: DlrmModel, gpu: Gpu, *, global_batch, gpus, precision=No
     dense_flops = 3.0 * sum(forward_flops_per_sample(model).values()) * batch / n
     moved = settings.embedding_passes * lookup_bytes_per_sample(model, embedding_bytes) * batch / n
     bandwidth = gpu.hbm_bandwidth_bytes_per_s * settings.gemm.hbm_efficiency
-    eff = settings.software_efficiency
+    eff = settings.efficiency_on(gpu)
     return TotalsTimes(math_s=dense_flops / (gpu.mamf_flops(precision or gpu.default_precision) * eff),
                        memory_s=moved / (bandwidth * eff))

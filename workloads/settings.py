@@ -86,18 +86,27 @@ class ComputeSettings:
                                     "(workloads.compute_totals)", "[inferred] the forward read; the gradient "
                                     "rows written; a row-wise optimizer reading and writing each row and its "
                                     "state", lo=0.0)
-    software_efficiency: float = param(0.887, "1", "share of the GPU's single-kernel benchmark rates (MAMF for "
+    software_efficiency: float = param(0.928, "1", "share of the GPU's single-kernel benchmark rates (MAMF for "
                                        "matrix products, streaming HBM bandwidth for the rest) kernels reach "
                                        "inside a training step: sustained clocks at the power limit, cold caches "
                                        "between kernels, launch gaps (the wait for the slowest GPU is "
-                                       "TrainingSettings.step_jitter's)",
-                                       "[inferred] the one global fitted constant: least squares on the logarithm "
-                                       "of the 8 K22 Table 5 rows and the two 8k-token Llama 3 405B rows of "
-                                       "sipml/cases/training_runs.toml (tests/workloads/test_fitted.py checks it "
-                                       "is their optimum); every other case tests it. MAMF is a best case, 5 %+ "
-                                       "apart between GPUs of one node (workloads-3.md §1.1)",
-                                       lo=MIN_EFFICIENCY, hi=1.0)
+                                       "TrainingSettings.step_jitter's); on Ampere GPUs ampere_efficiency instead",
+                                       "[inferred] fitted: least squares on the logarithm of the two 8k-token "
+                                       "Llama 3 405B rows of sipml/cases/training_runs.toml (H100; "
+                                       "tests/workloads/test_fitted.py checks it is their optimum); every other "
+                                       "case tests it. MAMF is a best case, 5 %+ apart between GPUs of one node "
+                                       "(workloads-3.md §1.1)", lo=MIN_EFFICIENCY, hi=1.0)
+    ampere_efficiency: float = param(0.855, "1", "software_efficiency on Ampere GPUs (A100): their MAMF, 87 % of "
+                                     "the dense peak against the H100's 80 %, is further from what a training step "
+                                     "sustains", "[inferred] fitted: least squares on the logarithm of the 8 K22 "
+                                     "Table 5 rows (A100; tests/workloads/test_fitted.py); torchtitan's five A100 "
+                                     "runs, fitted alone, give the same 0.855. In a step both generations then run "
+                                     "their GEMMs at about 0.74 of the dense peak", lo=MIN_EFFICIENCY, hi=1.0)
     gemm: GemmConstants = field(default_factory=GemmConstants)
+
+    def efficiency_on(self, gpu) -> float:
+        """The in-situ share on `gpu`: `ampere_efficiency` on an Ampere GPU, `software_efficiency` on the others."""
+        return self.ampere_efficiency if gpu.architecture == "ampere" else self.software_efficiency
 
 
 DEFAULT_SETTINGS = ComputeSettings()  # the current stack's kernels; workloads.stacks sets the others
@@ -129,10 +138,14 @@ class TrainingSettings:
                              "(Megatron-Core overlap_p2p_comm with v > 1), else on the critical path; 'none', "
                              "always on the critical path", "workloads-3.md §6 [restated]",
                              choices=("interleaved", "none"))
-    tp_overlap: str = param("none", "choice", "tensor-parallel collectives: 'none', on the critical path "
-                            "(Megatron-Core's default); 'gemm', pipelined with the GEMMs beside them "
-                            "(Transformer Engine user-buffer overlap, --tp-comm-overlap)", "workloads-3.md §2: "
-                            "Megatron-Core nccl_ub [restated]", choices=("none", "gemm"))
+    tp_overlap: str = param("none", "choice", "tensor-parallel collectives: 'none', on the critical path; "
+                            "'backward', the column-parallel layers' backward ones (the input gradient's reduce-"
+                            "scatter or all-reduce, and with sequence parallelism the input gathered again) under "
+                            "their backward GEMMs (Megatron-LM since 2022: LinearWithGradAccumulationAndAsync"
+                            "Communication); 'gemm', every one pipelined with the GEMMs beside it (Transformer "
+                            "Engine user-buffer overlap, --tp-comm-overlap)", "workloads-3.md §2: Megatron-Core "
+                            "nccl_ub [restated]; NVIDIA/Megatron-LM megatron/core/tensor_parallel/layers.py "
+                            "[restated]", choices=("none", "backward", "gemm"))
     ep_overlap: str = param("none", "choice", "expert-parallel all-to-alls: 'none', on the critical path "
                             "(Megatron-Core's default); 'compute', each microbatch's dispatch and combine run under "
                             "another microbatch's compute (DeepSeek-V3's DualPipe; Megatron-Core "

@@ -65,7 +65,8 @@ class Stack:
         factor = self.architecture_efficiency.get(gpu.architecture, 1.0)
         if factor == 1.0:
             return self.compute
-        return dataclasses.replace(self.compute, software_efficiency=self.compute.software_efficiency * factor)
+        return dataclasses.replace(self.compute, software_efficiency=self.compute.software_efficiency * factor,
+                                   ampere_efficiency=self.compute.ampere_efficiency * factor)
 
     def refusal(self, key: str, value) -> str | None:
         """Why the stack cannot run `key = value` of a strategy (None: it can)."""
@@ -172,6 +173,8 @@ def _settings(where: str, part: str, cls, values: dict, sources: dict):
     for key, raw in values.items():
         _sourced(where, f"{part}.{key}", sources)
         parsed[key] = parse_spec(f"{where} {part}", key, declared[key], raw)
+    if "software_efficiency" in parsed and "ampere_efficiency" not in parsed:  # a stack's own share, on every GPU
+        parsed["ampere_efficiency"] = parsed["software_efficiency"]
     return cls(**parsed)
 
 

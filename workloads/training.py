@@ -151,8 +151,8 @@ def transformer_floor(plan: TransformerPlan, training: TrainingSettings, est: Fa
     tp_calls = _tp_calls(st, plan.rerun, plan.stage_layers)
     times = dict.fromkeys(COLLECTIVE_TIMES, 0.0)
     spread = (lambda c: np.take(alone.seconds([c])[0], inverse, axis=-1))  # one call's seconds at each strategy
-    times["tensor"] = sum(_times_calls(tp_calls[c.op], spread(c)) for c in mix[:len(tp_calls)]
-                          if np.any(tp_calls[c.op]))
+    per_call = {c.op: spread(c) for c in mix[:len(tp_calls)] if np.any(tp_calls[c.op])}
+    times.update(_tensor_times(tp_calls, _tp_async_calls(st, plan.stage_layers), per_call))
     for key, c, calls in zip(("pipeline", "expert", "context"), mix[len(tp_calls):len(tp_calls) + 3],
                              (plan.pp_calls_mb, plan.ep_calls_mb, plan.cp_calls_mb)):
         if np.any(calls):
@@ -164,13 +164,13 @@ def transformer_floor(plan: TransformerPlan, training: TrainingSettings, est: Fa
     return np.min(floor, axis=0) if np.ndim(floor) == 2 else floor
 
 
-MODEL_PARALLEL = ("tensor", "pipeline", "expert", "context")  # the collectives a floor prices alone
+MODEL_PARALLEL = ("tensor", "tensor_async", "tensor_regather", "pipeline", "expert", "context")  # priced alone by a floor
 MODEL_PARALLEL_KEYS = ("tp", "pp", "cp", "ep", "dp", "microbatch", "order")  # the strategy's sizes, microbatch and
 # rank order: what the bytes, groups and strides of its model-parallel collectives depend on (`_plan_collectives`)
 
 
-COLLECTIVE_TIMES = ("tensor", "pipeline", "expert", "context", "all_reduce", "reduce_scatter", "all_gather",
-                    "all_reduce_bucket", "reduce_scatter_bucket", "all_gather_bucket")
+COLLECTIVE_TIMES = ("tensor", "tensor_async", "tensor_regather", "pipeline", "expert", "context", "all_reduce",
+                    "reduce_scatter", "all_gather", "all_reduce_bucket", "reduce_scatter_bucket", "all_gather_bucket")
 
 
 def _collective_times(plan: TransformerPlan, est: FabricEstimate) -> dict:
@@ -185,7 +185,8 @@ def _collective_times(plan: TransformerPlan, est: FabricEstimate) -> dict:
     def per_call(c, calls):  # one call's seconds, left unpriced where no candidate calls it (it costs nothing)
         return pricing.seconds([c])[0] if np.any(calls) else 0.0
 
-    times = {"tensor": sum(_times_calls(plan.tp_calls[c.op], per_call(c, plan.tp_calls[c.op])) for c in tp_cs)}
+    times = _tensor_times(plan.tp_calls, _tp_async_calls(plan.strategies, plan.stage_layers),
+                          {c.op: per_call(c, plan.tp_calls[c.op]) for c in tp_cs})
     times.update(zip(("pipeline", "expert", "context"), (per_call(c, calls) for c, calls in (
         (pp_c, plan.pp_calls_mb), (ep_c, plan.ep_calls_mb), (cp_c, plan.cp_calls_mb)))))
     # each data-parallel collective and its last bucket in one call, their bytes stacked on a leading axis (a
@@ -199,6 +200,28 @@ def _collective_times(plan: TransformerPlan, est: FabricEstimate) -> dict:
             seconds = seconds[:, 0]
         times[c.op], times[f"{c.op}_bucket"] = seconds[0], seconds[1]
     return times
+
+
+def _tensor_times(calls: dict, async_calls: dict, per_call: dict) -> dict:
+    """A microbatch's tensor-parallel seconds (`tensor`: every collective counted in `calls`), the share of them
+    Megatron's column-parallel layers can run under their backward GEMMs (`tensor_async`: the input gradient's
+    reduce-scatter or all-reduce) and the sequence-parallel inputs those layers gather again for their weight
+    gradients (`tensor_regather`, counted nowhere else), from each collective's seconds per call."""
+    def total(counts, ops):
+        return sum((_times_calls(counts[op], per_call[op]) for op in ops if op in per_call and op in counts), 0.0)
+    return {"tensor": total(calls, calls), "tensor_async": total(async_calls, ("reduce_scatter", "all_reduce")),
+            "tensor_regather": total(async_calls, ("all_gather",))}
+
+
+def _tp_async_calls(st: Strategies, fullest) -> dict:
+    """Per microbatch through the fullest stage, the tensor-parallel collectives of the backward that Megatron runs
+    asynchronously (LinearWithGradAccumulationAndAsyncCommunication): each column-parallel layer's (QKV, MLP-up)
+    input-gradient reduce-scatter (all-reduce without sequence parallelism) under its weight-gradient GEMM, and with
+    sequence parallelism its input all-gathered again under its data-gradient GEMM."""
+    on = np.where(st.tp > 1, 2.0 * fullest, 0.0)
+    sp = st.sp.astype(bool)
+    return {"reduce_scatter": np.where(sp, on, 0.0), "all_reduce": np.where(sp, 0.0, on),
+            "all_gather": np.where(sp, on, 0.0)}
 
 
 def _times_calls(calls, seconds):
@@ -217,6 +240,9 @@ def _iteration(plan: TransformerPlan, training: TrainingSettings, times: dict) -
     ar_b, rs_b, ag_b = times["all_reduce_bucket"], times["reduce_scatter_bucket"], times["all_gather_bucket"]
     if training.tp_overlap == "gemm":
         tensor = training.overlapped(tensor, plan.gemm_mb)
+    elif training.tp_overlap == "backward":  # the backward GEMMs are two thirds of the GEMM time
+        hidden = times["tensor_async"] + times["tensor_regather"]
+        tensor = tensor - times["tensor_async"] + training.overlapped(hidden, plan.gemm_mb * (2.0 / 3.0))
     context = training.overlapped(_times_calls(plan.cp_calls_mb, cp_t), plan.attention_mb)
     pipeline = _times_calls(plan.pp_calls_mb, pp_t)
     interleaved = (training.p2p_overlap == "interleaved") & (st.interleave > 1)

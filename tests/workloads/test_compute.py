@@ -23,7 +23,7 @@ from workloads.models import model_from_mapping, zoo
 from workloads.stacks import get_stack
 from workloads.transformer import megatron_flops_per_iteration
 
-SHARE = DEFAULT_SETTINGS.software_efficiency  # the stack's share of the benchmark rates (fitted)
+SHARE = DEFAULT_SETTINGS.ampere_efficiency  # the shared in-situ share on an Ampere GPU (fitted)
 
 A100 = get_gpu("a100_sxm4_80gb")
 GPT3 = zoo()["gpt3-175b"]

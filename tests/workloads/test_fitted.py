@@ -19,8 +19,9 @@ STEP = 0.005
 # constant → (how to set it, the cases it is fitted on: name prefixes in training_runs.toml)
 FITS = {
     "global software_efficiency (ComputeSettings)": (
-        ("global",), ("22B iteration", "175B iteration", "530B iteration", "1T iteration",
-                      "405B on 8,192 GPUs", "405B on 16,384 GPUs, DP128")),
+        ("global",), ("405B on 8,192 GPUs", "405B on 16,384 GPUs, DP128")),
+    "ampere_efficiency (ComputeSettings)": (
+        ("global", "ampere_efficiency"), ("22B iteration", "175B iteration", "530B iteration", "1T iteration")),
     "megatron-2021 software_efficiency": (("stack", "megatron-2021"),
                                           ("megatron-1.7b ", "megatron-18.4b ", "megatron-145.6b ")),
     "nemo-2023 hopper efficiency": (("arch", "nemo-2023", "hopper"), ("175B v3.0, 512", "175B v3.0, 3,584")),
@@ -32,7 +33,7 @@ FITS = {
 def _shipped(target):
     shipped = stacks.shipped_stacks()
     if target[0] == "global":
-        return shipped["megatron-core"].compute.software_efficiency
+        return getattr(shipped["megatron-core"].compute, target[1] if len(target) > 1 else "software_efficiency")
     if target[0] == "stack":
         return shipped[target[1]].compute.software_efficiency
     return shipped[target[1]].architecture_efficiency[target[2]]
@@ -43,8 +44,12 @@ def _variant(target, value):
     for name, st in stacks.shipped_stacks().items():
         compute, arch = st.compute, dict(st.architecture_efficiency)
         own = "compute.software_efficiency" in st.sources
-        if (target[0] == "global" and not own) or (target[0] == "stack" and name == target[1]):
+        if target[0] == "global" and len(target) > 1 and not own:
+            compute = dataclasses.replace(compute, **{target[1]: value})
+        elif target[0] == "global" and not own:
             compute = dataclasses.replace(compute, software_efficiency=value)
+        elif target[0] == "stack" and name == target[1]:  # a stack's own share holds on every GPU
+            compute = dataclasses.replace(compute, software_efficiency=value, ampere_efficiency=value)
         if target[0] == "arch" and name == target[1]:
             arch[target[2]] = value
         out[name] = dataclasses.replace(st, compute=compute, architecture_efficiency=MappingProxyType(arch))

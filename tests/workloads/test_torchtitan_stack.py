@@ -25,7 +25,7 @@ TITAN_RMSNORM = stacks.shipped_stacks()["torchtitan-rmsnorm"].compute
 
 
 def _bandwidth(settings):
-    return A100.hbm_bandwidth_bytes_per_s * settings.gemm.hbm_efficiency * settings.software_efficiency
+    return A100.hbm_bandwidth_bytes_per_s * settings.gemm.hbm_efficiency * settings.ampere_efficiency
 
 
 def test_an_eager_llama_layer_moves_the_bytes_its_ops_do():

@@ -1,0 +1,35 @@
+"""Megatron's asynchronous tensor-parallel backward (LinearWithGradAccumulationAndAsyncCommunication): each
+column-parallel layer's (QKV, MLP-up) input-gradient all-reduce runs under its weight-gradient GEMM. K22's 22B run
+(TP 8, no sequence parallelism, full recomputation) all-reduces 6 times a layer: after the two row-parallel layers in
+the forward and again in its rerun, and the two column-parallel layers' input gradients in the backward. Those last
+2 hide: what shows is 4/6 of the whole plus σ of the other 2/6 (σ = 1 − 1/1.189, compute slowed while it overlaps)."""
+
+import dataclasses
+
+import pytest
+
+from sipml.design import load_design
+from workloads import stacks
+from workloads.models import load_model
+from workloads.speedup import evaluate_model
+
+STRATEGY = {"tp": 8, "pp": 1, "microbatch": 4, "interleave": 1, "zero": 0, "recompute": 2, "sp": False}
+
+
+def _tensor(stack):
+    from pathlib import Path
+
+    import sipml
+
+    model = load_model(Path(sipml.__file__).parent / "cases" / "models" / "k22-22b.toml")
+    design = load_design("dgx-a100", ["fabric.gpus=8", "fabric.gpu=gpu.a100_sxm4_80gb"])
+    return evaluate_model(model, design, "d", 4, dict(STRATEGY), stack=stack).best.breakdown["tensor_parallel"]
+
+
+def test_the_column_parallel_backward_all_reduces_hide_under_the_weight_gradient_gemms():
+    shipped = stacks.get_stack("megatron-2022")
+    assert shipped.training.tp_overlap == "backward"
+    exposed = dataclasses.replace(shipped, training=dataclasses.replace(shipped.training, tp_overlap="none"))
+    hidden, whole = _tensor(shipped), _tensor(exposed)
+    sigma = shipped.training.hidden_share
+    assert hidden == pytest.approx(whole * (4 / 6 + sigma * 2 / 6), rel=1e-9)
