@@ -29,8 +29,8 @@ evaluated once (`np.unique`), so 10⁶ candidates with a few hundred distinct (b
 Software choices that change the bytes moved are `ComputeSettings`, set per training stack (workloads.stacks):
 Megatron-LM as of SC21 ran unfused attention and added each microbatch's fp16 weight gradients into fp32 main
 gradients in a separate pass; today's stacks fuse both (flash attention, gradient accumulation inside the
-weight-gradient GEMM). Every rate is the GPU's benchmark rate times the stack's in-situ share on it (`efficiency_on`). No
-constant depends on the model.
+weight-gradient GEMM). Every rate is the GPU's benchmark rate times the stack's in-situ share on it
+(`ComputeSettings.efficiency_on`). No constant depends on the model.
 """
 
 from __future__ import annotations

@@ -42,8 +42,8 @@ class ComputeSettings:
                              "computed in the convolution's epilogue (cuDNN runtime fusion)", "workloads-3.md §5 [restated]", choices=("separate", "fused", "conv"))
     layer_kernels: str = param("fused", "choice", "how a transformer layer's memory-bound ops run: 'fused' (one "
                                "kernel per activation and rotary embedding: Megatron-LM, Transformer Engine, "
-                               "Apex, torch.compile; the norm is norm_kernel's) or 'eager' (PyTorch eager autograd, op by op, as torchtitan's "
-                               "Llama modules write them: rotary embedding "
+                               "Apex, torch.compile; the norm is norm_kernel's) or 'eager' (PyTorch eager "
+                               "autograd, op by op, as torchtitan's Llama modules write them: rotary embedding "
                                "through fp32 complex numbers, SwiGLU as silu then multiply, the attention output "
                                "and grouped-query keys and values copied; workloads.compute._ops)",
                                "—", choices=("fused", "eager"))

@@ -52,7 +52,7 @@ from workloads.moe import all_to_all_bytes_per_token
 from workloads.pipeline import bubble_fraction, stage_layers
 from workloads.settings import DEFAULT_SETTINGS, DEFAULT_TRAINING, ComputeSettings, TrainingSettings
 from workloads.strategy import Strategies
-from workloads.transformer import (kv_width, parameters_per_gpu, pipeline_message_bytes,
+from workloads.transformer import (kv_width, layer_weights, parameters_per_gpu, pipeline_message_bytes,
                                    tensor_parallel_collectives_per_layer, tensor_parallel_message_bytes,
                                    training_flops_per_token)
 
@@ -164,13 +164,14 @@ def transformer_floor(plan: TransformerPlan, training: TrainingSettings, est: Fa
     return np.min(floor, axis=0) if np.ndim(floor) == 2 else floor
 
 
-MODEL_PARALLEL = ("tensor", "tensor_async", "tensor_regather", "pipeline", "expert", "context")  # priced alone by a floor
+MODEL_PARALLEL = ("tensor", "tensor_sync", "tensor_dgrad", "tensor_wgrad", "pipeline", "expert", "context")  # a floor's
 MODEL_PARALLEL_KEYS = ("tp", "pp", "cp", "ep", "dp", "microbatch", "order")  # the strategy's sizes, microbatch and
 # rank order: what the bytes, groups and strides of its model-parallel collectives depend on (`_plan_collectives`)
 
 
-COLLECTIVE_TIMES = ("tensor", "tensor_async", "tensor_regather", "pipeline", "expert", "context", "all_reduce",
-                    "reduce_scatter", "all_gather", "all_reduce_bucket", "reduce_scatter_bucket", "all_gather_bucket")
+COLLECTIVE_TIMES = ("tensor", "tensor_sync", "tensor_dgrad", "tensor_wgrad", "pipeline", "expert", "context",
+                    "all_reduce", "reduce_scatter", "all_gather", "all_reduce_bucket", "reduce_scatter_bucket",
+                    "all_gather_bucket")
 
 
 def _collective_times(plan: TransformerPlan, est: FabricEstimate) -> dict:
@@ -202,22 +203,32 @@ def _collective_times(plan: TransformerPlan, est: FabricEstimate) -> dict:
     return times
 
 
+def _column_share(model: TransformerModel) -> float:
+    """The column-parallel layers' (QKV, MLP-up) share of a dense layer's GEMM FLOPs."""
+    weights = layer_weights(model, False, False)
+    return (sum(w.active * w.k * w.n for w in weights if w.split == "column")
+            / sum(w.active * w.k * w.n for w in weights))
+
+
 def _tensor_times(calls: dict, async_calls: dict, per_call: dict) -> dict:
-    """A microbatch's tensor-parallel seconds (`tensor`: every collective counted in `calls`), the share of them
-    Megatron's column-parallel layers can run under their backward GEMMs (`tensor_async`: the input gradient's
-    reduce-scatter or all-reduce) and the sequence-parallel inputs those layers gather again for their weight
-    gradients (`tensor_regather`, counted nowhere else), from each collective's seconds per call."""
-    def total(counts, ops):
-        return sum((_times_calls(counts[op], per_call[op]) for op in ops if op in per_call and op in counts), 0.0)
-    return {"tensor": total(calls, calls), "tensor_async": total(async_calls, ("reduce_scatter", "all_reduce")),
-            "tensor_regather": total(async_calls, ("all_gather",))}
+    """A microbatch's tensor-parallel seconds from each collective's seconds per call: all of them (`tensor`), and
+    split as Megatron's asynchronous backward runs them (`_tp_async_calls`): the column-parallel layers' input
+    re-gathers under their data-gradient GEMMs (`tensor_dgrad`), their input-gradient reduce-scatters or
+    all-reduces under their weight-gradient GEMMs (`tensor_wgrad`), the rest on the critical path (`tensor_sync`,
+    from the call counts, so an unreachable group stays infinite)."""
+    def seconds(counts):
+        return sum((_times_calls(counts[op], per_call[op]) for op in counts if op in per_call), 0.0)
+    sync = {op: calls[op] - async_calls.get(op, 0.0) for op in calls}
+    return {"tensor": seconds(calls), "tensor_sync": seconds(sync),
+            "tensor_dgrad": seconds({"all_gather": async_calls["all_gather"]}),
+            "tensor_wgrad": seconds({op: async_calls[op] for op in ("reduce_scatter", "all_reduce")})}
 
 
 def _tp_async_calls(st: Strategies, fullest) -> dict:
     """Per microbatch through the fullest stage, the tensor-parallel collectives of the backward that Megatron runs
-    asynchronously (LinearWithGradAccumulationAndAsyncCommunication): each column-parallel layer's (QKV, MLP-up)
-    input-gradient reduce-scatter (all-reduce without sequence parallelism) under its weight-gradient GEMM, and with
-    sequence parallelism its input all-gathered again under its data-gradient GEMM."""
+    asynchronously (LinearWithGradAccumulationAndAsyncCommunication, the column-parallel layers only): with sequence
+    parallelism each column-parallel layer's input gathered again under its data-gradient GEMM and its input
+    gradient reduce-scattered under its weight-gradient GEMM; without it that gradient all-reduced there."""
     on = np.where(st.tp > 1, 2.0 * fullest, 0.0)
     sp = st.sp.astype(bool)
     return {"reduce_scatter": np.where(sp, on, 0.0), "all_reduce": np.where(sp, 0.0, on),
@@ -240,9 +251,9 @@ def _iteration(plan: TransformerPlan, training: TrainingSettings, times: dict) -
     ar_b, rs_b, ag_b = times["all_reduce_bucket"], times["reduce_scatter_bucket"], times["all_gather_bucket"]
     if training.tp_overlap == "gemm":
         tensor = training.overlapped(tensor, plan.gemm_mb)
-    elif training.tp_overlap == "backward":  # the backward GEMMs are two thirds of the GEMM time
-        hidden = times["tensor_async"] + times["tensor_regather"]
-        tensor = tensor - times["tensor_async"] + training.overlapped(hidden, plan.gemm_mb * (2.0 / 3.0))
+    elif training.tp_overlap == "backward":  # each under its own column-parallel backward GEMMs
+        tensor = (times["tensor_sync"] + training.overlapped(times["tensor_dgrad"], plan.column_gemm_mb)
+                  + training.overlapped(times["tensor_wgrad"], plan.column_gemm_mb))
     context = training.overlapped(_times_calls(plan.cp_calls_mb, cp_t), plan.attention_mb)
     pipeline = _times_calls(plan.pp_calls_mb, pp_t)
     interleaved = (training.p2p_overlap == "interleaved") & (st.interleave > 1)
@@ -300,6 +311,7 @@ class TransformerPlan:
     compute_mb: np.ndarray  # one microbatch through the slowest stage
     step_compute: np.ndarray  # once a step besides the microbatches: the fullest stage's FP8 weight casts
     gemm_mb: np.ndarray  # of which GEMMs
+    column_gemm_mb: np.ndarray  # one backward GEMM (data or weight gradient) of the column-parallel layers
     attention_mb: np.ndarray  # of which attention
     last_backward: np.ndarray  # the first stage's backward of one microbatch: the gradients' window
     first_forward: np.ndarray  # the first stage's forward of one microbatch: the parameter gather's window
@@ -463,7 +475,8 @@ def _transformer_plan(model, gpu, batch, all_st, compute, training, precision, f
     # backward finishes)
     spread = ((v - 1.0) * p + 1.0) / v
     per_run = dict(
-        m=m, stage_layers=fullest, compute_mb=compute_mb, step_compute=fullest * cast, gemm_mb=gemm * fullest, attention_mb=attention * fullest,
+        m=m, stage_layers=fullest, compute_mb=compute_mb, step_compute=fullest * cast, gemm_mb=gemm * fullest,
+        column_gemm_mb=gemm * fullest * _column_share(model) / 3.0, attention_mb=attention * fullest,
         last_backward=spread * (n_first * bwd + emb_b + np.where(single, head_b, 0.0)),
         first_forward=spread * (n_first * fwd + emb_f),
         pp_calls_mb=pp_calls_mb, ep_calls_mb=ep_calls_mb, cp_calls_mb=cp_calls_mb, optimizer_s=optimizer,

@@ -266,13 +266,15 @@ def tensor_parallel_message_bytes(model: TransformerModel, microbatch, bytes_per
 def tensor_parallel_collectives_per_layer(recompute="none", sequence_parallel=False) -> dict[str, np.ndarray]:
     """Collectives of `tensor_parallel_message_bytes` per layer and microbatch, forward + backward: 2 + 2
     all-reduces (N21), 2 more when full recomputation reruns the forward; with sequence parallelism each
-    all-reduce is a reduce-scatter plus an all-gather of the same total volume (K22 §4.2.2). Selective
-    recomputation reruns no collective."""
+    all-reduce is a reduce-scatter plus an all-gather of the same total volume (K22 §4.2.2), and the two
+    column-parallel layers (QKV, MLP-up), which keep only their input's shard, gather it again in the backward for
+    their weight gradients: 2 more all-gathers (Megatron-LM LinearWithGradAccumulationAndAsyncCommunication).
+    Selective recomputation reruns no collective."""
     code = recompute_code(recompute)
     sp = np.asarray(sequence_parallel, dtype=bool)
     count = 4 + np.where(code == 2, 2, 0)
     return {"all_reduce": np.where(sp, 0, count), "reduce_scatter": np.where(sp, count, 0),
-            "all_gather": np.where(sp, count, 0)}
+            "all_gather": np.where(sp, count + 2, 0)}
 
 
 def pipeline_message_bytes(model: TransformerModel, microbatch, tp=1, bytes_per_element=2.0, scatter_gather=True):

@@ -2,7 +2,8 @@
 column-parallel layer's (QKV, MLP-up) input-gradient all-reduce runs under its weight-gradient GEMM. K22's 22B run
 (TP 8, no sequence parallelism, full recomputation) all-reduces 6 times a layer: after the two row-parallel layers in
 the forward and again in its rerun, and the two column-parallel layers' input gradients in the backward. Those last
-2 hide: what shows is 4/6 of the whole plus σ of the other 2/6 (σ = 1 − 1/1.189, compute slowed while it overlaps)."""
+2 hide: what shows is 4/6 of the whole plus σ of the other 2/6 (σ = 1 − 1/1.189, compute slowed while it
+overlaps)."""
 
 import dataclasses
 
@@ -16,14 +17,15 @@ from workloads.speedup import evaluate_model
 STRATEGY = {"tp": 8, "pp": 1, "microbatch": 4, "interleave": 1, "zero": 0, "recompute": 2, "sp": False}
 
 
-def _tensor(stack):
+def _tensor(stack, **changed):
     from pathlib import Path
 
     import sipml
 
     model = load_model(Path(sipml.__file__).parent / "cases" / "models" / "k22-22b.toml")
     design = load_design("dgx-a100", ["fabric.gpus=8", "fabric.gpu=gpu.a100_sxm4_80gb"])
-    return evaluate_model(model, design, "d", 4, dict(STRATEGY), stack=stack).best.breakdown["tensor_parallel"]
+    best = evaluate_model(model, design, "d", 4, {**STRATEGY, **changed}, stack=stack).best
+    return best.breakdown["tensor_parallel"]
 
 
 def test_the_column_parallel_backward_all_reduces_hide_under_the_weight_gradient_gemms():
@@ -33,3 +35,15 @@ def test_the_column_parallel_backward_all_reduces_hide_under_the_weight_gradient
     hidden, whole = _tensor(shipped), _tensor(exposed)
     sigma = shipped.training.hidden_share
     assert hidden == pytest.approx(whole * (4 / 6 + sigma * 2 / 6), rel=1e-9)
+
+
+def test_with_sequence_parallelism_the_regathers_and_reduce_scatters_hide_and_the_rest_shows():
+    """K22's 22B with sequence parallelism and selective recomputation: a layer reduce-scatters 4 times and
+    all-gathers 6 (4 as the all-reduces split, 2 re-gathers of the column-parallel inputs for their weight
+    gradients); the 2 re-gathers and the 2 column-parallel input-gradient reduce-scatters hide, so 6 of the 10
+    show whole and 4 at σ (reduce-scatter and all-gather of one size take the same time here)."""
+    shipped = stacks.get_stack("megatron-2022")
+    exposed = dataclasses.replace(shipped, training=dataclasses.replace(shipped.training, tp_overlap="none"))
+    hidden, whole = (_tensor(st, sp=True, recompute=1) for st in (shipped, exposed))
+    sigma = shipped.training.hidden_share
+    assert hidden == pytest.approx(whole * (6 + 4 * sigma) / 10, rel=1e-9)
