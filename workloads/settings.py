@@ -200,6 +200,8 @@ class TrainingSettings:
         """Exposed seconds of a collective of `comm_s` overlapped with `window_s` of compute, of which `tail_s`
         (the last bucket) can only start once the window's compute is done: tail + max(X − W, σ·X) for the rest."""
         comm = np.asarray(comm_s, dtype=float)
+        if isinstance(tail_s, float) and tail_s == 0.0:  # no last bucket: the same, in two array operations
+            return np.maximum(comm - window_s, self.hidden_share * comm)
         with np.errstate(invalid="ignore"):  # a collective that never ends, its last bucket too: inf − inf
             rest = np.where(comm < np.inf, np.maximum(comm - tail_s, 0.0), comm)
         tail = np.minimum(tail_s, comm_s)
