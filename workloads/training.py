@@ -164,7 +164,8 @@ def transformer_floor(plan: TransformerPlan, training: TrainingSettings, est: Fa
     return np.min(floor, axis=0) if np.ndim(floor) == 2 else floor
 
 
-MODEL_PARALLEL = ("tensor", "tensor_sync", "tensor_dgrad", "tensor_wgrad", "pipeline", "expert", "context")  # a floor's
+# the collectives a floor prices alone (the tensor-parallel ones whole and as Megatron's async backward splits them)
+MODEL_PARALLEL = ("tensor", "tensor_sync", "tensor_dgrad", "tensor_wgrad", "pipeline", "expert", "context")
 MODEL_PARALLEL_KEYS = ("tp", "pp", "cp", "ep", "dp", "microbatch", "order")  # the strategy's sizes, microbatch and
 # rank order: what the bytes, groups and strides of its model-parallel collectives depend on (`_plan_collectives`)
 
