@@ -50,6 +50,9 @@ class ComputeSettings:
     norm_kernel: str = param("fused", "choice", "RMSNorm: 'fused' (one kernel each way: Apex, Transformer Engine, "
                              "torchtitan's fused_rmsnorm) or 'eager' (torchtitan's RMSNorm module op by op in fp32; "
                              "workloads.compute._ops)", "—", choices=("fused", "eager"))
+    gemm_precision: str = param("16-bit", "choice", "the precision of a run's GEMMs when the strategy names none: "
+                                "'16-bit' (the GPU's bf16, or fp16 without it) or 'fp8' (FP8 where the GPU has FP8 "
+                                "tensor cores, 16-bit elsewhere)", "—", choices=("16-bit", "fp8"))
     fp8_scaling: str = param("delayed", "choice", "how FP8 GEMM operands are scaled: 'delayed' (the scale from "
                              "earlier steps' amax history, the new amax found inside the cast kernel), 'current' (each "
                              "tensor's own amax first, in a pass of its own that reads it: Transformer Engine's "

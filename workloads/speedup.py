@@ -177,9 +177,11 @@ def stack_for(model: Model, fixed: dict | None = None, stack: Stack | str | None
 
 
 def precision_of(gpu: Gpu, stack: Stack, fixed: dict | None = None) -> str:
-    """The GEMM precision: `precision=` among the fixed keys, else the GPU's 16-bit training mode; FP8 only where
-    the GPU has FP8 tensor cores and the stack runs FP8 GEMMs."""
-    precision = (fixed or {}).get("precision") or precision_for(gpu)
+    """The GEMM precision: `precision=` among the fixed keys, else the stack's (`gemm_precision`: FP8 where the GPU
+    has FP8 tensor cores) or the GPU's 16-bit training mode; FP8 only where the GPU has FP8 tensor cores and the
+    stack runs FP8 GEMMs."""
+    own = "fp8" if stack.compute.gemm_precision == "fp8" and "fp8" in gpu.precisions else None
+    precision = (fixed or {}).get("precision") or own or precision_for(gpu)
     why = precision_refusal(gpu, stack, precision)
     if why:
         raise InputError(f"--strategy precision={precision}: {why}")

@@ -16,7 +16,7 @@ from sipml.cli import main
 from sipml.design import load_design
 from workloads.gpus import get_gpu
 from workloads.models import load_model, model_from_mapping
-from workloads.speedup import evaluate_model
+from workloads.speedup import evaluate_model, precision_of
 from workloads.stacks import get_stack, shipped_stacks
 from workloads.pipeline import stage_layers
 from workloads.strategy import parse_strategy, transformer_strategies
@@ -146,3 +146,13 @@ def test_sipml_models_lists_the_stacks(capsys):
     assert {"megatron-2021", "megatron-2022", "megatron-core", "nemo", "pytorch-ddp"} <= set(names)
     core = next(s for s in data["stacks"] if s["name"] == "megatron-core")
     assert core["compute"]["attention"] == "flash3" and core["supports"]["context_parallel"] is True
+
+
+def test_a_stack_can_train_in_fp8_by_default_where_the_gpu_has_it():
+    """deepseek-v3 trains its GEMMs in FP8 (DS3 §3.3) unless the strategy names a precision; on a GPU without FP8
+    tensor cores it runs the 16-bit mode rather than refusing."""
+    h100, a100 = get_gpu("h100_sxm5"), get_gpu("a100_sxm4_80gb")
+    ds3, core = get_stack("deepseek-v3"), get_stack("megatron-core")
+    assert precision_of(h100, ds3) == "fp8" and precision_of(a100, ds3) == "bf16"
+    assert precision_of(h100, ds3, {"precision": "bf16"}) == "bf16"
+    assert precision_of(h100, core) == "bf16"
