@@ -446,7 +446,11 @@ def cost(designs: Annotated[Optional[list[str]], typer.Argument(
         point = Evaluation(design, cat)
         fab = _fabric(point, name)
         _doing(f"costing {name}")
-        entries.append(cost_data(name, fab, point.cost))
+        try:
+            cost = point.cost
+        except InputError as exc:  # a catalog entry the design's choices do not fit: say which design
+            raise InputError(f"{_named(name)}: {exc}") from None
+        entries.append(cost_data(name, fab, cost))
     _emit(cost_report(entries), fmt, output)
 
 

@@ -120,7 +120,7 @@ def test_each_catalog_key_names_an_entry_of_its_kind(capsys, change, message):
 ])
 def test_the_optics_choice_and_the_modules_must_agree(capsys, design, change, need):
     code, _, err = run(capsys, "cost", design, "--set", change)
-    assert code == 2 and need in err
+    assert code == 2 and need in err and err.startswith(f"sipml: error: {design}: ")  # the design named
 
 
 def test_a_switch_has_no_optics_boundary(capsys, tmp_path):
