@@ -5,8 +5,8 @@ fabric of the same per-GPU bandwidth and step latency.
 
 Lower bounds it meets (n, p as in fabric.kind): all-reduce, each rank sends its n bytes once and receives the
 result once, up to the switch and back, the chunks pipelined as a ring's are (fabric.collectives.pipelined_s over
-two steps: max(2α, n·8/B) + min(α, n·8/2B)); reduce-scatter and all-gather, (p−1)/p·n·8/B + α; all-to-all, n·8/B + (p−1)·α (one message
-per peer); point-to-point, n·8/B + α [inferred].
+two steps: max(2α, n·8/B) + min(α, n·8/2B)); reduce-scatter and all-gather, (p−1)/p·n·8/B + α; all-to-all,
+n·8/B + (p−1)·α (one message per peer); point-to-point, n·8/B + α [inferred].
 """
 
 from __future__ import annotations

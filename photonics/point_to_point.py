@@ -186,7 +186,8 @@ def budget_stage(d: LinkDesign, s: dict, sig: SignalArrays, rx: ReceiverArrays, 
     if d.transmitter.eye_closure == "tdecq":  # the measured eye closure stands for the channel's and the fiber's
         tdecq = np.asarray(s["transmitter"].tdecq, dtype=float)
         # the receiver's floor: the OMA it needs whatever the eye, as average power at the link's extinction ratio
-        floor_w = modulation.average_from_oma_w(s["receiver"].sensitivity_floor, db_to_lin(s["transmitter"].extinction_ratio))
+        floor_w = modulation.average_from_oma_w(s["receiver"].sensitivity_floor,
+                                                db_to_lin(s["transmitter"].extinction_ratio))
         with np.errstate(divide="ignore"):
             above = w_to_dbm(floor_w) - rx.sensitivity_dbm  # the floor over the ideal eye's sensitivity, dB
         charged = np.maximum(tdecq, above)

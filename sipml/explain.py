@@ -97,7 +97,7 @@ class Evaluator:
         """The baseline as `sipml speedup` measures the point against it — the point's cluster and job size, its
         GPU and server host — priced from the point's catalog: its fabric evaluated once per size, its training once
         per catalog."""
-        from sipml.speedup_report import _baseline
+        from sipml.speedup_report import measured_baseline
         from workloads.evaluation import Evaluation
 
         fab = point.cluster.fabric
@@ -105,7 +105,8 @@ class Evaluator:
         if key not in self._baselines:
             sizes = [f"fabric.gpus={fab.gpus}"] + ([f"fabric.job_gpus={point.cluster.job_gpus}"]
                                                   if point.cluster.job_gpus < fab.gpus else [])
-            self._baselines[key] = Evaluation(_baseline(self.baseline_name, point.cluster, sizes, None), self.catalog)
+            self._baselines[key] = Evaluation(measured_baseline(self.baseline_name, point.cluster, sizes, None),
+                                              self.catalog)
         base = self._baselines[key]
         if point.catalog is not base.catalog:
             base = base.priced(point.catalog)

@@ -793,7 +793,8 @@ LABELS = {
     "ring_yield": "ring lock yield (full-thermal, athermal-untrimmed)", "ledger": "the budget line by line",
     "violations": "violated constraints (name, message)", "warnings": "models used outside their range",
     "min_channel_spacing_ghz": "with --min-spacing: the root of margin(spacing) = 0 (Brent)",
-    "fabric": "[fabric] kind", "gpus": "[fabric] gpus", "job_gpus": "GPUs of the largest job", "cluster_gpus": "GPUs of the cluster the job runs on ([fabric] gpus)", "figures": "the kind's "
+    "fabric": "[fabric] kind", "gpus": "[fabric] gpus", "job_gpus": "GPUs of the largest job",
+    "cluster_gpus": "GPUs of the cluster the job runs on ([fabric] gpus)", "figures": "the kind's "
     "own figures", "message_bytes": "bytes per rank of the collective times", "collective_times_s": "each collective "
     "alone", "collective_algorithms": "the schedule each collective takes", "notes": "the model's notes",
     "traffic": "with --pattern", "groups": "with --groups", "gpu": "[fabric] gpu",
@@ -810,7 +811,8 @@ LABELS = {
     "which fit", "baseline": "the first baseline", "baselines": "speedups over each baseline",
     "run_time_s": "a run of run_amount: run_amount / throughput", "energy_kwh": "the run's energy: the job's share of "
     "the cluster's power × load × PUE × time", "electricity_usd": "the run's electricity", "hardware_usd": "the "
-    "job's share of the hardware amortised over the run", "run_cost_usd": "hardware + electricity", "run_amount": "tokens or samples of the run",
+    "job's share of the hardware amortised over the run", "run_cost_usd": "hardware + electricity",
+    "run_amount": "tokens or samples of the run",
     "run_amount_unit": "tokens or samples",
     "goodput_run_time_s": "the run with its interruptions: run_time_s / ETTR",
     "goodput_energy_kwh": "its energy: energy_kwh / ETTR (the cluster powered while it restarts and redoes work)",

@@ -24,8 +24,8 @@ def _load(name: str, overrides, gpus: int | None):
 
 
 MAX_TOKENS = 1e18  # [assumed] ~1000× the largest published training runs (Llama 3: 15.6e12 tokens)
-ROW_KEYS = ("design", "feasible", "fabric", "model", "gpus", "cluster_gpus", "gpu", "batch", "strategy", "iteration_s", "stack",
-            "precision", "breakdown", "memory_gb_per_gpu", "tflops_per_gpu", "mfu", "hardware_tflops_per_gpu", "hfu",
+ROW_KEYS = ("design", "feasible", "fabric", "model", "gpus", "cluster_gpus", "gpu", "batch", "strategy", "iteration_s",
+            "stack", "precision", "breakdown", "memory_gb_per_gpu", "tflops_per_gpu", "mfu", "hardware_tflops_per_gpu", "hfu",
             "throughput", "throughput_unit", "candidates", "feasible_candidates", "cluster_cost_usd",
             "cluster_power_w", "per_gpu_bandwidth_gbps", "interruptions_per_day", "job_mtti_s", "checkpoint_interval_s",
             "restart_s", "ettr")
@@ -64,7 +64,7 @@ def run_speedup(designs, model_name: str, gpus: int | None, batch: int | None, s
     loaded = {name: _load(name, scoped_overrides(name, overrides, every), gpus) for name in names}
     jobs = {d.job_gpus for d in loaded.values()}
     base_gpus = gpus if gpus is not None or len(jobs) > 1 else next(iter(jobs))  # the baselines follow the job
-    versions = {(b, name): _baseline(b, design, scoped_overrides(b, overrides if b in names else scoped, every),
+    versions = {(b, name): measured_baseline(b, design, scoped_overrides(b, overrides if b in names else scoped, every),
                                      base_gpus) for name, design in loaded.items() for b in base_names}
     sizes = {d.job_gpus for d in [*loaded.values(), *versions.values()]}
     if len(sizes) > 1:
@@ -128,7 +128,7 @@ def run_speedup(designs, model_name: str, gpus: int | None, batch: int | None, s
     return rows, batch_source, failures
 
 
-def _baseline(name: str, design, sets: list[str], gpus: int | None):
+def measured_baseline(name: str, design, sets: list[str], gpus: int | None):
     """Baseline `name` as it is measured against `design`: carrying the design's GPU and server host (`[fabric]
     gpu` and `host`), unless `sets` (the --set items that reach the baseline) give it a GPU of its own."""
     own = _load(name, sets, gpus)

@@ -52,7 +52,8 @@ def test_throughput_per_gpu_falls_from_a_thousand_to_sixteen_thousand_gpus(capsy
     large, large_phases = _per_gpu(capsys, 16384)
     assert large < small
     # the wait is the same share of compute at each size, scaled by E[max] of the job's GPUs
-    ratio = (large_phases["straggler"] / large_phases["compute"]) / (small_phases["straggler"] / small_phases["compute"])
+    large, small = (phases["straggler"] / phases["compute"] for phases in (large_phases, small_phases))
+    ratio = large / small
     assert ratio == pytest.approx(expected_maximum(16384) / expected_maximum(1024), rel=1e-9)
     assert small_phases["straggler"] / small_phases["compute"] == pytest.approx(
         DEFAULT_TRAINING.step_jitter * expected_maximum(1024), rel=1e-9)
