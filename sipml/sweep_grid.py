@@ -227,7 +227,7 @@ def _training(cluster, model_name: str, batch):
     their error, without training columns, as per point."""
     from core.errors import SipmlError
     from sipml.quantities import QUANTITIES, SWEEP, TRAINING, Reading, column
-    from sipml.sweep_points import _baseline
+    from sipml.sweep_points import sweep_baseline
     from workloads.models import load_model
     from workloads.speedup import default_batch, evaluate_model_points
 
@@ -249,7 +249,7 @@ def _training(cluster, model_name: str, batch):
         try:
             result, errors = evaluate_model_points(model, cluster, estimate, searched, "point", size, cost)
             if not baseline:
-                baseline.append(_baseline(model_name, size, cluster.fabric.gpus))
+                baseline.append(sweep_baseline(model_name, size, cluster))
         except SipmlError as exc:  # no strategy at this size, or no baseline: each searched row's error
             return {**out, "error": np.where(searched, str(exc), ""), _UNTRAINED: searched}
         reading = Reading(result=result, baseline=baseline[0])

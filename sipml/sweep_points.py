@@ -142,9 +142,9 @@ def _training(evaluation, model_name, batch, baselines: dict) -> dict:
     except InfeasibleDesign as exc:
         return {"training_feasible": False, **dict.fromkeys(_numbers_of(TRAINING), math.nan),
                 "training_error": str(exc)}
-    key = (model_name, batch, design.fabric.gpus)
+    key = (model_name, batch, design.fabric.gpus, design.job_gpus, design.fabric.gpu, design.fabric.host)
     if key not in baselines:
-        baselines[key] = _baseline(*key)
+        baselines[key] = sweep_baseline(model_name, batch, design)
     return _columns(Reading(result=result, baseline=baselines[key]), TRAINING,
                     {"training_feasible": True, "training_error": ""})
 
@@ -155,12 +155,14 @@ def infeasible_text(kind: str, names) -> str:
     return f"the {kind} fabric is infeasible: {', '.join(names)}"
 
 
-def _baseline(model_name: str, batch: int, gpus: int):
-    """The fattree-200 baseline at this size (a chunk evaluates it once per size): its fastest strategy alone, all
-    a row reads of it."""
-    from sipml.design import load_design
+def sweep_baseline(model_name: str, batch: int, design):
+    """The fattree-200 baseline as `sipml speedup` measures `design` against it (its cluster and job size, its GPU
+    and server host; a chunk evaluates it once per such key): its fastest strategy alone, all a row reads of it."""
+    from sipml.speedup_report import measured_baseline
     from workloads.evaluation import Evaluation
     from workloads.models import load_model
 
-    point = Evaluation(load_design("fattree-200", [f"fabric.gpus={gpus}"]), _catalog())
+    sizes = [f"fabric.gpus={design.fabric.gpus}"] + ([f"fabric.job_gpus={design.job_gpus}"]
+                                                    if design.job_gpus < design.fabric.gpus else [])
+    point = Evaluation(measured_baseline("fattree-200", design, sizes, None), _catalog())
     return point.training(load_model(model_name), batch, name="fattree-200", top=1)

@@ -206,3 +206,18 @@ def test_a_plot_without_matplotlib_is_refused_in_one_line(cli, monkeypatch, tmp_
     code, out_text, err = cli("report", "--plots", str(folder))
     assert code == 2 and err.strip() == "sipml: error: --plots needs matplotlib: pip install 'sipml[plots]'"
     assert not out_text
+
+
+def test_a_sweep_s_speedup_is_the_one_speedup_reports_against_the_design_s_gpu(capsys):
+    """An H100 design's sweep measures it against fattree-200 carrying its H100s, as `sipml speedup` does (each grid
+    point at its own cluster size), not against the baseline's own A100s."""
+    from sipml.cli import main
+
+    assert main(["sweep", "dgx-h100", "--vary", "fabric.gpus=64,128", "--model", "megatron-1.7b", "-f", "json"]) == 0
+    swept = {row["fabric.gpus"]: row for row in map(json.loads, capsys.readouterr().out.splitlines())}
+    for gpus in (64, 128):
+        assert main(["speedup", "dgx-h100", "-m", "megatron-1.7b", "--gpus", str(gpus), "--baseline", "fattree-200",
+                     "-f", "json"]) == 0
+        row = json.loads(capsys.readouterr().out)["rows"][0]
+        assert swept[gpus]["speedup"] == row["speedup"]
+        assert swept[gpus]["speedup_per_dollar"] == row["speedup_per_dollar"]
