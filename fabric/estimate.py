@@ -95,8 +95,9 @@ def points(est: FabricEstimate) -> int | None:
 
 
 def point_view(view: FabricEstimate, i: int) -> FabricEstimate:
-    """Point i of a batched view (`over_points`) as a pricing view of its own, its figures numbers."""
-    return _figures(view, lambda a: a[i, 0].item(), 2)
+    """Point i of a batched view (`over_points`) as a pricing view of its own, its figures numbers (a figure the
+    batch left 0-d, one value at every point, too: the view is hashable, a search's key)."""
+    return _figures(view, lambda a: (a[i, 0] if a.ndim == 2 else a).item(), 0)
 
 
 def distinct_points(view: FabricEstimate) -> tuple[np.ndarray, np.ndarray]:

@@ -219,7 +219,8 @@ def _training_arguments(point, model, batch, fixed, name, top, stack, gradient_b
     one."""
     import math
 
-    from workloads.models import Model, load_model
+    from workloads import kinds
+    from workloads.models import load_model
     from workloads.speedup import default_batch
     from workloads.stacks import Stack, get_stack
     from workloads.strategy import MAX_BATCH, parse_strategy
@@ -227,7 +228,7 @@ def _training_arguments(point, model, batch, fixed, name, top, stack, gradient_b
     if isinstance(model, str):
         with _reading("model"):
             model = load_model(model)
-    elif not isinstance(model, Model):
+    elif not kinds.is_model(model):
         raise _bad("model", model, "a model's name or file, or a workloads.models model")
     batch = _count("batch", batch, hi=MAX_BATCH)
     if batch is None:

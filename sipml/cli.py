@@ -84,6 +84,9 @@ SetOpt = Annotated[Optional[list[str]], typer.Option(
          "DESIGN:section.key=value changes that one alone)")]
 CatalogOpt = Annotated[Optional[list[Path]], typer.Option(
     "--catalog", metavar="FILE", help="a catalog file overriding or adding entries (repeatable)")]
+GpuFileOpt = Annotated[Optional[list[Path]], typer.Option(
+    "--gpu-file", metavar="FILE", help="a GPU file (the format of workloads/gpus.toml) adding GPUs or overriding "
+    "keys (repeatable); a new GPU names its catalog entry, from the shipped catalog or a --catalog file")]
 
 
 # --- numbers on the command line: ASCII digits only (core.units.whole_number), each count within its bound --------
@@ -218,6 +221,16 @@ def _catalog(files):
 
     _doing("loading the catalog")
     return load_catalog(*(files or []))
+
+
+def _gpu_table(files, catalog):
+    """The shipped GPUs with the user's GPU files merged (None without any: the shipped ones, read where used)."""
+    if not files:
+        return None
+    from workloads.gpus import load_gpus
+
+    _doing("loading the GPU files")
+    return load_gpus(*files, catalog=catalog)
 
 
 def _check_entries(loaded, design, catalog) -> None:
@@ -482,12 +495,15 @@ def speedup(designs: Annotated[Optional[list[str]], typer.Argument(
                 "--tokens", metavar="COUNT", callback=_number("--tokens"),
                                                             help="tokens (or samples) of the training run to price (default: 300e9 tokens, or 90 "
                                  "ImageNet epochs)")] = None,
-            fmt: FormatOpt = Format.table, output: OutputOpt = None, set_: SetOpt = None) -> None:
+            fmt: FormatOpt = Format.table, output: OutputOpt = None, set_: SetOpt = None,
+            catalog: CatalogOpt = None, gpu_file: GpuFileOpt = None) -> None:
     """Training time of a model on each design: the best strategy, its breakdown, throughput, TFLOP/s and MFU,
     speedup, speedup per dollar and per watt over the baselines, energy and cost of a training run."""
     from sipml.speedup_report import run_speedup, speedup_report
 
-    rows, source, failures = run_speedup(designs, model, gpus, batch, strategy, set_, baseline, tokens)
+    cat = _catalog(catalog)
+    rows, source, failures = run_speedup(designs, model, gpus, batch, strategy, set_, baseline, tokens, catalog=cat,
+                                         gpu_table=_gpu_table(gpu_file, cat))
     _emit(speedup_report(rows, source, failures), fmt, output)
     if failures:
         raise typer.Exit(1)
@@ -672,6 +688,7 @@ def sweep(design: DesignArg = None,
             raise InputError(f"--plot-file {exc}") from None
     if plot is not None:
         check_plot(plot, vary, model is not None, link_only)
+    _doing(f"sweeping {_named(design)}")
     with _progress("sweep", "chunks", quiet) as progress:
         axes, rows = run_sweep(design, set_, vary, model=model, batch=batch, scheduler=scheduler,
                             workers=workers or os.cpu_count(), progress=progress, link_only=link_only)

@@ -37,10 +37,12 @@ class Constraint:
 def check_target(name: str) -> None:
     """InputError unless `optimize` may target the quantity (sipml.quantities: `target`)."""
     from core.errors import InputError
-    from sipml.explain import check_quantity
-    from sipml.quantities import QUANTITIES
+    from sipml.quantities import QUANTITIES, check_quantity
 
-    check_quantity(name)
+    try:
+        check_quantity(name)
+    except InputError as exc:
+        raise InputError(f"optimize: {exc}") from None
     if not QUANTITIES[name].target:
         raise InputError(f"{name} is reported, not designed for: optimize cannot target it")
 

@@ -502,10 +502,10 @@ def _flops_per_gpu(attr):
 
 
 def _throughput(r):
-    from workloads.models import TransformerModel
+    from workloads import kinds
 
     t, res = Terms(), r.result
-    per_iteration = res.batch * res.model.tokens if isinstance(res.model, TransformerModel) else res.batch
+    per_iteration = kinds.of(res.model).per_iteration(res.model, res.batch)
     return Formula("X", t("b", per_iteration, res.throughput_unit.split("/")[0], "per iteration")
                    / t("T", res.best.iteration_s, "s", "iteration"), t.terms)
 

@@ -34,9 +34,10 @@ VERSUS = ("speedup", "speedup_per_dollar", "speedup_per_watt", "goodput_speedup"
 
 
 def run_speedup(designs, model_name: str, gpus: int | None, batch: int | None, strategy: str | None, overrides,
-                baselines, tokens: float | None, top: int = 3, catalog=None):
+                baselines, tokens: float | None, top: int = 3, catalog=None, gpu_table=None):
     """The rows of `sipml speedup`: one per design, each with its speedups over every baseline; `catalog` the one
-    to price with (None: the shipped one, read here)."""
+    to price with (None: the shipped one, read here), `gpu_table` the GPUs to find each design's among (None: the
+    shipped ones; `workloads.gpus.load_gpus` with a user's GPU files)."""
     from core.errors import InfeasibleDesign, InputError
     from fabric.catalog import load_catalog
     from workloads.models import load_model
@@ -79,7 +80,7 @@ def run_speedup(designs, model_name: str, gpus: int | None, batch: int | None, s
     def point(design):
         found = next((e for d, e in points if d == design), None)
         if found is None:
-            found = Evaluation(design, catalog)
+            found = Evaluation(design, catalog, gpu_table)
             points.append((design, found))
         return found
 
@@ -98,7 +99,7 @@ def run_speedup(designs, model_name: str, gpus: int | None, batch: int | None, s
             measured[(b, name)] = baseline_training(point(design), model, batch, fixed, name=b, top=top)
         except InfeasibleDesign as exc:
             measured[(b, name)] = None
-            failures.setdefault(f"{b} on {gpu_of(design).name}", str(exc))
+            failures.setdefault(f"{b} on {gpu_of(design, gpu_table).name}", str(exc))
     rows = []
     for name in names:
         if name in failures:
@@ -158,15 +159,14 @@ def _amount(model, tokens: float | None):
     import math
 
     from core.errors import InputError
-    from workloads.models import TransformerModel
+    from workloads import kinds
 
     if tokens is not None and (isinstance(tokens, bool) or not isinstance(tokens, (int, float))
                                or not math.isfinite(tokens) or tokens <= 0 or tokens > MAX_TOKENS):
         raise InputError(f"--tokens {tokens!r}: expected a positive, finite count of tokens (or samples) of at most "
                          f"{MAX_TOKENS:.0e}")
-    if isinstance(model, TransformerModel):
-        return (tokens if tokens is not None else 300e9), "tokens"  # GPT-3's 300B tokens (Brown et al. 2020)
-    return (tokens if tokens is not None else 90 * 1.281e6), "samples"  # 90 ImageNet epochs of 1.281M images
+    kind = kinds.of(model)
+    return (tokens if tokens is not None else kind.default_amount), kind.unit
 
 
 def _x(value) -> str:
@@ -294,27 +294,14 @@ def _strategy_text(strategy: dict) -> str:
 def models_report() -> Report:
     from fabric.catalog import load_catalog
     from workloads.gpus import load_gpus
-    from workloads.models import CnnModel, DlrmModel, GenericModel, zoo
+    from workloads import kinds
+    from workloads.models import zoo
     from workloads.speedup import DEFAULT_BATCH
-    from workloads.transformer import parameter_count
 
     rows = []
     for name, model in zoo().items():
-        if isinstance(model, GenericModel):
-            params, shape = model.parameters, "totals per sample"
-        elif isinstance(model, CnnModel):
-            params = model.parameters
-            shape = (f"{model.architecture}, blocks {', '.join(map(str, model.blocks))}" if model.architecture == "resnet"
-                     else f"vgg, {sum(1 for c in model.channels if c)} convolutions") + f", {model.image_size} px"
-        elif isinstance(model, DlrmModel):
-            from workloads import dlrm
-
-            params = dlrm.embedding_parameters(model) + dlrm.dense_parameters(model)
-            shape = f"{model.tables} tables × {model.embedding_dim}"
-        else:
-            params = parameter_count(model)
-            shape = f"l {model.layers}, h {model.hidden}, a {model.heads}, s {model.seq_len}" + (
-                f", {model.experts} experts top-{model.top_k}" if model.is_moe else "")
+        kind = kinds.of(model)
+        params, shape = kind.parameters(model), kind.shape(model)
         batch = DEFAULT_BATCH.get(name, (None, ""))[0]
         rows.append({"model": name, "kind": model.info.kind, "parameters": params, "shape": shape,
                      "default_batch": batch, "source": model.info.source})

@@ -8,7 +8,8 @@ numbers from here.
     point.training(model, batch).best.iteration_s
 
 `priced(catalog)` is the same point under another catalog: the link and the fabric carry over, the bill and the
-training are priced again.
+training are priced again. `gpus`: the GPUs the training finds the design's `[fabric] gpu` among (the shipped ones,
+or with a user's GPU files, `workloads.gpus.load_gpus`).
 """
 
 from __future__ import annotations
@@ -31,9 +32,10 @@ if TYPE_CHECKING:  # the fabric's stages are imported when first read: a link's 
 class Evaluation:
     """The stages of one design point (a `ClusterDesign`, or a `LinkDesign` for a link on its own)."""
 
-    def __init__(self, design: ClusterDesign | LinkDesign, catalog: Catalog | None = None):
+    def __init__(self, design: ClusterDesign | LinkDesign, catalog: Catalog | None = None, gpus=None):
         self.design = design
         self._catalog = catalog
+        self.gpus = gpus  # None: the shipped GPUs
         self._trainings: dict[tuple, object] = {}
 
     @property
@@ -103,13 +105,13 @@ class Evaluation:
         if key not in self._trainings:
             self._trainings[key] = evaluate_model(model, self.cluster, name, batch, fixed, catalog=self.catalog,
                                                   top=top, stack=stack, gradient_bytes=gradient_bytes,
-                                                  estimate=self.fabric, cost=self.cost)
+                                                  estimate=self.fabric, cost=self.cost, gpus=self.gpus)
         return self._trainings[key]
 
     def priced(self, catalog: Catalog) -> Evaluation:
         """The same point under `catalog`: the link and fabric computed here carry over, the bill and the training
         do not."""
-        other = Evaluation(self.design, catalog)
+        other = Evaluation(self.design, catalog, self.gpus)
         for stage in ("link_design", "link", "fabric"):
             if stage in self.__dict__:
                 other.__dict__[stage] = self.__dict__[stage]

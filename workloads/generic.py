@@ -26,8 +26,10 @@ from workloads import dlrm
 from workloads.settings import DEFAULT_SETTINGS, ComputeSettings
 from workloads.compute_totals import cnn_compute, dlrm_compute, generic_compute
 from workloads.gpus import Gpu
+from workloads.kinds import WorkloadKind
 from workloads.models import CnnModel, DlrmModel, GenericModel
 from workloads.settings import DEFAULT_TRAINING, TrainingSettings
+from workloads.stacks import DEFAULT_DATA_PARALLEL_STACK
 from workloads.training import Breakdown
 
 STATE_BYTES_PER_PARAMETER = 16.0  # weights, gradients, Adam states in mixed precision (R20 §3.1) [verbatim]
@@ -79,12 +81,12 @@ def _bucket(parameters, grad_bytes: float, training: TrainingSettings, dp):
 
 def generic_breakdown(model: GenericModel | CnnModel, gpu: Gpu, est: FabricEstimate, batch: int, st: SplitStrategies, *,
                       gradient_bytes: float | None = None, compute: ComputeSettings = DEFAULT_SETTINGS,
-                      training: TrainingSettings = DEFAULT_TRAINING) -> Breakdown:
-    """`gradient_bytes` overrides the data-parallel all-reduce size (SiP-ML's cases); default fp32 gradients."""
+                      training: TrainingSettings = DEFAULT_TRAINING, timed=generic_compute) -> Breakdown:
+    """`gradient_bytes` overrides the data-parallel all-reduce size (SiP-ML's cases); default fp32 gradients.
+    `timed` the compute model of the kind (workloads.compute_totals: by totals, or a CNN layer by layer)."""
     d, mp = st.dp.astype(float), st.mp.astype(float)
     samples = batch / (d * mp)  # per GPU
     fwd_share = 1.0 / (1.0 + model.backward_to_forward)
-    timed = cnn_compute if isinstance(model, CnnModel) else generic_compute
     compute_s = timed(model, gpu, samples=batch / d, model_parallel=st.mp, settings=compute).total_s
     grads = gradient_bytes if gradient_bytes is not None else model.parameters * training.grad_reduce_bytes
     per_parameter = grads / model.parameters
@@ -135,3 +137,41 @@ def dlrm_breakdown(model: DlrmModel, gpu: Gpu, est: FabricEstimate, batch: int, 
                      optimizer_s=zero, memory_bytes=memory * np.ones(len(st)),
                      memory_limit_bytes=gpu.hbm_bytes * training.usable_memory, hardware_flops=total_flops,
                      model_flops=total_flops)
+
+
+# --- the workload kinds of this module (workloads.kinds) ---------------------------------------------------------
+def _split_kind(timed):
+    def run(model, gpu: Gpu, est: FabricEstimate, batch: int, per_candidate: dict, *, stack, precision: str,
+            gradient_bytes=None) -> tuple:
+        st = split_strategies(est.job_gpus, batch, per_candidate)
+        return st, generic_breakdown(model, gpu, est, batch, st, gradient_bytes=gradient_bytes,
+                                     compute=stack.compute_for(gpu), training=stack.training, timed=timed)
+    return run
+
+
+def _dlrm_kind(model, gpu: Gpu, est: FabricEstimate, batch: int, per_candidate: dict, *, stack, precision: str,
+               gradient_bytes=None) -> tuple:
+    st = split_strategies(est.job_gpus, batch, {"dp": est.job_gpus, **per_candidate})
+    return st, dlrm_breakdown(model, gpu, est, batch, st, compute=stack.compute_for(gpu), training=stack.training)
+
+
+def _samples(model, batch: int) -> float:
+    return batch
+
+
+_EPOCHS = dict(unit="samples", per_iteration=_samples, default_stack=DEFAULT_DATA_PARALLEL_STACK,
+               default_amount=90 * 1.281e6, amount_source="90 ImageNet epochs of 1.281M images")
+
+
+def _cnn_shape(model: CnnModel) -> str:
+    return (f"{model.architecture}, blocks {', '.join(map(str, model.blocks))}" if model.architecture == "resnet"
+            else f"vgg, {sum(1 for c in model.channels if c)} convolutions") + f", {model.image_size} px"
+
+
+GENERIC_KIND = WorkloadKind(name="generic", model=GenericModel, breakdown=_split_kind(generic_compute),
+                            parameters=lambda m: m.parameters, shape=lambda m: "totals per sample", **_EPOCHS)
+CNN_KIND = WorkloadKind(name="cnn", model=CnnModel, breakdown=_split_kind(cnn_compute),
+                        parameters=lambda m: m.parameters, shape=_cnn_shape, **_EPOCHS)
+DLRM_KIND = WorkloadKind(name="dlrm", model=DlrmModel, breakdown=_dlrm_kind,
+                         parameters=lambda m: dlrm.embedding_parameters(m) + dlrm.dense_parameters(m),  # tables, MLPs
+                         shape=lambda m: f"{m.tables} tables × {m.embedding_dim}", **_EPOCHS)

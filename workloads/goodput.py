@@ -32,6 +32,7 @@ import numpy as np
 
 from core.errors import InputError
 from fabric.reliability import DAY_S, FailureLine, failure_lines
+from workloads import kinds
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -104,22 +105,6 @@ def restart_s(line: FailureLine, rel, read_s: float) -> float:
     return rel.detection_time + bring_s(line, rel) + rel.startup_time + read_s
 
 
-def checkpoint_parameters(model) -> float:
-    """Parameters a checkpoint stores: every weight of the model (all experts of a mixture of experts; a DLRM's
-    embedding tables and dense layers)."""
-    from workloads.models import DlrmModel, TransformerModel
-
-    if isinstance(model, TransformerModel):
-        from workloads.transformer import parameter_count
-
-        return float(parameter_count(model))
-    if isinstance(model, DlrmModel):
-        from workloads.dlrm import dense_parameters, embedding_parameters
-
-        return float(embedding_parameters(model) + dense_parameters(model))
-    return float(model.parameters)
-
-
 def job_goodput(model, est, bom, kind, cluster_cost_usd: float, rates=None) -> Goodput:
     """The goodput of `model` trained on the fabric `est` (its job's GPUs), its parts priced in `bom`
     (fabric.bom.BomResult), their failure domains the kind's (`fabric.kind.FabricKind.domains`) and their rates
@@ -130,7 +115,7 @@ def job_goodput(model, est, bom, kind, cluster_cost_usd: float, rates=None) -> G
         raise InputError(f"[reliability] spare_gpus = {rel.spare_gpus}: more hot spares than the cluster's "
                          f"{est.gpus} GPUs")
     lines = tuple(failure_lines(bom, design, kind.domains(est), est.job_gpus, rates))
-    size = checkpoint_parameters(model) * rel.checkpoint_bytes_per_parameter
+    size = kinds.of(model).parameters(model) * rel.checkpoint_bytes_per_parameter  # every weight, all experts
     write, read = size / rel.storage_write_bandwidth, size / rel.storage_read_bandwidth
     asynchronous = rel.checkpoint_write == "asynchronous"
     # asynchronous: the pause is each GPU's copy of its share to host memory, the write goes on behind training

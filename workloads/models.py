@@ -34,6 +34,7 @@ from typing import Mapping
 
 from core.errors import InputError, did_you_mean, shown
 from core.fields import Spec, param, specs
+from workloads import kinds
 from workloads.files import TAGS, check_known, check_source, parse_spec, read_toml
 from workloads.quantities import parse_flops
 
@@ -193,6 +194,30 @@ class TransformerModel:
     def dense_mlp_layers(self) -> int:
         return self.layers - self.moe_layers
 
+    def check_keys(self, data: dict, source: str) -> None:
+        """InputError for keys of the file that contradict each other or have no effect."""
+        if self.attention != "mla":
+            _no_effect(source, data, _MLA_KEYS, "attention = 'mla'")
+        elif not self.kv_lora_rank:
+            raise InputError(f"{source}: attention = 'mla' needs kv_lora_rank > 0")
+        if self.attention == "mla" and "kv_heads" in data:
+            raise InputError(f"{source}: kv_heads has no effect with attention = 'mla' (keys and values come "
+                             f"from the compressed latent)")
+        if not self.is_moe:
+            _no_effect(source, data, _MOE_KEYS, "experts > 0")
+        elif self.top_k > self.experts:
+            raise InputError(f"{source}: top_k = {self.top_k} exceeds experts = {self.experts}")
+        if self.dense_layers >= self.layers and self.is_moe:
+            raise InputError(f"{source}: dense_layers = {self.dense_layers} leaves no MoE layer of {self.layers}")
+        if not self.head_dim and self.hidden % self.heads:
+            raise InputError(f"{source}: hidden = {self.hidden} is not a multiple of heads = {self.heads}; "
+                             f"give head_dim")
+        if self.attention == "mha" and self.heads % self.kv:
+            raise InputError(f"{source}: heads = {self.heads} is not a multiple of kv_heads = {self.kv}")
+        if self.mean_tokens > self.seq_len:
+            raise InputError(f"{source}: mean_tokens = {self.mean_tokens} exceeds seq_len = {self.seq_len} (the "
+                             "real tokens of a sequence are at most its length)")
+
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class GenericModel:
@@ -215,6 +240,9 @@ class GenericModel:
     @property
     def name(self) -> str:
         return self.info.name
+
+    def check_keys(self, data: dict, source: str) -> None:
+        """Nothing of a model by its totals contradicts itself."""
 
 
 def widths(help: str):
@@ -281,6 +309,21 @@ class CnnModel:
 
         return cnn.model_parallel_bytes(self.layers)
 
+    def check_keys(self, data: dict, source: str) -> None:
+        """InputError for keys of the other architecture, an architecture without its layers, an image pooled
+        to nothing."""
+        if self.architecture == "resnet":
+            _no_effect(source, data, _VGG_KEYS, "architecture = 'vgg'")
+            if not self.blocks:
+                raise InputError(f"{source}: a resnet needs blocks (per stage, e.g. [3, 4, 6, 3])")
+        else:
+            _no_effect(source, data, _RESNET_KEYS, "architecture = 'resnet'")
+            if not any(self.channels):
+                raise InputError(f"{source}: a vgg needs channels (e.g. [64, 64, 0, 128, ...])")
+        if self.image_size >> (len(self.blocks) + 1 if self.architecture == "resnet"
+                               else sum(1 for c in self.channels if c == 0)) < 1:
+            raise InputError(f"{source}: image_size = {self.image_size} is pooled to nothing by the network")
+
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class DlrmModel:
@@ -307,10 +350,20 @@ class DlrmModel:
     def tables(self) -> int:
         return len(self.embedding_rows)
 
+    def check_keys(self, data: dict, source: str) -> None:
+        """InputError for a multi-hot list of another length than the tables, DCN keys without DCN."""
+        if len(self.multi_hot) != len(self.embedding_rows):
+            raise InputError(f"{source}: multi_hot has {len(self.multi_hot)} entries for "
+                             f"{len(self.embedding_rows)} embedding tables")
+        if self.interaction != "dcn":
+            _no_effect(source, data, _DCN_KEYS, "interaction = 'dcn'")
+
 
 Model = TransformerModel | GenericModel | CnnModel | DlrmModel
-KINDS: dict[str, type] = {"transformer": TransformerModel, "generic": GenericModel, "cnn": CnnModel,
-                          "dlrm": DlrmModel}
+for _kind, _record, _module in (("transformer", TransformerModel, "workloads.training"),
+                                ("generic", GenericModel, "workloads.generic"), ("cnn", CnnModel, "workloads.generic"),
+                                ("dlrm", DlrmModel, "workloads.generic")):
+    kinds.defer(kinds.Deferred(_kind, _record, _module, f"{_kind.upper()}_KIND"))
 _INFO_KEYS = ("name", "kind", "description", "source", "tag", "notes", "sources", "stack")
 
 # keys that only have an effect in some configurations: given elsewhere, they are input errors
@@ -332,9 +385,10 @@ def _field_specs(cls) -> dict[str, tuple[Spec, bool]]:
 def model_from_mapping(data: dict, source: str, default_name: str = "") -> Model:
     """A model from a parsed TOML mapping; `source` names the file in error messages."""
     kind = data.get("kind", "transformer")
-    if kind not in KINDS:
-        raise InputError(f"{source}: kind = {kind!r}: expected one of {', '.join(KINDS)}{did_you_mean(kind, KINDS)}")
-    cls = KINDS[kind]
+    known = kinds.names()
+    if not isinstance(kind, str) or kind not in known:
+        raise InputError(f"{source}: kind = {kind!r}: expected one of {', '.join(known)}{did_you_mean(kind, known)}")
+    cls = kinds.model_record(kind)
     declared = _field_specs(cls)
     check_known(source, data, (*_INFO_KEYS, *declared))
     values = {}
@@ -348,7 +402,7 @@ def model_from_mapping(data: dict, source: str, default_name: str = "") -> Model
                          f"{', '.join(needed)})")
     info = _info(data, source, kind, default_name, declared)
     model = cls(info=info, **values)
-    _check_consistency(model, data, source)
+    model.check_keys(data, source)
     return model
 
 
@@ -408,49 +462,6 @@ def _no_effect(source: str, data: dict, keys, condition: str) -> None:
         raise InputError(f"{source}: {', '.join(given)} has no effect here: it applies only when {condition}")
 
 
-def _check_consistency(model: Model, data: dict, source: str) -> None:
-    if isinstance(model, TransformerModel):
-        if model.attention != "mla":
-            _no_effect(source, data, _MLA_KEYS, "attention = 'mla'")
-        elif not model.kv_lora_rank:
-            raise InputError(f"{source}: attention = 'mla' needs kv_lora_rank > 0")
-        if model.attention == "mla" and "kv_heads" in data:
-            raise InputError(f"{source}: kv_heads has no effect with attention = 'mla' (keys and values come "
-                             f"from the compressed latent)")
-        if not model.is_moe:
-            _no_effect(source, data, _MOE_KEYS, "experts > 0")
-        elif model.top_k > model.experts:
-            raise InputError(f"{source}: top_k = {model.top_k} exceeds experts = {model.experts}")
-        if model.dense_layers >= model.layers and model.is_moe:
-            raise InputError(f"{source}: dense_layers = {model.dense_layers} leaves no MoE layer of {model.layers}")
-        if not model.head_dim and model.hidden % model.heads:
-            raise InputError(f"{source}: hidden = {model.hidden} is not a multiple of heads = {model.heads}; "
-                             f"give head_dim")
-        if model.attention == "mha" and model.heads % model.kv:
-            raise InputError(f"{source}: heads = {model.heads} is not a multiple of kv_heads = {model.kv}")
-        if model.mean_tokens > model.seq_len:
-            raise InputError(f"{source}: mean_tokens = {model.mean_tokens} exceeds seq_len = {model.seq_len} (the "
-                             "real tokens of a sequence are at most its length)")
-    elif isinstance(model, CnnModel):
-        if model.architecture == "resnet":
-            _no_effect(source, data, _VGG_KEYS, "architecture = 'vgg'")
-            if not model.blocks:
-                raise InputError(f"{source}: a resnet needs blocks (per stage, e.g. [3, 4, 6, 3])")
-        else:
-            _no_effect(source, data, _RESNET_KEYS, "architecture = 'resnet'")
-            if not any(model.channels):
-                raise InputError(f"{source}: a vgg needs channels (e.g. [64, 64, 0, 128, ...])")
-        if model.image_size >> (len(model.blocks) + 1 if model.architecture == "resnet"
-                                else sum(1 for c in model.channels if c == 0)) < 1:
-            raise InputError(f"{source}: image_size = {model.image_size} is pooled to nothing by the network")
-    elif isinstance(model, DlrmModel):
-        if len(model.multi_hot) != len(model.embedding_rows):
-            raise InputError(f"{source}: multi_hot has {len(model.multi_hot)} entries for "
-                             f"{len(model.embedding_rows)} embedding tables")
-        if model.interaction != "dcn":
-            _no_effect(source, data, _DCN_KEYS, "interaction = 'dcn'")
-
-
 def model_label(model) -> str:
     """How an error names a model: a zoo model by its name, a model from a file by its name and the file (whose
     numbers the error is about): 'mine (runs/mine.toml)'."""
@@ -498,7 +509,7 @@ def load_model(name_or_path) -> Model:
 
 def model_specs(kind: str = "transformer") -> dict[str, Spec]:
     """Key → declaration of a model kind (for help texts and listings)."""
-    return specs(KINDS[kind])
+    return specs(kinds.model_record(kind))
 
 
 # --- SiP-ML's own workloads -----------------------------------------------------------------------------------

@@ -22,6 +22,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -35,13 +36,12 @@ from fabric.estimate import (FabricEstimate, distinct_points, joined_points, ove
                              pricing_view, take_points)
 from fabric.evaluate import evaluate_fabric
 from fabric.registry import get_kind
-from workloads.generic import dlrm_breakdown, generic_breakdown, split_strategies
+from workloads import kinds
 from workloads.gpus import Gpu, shipped_gpus
-from workloads.models import DlrmModel, Model, TransformerModel
-from workloads.stacks import DEFAULT_DATA_PARALLEL_STACK, DEFAULT_STACK, Stack, get_stack
+from workloads.models import Model, TransformerModel
+from workloads.stacks import Stack, get_stack
 from workloads.strategy import transformer_strategies
-from workloads.training import (Breakdown, plan_breakdown, precision_for, transformer_floor, transformer_breakdown,
-                                transformer_plan)
+from workloads.training import (Breakdown, plan_breakdown, precision_for, transformer_floor, transformer_plan)
 
 EPOCH = "Epoch AI (Cottier et al. 2024; costs-power.md)"
 
@@ -158,9 +158,10 @@ class Result:
         return {"time_s": seconds, "energy_kwh": energy_kwh, "run_cost_usd": hardware + electricity}
 
 
-def gpu_of(design: ClusterDesign) -> Gpu:
-    """The workload GPU whose catalog entry is the design's `[fabric] gpu`."""
-    gpus = shipped_gpus()
+def gpu_of(design: ClusterDesign, gpus: Mapping[str, Gpu] | None = None) -> Gpu:
+    """The workload GPU whose catalog entry is the design's `[fabric] gpu`, among `gpus` (the shipped ones, or
+    those `workloads.gpus.load_gpus` read with a user's GPU files)."""
+    gpus = shipped_gpus() if gpus is None else gpus
     for gpu in gpus.values():
         if gpu.catalog_key == design.fabric.gpu:
             return gpu
@@ -171,8 +172,7 @@ def gpu_of(design: ClusterDesign) -> Gpu:
 def stack_for(model: Model, fixed: dict | None = None, stack: Stack | str | None = None) -> Stack:
     """The stack a run uses: `stack=` among the fixed strategy keys, else `stack`, else the model file's, else the
     default for the model's kind."""
-    chosen = (fixed or {}).get("stack") or stack or model.info.stack or (
-        DEFAULT_STACK if isinstance(model, TransformerModel) else DEFAULT_DATA_PARALLEL_STACK)
+    chosen = (fixed or {}).get("stack") or stack or model.info.stack or kinds.of(model).default_stack
     return chosen if isinstance(chosen, Stack) else get_stack(chosen)
 
 
@@ -198,21 +198,9 @@ def precision_refusal(gpu: Gpu, stack: Stack, precision: str) -> str:
 def breakdown(model: Model, gpu: Gpu, est: FabricEstimate, batch: int, fixed: dict | None = None, *,
               stack: Stack | None = None, gradient_bytes: float | None = None):
     """(strategies, breakdown) of every valid strategy of `model` on the job's GPUs of `est` under its stack."""
-    n = est.job_gpus
     stack = stack_for(model, fixed, stack)
-    precision = precision_of(gpu, stack, fixed)
-    compute, training = stack.compute_for(gpu), stack.training
-    per_candidate = _per_candidate(fixed)
-    if isinstance(model, TransformerModel):
-        st = transformer_strategies(model, n, batch, per_candidate, stack)
-        return st, transformer_breakdown(model, gpu, est, batch, st, compute=compute, training=training,
-                                         precision=precision)
-    if isinstance(model, DlrmModel):
-        st = split_strategies(n, batch, {"dp": n, **per_candidate})
-        return st, dlrm_breakdown(model, gpu, est, batch, st, compute=compute, training=training)
-    st = split_strategies(n, batch, per_candidate)
-    return st, generic_breakdown(model, gpu, est, batch, st, gradient_bytes=gradient_bytes, compute=compute,
-                                 training=training)
+    return kinds.of(model).breakdown(model, gpu, est, batch, _per_candidate(fixed), stack=stack,
+                                     precision=precision_of(gpu, stack, fixed), gradient_bytes=gradient_bytes)
 
 
 def _per_candidate(fixed: dict | None) -> dict:
@@ -220,10 +208,10 @@ def _per_candidate(fixed: dict | None) -> dict:
     return {k: v for k, v in (fixed or {}).items() if k not in ("stack", "precision")}
 
 
-def _settings(model: Model, design: ClusterDesign, fixed: dict | None, stack) -> tuple:
+def _settings(model: Model, design: ClusterDesign, fixed: dict | None, stack, gpus) -> tuple:
     """(GPU, stack, precision, the fixed per-candidate keys as sorted items) a search of `model` on `design` runs
     under."""
-    gpu = gpu_of(design)
+    gpu = gpu_of(design, gpus)
     stack = stack_for(model, fixed, stack)
     return gpu, stack, precision_of(gpu, stack, fixed), tuple(sorted(_per_candidate(fixed).items()))
 
@@ -231,18 +219,18 @@ def _settings(model: Model, design: ClusterDesign, fixed: dict | None, stack) ->
 def evaluate_model(model: Model, design: ClusterDesign, name: str, batch: int, fixed: dict | None = None, *,
                    catalog: Catalog | None = None, top: int = 5, stack: Stack | str | None = None,
                    gradient_bytes: float | None = None, estimate: FabricEstimate | None = None,
-                   cost: CostSummary | None = None) -> Result:
+                   cost: CostSummary | None = None, gpus: Mapping[str, Gpu] | None = None) -> Result:
     """Search every strategy of `model` on `design` at global batch `batch` (sequences or samples) and keep the
     `top` fastest that fit. InfeasibleDesign when the fabric does not work (its violations named) or no strategy
     fits in memory. The search sees the fabric through `fabric.estimate.pricing_view`, and the last searches are
     kept by it: designs that differ only where pricing does not look (a sweep's link margins) search once.
     `estimate` and `cost`: the design's fabric and its priced bill when the caller has them
-    (`workloads.evaluation.Evaluation` hands them over)."""
+    (`workloads.evaluation.Evaluation` hands them over); `gpus` the GPUs to find the design's among (`gpu_of`)."""
     est = estimate or evaluate_fabric(design)
     if not est.feasible:
         raise InfeasibleDesign(f"the {est.kind} fabric is infeasible ("
                                + "; ".join(f"{v.name}: {v.message}" for v in est.violations) + ")")
-    gpu, stack, precision, found, est = _searched(model, design, est, batch, fixed, top, stack, gradient_bytes)
+    gpu, stack, precision, found, est = _searched(model, design, est, batch, fixed, top, stack, gradient_bytes, gpus)
     if isinstance(found, str):
         raise InfeasibleDesign(found)
     return _result(model, name, est, gpu, batch, found, stack, precision,
@@ -251,7 +239,8 @@ def evaluate_model(model: Model, design: ClusterDesign, name: str, batch: int, f
 
 def evaluate_model_points(model: Model, design: ClusterDesign, estimate: FabricEstimate, where, name: str,
                           batch: int, cost: CostSummary, fixed: dict | None = None, *,
-                          stack: Stack | str | None = None) -> tuple[Result, np.ndarray]:
+                          stack: Stack | str | None = None,
+                          gpus: Mapping[str, Gpu] | None = None) -> tuple[Result, np.ndarray]:
     """`evaluate_model` at the points `where` (a mask) of a grid of `design`'s fabric: `estimate`'s figures arrays
     over the grid (`fabric.kind.FabricKind.floor_estimate`), each point of `where` feasible, `cost` the points'
     priced bills (arrays). The points are searched as batches (`fabric.estimate.over_points`), those that price
@@ -262,7 +251,7 @@ def evaluate_model_points(model: Model, design: ClusterDesign, estimate: FabricE
     where = np.asarray(where, dtype=bool)
     view = over_points(estimate, where.shape, where)
     first, inverse = distinct_points(view)  # points that price alike are searched once
-    gpu, stack, precision, fixed_items = _settings(model, design, fixed, stack)
+    gpu, stack, precision, fixed_items = _settings(model, design, fixed, stack, gpus)
     found, reasons = _fastest_at_points(model, gpu, take_points(view, first), batch, fixed_items, stack, precision)
     on_grid = np.full(where.shape, -1)
     on_grid[where] = inverse
@@ -271,10 +260,10 @@ def evaluate_model_points(model: Model, design: ClusterDesign, estimate: FabricE
     return _result(model, name, estimate, gpu, batch, _taken(found, on_grid), stack, precision, cost), errors
 
 
-def _searched(model, design, est, batch, fixed, top, stack, gradient_bytes):
+def _searched(model, design, est, batch, fixed, top, stack, gradient_bytes, gpus):
     """(gpu, stack, precision, found, the estimate it was found on): the search on each way the fabric can run
     the job, the fastest kept (the first of equals)."""
-    gpu, stack, precision, fixed_items = _settings(model, design, fixed, stack)
+    gpu, stack, precision, fixed_items = _settings(model, design, fixed, stack, gpus)
     # a fabric that can run a job several ways (SiP-Ring's wavelength allocations) runs it the fastest one
     options = get_kind(est.kind).alternatives(est)
     best, found = _search(model, gpu, tuple(pricing_view(o) for o in options), batch, fixed_items, top, stack,
@@ -284,8 +273,8 @@ def _searched(model, design, est, batch, fixed, top, stack, gradient_bytes):
 
 def _result(model, name, est, gpu, batch, found, stack, precision, cost) -> Result:
     n = est.job_gpus
-    unit, per_iteration = ("tokens/s", batch * model.tokens) if isinstance(model, TransformerModel) \
-        else ("samples/s", batch)
+    kind = kinds.of(model)
+    unit, per_iteration = kind.throughput_unit, kind.per_iteration(model, batch)
     best = found.top[0]
     peak = gpu.peak_flops(precision_for(gpu))
     per_gpu = n * best.iteration_s
@@ -368,7 +357,7 @@ def _fastest_at_points(model, gpu, view, batch, fixed_items, stack, precision) -
     then the others only for what is as fast at each point (a ceiling: what is slower cannot be the fastest); the
     other models' point by point (through `_search`'s memory)."""
     options = get_kind(view.kind).alternatives(view)
-    if isinstance(model, TransformerModel):
+    if kinds.of(model).batched:
         alike: dict[bool, list[int]] = {}
         for k, o in enumerate(options):
             alike.setdefault(_configured_once(o), []).append(k)
@@ -408,8 +397,8 @@ def _search(model: Model, gpu: Gpu, views: tuple, batch: int, fixed_items: tuple
             precision: str, gradient_bytes: float | None) -> tuple[int, _Found | str]:
     """The strategy search on the pricing views `views` (the ways a fabric can run the job), one point each:
     (the fastest way, the first of equals; the `top` fastest candidates that fit there, or why none does). A
-    transformer's ways are searched at once, each only as far as it could still be the fastest."""
-    if isinstance(model, TransformerModel):
+    batched kind's ways (a transformer's) are searched at once, each only as far as it could still be the fastest."""
+    if kinds.of(model).batched:
         found = _bounded_search(model, gpu, _one_batch(views), batch, fixed_items, top, stack, precision,
                                 ways=len(views) > 1)
     else:
@@ -662,7 +651,7 @@ def baseline_training(point, model: Model, batch: int, fixed: dict | None = None
     fixed = dict(fixed or {})
     dropped: dict[str, str] = {}
     if "precision" in fixed:
-        why = precision_refusal(gpu_of(point.cluster), stack_for(model, fixed), fixed["precision"])
+        why = precision_refusal(gpu_of(point.cluster, point.gpus), stack_for(model, fixed), fixed["precision"])
         if why:
             dropped[f"precision={fixed.pop('precision')}"] = why
     per_candidate = _per_candidate(fixed)

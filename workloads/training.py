@@ -44,6 +44,7 @@ from fabric.evaluate import mix_pricing
 from fabric.kind import Collective, group_arrays
 from workloads.compute import distinct_layers, edge_times, layer_times, optimizer_step_s, shard_copy_s
 from workloads.gpus import Gpu
+from workloads.kinds import WorkloadKind
 from workloads.memory import (embedding_activation_bytes, first_stage_activation_bytes,
                               model_activation_bytes_per_layer,
                               model_state_bytes)
@@ -51,10 +52,11 @@ from workloads.models import TransformerModel
 from workloads.moe import all_to_all_bytes_per_token
 from workloads.pipeline import bubble_fraction, stage_layers
 from workloads.settings import DEFAULT_SETTINGS, DEFAULT_TRAINING, ComputeSettings, TrainingSettings
+from workloads.stacks import DEFAULT_STACK
 from workloads.strategy import Strategies
-from workloads.transformer import (kv_width, layer_weights, parameters_per_gpu, pipeline_message_bytes,
-                                   tensor_parallel_collectives_per_layer, tensor_parallel_message_bytes,
-                                   training_flops_per_token)
+from workloads.transformer import (kv_width, layer_weights, parameter_count, parameters_per_gpu,
+                                   pipeline_message_bytes, tensor_parallel_collectives_per_layer,
+                                   tensor_parallel_message_bytes, training_flops_per_token)
 
 
 
@@ -552,3 +554,22 @@ def _plan_memory(model, gpu, st, configs, inverse, compute, training, rerun, n_f
                    + embedding_activation_bytes(model.tokens / c, st.microbatch, model.hidden, model.vocab, tp=st.tp,
                                                 pp=st.pp))
     return model_state_bytes(stage_params, grad_group, st.zero, grad_bytes=training.grad_reduce_bytes) + activations
+
+
+# --- the transformer workload kind (workloads.kinds) ---------------------------------------------------------------
+def _kind_breakdown(model: TransformerModel, gpu: Gpu, est: FabricEstimate, batch: int, per_candidate: dict, *,
+                    stack, precision: str, gradient_bytes=None) -> tuple:
+    """Every valid strategy of `model` on the job's GPUs of `est` under `stack`, and their breakdown."""
+    from workloads.strategy import transformer_strategies
+
+    st = transformer_strategies(model, est.job_gpus, batch, per_candidate, stack)
+    return st, transformer_breakdown(model, gpu, est, batch, st, compute=stack.compute_for(gpu),
+                                     training=stack.training, precision=precision)
+
+
+TRANSFORMER_KIND = WorkloadKind(
+    name="transformer", model=TransformerModel, default_stack=DEFAULT_STACK, unit="tokens",
+    per_iteration=lambda model, batch: batch * model.tokens, breakdown=_kind_breakdown, default_amount=300e9,
+    amount_source="GPT-3's 300B tokens (Brown et al. 2020)", parameters=parameter_count,  # all experts of an MoE
+    shape=lambda m: f"l {m.layers}, h {m.hidden}, a {m.heads}, s {m.seq_len}" + (
+        f", {m.experts} experts top-{m.top_k}" if m.is_moe else ""), batched=True)

@@ -120,3 +120,55 @@ def test_speedup_runs_each_sip_ring_job_its_fastest_allocation_and_says_which(ca
     assert len(set(fixed.values())) == 3  # the three ways price the job differently
     code, out, _ = run(capsys, "speedup", "sip-ring", "dgx-a100", "-m", "gpt2-355m")
     assert f"sip-ring: wavelengths {best} (" in out and "dgx-a100: wavelengths" not in out
+
+
+def test_a_link_sweep_trains_a_cnn_on_sip_ring_at_each_point(capsys):
+    """A SiP-Ring point's evaluation keeps one figure (the amplified ring's Q) as a 0-d array; a CNN's search,
+    keyed on each point's pricing view, was an internal error (exit 70) on any sweep of a [link] key."""
+    code, out, err = run(capsys, "sweep", "sip-ring", "--vary", "link.data_rate=20Gbit/s,25Gbit/s", "--model",
+                         "resnet-50", "--workers", "1", "-f", "json")
+    assert code == 0, err
+    slow, default = [json.loads(line) for line in out.splitlines()]
+    code, out, err = run(capsys, "speedup", "sip-ring", "--model", "resnet-50", "-f", "json")
+    assert code == 0, err
+    assert default["iteration_s [s]"] == pytest.approx(json.loads(out)["rows"][0]["iteration_s"], rel=1e-12)
+    assert slow["training_feasible"] and slow["iteration_s [s]"] >= default["iteration_s [s]"]
+
+
+def _user_gpu(tmp_path, peak_bf16: str):
+    """A catalog entry and a GPU file for an H100 at another price and (as a user measured it) another peak."""
+    from workloads.gpus import default_gpus_path
+
+    text = default_gpus_path().read_text()
+    block = text[text.index("[h100_sxm5]"):text.index("[h200_sxm]")].replace("[h100_sxm5", "[my_h100")
+    block = block.replace('catalog = "gpu.h100_sxm5"', 'catalog = "gpu.my_h100"')
+    block = block.replace('bf16 = "989 TFLOP/s"', f'bf16 = "{peak_bf16}"', 1)
+    (tmp_path / "gpus.toml").write_text(block)
+    (tmp_path / "catalog.toml").write_text(
+        '[gpu.my_h100]\ndescription = "H100 SXM5 at a quoted price"\nunit = "GPU"\nrole = "compute"\n'
+        'price_low = "18000 USD"\nprice_typical = "20000 USD"\nprice_high = "22000 USD"\npower = "700 W"\n'
+        'source = "a quote"\ndate = "2026"\ntag = "[assumed]"\n')
+    return ["--gpu-file", str(tmp_path / "gpus.toml"), "--catalog", str(tmp_path / "catalog.toml"),
+            "--set", "fabric.gpu=gpu.my_h100"]
+
+
+def test_speedup_runs_a_users_gpu_file_priced_from_a_users_catalog(capsys, tmp_path):
+    args = ["speedup", "sip-ring", "--model", "gpt2-355m", "--baseline", "fattree-200", "-f", "json"]
+    code, out, err = run(capsys, *args, "--set", "fabric.gpu=gpu.h100_sxm5")
+    assert code == 0, err
+    [shipped] = json.loads(out)["rows"]
+    code, out, err = run(capsys, *args, *_user_gpu(tmp_path, "989 TFLOP/s"))
+    assert code == 0, err
+    [same] = json.loads(out)["rows"]
+    assert same["gpu"] == "my_h100" and same["baselines"]["fattree-200"]["gpu"] == "my_h100"
+    assert same["iteration_s"] == pytest.approx(shipped["iteration_s"], rel=1e-12)  # the same chip, priced lower
+    assert same["cluster_cost_usd"] == pytest.approx(shipped["cluster_cost_usd"] - 1024 * (28125 - 20000))
+    code, out, err = run(capsys, *args, *_user_gpu(tmp_path, "1200 TFLOP/s"))
+    assert code == 0, err
+    assert json.loads(out)["rows"][0]["mfu"] < same["mfu"]  # its own peak: MFU divides by it
+
+
+def test_a_gpu_file_naming_a_catalog_entry_nobody_has_is_refused(capsys, tmp_path):
+    args = _user_gpu(tmp_path, "989 TFLOP/s")
+    code, _, err = run(capsys, "speedup", "sip-ring", *args[:2], "--set", "fabric.gpu=gpu.my_h100")
+    assert code == 2 and "gpu.my_h100" in err
