@@ -21,7 +21,7 @@ from reference import announce, ratio  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from photonics.design import LinkDesign  # noqa: E402
+from photonics.link_design import LinkDesign  # noqa: E402
 from photonics.link_grid import evaluate_grid, product_grid  # noqa: E402
 from photonics.resolve import resolve  # noqa: E402
 

@@ -26,7 +26,7 @@ def one(name: str, gpus: int) -> None:
 
     from fabric.evaluate import evaluate_fabric, job_collectives
     from fabric.traffic import pair_bandwidth, pattern_flows
-    from sipml.design import load_design
+    from sipml.design_files import load_design
 
     design = load_design(name, [f"fabric.gpus={gpus}", *(s.format(gpus=gpus) for s in CASES[name])])
     t0 = time.perf_counter()

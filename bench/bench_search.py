@@ -34,7 +34,7 @@ from reference import announce  # noqa: E402
 
 from fabric.catalog import load_catalog  # noqa: E402
 from fabric.evaluate import evaluate_fabric  # noqa: E402
-from sipml.design import load_design  # noqa: E402
+from sipml.design_files import load_design  # noqa: E402
 from workloads import speedup, strategy  # noqa: E402
 from workloads.models import load_model  # noqa: E402
 from workloads.speedup import evaluate_model  # noqa: E402

@@ -19,7 +19,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from reference import announce, ratio
 
-from sipml.design import ALL_SECTIONS
+from sipml.design_files import ALL_SECTIONS
 from sipml.sweep_grid import link_table
 from sipml.sweep_points import evaluate_chunk
 from sipml.sweeps import grid_points, parse_axis
@@ -55,7 +55,7 @@ def main() -> None:
 
 def _forget() -> None:
     """Drop what the searches keep (their results and the fabric-free plans) and what the design reader keeps."""
-    from sipml import design
+    from sipml import design_files as design
     from workloads import speedup, strategy, training
 
     design._FOUND.clear()

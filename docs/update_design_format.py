@@ -3,7 +3,7 @@
 from pathlib import Path
 
 from sipml.render import render
-from sipml.reports import fields_report
+from sipml.design_reports import fields_report
 
 DOC = Path(__file__).with_name("design-format.md")
 MARK = "### Design-file fields"

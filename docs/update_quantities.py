@@ -3,7 +3,7 @@
 from pathlib import Path
 
 from sipml.render import render
-from sipml.reports import quantities_report
+from sipml.design_reports import quantities_report
 
 DOC = Path(__file__).with_name("quantities.md")
 HEAD = """# Reported quantities

@@ -14,10 +14,10 @@ import numpy as np
 from core.errors import InputError
 from fabric.bom import BomLine, BomResult, Range, roll_up, share
 from fabric.catalog import Catalog
-from fabric.design import ClusterDesign
+from fabric.cluster_design import ClusterDesign
 from fabric.estimate import FabricEstimate
 from fabric.optical_io import laser_lines_per_gpu
-from photonics.design import LinkDesign
+from photonics.link_design import LinkDesign
 
 CHIPLET = "sip.optical_io_chiplet"
 LASER = "laser.comb_line"
@@ -26,7 +26,7 @@ LASER = "laser.comb_line"
 def link_priced_catalog(catalog: Catalog, io: LinkDesign, link) -> Catalog:
     """The catalog with the chiplet's power (modulator/driver + receiver + tuning over the chiplets) and one laser
     line's (the laser wall-plug over the lines) from the link model: `link`'s `power_w` by part (a
-    `photonics.records.LinkEstimate`, or `FabricInputs` over a grid), `io` the GPU's optical I/O (a design, or its
+    `photonics.link_records.LinkEstimate`, or `FabricInputs` over a grid), `io` the GPU's optical I/O (a design, or its
     sections with arrays in place)."""
     power_w, capacity = link.power_w, link.capacity_bps
     chiplet_w = (power_w["modulator"] + power_w["receiver"] + power_w["tuning"]) / io.package.chiplets

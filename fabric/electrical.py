@@ -45,14 +45,14 @@ from core.errors import InputError
 from core.fields import MIN_EFFICIENCY, Section, non_negative, param, positive, when, when_above
 from fabric import collectives as col
 from fabric.bom import BomLine
-from fabric.design import (MAX_DB, MAX_FIBER_M, MAX_LATENCY_S, MAX_RATE_BPS, MAX_SERVER_GPUS, MAX_SWITCH_RADIX,
+from fabric.cluster_design import (MAX_DB, MAX_FIBER_M, MAX_LATENCY_S, MAX_RATE_BPS, MAX_SERVER_GPUS, MAX_SWITCH_RADIX,
                            MAX_TRANSCEIVER_PORTS, MIN_RATE_BPS, NCCL, ClusterDesign)
 from fabric.estimate import FabricEstimate
 from fabric.fattree import fat_tree, leaf_ports, min_fat_tree_tiers, pod_fat_tree
 from fabric.kind import (BITS_PER_BYTE, CollectiveTime, FabricKind, bytes_sent_per_rank, divides, fastest,
                          pick_index, proportional)
 from photonics.host_serdes import HostChannel, SerdesClass, host_channel, trace_loss_db
-from photonics.records import Violation
+from photonics.link_records import Violation
 
 _EFFICIENCY_SOURCE = ("NVIDIA/nccl issue 1054 (S. Jeaugey, NCCL maintainer): 'the app-level bandwidth is 80 % of "
                       "the peak bandwidth' for NVLink [verbatim]")

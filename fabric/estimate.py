@@ -9,7 +9,7 @@ import numpy as np
 
 from core.distinct import distinct_columns
 from fabric.bom import BomLine
-from fabric.design import ClusterDesign
+from fabric.cluster_design import ClusterDesign
 from photonics.link import LinkEstimate, Violation
 
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from core.errors import InputError
-from fabric.design import ClusterDesign
+from fabric.cluster_design import ClusterDesign
 from fabric.estimate import FabricEstimate
 from fabric.kind import OPS, Collective, CollectiveTime, MixPricing
 from fabric.registry import get_kind
-from photonics.design import LinkDesign
+from photonics.link_design import LinkDesign
 
 
 def evaluate_fabric(design: ClusterDesign, link=None) -> FabricEstimate:

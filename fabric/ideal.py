@@ -19,7 +19,7 @@ import numpy as np
 
 from core.fields import Section, non_negative, positive
 from core.formulas import Formula, Terms
-from fabric.design import MAX_LATENCY_S, MAX_RATE_BPS, MIN_RATE_BPS, SIPML, ClusterDesign
+from fabric.cluster_design import MAX_LATENCY_S, MAX_RATE_BPS, MIN_RATE_BPS, SIPML, ClusterDesign
 from fabric.estimate import FabricEstimate
 from fabric.collectives import pipelined_s
 from fabric.formulas import every_peer_degree, packet_switched_useful, switch_bisection

@@ -174,7 +174,7 @@ class FabricKind:
     `pricer`'s seconds alone (all a strategy search reads; faster where naming the schedules costs); `variants(est)` → the estimates of each way it can run a job,
     for the workload to pick the fastest; `grid_floor(design)` → None, or a function `(sections, inputs)` → (the
     kind's floor record, the points its estimate refuses) over a grid of the design's link
-    (`photonics.shared.sections` with arrays in place, `photonics.records.FabricInputs` of arrays): the figures its
+    (`photonics.common_stages.sections` with arrays in place, `photonics.link_records.FabricInputs` of arrays): the figures its
     estimate reports, for a sweep to read at once, and `floor_estimate(design, sections, floor, inputs)` → the
     estimate's figures built on that floor (arrays over the grid: what a sweep prices collectives on,
     `fabric.estimate.over_points`).

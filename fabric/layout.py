@@ -39,7 +39,7 @@ def parse_groups(spec: str, what: str = "groups") -> dict[str, int]:
     return sizes
 
 
-MAX_GROUP_SIZE = 1 << 20  # a group spans at most the largest cluster (fabric.design.MAX_GPUS)
+MAX_GROUP_SIZE = 1 << 20  # a group spans at most the largest cluster (fabric.cluster_design.MAX_GPUS)
 
 
 def parallel_groups(job_gpus: int, *, tp: int = 1, dp: int | None = None, pp: int = 1, ep: int = 1) -> list[Group]:

@@ -53,14 +53,14 @@ from core.formulas import Formula, Terms
 from fabric import collectives as col
 from fabric.bom import BomLine
 from fabric.circuits import Schedule, with_wait
-from fabric.design import MAX_DB, MAX_LATENCY_S, NCCL, ClusterDesign
+from fabric.cluster_design import MAX_DB, MAX_LATENCY_S, NCCL, ClusterDesign
 from fabric.estimate import FabricEstimate
 from fabric.kind import BITS_PER_BYTE, CollectiveTime, FabricKind, bytes_sent_per_rank, divides
 from fabric.optical_io import fiber_delay_s, optical_io_bom
 from photonics import link
 from photonics.link import LinkEstimate, Violation
 from photonics.fieldspecs import declare
-from photonics.shared import sections
+from photonics.common_stages import sections
 
 TPU = "fabrics-2026.md K21 (TPU v4: 4×4×4 cubes, 48 Palomar OCS of 136 ports)"
 SHAPE = re.compile(r"^(\d{1,5})[xX×](\d{1,5})[xX×](\d{1,5})$")

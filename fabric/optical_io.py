@@ -8,7 +8,7 @@ import numpy as np
 
 from fabric.bom import BomLine
 from photonics.constants import FIBER_GROUP_INDEX, SPEED_OF_LIGHT_M_PER_S
-from photonics.design import LinkDesign
+from photonics.link_design import LinkDesign
 from photonics.laser import lit_lines
 
 CHIPLET_LATENCY_S = 5e-9  # per optical I/O chiplet crossed (Ayar Labs optical I/O chiplet page, ~5 ns [verbatim])
@@ -21,7 +21,7 @@ def fiber_delay_s(length_m):
 
 def laser_sources(link: LinkDesign):
     """Laser sources per GPU: one per `fibers_per_source` transmit fibers. `link`: a design, or its sections with
-    arrays in place (`photonics.shared.sections`, as attributes) for a grid of design points."""
+    arrays in place (`photonics.common_stages.sections`, as attributes) for a grid of design points."""
     return -(-link.link.fibers_per_direction // link.laser.fibers_per_source)
 
 

@@ -1,6 +1,6 @@
 """One registry of fabric kinds: adding a kind is one `register` call; [fabric] kind then accepts its name and the
-design files its section (`sipml.design` reads the sections from here at every load). The built-in four
-(`fabric.design.KINDS`) are registered when the `fabric` package is imported (`fabric.shipped`), each by what the
+design files its section (`sipml.design_files` reads the sections from here at every load). The built-in four
+(`fabric.cluster_design.KINDS`) are registered when the `fabric` package is imported (`fabric.shipped`), each by what the
 design reader asks of every kind (`Deferred`: its name, its section's name, whether it is optical) and imported on
 first use: a command on a SiP-Ring design does not import the electrical fabrics' models."""
 

@@ -1,5 +1,5 @@
 """The built-in fabric kinds, registered in `fabric.registry`: SiP-Ring, SiP-OCS, the OCS torus, the electrical
-fabrics and the ideal one (`fabric.design.KINDS`, in that order), each imported when first used."""
+fabrics and the ideal one (`fabric.cluster_design.KINDS`, in that order), each imported when first used."""
 
 from __future__ import annotations
 

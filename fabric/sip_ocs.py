@@ -39,14 +39,14 @@ from core.fields import Section, non_negative, param
 from fabric import collectives as col
 from fabric.bom import BomLine
 from fabric.circuits import Schedule, with_wait
-from fabric.design import MAX_CHANNELS, MAX_GPUS, MAX_LATENCY_S, NCCL, SIPML, ClusterDesign
+from fabric.cluster_design import MAX_CHANNELS, MAX_GPUS, MAX_LATENCY_S, NCCL, SIPML, ClusterDesign
 from fabric.estimate import FabricEstimate, Floor
 from fabric.fattree import fat_tree, fat_tree_max_endpoints, min_fat_tree_tiers
 from fabric.kind import BITS_PER_BYTE, CollectiveTime, FabricKind, bytes_sent_per_rank, fastest, pick
 from fabric.optical_io import CHIPLET_LATENCY_S, fiber_delay_s, optical_io_bom
 from photonics import link
 from photonics.link import FabricInputs, LinkEstimate, Violation
-from photonics.shared import sections
+from photonics.common_stages import sections
 
 MULTI_SHOT_PERIOD = 5.0  # reconfigure every 5 × the reconfiguration time [sim]
 
@@ -189,7 +189,7 @@ class OcsFloor(Floor):
 
 def ocs_floor(design: ClusterDesign, s: dict, link: FabricInputs) -> OcsFloor:
     """The switch fabric built on `link` (what the fabric reads of it), `s` the link's sections
-    (`photonics.shared.sections`): numbers for one design point, or arrays over a grid of its link's fields."""
+    (`photonics.common_stages.sections`): numbers for one design point, or arrays over a grid of its link's fields."""
     fab, ocs, lk = design.fabric, design.topology, s["link"]
     network = switch_network(ocs.topology, fab.gpus, ocs.radix)
     pods, pod_size = 1, fab.gpus

@@ -43,14 +43,14 @@ from core.fields import Section, all_of, non_negative, param, positive, when, wh
 from fabric import collectives as col
 from fabric.bom import BomLine
 from fabric.circuits import Schedule, with_wait
-from fabric.design import MAX_DB, MAX_GPUS, MAX_LATENCY_S, NCCL, SIPML, ClusterDesign
+from fabric.cluster_design import MAX_DB, MAX_GPUS, MAX_LATENCY_S, NCCL, SIPML, ClusterDesign
 from fabric.estimate import FabricEstimate, Floor
 from fabric.kind import (BITS_PER_BYTE, CollectiveTime, FabricKind, bytes_sent_per_rank, fastest, pick,
                          proportional)
 from fabric.optical_io import CHIPLET_LATENCY_S, fiber_delay_s, optical_io_bom
 from photonics import amplifier, budget, link, microring, receiver
 from photonics.link import FabricInputs, LinkEstimate, Violation
-from photonics.shared import sections
+from photonics.common_stages import sections
 from core.units import db_to_lin, dbm_to_w
 
 _AMPLIFIED = when_above("sip_ring", "amplifier_every", 0)  # the amplifier keys matter only with amplifiers
@@ -152,7 +152,7 @@ class RingFloor(Floor):
 
 def ring_floor(design: ClusterDesign, s: dict, link: FabricInputs) -> RingFloor:
     """The ring's figures built on `link` (what the fabric reads of it), `s` the link's sections
-    (`photonics.shared.sections`): numbers for one design point, or arrays over a grid of its link's fields."""
+    (`photonics.common_stages.sections`): numbers for one design point, or arrays over a grid of its link's fields."""
     fab, ring, lk = design.fabric, design.topology, s["link"]
     every = ring.amplifier_every
     unamplified = unamplified_reach_hops(link)

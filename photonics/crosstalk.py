@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 
-from photonics.grid import offset_detuning_hz, worst_victim_sum_by_count
+from photonics.channel_grid import offset_detuning_hz, worst_victim_sum_by_count
 
 
 def aggressor_leakage(detuning_hz, fwhm_hz, rate_bps, phase=None):
@@ -97,7 +97,7 @@ def leakage_weight(q_ber, er_lin, eye_scale=1.0):
 def worst_channel_leakage_by_count(max_channels: int, spacing_hz, fwhm_hz, rate_bps, fsr_hz):
     """ΣX of the worst victim for every grid size n = 1..max_channels (element n−1): in a grid of n equally
     spaced channels, victim i sees aggressors at k·spacing for k = −i..n−1−i, k ≠ 0, each folded by the ring's
-    FSR (E6 summed over the grid, `photonics.grid`). Array arguments (a grid of design points) add leading axes."""
+    FSR (E6 summed over the grid, `photonics.channel_grid`). Array arguments (a grid of design points) add leading axes."""
     return worst_channel_leakage_at(offset_detuning_hz(max_channels, spacing_hz, fsr_hz), fwhm_hz, rate_bps)
 
 

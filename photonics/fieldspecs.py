@@ -97,7 +97,7 @@ class DbPerHzSpec(Spec):
         return f"{number:g} dB/Hz"
 
 
-SOURCE_WORD = "source"  # a RIN left to the source type (photonics.design.SOURCE_RIN)
+SOURCE_WORD = "source"  # a RIN left to the source type (photonics.link_design.SOURCE_RIN)
 
 
 class RinSpec(DbPerHzSpec):

@@ -1,11 +1,11 @@
 """One GPU's optical I/O evaluated end to end: signal, receiver, budget, capacity, reach, tuning, energy.
 
 `evaluate(design)` checks the design across its sections (`photonics.resolve`), then composes stages that each
-return a record (`photonics.records`): the signal (modulation, FEC, target BER), the receiver's sensitivity, the
+return a record (`photonics.link_records`): the signal (modulation, FEC, target BER), the receiver's sensitivity, the
 penalties both link kinds share (extinction ratio, RIN, dispersion), the kind's own stages (`photonics.ring_wdm`,
 `photonics.point_to_point`: ledger, budget, capacity limits, tuning), the reach, the energy per bit and the
 violated constraints. Every number is traceable to a formula (E1–E38 of the project's photonics references) and a
-sourced field of `photonics.design`. Capacity is per GPU and per direction; energy per bit counts transmit and
+sourced field of `photonics.link_design`. Capacity is per GPU and per direction; energy per bit counts transmit and
 receive (as vendors quote).
 
 For the fabric floor: `fabric_inputs(est)` (what a fabric reads of the link), `pass_through_loss_db(est)` (the loss
@@ -23,14 +23,14 @@ import numpy as np
 from core.errors import InputError
 from core.fields import specs
 from core.units import format_si, w_to_dbm
-from photonics import budget, constraints, microring, receiver, ring_records, ring_wdm
-from photonics.design import MAX_FIBER_M, LinkDesign, LinkSection
+from photonics import budget, constraints, microring, receiver, ring_wdm, ring_wdm_records
+from photonics.link_design import MAX_FIBER_M, LinkDesign, LinkSection
 from photonics.loss import fiber_path, total_db
-from photonics.records import (BudgetFigures, FabricInputs, LinkEnergy, LinkEstimate, ReachFigures, ReceiverFigures,
+from photonics.link_records import (BudgetFigures, FabricInputs, LinkEnergy, LinkEstimate, ReachFigures, ReceiverFigures,
                                SignalFigures, Violation)
 from photonics.resolve import resolve
 from photonics.ring_wdm import transmit_loss_db
-from photonics.shared import dispersion_penalty_db, receiver_arrays, sections, signal_arrays
+from photonics.common_stages import dispersion_penalty_db, receiver_arrays, sections, signal_arrays
 from photonics.signal import fec_figures
 
 __all__ = ["LIMIT_TEXT", "FabricInputs", "LinkEstimate", "Violation", "evaluate", "fabric_inputs", "hop_reach",
@@ -72,9 +72,9 @@ def estimate(a) -> LinkEstimate:
                            eye_q=float(a.signal.eye_q), fec=fec_figures(d.link))
     rx = receiver_figures(d, a)
     if d.link.kind == "ring-wdm":
-        ring, power, cap = ring_records.ring_figures(a), ring_records.budget_figures(a), ring_records.capacity_figures(a)
-        tuning, package, kind_warnings = ring_records.tuning_figures(a), ring_records.package_figures(a), \
-            ring_records.warnings(a)
+        r = ring_wdm_records
+        ring, power, cap = r.ring_figures(a), r.budget_figures(a), r.capacity_figures(a)
+        tuning, package, kind_warnings = r.tuning_figures(a), r.package_figures(a), r.warnings(a)
     else:
         from photonics import point_to_point
 
@@ -225,7 +225,7 @@ def hop_pass_loss_db(d: LinkDesign, s: dict, fsr, rings):
     """Loss of passing one intermediate GPU on a fiber ring: its input and output couplers, its transmit and receive
     waveguides, the rings of that fiber at their own detunings (`ring_wdm.pass_through_rings_db`), and the next hop's
     fiber plant ([loss] connectors, splices, fiber_length and extra items describe one hop). `s`: the design's
-    sections (`photonics.shared.sections`, arrays in place over a grid), `fsr` and `rings` the ring figures."""
+    sections (`photonics.common_stages.sections`, arrays in place over a grid), `fsr` and `rings` the ring figures."""
     ls, lk = s["loss"], s["link"]
     hop = [item for item in fiber_path(d, ls) if item.key not in ("switch_passes", "mux_demux")]
     return (2 * ls.coupler + (ls.tx_waveguide_length + ls.rx_waveguide_length) * ls.waveguide_loss
@@ -234,7 +234,7 @@ def hop_pass_loss_db(d: LinkDesign, s: dict, fsr, rings):
 
 
 def fabric_inputs(est: LinkEstimate) -> FabricInputs:
-    """What a fabric reads of the link of one design point (`photonics.records.FabricInputs`)."""
+    """What a fabric reads of the link of one design point (`photonics.link_records.FabricInputs`)."""
     return FabricInputs(capacity_bps=est.capacity_bps, margin_db=est.margin_db, launch_dbm=est.launch_dbm,
                         sensitivity_dbm=est.sensitivity_dbm, penalty_db=est.budget.penalty_db,
                         ledger_db=total_db(est.ledger), system_margin_db=est.design.link.system_margin,

@@ -23,10 +23,10 @@ import numpy as np
 
 from core.labels import Labels
 from photonics import constraints
-from photonics.design import LinkDesign
+from photonics.link_design import LinkDesign
 from photonics.link import hop_pass_loss_db
 from photonics.loss import total_db
-from photonics.records import FabricInputs
+from photonics.link_records import FabricInputs
 from photonics.ring_wdm import TooLarge, ring_arrays, transmit_loss_db
 
 
@@ -101,7 +101,7 @@ def _concatenate(parts: list, axis: int):
 
 
 def fabric_inputs(a) -> FabricInputs:
-    """What a fabric reads of the link at every point of a grid (`photonics.records.FabricInputs`), from its stage
+    """What a fabric reads of the link at every point of a grid (`photonics.link_records.FabricInputs`), from its stage
     arrays: the figures `photonics.link.fabric_inputs` reads of one point's records."""
     s, ring = a.sections, a.ring
     rings = ((ring.modulator_fwhm, ring.modulator_on_resonance), (ring.fwhm, ring.on_resonance))

@@ -1,6 +1,6 @@
 """Insertion-loss ledger: named lines, each a count × a loss per item, summed in dB.
 
-Typical per-item values (the defaults of `photonics.design`) come from DSENT `Photonics.model`,
+Typical per-item values (the defaults of `photonics.link_design`) come from DSENT `Photonics.model`,
 PhoenixSim, and the datasheets listed in the field declarations. `fiber_path` is the part of the ledger every link
 kind shares: the fiber plant between the transmitter's output and the receiver's input.
 
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from photonics.design import LinkDesign
+from photonics.link_design import LinkDesign
 from photonics.fieldspecs import named_losses
 
 

@@ -22,7 +22,7 @@ import numpy as np
 
 from core.units import db_to_lin
 from photonics.constants import SPEED_OF_LIGHT_M_PER_S as C
-from photonics.grid import offset_detuning_hz, worst_victim_product_by_count, worst_victim_sum_by_count
+from photonics.channel_grid import offset_detuning_hz, worst_victim_product_by_count, worst_victim_sum_by_count
 
 
 def circumference_m(radius_m):

@@ -22,10 +22,10 @@ import numpy as np
 
 from core.units import db_to_lin, w_to_dbm
 from photonics import budget, channel, fiber, modulation
-from photonics.design import LinkDesign
+from photonics.link_design import LinkDesign
 from photonics.loss import LedgerLine, fiber_path, ndim, total_db
-from photonics.records import BudgetFigures, CapacityFigures
-from photonics.shared import (PenaltyArrays, ReceiverArrays, SignalArrays, as_number, penalty_arrays, penalty_lines,
+from photonics.link_records import BudgetFigures, CapacityFigures
+from photonics.common_stages import (PenaltyArrays, ReceiverArrays, SignalArrays, as_number, penalty_arrays, penalty_lines,
                               receiver_arrays, sections, signal_arrays, spectral_width_m)
 
 LIMITS = ("power_budget",)

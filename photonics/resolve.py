@@ -13,7 +13,7 @@ from dataclasses import replace
 from core.errors import InputError
 from core.fields import specs
 from core.units import format_si
-from photonics.design import CW_LASER_KINDS, LinkDesign
+from photonics.link_design import CW_LASER_KINDS, LinkDesign
 from photonics.fieldspecs import WavelengthSpan, to_hz
 
 SILICON_MIN_WAVELENGTH_M = 1.2e-6  # silicon absorbs below ~1.1 µm: ring-wdm links run at 1.2 µm and above

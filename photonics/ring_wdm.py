@@ -1,6 +1,6 @@
 """The ring-wdm link, stage by stage, on arrays: micro-ring modulators on CW comb or DFB lines, N wavelengths per
 fiber, drop filters at the receiver. One implementation for a design point and for a grid of them: every stage takes
-`photonics.shared.Fields` views whose numbers are floats (one point) or arrays that broadcast (a grid, one array
+`photonics.common_stages.Fields` views whose numbers are floats (one point) or arrays that broadcast (a grid, one array
 dimension per sweep axis), and every intermediate carries only the dimensions of the fields it depends on.
 `photonics.link.evaluate` reads the records of one point from `ring_arrays`; `photonics.link_grid.evaluate_grid`
 reads a grid's columns from the same arrays.
@@ -12,7 +12,7 @@ ring (E18). On-off keying turns the CW line into the data's average power (E8), 
 sensitivity are both average powers. The wavelength-count search (E10 with the rings passed and the crosstalk of
 every count) builds per-count tables once per distinct spectral point and finds each point's largest closing count.
 
-The constraints on these arrays are one table (`photonics.constraints.RING_WDM`); `photonics.ring_records` reads one
+The constraints on these arrays are one table (`photonics.constraints.RING_WDM`); `photonics.ring_wdm_records` reads one
 point's records from them.
 """
 
@@ -30,10 +30,10 @@ from core.errors import InputError
 from core.labels import Labels
 from core.units import db_to_lin, dbm_to_w, format_si, lin_to_db, w_to_dbm
 from photonics import budget, crosstalk, filtering, laser, microring, modulator, packaging, variation
-from photonics.design import LinkDesign
-from photonics.grid import offset_detuning_hz, worst_victim_sum_by_count, wrapped_detuning_hz
+from photonics.link_design import LinkDesign
+from photonics.channel_grid import offset_detuning_hz, worst_victim_sum_by_count, wrapped_detuning_hz
 from photonics.loss import LedgerLine, distributed, fiber_path, line, ndim, total_db
-from photonics.shared import (PenaltyArrays, ReceiverArrays, SignalArrays, as_number, elementwise,
+from photonics.common_stages import (PenaltyArrays, ReceiverArrays, SignalArrays, as_number, elementwise,
                               link_extinction_ratio, penalty_arrays, penalty_lines, receiver_arrays, sections,
                               signal_arrays)
 

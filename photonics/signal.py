@@ -4,8 +4,8 @@ reach (E22, E27)."""
 from __future__ import annotations
 
 from photonics import fec, modulation
-from photonics.design import LinkSection
-from photonics.records import FecFigures, SignalFigures
+from photonics.link_design import LinkSection
+from photonics.link_records import FecFigures, SignalFigures
 
 
 def fec_figures(lk: LinkSection) -> FecFigures:

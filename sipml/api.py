@@ -142,10 +142,10 @@ def _override_text(target, value) -> str:
 def load_design(design: str | Path | None = None, changes: Mapping[str, object] | None = None):
     """The design `design` (a TOML file, a built-in name, or None for the built-in ``sip-ring``) with `changes`
     ({"section.key": value}) applied exactly as ``--set`` applies them: every key checked, a key without effect
-    refused. Returns a `fabric.design.ClusterDesign`."""
+    refused. Returns a `fabric.cluster_design.ClusterDesign`."""
     import os
 
-    from sipml.design import load_design as load
+    from sipml.design_files import load_design as load
 
     if design is not None and not isinstance(design, (str, os.PathLike)):
         raise _bad("design", design, "a file name, a built-in design's name or None")
@@ -159,7 +159,7 @@ def load_design(design: str | Path | None = None, changes: Mapping[str, object] 
 def _design(design, changes=None):
     import os
 
-    from fabric.design import ClusterDesign
+    from fabric.cluster_design import ClusterDesign
 
     if isinstance(design, ClusterDesign):
         if changes:
@@ -251,8 +251,8 @@ def _training_arguments(point, model, batch, fixed, name, top, stack, gradient_b
 
 
 def _name(design) -> str:
-    from fabric.design import ClusterDesign
-    from sipml.design import DEFAULT_DESIGN
+    from fabric.cluster_design import ClusterDesign
+    from sipml.design_files import DEFAULT_DESIGN
 
     if isinstance(design, ClusterDesign):  # built in Python: named by its fabric
         return f"a {design.fabric.kind} design"
@@ -261,12 +261,12 @@ def _name(design) -> str:
 
 def budget(design=None, changes: Mapping[str, object] | None = None):
     """The link budget of the design's GPU-to-GPU optical link (with any switch passes): a
-    `photonics.records.LinkEstimate` (ledger, margin_db, capacity, binding_limit, reach, energy, violations) that a
+    `photonics.link_records.LinkEstimate` (ledger, margin_db, capacity, binding_limit, reach, energy, violations) that a
     notebook shows as `sipml budget`'s tables (`sipml.notebook.Result`; `.record` is the estimate itself); `changes`
     as `load_design` applies them."""
     from core.errors import InputError
     from sipml.notebook import Result
-    from sipml.reports import budget_report
+    from sipml.design_reports import budget_report
 
     point = evaluate(design, changes=changes)
     if point.link_design is None:
@@ -280,7 +280,7 @@ def fabric(design=None, changes: Mapping[str, object] | None = None):
     bill of materials, violations) that a notebook shows as `sipml fabric`'s tables."""
     from fabric.evaluate import job_collectives
     from sipml.notebook import Result
-    from sipml.reports import fabric_report
+    from sipml.design_reports import fabric_report
 
     point = evaluate(design, changes=changes)
     name, size = _name(design), point.design.fabric.message_size
@@ -294,7 +294,7 @@ def cost(design=None, catalog_files: Sequence[str | Path] = (), changes: Mapping
     (`bom`) are None, `feasible` is False, `violations` the fabric's and `reason` says so in words (None when
     priced)."""
     from sipml.notebook import Result
-    from sipml.reports import cost_data, cost_report, unpriced, unpriced_reason
+    from sipml.design_reports import cost_data, cost_report, unpriced, unpriced_reason
 
     point = evaluate(design, catalog_files, changes)
     entry = cost_data(_name(design), point.fabric, point.cost)
@@ -333,7 +333,7 @@ def speedup(designs: str | Sequence[str] = ("sip-ring", "sip-ocs"), model: str =
     `BASELINE:section.key=value`). Each baseline carries the GPU and server host of the design it is compared with
     (`baselines.<name>.gpu`), and runs its best without the parts of `strategy` it cannot run
     (`baselines.<name>.fallback` says which)."""
-    from fabric.design import MAX_GPUS
+    from fabric.cluster_design import MAX_GPUS
     from sipml.notebook import Rows
     from sipml.speedup_report import run_speedup, speedup_report
     from workloads.strategy import MAX_BATCH
@@ -358,7 +358,7 @@ def mix(designs: str | Sequence[str] | None = None, jobs: str | None = None, *, 
     jobs under "jobs"; a notebook shows the command's tables, `to_dict()` is its JSON): where each job of the mix
     `jobs` (a mix file or built-in name) runs, its iteration time alone and together, the GPUs left idle and the
     mix's throughput per dollar and per watt. `sets` are `--set` items, `vary` `--vary JOB.KEY=a,b,c` axes."""
-    from fabric.design import MAX_GPUS
+    from fabric.cluster_design import MAX_GPUS
     from sipml.mix_report import DEFAULT_DESIGNS, run_mix_command
     from sipml.notebook import Rows
 

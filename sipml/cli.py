@@ -72,7 +72,7 @@ def _complete_keys(incomplete: str) -> list[str]:
     """Shell completion of a --set or --vary item: every design-file key as `section.key=` that starts with what
     is typed (a value is the user's to write)."""
     from core.fields import specs
-    from sipml.design import ALL_SECTIONS
+    from sipml.design_files import ALL_SECTIONS
 
     keys = [f"{name}.{key}=" for name, cls in ALL_SECTIONS.items() for key in specs(cls)]
     return [key for key in keys if key.startswith(incomplete)]
@@ -91,7 +91,7 @@ GpuFileOpt = Annotated[Optional[list[Path]], typer.Option(
 
 # --- numbers on the command line: ASCII digits only (core.units.whole_number), each count within its bound --------
 def _most_gpus() -> int:
-    from fabric.design import MAX_GPUS
+    from fabric.cluster_design import MAX_GPUS
 
     return MAX_GPUS
 
@@ -141,7 +141,7 @@ def _check_model(model: str | None) -> None:
         load_model(model)
 def _complete_designs(incomplete: str) -> list[str]:
     """Shell completion of a DESIGN: the built-in names that start with what is typed (files: the shell's own)."""
-    from sipml.design import builtin_designs
+    from sipml.design_files import builtin_designs
 
     return [name for name in builtin_designs() if name.startswith(incomplete)]
 
@@ -167,7 +167,7 @@ def _doing(text: str) -> None:
 
 
 def _named(design) -> str:
-    from sipml.design import DEFAULT_DESIGN
+    from sipml.design_files import DEFAULT_DESIGN
 
     return str(design) if design else DEFAULT_DESIGN
 
@@ -210,7 +210,7 @@ def _progress(what: str, unit: str, quiet: bool):
 
 
 def _load(design, overrides):
-    from sipml.design import load_design
+    from sipml.design_files import load_design
 
     _doing(f"loading the design {_named(design)}")
     return load_design(design, overrides)
@@ -234,7 +234,7 @@ def _gpu_table(files, catalog):
 
 
 def _check_entries(loaded, design, catalog) -> None:
-    from sipml.design import check_catalog_entries
+    from sipml.design_files import check_catalog_entries
 
     check_catalog_entries(loaded, catalog, _named(design))
 
@@ -295,7 +295,7 @@ def budget(design: DesignArg = None,
                "--min-spacing", help="also solve for the smallest channel spacing that still closes the budget "
                                      "(root-finder; crosstalk couples spacing and margin)")] = False) -> None:
     """Print the link budget line by line, the margin, the capacity and the limit that binds."""
-    from sipml.reports import budget_report
+    from sipml.design_reports import budget_report
 
     est = _link(_point(design, set_), design)
     spacing = None
@@ -315,7 +315,7 @@ def check(design: DesignArg = None,
     The whole design is checked: its link, switch passes, reach, radix, and the catalog entries it names (a file
     without [fabric] in the default fabric, as `fabric` and `cost` see it); a point-to-point link, which no SiP
     fabric is built from, as a link."""
-    from sipml.reports import check_fabric_report, check_report
+    from sipml.design_reports import check_fabric_report, check_report
 
     point = _point(design, set_)
     loaded = point.design
@@ -355,7 +355,7 @@ def fabric(design: DesignArg = None, fmt: FormatOpt = Format.table, output: Outp
     from core.errors import InputError
     from core.units import parse_value
     from fabric.evaluate import groups_together, job_collectives
-    from sipml.reports import fabric_report
+    from sipml.design_reports import fabric_report
 
     from fabric.traffic import PATTERNS
 
@@ -431,15 +431,15 @@ def cost(designs: Annotated[Optional[list[str]], typer.Argument(
     named, the built-in designs it has no effect on are left out, and a line on stderr names them. An infeasible
     design gets no price: what cannot be built is not costed."""
     from core.errors import InputError
-    from sipml.design import NoEffect, builtin_designs
-    from sipml.reports import cost_data, cost_report
+    from sipml.design_files import NoEffect, builtin_designs
+    from sipml.design_reports import cost_data, cost_report
     from workloads.evaluation import Evaluation
 
     names = designs or [n for n in DEFAULT_COMPARISON if n in builtin_designs()]
     cat = _catalog(catalog)
     for change in cat.overrides:
         print(f"catalog: {change}", file=sys.stderr)
-    from sipml.design import scoped_overrides
+    from sipml.design_files import scoped_overrides
 
     loaded, refused = {}, {}
     for name in names:
@@ -577,7 +577,7 @@ def report(fmt: FormatOpt = Format.table, output: OutputOpt = None,
     """SiP-ML's story end to end on the built-in designs: the optical link and what binds it, the fabrics side by
     side (with each `--design`), training speedup per dollar and per watt, the validation table, the assumptions
     that move the answer. `-f html -o report.html`: one self-contained page, the figures embedded."""
-    from sipml.report import build_report
+    from sipml.story_report import build_report
 
     result, _ = build_report(plots, embed=fmt is Format.html, designs=tuple(design or ()))
     _emit(result, fmt, output, title="sipml report: SiP-ML's story on the built-in designs")
@@ -756,7 +756,7 @@ def fields(sections: Annotated[Optional[list[str]], typer.Argument(
            fmt: FormatOpt = Format.table, output: OutputOpt = None) -> None:
     """List every design-file field: unit, library default, the built-in sip-ring's value, range, when it
     applies, help and source."""
-    from sipml.reports import fields_report
+    from sipml.design_reports import fields_report
 
     _emit(fields_report(sections), fmt, output)
 
@@ -768,7 +768,7 @@ def init(path: Annotated[Path, typer.Argument(metavar="PATH", help="where to wri
     """Write a design (a built-in or a file; default: the built-in sip-ring) as a complete, commented TOML file
     to start from."""
     from core.errors import InputError
-    from sipml.design import written_design_toml
+    from sipml.design_files import written_design_toml
     from sipml.render import write_atomic
 
     to_stdout = str(path) == "-"

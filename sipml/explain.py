@@ -119,8 +119,8 @@ def _number(value) -> float:
 
 def with_value(design, section: str, key: str, value):
     """The design with [section] key = value (validated as on construction)."""
-    from fabric.design import ClusterDesign
-    from photonics.design import SECTIONS
+    from fabric.cluster_design import ClusterDesign
+    from photonics.link_design import SECTIONS
 
     if section in SECTIONS:
         part = dataclasses.replace(getattr(design.link, section), **{key: value})
@@ -148,7 +148,7 @@ def design_sensitivities(design, evaluate, base: float) -> tuple[list[Sensitivit
     """Sensitivity of the quantity to every design input with an effect; and how many inputs were left out."""
     from core.errors import SipmlError
     from core.fields import specs
-    from sipml.design import ALL_SECTIONS, key_applies, section_of
+    from sipml.design_files import ALL_SECTIONS, key_applies, section_of
 
     rows, skipped = [], 0
     for section, cls in ALL_SECTIONS.items():

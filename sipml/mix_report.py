@@ -13,7 +13,7 @@ DEFAULT_DESIGNS = ("sip-ring", "sip-ocs-384", "cpo-800g", "ocs-torus-v4")
 
 def load_mix_designs(names, mix, overrides, gpus: int | None) -> dict:
     """Each design as the mix runs it: its --set items, then the mix's (or --gpus') cluster size, GPU and host."""
-    from sipml.design import load_design, scoped_overrides
+    from sipml.design_files import load_design, scoped_overrides
 
     sized = [f'fabric.{key}="{value}"' if isinstance(value, str) else f"fabric.{key}={value}"
              for key, value in (("gpus", gpus or mix.gpus), ("gpu", mix.gpu), ("host", mix.host)) if value]

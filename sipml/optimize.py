@@ -78,7 +78,7 @@ def optimize(design, overrides, vary, objective: str, maximize: bool, constraint
     """Search the grid (then, with `refine`, each continuous axis around the best point); the result's keys are
     the JSON of `sipml optimize`."""
     from core.errors import InputError
-    from sipml.design import ALL_SECTIONS
+    from sipml.design_files import ALL_SECTIONS
     from sipml.explain import Evaluator
     from sipml.sweep_points import Points
     from sipml.sweeps import grid_points, parse_axis
@@ -135,7 +135,7 @@ def _refine(result, rows, axes, design, overrides, evaluators, objective, maximi
     from scipy.optimize import minimize_scalar
 
     from core.fields import specs
-    from sipml.design import ALL_SECTIONS
+    from sipml.design_files import ALL_SECTIONS
     from sipml.sweeps import set_text
 
     best = result["best"]

@@ -26,7 +26,7 @@ from core.formulas import Formula, Terms, sum_terms
 class Reading:
     """What is known of one design point (each part None when the report does not have it)."""
 
-    link: object = None  # photonics.records.LinkEstimate
+    link: object = None  # photonics.link_records.LinkEstimate
     fabric: object = None  # fabric.estimate.FabricEstimate
     cost: object = None  # fabric.cost.CostSummary
     result: object = None  # workloads.speedup.Result
@@ -227,7 +227,7 @@ def _fiber_length(r):
     if not math.isfinite(length):
         return None
     from photonics.link import length_penalties
-    from photonics.shared import sections
+    from photonics.common_stages import sections
 
     groups = length_penalties(d, sections(d), est.signal)
     growing = {key for keys, _ in groups.values() for key in keys}

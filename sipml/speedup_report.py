@@ -13,7 +13,7 @@ J_PER_KWH = 3.6e6
 
 
 def _load(name: str, overrides, gpus: int | None):
-    from sipml.design import load_design
+    from sipml.design_files import load_design
 
     sets = list(overrides or [])
     if gpus == 1:  # a cluster has at least two GPUs: a one-GPU job runs on one of the design's, charged its share
@@ -42,7 +42,7 @@ def run_speedup(designs, model_name: str, gpus: int | None, batch: int | None, s
     from fabric.catalog import load_catalog
     from workloads.models import load_model
     from sipml.quantities import Reading, values
-    from sipml.reports import reported
+    from sipml.design_reports import reported
     from workloads.evaluation import Evaluation
     from workloads.speedup import baseline_training, default_batch, gpu_of
     from workloads.strategy import parse_strategy
@@ -58,7 +58,7 @@ def run_speedup(designs, model_name: str, gpus: int | None, batch: int | None, s
     names = list(dict.fromkeys([*(designs or DEFAULT_DESIGNS)]))
     base_names = list(baselines or DEFAULT_BASELINES)
     # --set changes the designs compared, not the baselines they are measured against (unless one is named in it)
-    from sipml.design import scoped_overrides
+    from sipml.design_files import scoped_overrides
 
     every = list(dict.fromkeys(names + base_names))
     scoped = [o for o in overrides or [] if ":" in o.partition("=")[0]]

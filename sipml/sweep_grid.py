@@ -92,7 +92,7 @@ _TEXT = ("binding_limit", "link_violations", "fabric_violations", "training_erro
 
 
 def _is_name(axis) -> bool:
-    from sipml.design import ALL_SECTIONS
+    from sipml.design_files import ALL_SECTIONS
 
     return specs(ALL_SECTIONS[axis.section])[axis.key].unit in TEXT_SPECS
 

@@ -27,11 +27,11 @@ def _catalog():
 
 class Points:
     """Design points of one design file: the file read once, and each point's design built from it with the
-    point's --set values (as `sipml.design.load_design` builds it); the sections a point does not change are the
+    point's --set values (as `sipml.design_files.load_design` builds it); the sections a point does not change are the
     base design's."""
 
     def __init__(self, design: str | None):
-        from sipml.design import DEFAULT_DESIGN, read_toml, resolve
+        from sipml.design_files import DEFAULT_DESIGN, read_toml, resolve
 
         self.design = design
         self.data = read_toml(resolve(design if design is not None else DEFAULT_DESIGN))
@@ -39,7 +39,7 @@ class Points:
         self._base = None
 
     def load(self, sets):
-        from sipml.design import apply_overrides, design_from_mapping, section_values
+        from sipml.design_files import apply_overrides, design_from_mapping, section_values
 
         if self._base is None:
             try:
@@ -55,7 +55,7 @@ class Points:
         """The points of this file with `sets` applied first (`design`, the design they give): a point that adds
         one value to them builds only the sections that value changes (a sweep's combination of fabric axes, then
         each value of a link axis)."""
-        from sipml.design import apply_overrides, section_values
+        from sipml.design_files import apply_overrides, section_values
 
         combo = Points.__new__(Points)
         combo.design, combo.source = self.design, self.source
@@ -65,7 +65,7 @@ class Points:
 
 
 def load_point(design, sets):
-    """`sipml.design.load_design(design, sets)`."""
+    """`sipml.design_files.load_design(design, sets)`."""
     return Points(design).load(sets)
 
 

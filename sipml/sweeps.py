@@ -236,7 +236,7 @@ def run_sweep(design, overrides, specs, model=None, batch=None, scheduler=None, 
     """(axes, Table of every row in grid order). `link_only`: the link columns alone, by the grid kernel where the
     axes allow (`sipml.sweep_grid`), else point by point."""
     from core.errors import InputError
-    from sipml.design import ALL_SECTIONS
+    from sipml.design_files import ALL_SECTIONS
 
     specs = [specs] if isinstance(specs, str) else list(specs)
     if not specs:
@@ -344,7 +344,7 @@ def _check_effects(design, overrides: list, axes) -> None:
     """An axis whose key has no effect in the design is refused (exit 2), as the same key given to --set is: every
     one of its rows would be that refusal."""
     from core.errors import SipmlError
-    from sipml.design import NoEffect
+    from sipml.design_files import NoEffect
 
     for a in axes:
         try:
@@ -588,7 +588,7 @@ def check_plot(spec: str, vary=(), training: bool = False, link_only: bool = Fal
     """The column names of a --plot spec, checked (with matplotlib's presence) before any point is computed: each
     must be a column the sweep of `vary` writes."""
     from core.errors import InputError
-    from sipml.design import ALL_SECTIONS
+    from sipml.design_files import ALL_SECTIONS
 
     names = [s.strip() for s in spec.split(",")]
     if len(names) not in (2, 3) or not all(names):
@@ -604,7 +604,7 @@ def check_plot(spec: str, vary=(), training: bool = False, link_only: bool = Fal
         for name in names:
             if name not in known:
                 raise InputError(f"--plot {spec!r}: no column {name!r}; columns: {', '.join(known)}")
-    from sipml.report import require_matplotlib
+    from sipml.story_report import require_matplotlib
 
     require_matplotlib("--plot")
     return names
@@ -624,7 +624,7 @@ def figure_spec(rows, spec: str, vary=()) -> tuple[list[str], set, dict]:
     in, a column named with its unit as named; log scales for the axes given as ':log' ranges (not in dBm: those
     are already logarithmic), groups in the order of their axis."""
     from core.errors import InputError
-    from sipml.design import ALL_SECTIONS
+    from sipml.design_files import ALL_SECTIONS
 
     names = check_plot(spec)
     axes = [parse_axis(v, ALL_SECTIONS) for v in vary]

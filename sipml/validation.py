@@ -51,7 +51,7 @@ def _photonics_cases() -> list[Case]:
     import numpy as np
 
     from photonics import budget, crosstalk, microring, packaging, receiver
-    from photonics.design import LaserSection, LinkDesign, LinkSection
+    from photonics.link_design import LaserSection, LinkDesign, LinkSection
     from photonics.link import evaluate
 
     src = "docs/references.md, reference cases R1–R7"
@@ -90,7 +90,7 @@ def _link_budget_cases() -> list[Case]:
     does."""
     from core import toml_files
     from photonics.link import evaluate
-    from sipml.design import load_design
+    from sipml.design_files import load_design
 
     here = Path(__file__).parent / "cases"
     out = []
@@ -109,7 +109,7 @@ def _optical_io_cases() -> list[Case]:
     capacity per direction (or per fibre), that its budget closes, and its energy per bit where published."""
     from core import toml_files
     from photonics.link import evaluate
-    from sipml.design import load_design
+    from sipml.design_files import load_design
 
     out = []
     for table in toml_files.read(Path(__file__).parent / "cases" / "optical_io.toml").get("case", []):
@@ -137,7 +137,7 @@ def _torus_cases() -> list[Case]:
     pod figures, as `sipml fabric` computes them."""
     from fabric.kind import Collective
     from fabric.registry import get_kind
-    from sipml.design import load_design
+    from sipml.design_files import load_design
 
     src = "Google Cloud TPU v4 documentation [GC-TPU4]"
     design = load_design("ocs-torus-v4", ["fabric.message_size=1 GB"])
@@ -156,7 +156,7 @@ def _torus_cases() -> list[Case]:
 def _reliability_cases() -> list[Case]:
     """Llama 3 405B's interruption record (`sipml reliability llama3-24k --model llama3-405b`, the job on 16,384 of
     its GPUs) and Daly's test cases of his optimum interval."""
-    from sipml.design import load_design
+    from sipml.design_files import load_design
     from sipml.reliability_report import reliability_reading
     from workloads.goodput import daly_interval_s
     from workloads.models import load_model
@@ -211,7 +211,7 @@ _NCCL = (
 def _nccl_cases() -> list[Case]:
     from fabric.collectives import busbw_bps
     from fabric.evaluate import evaluate_fabric, job_collective
-    from sipml.design import load_design
+    from sipml.design_files import load_design
 
     n = 8e9
     out = []
@@ -234,8 +234,8 @@ def switch_port_pj_per_bit(design: str, catalog=None) -> float:
     """Energy per bit (pJ/bit, B1) of one switch port's optics in `design`'s bill: its optics lines' power over the
     bit rate they serve, summed over the entries a port is made of (a co-packaged port: its engine and its share of
     a laser module)."""
-    from sipml.design import load_design
-    from sipml.reports import cost_data
+    from sipml.design_files import load_design
+    from sipml.design_reports import cost_data
     from workloads.evaluation import Evaluation
 
     point = Evaluation(load_design(design), catalog)
@@ -378,7 +378,7 @@ def sipml_speedup_cases() -> list[Case]:
     from fabric.catalog import load_catalog
     from fabric.evaluate import effective_link
     from photonics.link import evaluate
-    from sipml.design import load_design
+    from sipml.design_files import load_design
     from workloads.models import load_model
     from workloads.speedup import default_batch, evaluate_model
 

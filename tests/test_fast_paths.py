@@ -52,7 +52,7 @@ def test_each_count_table_spans_its_own_inputs_and_equals_each_point_alone(monke
 def test_blocked_closed_counts_equal_one_pass(monkeypatch):
     from photonics.link import link_arrays
     from photonics.resolve import resolve
-    from sipml.design import load_design
+    from sipml.design_files import load_design
 
     design = resolve(load_design("sip-ring").link)
     rng = np.random.default_rng(3)
@@ -71,7 +71,7 @@ def test_blocked_closed_counts_equal_one_pass(monkeypatch):
 def test_blocked_closed_counts_over_a_product_grid_equal_one_pass(monkeypatch, block):
     from photonics.link import link_arrays
     from photonics.resolve import resolve
-    from sipml.design import load_design
+    from sipml.design_files import load_design
 
     design = resolve(load_design("sip-ring").link)
     varied = {"link": {"channel_spacing": np.linspace(50e9, 400e9, 40)[:, None]},
@@ -94,7 +94,7 @@ def test_the_count_search_finds_what_tables_to_its_end_find(monkeypatch, modulat
     close anywhere from 0 to over 64 wavelengths (four rounds or more of the search)."""
     from photonics.link_grid import evaluate_grid
     from photonics.resolve import resolve
-    from sipml.design import load_design
+    from sipml.design_files import load_design
 
     link = load_design("sip-ring").link
     design = resolve(dataclasses.replace(link, modulator=dataclasses.replace(link.modulator, kind=modulator),
@@ -212,7 +212,7 @@ def test_parquet_columns_from_buffers_equal_pyarrows_conversion():
 def test_a_sweep_s_shared_link_equals_each_point_alone():
     """Points that differ off the link (GPU count) take one link estimate; each row equals its point evaluated
     alone."""
-    from sipml.design import ALL_SECTIONS, load_design
+    from sipml.design_files import ALL_SECTIONS, load_design
     from sipml.sweep_points import evaluate_chunk
     from sipml.sweeps import grid_points, parse_axis
     from workloads.evaluation import Evaluation
@@ -249,7 +249,7 @@ def test_the_fabric_floor_over_a_grid_equals_each_point_alone(seed):
     of their link, one grid per value of a name or fabric axis) equal, bit for bit and type for type, the rows of the
     per-point path, on random designs: amplified or not, add-drop or all-pass, points the fabric refuses (fibers
     that do not split over the directions or the switches) included."""
-    from sipml.design import ALL_SECTIONS
+    from sipml.design_files import ALL_SECTIONS
     from sipml.rows import Table
     from sipml.sweep_grid import link_table
     from sipml.sweep_points import evaluate_chunk
@@ -282,7 +282,7 @@ def test_the_fabric_floor_over_a_grid_equals_each_point_alone(seed):
 
 
 def test_a_fabric_without_a_floor_over_a_grid_goes_point_by_point():
-    from sipml.design import ALL_SECTIONS
+    from sipml.design_files import ALL_SECTIONS
     from sipml.sweep_grid import link_table
     from sipml.sweeps import parse_axis, run_sweep
 
@@ -305,7 +305,7 @@ def test_the_bounded_search_equals_pricing_every_strategy(case, monkeypatch):
     have bounds above its fastest (the other ways stop there, it does not)."""
     from fabric.estimate import pricing_view
     from fabric.registry import get_kind
-    from sipml.design import load_design
+    from sipml.design_files import load_design
     from workloads import speedup
     from workloads.models import load_model
     from workloads.strategy import transformer_strategies
@@ -364,7 +364,7 @@ def test_a_search_s_floor_is_below_every_strategy_s_iteration_at_every_point(nam
     collectives free, bit for bit: the distinct keys it prices once per miss none of what they depend on."""
     from fabric.estimate import over_points
     from fabric.registry import get_kind
-    from sipml.design import load_design
+    from sipml.design_files import load_design
     from workloads import speedup, training
     from workloads.models import load_model
     from workloads.strategy import transformer_strategies
@@ -412,7 +412,7 @@ def test_the_amplified_reach_by_bisection_equals_the_scan_of_every_amplifier_cou
     from photonics.link import link_arrays
     from photonics.resolve import resolve
     from core.units import db_to_lin, dbm_to_w
-    from sipml.design import load_design
+    from sipml.design_files import load_design
 
     design = load_design("sip-ring", ["fabric.gpus=256"])
     rng = np.random.default_rng(5)
@@ -474,7 +474,7 @@ def test_a_model_sweep_over_a_grid_equals_each_point_alone(case):
     the per-point path writes, bit for bit and type for type: infeasible points, GPU counts without a strategy
     (their rows an error, no training columns), both fabrics and their allocations and shots, a ring whose degree
     varies over the grid while its reach does not."""
-    from sipml.design import ALL_SECTIONS
+    from sipml.design_files import ALL_SECTIONS
     from sipml.rows import Table
     from sipml.sweep_grid import link_table
     from sipml.sweep_points import evaluate_chunk
@@ -499,7 +499,7 @@ def test_the_batched_search_equals_pricing_every_strategy_at_each_point(design):
     strategy there and sorting them; a point no wavelength serves finds none, for the reason a point alone gives."""
     from fabric.estimate import over_points, point_view
     from fabric.registry import get_kind
-    from sipml.design import load_design
+    from sipml.design_files import load_design
     from workloads import speedup
     from workloads.models import load_model
     from workloads.strategy import transformer_strategies
@@ -557,7 +557,7 @@ def test_pricing_each_distinct_column_once_equals_pricing_every_column(monkeypat
     from fabric.estimate import over_points
     from fabric.evaluate import mix_pricing
     from fabric.registry import get_kind
-    from sipml.design import load_design
+    from sipml.design_files import load_design
     from workloads import speedup
     from workloads.models import load_model
     from workloads.strategy import transformer_strategies
@@ -614,7 +614,7 @@ def test_the_seconds_a_search_reads_alone_are_the_priced_times_seconds(design):
     from fabric.estimate import over_points
     from fabric.evaluate import mix_pricing
     from fabric.registry import get_kind
-    from sipml.design import load_design
+    from sipml.design_files import load_design
     from workloads import speedup
     from workloads.models import load_model
     from workloads.strategy import transformer_strategies
@@ -657,7 +657,7 @@ def test_the_ways_a_ring_runs_a_job_searched_as_one_batch_equal_each_searched_al
     from fabric.estimate import joined_points, over_points, pricing_view
     from fabric.evaluate import mix_pricing
     from fabric.registry import get_kind
-    from sipml.design import load_design
+    from sipml.design_files import load_design
     from workloads import speedup
     from workloads.models import load_model
     from workloads.strategy import transformer_strategies
@@ -717,7 +717,7 @@ def test_a_collective_and_its_last_bucket_priced_in_one_call_equal_each_priced_a
     from fabric.evaluate import mix_pricing
     from fabric.kind import Collective
     from fabric.registry import get_kind
-    from sipml.design import load_design
+    from sipml.design_files import load_design
     from workloads import speedup, training
     from workloads.models import load_model
     from workloads.strategy import transformer_strategies
@@ -751,7 +751,7 @@ def test_points_that_price_alike_are_searched_once_for_what_each_finds_alone(mon
     searched at its distinct points (`fabric.estimate.distinct_points`), and each point gets what the search of
     the whole batch gives it; so does a batch searched a few points at a time."""
     from fabric.estimate import distinct_points, over_points, point_view, take_points
-    from sipml.design import load_design
+    from sipml.design_files import load_design
     from workloads import speedup
     from workloads.models import load_model
 
@@ -781,10 +781,10 @@ def test_points_that_price_alike_are_searched_once_for_what_each_finds_alone(mon
 
 
 def test_the_kept_no_effect_problems_equal_finding_each_afresh():
-    """`sipml.design._no_effect_problem`, kept per (sections and keys, the fields their conditions read, kind),
+    """`sipml.design_files._no_effect_problem`, kept per (sections and keys, the fields their conditions read, kind),
     says for every design what finding it afresh says: keys that apply, keys of a section another kind owns, a
     key whose condition fails, one design after another with the same keys and different values."""
-    from sipml import design as d
+    from sipml import design_files as d
 
     cases = [{"link": {"data_rate": "25 Gbit/s"}}, {"sip_ring": {"directions": 2}}, {"sip_ocs": {"switches": 4}},
              {"modulator": {"kind": "all-pass"}}, {"modulator": {"kind": "add-drop"}},
@@ -808,7 +808,7 @@ def test_timing_each_distinct_gemm_once_equals_timing_every_one(monkeypatch):
     from workloads.models import load_model
     from workloads.strategy import transformer_strategies
     from workloads.training import _transformer_plan
-    from sipml.design import load_design
+    from sipml.design_files import load_design
 
     rng = np.random.default_rng(11)
     m = rng.choice([1, 7, 128, 1000, 4096], (40, 30)).astype(float)
@@ -845,7 +845,7 @@ def test_a_plan_s_memory_found_once_per_distinct_activations_is_each_strategy_s_
     from workloads.models import load_model
     from workloads.strategy import transformer_strategies
     from workloads.training import _transformer_plan
-    from sipml.design import load_design
+    from sipml.design_files import load_design
 
     model = load_model(name)
     batch = speedup.default_batch(model, gpus)[0]
@@ -878,7 +878,7 @@ def test_a_plan_of_the_strategies_that_fit_is_the_whole_plan_at_their_positions(
     from workloads.models import load_model
     from workloads.strategy import transformer_strategies
     from workloads.training import transformer_plan
-    from sipml.design import load_design
+    from sipml.design_files import load_design
 
     model = load_model(name)
     gpu = speedup.gpu_of(load_design("sip-ring", [f"fabric.gpus={gpus}"]))
@@ -911,7 +911,7 @@ def test_a_plan_found_once_per_run_of_rank_orders_is_the_plan_of_the_strategies_
     from workloads.models import load_model
     from workloads.strategy import transformer_strategies
     from workloads.training import _transformer_plan
-    from sipml.design import load_design
+    from sipml.design_files import load_design
 
     model = load_model(name)
     batch = speedup.default_batch(model, gpus)[0]
@@ -942,11 +942,11 @@ def test_a_plan_found_once_per_run_of_rank_orders_is_the_plan_of_the_strategies_
 
 
 def test_a_section_built_once_per_values_is_the_one_built_afresh():
-    """`sipml.design` builds a section once per section type and values of the same types: the kept one equals
+    """`sipml.design_files` builds a section once per section type and values of the same types: the kept one equals
     one built afresh, values equal but of another type (or another sign of zero) build their own, and a refused
     value is refused each time with the text of its own source."""
     from core.errors import InputError
-    from sipml import design as d
+    from sipml import design_files as d
 
     for values in ({"data_rate": "25 Gbit/s"}, {"wavelengths_per_fiber": 8}, {"wavelengths_per_fiber": 8.0}):
         kept = d._built_section("link", values, "a")
@@ -966,7 +966,7 @@ def test_a_design_built_on_a_base_equals_one_built_afresh(design):
     checked again) gives the design, or the error text, that building every section afresh gives: mappings with a
     value changed, an unknown key or section, a moved key, a bad value, a section that is not a table."""
     from core.errors import SipmlError
-    from sipml import design as d
+    from sipml import design_files as d
 
     data = d.read_toml(d.resolve(design))
     base = d.section_values(data, d.design_from_mapping(data, design))
@@ -1000,7 +1000,7 @@ def test_a_later_way_searched_under_the_ceiling_of_the_first_finds_what_it_beats
     first of equal ways)."""
     from fabric.estimate import over_points
     from fabric.registry import get_kind
-    from sipml.design import load_design
+    from sipml.design_files import load_design
     from workloads import speedup
     from workloads.models import load_model
 

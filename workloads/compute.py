@@ -44,7 +44,7 @@ from core.errors import InputError
 from workloads.gemm import GemmConstants, ceiling_flops, gemm_time_s
 from workloads.gpus import Gpu
 from workloads.models import TransformerModel
-from workloads.quantities import OPERAND_BYTES, activation_bytes, check_precision
+from workloads.flop_units import OPERAND_BYTES, activation_bytes, check_precision
 from workloads.settings import DEFAULT_SETTINGS, ComputeSettings
 from workloads.transformer import (Weight, layer_parameters_per_gpu, layer_weights, recompute_code,
                                    score_head_dim)

@@ -19,8 +19,8 @@ import functools
 from typing import TYPE_CHECKING
 
 from core.errors import InputError
-from fabric.design import ClusterDesign
-from photonics.design import LinkDesign
+from fabric.cluster_design import ClusterDesign
+from photonics.link_design import LinkDesign
 from photonics.link import LinkEstimate, evaluate
 
 if TYPE_CHECKING:  # the fabric's stages are imported when first read: a link's budget imports none of them

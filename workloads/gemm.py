@@ -30,7 +30,7 @@ import numpy as np
 from core.distinct import distinct_columns
 from core.fields import MIN_EFFICIENCY, param, positive
 from workloads.gpus import Gpu
-from workloads.quantities import OPERAND_BYTES, activation_bytes
+from workloads.flop_units import OPERAND_BYTES, activation_bytes
 
 _XLA = "OpenXLA xla/service/gpu/model/matmul_interpolator_data.h (XLA-MM), H100 bf16 table"
 

@@ -24,7 +24,7 @@ from core.errors import InputError, did_you_mean
 from core.fields import Spec
 from fabric.catalog import Catalog
 from workloads.files import check_known, check_source, parse_spec, read_toml
-from workloads.quantities import PRECISIONS, parse_flops
+from workloads.flop_units import PRECISIONS, parse_flops
 
 ARCHITECTURES = ("volta", "ampere", "hopper", "blackwell")
 _SPECS = {

@@ -88,7 +88,7 @@ def load_mix(name_or_path) -> Mix:
 
 def mix_from_mapping(data: dict, name: str = "mix", folder: str = "") -> Mix:
     """A mix from its TOML mapping, every key and value checked (InputError naming the job and the key)."""
-    from fabric.design import MAX_GPUS
+    from fabric.cluster_design import MAX_GPUS
     from fabric.placement import POLICIES
     from workloads.strategy import MAX_BATCH
 

@@ -36,7 +36,7 @@ from core.errors import InputError, did_you_mean, shown
 from core.fields import Spec, param, specs
 from workloads import kinds
 from workloads.files import TAGS, check_known, check_source, parse_spec, read_toml
-from workloads.quantities import parse_flops
+from workloads.flop_units import parse_flops
 
 ZOO_DIR = Path(__file__).with_name("zoo")
 _YES_NO = ("yes", "no")

@@ -31,7 +31,7 @@ from core.errors import InfeasibleDesign, InputError
 from core.fields import non_negative, param, positive
 from fabric.catalog import Catalog, load_catalog
 from fabric.cost import CostSummary, cost_summary
-from fabric.design import ClusterDesign
+from fabric.cluster_design import ClusterDesign
 from fabric.estimate import (FabricEstimate, distinct_points, joined_points, over_points, point_view, points,
                              pricing_view, take_points)
 from fabric.evaluate import evaluate_fabric

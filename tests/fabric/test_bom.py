@@ -299,7 +299,7 @@ def test_dgx_cluster_interconnect_share_is_near_epoch(catalog, name, gpus):
 
     from fabric.cost import cluster_bom, scale_out_cost_share
     from fabric.evaluate import evaluate_fabric
-    from sipml.design import load_design
+    from sipml.design_files import load_design
 
     design = load_design(name)
     design = dataclasses.replace(design, fabric=dataclasses.replace(design.fabric, gpus=gpus))

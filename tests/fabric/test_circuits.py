@@ -8,7 +8,7 @@ import pytest
 from fabric.circuits import Schedule
 from fabric.kind import Collective
 from fabric.registry import get_kind
-from sipml.design import load_design
+from sipml.design_files import load_design
 from tests.sipml.cli_run import run
 
 LAUNCH = 8.4e-6  # [fabric] launch_latency, once per call

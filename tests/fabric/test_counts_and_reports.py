@@ -9,17 +9,17 @@ import pytest
 
 from fabric.catalog import load_catalog
 from fabric.cost import cluster_bom, scale_out_cost_share
-from fabric.design import ClusterDesign, FabricSection
+from fabric.cluster_design import ClusterDesign, FabricSection
 from fabric.electrical import ElectricalSection
 from fabric.evaluate import evaluate_fabric
 from fabric.evaluate import job_collectives
 from fabric.flows import Flows
 from fabric.traffic import pair_bandwidth
 from photonics import packaging
-from photonics.design import LinkDesign, LinkSection, LossSection, TuningSection
+from photonics.link_design import LinkDesign, LinkSection, LossSection, TuningSection
 from photonics.link import evaluate, tuning_hz_per_k
 from sipml.cli import main
-from sipml.design import load_design
+from sipml.design_files import load_design
 
 
 def run_json(capsys, *argv):
@@ -37,7 +37,7 @@ def test_package_geometry():
 def test_athermal_tuning_power():
     """Athermal rings still trim 3σ: 2 rings × 10 fibers × 8 λ × 3·√(40² + 200²) GHz over η_tune·η_heat (5 mW
     lines: the budget closes all 8 λ, so every ring is in use)."""
-    from photonics.design import LaserSection
+    from photonics.link_design import LaserSection
 
     d = LinkDesign(tuning=TuningSection(strategy="athermal"), laser=LaserSection(power_per_line=5e-3))
     eta = tuning_hz_per_k(d) * d.tuning.heating_efficiency
@@ -48,7 +48,7 @@ def test_athermal_tuning_power():
 def test_max_fiber_length_is_the_budget_equation():
     """L_max = L + margin / loss per length (the margin is what the existing fiber leaves), with no dispersion
     penalty growing along the fiber."""
-    from photonics.design import FiberSection
+    from photonics.link_design import FiberSection
 
     link = load_design("sip-ring").link
     est = evaluate(dataclasses.replace(link, fiber=FiberSection(dispersion_model="none")))
@@ -57,7 +57,7 @@ def test_max_fiber_length_is_the_budget_equation():
 
 def test_max_switch_passes_counts_the_passes_already_there():
     """One 0.2 dB switch with no patch connectors already on the path: passes = 1 + ⌊margin / 0.2⌋."""
-    from photonics.design import LaserSection
+    from photonics.link_design import LaserSection
 
     d = LinkDesign(loss=LossSection(switch_ports=1, switch_loss=0.2, switch_connectors=0),
                    laser=LaserSection(power_per_line=5e-3))
@@ -68,7 +68,7 @@ def test_max_switch_passes_counts_the_passes_already_there():
 def test_laser_power_when_the_aggregate_cap_binds():
     """50 mW per line on an 8-line comb: the 100 mW cap leaves 12.5 mW per line in the bus, the laser is turned
     down to 12.5 mW × 10^(1.25/10) at its output; 10 sources × 8 lines at 25 % wall-plug efficiency."""
-    from photonics.design import LaserSection
+    from photonics.link_design import LaserSection
 
     est = evaluate(LinkDesign(laser=LaserSection(lines=8, power_per_line=50e-3)))
     assert est.aggregate_cap_binds
@@ -78,7 +78,7 @@ def test_laser_power_when_the_aggregate_cap_binds():
 def test_max_binding_limit_is_the_smallest():
     """4 laser lines, the tightest wavelength limit; the lifted capacity takes every fiber the package escapes, so
     the package binds it too (issue 41: the summary and the limits table name the same limits)."""
-    from photonics.design import LaserSection
+    from photonics.link_design import LaserSection
 
     est = evaluate(LinkDesign(link=LinkSection(wavelengths_per_fiber=4), laser=LaserSection(lines=4,
                                                                                            power_per_line=5e-3)))

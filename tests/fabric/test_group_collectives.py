@@ -16,7 +16,7 @@ from core.errors import InputError
 from fabric.collectives import busbw_bps, expander_mean_distance
 from fabric.evaluate import evaluate_fabric, job_collectives, price
 from fabric.kind import Collective
-from sipml.design import load_design
+from sipml.design_files import load_design
 
 MB100 = 1e8  # bytes
 ALPHA = 1e-6  # the α of the review's worked numbers
@@ -383,7 +383,7 @@ def test_divides_is_the_remainders_test_on_whole_numbers():
 
 # --- one registration adds a kind -------------------------------------------------------------------------------
 def test_a_new_fabric_kind_is_one_registration():
-    from fabric.design import ClusterDesign, FabricSection
+    from fabric.cluster_design import ClusterDesign, FabricSection
     from fabric.estimate import FabricEstimate
     from fabric.ideal import IDEAL, IdealSection
     from fabric.kind import CollectiveTime, FabricKind

@@ -150,7 +150,7 @@ def test_a_job_is_offered_every_slice_shape_within_the_aspect_bound():
     closed ring on an 8-wide one (both directions)."""
     from fabric.kind import Collective
     from fabric.registry import get_kind
-    from sipml.design import load_design
+    from sipml.design_files import load_design
 
     kind = get_kind("ocs-torus")
     est = kind.evaluate(load_design("ocs-torus-v4"))

@@ -30,7 +30,7 @@ def write(tmp_path, text):
 
 
 def test_a_registered_kind_loads_from_a_file_with_its_own_section_and_prices_collectives(toy, tmp_path):
-    from sipml.design import load_design
+    from sipml.design_files import load_design
 
     design = load_design(write(tmp_path, DESIGN))
     assert isinstance(design.topology, ToyBusSection)
@@ -42,7 +42,7 @@ def test_a_registered_kind_loads_from_a_file_with_its_own_section_and_prices_col
 
 
 def test_its_section_is_checked_like_every_other(toy, tmp_path):
-    from sipml.design import load_design
+    from sipml.design_files import load_design
 
     with pytest.raises(InputError, match=r"\[toy_bus\].*unknown key 'bandwith'.*bandwidth"):
         load_design(write(tmp_path, DESIGN.replace("bandwidth", "bandwith")))
@@ -110,7 +110,7 @@ def test_sipml_fields_lists_its_section(toy, capsys):
 
 def test_sipml_init_writes_it_out_and_the_file_loads_back(toy, tmp_path, capsys):
     from sipml.cli import main
-    from sipml.design import load_design
+    from sipml.design_files import load_design
 
     assert main(["init", "-", write(tmp_path, DESIGN)]) == 0
     text = capsys.readouterr().out
@@ -189,7 +189,7 @@ def test_a_kind_without_a_server_says_it_serves_no_traffic_pattern(tmp_path, cap
 
 
 def test_without_its_registration_the_kind_and_its_section_are_unknown(tmp_path):
-    from sipml.design import load_design
+    from sipml.design_files import load_design
 
     with pytest.raises(InputError, match="toy"):
         load_design(write(tmp_path, DESIGN))

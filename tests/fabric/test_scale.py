@@ -10,7 +10,7 @@ import pytest
 from fabric.evaluate import evaluate_fabric
 from fabric.fattree import fat_tree_max_endpoints, leaf_ports
 from sipml.cli import main
-from sipml.design import builtin_designs, load_design
+from sipml.design_files import builtin_designs, load_design
 
 SIZES = (1024, 16_384, 131_072, 1_000_000)
 

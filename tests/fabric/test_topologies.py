@@ -7,16 +7,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fabric.design import ClusterDesign, FabricSection
+from fabric.cluster_design import ClusterDesign, FabricSection
 from fabric.electrical import ElectricalSection
 from fabric.sip_ocs import SipOcsSection
 from fabric.sip_ring import SipRingSection
 from fabric.evaluate import evaluate_fabric
 from fabric.sip_ocs import switch_network
 from fabric.sip_ring import unamplified_reach_hops
-from photonics.design import LaserSection, LinkDesign, LinkSection, LossSection, PackageSection
+from photonics.link_design import LaserSection, LinkDesign, LinkSection, LossSection, PackageSection
 from core.errors import InputError
-from sipml.design import load_design
+from sipml.design_files import load_design
 from photonics.link import evaluate, fabric_inputs, pass_through_loss_db
 
 

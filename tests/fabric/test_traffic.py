@@ -7,14 +7,14 @@ import numpy as np
 import pytest
 
 from core.errors import InputError
-from fabric.design import ClusterDesign, FabricSection
+from fabric.cluster_design import ClusterDesign, FabricSection
 from fabric.electrical import ElectricalSection
 from fabric.evaluate import evaluate_fabric
 from fabric.flows import Flows, group_alltoall_flows, ring_neighbour_flows
 from fabric.sip_ocs import SipOcsSection
 from fabric.sip_ring import SipRingSection
 from fabric.traffic import pair_bandwidth, pattern_flows, ring_distance
-from photonics.design import LaserSection, LinkDesign, LinkSection, PackageSection
+from photonics.link_design import LaserSection, LinkDesign, LinkSection, PackageSection
 
 RING_LINK = LinkDesign(laser=LaserSection(lines=8, power_per_line=5e-3))
 

@@ -149,7 +149,7 @@ def test_fields_list_the_new_keys_with_sources(capsys):
 def test_a_design_in_nm_and_db_per_hz_round_trips_through_its_toml(tmp_path):
     """`design_toml` (what `sipml init` writes) shows wavelength spans, dB/Hz and loss lists as they were written,
     and reading it back gives the same link."""
-    from sipml.design import design_toml, load_design
+    from sipml.design_files import design_toml, load_design
 
     text = ('[link]\nchannel_spacing = "1.6 nm"\n[laser]\nrin = "-140 dB/Hz"\n'
             '[loss]\nextra_losses = "patch panel: 0.5 dB; mux: 1.2 dB"\n'

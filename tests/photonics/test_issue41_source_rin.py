@@ -1,13 +1,13 @@
 """Issue 41: a point-to-point DFB inherited the comb laser's −135 dB/Hz RIN when none was given, so a 106G PAM4 lane
 without FEC (BER 1e-12) came out infeasible: at Q ≈ 7 the comb's RIN over the receiver's noise bandwidth closes the
-eye (E30, r_I·Q ≥ 1). Each source type now has its own default (photonics.design.SOURCE_RIN, photonics-2.md §6)."""
+eye (E30, r_I·Q ≥ 1). Each source type now has its own default (photonics.link_design.SOURCE_RIN, photonics-2.md §6)."""
 
 import json
 
 import pytest
 
 from core.errors import InputError
-from photonics.design import SOURCE_RIN, LaserSection, LinkDesign, LinkSection, ReceiverSection
+from photonics.link_design import SOURCE_RIN, LaserSection, LinkDesign, LinkSection, ReceiverSection
 from photonics.link import evaluate
 
 PAM4_106G = """

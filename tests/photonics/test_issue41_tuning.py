@@ -10,7 +10,7 @@ import pytest
 
 from core.errors import InputError
 from core.fields import specs
-from photonics.design import LaserSection, LinkDesign, TuningSection
+from photonics.link_design import LaserSection, LinkDesign, TuningSection
 from photonics.link import evaluate
 
 C = 299792458.0

@@ -12,7 +12,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from photonics.design import LinkDesign
+from photonics.link_design import LinkDesign
 from photonics.link import evaluate
 from photonics.link_grid import evaluate_grid, product_grid
 from photonics.resolve import resolve
@@ -104,7 +104,7 @@ def test_grid_equals_evaluate_point_by_point(base_name, axes_name):
 def sweepable_fields(d: LinkDesign) -> list[tuple[str, str, object]]:
     """(section, key, spec) of every sweepable numeric field of a link design."""
     from core.fields import specs
-    from photonics.shared import SECTIONS
+    from photonics.common_stages import SECTIONS
 
     return [(name, key, spec) for name in SECTIONS for key, spec in specs(type(getattr(d, name))).items()
             if spec.sweepable and spec.numeric]
@@ -227,7 +227,7 @@ def test_a_budget_closing_past_the_search_s_end_reports_the_end_with_its_warning
     """A tiny ring (a 48 THz FSR) at 10 GHz spacing, 10 Mbit/s and watts of laser power closes more than
     MAX_SEARCH_WAVELENGTHS wavelengths: the search stops there, on a point and on a grid alike, and says so."""
     from photonics import ring_wdm
-    from sipml.design import load_design
+    from sipml.design_files import load_design
 
     sets = ["ring.radius=1 um", "ring.group_index=1", "link.channel_spacing=10 GHz", "link.data_rate=10 Mbit/s",
             "ring.filter_q=2e5", "ring.max_q=2e5", "modulator.q=2e5", "ring.propagation_loss=1 dB/m",

@@ -10,7 +10,7 @@ import pytest
 
 from core.errors import InputError
 from photonics import filtering
-from photonics.design import (FiberSection, InterfaceSection, LaserSection, LinkDesign, LinkSection, LossSection,
+from photonics.link_design import (FiberSection, InterfaceSection, LaserSection, LinkDesign, LinkSection, LossSection,
                               ModulatorSection, ReceiverSection, RingSection, TransmitterSection, TuningSection)
 from photonics.fieldspecs import WavelengthSpan
 from photonics.link import evaluate, hop_reach, pass_through_loss_db, with_fabric_energy
@@ -170,7 +170,7 @@ def test_given_fec():
 # --- spectral units ------------------------------------------------------------------------------------------------
 def test_spacing_and_tuning_efficiency_in_nm():
     """1.6 nm at 1550 nm is c·Δλ/λ² = 199.65 GHz; 0.08 nm/K at 1550 nm is 9.98 GHz/K; a σ of 0.3 nm is 37.4 GHz."""
-    from photonics.design import FiberSection as Fiber
+    from photonics.link_design import FiberSection as Fiber
     from photonics.resolve import resolve
 
     d = LinkDesign(link=LinkSection(channel_spacing=WavelengthSpan(1.6e-9), wavelength=1550e-9),
@@ -292,7 +292,7 @@ def test_zero_propagation_loss_is_a_lossless_ring():
 
 def test_sub_gbps_rates_are_printed_in_their_unit():
     from photonics.signal import baud_text
-    from sipml.reports import budget_report
+    from sipml.design_reports import budget_report
     from sipml.render import render
 
     assert baud_text(500e6) == "500 MBd" and baud_text(11.4425e9) == "11.44 GBd"

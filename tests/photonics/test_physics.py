@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from photonics import crosstalk, laser, microring, modulator, receiver
-from photonics.grid import wrapped_detuning_hz
+from photonics.channel_grid import wrapped_detuning_hz
 from core.units import w_to_dbm
 
 
@@ -129,7 +129,7 @@ def test_crosstalk_table_matches_brute_force():
 def test_the_worst_victim_table_is_the_largest_sum_over_every_victim():
     """Effects of whole numbers (every sum exact in float64, in any order) over a grid of design points: each
     table entry is the largest, over the victims of an n-channel grid, of the sum over every other channel."""
-    from photonics.grid import worst_victim_sum_by_count
+    from photonics.channel_grid import worst_victim_sum_by_count
 
     rng = np.random.default_rng(2)
     m = 23
@@ -146,7 +146,7 @@ def test_the_worst_victim_product_is_the_smallest_product_over_every_victim():
     """Transmissions that are powers of two (every product exact in float64, in any order): each entry of the
     product table is the smallest, over the victims of an n-channel grid, of the product over every other channel
     (a sum of dB, `worst_victim_sum_by_count`, taken as the transmission it is)."""
-    from photonics.grid import worst_victim_product_by_count
+    from photonics.channel_grid import worst_victim_product_by_count
 
     rng = np.random.default_rng(3)
     m = 21
@@ -211,7 +211,7 @@ def test_laser_helpers():
 def test_min_channel_spacing_is_where_the_margin_reaches_zero():
     import dataclasses
 
-    from photonics.design import LaserSection, LinkDesign
+    from photonics.link_design import LaserSection, LinkDesign
     from photonics.link import evaluate, min_channel_spacing_hz
 
     d = LinkDesign(laser=LaserSection(power_per_line=5e-3))  # a link that closes with margin to spare
@@ -226,7 +226,7 @@ def test_min_channel_spacing_is_where_the_margin_reaches_zero():
 
 
 def test_min_channel_spacing_none_when_nothing_closes():
-    from photonics.design import LaserSection, LinkDesign
+    from photonics.link_design import LaserSection, LinkDesign
     from photonics.link import min_channel_spacing_hz
 
     assert min_channel_spacing_hz(LinkDesign(laser=LaserSection(power_per_line=0.1e-3))) is None
@@ -256,7 +256,7 @@ def test_unused_cw_comb_lines_reach_the_fiber_with_all_pass_modulators():
     laser bus."""
     import dataclasses
 
-    from photonics.design import LaserSection, LinkDesign, ModulatorSection
+    from photonics.link_design import LaserSection, LinkDesign, ModulatorSection
     from photonics.link import evaluate
     from core.units import dbm_to_w, w_to_dbm
 
@@ -284,7 +284,7 @@ def test_crosstalk_counts_every_line_in_the_fiber_and_the_comb_envelope():
     all-pass modulators every comb line in the fiber is an aggressor."""
     import dataclasses
 
-    from photonics.design import LaserSection, LinkDesign, ModulatorSection
+    from photonics.link_design import LaserSection, LinkDesign, ModulatorSection
     from photonics.link import evaluate
 
     d = LinkDesign(laser=LaserSection(lines=16, flatness=3.0))
@@ -303,7 +303,7 @@ def test_min_laser_power_is_the_line_power_less_the_margin():
     design run at it has zero margin."""
     import dataclasses
 
-    from photonics.design import LinkDesign
+    from photonics.link_design import LinkDesign
     from photonics.link import evaluate
     from core.units import dbm_to_w
 

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from photonics import budget, microring
-from photonics.design import LaserSection, LinkDesign, LinkSection, LossSection, ModulatorSection, RingSection
+from photonics.link_design import LaserSection, LinkDesign, LinkSection, LossSection, ModulatorSection, RingSection
 from photonics.link import evaluate
 
 finite = dict(allow_nan=False, allow_infinity=False)
@@ -147,7 +147,7 @@ def test_closed_form_wavelengths_close_and_one_more_does_not(cap, sens, pp, il):
        kind=st.sampled_from(["dfb", "dml"]), wavelength=st.sampled_from([1310e-9, 1550e-9]),
        model=st.sampled_from(["agrawal", "agrawal-tx", "bellcore", "none"]))
 def test_more_loss_never_raises_margin_point_to_point(extra, field, kind, wavelength, model):
-    from photonics.design import FiberSection, ReceiverSection
+    from photonics.link_design import FiberSection, ReceiverSection
 
     base = LinkDesign(link=LinkSection(kind="point-to-point", wavelength=wavelength, fibers_per_direction=1),
                       laser=LaserSection(kind=kind), fiber=FiberSection(dispersion_model=model),

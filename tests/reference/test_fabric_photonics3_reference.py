@@ -8,7 +8,7 @@ import math
 import pytest
 
 from photonics import fec, fiber, variation
-from photonics.design import (LaserSection, LinkDesign, LinkSection, LossSection, ReceiverSection,
+from photonics.link_design import (LaserSection, LinkDesign, LinkSection, LossSection, ReceiverSection,
                               TransmitterSection)
 from photonics.link import evaluate
 

@@ -14,7 +14,7 @@ import math
 import pytest
 
 from photonics import channel
-from photonics.design import (FiberSection, LaserSection, LinkDesign, LinkSection, LossSection, ReceiverSection,
+from photonics.link_design import (FiberSection, LaserSection, LinkDesign, LinkSection, LossSection, ReceiverSection,
                               TransmitterSection)
 from photonics.link import evaluate
 

@@ -15,7 +15,7 @@ import math
 import numpy as np
 import pytest
 
-from photonics.design import LinkDesign, ModulatorSection
+from photonics.link_design import LinkDesign, ModulatorSection
 from photonics.link import evaluate
 from tests.reference.patterns import de_bruijn
 

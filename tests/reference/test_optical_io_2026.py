@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from sipml.design import load_design
+from sipml.design_files import load_design
 from tests.sipml.cli_run import refused, run
 
 PUBLISHED = {  # design: (lane Gbit/s, λ per fibre, capacity per direction Gbit/s after FEC)

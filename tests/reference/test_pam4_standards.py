@@ -13,7 +13,7 @@ import pytest
 
 from photonics.link import evaluate
 from sipml.cli import main
-from sipml.design import load_design
+from sipml.design_files import load_design
 
 CASES = Path(__file__).parents[2] / "sipml" / "cases" / "links"
 DR4 = str(CASES / "400gbase-dr4.toml")
@@ -53,7 +53,7 @@ def test_the_computed_model_charges_the_channel_instead():
     data = tomllib.loads(Path(DR4).read_text())
     del data["transmitter"]["eye_closure"], data["transmitter"]["tdecq"]
     del data["receiver"]["sensitivity_floor"]  # a TDECQ budget's floor: the computed model has none
-    from sipml.design import design_from_mapping
+    from sipml.design_files import design_from_mapping
 
     est = evaluate(design_from_mapping(data, "dr4 computed").link)
     names = [p.name for p in est.penalties]

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from photonics import amplifier, fec, fiber, filtering, microring, modulation, noise, packaging, receiver, variation
-from photonics.design import (FiberSection, LaserSection, LinkDesign, LinkSection, LossSection, ReceiverSection,
+from photonics.link_design import (FiberSection, LaserSection, LinkDesign, LinkSection, LossSection, ReceiverSection,
                               TransmitterSection)
 from photonics.link import evaluate
-from photonics.grid import wrapped_detuning_hz
+from photonics.channel_grid import wrapped_detuning_hz
 
 F0_1550 = 299792458.0 / 1550e-9
 

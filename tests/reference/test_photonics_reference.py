@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from photonics import budget, crosstalk, microring, packaging, receiver
-from photonics.design import LinkDesign, LinkSection, PackageSection
+from photonics.link_design import LinkDesign, LinkSection, PackageSection
 from photonics.link import evaluate
 
 
@@ -34,7 +34,7 @@ def test_r3_intel_oci():
     Gbps per λ). The default rings pass 32 Gbps (f0/Q = 38 Gbps for the Q 6000 modulator, E13); the
     Ge-receiver fit needs more light than the default 3 mW comb gives, so the case uses a 10 mW DFB array, as
     the OCI's on-chip lasers are."""
-    from photonics.design import LaserSection
+    from photonics.link_design import LaserSection
 
     d = LinkDesign(link=LinkSection(data_rate=32e9, wavelengths_per_fiber=8, fibers_per_direction=8),
                    laser=LaserSection(kind="dfb", power_per_line=10e-3, flatness=0.0))
@@ -96,7 +96,7 @@ def test_r7_fsr_comes_from_dsent_ring_defaults():
     (10 GHz/K × 1e5 K/W = 1 THz/mW) and a grid that fills the FSR (E11's setting), one fiber pair's two banks
     need 7.95 mW, whatever the number of channels (10 mW comb lines, so the budget closes every channel and the
     heaters of every ring run)."""
-    from photonics.design import LaserSection, TuningSection
+    from photonics.link_design import LaserSection, TuningSection
     from photonics.link import tuning_hz_per_k
 
     for n in (4, 8, 16):

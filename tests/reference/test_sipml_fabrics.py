@@ -5,12 +5,12 @@ import dataclasses
 import pytest
 
 from fabric import collectives
-from fabric.design import ClusterDesign, FabricSection
+from fabric.cluster_design import ClusterDesign, FabricSection
 from fabric.sip_ocs import SipOcsSection
 from fabric.sip_ring import SipRingSection
 from fabric.evaluate import evaluate_fabric
 from fabric.estimate import useful_time_fraction
-from photonics.design import LaserSection, LinkDesign, LinkSection, PackageSection
+from photonics.link_design import LaserSection, LinkDesign, LinkSection, PackageSection
 
 SWEEP = [20, 40, 80, 160, 320]  # wavelengths per GPU
 
@@ -77,7 +77,7 @@ def test_all_reduce_term(gradient_bytes, gbps, ms):
 
 
 def test_builtin_designs_as_in_sipml():
-    from sipml.design import load_design
+    from sipml.design_files import load_design
 
     ring = load_design("sip-ring")
     assert (ring.fabric.gpus, ring.topology.directions, ring.link.link.fibers_per_direction // 2) == (1024, 2, 5)

@@ -3,7 +3,7 @@ wavelength counts, 20 … 320 λ per GPU over 10 transmit fibers."""
 
 import pytest
 
-from photonics.design import LaserSection, LinkDesign, LinkSection
+from photonics.link_design import LaserSection, LinkDesign, LinkSection
 from photonics.link import evaluate
 
 
@@ -34,7 +34,7 @@ def test_320_wavelengths_do_not_fit_one_ring_fsr_on_10_fibers():
 
 def test_default_design_is_sipml_2tbps_and_feasible():
     """The default design everywhere is the built-in sip-ring: SiP-ML's 80 λ × 25 Gbps, feasible."""
-    from sipml.design import load_design
+    from sipml.design_files import load_design
 
     est = evaluate(load_design(None).link)
     assert est.feasible, est.violations
@@ -50,7 +50,7 @@ def test_library_default_link_closes_once_its_filter_is_charged_for_on_off_keyin
     corrections — 0.99 dB of ISI and 14 × 0.01 dB on 7 + 7 passed rings — and all 8 λ close (2000 Gbps)."""
     import math
 
-    from photonics.design import RingSection
+    from photonics.link_design import RingSection
 
     est = evaluate(LinkDesign())
     delta = 299792458.0 / 1310e-9 / 6500 / 25e9

@@ -146,7 +146,7 @@ def test_fields_lists_every_field_with_unit_and_source(capsys):
 
 
 def test_init_writes_a_design_that_loads_back(capsys, tmp_path):
-    from sipml.design import load_design
+    from sipml.design_files import load_design
 
     target = tmp_path / "mine.toml"
     assert run(capsys, "init", str(target))[0] == 0

@@ -13,7 +13,7 @@ import pytest
 from core.errors import InputError
 from sipml import api
 from sipml.cli import main
-from sipml.design import builtin_designs
+from sipml.design_files import builtin_designs
 from sipml.rows import to_jsonl
 
 # every built-in, and two that cannot be built: the sip-ring at 32 Gbit/s (the ring's reach is short),

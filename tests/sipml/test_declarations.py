@@ -8,10 +8,10 @@ import pytest
 from core.errors import InputError
 from core.fields import FieldError, When, conditions_of, specs, sweepable
 from core.units import Q_
-from fabric.design import MAX_GPUS, ClusterDesign, FabricSection
-from photonics.design import SECTIONS, LinkDesign, LinkSection, TuningSection
+from fabric.cluster_design import MAX_GPUS, ClusterDesign, FabricSection
+from photonics.link_design import SECTIONS, LinkDesign, LinkSection, TuningSection
 from sipml.cli import main
-from sipml.design import FABRIC_SECTIONS
+from sipml.design_files import FABRIC_SECTIONS
 
 ALL = {**SECTIONS, **FABRIC_SECTIONS}
 

@@ -3,7 +3,7 @@
 from pathlib import Path
 
 from sipml.render import render
-from sipml.reports import fields_report
+from sipml.design_reports import fields_report
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "design-format.md"
 
@@ -14,7 +14,7 @@ def test_design_format_doc_matches_the_declarations():
 
 
 def test_the_quantity_doc_matches_the_table():
-    from sipml.reports import quantities_report
+    from sipml.design_reports import quantities_report
 
     doc = DOC.with_name("quantities.md")
     assert render(quantities_report(), "markdown") in doc.read_text(encoding="utf-8"), \

@@ -19,8 +19,8 @@ from core.fields import specs
 from fabric.ocs_torus import ShapeSpec
 from photonics.fieldspecs import LossListSpec
 from sipml.cli import main
-from fabric.design import ClusterDesign
-from sipml.design import ALL_SECTIONS, builtin_designs, key_applies, load_design
+from fabric.cluster_design import ClusterDesign
+from sipml.design_files import ALL_SECTIONS, builtin_designs, key_applies, load_design
 
 RUN_SECONDS = 10.0  # the slowest legitimate run (a 47 000-channel crosstalk table) takes ~3 s on one core
 EXAMPLES = int(os.environ.get("SIPML_FUZZ_EXAMPLES", "150"))  # the short run of the suite; raise it for a long run

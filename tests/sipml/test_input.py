@@ -12,7 +12,7 @@ import tomllib
 
 import pytest
 
-from sipml.design import builtin_designs, load_design
+from sipml.design_files import builtin_designs, load_design
 
 BUILTINS = sorted(builtin_designs())
 
@@ -253,7 +253,7 @@ def test_a_feasible_link_in_an_infeasible_default_fabric_gets_one_verdict(cli, t
     # unamplified ring does not reach SiP-ML's locality, and every command says so
     import tomllib
 
-    from sipml.design import builtin_designs
+    from sipml.design_files import builtin_designs
 
     data = tomllib.loads(builtin_designs()["sip-ring"].read_text())
     text = "".join(f"[{name}]\n" + "".join(f"{k} = {json.dumps(v)}\n" for k, v in values.items())
@@ -268,7 +268,7 @@ def test_an_empty_file_is_the_library_defaults():
     import tempfile
     from pathlib import Path
 
-    from fabric.design import ClusterDesign
+    from fabric.cluster_design import ClusterDesign
 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "empty.toml"

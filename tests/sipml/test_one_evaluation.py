@@ -46,7 +46,7 @@ def test_explain_evaluates_each_distinct_design_s_fabric_once(monkeypatch):
 
 
 def test_a_sweep_row_evaluates_each_stage_once(monkeypatch):
-    from sipml.design import ALL_SECTIONS
+    from sipml.design_files import ALL_SECTIONS
     from sipml.sweep_points import evaluate_chunk
     from sipml.sweeps import grid_points, parse_axis
 

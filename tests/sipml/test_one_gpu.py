@@ -7,7 +7,7 @@ import json
 import pytest
 
 from sipml.cli import main
-from sipml.design import load_design
+from sipml.design_files import load_design
 from workloads.speedup import DEFAULT_RUN
 
 

@@ -7,7 +7,7 @@ import pytest
 from fabric.evaluate import evaluate_fabric
 from photonics.link import evaluate
 from sipml.cli import main
-from sipml.design import load_design
+from sipml.design_files import load_design
 
 RATES = [f"{r} Gbit/s" for r in (10, 15, 20, 25, 30, 35, 40, 45, 50)]
 

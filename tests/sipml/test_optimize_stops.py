@@ -6,7 +6,7 @@ import json
 
 from photonics.link import evaluate
 from sipml.cli import main
-from sipml.design import load_design
+from sipml.design_files import load_design
 
 AXIS = "link.data_rate=20Gbit/s:40Gbit/s:5"  # 20, 25, 30, 35, 40 Gbit/s on sip-ring: 25 is the best that closes
 

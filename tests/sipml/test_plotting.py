@@ -3,7 +3,7 @@ asked, numeric groups in numeric order (on a colour scale when there are many), 
 
 import pytest
 
-from sipml.design import ALL_SECTIONS
+from sipml.design_files import ALL_SECTIONS
 from sipml.sweeps import figure_spec, parse_axis, run_sweep
 
 pytest.importorskip("matplotlib")

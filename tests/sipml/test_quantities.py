@@ -20,7 +20,7 @@ MODEL = "gpt2-355m"
 
 @functools.lru_cache(maxsize=None)
 def reading(name: str) -> Reading:
-    from sipml.design import load_design
+    from sipml.design_files import load_design
     from workloads.evaluation import Evaluation
     from workloads.models import load_model
     from workloads.speedup import default_batch
@@ -34,7 +34,7 @@ def reading(name: str) -> Reading:
 
 
 def point_to_point() -> Reading:
-    from photonics.design import LaserSection, LinkDesign, LinkSection
+    from photonics.link_design import LaserSection, LinkDesign, LinkSection
     from photonics.link import evaluate
 
     return Reading(link=evaluate(LinkDesign(link=LinkSection(kind="point-to-point"), laser=LaserSection(kind="dfb"))))
@@ -56,7 +56,7 @@ def test_the_formula_with_the_design_s_numbers_is_the_model_s_value(key, design)
 def test_every_registered_fabric_kind_has_a_built_in_design_above():
     """The cases above cover each kind the registry holds, by one of its built-in designs."""
     from fabric.registry import declared
-    from sipml.design import load_design
+    from sipml.design_files import load_design
 
     covered = {load_design(name).fabric.kind for name in BUILTINS}
     assert {entry.name for entry in declared()} <= covered

@@ -8,7 +8,7 @@ must have an entry in docs/references.md: a heading whose first word is the hand
 cell is the handle. A numbered entry cited after its note's name ("fabrics-2026.md K22", the TPU v5p row, not
 Korthikanti's K22) must be a row of that note's own table ("### fabrics-2026.md entries").
 
-What is scanned: the `source` and `help` of every declared field (the design sections of `sipml.design` and every
+What is scanned: the `source` and `help` of every declared field (the design sections of `sipml.design_files` and every
 other declared dataclass of photonics, fabric and workloads), the text of the shipped TOML files (values and
 comments; table headers are names, not citations), the module docstrings of photonics, fabric and workloads and,
 for the handles that cannot be confused with anything else (equation tags, cases, note names, workloads-2 keys),
@@ -29,7 +29,7 @@ from pathlib import Path
 import pytest
 
 from core.fields import specs
-from sipml.design import ALL_SECTIONS
+from sipml.design_files import ALL_SECTIONS
 
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCES = ROOT / "docs" / "references.md"

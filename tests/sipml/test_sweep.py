@@ -19,7 +19,7 @@ def run(capsys, *argv):
 
 def test_rows_equal_point_by_point_evaluation():
     from photonics.link import evaluate
-    from sipml.design import load_design
+    from sipml.design_files import load_design
 
     axes, rows = run_sweep(None, [], ["link.wavelengths_per_fiber=4,8", "laser.power_per_line=3 mW:6 mW:2"])
     assert [a.column for a in axes] == ["link.wavelengths_per_fiber", "laser.power_per_line [W]"]
@@ -173,7 +173,7 @@ def test_output_without_suffix_is_csv(capsys, tmp_path):
 
 
 def test_ranges_in_dbm_step_in_dbm_and_counts_keep_their_order():
-    from sipml.design import ALL_SECTIONS
+    from sipml.design_files import ALL_SECTIONS
     from sipml.sweeps import parse_axis
 
     axis = parse_axis("laser.power_per_line=0 dBm:10 dBm:3", ALL_SECTIONS)

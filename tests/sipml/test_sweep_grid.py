@@ -9,7 +9,7 @@ import math
 
 import pytest
 
-from sipml.design import ALL_SECTIONS
+from sipml.design_files import ALL_SECTIONS
 from sipml.rows import Table, _cell, columns, to_csv
 from sipml.sweep_points import evaluate_chunk
 from sipml.sweeps import _with_written_columns, grid_points, parse_axis, run_sweep

@@ -143,9 +143,9 @@ def test_budget_check_fabric_speedup_are_one_row_per_design(cli, argv):
 
 def test_budget_row_holds_the_ledger_the_limits_and_the_ring():
     from sipml.render import render
-    from sipml.reports import budget_report
+    from sipml.design_reports import budget_report
     from workloads.evaluation import Evaluation
-    from sipml.design import load_design
+    from sipml.design_files import load_design
 
     est = Evaluation(load_design("sip-ring")).link
     header, values = csv.reader(io.StringIO(render(budget_report(est, "sip-ring"), "csv")))

@@ -11,7 +11,7 @@ from workloads.gpus import get_gpu
 from workloads.models import zoo
 from workloads.settings import ComputeSettings
 from workloads.speedup import evaluate_model
-from sipml.design import load_design
+from sipml.design_files import load_design
 
 GPT3 = zoo()["gpt3-175b"]
 H100 = get_gpu("h100_sxm5")

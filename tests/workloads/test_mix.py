@@ -8,7 +8,7 @@ from core.errors import InputError
 from fabric.kind import Collective
 from fabric.placement import Request, place
 from fabric.registry import get_kind
-from sipml.design import load_design
+from sipml.design_files import load_design
 from workloads.evaluation import Evaluation
 from workloads.mix import mix_from_mapping, run_mix
 

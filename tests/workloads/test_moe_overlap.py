@@ -7,7 +7,7 @@ import dataclasses
 
 import pytest
 
-from sipml.design import load_design
+from sipml.design_files import load_design
 from workloads import stacks
 from workloads.models import zoo
 from workloads.speedup import evaluate_model

@@ -8,7 +8,7 @@ import pytest
 
 from fabric.estimate import pricing_view
 from fabric.evaluate import evaluate_fabric
-from sipml.design import load_design
+from sipml.design_files import load_design
 from workloads.models import load_model
 from workloads.speedup import _search, breakdown, default_batch, evaluate_model, gpu_of
 

@@ -13,7 +13,7 @@ import pytest
 from core.errors import InputError
 from fabric.evaluate import evaluate_fabric
 from sipml.cli import main
-from sipml.design import load_design
+from sipml.design_files import load_design
 from workloads.gpus import get_gpu
 from workloads.models import load_model, model_from_mapping
 from workloads.speedup import evaluate_model, precision_of

@@ -9,7 +9,7 @@ import dataclasses
 
 import pytest
 
-from sipml.design import load_design
+from sipml.design_files import load_design
 from workloads import stacks
 from workloads.models import load_model
 from workloads.speedup import evaluate_model

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from core.errors import InfeasibleDesign, InputError
 from fabric.evaluate import evaluate_fabric, price
 from fabric.kind import Collective
-from sipml.design import load_design
+from sipml.design_files import load_design
 from workloads.gpus import get_gpu
 from workloads.models import load_model
 from workloads.speedup import evaluate_model
@@ -151,7 +151,7 @@ def test_a_collective_that_never_ends_makes_the_iteration_endless_without_a_warn
 
     from core.errors import InfeasibleDesign
     from workloads.settings import DEFAULT_TRAINING
-    from sipml.design import load_design
+    from sipml.design_files import load_design
     from workloads import speedup
     from workloads.models import load_model
 

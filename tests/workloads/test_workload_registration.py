@@ -53,7 +53,7 @@ def test_an_unregistered_kind_is_refused_naming_the_kinds(tmp_path):
 
 def test_speedup_runs_it_by_its_own_formula(toy, capsys):
     from fabric.evaluate import evaluate_fabric
-    from sipml.design import load_design
+    from sipml.design_files import load_design
     from workloads.models import load_model
     from workloads.speedup import gpu_of
 

@@ -24,9 +24,9 @@ SENSITIVITY_MODEL = "gpt2-355m"
 
 
 def _link_section():
-    from sipml.design import load_design
+    from sipml.design_files import load_design
     from sipml.quantities import Reading
-    from sipml.reports import reported
+    from sipml.design_reports import reported
     from workloads.evaluation import Evaluation
 
     design = load_design("sip-ring")
@@ -51,9 +51,9 @@ FABRIC_ENTRY = ("design", "fabric", "gpu", "gpus", "feasible", "per_gpu_bandwidt
 def _fabric_section(catalog, designs: dict):
     """The built-in designs' fabrics (`FABRICS`) and then those of `designs` (name → loaded design) side by side."""
     from fabric.registry import get_kind
-    from sipml.design import load_design
+    from sipml.design_files import load_design
     from sipml.quantities import Reading
-    from sipml.reports import reported
+    from sipml.design_reports import reported
     from workloads.evaluation import Evaluation
 
     rows, data = [], []
@@ -87,7 +87,7 @@ def _fabric_section(catalog, designs: dict):
 
 def _gpu_of(name: str) -> dict[str, str]:
     """The GPU and server host of built-in design `name` (`[fabric] gpu` and `host`), the catalog's keys."""
-    from sipml.design import load_design
+    from sipml.design_files import load_design
 
     fabric = load_design(name).fabric
     return {"gpu": fabric.gpu, "host": fabric.host}
@@ -106,7 +106,7 @@ def _carrying(gpu: dict[str, str]) -> list[str]:
 def _training_section(catalog):
     """The training table, every design and baseline on the headline GPU, and the GPU generation beside it: each
     design on the next GPU, over the first baseline on that GPU and over the same fabric on the headline GPU."""
-    from sipml.design import load_design
+    from sipml.design_files import load_design
     from sipml.speedup_report import run_speedup
     from workloads.speedup import gpu_of
 
@@ -206,7 +206,7 @@ GOODPUT_MODEL, GOODPUT_GPUS = "llama3-405b", 16384
 def _goodput_section(catalog):
     """Llama 3 405B's job on 16,384 GPUs of each frontier fabric: its interruptions and ETTR from the parts' rates
     (`sipml reliability`), and the assumptions that move goodput per $ most on the first."""
-    from sipml.design import load_design
+    from sipml.design_files import load_design
     from sipml.reliability_report import reliability_reading, sensitivity
     from workloads.models import load_model
 
@@ -268,7 +268,7 @@ def _sensitivity_section(catalog):
     import dataclasses
 
     from fabric.catalog import Catalog
-    from sipml.design import load_design
+    from sipml.design_files import load_design
     from workloads.models import load_model
     from workloads.evaluation import Evaluation
     from workloads.speedup import compare, default_batch
@@ -332,7 +332,7 @@ def _assumption_source(point, how: str) -> str:
 
         return "; ".join(price_source(k) for k in keys)
     from core.fields import specs
-    from sipml.design import ALL_SECTIONS
+    from sipml.design_files import ALL_SECTIONS
 
     section = point.design.fabric.kind.replace("-", "_")
     return specs(ALL_SECTIONS[section])[key].source
@@ -394,7 +394,7 @@ def build_report(plots: Path | None = None, embed: bool = False, designs=()) -> 
     (`Report.figures`, for an HTML page); `designs` (files or built-in names) join the fabrics side by side."""
     from fabric.catalog import load_catalog
 
-    from sipml.design import load_design
+    from sipml.design_files import load_design
 
     if plots is not None:
         check_plots_folder(plots)

@@ -15,7 +15,7 @@ import numpy as np
 
 from core.units import db_to_lin, format_si
 from photonics import fec, fiber, microring, modulation, modulator, noise, receiver
-from photonics.design import LinkDesign
+from photonics.link_design import LinkDesign
 from photonics.loss import LedgerLine, ndim
 
 SECTIONS = ("link", "fiber", "ring", "modulator", "laser", "transmitter", "loss", "receiver", "tuning", "package",

@@ -13,7 +13,7 @@ from typing import ClassVar
 from core.errors import InputError, did_you_mean, shown
 from core.fields import Composite, Section, Spec, default_of, default_part, non_negative, param, positive, when
 from fabric.registry import declared, get_kind
-from photonics.design import MAX_CHANNELS, MAX_DB, MAX_FIBER_M, MAX_LATENCY_S, LinkDesign  # noqa: F401  (bounds the kinds use)
+from photonics.link_design import MAX_CHANNELS, MAX_DB, MAX_FIBER_M, MAX_LATENCY_S, LinkDesign  # noqa: F401  (bounds the kinds use)
 
 SIPML = "SiP-ML simulator (MLNetwork/rostam) [sim]"
 NCCL = "NCCL src/graph/tuning.cc"

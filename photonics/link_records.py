@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from photonics.design import LinkDesign
+from photonics.link_design import LinkDesign
 from photonics.loss import LedgerLine
 
 

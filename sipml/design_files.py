@@ -7,7 +7,7 @@
     [fabric]
     kind = "sip-ring"
 
-Each section maps to a frozen dataclass (`photonics.design` for the optical link, `fabric.design` for the
+Each section maps to a frozen dataclass (`photonics.link_design` for the optical link, `fabric.cluster_design` for the
 fabric); each key to a declared field (unit, bounds, help, source, when it has an effect). Unknown sections or
 keys, wrong units, out-of-range, NaN or infinite values, contradictions between keys and keys or sections that
 have no effect in the design are InputErrors that name the file, the section, the key and the value; every key
@@ -31,9 +31,9 @@ from pathlib import Path
 from core import toml_files
 from core.errors import InputError, did_you_mean, shown
 from core.fields import TEXT_SPECS, AllOf, FieldError, Spec, When, all_of, conditions_of, specs, when
-from fabric.design import ClusterDesign, FabricSection, ReliabilitySection
+from fabric.cluster_design import ClusterDesign, FabricSection, ReliabilitySection
 from fabric.registry import changes, declared, get_kind, sections
-from photonics.design import SECTION_APPLIES_WHEN, SECTIONS, LinkDesign
+from photonics.link_design import SECTION_APPLIES_WHEN, SECTIONS, LinkDesign
 
 
 

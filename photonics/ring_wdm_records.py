@@ -1,4 +1,4 @@
-"""The records of one ring-wdm design point (`photonics.records`), read from the stage arrays of
+"""The records of one ring-wdm design point (`photonics.link_records`), read from the stage arrays of
 `photonics.ring_wdm.ring_arrays` at that point: the ring figures, the budget, every capacity limit, tuning and ring
 yield, packaging, and the warnings for models used outside their range.
 """
@@ -10,7 +10,7 @@ import math
 import numpy as np
 
 from photonics import filtering, microring, packaging, variation
-from photonics.records import (BudgetFigures, CapacityFigures, PackageFigures, RingFigures, RingYield,
+from photonics.link_records import (BudgetFigures, CapacityFigures, PackageFigures, RingFigures, RingYield,
                                TuningFigures)
 from photonics.ring_wdm import (BEND_FIT_MIN_RADIUS_M, LIMITS, MAX_SEARCH_WAVELENGTHS, WAVELENGTH_LIMITS, RingWdm,
                                 bend_fit_loss_db_per_m)

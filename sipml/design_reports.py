@@ -6,7 +6,7 @@ import math
 from typing import TYPE_CHECKING
 
 from photonics.link import LIMIT_TEXT, LinkEstimate
-from sipml.design import field_notes, field_rows
+from sipml.design_files import field_notes, field_rows
 from sipml.figures import figures
 from sipml.quantities import QUANTITIES, Reading
 from sipml.render import Report, Table, count_text
@@ -279,7 +279,7 @@ def fields_report(sections=None) -> Report:
     """`sipml fields`: every declared field, or those of `sections`."""
     from core.errors import InputError
     from core.errors import did_you_mean
-    from sipml.design import ALL_SECTIONS
+    from sipml.design_files import ALL_SECTIONS
 
     for name in sections or ():
         if name not in ALL_SECTIONS:
