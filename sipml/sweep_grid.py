@@ -108,8 +108,7 @@ def _group(design, sets: list[str], axes: list, fabric: bool = False, model=None
     from fabric.evaluate import effective_link
     from photonics.link_grid import evaluate_grid, supported
     from photonics.resolve import resolve
-    from sipml.quantities import QUANTITIES, column
-    from sipml.sweep_points import Points, infeasible_text
+    from sipml.sweep_points import Points, infeasible_text, link_columns
 
     try:
         points = Points(design)
@@ -149,12 +148,7 @@ def _group(design, sets: list[str], axes: list, fabric: bool = False, model=None
         varied.setdefault(axis.section, {})[axis.key] = np.asarray(values).reshape(dims)
     refused |= _out_of_order(resolved, varied, shape)
     grid = evaluate_grid(resolved, varied, floor)
-    values = {"link_feasible": grid.feasible, column("margin_db"): grid.margin_db,
-              column("capacity_gbps"): QUANTITIES["capacity_gbps"].scaled(grid.capacity_bps),
-              "binding_limit": grid.binding_limit, column("max_wavelengths_per_fiber"): grid.max_wavelengths_per_fiber,
-              column("energy_pj_per_bit"): QUANTITIES["energy_pj_per_bit"].scaled(grid.total_energy_j_per_bit),
-              column("min_laser_power_per_line_dbm"): grid.min_laser_power_per_line_dbm,
-              "link_violations": grid.violations}
+    values = link_columns(grid)  # the grid's figures carry the estimate's names: read as a point's are
     if floor is not None:
         more = dict(grid.more)
         refused |= more.pop(_REFUSED)
@@ -182,8 +176,8 @@ def _fabric_columns(cluster, model=None, batch=None):
     from fabric.cost import fabric_bill, summarize
     from fabric.registry import get_kind
     from photonics.link_grid import fabric_inputs
-    from sipml.quantities import FABRIC, QUANTITIES, SWEEP, Reading, column
-    from sipml.sweep_points import _catalog
+    from sipml.quantities import FABRIC, Reading
+    from sipml.sweep_points import _catalog, stage_columns
 
     kind = get_kind(cluster.fabric.kind)
     over_grid = None if kind.grid_floor is None else kind.grid_floor(cluster)
@@ -201,9 +195,7 @@ def _fabric_columns(cluster, model=None, batch=None):
         reading = Reading(fabric=floor, cost=cost)
         out = {_REFUSED: refused}
         out.update({_BROKEN + name: broken for name, broken in floor.broken.items()})
-        for key in (k for k in SWEEP[FABRIC] if k in QUANTITIES):
-            value = QUANTITIES[key].value(reading)
-            out[column(key)] = math.nan if value is None else value  # NaN where the fabric has none, as per point
+        out.update(stage_columns(reading, FABRIC))  # NaN where the fabric has none, as per point
         if trained is not None:
             estimate = kind.floor_estimate(cluster, a.sections, floor, inputs)
             searched = ~np.broadcast_to(refused | a.fallback | _link_broken(a)

@@ -92,15 +92,15 @@ def _row(loader, overrides, axes, point, model, batch, link_only, baselines, lin
 PHYSICS_COLUMNS, FABRIC_COLUMNS, TRAINING_COLUMNS = (sweep_columns(stage) for stage in (LINK, FABRIC, TRAINING))
 
 
-def _columns(reading, stage: str, labels: dict) -> dict:
-    """The stage's columns of one point in the sweep's order: numbers from the quantity table (NaN where a point
-    has none), labels from `labels`."""
+def stage_columns(reading, stage: str, labels: dict | None = None) -> dict:
+    """The stage's columns of one point (or of a grid of points: arrays) in the sweep's order: numbers from the
+    quantity table (NaN where a point has none), labels from `labels` (none without it)."""
     out = {}
     for key in SWEEP[stage]:
         if key in QUANTITIES:
             value = QUANTITIES[key].value(reading)
             out[column(key)] = math.nan if value is None else value
-        else:
+        elif labels is not None:
             out[key] = labels[key]
     return out
 
@@ -113,13 +113,20 @@ def _physics(evaluation) -> dict:
     est = evaluation.link
     if est is None:
         return {}
-    return _columns(Reading(link=est), LINK, {"link_feasible": est.feasible, "binding_limit": est.binding_limit,
-                                              "link_violations": ";".join(v.name for v in est.violations)})
+    return link_columns(est, ";".join(v.name for v in est.violations))
+
+
+def link_columns(link, violations=None) -> dict:
+    """The link's columns of a point's estimate (`photonics.link.evaluate`) or of a grid of them
+    (`photonics.link_grid.GridResult`, its figures named as the estimate's, its violations labels already)."""
+    labels = {"link_feasible": link.feasible, "binding_limit": link.binding_limit,
+              "link_violations": link.violations if violations is None else violations}
+    return stage_columns(Reading(link=link), LINK, labels)
 
 
 def _fabric(evaluation) -> dict:
     est = evaluation.fabric
-    return _columns(Reading(fabric=est, cost=evaluation.cost), FABRIC, {
+    return stage_columns(Reading(fabric=est, cost=evaluation.cost), FABRIC, {
         "fabric_feasible": est.feasible, "fabric_violations": ";".join(v.name for v in est.violations)})
 
 
@@ -145,7 +152,7 @@ def _training(evaluation, model_name, batch, baselines: dict) -> dict:
     key = (model_name, batch, design.fabric.gpus, design.job_gpus, design.fabric.gpu, design.fabric.host)
     if key not in baselines:
         baselines[key] = sweep_baseline(model_name, batch, design)
-    return _columns(Reading(result=result, baseline=baselines[key]), TRAINING,
+    return stage_columns(Reading(result=result, baseline=baselines[key]), TRAINING,
                     {"training_feasible": True, "training_error": ""})
 
 
