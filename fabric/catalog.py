@@ -268,12 +268,10 @@ def _check_value_type(name: str, entry: str, key: str, value: object) -> None:
         raise InputError(f"{name}: [{entry}] {key} = {shown(value)}: expected {expected}")
 
 
-def _build_component(entry: str, table: Mapping[str, object], keys_from: Mapping[str, str]) -> Component:
-    definer = keys_from.get("description") or next(iter(keys_from.values()), "?")
-
-    def where(key: str) -> str:
-        return f"{keys_from.get(key, definer)}: [{entry}] {key}"
-
+def _check_present(entry: str, table: Mapping[str, object], keys_from: Mapping[str, str], definer: str,
+                   where) -> None:
+    """InputError for a required key missing (power, or its whole low/typical/high range), both forms of power
+    given, or an empty text."""
     missing = [key for key in REQUIRED_KEYS if key not in table]
     has_power = "power" in table
     power_range_given = [key for key in POWER_RANGE_KEYS if key in table]
@@ -287,28 +285,14 @@ def _build_component(entry: str, table: Mapping[str, object], keys_from: Mapping
     if missing:
         files = " / ".join(dict.fromkeys(keys_from.values())) or definer
         raise InputError(f"{files}: [{entry}] missing key(s): {', '.join(missing)}")
-
     for key in ("description", "unit", "source"):
         if not str(table[key]).strip():
             raise InputError(f"{where(key)} is empty; expected a non-empty string")
 
-    role = table["role"]
-    if role not in ROLES:
-        raise InputError(f"{where('role')} = {shown(role)}: expected one of {', '.join(ROLES)}{_did_you_mean(role, ROLES)}")
-    tag = table["tag"]
-    if tag not in TAGS:
-        raise InputError(f"{where('tag')} = {shown(tag)}: expected one of {', '.join(TAGS)}{_did_you_mean(tag, TAGS)}")
-    date = _parse_date(table["date"], where("date"))
 
-    prices = tuple(_parse_number(table[key], "USD", where(key)) for key in PRICE_KEYS)
-    _check_ordered(prices, PRICE_KEYS, entry, keys_from, definer)
-    if has_power:
-        power = _parse_number(table["power"], "W", where("power"))
-        powers = (power, power, power)
-    else:
-        powers = tuple(_parse_number(table[key], "W", where(key)) for key in POWER_RANGE_KEYS)
-        _check_ordered(powers, POWER_RANGE_KEYS, entry, keys_from, definer)
-
+def _optics_keys(entry: str, table: Mapping[str, object], definer: str, where, lowest_power_w: float) -> tuple:
+    """(boundary, drive, port rate, host SerDes power) of an entry: what an optics entry's power includes, whether
+    a pluggable module retimes, its port rate and the host SerDes part of a whole-port figure."""
     boundary = str(table.get("boundary", ""))
     if boundary and boundary not in BOUNDARIES:
         raise InputError(f"{where('boundary')} = {shown(boundary)}: expected one of {', '.join(BOUNDARIES)} "
@@ -338,9 +322,36 @@ def _build_component(entry: str, table: Mapping[str, object], keys_from: Mapping
     if host_serdes is not None and boundary != "port":
         raise InputError(f"{where('host_serdes_power')}: only a whole-port figure (boundary = \"port\") has a host "
                          f"SerDes part to take out; this entry's boundary is {boundary or 'not stated'}")
-    if host_serdes is not None and host_serdes > powers[0]:
+    if host_serdes is not None and host_serdes > lowest_power_w:
         raise InputError(f"{where('host_serdes_power')} = {shown(table['host_serdes_power'])}: above the entry's "
-                         f"lowest power ({powers[0]:g} W), of which it is a part")
+                         f"lowest power ({lowest_power_w:g} W), of which it is a part")
+    return boundary, drive, port_rate, host_serdes
+
+
+def _build_component(entry: str, table: Mapping[str, object], keys_from: Mapping[str, str]) -> Component:
+    definer = keys_from.get("description") or next(iter(keys_from.values()), "?")
+
+    def where(key: str) -> str:
+        return f"{keys_from.get(key, definer)}: [{entry}] {key}"
+
+    _check_present(entry, table, keys_from, definer, where)
+    role = table["role"]
+    if role not in ROLES:
+        raise InputError(f"{where('role')} = {shown(role)}: expected one of {', '.join(ROLES)}{_did_you_mean(role, ROLES)}")
+    tag = table["tag"]
+    if tag not in TAGS:
+        raise InputError(f"{where('tag')} = {shown(tag)}: expected one of {', '.join(TAGS)}{_did_you_mean(tag, TAGS)}")
+    date = _parse_date(table["date"], where("date"))
+
+    prices = tuple(_parse_number(table[key], "USD", where(key)) for key in PRICE_KEYS)
+    _check_ordered(prices, PRICE_KEYS, entry, keys_from, definer)
+    if "power" in table:
+        power = _parse_number(table["power"], "W", where("power"))
+        powers = (power, power, power)
+    else:
+        powers = tuple(_parse_number(table[key], "W", where(key)) for key in POWER_RANGE_KEYS)
+        _check_ordered(powers, POWER_RANGE_KEYS, entry, keys_from, definer)
+    boundary, drive, port_rate, host_serdes = _optics_keys(entry, table, definer, where, powers[0])
 
     switching, ports = _switch_keys(entry, table, where)
     files = tuple(dict.fromkeys(keys_from.values()))

@@ -41,8 +41,6 @@ def run_speedup(designs, model_name: str, gpus: int | None, batch: int | None, s
     from core.errors import InfeasibleDesign, InputError
     from fabric.catalog import load_catalog
     from workloads.models import load_model
-    from sipml.quantities import Reading, values
-    from sipml.design_reports import reported
     from workloads.evaluation import Evaluation
     from workloads.speedup import baseline_training, default_batch, gpu_of
     from workloads.strategy import parse_strategy
@@ -100,33 +98,39 @@ def run_speedup(designs, model_name: str, gpus: int | None, batch: int | None, s
         except InfeasibleDesign as exc:
             measured[(b, name)] = None
             failures.setdefault(f"{b} on {gpu_of(design, gpu_table).name}", str(exc))
-    rows = []
-    for name in names:
-        if name in failures:
-            rows.append({"design": name, "model": model.name, "gpus": n, "batch": batch, "feasible": False,
-                         "reason": failures[name]})
-            continue
-        r = results[name]
-        base = (measured[(base_names[0], name)] or (None,))[0]
-        reading = Reading(fabric=r.estimate, cost=r.cost, result=r, baseline=base)
-        row = reported(reading, ROW_KEYS, {
-            "design": name, "feasible": True, "fabric": r.estimate.kind, "model": model.name, "gpus": n,
-            "cluster_gpus": r.estimate.gpus,
-            "gpu": r.gpu.name, "batch": batch, "strategy": r.best.strategy, "stack": r.stack.name,
-            "precision": r.precision, "breakdown": r.best.breakdown, "memory_gb_per_gpu": r.best.memory_bytes / 1e9,
-            "throughput_unit": r.throughput_unit, "candidates": r.candidates, "feasible_candidates": r.feasible})
-        row["allocation"] = getattr(r.estimate.details, "allocation", None)  # SiP-Ring: how wavelengths followed
-        versus = {b: _versus(r, b, *measured[(b, name)]) if measured[(b, name)] else None for b in base_names}
-        row.update(values(reading, VERSUS) if base is not None else dict.fromkeys(VERSUS))
-        row["baseline"] = base_names[0]
-        row["baselines"] = versus
-        run = r.run(amount)
-        row.update({"run_" + k if k == "time_s" else k: v for k, v in run.items()})
-        row.update({f"goodput_{'run_' if k == 'time_s' else ''}{k}": v for k, v in r.goodput_run(amount).items()})
-        row["run_amount"], row["run_amount_unit"] = amount, amount_unit
-        row["alternatives"] = [{"strategy": c.strategy, "iteration_s": c.iteration_s} for c in r.top[1:]]
-        rows.append(row)
+    rows = [{"design": name, "model": model.name, "gpus": n, "batch": batch, "feasible": False,
+             "reason": failures[name]} if name in failures
+            else _row(name, results[name], {b: measured[(b, name)] for b in base_names}, amount, amount_unit)
+            for name in names]
     return rows, batch_source, failures
+
+
+def _row(name: str, r, measured: dict, amount: float, amount_unit: str) -> dict:
+    """One design's row: its result `r` against each baseline (`measured`: baseline → (Result, the dropped parts of
+    the fixed strategy), or None where refused; the first sets `speedup`), and its run of `amount`."""
+    from sipml.design_reports import reported
+    from sipml.quantities import Reading, values
+
+    base_names = list(measured)
+    base = (measured[base_names[0]] or (None,))[0]
+    reading = Reading(fabric=r.estimate, cost=r.cost, result=r, baseline=base)
+    row = reported(reading, ROW_KEYS, {
+        "design": name, "feasible": True, "fabric": r.estimate.kind, "model": r.model.name, "gpus": r.estimate.job_gpus,
+        "cluster_gpus": r.estimate.gpus,
+        "gpu": r.gpu.name, "batch": r.batch, "strategy": r.best.strategy, "stack": r.stack.name,
+        "precision": r.precision, "breakdown": r.best.breakdown, "memory_gb_per_gpu": r.best.memory_bytes / 1e9,
+        "throughput_unit": r.throughput_unit, "candidates": r.candidates, "feasible_candidates": r.feasible})
+    row["allocation"] = getattr(r.estimate.details, "allocation", None)  # SiP-Ring: how wavelengths followed
+    versus = {b: _versus(r, b, *measured[b]) if measured[b] else None for b in base_names}
+    row.update(values(reading, VERSUS) if base is not None else dict.fromkeys(VERSUS))
+    row["baseline"] = base_names[0]
+    row["baselines"] = versus
+    run = r.run(amount)
+    row.update({"run_" + k if k == "time_s" else k: v for k, v in run.items()})
+    row.update({f"goodput_{'run_' if k == 'time_s' else ''}{k}": v for k, v in r.goodput_run(amount).items()})
+    row["run_amount"], row["run_amount_unit"] = amount, amount_unit
+    row["alternatives"] = [{"strategy": c.strategy, "iteration_s": c.iteration_s} for c in r.top[1:]]
+    return row
 
 
 def measured_baseline(name: str, design, sets: list[str], gpus: int | None):

@@ -580,21 +580,25 @@ def story_figures(design, fabric_data, training_data, stamp: dict | None = None)
     against wavelengths per fiber; network cost and power per GPU by component family; speedup and speedup per $
     and per W by fabric. Each PNG carries its title, the version, date and command line (`provenance`) in its
     metadata."""
-    import dataclasses
-
-    from fabric.registry import get_kind
-    from photonics.link import evaluate
     from sipml.plotting import png, pyplot
 
     plt = pyplot()
-    out = []
     stamp = stamp or provenance()
+    drawn = [(_margin_figure(plt, design), "margin_vs_wavelengths.png", "Link margin against wavelengths per fiber"),
+             *_network_figures(plt, fabric_data),
+             (_speedup_figure(plt, training_data), "speedup_by_fabric.png",
+              "Training speedup, per $ and per W by fabric")]
+    return [(name, title, png(fig, stamped(title, stamp))) for fig, name, title in drawn]
 
-    def save(fig, name, title):
-        out.append((name, title, png(fig, stamped(title, stamp))))
 
-    # margin against wavelengths per fiber: the counts the design's limits refuse are shaded, and a margin far below
-    # the feasible ones (a ring aliasing past its FSR) is drawn at the bottom edge with its value, not as the scale
+def _margin_figure(plt, design):
+    """Margin against wavelengths per fiber: the counts the design's limits refuse are shaded, and a margin far
+    below the feasible ones (a ring aliasing past its FSR) is drawn at the bottom edge with its value, not as the
+    scale."""
+    import dataclasses
+
+    from photonics.link import evaluate
+
     counts = list(range(1, 17))
     links = [evaluate(dataclasses.replace(design.link, link=dataclasses.replace(design.link.link,
                                                                                 wavelengths_per_fiber=n)))
@@ -623,8 +627,14 @@ def story_figures(design, fabric_data, training_data, stamp: dict | None = None)
     ax.set(xlabel="wavelengths per fiber", ylabel="margin (dB)", xticks=counts[::1],
            title=f"Link margin of the {design.link.link.data_rate / 1e9:g} Gbps sip-ring interface")
     ax.legend(loc="lower left")
-    save(fig, "margin_vs_wavelengths.png", "Link margin against wavelengths per fiber")
+    return fig
 
+
+def _network_figures(plt, fabric_data) -> list[tuple]:
+    """(figure, file name, title) of the network cost and the power per GPU, stacked by component family."""
+    from fabric.registry import get_kind
+
+    out = []
     names = [f["design"] for f in fabric_data]
     ticks = [f"{f['design']}\n({f['gpu'].removeprefix('gpu.').split('_')[0].upper()})" for f in fabric_data]
     groups = list(dict.fromkeys(group for _, group in COMPONENT_GROUPS))
@@ -650,8 +660,13 @@ def story_figures(design, fabric_data, training_data, stamp: dict | None = None)
         ax.tick_params(axis="x", labelsize=8)
         handles, labels = ax.get_legend_handles_labels()
         ax.legend(handles[::-1], labels[::-1], loc="upper left", bbox_to_anchor=(1.01, 1.0))  # top of stack first
-        save(fig, f"network_{what}_per_gpu.png", f"Network {what} per GPU by component")
+        out.append((fig, f"network_{what}_per_gpu.png", f"Network {what} per GPU by component"))
 
+    return out
+
+
+def _speedup_figure(plt, training_data):
+    """Speedup, per $ and per W of each design over the first baseline, by model."""
     fig, axes = plt.subplots(1, 3, figsize=(13, 4.2))
     models = [m for m in MODELS if any(r["model"] == m for r in training_data)]
     designs = [d for d in TRAINING if any(r["design"] == d for r in training_data)]
@@ -671,5 +686,4 @@ def story_figures(design, fabric_data, training_data, stamp: dict | None = None)
                bbox_to_anchor=(0.5, 1.07))
     fig.suptitle(f"Training on {training_data[0]['gpus']} GPUs, best strategy on each fabric (1 = {BASELINES[0]})",
                  y=1.12)
-    save(fig, "speedup_by_fabric.png", "Training speedup, per $ and per W by fabric")
-    return out
+    return fig

@@ -1,6 +1,6 @@
 """Dependencies point one way: sipml → workloads → fabric → photonics → core (style.md). Every import in every
 module of a floor, at any depth (lazy imports inside functions included), may name only its own floor or those
-below it; inside a floor no modules import each other in a circle (lazy imports count); no function passes 100
+below it; inside a floor no modules import each other in a circle (lazy imports count); no function passes 80
 lines."""
 
 import ast
@@ -37,7 +37,7 @@ def test_layering_rule_sees_a_violation(tmp_path):
     assert list(_imports(module)) == ["sipml"]
 
 
-MAX_FUNCTION_LINES = 100
+MAX_FUNCTION_LINES = 80
 
 
 def _modules() -> dict[str, Path]:

@@ -199,6 +199,30 @@ def _transformer_strategies(model: TransformerModel, gpus: int, batch: int, fixe
                             stack) -> Strategies | str:
     """The strategies, or why there is none (kept as well: a sweep asks again at every point of that size)."""
     fixed = dict(fixed_items)
+    options = _options(model, gpus, batch, fixed, stack)
+    if not all(options.values()):
+        return (f"no valid strategy for {model_label(model)} on {gpus} GPU{'' if gpus == 1 else 's'} at batch {batch}: "
+                "nothing to search")
+
+    grid = _Product(options, _derived(model.layers, gpus))
+    for keys, rule, text in _rules(model, gpus, batch, fixed, stack):
+        grid.extend(*keys)
+        if not grid.keep(rule(grid.cols)):
+            return (f"no valid strategy for {model_label(model)} on {gpus} GPU{'' if gpus == 1 else 's'} at batch "
+                    f"{batch}"
+                    + (f" with {_describe(fixed)}" if fixed else "") + f" under stack {stack.name!r}: " + text)
+    c = grid.rows()
+    st = Strategies(dp=c["dp"], tp=c["tp"], pp=c["pp"], cp=c["cp"], microbatch=c["microbatch"],
+                    interleave=c["interleave"], sp=c["sp"].astype(bool), recompute=c["recompute"],
+                    recompute_layers=np.where(c["full"], np.minimum(c["recomputed"], c["per_chunk"]), 0),
+                    zero=c["zero"], ep=c["ep"], order=c["order"])
+    for f in fields(st):
+        getattr(st, f.name).flags.writeable = False
+    return st
+
+
+def _options(model: TransformerModel, gpus: int, batch: int, fixed: dict, stack) -> dict:
+    """Each strategy key's values the stack supports for the model (the fixed keys at their given value)."""
     sup = stack.supports
     layers = model.layers
     options = {
@@ -221,13 +245,13 @@ def _transformer_strategies(model: TransformerModel, gpus: int, batch: int, fixe
                     if key != "dp"})  # recompute_layers = 0: no partial recomputation
     if "recompute" in fixed and not fixed.get("recompute_layers"):
         options["recompute_layers"] = [4]  # recompute=full means every layer, as Megatron's uniform method
-    if not all(options.values()):
-        return (f"no valid strategy for {model_label(model)} on {gpus} GPU{'' if gpus == 1 else 's'} at batch {batch}: "
-                "nothing to search")
+    return options
 
-    # columns derived once their keys are in and carried with the rows (what the rules and the strategies read
-    # later); what only one rule reads, it finds itself
-    def stages(c):  # the fullest stage's layers, once pp is in
+
+def _derived(layers: int, gpus: int) -> dict:
+    """Columns derived once their keys are in and carried with the rows (what the rules and the strategies read
+    later): dp and the fullest stage's layers once pp is in, the recomputed layers once recompute_layers is."""
+    def stages(c):
         first, interior, last = stage_layers(layers, c["pp"])
         return {"dp": gpus // np.maximum(c["tp"] * c["pp"] * c["cp"], 1),
                 "per_chunk": np.maximum(np.maximum(first, interior), last)}
@@ -236,6 +260,14 @@ def _transformer_strategies(model: TransformerModel, gpus: int, batch: int, fixe
         quarters = c["recompute_layers"]
         return {"full": c["recompute"] == 2,
                 "recomputed": np.where(quarters < 0, -quarters, -(-quarters * c["per_chunk"] // 4))}
+    return {"cp": stages, "recompute_layers": recomputed}
+
+
+def _rules(model: TransformerModel, gpus: int, batch: int, fixed: dict, stack) -> list:
+    """(keys a rule needs beyond the earlier rules', the rule over the grid's columns, what it says when it leaves
+    nothing), in the order they are applied; what only one rule reads, it finds itself."""
+    sup = stack.supports
+    layers = model.layers
 
     def ends_hold_layers(c):  # the first and last stages (which hold the embedding and the head) hold a layer
         first, _, last = stage_layers(layers, c["pp"])
@@ -244,7 +276,6 @@ def _transformer_strategies(model: TransformerModel, gpus: int, batch: int, fixe
     def above_previous_quarter(c):  # a quarter's count is above the quarter before (no two quarters alike)
         return c["recomputed"] > -(-(c["recompute_layers"] - 1) * c["per_chunk"] // 4)
 
-    grid = _Product(options, {"cp": stages, "recompute_layers": recomputed})
     micro = (lambda c: np.maximum(c["dp"] * c["microbatch"], 1))
     rules = [  # (keys the rule needs beyond the earlier rules', the rule, what it says when it leaves nothing)
         (("tp", "pp", "cp"), lambda c: c["tp"] * c["pp"] * c["cp"] * c["dp"] == gpus, "tp·cp·pp must divide the GPUs"),
@@ -278,20 +309,7 @@ def _transformer_strategies(model: TransformerModel, gpus: int, batch: int, fixe
     if "dp" in fixed:
         rules.append(((), lambda c: c["dp"] == fixed["dp"], f"dp = {fixed['dp']} leaves tp·cp·pp = "
                                                               f"{gpus / fixed['dp']:g}"))
-    for keys, rule, text in rules:
-        grid.extend(*keys)
-        if not grid.keep(rule(grid.cols)):
-            return (f"no valid strategy for {model_label(model)} on {gpus} GPU{'' if gpus == 1 else 's'} at batch "
-                    f"{batch}"
-                    + (f" with {_describe(fixed)}" if fixed else "") + f" under stack {stack.name!r}: " + text)
-    c = grid.rows()
-    st = Strategies(dp=c["dp"], tp=c["tp"], pp=c["pp"], cp=c["cp"], microbatch=c["microbatch"],
-                    interleave=c["interleave"], sp=c["sp"].astype(bool), recompute=c["recompute"],
-                    recompute_layers=np.where(c["full"], np.minimum(c["recomputed"], c["per_chunk"]), 0),
-                    zero=c["zero"], ep=c["ep"], order=c["order"])
-    for f in fields(st):
-        getattr(st, f.name).flags.writeable = False
-    return st
+    return rules
 
 
 class _Product:
