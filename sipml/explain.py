@@ -343,5 +343,6 @@ def _numbers(formula, quantity) -> list[dict]:
 
 
 def _si_unit(quantity) -> str:
-    return {"Gbit/s": "bit/s", "GBd": "Bd", "pJ/bit": "J/bit", "Tbit/s/mm": "bit/s/m", "TFLOP/s": "FLOP/s"}.get(
+    return {"Gbit/s": "bit/s", "GBd": "Bd", "pJ/bit": "J/bit", "Tbit/s/mm": "bit/s/m", "TFLOP/s": "FLOP/s",
+            "GB": "B"}.get(
         quantity.unit, quantity.unit)

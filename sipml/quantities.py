@@ -485,6 +485,12 @@ def _iteration(r):
                                    for k, v in phases.items()]), t.terms)
 
 
+def _memory(r):
+    t = Terms()
+    return Formula("M", t(r"M_{\mathrm{GPU}}", r.result.best.memory_bytes, "B", "the best strategy's weights, gradients, optimizer "
+                          "states and stored activations on its fullest GPU (workloads.memory)"), t.terms)
+
+
 def _flops_rate(name, attr, peak):
     def formula(r):
         t = Terms()
@@ -741,6 +747,8 @@ QUANTITY_LIST = (
     # training (sipml speedup; the sweep's training columns)
     _Q("iteration_s", "s", 1.0, TRAINING, lambda r: r.result.best.iteration_s, "one training iteration at the best "
        "strategy: its phases", _iteration),
+    _Q("memory_gb_per_gpu", "GB", 1e-9, TRAINING, lambda r: r.result.best.memory_bytes, "memory of the best "
+       "strategy per GPU (weights, gradients, optimizer states, activations)", _memory, target=False),
     _Q("tflops_per_gpu", "TFLOP/s", 1e-12, TRAINING, _flops_per_gpu("model_flops"), "model FLOP/s per GPU "
        "(no recomputation)", _flops_rate(r"\mathrm{FLOP/s}", "model_flops", False)),
     _Q("hardware_tflops_per_gpu", "TFLOP/s", 1e-12, TRAINING, _flops_per_gpu("hardware_flops"),
@@ -806,7 +814,6 @@ LABELS = {
     "port_power_boundary": "what B2 includes",
     "breakdown": "by component (cost) or by phase (speedup)", "model": "the model's name", "batch": "global batch",
     "strategy": "the best strategy", "stack": "the software stack", "precision": "of the GEMMs",
-    "memory_gb_per_gpu": "memory of the best strategy per GPU (states + activations)",
     "throughput_unit": "tokens/s or samples/s", "candidates": "strategies evaluated", "feasible_candidates": "of "
     "which fit", "baseline": "the first baseline", "baselines": "speedups over each baseline",
     "run_time_s": "a run of run_amount: run_amount / throughput", "energy_kwh": "the run's energy: the job's share of "

@@ -118,7 +118,7 @@ def _row(name: str, r, measured: dict, amount: float, amount_unit: str) -> dict:
         "design": name, "feasible": True, "fabric": r.estimate.kind, "model": r.model.name, "gpus": r.estimate.job_gpus,
         "cluster_gpus": r.estimate.gpus,
         "gpu": r.gpu.name, "batch": r.batch, "strategy": r.best.strategy, "stack": r.stack.name,
-        "precision": r.precision, "breakdown": r.best.breakdown, "memory_gb_per_gpu": r.best.memory_bytes / 1e9,
+        "precision": r.precision, "breakdown": r.best.breakdown,
         "throughput_unit": r.throughput_unit, "candidates": r.candidates, "feasible_candidates": r.feasible})
     row["allocation"] = getattr(r.estimate.details, "allocation", None)  # SiP-Ring: how wavelengths followed
     versus = {b: _versus(r, b, *measured[b]) if measured[b] else None for b in base_names}
