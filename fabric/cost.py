@@ -31,7 +31,7 @@ def link_priced_catalog(catalog: Catalog, io: LinkDesign, link) -> Catalog:
     power_w, capacity = link.power_w, link.capacity_bps
     chiplet_w = (power_w["modulator"] + power_w["receiver"] + power_w["tuning"]) / io.package.chiplets
     laser_w = power_w["laser"] / laser_lines_per_gpu(io)
-    at = f" at {capacity / 1e9:.0f} Gbps per direction" if np.ndim(capacity) == 0 else ""
+    at = f" at {capacity / 1e9:.0f} Gbit/s per direction" if np.ndim(capacity) == 0 else ""
     changes = {}
     for key, watts, what in ((CHIPLET, chiplet_w, "modulator/driver + receiver + tuning"),
                              (LASER, laser_w, "laser wall-plug")):

@@ -631,7 +631,7 @@ def _figures(est: FabricEstimate) -> dict[str, tuple[float, str]]:
     """The servers' and the fat-trees' own figures."""
     d = est.details
     return {"GPUs per server": (float(d.gpus_per_server), ""), "servers": (float(d.servers), ""),
-            "NVLink per GPU": (d.nvlink_bps / 1e9, "Gbps"), "NIC per GPU": (d.nic_bps / 1e9, "Gbps"),
+            "NVLink per GPU": (d.nvlink_bps / 1e9, "Gbit/s"), "NIC per GPU": (d.nic_bps / 1e9, "Gbit/s"),
             "rail planes": (float(d.rails), ""), "fat-tree tiers per plane": (float(d.tiers), ""),
             "switches": (float(d.switches), ""),
             "links": (float(d.links), ""), "oversubscription": (d.oversubscription, ""),

@@ -89,7 +89,7 @@ def _bisection_formula(est: FabricEstimate):
 
 
 def _figures(est: FabricEstimate) -> dict[str, tuple[float, str]]:
-    return {"per-GPU rate": (est.per_gpu_bandwidth_bps / 1e9, "Gbps")}
+    return {"per-GPU rate": (est.per_gpu_bandwidth_bps / 1e9, "Gbit/s")}
 
 
 IDEAL = FabricKind(name="ideal", section="ideal", section_type=IdealSection, static=False, evaluator=_evaluate,

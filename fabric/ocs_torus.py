@@ -313,7 +313,7 @@ def _evaluate(design: ClusterDesign, est: LinkEstimate) -> FabricEstimate:
              f"{ends_per_side} of its {tor.radix} ports per side used ({tor.fibers}"
              f"{': one port per link-end, on either side' if tor.fibers == 'circulators' else ''})",
              f"{ends} optical link-ends ({ends / fab.gpus:g} per chip) and {counts['copper_links']} copper links "
-             f"inside the cubes, every link at {rate / 1e9:.4g} Gbps per direction",
+             f"inside the cubes, every link at {rate / 1e9:.4g} Gbit/s per direction",
              f"the job's slice: a {_shape_text(shape)} torus of {slice_cubes} cube{'s' if slice_cubes != 1 else ''}, "
              f"set up in {tor.setup_time:g} s "
              "once per job"]
@@ -551,7 +551,7 @@ def _figures(est: FabricEstimate) -> dict[str, tuple[float, str]]:
             "optical link-ends": (float(d.optical_link_ends), ""),
             "optical link-ends per chip": (d.optical_link_ends / est.gpus, ""),
             "copper links in the cubes": (float(d.copper_links), ""),
-            "per-link bandwidth": (d.link_bps / 1e9, "Gbps"),
+            "per-link bandwidth": (d.link_bps / 1e9, "Gbit/s"),
             "margin through the switch": (d.margin_db, "dB"),
             "reconfiguration time": (d.switch_s * 1e3, "ms"),
             "slice set-up time": (d.setup_s, "s")}

@@ -454,7 +454,7 @@ def _figures(est: FabricEstimate) -> dict[str, tuple[float, str]]:
     return {"switch tiers per plane": (float(d.tiers), ""),
             "switch passes per circuit": (float(d.switch_passes), ""),
             "fibers per port": (float(d.fibers_per_port), ""),
-            "per-port bandwidth": (d.port_bps / 1e9, "Gbps"),
+            "per-port bandwidth": (d.port_bps / 1e9, "Gbit/s"),
             "OCS count": (float(d.ocs_count), ""),
             "OCS ports bought per GPU": (d.ports_bought_per_gpu, ""),
             "pods": (float(d.pods), ""),

@@ -16,12 +16,12 @@ if TYPE_CHECKING:  # the estimate is read, never built, here: a link command imp
 
 
 def _rate(value_bps: float) -> tuple[str, str]:
-    """(number, unit) of a data rate in Gbps, or in Mbps below 1 Gbps, to four significant digits."""
+    """(number, unit) of a data rate in Gbit/s, or in Mbit/s below 1 Gbit/s, to four significant digits."""
     if value_bps is None or not math.isfinite(value_bps):
-        return _f(value_bps), "Gbps"
+        return _f(value_bps), "Gbit/s"
     if 0 < value_bps < 1e9:
-        return f"{value_bps / 1e6:.4g}", "Mbps"
-    return f"{value_bps / 1e9:.4g}", "Gbps"
+        return f"{value_bps / 1e6:.4g}", "Mbit/s"
+    return f"{value_bps / 1e9:.4g}", "Gbit/s"
 
 
 def _f(value: float, digits: int = 2) -> str:
@@ -216,7 +216,7 @@ def _summary_rows(est: LinkEstimate) -> list[dict]:
             {"quantity": "filter FWHM / finesse", "value": f"{r.filter_fwhm_hz / 1e9:.1f} / {r.finesse:.0f}",
              "unit": "GHz / –"},
             {"quantity": "escape fibers per direction", "value": str(est.escape_fibers_per_direction), "unit": ""},
-            {"quantity": "shoreline density", "value": _f(est.shoreline_bps_per_m / 1e15, 3), "unit": "Tbps/mm"}]
+            {"quantity": "shoreline density", "value": _f(est.shoreline_bps_per_m / 1e15, 3), "unit": "Tbit/s/mm"}]
     y = est.tuning.ring_yield if est.tuning else None
     if y is not None:
         rows += [{"quantity": "ring lock yield", "value": f"{y.io_yield:.4g}",
@@ -306,7 +306,7 @@ def check_fabric_report(fab: FabricEstimate, source: str) -> Report:
         "violations": [{"name": v.name, "message": v.message} for v in fab.violations],
         "warnings": list(link.warnings) if link else []})
     kind = "" if source == fab.kind else f" ({fab.kind} fabric)"
-    verdict = (f"{source}{kind}: feasible, {fab.per_gpu_bandwidth_bps / 1e9:.0f} Gbps per GPU per direction"
+    verdict = (f"{source}{kind}: feasible, {fab.per_gpu_bandwidth_bps / 1e9:.0f} Gbit/s per GPU per direction"
                if fab.feasible else f"{source}{kind}: INFEASIBLE, {len(fab.violations)} constraint(s) violated")
     tables = [Table("Violated constraints", ["constraint", "violation"], _violation_rows(fab.violations))] \
         if fab.violations else []
@@ -340,20 +340,20 @@ def fabric_report(fab: FabricEstimate, times, message_bytes: float, source: str,
     summary = Table(f"Fabric: {fab.kind}, {fab.gpus} GPUs", ["quantity", "value", "unit"], [
         {"quantity": "feasible", "value": "yes" if fab.feasible else "NO", "unit": ""},
         {"quantity": "per-GPU bandwidth", "value": _f(fab.per_gpu_bandwidth_bps / 1e9, 0),
-         "unit": "Gbps per direction"},
+         "unit": "Gbit/s per direction"},
         {"quantity": "useful-time fraction", "value": f"{fab.useful_fraction:.4f}", "unit": ""},
-        {"quantity": "effective bandwidth", "value": _f(fab.effective_bandwidth_bps / 1e9, 0), "unit": "Gbps"},
+        {"quantity": "effective bandwidth", "value": _f(fab.effective_bandwidth_bps / 1e9, 0), "unit": "Gbit/s"},
         {"quantity": "degree", "value": str(fab.degree), "unit": "peers at once"},
-        {"quantity": "bisection", "value": _f(fab.bisection_bps / 1e12, 2), "unit": "Tbps"},
+        {"quantity": "bisection", "value": _f(fab.bisection_bps / 1e12, 2), "unit": "Tbit/s"},
         *({"quantity": name, "value": count_text(v), "unit": u} for name, (v, u) in figures(fab).items()),
     ])
     from core.units import format_si
 
     size = format_si(message_bytes, "bit").replace("bit", "B")  # bytes shown with an SI prefix
     coll = Table(f"Collective times, {size} per rank, {fab.job_gpus} ranks",
-                 ["collective", "time ms", "busbw Gbps", "algorithm"],
+                 ["collective", "time ms", "busbw Gbit/s", "algorithm"],
                  [{"collective": k, "time ms": f"{t.seconds * 1e3:.4g}",
-                   "busbw Gbps": _busbw(k, message_bytes, fab.job_gpus, t.seconds), "algorithm": str(t.schedule)}
+                   "busbw Gbit/s": _busbw(k, message_bytes, fab.job_gpus, t.seconds), "algorithm": str(t.schedule)}
                   for k, t in times.items()])
     tables = [summary, coll]
     if traffic is not None:
@@ -365,20 +365,20 @@ def fabric_report(fab: FabricEstimate, times, message_bytes: float, source: str,
                                 {"quantity": "pairs relayed beyond the reach", "value": str(t["relayed_pairs"]),
                                  "unit": ""},
                                 {"quantity": "smallest pair bandwidth", "value": _f(t["min_pair_gbps"], 1),
-                                 "unit": "Gbps"},
+                                 "unit": "Gbit/s"},
                                 {"quantity": "mean pair bandwidth", "value": _f(t["mean_pair_gbps"], 1),
-                                 "unit": "Gbps"},
+                                 "unit": "Gbit/s"},
                                 {"quantity": "method", "value": t["method"], "unit": ""}]))
     if groups is not None:
         data["groups"] = [{"name": g.name, "size": g.size, "stride": g.stride, "collective": c.op,
                            "time_s": t.seconds, "schedule": str(t.schedule), "share": float(t.share),
                            "bandwidth_gbps": float(t.bandwidth_bps) / 1e9} for g, c, t in groups]
         tables.append(Table("Parallel groups running together (one configuration for the job)",
-                            ["group", "ranks", "stride", "collective", "time ms", "share", "Gbps per rank",
+                            ["group", "ranks", "stride", "collective", "time ms", "share", "Gbit/s per rank",
                              "schedule"],
                             [{"group": row["name"], "ranks": str(row["size"]), "stride": str(row["stride"]),
                               "collective": row["collective"], "time ms": f"{row['time_s'] * 1e3:.4g}",
-                              "share": f"{row['share']:.3f}", "Gbps per rank": f"{row['bandwidth_gbps']:.4g}",
+                              "share": f"{row['share']:.3f}", "Gbit/s per rank": f"{row['bandwidth_gbps']:.4g}",
                               "schedule": row["schedule"]} for row in data["groups"]]))
     footer = [f"violated: {v.name}: {v.message}" for v in fab.violations] + [f"note: {n}" for n in fab.notes]
     return Report(data, tables, footer, records=[data])
@@ -496,9 +496,9 @@ def cost_report(entries: list[dict]) -> Report:
         row("GPU", "", lambda e: e["gpu"]),
         row("feasible", "", lambda e: "yes" if e["feasible"] else "NO"),
         row("GPUs", "", lambda e: str(e["gpus"])),
-        row("per-GPU bandwidth", "Gbps", lambda e: _f(e["per_gpu_bandwidth_gbps"], 0)),
+        row("per-GPU bandwidth", "Gbit/s", lambda e: _f(e["per_gpu_bandwidth_gbps"], 0)),
         row("degree", "", lambda e: str(e["degree"])),
-        row("bisection", "Tbps", lambda e: _f(e["bisection_gbps"] / 1e3, 1)),
+        row("bisection", "Tbit/s", lambda e: _f(e["bisection_gbps"] / 1e3, 1)),
         row("network cost per GPU", "USD", priced(lambda e: _money(e["network_cost_usd_per_gpu"]))),
         row("  range", "USD", lambda e: rng(e["network_cost_usd_per_gpu_range"])),
         row("network power per GPU", "W", priced(lambda e: _f(e["network_power_w_per_gpu"], 1))),

@@ -318,13 +318,13 @@ def models_report() -> Report:
                     [{"model": r["model"], "kind": r["kind"], "parameters": _count(r["parameters"]),
                       "shape": r["shape"], "default batch": "–" if r["default_batch"] is None
                       else str(r["default_batch"])} for r in rows]),
-              Table("GPUs", ["gpu", "catalog", "dense TFLOP/s", "HBM GiB", "HBM GB", "HBM TB/s", "NVLink Gbps",
+              Table("GPUs", ["gpu", "catalog", "dense TFLOP/s", "HBM GiB", "HBM GB", "HBM TB/s", "NVLink Gbit/s",
                              "price USD", "TDP W"],
                     [{"gpu": g["gpu"], "catalog": g["catalog"],
                       "dense TFLOP/s": ", ".join(f"{p} {v:g}" for p, v in g["peak_tflops"].items()),
                       "HBM GiB": f"{g['hbm_gib']:.1f}", "HBM GB": f"{g['hbm_gb']:.1f}",
                       "HBM TB/s": f"{g['hbm_tb_s']:.2f}",
-                      "NVLink Gbps": f"{g['nvlink_gbps']:.0f}", "price USD": f"{g['price_usd']:,.0f}",
+                      "NVLink Gbit/s": f"{g['nvlink_gbps']:.0f}", "price USD": f"{g['price_usd']:,.0f}",
                       "TDP W": f"{g['tdp_w']:.0f}"} for g in gpus])]
     from workloads.stacks import DEFAULT_DATA_PARALLEL_STACK, DEFAULT_STACK, shipped_stacks
 

@@ -31,7 +31,7 @@ def _link_section():
 
     design = load_design("sip-ring")
     est = Evaluation(design).link
-    rows = [("capacity per GPU per direction", f"{est.capacity_bps / 1e9:.0f}", "Gbps"),
+    rows = [("capacity per GPU per direction", f"{est.capacity_bps / 1e9:.0f}", "Gbit/s"),
             ("binding limit", est.binding_limit, ""), ("margin", f"{est.margin_db:.2f}", "dB"),
             ("max wavelengths per fiber", str(est.max_wavelengths_per_fiber), ""),
             ("energy per bit (Tx + Rx)", f"{est.total_energy_j_per_bit * 1e12:.2f}", "pJ/bit"),
@@ -70,10 +70,10 @@ def _fabric_section(catalog, designs: dict):
         money = (lambda text: text) if priced else (lambda text: "not costed" if free else "–")
         rows.append({"design": name, "fabric": est.kind, "GPU": est.design.fabric.gpu.removeprefix("gpu."),
                      "feasible": "yes" if est.feasible else "NO",
-                     "Gbps per GPU": f"{entry['per_gpu_bandwidth_gbps']:.0f}",
+                     "Gbit/s per GPU": f"{entry['per_gpu_bandwidth_gbps']:.0f}",
                      "reach hops": "–" if est.reach_hops is None else str(est.reach_hops),
-                     "degree": str(est.degree), "bisection Tbps": f"{entry['bisection_gbps'] / 1e3:.1f}",
-                     "all-reduce busbw Gbps": f"{entry['all_reduce_busbw_gbps']:.0f}",
+                     "degree": str(est.degree), "bisection Tbit/s": f"{entry['bisection_gbps'] / 1e3:.1f}",
+                     "all-reduce busbw Gbit/s": f"{entry['all_reduce_busbw_gbps']:.0f}",
                      "network USD/GPU": money(f"{entry['network_cost_usd_per_gpu']:,.0f}"),
                      "network W/GPU": money(f"{entry['network_power_w_per_gpu']:.0f}"),
                      "optics W/GPU B1 / B2": money(f"{entry['optics_power_w_per_gpu']:.1f} / "
@@ -625,7 +625,7 @@ def _margin_figure(plt, design):
     ax.axhline(0.0, color="#555555", lw=0.8)
     ax.set_ylim(floor, max(margins) + 1.5)
     ax.set(xlabel="wavelengths per fiber", ylabel="margin (dB)", xticks=counts[::1],
-           title=f"Link margin of the {design.link.link.data_rate / 1e9:g} Gbps sip-ring interface")
+           title=f"Link margin of the {design.link.link.data_rate / 1e9:g} Gbit/s sip-ring interface")
     ax.legend(loc="lower left")
     return fig
 

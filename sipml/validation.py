@@ -60,7 +60,7 @@ def _photonics_cases() -> list[Case]:
     teraphy = evaluate(LinkDesign(link=LinkSection(data_rate=16e9, wavelengths_per_fiber=8, fibers_per_direction=8),
                                   laser=LaserSection(kind="dfb", power_per_line=10e-3, flatness=0.0)))
     out.append(Case("physics", "R2 TeraPHY capacity per direction", "TeraPHY, OFC 2021", 1.024,
-                    teraphy.capacity_bps / 1e12, "Tbps", 1e-9))
+                    teraphy.capacity_bps / 1e12, "Tbit/s", 1e-9))
     out.append(Case("physics", "R2 TeraPHY I/O power at 4.96 pJ/bit", "TeraPHY, OFC 2021", 5.08,
                     packaging.io_power_w(1.024e12, 4.96e-12), "W", 0.005, rel=False))
     out.append(Case("physics", "R4 FSR of a 5 µm ring", src, 18.2, microring.fsr_wavelength_m(
@@ -118,10 +118,10 @@ def _optical_io_cases() -> list[Case]:
         name, src, lk = table["name"], table["source"], design.link.link
         if "per_fibre_tbps" in table:
             out.append(Case("optical I/O", f"{name}: capacity per fibre per direction", src, table["per_fibre_tbps"],
-                            est.capacity_bps / lk.fibers_per_direction / 1e12, "Tbps", table["tolerance"]))
+                            est.capacity_bps / lk.fibers_per_direction / 1e12, "Tbit/s", table["tolerance"]))
         else:
             out.append(Case("optical I/O", f"{name}: capacity per direction", src, table["capacity_tbps"],
-                            est.capacity_bps / 1e12, "Tbps", table["tolerance"]))
+                            est.capacity_bps / 1e12, "Tbit/s", table["tolerance"]))
         out.append(Case("optical I/O", f"{name}: margin at {lk.data_rate / 1e9:g} Gbit/s × {lk.wavelengths_per_fiber} λ",
                         f"{table['design']} design", 0.0, est.margin_db, "dB", 0.0, rel=False,
                         note="the budget must close (margin ≥ 0 dB)", high=math.inf))
@@ -396,7 +396,7 @@ def sipml_speedup_cases() -> list[Case]:
                 per_fiber = int(round(tbps * 1e12 / 25e9 / fibers))
                 sets = [f"link.wavelengths_per_fiber={per_fiber}", f"laser.lines={per_fiber}",
                         f'ring.radius="{_matched_radius_um(per_fiber):.6f} um"']
-                label = f"{model_name} on {kind} at {tbps:g} Tbps"
+                label = f"{model_name} on {kind} at {tbps:g} Tbit/s"
                 try:
                     design = load_design(kind, sets)
                     least = evaluate(effective_link(design)).min_laser_power_per_line_dbm  # NaN: no power closes
@@ -413,7 +413,7 @@ def sipml_speedup_cases() -> list[Case]:
                     bound = base_result.best.iteration_s / ideal.best.iteration_s
                     why = ""
                     if not 1.3 <= speedup <= 9.1:
-                        why = (f"an ideal switch at {tbps:g} Tbps gives {bound:.2f}×: "
+                        why = (f"an ideal switch at {tbps:g} Tbit/s gives {bound:.2f}×: "
                                + ("the job is compute-bound at this batch" if bound < 1.3 else
                                   "the fabric's topology (ring arcs, shared circuits, step latency) costs the rest"
                                   if speedup < 1.3 else "more than the paper's upper end"))

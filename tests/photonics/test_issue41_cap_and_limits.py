@@ -133,7 +133,7 @@ def test_issue41_the_lifted_binding_limits_and_the_limits_table_agree(capsys):
     marked = {limit for limit, (_, lifted) in table.items() if lifted.endswith("← binds")}
     assert marked == set(named)
     for limit in named:
-        assert table[limit][1].startswith("3800 Gbps")
+        assert table[limit][1].startswith("3800 Gbit/s")
     assert {limit for limit, (at, _) in table.items() if at.endswith("← binds")} == {data["binding_limit"]}
 
 

@@ -299,7 +299,7 @@ def test_sub_gbps_rates_are_printed_in_their_unit():
     est = evaluate(point_to_point(link=LinkSection(kind="point-to-point", data_rate=500e6, fibers_per_direction=1)))
     report = budget_report(est, "slow")
     capacity = next(row for row in report.tables[0].rows if row["quantity"] == "capacity")
-    assert (capacity["value"], capacity["unit"]) == ("500", "Mbps per direction")
+    assert (capacity["value"], capacity["unit"]) == ("500", "Mbit/s per direction")
     assert "500 MBd" in render(report, "table")
 
 
