@@ -233,6 +233,15 @@ def _gpu_table(files, catalog):
     return load_gpus(*files, catalog=catalog)
 
 
+def _data_files(catalog, gpu_file):
+    """The user's catalog and GPU files as a sweep's workers read them, each read here first (an error is said
+    once, before any work)."""
+    from sipml.sweep_points import DataFiles
+
+    _gpu_table(gpu_file, _catalog(catalog))
+    return DataFiles(tuple(str(p) for p in catalog or ()), tuple(str(p) for p in gpu_file or ()))
+
+
 def _check_entries(loaded, design, catalog) -> None:
     from sipml.design_files import check_catalog_entries
 
@@ -661,7 +670,8 @@ def sweep(design: DesignArg = None,
           link_only: Annotated[bool, typer.Option(
               "--link-only", help="only the link's columns (no fabric, cost or training): the whole grid in one "
                                   "vectorised pass where the axes are link fields")] = False,
-          quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress bar")] = False) -> None:
+          quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress bar")] = False,
+          catalog: CatalogOpt = None, gpu_file: GpuFileOpt = None) -> None:
     """Evaluate a grid of design points: one row per point with every input and output column and its unit."""
     import os
 
@@ -688,10 +698,11 @@ def sweep(design: DesignArg = None,
             raise InputError(f"--plot-file {exc}") from None
     if plot is not None:
         check_plot(plot, vary, model is not None, link_only)
+    files = _data_files(catalog, gpu_file)
     _doing(f"sweeping {_named(design)}")
     with _progress("sweep", "chunks", quiet) as progress:
         axes, rows = run_sweep(design, set_, vary, model=model, batch=batch, scheduler=scheduler,
-                            workers=workers or os.cpu_count(), progress=progress, link_only=link_only)
+                            workers=workers or os.cpu_count(), progress=progress, link_only=link_only, files=files)
     _write_sweep(rows, axes, kind, output, f"sipml sweep of {design or 'sip-ring'}: " + " × ".join(vary))
     if plot is not None:
         plot_rows(rows, plot, plot_file, vary)
@@ -793,7 +804,8 @@ def explain(quantity: Annotated[Optional[str], typer.Argument(
             model: Annotated[str, typer.Option("--model", "-m", metavar="MODEL", autocompletion=_complete_models,
                                                help="model for the training quantities")] = "gpt2-355m",
             baseline: Annotated[str, typer.Option("--baseline", metavar="DESIGN",
-                                                  help="baseline for speedup quantities")] = "fattree-200") -> None:
+                                                  help="baseline for speedup quantities")] = "fattree-200",
+            catalog: CatalogOpt = None, gpu_file: GpuFileOpt = None) -> None:
     """Explain a number: its formula, the design's numbers in it, and the inputs that move it most (each design
     input ±10 %, counts ±1, catalog prices low … high), with their sources. Without QUANTITY: the power-budget
     equation and its closed-form solutions (derived with sympy)."""
@@ -813,8 +825,11 @@ def explain(quantity: Annotated[Optional[str], typer.Argument(
     check_quantity(quantity)
     _check_model(model)
     loaded = _load(design, set_)
+    cat = _catalog(catalog) if catalog or gpu_file else None
+    gpus = _gpu_table(gpu_file, cat)
     _doing(f"explaining {quantity} of {_named(design)}")
-    _emit(explain_quantity(quantity, loaded, _named(design), model=model, baseline=baseline), fmt, output)
+    _emit(explain_quantity(quantity, loaded, _named(design), model=model, baseline=baseline, catalog=cat, gpus=gpus),
+          fmt, output)
 
 
 # --- the entry point ----------------------------------------------------------------------------------------

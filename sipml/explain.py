@@ -60,19 +60,20 @@ def check_quantity(name: str) -> None:
 
 class Evaluator:
     """quantity(point) for one quantity, `point` a `workloads.evaluation.Evaluation` (or a design, evaluated
-    here); the baseline of a training quantity is evaluated once per job size and catalog."""
+    here); the baseline of a training quantity is evaluated once per job size and catalog. `catalog`: the one to
+    price with (None: the shipped one); `gpus`: the GPUs to find a design's among (None: the shipped ones)."""
 
-    def __init__(self, name: str, model: str, baseline: str):
+    def __init__(self, name: str, model: str, baseline: str, catalog=None, gpus=None):
         from fabric.catalog import load_catalog
 
-        self.name, self.catalog = name, load_catalog()
+        self.name, self.catalog, self.gpus = name, catalog or load_catalog(), gpus
         self.quantity = QUANTITIES[name]
         self.model_name, self.baseline_name, self._baselines = model, baseline, {}
 
     def point(self, design, catalog=None):
         from workloads.evaluation import Evaluation
 
-        return design if isinstance(design, Evaluation) else Evaluation(design, catalog or self.catalog)
+        return design if isinstance(design, Evaluation) else Evaluation(design, catalog or self.catalog, self.gpus)
 
     def __call__(self, design, catalog=None) -> float:
         return _number(self.quantity.value(self.reading(self.point(design, catalog))))
@@ -106,7 +107,7 @@ class Evaluator:
             sizes = [f"fabric.gpus={fab.gpus}"] + ([f"fabric.job_gpus={point.cluster.job_gpus}"]
                                                   if point.cluster.job_gpus < fab.gpus else [])
             self._baselines[key] = Evaluation(measured_baseline(self.baseline_name, point.cluster, sizes, None),
-                                              self.catalog)
+                                              self.catalog, self.gpus)
         base = self._baselines[key]
         if point.catalog is not base.catalog:
             base = base.priced(point.catalog)
@@ -205,13 +206,14 @@ def price_sensitivities(point, evaluate) -> list[Sensitivity]:
     return rows
 
 
-def explain_quantity(name: str, design, source: str, model: str = "gpt2-355m", baseline: str = "fattree-200"):
-    """The report of `sipml explain QUANTITY DESIGN`."""
+def explain_quantity(name: str, design, source: str, model: str = "gpt2-355m", baseline: str = "fattree-200",
+                     catalog=None, gpus=None):
+    """The report of `sipml explain QUANTITY DESIGN` (priced from `catalog`, its GPU among `gpus`: `Evaluator`)."""
     from core.errors import InputError
     from sipml.render import Report, Table
 
     check_quantity(name)
-    evaluate = Evaluator(name, model, baseline)
+    evaluate = Evaluator(name, model, baseline, catalog, gpus)
     point = evaluate.point(design)
     try:
         base = evaluate(point)

@@ -26,15 +26,19 @@ LINK_SECTIONS = ("link", "fiber", "ring", "modulator", "laser", "transmitter", "
                  "package", "interface")
 
 
-def link_table(design, overrides: tuple, axes: tuple, progress=None, fabric: bool = False, model=None, batch=None):
+def link_table(design, overrides: tuple, axes: tuple, progress=None, fabric: bool = False, model=None, batch=None,
+               files=None):
     """The sweep's table of link columns (sipml.rows.Table). With `fabric`, the fabric and cost columns too, where
     the design's fabric kind has a floor over a grid (`fabric.kind.FabricKind.grid_floor`), and with `model` (a
     name) the training columns of `batch` (None: the model's default), the feasible points of each combination
     searched as one batch (`workloads.speedup.evaluate_model_points`); the combinations of the name and fabric axes
-    without a floor go point by point, and None when none has one."""
+    without a floor go point by point, and None when none has one. `files`: the user's catalog and GPU files
+    (`sipml.sweep_points.DataFiles`; None: the shipped ones)."""
     from core.labels import Labels
     from sipml.rows import Table
-    from sipml.sweep_points import FABRIC_COLUMNS, PHYSICS_COLUMNS, TRAINING_COLUMNS, evaluate_chunk
+    from sipml.sweep_points import FABRIC_COLUMNS, PHYSICS_COLUMNS, SHIPPED, TRAINING_COLUMNS, evaluate_chunk
+
+    files = files or SHIPPED
 
     if not axes:
         return None
@@ -55,7 +59,7 @@ def link_table(design, overrides: tuple, axes: tuple, progress=None, fabric: boo
             where[i] = j
         where = tuple(where)
         sets = [*overrides, *(_set(axes[i], j) for i, j in zip(names_at, combo))]
-        result = _group(design, sets, [axes[i] for i in numbers_at], fabric, model, batch)
+        result = _group(design, sets, [axes[i] for i in numbers_at], fabric, model, batch, files)
         if result is None:
             alone[where] = True
         else:
@@ -84,7 +88,8 @@ def link_table(design, overrides: tuple, axes: tuple, progress=None, fabric: boo
     flat = np.flatnonzero(alone.ravel())
     if flat.size:
         points = [tuple(int(k) for k in np.unravel_index(i, shape)) for i in flat]
-        table.replace_rows(flat, evaluate_chunk(design, overrides, axes, tuple(points), model, batch, not fabric))
+        table.replace_rows(flat, evaluate_chunk(design, overrides, axes, tuple(points), model, batch, not fabric,
+                                                files))
     return table
 
 
@@ -101,7 +106,7 @@ def _set(axis, index: int) -> str:
     return f"{axis.section}.{axis.key}={axis.texts[index]}"
 
 
-def _group(design, sets: list[str], axes: list, fabric: bool = False, model=None, batch=None):
+def _group(design, sets: list[str], axes: list, fabric: bool = False, model=None, batch=None, files=None):
     """(columns over the numeric axes, points to evaluate alone) for one combination of the name axes; None when
     the whole combination goes point by point."""
     from core.errors import SipmlError
@@ -121,7 +126,7 @@ def _group(design, sets: list[str], axes: list, fabric: bool = False, model=None
         return None
     floor = None
     if fabric and (cluster.has_fabric or design is not None):
-        floor = _fabric_columns(cluster, model, batch)
+        floor = _fabric_columns(cluster, model, batch, files)
         if floor is None:
             return None
     shape = tuple(len(a.values) for a in axes)
@@ -165,7 +170,7 @@ def _group(design, sets: list[str], axes: list, fabric: bool = False, model=None
 _REFUSED, _BROKEN, _UNTRAINED = "refused", "broken:", "untrained"  # the fabric's entries in the grid's `more`
 
 
-def _fabric_columns(cluster, model=None, batch=None):
+def _fabric_columns(cluster, model=None, batch=None, files=None):
     """The grid's `more` for the fabric and cost columns of a sweep over the link of `cluster` (and with `model`, a
     name, the training columns of `batch`): a function of the link's stage arrays, or None when the fabric kind has
     no floor over a grid (or not for this design). The columns are read from the floor, its priced bill and the
@@ -177,13 +182,14 @@ def _fabric_columns(cluster, model=None, batch=None):
     from fabric.registry import get_kind
     from photonics.link_grid import fabric_inputs
     from sipml.quantities import FABRIC, Reading
-    from sipml.sweep_points import _catalog, stage_columns
+    from sipml.sweep_points import priced_with, stage_columns
 
     kind = get_kind(cluster.fabric.kind)
     over_grid = None if kind.grid_floor is None else kind.grid_floor(cluster)
     if over_grid is None or (model is not None and kind.floor_estimate is None):
         return None
-    trained = None if model is None else _training(cluster, model, batch)
+    catalog, gpus = priced_with(files)
+    trained = None if model is None else _training(cluster, model, batch, catalog, gpus)
     if trained is False:
         return None
 
@@ -191,7 +197,7 @@ def _fabric_columns(cluster, model=None, batch=None):
         inputs = fabric_inputs(a)
         floor, refused = over_grid(a.sections, inputs)
         io = SimpleNamespace(**a.sections)
-        cost = summarize(cluster, fabric_bill(cluster, floor.bom, _catalog(), inputs, io), float("nan"))
+        cost = summarize(cluster, fabric_bill(cluster, floor.bom, catalog, inputs, io), float("nan"))
         reading = Reading(fabric=floor, cost=cost)
         out = {_REFUSED: refused}
         out.update({_BROKEN + name: broken for name, broken in floor.broken.items()})
@@ -212,7 +218,7 @@ def _link_broken(a):
     return np.any(np.broadcast_arrays(False, *constraints.broken(constraints.RING_WDM, a)), axis=0)
 
 
-def _training(cluster, model_name: str, batch):
+def _training(cluster, model_name: str, batch, catalog, gpus):
     """A function (grid estimate, points to search, grid cost) → the training columns over the grid, searched at
     those points as one batch; False when the model cannot be had here (the combination goes point by point).
     Where the search or the baseline is refused (no strategy at this size), the searched points' rows say so in
@@ -239,9 +245,9 @@ def _training(cluster, model_name: str, batch):
         if not searched.any():
             return out
         try:
-            result, errors = evaluate_model_points(model, cluster, estimate, searched, "point", size, cost)
+            result, errors = evaluate_model_points(model, cluster, estimate, searched, "point", size, cost, gpus=gpus)
             if not baseline:
-                baseline.append(sweep_baseline(model_name, size, cluster))
+                baseline.append(sweep_baseline(model_name, size, cluster, catalog, gpus))
         except SipmlError as exc:  # no strategy at this size, or no baseline: each searched row's error
             return {**out, "error": np.where(searched, str(exc), ""), _UNTRAINED: searched}
         reading = Reading(result=result, baseline=baseline[0])

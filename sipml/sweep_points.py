@@ -5,16 +5,42 @@ from __future__ import annotations
 
 import functools
 import math
+from dataclasses import dataclass
 
 from core.errors import SipmlError
 from sipml.quantities import FABRIC, LINK, QUANTITIES, SWEEP, TRAINING, Reading, column, sweep_columns
 
 
+@dataclass(frozen=True)
+class DataFiles:
+    """The user's catalog files and GPU files a sweep prices with (none: the shipped catalog and GPUs), as paths a
+    worker process or a Dask worker reads."""
+
+    catalogs: tuple[str, ...] = ()
+    gpus: tuple[str, ...] = ()
+
+
+SHIPPED = DataFiles()
+
+
 def evaluate_chunk(design: str | None, overrides: tuple, axes: tuple, points: tuple, model: str | None,
-                   batch: int | None, link_only: bool = False) -> list[dict]:
+                   batch: int | None, link_only: bool = False, files: DataFiles = SHIPPED) -> list[dict]:
     """Rows of the given grid points (indices into each axis). Runs in a worker process or on a Dask worker."""
-    loader, baselines, links = Points(design), {}, {}
-    return [_row(loader, overrides, axes, point, model, batch, link_only, baselines, links) for point in points]
+    loader, baselines, links, priced = Points(design), {}, {}, priced_with(files)
+    return [_row(loader, overrides, axes, point, model, batch, link_only, baselines, links, priced)
+            for point in points]
+
+
+def priced_with(files: DataFiles = SHIPPED) -> tuple:
+    """(catalog, GPUs) of `files`: the catalog with the user's catalog files merged, and the GPUs with the user's GPU
+    files (None without any: the shipped ones); the shipped catalog alone is read once per process."""
+    if files == SHIPPED:
+        return _catalog(), None
+    from fabric.catalog import load_catalog
+    from workloads.gpus import load_gpus
+
+    catalog = load_catalog(*files.catalogs)
+    return catalog, (load_gpus(*files.gpus, catalog=catalog) if files.gpus else None)
 
 
 @functools.lru_cache(maxsize=1)
@@ -69,14 +95,14 @@ def load_point(design, sets):
     return Points(design).load(sets)
 
 
-def _row(loader, overrides, axes, point, model, batch, link_only, baselines, links) -> dict:
+def _row(loader, overrides, axes, point, model, batch, link_only, baselines, links, priced) -> dict:
     from workloads.evaluation import Evaluation
 
     row = {a.column: a.values[i] for a, i in zip(axes, point)}
     sets = [*overrides, *(f"{a.section}.{a.key}={a.texts[i]}" for a, i in zip(axes, point))]
     try:
         loaded = loader.load(sets)
-        evaluation = Evaluation(loaded, _catalog())
+        evaluation = Evaluation(loaded, *priced)
         evaluation.share_link(links)
         row.update(_physics(evaluation))
         if not link_only and (loaded.has_fabric or loader.design is not None):
@@ -151,7 +177,7 @@ def _training(evaluation, model_name, batch, baselines: dict) -> dict:
                 "training_error": str(exc)}
     key = (model_name, batch, design.fabric.gpus, design.job_gpus, design.fabric.gpu, design.fabric.host)
     if key not in baselines:
-        baselines[key] = sweep_baseline(model_name, batch, design)
+        baselines[key] = sweep_baseline(model_name, batch, design, evaluation.catalog, evaluation.gpus)
     return stage_columns(Reading(result=result, baseline=baselines[key]), TRAINING,
                     {"training_feasible": True, "training_error": ""})
 
@@ -162,14 +188,15 @@ def infeasible_text(kind: str, names) -> str:
     return f"the {kind} fabric is infeasible: {', '.join(names)}"
 
 
-def sweep_baseline(model_name: str, batch: int, design):
+def sweep_baseline(model_name: str, batch: int, design, catalog, gpus):
     """The fattree-200 baseline as `sipml speedup` measures `design` against it (its cluster and job size, its GPU
-    and server host; a chunk evaluates it once per such key): its fastest strategy alone, all a row reads of it."""
+    and server host; a chunk evaluates it once per such key), priced from `catalog`, its GPU among `gpus`: its
+    fastest strategy alone, all a row reads of it."""
     from sipml.speedup_report import measured_baseline
     from workloads.evaluation import Evaluation
     from workloads.models import load_model
 
     sizes = [f"fabric.gpus={design.fabric.gpus}"] + ([f"fabric.job_gpus={design.job_gpus}"]
                                                     if design.job_gpus < design.fabric.gpus else [])
-    point = Evaluation(measured_baseline("fattree-200", design, sizes, None), _catalog())
+    point = Evaluation(measured_baseline("fattree-200", design, sizes, None), catalog, gpus)
     return point.training(load_model(model_name), batch, name="fattree-200", top=1)

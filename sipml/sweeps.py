@@ -18,7 +18,8 @@ import numpy as np
 
 from core.fields import TEXT_SPECS
 from sipml.rows import Table, columns
-from sipml.sweep_points import FABRIC_COLUMNS, PHYSICS_COLUMNS, TRAINING_COLUMNS, evaluate_chunk, load_point
+from sipml.sweep_points import (FABRIC_COLUMNS, PHYSICS_COLUMNS, SHIPPED, TRAINING_COLUMNS, DataFiles, evaluate_chunk,
+                                load_point)
 
 CHUNK = 64  # points per task: the grid's cut into tasks never depends on where they run
 # Bounds on what a sweep may ask for, so every sweep either finishes in bounded memory or is refused before any
@@ -218,23 +219,24 @@ def grid_points(axes: list[Axis]) -> list[tuple]:
     return list(itertools.product(*(range(len(a.values)) for a in axes)))
 
 
-def link_chunk(design: str | None, overrides: tuple, axes: tuple, fabric: bool = False, model=None, batch=None):
+def link_chunk(design: str | None, overrides: tuple, axes: tuple, fabric: bool = False, model=None, batch=None,
+               files: DataFiles = SHIPPED):
     """The link columns of a (sub-)grid by the grid kernel, as a Table (with `fabric`, the fabric and cost columns
     too, and with `model` the training columns: None where the fabric has no floor over a grid). Runs locally or on
     a Dask worker."""
     from sipml.sweep_grid import link_table
 
-    table = link_table(design, overrides, axes, fabric=fabric, model=model, batch=batch)
+    table = link_table(design, overrides, axes, fabric=fabric, model=model, batch=batch, files=files)
     if table is None and not fabric:
         points = tuple(grid_points(list(axes)))
-        table = Table.from_rows(evaluate_chunk(design, overrides, axes, points, None, None, True))
+        table = Table.from_rows(evaluate_chunk(design, overrides, axes, points, None, None, True, files))
     return table
 
 
 def run_sweep(design, overrides, specs, model=None, batch=None, scheduler=None, workers=None, progress=None,
-              link_only=False):
+              link_only=False, files: DataFiles = SHIPPED):
     """(axes, Table of every row in grid order). `link_only`: the link columns alone, by the grid kernel where the
-    axes allow (`sipml.sweep_grid`), else point by point."""
+    axes allow (`sipml.sweep_grid`), else point by point. `files`: the user's catalog and GPU files."""
     from core.errors import InputError
     from sipml.design_files import ALL_SECTIONS
 
@@ -261,16 +263,17 @@ def run_sweep(design, overrides, specs, model=None, batch=None, scheduler=None, 
                              "optical link: --link-only has no columns to write")
         _check_effects(design, list(args[1]), axes)
         _check_moves_the_link(design, list(args[1]), axes)
-        return axes, _with_written_columns(_link_sweep(*args, scheduler, progress), axes)
+        return axes, _with_written_columns(_link_sweep(*args, scheduler, progress, files=files), axes)
     _check_effects(design, list(args[1]), axes)
     # the link, fabric, cost (and training) columns of the whole grid at once, where the fabric allows
-    table = _link_sweep(*args, scheduler, progress, fabric=True, model=model, batch=batch, workers=workers) \
+    table = _link_sweep(*args, scheduler, progress, fabric=True, model=model, batch=batch, workers=workers,
+                        files=files) \
         if _may_have_a_floor(base, axes) else None
     if table is not None:
         return axes, _with_written_columns(table, axes)
     points = grid_points(list(axes))
     chunks = [tuple(points[i:i + CHUNK]) for i in range(0, len(points), CHUNK)]
-    calls = [(*args, c, model, batch) for c in chunks]
+    calls = [(*args, c, model, batch, False, files) for c in chunks]
     return axes, _with_written_columns(Table.from_rows(
         [row for part in _map(evaluate_chunk, calls, scheduler, workers, progress) for row in part]), axes)
 
@@ -394,7 +397,7 @@ def _check_moves_the_link(design, overrides: list, axes) -> None:
 
 
 def _link_sweep(design, overrides, axes, scheduler, progress, fabric: bool = False, model=None, batch=None,
-                workers=None):
+                workers=None, files: DataFiles = SHIPPED):
     """Link columns by the grid kernel (with `fabric`, the fabric and cost columns too, with `model` the training
     columns; None where the fabric has no floor over a grid): one task locally, or sub-grids on a Dask cluster (along
     the first axis; with `model`, along the axis local processes split, `_split_axis`, so no fabric group is searched
@@ -406,13 +409,13 @@ def _link_sweep(design, overrides, axes, scheduler, progress, fabric: bool = Fal
     elif model is not None and (workers or 1) > 1:  # training dominates: each process searches its share
         dim, parts = _split_axis(axes), workers
     else:  # one task here: the bar counts it
-        return _one_task(design, overrides, axes, fabric, model, batch, progress)
+        return _one_task(design, overrides, axes, fabric, model, batch, progress, files)
     split = axes[dim]
     count = len(split.values)
     picks = [range(k, count, min(parts, count)) for k in range(min(parts, count))]  # every parts-th value
     calls = [(design, overrides, (*axes[:dim], replace(split, values=tuple(split.values[i] for i in pick),
                                                        texts=tuple(split.texts[i] for i in pick)), *axes[dim + 1:]),
-              fabric, model, batch) for pick in picks]
+              fabric, model, batch, files) for pick in picks]
     tables = list(_map(link_chunk, calls, scheduler, workers, progress))
     return None if any(t is None for t in tables) else Table.concat_axis(tables, axes, dim, picks)
 
@@ -421,9 +424,9 @@ DASK_TASKS = 16  # sub-grids a sweep sends to a Dask cluster [assumed: enough to
 # that each task's fixed cost (imports warm, the grid's link and fabric floors) stays small against its points]
 
 
-def _one_task(design, overrides, axes, fabric, model, batch, progress):
+def _one_task(design, overrides, axes, fabric, model, batch, progress, files):
     """`link_chunk` of the whole grid, `progress` told 0 of 1 before and 1 of 1 after."""
-    return list(_map(link_chunk, [(design, overrides, axes, fabric, model, batch)], None, None, progress))[0]
+    return list(_map(link_chunk, [(design, overrides, axes, fabric, model, batch, files)], None, None, progress))[0]
 
 
 def _split_axis(axes) -> int:

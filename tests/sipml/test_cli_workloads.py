@@ -172,3 +172,38 @@ def test_a_gpu_file_naming_a_catalog_entry_nobody_has_is_refused(capsys, tmp_pat
     args = _user_gpu(tmp_path, "989 TFLOP/s")
     code, _, err = run(capsys, "speedup", "sip-ring", *args[:2], "--set", "fabric.gpu=gpu.my_h100")
     assert code == 2 and "gpu.my_h100" in err
+
+
+def test_explain_reads_a_users_gpu_file(capsys, tmp_path):
+    """explain's training quantities take the GPU file and the catalog as speedup does: MFU divides by the file's
+    peak, the cluster's cost prices the catalog's GPU."""
+    args = ["sip-ring", "--model", "gpt2-355m", "-f", "json"]
+    code, out, err = run(capsys, "explain", "mfu", *args, "--set", "fabric.gpu=gpu.h100_sxm5")
+    assert code == 0, err
+    shipped = json.loads(out)["value"]
+    code, out, err = run(capsys, "explain", "mfu", *args, *_user_gpu(tmp_path, "1200 TFLOP/s"))
+    assert code == 0, err
+    mine = json.loads(out)
+    peak = next(n for n in mine["numbers"] if "peak" in n["text"])
+    assert float(peak["value"]) == pytest.approx(1.2e15, rel=1e-5) and mine["value"] < shipped
+    code, out, err = run(capsys, "explain", "cluster_cost_usd", *args, *_user_gpu(tmp_path, "989 TFLOP/s"))
+    assert code == 0, err
+    code, base, err = run(capsys, "explain", "cluster_cost_usd", *args, "--set", "fabric.gpu=gpu.h100_sxm5")
+    assert json.loads(base)["value"] - json.loads(out)["value"] == pytest.approx(1024 * (28125 - 20000))
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_sweep_reads_a_users_gpu_file_in_each_worker(capsys, tmp_path, workers):
+    """The sweep's workers read the user's catalog and GPU files themselves (paths travel, not tables): the same
+    rows as the shipped H100 but the cluster priced from the user's catalog, in one process or several."""
+    args = ["sweep", "sip-ring", "--vary", "link.data_rate=20Gbit/s,25Gbit/s", "--model", "gpt2-355m",
+            "--workers", workers, "-f", "jsonl"]
+    code, out, err = run(capsys, *args, "--set", "fabric.gpu=gpu.h100_sxm5")
+    assert code == 0, err
+    shipped = [json.loads(line) for line in out.splitlines()]
+    code, out, err = run(capsys, *args, *_user_gpu(tmp_path, "989 TFLOP/s"))
+    assert code == 0, err
+    mine = [json.loads(line) for line in out.splitlines()]
+    for s, m in zip(shipped, mine):
+        assert m["iteration_s [s]"] == pytest.approx(s["iteration_s [s]"], rel=1e-12)
+        assert s["cluster_cost_usd [USD]"] - m["cluster_cost_usd [USD]"] == pytest.approx(1024 * (28125 - 20000))
