@@ -552,7 +552,8 @@ def mix(designs: Annotated[Optional[list[str]], typer.Argument(
                                                     "(repeatable: the product)")] = None,
         plot: Annotated[Optional[Path], typer.Option(
             "--plot", metavar="PNG", help="also write the figure of where each job runs")] = None,
-        fmt: FormatOpt = Format.table, output: OutputOpt = None, set_: SetOpt = None) -> None:
+        fmt: FormatOpt = Format.table, output: OutputOpt = None, set_: SetOpt = None, catalog: CatalogOpt = None,
+        gpu_file: GpuFileOpt = None) -> None:
     """Several jobs sharing one cluster, each design side by side: where each job runs (the fabric's own rule), its
     iteration time alone and together, the GPUs left idle and the largest job that still fits, and the whole
     mix's throughput per dollar and per watt."""
@@ -562,7 +563,9 @@ def mix(designs: Annotated[Optional[list[str]], typer.Argument(
         from sipml.render import check_output
 
         check_output(plot)
-    report, ok = run_mix_command(designs, jobs, gpus, policy, set_, vary, plot, embed=fmt is Format.html)
+    cat = _catalog(catalog)
+    report, ok = run_mix_command(designs, jobs, gpus, policy, set_, vary, plot, embed=fmt is Format.html,
+                                 catalog=cat, gpu_table=_gpu_table(gpu_file, cat))
     _emit(report, fmt, output, title="sipml mix: several jobs on one fabric")
     if not ok:
         raise typer.Exit(1)
@@ -728,7 +731,8 @@ def optimize(design: DesignArg = None,
              refine: Annotated[bool, typer.Option(
                  "--refine", help="then search each continuous axis between the best point's neighbours (scipy)")]
              = False,
-             quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress bar")] = False) -> None:
+             quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress bar")] = False,
+             catalog: CatalogOpt = None, gpu_file: GpuFileOpt = None) -> None:
     """Find the best point of a grid for one quantity, feasible and under the constraints, and say what stops it
     (what the better points fail). Exhaustive over the grid; --refine continues along continuous axes. Exits 1
     when no point qualifies."""
@@ -740,10 +744,12 @@ def optimize(design: DesignArg = None,
         raise InputError("optimize needs exactly one of --maximize QUANTITY or --minimize QUANTITY")
     constraints = [parse_constraint(c) for c in subject_to or []]
     _check_model(model)
+    cat = _catalog(catalog)
+    gpus = _gpu_table(gpu_file, cat)
     _doing(f"searching the grid of {_named(design)}")
     with _progress("optimize", "points", quiet) as progress:
         result = search(design, set_, vary, maximize or minimize, maximize is not None, constraints, model=model,
-                        baseline=baseline, progress=progress, refine=refine)
+                        baseline=baseline, progress=progress, refine=refine, catalog=cat, gpus=gpus)
     _emit(optimize_report(result, _named(design)), fmt, output)
     if result["best"] is None:
         raise typer.Exit(1)

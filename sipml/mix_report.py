@@ -20,7 +20,7 @@ def load_mix_designs(names, mix, overrides, gpus: int | None) -> dict:
     return {name: load_design(name, [*scoped_overrides(name, overrides, list(names)), *sized]) for name in names}
 
 
-def run_mix_rows(mix, designs: dict, catalog=None) -> tuple[list[dict], dict]:
+def run_mix_rows(mix, designs: dict, catalog=None, gpus=None) -> tuple[list[dict], dict]:
     """(one record per design, with its jobs' records under 'jobs'; the MixRun of each design that ran)."""
     from core.errors import InfeasibleDesign
     from workloads.mix import run_mix
@@ -28,7 +28,7 @@ def run_mix_rows(mix, designs: dict, catalog=None) -> tuple[list[dict], dict]:
     rows, runs = [], {}
     for name, design in designs.items():
         try:
-            run = run_mix(design, mix, catalog)
+            run = run_mix(design, mix, catalog, gpus=gpus)
         except InfeasibleDesign as exc:
             rows.append({"design": name, "fabric": design.fabric.kind, "feasible": False, "gpus": design.fabric.gpus,
                          "reason": str(exc), "jobs": []})
@@ -194,9 +194,10 @@ def parse_vary(items) -> list[tuple[str, str, list[int]]]:
 
 
 def run_mix_command(designs, jobs: str | None, gpus: int | None, policy: str | None, overrides, vary,
-                    plot=None, embed: bool = False) -> tuple[Report, bool]:
+                    plot=None, embed: bool = False, catalog=None, gpu_table=None) -> tuple[Report, bool]:
     """(the report of `sipml mix`, whether every design ran every job); `plot`: a PNG path for the placement
-    figure (of the last point of a --vary), `embed`: the figure in the report (an HTML page)."""
+    figure (of the last point of a --vary), `embed`: the figure in the report (an HTML page); `catalog`,
+    `gpu_table`: what it prices with and finds each design's GPU among (None: the shipped ones)."""
     import dataclasses
     import itertools
 
@@ -213,14 +214,14 @@ def run_mix_command(designs, jobs: str | None, gpus: int | None, policy: str | N
         mix = dataclasses.replace(mix, policy=policy)
     names = list(dict.fromkeys(designs or DEFAULT_DESIGNS))
     loaded = load_mix_designs(names, mix, overrides, gpus)
-    catalog = load_catalog()
+    catalog = catalog or load_catalog()
     axes = parse_vary(vary)
     rows, last_runs = [], {}
     for point in itertools.product(*(values for _, _, values in axes)):
         varied = mix
         for (job, key, _), value in zip(axes, point):
             varied = varied.with_job(job, **{key: value})
-        these, runs = run_mix_rows(varied, loaded, catalog)
+        these, runs = run_mix_rows(varied, loaded, catalog, gpu_table)
         for r in these:
             if axes:
                 r["point"] = {f"{job}.{key}": value for (job, key, _), value in zip(axes, point)}

@@ -74,9 +74,11 @@ def _feasible(point) -> bool:
 
 
 def optimize(design, overrides, vary, objective: str, maximize: bool, constraints: list[Constraint],
-             model: str = "gpt2-355m", baseline: str = "fattree-200", progress=None, refine: bool = False) -> dict:
+             model: str = "gpt2-355m", baseline: str = "fattree-200", progress=None, refine: bool = False,
+             catalog=None, gpus=None) -> dict:
     """Search the grid (then, with `refine`, each continuous axis around the best point); the result's keys are
-    the JSON of `sipml optimize`."""
+    the JSON of `sipml optimize`. `catalog`, `gpus`: what the points price with and find their GPU among (None:
+    the shipped ones)."""
     from core.errors import InputError
     from sipml.design_files import ALL_SECTIONS
     from sipml.explain import Evaluator
@@ -93,7 +95,7 @@ def optimize(design, overrides, vary, objective: str, maximize: bool, constraint
         raise InputError(f"the grid has {size:,} points; {most}")
     points = grid_points(axes)
     names = list(dict.fromkeys([objective, *(c.quantity for c in constraints)]))
-    evaluators = {name: Evaluator(name, model, baseline) for name in names}
+    evaluators = {name: Evaluator(name, model, baseline, catalog, gpus) for name in names}
     design = Points(design)  # the file read once; each point built from it
     rows = []
     if progress is not None:  # the total before the first point ends
@@ -118,7 +120,8 @@ def _evaluate(points, overrides, values: dict, texts: dict, evaluators) -> dict:
     sets = [*(overrides or ()), *(f"{key}={text}" for key, text in texts.items())]
     row = {"inputs": values, "texts": {key: _plain(text) for key, text in texts.items()}}
     try:
-        point = Evaluation(points.load(sets), next(iter(evaluators.values())).catalog)
+        first = next(iter(evaluators.values()))
+        point = Evaluation(points.load(sets), first.catalog, first.gpus)
         row["feasible"] = _feasible(point)
         row["violations"] = [] if row["feasible"] else [{"name": v.name, "message": v.message}
                                                         for v in _violations(point)]

@@ -206,7 +206,7 @@ class MixRun:
         return hour["run_cost_usd"] * gpus / self.estimate.gpus
 
 
-def run_mix(design, mix: Mix, catalog=None, top: int = 1) -> MixRun:
+def run_mix(design, mix: Mix, catalog=None, top: int = 1, gpus=None) -> MixRun:
     """Place `mix` on `design` (its fabric kind's rule and the mix's policy) and train each job alone and
     together. InputError for a job that cannot be placed or read; InfeasibleDesign when the cluster's fabric does not
     work. A job no strategy runs on its placement is kept with the reason."""
@@ -214,7 +214,7 @@ def run_mix(design, mix: Mix, catalog=None, top: int = 1) -> MixRun:
     from fabric.registry import get_kind
     from workloads.evaluation import Evaluation
 
-    point = Evaluation(design, catalog)
+    point = Evaluation(design, catalog, gpus)
     est = point.fabric
     if not est.feasible:
         raise InfeasibleDesign(f"the {est.kind} fabric is infeasible ("
@@ -242,7 +242,7 @@ def _run_job(point, kind, job: Job, placed: list, i: int, links: dict, top: int,
     except InputError as exc:
         raise InputError(f"{where}: {exc}") from None
     job_design = dataclasses.replace(design, fabric=dataclasses.replace(design.fabric, job_gpus=job.gpus))
-    own = Evaluation(job_design, point.catalog)
+    own = Evaluation(job_design, point.catalog, point.gpus)
     own.share_link(links)
     try:
         est = own.fabric
@@ -253,10 +253,10 @@ def _run_job(point, kind, job: Job, placed: list, i: int, links: dict, top: int,
     together_view = kind.job_view(est, placed, i, together=True)
     try:
         alone = evaluate_model(model, job_design, job.name, batch, fixed, catalog=point.catalog, top=top,
-                               estimate=alone_view, cost=point.cost)
+                               estimate=alone_view, cost=point.cost, gpus=point.gpus)
         together = alone if _same(together_view, alone_view) else evaluate_model(
             model, job_design, job.name, batch, fixed, catalog=point.catalog, top=top, estimate=together_view,
-            cost=point.cost)
+            cost=point.cost, gpus=point.gpus)
     except InfeasibleDesign as exc:
         return JobRun(job=job, placed=placed[i], reason=str(exc))
     except InputError as exc:

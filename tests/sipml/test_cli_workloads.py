@@ -207,3 +207,23 @@ def test_sweep_reads_a_users_gpu_file_in_each_worker(capsys, tmp_path, workers):
     for s, m in zip(shipped, mine):
         assert m["iteration_s [s]"] == pytest.approx(s["iteration_s [s]"], rel=1e-12)
         assert s["cluster_cost_usd [USD]"] - m["cluster_cost_usd [USD]"] == pytest.approx(1024 * (28125 - 20000))
+
+
+def test_optimize_and_mix_read_a_users_gpu_file(capsys, tmp_path):
+    """optimize prices every point from the user's catalog, finding the design's GPU in the GPU file; mix finds
+    each job's GPU there (the mix names the design's GPU for every design: here the user's)."""
+    args = ["optimize", "sip-ring", "--vary", "link.data_rate=20Gbit/s,25Gbit/s", "--minimize", "cluster_cost_usd",
+            "-f", "json"]
+    code, out, err = run(capsys, *args, "--set", "fabric.gpu=gpu.h100_sxm5")
+    assert code == 0, err
+    shipped = json.loads(out)["best"]["value"]
+    code, out, err = run(capsys, *args, *_user_gpu(tmp_path, "989 TFLOP/s"))
+    assert code == 0, err
+    assert shipped - json.loads(out)["best"]["value"] == pytest.approx(1024 * (28125 - 20000))
+    mix = tmp_path / "mix.toml"
+    mix.write_text('gpu = "gpu.my_h100"\n[[job]]\nname = "a"\nmodel = "gpt2-355m"\ngpus = 512\n')
+    code, out, err = run(capsys, "mix", "sip-ring", "--jobs", str(mix), *_user_gpu(tmp_path, "989 TFLOP/s")[:4],
+                         "-f", "json")
+    assert code == 0, err
+    [row] = json.loads(out)["designs"]
+    assert row["gpu"] == "my_h100" and row["jobs"][0]["iteration_alone_s"] > 0
