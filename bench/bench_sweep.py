@@ -1,6 +1,6 @@
 """Benchmark: `sipml sweep` on both its paths: point by point (every point loaded through the design rules and
 evaluated in full: link budget with ledger, penalties and limits; fabric; cost; with a model, the strategy search and
-speedup) and the whole grid at once (`sipml.sweep_grid`: the link kernel, the fabric's floor over arrays and, with a
+speedup) and the whole grid at once (`sipml.sweep_grid_columns`: the link kernel, the fabric's floor over arrays and, with a
 model, the batched strategy search: the rows the per-point path writes).
 
 Run:  python bench/bench_sweep.py
@@ -20,9 +20,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from reference import announce, ratio
 
 from sipml.design_files import ALL_SECTIONS
-from sipml.sweep_grid import link_table
-from sipml.sweep_points import evaluate_chunk
-from sipml.sweeps import grid_points, parse_axis
+from sipml.sweep_grid_columns import link_table
+from sipml.sweep_point_rows import evaluate_chunk
+from sipml.sweep_run import grid_points, parse_axis
 
 CASES = (
     ("link + fabric + cost, sip-ring", "sip-ring", ("link.wavelengths_per_fiber=1:40:40", "ring.radius=5 um:10 um:10"),

@@ -377,7 +377,7 @@ def sweep(design=None, vary: Sequence[str] = (), *, model: str | None = None, ba
     (`to_pandas()`, a notebook shows the first and last rows); `link_only` as ``--link-only``."""
     import os
 
-    from sipml.sweeps import run_sweep
+    from sipml.sweep_run import run_sweep
     from workloads.strategy import MAX_BATCH
 
     if design is not None and not isinstance(design, (str, os.PathLike)):

@@ -103,7 +103,7 @@ def _most_batch() -> int:
 
 
 def _most_workers() -> int:
-    from sipml.sweeps import max_workers
+    from sipml.sweep_run import max_workers
 
     return max_workers()
 
@@ -236,7 +236,7 @@ def _gpu_table(files, catalog):
 def _data_files(catalog, gpu_file):
     """The user's catalog and GPU files as a sweep's workers read them, each read here first (an error is said
     once, before any work)."""
-    from sipml.sweep_points import DataFiles
+    from sipml.sweep_point_rows import DataFiles
 
     _gpu_table(gpu_file, _catalog(catalog))
     return DataFiles(tuple(str(p) for p in catalog or ()), tuple(str(p) for p in gpu_file or ()))
@@ -623,7 +623,7 @@ def _write_sweep(rows, axes, kind: str, output, title: str) -> None:
     from sipml.rows import csv_parts, jsonl_parts, to_parquet
 
     if kind in ("table", "markdown", "html"):
-        from sipml.sweeps import sweep_report
+        from sipml.sweep_run import sweep_report
 
         _emit(sweep_report(rows, axes, f"{len(rows):,} rows"), Format(kind), output, title=title)
         return
@@ -680,8 +680,8 @@ def sweep(design: DesignArg = None,
 
     from core.errors import InputError
     from sipml.render import check_output
-    from sipml.sweeps import check_plot, run_sweep
-    from sipml.sweeps import plot as plot_rows
+    from sipml.sweep_run import check_plot, run_sweep
+    from sipml.sweep_run import plot as plot_rows
 
     if not vary:
         raise InputError("sweep needs at least one --vary axis, e.g. --vary link.wavelengths_per_fiber=4,8,16")

@@ -82,8 +82,8 @@ def optimize(design, overrides, vary, objective: str, maximize: bool, constraint
     from core.errors import InputError
     from sipml.design_files import ALL_SECTIONS
     from sipml.explain import Evaluator
-    from sipml.sweep_points import Points
-    from sipml.sweeps import grid_points, parse_axis
+    from sipml.sweep_point_rows import Points
+    from sipml.sweep_run import grid_points, parse_axis
 
     check_target(objective)
     if not vary:
@@ -139,7 +139,7 @@ def _refine(result, rows, axes, design, overrides, evaluators, objective, maximi
 
     from core.fields import specs
     from sipml.design_files import ALL_SECTIONS
-    from sipml.sweeps import set_text
+    from sipml.sweep_run import set_text
 
     best = result["best"]
     sign = 1.0 if maximize else -1.0

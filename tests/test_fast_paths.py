@@ -213,8 +213,8 @@ def test_a_sweep_s_shared_link_equals_each_point_alone():
     """Points that differ off the link (GPU count) take one link estimate; each row equals its point evaluated
     alone."""
     from sipml.design_files import ALL_SECTIONS, load_design
-    from sipml.sweep_points import evaluate_chunk
-    from sipml.sweeps import grid_points, parse_axis
+    from sipml.sweep_point_rows import evaluate_chunk
+    from sipml.sweep_run import grid_points, parse_axis
     from workloads.evaluation import Evaluation
 
     axes = tuple(parse_axis(v, ALL_SECTIONS) for v in ("fabric.gpus=64,256,1024", "link.data_rate=20 Gbit/s,25 Gbit/s"))
@@ -251,9 +251,9 @@ def test_the_fabric_floor_over_a_grid_equals_each_point_alone(seed):
     that do not split over the directions or the switches) included."""
     from sipml.design_files import ALL_SECTIONS
     from sipml.rows import Table
-    from sipml.sweep_grid import link_table
-    from sipml.sweep_points import evaluate_chunk
-    from sipml.sweeps import grid_points, parse_axis
+    from sipml.sweep_grid_columns import link_table
+    from sipml.sweep_point_rows import evaluate_chunk
+    from sipml.sweep_run import grid_points, parse_axis
 
     rng = np.random.default_rng(seed)
     pool = ["link.wavelengths_per_fiber=1:40:5", "ring.radius=5 um:12 um:3", "laser.power_per_line=1 mW:30 mW:4",
@@ -283,8 +283,8 @@ def test_the_fabric_floor_over_a_grid_equals_each_point_alone(seed):
 
 def test_a_fabric_without_a_floor_over_a_grid_goes_point_by_point():
     from sipml.design_files import ALL_SECTIONS
-    from sipml.sweep_grid import link_table
-    from sipml.sweeps import parse_axis, run_sweep
+    from sipml.sweep_grid_columns import link_table
+    from sipml.sweep_run import parse_axis, run_sweep
 
     axes = (parse_axis("link.wavelengths_per_fiber=2,4", ALL_SECTIONS),)
     assert link_table("dgx-h100", (), axes, fabric=True) is None  # no optical link: every point alone
@@ -446,7 +446,7 @@ def test_the_amplified_reach_by_bisection_equals_the_scan_of_every_amplifier_cou
 def test_a_sweep_without_a_model_takes_the_whole_grid_at_once(monkeypatch):
     """`run_sweep` on SiP-Ring without --model writes its rows from the grid path: the per-point path is not run
     for points the grid evaluates."""
-    from sipml import sweep_points, sweep_grid, sweeps
+    from sipml import sweep_grid_columns as sweep_grid, sweep_point_rows as sweep_points, sweep_run as sweeps
 
     def refuse(*args, **kwargs):
         raise AssertionError("the per-point path ran")
@@ -476,9 +476,9 @@ def test_a_model_sweep_over_a_grid_equals_each_point_alone(case):
     varies over the grid while its reach does not."""
     from sipml.design_files import ALL_SECTIONS
     from sipml.rows import Table
-    from sipml.sweep_grid import link_table
-    from sipml.sweep_points import evaluate_chunk
-    from sipml.sweeps import grid_points, parse_axis
+    from sipml.sweep_grid_columns import link_table
+    from sipml.sweep_point_rows import evaluate_chunk
+    from sipml.sweep_run import grid_points, parse_axis
 
     design, overrides, axes, model, batch = case
     vary = tuple(parse_axis(v, ALL_SECTIONS) for v in axes)

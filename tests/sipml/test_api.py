@@ -71,7 +71,7 @@ def test_the_cli_does_not_import_the_api():
 def test_api_names_are_functions_even_after_the_commands_modules_are_imported():
     """`from sipml import speedup, sweep` are the API functions; no module of the package shadows them."""
     import sipml.speedup_report  # noqa: F401 - the modules behind `sipml speedup` and `sipml sweep`
-    import sipml.sweeps  # noqa: F401
+    import sipml.sweep_run  # noqa: F401
     from sipml import speedup, sweep
 
     assert callable(speedup) and callable(sweep)

@@ -16,7 +16,7 @@ def test_a_byte_axis_written_in_megabytes_reads_back_in_megabytes(capsys):
 
 def test_a_sweeps_progress_knows_its_total_before_the_first_point_ends():
     """The progress bar shows `0/N`, not `0/?`, from its start."""
-    from sipml.sweeps import run_sweep
+    from sipml.sweep_run import run_sweep
 
     calls = []
     run_sweep(None, [], ["laser.power_per_line=1mW:3mW:3"], progress=lambda done, total: calls.append((done, total)))

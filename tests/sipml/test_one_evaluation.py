@@ -47,8 +47,8 @@ def test_explain_evaluates_each_distinct_design_s_fabric_once(monkeypatch):
 
 def test_a_sweep_row_evaluates_each_stage_once(monkeypatch):
     from sipml.design_files import ALL_SECTIONS
-    from sipml.sweep_points import evaluate_chunk
-    from sipml.sweeps import grid_points, parse_axis
+    from sipml.sweep_point_rows import evaluate_chunk
+    from sipml.sweep_run import grid_points, parse_axis
 
     axes = tuple(parse_axis(v, ALL_SECTIONS) for v in ("link.wavelengths_per_fiber=4,8", "laser.power_per_line=6 mW,8 mW"))
     calls = counting(monkeypatch)

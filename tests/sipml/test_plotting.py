@@ -4,7 +4,7 @@ asked, numeric groups in numeric order (on a colour scale when there are many), 
 import pytest
 
 from sipml.design_files import ALL_SECTIONS
-from sipml.sweeps import figure_spec, parse_axis, run_sweep
+from sipml.sweep_run import figure_spec, parse_axis, run_sweep
 
 pytest.importorskip("matplotlib")
 

@@ -153,7 +153,7 @@ def test_every_json_key_of_every_command_that_reports_numbers_is_declared(capsys
 
 
 def test_every_sweep_column_is_a_declared_key_with_its_unit():
-    from sipml.sweeps import run_sweep
+    from sipml.sweep_run import run_sweep
 
     axes, rows = run_sweep("sip-ring", [], ["link.wavelengths_per_fiber=4,8"], model=MODEL)
     inputs = {a.column for a in axes}

@@ -8,7 +8,7 @@ import math
 import pytest
 
 from sipml.cli import main
-from sipml.sweeps import run_sweep
+from sipml.sweep_run import run_sweep
 
 
 def run(capsys, *argv):
@@ -52,7 +52,7 @@ def test_dask_cluster_equals_the_local_run():
 def test_a_cluster_gets_no_round_of_grid_tasks_where_no_fabric_has_a_floor(monkeypatch):
     """On an electrical fabric (no floor over a grid) a sweep sent to a scheduler maps only the per-point chunks; with
     a [fabric] kind axis that reaches SiP-Ring the grid's tasks go out first. Rows as a local run's, in grid order."""
-    from sipml import sweeps
+    from sipml import sweep_run as sweeps
 
     mapped = []
 
@@ -74,7 +74,7 @@ def test_a_model_sweep_sent_to_a_cluster_splits_where_local_processes_do(monkeyp
     """With --model, the tasks sent to a scheduler split the grid along its first fabric axis (here the second), as
     local processes do: each task holds every link value of its share of that axis, so no fabric group is searched
     by two tasks. Rows as one process's, in grid order."""
-    from sipml import sweeps
+    from sipml import sweep_run as sweeps
 
     sent_axes = []
 
@@ -174,7 +174,7 @@ def test_output_without_suffix_is_csv(capsys, tmp_path):
 
 def test_ranges_in_dbm_step_in_dbm_and_counts_keep_their_order():
     from sipml.design_files import ALL_SECTIONS
-    from sipml.sweeps import parse_axis
+    from sipml.sweep_run import parse_axis
 
     axis = parse_axis("laser.power_per_line=0 dBm:10 dBm:3", ALL_SECTIONS)
     # each value as a design file writes it, to 6 significant digits: 3.16228 mW is 5.000003 dBm

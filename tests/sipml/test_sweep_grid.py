@@ -11,9 +11,9 @@ import pytest
 
 from sipml.design_files import ALL_SECTIONS
 from sipml.rows import Table, _cell, columns, to_csv
-from sipml.sweep_points import evaluate_chunk
-from sipml.sweeps import _with_written_columns, grid_points, parse_axis, run_sweep
-from sipml.sweep_grid import link_table
+from sipml.sweep_point_rows import evaluate_chunk
+from sipml.sweep_run import _with_written_columns, grid_points, parse_axis, run_sweep
+from sipml.sweep_grid_columns import link_table
 
 CASES = {
     "power × spacing × count": (None, (), ["laser.power_per_line=0.5 mW:20 mW:4:log",
@@ -56,7 +56,7 @@ def test_link_only_rows_equal_the_per_point_path(case):
 def test_regular_points_never_take_the_per_point_path(monkeypatch):
     """The speed is the kernel's: a grid of link axes sends no point to the per-point path, a refused point only
     itself."""
-    import sipml.sweep_points as sweep_module
+    import sipml.sweep_point_rows as sweep_module
 
     sent = []
     real = sweep_module.evaluate_chunk

@@ -18,7 +18,7 @@ import numpy as np
 
 from core.fields import TEXT_SPECS
 from sipml.rows import Table, columns
-from sipml.sweep_points import (FABRIC_COLUMNS, PHYSICS_COLUMNS, SHIPPED, TRAINING_COLUMNS, DataFiles, evaluate_chunk,
+from sipml.sweep_point_rows import (FABRIC_COLUMNS, PHYSICS_COLUMNS, SHIPPED, TRAINING_COLUMNS, DataFiles, evaluate_chunk,
                                 load_point)
 
 CHUNK = 64  # points per task: the grid's cut into tasks never depends on where they run
@@ -224,7 +224,7 @@ def link_chunk(design: str | None, overrides: tuple, axes: tuple, fabric: bool =
     """The link columns of a (sub-)grid by the grid kernel, as a Table (with `fabric`, the fabric and cost columns
     too, and with `model` the training columns: None where the fabric has no floor over a grid). Runs locally or on
     a Dask worker."""
-    from sipml.sweep_grid import link_table
+    from sipml.sweep_grid_columns import link_table
 
     table = link_table(design, overrides, axes, fabric=fabric, model=model, batch=batch, files=files)
     if table is None and not fabric:
@@ -236,7 +236,7 @@ def link_chunk(design: str | None, overrides: tuple, axes: tuple, fabric: bool =
 def run_sweep(design, overrides, specs, model=None, batch=None, scheduler=None, workers=None, progress=None,
               link_only=False, files: DataFiles = SHIPPED):
     """(axes, Table of every row in grid order). `link_only`: the link columns alone, by the grid kernel where the
-    axes allow (`sipml.sweep_grid`), else point by point. `files`: the user's catalog and GPU files."""
+    axes allow (`sipml.sweep_grid_columns`), else point by point. `files`: the user's catalog and GPU files."""
     from core.errors import InputError
     from sipml.design_files import ALL_SECTIONS
 
@@ -380,7 +380,7 @@ def _check_moves_the_link(design, overrides: list, axes) -> None:
     its switch passes); one that cannot is refused, as a key without effect is."""
     from core.errors import InputError, SipmlError
     from fabric.evaluate import effective_link
-    from sipml.sweep_grid import LINK_SECTIONS
+    from sipml.sweep_grid_columns import LINK_SECTIONS
 
     for a in axes:
         if a.section in LINK_SECTIONS:
@@ -432,7 +432,7 @@ def _one_task(design, overrides, axes, fabric, model, batch, progress, files):
 def _split_axis(axes) -> int:
     """The axis a model sweep splits between processes: the first that is a name or outside the link (each of
     its values a grid of its own, searched apart), else the first."""
-    from sipml.sweep_grid import LINK_SECTIONS, _is_name
+    from sipml.sweep_grid_columns import LINK_SECTIONS, _is_name
 
     return next((i for i, a in enumerate(axes) if len(a.values) > 1 and (_is_name(a) or a.section not in
                                                                           LINK_SECTIONS)), 0)

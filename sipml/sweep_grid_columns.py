@@ -33,10 +33,10 @@ def link_table(design, overrides: tuple, axes: tuple, progress=None, fabric: boo
     name) the training columns of `batch` (None: the model's default), the feasible points of each combination
     searched as one batch (`workloads.speedup.evaluate_model_points`); the combinations of the name and fabric axes
     without a floor go point by point, and None when none has one. `files`: the user's catalog and GPU files
-    (`sipml.sweep_points.DataFiles`; None: the shipped ones)."""
+    (`sipml.sweep_point_rows.DataFiles`; None: the shipped ones)."""
     from core.labels import Labels
     from sipml.rows import Table
-    from sipml.sweep_points import FABRIC_COLUMNS, PHYSICS_COLUMNS, SHIPPED, TRAINING_COLUMNS, evaluate_chunk
+    from sipml.sweep_point_rows import FABRIC_COLUMNS, PHYSICS_COLUMNS, SHIPPED, TRAINING_COLUMNS, evaluate_chunk
 
     files = files or SHIPPED
 
@@ -113,7 +113,7 @@ def _group(design, sets: list[str], axes: list, fabric: bool = False, model=None
     from fabric.evaluate import effective_link
     from photonics.link_grid import evaluate_grid, supported
     from photonics.resolve import resolve
-    from sipml.sweep_points import Points, infeasible_text, link_columns
+    from sipml.sweep_point_rows import Points, infeasible_text, link_columns
 
     try:
         points = Points(design)
@@ -182,7 +182,7 @@ def _fabric_columns(cluster, model=None, batch=None, files=None):
     from fabric.registry import get_kind
     from photonics.link_grid import fabric_inputs
     from sipml.quantities import FABRIC, Reading
-    from sipml.sweep_points import priced_with, stage_columns
+    from sipml.sweep_point_rows import priced_with, stage_columns
 
     kind = get_kind(cluster.fabric.kind)
     over_grid = None if kind.grid_floor is None else kind.grid_floor(cluster)
@@ -225,7 +225,7 @@ def _training(cluster, model_name: str, batch, catalog, gpus):
     their error, without training columns, as per point."""
     from core.errors import SipmlError
     from sipml.quantities import QUANTITIES, SWEEP, TRAINING, Reading, column
-    from sipml.sweep_points import sweep_baseline
+    from sipml.sweep_point_rows import sweep_baseline
     from workloads.models import load_model
     from workloads.speedup import default_batch, evaluate_model_points
 
