@@ -325,7 +325,8 @@ def test_the_bounded_search_equals_pricing_every_strategy(case, monkeypatch):
     views = tuple(pricing_view(option) for option in get_kind(est.kind).alternatives(est))
     monkeypatch.setattr(speedup, "FIRST_PRICED_FEW", 8 if more else 64)
     speedup._search.cache_clear()
-    way, found = speedup._search(model, gpu, views, batch, (), top, stack, precision, None)  # the ways at once
+    job = speedup.SearchJob(model, gpu, batch, (), stack, precision)
+    way, found = speedup._search(job, views, top, None)  # the ways at once
     every = []  # each way's strategies, breakdown and fastest, priced whole
     for view in views:
         st = transformer_strategies(model, view.job_gpus, batch, {}, stack)
@@ -524,14 +525,15 @@ def test_the_batched_search_equals_pricing_every_strategy_at_each_point(design):
         grid = dataclasses.replace(est, per_gpu_bandwidth_bps=est.per_gpu_bandwidth_bps * scale, details=details)
     for option in get_kind(est.kind).alternatives(over_points(grid, (12,))):
         with np.errstate(divide="ignore", invalid="ignore"):  # the point without capacity: inf × 0 in its phases
-            batched = speedup._bounded_search(model, gpu, option, batch, (), 5, stack, precision)
-            fastest = speedup._fastest(model, gpu, option, batch, (), stack, precision)
+            batched = speedup._bounded_search(speedup.SearchJob(model, gpu, batch, (), stack, precision), option, 5)
+            fastest = speedup._fastest(speedup.SearchJob(model, gpu, batch, (), stack, precision), option)
         assert _same_record(fastest, speedup._as_arrays(batched))  # the fastest, picked from the rounds' arrays
         for i, found in enumerate(batched):
             view = point_view(option, i)
             speedup._search.cache_clear()
             with np.errstate(divide="ignore", invalid="ignore"):
-                assert speedup._search(model, gpu, (view,), batch, (), 5, stack, precision, None) == (0, found)
+                job = speedup.SearchJob(model, gpu, batch, (), stack, precision)
+                assert speedup._search(job, (view,), 5, None) == (0, found)
             st = transformer_strategies(model, view.job_gpus, batch, {}, stack)
             with np.errstate(divide="ignore", invalid="ignore"):
                 br = transformer_breakdown(model, gpu, view, batch, st, compute=stack.compute_for(gpu),
@@ -692,15 +694,15 @@ def test_the_ways_a_ring_runs_a_job_searched_as_one_batch_equal_each_searched_al
                                   np.broadcast_to(b.schedule, (count, len(st))))
     speedup._search.cache_clear()
     if not batched:
-        way, found = speedup._search(model, gpu, tuple(pricing_view(o) for o in options), batch, (), 5, stack,
-                                     precision, None)
-        alone = [speedup._bounded_search(model, gpu, pricing_view(option), batch, (), 5, stack, precision)[0]
-                 for option in options]
+        job = speedup.SearchJob(model, gpu, batch, (), stack, precision)
+        way, found = speedup._search(job, tuple(pricing_view(o) for o in options), 5, None)
+        alone = [speedup._bounded_search(job, pricing_view(option), 5)[0] for option in options]
         assert way == min(range(3), key=lambda k: alone[k].top[0].iteration_s) and found == alone[way]
         return
     # the fastest way at each point: the least time over the allocations' own searches (the first of equals)
-    record, reasons = speedup._fastest_at_points(model, gpu, est, batch, (), stack, precision)
-    alone = [speedup._bounded_search(model, gpu, option, batch, (), 1, stack, precision) for option in options]
+    record, reasons = speedup._fastest_at_points(speedup.SearchJob(model, gpu, batch, (), stack, precision), est)
+    job = speedup.SearchJob(model, gpu, batch, (), stack, precision)
+    alone = [speedup._bounded_search(job, option, 1) for option in options]
     for i in range(5):
         best = min(range(3), key=lambda k: alone[k][i].top[0].iteration_s)
         assert record.top[0].iteration_s[i] == alone[best][i].top[0].iteration_s and reasons[i] == ""
@@ -771,12 +773,12 @@ def test_points_that_price_alike_are_searched_once_for_what_each_finds_alone(mon
     few = take_points(view, first)
     for i in range(6):
         assert speedup.pricing_view(point_view(few, int(inverse[i]))) == speedup.pricing_view(point_view(view, i))
-    every = speedup._bounded_search(model, gpu, view, batch, (), 5, stack, precision)
-    once = speedup._bounded_search(model, gpu, few, batch, (), 5, stack, precision)
+    every = speedup._bounded_search(speedup.SearchJob(model, gpu, batch, (), stack, precision), view, 5)
+    once = speedup._bounded_search(speedup.SearchJob(model, gpu, batch, (), stack, precision), few, 5)
     assert [once[k] for k in inverse] == every
-    whole = speedup._fastest(model, gpu, view, batch, (), stack, precision)
+    whole = speedup._fastest(speedup.SearchJob(model, gpu, batch, (), stack, precision), view)
     monkeypatch.setattr(speedup, "POINTS_PER_SEARCH", 4)
-    parts = speedup._fastest_in_parts(model, gpu, view, batch, (), stack, precision)
+    parts = speedup._fastest_in_parts(speedup.SearchJob(model, gpu, batch, (), stack, precision), view)
     assert _same_record(parts, whole)
 
 
@@ -1014,8 +1016,9 @@ def test_a_later_way_searched_under_the_ceiling_of_the_first_finds_what_it_beats
     est = over_points(dataclasses.replace(est, per_gpu_bandwidth_bps=est.per_gpu_bandwidth_bps * scale,
                                           details=details), (8,))
     options = get_kind(est.kind).alternatives(est)
-    record, reasons = speedup._fastest_at_points(model, gpu, est, batch, (), stack, precision)
-    alone = [speedup._bounded_search(model, gpu, option, batch, (), 1, stack, precision) for option in options]
+    record, reasons = speedup._fastest_at_points(speedup.SearchJob(model, gpu, batch, (), stack, precision), est)
+    job = speedup.SearchJob(model, gpu, batch, (), stack, precision)
+    alone = [speedup._bounded_search(job, option, 1) for option in options]
     ways = []
     for i in range(8):
         best = min(range(3), key=lambda k: alone[k][i].top[0].iteration_s)

@@ -24,6 +24,7 @@ import functools
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -208,12 +209,25 @@ def _per_candidate(fixed: dict | None) -> dict:
     return {k: v for k, v in (fixed or {}).items() if k not in ("stack", "precision")}
 
 
-def _settings(model: Model, design: ClusterDesign, fixed: dict | None, stack, gpus) -> tuple:
-    """(GPU, stack, precision, the fixed per-candidate keys as sorted items) a search of `model` on `design` runs
-    under."""
+@dataclass(frozen=True)
+class SearchJob:
+    """What a strategy search holds fixed: the model, its GPU, the global batch, the fixed per-candidate strategy
+    keys (sorted items), the stack and the GEMM precision. Hashable: with the pricing views, the search's memo key."""
+
+    model: Model
+    gpu: Gpu
+    batch: int
+    fixed_items: tuple
+    stack: Stack
+    precision: str
+
+
+def search_job(model: Model, design: ClusterDesign, batch: int, fixed: dict | None, stack, gpus) -> SearchJob:
+    """The search of `model` on `design` at `batch`: its GPU (among `gpus`), stack, precision and fixed keys."""
     gpu = gpu_of(design, gpus)
     stack = stack_for(model, fixed, stack)
-    return gpu, stack, precision_of(gpu, stack, fixed), tuple(sorted(_per_candidate(fixed).items()))
+    return SearchJob(model, gpu, batch, tuple(sorted(_per_candidate(fixed).items())), stack,
+                     precision_of(gpu, stack, fixed))
 
 
 def evaluate_model(model: Model, design: ClusterDesign, name: str, batch: int, fixed: dict | None = None, *,
@@ -230,11 +244,11 @@ def evaluate_model(model: Model, design: ClusterDesign, name: str, batch: int, f
     if not est.feasible:
         raise InfeasibleDesign(f"the {est.kind} fabric is infeasible ("
                                + "; ".join(f"{v.name}: {v.message}" for v in est.violations) + ")")
-    gpu, stack, precision, found, est = _searched(model, design, est, batch, fixed, top, stack, gradient_bytes, gpus)
+    job = search_job(model, design, batch, fixed, stack, gpus)
+    found, est = _searched(job, est, top, gradient_bytes)
     if isinstance(found, str):
         raise InfeasibleDesign(found)
-    return _result(model, name, est, gpu, batch, found, stack, precision,
-                   cost or cost_summary(design, est, catalog or load_catalog()))
+    return _result(job, name, est, found, cost or cost_summary(design, est, catalog or load_catalog()))
 
 
 def evaluate_model_points(model: Model, design: ClusterDesign, estimate: FabricEstimate, where, name: str,
@@ -251,27 +265,26 @@ def evaluate_model_points(model: Model, design: ClusterDesign, estimate: FabricE
     where = np.asarray(where, dtype=bool)
     view = over_points(estimate, where.shape, where)
     first, inverse = distinct_points(view)  # points that price alike are searched once
-    gpu, stack, precision, fixed_items = _settings(model, design, fixed, stack, gpus)
-    found, reasons = _fastest_at_points(model, gpu, take_points(view, first), batch, fixed_items, stack, precision)
+    job = search_job(model, design, batch, fixed, stack, gpus)
+    found, reasons = _fastest_at_points(job, take_points(view, first))
     on_grid = np.full(where.shape, -1)
     on_grid[where] = inverse
     errors = np.full(where.shape, "", dtype=object)
     errors[where] = reasons[inverse]
-    return _result(model, name, estimate, gpu, batch, _taken(found, on_grid), stack, precision, cost), errors
+    return _result(job, name, estimate, _taken(found, on_grid), cost), errors
 
 
-def _searched(model, design, est, batch, fixed, top, stack, gradient_bytes, gpus):
-    """(gpu, stack, precision, found, the estimate it was found on): the search on each way the fabric can run
-    the job, the fastest kept (the first of equals)."""
-    gpu, stack, precision, fixed_items = _settings(model, design, fixed, stack, gpus)
+def _searched(job: SearchJob, est: FabricEstimate, top: int, gradient_bytes) -> tuple:
+    """(found, the estimate it was found on): the search on each way the fabric can run the job, the fastest kept
+    (the first of equals)."""
     # a fabric that can run a job several ways (SiP-Ring's wavelength allocations) runs it the fastest one
     options = get_kind(est.kind).alternatives(est)
-    best, found = _search(model, gpu, tuple(pricing_view(o) for o in options), batch, fixed_items, top, stack,
-                          precision, gradient_bytes)
-    return gpu, stack, precision, found, options[best]
+    best, found = _search(job, tuple(pricing_view(o) for o in options), top, gradient_bytes)
+    return found, options[best]
 
 
-def _result(model, name, est, gpu, batch, found, stack, precision, cost) -> Result:
+def _result(job: SearchJob, name, est, found, cost) -> Result:
+    model, gpu, batch, stack, precision = job.model, job.gpu, job.batch, job.stack, job.precision
     n = est.job_gpus
     kind = kinds.of(model)
     unit, per_iteration = kind.throughput_unit, kind.per_iteration(model, batch)
@@ -349,7 +362,7 @@ def _joined_records(parts: list) -> tuple[_Found, np.ndarray]:
             np.concatenate([e for _, e in parts]))
 
 
-def _fastest_at_points(model, gpu, view, batch, fixed_items, stack, precision) -> tuple[_Found, np.ndarray]:
+def _fastest_at_points(job: SearchJob, view) -> tuple[_Found, np.ndarray]:
     """The fastest strategy at each point of `view` (one, or a batched view's), on the fastest way the fabric
     runs the job there (the first of equals): a record of arrays over the points (`_as_arrays`) and each point's
     reason where no strategy fits. A transformer's ways configured alike are searched as one batch (their shares
@@ -357,15 +370,14 @@ def _fastest_at_points(model, gpu, view, batch, fixed_items, stack, precision) -
     then the others only for what is as fast at each point (a ceiling: what is slower cannot be the fastest); the
     other models' point by point (through `_search`'s memory)."""
     options = get_kind(view.kind).alternatives(view)
-    if kinds.of(model).batched:
+    if kinds.of(job.model).batched:
         alike: dict[bool, list[int]] = {}
         for k, o in enumerate(options):
             alike.setdefault(_configured_once(o), []).append(k)
         each, ceiling = {}, None  # the fastest found so far at each point, over the ways searched
         for once in sorted(alike):  # re-tuned first; ties under a ceiling are found, the first way of equals wins
             group = alike[once]
-            record, reasons = _fastest_in_parts(model, gpu, _one_batch([options[k] for k in group]), batch,
-                                                fixed_items, stack, precision,
+            record, reasons = _fastest_in_parts(job, _one_batch([options[k] for k in group]),
                                                 None if ceiling is None else np.tile(ceiling, len(group)))
             starts = np.cumsum([0, *(points(options[k]) or 1 for k in group)])
             for k, a, b in zip(group, starts[:-1], starts[1:]):
@@ -374,9 +386,8 @@ def _fastest_at_points(model, gpu, view, batch, fixed_items, stack, precision) -
                 ceiling = seconds if ceiling is None else np.minimum(ceiling, seconds)
         found = [each[k] for k in range(len(options))]
     else:
-        found = [_as_arrays([_search(model, gpu, (point_view(o, i) if points(o) else pricing_view(o),), batch,
-                                     fixed_items, 1, stack, precision, None)[1] for i in range(points(o) or 1)])
-                 for o in options]
+        found = [_as_arrays([_search(job, (point_view(o, i) if points(o) else pricing_view(o),), 1, None)[1]
+                             for i in range(points(o) or 1)]) for o in options]
     if len(found) == 1:
         return found[0]
     seconds = np.stack([np.where(reasons == "", record.top[0].iteration_s, math.inf) for record, reasons in found])
@@ -393,20 +404,19 @@ def _fastest_at_points(model, gpu, view, batch, fixed_items, stack, precision) -
 
 
 @functools.lru_cache(maxsize=4096)  # keyed on what pricing reads: designs that differ elsewhere search once
-def _search(model: Model, gpu: Gpu, views: tuple, batch: int, fixed_items: tuple, top: int, stack: Stack,
-            precision: str, gradient_bytes: float | None) -> tuple[int, _Found | str]:
+def _search(job: SearchJob, views: tuple, top: int, gradient_bytes: float | None) -> tuple[int, _Found | str]:
     """The strategy search on the pricing views `views` (the ways a fabric can run the job), one point each:
     (the fastest way, the first of equals; the `top` fastest candidates that fit there, or why none does). A
     batched kind's ways (a transformer's) are searched at once, each only as far as it could still be the fastest."""
-    if kinds.of(model).batched:
-        found = _bounded_search(model, gpu, _one_batch(views), batch, fixed_items, top, stack, precision,
-                                ways=len(views) > 1)
+    if kinds.of(job.model).batched:
+        found = _bounded_search(job, _one_batch(views), top, ways=len(views) > 1)
     else:
         found = []
         for view in views:
-            st, br = breakdown(model, gpu, view, batch, {**dict(fixed_items), "precision": precision}, stack=stack,
+            fixed = {**dict(job.fixed_items), "precision": job.precision}
+            st, br = breakdown(job.model, job.gpu, view, job.batch, fixed, stack=job.stack,
                                gradient_bytes=gradient_bytes)
-            found.append(_found(st, br, br.fits, np.arange(len(st)), _Memory.of(br), top, model, gpu))
+            found.append(_found(st, br, br.fits, np.arange(len(st)), _Memory.of(br), top, job.model, job.gpu))
     seconds = (lambda f: math.inf if isinstance(f, str) else f.top[0].iteration_s)
     best = min(range(len(found)), key=lambda k: seconds(found[k]))
     return best, found[best]
@@ -433,19 +443,37 @@ POINTS_PER_SEARCH = 256  # points of a batched view searched together, so that i
 # 10 000-point gpt2-355m sweep with 3 550 feasible points: all at once 52 s, 64 at a time 33 s, 256 at a time 29 s)
 
 
-def _fastest_in_parts(model, gpu, view, batch, fixed_items, stack, precision, ceiling=None) -> tuple:
+def _fastest_in_parts(job: SearchJob, view, ceiling=None) -> tuple:
     """`_fastest` at every point of a batched view, POINTS_PER_SEARCH points at a time (a point's search does not
     depend on the others searched with it)."""
     count = 1 if points(view) is None else points(view)
     if count <= POINTS_PER_SEARCH:
-        return _fastest(model, gpu, view, batch, fixed_items, stack, precision, ceiling)
+        return _fastest(job, view, ceiling)
     parts = [np.arange(start, min(start + POINTS_PER_SEARCH, count)) for start in range(0, count, POINTS_PER_SEARCH)]
-    return _joined_records([_fastest(model, gpu, take_points(view, part), batch, fixed_items, stack, precision,
+    return _joined_records([_fastest(job, take_points(view, part),
                                      None if ceiling is None else np.asarray(ceiling)[part]) for part in parts])
 
 
-def _bounded_rounds(model: TransformerModel, gpu: Gpu, view: FabricEstimate, batch: int, fixed_items: tuple, top: int,
-                    stack: Stack, precision: str, ceiling=None, ways: bool = False) -> tuple:
+class Round(NamedTuple):
+    """One round of a bounded search: the points it priced (ascending), the plan's rows it priced (ascending),
+    their breakdown, and their iteration times (points, rows; inf where not finite)."""
+
+    points: np.ndarray
+    rows: np.ndarray
+    breakdown: Breakdown
+    times: np.ndarray
+
+
+@dataclass(frozen=True)
+class Rounds:
+    """A bounded search: the strategies, the plan of those that fit, and its rounds."""
+
+    strategies: object  # workloads.strategy.Strategies
+    plan: object  # workloads.training.TransformerPlan
+    rounds: list[Round]
+
+
+def _bounded_rounds(job: SearchJob, view: FabricEstimate, top: int, ceiling=None, ways: bool = False) -> Rounds:
     """The transformer search, branch and bound, at each point of `view` (one, or a batched view's): strategies
     are priced in rounds in the order of their floor on the view (`workloads.training.transformer_floor`: the
     model-parallel collectives alone on the fabric, the data-parallel ones free; no point's iteration is below
@@ -460,12 +488,11 @@ def _bounded_rounds(model: TransformerModel, gpu: Gpu, view: FabricEstimate, bat
     cannot become the fastest beyond it and is priced up to it, so the fastest way, and its `top`, are the full
     search's.
     Only the strategies that fit in memory are planned and priced.
-    Returns (strategies, the plan of those that fit, rounds): each round (the points it priced, ascending; the
-    plan's rows it priced, ascending; their breakdown; their iteration times (points, rows), inf where not
-    finite)."""
-    st = transformer_strategies(model, view.job_gpus, batch, _per_candidate(dict(fixed_items)), stack)
-    plan = transformer_plan(model, gpu, batch, st, compute=stack.compute_for(gpu), training=stack.training,
-                            precision=precision, fitting=True)
+    """
+    model, gpu, stack = job.model, job.gpu, job.stack
+    st = transformer_strategies(model, view.job_gpus, job.batch, _per_candidate(dict(job.fixed_items)), stack)
+    plan = transformer_plan(model, gpu, job.batch, st, compute=stack.compute_for(gpu), training=stack.training,
+                            precision=job.precision, fitting=True)
     bound = transformer_floor(plan, stack.training, view)
     order = np.argsort(bound, kind="stable")
     lower = bound[order]
@@ -492,47 +519,46 @@ def _bounded_rounds(model: TransformerModel, gpu: Gpu, view: FabricEstimate, bat
         times = np.where(np.isfinite(times), times, math.inf)
         merged = np.concatenate([fastest[rows], times], axis=1)
         fastest[rows] = np.sort(np.partition(merged, top - 1, axis=1)[:, :top], axis=1)
-        rounds.append((rows, index, br, times))
+        rounds.append(Round(rows, index, br, times))
         start, size = end, 2 * size
-    return st, plan, rounds
+    return Rounds(st, plan, rounds)
 
 
-def _bounded_search(model: TransformerModel, gpu: Gpu, view: FabricEstimate, batch: int, fixed_items: tuple, top: int,
-                    stack: Stack, precision: str, ways: bool = False) -> list:
+def _bounded_search(job: SearchJob, view: FabricEstimate, top: int, ways: bool = False) -> list:
     """The `top` fastest strategies that fit at each point of `view` (one, or a batched view's), or why none
     does: `_bounded_rounds`' search, each point's rounds joined. With `ways`, the fastest point's in full, the
     others' from what was searched of them (`_bounded_rounds`): none is faster than the fastest's first."""
-    st, plan, rounds = _bounded_rounds(model, gpu, view, batch, fixed_items, top, stack, precision, ways=ways)
+    searched = _bounded_rounds(job, view, top, ways=ways)
     count = 1 if points(view) is None else points(view)
-    memory = _Memory.of_plan(plan)
+    memory = _Memory.of_plan(searched.plan)
     if not memory.feasible:
-        return [memory.refusal(model, gpu)] * count
-    at = [dict(zip(rows.tolist(), range(len(rows)))) for rows, *_ in rounds]
+        return [memory.refusal(job.model, job.gpu)] * count
+    at = [dict(zip(rnd.points.tolist(), range(len(rnd.points)))) for rnd in searched.rounds]
     out = []
     for i in range(count):  # a point's rounds are the first few
-        mine = [(index, br.point(a[i])) for a, (_, index, br, _) in zip(at, rounds) if i in a]
+        mine = [(rnd.rows, rnd.breakdown.point(a[i])) for a, rnd in zip(at, searched.rounds) if i in a]
         index = np.concatenate([index for index, _ in mine])
-        out.append(_found(st, _joined([br for _, br in mine]), np.ones(len(index), dtype=bool), plan.index[index],
-                          memory, top, model, gpu))
+        out.append(_found(searched.strategies, _joined([br for _, br in mine]), np.ones(len(index), dtype=bool),
+                          searched.plan.index[index], memory, top, job.model, job.gpu))
     return out
 
 
-def _fastest(model: TransformerModel, gpu: Gpu, view: FabricEstimate, batch: int, fixed_items: tuple, stack: Stack,
-             precision: str, ceiling=None) -> tuple[_Found, np.ndarray]:
+def _fastest(job: SearchJob, view: FabricEstimate, ceiling=None) -> tuple[_Found, np.ndarray]:
     """`_bounded_search` with top = 1 at each point of `view` (one, or a batched view's), as a record of arrays
     over the points (`_as_arrays`: the fastest's figures) and each point's reason where no strategy fits; picked
     from the rounds with arrays (the least time, then the first strategy), not point by point. With `ceiling` (a
     time per point), a point where no strategy is as fast as its ceiling finds none (reason SLOWER)."""
-    st, plan, rounds = _bounded_rounds(model, gpu, view, batch, fixed_items, 1, stack, precision, ceiling)
+    searched = _bounded_rounds(job, view, 1, ceiling)
+    st, rounds, model, gpu = searched.strategies, searched.rounds, job.model, job.gpu
     count = 1 if points(view) is None else points(view)
-    memory = _Memory.of_plan(plan)
+    memory = _Memory.of_plan(searched.plan)
     if not memory.feasible:  # nothing fits in memory
         return _as_arrays([memory.refusal(model, gpu)] * count)
     if not rounds:
         return _as_arrays([SLOWER] * count)
     best_t, best_s = np.full(count, math.inf), np.full(count, len(st))  # each point's fastest, its row in the plan
     best_round, best_col = np.full(count, -1), np.zeros(count, dtype=int)
-    for k, (rows, index, _, times) in enumerate(rounds):
+    for k, (rows, index, _, times) in enumerate(rounds):  # Round: points, plan rows, breakdown, times
         col = np.argmin(times, axis=1)  # the round's strategies ascend: the first of its equals
         t, s = times[np.arange(len(rows)), col], index[col]  # the plan's rows ascend as the strategies do
         better = (t < best_t[rows]) | ((t == best_t[rows]) & (s < best_s[rows]))
