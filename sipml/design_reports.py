@@ -47,8 +47,13 @@ def _source_rows(est: LinkEstimate) -> list[dict]:
              "detail": _launch_detail(est)}]
 
 
+def _as(key: str, values: dict) -> dict:
+    """{name: SI value} in the reported unit of quantity `key` (its declared scale: pJ/bit, Gbit/s)."""
+    return {k: QUANTITIES[key].scaled(v) for k, v in values.items()}
+
+
 def _pj(values: dict) -> dict:
-    return {k: v * 1e12 for k, v in values.items()}
+    return _as("energy_pj_per_bit", values)
 
 
 def _ring_data(est: LinkEstimate) -> dict | None:
@@ -116,9 +121,9 @@ def budget_data(est: LinkEstimate, source: str) -> dict:
     ledger.append({"name": "margin", "value": est.margin_db, "unit": "dB", "detail": ""})
     labels = {
         "design": source, "feasible": est.feasible, "link_kind": est.design.link.kind,
-        "binding_limit": est.binding_limit, "limits_gbps": {k: v / 1e9 for k, v in est.limits_bps.items()},
+        "binding_limit": est.binding_limit, "limits_gbps": _as("capacity_gbps", est.limits_bps),
         "max_binding_limit": est.max_binding_limit,
-        "lifted_limits_gbps": {k: v / 1e9 for k, v in est.capacity.lifted_limits_bps.items()},
+        "lifted_limits_gbps": _as("capacity_gbps", est.capacity.lifted_limits_bps),
         "no_power_closes": est.no_power_closes or None, "wavelength_limits": est.wavelength_limits,
         "modulation": sig.modulation,
         "fec": {"name": fec.name, "code": fec.code, "threshold_ber": fec.threshold_ber, "overhead": fec.overhead,
