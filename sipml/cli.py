@@ -217,10 +217,14 @@ def _load(design, overrides):
 
 
 def _catalog(files):
+    """The shipped catalog with the user's files merged, each change said on stderr."""
     from fabric.catalog import load_catalog
 
     _doing("loading the catalog")
-    return load_catalog(*(files or []))
+    catalog = load_catalog(*(files or []))
+    for change in catalog.overrides:
+        print(f"catalog: {change}", file=sys.stderr)
+    return catalog
 
 
 def _gpu_table(files, catalog):
@@ -446,8 +450,6 @@ def cost(designs: Annotated[Optional[list[str]], typer.Argument(
 
     names = designs or [n for n in DEFAULT_COMPARISON if n in builtin_designs()]
     cat = _catalog(catalog)
-    for change in cat.overrides:
-        print(f"catalog: {change}", file=sys.stderr)
     from sipml.design_files import scoped_overrides
 
     loaded, refused = {}, {}
@@ -498,7 +500,7 @@ def speedup(designs: Annotated[Optional[list[str]], typer.Argument(
             baseline: Annotated[Optional[list[str]], typer.Option(
                 "--baseline", metavar="DESIGN",
                                                                   help="baseline design (repeatable; the first sets `speedup`; default: fattree-200, "
-                                   "SiP-ML's 200 Gbps fat-tree, and dgx-a100; each carries the GPU and server host of "
+                                   "SiP-ML's 200 Gbit/s fat-tree, and dgx-a100; each carries the GPU and server host of "
                                    "the design it is compared with, unless --set DESIGN:fabric.gpu=… gives it one)")] = None,
             tokens: Annotated[Optional[str], typer.Option(
                 "--tokens", metavar="COUNT", callback=_number("--tokens"),

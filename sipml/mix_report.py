@@ -12,12 +12,18 @@ DEFAULT_DESIGNS = ("sip-ring", "sip-ocs-384", "cpo-800g", "ocs-torus-v4")
 
 
 def load_mix_designs(names, mix, overrides, gpus: int | None) -> dict:
-    """Each design as the mix runs it: its --set items, then the mix's (or --gpus') cluster size, GPU and host."""
+    """Each design as the mix runs it: its --set items, then the mix's (or --gpus') cluster size, GPU and host where
+    its --set items do not give them (a --set fabric.gpu=… runs the mix on that GPU)."""
     from sipml.design_files import load_design, scoped_overrides
 
-    sized = [f'fabric.{key}="{value}"' if isinstance(value, str) else f"fabric.{key}={value}"
-             for key, value in (("gpus", gpus or mix.gpus), ("gpu", mix.gpu), ("host", mix.host)) if value]
-    return {name: load_design(name, [*scoped_overrides(name, overrides, list(names)), *sized]) for name in names}
+    sized = {f"fabric.{key}": f'fabric.{key}="{value}"' if isinstance(value, str) else f"fabric.{key}={value}"
+             for key, value in (("gpus", gpus or mix.gpus), ("gpu", mix.gpu), ("host", mix.host)) if value}
+    out = {}
+    for name in names:
+        own = scoped_overrides(name, overrides, list(names))
+        given = {item.partition("=")[0].strip() for item in own}
+        out[name] = load_design(name, [*own, *(item for key, item in sized.items() if key not in given)])
+    return out
 
 
 def run_mix_rows(mix, designs: dict, catalog=None, gpus=None) -> tuple[list[dict], dict]:

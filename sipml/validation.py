@@ -183,9 +183,9 @@ def _sipml_cases() -> list[Case]:
     return [
         Case("SiP-ML", "ring useful-time fraction (20 µs every 100 µs)", src, 0.8333,
              useful_time_fraction(100e-6, 20e-6), "", 5e-5, rel=False),
-        Case("SiP-ML", "ResNet-50 all-reduce term at 200 Gbps", src, 20.0,
+        Case("SiP-ML", "ResNet-50 all-reduce term at 200 Gbit/s", src, 20.0,
              2 * float(collectives.ring_half_s(250e6, 1024, 200e9, 0.0)) * 1e3, "ms", 0.005),
-        Case("SiP-ML", "GPT-2 355M all-reduce term at 400 Gbps", src, 272.0,
+        Case("SiP-ML", "GPT-2 355M all-reduce term at 400 Gbit/s", src, 272.0,
              2 * float(collectives.ring_half_s(6.8e9, 1024, 400e9, 0.0)) * 1e3, "ms", 0.005),
     ]
 
@@ -422,7 +422,7 @@ def sipml_speedup_cases() -> list[Case]:
         sweep = [c for c in out if c.name.startswith(model_name) and c.name.endswith("fattree-200")
                  and math.isfinite(c.ours)]
         best = max(sweep, key=lambda c: c.ours) if sweep else None
-        out.append(Case("SiP-ML speedup", f"{model_name}: best SiP fabric over the 200 Gbps fat-tree",
+        out.append(Case("SiP-ML speedup", f"{model_name}: best SiP fabric over the 200 Gbit/s fat-tree",
                         "SiP-ML abstract: 1.3×–9.1× over electrical networks", 1.3,
                         best.ours if best else math.nan, "×", 0.0, high=9.1,
                         note=best.name if best else "no SiP design point was feasible"))

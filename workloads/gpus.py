@@ -169,7 +169,14 @@ def load_gpus(*user_files, base=None, catalog: Catalog | None = None) -> dict[st
         from fabric.catalog import load_catalog
 
         catalog = load_catalog()
-    return {gpu: _build(gpu, table, tuple(files[gpu]), catalog) for gpu, table in raw.items()}
+    gpus = {gpu: _build(gpu, table, tuple(files[gpu]), catalog) for gpu, table in raw.items()}
+    named: dict[str, str] = {}
+    for gpu in gpus.values():  # a design names its GPU by the catalog entry: one GPU per entry
+        if gpu.catalog_key in named:
+            raise InputError(f"{' / '.join(gpu.files)}: [{gpu.name}] catalog = {gpu.catalog_key!r}: GPU "
+                             f"[{named[gpu.catalog_key]}] names it too (a design's [fabric] gpu picks its GPU by it)")
+        named[gpu.catalog_key] = gpu.name
+    return gpus
 
 
 def _note_override_sources(merged: dict, table: dict, name: str) -> None:
@@ -190,6 +197,9 @@ def _build(gpu: str, table: dict, files: tuple[str, ...], catalog: Catalog | Non
     if missing:
         raise InputError(f"{where} missing key(s): {', '.join(missing)}")
     values = {key: parse_spec(where, key, spec, table[key]) for key, spec in _SPECS.items()}
+    if not values["catalog"].startswith("gpu."):
+        raise InputError(f"{where} catalog = {values['catalog']!r}: a GPU names a gpu. entry of the catalog (its "
+                         "price and power), e.g. 'gpu.h100_sxm5'")
     peak = _flops_table(where, "peak", table["peak"])
     mamf = _flops_table(where, "mamf", table.get("mamf", {}))
     for precision, rate in mamf.items():

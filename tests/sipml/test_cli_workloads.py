@@ -227,3 +227,27 @@ def test_optimize_and_mix_read_a_users_gpu_file(capsys, tmp_path):
     assert code == 0, err
     [row] = json.loads(out)["designs"]
     assert row["gpu"] == "my_h100" and row["jobs"][0]["iteration_alone_s"] > 0
+
+
+def test_a_gpu_file_is_refused_where_it_names_no_gpu_entry_or_one_another_gpu_names(capsys, tmp_path):
+    args = _user_gpu(tmp_path, "989 TFLOP/s")
+    text = (tmp_path / "gpus.toml").read_text()
+    (tmp_path / "gpus.toml").write_text(text.replace('catalog = "gpu.my_h100"', 'catalog = "amplifier.soa"'))
+    code, _, err = run(capsys, "speedup", "sip-ring", *args[:2])
+    assert code == 2 and "a GPU names a gpu. entry" in err
+    (tmp_path / "gpus.toml").write_text(text.replace('catalog = "gpu.my_h100"', 'catalog = "gpu.h100_sxm5"'))
+    code, _, err = run(capsys, "speedup", "sip-ring", *args[:2])
+    assert code == 2 and "GPU [h100_sxm5] names it too" in err
+
+
+def test_mix_runs_on_a_set_gpu_over_its_mix_files(capsys, tmp_path):
+    """The default mix names its GPU; a --set fabric.gpu wins (a name nobody has is refused, exit 2)."""
+    code, _, err = run(capsys, "mix", "sip-ring", "--set", "fabric.gpu=gpu.nonexist")
+    assert code == 2 and "gpu.nonexist" in err
+    code, out, err = run(capsys, "mix", "sip-ring", "--set", "fabric.gpu=gpu.h100_sxm5", "-f", "json")
+    assert code == 0, err
+    code, mine, err = run(capsys, "mix", "sip-ring", *_user_gpu(tmp_path, "989 TFLOP/s"), "-f", "json")
+    assert code == 0, err
+    shipped, user = json.loads(out)["designs"][0], json.loads(mine)["designs"][0]
+    assert user["gpu"] == "my_h100" and shipped["gpu"] == "h100_sxm5"
+    assert shipped["cluster_cost_usd"] - user["cluster_cost_usd"] == pytest.approx(shipped["gpus"] * (28125 - 20000))

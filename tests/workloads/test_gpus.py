@@ -150,12 +150,15 @@ def test_a_new_gpu_needs_a_source_for_every_number(tmp_path):
     sources = {k: f"{k} measured [verbatim]" for k in
                ("sm_count", "hbm", "hbm_bandwidth", "nvlink_bandwidth", "peak.bf16")}
     text = base + "".join(f'"{k}" = "{v}"\n' for k, v in sources.items())
+    # a file of its own (`base`): beside the shipped GPUs it would share gpu.h100_sxm5 with the H100 (refused)
     with pytest.raises(InputError, match=r"no source for 'mamf.bf16'"):
-        load_gpus(_write(tmp_path, text))
-    gpu = load_gpus(_write(tmp_path, text + '"mamf.bf16" = "measured [verbatim]"\n'))["x"]
+        load_gpus(base=_write(tmp_path, text))
+    gpu = load_gpus(base=_write(tmp_path, text + '"mamf.bf16" = "measured [verbatim]"\n'))["x"]
     assert gpu.mamf_flops("bf16") == 0.8e12 and gpu.mamf_best_shape("bf16") is None
     with pytest.raises(InputError, match="name its tag"):
-        load_gpus(_write(tmp_path, text + '"mamf.bf16" = "measured"\n'))
+        load_gpus(base=_write(tmp_path, text + '"mamf.bf16" = "measured"\n'))
+    with pytest.raises(InputError, match=r"GPU \[h100_sxm5\] names it too"):
+        load_gpus(_write(tmp_path, text + '"mamf.bf16" = "measured [verbatim]"\n'))
 
 
 def test_shipped_sources_name_a_reference_or_say_why_not():
