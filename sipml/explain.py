@@ -254,11 +254,13 @@ def explain_quantity(name: str, design, source: str, model: str = "gpt2-355m", b
     shown = [{"input": f"[{r.section}] {r.key}", "value": r.shown,
               "quantity at −/+": f"{r.low:.4g} … {r.high:.4g}", "swing": f"{r.swing:.3g}",
               "sensitivity": _sensitivity_text(r), "source": r.source} for r in rows[:TOP]]
-    tables.append(Table(f"What moves it most (design inputs ±{STEP:.0%}, dB inputs ±1 dB, counts ±1; catalog "
-                        "prices low … high)", ["input", "value", "quantity at −/+", "swing", "sensitivity", "source"],
-                        shown))
-    notes = [f"{len(rows)} inputs move it (the {min(TOP, len(rows))} largest shown; all in the JSON); {skipped} could "
-             "not take the step (out of range, or refused by the design's rules).",
+    if shown:
+        tables.append(Table(f"What moves it most (design inputs ±{STEP:.0%}, dB inputs ±1 dB, counts ±1; catalog "
+                            "prices low … high)", ["input", "value", "quantity at −/+", "swing", "sensitivity",
+                                                   "source"], shown))
+    moved = (f"{len(rows)} inputs move it (the {min(TOP, len(rows))} largest shown; all in the JSON)" if rows else
+             f"no design input (±{STEP:.0%}, ±1 dB, counts ±1) and no catalog price moves it")
+    notes = [f"{moved}; {skipped} could not take the step (out of range, or refused by the design's rules).",
              "sensitivity: % change of the quantity (of its size, so + means it rises) per % change of the input "
              "(elasticity); per dB for inputs in dB."]
     return Report(data, tables, notes, equations=[latex] if latex else [])

@@ -390,7 +390,13 @@ def model_from_mapping(data: dict, source: str, default_name: str = "") -> Model
         raise InputError(f"{source}: kind = {kind!r}: expected one of {', '.join(known)}{did_you_mean(kind, known)}")
     cls = kinds.model_record(kind)
     declared = _field_specs(cls)
-    check_known(source, data, (*_INFO_KEYS, *declared))
+    try:
+        check_known(source, data, (*_INFO_KEYS, *declared))
+    except InputError as exc:
+        if "kind" in data:
+            raise
+        raise InputError(f"{exc} (the file gives no kind: read as kind = 'transformer'; one of "
+                         f"{', '.join(known)})") from None
     values = {}
     for key, raw in data.items():
         if key in declared:
