@@ -243,7 +243,7 @@ def _data_files(catalog, gpu_file):
     from sipml.sweep_point_rows import DataFiles
 
     _gpu_table(gpu_file, _catalog(catalog))
-    return DataFiles(tuple(str(p) for p in catalog or ()), tuple(str(p) for p in gpu_file or ()))
+    return DataFiles(tuple(str(p.resolve()) for p in catalog or ()), tuple(str(p.resolve()) for p in gpu_file or ()))
 
 
 def _check_entries(loaded, design, catalog) -> None:
@@ -513,8 +513,10 @@ def speedup(designs: Annotated[Optional[list[str]], typer.Argument(
     from sipml.speedup_report import run_speedup, speedup_report
 
     cat = _catalog(catalog)
+    table = _gpu_table(gpu_file, cat)
+    _doing(f"training {model} on the designs")
     rows, source, failures = run_speedup(designs, model, gpus, batch, strategy, set_, baseline, tokens, catalog=cat,
-                                         gpu_table=_gpu_table(gpu_file, cat))
+                                         gpu_table=table)
     _emit(speedup_report(rows, source, failures), fmt, output)
     if failures:
         raise typer.Exit(1)
@@ -566,8 +568,10 @@ def mix(designs: Annotated[Optional[list[str]], typer.Argument(
 
         check_output(plot)
     cat = _catalog(catalog)
+    table = _gpu_table(gpu_file, cat)
+    _doing("placing and training the mix")
     report, ok = run_mix_command(designs, jobs, gpus, policy, set_, vary, plot, embed=fmt is Format.html,
-                                 catalog=cat, gpu_table=_gpu_table(gpu_file, cat))
+                                 catalog=cat, gpu_table=table)
     _emit(report, fmt, output, title="sipml mix: several jobs on one fabric")
     if not ok:
         raise typer.Exit(1)

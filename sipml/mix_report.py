@@ -13,7 +13,7 @@ DEFAULT_DESIGNS = ("sip-ring", "sip-ocs-384", "cpo-800g", "ocs-torus-v4")
 
 def load_mix_designs(names, mix, overrides, gpus: int | None) -> dict:
     """Each design as the mix runs it: its --set items, then the mix's (or --gpus') cluster size, GPU and host where
-    its --set items do not give them (a --set fabric.gpu=… runs the mix on that GPU)."""
+    its --set items do not give them (a --set fabric.gpu=… runs the mix on that GPU; --gpus holds over either)."""
     from sipml.design_files import load_design, scoped_overrides
 
     sized = {f"fabric.{key}": f'fabric.{key}="{value}"' if isinstance(value, str) else f"fabric.{key}={value}"
@@ -21,7 +21,7 @@ def load_mix_designs(names, mix, overrides, gpus: int | None) -> dict:
     out = {}
     for name in names:
         own = scoped_overrides(name, overrides, list(names))
-        given = {item.partition("=")[0].strip() for item in own}
+        given = {item.partition("=")[0].strip() for item in own} - ({"fabric.gpus"} if gpus else set())
         out[name] = load_design(name, [*own, *(item for key, item in sized.items() if key not in given)])
     return out
 

@@ -555,6 +555,16 @@ def _map(fn, calls: list[tuple], scheduler, workers, progress):
     told the total before the first call returns."""
     if progress:
         progress(0, len(calls))
+    import multiprocessing
+
+    from core.errors import InputError
+    from workloads.kinds import plugged
+
+    if plugged() and scheduler is not None:
+        raise InputError(f"workload kind(s) {', '.join(plugged())} registered in this process do not reach a Dask "
+                         "cluster's workers: sweep without --scheduler")
+    if plugged() and multiprocessing.get_start_method() != "fork":
+        workers = 1  # a plug-in kind reaches only forked workers: here, in this process
     if scheduler is not None:
         with _client(scheduler) as client:
             futures = client.map(fn, *zip(*calls), pure=False)

@@ -38,7 +38,8 @@ class WorkloadKind:
     amount_source: str  # where that length comes from
     parameters: Callable  # model → every weight a checkpoint stores
     shape: Callable  # model → its shape in a listing (`sipml models`)
-    batched: bool = False  # the search takes every way and point of a fabric in one bounded batch
+    batched: bool = False  # the transformer plan's bounded search over every way and point of a fabric at once
+    # (workloads.speedup reads the model's shape through workloads.training): only for TransformerModel records
 
     @property
     def throughput_unit(self) -> str:
@@ -57,11 +58,15 @@ class Deferred:
 
 
 _ENTRIES: dict[str, WorkloadKind | Deferred] = {}  # by name, in registration order
+_PLUGGED: set[str] = set()  # the names `register` added in this process (a plug-in's, not the built-ins')
 
 
 def register(kind: WorkloadKind) -> WorkloadKind:
-    """Add a workload kind (replacing one of the same name)."""
+    """Add a workload kind (replacing one of the same name). It lives in this process: a sweep's worker processes
+    see it only when forked, so a sweep with a plug-in kind runs in this process where they would not, and Dask
+    refuses it (`plugged`)."""
     _ENTRIES[kind.name] = kind
+    _PLUGGED.add(kind.name)
     return kind
 
 
@@ -73,6 +78,12 @@ def defer(entry: Deferred) -> None:
 def unregister(name: str) -> None:
     """Remove a registered kind (one a test or a plug-in added)."""
     _ENTRIES.pop(name, None)
+    _PLUGGED.discard(name)
+
+
+def plugged() -> list[str]:
+    """The kinds `register` added in this process."""
+    return sorted(_PLUGGED)
 
 
 def names() -> list[str]:

@@ -212,7 +212,8 @@ def _per_candidate(fixed: dict | None) -> dict:
 @dataclass(frozen=True)
 class SearchJob:
     """What a strategy search holds fixed: the model, its GPU, the global batch, the fixed per-candidate strategy
-    keys (sorted items), the stack and the GEMM precision. Hashable: with the pricing views, the search's memo key."""
+    keys (sorted items), the stack and the GEMM precision. Hashable: with the pricing views, the search's memo key
+    (the GPU by its identity: a GPU file read twice gives two keys, never one key for two GPUs)."""
 
     model: Model
     gpu: Gpu

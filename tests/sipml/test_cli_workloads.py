@@ -251,3 +251,9 @@ def test_mix_runs_on_a_set_gpu_over_its_mix_files(capsys, tmp_path):
     shipped, user = json.loads(out)["designs"][0], json.loads(mine)["designs"][0]
     assert user["gpu"] == "my_h100" and shipped["gpu"] == "h100_sxm5"
     assert shipped["cluster_cost_usd"] - user["cluster_cost_usd"] == pytest.approx(shipped["gpus"] * (28125 - 20000))
+
+
+def test_mix_gpus_holds_over_a_set_cluster_size(capsys):
+    code, out, err = run(capsys, "mix", "sip-ring", "--gpus", "4096", "--set", "fabric.gpus=2048", "-f", "json")
+    assert code == 0, err
+    assert json.loads(out)["designs"][0]["gpus"] == 4096

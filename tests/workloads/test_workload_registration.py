@@ -98,3 +98,21 @@ def test_no_model_kind_is_dispatched_by_its_class():
              for n, line in enumerate(path.read_text().splitlines(), 1)
              if re.search(r"isinstance\([^)]*,\s*\(?[^)]*" + records, line)]
     assert found == []
+
+
+def test_a_plug_in_kind_sweeps_in_this_process_where_workers_would_not_see_it(toy, capsys, monkeypatch):
+    """A kind registered here lives in this process: under a start method other than fork the sweep runs its
+    chunks here (same rows), and a Dask cluster is refused (exit 2)."""
+    import multiprocessing
+
+    from sipml.cli import main
+
+    args = ["sweep", "sip-ring", "--vary", "link.data_rate=20Gbit/s,25Gbit/s", "--vary", "fabric.gpus=64,128",
+            "--model", toy, "-f", "jsonl"]
+    assert main([*args, "--workers", "1"]) == 0
+    alone = capsys.readouterr().out
+    monkeypatch.setattr(multiprocessing, "get_start_method", lambda *a, **k: "spawn")
+    assert main([*args, "--workers", "2"]) == 0
+    assert capsys.readouterr().out == alone and '"training_error": ""' in alone
+    assert main([*args, "--scheduler", "tcp://127.0.0.1:8786"]) == 2
+    assert "do not reach a Dask cluster" in capsys.readouterr().err
