@@ -39,7 +39,7 @@ from fabric.evaluate import evaluate_fabric
 from fabric.registry import get_kind
 from workloads import kinds
 from workloads.gpus import Gpu, shipped_gpus
-from workloads.models import Model, TransformerModel
+from workloads.models import Model
 from workloads.stacks import Stack, get_stack
 from workloads.strategy import transformer_strategies
 from workloads.training import (Breakdown, plan_breakdown, precision_for, transformer_floor, transformer_plan)
@@ -488,8 +488,8 @@ def _bounded_rounds(job: SearchJob, view: FabricEstimate, top: int, ceiling=None
     other than the fastest so far also stops at the first strategy whose bound is above that way's fastest: it
     cannot become the fastest beyond it and is priced up to it, so the fastest way, and its `top`, are the full
     search's.
-    Only the strategies that fit in memory are planned and priced.
-    """
+    Only the strategies that fit in memory are planned and priced. Returns the strategies, the plan of those that
+    fit and the rounds (`Rounds`)."""
     model, gpu, stack = job.model, job.gpu, job.stack
     st = transformer_strategies(model, view.job_gpus, job.batch, _per_candidate(dict(job.fixed_items)), stack)
     plan = transformer_plan(model, gpu, job.batch, st, compute=stack.compute_for(gpu), training=stack.training,
@@ -559,9 +559,10 @@ def _fastest(job: SearchJob, view: FabricEstimate, ceiling=None) -> tuple[_Found
         return _as_arrays([SLOWER] * count)
     best_t, best_s = np.full(count, math.inf), np.full(count, len(st))  # each point's fastest, its row in the plan
     best_round, best_col = np.full(count, -1), np.zeros(count, dtype=int)
-    for k, (rows, index, _, times) in enumerate(rounds):  # Round: points, plan rows, breakdown, times
+    for k, rnd in enumerate(rounds):
+        rows, times = rnd.points, rnd.times
         col = np.argmin(times, axis=1)  # the round's strategies ascend: the first of its equals
-        t, s = times[np.arange(len(rows)), col], index[col]  # the plan's rows ascend as the strategies do
+        t, s = times[np.arange(len(rows)), col], rnd.rows[col]  # the plan's rows ascend as the strategies do
         better = (t < best_t[rows]) | ((t == best_t[rows]) & (s < best_s[rows]))
         mine = rows[better]
         best_t[mine], best_s[mine], best_round[mine], best_col[mine] = t[better], s[better], k, col[better]
@@ -569,11 +570,11 @@ def _fastest(job: SearchJob, view: FabricEstimate, ceiling=None) -> tuple[_Found
 
     def figure(name: str) -> np.ndarray:
         out = np.full(count, math.nan)
-        for k, (rows, _, br, _) in enumerate(rounds):
+        for k, rnd in enumerate(rounds):
             mine = np.flatnonzero(found & (best_round == k))
-            value = getattr(br, name)
+            value = getattr(rnd.breakdown, name)
             if mine.size:
-                out[mine] = value[np.searchsorted(rows, mine), best_col[mine]] if np.ndim(value) == 2 \
+                out[mine] = value[np.searchsorted(rnd.points, mine), best_col[mine]] if np.ndim(value) == 2 \
                     else value[best_col[mine]]
         return out
 

@@ -112,6 +112,11 @@ def test_a_plug_in_kind_sweeps_in_this_process_where_workers_would_not_see_it(to
     assert main([*args, "--workers", "1"]) == 0
     alone = capsys.readouterr().out
     monkeypatch.setattr(multiprocessing, "get_start_method", lambda *a, **k: "spawn")
+
+    def no_pool(*args, **kwargs):
+        raise AssertionError("a pool of processes that would not see the kind was started")
+
+    monkeypatch.setattr("concurrent.futures.ProcessPoolExecutor", no_pool)
     assert main([*args, "--workers", "2"]) == 0
     assert capsys.readouterr().out == alone and '"training_error": ""' in alone
     assert main([*args, "--scheduler", "tcp://127.0.0.1:8786"]) == 2
