@@ -171,21 +171,29 @@ def _design(design, changes=None):
 
 
 
-def evaluate(design=None, catalog_files: Sequence[str | Path] = (), changes: Mapping[str, object] | None = None):
+def evaluate(design=None, catalog_files: Sequence[str | Path] = (), changes: Mapping[str, object] | None = None,
+             gpu_files: Sequence[str | Path] = ()):
     """The design point as a `workloads.evaluation.Evaluation`: its `link`, `fabric`, `cost` and
     `training(model, batch)`, each computed once when first read and handed to the next; priced from the shipped
     catalog merged with `catalog_files`; `changes` as `load_design` applies them. These are the model's stages as
     computed: `cost` prices even a design that cannot be built, which the `cost` function (and `sipml cost`) do
     not. `training` takes a model by name (or file, or a `workloads.models` model), the global batch (None: the
     model's default for the job, as `sipml speedup` takes it), and `fixed` as `--strategy` text
-    (``"tp=8,recompute=full"``)."""
-    from fabric.catalog import load_catalog
-
-    files = _paths("catalog_files", catalog_files)
+    (``"tp=8,recompute=full"``); its GPU is found among the shipped GPUs merged with `gpu_files` (`--gpu-file`)."""
     design = _design(design, changes)
-    with _reading("catalog_files"):
-        catalog = load_catalog(*files) if files else None
-    return _point_type()(design, catalog)
+    return _point_type()(design, *_priced(catalog_files, gpu_files))
+
+
+def _priced(catalog_files, gpu_files) -> tuple:
+    """(catalog, GPUs) of the user's files: None for either where none is given (the shipped one, read where
+    used), as the command line's --catalog and --gpu-file read them."""
+    from fabric.catalog import load_catalog
+    from workloads.gpus import load_gpus
+
+    catalogs, gpus = _paths("catalog_files", catalog_files), _paths("gpu_files", gpu_files)
+    with _reading("catalog_files or gpu_files"):
+        catalog = load_catalog(*catalogs) if catalogs or gpus else None
+        return catalog, (load_gpus(*gpus, catalog=catalog) if gpus else None)
 
 
 @functools.cache
@@ -324,7 +332,8 @@ def reliability(design=None, model: str = "gpt3-175b", changes: Mapping[str, obj
 def speedup(designs: str | Sequence[str] = ("sip-ring", "sip-ocs"), model: str = "gpt3-175b", *,
             gpus: int | None = None, batch: int | None = None, strategy: str | None = None,
             stack: str | None = None, sets: Sequence[str] = (),
-            baselines: Sequence[str] = ("fattree-200", "dgx-a100"), tokens: float | None = None):
+            baselines: Sequence[str] = ("fattree-200", "dgx-a100"), tokens: float | None = None,
+            catalog_files: Sequence[str | Path] = (), gpu_files: Sequence[str | Path] = ()):
     """The rows of ``sipml speedup`` (`sipml.notebook.Rows`, a list of dicts a notebook shows as the command's
     tables; `to_pandas()`): for each design the best strategy under the software stack, iteration time
     and its breakdown, throughput, model TFLOP/s, MFU, speedup / per $ / per W over each baseline, and a training
@@ -332,7 +341,7 @@ def speedup(designs: str | Sequence[str] = ("sip-ring", "sip-ocs"), model: str =
     `--strategy stack=NAME`; `sets` are `--set` overrides of the designs compared (not of the baselines, except
     `BASELINE:section.key=value`). Each baseline carries the GPU and server host of the design it is compared with
     (`baselines.<name>.gpu`), and runs its best without the parts of `strategy` it cannot run
-    (`baselines.<name>.fallback` says which)."""
+    (`baselines.<name>.fallback` says which). `catalog_files`, `gpu_files`: `--catalog`, `--gpu-file`."""
     from fabric.cluster_design import MAX_GPUS
     from sipml.notebook import Rows
     from sipml.speedup_report import run_speedup, speedup_report
@@ -346,9 +355,10 @@ def speedup(designs: str | Sequence[str] = ("sip-ring", "sip-ocs"), model: str =
     tokens = _real("tokens", tokens)
     if stack is not None:
         strategy = ",".join(x for x in (strategy, f"stack={stack}") if x)
+    catalog, table = _priced(catalog_files, gpu_files)
     with _reading("designs, model or baselines"):
         rows, batch_source, failures = run_speedup(names, model, gpus, batch, strategy, list(sets),
-                                                   list(baselines), tokens)
+                                                   list(baselines), tokens, catalog=catalog, gpu_table=table)
     return Rows(rows, lambda shown: speedup_report(shown, batch_source, failures))
 
 

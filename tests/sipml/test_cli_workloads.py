@@ -257,3 +257,20 @@ def test_mix_gpus_holds_over_a_set_cluster_size(capsys):
     code, out, err = run(capsys, "mix", "sip-ring", "--gpus", "4096", "--set", "fabric.gpus=2048", "-f", "json")
     assert code == 0, err
     assert json.loads(out)["designs"][0]["gpus"] == 4096
+
+
+def test_the_api_takes_the_users_gpu_and_catalog_files_as_the_command_does(capsys, tmp_path):
+    """`sipml.speedup(..., catalog_files=, gpu_files=)` returns the rows `sipml speedup --catalog --gpu-file -f json`
+    prints; `sipml.evaluate(..., gpu_files=)` trains on the file's GPU."""
+    import sipml
+
+    args = _user_gpu(tmp_path, "1200 TFLOP/s")
+    code, out, err = run(capsys, "speedup", "sip-ring", "--model", "gpt2-355m", "--baseline", "fattree-200", *args,
+                         "-f", "json")
+    assert code == 0, err
+    rows = sipml.speedup("sip-ring", "gpt2-355m", baselines=["fattree-200"], sets=[args[-1]],
+                         catalog_files=[args[3]], gpu_files=[args[1]])
+    assert json.loads(json.dumps(list(rows), default=str)) == json.loads(out)["rows"]
+    point = sipml.evaluate("sip-ring", catalog_files=[args[3]], gpu_files=[args[1]],
+                           changes={"fabric.gpu": "gpu.my_h100"})
+    assert point.training("gpt2-355m", 1024).gpu.name == "my_h100"
