@@ -16,6 +16,7 @@ import sys
 KEEP_BYTES = 64 << 20  # what a process may hold unused: a few of the grid kernel's largest temporaries
 # glibc's mallopt parameters (malloc.h)
 _M_TRIM_THRESHOLD, _M_TOP_PAD, _M_MMAP_THRESHOLD = -1, -2, -3
+kept = False  # whether this process was asked to keep freed memory and glibc agreed
 
 
 def keep_freed_memory() -> bool:
@@ -27,4 +28,6 @@ def keep_freed_memory() -> bool:
     except (OSError, AttributeError):  # not glibc (musl has no mallopt)
         return False
     mallopt.argtypes, mallopt.restype = (ctypes.c_int, ctypes.c_int), ctypes.c_int
-    return all(mallopt(param, KEEP_BYTES) == 1 for param in (_M_TOP_PAD, _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD))
+    global kept
+    kept = all(mallopt(param, KEEP_BYTES) == 1 for param in (_M_TOP_PAD, _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD))
+    return kept

@@ -566,7 +566,11 @@ def _map(fn, calls: list[tuple], scheduler, workers, progress):
     if plugged() and multiprocessing.get_start_method() != "fork":
         workers = 1  # a plug-in kind reaches only forked workers: here, in this process
     if scheduler is not None:
+        from core.allocator import keep_freed_memory
+
         with _client(scheduler) as client:
+            client.run(keep_freed_memory)  # each worker's array temporaries reuse memory, as here (core.allocator):
+            # without it the workers spend as much CPU again in the kernel, mapping and zeroing pages
             futures = client.map(fn, *zip(*calls), pure=False)
             for done, future in enumerate(futures, 1):
                 yield future.result()

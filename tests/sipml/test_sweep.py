@@ -7,6 +7,8 @@ import math
 
 import pytest
 
+from core.allocator import keep_freed_memory
+
 from sipml.cli import main
 from sipml.sweep_run import run_sweep
 
@@ -45,8 +47,17 @@ def test_dask_cluster_equals_the_local_run():
     # its HTTP server on a free port: the other Dask test may hold the default one (the suite runs in parallel)
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster:
         _, remote = run_sweep(None, [], specs, scheduler=cluster.scheduler_address)
+        with distributed.Client(cluster) as client:  # each worker keeps freed memory, as a local run's process does
+            kept = client.run(_kept)
     assert len(remote) == len(local) == 160
     assert remote == local  # bit for bit, in grid order
+    assert len(kept) == 2 and all(k is keep_freed_memory() for k in kept.values())
+
+
+def _kept() -> bool:
+    from core import allocator
+
+    return allocator.kept
 
 
 def test_a_cluster_gets_no_round_of_grid_tasks_where_no_fabric_has_a_floor(monkeypatch):
