@@ -147,7 +147,7 @@ def _ring_capacity(directions, fibers, wavelengths_per_fiber) -> tuple[int, int]
 
 
 # --- integer progressive filling (shared kernel) ------------------------------------------------------
-def _progressive_fill(weight, capacity, load, touches, *, fill=True, members=None, priority=None):
+def _progressive_fill(weight, capacity, load, touches, *, fill=True, members=None, priority=None, load_at=None):
     """Integer weighted max-min allocation by progressive filling.
 
     weight (F,) > 0; capacity (R,) integer units per resource; load(units (F,)) → (R,) units used;
@@ -162,7 +162,8 @@ def _progressive_fill(weight, capacity, load, touches, *, fill=True, members=Non
     could use. (Later refusals still share the tie: every flow there already has a unit.)
     Returns (units (F,) int64, first-level units): the first level is the largest common t such that every flow
     can have ceil(t·weight) units, the exact optimum of min(units/weight) for these routes. `fill` False stops
-    there (units = first level)."""
+    there (units = first level). `load_at(flows, per_flow)` (optional): `load` of `per_flow` at the flows
+    `flows` (a mask) alone, so that a level's per-class loads are the last level's less the flows frozen since (`_ClassLoads`)."""
     units = np.zeros(weight.size)
     active = np.ones(weight.size, dtype=bool)
     level, first = 0.0, None
@@ -182,9 +183,12 @@ def _progressive_fill(weight, capacity, load, touches, *, fill=True, members=Non
         return second >= hi  # allocation is constant on (first_jump, hi): at(lo) is the level's answer
 
     distinct = _few_values(weight, WEIGHT_CLASSES)  # weight classes, found once (None: too many)
+    kept = None  # the last level's class loads (_ClassLoads)
     while active.any():
         everyone = bool(active.all())
-        classes = None if distinct is None else _weight_classes(weight, distinct, units, active, level, load)
+        kept = None if distinct is None else _ClassLoads.at(weight, distinct, units, active, level, load, load_at,
+                                                              kept)
+        classes = None if kept is None else kept.classes()
         if classes is None:  # every probe loads each flow
             w = weight if everyone else weight[active]
 
@@ -234,18 +238,46 @@ def _few_values(values: np.ndarray, most: int):
     return np.asarray(found)
 
 
-def _weight_classes(weight, distinct, units, active, level, load):
-    """(the active flows' weights, the frozen flows' load per resource, the active flows per resource of each weight
-    (classes × resources)), so that a probe at t ≥ level loads frozen + Σ_c ceil(t·w_c)·count_c; None where an
-    active flow already holds more than its level's units (a first unit admitted ahead of its level), whose probes
-    load each flow."""
-    if np.any(units[active] > np.ceil(level * weight[active])):
-        return None
-    frozen = load(np.where(active, 0.0, units))
-    masks = [(w, active & (weight == w)) for w in distinct]
-    masks = [(w, m) for w, m in masks if m.any()]
-    per_class = np.stack([load(m.astype(float)) for _, m in masks])
-    return np.asarray([w for w, _ in masks]), frozen, per_class
+@dataclass(frozen=True)
+class _ClassLoads:
+    """At a level of progressive filling: the frozen flows' load per resource and each weight class's active flows
+    per resource (classes × resources), so that a probe at t ≥ level loads frozen + Σ_c ceil(t·w_c)·count_c. Loads
+    are sums of whole units, exact in floating point, so a level's are the last level's with the flows frozen since
+    moved from their class to the frozen load, the same numbers as loading every flow again."""
+
+    active: np.ndarray  # the flows active at this level
+    weights: np.ndarray  # every weight class, in the order found
+    members: np.ndarray  # the active flows in each class
+    frozen: np.ndarray
+    per_class: np.ndarray
+
+    @classmethod
+    def at(cls, weight, distinct, units, active, level, load, load_at=None, last=None):
+        """The loads at the flows `active`, from the last level's (`last`, whose arrays are updated in place and
+        must not be read again) where `load_at` loads a few flows; None where an active flow already holds more
+        than its level's units (a first unit admitted ahead of its level), whose probes load each flow."""
+        if np.any((units > np.ceil(level * weight)) & active):
+            return None
+        if last is None or load_at is None:
+            masks = [active & (weight == w) for w in distinct]
+            return cls(active.copy(), distinct, np.asarray([np.count_nonzero(m) for m in masks]),
+                       load(np.where(active, 0.0, units)), np.stack([load(m.astype(float)) for m in masks]))
+        since = last.active & ~active  # frozen since the last level
+        per_class, members, frozen = last.per_class, last.members.copy(), last.frozen  # `last` is used up
+        for c, w in enumerate(distinct):
+            moved = since & (weight == w)
+            if moved.any():
+                per_class[c] -= load_at(moved, 1.0)
+                members[c] -= np.count_nonzero(moved)
+        frozen += load_at(since, units)
+        return cls(active.copy(), distinct, members, frozen, per_class)
+
+    def classes(self) -> tuple:
+        """(the weights of the classes with active flows, the frozen load, those classes' loads)."""
+        some = self.members > 0
+        if some.all():  # the loads as they are, not a copy held beside them
+            return self.weights, self.frozen, self.per_class
+        return self.weights[some], self.frozen, self.per_class[some]
 
 
 def _admit(freeze, units, step, load, capacity, members, priority) -> np.ndarray:
@@ -286,6 +318,24 @@ class _Arcs:
         if self.wrapped.size:
             extra = values[self.wrapped]
             diff += np.bincount(self.wrap_begin, extra, size) - np.bincount(self.wrap_end, extra, size)
+        return np.cumsum(diff.reshape(2, self.n + 1), axis=1)[:, : self.n].ravel()
+
+    def load_at(self, flows, per_flow):
+        """`load` of `per_flow` (one value per flow, or one for all) at the flows `flows` (a mask) alone: the same
+        sums (of whole units, exact), in work of their count where they are under a quarter of all flows."""
+        count = np.count_nonzero(flows)
+        if 4 * count >= self.begin.size:
+            return self.load(np.where(flows, per_flow, 0.0))
+        flows = np.flatnonzero(flows)
+        values = np.full(count, per_flow) if np.ndim(per_flow) == 0 else per_flow[flows]
+        size = 2 * (self.n + 1)
+        diff = np.bincount(self.begin[flows], values, size) - np.bincount(self.end[flows], values, size)
+        if self.wrapped.size and count:
+            at = np.minimum(np.searchsorted(flows, self.wrapped), count - 1)  # each wrapping flow among them
+            hit = flows[at] == self.wrapped
+            if hit.any():
+                extra = values[at[hit]]
+                diff += np.bincount(self.wrap_begin[hit], extra, size) - np.bincount(self.wrap_end[hit], extra, size)
         return np.cumsum(diff.reshape(2, self.n + 1), axis=1)[:, : self.n].ravel()
 
     def sums(self, per_resource):
@@ -387,7 +437,7 @@ def ring_allocation_fast(demand_bps, *, directions, fibers, wavelengths_per_fibe
 
     units, first = _progressive_fill(weight, np.full(2 * n, float(capacity)), arcs.load,
                                      lambda mask: arcs.sums(mask) > 0, fill=fill, members=members,
-                                     priority=length)
+                                     priority=length, load_at=arcs.load_at)
     if directions == 1:
         bound = float(np.min(first / weight))  # one route per flow: the first level is optimal
     else:

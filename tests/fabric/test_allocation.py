@@ -430,3 +430,52 @@ def test_exact_methods_refuse_large_instances():
     with pytest.raises(DomainError, match="limited to"):
         al.ocs_assignment_milp(ring_neighbour_demand_bps(al.OCS_MILP_MAX_GPUS + 1, 1e9), n_ocs=1,
                                circuit_bps=1e9)
+
+
+# --- the level-to-level class loads and the flows' union: the same numbers as computing them afresh -----------------
+@settings(max_examples=60, deadline=None, database=None)
+@given(st.integers(3, 40), st.integers(1, 60), st.floats(0.0, 1.0), st.integers(0, 2 ** 32 - 1))
+def test_loading_a_few_flows_equals_loading_all_with_the_others_at_zero(n, count, share, seed):
+    rng = np.random.default_rng(seed)
+    src = rng.integers(0, n, count)
+    dst = (src + rng.integers(1, n, count)) % n
+    arcs = al._ring_arcs(n, src, dst, al._shortest_clockwise(n, src, dst, 2))
+    mask = rng.random(count) < share
+    units = rng.integers(0, 9, count).astype(float)
+    assert np.array_equal(arcs.load_at(mask, units), arcs.load(np.where(mask, units, 0.0)))
+    assert np.array_equal(arcs.load_at(mask, 1.0), arcs.load(mask.astype(float)))
+
+
+@settings(max_examples=40, deadline=None, database=None)
+@given(st.integers(4, 24), st.integers(0, 2 ** 32 - 1), st.sampled_from([1, 2]))
+def test_progressive_filling_carries_its_class_loads_from_level_to_level_exactly(n, seed, directions):
+    """With `load_at` a level's per-class loads are the last level's less the flows frozen since; without it every
+    level loads each class afresh: the same units, bit for bit."""
+    rng = np.random.default_rng(seed)
+    demand = rng.choice([0.0, 0.0, 1.0, 2.0, 5.0], size=(n, n))
+    np.fill_diagonal(demand, 0.0)
+    if not demand.any():
+        demand[0, 1] = 1.0
+    _, src, dst, flow_demand, _ = al._flows(demand)
+    clockwise = al._shortest_clockwise(n, src, dst, directions)
+    arcs = al._ring_arcs(n, src, dst, clockwise)
+    weight = flow_demand / flow_demand.max()
+    capacity = np.full(2 * n, float(rng.integers(1, 6)))
+
+    def fill(**extra):
+        return al._progressive_fill(weight, capacity, arcs.load, lambda mask: arcs.sums(mask) > 0, **extra)
+
+    carried, first_carried = fill(load_at=arcs.load_at)
+    afresh, first_afresh = fill()
+    assert np.array_equal(carried, afresh) and np.array_equal(first_carried, first_afresh)
+
+
+@settings(max_examples=60, deadline=None, database=None)
+@given(st.lists(st.integers(0, 60), max_size=80))
+def test_the_flows_union_finds_what_np_unique_finds(keys):
+    from fabric.flows import _distinct
+
+    key = np.asarray(keys, dtype=np.int64)
+    unique, inverse = np.unique(key, return_inverse=True)
+    found, back = _distinct(key)
+    assert np.array_equal(found, unique) and np.array_equal(back, inverse.ravel())
