@@ -30,7 +30,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")  # one core
 import sys  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from reference import announce  # noqa: E402
+from reference import announce, ratio  # noqa: E402
 
 from fabric.catalog import load_catalog  # noqa: E402
 from fabric.evaluate import evaluate_fabric  # noqa: E402
@@ -73,13 +73,44 @@ def main() -> None:
     parser.add_argument("--against", help="another checkout of the project to compare with, run in turn")
     parser.add_argument("--rounds", type=int, default=4, help="fresh processes of each tree (default 4)")
     parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)  # one tree's minima, for --against
+    parser.add_argument("--first", action="store_true", help=argparse.SUPPRESS)  # one fresh process's first search
     args = parser.parse_args()
     if args.against:
         compare(os.path.abspath(args.against), args.rounds)
     elif args.json:
         print(json.dumps(cold_searches(lambda *_: None)))
+    elif args.first:
+        print(json.dumps(first_search()))
     else:
         run()
+        fresh_processes()
+
+
+FRESH = 5  # fresh processes whose first search is timed
+
+
+def first_search() -> tuple[float, int]:
+    """(seconds, candidates) of the first search of a process: GPT-3 175B on SiP-Ring (1024 A100s), its design,
+    fabric and catalog read first, the search and what it reads on its first call (the GPUs, the enumeration) timed."""
+    model = load_model("gpt3-175b")
+    catalog = load_catalog()
+    design = load_design("sip-ring", ["fabric.gpu=gpu.a100_sxm4_80gb"])
+    est = evaluate_fabric(design)
+    t0 = time.perf_counter()
+    result = evaluate_model(model, design, "sip-ring", 1536, estimate=est, catalog=catalog)
+    return time.perf_counter() - t0, result.candidates
+
+
+def fresh_processes() -> None:
+    """The first search of FRESH fresh processes (what a `sipml speedup` waits for), against the cold search above."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}  # compiled, as installed
+    runs = [json.loads(subprocess.run([sys.executable, os.path.abspath(__file__), "--first"], env=env,
+                                      capture_output=True, text=True, check=True).stdout.splitlines()[-1])
+            for _ in range(FRESH)]
+    seconds = statistics.median(s for s, _ in runs)
+    count = runs[0][1]
+    print(f"first search of a fresh process (sip-ring, median of {FRESH}): {seconds * 1e3:.1f} ms → "
+          f"{count / seconds:.0f} points/s {ratio(seconds)}")
 
 
 def run() -> None:
