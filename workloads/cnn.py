@@ -188,13 +188,16 @@ def step_times(layers, images, *, model_parallel=1, ceiling_flops_per_s, sm_coun
     el = ELEMENT_BYTES
     shape = np.broadcast(n, mp).shape
     moved = np.zeros(shape)
-    gemms: list[tuple] = []  # (m, n, k, bytes moved) of every GEMM, timed together in one call below
+    count = sum(3 if isinstance(layer, Dense) else 2 if layer.first else 3
+                for layer in layers if not isinstance(layer, Pool))
+    gemms = np.empty((4, count) + shape)  # (m, n, k, bytes moved) of every GEMM, timed together in one call below
     kernels = streams = 0  # every kernel launched; the memory-bound ones (a GEMM's fixed time is its own)
 
     def conv_gemm(m, n_out, k, read_in, read_filter, written):
         nonlocal kernels
+        for row, value in zip(gemms, (m, n_out, k, el * (read_in + read_filter + written))):
+            row[kernels - streams] = value  # at the count of GEMMs so far
         kernels += 1
-        gemms.append((m, n_out, k, el * (read_in + read_filter + written)))
 
     def stream(bytes_moved, count=1):
         nonlocal moved, kernels, streams
@@ -226,9 +229,8 @@ def step_times(layers, images, *, model_parallel=1, ceiling_flops_per_s, sm_coun
             stream(2.0 * el * 2.0 * (x + y), 4)
         stream(*_pointwise_bytes(layer, y, norm_fusion))
     gemm = np.zeros(shape)
-    if gemms:  # every layer's GEMMs in one array call: (GEMMs, *shape)
-        m, n_out, k, moved_bytes = (np.stack([np.broadcast_to(np.asarray(g[i], dtype=float), shape) for g in gemms])
-                                    for i in range(4))
+    if count:  # every layer's GEMMs in one array call: (GEMMs, *shape)
+        m, n_out, k, moved_bytes = gemms
         gemm = np.sum(gemm_time_s(1.0, m, n_out, k, ceiling_flops_per_s=ceiling_flops_per_s, sm_count=sm_count,
                                   hbm_bandwidth_bytes_per_s=hbm_bandwidth_bytes_per_s, constants=constants,
                                   moved_bytes=moved_bytes), axis=0)

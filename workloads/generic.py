@@ -88,17 +88,18 @@ def generic_breakdown(model: GenericModel | CnnModel, gpu: Gpu, est: FabricEstim
     samples = batch / (d * mp)  # per GPU
     fwd_share = 1.0 / (1.0 + model.backward_to_forward)
     compute_s = timed(model, gpu, samples=batch / d, model_parallel=st.mp, settings=compute).total_s
-    grads = gradient_bytes if gradient_bytes is not None else model.parameters * training.grad_reduce_bytes
-    per_parameter = grads / model.parameters
+    parameters = model.parameters  # read once: a CNN's totals walk its layer table
+    grads = gradient_bytes if gradient_bytes is not None else parameters * training.grad_reduce_bytes
+    per_parameter = grads / parameters
     mp_msg = model.model_parallel_traffic * batch / d / mp
     mp_c = Collective(OPERATIONS[model.model_parallel_collective], mp_msg, st.mp, 1, name="mp")
     dp_c = Collective("all_reduce", np.full(len(st), float(grads)), st.dp, st.mp, name="dp")
     pricing = mix_pricing(est, (mp_c, dp_c))
     mp_t = np.where(mp_msg > 0, pricing.price([mp_c])[0].seconds, 0.0)
     dp_t = pricing.price([dp_c])[0].seconds
-    bucket = _bucket(model.parameters / mp, per_parameter, training, st.dp)
+    bucket = _bucket(parameters / mp, per_parameter, training, st.dp)
     bucket_t = pricing.price([Collective("all_reduce", bucket, st.dp, st.mp, name="dp")])[0].seconds
-    memory = model.parameters / mp * STATE_BYTES_PER_PARAMETER + samples * model.activation_memory
+    memory = parameters / mp * STATE_BYTES_PER_PARAMETER + samples * model.activation_memory
     zero = np.zeros(len(st))
     flops = np.full(len(st), batch * model.forward_flops * (1 + model.backward_to_forward))
     return Breakdown(compute_s=compute_s, tensor_parallel_s=mp_t, context_parallel_s=zero, pipeline_s=zero,
