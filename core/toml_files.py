@@ -33,8 +33,11 @@ def loads(text: str) -> dict:
             kept = pickle.dumps(parsed, protocol=pickle.HIGHEST_PROTOCOL)
         except RecursionError:  # nested deeper than pickle goes: parsed again next time
             return parsed
-        if len(_parsed) >= PARSED_KEPT:
-            _parsed.pop(next(iter(_parsed)))
+        while len(_parsed) >= PARSED_KEPT:  # the oldest out (threads of one process may race here: none fails)
+            try:
+                _parsed.pop(next(iter(_parsed)), None)
+            except (RuntimeError, StopIteration):
+                break
         _parsed[text] = kept
     return parsed
 
