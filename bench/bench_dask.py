@@ -48,7 +48,8 @@ def main() -> None:
             Client(cluster) as client:
         local = [*SWEEP, "--workers", "1", "-o", f"{folder}/local.csv"]
         remote = [*SWEEP, "--scheduler", cluster.scheduler_address, "-o", f"{folder}/dask.csv"]
-        command_cpu(remote), command_cpu(local)  # the workers import what they run
+        command_cpu(remote)  # the workers import what they run
+        command_cpu(local)
         ratios, dask_s, local_s = [], [], []
         for _ in range(ROUNDS):
             before = client.run(_cpu)

@@ -90,8 +90,9 @@ FRESH = 5  # fresh processes whose first search is timed
 
 
 def first_search() -> tuple[float, int]:
-    """(seconds, candidates) of the first search of a process: GPT-3 175B on SiP-Ring (1024 A100s), its design,
-    fabric and catalog read first, the search and what it reads on its first call (the GPUs, the enumeration) timed."""
+    """(seconds, candidates) of the first search of a process: GPT-3 175B at batch 1,536 on SiP-Ring (1,024
+    A100s), its model, design, fabric and catalog read first (not timed), the search and what it reads on its
+    first call (the GPUs, the enumeration) timed."""
     model = load_model("gpt3-175b")
     catalog = load_catalog()
     design = load_design("sip-ring", ["fabric.gpu=gpu.a100_sxm4_80gb"])
@@ -102,7 +103,8 @@ def first_search() -> tuple[float, int]:
 
 
 def fresh_processes() -> None:
-    """The first search of FRESH fresh processes (what a `sipml speedup` waits for), against the cold search above."""
+    """The first search of FRESH fresh processes (a `sipml speedup`'s search, its start-up aside), against the
+    cold search above."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}  # compiled, as installed
     runs = [json.loads(subprocess.run([sys.executable, os.path.abspath(__file__), "--first"], env=env,
                                       capture_output=True, text=True, check=True).stdout.splitlines()[-1])

@@ -16,7 +16,7 @@ import sys
 KEEP_BYTES = 64 << 20  # what a process may hold unused: a few of the grid kernel's largest temporaries
 # glibc's mallopt parameters (malloc.h)
 _M_TRIM_THRESHOLD, _M_TOP_PAD, _M_MMAP_THRESHOLD = -1, -2, -3
-kept = False  # whether this process was asked to keep freed memory and glibc agreed
+kept = False  # whether this process was asked to keep freed memory and glibc agreed (what a test asks a worker)
 
 
 def keep_freed_memory() -> bool:

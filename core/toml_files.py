@@ -7,7 +7,6 @@ MAX_TOML_BYTES at a time, so no input makes the reader run away. A UTF-8 byte-or
 from __future__ import annotations
 
 import os
-import pickle
 import stat
 import tomllib
 from pathlib import Path
@@ -15,34 +14,10 @@ from pathlib import Path
 from core.errors import InputError
 
 MAX_TOML_BYTES = 1 << 20  # [assumed] design and catalog files are a few kB; larger input is refused unparsed
-PARSED_KEPT = 64  # texts whose parse is kept: the shipped designs, models, stacks, catalogs and GPUs of one run
-PARSED_KEPT_BYTES = 1 << 16  # [assumed] of at most 64 KiB each (the shipped files are ≤ 20 kB): ≤ 4 MiB kept
-_parsed: dict[str, bytes] = {}  # text → its parse, pickled
 
 
 def loads(text: str) -> dict:
-    """tomllib.loads, its failures as InputError. A text parsed before in this process is not parsed again: its
-    parse is kept pickled, so each call returns tables of its own (a caller may change them) at a small part of
-    the parser's cost (a report reads the shipped designs and catalogs hundreds of times)."""
-    kept = _parsed.get(text)
-    if kept is not None:
-        return pickle.loads(kept)
-    parsed = _parse(text)
-    if len(text) <= PARSED_KEPT_BYTES:
-        try:
-            kept = pickle.dumps(parsed, protocol=pickle.HIGHEST_PROTOCOL)
-        except RecursionError:  # nested deeper than pickle goes: parsed again next time
-            return parsed
-        while len(_parsed) >= PARSED_KEPT:  # the oldest out (threads of one process may race here: none fails)
-            try:
-                _parsed.pop(next(iter(_parsed)), None)
-            except (RuntimeError, StopIteration):
-                break
-        _parsed[text] = kept
-    return parsed
-
-
-def _parse(text: str) -> dict:
+    """tomllib.loads, its failures as InputError."""
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -238,7 +238,7 @@ def _few_values(values: np.ndarray, most: int):
     return np.asarray(found)
 
 
-@dataclass(frozen=True)
+@dataclass
 class _ClassLoads:
     """At a level of progressive filling: the frozen flows' load per resource and each weight class's active flows
     per resource (classes × resources), so that a probe at t ≥ level loads frozen + Σ_c ceil(t·w_c)·count_c. Loads
@@ -322,7 +322,8 @@ class _Arcs:
 
     def load_at(self, flows, per_flow):
         """`load` of `per_flow` (one value per flow, or one for all) at the flows `flows` (a mask) alone: the same
-        sums (of whole units, exact), in work of their count where they are under a quarter of all flows."""
+        sums (of whole units, exact), a new array; where they are under a quarter of all flows, in work of their
+        count (and a search among the few flows that wrap)."""
         count = np.count_nonzero(flows)
         if 4 * count >= self.begin.size:
             return self.load(np.where(flows, per_flow, 0.0))

@@ -671,7 +671,9 @@ def sweep(design: DesignArg = None,
                                                   help="where --plot writes")] = Path("sweep.png"),
           scheduler: Annotated[Optional[str], typer.Option(
               "--scheduler", metavar="ADDRESS",
-                                                           help="run on a Dask cluster, e.g. tcp://HOST:8786 (the rows equal the local run's)")]
+                                                           help="run on a Dask cluster, e.g. tcp://HOST:8786 (the rows equal the local run's; each worker "
+                                                                "is set to keep up to 64 MiB of freed memory for its "
+                                                                "array temporaries, as a local run is)")]
           = None,
           workers: Annotated[Optional[str], typer.Option(
               "--workers", metavar="N", callback=_count("--workers", 1, _most_workers),

@@ -569,8 +569,10 @@ def _map(fn, calls: list[tuple], scheduler, workers, progress):
         from core.allocator import keep_freed_memory
 
         with _client(scheduler) as client:
-            client.run(keep_freed_memory)  # each worker's array temporaries reuse memory, as here (core.allocator):
-            # without it the workers spend as much CPU again in the kernel, mapping and zeroing pages
+            # each worker's array temporaries reuse memory, as this process's do (core.allocator): without it the
+            # workers spend as much CPU again in the kernel, mapping and zeroing pages; a worker that cannot
+            # (not glibc, or failing) runs the sweep as it is
+            client.run(keep_freed_memory, on_error="ignore")
             futures = client.map(fn, *zip(*calls), pure=False)
             for done, future in enumerate(futures, 1):
                 yield future.result()

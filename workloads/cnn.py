@@ -188,15 +188,16 @@ def step_times(layers, images, *, model_parallel=1, ceiling_flops_per_s, sm_coun
     el = ELEMENT_BYTES
     shape = np.broadcast(n, mp).shape
     moved = np.zeros(shape)
-    count = sum(3 if isinstance(layer, Dense) else 2 if layer.first else 3
-                for layer in layers if not isinstance(layer, Pool))
-    gemms = np.empty((4, count) + shape)  # (m, n, k, bytes moved) of every GEMM, timed together in one call below
-    kernels = streams = 0  # every kernel launched; the memory-bound ones (a GEMM's fixed time is its own)
+    gemm_count = sum(3 if isinstance(layer, Dense) else 2 if layer.first else 3
+                     for layer in layers if not isinstance(layer, Pool))  # as the loop below calls conv_gemm
+    gemms = np.empty((4, gemm_count) + shape)  # (m, n, k, bytes moved) of every GEMM, timed in one call below
+    kernels = streams = written_gemms = 0  # every kernel launched; the memory-bound ones; the GEMMs written
 
     def conv_gemm(m, n_out, k, read_in, read_filter, written):
-        nonlocal kernels
+        nonlocal kernels, written_gemms
         for row, value in zip(gemms, (m, n_out, k, el * (read_in + read_filter + written))):
-            row[kernels - streams] = value  # at the count of GEMMs so far
+            row[written_gemms] = value
+        written_gemms += 1
         kernels += 1
 
     def stream(bytes_moved, count=1):
@@ -228,8 +229,10 @@ def step_times(layers, images, *, model_parallel=1, ceiling_flops_per_s, sm_coun
         if nchw:  # the library transposes input and output to NHWC and back, forward and backward
             stream(2.0 * el * 2.0 * (x + y), 4)
         stream(*_pointwise_bytes(layer, y, norm_fusion))
+    if written_gemms != gemm_count:  # every row of `gemms` written, none left unset
+        raise AssertionError(f"{written_gemms} GEMMs timed where {gemm_count} were counted")
     gemm = np.zeros(shape)
-    if count:  # every layer's GEMMs in one array call: (GEMMs, *shape)
+    if gemm_count:  # every layer's GEMMs in one array call: (GEMMs, *shape)
         m, n_out, k, moved_bytes = gemms
         gemm = np.sum(gemm_time_s(1.0, m, n_out, k, ceiling_flops_per_s=ceiling_flops_per_s, sm_count=sm_count,
                                   hbm_bandwidth_bytes_per_s=hbm_bandwidth_bytes_per_s, constants=constants,

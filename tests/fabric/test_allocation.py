@@ -479,3 +479,21 @@ def test_the_flows_union_finds_what_np_unique_finds(keys):
     unique, inverse = np.unique(key, return_inverse=True)
     found, back = _distinct(key)
     assert np.array_equal(found, unique) and np.array_equal(back, inverse.ravel())
+
+
+@settings(max_examples=40, deadline=None, database=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.integers(4, 24), st.integers(0, 2 ** 32 - 1), st.sampled_from([1, 2]))
+def test_the_ring_allocation_is_the_same_with_carried_class_loads(monkeypatch, n, seed, directions):
+    """Through `ring_allocation_fast` (first units admitted by priority where a segment is full): the allocation with
+    class loads carried from level to level is the one loading every class afresh at every level."""
+    rng = np.random.default_rng(seed)
+    demand = rng.choice([0.0, 0.0, 1.0, 2.0, 5.0], size=(n, n))
+    np.fill_diagonal(demand, 0.0)
+    if not demand.any():
+        demand[0, 1] = 1.0
+    ask = dict(directions=directions, fibers=1, wavelengths_per_fiber=int(rng.integers(1, 5)), wavelength_rate_bps=1.0)
+    carried = al.ring_allocation_fast(demand, **ask)
+    fill = al._progressive_fill
+    monkeypatch.setattr(al, "_progressive_fill", lambda *a, load_at=None, **k: fill(*a, **k))
+    afresh = al.ring_allocation_fast(demand, **ask)
+    assert np.array_equal(carried.wavelengths, afresh.wavelengths) and carried.min_ratio == afresh.min_ratio

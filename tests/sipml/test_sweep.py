@@ -51,7 +51,8 @@ def test_dask_cluster_equals_the_local_run():
             kept = client.run(_kept)
     assert len(remote) == len(local) == 160
     assert remote == local  # bit for bit, in grid order
-    assert len(kept) == 2 and all(k is keep_freed_memory() for k in kept.values())
+    glibc = keep_freed_memory()  # whether this platform can: then every worker does
+    assert len(kept) == 2 and all(k is glibc for k in kept.values())
 
 
 def _kept() -> bool:
