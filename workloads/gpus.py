@@ -14,12 +14,14 @@ with its tag, and an override without a new source says which file changed it.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from types import MappingProxyType
-from typing import Mapping
+from collections.abc import Mapping
 
+from core import toml_files
 from core.errors import InputError, did_you_mean
 from core.fields import Spec
 from fabric.catalog import Catalog
@@ -148,23 +150,7 @@ def load_gpus(*user_files, base=None, catalog: Catalog | None = None) -> dict[st
     raw: dict[str, dict] = {}
     files: dict[str, list[str]] = {}
     for path in (base or default_gpus_path(), *user_files):
-        name = str(path)
-        for gpu, table in read_toml(path).items():
-            where = f"{name}: [{gpu}]"
-            if not isinstance(table, dict):
-                raise InputError(f"{name}: '{gpu}' must be a [table] of GPU keys, got {table!r}")
-            check_known(where, table, _KNOWN)
-            merged = raw.setdefault(gpu, {})
-            for key, value in table.items():
-                if key in _TABLES:
-                    if not isinstance(value, dict):
-                        raise InputError(f"{where} {key}: expected a table [{gpu}.{key}], got {value!r}")
-                    merged.setdefault(key, {}).update(value)
-                else:
-                    merged[key] = value
-            if files.get(gpu):  # an override of a GPU an earlier file defined
-                _note_override_sources(merged, table, name)
-            files.setdefault(gpu, []).append(name)
+        _merge_file(raw, files, str(path), read_toml(path))
     if catalog is None and user_files:
         from fabric.catalog import load_catalog
 
@@ -177,6 +163,27 @@ def load_gpus(*user_files, base=None, catalog: Catalog | None = None) -> dict[st
                              f"[{named[gpu.catalog_key]}] names it too (a design's [fabric] gpu picks its GPU by it)")
         named[gpu.catalog_key] = gpu.name
     return gpus
+
+
+def _merge_file(raw: dict, files: dict, name: str, parsed: dict) -> None:
+    """A file's GPU tables (`parsed`, read from `name`) merged into `raw` (GPU → its keys), `files` told which files
+    each GPU's keys came from: a table for a new GPU adds it, one for a known GPU overrides the keys it gives."""
+    for gpu, table in parsed.items():
+        where = f"{name}: [{gpu}]"
+        if not isinstance(table, dict):
+            raise InputError(f"{name}: '{gpu}' must be a [table] of GPU keys, got {table!r}")
+        check_known(where, table, _KNOWN)
+        merged = raw.setdefault(gpu, {})
+        for key, value in table.items():
+            if key in _TABLES:
+                if not isinstance(value, dict):
+                    raise InputError(f"{where} {key}: expected a table [{gpu}.{key}], got {value!r}")
+                merged.setdefault(key, {}).update(value)
+            else:
+                merged[key] = value
+        if files.get(gpu):  # an override of a GPU an earlier file defined
+            _note_override_sources(merged, table, name)
+        files.setdefault(gpu, []).append(name)
 
 
 def _note_override_sources(merged: dict, table: dict, name: str) -> None:
@@ -269,11 +276,63 @@ def _flops_table(where: str, name: str, table: dict) -> dict[str, float]:
     return out
 
 
+class ShippedGpus(Mapping):
+    """The shipped GPUs (`gpus.toml`) for the compute model, each read from its own tables when first asked for
+    (no catalog read: `load_gpus(catalog=...)` adds price and TDP): a process that trains on one GPU parses that
+    GPU's tables alone. Each GPU is the one `load_gpus()` reads (a test compares every one)."""
+
+    def __init__(self, path: Path):
+        self._path = str(path)
+        self._tables = gpu_tables(path.read_text(encoding="utf-8"))
+        self._read: dict[str, Gpu] = {}
+
+    def __getitem__(self, name: str) -> Gpu:
+        if name not in self._read:
+            if name not in self._tables:
+                raise KeyError(name)
+            raw: dict[str, dict] = {}
+            files: dict[str, list[str]] = {}
+            _merge_file(raw, files, self._path, toml_files.loads(self._tables[name]))
+            self._read[name] = _build(name, raw[name], tuple(files[name]), None)
+        return self._read[name]
+
+    def __iter__(self):
+        return iter(self._tables)
+
+    def __len__(self) -> int:
+        return len(self._tables)
+
+    def with_catalog_key(self, key: str) -> Gpu | None:
+        """The GPU whose `catalog` is `key` (read alone), or None."""
+        for name, text in self._tables.items():
+            found = _CATALOG_LINE.search(text)
+            if found and found.group(1) == key:
+                return self[name]
+        return None
+
+
+_TABLE_HEADER = re.compile(r"\[\s*([A-Za-z0-9_-]+)\s*(?:\.[^\]]*)?\]\s*(?:#.*)?$")
+_CATALOG_LINE = re.compile(r'^catalog\s*=\s*"([^"]*)"', re.MULTILINE)
+
+
+def gpu_tables(text: str) -> dict[str, str]:
+    """The text of each GPU's tables (`[name]` and `[name.*]`, each header on a line of its own) in a file of the
+    `gpus.toml` format, by name; what comes before the first table (comments) is left out."""
+    lines: dict[str, list[str]] = {}
+    current = None
+    for line in text.splitlines(keepends=True):
+        header = _TABLE_HEADER.match(line)
+        if header:
+            current = lines.setdefault(header.group(1), [])
+        if current is not None:
+            current.append(line)
+    return {name: "".join(kept) for name, kept in lines.items()}
+
+
 @lru_cache(maxsize=1)
-def shipped_gpus() -> Mapping[str, Gpu]:
-    """The shipped GPUs, loaded once, for the compute model (no catalog read: `load_gpus(catalog=...)` adds price
-    and TDP)."""
-    return MappingProxyType(load_gpus())
+def shipped_gpus() -> ShippedGpus:
+    """The shipped GPUs, each read once when first asked for (`ShippedGpus`)."""
+    return ShippedGpus(default_gpus_path())
 
 
 def get_gpu(name: str, gpus: Mapping[str, Gpu] | None = None) -> Gpu:

@@ -162,7 +162,11 @@ class Result:
 def gpu_of(design: ClusterDesign, gpus: Mapping[str, Gpu] | None = None) -> Gpu:
     """The workload GPU whose catalog entry is the design's `[fabric] gpu`, among `gpus` (the shipped ones, or
     those `workloads.gpus.load_gpus` read with a user's GPU files)."""
-    gpus = shipped_gpus() if gpus is None else gpus
+    if gpus is None:  # the shipped GPU the design names, read alone
+        gpus = shipped_gpus()
+        found = gpus.with_catalog_key(design.fabric.gpu)
+        if found is not None:
+            return found
     for gpu in gpus.values():
         if gpu.catalog_key == design.fabric.gpu:
             return gpu

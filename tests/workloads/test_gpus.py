@@ -170,3 +170,32 @@ def test_shipped_sources_name_a_reference_or_say_why_not():
 def test_default_training_precision_is_bf16_or_fp16():
     assert get_gpu("v100_sxm2").default_precision == "fp16"
     assert all(get_gpu(g).default_precision == "bf16" for g in REQUIRED[1:])
+
+
+def test_each_shipped_gpu_read_alone_is_the_one_the_whole_file_gives():
+    """`shipped_gpus()` reads a GPU's own tables when it is first asked for: every GPU so read equals
+    `load_gpus()`'s, in the same order, and a design's GPU is found by its catalog entry without reading the rest."""
+    from workloads.gpus import ShippedGpus, default_gpus_path
+
+    whole = load_gpus()
+    alone = ShippedGpus(default_gpus_path())
+    assert list(alone) == list(whole)
+    first = alone.with_catalog_key(whole["h100_sxm5"].catalog_key)
+    assert _same(first, whole["h100_sxm5"]) and list(alone._read) == ["h100_sxm5"]
+    assert all(_same(alone[name], gpu) for name, gpu in whole.items())
+    assert alone.with_catalog_key("gpu.no_such_gpu") is None
+
+
+def test_a_gpu_file_splits_into_its_gpus_tables():
+    from workloads.gpus import gpu_tables
+
+    text = '# a comment\n[a]\nx = 1\n[a.peak]\nbf16 = "1 TFLOP/s"\n\n[b] # the next\ny = 2\n[ b.sources ]\nz = "[q]"\n'
+    assert gpu_tables(text) == {"a": '[a]\nx = 1\n[a.peak]\nbf16 = "1 TFLOP/s"\n\n',
+                                "b": '[b] # the next\ny = 2\n[ b.sources ]\nz = "[q]"\n'}
+
+
+def _same(a, b) -> bool:
+    """Field by field (a Gpu compares by identity)."""
+    import dataclasses
+
+    return all(getattr(a, f.name) == getattr(b, f.name) for f in dataclasses.fields(a))
