@@ -7,6 +7,7 @@ MAX_TOML_BYTES at a time, so no input makes the reader run away. A UTF-8 byte-or
 from __future__ import annotations
 
 import os
+import pickle
 import stat
 import tomllib
 from pathlib import Path
@@ -14,10 +15,38 @@ from pathlib import Path
 from core.errors import InputError
 
 MAX_TOML_BYTES = 1 << 20  # [assumed] design and catalog files are a few kB; larger input is refused unparsed
+PARSED_KEPT = 128  # texts whose parse is kept, the last used: more than the 77 shipped TOML files
+PARSED_KEPT_CHARS = 1 << 16  # [assumed] of at most 65,536 characters each (the shipped files are ≤ 20,000): with
+# their texts, at most ~24 MB kept
+_parsed: dict[str, bytes] = {}  # text → its parse, pickled; the most recently used last
 
 
 def loads(text: str) -> dict:
-    """tomllib.loads, its failures as InputError."""
+    """tomllib.loads, its failures as InputError. As core keeps its unit and declaration tables, it keeps the parse
+    of the texts it has read (the shipped designs, models, stacks, GPUs and catalogs, which every command reads and
+    a process running many commands — the Python API, a notebook, the test suite — reads again and again): a text
+    parsed before is not parsed again, its parse kept pickled so that each call returns tables of its own (a caller
+    may change them) at a tenth of the parser's cost. Found by the text itself, a file that changed is read anew."""
+    kept = _parsed.pop(text, None)
+    if kept is not None:
+        _parsed[text] = kept  # the most recently used last
+        return pickle.loads(kept)
+    parsed = _parse(text)
+    if len(text) <= PARSED_KEPT_CHARS:
+        try:
+            kept = pickle.dumps(parsed, protocol=pickle.HIGHEST_PROTOCOL)
+        except RecursionError:  # nested deeper than pickle goes: parsed again next time
+            return parsed
+        while len(_parsed) >= PARSED_KEPT:  # the least recently used out (threads may race here: none fails)
+            try:
+                _parsed.pop(next(iter(_parsed)), None)
+            except (RuntimeError, StopIteration):
+                break
+        _parsed[text] = kept
+    return parsed
+
+
+def _parse(text: str) -> dict:
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
