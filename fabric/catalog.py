@@ -17,6 +17,7 @@ import math
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from types import MappingProxyType
 
@@ -149,8 +150,21 @@ def load_catalog(*user_files, base=None) -> Catalog:
 
     A user file may override single keys of an existing entry or add complete new entries. Changing `power`
     replaces a power_low/typical/high triple and vice versa. Overridden numbers without a new `source` keep the
-    old source text with a note of which file changed which key.
+    old source text with a note of which file changed which key. The shipped catalog alone is built once a process
+    (`shipped_catalog`: a Catalog cannot be changed).
     """
+    if not user_files and base is None:
+        return shipped_catalog()
+    return _merged_catalog(user_files, base)
+
+
+@lru_cache(maxsize=1)  # the shipped catalog, built once a process: every command reads it, a report many times
+def shipped_catalog() -> Catalog:
+    """The shipped catalog with nothing merged on top."""
+    return _merged_catalog((), None)
+
+
+def _merged_catalog(user_files, base) -> Catalog:
     base_file = default_catalog_path() if base is None else base
     raw: dict[str, dict[str, object]] = {}
     origin: dict[str, dict[str, str]] = {}  # entry → key → file that set it
