@@ -3,7 +3,8 @@ SiP-ML's training traffic pattern (a data-parallel ring plus all-to-all in group
 reach, the per-flow bandwidth allocation, and the job-wide collective times. Each case runs cold in a fresh process
 (no cache can answer it) so its time and peak memory are its own; each also times a fixed numpy reference in the
 same process (a stable sort of 2^23 floats) and prints the ratio, since the machine is shared and absolute times
-drift. Target at 10⁶ GPUs: under 10 s and 3 GB each.
+drift. The process keeps freed memory as a `sipml` command's does (core.allocator). Target at 10⁶ GPUs: under 10 s and
+3 GB each.
 
 Run:  python bench/bench_fabric.py [GPUS ...]
 """
@@ -23,6 +24,10 @@ CASES = {"sip-ring": [], "sip-ocs": ["sip_ocs.radix={gpus}"], "dgx-a100": []}
 
 def one(name: str, gpus: int) -> None:
     import resource
+
+    from core.allocator import keep_freed_memory
+
+    keep_freed_memory()  # as a `sipml` command's process does (sipml.cli.main)
 
     from fabric.evaluate import evaluate_fabric, job_collectives
     from fabric.traffic import pair_bandwidth, pattern_flows

@@ -184,10 +184,11 @@ def _progressive_fill(weight, capacity, load, touches, *, fill=True, members=Non
 
     distinct = _few_values(weight, WEIGHT_CLASSES)  # weight classes, found once (None: too many)
     kept = None  # the last level's class loads (_ClassLoads)
+    ahead = np.zeros(0, dtype=np.int64)  # flows given a first unit ahead of their level: the only ones that can be
     while active.any():
         everyone = bool(active.all())
         kept = None if distinct is None else _ClassLoads.at(weight, distinct, units, active, level, load, load_at,
-                                                              kept)
+                                                              kept, ahead)
         classes = None if kept is None else kept.classes()
         if classes is None:  # every probe loads each flow
             w = weight if everyone else weight[active]
@@ -213,10 +214,12 @@ def _progressive_fill(weight, capacity, load, touches, *, fill=True, members=Non
         freeze = (step > units) & touches(load(step) > capacity)  # flows whose next unit does not fit
         if not freeze.any():  # cannot happen: only flows that stepped up can overflow a resource
             raise DomainError("progressive filling made no progress")
-        if members is not None:
-            admitted = _admit(freeze, units, step, load, capacity, members, priority)
+        waiting = np.flatnonzero(freeze & (units == 0)) if members is not None else ()  # refused a first unit
+        if len(waiting):  # every step taken but the refused flows'
+            admitted = _admit(waiting, units, step, load(np.where(freeze, units, step)), capacity, members, priority)
             units[admitted] = step[admitted]
             freeze[admitted] = False
+            ahead = np.union1d(ahead, admitted)
         active &= ~freeze
         level = lo
     return units.astype(np.int64), first.astype(np.int64)
@@ -252,11 +255,14 @@ class _ClassLoads:
     per_class: np.ndarray
 
     @classmethod
-    def at(cls, weight, distinct, units, active, level, load, load_at=None, last=None):
+    def at(cls, weight, distinct, units, active, level, load, load_at=None, last=None, ahead=None):
         """The loads at the flows `active`, from the last level's (`last`, whose arrays are updated in place and
         must not be read again) where `load_at` loads a few flows; None where an active flow already holds more
-        than its level's units (a first unit admitted ahead of its level), whose probes load each flow."""
-        if np.any((units > np.ceil(level * weight)) & active):
+        than its level's units (a first unit admitted ahead of its level), whose probes load each flow. `ahead`: the
+        flows admitted so far (an active flow holds more than its level's units only if admitted; None: look at
+        every flow)."""
+        look = slice(None) if ahead is None else ahead
+        if np.any((units[look] > np.ceil(level * weight[look])) & active[look]):
             return None
         if last is None or load_at is None:
             masks = [active & (weight == w) for w in distinct]
@@ -280,13 +286,12 @@ class _ClassLoads:
         return self.weights[some], self.frozen, self.per_class[some]
 
 
-def _admit(freeze, units, step, load, capacity, members, priority) -> np.ndarray:
-    """The refused flows still at zero that can take their step, greedily by priority, with every other stepping
-    flow's step counted as taken (so what is admitted never crowds out a flow that was not in conflict)."""
-    trial = np.where((step > units) & ~freeze, step, units)
-    used = load(trial).astype(float)
+def _admit(candidates, units, step, taken, capacity, members, priority) -> np.ndarray:
+    """Of the refused flows still at zero (`candidates`), those that can take their step, greedily by priority,
+    with every other stepping flow's step counted as taken (`taken`: the load with every flow at its step but the
+    refused ones at their units; so what is admitted never crowds out a flow that was not in conflict)."""
+    used = np.array(taken, dtype=float)
     admitted = []
-    candidates = np.flatnonzero(freeze & (units == 0))
     for f in candidates[np.lexsort((candidates, priority[candidates]))]:
         resources = members(f)
         extra = step[f] - units[f]
