@@ -547,7 +547,14 @@ def _client(scheduler: str):
         raise InputError(f"--scheduler {scheduler}: what answers there is not a Dask scheduler") from None
     if exc is not None:
         raise exc
-    return made["client"]
+    client = made["client"]
+    try:  # a scheduler without workers would hold the tasks until one joins: wait for one until the deadline
+        client.wait_for_workers(1, timeout=max(0.5, deadline - time.monotonic()))
+    except (TimeoutError, OSError):
+        client.close()
+        raise InputError(f"--scheduler {scheduler}: the Dask scheduler has no workers (none joined within "
+                         f"{SCHEDULER_TIMEOUT_S} s of the command's start)") from None
+    return client
 
 
 def _map(fn, calls: list[tuple], scheduler, workers, progress):

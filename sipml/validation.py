@@ -455,10 +455,11 @@ def validation_report(cases: list[Case]) -> Report:
     data.update(judged=len(judged), passed=len(judged) - len(failed), failed=len(failed),
                 informational=len(cases) - len(judged))
     footer = [f"{data['passed']} of {len(judged)} judged cases inside their tolerance; {data['informational']} more "
-              "rows are shown for the reader (ok = info), not judged"]
+              "rows are shown for the reader (ok = info), not judged; the sources' short keys (K22, L3, BK, …) are "
+              "listed in docs/references.md"]
     footer += [f"outside: {c.group}: {c.name}: ours {_num(c.ours)} {c.unit} vs {_published(c)}"
                + (f" — {c.note}" if c.note else "") for c in failed]
-    footer += [f"note: {c.name}: {c.note}" for c in cases if c.informational and c.note]
+    footer += [f"note: {c.name}: {c.note}" for c in cases if c.note]  # judged or not: what a reader weighs it by
     return Report(data, [Table("Validation against published numbers",
                                ["group", "case", "published", "ours", "unit", "error", "tolerance", "ok"], rows)],
                   footer)

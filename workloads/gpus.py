@@ -199,8 +199,10 @@ def _note_override_sources(merged: dict, table: dict, name: str) -> None:
 
 
 def _build(gpu: str, table: dict, files: tuple[str, ...], catalog: Catalog | None) -> Gpu:
-    where = f"{' / '.join(dict.fromkeys(files))}: [{gpu}]"
-    missing = [key for key in (*_SPECS, "peak") if key not in table]
+    shipped = str(default_gpus_path())
+    named = [f for f in dict.fromkeys(files) if f != shipped] or [shipped]  # a user's files: the shipped one is checked
+    where = f"{' / '.join(named)}: [{gpu}]"
+    missing = [key for key in (*_SPECS, "peak", "mamf", "sources") if key not in table]
     if missing:
         raise InputError(f"{where} missing key(s): {', '.join(missing)}")
     values = {key: parse_spec(where, key, spec, table[key]) for key, spec in _SPECS.items()}

@@ -140,3 +140,13 @@ def test_readme_headline_table_is_the_report_training_table(capsys):
         assert len(cells) == len(columns)
         for design, cell in zip(columns, cells):
             assert cell == f"{printed[(models[model], design)][measure]:.2f}", (label, model, design)
+
+
+def test_speedup_on_an_h100_says_what_the_validation_says_of_it(capsys):
+    """The compute model is optimistic for large dense runs on H100 (sipml validate): speedup says so beside H100
+    rows, and not beside A100 ones."""
+    code, out, _ = run(capsys, "speedup", "dgx-h100", "-m", "gpt2-355m")
+    assert code == 0 and "\nhopper: NVIDIA's published runs of large dense models" in out
+    assert "DGX Cloud GPT-3" in out
+    code, out, _ = run(capsys, "speedup", "sip-ring", "-m", "gpt2-355m")
+    assert code == 0 and "hopper:" not in out

@@ -4,6 +4,7 @@ import csv
 import io
 import json
 import math
+import time
 
 import pytest
 
@@ -233,3 +234,21 @@ def test_a_sweep_s_speedup_is_the_one_speedup_reports_against_the_design_s_gpu(c
         row = json.loads(capsys.readouterr().out)["rows"][0]
         assert swept[gpus]["speedup"] == row["speedup"]
         assert swept[gpus]["speedup_per_dollar"] == row["speedup_per_dollar"]
+
+
+def test_a_scheduler_without_workers_is_refused_not_waited_on(monkeypatch, cli):
+    """A Dask scheduler no worker has joined would hold the tasks for ever: refused, one line, exit 2, within the
+    command's scheduler timeout (shortened here)."""
+    distributed = pytest.importorskip("distributed")
+    from sipml import sweep_run
+
+    monkeypatch.setattr(sweep_run, "SCHEDULER_TIMEOUT_S", 3.0)
+    monkeypatch.setattr(sweep_run, "SCHEDULER_STARTUP_S", 0.5)
+    with distributed.LocalCluster(n_workers=0, processes=False, dashboard_address=":0") as cluster:
+        start = time.monotonic()
+        code, out, err = cli("sweep", "--vary", "link.wavelengths_per_fiber=4,8", "--scheduler",
+                             cluster.scheduler_address, "-q", "-o", "-")
+        seconds = time.monotonic() - start
+    assert code == 2 and out == "" and err.strip().endswith("the Dask scheduler has no workers (none joined within "
+                                                            "3.0 s of the command's start)"), err
+    assert err.count("\n") == 1 and seconds < 6

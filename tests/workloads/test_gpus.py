@@ -199,3 +199,23 @@ def _same(a, b) -> bool:
     import dataclasses
 
     return all(getattr(a, f.name) == getattr(b, f.name) for f in dataclasses.fields(a))
+
+
+def test_an_error_in_a_users_gpu_file_names_that_file_alone(tmp_path):
+    """An override of a shipped GPU that breaks a rule names the user's file, not the shipped one beside it; a new
+    GPU missing keys is told all of them at once, its MAMF and sources included."""
+    import pytest
+
+    from core.errors import InputError
+    from workloads.gpus import default_gpus_path
+
+    mine = tmp_path / "mine.toml"
+    mine.write_text('[h100_sxm5.mamf]\nfp8 = "3000 TFLOP/s"\n[h100_sxm5.sources]\n"mamf.fp8" = "x [assumed]"\n')
+    with pytest.raises(InputError) as raised:
+        load_gpus(mine)
+    assert str(raised.value).startswith(f"{mine}: [h100_sxm5] mamf.fp8") and str(default_gpus_path()) not in str(
+        raised.value)
+    new = tmp_path / "new.toml"
+    new.write_text('[mygpu]\narchitecture = "hopper"\n')
+    with pytest.raises(InputError, match=r"missing key\(s\): description, .*, peak, mamf, sources$"):
+        load_gpus(new)
