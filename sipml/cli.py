@@ -228,13 +228,17 @@ def _catalog(files):
 
 
 def _gpu_table(files, catalog):
-    """The shipped GPUs with the user's GPU files merged (None without any: the shipped ones, read where used)."""
+    """The shipped GPUs with the user's GPU files merged, each change said on stderr (None without any: the shipped
+    ones, read where used)."""
     if not files:
         return None
-    from workloads.gpus import load_gpus
+    from workloads.gpus import gpu_changes, load_gpus
 
     _doing("loading the GPU files")
-    return load_gpus(*files, catalog=catalog)
+    gpus = load_gpus(*files, catalog=catalog)
+    for change in gpu_changes(gpus):
+        print(f"gpu file: {change}", file=sys.stderr)
+    return gpus
 
 
 def _data_files(catalog, gpu_file):

@@ -278,6 +278,46 @@ def _flops_table(where: str, name: str, table: dict) -> dict[str, float]:
     return out
 
 
+def gpu_changes(gpus: Mapping[str, Gpu]) -> list[str]:
+    """What users' GPU files changed against the shipped GPUs, a line each: a GPU added (with its catalog entry), or
+    each figure of a shipped GPU changed (old and new, and the source the file gives it)."""
+    shipped = shipped_gpus()
+    lines = []
+    for name, gpu in gpus.items():
+        files = ", ".join(f for f in gpu.files if f != str(default_gpus_path()))
+        if name not in shipped:
+            lines.append(f"{files}: adds GPU [{name}] ({gpu.architecture}, catalog {gpu.catalog_key})")
+            continue
+        for key, old, new in _changed_figures(shipped[name], gpu):
+            lines.append(f"{files}: [{name}] {key} = {new} (was {old}); source: {gpu.sources.get(key, '—')}")
+    return lines
+
+
+_SHOWN = {"sm_count": ("sm_count", 1.0, ""), "hbm": ("hbm_bytes", 1e9, " GB"),
+          "hbm_bandwidth": ("hbm_bandwidth_bytes_per_s", 1e9, " GB/s"),
+          "nvlink_bandwidth": ("nvlink_bandwidth_bps", 1e9, " Gbit/s")}
+
+
+def _changed_figures(before: Gpu, after: Gpu):
+    """(key, old, new) of each figure `after` gives differently from `before`, in the GPU file's spelling."""
+    for key, (field_name, scale, unit) in _SHOWN.items():
+        old, new = getattr(before, field_name), getattr(after, field_name)
+        if old != new:
+            yield key, f"{old / scale:g}{unit}", f"{new / scale:g}{unit}"
+    for table in ("peak", "mamf"):
+        old, new = getattr(before, table), getattr(after, table)
+        for precision in dict.fromkeys([*old, *new]):
+            if old.get(precision) != new.get(precision):
+                yield (f"{table}.{precision}", *(f"{v / 1e12:g} TFLOP/s" if v is not None else "none"
+                                                 for v in (old.get(precision), new.get(precision))))
+    for table in ("mamf_shape", "attention"):
+        old, new = getattr(before, table), getattr(after, table)
+        for key in dict.fromkeys([*old, *new]):
+            if old.get(key) != new.get(key):
+                yield f"{table}.{key}", str(list(old[key]) if key in old else "none"), str(
+                    list(new[key]) if key in new else "none")
+
+
 class ShippedGpus(Mapping):
     """The shipped GPUs (`gpus.toml`) for the compute model, each read from its own tables when first asked for
     (no catalog read: `load_gpus(catalog=...)` adds price and TDP): a process that trains on one GPU parses that

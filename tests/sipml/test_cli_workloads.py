@@ -274,3 +274,17 @@ def test_the_api_takes_the_users_gpu_and_catalog_files_as_the_command_does(capsy
     point = sipml.evaluate("sip-ring", catalog_files=[args[3]], gpu_files=[args[1]],
                            changes={"fabric.gpu": "gpu.my_h100"})
     assert point.training("gpt2-355m", 1024).gpu.name == "my_h100"
+
+
+def test_a_gpu_files_changes_are_said_on_stderr(capsys, tmp_path):
+    """As a --catalog file's changes are: a GPU added, and each figure of a shipped GPU an override changes (old,
+    new, and the source the file gives it)."""
+    code, _, err = run(capsys, "speedup", "sip-ring", "--model", "gpt2-355m", *_user_gpu(tmp_path, "989 TFLOP/s"))
+    assert code == 0 and f"gpu file: {tmp_path / 'gpus.toml'}: adds GPU [my_h100] (hopper, catalog gpu.my_h100)" in err
+    override = tmp_path / "override.toml"
+    override.write_text('[h100_sxm5.mamf]\nfp8 = "1000 TFLOP/s"\n[h100_sxm5.sources]\n'
+                        '"mamf.fp8" = "my measurement [assumed]"\n')
+    code, _, err = run(capsys, "speedup", "dgx-h100", "--model", "gpt2-355m", "--gpu-file", str(override))
+    assert code == 0
+    assert (f"gpu file: {override}: [h100_sxm5] mamf.fp8 = 1000 TFLOP/s (was 1402.6 TFLOP/s); source: my "
+            "measurement [assumed]") in err.splitlines()
