@@ -255,14 +255,12 @@ class _ClassLoads:
     per_class: np.ndarray
 
     @classmethod
-    def at(cls, weight, distinct, units, active, level, load, load_at=None, last=None, ahead=None):
+    def at(cls, weight, distinct, units, active, level, load, load_at, last, ahead):
         """The loads at the flows `active`, from the last level's (`last`, whose arrays are updated in place and
         must not be read again) where `load_at` loads a few flows; None where an active flow already holds more
         than its level's units (a first unit admitted ahead of its level), whose probes load each flow. `ahead`: the
-        flows admitted so far (an active flow holds more than its level's units only if admitted; None: look at
-        every flow)."""
-        look = slice(None) if ahead is None else ahead
-        if np.any((units[look] > np.ceil(level * weight[look])) & active[look]):
+        flows admitted so far, the only ones that can (an index)."""
+        if np.any((units[ahead] > np.ceil(level * weight[ahead])) & active[ahead]):
             return None
         if last is None or load_at is None:
             masks = [active & (weight == w) for w in distinct]
