@@ -582,11 +582,13 @@ def mix(designs: Annotated[Optional[list[str]], typer.Argument(
 
 
 @app.command(cls=_Command)
-def models(fmt: FormatOpt = Format.table, output: OutputOpt = None) -> None:
-    """List the model zoo and the GPUs with their sources."""
+def models(fmt: FormatOpt = Format.table, output: OutputOpt = None, catalog: CatalogOpt = None,
+           gpu_file: GpuFileOpt = None) -> None:
+    """List the model zoo and the GPUs with their sources (with `--gpu-file`, the user's GPUs among them)."""
     from sipml.speedup_report import models_report
 
-    _emit(models_report(), fmt, output)
+    prices = _catalog(catalog)
+    _emit(models_report(prices, _gpu_table(gpu_file, prices)), fmt, output)
 
 
 @app.command(cls=_Command)
@@ -823,7 +825,11 @@ def explain(quantity: Annotated[Optional[str], typer.Argument(
                                                help="model for the training quantities")] = "gpt2-355m",
             baseline: Annotated[str, typer.Option("--baseline", metavar="DESIGN",
                                                   help="baseline for speedup quantities")] = "fattree-200",
-            catalog: CatalogOpt = None, gpu_file: GpuFileOpt = None) -> None:
+            catalog: CatalogOpt = None, gpu_file: GpuFileOpt = None,
+            strategy: Annotated[Optional[str], typer.Option(
+                "--strategy", metavar="KEY=VALUE,...",
+                help="for training quantities, fix part of the strategy as `speedup --strategy` does (the rest is "
+                     "searched at every perturbed input; a baseline that cannot run it runs its best)")] = None) -> None:
     """Explain a number: its formula, the design's numbers in it, and the inputs that move it most (each design
     input ±10 %, counts ±1, catalog prices low … high), with their sources. Without QUANTITY: the power-budget
     equation and its closed-form solutions (derived with sympy)."""
@@ -842,12 +848,20 @@ def explain(quantity: Annotated[Optional[str], typer.Argument(
 
     check_quantity(quantity)
     _check_model(model)
+    if strategy is not None:
+        from core.errors import InputError
+        from sipml.quantities import QUANTITIES
+        from workloads.strategy import parse_strategy
+
+        if QUANTITIES[quantity].stage != "training":
+            raise InputError(f"--strategy: {quantity} is not a training quantity (the strategy moves only those)")
+        parse_strategy(strategy)  # a bad strategy is refused before any work
     loaded = _load(design, set_)
     cat = _catalog(catalog) if catalog or gpu_file else None
     gpus = _gpu_table(gpu_file, cat)
     _doing(f"explaining {quantity} of {_named(design)}")
-    _emit(explain_quantity(quantity, loaded, _named(design), model=model, baseline=baseline, catalog=cat, gpus=gpus),
-          fmt, output)
+    _emit(explain_quantity(quantity, loaded, _named(design), model=model, baseline=baseline, catalog=cat, gpus=gpus,
+                           strategy=strategy), fmt, output)
 
 
 # --- the entry point ----------------------------------------------------------------------------------------

@@ -63,10 +63,12 @@ class Evaluator:
     here); the baseline of a training quantity is evaluated once per job size and catalog. `catalog`: the one to
     price with (None: the shipped one); `gpus`: the GPUs to find a design's among (None: the shipped ones)."""
 
-    def __init__(self, name: str, model: str, baseline: str, catalog=None, gpus=None):
+    def __init__(self, name: str, model: str, baseline: str, catalog=None, gpus=None, strategy: str | None = None):
         from fabric.catalog import load_catalog
+        from workloads.strategy import parse_strategy
 
         self.name, self.catalog, self.gpus = name, catalog or load_catalog(), gpus
+        self.fixed = parse_strategy(strategy)  # `sipml speedup --strategy`'s: fixed parts, the rest searched
         self.quantity = QUANTITIES[name]
         self.model_name, self.baseline_name, self._baselines = model, baseline, {}
 
@@ -92,7 +94,7 @@ class Evaluator:
 
         model = load_model(self.model_name)
         batch, _ = default_batch(model, point.cluster.job_gpus)
-        return Reading.of(point, point.training(model, batch, top=1), self._baseline(model, point, batch))
+        return Reading.of(point, point.training(model, batch, self.fixed, top=1), self._baseline(model, point, batch))
 
     def _baseline(self, model, point, batch):
         """The baseline as `sipml speedup` measures the point against it — the point's cluster and job size, its
@@ -111,7 +113,9 @@ class Evaluator:
         base = self._baselines[key]
         if point.catalog is not base.catalog:
             base = base.priced(point.catalog)
-        return base.training(model, batch, name=self.baseline_name, top=1)
+        from workloads.speedup import baseline_training
+
+        return baseline_training(base, model, batch, self.fixed, name=self.baseline_name, top=1)[0]
 
 
 def _number(value) -> float:
@@ -207,13 +211,14 @@ def price_sensitivities(point, evaluate) -> list[Sensitivity]:
 
 
 def explain_quantity(name: str, design, source: str, model: str = "gpt2-355m", baseline: str = "fattree-200",
-                     catalog=None, gpus=None):
-    """The report of `sipml explain QUANTITY DESIGN` (priced from `catalog`, its GPU among `gpus`: `Evaluator`)."""
+                     catalog=None, gpus=None, strategy: str | None = None):
+    """The report of `sipml explain QUANTITY DESIGN` (priced from `catalog`, its GPU among `gpus`, a training
+    quantity under the fixed parts of `strategy`: `Evaluator`)."""
     from core.errors import InputError
     from sipml.render import Report, Table
 
     check_quantity(name)
-    evaluate = Evaluator(name, model, baseline, catalog, gpus)
+    evaluate = Evaluator(name, model, baseline, catalog, gpus, strategy)
     point = evaluate.point(design)
     try:
         base = evaluate(point)
@@ -232,7 +237,8 @@ def explain_quantity(name: str, design, source: str, model: str = "gpt2-355m", b
         rows += price_sensitivities(point, evaluate)
     rows.sort(key=lambda r: -r.swing)
     quantity = QUANTITIES[name]
-    context = f" ({model} over {baseline})" if quantity.stage == "training" else ""
+    context = (f" ({model} over {baseline}{', ' + strategy if strategy else ''})" if quantity.stage == "training"
+               else "")
     formula = quantity.formula(evaluate.reading(point))
     latex = formula.latex() if formula is not None else ""
     data = {"quantity": name, "unit": quantity.unit, "help": quantity.help, "design": source, "value": base,

@@ -315,7 +315,9 @@ def _strategy_text(strategy: dict) -> str:
                     if skip.get(k, object()) != v)
 
 
-def models_report() -> Report:
+def models_report(catalog=None, gpus=None) -> Report:
+    """The zoo, the GPUs (`gpus`: a GPU table with a user's files merged; the shipped ones without) priced from
+    `catalog` (the shipped one without), and the software stacks."""
     from fabric.catalog import load_catalog
     from workloads.gpus import load_gpus
     from workloads import kinds
@@ -333,7 +335,7 @@ def models_report() -> Report:
              "hbm_gb": g.hbm_bytes / 1e9, "hbm_gib": g.hbm_bytes / 2**30, "hbm_tb_s": g.hbm_bandwidth_bytes_per_s / 1e12,
              "nvlink_gbps": g.nvlink_bandwidth_bps / 1e9, "price_usd": g.price_usd, "tdp_w": g.tdp_w,
              "sources": dict(g.sources)}
-            for g in load_gpus(catalog=load_catalog()).values()]
+            for g in (gpus if gpus is not None else load_gpus(catalog=catalog or load_catalog())).values()]
     tables = [Table("Models", ["model", "kind", "parameters", "shape", "default batch"],
                     [{"model": r["model"], "kind": r["kind"], "parameters": _count(r["parameters"]),
                       "shape": r["shape"], "default batch": "–" if r["default_batch"] is None

@@ -124,14 +124,7 @@ def parse_axis(spec: str, sections: dict, most: tuple[int, str] | None = None) -
         else:  # each value as a design file writes it; a column shows 0.00102105, not 0.0010210500000000001
             values = tuple(_tidy(_parse(field, field.show(form(v)), spec)) for v in grid)
     else:
-        items = text.split(",")
-        if not text or any(not v.strip() for v in items):
-            raise InputError(f"--vary {spec!r}: an empty value in the list (write a,b,c)")
-        if len(items) > MAX_GRID_POINTS:
-            raise InputError(f"--vary {spec!r}: {len(items)} values on one axis; at most {MAX_GRID_POINTS:,}")
-        if most is not None and len(items) > most[0]:
-            raise InputError(f"--vary {spec!r}: {len(items):,} values on one axis; {most[1]}")
-        values = tuple(_parse(field, v.strip(), spec) for v in items)
+        values = _listed(field, text, spec, most)
     texts = tuple(set_text(field, v) for v in values)
     log = ":" in text and (len(text.split(":")) == 4 or all(p.strip().lower().endswith("dbm")
                                                             for p in text.split(":")[:2]))
@@ -143,6 +136,29 @@ def parse_axis(spec: str, sections: dict, most: tuple[int, str] | None = None) -
     written, factor = units.pop()
     return Axis(section, key, values, texts, _column_unit(field, values), log=log, written_unit=written,
                 written_factor=factor)
+
+
+def _listed(field, text: str, spec: str, most) -> tuple:
+    """The values of a listed axis (a,b,c), each read as a --set value: InputError for an empty one, too many, or
+    one value given twice (the rows would repeat)."""
+    from collections import Counter
+
+    from core.errors import InputError
+
+    items = text.split(",")
+    if not text or any(not v.strip() for v in items):
+        raise InputError(f"--vary {spec!r}: an empty value in the list (write a,b,c)")
+    if len(items) > MAX_GRID_POINTS:
+        raise InputError(f"--vary {spec!r}: {len(items)} values on one axis; at most {MAX_GRID_POINTS:,}")
+    if most is not None and len(items) > most[0]:
+        raise InputError(f"--vary {spec!r}: {len(items):,} values on one axis; {most[1]}")
+    values = tuple(_parse(field, v.strip(), spec) for v in items)
+    seen = Counter(values)
+    same = [items[i].strip() for i, value in enumerate(values) if seen[value] > 1]
+    if same:
+        said = f"{same[0]} is listed twice" if len(set(same)) == 1 else f"{' and '.join(same[:2])} are one value"
+        raise InputError(f"--vary {spec!r}: {said} (each value once: the rows would repeat)")
+    return values
 
 
 def _written_unit(first: str, field) -> tuple[str, float]:
@@ -621,9 +637,9 @@ def check_plot(spec: str, vary=(), training: bool = False, link_only: bool = Fal
         raise InputError(f"--plot {spec!r}: expected x,y or x,y,color")
     if vary:
         axes = [parse_axis(v, ALL_SECTIONS) for v in vary]
-        known = [*(c for a in axes for c in (a.column, a.written_column, f"{a.section}.{a.key}") if c),
-                 *PHYSICS_COLUMNS,
-                 *(() if link_only else FABRIC_COLUMNS), *(TRAINING_COLUMNS if training else ()), "error"]
+        known = list(dict.fromkeys([  # each once: an axis without a unit is its own bare name
+            *(c for a in axes for c in (a.column, a.written_column, f"{a.section}.{a.key}") if c), *PHYSICS_COLUMNS,
+            *(() if link_only else FABRIC_COLUMNS), *(TRAINING_COLUMNS if training else ()), "error"]))
         from sipml.plotting import column_named
 
         names = [column_named(name, known) for name in names]  # 'margin_db' is 'margin_db [dB]'
@@ -654,7 +670,7 @@ def figure_spec(rows, spec: str, vary=()) -> tuple[list[str], set, dict]:
 
     names = check_plot(spec)
     axes = [parse_axis(v, ALL_SECTIONS) for v in vary]
-    cols = [*columns(rows), *(f"{a.section}.{a.key}" for a in axes)]
+    cols = list(dict.fromkeys([*columns(rows), *(f"{a.section}.{a.key}" for a in axes)]))
     from sipml.plotting import column_named
 
     names = [column_named(name, cols) for name in names]  # a quantity's bare key: its column with the unit

@@ -267,8 +267,8 @@ METRICS = ("iteration_s", "mfu", "throughput_per_gpu", "sequences_per_gpu", "n21
 _CASE_KEYS = ("group", "name", "source", "design", "set", "model", "gpus", "batch", "strategy", "metric", "published",
               "tolerance")
 _OPTIONAL_KEYS = ("judged", "note")
-_METRIC_UNITS = {"iteration_s": "s", "mfu": "", "throughput_per_gpu": "per s per GPU",
-                 "sequences_per_gpu": "sequences/s per GPU", "n21_tflops_per_gpu": "TFLOP/s per GPU"}
+_METRIC_UNITS = {"iteration_s": "s", "mfu": "", "sequences_per_gpu": "sequences/s per GPU",
+                 "n21_tflops_per_gpu": "TFLOP/s per GPU"}  # throughput_per_gpu: the model kind's own unit
 
 
 @dataclass(frozen=True)
@@ -355,6 +355,16 @@ def case_value(case: TrainingCase, row: dict) -> float:
     return row[case.metric]
 
 
+def case_unit(case: TrainingCase) -> str:
+    """The unit of the case's value: a throughput per GPU in what the model's kind counts (tokens/s, images/s)."""
+    if case.metric == "throughput_per_gpu":
+        from workloads import kinds
+        from workloads.models import load_model
+
+        return f"{kinds.of(load_model(case.model)).throughput_unit} per GPU"
+    return _METRIC_UNITS[case.metric]
+
+
 def _training_cases() -> list[Case]:
     from fabric.catalog import load_catalog
 
@@ -363,7 +373,7 @@ def _training_cases() -> list[Case]:
         row = training_case_row(case, catalog)
         note = case.note if row.get("feasible") else row.get("reason", "")
         out.append(Case(case.group, case.name, case.source, case.published, case_value(case, row),
-                        _METRIC_UNITS[case.metric], case.tolerance, note=note, informational=not case.judged))
+                        case_unit(case), case.tolerance, note=note, informational=not case.judged))
     return out
 
 
@@ -466,7 +476,12 @@ def validation_report(cases: list[Case]) -> Report:
 
 
 def _num(x: float) -> str:
-    return "–" if not math.isfinite(x) else f"{x:.4g}"
+    """Four significant digits, written out (13,860 as 13860, not 1.386e+04) from 10⁻³ to 10⁹."""
+    if not math.isfinite(x):
+        return "–"
+    if x and 1e4 <= abs(x) < 1e9:
+        return f"{round(x, 3 - math.floor(math.log10(abs(x)))):.0f}"
+    return f"{x:.4g}"
 
 
 # a relative error and its tolerance in the unit that keeps the tolerance a plain number: %, then ppm, then ppb

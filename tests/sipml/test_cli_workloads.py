@@ -288,3 +288,34 @@ def test_a_gpu_files_changes_are_said_on_stderr(capsys, tmp_path):
     assert code == 0
     assert (f"gpu file: {override}: [h100_sxm5] mamf.fp8 = 1000 TFLOP/s (was 1402.6 TFLOP/s); source: my "
             "measurement [assumed]") in err.splitlines()
+
+
+def test_models_lists_a_users_gpu_priced_from_a_users_catalog(capsys, tmp_path):
+    """`models --gpu-file` lists the user's GPU beside the shipped ones, with the price of its catalog entry; without
+    the files the list is the shipped one."""
+    code, out, err = run(capsys, "models", "-f", "json", *_user_gpu(tmp_path, "1200 TFLOP/s")[:4])
+    assert code == 0, err
+    gpus = {g["gpu"]: g for g in json.loads(out)["gpus"]}
+    assert gpus["my_h100"]["price_usd"] == 20000 and gpus["my_h100"]["peak_tflops"]["bf16"] == pytest.approx(1200)
+    assert "gpu file:" in err and "h100_sxm5" in gpus
+    code, out, err = run(capsys, "models", "-f", "json")
+    assert code == 0 and "my_h100" not in {g["gpu"] for g in json.loads(out)["gpus"]}, err
+
+
+def test_explain_takes_speedups_strategy(capsys):
+    """`explain --strategy` fixes what `speedup --strategy` fixes: the same iteration and speedup (a baseline that
+    cannot run the strategy runs its best, as in speedup); a strategy on a link quantity is refused."""
+    design = ["sip-ring", "--model", "gpt2-355m"]
+    code, out, err = run(capsys, "speedup", *design, "--baseline", "fattree-200", "--strategy", "tp=2,pp=1", "-f",
+                         "json")
+    assert code == 0, err
+    [row] = json.loads(out)["rows"]
+    assert row["strategy"]["tp"] == 2
+    for quantity in ("iteration_s", "speedup"):
+        code, out, err = run(capsys, "explain", quantity, *design, "--strategy", "tp=2,pp=1", "-f", "json")
+        assert code == 0, err
+        assert json.loads(out)["value"] == pytest.approx(row[quantity], rel=1e-12), quantity
+    code, out, _ = run(capsys, "explain", "iteration_s", *design, "-f", "json")
+    assert json.loads(out)["value"] < row["iteration_s"]  # the search's best is faster than tp=2
+    code, _, err = run(capsys, "explain", "margin_db", "sip-ring", "--strategy", "tp=2")
+    assert code == 2 and "not a training quantity" in err

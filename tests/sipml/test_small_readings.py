@@ -69,6 +69,26 @@ def test_validate_shows_each_error_and_tolerance_in_its_own_unit(capsys):
     # a dB case whose error is float noise (5e-16 dB) reads as zero at the tolerance's resolution
     noise = [r for r in rows if r["case"].startswith("400GBASE-DR4") and r["case"].endswith("margin")]
     assert noise and noise[0]["error"] == "0.00 dB"
+    # figures written out to four digits (13860, not 1.386e+04); a throughput in what its model counts
+    assert not [r for r in rows if "e+" in r["published"] + r["ours"]]
+    nemo = by_name["Llama 3 8B, 8 H100, FP8, tokens/s per GPU"]
+    assert nemo["unit"] == "tokens/s per GPU" and re.fullmatch(r"1\d{3}0", nemo["ours"]), nemo
+    assert by_name["H100 SXM, MLPerf v3.0, 8 GPUs × 400 images, images/s per GPU"]["unit"] == "samples/s per GPU"
+
+
+def test_a_value_listed_twice_on_an_axis_is_refused(capsys):
+    """`--vary fabric.gpus=64,64` wrote every row twice; a value written twice in other units is the same value."""
+    for vary, said in (("fabric.gpus=64,64", "64 is listed twice"),
+                       ("laser.power_per_line=1 mW,0.001 W", "1 mW and 0.001 W are one value")):
+        code, out, err = run(capsys, "sweep", "--vary", vary, "-q", "-o", "-")
+        assert code == 2 and not out and said in err and err.count("\n") == 1, err
+
+
+def test_a_plot_error_lists_each_column_once(capsys):
+    code, _, err = run(capsys, "sweep", "--vary", "fabric.gpus=64,128", "--plot", "fabric.gpus,nope", "-q",
+                       "-o", "-")
+    columns = err.split("columns: ", 1)[1].strip().split(", ")
+    assert code == 2 and len(columns) == len(set(columns)) and "fabric.gpus" in columns, err
 
 
 def test_speedup_strategy_text_is_what_strategy_takes(capsys):
