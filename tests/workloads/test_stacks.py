@@ -156,3 +156,24 @@ def test_a_stack_can_train_in_fp8_by_default_where_the_gpu_has_it():
     assert precision_of(h100, ds3) == "fp8" and precision_of(a100, ds3) == "bf16"
     assert precision_of(h100, ds3, {"precision": "bf16"}) == "bf16"
     assert precision_of(h100, core) == "bf16"
+
+
+def test_megatron_fsdp_holds_what_the_distributed_optimizer_must_recompute(capsys):
+    """NeMo 25.11's Llama 3 8B on 8 H100 (FSDP 1): under `nemo` (ZeRO-1) the search must recompute layers to fit;
+    under `nemo-fsdp` (parameters and gradients sharded too) it runs without, and faster, with the sharded
+    state's gathers priced as data-parallel time; `nemo-fsdp` refuses a pipeline."""
+    from sipml.validation import CASES_DIR
+
+    base = ["speedup", "dgx-h100", "-m", str(CASES_DIR / "models" / "llama3-8b.toml"), "--gpus", "8", "--batch",
+            "128", "--baseline", "dgx-h100", "-f", "json", "--strategy"]
+    rows = {}
+    for stack in ("nemo", "nemo-fsdp"):
+        assert main([*base, f"stack={stack},precision=fp8,tp=1,pp=1,microbatch=1"]) == 0
+        [rows[stack]] = json.loads(capsys.readouterr().out)["rows"]
+    zero1, zero3 = rows["nemo"], rows["nemo-fsdp"]
+    assert zero1["strategy"]["recompute"] == "full" and zero1["strategy"]["zero"] == 1
+    assert zero3["strategy"]["recompute"] == "none" and zero3["strategy"]["zero"] == 3
+    assert zero3["iteration_s"] < zero1["iteration_s"]
+    assert zero3["breakdown"]["data_parallel"] > 10 * zero1["breakdown"]["data_parallel"]
+    assert main([*base, "stack=nemo-fsdp,pp=2"]) == 2
+    assert "nemo-fsdp" in capsys.readouterr().err
