@@ -58,7 +58,9 @@ EXTERNAL_MD = {"docs/references.md",  # the project's own table of sources, ship
                "PyTorch/LanguageModeling/BERT/README.md", "scripts/train/benchmarking/README.md",
                "docs/performance.md",  # a file of pytorch/torchtitan, cited with its repository
                "docs/performance-summary.md",  # a file of NVIDIA-NeMo/Megatron-Bridge, cited with its repository
-               "nemo_megatron/README_175b.md"}  # a file of NVIDIA/dgxc-benchmarking, cited with its repository
+               "nemo_megatron/README_175b.md",  # a file of NVIDIA/dgxc-benchmarking, cited with its repository
+               # a file of NVIDIA/Megatron-LM, cited with its repository
+               "docs/discussions/megatron-fsdp-user-guide/megatron-fsdp-user-guide.md"}
 CONFIDENCE_TAGS = ("verbatim", "restated", "inferred", "assumed")
 NOT_KEYS = {"GHz",  # a unit in a formula: B = 0.75·BR[GHz]
             "name", "sources",  # TOML tables named in the file headers of gpus.toml and the zoo
