@@ -272,18 +272,25 @@ class CnnModel:
     classes: int = param(1000, "1", "classifier outputs", "ImageNet-1k [restated]", lo=1, integer=True)
     backward_to_forward: float = 2.0  # data and weight gradients each cost one forward
     model_parallel_collective: str = "all-gather"
+    _layers: tuple = dataclasses.field(default=(), init=False, repr=False, compare=False)  # built on first use
 
     @property
     def name(self) -> str:
         return self.info.name
 
     @property
-    def layers(self) -> list:
-        from workloads import cnn
+    def layers(self) -> tuple:
+        """The layer table the architecture gives (workloads.cnn), built once per model: a search reads it for
+        every strategy's step, parameters, FLOPs and traffic."""
+        if not self._layers:
+            from workloads import cnn
 
-        if self.architecture == "vgg":
-            return cnn.vgg_layers(self.channels, self.fully_connected, self.image_size, self.classes)
-        return cnn.resnet_layers(self.blocks, self.width, self.image_size, self.classes, self.bottleneck == "yes")
+            built = (cnn.vgg_layers(self.channels, self.fully_connected, self.image_size, self.classes)
+                     if self.architecture == "vgg" else
+                     cnn.resnet_layers(self.blocks, self.width, self.image_size, self.classes,
+                                       self.bottleneck == "yes"))
+            object.__setattr__(self, "_layers", tuple(built))
+        return self._layers
 
     @property
     def parameters(self) -> float:
