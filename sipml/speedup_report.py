@@ -42,7 +42,7 @@ def run_speedup(designs, model_name: str, gpus: int | None, batch: int | None, s
     from fabric.catalog import load_catalog
     from workloads.models import load_model
     from workloads.evaluation import Evaluation
-    from workloads.speedup import baseline_training, default_batch, gpu_of
+    from workloads.speedup import baseline_training, default_batch, gpu_bound_note, gpu_of
     from workloads.strategy import parse_strategy
 
     if batch is not None:  # the API's too: one bound (workloads.strategy.MAX_BATCH)
@@ -102,6 +102,12 @@ def run_speedup(designs, model_name: str, gpus: int | None, batch: int | None, s
              "reason": failures[name]} if name in failures
             else _row(name, results[name], {b: measured[(b, name)] for b in base_names}, amount, amount_unit)
             for name in names]
+    for row in rows:  # what the fabric was priced with where the GPU binds it (workloads.speedup.gpu_bound)
+        name = row["design"]
+        row["notes"] = [note for note in [
+            gpu_bound_note(loaded[name], gpu_table),
+            *(f"baseline {b}: {gpu_bound_note(versions[(b, name)], gpu_table)}" for b in base_names
+              if gpu_bound_note(versions[(b, name)], gpu_table))] if note]
     return rows, batch_source, failures
 
 
@@ -230,6 +236,7 @@ def speedup_report(rows, batch_source: str, failures: dict) -> Report:
                           "GB/GPU": f"{r['memory_gb_per_gpu']:.1f}",
                           "searched": f"{r['feasible_candidates']}/{r['candidates']}"} for r in feasible]))
     footer = [f"{name}: {why}" for name, why in failures.items()]
+    footer += [f"{r['design']}: note: {note}" for r in rows for note in r.get("notes", ())]
     footer += _indivisible_batch(feasible)
     footer += _baseline_gpus(feasible)
     footer += list(dict.fromkeys(v["fallback"] for r in feasible for v in r["baselines"].values()

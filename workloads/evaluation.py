@@ -80,13 +80,20 @@ class Evaluation:
 
     @functools.cached_property
     def fabric(self) -> FabricEstimate:
-        """The fabric (`fabric.evaluate.evaluate_fabric`), built on `link`."""
-        from fabric.evaluate import evaluate_fabric
+        """The fabric (`fabric.evaluate.evaluate_fabric`), built on `link`, its servers' NVLink no faster than the
+        GPU's (`workloads.speedup.gpu_bound`)."""
+        import dataclasses
 
-        design = self.cluster
+        from fabric.evaluate import evaluate_fabric
+        from workloads.speedup import gpu_bound, gpu_bound_note
+
+        design = gpu_bound(self.cluster, self.gpus)
         if self.link_design is not None and design.link.link.kind != "ring-wdm":
             return evaluate_fabric(design)  # refused there, with the reason
-        return evaluate_fabric(design, self.link)
+        est = evaluate_fabric(design, self.link)
+        if design is self.cluster:
+            return est
+        return dataclasses.replace(est, notes=(*est.notes, gpu_bound_note(self.cluster, self.gpus)))
 
     @functools.cached_property
     def cost(self) -> CostSummary:

@@ -174,6 +174,34 @@ def gpu_of(design: ClusterDesign, gpus: Mapping[str, Gpu] | None = None) -> Gpu:
     raise InputError(f"[fabric] gpu = {design.fabric.gpu!r} has no compute model; GPUs with one: {known}")
 
 
+def gpu_bound(design: ClusterDesign, gpus: Mapping[str, Gpu] | None = None) -> ClusterDesign:
+    """The design with its servers' NVLink no faster than its GPU's: a fabric section's `nvlink_bandwidth` (per GPU
+    per direction) above the GPU's own (gpus.toml) is the GPU's, as an H800 in a DGX H100 server moves 200 GB/s a
+    direction, not 450. The design as it is where its fabric has no NVLink, its NVLink is no faster, or its GPU
+    has no compute model."""
+    nvlink = getattr(design.topology, "nvlink_bandwidth", None)
+    if nvlink is None or getattr(design.topology, "gpus_per_server", 1) < 2:  # no NVLink domain to bound
+        return design
+    try:
+        own = gpu_of(design, gpus).nvlink_bandwidth_bps
+    except InputError:  # a GPU priced but not modelled: the fabric as designed
+        return design
+    if own >= nvlink:
+        return design
+    return dataclasses.replace(design, topology=dataclasses.replace(design.topology, nvlink_bandwidth=own))
+
+
+def gpu_bound_note(design: ClusterDesign, gpus: Mapping[str, Gpu] | None = None) -> str:
+    """What `gpu_bound` changed, said as a fabric note ('' where nothing)."""
+    bound = gpu_bound(design, gpus)
+    if bound is design:
+        return ""
+    section = get_kind(design.fabric.kind).section
+    return (f"[{section}] nvlink_bandwidth {design.topology.nvlink_bandwidth / 1e9:g} Gbit/s is more than "
+            f"{gpu_of(design, gpus).name}'s own NVLink ({bound.topology.nvlink_bandwidth / 1e9:g} Gbit/s a "
+            "direction): the GPU's is used")
+
+
 def stack_for(model: Model, fixed: dict | None = None, stack: Stack | str | None = None) -> Stack:
     """The stack a run uses: `stack=` among the fixed strategy keys, else `stack`, else the model file's, else the
     default for the model's kind."""
@@ -245,7 +273,7 @@ def evaluate_model(model: Model, design: ClusterDesign, name: str, batch: int, f
     kept by it: designs that differ only where pricing does not look (a sweep's link margins) search once.
     `estimate` and `cost`: the design's fabric and its priced bill when the caller has them
     (`workloads.evaluation.Evaluation` hands them over); `gpus` the GPUs to find the design's among (`gpu_of`)."""
-    est = estimate or evaluate_fabric(design)
+    est = estimate or evaluate_fabric(gpu_bound(design, gpus))
     if not est.feasible:
         raise InfeasibleDesign(f"the {est.kind} fabric is infeasible ("
                                + "; ".join(f"{v.name}: {v.message}" for v in est.violations) + ")")

@@ -150,3 +150,25 @@ def test_speedup_on_an_h100_says_what_the_validation_says_of_it(capsys):
     assert "DGX Cloud GPT-3" in out
     code, out, _ = run(capsys, "speedup", "sip-ring", "-m", "gpt2-355m")
     assert code == 0 and "hopper:" not in out
+
+
+def test_a_server_moves_no_more_nvlink_than_its_gpu(capsys, tmp_path):
+    """An H800 (200 GB/s of NVLink a direction) in a DGX H100 server (450 GB/s) moves its own 200: the fabric shows
+    1600 Gbit/s and says why, and a tensor-parallel GPT-3 step is slower than on the H100 of the same server; a GPU
+    file's NVLink binds as a shipped GPU's does; a fabric without an NVLink domain is left as it is."""
+    h800 = ["--set", "fabric.gpu=gpu.h800_sxm5"]
+    code, out, _ = run(capsys, "fabric", "dgx-h100", *h800, "-f", "json")
+    assert code == 0
+    fab = json.loads(out)
+    assert fab["figures"]["NVLink per GPU"] == {"value": 1600.0, "unit": "Gbit/s"}
+    assert any("h800_sxm5's own NVLink (1600 Gbit/s" in n for n in fab["notes"])
+    seconds = {}
+    for sets in ([], h800):
+        code, out, err = run(capsys, "speedup", "dgx-h100", "--strategy", "tp=8,pp=16", *sets, "-f", "json")
+        assert code == 0, err
+        [row] = json.loads(out)["rows"]
+        seconds[bool(sets)] = (row["breakdown"]["tensor_parallel"], row["notes"])
+    assert seconds[True][0] > 1.2 * seconds[False][0]  # latency and protocol limits bind part of it
+    assert seconds[False][1] == [] and "the GPU's is used" in seconds[True][1][0]
+    code, out, _ = run(capsys, "fabric", "fattree-200", *h800, "-f", "json")
+    assert code == 0 and not any("NVLink" in n for n in json.loads(out)["notes"])
