@@ -249,6 +249,9 @@ def explain_quantity(name: str, design, source: str, model: str = "gpt2-355m", b
                                "high": r.high, "swing": r.swing, "derivative": r.derivative,
                                "elasticity": r.elasticity, "source": r.source} for r in rows],
             "inputs_left_out": skipped}
+    training = quantity.stage == "training"  # what a training quantity was computed for (null for the others)
+    data.update({"model": model if training else None, "baseline": baseline if training else None,
+                 "strategy": (strategy or None) if training else None})
     header = Table(f"{name} of {source}{context}", ["quantity", "value"], [
         {"quantity": name, "value": f"{base:.6g} {quantity.unit}".rstrip()},
         {"quantity": "what", "value": quantity.help},

@@ -123,6 +123,10 @@ def parse_axis(spec: str, sections: dict, most: tuple[int, str] | None = None) -
             values = tuple(grid)
         else:  # each value as a design file writes it; a column shows 0.00102105, not 0.0010210500000000001
             values = tuple(_tidy(_parse(field, field.show(form(v)), spec)) for v in grid)
+            if len(set(values)) < len(values):
+                raise InputError(f"--vary {spec!r}: the range repeats values ({count} points between "
+                                 f"{field.show(form(lo))} and {field.show(form(hi))}); the rows would repeat: "
+                                 "fewer points, or ends further apart")
     else:
         values = _listed(field, text, spec, most)
     texts = tuple(set_text(field, v) for v in values)
@@ -646,6 +650,12 @@ def check_plot(spec: str, vary=(), training: bool = False, link_only: bool = Fal
         for name in names:
             if name not in known:
                 raise InputError(f"--plot {spec!r}: no column {name!r}; columns: {', '.join(known)}")
+        from sipml.quantities import LABELS
+
+        text = next((n for n in names[:2] if n.split(" [")[0] in LABELS), None)
+        if text is not None:
+            raise InputError(f"--plot {spec!r}: {text} holds text ({LABELS[text.split(' [')[0]]}), not numbers: "
+                             "x and y are numeric columns; a text column may colour the points (x,y,color)")
     from sipml.story_report import require_matplotlib
 
     require_matplotlib("--plot")

@@ -301,7 +301,8 @@ def _rules(model: TransformerModel, gpus: int, batch: int, fixed: dict, stack) -
         # ZeRO shards over dp > 1 (a one-GPU job runs a ZeRO stack unsharded)
         (("zero",), lambda c: (c["zero"] == 0) | (c["dp"] > 1) | (gpus == 1), "ZeRO needs dp > 1"),
         ((), lambda c: (c["zero"] <= 1) | (c["pp"] == 1), "ZeRO-2/3 does not combine with pipeline parallelism"),
-        (("ep",), lambda c: c["dp"] % c["ep"] == 0, "ep must divide dp"),
+        (("ep",), lambda c: (c["ep"] == 1) | model.is_moe, f"ep shares experts out: {model.name} has none (ep = 1)"),
+        ((), lambda c: c["dp"] % c["ep"] == 0, "ep must divide dp"),
         (("order",), lambda c: (c["order"] == 0) | ((c["pp"] > 1) & (c["dp"] > 1)),
          "the rank orders differ only with pp > 1 and dp > 1"),
         ((), lambda c: (c["order"] == 0) | (c["cp"] == 1), "the tp-pp-dp order keeps context parallelism off (cp = 1)"),

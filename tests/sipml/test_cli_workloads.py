@@ -314,8 +314,13 @@ def test_explain_takes_speedups_strategy(capsys):
     for quantity in ("iteration_s", "speedup"):
         code, out, err = run(capsys, "explain", quantity, *design, "--strategy", "tp=2,pp=1", "-f", "json")
         assert code == 0, err
-        assert json.loads(out)["value"] == pytest.approx(row[quantity], rel=1e-12), quantity
+        explained = json.loads(out)
+        assert explained["value"] == pytest.approx(row[quantity], rel=1e-12), quantity
+        assert (explained["model"], explained["baseline"], explained["strategy"]) == ("gpt2-355m", "fattree-200",
+                                                                                     "tp=2,pp=1")
     code, out, _ = run(capsys, "explain", "iteration_s", *design, "-f", "json")
     assert json.loads(out)["value"] < row["iteration_s"]  # the search's best is faster than tp=2
     code, _, err = run(capsys, "explain", "margin_db", "sip-ring", "--strategy", "tp=2")
     assert code == 2 and "not a training quantity" in err
+    code, out, _ = run(capsys, "explain", "margin_db", "sip-ring", "-f", "json")
+    assert code == 0 and json.loads(out)["model"] is None

@@ -132,3 +132,23 @@ def test_close_matches_still_catch_a_typo():
     assert closest("wavelenghts_per_fiber", ["wavelengths_per_fiber", "fibers_per_direction"]) \
         == "wavelengths_per_fiber"
     assert closest("zzz", ["margin_db", "capacity_gbps"]) is None
+
+
+@pytest.mark.parametrize("argv, said", [
+    (["speedup", "dgx-h100", "--strategy", "ep=2"], "gpt3-175b has none"),
+    (["sweep", "--vary", "link.data_rate=10 Gbit/s:50 Gbit/s:3", "--plot", "link.data_rate,binding_limit", "-q",
+      "-o", "-"], "binding_limit holds text"),
+    (["sweep", "--vary", "link.data_rate=25 Gbit/s:25 Gbit/s:3", "-q", "-o", "-"], "the range repeats values"),
+])
+def test_inputs_that_changed_nothing_or_drew_nothing_are_refused(capsys, argv, said):
+    """Expert parallelism on a dense model ran as if ep = 1; a text column on a plot's axis drew an empty figure; a
+    range of one value wrote the same row three times."""
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and not out and said in err and err.count("\n") == 1, err
+
+
+def test_a_text_column_may_still_colour_a_plot(capsys, tmp_path):
+    code, _, err = run(capsys, "sweep", "--vary", "link.data_rate=10 Gbit/s:50 Gbit/s:3", "--plot",
+                       "link.data_rate,margin_db,binding_limit", "--plot-file", str(tmp_path / "p.png"), "-q", "-o",
+                       str(tmp_path / "s.csv"))
+    assert code == 0 and (tmp_path / "p.png").stat().st_size > 1000, err
