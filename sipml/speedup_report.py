@@ -338,7 +338,9 @@ def models_report(catalog=None, gpus=None) -> Report:
         batch = DEFAULT_BATCH.get(name, (None, ""))[0]
         rows.append({"model": name, "kind": model.info.kind, "parameters": params, "shape": shape,
                      "default_batch": batch, "source": model.info.source})
-    gpus = [{"gpu": g.name, "catalog": g.catalog_key, "peak_tflops": {p: v / 1e12 for p, v in g.peak.items()},
+    gpus = [{"gpu": g.name, "catalog": g.catalog_key, "architecture": g.architecture, "sm_count": g.sm_count,
+             "peak_tflops": {p: v / 1e12 for p, v in g.peak.items()},
+             "mamf_tflops": {p: g.mamf_flops(p) / 1e12 for p in g.peak},
              "hbm_gb": g.hbm_bytes / 1e9, "hbm_gib": g.hbm_bytes / 2**30, "hbm_tb_s": g.hbm_bandwidth_bytes_per_s / 1e12,
              "nvlink_gbps": g.nvlink_bandwidth_bps / 1e9, "price_usd": g.price_usd, "tdp_w": g.tdp_w,
              "sources": dict(g.sources)}

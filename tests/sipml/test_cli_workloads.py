@@ -298,6 +298,8 @@ def test_models_lists_a_users_gpu_priced_from_a_users_catalog(capsys, tmp_path):
     gpus = {g["gpu"]: g for g in json.loads(out)["gpus"]}
     assert gpus["my_h100"]["price_usd"] == 20000 and gpus["my_h100"]["peak_tflops"]["bf16"] == pytest.approx(1200)
     assert "gpu file:" in err and "h100_sxm5" in gpus
+    h100 = gpus["h100_sxm5"]
+    assert (h100["architecture"], h100["sm_count"]) == ("hopper", 132) and 700 < h100["mamf_tflops"]["bf16"] < 989
     code, out, err = run(capsys, "models", "-f", "json")
     assert code == 0 and "my_h100" not in {g["gpu"] for g in json.loads(out)["gpus"]}, err
 
