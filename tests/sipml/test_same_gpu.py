@@ -172,3 +172,22 @@ def test_a_server_moves_no_more_nvlink_than_its_gpu(capsys, tmp_path):
     assert seconds[False][1] == [] and "the GPU's is used" in seconds[True][1][0]
     code, out, _ = run(capsys, "fabric", "fattree-200", *h800, "-f", "json")
     assert code == 0 and not any("NVLink" in n for n in json.loads(out)["notes"])
+    # a user's GPU: the shipped H100's figures under another name and catalog entry, its NVLink cut to 100 GB/s
+    from workloads.gpus import default_gpus_path
+
+    text = default_gpus_path().read_text()
+    block = text[text.index("[h100_sxm5]"):text.index("[h200_sxm]")].replace("[h100_sxm5", "[slow_link")
+    block = block.replace('catalog = "gpu.h100_sxm5"', 'catalog = "gpu.h100_sxm5_slow_link"')
+    block = block.replace('nvlink_bandwidth = "450 GB/s"', 'nvlink_bandwidth = "100 GB/s"', 1)
+    (tmp_path / "gpus.toml").write_text(block)
+    (tmp_path / "catalog.toml").write_text(
+        '[gpu.h100_sxm5_slow_link]\ndescription = "H100 with a cut NVLink"\nunit = "GPU"\nrole = "compute"\n'
+        'price_low = "25000 USD"\nprice_typical = "28125 USD"\nprice_high = "30000 USD"\npower = "700 W"\n'
+        'source = "a test"\ndate = "2026"\ntag = "[assumed]"\n')
+    code, out, err = run(capsys, "speedup", "dgx-h100", "--strategy", "tp=8,pp=16", "--gpu-file",
+                         str(tmp_path / "gpus.toml"), "--catalog", str(tmp_path / "catalog.toml"), "--set",
+                         "fabric.gpu=gpu.h100_sxm5_slow_link", "-f", "json")
+    assert code == 0, err
+    [row] = json.loads(out)["rows"]
+    assert "slow_link's own NVLink (800 Gbit/s" in row["notes"][0]
+    assert row["breakdown"]["tensor_parallel"] > seconds[True][0]  # slower again than the H800's 1600
