@@ -296,15 +296,14 @@ def _compute_model_notes(feasible: list[dict]) -> list[str]:
     """What the validation says of the compute model where these rows lean on it: H100s, FP8."""
     notes = []
     if any(_architecture(r["gpu"]) == "hopper" for r in feasible):
-        notes.append("hopper: NVIDIA's published runs of large dense models whose layout and recomputation are "
-                     "stated run 21–35 % slower than this model (DGX Cloud GPT-3 175B on 128–2,048 H100), while "
-                     "NeMo's Llama 3 8B on 8 H100 is met as run (+6 %) and Llama 3's 405B and NeMo's 70B rows are "
-                     "met only priced with recomputation their sources do not use: read H100 figures of large "
-                     "models as optimistic (sipml validate, groups DGX Cloud GPT-3 and Megatron-LM H100 sizes)")
+        notes.append("hopper: the in-situ efficiency is fitted on NVIDIA's H100 runs priced as their sources "
+                     "state them (DGX Cloud GPT-3 175B in BF16, NeMo's Llama 3 8B and 70B in FP8; within 9 %); the "
+                     "largest FP8 runs are 13–19 % slower than this model (sipml validate, groups DGX Cloud GPT-3 "
+                     "and NeMo 25.11)")
     if any(r["precision"] == "fp8" for r in feasible):
         notes.append("fp8: MFU still divides by the 16-bit peak, so FP8 GEMMs can take it past 100 %; NVIDIA's FP8 "
                      "runs of Llama 3 on H100 reach 73–75 % of it, and the model is faster than NVIDIA's 405B run by "
-                     "about a quarter (sipml validate, group NeMo 25.11)")
+                     "about a fifth (sipml validate, group NeMo 25.11)")
     return notes
 
 

@@ -143,10 +143,10 @@ def test_readme_headline_table_is_the_report_training_table(capsys):
 
 
 def test_speedup_on_an_h100_says_what_the_validation_says_of_it(capsys):
-    """The compute model is optimistic for large dense runs on H100 (sipml validate): speedup says so beside H100
-    rows, and not beside A100 ones."""
+    """What the validation says of the compute model on H100 (fitted on which runs, optimistic for which): speedup
+    says so beside H100 rows, and not beside A100 ones."""
     code, out, _ = run(capsys, "speedup", "dgx-h100", "-m", "gpt2-355m")
-    assert code == 0 and "\nhopper: NVIDIA's published runs of large dense models" in out
+    assert code == 0 and "\nhopper: the in-situ efficiency is fitted on NVIDIA's H100 runs" in out
     assert "DGX Cloud GPT-3" in out
     code, out, _ = run(capsys, "speedup", "sip-ring", "-m", "gpt2-355m")
     assert code == 0 and "hopper:" not in out
