@@ -89,24 +89,25 @@ class ComputeSettings:
                                     "(workloads.compute_totals)", "[inferred] the forward read; the gradient "
                                     "rows written; a row-wise optimizer reading and writing each row and its "
                                     "state", lo=0.0)
-    software_efficiency: float = param(0.79, "1", "share of the GPU's single-kernel benchmark rates (MAMF for "
+    software_efficiency: float = param(0.74, "1", "share of the GPU's single-kernel benchmark rates (MAMF for "
                                        "matrix products, streaming HBM bandwidth for the rest) kernels reach "
                                        "inside a training step: sustained clocks at the power limit, cold caches "
                                        "between kernels, launch gaps (the wait for the slowest GPU is "
                                        "TrainingSettings.step_jitter's); on Ampere GPUs ampere_efficiency instead",
-                                       "[inferred] fitted: least squares on the logarithm of the four H100 rows "
+                                       "[inferred] fitted: least squares on the logarithm of the seven H100 rows "
                                        "of sipml/cases/training_runs.toml whose layout and recomputation their "
-                                       "sources state, priced as run: NVIDIA's DGX Cloud GPT-3 175B BF16 on 128 "
-                                       "and 2,048 GPUs and NeMo 25.11's FP8 Llama 3 8B and 70B "
-                                       "(tests/workloads/test_fitted.py checks it is their optimum); every other "
-                                       "case tests it. MAMF is a best case, 5 %+ apart between GPUs of one node "
-                                       "(workloads-3.md §1.1)", lo=MIN_EFFICIENCY, hi=1.0)
+                                       "sources state, priced as run: NVIDIA's DGX Cloud GPT-3 175B in BF16 and "
+                                       "FP8 on 128 and 2,048 GPUs and NeMo 25.11's FP8 Llama 3 8B, 70B and 3.1 "
+                                       "405B (tests/workloads/test_fitted.py checks it is their optimum; their "
+                                       "residuals span −15 … +12 %); every other case tests it. MAMF is a best "
+                                       "case, 5 %+ apart between GPUs of one node (workloads-3.md §1.1)",
+                                       lo=MIN_EFFICIENCY, hi=1.0)
     ampere_efficiency: float = param(0.855, "1", "software_efficiency on Ampere GPUs (A100): their MAMF, 87 % of "
                                      "the dense peak against the H100's 80 %, is further from what a training step "
                                      "sustains", "[inferred] fitted: least squares on the logarithm of the 8 K22 "
                                      "Table 5 rows (A100; tests/workloads/test_fitted.py); torchtitan's five A100 "
                                      "runs, fitted alone, give the same 0.855. In a step an A100 then runs its "
-                                     "GEMMs at about 0.74 of the dense peak, an H100 at about 0.63 (software_"
+                                     "GEMMs at about 0.74 of the dense peak, an H100 at about 0.59 (software_"
                                      "efficiency × its MAMF's 80 %)", lo=MIN_EFFICIENCY, hi=1.0)
     gemm: GemmConstants = field(default_factory=GemmConstants)
 

@@ -183,11 +183,16 @@ def gpu_bound(design: ClusterDesign, gpus: Mapping[str, Gpu] | None = None) -> C
     if nvlink is None or getattr(design.topology, "gpus_per_server", 1) < 2:  # no NVLink domain to bound
         return design
     try:
-        own = gpu_of(design, gpus).nvlink_bandwidth_bps
+        gpu = gpu_of(design, gpus)
     except InputError:  # a GPU priced but not modelled: the fabric as designed
         return design
+    own = gpu.nvlink_bandwidth_bps
     if own >= nvlink:
         return design
+    if own <= 0:
+        raise InputError(f"{gpu.name} has no NVLink (its nvlink_bandwidth is 0): a server of "
+                         f"{design.topology.gpus_per_server} GPUs cannot join it by NVLink; give it "
+                         f"[{get_kind(design.fabric.kind).section}] gpus_per_server = 1")
     return dataclasses.replace(design, topology=dataclasses.replace(design.topology, nvlink_bandwidth=own))
 
 

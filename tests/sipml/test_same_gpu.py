@@ -191,3 +191,7 @@ def test_a_server_moves_no_more_nvlink_than_its_gpu(capsys, tmp_path):
     [row] = json.loads(out)["rows"]
     assert "slow_link's own NVLink (800 Gbit/s" in row["notes"][0]
     assert row["breakdown"]["tensor_parallel"] > seconds[True][0]  # slower again than the H800's 1600
+    (tmp_path / "gpus.toml").write_text(block.replace('nvlink_bandwidth = "100 GB/s"', 'nvlink_bandwidth = "0 GB/s"'))
+    code, _, err = run(capsys, "speedup", "dgx-h100", "--gpu-file", str(tmp_path / "gpus.toml"), "--catalog",
+                       str(tmp_path / "catalog.toml"), "--set", "fabric.gpu=gpu.h100_sxm5_slow_link")
+    assert code == 2 and "slow_link has no NVLink" in err and "gpus_per_server = 1" in err, err
