@@ -298,8 +298,8 @@ def _compute_model_notes(feasible: list[dict]) -> list[str]:
     if any(_architecture(r["gpu"]) == "hopper" for r in feasible):
         notes.append("hopper: the in-situ efficiency is fitted on NVIDIA's H100 runs priced as their sources "
                      "state them (DGX Cloud GPT-3 175B in BF16 and FP8, NeMo's Llama 3 8B to 405B in FP8), within "
-                     "15 %: the small FP8 run slower, the largest faster than this model; a CNN step (MLPerf "
-                     "ResNet-50) is 22 % faster than this model gives it (sipml validate, groups DGX Cloud GPT-3, "
+                     "11 %: the small FP8 run slower, the largest faster than this model; a CNN step (MLPerf "
+                     "ResNet-50) is 23 % faster than this model gives it (sipml validate, groups DGX Cloud GPT-3, "
                      "NeMo 25.11, ResNet-50)")
     if any(r["precision"] == "fp8" for r in feasible):
         notes.append("fp8: MFU still divides by the 16-bit peak, so FP8 GEMMs can take it past 100 %; NVIDIA's FP8 "

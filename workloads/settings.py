@@ -30,8 +30,11 @@ class ComputeSettings:
                                      "512·(73/50 − 1) ≈ 235", lo=0.0)
     grad_accumulation: str = param("fused", "choice", "'separate': each microbatch's 16-bit weight gradients "
                                    "are added into fp32 main gradients by a separate kernel (Megatron-LM "
-                                   "2021); 'fused': the weight-gradient GEMM accumulates into fp32 directly",
-                                   "—", choices=("separate", "fused"))
+                                   "2021); 'fused': the weight-gradient GEMM accumulates into fp32 directly; "
+                                   "'sharded': the GEMM writes 16-bit gradients that each microbatch reduce-"
+                                   "scatters, accumulated on the 1/dp shard only (Megatron-FSDP; the shard's "
+                                   "pass, 10 B per parameter over dp GPUs, left out: ~1 % of an 8-GPU step)",
+                                   "—", choices=("separate", "fused", "sharded"))
     conv_layout: str = param("nhwc", "choice", "activation layout of convolutions: 'nhwc' (channels last, what "
                              "tensor cores read) or 'nchw' (the library transposes each input and output)",
                              "workloads-3.md §5: NVIDIA Convolutional Layers guide, NHWC recommended [restated]",
@@ -89,7 +92,7 @@ class ComputeSettings:
                                     "(workloads.compute_totals)", "[inferred] the forward read; the gradient "
                                     "rows written; a row-wise optimizer reading and writing each row and its "
                                     "state", lo=0.0)
-    software_efficiency: float = param(0.74, "1", "share of the GPU's single-kernel benchmark rates (MAMF for "
+    software_efficiency: float = param(0.73, "1", "share of the GPU's single-kernel benchmark rates (MAMF for "
                                        "matrix products, streaming HBM bandwidth for the rest) kernels reach "
                                        "inside a training step: sustained clocks at the power limit, cold caches "
                                        "between kernels, launch gaps (the wait for the slowest GPU is "
@@ -99,7 +102,7 @@ class ComputeSettings:
                                        "sources state, priced as run: NVIDIA's DGX Cloud GPT-3 175B in BF16 and "
                                        "FP8 on 128 and 2,048 GPUs and NeMo 25.11's FP8 Llama 3 8B, 70B and 3.1 "
                                        "405B (tests/workloads/test_fitted.py checks it is their optimum; their "
-                                       "residuals span −15 … +12 %); every other case tests it. MAMF is a best "
+                                       "residuals span −10 … +11 %); every other case tests it. MAMF is a best "
                                        "case, 5 %+ apart between GPUs of one node (workloads-3.md §1.1)",
                                        lo=MIN_EFFICIENCY, hi=1.0)
     ampere_efficiency: float = param(0.855, "1", "software_efficiency on Ampere GPUs (A100): their MAMF, 87 % of "
