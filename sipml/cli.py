@@ -281,11 +281,12 @@ def _fabric(point, design):
         raise InputError(f"{_named(design)}: {exc}") from None
 
 
-def _point(design, overrides, catalog=None):
-    """The evaluation of a loaded design (`workloads.evaluation.Evaluation`): each stage computed once."""
+def _point(design, overrides, catalog=None, gpus=None):
+    """The evaluation of a loaded design (`workloads.evaluation.Evaluation`): each stage computed once; `gpus` the
+    GPUs with a user's GPU files (None: the shipped ones)."""
     from workloads.evaluation import Evaluation
 
-    return Evaluation(_load(design, overrides), catalog)
+    return Evaluation(_load(design, overrides), catalog, gpus)
 
 
 def _version(value: bool) -> None:
@@ -366,7 +367,7 @@ def fabric(design: DesignArg = None, fmt: FormatOpt = Format.table, output: Outp
                                                          help="parallel groups running together, e.g. 'tp=8,dp=128' (also pp, ep): tensor groups "
                                 "all-reduce, data-parallel groups all-reduce, pipeline stages send point-to-point, "
                                 "expert groups all-to-all, each at --message-size per rank")] = None,
-           catalog: CatalogOpt = None) -> None:
+           catalog: CatalogOpt = None, gpu_file: GpuFileOpt = None) -> None:
     """Show the fabric's numbers: bandwidth, useful time, degree, bisection, reach, collective times.
     Exits 1 when the fabric is infeasible."""
     from core.errors import InputError
@@ -392,14 +393,15 @@ def fabric(design: DesignArg = None, fmt: FormatOpt = Format.table, output: Outp
             raise InputError(f"--message-size {message_size!r}: {exc}") from None
         if not size > 0 or size == float("inf"):
             raise InputError(f"--message-size {message_size!r}: expected a positive, finite size")
-    point = _point(design, set_)
+    cat = _catalog(catalog)
+    point = _point(design, set_, gpus=_gpu_table(gpu_file, cat))
     loaded = point.design
     if group_size is not None and group_size > loaded.fabric.gpus:
         raise InputError(f"--group-size {group_size:,}: a group holds at most the {loaded.fabric.gpus:,} GPUs the "
                          f"pattern spans in {_named(design)}")
     if sizes is not None:
         _check_groups(sizes, groups, loaded.job_gpus)
-    _check_entries(loaded, design, _catalog(catalog))
+    _check_entries(loaded, design, cat)
     fab = _fabric(point, design)
     size = loaded.fabric.message_size if size is None else size
     _doing(f"computing the collective times of {_named(design)}")
@@ -442,7 +444,7 @@ def cost(designs: Annotated[Optional[list[str]], typer.Argument(
              metavar="DESIGN", show_default=False,
              help="design files or built-in names (default: every built-in design)")] = None,
          fmt: FormatOpt = Format.table, output: OutputOpt = None, catalog: CatalogOpt = None,
-         set_: SetOpt = None) -> None:
+         set_: SetOpt = None, gpu_file: GpuFileOpt = None) -> None:
     """Side-by-side cost and power tables: per GPU and per cluster, with the breakdown and the price range.
     A --set must have an effect in every design named (DESIGN:section.key=value changes one alone); with no design
     named, the built-in designs it has no effect on are left out, and a line on stderr names them. An infeasible
@@ -454,6 +456,7 @@ def cost(designs: Annotated[Optional[list[str]], typer.Argument(
 
     names = designs or [n for n in DEFAULT_COMPARISON if n in builtin_designs()]
     cat = _catalog(catalog)
+    gpus = _gpu_table(gpu_file, cat)
     from sipml.design_files import scoped_overrides
 
     loaded, refused = {}, {}
@@ -471,7 +474,7 @@ def cost(designs: Annotated[Optional[list[str]], typer.Argument(
         print(f"sipml: left out of the comparison: {why}", file=sys.stderr)
     entries = []
     for name, design in loaded.items():
-        point = Evaluation(design, cat)
+        point = Evaluation(design, cat, gpus)
         fab = _fabric(point, name)
         _doing(f"costing {name}")
         try:
