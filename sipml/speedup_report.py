@@ -42,7 +42,7 @@ def run_speedup(designs, model_name: str, gpus: int | None, batch: int | None, s
     from fabric.catalog import load_catalog
     from workloads.models import load_model
     from workloads.evaluation import Evaluation
-    from workloads.speedup import baseline_training, default_batch, gpu_bound_note, gpu_of
+    from workloads.speedup import baseline_training, default_batch, gpu_bound, gpu_bound_note, gpu_of
     from workloads.strategy import parse_strategy
 
     if batch is not None:  # the API's too: one bound (workloads.strategy.MAX_BATCH)
@@ -102,12 +102,13 @@ def run_speedup(designs, model_name: str, gpus: int | None, batch: int | None, s
              "reason": failures[name]} if name in failures
             else _row(name, results[name], {b: measured[(b, name)] for b in base_names}, amount, amount_unit)
             for name in names]
-    for row in rows:  # what the fabric was priced with where the GPU binds it (workloads.speedup.gpu_bound)
+    def bound(design) -> str:  # what the fabric was priced with where the GPU binds it (workloads.speedup)
+        return gpu_bound_note(design, gpu_bound(design, gpu_table))
+
+    for row in rows:
         name = row["design"]
-        row["notes"] = [note for note in [
-            gpu_bound_note(loaded[name], gpu_table),
-            *(f"baseline {b}: {gpu_bound_note(versions[(b, name)], gpu_table)}" for b in base_names
-              if gpu_bound_note(versions[(b, name)], gpu_table))] if note]
+        said = {"": bound(loaded[name]), **{f"baseline {b}: ": bound(versions[(b, name)]) for b in base_names}}
+        row["notes"] = [who + note for who, note in said.items() if note]
     return rows, batch_source, failures
 
 

@@ -93,7 +93,7 @@ class Evaluation:
         est = evaluate_fabric(design, self.link)
         if design is self.cluster:
             return est
-        return dataclasses.replace(est, notes=(*est.notes, gpu_bound_note(self.cluster, self.gpus)))
+        return dataclasses.replace(est, notes=(*est.notes, gpu_bound_note(self.cluster, design)))
 
     @functools.cached_property
     def cost(self) -> CostSummary:

@@ -110,7 +110,7 @@ class ComputeSettings:
                                      "sustains", "[inferred] fitted: least squares on the logarithm of the 8 K22 "
                                      "Table 5 rows (A100; tests/workloads/test_fitted.py); torchtitan's five A100 "
                                      "runs, fitted alone, give the same 0.855. In a step an A100 then runs its "
-                                     "GEMMs at about 0.74 of the dense peak, an H100 at about 0.59 (software_"
+                                     "GEMMs at about 0.74 of the dense peak, an H100 at about 0.58 (software_"
                                      "efficiency × its MAMF's 80 %)", lo=MIN_EFFICIENCY, hi=1.0)
     gemm: GemmConstants = field(default_factory=GemmConstants)
 

@@ -196,15 +196,14 @@ def gpu_bound(design: ClusterDesign, gpus: Mapping[str, Gpu] | None = None) -> C
     return dataclasses.replace(design, topology=dataclasses.replace(design.topology, nvlink_bandwidth=own))
 
 
-def gpu_bound_note(design: ClusterDesign, gpus: Mapping[str, Gpu] | None = None) -> str:
-    """What `gpu_bound` changed, said as a fabric note ('' where nothing)."""
-    bound = gpu_bound(design, gpus)
+def gpu_bound_note(design: ClusterDesign, bound: ClusterDesign) -> str:
+    """What `gpu_bound` changed from `design` to `bound`, said as a fabric note ('' where nothing)."""
     if bound is design:
         return ""
     section = get_kind(design.fabric.kind).section
     return (f"[{section}] nvlink_bandwidth {design.topology.nvlink_bandwidth / 1e9:g} Gbit/s is more than "
-            f"{gpu_of(design, gpus).name}'s own NVLink ({bound.topology.nvlink_bandwidth / 1e9:g} Gbit/s a "
-            "direction): the GPU's is used")
+            f"{design.fabric.gpu}'s own NVLink ({bound.topology.nvlink_bandwidth / 1e9:g} Gbit/s a direction): the "
+            "GPU's is used")
 
 
 def stack_for(model: Model, fixed: dict | None = None, stack: Stack | str | None = None) -> Stack:
