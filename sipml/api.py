@@ -283,19 +283,22 @@ def budget(design=None, changes: Mapping[str, object] | None = None):
     return Result(point.link, lambda est: budget_report(est, name))
 
 
-def fabric(design=None, changes: Mapping[str, object] | None = None):
+def fabric(design=None, changes: Mapping[str, object] | None = None, catalog_files: Sequence[str | Path] = (),
+           gpu_files: Sequence[str | Path] = ()):
     """The fabric of the design: a `fabric.estimate.FabricEstimate` (per-GPU bandwidth, degree, bisection, reach,
-    bill of materials, violations) that a notebook shows as `sipml fabric`'s tables."""
+    bill of materials, violations) that a notebook shows as `sipml fabric`'s tables; its GPU found among the shipped
+    GPUs merged with `gpu_files` (`--gpu-file`: a server's NVLink is no faster than its GPU's)."""
     from fabric.evaluate import job_collectives
     from sipml.notebook import Result
     from sipml.design_reports import fabric_report
 
-    point = evaluate(design, changes=changes)
+    point = evaluate(design, catalog_files, changes, gpu_files)
     name, size = _name(design), point.design.fabric.message_size
     return Result(point.fabric, lambda fab: fabric_report(fab, job_collectives(fab, size), size, name))
 
 
-def cost(design=None, catalog_files: Sequence[str | Path] = (), changes: Mapping[str, object] | None = None):
+def cost(design=None, catalog_files: Sequence[str | Path] = (), changes: Mapping[str, object] | None = None,
+         gpu_files: Sequence[str | Path] = ()):
     """The cluster's cost and power: a `fabric.cost.CostSummary` (each figure a low/typical/high range), priced
     from the shipped catalog merged with `catalog_files`, that a notebook shows as `sipml cost`'s tables. As
     `sipml cost --format json`, a design that cannot be built is not priced: its prices, powers, shares and bill
@@ -304,7 +307,7 @@ def cost(design=None, catalog_files: Sequence[str | Path] = (), changes: Mapping
     from sipml.notebook import Result
     from sipml.design_reports import cost_data, cost_report, unpriced, unpriced_reason
 
-    point = evaluate(design, catalog_files, changes)
+    point = evaluate(design, catalog_files, changes, gpu_files)
     entry = cost_data(_name(design), point.fabric, point.cost)
     reason = unpriced_reason(entry)
     record = point.cost if reason is None else unpriced(point.cost)

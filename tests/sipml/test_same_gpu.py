@@ -193,11 +193,17 @@ def test_a_server_moves_no_more_nvlink_than_its_gpu(capsys, tmp_path):
     assert row["breakdown"]["tensor_parallel"] > seconds[True][0]  # slower again than the H800's 1600
     user = ["--gpu-file", str(tmp_path / "gpus.toml"), "--catalog", str(tmp_path / "catalog.toml"), "--set",
             "fabric.gpu=gpu.h100_sxm5_slow_link", "-f", "json"]
-    code, out, err = run(capsys, "fabric", "dgx-h100", *user)  # the fabric as speedup prices it
+    code, fabric_json, err = run(capsys, "fabric", "dgx-h100", *user)  # the fabric as speedup prices it
     assert code == 0, err
-    assert json.loads(out)["figures"]["NVLink per GPU"]["value"] == pytest.approx(800.0)
-    code, out, err = run(capsys, "cost", "dgx-h100", *user)
-    assert code == 0 and any("800 Gbit/s" in n for n in json.loads(out)["designs"][0]["notes"]), err
+    assert json.loads(fabric_json)["figures"]["NVLink per GPU"]["value"] == pytest.approx(800.0)
+    code, cost_json, err = run(capsys, "cost", "dgx-h100", *user)
+    assert code == 0 and any("800 Gbit/s" in n for n in json.loads(cost_json)["designs"][0]["notes"]), err
+    import sipml  # the Python API reads the same files to the same JSON
+
+    files = {"catalog_files": [tmp_path / "catalog.toml"], "gpu_files": [tmp_path / "gpus.toml"]}
+    changes = {"fabric.gpu": "gpu.h100_sxm5_slow_link"}
+    assert sipml.fabric("dgx-h100", changes, **files).to_dict() == json.loads(fabric_json)
+    assert sipml.cost("dgx-h100", changes=changes, **files).to_dict() == json.loads(cost_json)
     (tmp_path / "gpus.toml").write_text(block.replace('nvlink_bandwidth = "100 GB/s"', 'nvlink_bandwidth = "0 GB/s"'))
     code, _, err = run(capsys, "speedup", "dgx-h100", "--gpu-file", str(tmp_path / "gpus.toml"), "--catalog",
                        str(tmp_path / "catalog.toml"), "--set", "fabric.gpu=gpu.h100_sxm5_slow_link")
