@@ -168,15 +168,15 @@ def _hardware(gpu: Gpu, precision: str | None, settings: ComputeSettings) -> _Ha
 
 
 # --- strategy arrays ------------------------------------------------------------------------------------------
-def _strategy_arrays(microbatch, tp, sequence_parallel, recompute, ep, cp):
-    b, t, e, c = (np.asarray(x) for x in (microbatch, tp, ep, cp))
-    for name, value in (("microbatch", b), ("tp", t), ("ep", e), ("cp", c)):
+def _strategy_arrays(microbatch, tp, sequence_parallel, recompute, ep, cp, etp):
+    b, t, e, c, et = (np.asarray(x) for x in (microbatch, tp, ep, cp, etp))
+    for name, value in (("microbatch", b), ("tp", t), ("ep", e), ("cp", c), ("etp", et)):
         if value.size and (not np.all(np.equal(np.mod(value, 1), 0)) or np.any(value < 1)):
             raise InputError(f"{name} must be whole numbers ≥ 1")
     sp = np.asarray(sequence_parallel, dtype=bool)
     rc = recompute_code(recompute)
     return np.broadcast_arrays(b.astype(np.int64), t.astype(np.int64), sp, rc, e.astype(np.int64),
-                               c.astype(np.int64))
+                               c.astype(np.int64), et.astype(np.int64))
 
 
 def _check_divisible(model: TransformerModel, t, e, kind):
@@ -193,66 +193,73 @@ def _check_divisible(model: TransformerModel, t, e, kind):
 
 
 def _unique_strategies(arrays):
-    """Distinct rows of the (b, t, sp, rc, ep, cp) strategy arrays and the index that maps them back."""
+    """Distinct rows of the (b, t, sp, rc, ep, cp, etp) strategy arrays and the index that maps them back."""
     rows = tuple(a.ravel() for a in arrays)
     first, inverse = distinct_layers(*rows)
     return tuple(x[first] for x in rows), inverse
 
 
-def distinct_layers(microbatch, tp, sequence_parallel, recompute, ep, cp) -> tuple[np.ndarray, np.ndarray]:
-    """(the first of each distinct (microbatch, tp, sp, recompute code, ep, cp) of 1-D strategy arrays of whole
+def distinct_layers(microbatch, tp, sequence_parallel, recompute, ep, cp, etp) -> tuple[np.ndarray, np.ndarray]:
+    """(the first of each distinct (microbatch, tp, sp, recompute code, ep, cp, etp) of 1-D strategy arrays of whole
     numbers, each strategy's distinct one): what a layer's figures depend on
     (`core.distinct.distinct_whole_columns`)."""
-    return distinct_whole_columns((microbatch, tp, sequence_parallel, recompute, ep, cp))
+    return distinct_whole_columns((microbatch, tp, sequence_parallel, recompute, ep, cp, etp))
 
 
 # --- one layer ------------------------------------------------------------------------------------------------
 def layer_times(model: TransformerModel, gpu: Gpu, *, microbatch, tp=1, sequence_parallel=False,
-                recompute="none", ep=1, cp=1, precision=None, kind="dense",
+                recompute="none", ep=1, cp=1, etp=None, precision=None, kind="dense",
                 settings: ComputeSettings = DEFAULT_SETTINGS) -> LayerTimes:
     """Forward and backward seconds of one layer for one microbatch on one GPU.
 
     `kind`: 'dense' (a decoder layer; with cross-attention for encoder–decoder models), 'moe' (its MLP is the
-    mixture of experts, `ep` GPUs sharing the experts, each expert's MLP split over the tensor-parallel group
-    too) or 'encoder'. With context parallelism over `cp` GPUs each holds s/cp of every sequence's tokens and
+    mixture of experts, `ep` GPUs sharing the experts, each expert's MLP split over `etp` GPUs: the
+    tensor-parallel group (None), or fewer, the expert group folded over it, each GPU dispatching its
+    sequence-parallel share of the tokens) or 'encoder'. With context parallelism over `cp` GPUs each holds s/cp of every sequence's tokens and
     attends them to the whole sequence (load-balanced chunks, workloads-3.md §6). Arrays broadcast; the result
     has their common shape."""
     if kind not in KINDS:
         raise InputError(f"kind = {kind!r}: expected one of {', '.join(KINDS)}")
     if kind == "moe" and not model.is_moe:
         raise InputError(f"{model.name} has no MoE layers")
-    arrays = _strategy_arrays(microbatch, tp, sequence_parallel, recompute, ep, cp)
+    arrays = _strategy_arrays(microbatch, tp, sequence_parallel, recompute, ep, cp, tp if etp is None else etp)
     shape = arrays[0].shape
     _check_divisible(model, arrays[1], arrays[4], kind)
     hw = _hardware(gpu, precision, settings)
-    (b, t, sp, rc, e, c), inverse = _unique_strategies(arrays)
+    (b, t, sp, rc, e, c, et), inverse = _unique_strategies(arrays)
     parts = _layer_parts(model, hw, settings, kind, b.astype(float), t.astype(float), sp.astype(bool), rc,
-                         e.astype(float), c.astype(float))
+                         e.astype(float), c.astype(float), et.astype(float))
     return LayerTimes(**{name: np.asarray(value, dtype=float)[inverse].reshape(shape)
                          for name, value in parts.items()})
 
 
-def _rows(weight: Weight, model: TransformerModel, tokens, ep):
+def _rows(weight: Weight, model: TransformerModel, tokens, routed_tokens, ep):
     """(batch, rows) a weight's GEMM sees on one GPU: all the tokens, or for routed experts the E/ep local
-    experts each with its share of the ep·T·top_k·capacity_factor dispatched slots."""
+    experts each with its share of the ep·T·top_k·capacity_factor slots dispatched from the T routed tokens of
+    each GPU of the expert group."""
     if not weight.routed:
         return 1.0, tokens
     local = model.experts / ep
-    return local, tokens * ep * model.top_k * model.capacity_factor / model.experts
+    return local, routed_tokens * ep * model.top_k * model.capacity_factor / model.experts
 
 
-def _split_dims(weight: Weight, t):
+def _split_dims(weight: Weight, t, etp):
+    """(N, K) of a weight's GEMM on one GPU: column- or row-parallel over the tensor-parallel GPUs, routed
+    experts over their own `etp`."""
+    t = etp if weight.routed else t
     n = weight.n / t if weight.split == "column" else weight.n * np.ones_like(t)
     k = weight.k / t if weight.split == "row" else weight.k * np.ones_like(t)
     return n, k
 
 
-def _layer_parts(model: TransformerModel, hw: _Hardware, settings: ComputeSettings, kind, b, t, sp, rc, ep, cp):
+def _layer_parts(model: TransformerModel, hw: _Hardware, settings: ComputeSettings, kind, b, t, sp, rc, ep, cp,
+                 etp):
     s = float(model.tokens)  # the real tokens of a sequence: attention on sequences of the mean length
     s_q = s / cp  # the tokens of a sequence this GPU holds; its queries attend to all s keys
     el = hw.element_bytes
     tokens = b * s_q
     tokens_sp = np.where(sp, tokens / t, tokens)  # tokens per GPU outside the tensor-parallel region
+    routed = tokens * etp / t  # tokens each GPU routes: its sequence-parallel share, gathered over the etp GPUs
     cross = kind == "dense" and model.encoder_layers > 0
     weights = layer_weights(model, moe=kind == "moe", cross_attention=cross)
     wgrad_out = 8.0 if settings.grad_accumulation == "fused" else el
@@ -261,9 +268,10 @@ def _layer_parts(model: TransformerModel, hw: _Hardware, settings: ComputeSettin
     gemm_b = np.zeros_like(b)
     weight_cast = np.zeros_like(b)
     flops_f = np.zeros_like(b)
-    params = layer_parameters_per_gpu(model, t, ep, moe=kind == "moe", cross_attention=cross)
+    params = layer_parameters_per_gpu(model, t, ep, moe=kind == "moe", cross_attention=cross, etp=etp)
     biased_outputs = np.zeros_like(b)  # Σ rows × N over biased GEMMs, for the bias-gradient reductions
-    dims = [(w, *_rows(w, model, tokens, ep), *_split_dims(w, t)) for w in weights]  # (w, batch, rows, n, k)
+    dims = [(w, *_rows(w, model, tokens, routed, ep), *_split_dims(w, t, etp)) for w in weights]  # (w, batch,
+    # rows, n, k)
     # each weight's forward, data-gradient and weight-gradient GEMMs, timed in one call
     times = iter(hw.gemms([shape for _, batch, rows, n, k in dims for shape in (
         (batch, rows, n, k, el), (batch, rows, k, n, el), (batch, k, n, rows, wgrad_out))]))
@@ -296,7 +304,7 @@ def _layer_parts(model: TransformerModel, hw: _Hardware, settings: ComputeSettin
         att_backward_flops, att_recompute = att_backward_flops + bw_flops, att_recompute + rerun
 
     elem_f, elem_b = _elementwise(model, hw, kind, tokens, tokens_sp, t, cross, dropout, biased_outputs, unfused,
-                                  settings.layer_kernels == "eager", settings.norm_kernel == "eager")
+                                  settings.layer_kernels == "eager", settings.norm_kernel == "eager", routed, etp)
     grad_acc = hw.stream(10.0 * params) if settings.grad_accumulation == "separate" else np.zeros_like(b)
 
     forward_s = gemm_f + att_f + elem_f
@@ -384,9 +392,10 @@ def _ops(el: float, eager: bool, eager_norm: bool) -> dict[str, _Op]:
 
 
 def _elementwise(model: TransformerModel, hw: _Hardware, kind, tokens, tokens_sp, t, cross, dropout,
-                 biased_outputs, unfused_attention, eager, eager_norm):
+                 biased_outputs, unfused_attention, eager, eager_norm, routed_tokens, etp):
     """Forward and backward seconds of the memory-bound kernels of one layer (bytes per element in
-    comments; e = 2 bytes per 16-bit activation, masks 1 byte); `eager`, `eager_norm`: op by op (`_ops`)."""
+    comments; e = 2 bytes per 16-bit activation, masks 1 byte); `eager`, `eager_norm`: op by op (`_ops`);
+    `routed_tokens`, `etp`: the tokens a GPU routes to the experts and the GPUs an expert is split over."""
     el, h = hw.element_bytes, float(model.hidden)
     mask = 1.0 if dropout else 0.0
     norms = 3 if cross else 2
@@ -408,9 +417,8 @@ def _elementwise(model: TransformerModel, hw: _Hardware, kind, tokens, tokens_sp
     # way); SwiGLU `_ops`
     activation = ops["swiglu"] if model.gated else _Op(2.0 * el, 3.0 * el)
     if kind == "moe":
-        slots = tokens * model.top_k * model.capacity_factor
-        width = model.expert_ffn / t
-        activations = slots * width + tokens * model.shared_experts * width
+        slots = routed_tokens * model.top_k * model.capacity_factor
+        activations = slots * model.expert_ffn / etp + tokens * model.shared_experts * model.expert_ffn / t
         # dispatch and combine permutations of the token copies (gather the k copies, then scatter them back
         # with the weighted sum): each reads and writes every copy
         permuted = 2.0 * el * slots * h
@@ -462,9 +470,9 @@ def edge_times(model: TransformerModel, gpu: Gpu, *, microbatch, tp=1, sequence_
     output head (final norm, logits GEMM against the V/t vocabulary shard, cross-entropy) for the tokens whose
     logits are computed (`model.predicted_tokens`: all of them for a language model, the masked ones for
     masked-LM pre-training)."""
-    arrays = _strategy_arrays(microbatch, tp, sequence_parallel, "none", 1, cp)
+    arrays = _strategy_arrays(microbatch, tp, sequence_parallel, "none", 1, cp, tp)
     shape = arrays[0].shape
-    (b, t, sp, _, _, c), inverse = _unique_strategies(arrays)  # each distinct (b, t, sp, cp) once
+    (b, t, sp, _, _, c, _), inverse = _unique_strategies(arrays)  # each distinct (b, t, sp, cp) once
     parts = _edge_parts(model, _hardware(gpu, precision, settings), settings, b.astype(float), t.astype(float),
                         sp.astype(bool), c.astype(float))
     return EdgeTimes(**{name: np.broadcast_to(np.asarray(value, dtype=float), b.shape)[inverse].reshape(shape)

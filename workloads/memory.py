@@ -58,11 +58,12 @@ def activation_bytes_per_layer(seq_len, microbatch, hidden, heads, *, tp=1, sequ
 
 
 def model_activation_bytes_per_layer(model: TransformerModel, microbatch, *, tp=1, sequence_parallel=False,
-                                     recompute="none", flash_attention=False, moe=False, cp=1):
+                                     recompute="none", flash_attention=False, moe=False, cp=1, etp=None):
     """`activation_bytes_per_layer` for a model's shape (grouped-query widths, gated MLP, dropout). A MoE
     layer's MLP stores, per GPU, the dispatched token copies (2·h each) and the expert activations for
     top_k · capacity_factor slots per token [inferred] — with balanced routing the same whatever the expert
-    parallelism — plus the shared experts as a dense MLP. Context parallelism over `cp` GPUs keeps s/cp of the
+    parallelism; each GPU dispatches its sequence-parallel share of the tokens gathered over the `etp` GPUs an
+    expert is split over (default: tp, every token) — plus the shared experts as a dense MLP. Context parallelism over `cp` GPUs keeps s/cp of the
     tokens on each (workloads-3.md §6), and with it 1/cp of everything stored."""
     per_cp = 1.0 / np.asarray(cp, dtype=float)
     hd = model.qk_head_dim
@@ -77,9 +78,10 @@ def model_activation_bytes_per_layer(model: TransformerModel, microbatch, *, tp=
     attention = activation_bytes_per_layer(model.tokens, microbatch, model.hidden, model.heads, ffn_hidden=0,
                                            **common)
     s, b, h, t = (np.asarray(x, dtype=float) for x in (model.tokens, microbatch, model.hidden, tp))
+    copies = 1.0 if etp is None else np.asarray(etp, dtype=float) / t  # the tokens' share a GPU dispatches
     slots = model.top_k * model.capacity_factor
     per_expert_width = model.expert_ffn
-    routed = slots * s * b * (2.0 * h + (6.0 if model.gated else 4.0) * per_expert_width / t)
+    routed = slots * s * b * (2.0 * h * copies + (6.0 if model.gated else 4.0) * per_expert_width / t)
     shared = model.shared_experts * (6.0 if model.gated else 4.0) * s * b * per_expert_width / t
     code = recompute_code(recompute)
     return per_cp * np.where(code == 2, attention, attention + routed + shared)

@@ -25,7 +25,7 @@ from workloads.files import check_known, check_source, parse_spec, read_toml
 
 RECOMPUTE = ("none", "selective", "full")
 _SUPPORT_FLAGS = ("tensor_parallel", "pipeline_parallel", "interleave", "sequence_parallel", "context_parallel",
-                  "expert_parallel", "uneven_pipeline", "fp8")
+                  "expert_parallel", "expert_folding", "uneven_pipeline", "fp8")
 _KEYS = ("description", "source", "extends", "compute", "training", "supports", "architecture_efficiency", "sources")
 
 
@@ -41,6 +41,7 @@ class Supports:
     sequence_parallel: bool = True
     context_parallel: bool = False
     expert_parallel: bool = True
+    expert_folding: bool = False  # experts split over fewer GPUs than tp, the expert group over tp·cp·dp (etp < tp)
     uneven_pipeline: bool = False  # pipeline stages with different layer counts (Megatron-Core's first/last stage)
     fp8: bool = False
 

@@ -4,7 +4,10 @@ entry, so the iteration model evaluates them all in one vectorised pass.
 A strategy is data (dp), tensor (tp), context (cp) and pipeline (pp) parallel sizes with tp·cp·dp·pp = N; the
 microbatch b (m = B/(dp·b) microbatches per pipeline); v interleaved model chunks per GPU; sequence parallelism;
 no / selective / full activation recomputation; ZeRO stage 0–3 (optimizer, gradient and parameter sharding over
-dp); expert parallelism ep (MoE: ep divides dp and the experts); and the rank order — Megatron-LM's tp-cp-dp-pp
+dp); expert parallelism ep (MoE: ep divides the experts) with each expert's matrices split over etp GPUs — etp =
+tp, Megatron-Core's default, puts the expert-parallel group inside the data-parallel one (ep divides dp); etp < tp
+folds it over the tensor-parallel GPUs too (MoE parallel folding: ep·etp divides tp·cp·dp); and the rank order —
+Megatron-LM's tp-cp-dp-pp
 (tensor fastest, pipeline stages farthest apart) or tp-cp-pp-dp (pipeline stages next to each other, the placement
 a ring or circuit fabric prefers for chatty groups; SiP-ML places model-parallel partitions within the optical
 reach). The software stack (workloads.stacks) and the GEMM precision are chosen for the whole search
@@ -33,7 +36,7 @@ from workloads.pipeline import stage_layers
 RECOMPUTE = ("none", "selective", "full")
 ORDERS = ("tp-dp-pp", "tp-pp-dp")
 STRATEGY_KEYS = ("dp", "tp", "pp", "cp", "microbatch", "interleave", "sp", "recompute", "recompute_layers", "zero",
-                 "ep", "order", "precision", "stack")
+                 "ep", "etp", "order", "precision", "stack")
 SEARCH_KEYS = ("precision", "stack")  # chosen for the whole search, not per candidate
 PRECISIONS = ("bf16", "fp16", "fp8")
 MAX_MICROBATCH = 64  # [assumed] larger microbatches gain nothing once the GEMMs are large (N21 §3.4: ≤ 1.3×)
@@ -56,6 +59,7 @@ class Strategies:
     recompute_layers: np.ndarray  # with full recomputation, the layers of each stage recomputed (0 otherwise)
     zero: np.ndarray
     ep: np.ndarray
+    etp: np.ndarray  # the GPUs each expert's matrices are split over: tp, or fewer where the ep group folds over tp
     order: np.ndarray  # index into ORDERS
 
     def __len__(self) -> int:
@@ -92,11 +96,14 @@ class Strategies:
 
     def strides(self) -> dict[str, np.ndarray]:
         """Rank stride of each parallel group under the strategy's rank order (fabric.kind groups): the context
-        group next to the tensor group, then data and pipeline in the strategy's order."""
+        group next to the tensor group, then data and pipeline in the strategy's order; the expert group inside the
+        data-parallel one, or, folded (etp < tp), next to each expert's etp GPUs (Megatron-Core's expert ranks run
+        tp-ep-dp-pp with the expert tensor size in place of tp)."""
         pp_inner = self.order == 1
         inner = self.tp * self.cp
-        return {"tp": np.ones_like(self.tp), "cp": self.tp, "dp": np.where(pp_inner, inner * self.pp, inner),
-                "pp": np.where(pp_inner, inner, inner * self.dp), "ep": np.where(pp_inner, inner * self.pp, inner)}
+        dp = np.where(pp_inner, inner * self.pp, inner)
+        return {"tp": np.ones_like(self.tp), "cp": self.tp, "dp": dp,
+                "pp": np.where(pp_inner, inner, inner * self.dp), "ep": np.where(self.etp < self.tp, self.etp, dp)}
 
 
 def _divisors(n: int, limit: int | None = None) -> list[int]:
@@ -215,7 +222,7 @@ def _transformer_strategies(model: TransformerModel, gpus: int, batch: int, fixe
     st = Strategies(dp=c["dp"], tp=c["tp"], pp=c["pp"], cp=c["cp"], microbatch=c["microbatch"],
                     interleave=c["interleave"], sp=c["sp"].astype(bool), recompute=c["recompute"],
                     recompute_layers=np.where(c["full"], np.minimum(c["recomputed"], c["per_chunk"]), 0),
-                    zero=c["zero"], ep=c["ep"], order=c["order"])
+                    zero=c["zero"], ep=c["ep"], etp=np.where(c["etp"] == 0, c["tp"], c["etp"]), order=c["order"])
     for f in fields(st):
         getattr(st, f.name).flags.writeable = False
     return st
@@ -239,13 +246,23 @@ def _options(model: TransformerModel, gpus: int, batch: int, fixed: dict, stack)
         "recompute": [RECOMPUTE.index(r) for r in sup.recompute],
         "recompute_layers": [1, 2, 3, 4],  # quarters of the fullest stage (Megatron's --recompute-num-layers)
         "zero": list(sup.zero),
-        "ep": _divisors(model.experts) if model.is_moe and sup.expert_parallel else [1], "order": [0, 1],
+        "ep": _divisors(model.experts) if model.is_moe and sup.expert_parallel else [1],
+        # 0: each expert split over the tensor-parallel GPUs as the dense layers (etp = tp); 1: each whole on a GPU,
+        # the expert group folded over the tensor-parallel GPUs
+        "etp": [0, 1] if _can_fold(model, stack) else [0],
+        "order": [0, 1],
     }
     options.update({key: [(-value or 4) if key == "recompute_layers" else value] for key, value in fixed.items()
                     if key != "dp"})  # recompute_layers = 0: no partial recomputation
     if "recompute" in fixed and not fixed.get("recompute_layers"):
         options["recompute_layers"] = [4]  # recompute=full means every layer, as Megatron's uniform method
     return options
+
+
+def _can_fold(model: TransformerModel, stack) -> bool:
+    """Whether the stack can fold the model's expert-parallel group over its tensor-parallel GPUs (etp < tp)."""
+    sup = stack.supports
+    return model.is_moe and sup.expert_parallel and sup.expert_folding and sup.tensor_parallel
 
 
 def _derived(layers: int, gpus: int) -> dict:
@@ -277,6 +294,8 @@ def _rules(model: TransformerModel, gpus: int, batch: int, fixed: dict, stack) -
         return c["recomputed"] > -(-(c["recompute_layers"] - 1) * c["per_chunk"] // 4)
 
     micro = (lambda c: np.maximum(c["dp"] * c["microbatch"], 1))
+    can_fold, fixed_etp = _can_fold(model, stack), "etp" in fixed
+    folded = (lambda c: (c["etp"] > 0) & (c["etp"] < c["tp"]))  # the expert group folded over tensor parallelism
     rules = [  # (keys the rule needs beyond the earlier rules', the rule, what it says when it leaves nothing)
         (("tp", "pp", "cp"), lambda c: c["tp"] * c["pp"] * c["cp"] * c["dp"] == gpus, "tp·cp·pp must divide the GPUs"),
         ((), lambda c: model.heads % c["tp"] == 0, f"tp must divide the {model.heads} heads"),
@@ -302,10 +321,18 @@ def _rules(model: TransformerModel, gpus: int, batch: int, fixed: dict, stack) -
         (("zero",), lambda c: (c["zero"] == 0) | (c["dp"] > 1) | (gpus == 1), "ZeRO needs dp > 1"),
         ((), lambda c: (c["zero"] <= 1) | (c["pp"] == 1), "ZeRO-2/3 does not combine with pipeline parallelism"),
         (("ep",), lambda c: (c["ep"] == 1) | model.is_moe, f"ep shares experts out: {model.name} has none (ep = 1)"),
-        ((), lambda c: c["dp"] % c["ep"] == 0, "ep must divide dp"),
+        (("etp",), lambda c: (c["etp"] == 0) | ((c["tp"] % np.maximum(c["etp"], 1) == 0) & ((c["etp"] < c["tp"]) | fixed_etp)
+                                                & ((c["etp"] == c["tp"]) | can_fold)),
+         "etp must divide tp" + ("" if can_fold else f" and equal it ({model.name} under stack {stack.name!r} "
+                                                     "cannot fold its experts over the tensor-parallel GPUs)")),
+        ((), lambda c: ~folded(c) | c["sp"].astype(bool), "etp < tp needs sequence parallelism (sp=true)"),
+        ((), lambda c: np.where(folded(c), c["tp"] * c["cp"] * c["dp"] % (c["ep"] * np.maximum(c["etp"], 1)) == 0,
+                                c["dp"] % c["ep"] == 0),
+         "ep must divide dp (ep·etp the tp·cp·dp GPUs where etp < tp)"),
         (("order",), lambda c: (c["order"] == 0) | ((c["pp"] > 1) & (c["dp"] > 1)),
          "the rank orders differ only with pp > 1 and dp > 1"),
         ((), lambda c: (c["order"] == 0) | (c["cp"] == 1), "the tp-pp-dp order keeps context parallelism off (cp = 1)"),
+        ((), lambda c: (c["order"] == 0) | ~folded(c), "etp < tp (a folded expert group) needs the tp-dp-pp order"),
     ]
     if "dp" in fixed:
         rules.append(((), lambda c: c["dp"] == fixed["dp"], f"dp = {fixed['dp']} leaves tp·cp·pp = "

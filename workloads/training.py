@@ -145,7 +145,7 @@ def transformer_floor(plan: TransformerPlan, training: TrainingSettings, est: Fa
     collective's time, and the model-parallel collectives are priced alone in `_collective_times` too (a
     packet-switched fabric) or at a share of the fabric below the whole (one configured per job, where a collective
     is not slower with more of the fabric: `fabric.kind`). Each model-parallel collective is priced once per
-    distinct (tp, pp, cp, ep, dp, microbatch, order): all its bytes, group and stride depend on."""
+    distinct (tp, pp, cp, ep, etp, dp, microbatch, order): all its bytes, group and stride depend on."""
     st = plan.strategies
     first, inverse = distinct_whole_columns(tuple(getattr(st, key) for key in MODEL_PARALLEL_KEYS))
     mix = plan.take(first, est.job_gpus).mix
@@ -168,8 +168,9 @@ def transformer_floor(plan: TransformerPlan, training: TrainingSettings, est: Fa
 
 # the collectives a floor prices alone (the tensor-parallel ones whole and as Megatron's async backward splits them)
 MODEL_PARALLEL = ("tensor", "tensor_sync", "tensor_dgrad", "tensor_wgrad", "pipeline", "expert", "context")
-MODEL_PARALLEL_KEYS = ("tp", "pp", "cp", "ep", "dp", "microbatch", "order")  # the strategy's sizes, microbatch and
-# rank order: what the bytes, groups and strides of its model-parallel collectives depend on (`_plan_collectives`)
+# the strategy's sizes, microbatch and rank order: what the bytes, groups and strides of its model-parallel
+# collectives depend on (`_plan_collectives`)
+MODEL_PARALLEL_KEYS = ("tp", "pp", "cp", "ep", "etp", "dp", "microbatch", "order")
 
 
 COLLECTIVE_TIMES = ("tensor", "tensor_sync", "tensor_dgrad", "tensor_wgrad", "pipeline", "expert", "context",
@@ -403,13 +404,13 @@ def _memory_first(model, gpu, all_st, compute, training, fitting: bool) -> tuple
     # full recomputation of only some of each stage's layers (Megatron's --recompute-num-layers): that share of
     # the layers reruns its forward, the rest keeps its activations
     rerun = np.where(st.recompute == 2, st.recompute_layers / fullest, 1.0)
-    # the parameters depend on (tp, pp, ep) alone: each distinct one found once
-    shards, sharded = distinct_whole_columns((st.tp, st.pp, st.ep))
-    stage_params = parameters_per_gpu(model, st.tp[shards], st.pp[shards], st.ep[shards])[sharded]
+    # the parameters depend on (tp, pp, ep, etp) alone: each distinct one found once
+    shards, sharded = distinct_whole_columns((st.tp, st.pp, st.ep, st.etp))
+    stage_params = parameters_per_gpu(model, st.tp[shards], st.pp[shards], st.ep[shards], st.etp[shards])[sharded]
     grad_group = (st.dp * st.cp).astype(float)  # the gradients are reduced (and the optimizer sharded) over
     # data × context parallelism
-    # a layer's figures depend on (microbatch, tp, sp, recompute, ep, cp) alone: each distinct one found once
-    first, inverse = distinct_layers(st.microbatch, st.tp, st.sp, st.recompute, st.ep, st.cp)
+    # a layer's figures depend on (microbatch, tp, sp, recompute, ep, cp, etp) alone: each distinct one found once
+    first, inverse = distinct_layers(st.microbatch, st.tp, st.sp, st.recompute, st.ep, st.cp, st.etp)
     configs = st.take(first)
     memory = _plan_memory(model, gpu, st, configs, inverse, compute, training, rerun, n_first, stage_params,
                           grad_group)
@@ -437,7 +438,7 @@ def _transformer_plan(model, gpu, batch, all_st, compute, training, precision, f
     # per-layer averages over the model's kinds of layer (each stage holds them in proportion)
     kinds = [("dense", model.dense_mlp_layers, {})]
     if model.is_moe:
-        kinds.append(("moe", model.moe_layers, {"ep": configs.ep}))
+        kinds.append(("moe", model.moe_layers, {"ep": configs.ep, "etp": configs.etp}))
     if model.encoder_layers:
         kinds.append(("encoder", model.encoder_layers, {}))
     fwd = bwd = gemm = attention = flops = cast = 0.0
@@ -545,10 +546,17 @@ def _plan_memory(model, gpu, st, configs, inverse, compute, training, rerun, n_f
     flash = gpu.attention_kernel(compute.attention) != "unfused"
     kw = dict(tp=configs.tp, sequence_parallel=configs.sp, flash_attention=flash, cp=configs.cp)
     b = configs.microbatch
-    kept = model_activation_bytes_per_layer(model, b, recompute="none", **kw)[inverse]
-    stored = np.where(st.recompute == 2, rerun * model_activation_bytes_per_layer(
-        model, b, recompute="full", **kw)[inverse] + (1.0 - rerun) * kept,
-        model_activation_bytes_per_layer(model, b, recompute=configs.recompute, **kw)[inverse])
+    moe_share = model.moe_layers / model.layers  # a stage holds each kind of layer in proportion
+
+    def per_layer(recompute):  # a layer's stored bytes, averaged over the model's kinds of layer
+        dense = model_activation_bytes_per_layer(model, b, recompute=recompute, **kw)
+        if not model.is_moe:
+            return dense[inverse]
+        moe = model_activation_bytes_per_layer(model, b, recompute=recompute, moe=True, etp=configs.etp, **kw)
+        return ((1.0 - moe_share) * dense + moe_share * moe)[inverse]
+    kept = per_layer("none")
+    stored = np.where(st.recompute == 2, rerun * per_layer("full") + (1.0 - rerun) * kept,
+                      per_layer(configs.recompute))
     working = np.where(st.recompute == 2, kept, 0.0)
     activations = (first_stage_activation_bytes(stored, n_first * p, st.pp, st.interleave) + working
                    + embedding_activation_bytes(model.tokens / c, st.microbatch, model.hidden, model.vocab, tp=st.tp,

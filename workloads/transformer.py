@@ -213,29 +213,33 @@ def training_flops_per_token(model: TransformerModel, seq_len: int | None = None
 
 # --- what one GPU holds and what tensor/pipeline parallelism moves ---------------------------------------------
 def layer_parameters_per_gpu(model: TransformerModel, tp=1, ep=1, moe: bool = False,
-                             cross_attention: bool = False):
+                             cross_attention: bool = False, etp=None):
     """Parameters of one layer on one GPU: column/row-parallel matrices split t ways (their biases with them,
     except a row-parallel layer's, which every rank keeps), replicated ones and the norms whole, routed
-    experts shared out over `ep` GPUs (Megatron-LM's layout). Broadcasts over arrays of tp and ep."""
+    experts shared out over `ep` GPUs (Megatron-LM's layout), each split over `etp` GPUs (default: tp).
+    Broadcasts over arrays of tp, ep and etp."""
     t, e = (np.asarray(x, dtype=float) for x in (tp, ep))
-    total = np.full(np.broadcast(t, e).shape, float(layer_norm_parameters(model, cross_attention)))
+    et = t if etp is None else np.asarray(etp, dtype=float)
+    total = np.full(np.broadcast(t, e, et).shape, float(layer_norm_parameters(model, cross_attention)))
     for w in layer_weights(model, moe, cross_attention):
-        n = w.n / t if w.split == "column" else w.n
-        k = w.k / t if w.split == "row" else w.k
+        split = et if w.routed else t
+        n = w.n / split if w.split == "column" else w.n
+        k = w.k / split if w.split == "row" else w.k
         copies = w.copies / e if w.routed else w.copies
         total = total + copies * (n * k + (n if w.bias else 0.0))
     return total
 
 
-def parameters_per_gpu(model: TransformerModel, tp=1, pp=1, ep=1):
+def parameters_per_gpu(model: TransformerModel, tp=1, pp=1, ep=1, etp=None):
     """Parameters on the GPU of the largest pipeline stage: its layers (workloads.pipeline.stage_layers; each kind
     of layer — dense, MoE, encoder — in proportion), plus on the first stage the input embedding (V/t rows of it
     per rank) and learned positions, on the last the output matrix (its own when untied, a copy of the tied one)
-    and the final norm. With p = 1 one GPU holds all of it. Broadcasts over arrays of tp, pp, ep."""
+    and the final norm. With p = 1 one GPU holds all of it. Broadcasts over arrays of tp, pp, ep, etp (the
+    GPUs a routed expert is split over; default: tp)."""
     t, p, e = (np.asarray(x, dtype=float) for x in (tp, pp, ep))
     cross = model.encoder_layers > 0
     layers = (model.dense_mlp_layers * layer_parameters_per_gpu(model, t, e, cross_attention=cross)
-              + model.moe_layers * (layer_parameters_per_gpu(model, t, e, moe=True, cross_attention=cross)
+              + model.moe_layers * (layer_parameters_per_gpu(model, t, e, moe=True, cross_attention=cross, etp=etp)
                                     if model.is_moe else 0.0)
               + model.encoder_layers * layer_parameters_per_gpu(model, t, e))
     table = model.vocab * model.hidden / t

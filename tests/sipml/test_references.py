@@ -57,11 +57,12 @@ EXTERNAL_MD = {"docs/references.md",  # the project's own table of sources, ship
                "MxNet/Classification/RN50v1.5/README.md", "PyTorch/Classification/ConvNets/resnet50v1.5/README.md",
                "PyTorch/LanguageModeling/BERT/README.md", "scripts/train/benchmarking/README.md",
                "docs/performance.md",  # a file of pytorch/torchtitan, cited with its repository
-               "docs/performance-summary.md",  # a file of NVIDIA-NeMo/Megatron-Bridge, cited with its repository
+               # files of NVIDIA-NeMo/Megatron-Bridge, cited with its repository
+               "docs/performance-summary.md", "docs/performance-summary-archive.md",
                "nemo_megatron/README_175b.md",  # a file of NVIDIA/dgxc-benchmarking, cited with its repository
                # a file of NVIDIA/Megatron-LM, cited with its repository
                "docs/discussions/megatron-fsdp-user-guide/megatron-fsdp-user-guide.md",
-               "megatron/core/distributed/fsdp/src/README.md"}
+               "megatron/core/distributed/fsdp/src/README.md", "megatron/core/transformer/moe/README.md"}
 CONFIDENCE_TAGS = ("verbatim", "restated", "inferred", "assumed")
 NOT_KEYS = {"GHz",  # a unit in a formula: B = 0.75·BR[GHz]
             "name", "sources",  # TOML tables named in the file headers of gpus.toml and the zoo

@@ -1,0 +1,87 @@
+"""MoE parallel folding (Megatron-Core's expert_tensor_parallel_size; Liu et al. 2025, arXiv 2504.14960): each
+expert's matrices split over etp GPUs, fewer than the attention's tp, the expert-parallel group of ep GPUs laid
+over the tensor-, context- and data-parallel GPUs (ep·etp dividing tp·cp·dp) next to each expert's etp GPUs; and
+a MoE layer's stored activations in the memory a strategy needs."""
+
+import dataclasses
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sipml.design_files import load_design
+from workloads.compute import layer_times
+from workloads.gpus import shipped_gpus
+from workloads.models import load_model, zoo
+from workloads.speedup import evaluate_model
+from workloads.strategy import transformer_strategies
+from workloads.stacks import get_stack
+from tests.sipml.cli_run import refused, run
+
+CASES = Path(__file__).resolve().parents[2] / "sipml" / "cases" / "models"
+QWEN235 = str(CASES / "qwen3-235b-a22b.toml")
+# NVIDIA's Qwen3 235B-A22B layout on 256 H100 (Megatron-Bridge perf recipe): tp 2, pp 8, so dp 16 and ep 32
+NEMO = "precision=fp8,tp=2,pp=8,interleave=4,cp=1,ep=32,sp=true,microbatch=1,recompute=none"
+
+
+ARGS = ("speedup", "dgx-h100", "--model", QWEN235, "--gpus", "256", "--batch", "8192", "--baseline", "dgx-h100")
+
+
+def test_an_expert_group_wider_than_dp_runs_only_folded_over_the_tensor_parallel_gpus(capsys):
+    code, out, err = run(capsys, *ARGS, "--strategy", f"stack=nemo-moe,{NEMO},etp=1", "-f", "json")
+    assert code == 0, err
+    row = json.loads(out)["rows"][0]
+    assert row["strategy"]["etp"] == 1 and row["strategy"]["ep"] == 32 and row["strategy"]["dp"] == 16
+    refused(capsys, *ARGS, "--strategy", f"stack=nemo-moe,{NEMO},etp=2", fragment="ep must divide dp")
+    refused(capsys, *ARGS, "--strategy", f"stack=nemo-2023,{NEMO},etp=1", fragment="cannot fold its experts")
+
+
+def test_folding_needs_sequence_parallelism_and_an_etp_dividing_tp(capsys):
+    refused(capsys, *ARGS, "--strategy", f"stack=nemo-moe,{NEMO.replace('sp=true', 'sp=false')},etp=1",
+            fragment="etp < tp needs sequence parallelism")
+    refused(capsys, *ARGS, "--strategy", f"stack=nemo-moe,{NEMO},etp=4", fragment="etp must divide tp")
+
+
+def test_a_gpu_holds_and_computes_the_same_expert_work_folded_or_not():
+    """ep·etp GPUs share each layer's experts either way: 4 GPUs of halves (etp = tp = 2, ep = 4) or 8 of whole
+    experts (etp = 1, ep = 8) hold the same parameters and run the same FLOPs; the all-to-all groups differ."""
+    model = zoo()["mixtral-8x7b"]
+    gpu = shipped_gpus()["h100_sxm5"]
+    split = layer_times(model, gpu, microbatch=1, tp=2, sequence_parallel=True, ep=4, kind="moe")
+    whole = layer_times(model, gpu, microbatch=1, tp=2, sequence_parallel=True, ep=8, etp=1, kind="moe")
+    assert float(whole.parameters) == pytest.approx(float(split.parameters), rel=1e-12)
+    assert float(whole.forward_flops) == pytest.approx(float(split.forward_flops), rel=1e-12)
+
+
+def test_the_folded_expert_group_is_next_to_each_experts_gpus():
+    model = load_model(QWEN235)
+    st = transformer_strategies(model, 256, 8192, {"tp": 2, "pp": 8, "cp": 1, "ep": 32, "etp": 1, "sp": True,
+                                                   "microbatch": 1, "interleave": 4, "recompute": 0, "zero": 1},
+                                get_stack("nemo-moe"))
+    assert set(st.etp.tolist()) == {1} and set(st.strides()["ep"].tolist()) == {1}
+    mixtral = transformer_strategies(zoo()["mixtral-8x7b"], 64, 256, {"tp": 2, "pp": 1, "ep": 4},
+                                     get_stack("megatron-core"))
+    unfolded = mixtral.etp == mixtral.tp
+    assert unfolded.any() and (~unfolded).any()  # the search holds both
+    assert np.all(mixtral.strides()["ep"][unfolded] == 2) and np.all(mixtral.strides()["ep"][~unfolded] == 1)
+
+
+def test_the_search_takes_the_faster_of_split_and_whole_experts():
+    design = load_design("dgx-h100", ["fabric.gpus=64"])
+    mixtral = zoo()["mixtral-8x7b"]
+    fixed = {"tp": 2, "pp": 4, "microbatch": 1, "recompute": 0, "zero": 1, "ep": 4, "sp": True, "interleave": 1}
+    best = evaluate_model(mixtral, design, "d", 256, fixed).best.iteration_s
+    each = [evaluate_model(mixtral, design, "d", 256, {**fixed, "etp": e}).best.iteration_s for e in (1, 2)]
+    assert best == pytest.approx(min(each), rel=1e-12) and each[0] != pytest.approx(each[1], rel=1e-6)
+
+
+def test_a_moe_layer_stores_its_routed_copies_in_the_memory_a_strategy_needs():
+    """A strategy's memory counts each MoE layer's dispatched copies and expert activations (top_k of them a
+    token): more experts a token leaves more bytes, where a dense layer's MLP would not change."""
+    design = load_design("dgx-h100", ["fabric.gpus=64"])
+    mixtral = zoo()["mixtral-8x7b"]
+    fixed = {"tp": 2, "pp": 4, "microbatch": 1, "recompute": 0, "zero": 1, "ep": 4, "sp": True, "interleave": 1,
+             "etp": 2}
+    memory = [evaluate_model(dataclasses.replace(mixtral, top_k=k), design, "d", 256, fixed).best.memory_bytes
+              for k in (1, 2)]
+    assert memory[1] > memory[0] * 1.05
