@@ -69,7 +69,8 @@ NOT_KEYS = {"GHz",  # a unit in a formula: B = 0.75·BR[GHz]
             "job"}  # a mix file's [[job]] tables (workloads.mix)
 NOT_YEAR_KEYS = {"SC20", "SC21",  # the Supercomputing conference, written beside the paper it names
                  "BF16", "FP16", "FP32", "FP64", "TF32",  # precisions
-                 "CP16", "DP64"}  # parallel layouts (context parallelism over 16 GPUs, data parallelism over 64)
+                 "CP16", "DP64",  # parallel layouts (context parallelism over 16 GPUs, data parallelism over 64)
+                 "NVL72"}  # a product name (GB200 NVL72: 72 GPUs in one NVLink domain)
 # workloads-2.md's keys that have no two-digit year (those that do, K22, N21, …, are found by YEAR_KEY)
 PLAIN_KEYS = ("MLM", "DS-blog", "PT-FSDP", "DS3", "KAP", "DLRM-repo", "MLC", "TR", "NV-H200", "NV-GB", "NV-NVL",
               "NV-BCM", "NV-MNNVL", "BK", "L3", "XLA-MM", "GK", "MS", "NVMM", "EPR", "AWS-CB", "Mercatus",
