@@ -365,11 +365,13 @@ def case_unit(case: TrainingCase) -> str:
     return _METRIC_UNITS[case.metric]
 
 
-def _training_cases() -> list[Case]:
+def _training_cases(judged_only: bool = False) -> list[Case]:
     from fabric.catalog import load_catalog
 
     out, catalog = [], load_catalog()  # one catalog for every case
     for case in training_cases():
+        if judged_only and not case.judged:
+            continue
         row = training_case_row(case, catalog)
         note = case.note if row.get("feasible") else row.get("reason", "")
         out.append(Case(case.group, case.name, case.source, case.published, case_value(case, row),
@@ -444,10 +446,12 @@ def _matched_radius_um(channels: int) -> float:
     return 299_792_458.0 / (4.0 * 2 * math.pi * max(channels, 1) * 200e9) * 1e6 * (1 - 1e-4)  # FSR just above
 
 
-def all_cases() -> list[Case]:
+def all_cases(judged_only: bool = False) -> list[Case]:
+    """Every validation case; `judged_only`: the published training runs shown for the reader, not judged, are
+    left out (not computed)."""
     return [*_photonics_cases(), *_link_budget_cases(), *_optical_io_cases(), *_torus_cases(), *_reliability_cases(),
             *_sipml_cases(), *_nccl_cases(), *_optics_cases(),
-            *_training_cases(), *sipml_speedup_cases()]
+            *_training_cases(judged_only), *sipml_speedup_cases()]
 
 
 def validation_report(cases: list[Case]) -> Report:
