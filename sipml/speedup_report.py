@@ -300,12 +300,12 @@ def _compute_model_notes(feasible: list[dict]) -> list[str]:
         notes.append("hopper: the in-situ efficiency is fitted on NVIDIA's H100 runs priced as their sources "
                      "state them (DGX Cloud GPT-3 175B in BF16 and FP8, NeMo's Llama 3 8B to 405B in FP8), within "
                      "11 %: the small FP8 run slower, the largest faster than this model; a CNN step (MLPerf "
-                     "ResNet-50) is 23 % faster than this model gives it (sipml validate, groups DGX Cloud GPT-3, "
+                     "ResNet-50) is 21 % faster than this model gives it (sipml validate, groups DGX Cloud GPT-3, "
                      "NeMo 25.11, ResNet-50)")
     if any(r["precision"] == "fp8" for r in feasible):
         notes.append("fp8: MFU still divides by the 16-bit peak, so FP8 GEMMs can take it past 100 %; NVIDIA's FP8 "
-                     "runs of Llama 3 on H100 reach 73–75 % of it, and the model is faster than NVIDIA's 405B run by "
-                     "about a tenth (sipml validate, group NeMo 25.11)")
+                     "runs of Llama 3 on H100 reach 73–75 % of it, and the model is faster than NVIDIA's 405B run at batch "
+                     "512 by about 6 % (sipml validate, groups NeMo 25.11 and 26.x)")
     return notes
 
 

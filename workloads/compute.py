@@ -208,14 +208,15 @@ def distinct_layers(microbatch, tp, sequence_parallel, recompute, ep, cp, etp) -
 
 # --- one layer ------------------------------------------------------------------------------------------------
 def layer_times(model: TransformerModel, gpu: Gpu, *, microbatch, tp=1, sequence_parallel=False,
-                recompute="none", ep=1, cp=1, etp=None, precision=None, kind="dense",
+                recompute="none", ep=1, cp=1, etp=None, precision=None, kind="dense", split_tp_gemms=False,
                 settings: ComputeSettings = DEFAULT_SETTINGS) -> LayerTimes:
     """Forward and backward seconds of one layer for one microbatch on one GPU.
 
     `kind`: 'dense' (a decoder layer; with cross-attention for encoder–decoder models), 'moe' (its MLP is the
     mixture of experts, `ep` GPUs sharing the experts, each expert's MLP split over `etp` GPUs: the
     tensor-parallel group (None), or fewer, the expert group folded over it, each GPU dispatching its
-    sequence-parallel share of the tokens) or 'encoder'. With context parallelism over `cp` GPUs each holds s/cp of every sequence's tokens and
+    sequence-parallel share of the tokens) or 'encoder'. `split_tp_gemms`: the tensor-parallel GEMMs that overlap
+    a collective run as tp GEMMs of M/tp rows each (`_tp_chunks`). With context parallelism over `cp` GPUs each holds s/cp of every sequence's tokens and
     attends them to the whole sequence (load-balanced chunks, workloads-3.md §6). Arrays broadcast; the result
     has their common shape."""
     if kind not in KINDS:
@@ -228,7 +229,7 @@ def layer_times(model: TransformerModel, gpu: Gpu, *, microbatch, tp=1, sequence
     hw = _hardware(gpu, precision, settings)
     (b, t, sp, rc, e, c, et), inverse = _unique_strategies(arrays)
     parts = _layer_parts(model, hw, settings, kind, b.astype(float), t.astype(float), sp.astype(bool), rc,
-                         e.astype(float), c.astype(float), et.astype(float))
+                         e.astype(float), c.astype(float), et.astype(float), split_tp_gemms)
     return LayerTimes(**{name: np.asarray(value, dtype=float)[inverse].reshape(shape)
                          for name, value in parts.items()})
 
@@ -252,8 +253,23 @@ def _split_dims(weight: Weight, t, etp):
     return n, k
 
 
+def _tp_chunks(weight: Weight, chunks):
+    """(forward, data-gradient) GEMMs of `weight` each run as: 1, or `chunks` GEMMs of M/chunks rows. Transformer
+    Engine's user-buffer overlap of a tensor-parallel collective with its GEMM by ring exchange computes one chunk
+    of M/tp rows while the next moves: the all-gather before the column-parallel forward GEMMs (QKV, MLP up) and
+    before the row-parallel data-gradient GEMMs (output projection, MLP down), the reduce-scatter after the
+    row-parallel forward GEMMs; the column-parallel data gradients and every weight gradient overlap in bulk, one
+    GEMM. NVIDIA-NeMo/Megatron-Bridge src/megatron/bridge/training/comm_overlap.py: ring_exchange for qkv_fprop,
+    fc1_fprop, proj_dgrad, fc2_dgrad in every H100/B200 configuration, and for proj_fprop, fc2_fprop in the FP8
+    ones; the BF16 ones pipeline those two in 4 splits on the SMs a 8–32-SM communication kernel leaves [restated],
+    taken here as tp chunks too [assumed: 4 splits at TP 4; at TP 8 twice the splits on all the SMs]."""
+    if weight.routed or weight.split == "replicated":
+        return 1.0, 1.0
+    return chunks, (chunks if weight.split == "row" else 1.0)
+
+
 def _layer_parts(model: TransformerModel, hw: _Hardware, settings: ComputeSettings, kind, b, t, sp, rc, ep, cp,
-                 etp):
+                 etp, split_tp_gemms=False):
     s = float(model.tokens)  # the real tokens of a sequence: attention on sequences of the mean length
     s_q = s / cp  # the tokens of a sequence this GPU holds; its queries attend to all s keys
     el = hw.element_bytes
@@ -270,14 +286,16 @@ def _layer_parts(model: TransformerModel, hw: _Hardware, settings: ComputeSettin
     flops_f = np.zeros_like(b)
     params = layer_parameters_per_gpu(model, t, ep, moe=kind == "moe", cross_attention=cross, etp=etp)
     biased_outputs = np.zeros_like(b)  # Σ rows × N over biased GEMMs, for the bias-gradient reductions
-    dims = [(w, *_rows(w, model, tokens, routed, ep), *_split_dims(w, t, etp)) for w in weights]  # (w, batch,
-    # rows, n, k)
-    # each weight's forward, data-gradient and weight-gradient GEMMs, timed in one call
-    times = iter(hw.gemms([shape for _, batch, rows, n, k in dims for shape in (
-        (batch, rows, n, k, el), (batch, rows, k, n, el), (batch, k, n, rows, wgrad_out))]))
-    for w, batch, rows, n, k in dims:
-        gemm_f = gemm_f + next(times)
-        gemm_b = gemm_b + next(times) + next(times)
+    # (w, batch, rows, n, k, forward chunks, data-gradient chunks)
+    chunks = np.where(sp & (t > 1), t, 1.0) if split_tp_gemms else np.ones_like(t)
+    dims = [(w, *_rows(w, model, tokens, routed, ep), *_split_dims(w, t, etp), *_tp_chunks(w, chunks))
+            for w in weights]
+    # each weight's forward, data-gradient and weight-gradient GEMMs (chunk by chunk), timed in one call
+    times = iter(hw.gemms([shape for _, batch, rows, n, k, cf, cd in dims for shape in (
+        (batch, rows / cf, n, k, el), (batch, rows / cd, k, n, el), (batch, k, n, rows, wgrad_out))]))
+    for w, batch, rows, n, k, cf, cd in dims:
+        gemm_f = gemm_f + cf * next(times)
+        gemm_b = gemm_b + cd * next(times) + next(times)
         if hw.fp8:  # the input cast before the forward, the output gradient before the backward; the weight once
             # a step (Transformer Engine keeps the FP8 weights of the step's first microbatch: is_first_microbatch)
             gemm_f = gemm_f + hw.fp8_cast(batch * rows * k)

@@ -92,7 +92,7 @@ class ComputeSettings:
                                     "(workloads.compute_totals)", "[inferred] the forward read; the gradient "
                                     "rows written; a row-wise optimizer reading and writing each row and its "
                                     "state", lo=0.0)
-    software_efficiency: float = param(0.73, "1", "share of the GPU's single-kernel benchmark rates (MAMF for "
+    software_efficiency: float = param(0.755, "1", "share of the GPU's single-kernel benchmark rates (MAMF for "
                                        "matrix products, streaming HBM bandwidth for the rest) kernels reach "
                                        "inside a training step: sustained clocks at the power limit, cold caches "
                                        "between kernels, launch gaps (the wait for the slowest GPU is "
@@ -102,7 +102,7 @@ class ComputeSettings:
                                        "sources state, priced as run: NVIDIA's DGX Cloud GPT-3 175B in BF16 and "
                                        "FP8 on 128 and 2,048 GPUs and NeMo 25.11's FP8 Llama 3 8B, 70B and 3.1 "
                                        "405B (tests/workloads/test_fitted.py checks it is their optimum; their "
-                                       "residuals span −10 … +11 %); every other case tests it. MAMF is a best "
+                                       "residuals span −7.5 … +10.6 %); every other case tests it. MAMF is a best "
                                        "case, 5 %+ apart between GPUs of one node (workloads-3.md §1.1)",
                                        lo=MIN_EFFICIENCY, hi=1.0)
     ampere_efficiency: float = param(0.855, "1", "software_efficiency on Ampere GPUs (A100): their MAMF, 87 % of "
@@ -110,7 +110,7 @@ class ComputeSettings:
                                      "sustains", "[inferred] fitted: least squares on the logarithm of the 8 K22 "
                                      "Table 5 rows (A100; tests/workloads/test_fitted.py); torchtitan's five A100 "
                                      "runs, fitted alone, give the same 0.855. In a step an A100 then runs its "
-                                     "GEMMs at about 0.74 of the dense peak, an H100 at about 0.58 (software_"
+                                     "GEMMs at about 0.74 of the dense peak, an H100 at about 0.60 (software_"
                                      "efficiency × its MAMF's 80 %)", lo=MIN_EFFICIENCY, hi=1.0)
     gemm: GemmConstants = field(default_factory=GemmConstants)
 
@@ -153,9 +153,11 @@ class TrainingSettings:
                             "scatter or all-reduce, and with sequence parallelism the input gathered again) under "
                             "their backward GEMMs (Megatron-LM since 2022: LinearWithGradAccumulationAndAsync"
                             "Communication); 'gemm', every one pipelined with the GEMMs beside it (Transformer "
-                            "Engine user-buffer overlap, --tp-comm-overlap)", "workloads-3.md §2: Megatron-Core "
+                            "Engine user-buffer overlap, --tp-comm-overlap), the GEMMs it pipelines with cut into tp "
+                            "GEMMs of M/tp rows (workloads.compute._tp_chunks)", "workloads-3.md §2: Megatron-Core "
                             "nccl_ub [restated]; NVIDIA/Megatron-LM megatron/core/tensor_parallel/layers.py "
-                            "[restated]", choices=("none", "backward", "gemm"))
+                            "[restated]; NVIDIA-NeMo/Megatron-Bridge src/megatron/bridge/training/comm_overlap.py "
+                            "(the ring-exchange and pipeline splits) [restated]", choices=("none", "backward", "gemm"))
     ep_overlap: str = param("none", "choice", "expert-parallel all-to-alls: 'none', on the critical path "
                             "(Megatron-Core's default); 'compute', each microbatch's dispatch and combine run under "
                             "another microbatch's compute (DeepSeek-V3's DualPipe; Megatron-Core "

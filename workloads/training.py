@@ -434,7 +434,8 @@ def _transformer_plan(model, gpu, batch, all_st, compute, training, precision, f
     d, t, p, c, b, v = (x.astype(float) for x in (st.dp, st.tp, st.pp, st.cp, st.microbatch, st.interleave))
     m = batch / (d * b)
     common = dict(microbatch=configs.microbatch, tp=configs.tp, sequence_parallel=configs.sp,
-                  recompute=configs.recompute, cp=configs.cp, precision=precision, settings=compute)
+                  recompute=configs.recompute, cp=configs.cp, precision=precision, settings=compute,
+                  split_tp_gemms=training.tp_overlap == "gemm")
     # per-layer averages over the model's kinds of layer (each stage holds them in proportion)
     kinds = [("dense", model.dense_mlp_layers, {})]
     if model.is_moe:

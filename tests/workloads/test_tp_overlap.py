@@ -47,3 +47,28 @@ def test_with_sequence_parallelism_the_regathers_and_reduce_scatters_hide_and_th
     hidden, whole = (_tensor(st, sp=True, recompute=1) for st in (shipped, exposed))
     sigma = shipped.training.hidden_share
     assert hidden == pytest.approx(whole * (6 + 4 * sigma) / 10, rel=1e-9)
+
+
+def test_user_buffer_overlap_runs_its_gemms_in_tp_chunks():
+    """Under Transformer Engine's user-buffer overlap (tp_overlap = 'gemm') each GEMM pipelined with a
+    tensor-parallel collective runs as tp GEMMs of M/tp rows: the forward of every projection and the data
+    gradient of the row-parallel ones; the weight gradients stay whole. A short sequence at TP 8 (256-row chunks)
+    loses more than a long one at TP 2."""
+    from workloads.compute import layer_times
+    from workloads.gpus import shipped_gpus
+    from workloads.models import zoo
+
+    gpu = shipped_gpus()["h100_sxm5"]
+    model = zoo()["gpt3-175b"]
+
+    def times(tp, split, sp=True, microbatch=1):
+        return layer_times(model, gpu, microbatch=microbatch, tp=tp, sequence_parallel=sp, split_tp_gemms=split)
+
+    short = times(8, True).gemm_forward_s / times(8, False).gemm_forward_s
+    long = times(2, True, microbatch=4).gemm_forward_s / times(2, False, microbatch=4).gemm_forward_s
+    assert short > long > 1.0
+    assert times(8, True).gemm_backward_s > times(8, False).gemm_backward_s
+    assert times(1, True).gemm_forward_s == times(1, False).gemm_forward_s  # no tensor parallelism, no split
+    assert times(8, True, sp=False).gemm_forward_s == times(8, False, sp=False).gemm_forward_s  # needs SP
+    whole, chunked = times(8, False), times(8, True)
+    assert float(chunked.forward_flops) == float(whole.forward_flops)  # the same work, in smaller GEMMs
