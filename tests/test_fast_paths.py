@@ -925,7 +925,7 @@ def test_a_plan_found_once_per_run_of_rank_orders_is_the_plan_of_the_strategies_
     rows = np.stack([getattr(st, c) for c in columns]).astype(np.int64)
     assert np.array_equal(rows, rows[:, first][:, run])  # a run's strategies alike but for the order
     assert np.all(np.any(rows[:, first[1:]] != rows[:, first[:-1]], axis=0))  # neighbouring runs differ
-    assert len(first) < 0.8 * len(st) and np.all(np.bincount(run) <= 2)
+    assert len(first) < 0.9 * len(st) and np.all(np.bincount(run) <= 2)  # many pairs (MoE: ep > 1 has one order)
     shuffled = np.random.default_rng(5).permutation(len(st))
     assert len(st.take(shuffled).order_runs()[0]) > 0.99 * len(st)
     settings = (stack.compute_for(gpu), stack.training, "bf16", fitting)

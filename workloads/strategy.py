@@ -5,8 +5,8 @@ A strategy is data (dp), tensor (tp), context (cp) and pipeline (pp) parallel si
 microbatch b (m = B/(dp·b) microbatches per pipeline); v interleaved model chunks per GPU; sequence parallelism;
 no / selective / full activation recomputation; ZeRO stage 0–3 (optimizer, gradient and parameter sharding over
 dp); expert parallelism ep (MoE: ep divides the experts) with each expert's matrices split over etp GPUs — etp =
-tp, Megatron-Core's default, puts the expert-parallel group inside the data-parallel one (ep divides dp); etp < tp
-folds it over the tensor-parallel GPUs too (MoE parallel folding: ep·etp divides tp·cp·dp); and the rank order —
+tp, Megatron-Core's default, or fewer (MoE parallel folding); either way ep·etp divides a stage's tp·cp·dp GPUs,
+the expert group next to each expert's etp GPUs; and the rank order —
 Megatron-LM's tp-cp-dp-pp
 (tensor fastest, pipeline stages farthest apart) or tp-cp-pp-dp (pipeline stages next to each other, the placement
 a ring or circuit fabric prefers for chatty groups; SiP-ML places model-parallel partitions within the optical
@@ -96,14 +96,13 @@ class Strategies:
 
     def strides(self) -> dict[str, np.ndarray]:
         """Rank stride of each parallel group under the strategy's rank order (fabric.kind groups): the context
-        group next to the tensor group, then data and pipeline in the strategy's order; the expert group inside the
-        data-parallel one, or, folded (etp < tp), next to each expert's etp GPUs (Megatron-Core's expert ranks run
-        tp-ep-dp-pp with the expert tensor size in place of tp)."""
+        group next to the tensor group, then data and pipeline in the strategy's order; the expert group next to
+        each expert's etp GPUs (Megatron-Core's expert ranks run tp-ep-dp-pp with the expert tensor size in place of
+        tp and no context parallelism: NVIDIA/Megatron-LM megatron/core/parallel_state.py)."""
         pp_inner = self.order == 1
         inner = self.tp * self.cp
-        dp = np.where(pp_inner, inner * self.pp, inner)
-        return {"tp": np.ones_like(self.tp), "cp": self.tp, "dp": dp,
-                "pp": np.where(pp_inner, inner, inner * self.dp), "ep": np.where(self.etp < self.tp, self.etp, dp)}
+        return {"tp": np.ones_like(self.tp), "cp": self.tp, "dp": np.where(pp_inner, inner * self.pp, inner),
+                "pp": np.where(pp_inner, inner, inner * self.dp), "ep": self.etp}
 
 
 def _divisors(n: int, limit: int | None = None) -> list[int]:
@@ -326,13 +325,14 @@ def _rules(model: TransformerModel, gpus: int, batch: int, fixed: dict, stack) -
          "etp must divide tp" + ("" if can_fold else f" and equal it ({model.name} under stack {stack.name!r} "
                                                      "cannot fold its experts over the tensor-parallel GPUs)")),
         ((), lambda c: ~folded(c) | c["sp"].astype(bool), "etp < tp needs sequence parallelism (sp=true)"),
-        ((), lambda c: np.where(folded(c), c["tp"] * c["cp"] * c["dp"] % (c["ep"] * np.maximum(c["etp"], 1)) == 0,
-                                c["dp"] % c["ep"] == 0),
-         "ep must divide dp (ep·etp the tp·cp·dp GPUs where etp < tp)"),
+        ((), lambda c: c["tp"] * c["cp"] * c["dp"] % (c["ep"] * np.where(c["etp"] == 0, c["tp"], c["etp"])) == 0,
+         "ep·etp must divide the tp·cp·dp GPUs of a pipeline stage"),
         (("order",), lambda c: (c["order"] == 0) | ((c["pp"] > 1) & (c["dp"] > 1)),
          "the rank orders differ only with pp > 1 and dp > 1"),
         ((), lambda c: (c["order"] == 0) | (c["cp"] == 1), "the tp-pp-dp order keeps context parallelism off (cp = 1)"),
-        ((), lambda c: (c["order"] == 0) | ~folded(c), "etp < tp (a folded expert group) needs the tp-dp-pp order"),
+        ((), lambda c: (c["order"] == 0) | (c["ep"] == 1),
+         "expert parallelism needs the tp-dp-pp order (Megatron-Core lays out its expert ranks with the pipeline "
+         "outermost)"),
     ]
     if "dp" in fixed:
         rules.append(((), lambda c: c["dp"] == fixed["dp"], f"dp = {fixed['dp']} leaves tp·cp·pp = "

@@ -54,8 +54,8 @@ from workloads.pipeline import bubble_fraction, stage_layers
 from workloads.settings import DEFAULT_SETTINGS, DEFAULT_TRAINING, ComputeSettings, TrainingSettings
 from workloads.stacks import DEFAULT_STACK
 from workloads.strategy import Strategies
-from workloads.transformer import (kv_width, layer_weights, parameter_count, parameters_per_gpu,
-                                   pipeline_message_bytes, tensor_parallel_collectives_per_layer,
+from workloads.transformer import (expert_parameters_per_gpu, kv_width, layer_weights, parameter_count,
+                                   parameters_per_gpu, pipeline_message_bytes, tensor_parallel_collectives_per_layer,
                                    tensor_parallel_message_bytes, training_flops_per_token)
 
 
@@ -150,11 +150,12 @@ def transformer_floor(plan: TransformerPlan, training: TrainingSettings, est: Fa
     first, inverse = distinct_whole_columns(tuple(getattr(st, key) for key in MODEL_PARALLEL_KEYS))
     mix = plan.take(first, est.job_gpus).mix
     alone = mix_pricing(est, None)
-    tp_calls = _tp_calls(st, plan.rerun, plan.stage_layers)
+    tp_calls = _tp_calls(st, plan.rerun, _tp_layers(plan.model, st, plan.stage_layers))
     times = dict.fromkeys(COLLECTIVE_TIMES, 0.0)
     spread = (lambda c: np.take(alone.seconds([c])[0], inverse, axis=-1))  # one call's seconds at each strategy
     per_call = {c.op: spread(c) for c in mix[:len(tp_calls)] if np.any(tp_calls[c.op])}
-    times.update(_tensor_times(tp_calls, _tp_async_calls(st, plan.stage_layers), per_call))
+    times.update(_tensor_times(tp_calls, _tp_async_calls(st, _tp_layers(plan.model, st, plan.stage_layers)),
+                               per_call))
     for key, c, calls in zip(("pipeline", "expert", "context"), mix[len(tp_calls):len(tp_calls) + 3],
                              (plan.pp_calls_mb, plan.ep_calls_mb, plan.cp_calls_mb)):
         if np.any(calls):
@@ -190,7 +191,8 @@ def _collective_times(plan: TransformerPlan, est: FabricEstimate) -> dict:
     def per_call(c, calls):  # one call's seconds, left unpriced where no candidate calls it (it costs nothing)
         return pricing.seconds([c])[0] if np.any(calls) else 0.0
 
-    times = _tensor_times(plan.tp_calls, _tp_async_calls(plan.strategies, plan.stage_layers),
+    times = _tensor_times(plan.tp_calls, _tp_async_calls(plan.strategies, _tp_layers(plan.model, plan.strategies,
+                                                                                     plan.stage_layers)),
                           {c.op: per_call(c, plan.tp_calls[c.op]) for c in tp_cs})
     times.update(zip(("pipeline", "expert", "context"), (per_call(c, calls) for c, calls in (
         (pp_c, plan.pp_calls_mb), (ep_c, plan.ep_calls_mb), (cp_c, plan.cp_calls_mb)))))
@@ -226,6 +228,15 @@ def _tensor_times(calls: dict, async_calls: dict, per_call: dict) -> dict:
     return {"tensor": seconds(calls), "tensor_sync": seconds(sync),
             "tensor_dgrad": seconds({"all_gather": async_calls["all_gather"]}),
             "tensor_wgrad": seconds({op: async_calls[op] for op in ("reduce_scatter", "all_reduce")})}
+
+
+def _tp_layers(model: TransformerModel, st: Strategies, fullest):
+    """The fullest stage's layers counted in tensor-parallel collectives: a MoE layer whose experts are folded
+    over the tensor-parallel GPUs (etp < tp) has its attention's and not its MLP's (each GPU routes its own
+    sequence-parallel share: no all-gather before the experts, no reduce-scatter after), half a layer's."""
+    if not model.is_moe:
+        return fullest
+    return fullest * (1.0 - 0.5 * model.moe_layers / model.layers * (st.etp < st.tp))
 
 
 def _tp_async_calls(st: Strategies, fullest) -> dict:
@@ -329,6 +340,8 @@ class TransformerPlan:
     rerun: np.ndarray  # the share of the fullest stage's layers whose forward reruns (1 without full recomputation)
     stage_params: np.ndarray  # parameters on the first stage's GPU
     grad_group: np.ndarray  # the ranks the gradients are reduced over
+    expert_params: np.ndarray  # of stage_params, the routed experts' (their own group's)
+    expert_group: np.ndarray  # the ranks the experts' gradients are reduced over (expert data parallelism)
     model: TransformerModel
     training: TrainingSettings
     _checked: dict = field(default_factory=dict, compare=False, repr=False)
@@ -390,6 +403,14 @@ def transformer_plan(model: TransformerModel, gpu: Gpu, batch: int, st: Strategi
     return _transformer_plan(model, gpu, batch, st, compute, training, precision or precision_for(gpu), fitting)
 
 
+@dataclass(frozen=True)
+class ModelStates:
+    """Parameters of a GPU whose gradients and optimizer state live on a group of their own, and that group's size."""
+
+    params: np.ndarray
+    group: np.ndarray
+
+
 def _memory_first(model, gpu, all_st, compute, training, fitting: bool) -> tuple:
     """The memory of every strategy of `all_st`, found first, once per run of strategies alike but for their
     rank order (`Strategies.order_runs`): (the distinct layer configurations; (the least memory any strategy
@@ -406,17 +427,22 @@ def _memory_first(model, gpu, all_st, compute, training, fitting: bool) -> tuple
     rerun = np.where(st.recompute == 2, st.recompute_layers / fullest, 1.0)
     # the parameters depend on (tp, pp, ep, etp) alone: each distinct one found once
     shards, sharded = distinct_whole_columns((st.tp, st.pp, st.ep, st.etp))
-    stage_params = parameters_per_gpu(model, st.tp[shards], st.pp[shards], st.ep[shards], st.etp[shards])[sharded]
+    shard = (st.tp[shards], st.pp[shards], st.ep[shards], st.etp[shards])
+    stage_params = parameters_per_gpu(model, *shard)[sharded]
     grad_group = (st.dp * st.cp).astype(float)  # the gradients are reduced (and the optimizer sharded) over
-    # data × context parallelism
+    # data × context parallelism; the routed experts' over the expert data-parallel group, the GPUs of a stage
+    # holding the same experts (Megatron-Core's expert grid: tp·cp·dp / (ep·etp) of them)
+    experts = ModelStates(expert_parameters_per_gpu(model, *shard)[sharded],
+                          (st.tp * st.cp * st.dp / (st.ep * st.etp)).astype(float))
     # a layer's figures depend on (microbatch, tp, sp, recompute, ep, cp, etp) alone: each distinct one found once
     first, inverse = distinct_layers(st.microbatch, st.tp, st.sp, st.recompute, st.ep, st.cp, st.etp)
     configs = st.take(first)
     memory = _plan_memory(model, gpu, st, configs, inverse, compute, training, rerun, n_first, stage_params,
-                          grad_group)
+                          grad_group, experts)
     limit = gpu.hbm_bytes * training.usable_memory
     least = float(np.min(memory, initial=math.inf))
-    arrays = (n_first, n_interior, n_last, fullest, rerun, stage_params, grad_group, memory, inverse)
+    arrays = (n_first, n_interior, n_last, fullest, rerun, stage_params, grad_group, experts.params, experts.group,
+              memory, inverse)
     if not fitting:
         return configs, (least, limit), np.arange(len(all_st)), run_of, (st, *arrays)
     fits = memory <= limit
@@ -430,7 +456,8 @@ def _memory_first(model, gpu, all_st, compute, training, fitting: bool) -> tuple
 @last_results(32)  # the fabric-free plan once per strategy set: a sweep prices one plan on every point's fabric
 def _transformer_plan(model, gpu, batch, all_st, compute, training, precision, fitting) -> TransformerPlan:
     configs, (least, limit), index, run, planned = _memory_first(model, gpu, all_st, compute, training, fitting)
-    st, n_first, n_interior, n_last, fullest, rerun, stage_params, grad_group, memory, inverse = planned
+    st, n_first, n_interior, n_last, fullest, rerun, stage_params, grad_group, expert_params, expert_group, memory, \
+        inverse = planned
     d, t, p, c, b, v = (x.astype(float) for x in (st.dp, st.tp, st.pp, st.cp, st.microbatch, st.interleave))
     m = batch / (d * b)
     common = dict(microbatch=configs.microbatch, tp=configs.tp, sequence_parallel=configs.sp,
@@ -470,7 +497,8 @@ def _transformer_plan(model, gpu, batch, all_st, compute, training, precision, f
     # context parallelism: each layer all-gathers the sequence's keys and values in the forward, again in the
     # backward, and reduce-scatters their gradients (workloads-3.md §6)
     cp_calls_mb = np.where(c > 1, 3.0 * fullest, 0.0)
-    updated = np.where(st.zero >= 1, stage_params / grad_group, stage_params)
+    updated = np.where(st.zero >= 1, (stage_params - expert_params) / grad_group + expert_params / expert_group,
+                       stage_params)
     optimizer = optimizer_step_s(updated, gpu, compute)
 
     # the windows the first stage's gradient reduction and parameter gather hide under: one microbatch's backward
@@ -487,7 +515,8 @@ def _transformer_plan(model, gpu, batch, all_st, compute, training, precision, f
         pp_calls_mb=pp_calls_mb, ep_calls_mb=ep_calls_mb, cp_calls_mb=cp_calls_mb, optimizer_s=optimizer,
         memory_bytes=memory,
         hardware_flops=(flops + 3.0 * head_flops) * m * d * t * c,  # per shard × shards × microbatches × pipelines
-        rerun=rerun, stage_params=stage_params, grad_group=grad_group)
+        rerun=rerun, stage_params=stage_params, grad_group=grad_group, expert_params=expert_params,
+        expert_group=expert_group)
     return TransformerPlan(
         strategies=all_st.take(index), index=index, least_memory_bytes=least, memory_limit_bytes=limit,
         **{name: value[run] for name, value in per_run.items()},  # each planned strategy's run's
@@ -512,7 +541,7 @@ def _plan_collectives(plan: TransformerPlan) -> dict:
     t, c, b = (x.astype(float) for x in (st.tp, st.cp, st.microbatch))
     strides = st.strides()
     act = training.activation_bytes
-    tp_calls = _tp_calls(st, rerun, fullest)
+    tp_calls = _tp_calls(st, rerun, _tp_layers(model, st, fullest))
     tp_msg = tensor_parallel_message_bytes(model, st.microbatch, act) / c
     pp_msg = pipeline_message_bytes(model, st.microbatch, st.tp, act) / c
     tokens = b * model.tokens / c
@@ -521,8 +550,14 @@ def _plan_collectives(plan: TransformerPlan) -> dict:
                                                        combine_bytes=training.ep_combine_bytes or act, ep=st.ep) / 2.0 \
         if model.is_moe else np.zeros_like(t)
     cp_msg = 2.0 * b * model.tokens * kv_width(model) / t * act
-    grads = stage_params * training.grad_reduce_bytes
-    gather = stage_params * training.param_gather_bytes
+    # the experts' gradients reduce over their own group, priced on the data-parallel one by its bytes per GPU:
+    # (e − 1)/e of them against (g − 1)/g (none with one replica of each expert)
+    g, e = plan.grad_group, plan.expert_group
+    with np.errstate(divide="ignore", invalid="ignore"):
+        share = np.where(g > 1, (1.0 - 1.0 / e) / (1.0 - 1.0 / g), 0.0)
+    reduced = stage_params - plan.expert_params * (1.0 - share)
+    grads = reduced * training.grad_reduce_bytes
+    gather = reduced * training.param_gather_bytes
     bucket = np.minimum(np.maximum(training.bucket_parameters, training.bucket_parameters_per_replica * grad_group),
                         stage_params)
     tp_cs = [Collective(op, tp_msg, st.tp, strides["tp"], calls=m * tp_calls[op], name=f"tp-{op}") for op in tp_calls]
@@ -539,7 +574,8 @@ def _plan_collectives(plan: TransformerPlan) -> dict:
             "bucket_bytes": bucket * training.grad_reduce_bytes}
 
 
-def _plan_memory(model, gpu, st, configs, inverse, compute, training, rerun, n_first, stage_params, grad_group):
+def _plan_memory(model, gpu, st, configs, inverse, compute, training, rerun, n_first, stage_params, grad_group,
+                 experts: ModelStates):
     """Bytes on the first stage's GPU: its stored activations (the recomputed share of the layers keeping only
     their inputs, one layer's working set while it reruns), the embedding's, and the model states. A layer's
     activations are found for each distinct layer configuration (`configs`; `inverse`, each strategy's)."""
@@ -562,7 +598,10 @@ def _plan_memory(model, gpu, st, configs, inverse, compute, training, rerun, n_f
     activations = (first_stage_activation_bytes(stored, n_first * p, st.pp, st.interleave) + working
                    + embedding_activation_bytes(model.tokens / c, st.microbatch, model.hidden, model.vocab, tp=st.tp,
                                                 pp=st.pp))
-    return model_state_bytes(stage_params, grad_group, st.zero, grad_bytes=training.grad_reduce_bytes) + activations
+    grad_bytes = training.grad_reduce_bytes
+    states = (model_state_bytes(stage_params - experts.params, grad_group, st.zero, grad_bytes=grad_bytes)
+              + model_state_bytes(experts.params, experts.group, st.zero, grad_bytes=grad_bytes))
+    return states + activations
 
 
 # --- the transformer workload kind (workloads.kinds) ---------------------------------------------------------------

@@ -236,7 +236,34 @@ def parameters_per_gpu(model: TransformerModel, tp=1, pp=1, ep=1, etp=None):
     per rank) and learned positions, on the last the output matrix (its own when untied, a copy of the tied one)
     and the final norm. With p = 1 one GPU holds all of it. Broadcasts over arrays of tp, pp, ep, etp (the
     GPUs a routed expert is split over; default: tp)."""
-    t, p, e = (np.asarray(x, dtype=float) for x in (tp, pp, ep))
+    totals, _, whole = _stages(model, tp, pp, ep, etp)
+    return np.where(np.asarray(pp, dtype=float) > 1, np.max(totals, axis=0), whole)
+
+
+def expert_parameters_per_gpu(model: TransformerModel, tp=1, pp=1, ep=1, etp=None):
+    """The routed experts' share of `parameters_per_gpu`: the expert matrices of the MoE layers on the same GPU
+    (the stage's layers in proportion; 0 for a dense model). Megatron-Core keeps their gradients and optimizer
+    state on the expert data-parallel group, not the data-parallel one (`training._memory_first`)."""
+    t, e = (np.asarray(x, dtype=float) for x in (tp, ep))
+    et = t if etp is None else np.asarray(etp, dtype=float)
+    totals, counts, _ = _stages(model, tp, pp, ep, etp)
+    if not model.is_moe:
+        return np.zeros(totals.shape[1:])
+    routed = 0.0
+    for w in layer_weights(model, moe=True):
+        if w.routed:
+            n = w.n / et if w.split == "column" else w.n
+            k = w.k / et if w.split == "row" else w.k
+            routed = routed + w.copies / e * (n * k + (n if w.bias else 0.0))
+    layers = np.where(np.asarray(pp, dtype=float) > 1,
+                      np.take_along_axis(counts, np.argmax(totals, axis=0)[None], axis=0)[0], float(model.layers))
+    return layers * routed * model.moe_layers / model.layers
+
+
+def _stages(model: TransformerModel, tp, pp, ep, etp):
+    """(the parameters per GPU of the first, an interior and the last pipeline stage, stacked; their layers,
+    stacked alike; the whole model's on one GPU)."""
+    t, e = (np.asarray(x, dtype=float) for x in (tp, ep))
     cross = model.encoder_layers > 0
     layers = (model.dense_mlp_layers * layer_parameters_per_gpu(model, t, e, cross_attention=cross)
               + model.moe_layers * (layer_parameters_per_gpu(model, t, e, moe=True, cross_attention=cross, etp=etp)
@@ -247,9 +274,10 @@ def parameters_per_gpu(model: TransformerModel, tp=1, pp=1, ep=1, etp=None):
     last = table + _norm(model, model.hidden) * (2 if model.encoder_layers else 1)
     both = first + last - (table if model.embeddings == "tied" else 0.0)
     per_layer = layers / model.layers
-    n_first, n_interior, n_last = stage_layers(model.layers, np.asarray(pp, dtype=np.int64))
-    split = np.maximum(np.maximum(n_first * per_layer + first, n_interior * per_layer), n_last * per_layer + last)
-    return np.where(p > 1, split, layers + both)
+    n_first, n_interior, n_last = (x.astype(float) for x in stage_layers(model.layers, np.asarray(pp, dtype=np.int64)))
+    totals = np.stack(np.broadcast_arrays(n_first * per_layer + first, n_interior * per_layer, n_last * per_layer + last))
+    counts = np.stack(np.broadcast_arrays(n_first, n_interior, n_last))
+    return totals, counts, layers + both
 
 
 def kv_width(model: TransformerModel) -> float:

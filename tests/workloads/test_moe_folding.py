@@ -32,7 +32,7 @@ def test_an_expert_group_wider_than_dp_runs_only_folded_over_the_tensor_parallel
     assert code == 0, err
     row = json.loads(out)["rows"][0]
     assert row["strategy"]["etp"] == 1 and row["strategy"]["ep"] == 32 and row["strategy"]["dp"] == 16
-    refused(capsys, *ARGS, "--strategy", f"stack=nemo-moe,{NEMO},etp=2", fragment="ep must divide dp")
+    refused(capsys, *ARGS, "--strategy", f"stack=nemo-moe,{NEMO},etp=2", fragment="ep·etp must divide the tp·cp·dp GPUs")
     refused(capsys, *ARGS, "--strategy", f"stack=nemo-2023,{NEMO},etp=1", fragment="cannot fold its experts")
 
 
@@ -85,3 +85,34 @@ def test_a_moe_layer_stores_its_routed_copies_in_the_memory_a_strategy_needs():
     memory = [evaluate_model(dataclasses.replace(mixtral, top_k=k), design, "d", 256, fixed).best.memory_bytes
               for k in (1, 2)]
     assert memory[1] > memory[0] * 1.05
+
+
+def test_a_folded_moe_layer_stores_its_own_share_of_the_dispatched_copies():
+    """Folded (etp = 1 < tp), each GPU dispatches its sequence-parallel share of the tokens: the stored copies
+    shrink by etp/tp; the expert activations (top_k slots of width ffn/etp over tp times fewer tokens) do not."""
+    from workloads.memory import model_activation_bytes_per_layer
+
+    model = zoo()["mixtral-8x7b"]
+    kw = dict(tp=4, sequence_parallel=True, flash_attention=True, moe=True)
+    split = float(model_activation_bytes_per_layer(model, 1, etp=4, **kw))
+    whole = float(model_activation_bytes_per_layer(model, 1, etp=1, **kw))
+    copies = model.top_k * model.capacity_factor * model.tokens * 2.0 * model.hidden
+    assert split - whole == pytest.approx(copies * (1 - 1 / 4), rel=1e-12)
+
+
+def test_the_experts_optimizer_state_is_sharded_over_the_gpus_holding_the_same_experts():
+    """Megatron-Core shards an expert's optimizer state over the expert data-parallel group, tp·cp·dp/(ep·etp)
+    GPUs, not over dp: at dp = 16, ep = 8 halves a GPU's experts against ep = 4 but shards their state over 2
+    replicas, not 4, so the optimizer state of the experts is the same and only their weights and gradients
+    shrink (sharded over dp, the state would shrink too)."""
+    from workloads.transformer import expert_parameters_per_gpu
+
+    design = load_design("dgx-h100", ["fabric.gpus=64"])
+    mixtral = zoo()["mixtral-8x7b"]
+    base = {"tp": 1, "pp": 4, "microbatch": 1, "recompute": 0, "zero": 1, "interleave": 1}
+    wide = evaluate_model(mixtral, design, "d", 256, {**base, "ep": 8}).best.memory_bytes  # dp 16: 2 replicas
+    narrow = evaluate_model(mixtral, design, "d", 256, {**base, "ep": 4}).best.memory_bytes  # 4 replicas
+    experts = {e: float(expert_parameters_per_gpu(mixtral, 1, 4, e)) for e in (4, 8)}
+    # 12 B of optimizer state per expert parameter over 16/ep replicas (the rest of the state is alike)
+    expected = 12.0 * (experts[8] / 2 - experts[4] / 4) + 6.0 * (experts[8] - experts[4])
+    assert wide - narrow == pytest.approx(expected, rel=1e-9)
