@@ -322,7 +322,8 @@ def _layer_parts(model: TransformerModel, hw: _Hardware, settings: ComputeSettin
         att_backward_flops, att_recompute = att_backward_flops + bw_flops, att_recompute + rerun
 
     elem_f, elem_b = _elementwise(model, hw, kind, tokens, tokens_sp, t, cross, dropout, biased_outputs, unfused,
-                                  settings.layer_kernels == "eager", settings.norm_kernel == "eager", routed, etp)
+                                  settings.layer_kernels == "eager", settings.norm_kernel == "eager", routed, etp, ep,
+                                  settings.moe_dispatch == "sorted")
     grad_acc = hw.stream(10.0 * params) if settings.grad_accumulation == "separate" else np.zeros_like(b)
 
     forward_s = gemm_f + att_f + elem_f
@@ -410,10 +411,11 @@ def _ops(el: float, eager: bool, eager_norm: bool) -> dict[str, _Op]:
 
 
 def _elementwise(model: TransformerModel, hw: _Hardware, kind, tokens, tokens_sp, t, cross, dropout,
-                 biased_outputs, unfused_attention, eager, eager_norm, routed_tokens, etp):
+                 biased_outputs, unfused_attention, eager, eager_norm, routed_tokens, etp, ep, sorted_dispatch):
     """Forward and backward seconds of the memory-bound kernels of one layer (bytes per element in
     comments; e = 2 bytes per 16-bit activation, masks 1 byte); `eager`, `eager_norm`: op by op (`_ops`);
-    `routed_tokens`, `etp`: the tokens a GPU routes to the experts and the GPUs an expert is split over."""
+    `routed_tokens`, `etp`, `ep`: the tokens a GPU routes to the experts, the GPUs an expert is split over and
+    those sharing the experts; `sorted_dispatch`: ComputeSettings.moe_dispatch is 'sorted'."""
     el, h = hw.element_bytes, float(model.hidden)
     mask = 1.0 if dropout else 0.0
     norms = 3 if cross else 2
@@ -438,10 +440,12 @@ def _elementwise(model: TransformerModel, hw: _Hardware, kind, tokens, tokens_sp
         slots = routed_tokens * model.top_k * model.capacity_factor
         activations = slots * model.expert_ffn / etp + tokens * model.shared_experts * model.expert_ffn / t
         # dispatch and combine permutations of the token copies (gather the k copies, then scatter them back
-        # with the weighted sum): each reads and writes every copy
+        # with the weighted sum), and with several experts on a GPU the sort by local expert and its undoing
+        # (ComputeSettings.moe_dispatch): each pass reads and writes every copy
         permuted = 2.0 * el * slots * h
-        fwd.append(hw.stream(permuted, 2))
-        bwd.append(hw.stream(permuted, 2))
+        passes = np.where(sorted_dispatch & (model.experts / ep > 1), 4, 2)
+        fwd.append(hw.stream(permuted, passes))
+        bwd.append(hw.stream(permuted, passes))
     else:
         activations = tokens * model.ffn / t
     run(activation, activations)

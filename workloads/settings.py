@@ -53,6 +53,15 @@ class ComputeSettings:
     norm_kernel: str = param("fused", "choice", "RMSNorm: 'fused' (one kernel each way: Apex, Transformer Engine, "
                              "torchtitan's fused_rmsnorm) or 'eager' (torchtitan's RMSNorm module op by op in fp32; "
                              "workloads.compute._ops)", "—", choices=("fused", "eager"))
+    moe_dispatch: str = param("sorted", "choice", "how a MoE layer's dispatcher lays out the token copies: "
+                              "'sorted' (Megatron-Core's all-to-all dispatcher: the copies permuted by expert before "
+                              "the all-to-all, then, with more than one expert on a GPU, sorted again by local "
+                              "expert after it, and both undone on the way back: 4 passes over the copies each way) "
+                              "or 'direct' (received already grouped by expert: permute and unpermute only, 2 "
+                              "passes)", "NVIDIA/Megatron-LM megatron/core/transformer/moe/token_dispatcher.py, "
+                              "MoEAlltoAllTokenDispatcher: 'Permutation 2: Sort tokens by local expert' and "
+                              "'Unpermutation 2' when num_local_experts > 1 [verbatim]",
+                              choices=("sorted", "direct"))
     gemm_precision: str = param("16-bit", "choice", "the precision of a run's GEMMs when the strategy names none: "
                                 "'16-bit' (the GPU's bf16, or fp16 without it) or 'fp8' (FP8 where the GPU has FP8 "
                                 "tensor cores, 16-bit elsewhere)", "—", choices=("16-bit", "fp8"))

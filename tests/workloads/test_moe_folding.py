@@ -116,3 +116,23 @@ def test_the_experts_optimizer_state_is_sharded_over_the_gpus_holding_the_same_e
     # 12 B of optimizer state per expert parameter over 16/ep replicas (the rest of the state is alike)
     expected = 12.0 * (experts[8] / 2 - experts[4] / 4) + 6.0 * (experts[8] - experts[4])
     assert wide - narrow == pytest.approx(expected, rel=1e-9)
+
+
+def test_the_dispatcher_sorts_the_copies_by_local_expert_where_a_gpu_holds_several():
+    """Megatron-Core's all-to-all dispatcher passes over the dispatched copies twice more each way (the sort by
+    local expert and its undoing) where a GPU holds several experts: a MoE layer's memory-bound time grows by two
+    passes over the copies under 'sorted', and not with one expert a GPU."""
+    from workloads.settings import DEFAULT_SETTINGS
+
+    model = zoo()["mixtral-8x7b"]
+    gpu = shipped_gpus()["h100_sxm5"]
+    direct = dataclasses.replace(DEFAULT_SETTINGS, moe_dispatch="direct")
+
+    def elementwise(ep, settings):
+        lt = layer_times(model, gpu, microbatch=1, tp=1, ep=ep, kind="moe", settings=settings)
+        return float(lt.elementwise_forward_s), float(lt.elementwise_backward_s)
+
+    sorted_f, sorted_b = elementwise(2, DEFAULT_SETTINGS)
+    direct_f, direct_b = elementwise(2, direct)
+    assert sorted_f > direct_f and sorted_b - direct_b == pytest.approx(sorted_f - direct_f, rel=1e-12)
+    assert elementwise(8, DEFAULT_SETTINGS) == elementwise(8, direct)  # one expert a GPU: nothing to sort
