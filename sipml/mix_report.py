@@ -96,7 +96,8 @@ def _short(strategy) -> str:
     if not strategy:
         return "—"
     return ",".join(f"{k}={v}" for k, v in strategy.items()
-                    if k in ("dp", "tp", "pp", "microbatch") or (k in ("cp", "ep") and v != 1))
+                    if k in ("dp", "tp", "pp", "microbatch") or (k in ("cp", "ep") and v != 1)
+                    or (k == "etp" and v != strategy.get("tp")))
 
 
 def mix_report(mix, rows: list[dict], figure: tuple | None = None) -> Report:

@@ -319,7 +319,8 @@ def _architecture(gpu_name: str) -> str | None:
 
 def _strategy_text(strategy: dict) -> str:
     """The strategy as `--strategy` takes it (`sp=true`, never Python's `True`), its defaults left out."""
-    skip = {"ep": 1, "cp": 1, "interleave": 1, "zero": 0, "sp": False, "order": "tp-dp-pp"}
+    skip = {"ep": 1, "cp": 1, "interleave": 1, "zero": 0, "sp": False, "order": "tp-dp-pp",
+            "etp": strategy.get("tp")}  # experts split as the dense layers: Megatron-Core's default
     return " ".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in strategy.items()
                     if skip.get(k, object()) != v)
 
