@@ -136,3 +136,8 @@ def test_the_dispatcher_sorts_the_copies_by_local_expert_where_a_gpu_holds_sever
     direct_f, direct_b = elementwise(2, direct)
     assert sorted_f > direct_f and sorted_b - direct_b == pytest.approx(sorted_f - direct_f, rel=1e-12)
     assert elementwise(8, DEFAULT_SETTINGS) == elementwise(8, direct)  # one expert a GPU: nothing to sort
+
+
+def test_a_dense_model_takes_no_etp(capsys):
+    """A model without experts has nothing for etp to split: fixing it is refused, not turned into tp = etp."""
+    refused(capsys, "speedup", "dgx-h100", "-m", "gpt3-175b", "--strategy", "etp=1", fragment="has none")
