@@ -190,6 +190,11 @@ def transformer_strategies(model: TransformerModel, gpus: int, batch: int, fixed
 
         stack = get_stack(DEFAULT_STACK)
     fixed = {k: v for k, v in (fixed or {}).items() if k not in SEARCH_KEYS}
+    if "etp" in fixed and not model.is_moe:  # a strategy row of a dense model says etp = tp: nothing to fix
+        if fixed["etp"] != fixed.get("tp"):
+            raise InputError(f"--strategy etp={fixed['etp']}: etp splits experts over GPUs and {model_label(model)} "
+                             "has none (leave etp out, or give it with tp at the same value)")
+        del fixed["etp"]
     for key, value in fixed.items():
         why = stack.refusal(key, RECOMPUTE[value] if key == "recompute" else value)
         if why:
@@ -320,9 +325,7 @@ def _rules(model: TransformerModel, gpus: int, batch: int, fixed: dict, stack) -
         (("zero",), lambda c: (c["zero"] == 0) | (c["dp"] > 1) | (gpus == 1), "ZeRO needs dp > 1"),
         ((), lambda c: (c["zero"] <= 1) | (c["pp"] == 1), "ZeRO-2/3 does not combine with pipeline parallelism"),
         (("ep",), lambda c: (c["ep"] == 1) | model.is_moe, f"ep shares experts out: {model.name} has none (ep = 1)"),
-        (("etp",), lambda c: (c["etp"] == 0) | model.is_moe,
-         f"etp splits experts over GPUs: {model.name} has none (leave etp out)"),
-        ((), lambda c: (c["etp"] == 0) | ((c["tp"] % np.maximum(c["etp"], 1) == 0) & ((c["etp"] < c["tp"]) | fixed_etp)
+        (("etp",), lambda c: (c["etp"] == 0) | ((c["tp"] % np.maximum(c["etp"], 1) == 0) & ((c["etp"] < c["tp"]) | fixed_etp)
                                                 & ((c["etp"] == c["tp"]) | can_fold)),
          "etp must divide tp" + ("" if can_fold else f" and equal it ({model.name} under stack {stack.name!r} "
                                                      "cannot fold its experts over the tensor-parallel GPUs)")),

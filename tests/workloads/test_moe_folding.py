@@ -138,6 +138,9 @@ def test_the_dispatcher_sorts_the_copies_by_local_expert_where_a_gpu_holds_sever
     assert elementwise(8, DEFAULT_SETTINGS) == elementwise(8, direct)  # one expert a GPU: nothing to sort
 
 
-def test_a_dense_model_takes_no_etp(capsys):
-    """A model without experts has nothing for etp to split: fixing it is refused, not turned into tp = etp."""
+def test_a_dense_model_takes_no_etp_but_its_own_rows(capsys):
+    """A model without experts has nothing for etp to split: fixing it is refused, not turned into tp = etp; a
+    speedup row of it (etp = tp, as its JSON strategy says) is taken back as it is."""
     refused(capsys, "speedup", "dgx-h100", "-m", "gpt3-175b", "--strategy", "etp=1", fragment="has none")
+    code, out, err = run(capsys, "speedup", "dgx-h100", "-m", "gpt3-175b", "--strategy", "tp=8,etp=8", "-f", "json")
+    assert code == 0 and json.loads(out)["rows"][0]["strategy"]["tp"] == 8, err
