@@ -275,7 +275,7 @@ def _derived(layers: int, gpus: int) -> dict:
     def stages(c):
         first, interior, last = stage_layers(layers, c["pp"])
         return {"dp": gpus // np.maximum(c["tp"] * c["pp"] * c["cp"], 1),
-                "per_chunk": np.maximum(np.maximum(first, interior), last)}
+                "per_chunk": np.maximum(np.maximum(first, interior), last), "first": first, "last": last}
 
     def recomputed(c):  # the layers a stage recomputes (quarters of the fullest, or a fixed count: negative)
         quarters = c["recompute_layers"]
@@ -298,6 +298,13 @@ def _rules(model: TransformerModel, gpus: int, batch: int, fixed: dict, stack) -
         return c["recomputed"] > -(-(c["recompute_layers"] - 1) * c["per_chunk"] // 4)
 
     micro = (lambda c: np.maximum(c["dp"] * c["microbatch"], 1))
+
+    def chunks_even(c):  # every stage's layers split into v whole chunks (Megatron-Core refuses uneven stages whose
+        # layer counts v does not divide: transformer_config.py), an end stage one short where the embedding or the
+        # loss counts as a layer (account_for_embedding/loss_in_pipeline_split: Llama 3.1 405B's 126 + 2 on 8 × 16)
+        v, full = c["interleave"], c["per_chunk"]
+        return (full % v == 0) & ((c["first"] % v == 0) | (c["first"] + 1 == full)) & (
+            (c["last"] % v == 0) | (c["last"] + 1 == full))
     can_fold, fixed_etp = _can_fold(model, stack), "etp" in fixed
     folded = (lambda c: (c["etp"] > 0) & (c["etp"] < c["tp"]))  # the expert group folded over tensor parallelism
     rules = [  # (keys the rule needs beyond the earlier rules', the rule, what it says when it leaves nothing)
@@ -312,9 +319,10 @@ def _rules(model: TransformerModel, gpus: int, batch: int, fixed: dict, stack) -
          f"dp·microbatch must divide the batch of {batch}" + ("" if sup.tensor_parallel or sup.pipeline_parallel else
                                                              f" (stack {stack.name!r} runs data parallelism alone: "
                                                              f"dp = the {gpus:,} GPUs; give --batch or --gpus)")),
-        (("interleave",), lambda c: (c["interleave"] == 1) | ((c["pp"] > 1) & (c["per_chunk"] % c["interleave"] == 0)
+        (("interleave",), lambda c: (c["interleave"] == 1) | ((c["pp"] > 1) & chunks_even(c)
                                                               & (batch // micro(c) % c["pp"] == 0)),
-         "interleaving needs pp > 1, v dividing the layers per stage and the microbatches a multiple of pp"),
+         "interleaving needs pp > 1, v dividing the layers of every stage (an end stage may hold one layer less, "
+         "its slot taken by the embedding or the loss) and the microbatches a multiple of pp"),
         (("sp",), lambda c: ~(c["sp"].astype(bool) & (c["tp"] == 1)), "sequence parallelism needs tp > 1"),
         (("recompute", "recompute_layers"),
          lambda c: (c["recompute_layers"] == 4) | ((c["recompute_layers"] < 0) & c["full"])

@@ -160,3 +160,18 @@ def test_a_collective_that_never_ends_makes_the_iteration_endless_without_a_warn
     d = load_design("sip-ocs", ["fabric.gpus=512", "sip_ocs.switches=1"])  # one circuit per GPU for the whole mix
     with pytest.raises(InfeasibleDesign, match="fits in .* memory runs on this fabric: each has a collective"):
         speedup.evaluate_model(load_model("gpt3-175b"), d, "sip-ocs", 1536, estimate=speedup.evaluate_fabric(d))
+
+
+def test_interleaving_splits_every_stage_into_whole_chunks():
+    """Megatron-Core refuses uneven stages whose layers the virtual stages do not divide (transformer_config.py),
+    but lets an end stage hold one layer less where the embedding or the loss takes a layer's slot: Llama 3.1
+    405B's 126 layers run 8 stages of 16 slots in 8 chunks each (NeMo's preset), where megatron-76.1b's 60 layers
+    on 8 stages (6, 8 … 8, 6) cannot run 8 chunks, only 2."""
+    from workloads.models import zoo
+
+    st = transformer_strategies(zoo()["llama3-405b"], 1024, 512, {"tp": 8, "pp": 8, "cp": 2, "interleave": 8})
+    assert len(st) > 0
+    m76 = zoo()["megatron-76.1b"]
+    with pytest.raises(InputError, match="v dividing the layers of every stage"):
+        transformer_strategies(m76, 1024, 1792, {"tp": 4, "pp": 8, "interleave": 8})
+    assert set(transformer_strategies(m76, 1024, 1792, {"tp": 4, "pp": 8}).interleave.tolist()) == {1, 2}
