@@ -260,9 +260,11 @@ def _tp_chunks(weight: Weight, chunks):
     before the row-parallel data-gradient GEMMs (output projection, MLP down), the reduce-scatter after the
     row-parallel forward GEMMs; the column-parallel data gradients and every weight gradient overlap in bulk, one
     GEMM. NVIDIA-NeMo/Megatron-Bridge src/megatron/bridge/training/comm_overlap.py: ring_exchange for qkv_fprop,
-    fc1_fprop, proj_dgrad, fc2_dgrad in every H100/B200 configuration, and for proj_fprop, fc2_fprop in the FP8
-    ones; the BF16 ones pipeline those two in 4 splits on the SMs a 8–32-SM communication kernel leaves [restated],
-    taken here as tp chunks too [assumed: 4 splits at TP 4; at TP 8 twice the splits on all the SMs]."""
+    fc1_fprop, proj_dgrad, fc2_dgrad in every configuration; proj_fprop and fc2_fprop by ring exchange in most,
+    in others (most BF16 H100 ones) pipelined in 4 splits on the SMs an 8–32-SM communication kernel leaves
+    [restated]; taken here as tp chunks throughout [assumed: 4 splits at TP 4; at TP 8 twice the splits on all the
+    SMs, at TP 2 half]. Every non-routed, non-replicated projection is split so (MLA's and cross-attention's too,
+    which no configuration lists)."""
     if weight.routed or weight.split == "replicated":
         return 1.0, 1.0
     return chunks, (chunks if weight.split == "row" else 1.0)
@@ -442,10 +444,12 @@ def _elementwise(model: TransformerModel, hw: _Hardware, kind, tokens, tokens_sp
         # dispatch and combine permutations of the token copies (gather the k copies, then scatter them back
         # with the weighted sum), and with several experts on a GPU the sort by local expert and its undoing
         # (ComputeSettings.moe_dispatch): each pass reads and writes every copy
-        permuted = 2.0 * el * slots * h
-        passes = np.where(sorted_dispatch & (model.experts / ep > 1), 4, 2)
-        fwd.append(hw.stream(permuted, passes))
-        bwd.append(hw.stream(permuted, passes))
+        # the permutation before the all-to-all and its undoing move the GPU's own (sequence-parallel) tokens'
+        # copies; the sort after it, the copies gathered over the etp GPUs
+        own = 2.0 * el * tokens_sp * model.top_k * model.capacity_factor * h
+        sort = np.where(sorted_dispatch & (model.experts / ep > 1), 2.0 * el * slots * h, 0.0)
+        for side in (fwd, bwd):
+            side.append(hw.stream(own, 2) + hw.stream(sort, 2))
     else:
         activations = tokens * model.ffn / t
     run(activation, activations)

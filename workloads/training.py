@@ -232,10 +232,11 @@ def _tensor_times(calls: dict, async_calls: dict, per_call: dict) -> dict:
 
 def _tp_layers(model: TransformerModel, st: Strategies, fullest):
     """The fullest stage's layers counted in tensor-parallel collectives: a MoE layer whose experts are folded
-    over the tensor-parallel GPUs (etp < tp) has its attention's and not its MLP's (each GPU routes its own
-    sequence-parallel share: no all-gather before the experts, no reduce-scatter after), half a layer's."""
-    if not model.is_moe:
-        return fullest
+    over the tensor-parallel GPUs (etp < tp) and that has no shared expert has its attention's and not its MLP's
+    (each GPU routes its own sequence-parallel share: no all-gather before the experts, no reduce-scatter after),
+    half a layer's."""
+    if not model.is_moe or model.shared_experts:  # a shared expert runs on the tensor-parallel group (Megatron-
+        return fullest                             # Core's SharedExpertMLP): the MLP's collectives stay
     return fullest * (1.0 - 0.5 * model.moe_layers / model.layers * (st.etp < st.tp))
 
 
@@ -264,11 +265,13 @@ def _iteration(plan: TransformerPlan, training: TrainingSettings, times: dict) -
     tensor, pp_t, ep_t, cp_t = times["tensor"], times["pipeline"], times["expert"], times["context"]
     ar_t, rs_t, ag_t = times["all_reduce"], times["reduce_scatter"], times["all_gather"]
     ar_b, rs_b, ag_b = times["all_reduce_bucket"], times["reduce_scatter_bucket"], times["all_gather_bucket"]
-    if training.tp_overlap == "gemm":
-        tensor = training.overlapped(tensor, plan.gemm_mb)
-    elif training.tp_overlap == "backward":  # each under its own column-parallel backward GEMMs
-        tensor = (times["tensor_sync"] + training.overlapped(times["tensor_dgrad"], plan.column_gemm_mb)
-                  + training.overlapped(times["tensor_wgrad"], plan.column_gemm_mb))
+    if training.tp_overlap in ("gemm", "backward"):  # Megatron's async column-parallel backward: each under its
+        # own backward GEMMs; the user-buffer overlap ('gemm') needs sequence parallelism (Megatron-LM refuses
+        # --tp-comm-overlap without it: megatron/training/arguments.py), the async backward otherwise
+        backward = (times["tensor_sync"] + training.overlapped(times["tensor_dgrad"], plan.column_gemm_mb)
+                    + training.overlapped(times["tensor_wgrad"], plan.column_gemm_mb))
+        tensor = (np.where(st.sp, training.overlapped(tensor, plan.gemm_mb), backward)
+                  if training.tp_overlap == "gemm" else backward)
     context = training.overlapped(_times_calls(plan.cp_calls_mb, cp_t), plan.attention_mb)
     pipeline = _times_calls(plan.pp_calls_mb, pp_t)
     interleaved = (training.p2p_overlap == "interleaved") & (st.interleave > 1)
@@ -550,12 +553,16 @@ def _plan_collectives(plan: TransformerPlan) -> dict:
                                                        combine_bytes=training.ep_combine_bytes or act, ep=st.ep) / 2.0 \
         if model.is_moe else np.zeros_like(t)
     cp_msg = 2.0 * b * model.tokens * kv_width(model) / t * act
-    # the experts' gradients reduce over their own group, priced on the data-parallel one by its bytes per GPU:
-    # (e − 1)/e of them against (g − 1)/g (none with one replica of each expert)
-    g, e = plan.grad_group, plan.expert_group
-    with np.errstate(divide="ignore", invalid="ignore"):
-        share = np.where(g > 1, (1.0 - 1.0 / e) / (1.0 - 1.0 / g), 0.0)
-    reduced = stage_params - plan.expert_params * (1.0 - share)
+    # the experts' gradients reduce over their own group (e GPUs, next to each other every ep·etp ranks in the
+    # expert grid), the others over the data-parallel one (g): both priced as one reduction over the larger group,
+    # the other group's parameters by their bytes per GPU, (x − 1)/x of them (none on a group of one)
+    g, e, experts = plan.grad_group, plan.expert_group, plan.expert_params
+    wider = e > g
+    on = (lambda x: 1.0 - 1.0 / x)  # the share of a reduction's bytes that leaves a GPU of a group of x
+    ratio = (lambda x, y: np.divide(on(x), on(y), out=np.zeros_like(x), where=y > 1))  # x's bytes over y's
+    reduced = np.where(wider, experts + (stage_params - experts) * ratio(g, e),
+                       (stage_params - experts) + experts * ratio(e, g))
+    grad_group = np.where(wider, e, g)
     grads = reduced * training.grad_reduce_bytes
     gather = reduced * training.param_gather_bytes
     bucket = np.minimum(np.maximum(training.bucket_parameters, training.bucket_parameters_per_replica * grad_group),
@@ -564,7 +571,8 @@ def _plan_collectives(plan: TransformerPlan) -> dict:
     pp_c = Collective("p2p", pp_msg, st.pp, strides["pp"], calls=m * plan.pp_calls_mb, name="pp")
     ep_c = Collective("all_to_all", ep_msg, st.ep, strides["ep"], calls=m * plan.ep_calls_mb, name="ep")
     cp_c = Collective("all_gather", cp_msg, st.cp, strides["cp"], calls=m * plan.cp_calls_mb, name="cp")
-    grad_stride = np.where(st.order == 1, strides["dp"], strides["cp"])  # tp-pp-dp keeps cp = 1
+    grad_stride = np.where(wider, st.ep * st.etp,  # tp-pp-dp keeps cp = 1
+                           np.where(st.order == 1, strides["dp"], strides["cp"]))
     ar_c = Collective("all_reduce", grads, grad_group, grad_stride, calls=(st.zero == 0) * 1.0, name="dp")
     rs_c = Collective("reduce_scatter", grads, grad_group, grad_stride,
                       calls=np.select([st.zero == 1, st.zero >= 2], [1.0, m], 0.0), name="dp-rs")

@@ -144,3 +144,26 @@ def test_a_dense_model_takes_no_etp_but_its_own_rows(capsys):
     refused(capsys, "speedup", "dgx-h100", "-m", "gpt3-175b", "--strategy", "etp=1", fragment="has none")
     code, out, err = run(capsys, "speedup", "dgx-h100", "-m", "gpt3-175b", "--strategy", "tp=8,etp=8", "-f", "json")
     assert code == 0 and json.loads(out)["rows"][0]["strategy"]["tp"] == 8, err
+
+
+def test_the_experts_reduce_their_gradients_even_without_data_parallelism():
+    """Folded over tp = 8 with ep = 4, each expert lives on 2 GPUs of a stage though dp = 1: their gradients
+    reduce over those 2 (the expert data-parallel group), which a dp of one does not make free."""
+    design = load_design("dgx-h100", ["fabric.gpus=32"])
+    mixtral = zoo()["mixtral-8x7b"]
+    fixed = {"tp": 8, "etp": 1, "ep": 4, "pp": 4, "sp": True, "microbatch": 1, "recompute": 0, "zero": 0,
+             "interleave": 1}
+    assert evaluate_model(mixtral, design, "d", 64, fixed).best.breakdown["data_parallel"] > 0
+
+
+def test_a_shared_expert_keeps_the_moe_layers_tensor_parallel_collectives():
+    """Megatron-Core's shared expert runs on the tensor-parallel group: a folded layer with one still gathers
+    and reduce-scatters around its MLP; without one it does not."""
+    from workloads.training import _tp_layers
+
+    st = transformer_strategies(zoo()["mixtral-8x7b"], 64, 256, {"tp": 2, "pp": 1, "ep": 8, "etp": 1, "sp": True},
+                                get_stack("megatron-core"))
+    fullest = np.full(len(st), 32.0)
+    assert np.all(_tp_layers(zoo()["mixtral-8x7b"], st, fullest) == 16.0)  # every layer MoE: half a layer each
+    shared = dataclasses.replace(zoo()["mixtral-8x7b"], shared_experts=1)
+    assert np.all(_tp_layers(shared, st, fullest) == 32.0)

@@ -72,3 +72,14 @@ def test_user_buffer_overlap_runs_its_gemms_in_tp_chunks():
     assert times(8, True, sp=False).gemm_forward_s == times(8, False, sp=False).gemm_forward_s  # needs SP
     whole, chunked = times(8, False), times(8, True)
     assert float(chunked.forward_flops) == float(whole.forward_flops)  # the same work, in smaller GEMMs
+
+
+def test_user_buffer_overlap_needs_sequence_parallelism():
+    """Megatron-LM refuses --tp-comm-overlap without sequence parallelism: under the nemo stack a strategy
+    without it is priced with the asynchronous backward (megatron-core's), not the user-buffer overlap."""
+    design = load_design("dgx-h100", ["fabric.gpus=128"])
+    model = load_model("gpt3-175b")
+    fixed = {"tp": 8, "pp": 8, "microbatch": 1, "interleave": 1, "zero": 1, "recompute": 2, "sp": False}
+    nemo = evaluate_model(model, design, "d", 128, fixed, stack=stacks.get_stack("nemo")).best.breakdown
+    core = evaluate_model(model, design, "d", 128, fixed, stack=stacks.get_stack("megatron-core")).best.breakdown
+    assert nemo["tensor_parallel"] == pytest.approx(core["tensor_parallel"], rel=1e-9) and nemo["tensor_parallel"] > 0
