@@ -231,13 +231,18 @@ def _tensor_times(calls: dict, async_calls: dict, per_call: dict) -> dict:
 
 
 def _tp_layers(model: TransformerModel, st: Strategies, fullest):
-    """The fullest stage's layers counted in tensor-parallel collectives: a MoE layer whose experts are folded
-    over the tensor-parallel GPUs (etp < tp) and that has no shared expert has its attention's and not its MLP's
-    (each GPU routes its own sequence-parallel share: no all-gather before the experts, no reduce-scatter after),
-    half a layer's."""
-    if not model.is_moe or model.shared_experts:  # a shared expert runs on the tensor-parallel group (Megatron-
-        return fullest                             # Core's SharedExpertMLP): the MLP's collectives stay
-    return fullest * (1.0 - 0.5 * model.moe_layers / model.layers * (st.etp < st.tp))
+    """The fullest stage's layers counted in tensor-parallel collectives of the layer's message: a MoE layer's MLP
+    half is its experts' (Megatron-Core's all-to-all dispatcher). Split over the tensor-parallel GPUs (etp = tp),
+    the experts' tokens are gathered over them after the all-to-all and scattered back before it: the dispatched
+    copies, top_k·capacity_factor times a dense MLP's message; folded (etp < tp), each GPU routes its own
+    sequence-parallel share: none. A shared expert gathers and scatters its input on the tensor-parallel group as a
+    dense MLP does (SharedExpertMLP)."""
+    if not model.is_moe:
+        return fullest
+    shared = 1.0 if model.shared_experts else 0.0
+    mlp = np.where(st.etp < st.tp, shared, model.top_k * model.capacity_factor + shared)
+    moe = model.moe_layers / model.layers
+    return fullest * ((1.0 - moe) + moe * 0.5 * (1.0 + mlp))
 
 
 def _tp_async_calls(st: Strategies, fullest) -> dict:

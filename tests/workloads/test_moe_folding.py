@@ -156,14 +156,19 @@ def test_the_experts_reduce_their_gradients_even_without_data_parallelism():
     assert evaluate_model(mixtral, design, "d", 64, fixed).best.breakdown["data_parallel"] > 0
 
 
-def test_a_shared_expert_keeps_the_moe_layers_tensor_parallel_collectives():
-    """Megatron-Core's shared expert runs on the tensor-parallel group: a folded layer with one still gathers
-    and reduce-scatters around its MLP; without one it does not."""
+def test_a_moe_layers_tensor_parallel_collectives_carry_its_experts_tokens():
+    """Megatron-Core's all-to-all dispatcher gathers the dispatched copies over the tensor-parallel GPUs where the
+    experts are split over them (top_k times a dense MLP's message for Mixtral's 2 experts a token), none where
+    they are folded; a shared expert gathers and scatters its input on the tensor-parallel group either way."""
     from workloads.training import _tp_layers
 
-    st = transformer_strategies(zoo()["mixtral-8x7b"], 64, 256, {"tp": 2, "pp": 1, "ep": 8, "etp": 1, "sp": True},
+    mixtral = zoo()["mixtral-8x7b"]
+    fullest = 32.0
+    for etp, layers in ((1, 16.0), (2, 48.0)):  # attention's half, plus none or the top_k = 2 copies' half
+        st = transformer_strategies(mixtral, 64, 256, {"tp": 2, "pp": 1, "ep": 8, "etp": etp, "sp": True},
+                                    get_stack("megatron-core"))
+        assert np.all(_tp_layers(mixtral, st, np.full(len(st), fullest)) == layers)
+    shared = dataclasses.replace(mixtral, shared_experts=1)
+    st = transformer_strategies(mixtral, 64, 256, {"tp": 2, "pp": 1, "ep": 8, "etp": 1, "sp": True},
                                 get_stack("megatron-core"))
-    fullest = np.full(len(st), 32.0)
-    assert np.all(_tp_layers(zoo()["mixtral-8x7b"], st, fullest) == 16.0)  # every layer MoE: half a layer each
-    shared = dataclasses.replace(zoo()["mixtral-8x7b"], shared_experts=1)
-    assert np.all(_tp_layers(shared, st, fullest) == 32.0)
+    assert np.all(_tp_layers(shared, st, np.full(len(st), fullest)) == 32.0)
