@@ -6,11 +6,9 @@ microbatch b (m = B/(dp·b) microbatches per pipeline); v interleaved model chun
 no / selective / full activation recomputation; ZeRO stage 0–3 (optimizer, gradient and parameter sharding over
 dp); expert parallelism ep (MoE: ep divides the experts) with each expert's matrices split over etp GPUs — etp =
 tp, Megatron-Core's default, or fewer (MoE parallel folding); either way ep·etp divides a stage's tp·cp·dp GPUs,
-the expert group next to each expert's etp GPUs; and the rank order —
-Megatron-LM's tp-cp-dp-pp
-(tensor fastest, pipeline stages farthest apart) or tp-cp-pp-dp (pipeline stages next to each other, the placement
-a ring or circuit fabric prefers for chatty groups; SiP-ML places model-parallel partitions within the optical
-reach). The software stack (workloads.stacks) and the GEMM precision are chosen for the whole search
+the expert group next to each expert's etp GPUs; and the rank order — Megatron-LM's tp-cp-dp-pp (tensor fastest,
+pipeline stages farthest apart) or tp-cp-pp-dp (pipeline stages next to each other, the placement a ring or circuit
+fabric prefers for chatty groups; SiP-ML places model-parallel partitions within the optical reach). The software stack (workloads.stacks) and the GEMM precision are chosen for the whole search
 (`stack=`, `precision=` in --strategy); the stack limits what is searched.
 
 Rules [Megatron-LM, N21 §2–3; workloads-3.md §6]: tp divides the heads (and key/value heads); pp divides the
@@ -333,7 +331,8 @@ def _rules(model: TransformerModel, gpus: int, batch: int, fixed: dict, stack) -
         (("zero",), lambda c: (c["zero"] == 0) | (c["dp"] > 1) | (gpus == 1), "ZeRO needs dp > 1"),
         ((), lambda c: (c["zero"] <= 1) | (c["pp"] == 1), "ZeRO-2/3 does not combine with pipeline parallelism"),
         (("ep",), lambda c: (c["ep"] == 1) | model.is_moe, f"ep shares experts out: {model.name} has none (ep = 1)"),
-        (("etp",), lambda c: (c["etp"] == 0) | ((c["tp"] % np.maximum(c["etp"], 1) == 0) & ((c["etp"] < c["tp"]) | fixed_etp)
+        (("etp",), lambda c: (c["etp"] == 0) | ((c["tp"] % np.maximum(c["etp"], 1) == 0)
+                                                & ((c["etp"] < c["tp"]) | fixed_etp)
                                                 & ((c["etp"] == c["tp"]) | can_fold)),
          "etp must divide tp" + ("" if can_fold else f" and equal it ({model.name} under stack {stack.name!r} "
                                                      "cannot fold its experts over the tensor-parallel GPUs)")),
