@@ -304,8 +304,8 @@ def _compute_model_notes(feasible: list[dict]) -> list[str]:
                      "NeMo 25.11, ResNet-50)")
     if any(r["precision"] == "fp8" for r in feasible):
         notes.append("fp8: MFU still divides by the 16-bit peak, so FP8 GEMMs can take it past 100 %; NVIDIA's FP8 "
-                     "runs of Llama 3 on H100 reach 73–75 % of it, and the model is faster than NVIDIA's 405B run at batch "
-                     "512 by about 6 % (sipml validate, groups NeMo 25.11 and 26.x)")
+                     "runs of Llama 3 on H100 reach 73–75 % of it, and the model is faster than NVIDIA's 405B run "
+                     "at batch 512 by about 6 % (sipml validate, groups NeMo 25.11 and 26.x)")
     return notes
 
 

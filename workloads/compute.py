@@ -216,9 +216,9 @@ def layer_times(model: TransformerModel, gpu: Gpu, *, microbatch, tp=1, sequence
     mixture of experts, `ep` GPUs sharing the experts, each expert's MLP split over `etp` GPUs: the
     tensor-parallel group (None), or fewer, the expert group folded over it, each GPU dispatching its
     sequence-parallel share of the tokens) or 'encoder'. `split_tp_gemms`: the tensor-parallel GEMMs that overlap
-    a collective run as tp GEMMs of M/tp rows each (`_tp_chunks`). With context parallelism over `cp` GPUs each holds s/cp of every sequence's tokens and
-    attends them to the whole sequence (load-balanced chunks, workloads-3.md §6). Arrays broadcast; the result
-    has their common shape."""
+    a collective run as tp GEMMs of M/tp rows each (`_tp_chunks`). With context parallelism over `cp` GPUs each
+    holds s/cp of every sequence's tokens and attends them to the whole sequence (load-balanced chunks,
+    workloads-3.md §6). Arrays broadcast; the result has their common shape."""
     if kind not in KINDS:
         raise InputError(f"kind = {kind!r}: expected one of {', '.join(KINDS)}")
     if kind == "moe" and not model.is_moe:
@@ -442,10 +442,10 @@ def _elementwise(model: TransformerModel, hw: _Hardware, kind, tokens, tokens_sp
         slots = routed_tokens * model.top_k * model.capacity_factor
         activations = slots * model.expert_ffn / etp + tokens * model.shared_experts * model.expert_ffn / t
         # dispatch and combine permutations of the token copies (gather the k copies, then scatter them back
-        # with the weighted sum), and with several experts on a GPU the sort by local expert and its undoing
-        # (ComputeSettings.moe_dispatch): each pass reads and writes every copy
-        # the permutation before the all-to-all and its undoing move the GPU's own (sequence-parallel) tokens'
-        # copies; the sort after it, the copies gathered over the etp GPUs
+        # with the weighted sum), each pass reading and writing every copy: the permutation before the all-to-all
+        # and its undoing move the GPU's own (sequence-parallel) tokens' copies; with several experts on a GPU the
+        # sort by local expert after it and its undoing (ComputeSettings.moe_dispatch), the copies gathered over
+        # the etp GPUs
         own = 2.0 * el * tokens_sp * model.top_k * model.capacity_factor * h
         sort = np.where(sorted_dispatch & (model.experts / ep > 1), 2.0 * el * slots * h, 0.0)
         for side in (fwd, bwd):

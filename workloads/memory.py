@@ -63,8 +63,8 @@ def model_activation_bytes_per_layer(model: TransformerModel, microbatch, *, tp=
     layer's MLP stores, per GPU, the dispatched token copies (2·h each) and the expert activations for
     top_k · capacity_factor slots per token [inferred] — with balanced routing the same whatever the expert
     parallelism; each GPU dispatches its sequence-parallel share of the tokens gathered over the `etp` GPUs an
-    expert is split over (default: tp, every token) — plus the shared experts as a dense MLP. Context parallelism over `cp` GPUs keeps s/cp of the
-    tokens on each (workloads-3.md §6), and with it 1/cp of everything stored."""
+    expert is split over (default: tp, every token) — plus the shared experts as a dense MLP. Context parallelism
+    over `cp` GPUs keeps s/cp of the tokens on each (workloads-3.md §6), and with it 1/cp of everything stored."""
     per_cp = 1.0 / np.asarray(cp, dtype=float)
     hd = model.qk_head_dim
     kv_width = model.kv * hd if model.attention == "mha" else model.heads * hd

@@ -8,8 +8,9 @@ dp); expert parallelism ep (MoE: ep divides the experts) with each expert's matr
 tp, Megatron-Core's default, or fewer (MoE parallel folding); either way ep·etp divides a stage's tp·cp·dp GPUs,
 the expert group next to each expert's etp GPUs; and the rank order — Megatron-LM's tp-cp-dp-pp (tensor fastest,
 pipeline stages farthest apart) or tp-cp-pp-dp (pipeline stages next to each other, the placement a ring or circuit
-fabric prefers for chatty groups; SiP-ML places model-parallel partitions within the optical reach). The software stack (workloads.stacks) and the GEMM precision are chosen for the whole search
-(`stack=`, `precision=` in --strategy); the stack limits what is searched.
+fabric prefers for chatty groups; SiP-ML places model-parallel partitions within the optical reach). The software
+stack (workloads.stacks) and the GEMM precision are chosen for the whole search (`stack=`, `precision=` in
+--strategy); the stack limits what is searched.
 
 Rules [Megatron-LM, N21 §2–3; workloads-3.md §6]: tp divides the heads (and key/value heads); pp divides the
 layers — or, where the stack has uneven stages, the interior stages hold ⌈L/p⌉ layers and the first and last share

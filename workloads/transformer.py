@@ -213,15 +213,18 @@ def training_flops_per_token(model: TransformerModel, seq_len: int | None = None
 
 # --- what one GPU holds and what tensor/pipeline parallelism moves ---------------------------------------------
 def layer_parameters_per_gpu(model: TransformerModel, tp=1, ep=1, moe: bool = False,
-                             cross_attention: bool = False, etp=None):
+                             cross_attention: bool = False, etp=None, routed_only: bool = False):
     """Parameters of one layer on one GPU: column/row-parallel matrices split t ways (their biases with them,
     except a row-parallel layer's, which every rank keeps), replicated ones and the norms whole, routed
-    experts shared out over `ep` GPUs (Megatron-LM's layout), each split over `etp` GPUs (default: tp).
-    Broadcasts over arrays of tp, ep and etp."""
+    experts shared out over `ep` GPUs (Megatron-LM's layout), each split over `etp` GPUs (default: tp);
+    `routed_only`: the routed experts' alone. Broadcasts over arrays of tp, ep and etp."""
     t, e = (np.asarray(x, dtype=float) for x in (tp, ep))
     et = t if etp is None else np.asarray(etp, dtype=float)
-    total = np.full(np.broadcast(t, e, et).shape, float(layer_norm_parameters(model, cross_attention)))
+    norms = 0.0 if routed_only else float(layer_norm_parameters(model, cross_attention))
+    total = np.full(np.broadcast(t, e, et).shape, norms)
     for w in layer_weights(model, moe, cross_attention):
+        if routed_only and not w.routed:
+            continue
         split = et if w.routed else t
         n = w.n / split if w.split == "column" else w.n
         k = w.k / split if w.split == "row" else w.k
@@ -244,17 +247,10 @@ def expert_parameters_per_gpu(model: TransformerModel, tp=1, pp=1, ep=1, etp=Non
     """The routed experts' share of `parameters_per_gpu`: the expert matrices of the MoE layers on the same GPU
     (the stage's layers in proportion; 0 for a dense model). Megatron-Core keeps their gradients and optimizer
     state on the expert data-parallel group, not the data-parallel one (`training._memory_first`)."""
-    t, e = (np.asarray(x, dtype=float) for x in (tp, ep))
-    et = t if etp is None else np.asarray(etp, dtype=float)
     totals, counts, _ = _stages(model, tp, pp, ep, etp)
     if not model.is_moe:
         return np.zeros(totals.shape[1:])
-    routed = 0.0
-    for w in layer_weights(model, moe=True):
-        if w.routed:
-            n = w.n / et if w.split == "column" else w.n
-            k = w.k / et if w.split == "row" else w.k
-            routed = routed + w.copies / e * (n * k + (n if w.bias else 0.0))
+    routed = layer_parameters_per_gpu(model, tp, ep, moe=True, etp=etp, routed_only=True)
     layers = np.where(np.asarray(pp, dtype=float) > 1,
                       np.take_along_axis(counts, np.argmax(totals, axis=0)[None], axis=0)[0], float(model.layers))
     return layers * routed * model.moe_layers / model.layers
@@ -274,8 +270,10 @@ def _stages(model: TransformerModel, tp, pp, ep, etp):
     last = table + _norm(model, model.hidden) * (2 if model.encoder_layers else 1)
     both = first + last - (table if model.embeddings == "tied" else 0.0)
     per_layer = layers / model.layers
-    n_first, n_interior, n_last = (x.astype(float) for x in stage_layers(model.layers, np.asarray(pp, dtype=np.int64)))
-    totals = np.stack(np.broadcast_arrays(n_first * per_layer + first, n_interior * per_layer, n_last * per_layer + last))
+    n_first, n_interior, n_last = (x.astype(float)
+                                   for x in stage_layers(model.layers, np.asarray(pp, dtype=np.int64)))
+    totals = np.stack(np.broadcast_arrays(n_first * per_layer + first, n_interior * per_layer,
+                                          n_last * per_layer + last))
     counts = np.stack(np.broadcast_arrays(n_first, n_interior, n_last))
     return totals, counts, layers + both
 

@@ -32,7 +32,8 @@ def test_an_expert_group_wider_than_dp_runs_only_folded_over_the_tensor_parallel
     assert code == 0, err
     row = json.loads(out)["rows"][0]
     assert row["strategy"]["etp"] == 1 and row["strategy"]["ep"] == 32 and row["strategy"]["dp"] == 16
-    refused(capsys, *ARGS, "--strategy", f"stack=nemo-moe,{NEMO},etp=2", fragment="ep·etp must divide the tp·cp·dp GPUs")
+    refused(capsys, *ARGS, "--strategy", f"stack=nemo-moe,{NEMO},etp=2",
+            fragment="ep·etp must divide the tp·cp·dp GPUs")
     refused(capsys, *ARGS, "--strategy", f"stack=nemo-2023,{NEMO},etp=1", fragment="cannot fold its experts")
 
 
@@ -172,3 +173,19 @@ def test_a_moe_layers_tensor_parallel_collectives_carry_its_experts_tokens():
     st = transformer_strategies(mixtral, 64, 256, {"tp": 2, "pp": 1, "ep": 8, "etp": 1, "sp": True},
                                 get_stack("megatron-core"))
     assert np.all(_tp_layers(shared, st, np.full(len(st), fullest)) == 32.0)
+
+
+def test_a_folded_layer_runs_the_same_expert_activations_as_a_split_one():
+    """Folded, a GPU routes tp/etp times fewer tokens to experts tp/etp times wider: the SwiGLU between the expert
+    GEMMs works on as many elements, so with nothing to sort (direct dispatch) the memory-bound kernels of the two
+    layers take the same time."""
+    from workloads.settings import DEFAULT_SETTINGS
+
+    model = zoo()["mixtral-8x7b"]
+    gpu = shipped_gpus()["h100_sxm5"]
+    direct = dataclasses.replace(DEFAULT_SETTINGS, moe_dispatch="direct")
+    kw = dict(microbatch=1, tp=2, sequence_parallel=True, kind="moe", settings=direct)
+    split = layer_times(model, gpu, ep=4, **kw)
+    folded = layer_times(model, gpu, ep=8, etp=1, **kw)
+    assert float(folded.elementwise_forward_s) == pytest.approx(float(split.elementwise_forward_s), rel=1e-12)
+    assert float(folded.elementwise_backward_s) == pytest.approx(float(split.elementwise_backward_s), rel=1e-12)
