@@ -247,9 +247,9 @@ def expert_parameters_per_gpu(model: TransformerModel, tp=1, pp=1, ep=1, etp=Non
     """The routed experts' share of `parameters_per_gpu`: the expert matrices of the MoE layers on the same GPU
     (the stage's layers in proportion; 0 for a dense model). Megatron-Core keeps their gradients and optimizer
     state on the expert data-parallel group, not the data-parallel one (`training._memory_first`)."""
-    totals, counts, _ = _stages(model, tp, pp, ep, etp)
     if not model.is_moe:
-        return np.zeros(totals.shape[1:])
+        return np.zeros(np.broadcast(*(np.asarray(x) for x in (tp, pp, ep, tp if etp is None else etp))).shape)
+    totals, counts, _ = _stages(model, tp, pp, ep, etp)
     routed = layer_parameters_per_gpu(model, tp, ep, moe=True, etp=etp, routed_only=True)
     layers = np.where(np.asarray(pp, dtype=float) > 1,
                       np.take_along_axis(counts, np.argmax(totals, axis=0)[None], axis=0)[0], float(model.layers))
