@@ -44,6 +44,7 @@ from core.errors import InputError
 from workloads.gemm import GemmConstants, ceiling_flops, gemm_time_s
 from workloads.gpus import Gpu
 from workloads.models import TransformerModel
+from workloads.moe import busiest_expert_load
 from workloads.flop_units import OPERAND_BYTES, activation_bytes, check_precision
 from workloads.settings import DEFAULT_SETTINGS, ComputeSettings
 from workloads.transformer import (Weight, layer_parameters_per_gpu, layer_weights, recompute_code,
@@ -235,13 +236,23 @@ def layer_times(model: TransformerModel, gpu: Gpu, *, microbatch, tp=1, sequence
 
 
 def _rows(weight: Weight, model: TransformerModel, tokens, routed_tokens, ep):
-    """(batch, rows) a weight's GEMM sees on one GPU: all the tokens, or for routed experts the E/ep local
-    experts each with its share of the ep·T·top_k·capacity_factor slots dispatched from the T routed tokens of
-    each GPU of the expert group."""
+    """(batch, rows, the rows' share of them a GPU computes on average) of a weight's GEMM on one GPU: all the
+    tokens, or for routed experts the E/ep local experts each with its share of the slots dispatched to the
+    busiest GPU of the expert group from the T routed tokens of each of its GPUs (`_expert_load`)."""
     if not weight.routed:
-        return 1.0, tokens
+        return 1.0, tokens, 1.0
     local = model.experts / ep
-    return local, routed_tokens * ep * model.top_k * model.capacity_factor / model.experts
+    busiest = _expert_load(model, routed_tokens, ep)
+    return local, routed_tokens * model.top_k * busiest / local, model.capacity_factor / busiest
+
+
+def _expert_load(model: TransformerModel, routed_tokens, ep):
+    """The token copies the busiest GPU of the expert group computes in one MoE layer over T·top_k: the expert
+    capacity (capacity_factor > 1: fixed-capacity kernels compute the whole capacity, Fedus et al. 2022), or
+    dropless (capacity_factor = 1) the busiest GPU's load over the mean (`workloads.moe.busiest_expert_load`),
+    which every GPU of the group waits for at the layer's combine."""
+    return np.where(model.capacity_factor > 1.0, model.capacity_factor,
+                    busiest_expert_load(model.experts, model.top_k, routed_tokens, ep))
 
 
 def _split_dims(weight: Weight, t, etp):
@@ -288,14 +299,14 @@ def _layer_parts(model: TransformerModel, hw: _Hardware, settings: ComputeSettin
     flops_f = np.zeros_like(b)
     params = layer_parameters_per_gpu(model, t, ep, moe=kind == "moe", cross_attention=cross, etp=etp)
     biased_outputs = np.zeros_like(b)  # Σ rows × N over biased GEMMs, for the bias-gradient reductions
-    # (w, batch, rows, n, k, forward chunks, data-gradient chunks)
+    # (w, batch, rows, the rows' average share, n, k, forward chunks, data-gradient chunks)
     chunks = np.where(sp & (t > 1), t, 1.0) if split_tp_gemms else np.ones_like(t)
     dims = [(w, *_rows(w, model, tokens, routed, ep), *_split_dims(w, t, etp), *_tp_chunks(w, chunks))
             for w in weights]
     # each weight's forward, data-gradient and weight-gradient GEMMs (chunk by chunk), timed in one call
-    times = iter(hw.gemms([shape for _, batch, rows, n, k, cf, cd in dims for shape in (
+    times = iter(hw.gemms([shape for _, batch, rows, _, n, k, cf, cd in dims for shape in (
         (batch, rows / cf, n, k, el), (batch, rows / cd, k, n, el), (batch, k, n, rows, wgrad_out))]))
-    for w, batch, rows, n, k, cf, cd in dims:
+    for w, batch, rows, average, n, k, cf, cd in dims:
         gemm_f = gemm_f + cf * next(times)
         gemm_b = gemm_b + cd * next(times) + next(times)
         if hw.fp8:  # the input cast before the forward, the output gradient before the backward; the weight once
@@ -303,7 +314,7 @@ def _layer_parts(model: TransformerModel, hw: _Hardware, settings: ComputeSettin
             gemm_f = gemm_f + hw.fp8_cast(batch * rows * k)
             gemm_b = gemm_b + hw.fp8_cast(batch * rows * n)
             weight_cast = weight_cast + hw.fp8_cast(batch * k * n)
-        flops_f = flops_f + 2.0 * batch * rows * n * k
+        flops_f = flops_f + 2.0 * batch * rows * average * n * k
         if w.bias:
             biased_outputs = biased_outputs + batch * rows * n
 
@@ -439,7 +450,7 @@ def _elementwise(model: TransformerModel, hw: _Hardware, kind, tokens, tokens_sp
     # way); SwiGLU `_ops`
     activation = ops["swiglu"] if model.gated else _Op(2.0 * el, 3.0 * el)
     if kind == "moe":
-        slots = routed_tokens * model.top_k * model.capacity_factor
+        slots = routed_tokens * model.top_k * _expert_load(model, routed_tokens, ep)
         activations = slots * model.expert_ffn / etp + tokens * model.shared_experts * model.expert_ffn / t
         # dispatch and combine permutations of the token copies (gather the k copies, then scatter them back
         # with the weighted sum), each pass reading and writing every copy: the permutation before the all-to-all
