@@ -255,6 +255,16 @@ def _expert_load(model: TransformerModel, routed_tokens, ep):
                     busiest_expert_load(model.experts, model.top_k, routed_tokens, ep))
 
 
+def _expert_rounds(weight: Weight, model: TransformerModel, ep, settings: ComputeSettings):
+    """The rounds a routed weight's GEMMs run in on one GPU: its E/ep local experts' GEMMs each a kernel of its own,
+    expert_gemm_streams at a time, a round's kernels sharing the SMs as one batched GEMM of theirs would
+    [assumed] (ComputeSettings.expert_gemms 'per-expert'); 1 for one grouped kernel, or a weight that is not an
+    expert's."""
+    if not weight.routed or settings.expert_gemms == "grouped":
+        return 1.0
+    return np.ceil(model.experts / ep / settings.expert_gemm_streams)
+
+
 def _split_dims(weight: Weight, t, etp):
     """(N, K) of a weight's GEMM on one GPU: column- or row-parallel over the tensor-parallel GPUs, routed
     experts over their own `etp`."""
@@ -299,16 +309,17 @@ def _layer_parts(model: TransformerModel, hw: _Hardware, settings: ComputeSettin
     flops_f = np.zeros_like(b)
     params = layer_parameters_per_gpu(model, t, ep, moe=kind == "moe", cross_attention=cross, etp=etp)
     biased_outputs = np.zeros_like(b)  # Σ rows × N over biased GEMMs, for the bias-gradient reductions
-    # (w, batch, rows, the rows' average share, n, k, forward chunks, data-gradient chunks)
+    # (w, batch, rows, the rows' average share, n, k, forward chunks, data-gradient chunks, rounds of GEMMs)
     chunks = np.where(sp & (t > 1), t, 1.0) if split_tp_gemms else np.ones_like(t)
-    dims = [(w, *_rows(w, model, tokens, routed, ep), *_split_dims(w, t, etp), *_tp_chunks(w, chunks))
-            for w in weights]
-    # each weight's forward, data-gradient and weight-gradient GEMMs (chunk by chunk), timed in one call
-    times = iter(hw.gemms([shape for _, batch, rows, _, n, k, cf, cd in dims for shape in (
-        (batch, rows / cf, n, k, el), (batch, rows / cd, k, n, el), (batch, k, n, rows, wgrad_out))]))
-    for w, batch, rows, average, n, k, cf, cd in dims:
-        gemm_f = gemm_f + cf * next(times)
-        gemm_b = gemm_b + cd * next(times) + next(times)
+    dims = [(w, *_rows(w, model, tokens, routed, ep), *_split_dims(w, t, etp), *_tp_chunks(w, chunks),
+             _expert_rounds(w, model, ep, settings)) for w in weights]
+    # each weight's forward, data-gradient and weight-gradient GEMMs (chunk by chunk, round by round), timed in one
+    # call
+    times = iter(hw.gemms([shape for _, batch, rows, _, n, k, cf, cd, r in dims for shape in (
+        (batch / r, rows / cf, n, k, el), (batch / r, rows / cd, k, n, el), (batch / r, k, n, rows, wgrad_out))]))
+    for w, batch, rows, average, n, k, cf, cd, r in dims:
+        gemm_f = gemm_f + cf * r * next(times)
+        gemm_b = gemm_b + cd * r * next(times) + r * next(times)
         if hw.fp8:  # the input cast before the forward, the output gradient before the backward; the weight once
             # a step (Transformer Engine keeps the FP8 weights of the step's first microbatch: is_first_microbatch)
             gemm_f = gemm_f + hw.fp8_cast(batch * rows * k)

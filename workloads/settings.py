@@ -53,6 +53,18 @@ class ComputeSettings:
     norm_kernel: str = param("fused", "choice", "RMSNorm: 'fused' (one kernel each way: Apex, Transformer Engine, "
                              "torchtitan's fused_rmsnorm) or 'eager' (torchtitan's RMSNorm module op by op in fp32; "
                              "workloads.compute._ops)", "—", choices=("fused", "eager"))
+    expert_gemms: str = param("per-expert", "choice", "how a GPU's local experts run each of their matrix products: "
+                              "'per-expert' (a GEMM kernel of its own for every local expert, expert_gemm_streams "
+                              "of them at a time, each its own launch and wave quantization: Transformer "
+                              "Engine's GroupedLinear, which Megatron-Core's TEGroupedMLP runs) or 'grouped' (one "
+                              "grouped kernel for them all)", "NVIDIA/TransformerEngine "
+                              "transformer_engine/common/gemm/cublaslt_gemm.cu, multi_stream_cublas_gemm: a "
+                              "cuBLAS GEMM per group member on compute stream i % num_streams; the CUTLASS "
+                              "grouped GEMM only behind NVTE_USE_CUTLASS_GROUPED_GEMM on Hopper in BF16 "
+                              "[restated]", choices=("per-expert", "grouped"))
+    expert_gemm_streams: int = param(4, "1", "CUDA streams the per-expert GEMMs run on at once",
+                                     "NVIDIA/TransformerEngine transformer_engine/common/util/multi_stream.cpp: "
+                                     "get_num_compute_streams() returns 4 [verbatim]", lo=1, integer=True)
     moe_dispatch: str = param("sorted", "choice", "how a MoE layer's dispatcher lays out the token copies: "
                               "'sorted' (Megatron-Core's all-to-all dispatcher: the copies permuted by expert before "
                               "the all-to-all, then, with more than one expert on a GPU, sorted again by local "

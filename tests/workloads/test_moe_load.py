@@ -1,9 +1,11 @@
-"""The busiest GPU of a dropless expert group: each MoE layer waits for the GPU that received the most token
-copies, whose excess over the mean is the sampling spread of a router balanced on average (workloads.moe)."""
+"""A GPU's experts at work: each dropless MoE layer waits for the GPU of its expert group that received the most
+token copies, whose excess over the mean is the sampling spread of a router balanced on average (workloads.moe);
+Transformer Engine runs a GEMM per local expert, four at a time (ComputeSettings.expert_gemms)."""
 
 import dataclasses
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,6 +13,9 @@ from workloads.compute import layer_times
 from workloads.gpus import shipped_gpus
 from workloads.models import load_model
 from workloads.moe import busiest_expert_load, expected_max_of_normals
+from workloads.models import load_model_file
+from workloads.settings import DEFAULT_SETTINGS
+from workloads.stacks import get_stack
 from tests.sipml.cli_run import run
 
 
@@ -59,3 +64,26 @@ def test_mixtral_on_the_ideal_switch_stays_below_60_percent_mfu(capsys):
     row = json.loads(out)["rows"][0]
     assert row["strategy"]["ep"] > 1
     assert row["mfu"] < 0.60
+
+
+QWEN30 = Path(__file__).resolve().parents[2] / "sipml" / "cases" / "models" / "qwen3-30b-a3b.toml"
+
+
+def test_per_expert_gemms_four_at_a_time_cost_more_than_one_grouped_kernel_where_a_gpu_holds_more_than_four():
+    qwen = load_model_file(QWEN30)  # 128 experts of width 768
+    gpu = shipped_gpus()["h100_sxm5"]
+    grouped = dataclasses.replace(DEFAULT_SETTINGS, expert_gemms="grouped")
+    args = dict(microbatch=1, tp=1, kind="moe", precision="bf16")
+    for ep, more in ((8, True), (32, False)):  # 16 local experts: four rounds of four; 4: one round
+        each = layer_times(qwen, gpu, ep=ep, settings=DEFAULT_SETTINGS, **args)
+        one = layer_times(qwen, gpu, ep=ep, settings=grouped, **args)
+        if more:
+            # at least three more kernels' fixed time for every one of the six expert GEMMs (two weights, three
+            # products each)
+            gap = float(each.gemm_forward_s + each.gemm_backward_s - one.gemm_forward_s - one.gemm_backward_s)
+            assert gap >= 6 * 3 * DEFAULT_SETTINGS.gemm.kernel_time
+        else:
+            assert float(each.gemm_forward_s) == pytest.approx(float(one.gemm_forward_s), rel=1e-12)
+        assert float(each.forward_flops) == pytest.approx(float(one.forward_flops), rel=1e-12)
+    assert DEFAULT_SETTINGS.expert_gemms == "per-expert" and DEFAULT_SETTINGS.expert_gemm_streams == 4
+    assert get_stack("deepseek-v3").compute.expert_gemms == "grouped"
