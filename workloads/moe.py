@@ -4,11 +4,10 @@ active parameters (workloads-2.md §4). Pure numpy, broadcasting; bytes and FLOP
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from workloads.models import TransformerModel
+from workloads.settings import expected_maximum
 from workloads.transformer import parameter_count
 
 
@@ -46,33 +45,22 @@ def model_all_to_all_bytes_per_token(model: TransformerModel, *, dispatch_bytes=
     return per_layer * model.moe_layers
 
 
-def expected_max_of_normals(n) -> np.ndarray:
-    """E[max of n independent standard normal draws] (0 for one draw; 0.564 for 2, 1.424 for 8, 2.344 for 64):
-    ∫ x·n·φ(x)·Φ(x)ⁿ⁻¹ dx, the mean of the largest draw's density, by the trapezoid rule on |x| ≤ 10 in steps of
-    0.01 (the tails beyond hold less than 10⁻²⁰ of it). Each distinct n is integrated once per call."""
-    counts = np.asarray(n, dtype=float)
-    x = np.linspace(-10.0, 10.0, 2001)
-    cdf = 0.5 * (1.0 + np.array([math.erf(v / math.sqrt(2.0)) for v in x]))
-    density = np.exp(-0.5 * x * x) / math.sqrt(2.0 * math.pi)
-    values, inverse = np.unique(counts, return_inverse=True)
-    maxima = np.array([np.trapezoid(x * c * density * cdf ** (c - 1.0), x) for c in values])
-    return maxima[inverse].reshape(counts.shape)
-
-
 def busiest_expert_load(experts, top_k, routed_tokens, ep) -> np.ndarray:
     """The busiest of the `ep` GPUs sharing the experts, its routed token copies over the mean (≥ 1), in one MoE
     layer of one microbatch under dropless routing balanced in expectation: each of the ep·T tokens the group routes
     (T = `routed_tokens` per GPU) sends its k = `top_k` copies to k distinct experts of the E = `experts`, each
     GPU holding E/ep of them, so a GPU's count is a sum of ep·T hypergeometric draws — mean T·k, variance
     T·k·(1 − 1/ep)·(E − k)/(E − 1) — and the layer waits for the largest of the ep counts: 1 + z_ep·σ/mean, z_ep
-    the expected largest of ep standard normals (`expected_max_of_normals`) [derived]. The sampling floor of a
+    the expected largest of ep standard normals (`workloads.settings.expected_maximum`) [derived]. The sampling floor of a
     router that is balanced on average: a trained router's correlated choices add to it (Wang et al. 2024,
     arXiv:2408.15664, measure the imbalance of auxiliary-loss routers as MaxVio), which is not modelled. 1 with
     one GPU (every expert local: the GPU computes all the copies whatever their split)."""
     e, k, t, p = (np.asarray(v, dtype=float) for v in (experts, top_k, routed_tokens, ep))
     with np.errstate(divide="ignore", invalid="ignore"):
         spread = np.sqrt((1.0 - 1.0 / p) * (e - k) / np.maximum(e - 1.0, 1.0) / (t * k))
-    return np.where((p > 1) & (t > 0), 1.0 + expected_max_of_normals(p) * spread, 1.0)
+    counts, inverse = np.unique(np.maximum(p, 1.0), return_inverse=True)
+    z = np.array([expected_maximum(int(c)) for c in counts])[inverse].reshape(p.shape)
+    return np.where((p > 1) & (t > 0), 1.0 + z * spread, 1.0)
 
 
 def six_n_flops_per_token(model: TransformerModel) -> float:

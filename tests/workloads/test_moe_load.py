@@ -4,7 +4,6 @@ Transformer Engine runs a GEMM per local expert, four at a time (ComputeSettings
 
 import dataclasses
 import json
-import math
 from pathlib import Path
 
 import numpy as np
@@ -12,19 +11,11 @@ import pytest
 from workloads.compute import layer_times
 from workloads.gpus import shipped_gpus
 from workloads.models import load_model
-from workloads.moe import busiest_expert_load, expected_max_of_normals
+from workloads.moe import busiest_expert_load
 from workloads.models import load_model_file
 from workloads.settings import DEFAULT_SETTINGS
 from workloads.stacks import get_stack
 from tests.sipml.cli_run import run
-
-
-def test_the_expected_largest_of_n_normals_has_its_closed_forms():
-    # E[max of 2] = 1/√π, E[max of 3] = 3/(2√π) (order statistics of the standard normal); one draw: its mean, 0
-    got = expected_max_of_normals([1, 2, 3])
-    assert got == pytest.approx([0.0, 1.0 / math.sqrt(math.pi), 1.5 / math.sqrt(math.pi)], abs=1e-9)
-    draws = np.random.default_rng(0).standard_normal((100_000, 8)).max(axis=1)
-    assert float(expected_max_of_normals(8)) == pytest.approx(draws.mean(), abs=0.01)
 
 
 @pytest.mark.parametrize("experts, top_k, tokens, ep", [(8, 2, 256, 8), (128, 8, 64, 8), (64, 6, 128, 16)])
