@@ -18,19 +18,20 @@ from workloads.stacks import get_stack
 from tests.sipml.cli_run import run
 
 
-@pytest.mark.parametrize("experts, top_k, tokens, ep", [(8, 2, 256, 8), (128, 8, 64, 8), (64, 6, 128, 16)])
+@pytest.mark.parametrize("experts, top_k, tokens, ep", [(8, 2, 256, 8), (128, 8, 16, 8), (64, 6, 16, 16)])
 def test_the_busiest_gpus_load_is_that_of_routing_drawn_at_random(experts, top_k, tokens, ep):
     """ep GPUs each route `tokens` tokens, each token to top_k distinct experts drawn uniformly: the largest GPU
-    count over the mean, averaged over many layers, is the formula's within a tenth of its excess."""
+    count over the mean, averaged over many layers, is the formula's within a twentieth of its excess (the
+    counts' fixed sum makes them negatively correlated: a formula of independent counts is 7 % low at 8 GPUs)."""
     rng = np.random.default_rng(1)
-    layers, routed = 400, ep * tokens
-    picks = np.argsort(rng.random((layers, routed, experts)), axis=2)[:, :, :top_k]  # k distinct experts a token
+    layers, routed = 300, ep * tokens
+    picks = np.argpartition(rng.random((layers, routed, experts)), top_k, axis=2)[:, :, :top_k]  # k distinct
     gpu = picks // (experts // ep)
     counts = np.stack([(gpu == g).sum(axis=(1, 2)) for g in range(ep)], axis=1)
     simulated = (counts.max(axis=1) / (tokens * top_k)).mean()
     formula = float(busiest_expert_load(experts, top_k, tokens, ep))
     assert formula > 1.0
-    assert formula - 1.0 == pytest.approx(simulated - 1.0, rel=0.1)
+    assert formula - 1.0 == pytest.approx(simulated - 1.0, rel=0.05)
     assert busiest_expert_load(experts, top_k, tokens, 1) == 1.0  # every expert on one GPU: nothing to wait for
 
 
