@@ -44,7 +44,7 @@ from core.errors import InputError
 from workloads.gemm import GemmConstants, ceiling_flops, gemm_time_s
 from workloads.gpus import Gpu
 from workloads.models import TransformerModel
-from workloads.moe import busiest_expert_load
+from workloads.moe import expert_load
 from workloads.flop_units import OPERAND_BYTES, activation_bytes, check_precision
 from workloads.settings import DEFAULT_SETTINGS, ComputeSettings
 from workloads.transformer import (Weight, layer_parameters_per_gpu, layer_weights, recompute_code,
@@ -140,11 +140,12 @@ class _Hardware:
                                output_bytes=columns[4], constants=self.constants)
         return self.gemm(*columns[:4], output_bytes=columns[4])
 
-    def fp8_cast(self, elements):
+    def fp8_cast(self, elements, tensors=1.0):
         """Seconds to cast `elements` 16-bit values to FP8 (with the transposed copy the backward reads), after
-        their amax pass under current scaling."""
-        amax = self.stream(self.element_bytes * elements) if self.fp8_amax_pass else 0.0
-        return self.stream(self.fp8_cast_bytes * elements) + amax
+        their amax pass under current scaling, as `tensors` equal tensors quantized one by one."""
+        each = np.asarray(elements, dtype=float) / tensors
+        amax = self.stream(self.element_bytes * each, tensors) if self.fp8_amax_pass else 0.0
+        return self.stream(self.fp8_cast_bytes * each, tensors) + amax
 
     def stream(self, moved_bytes, kernels=1):
         """`kernels` memory-bound kernels, each moving `moved_bytes`."""
@@ -235,24 +236,26 @@ def layer_times(model: TransformerModel, gpu: Gpu, *, microbatch, tp=1, sequence
                          for name, value in parts.items()})
 
 
-def _rows(weight: Weight, model: TransformerModel, tokens, routed_tokens, ep):
+def _rows(weight: Weight, model: TransformerModel, tokens, routed_tokens, ep, load):
     """(batch, rows, the rows' share of them a GPU computes on average) of a weight's GEMM on one GPU: all the
     tokens, or for routed experts the E/ep local experts each with its share of the slots dispatched to the
-    busiest GPU of the expert group from the T routed tokens of each of its GPUs (`_expert_load`)."""
+    busiest GPU of the expert group from the T routed tokens of each of its GPUs, `load` times T·top_k
+    (`workloads.moe.expert_load`)."""
     if not weight.routed:
         return 1.0, tokens, 1.0
     local = model.experts / ep
-    busiest = _expert_load(model, routed_tokens, ep)
-    return local, routed_tokens * model.top_k * busiest / local, model.capacity_factor / busiest
+    return local, routed_tokens * model.top_k * load / local, model.capacity_factor / load
 
 
-def _expert_load(model: TransformerModel, routed_tokens, ep):
-    """The token copies the busiest GPU of the expert group computes in one MoE layer over T·top_k: the expert
-    capacity (capacity_factor > 1: fixed-capacity kernels compute the whole capacity, Fedus et al. 2022), or
-    dropless (capacity_factor = 1) the busiest GPU's load over the mean (`workloads.moe.busiest_expert_load`),
-    which every GPU of the group waits for at the layer's combine."""
-    return np.where(model.capacity_factor > 1.0, model.capacity_factor,
-                    busiest_expert_load(model.experts, model.top_k, routed_tokens, ep))
+def _cast_tensors(weight: Weight, model: TransformerModel, ep, settings: ComputeSettings):
+    """The tensors a weight's FP8 operands are quantized as, each with its own kernels: the E/ep local experts'
+    one by one where their GEMMs run per expert and the scaling is not delayed (Transformer Engine's split_quantize
+    fuses the experts' casts into one kernel for delayed scaling only: transformer_engine/pytorch/csrc/extensions/
+    cast.cpp, multi_tensor_quantize_impl, 'Currently only have fused kernel for FP8 delayed scaling' [verbatim]);
+    1 otherwise."""
+    if not weight.routed or settings.expert_gemms == "grouped" or settings.fp8_scaling == "delayed":
+        return 1.0
+    return model.experts / ep
 
 
 def _expert_rounds(weight: Weight, model: TransformerModel, ep, settings: ComputeSettings):
@@ -309,9 +312,10 @@ def _layer_parts(model: TransformerModel, hw: _Hardware, settings: ComputeSettin
     flops_f = np.zeros_like(b)
     params = layer_parameters_per_gpu(model, t, ep, moe=kind == "moe", cross_attention=cross, etp=etp)
     biased_outputs = np.zeros_like(b)  # Σ rows × N over biased GEMMs, for the bias-gradient reductions
+    load = expert_load(model, routed, ep) if kind == "moe" else 1.0
     # (w, batch, rows, the rows' average share, n, k, forward chunks, data-gradient chunks, rounds of GEMMs)
     chunks = np.where(sp & (t > 1), t, 1.0) if split_tp_gemms else np.ones_like(t)
-    dims = [(w, *_rows(w, model, tokens, routed, ep), *_split_dims(w, t, etp), *_tp_chunks(w, chunks),
+    dims = [(w, *_rows(w, model, tokens, routed, ep, load), *_split_dims(w, t, etp), *_tp_chunks(w, chunks),
              _expert_rounds(w, model, ep, settings)) for w in weights]
     # each weight's forward, data-gradient and weight-gradient GEMMs (chunk by chunk, round by round), timed in one
     # call
@@ -322,9 +326,10 @@ def _layer_parts(model: TransformerModel, hw: _Hardware, settings: ComputeSettin
         gemm_b = gemm_b + cd * r * next(times) + r * next(times)
         if hw.fp8:  # the input cast before the forward, the output gradient before the backward; the weight once
             # a step (Transformer Engine keeps the FP8 weights of the step's first microbatch: is_first_microbatch)
-            gemm_f = gemm_f + hw.fp8_cast(batch * rows * k)
-            gemm_b = gemm_b + hw.fp8_cast(batch * rows * n)
-            weight_cast = weight_cast + hw.fp8_cast(batch * k * n)
+            tensors = _cast_tensors(w, model, ep, settings)
+            gemm_f = gemm_f + hw.fp8_cast(batch * rows * k, tensors)
+            gemm_b = gemm_b + hw.fp8_cast(batch * rows * n, tensors)
+            weight_cast = weight_cast + hw.fp8_cast(batch * k * n, tensors)
         flops_f = flops_f + 2.0 * batch * rows * average * n * k
         if w.bias:
             biased_outputs = biased_outputs + batch * rows * n
@@ -347,7 +352,7 @@ def _layer_parts(model: TransformerModel, hw: _Hardware, settings: ComputeSettin
 
     elem_f, elem_b = _elementwise(model, hw, kind, tokens, tokens_sp, t, cross, dropout, biased_outputs, unfused,
                                   settings.layer_kernels == "eager", settings.norm_kernel == "eager", routed, etp, ep,
-                                  settings.moe_dispatch == "sorted")
+                                  load, settings.moe_dispatch == "sorted")
     grad_acc = hw.stream(10.0 * params) if settings.grad_accumulation == "separate" else np.zeros_like(b)
 
     forward_s = gemm_f + att_f + elem_f
@@ -435,11 +440,13 @@ def _ops(el: float, eager: bool, eager_norm: bool) -> dict[str, _Op]:
 
 
 def _elementwise(model: TransformerModel, hw: _Hardware, kind, tokens, tokens_sp, t, cross, dropout,
-                 biased_outputs, unfused_attention, eager, eager_norm, routed_tokens, etp, ep, sorted_dispatch):
+                 biased_outputs, unfused_attention, eager, eager_norm, routed_tokens, etp, ep, load,
+                 sorted_dispatch):
     """Forward and backward seconds of the memory-bound kernels of one layer (bytes per element in
     comments; e = 2 bytes per 16-bit activation, masks 1 byte); `eager`, `eager_norm`: op by op (`_ops`);
-    `routed_tokens`, `etp`, `ep`: the tokens a GPU routes to the experts, the GPUs an expert is split over and
-    those sharing the experts; `sorted_dispatch`: ComputeSettings.moe_dispatch is 'sorted'."""
+    `routed_tokens`, `etp`, `ep`, `load`: the tokens a GPU routes to the experts, the GPUs an expert is split over,
+    those sharing the experts and the busiest one's copies over T·top_k (`workloads.moe.expert_load`); `sorted_dispatch`:
+    ComputeSettings.moe_dispatch is 'sorted'."""
     el, h = hw.element_bytes, float(model.hidden)
     mask = 1.0 if dropout else 0.0
     norms = 3 if cross else 2
@@ -461,7 +468,7 @@ def _elementwise(model: TransformerModel, hw: _Hardware, kind, tokens, tokens_sp
     # way); SwiGLU `_ops`
     activation = ops["swiglu"] if model.gated else _Op(2.0 * el, 3.0 * el)
     if kind == "moe":
-        slots = routed_tokens * model.top_k * _expert_load(model, routed_tokens, ep)
+        slots = routed_tokens * model.top_k * load
         activations = slots * model.expert_ffn / etp + tokens * model.shared_experts * model.expert_ffn / t
         # dispatch and combine permutations of the token copies (gather the k copies, then scatter them back
         # with the weighted sum), each pass reading and writing every copy: the permutation before the all-to-all

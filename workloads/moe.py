@@ -65,6 +65,16 @@ def busiest_expert_load(experts, top_k, routed_tokens, ep) -> np.ndarray:
     return np.where((p > 1) & (t > 0), 1.0 + z * spread, 1.0)
 
 
+def expert_load(model: TransformerModel, routed_tokens, ep) -> np.ndarray:
+    """The token copies the busiest GPU of a MoE layer's expert group receives and computes over T·top_k (T =
+    `routed_tokens` per GPU, `ep` GPUs sharing the experts): the expert capacity where capacity_factor > 1
+    (fixed-capacity kernels send and compute the whole capacity, Fedus et al. 2022), or dropless (capacity_factor
+    = 1) the busiest GPU's load over the mean (`busiest_expert_load`), which every GPU of the group waits for at the
+    layer's all-to-alls."""
+    return np.where(model.capacity_factor > 1.0, model.capacity_factor,
+                    busiest_expert_load(model.experts, model.top_k, routed_tokens, ep))
+
+
 def six_n_flops_per_token(model: TransformerModel) -> float:
     """Training FLOPs per token ≈ 6 · N_active (KAP §2.1 applied to the active parameters; the attention term
     and the embedding lookups aside) — the '≈ 77 GFLOP' (Mixtral) and '≈ 222 GFLOP' (DeepSeek-V3) of

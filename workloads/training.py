@@ -49,7 +49,7 @@ from workloads.memory import (embedding_activation_bytes, first_stage_activation
                               model_activation_bytes_per_layer,
                               model_state_bytes)
 from workloads.models import TransformerModel
-from workloads.moe import all_to_all_bytes_per_token
+from workloads.moe import all_to_all_bytes_per_token, expert_load
 from workloads.pipeline import bubble_fraction, stage_layers
 from workloads.settings import DEFAULT_SETTINGS, DEFAULT_TRAINING, ComputeSettings, TrainingSettings
 from workloads.stacks import DEFAULT_STACK
@@ -553,10 +553,11 @@ def _plan_collectives(plan: TransformerPlan) -> dict:
     tp_msg = tensor_parallel_message_bytes(model, st.microbatch, act) / c
     pp_msg = pipeline_message_bytes(model, st.microbatch, st.tp, act) / c
     tokens = b * model.tokens / c
+    # the all-to-alls end when the busiest GPU of the expert group has received its copies (`expert_load`)
     ep_msg = (tokens / t) * all_to_all_bytes_per_token(model.hidden, model.top_k,
                                                        dispatch_bytes=training.ep_dispatch_bytes or act,
                                                        combine_bytes=training.ep_combine_bytes or act, ep=st.ep) / 2.0 \
-        if model.is_moe else np.zeros_like(t)
+        * expert_load(model, tokens * st.etp / t, st.ep) if model.is_moe else np.zeros_like(t)
     cp_msg = 2.0 * b * model.tokens * kv_width(model) / t * act
     # the experts' gradients reduce over their own group (e GPUs, next to each other every ep·etp ranks in the
     # expert grid), the others over the data-parallel one (g): both priced as one reduction over the larger group,
