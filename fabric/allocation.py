@@ -431,17 +431,10 @@ def ring_allocation_fast(demand_bps, *, directions, fibers, wavelengths_per_fibe
     rate = _positive_float(wavelength_rate_bps, "wavelength_rate_bps")
     weight = demand / demand.max()
     clockwise = _shortest_clockwise(n, src, dst, directions)
-    arcs = _ring_arcs(n, src, dst, clockwise)
-    start = np.where(clockwise, src, dst)
-    length = np.where(clockwise, (dst - src) % n, (src - dst) % n)
-    first_resource = np.where(clockwise, 0, n)  # resource index direction·n + segment
-
-    def members(f):
-        return first_resource[f] + (start[f] + np.arange(length[f])) % n
-
-    units, first = _progressive_fill(weight, np.full(2 * n, float(capacity)), arcs.load,
-                                     lambda mask: arcs.sums(mask) > 0, fill=fill, members=members,
-                                     priority=length, load_at=arcs.load_at)
+    ahead = (dst - src) % n
+    length = np.where(clockwise, ahead, n - ahead)  # src ≠ dst: the other way round is n − ahead
+    found = _stretch_fill(flows, clockwise, length, weight, capacity, directions, fill)
+    units, first = found if found is not None else _ring_fill(n, src, dst, clockwise, length, weight, capacity, fill)
     if directions == 1:
         bound = float(np.min(first / weight))  # one route per flow: the first level is optimal
     else:
@@ -449,6 +442,57 @@ def ring_allocation_fast(demand_bps, *, directions, fibers, wavelengths_per_fibe
         bound = math.nan if iterations == 0 else _snap_to_breakpoint(
             _ring_dual_bound(n, src, dst, weight, capacity, iterations, achieved=float(np.min(first / weight))), weight)
     return _ring_result(flows, demand, units, clockwise, rate, bound, "shortest-arc progressive filling")
+
+
+def _ring_fill(n, src, dst, clockwise, length, weight, capacity, fill):
+    """(units, first level) of the progressive filling of the flows' arcs on the whole ring of n GPUs."""
+    arcs = _ring_arcs(n, src, dst, clockwise)
+    start = np.where(clockwise, src, dst)
+    first_resource = np.where(clockwise, 0, n)  # resource index direction·n + segment
+
+    def members(f):
+        return first_resource[f] + (start[f] + np.arange(length[f])) % n
+
+    return _progressive_fill(weight, np.full(2 * n, float(capacity)), arcs.load, lambda mask: arcs.sums(mask) > 0,
+                             fill=fill, members=members, priority=length, load_at=arcs.load_at)
+
+
+def _stretch_fill(flows: Flows, clockwise, length, weight, capacity, directions, fill):
+    """(units, first level) of `ring_allocation_fast`'s progressive filling from a ring of m < n GPUs, or None.
+
+    A pattern that a shift of `flows.period` GPUs maps onto itself, whose arcs (of `length` segments) are shorter
+    than half a stretch of m GPUs (shorter than m with one direction; m a multiple of the period dividing n),
+    loads every stretch of m segments alike: on a ring of m GPUs carrying one stretch's flows, each resource's
+    load is that of its copies on the whole ring at every level, so every bisection step, level and freeze is the
+    same, and each flow's units are its image's there. Checked, not assumed: every flow must be a copy of one of
+    the first stretch's, each of those n/m times with its demand; and no flow may end without a unit (a refused
+    first unit is admitted by priority in flow order, which a ring of m GPUs would break differently). None
+    otherwise: the caller fills the whole ring."""
+    n, period = flows.gpus, flows.period
+    if not period:
+        return None
+    longest = int(length.max())
+    shortest_stretch = longest + 1 if directions == 1 else 2 * longest + 1
+    m = next((k for k in range(period, n // 2 + 1, period) if k >= max(shortest_stretch, 2) and n % k == 0), None)
+    if m is None:
+        return None
+    src, dst, demand = flows.src, flows.dst, flows.demand_bps
+    key = (src & (m - 1)) * m + (dst & (m - 1)) if m & (m - 1) == 0 else (src % m) * m + dst % m  # images
+    first_stretch = np.flatnonzero(src < m)
+    order = np.argsort(key[first_stretch], kind="stable")
+    image, images = first_stretch[order], key[first_stretch][order]
+    if flows.count != (n // m) * image.size or np.any(images[1:] == images[:-1]):
+        return None
+    at = np.minimum(np.searchsorted(images, key), image.size - 1)
+    if not (np.array_equal(images[at], key) and np.array_equal(demand[image][at], demand)
+            and np.all(np.bincount(at, minlength=image.size) == n // m)):
+        return None
+    arcs = _ring_arcs(m, src[image], dst[image] % m, clockwise[image])
+    units, first = _progressive_fill(weight[image], np.full(2 * m, float(capacity)), arcs.load,
+                                     lambda mask: arcs.sums(mask) > 0, fill=fill, load_at=arcs.load_at)
+    if units.min() == 0:
+        return None
+    return units[at], first[at]
 
 
 # --- SiP-Ring: exact integer program and its LP relaxation --------------------------------------------

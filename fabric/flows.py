@@ -7,6 +7,7 @@ model-parallel groups.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -16,12 +17,16 @@ from core.errors import InputError
 
 @dataclass(frozen=True, slots=True)
 class Flows:
-    """Directed flows between the GPUs 0..gpus−1 of a fabric: one entry per (src, dst) pair with demand > 0."""
+    """Directed flows between the GPUs 0..gpus−1 of a fabric: one entry per (src, dst) pair with demand > 0.
+    `period`: a shift of the GPU indices (mod gpus) that maps the pattern onto itself, as the patterns built here
+    know it (a ring's 1, consecutive groups' size), 0 where none is known; a hint that a fabric may allocate one
+    stretch of GPUs and repeat it (`fabric.allocation.ring_allocation_fast` checks it first)."""
 
     gpus: int
     src: np.ndarray  # int64
     dst: np.ndarray  # int64
     demand_bps: np.ndarray  # float, > 0
+    period: int = 0
 
     def __post_init__(self):
         src, dst = np.asarray(self.src, dtype=np.int64), np.asarray(self.dst, dtype=np.int64)
@@ -36,6 +41,9 @@ class Flows:
             raise InputError("a flow must join two different GPUs (a GPU does not send to itself over the fabric)")
         if not np.all(np.isfinite(demand)) or np.any(demand <= 0):
             raise InputError("flow demands must be finite and > 0 bit/s")
+        if isinstance(self.period, bool) or not isinstance(self.period, (int, np.integer)) or self.period < 0 \
+                or (self.period and self.gpus % self.period):
+            raise InputError(f"period must be 0 or an integer dividing the {self.gpus} GPUs, got {self.period!r}")
         for name, value in (("src", src), ("dst", dst), ("demand_bps", demand)):
             value.setflags(write=False)
             object.__setattr__(self, name, value)
@@ -70,7 +78,9 @@ class Flows:
         key = np.concatenate((self.src, other.src)) * self.gpus + np.concatenate((self.dst, other.dst))
         unique, inverse = _distinct(key)
         demand = np.bincount(inverse, np.concatenate((self.demand_bps, other.demand_bps)), unique.size)
-        return Flows(self.gpus, unique // self.gpus, unique % self.gpus, demand)
+        period = math.lcm(self.period, other.period) if self.period and other.period else 0
+        return Flows(self.gpus, unique // self.gpus, unique % self.gpus, demand,
+                     period if period and self.gpus % period == 0 else 0)
 
 
 def _distinct(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -107,11 +117,11 @@ def ring_neighbour_flows(gpus: int, rate_bps: float, *, both_ways: bool = False)
     n = _count(gpus, "gpus", 2)
     rate = _rate(rate_bps)
     i = np.arange(n)
-    flows = Flows(n, i, (i + 1) % n, np.full(n, rate))
+    flows = Flows(n, i, (i + 1) % n, np.full(n, rate), period=1)
     if both_ways and n > 2:
-        flows = flows + Flows(n, i, (i - 1) % n, np.full(n, rate))
+        flows = flows + Flows(n, i, (i - 1) % n, np.full(n, rate), period=1)
     elif both_ways:  # two GPUs: i+1 and i−1 are the same peer
-        flows = Flows(n, i, (i + 1) % n, np.full(n, 2 * rate))
+        flows = Flows(n, i, (i + 1) % n, np.full(n, 2 * rate), period=1)
     return flows
 
 
@@ -123,8 +133,39 @@ def group_alltoall_flows(gpus: int, group_size: int, rate_bps: float) -> Flows:
         raise InputError(f"group_size ({g}) must divide gpus ({n})")
     rate = _rate(rate_bps)
     if g == 1:
-        return Flows(n, np.zeros(0), np.zeros(0), np.zeros(0))
-    base = np.repeat(np.arange(0, n, g), g * (g - 1))
-    a = np.tile(np.repeat(np.arange(g), g - 1), n // g)
-    b = np.tile(np.array([j for i in range(g) for j in range(g) if j != i]), n // g)
-    return Flows(n, base + a, base + b, np.full(base.size, rate))
+        return Flows(n, np.zeros(0), np.zeros(0), np.zeros(0), period=1)
+    src, dst = np.nonzero(~np.eye(g, dtype=bool))  # one group's ordered pairs, in (src, dst) order
+    return _repeated(n, g, src, dst, np.full(src.size, rate))
+
+
+def ring_and_group_flows(gpus: int, group_size: int, rate_bps: float) -> Flows:
+    """`ring_neighbour_flows(gpus, rate_bps) + group_alltoall_flows(gpus, group_size, rate_bps)` (SiP-ML's training
+    pattern; a pair in both carries both demands), the same flows in the same order, built from the sum on a ring
+    of three groups, whose middle group's flows are every group's, repeated (no sort of millions of pairs)."""
+    n = _count(gpus, "gpus", 2)
+    g = _count(group_size, "group_size", 1)
+    if n <= 3 * g or n % g:  # small, or refused with group_alltoall_flows's reason
+        return ring_neighbour_flows(n, rate_bps) + group_alltoall_flows(n, g, rate_bps)
+    small = ring_neighbour_flows(3 * g, rate_bps) + group_alltoall_flows(3 * g, g, rate_bps)
+    middle = (small.src >= g) & (small.src < 2 * g)
+    return _repeated(n, g, small.src[middle] - g, small.dst[middle] - g, small.demand_bps[middle])
+
+
+def _repeated(gpus: int, period: int, src, dst, demand) -> Flows:
+    """The flows of GPUs 0..period−1 (`src`, `dst` unreduced, in (src, dst) order) repeated every `period` GPUs round
+    the ring, in (src, dst) order: the stretches whose destinations wrap past either end of the ring sorted anew."""
+    stretches = gpus // period
+    start = np.arange(0, gpus, period, dtype=np.int64)[:, None]
+    all_src = (start + np.asarray(src, dtype=np.int64)).ravel()
+    all_dst = (start + np.asarray(dst, dtype=np.int64)).ravel()
+    all_demand = np.tile(np.asarray(demand, dtype=float), stretches)
+    if src.size:
+        low, high = int(np.min(dst)), int(np.max(dst))  # stretches j with j·period + low < 0 or + high ≥ gpus
+        first = range(min(stretches, -(low // period)))  # -(low // period) = ⌈−low/period⌉
+        last = range(max(len(first), -((high - gpus) // period)), stretches)  # j ≥ ⌈(gpus − high)/period⌉
+        for j in (*first, *last):
+            part = slice(j * src.size, (j + 1) * src.size)
+            all_dst[part] %= gpus
+            order = np.lexsort((all_dst[part], all_src[part]))
+            all_src[part], all_dst[part], all_demand[part] = (a[part][order] for a in (all_src, all_dst, all_demand))
+    return Flows(gpus, all_src, all_dst, all_demand, period=period)

@@ -16,7 +16,7 @@ import numpy as np
 
 from core.errors import InputError
 from fabric.estimate import FabricEstimate
-from fabric.flows import Flows, group_alltoall_flows, ring_neighbour_flows
+from fabric.flows import Flows, group_alltoall_flows, ring_and_group_flows, ring_neighbour_flows
 
 PATTERNS = ("ring", "groups", "training")
 
@@ -49,7 +49,7 @@ def pattern_flows(pattern: str, gpus: int, group_size: int, rate_bps: float = 1e
     if pattern == "groups":
         return group_alltoall_flows(gpus, group_size, rate_bps)
     if pattern == "training":
-        return ring_neighbour_flows(gpus, rate_bps) + group_alltoall_flows(gpus, group_size, rate_bps)
+        return ring_and_group_flows(gpus, group_size, rate_bps)
     raise InputError(f"unknown traffic pattern '{pattern}', expected one of {', '.join(PATTERNS)}")
 
 

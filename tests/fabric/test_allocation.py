@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from core.errors import DomainError, InputError
 from fabric import allocation as al
-from fabric.flows import group_alltoall_flows, ring_neighbour_flows
+from fabric.flows import Flows, group_alltoall_flows, ring_neighbour_flows
 
 
 def ring_neighbour_demand_bps(gpus, rate_bps, both_ways=False):
@@ -523,3 +523,51 @@ def test_asking_only_the_admitted_flows_whether_one_is_ahead_finds_what_asking_e
                                 wavelength_rate_bps=1.0)
     assert all(few == every for few, every in answers)
     assert sum(every for _, every in answers) > 0  # some levels have a flow ahead: the question is asked for real
+
+
+def _without_period(flows):
+    return Flows(flows.gpus, flows.src, flows.dst, flows.demand_bps)
+
+
+def _random_periodic(rng, gpus, period):
+    """Flows repeating a random stretch of `period` GPUs (arcs of up to 8 hops, weights 1–3) round the ring."""
+    template = sorted({(int(rng.integers(0, period)), int(rng.integers(1, 9)) * int(rng.choice([-1, 1])))
+                       for _ in range(int(rng.integers(1, 6)) * period)})
+    weight = {t: float(rng.choice([1, 2, 3])) for t in template}
+    rows = [(j * period + a, (j * period + a + d) % gpus, weight[(a, d)]) for j in range(gpus // period)
+            for a, d in template]
+    src, dst, demand = (np.array(x) for x in zip(*rows))
+    return Flows(gpus, src, dst, demand * RATE, period=period)
+
+
+def test_a_periodic_pattern_filled_on_one_stretch_equals_the_whole_ring_filled():
+    """A pattern that repeats every few GPUs is filled on a ring of one stretch and repeated (`_stretch_fill`):
+    every flow's wavelengths, the ratio and the bound are those of the whole ring filled flow by flow, whether the
+    stretch is used or a refused first wavelength sends it back to the whole ring."""
+    from fabric.traffic import pattern_flows
+
+    rng = np.random.default_rng(7)
+    patterns = [pattern_flows("training", 256, 8), pattern_flows("groups", 96, 16),
+                ring_neighbour_flows(64, RATE, both_ways=True)]
+    patterns += [_random_periodic(rng, gpus, period) for gpus, period in ((64, 2), (96, 3), (120, 4), (96, 8),
+                                                                        (64, 4), (120, 3))]
+    stretched = 0
+    original = al._stretch_fill
+    try:
+        def counted(*args):
+            nonlocal stretched
+            found = original(*args)
+            stretched += found is not None
+            return found
+
+        al._stretch_fill = counted
+        for flows, directions, wavelengths, fill in itertools.product(patterns, (1, 2), (1, 2, 4, 16), (True, False)):
+            kw = dict(directions=directions, fibers=1, wavelengths_per_fiber=wavelengths, wavelength_rate_bps=RATE,
+                      fill=fill, bound_iterations=3)
+            a, b = al.ring_allocation_fast(flows, **kw), al.ring_allocation_fast(_without_period(flows), **kw)
+            assert np.array_equal(a.wavelengths, b.wavelengths) and np.array_equal(a.clockwise, b.clockwise)
+            assert a.min_ratio == b.min_ratio and a.exact == b.exact
+            assert a.upper_bound == b.upper_bound or (math.isnan(a.upper_bound) and math.isnan(b.upper_bound))
+    finally:
+        al._stretch_fill = original
+    assert stretched >= 20  # the stretch was taken often, not only refused

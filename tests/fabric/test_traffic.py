@@ -106,3 +106,18 @@ def test_bad_flows_and_pattern():
         Flows(4, np.array([1]), np.array([1]), np.array([1.0]))
     with pytest.raises(InputError, match="divide"):
         group_alltoall_flows(10, 4, 1.0)
+
+
+@pytest.mark.parametrize("gpus, group", [(2, 1), (6, 3), (24, 8), (30, 3), (96, 16), (4096, 8)])
+def test_the_training_pattern_built_one_group_at_a_time_is_the_sum_of_its_ring_and_its_groups(gpus, group):
+    summed = ring_neighbour_flows(gpus, 1e9) + group_alltoall_flows(gpus, group, 1e9)
+    built = pattern_flows("training", gpus, group)
+    for name in ("src", "dst", "demand_bps"):  # the same flows, in the same order, of the same types
+        assert np.array_equal(getattr(built, name), getattr(summed, name))
+        assert getattr(built, name).dtype == getattr(summed, name).dtype
+    assert built.period == summed.period == group
+
+
+def test_a_period_that_does_not_divide_the_gpus_is_refused():
+    with pytest.raises(InputError, match="period must be 0 or an integer dividing the 12 GPUs"):
+        Flows(12, np.array([0]), np.array([1]), np.array([1.0]), period=5)
