@@ -444,6 +444,12 @@ def ring_allocation_fast(demand_bps, *, directions, fibers, wavelengths_per_fibe
     return _ring_result(flows, demand, units, clockwise, rate, bound, "shortest-arc progressive filling")
 
 
+def _divisors(n: int) -> list[int]:
+    """The divisors of n, ascending (by trial division up to √n)."""
+    small = [d for d in range(1, math.isqrt(n) + 1) if n % d == 0]
+    return small + [n // d for d in reversed(small) if d * d != n]
+
+
 def _ring_fill(n, src, dst, clockwise, length, weight, capacity, fill):
     """(units, first level) of the progressive filling of the flows' arcs on the whole ring of n GPUs."""
     arcs = _ring_arcs(n, src, dst, clockwise)
@@ -465,16 +471,16 @@ def _stretch_fill(flows: Flows, clockwise, length, weight, capacity, directions,
     loads every stretch of m segments alike: on a ring of m GPUs carrying one stretch's flows, each resource's
     load is that of its copies on the whole ring at every level, so every bisection step, level and freeze is the
     same, and each flow's units are its image's there. Checked, not assumed: every flow must be a copy of one of
-    the first stretch's, each of those n/m times with its demand; and no flow may end without a unit (a refused
-    first unit is admitted by priority in flow order, which a ring of m GPUs would break differently). None
-    otherwise: the caller fills the whole ring."""
+    the first stretch's, each of those once in every stretch with its demand; and, filling past the first level,
+    no flow may end without a unit (a refused first unit is admitted by priority in flow order, which a ring of m
+    GPUs would break differently). None otherwise: the caller fills the whole ring."""
     n, period = flows.gpus, flows.period
     if not period:
         return None
     longest = int(length.max())
-    shortest_stretch = longest + 1 if directions == 1 else 2 * longest + 1
-    m = next((k for k in range(period, n // 2 + 1, period) if k >= max(shortest_stretch, 2) and n % k == 0), None)
-    if m is None:
+    shortest_stretch = max(longest + 1 if directions == 1 else 2 * longest + 1, 2)
+    m = next((period * d for d in _divisors(n // period) if period * d >= shortest_stretch), n)
+    if 2 * m > n:  # no stretch shorter than half the ring holds the arcs
         return None
     src, dst, demand = flows.src, flows.dst, flows.demand_bps
     key = (src & (m - 1)) * m + (dst & (m - 1)) if m & (m - 1) == 0 else (src % m) * m + dst % m  # images
@@ -484,13 +490,15 @@ def _stretch_fill(flows: Flows, clockwise, length, weight, capacity, directions,
     if flows.count != (n // m) * image.size or np.any(images[1:] == images[:-1]):
         return None
     at = np.minimum(np.searchsorted(images, key), image.size - 1)
+    copies = n // m  # each image once in every stretch (a pair listed twice is not a copy)
+    stretch = src >> (m.bit_length() - 1) if m & (m - 1) == 0 else src // m
     if not (np.array_equal(images[at], key) and np.array_equal(demand[image][at], demand)
-            and np.all(np.bincount(at, minlength=image.size) == n // m)):
+            and np.all(np.bincount(at * copies + stretch, minlength=flows.count) == 1)):
         return None
     arcs = _ring_arcs(m, src[image], dst[image] % m, clockwise[image])
     units, first = _progressive_fill(weight[image], np.full(2 * m, float(capacity)), arcs.load,
                                      lambda mask: arcs.sums(mask) > 0, fill=fill, load_at=arcs.load_at)
-    if units.min() == 0:
+    if fill and units.min() == 0:  # the whole ring would admit refused first units one by one, in flow order
         return None
     return units[at], first[at]
 

@@ -44,6 +44,7 @@ class Flows:
         if isinstance(self.period, bool) or not isinstance(self.period, (int, np.integer)) or self.period < 0 \
                 or (self.period and self.gpus % self.period):
             raise InputError(f"period must be 0 or an integer dividing the {self.gpus} GPUs, got {self.period!r}")
+        object.__setattr__(self, "period", int(self.period))
         for name, value in (("src", src), ("dst", dst), ("demand_bps", demand)):
             value.setflags(write=False)
             object.__setattr__(self, name, value)
@@ -78,9 +79,8 @@ class Flows:
         key = np.concatenate((self.src, other.src)) * self.gpus + np.concatenate((self.dst, other.dst))
         unique, inverse = _distinct(key)
         demand = np.bincount(inverse, np.concatenate((self.demand_bps, other.demand_bps)), unique.size)
-        period = math.lcm(self.period, other.period) if self.period and other.period else 0
-        return Flows(self.gpus, unique // self.gpus, unique % self.gpus, demand,
-                     period if period and self.gpus % period == 0 else 0)
+        period = math.lcm(self.period, other.period) if self.period and other.period else 0  # divides gpus
+        return Flows(self.gpus, unique // self.gpus, unique % self.gpus, demand, period)
 
 
 def _distinct(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

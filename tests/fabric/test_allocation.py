@@ -571,3 +571,13 @@ def test_a_periodic_pattern_filled_on_one_stretch_equals_the_whole_ring_filled()
     finally:
         al._stretch_fill = original
     assert stretched >= 20  # the stretch was taken often, not only refused
+
+
+def test_a_pair_listed_twice_is_not_taken_for_a_copy_in_another_stretch():
+    """Flows on 16 GPUs claiming a period of 4, the pair 4→5 listed twice and 12→13 missing: each first-stretch
+    flow still appears four times in all, but not once in every stretch, so the whole ring is filled (which gives
+    one of the two 4→5 flows nothing on a one-wavelength segment)."""
+    flows = Flows(16, np.array([0, 4, 4, 8]), np.array([1, 5, 5, 9]), np.full(4, RATE), period=4)
+    kw = dict(directions=2, fibers=1, wavelengths_per_fiber=1, wavelength_rate_bps=RATE, bound_iterations=0)
+    got, whole = al.ring_allocation_fast(flows, **kw), al.ring_allocation_fast(_without_period(flows), **kw)
+    assert np.array_equal(got.wavelengths, whole.wavelengths) and got.min_ratio == whole.min_ratio == 0.0
