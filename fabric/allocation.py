@@ -147,7 +147,8 @@ def _ring_capacity(directions, fibers, wavelengths_per_fiber) -> tuple[int, int]
 
 
 # --- integer progressive filling (shared kernel) ------------------------------------------------------
-def _progressive_fill(weight, capacity, load, touches, *, fill=True, members=None, priority=None, load_at=None):
+def _progressive_fill(weight, capacity, load, touches, *, fill=True, members=None, priority=None, load_at=None,
+                      arcs=None):
     """Integer weighted max-min allocation by progressive filling.
 
     weight (F,) > 0; capacity (R,) integer units per resource; load(units (F,)) → (R,) units used;
@@ -163,7 +164,8 @@ def _progressive_fill(weight, capacity, load, touches, *, fill=True, members=Non
     Returns (units (F,) int64, first-level units): the first level is the largest common t such that every flow
     can have ceil(t·weight) units, the exact optimum of min(units/weight) for these routes. `fill` False stops
     there (units = first level). `load_at(flows, per_flow)` (optional): `load` of `per_flow` at the flows
-    `flows` (a mask) alone, so that a level's per-class loads are the last level's less the flows frozen since (`_ClassLoads`)."""
+    `flows` (a mask) alone, so that a level's per-class loads are the last level's less the flows frozen since (`_ClassLoads`).
+    `arcs` (optional, with `members`): the flows' resources as ring arcs (`_Arcs`), for `_admit`'s rounds."""
     units = np.zeros(weight.size)
     active = np.ones(weight.size, dtype=bool)
     level, first = 0.0, None
@@ -216,7 +218,10 @@ def _progressive_fill(weight, capacity, load, touches, *, fill=True, members=Non
             raise DomainError("progressive filling made no progress")
         waiting = np.flatnonzero(freeze & (units == 0)) if members is not None else ()  # refused a first unit
         if len(waiting):  # every step taken but the refused flows'
-            admitted = _admit(waiting, units, step, load(np.where(freeze, units, step)), capacity, members, priority)
+            taken = load(np.where(freeze, units, step))
+            # a flow through a resource without room for one more unit can take nothing, now or after others: out
+            waiting = waiting[~touches(taken + 1 > capacity)[waiting]]
+            admitted = _admit(waiting, units, step, taken, capacity, members, priority, arcs)
             units[admitted] = step[admitted]
             freeze[admitted] = False
             ahead = np.union1d(ahead, admitted)
@@ -284,19 +289,54 @@ class _ClassLoads:
         return self.weights[some], self.frozen, self.per_class[some]
 
 
-def _admit(candidates, units, step, taken, capacity, members, priority) -> np.ndarray:
+def _admit(candidates, units, step, taken, capacity, members, priority, arcs=None) -> np.ndarray:
     """Of the refused flows still at zero (`candidates`), those that can take their step, greedily by priority,
     with every other stepping flow's step counted as taken (`taken`: the load with every flow at its step but the
-    refused ones at their units; so what is admitted never crowds out a flow that was not in conflict)."""
+    refused ones at their units; so what is admitted never crowds out a flow that was not in conflict). With
+    `arcs` (`_Arcs`: the flows' resources as ring arcs), in rounds of ADMIT_ROUND candidates, doubling, the same
+    flows admitted: before each, those that no longer fit are dropped in bulk (room only shrinks: each would be
+    refused at its turn); of a round, those crossing no resource the round's steps together overfill are admitted
+    in bulk (each fits at its turn whatever the others do, and takes nothing another needs where it is short), the
+    rest one by one in order."""
     used = np.array(taken, dtype=float)
     admitted = []
-    for f in candidates[np.lexsort((candidates, priority[candidates]))]:
+    order = candidates[np.lexsort((candidates, priority[candidates]))]
+    if arcs is None:
+        _admit_each(order, units, step, used, capacity, members, admitted)
+        return np.asarray(admitted, dtype=np.int64)
+    size = ADMIT_ROUND
+    while order.size:
+        need = step - units
+        order = order[~arcs.blocked(order, capacity - used, need[order])]
+        batch, order = order[:size], order[size:]
+        # where the batch's steps all fit, its flows are admitted whatever their order; the others one by one
+        over = used + arcs.load_of(batch, need[batch]) > capacity
+        alone = batch[arcs.sums_at(batch, over) == 0]
+        used += arcs.load_of(alone, need[alone])
+        admitted.extend(alone.tolist())
+        rest = batch[np.isin(batch, alone, invert=True)]
+        for f, spans in zip(rest.tolist(), arcs.spans(rest)):  # one by one, as `_admit_each` on the arcs' slices
+            extra = need[f]
+            if all((capacity[lo:hi] - used[lo:hi]).min() >= extra for lo, hi in spans):
+                for lo, hi in spans:
+                    used[lo:hi] += extra
+                admitted.append(f)
+        size *= 2
+    return np.sort(np.asarray(admitted, dtype=np.int64))
+
+
+def _admit_each(order, units, step, used, capacity, members, admitted) -> None:
+    """`_admit`'s greedy, flow by flow in `order`: each that fits takes its step (`used` and `admitted` updated)."""
+    for f in order:
         resources = members(f)
         extra = step[f] - units[f]
         if np.all(used[resources] + extra <= capacity[resources]):
             used[resources] += extra
             admitted.append(f)
-    return np.asarray(admitted, dtype=np.int64)
+
+
+ADMIT_ROUND = 256  # refused first units checked one by one before the first bulk drop of those that no longer fit
+# [assumed: a drop costs a pass over the remaining flows and the resources; doubling keeps the passes to a few dozen]
 
 
 # --- ring geometry ------------------------------------------------------------------------------------
@@ -341,6 +381,47 @@ class _Arcs:
                 extra = values[at[hit]]
                 diff += np.bincount(self.wrap_begin[hit], extra, size) - np.bincount(self.wrap_end[hit], extra, size)
         return np.cumsum(diff.reshape(2, self.n + 1), axis=1)[:, : self.n].ravel()
+
+    def sums_at(self, flows, per_resource):
+        """`sums` at the flows `flows` (indices) alone."""
+        prefix = np.zeros((2, self.n + 1))
+        np.cumsum(np.asarray(per_resource, dtype=float).reshape(2, self.n), axis=1, out=prefix[:, 1:])
+        flat = prefix.ravel()
+        out = flat[self.end[flows]] - flat[self.begin[flows]]
+        if self.wrapped.size and flows.size:
+            at = np.minimum(np.searchsorted(self.wrapped, flows), self.wrapped.size - 1)  # each flow among the wrapping
+            hit = self.wrapped[at] == flows
+            out[hit] += flat[self.wrap_end[at[hit]]] - flat[self.wrap_begin[at[hit]]]
+        return out
+
+    def spans(self, flows):
+        """Each flow's resources (direction·n + segment) as (lo, hi) index ranges: one, two where its arc wraps."""
+        width = self.n + 1
+        lo, hi = self.begin[flows] - self.begin[flows] // width, self.end[flows] - self.begin[flows] // width
+        out = [[(a, b)] for a, b in zip(lo.tolist(), hi.tolist())]
+        if self.wrapped.size and flows.size:
+            at = np.minimum(np.searchsorted(self.wrapped, flows), self.wrapped.size - 1)
+            for k in np.flatnonzero(self.wrapped[at] == flows).tolist():
+                begin, end = int(self.wrap_begin[at[k]]), int(self.wrap_end[at[k]])
+                out[k].append((begin - begin // width, end - begin // width))
+        return out
+
+    def load_of(self, flows, per_flow):
+        """`load` of `per_flow` (one value per flow of `flows`, indices) at those flows alone."""
+        mask = np.zeros(self.begin.size, dtype=bool)
+        mask[flows] = True
+        values = np.zeros(self.begin.size)
+        values[flows] = per_flow
+        return self.load_at(mask, values)
+
+    def blocked(self, flows, room, need):
+        """Whether each of the flows `flows` crosses a resource with less `room` than its `need` (a few distinct
+        needs, each one pass)."""
+        out = np.zeros(flows.size, dtype=bool)
+        for value in np.unique(need):
+            mine = need == value
+            out[mine] = self.sums_at(flows[mine], room < value) > 0
+        return out
 
     def sums(self, per_resource):
         """Sum of `per_resource` (2n,) over each arc, shape (F,): differences of its prefix sums."""
@@ -460,7 +541,7 @@ def _ring_fill(n, src, dst, clockwise, length, weight, capacity, fill):
         return first_resource[f] + (start[f] + np.arange(length[f])) % n
 
     return _progressive_fill(weight, np.full(2 * n, float(capacity)), arcs.load, lambda mask: arcs.sums(mask) > 0,
-                             fill=fill, members=members, priority=length, load_at=arcs.load_at)
+                             fill=fill, members=members, priority=length, load_at=arcs.load_at, arcs=arcs)
 
 
 def _stretch_fill(flows: Flows, clockwise, length, weight, capacity, directions, fill):

@@ -581,3 +581,31 @@ def test_a_pair_listed_twice_is_not_taken_for_a_copy_in_another_stretch():
     kw = dict(directions=2, fibers=1, wavelengths_per_fiber=1, wavelength_rate_bps=RATE, bound_iterations=0)
     got, whole = al.ring_allocation_fast(flows, **kw), al.ring_allocation_fast(_without_period(flows), **kw)
     assert np.array_equal(got.wavelengths, whole.wavelengths) and got.min_ratio == whole.min_ratio == 0.0
+
+
+def test_admitting_refused_first_units_in_rounds_admits_the_flows_one_by_one_would():
+    """`_admit` on ring arcs (bulk drops of the flows that no longer fit, bulk admission of those crossing no
+    resource the round overfills, the rest in order) admits exactly the flows the plain greedy, one by one in
+    priority order, admits; over random rings, loads and needs, with enough candidates for several rounds."""
+    rng = np.random.default_rng(3)
+    for trial in range(12):
+        n = int(rng.integers(8, 200))
+        count = int(rng.integers(300, 2500))
+        src = rng.integers(0, n, count)
+        dst = (src + rng.integers(1, n, count)) % n
+        clockwise = al._shortest_clockwise(n, src, dst, 2) if trial % 2 else np.ones(count, dtype=bool)
+        arcs = al._ring_arcs(n, src, dst, clockwise)
+        start = np.where(clockwise, src, dst)
+        length = np.where(clockwise, (dst - src) % n, (src - dst) % n)
+
+        def members(f):
+            return np.where(clockwise[f], 0, n) + (start[f] + np.arange(length[f])) % n
+
+        capacity = np.full(2 * n, float(rng.integers(2, 12)))
+        taken = np.floor(rng.random(2 * n) * capacity)
+        units = np.zeros(count)
+        step = rng.integers(1, 3, count).astype(float)
+        candidates = np.sort(rng.choice(count, size=count // 2, replace=False))
+        one_by_one = al._admit(candidates, units, step, taken, capacity, members, length)
+        in_rounds = al._admit(candidates, units, step, taken, capacity, members, length, arcs)
+        assert one_by_one.size > 0 and np.array_equal(np.sort(one_by_one), in_rounds)
