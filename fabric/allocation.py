@@ -218,10 +218,8 @@ def _progressive_fill(weight, capacity, load, touches, *, fill=True, members=Non
             raise DomainError("progressive filling made no progress")
         waiting = np.flatnonzero(freeze & (units == 0)) if members is not None else ()  # refused a first unit
         if len(waiting):  # every step taken but the refused flows'
-            taken = load(np.where(freeze, units, step))
-            # a flow through a resource without room for one more unit can take nothing, now or after others: out
-            waiting = waiting[~touches(taken + 1 > capacity)[waiting]]
-            admitted = _admit(waiting, units, step, taken, capacity, members, priority, arcs)
+            admitted = _admit(waiting, units, step, load(np.where(freeze, units, step)), capacity, members, priority,
+                              arcs)
             units[admitted] = step[admitted]
             freeze[admitted] = False
             ahead = np.union1d(ahead, admitted)

@@ -19,6 +19,8 @@ from fabric.estimate import FabricEstimate
 from fabric.flows import Flows, group_alltoall_flows, ring_and_group_flows, ring_neighbour_flows
 
 PATTERNS = ("ring", "groups", "training")
+MAX_PATTERN_FLOWS = 1 << 25  # pairs [assumed: the arrays of an allocation, ~150 B a pair, ~5 GB; twice SiP-ML's training
+# pattern in groups of 16 on 2^20 GPUs]
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,7 +45,13 @@ class PairBandwidth:
 
 def pattern_flows(pattern: str, gpus: int, group_size: int, rate_bps: float = 1e9) -> Flows:
     """SiP-ML-style training traffic: 'ring' (GPU i → i+1), 'groups' (all-to-all inside consecutive groups of
-    `group_size`, model-parallel partitions placed together) or 'training' (both), `rate_bps` per pair."""
+    `group_size`, model-parallel partitions placed together) or 'training' (both), `rate_bps` per pair; InputError
+    for a pattern of more than MAX_PATTERN_FLOWS pairs."""
+    if pattern in ("groups", "training") and isinstance(gpus, int) and isinstance(group_size, int) \
+            and gpus * max(group_size - 1, 0) > MAX_PATTERN_FLOWS:
+        raise InputError(f"the {pattern!r} pattern on {gpus:,} GPUs in groups of {group_size:,} has "
+                         f"{gpus * (group_size - 1):,} pairs or more, above the {MAX_PATTERN_FLOWS:,} an allocation "
+                         "holds: smaller groups, or fewer GPUs")
     if pattern == "ring":
         return ring_neighbour_flows(gpus, rate_bps)
     if pattern == "groups":

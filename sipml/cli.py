@@ -399,6 +399,10 @@ def fabric(design: DesignArg = None, fmt: FormatOpt = Format.table, output: Outp
     if group_size is not None and group_size > loaded.fabric.gpus:
         raise InputError(f"--group-size {group_size:,}: a group holds at most the {loaded.fabric.gpus:,} GPUs the "
                          f"pattern spans in {_named(design)}")
+    given, group_size = group_size is not None, group_size or 8
+    if pattern in ("groups", "training") and loaded.fabric.gpus % group_size:
+        raise InputError(f"--group-size {group_size}{'' if given else ' (the default)'}: the {pattern!r} pattern's "
+                         f"groups must divide the {loaded.fabric.gpus:,} GPUs of {_named(design)}")
     if sizes is not None:
         _check_groups(sizes, groups, loaded.job_gpus)
     _check_entries(loaded, design, cat)
@@ -407,7 +411,6 @@ def fabric(design: DesignArg = None, fmt: FormatOpt = Format.table, output: Outp
     _doing(f"computing the collective times of {_named(design)}")
     times = job_collectives(fab, size)
     traffic = None
-    group_size = group_size or 8
     if pattern is not None:
         from fabric.traffic import pair_bandwidth, pattern_flows
 

@@ -363,7 +363,8 @@ def fabric_report(fab: FabricEstimate, times, message_bytes: float, source: str,
     tables = [summary, coll]
     if traffic is not None:
         t = data["traffic"] = traffic_data(traffic)
-        tables.append(Table(f"Traffic '{t['pattern']}' (groups of {t['group_size']}), equal demand per pair",
+        grouped = "" if t["pattern"] == "ring" else f" (groups of {t['group_size']})"
+        tables.append(Table(f"Traffic '{t['pattern']}'{grouped}, equal demand per pair",
                             ["quantity", "value", "unit"], [
                                 {"quantity": "pairs with demand", "value": str(t["pairs"]), "unit": ""},
                                 {"quantity": "pairs left unserved", "value": str(t["unserved_pairs"]), "unit": ""},

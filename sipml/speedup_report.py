@@ -108,8 +108,20 @@ def run_speedup(designs, model_name: str, gpus: int | None, batch: int | None, s
     for row in rows:
         name = row["design"]
         said = {"": bound(loaded[name]), **{f"baseline {b}: ": bound(versions[(b, name)]) for b in base_names}}
-        row["notes"] = [who + note for who, note in said.items() if note]
+        row["notes"] = [who + note for who, note in said.items() if note] + _precision_notes(row, fixed)
     return rows, batch_source, failures
+
+
+def _precision_notes(row: dict, fixed: dict) -> list[str]:
+    """A stack whose GEMMs run in FP8 (`gemm_precision`) on a GPU without FP8 tensor cores runs them in 16 bits: said."""
+    from workloads.stacks import get_stack
+
+    if not row.get("feasible") or "precision" in fixed or row["precision"] == "fp8":
+        return []
+    if get_stack(row["stack"]).compute.gemm_precision != "fp8":
+        return []
+    return [f"stack {row['stack']!r} runs its GEMMs in FP8 where the GPU can; {row['gpu']} has no FP8 tensor cores, "
+            f"so they run in {row['precision']}"]
 
 
 def _row(name: str, r, measured: dict, amount: float, amount_unit: str) -> dict:
