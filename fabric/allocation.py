@@ -309,10 +309,10 @@ def _admit(candidates, units, step, taken, capacity, members, priority, arcs=Non
         batch, order = order[:size], order[size:]
         # where the batch's steps all fit, its flows are admitted whatever their order; the others one by one
         over = used + arcs.load_of(batch, need[batch]) > capacity
-        alone = batch[arcs.sums_at(batch, over) == 0]
+        crossing = arcs.sums_at(batch, over) > 0
+        alone, rest = batch[~crossing], batch[crossing]
         used += arcs.load_of(alone, need[alone])
         admitted.extend(alone.tolist())
-        rest = batch[np.isin(batch, alone, invert=True)]
         for f, spans in zip(rest.tolist(), arcs.spans(rest)):  # one by one, as `_admit_each` on the arcs' slices
             extra = need[f]
             if all((capacity[lo:hi] - used[lo:hi]).min() >= extra for lo, hi in spans):
@@ -369,16 +369,7 @@ class _Arcs:
         if 4 * count >= self.begin.size:
             return self.load(np.where(flows, per_flow, 0.0))
         flows = np.flatnonzero(flows)
-        values = np.full(count, per_flow) if np.ndim(per_flow) == 0 else per_flow[flows]
-        size = 2 * (self.n + 1)
-        diff = np.bincount(self.begin[flows], values, size) - np.bincount(self.end[flows], values, size)
-        if self.wrapped.size and count:
-            at = np.minimum(np.searchsorted(flows, self.wrapped), count - 1)  # each wrapping flow among them
-            hit = flows[at] == self.wrapped
-            if hit.any():
-                extra = values[at[hit]]
-                diff += np.bincount(self.wrap_begin[hit], extra, size) - np.bincount(self.wrap_end[hit], extra, size)
-        return np.cumsum(diff.reshape(2, self.n + 1), axis=1)[:, : self.n].ravel()
+        return self.load_of(flows, np.full(count, per_flow) if np.ndim(per_flow) == 0 else per_flow[flows])
 
     def sums_at(self, flows, per_resource):
         """`sums` at the flows `flows` (indices) alone."""
@@ -405,18 +396,26 @@ class _Arcs:
         return out
 
     def load_of(self, flows, per_flow):
-        """`load` of `per_flow` (one value per flow of `flows`, indices) at those flows alone."""
-        mask = np.zeros(self.begin.size, dtype=bool)
-        mask[flows] = True
-        values = np.zeros(self.begin.size)
-        values[flows] = per_flow
-        return self.load_at(mask, values)
+        """`load` of `per_flow` (one value per flow of `flows`, indices) at those flows alone, in work of their count
+        (and a search among the few flows that wrap)."""
+        size = 2 * (self.n + 1)
+        values = np.asarray(per_flow, dtype=float)
+        diff = np.bincount(self.begin[flows], values, size) - np.bincount(self.end[flows], values, size)
+        if self.wrapped.size and flows.size:
+            at = np.minimum(np.searchsorted(self.wrapped, flows), self.wrapped.size - 1)  # each flow among the wrapping
+            hit = self.wrapped[at] == flows
+            if hit.any():
+                extra = values[hit]
+                diff += (np.bincount(self.wrap_begin[at[hit]], extra, size)
+                         - np.bincount(self.wrap_end[at[hit]], extra, size))
+        return np.cumsum(diff.reshape(2, self.n + 1), axis=1)[:, : self.n].ravel()
 
     def blocked(self, flows, room, need):
         """Whether each of the flows `flows` crosses a resource with less `room` than its `need` (a few distinct
         needs, each one pass)."""
         out = np.zeros(flows.size, dtype=bool)
-        for value in np.unique(need):
+        values = _few_values(need, WEIGHT_CLASSES)
+        for value in np.unique(need) if values is None else values:
             mine = need == value
             out[mine] = self.sums_at(flows[mine], room < value) > 0
         return out
