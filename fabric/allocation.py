@@ -291,11 +291,11 @@ def _admit(candidates, units, step, taken, capacity, members, priority, arcs=Non
     """Of the refused flows still at zero (`candidates`), those that can take their step, greedily by priority,
     with every other stepping flow's step counted as taken (`taken`: the load with every flow at its step but the
     refused ones at their units; so what is admitted never crowds out a flow that was not in conflict). With
-    `arcs` (`_Arcs`: the flows' resources as ring arcs), in rounds of ADMIT_ROUND candidates, doubling, the same
-    flows admitted: before each, those that no longer fit are dropped in bulk (room only shrinks: each would be
-    refused at its turn); of a round, those crossing no resource the round's steps together overfill are admitted
-    in bulk (each fits at its turn whatever the others do, and takes nothing another needs where it is short), the
-    rest one by one in order."""
+    `arcs` (`_Arcs`: the flows' resources as ring arcs), in rounds of ADMIT_ROUND candidates, doubling up to
+    ADMIT_ROUND_MOST, the same flows admitted: of a round, those that no longer fit are dropped in bulk (room only
+    shrinks: each would be refused at its turn), those crossing no resource the round's steps together overfill are
+    admitted in bulk (each fits at its turn whatever the others do, and takes nothing another needs where it is
+    short), the rest one by one in order."""
     used = np.array(taken, dtype=float)
     admitted = []
     order = candidates[np.lexsort((candidates, priority[candidates]))]
@@ -303,10 +303,10 @@ def _admit(candidates, units, step, taken, capacity, members, priority, arcs=Non
         _admit_each(order, units, step, used, capacity, members, admitted)
         return np.asarray(admitted, dtype=np.int64)
     size = ADMIT_ROUND
+    need = step - units
     while order.size:
-        need = step - units
-        order = order[~arcs.blocked(order, capacity - used, need[order])]
         batch, order = order[:size], order[size:]
+        batch = batch[~arcs.blocked(batch, capacity - used, need[batch])]
         # where the batch's steps all fit, its flows are admitted whatever their order; the others one by one
         over = used + arcs.load_of(batch, need[batch]) > capacity
         crossing = arcs.sums_at(batch, over) > 0
@@ -319,7 +319,7 @@ def _admit(candidates, units, step, taken, capacity, members, priority, arcs=Non
                 for lo, hi in spans:
                     used[lo:hi] += extra
                 admitted.append(f)
-        size *= 2
+        size = min(2 * size, ADMIT_ROUND_MOST)
     return np.sort(np.asarray(admitted, dtype=np.int64))
 
 
@@ -333,8 +333,9 @@ def _admit_each(order, units, step, used, capacity, members, admitted) -> None:
             admitted.append(f)
 
 
-ADMIT_ROUND = 256  # refused first units checked one by one before the first bulk drop of those that no longer fit
-# [assumed: a drop costs a pass over the remaining flows and the resources; doubling keeps the passes to a few dozen]
+ADMIT_ROUND = 256  # the first round's refused first units [assumed: a round costs a pass over the ring's resources
+# besides its flows; rounds that double from a few hundred keep that small where few are refused]
+ADMIT_ROUND_MOST = 1 << 16  # the largest round [assumed: its crossing flows' arcs are listed as Python objects]
 
 
 # --- ring geometry ------------------------------------------------------------------------------------
