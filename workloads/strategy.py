@@ -332,6 +332,7 @@ def _rules(model: TransformerModel, gpus: int, batch: int, fixed: dict, stack) -
         (("zero",), lambda c: (c["zero"] == 0) | (c["dp"] > 1) | (gpus == 1), "ZeRO needs dp > 1"),
         ((), lambda c: (c["zero"] <= 1) | (c["pp"] == 1), "ZeRO-2/3 does not combine with pipeline parallelism"),
         (("ep",), lambda c: (c["ep"] == 1) | model.is_moe, f"ep shares experts out: {model.name} has none (ep = 1)"),
+        ((), lambda c: model.experts % c["ep"] == 0, f"ep must divide the {model.experts} experts"),
         (("etp",), lambda c: (c["etp"] == 0) | ((c["tp"] % np.maximum(c["etp"], 1) == 0)
                                                 & ((c["etp"] < c["tp"]) | fixed_etp)
                                                 & ((c["etp"] == c["tp"]) | can_fold)),

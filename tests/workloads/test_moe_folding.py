@@ -190,3 +190,8 @@ def test_a_folded_layer_runs_the_same_expert_activations_as_a_split_one():
     folded = layer_times(model, gpu, ep=8, etp=1, **kw)
     assert float(folded.elementwise_forward_s) == pytest.approx(float(split.elementwise_forward_s), rel=1e-12)
     assert float(folded.elementwise_backward_s) == pytest.approx(float(split.elementwise_backward_s), rel=1e-12)
+
+
+def test_an_expert_group_that_does_not_divide_the_experts_is_refused_for_that_reason(capsys):
+    refused(capsys, "speedup", "dgx-h100", "--model", "mixtral-8x7b", "--baseline", "dgx-h100", "--strategy",
+            "ep=2048", fragment="ep must divide the 8 experts")
