@@ -10,6 +10,7 @@ estimate reports (`FabricEstimate.per_gpu_bandwidth_bps`: after the FEC overhead
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -47,11 +48,12 @@ def pattern_flows(pattern: str, gpus: int, group_size: int, rate_bps: float = 1e
     """SiP-ML-style training traffic: 'ring' (GPU i → i+1), 'groups' (all-to-all inside consecutive groups of
     `group_size`, model-parallel partitions placed together) or 'training' (both), `rate_bps` per pair; InputError
     for a pattern of more than MAX_PATTERN_FLOWS pairs."""
-    if pattern in ("groups", "training") and isinstance(gpus, int) and isinstance(group_size, int) \
-            and gpus * max(group_size - 1, 0) > MAX_PATTERN_FLOWS:
-        raise InputError(f"the {pattern!r} pattern on {gpus:,} GPUs in groups of {group_size:,} has "
-                         f"{gpus * (group_size - 1):,} pairs or more, above the {MAX_PATTERN_FLOWS:,} an allocation "
-                         "holds: smaller groups, or fewer GPUs")
+    if pattern in ("groups", "training") and isinstance(gpus, numbers.Integral) \
+            and isinstance(group_size, numbers.Integral) and int(gpus) * max(int(group_size) - 1, 0) > MAX_PATTERN_FLOWS:
+        raise InputError(f"the {pattern!r} pattern on {int(gpus):,} GPUs in groups of {int(group_size):,} has "
+                         f"{int(gpus) * (int(group_size) - 1):,} pairs or more (its groups' pairs; training adds "
+                         f"the ring's), above the {MAX_PATTERN_FLOWS:,} an allocation holds: smaller groups, or "
+                         "fewer GPUs")
     if pattern == "ring":
         return ring_neighbour_flows(gpus, rate_bps)
     if pattern == "groups":

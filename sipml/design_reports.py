@@ -334,7 +334,8 @@ def traffic_data(traffic) -> dict:
 
     pattern, group, result = traffic
     got = result.bandwidth_bps
-    return {"pattern": pattern, "group_size": group, "pairs": result.pairs, "unserved_pairs": result.unserved,
+    return {"pattern": pattern, "group_size": None if pattern == "ring" else group, "pairs": result.pairs,
+            "unserved_pairs": result.unserved,
             "relayed_pairs": result.relayed, "min_pair_gbps": float(got.min()) / 1e9,
             "mean_pair_gbps": float(np.mean(got)) / 1e9, "min_ratio": result.min_ratio, "method": result.method}
 

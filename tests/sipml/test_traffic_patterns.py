@@ -1,8 +1,13 @@
 """`sipml fabric --pattern`: what a pattern asks that the tool cannot do is refused in one line before any work, and
 a stack runs only the parallelism its software has."""
 
+import json
 import time
 
+import numpy as np
+import pytest
+from core.errors import InputError
+from fabric.traffic import pattern_flows
 from tests.sipml.cli_run import refused, run
 
 
@@ -14,13 +19,17 @@ def test_a_default_group_that_does_not_divide_the_ring_names_the_option(capsys):
     code, out, err = run(capsys, "fabric", "sip-ring", "--pattern", "ring", "--set", "fabric.gpus=12")
     assert code == 0, err
     assert "Traffic 'ring', equal demand" in out  # a ring has no groups to name
+    code, out, err = run(capsys, "fabric", "sip-ring", "--pattern", "ring", "--set", "fabric.gpus=12", "-f", "json")
+    assert code == 0 and json.loads(out)["traffic"]["group_size"] is None
 
 
 def test_a_pattern_too_large_to_allocate_is_refused_at_once_not_run_out_of_memory(capsys):
     started = time.monotonic()
     refused(capsys, "fabric", "sip-ring", "--pattern", "groups", "--group-size", "65536", "--set",
-            "fabric.gpus=65536", fragment="4,294,901,760 pairs or more, above the 33,554,432 an allocation holds")
+            "fabric.gpus=65536", fragment="4,294,901,760 pairs or more")
     assert time.monotonic() - started < 5.0
+    with pytest.raises(InputError, match="above the 33,554,432 an allocation holds"):  # numpy integers too
+        pattern_flows("groups", np.int64(65536), np.int64(65536))
 
 
 def test_a_data_parallel_stack_runs_no_expert_or_tensor_parallelism(capsys):
@@ -33,8 +42,6 @@ def test_a_data_parallel_stack_runs_no_expert_or_tensor_parallelism(capsys):
 
 
 def test_an_fp8_stack_on_a_gpu_without_fp8_says_its_gemms_run_in_16_bits(capsys):
-    import json
-
     code, out, err = run(capsys, "speedup", "sip-ring", "--model", "deepseek-v3", "--gpus", "2048", "--strategy",
                          "stack=deepseek-v3", "-f", "json")
     assert code == 0, err
