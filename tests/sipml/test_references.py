@@ -62,7 +62,8 @@ EXTERNAL_MD = {"docs/references.md",  # the project's own table of sources, ship
                "nemo_megatron/README_175b.md",  # a file of NVIDIA/dgxc-benchmarking, cited with its repository
                # a file of NVIDIA/Megatron-LM, cited with its repository
                "docs/discussions/megatron-fsdp-user-guide/megatron-fsdp-user-guide.md",
-               "megatron/core/distributed/fsdp/src/README.md", "megatron/core/transformer/moe/README.md"}
+               "megatron/core/distributed/fsdp/src/README.md", "megatron/core/transformer/moe/README.md",
+               "examples/megatron-turing-nlg/README.md"}  # a file of cli99/llm-analysis, cited with its repository
 CONFIDENCE_TAGS = ("verbatim", "restated", "inferred", "assumed")
 NOT_KEYS = {"GHz",  # a unit in a formula: B = 0.75·BR[GHz]
             "name", "sources",  # TOML tables named in the file headers of gpus.toml and the zoo
