@@ -164,7 +164,8 @@ def _progressive_fill(weight, capacity, load, touches, *, fill=True, members=Non
     Returns (units (F,) int64, first-level units): the first level is the largest common t such that every flow
     can have ceil(t·weight) units, the exact optimum of min(units/weight) for these routes. `fill` False stops
     there (units = first level). `load_at(flows, per_flow)` (optional): `load` of `per_flow` at the flows
-    `flows` (a mask) alone, so that a level's per-class loads are the last level's less the flows frozen since (`_ClassLoads`).
+    `flows` (a mask) alone, so that a level's per-class loads are the last level's less the flows frozen since
+    (`_ClassLoads`).
     `arcs` (optional, with `members`): the flows' resources as ring arcs (`_Arcs`), for `_admit`'s rounds."""
     units = np.zeros(weight.size)
     active = np.ones(weight.size, dtype=bool)

@@ -20,8 +20,8 @@ from fabric.estimate import FabricEstimate
 from fabric.flows import Flows, group_alltoall_flows, ring_and_group_flows, ring_neighbour_flows
 
 PATTERNS = ("ring", "groups", "training")
-MAX_PATTERN_FLOWS = 1 << 25  # pairs [assumed: the arrays of an allocation, ~150 B a pair, ~5 GB; twice SiP-ML's training
-# pattern in groups of 16 on 2^20 GPUs]
+MAX_PATTERN_FLOWS = 1 << 25  # pairs [assumed: the arrays of an allocation, ~150 B a pair, ~5 GB; twice SiP-ML's
+# training pattern in groups of 16 on 2^20 GPUs]
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +49,8 @@ def pattern_flows(pattern: str, gpus: int, group_size: int, rate_bps: float = 1e
     `group_size`, model-parallel partitions placed together) or 'training' (both), `rate_bps` per pair; InputError
     for a pattern of more than MAX_PATTERN_FLOWS pairs."""
     if pattern in ("groups", "training") and isinstance(gpus, numbers.Integral) \
-            and isinstance(group_size, numbers.Integral) and int(gpus) * max(int(group_size) - 1, 0) > MAX_PATTERN_FLOWS:
+            and isinstance(group_size, numbers.Integral) \
+            and int(gpus) * max(int(group_size) - 1, 0) > MAX_PATTERN_FLOWS:
         raise InputError(f"the {pattern!r} pattern on {int(gpus):,} GPUs in groups of {int(group_size):,} has "
                          f"{int(gpus) * (int(group_size) - 1):,} pairs or more (its groups' pairs; training adds "
                          f"the ring's), above the {MAX_PATTERN_FLOWS:,} an allocation holds: smaller groups, or "

@@ -113,7 +113,8 @@ def run_speedup(designs, model_name: str, gpus: int | None, batch: int | None, s
 
 
 def _precision_notes(row: dict, fixed: dict) -> list[str]:
-    """A stack whose GEMMs run in FP8 (`gemm_precision`) on a GPU without FP8 tensor cores runs them in 16 bits: said."""
+    """A stack whose GEMMs run in FP8 (`gemm_precision`) on a GPU without FP8 tensor cores runs them in 16 bits:
+    said."""
     from workloads.stacks import get_stack
 
     if not row.get("feasible") or "precision" in fixed or row["precision"] == "fp8":

@@ -445,8 +445,8 @@ def _elementwise(model: TransformerModel, hw: _Hardware, kind, tokens, tokens_sp
     """Forward and backward seconds of the memory-bound kernels of one layer (bytes per element in
     comments; e = 2 bytes per 16-bit activation, masks 1 byte); `eager`, `eager_norm`: op by op (`_ops`);
     `routed_tokens`, `etp`, `ep`, `load`: the tokens a GPU routes to the experts, the GPUs an expert is split over,
-    those sharing the experts and the busiest one's copies over T·top_k (`workloads.moe.expert_load`); `sorted_dispatch`:
-    ComputeSettings.moe_dispatch is 'sorted'."""
+    those sharing the experts and the busiest one's copies over T·top_k (`workloads.moe.expert_load`);
+    `sorted_dispatch`: ComputeSettings.moe_dispatch is 'sorted'."""
     el, h = hw.element_bytes, float(model.hidden)
     mask = 1.0 if dropout else 0.0
     norms = 3 if cross else 2

@@ -49,14 +49,15 @@ def busiest_expert_load(experts, top_k, routed_tokens, ep) -> np.ndarray:
     """The busiest of the `ep` GPUs sharing the experts, its routed token copies over the mean (≥ 1), in one MoE
     layer of one microbatch under dropless routing balanced in expectation: each of the ep·T tokens the group routes
     (T = `routed_tokens` per GPU) sends its k = `top_k` copies to k distinct experts of the E = `experts`, each
-    GPU holding E/ep of them, so a GPU's count is a sum of ep·T hypergeometric draws — mean T·k, variance
-    σ² = T·k·(1 − 1/ep)·(E − k)/(E − 1) — and the ep counts, whose sum is fixed, are ep independent normals less
-    their mean, each of variance σ²·ep/(ep − 1) = T·k·(E − k)/(E − 1). The layer waits for the largest: 1 + z_ep·
-    √((E − k)/((E − 1)·T·k)) over the mean, z_ep the expected largest of ep standard normals
-    (`workloads.settings.expected_maximum`) [derived]. The sampling floor of a
-    router that is balanced on average: a trained router's correlated choices add to it (Wang et al. 2024,
-    arXiv:2408.15664, measure the imbalance of auxiliary-loss routers as MaxVio), which is not modelled. 1 with
-    one GPU (every expert local: the GPU computes all the copies whatever their split)."""
+    GPU holding E/ep of them, so a GPU's count is a sum of ep·T hypergeometric draws — mean T·k,
+    variance σ² = T·k·(1 − 1/ep)·(E − k)/(E − 1) — and the ep counts, whose sum is fixed, are ep independent
+    normals less their mean, each of variance σ²·ep/(ep − 1) = T·k·(E − k)/(E − 1). The layer waits for the
+    largest: 1 + z_ep·√((E − k)/((E − 1)·T·k)) over the mean, z_ep the expected largest of ep standard normals
+    (`workloads.settings.expected_maximum`) [derived]. The sampling floor of a router that is balanced on average
+    (NVIDIA's force-balanced MoE benchmarks route so: random logits, Megatron-Core's moe_router_force_load_balancing);
+    a trained router's correlated choices add to it (Wang et al. 2024, arXiv:2408.15664, measure the imbalance of
+    auxiliary-loss routers as MaxVio), which is not modelled. 1 with one GPU (every expert local: the GPU computes
+    all the copies whatever their split)."""
     e, k, t, p = (np.asarray(v, dtype=float) for v in (experts, top_k, routed_tokens, ep))
     with np.errstate(divide="ignore", invalid="ignore"):
         spread = np.sqrt((e - k) / np.maximum(e - 1.0, 1.0) / (t * k))
