@@ -54,6 +54,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.errors import DomainError, InputError
+from core.integers import divisors
 from fabric.flows import Flows
 
 RING_MILP_MAX_GPUS = 24  # exact ring method: at most this many GPUs … (random all-to-all: ≤ 3.5 s measured)
@@ -526,12 +527,6 @@ def ring_allocation_fast(demand_bps, *, directions, fibers, wavelengths_per_fibe
     return _ring_result(flows, demand, units, clockwise, rate, bound, "shortest-arc progressive filling")
 
 
-def _divisors(n: int) -> list[int]:
-    """The divisors of n, ascending (by trial division up to √n)."""
-    small = [d for d in range(1, math.isqrt(n) + 1) if n % d == 0]
-    return small + [n // d for d in reversed(small) if d * d != n]
-
-
 def _ring_fill(n, src, dst, clockwise, length, weight, capacity, fill):
     """(units, first level) of the progressive filling of the flows' arcs on the whole ring of n GPUs."""
     arcs = _ring_arcs(n, src, dst, clockwise)
@@ -561,7 +556,7 @@ def _stretch_fill(flows: Flows, clockwise, length, weight, capacity, directions,
         return None
     longest = int(length.max())
     shortest_stretch = max(longest + 1 if directions == 1 else 2 * longest + 1, 2)
-    m = next((period * d for d in _divisors(n // period) if period * d >= shortest_stretch), n)
+    m = next((period * d for d in divisors(n // period) if period * d >= shortest_stretch), n)
     if 2 * m > n:  # no stretch shorter than half the ring holds the arcs
         return None
     src, dst, demand = flows.src, flows.dst, flows.demand_bps

@@ -29,6 +29,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 
 from core.errors import InputError
+from core.integers import divisors
 from workloads.models import TransformerModel, model_label
 from workloads.pipeline import stage_layers
 
@@ -102,11 +103,6 @@ class Strategies:
         inner = self.tp * self.cp
         return {"tp": np.ones_like(self.tp), "cp": self.tp, "dp": np.where(pp_inner, inner * self.pp, inner),
                 "pp": np.where(pp_inner, inner, inner * self.dp), "ep": self.etp}
-
-
-def _divisors(n: int, limit: int | None = None) -> list[int]:
-    top = n if limit is None else min(n, limit)
-    return [d for d in range(1, top + 1) if n % d == 0]
 
 
 def _powers_of_two(limit: int) -> list[int]:
@@ -236,9 +232,9 @@ def _options(model: TransformerModel, gpus: int, batch: int, fixed: dict, stack)
     sup = stack.supports
     layers = model.layers
     options = {
-        "tp": [t for t in _divisors(gpus, 64) if model.heads % t == 0 and model.kv % t == 0]
+        "tp": [t for t in divisors(gpus, 64) if model.heads % t == 0 and model.kv % t == 0]
         if sup.tensor_parallel else [1],
-        "pp": [p for p in _divisors(gpus, layers) if sup.uneven_pipeline or layers % p == 0]
+        "pp": [p for p in divisors(gpus, layers) if sup.uneven_pipeline or layers % p == 0]
         if sup.pipeline_parallel else [1],
         "cp": [1] + [c for c in _powers_of_two(MAX_CONTEXT_PARALLEL)[1:] if gpus % c == 0
                      and model.seq_len % (2 * c) == 0 and model.seq_len // c >= MIN_CONTEXT_CHUNK]
@@ -249,7 +245,7 @@ def _options(model: TransformerModel, gpus: int, batch: int, fixed: dict, stack)
         "recompute": [RECOMPUTE.index(r) for r in sup.recompute],
         "recompute_layers": [1, 2, 3, 4],  # quarters of the fullest stage (Megatron's --recompute-num-layers)
         "zero": list(sup.zero),
-        "ep": _divisors(model.experts) if model.is_moe and sup.expert_parallel else [1],
+        "ep": divisors(model.experts) if model.is_moe and sup.expert_parallel else [1],
         # 0: each expert split over the tensor-parallel GPUs as the dense layers (etp = tp); 1: each whole on a GPU,
         # the expert group folded over the tensor-parallel GPUs
         "etp": [0, 1] if _can_fold(model, stack) else [0],
