@@ -301,11 +301,11 @@ def _admit(candidates, units, step, taken, capacity, members, priority, arcs=Non
     used = np.array(taken, dtype=float)
     admitted = []
     order = candidates[np.lexsort((candidates, priority[candidates]))]
+    need = step - units
     if arcs is None or order.size * ADMIT_RING_SHARE < arcs.n:  # few on a long ring: one by one is cheaper
-        _admit_each(order, units, step, used, capacity, members, admitted)
+        _admit_each(order, ([members(f)] for f in order), need, used, capacity, admitted)
         return np.sort(np.asarray(admitted, dtype=np.int64))
     size = ADMIT_ROUND
-    need = step - units
     while order.size:
         batch, order = order[:size], order[size:]
         batch = batch[~arcs.blocked(batch, capacity - used, need[batch])]
@@ -315,23 +315,19 @@ def _admit(candidates, units, step, taken, capacity, members, priority, arcs=Non
         alone, rest = batch[~crossing], batch[crossing]
         used += arcs.load_of(alone, need[alone])
         admitted.extend(alone.tolist())
-        for f, spans in zip(rest.tolist(), arcs.spans(rest)):  # one by one, as `_admit_each` on the arcs' slices
-            extra = need[f]
-            if all((capacity[lo:hi] - used[lo:hi]).min() >= extra for lo, hi in spans):
-                for lo, hi in spans:
-                    used[lo:hi] += extra
-                admitted.append(f)
+        _admit_each(rest.tolist(), arcs.spans(rest), need, used, capacity, admitted)
         size = min(2 * size, ADMIT_ROUND_MOST)
     return np.sort(np.asarray(admitted, dtype=np.int64))
 
 
-def _admit_each(order, units, step, used, capacity, members, admitted) -> None:
-    """`_admit`'s greedy, flow by flow in `order`: each that fits takes its step (`used` and `admitted` updated)."""
-    for f in order:
-        resources = members(f)
-        extra = step[f] - units[f]
-        if np.all(used[resources] + extra <= capacity[resources]):
-            used[resources] += extra
+def _admit_each(order, places, need, used, capacity, admitted) -> None:
+    """`_admit`'s greedy, flow by flow in `order`: each that fits takes its `need` (`used` and `admitted` updated);
+    `places`: each flow's resources, as a list of index arrays or slices."""
+    for f, where in zip(order, places):
+        extra = need[f]
+        if all((capacity[w] - used[w]).min() >= extra for w in where):
+            for w in where:
+                used[w] += extra
             admitted.append(f)
 
 
@@ -376,28 +372,37 @@ class _Arcs:
         flows = np.flatnonzero(flows)
         return self.load_of(flows, np.full(count, per_flow) if np.ndim(per_flow) == 0 else per_flow[flows])
 
-    def sums_at(self, flows, per_resource):
-        """`sums` at the flows `flows` (indices) alone."""
+    def _wrapping(self, flows):
+        """(which of the flows `flows` (indices) wrap, each of those one's entry in `wrapped`)."""
+        if not (self.wrapped.size and flows.size):
+            return np.zeros(flows.size, dtype=bool), np.zeros(0, dtype=np.intp)
+        at = np.minimum(np.searchsorted(self.wrapped, flows), self.wrapped.size - 1)
+        hit = self.wrapped[at] == flows
+        return hit, at[hit]
+
+    def _prefix(self, per_resource):
+        """Prefix sums of `per_resource` (2n,) along each direction, in the arcs' layout (position n a sink)."""
         prefix = np.zeros((2, self.n + 1))
         np.cumsum(np.asarray(per_resource, dtype=float).reshape(2, self.n), axis=1, out=prefix[:, 1:])
-        flat = prefix.ravel()
+        return prefix.ravel()
+
+    def sums_at(self, flows, per_resource):
+        """`sums` at the flows `flows` (indices) alone."""
+        flat = self._prefix(per_resource)
         out = flat[self.end[flows]] - flat[self.begin[flows]]
-        if self.wrapped.size and flows.size:
-            at = np.minimum(np.searchsorted(self.wrapped, flows), self.wrapped.size - 1)  # each flow among the wrapping
-            hit = self.wrapped[at] == flows
-            out[hit] += flat[self.wrap_end[at[hit]]] - flat[self.wrap_begin[at[hit]]]
+        hit, entry = self._wrapping(flows)
+        out[hit] += flat[self.wrap_end[entry]] - flat[self.wrap_begin[entry]]
         return out
 
     def spans(self, flows):
-        """Each flow's resources (direction·n + segment) as (lo, hi) index ranges: one, two where its arc wraps."""
+        """Each flow's resources (direction·n + segment) as slices: one, two where its arc wraps."""
         width = self.n + 1
-        lo, hi = self.begin[flows] - self.begin[flows] // width, self.end[flows] - self.begin[flows] // width
-        out = [[(a, b)] for a, b in zip(lo.tolist(), hi.tolist())]
-        if self.wrapped.size and flows.size:
-            at = np.minimum(np.searchsorted(self.wrapped, flows), self.wrapped.size - 1)
-            for k in np.flatnonzero(self.wrapped[at] == flows).tolist():
-                begin, end = int(self.wrap_begin[at[k]]), int(self.wrap_end[at[k]])
-                out[k].append((begin - begin // width, end - begin // width))
+        shift = self.begin[flows] // width  # the direction: layout position − direction = resource index
+        out = [[slice(a, b)] for a, b in zip((self.begin[flows] - shift).tolist(), (self.end[flows] - shift).tolist())]
+        hit, entry = self._wrapping(flows)
+        for k, w in zip(np.flatnonzero(hit).tolist(), entry.tolist()):
+            begin, end = int(self.wrap_begin[w]), int(self.wrap_end[w])
+            out[k].append(slice(begin - begin // width, end - begin // width))
         return out
 
     def load_of(self, flows, per_flow):
@@ -406,13 +411,10 @@ class _Arcs:
         size = 2 * (self.n + 1)
         values = np.asarray(per_flow, dtype=float)
         diff = np.bincount(self.begin[flows], values, size) - np.bincount(self.end[flows], values, size)
-        if self.wrapped.size and flows.size:
-            at = np.minimum(np.searchsorted(self.wrapped, flows), self.wrapped.size - 1)  # each flow among the wrapping
-            hit = self.wrapped[at] == flows
-            if hit.any():
-                extra = values[hit]
-                diff += (np.bincount(self.wrap_begin[at[hit]], extra, size)
-                         - np.bincount(self.wrap_end[at[hit]], extra, size))
+        hit, entry = self._wrapping(flows)
+        if entry.size:
+            diff += np.bincount(self.wrap_begin[entry], values[hit], size) - np.bincount(self.wrap_end[entry],
+                                                                                           values[hit], size)
         return np.cumsum(diff.reshape(2, self.n + 1), axis=1)[:, : self.n].ravel()
 
     def blocked(self, flows, room, need):
@@ -427,9 +429,7 @@ class _Arcs:
 
     def sums(self, per_resource):
         """Sum of `per_resource` (2n,) over each arc, shape (F,): differences of its prefix sums."""
-        prefix = np.zeros((2, self.n + 1))
-        np.cumsum(np.asarray(per_resource, dtype=float).reshape(2, self.n), axis=1, out=prefix[:, 1:])
-        flat = prefix.ravel()
+        flat = self._prefix(per_resource)
         out = flat[self.end] - flat[self.begin]
         if self.wrapped.size:
             out[self.wrapped] += flat[self.wrap_end] - flat[self.wrap_begin]
@@ -560,7 +560,7 @@ def _stretch_fill(flows: Flows, clockwise, length, weight, capacity, directions,
     if 2 * m > n:  # no stretch shorter than half the ring holds the arcs
         return None
     src, dst, demand = flows.src, flows.dst, flows.demand_bps
-    key = (src & (m - 1)) * m + (dst & (m - 1)) if m & (m - 1) == 0 else (src % m) * m + dst % m  # images
+    key = (src % m) * m + dst % m  # each flow's image on a ring of m GPUs
     first_stretch = np.flatnonzero(src < m)
     order = np.argsort(key[first_stretch], kind="stable")
     image, images = first_stretch[order], key[first_stretch][order]
@@ -568,9 +568,8 @@ def _stretch_fill(flows: Flows, clockwise, length, weight, capacity, directions,
         return None
     at = np.minimum(np.searchsorted(images, key), image.size - 1)
     copies = n // m  # each image once in every stretch (a pair listed twice is not a copy)
-    stretch = src >> (m.bit_length() - 1) if m & (m - 1) == 0 else src // m
     if not (np.array_equal(images[at], key) and np.array_equal(demand[image][at], demand)
-            and np.all(np.bincount(at * copies + stretch, minlength=flows.count) == 1)):
+            and np.all(np.bincount(at * copies + src // m, minlength=flows.count) == 1)):
         return None
     arcs = _ring_arcs(m, src[image], dst[image] % m, clockwise[image])
     units, first = _progressive_fill(weight[image], np.full(2 * m, float(capacity)), arcs.load,
