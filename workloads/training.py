@@ -419,13 +419,33 @@ class ModelStates:
     group: np.ndarray
 
 
+@dataclass(frozen=True)
+class _Runs:
+    """What a plan reads of the runs of strategies it keeps (`_memory_first`), one entry per run."""
+
+    strategies: Strategies
+    n_first: np.ndarray  # layers of the first, an interior and the last pipeline stage
+    n_interior: np.ndarray
+    n_last: np.ndarray
+    fullest: np.ndarray  # layers of the fullest stage
+    rerun: np.ndarray  # the share of the fullest stage's layers whose forward reruns
+    stage_params: np.ndarray  # parameters on the first stage's GPU
+    grad_group: np.ndarray  # the ranks the gradients are reduced over
+    expert_params: np.ndarray  # of stage_params, the routed experts'
+    expert_group: np.ndarray  # the ranks the experts' gradients are reduced over
+    memory: np.ndarray  # bytes on the first stage's GPU
+    inverse: np.ndarray  # each run's distinct layer configuration
+
+    def take(self, index) -> _Runs:
+        return _Runs(strategies=self.strategies.take(index),
+                     **{f.name: getattr(self, f.name)[index] for f in fields(self) if f.name != "strategies"})
+
+
 def _memory_first(model, gpu, all_st, compute, training, fitting: bool) -> tuple:
     """The memory of every strategy of `all_st`, found first, once per run of strategies alike but for their
     rank order (`Strategies.order_runs`): (the distinct layer configurations; (the least memory any strategy
     needs, the GPU's usable memory); the positions to plan — every strategy, or with `fitting` those that fit;
-    each planned strategy's run among the runs kept; and what the plan reads of those runs so far: their
-    strategies, stage layers, recomputed share, parameters, gradient group, memory and distinct layer
-    configuration)."""
+    each planned strategy's run among the runs kept; and what the plan reads of those runs (`_Runs`))."""
     runs, run_of = all_st.order_runs()
     st = all_st.take(runs)
     n_first, n_interior, n_last = (x.astype(float) for x in stage_layers(model.layers, st.pp))
@@ -449,23 +469,22 @@ def _memory_first(model, gpu, all_st, compute, training, fitting: bool) -> tuple
                           grad_group, experts)
     limit = gpu.hbm_bytes * training.usable_memory
     least = float(np.min(memory, initial=math.inf))
-    arrays = (n_first, n_interior, n_last, fullest, rerun, stage_params, grad_group, experts.params, experts.group,
-              memory, inverse)
+    runs = _Runs(strategies=st, n_first=n_first, n_interior=n_interior, n_last=n_last, fullest=fullest, rerun=rerun,
+                 stage_params=stage_params, grad_group=grad_group, expert_params=experts.params,
+                 expert_group=experts.group, memory=memory, inverse=inverse)
     if not fitting:
-        return configs, (least, limit), np.arange(len(all_st)), run_of, (st, *arrays)
+        return configs, (least, limit), np.arange(len(all_st)), run_of, runs
     fits = memory <= limit
     index = np.flatnonzero(fits[run_of])
     kept = np.flatnonzero(fits)
-    if len(kept) < len(st):
-        st, arrays = st.take(kept), tuple(x[kept] for x in arrays)
-    return configs, (least, limit), index, (np.cumsum(fits) - 1)[run_of[index]], (st, *arrays)
+    return configs, (least, limit), index, (np.cumsum(fits) - 1)[run_of[index]], \
+        runs.take(kept) if len(kept) < len(st) else runs
 
 
 @last_results(32)  # the fabric-free plan once per strategy set: a sweep prices one plan on every point's fabric
 def _transformer_plan(model, gpu, batch, all_st, compute, training, precision, fitting) -> TransformerPlan:
-    configs, (least, limit), index, run, planned = _memory_first(model, gpu, all_st, compute, training, fitting)
-    st, n_first, n_interior, n_last, fullest, rerun, stage_params, grad_group, expert_params, expert_group, memory, \
-        inverse = planned
+    configs, (least, limit), index, run, r = _memory_first(model, gpu, all_st, compute, training, fitting)
+    st, fullest, rerun, stage_params = r.strategies, r.fullest, r.rerun, r.stage_params
     d, t, p, c, b, v = (x.astype(float) for x in (st.dp, st.tp, st.pp, st.cp, st.microbatch, st.interleave))
     m = batch / (d * b)
     common = dict(microbatch=configs.microbatch, tp=configs.tp, sequence_parallel=configs.sp,
@@ -478,7 +497,7 @@ def _transformer_plan(model, gpu, batch, all_st, compute, training, precision, f
     if model.encoder_layers:
         kinds.append(("encoder", model.encoder_layers, {}))
     fwd = bwd = gemm = attention = flops = cast = 0.0
-    at = (lambda figure: figure[inverse])  # a distinct configuration's figure at each strategy
+    at = (lambda figure: figure[r.inverse])  # a distinct configuration's figure at each strategy
     for kind, count, extra in kinds:
         lt = layer_times(model, gpu, kind=kind, **common, **extra)  # sums over a configuration's figures first
         share = count / model.layers
@@ -495,8 +514,8 @@ def _transformer_plan(model, gpu, batch, all_st, compute, training, precision, f
         at(edges.head_flops)
     layer = fwd + bwd
     single = p == 1
-    first = n_first * layer + emb_f + emb_b + np.where(single, head, 0.0)
-    compute_mb = np.maximum(np.maximum(first, n_interior * layer), n_last * layer + head)
+    first = r.n_first * layer + emb_f + emb_b + np.where(single, head, 0.0)
+    compute_mb = np.maximum(np.maximum(first, r.n_interior * layer), r.n_last * layer + head)
     compute_mb = compute_mb + np.where(st.zero == 3, shard_copy_s(stage_params, gpu, compute), 0.0)
 
     # --- communication: the calls per microbatch here (the bound reads them), the collectives when priced --
@@ -505,8 +524,8 @@ def _transformer_plan(model, gpu, batch, all_st, compute, training, precision, f
     # context parallelism: each layer all-gathers the sequence's keys and values in the forward, again in the
     # backward, and reduce-scatters their gradients (workloads-3.md §6)
     cp_calls_mb = np.where(c > 1, 3.0 * fullest, 0.0)
-    updated = np.where(st.zero >= 1, (stage_params - expert_params) / grad_group + expert_params / expert_group,
-                       stage_params)
+    updated = np.where(st.zero >= 1, (stage_params - r.expert_params) / r.grad_group
+                       + r.expert_params / r.expert_group, stage_params)
     optimizer = optimizer_step_s(updated, gpu, compute)
 
     # the windows the first stage's gradient reduction and parameter gather hide under: one microbatch's backward
@@ -518,13 +537,13 @@ def _transformer_plan(model, gpu, batch, all_st, compute, training, precision, f
     per_run = dict(
         m=m, stage_layers=fullest, compute_mb=compute_mb, step_compute=fullest * cast, gemm_mb=gemm * fullest,
         column_gemm_mb=gemm * fullest * _column_share(model) / 3.0, attention_mb=attention * fullest,
-        last_backward=spread * (n_first * bwd + emb_b + np.where(single, head_b, 0.0)),
-        first_forward=spread * (n_first * fwd + emb_f),
+        last_backward=spread * (r.n_first * bwd + emb_b + np.where(single, head_b, 0.0)),
+        first_forward=spread * (r.n_first * fwd + emb_f),
         pp_calls_mb=pp_calls_mb, ep_calls_mb=ep_calls_mb, cp_calls_mb=cp_calls_mb, optimizer_s=optimizer,
-        memory_bytes=memory,
+        memory_bytes=r.memory,
         hardware_flops=(flops + 3.0 * head_flops) * m * d * t * c,  # per shard × shards × microbatches × pipelines
-        rerun=rerun, stage_params=stage_params, grad_group=grad_group, expert_params=expert_params,
-        expert_group=expert_group)
+        rerun=rerun, stage_params=stage_params, grad_group=r.grad_group, expert_params=r.expert_params,
+        expert_group=r.expert_group)
     return TransformerPlan(
         strategies=all_st.take(index), index=index, least_memory_bytes=least, memory_limit_bytes=limit,
         **{name: value[run] for name, value in per_run.items()},  # each planned strategy's run's
