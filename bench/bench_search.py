@@ -45,8 +45,8 @@ FABRICS = ("sip-ring", "sip-ocs", "dgx-a100", "dgx-h100", "fattree-200")
 
 
 def cold_searches(report) -> dict[str, tuple[float, int]]:
-    """Each fabric's (best cold search in seconds, candidates); `report(name, result, times, warm)` sees each
-    fabric's figures."""
+    """Each fabric's (best cold search in seconds, candidates), in a process whose allocator keeps freed memory as
+    `sipml`'s does; `report(name, result, times, warm)` sees each fabric's figures."""
     from core.allocator import keep_freed_memory
 
     keep_freed_memory()  # as `sipml` does at start-up (sipml.cli.main)
