@@ -15,7 +15,8 @@ attention-out and MLP-down by rows, attention by heads):
   attention core again (QKᵀ, softmax, dropout, attention·V), K22 §5.
 - a fused (flash) attention kernel replaces the score GEMMs and the softmax/dropout kernels by one kernel at
   the share of the tensor-core peak the GPU's measurements give its kernel family (`workloads.gpus`), skipping
-  the masked half of causal attention; its backward does 2.5× the forward FLOPs (it recomputes the scores).
+  the tiles above the diagonal of causal attention; its backward does 2.5× the forward FLOPs (it recomputes the
+  scores).
 - FP8 GEMMs (Transformer Engine) run at the GPU's FP8 MAMF, after cast-transpose kernels that turn each 16-bit
   operand into FP8 (the activations and the output gradients every microbatch, after an amax pass of their own under
   current scaling; the weights once a step, `LayerTimes.weight_cast_s`); attention, the memory-bound kernels and
@@ -390,20 +391,26 @@ def _unfused_attention(hw: _Hardware, b, s_q, s_k, heads, d_qk, d_v, dropout):
 
 
 def _flash_attention(hw: _Hardware, settings: ComputeSettings, b, s_q, s_k, heads, d_qk, d_v, causal, calls):
-    """Fused kernels over the keys in `calls` pieces (the ring steps of context parallelism): useful FLOPs (the
-    unmasked half when causal) at the GPU's measured long-sequence share of the 16-bit peak for the kernel family
-    (workloads.gpus) times L/(L + L½) for L keys per call (the kernel's pipeline fills per query block), or the HBM
-    time of Q, K, V and O, whichever is longer; the backward does 2.5× the FLOPs (it recomputes the scores) at its
-    own rate and moves Q, K, V, O, dO in and dQ, dK, dV out."""
-    useful = _unfused_score_flops(b, s_q, s_k, heads, d_qk, d_v) * (0.5 if causal else 1.0)
-    keys = s_k / calls
-    length = keys / (keys + settings.flash_half_length)
-    forward_rate, backward_rate = (rate * length for rate in hw.attention_rates)
+    """Fused kernels over the keys in `calls` pieces (the ring steps of context parallelism): the FLOPs of the tiles
+    the kernel runs at the GPU's measured long-sequence share of the 16-bit peak for the kernel family
+    (workloads.gpus), plus each outer tile's pipeline fill, worth L½ keys once a call (a rate ∝ L/(L + L½) for L
+    keys a call), or the HBM time of Q, K, V and O, whichever is longer; the backward does 2.5× the FLOPs (it
+    recomputes the scores) at its own rate and moves Q, K, V, O, dO in and dQ, dK, dV out.
+
+    Causal: outer tiles of B tokens (`ComputeSettings.flash_block`) visit the keys up to their diagonal only,
+    ((n + 1)/(2n) of the square for n = s/B tiles: the unmasked half plus the tiles crossing the diagonal run
+    whole), while every outer tile still pays its fill — FlashAttention-2's ~1.7–1.8× over non-causal rather than 2×
+    (Dao 2023 §3.1.1). The useful FLOPs (returned, counted by HFU) are the unmasked half."""
+    full = _unfused_score_flops(b, s_q, s_k, heads, d_qk, d_v)
+    useful = full * (0.5 if causal else 1.0)
+    run = 0.5 * (1.0 + settings.flash_block / s_k) if causal else 1.0  # share of the square whose tiles run
+    fill = calls * settings.flash_half_length / s_k  # each outer tile's fill, once a call, as a share of the keys
+    forward_rate, backward_rate = hw.attention_rates
     el = hw.element_bytes
     io = b * heads * (s_q + s_k) * (d_qk + d_v) * el  # Q and O of this GPU's tokens, K and V of the sequence
     fixed = calls * hw.constants.kernel_time
-    forward = fixed + np.maximum(useful / forward_rate, io / hw.stream_bandwidth)
-    backward = fixed + np.maximum(2.5 * useful / backward_rate, 2.0 * io / hw.stream_bandwidth)
+    forward = fixed + np.maximum(full * (run + fill) / forward_rate, io / hw.stream_bandwidth)
+    backward = fixed + np.maximum(2.5 * full * (run + fill) / backward_rate, 2.0 * io / hw.stream_bandwidth)
     return forward, backward, useful
 
 

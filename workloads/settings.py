@@ -28,6 +28,14 @@ class ComputeSettings:
                                      "its long-sequence rate (rate ∝ L/(L + L½))", "[inferred] FlashAttention-2's "
                                      "50–73 % forward range on A100 (workloads-3.md §4) spans 512 to 16k tokens: "
                                      "512·(73/50 − 1) ≈ 235", lo=0.0)
+    flash_block: float = param(128.0, "1", "tokens of the fused-attention kernel's outer tile (the query block the "
+                               "forward iterates keys for, the key block the backward iterates queries for): a causal "
+                               "kernel runs the tiles that cross the diagonal whole and pays each outer tile's "
+                               "pipeline fill however few keys it visits", "Dao-AILab/flash-attention: "
+                               "FlashAttention-2 on sm80, head dim 128: forward kBlockM 128, backward kBlockN 128 "
+                               "(csrc/flash_attn/src/flash_fwd_launch_template.h, flash_bwd_launch_template.h); "
+                               "FlashAttention-3, head dim 128: forward kBlockM 128, backward kBlockN 128 (hopper/) "
+                               "[verbatim]", lo=1.0)
     grad_accumulation: str = param("fused", "choice", "'separate': each microbatch's 16-bit weight gradients "
                                    "are added into fp32 main gradients by a separate kernel (Megatron-LM "
                                    "2021); 'fused': the weight-gradient GEMM accumulates into fp32 directly; "
@@ -113,7 +121,7 @@ class ComputeSettings:
                                     "(workloads.compute_totals)", "[inferred] the forward read; the gradient "
                                     "rows written; a row-wise optimizer reading and writing each row and its "
                                     "state", lo=0.0)
-    software_efficiency: float = param(0.755, "1", "share of the GPU's single-kernel benchmark rates (MAMF for "
+    software_efficiency: float = param(0.76, "1", "share of the GPU's single-kernel benchmark rates (MAMF for "
                                        "matrix products, streaming HBM bandwidth for the rest) kernels reach "
                                        "inside a training step: sustained clocks at the power limit, cold caches "
                                        "between kernels, launch gaps (the wait for the slowest GPU is "
@@ -123,7 +131,7 @@ class ComputeSettings:
                                        "sources state, priced as run: NVIDIA's DGX Cloud GPT-3 175B in BF16 and "
                                        "FP8 on 128 and 2,048 GPUs and NeMo 25.11's FP8 Llama 3 8B, 70B and 3.1 "
                                        "405B (tests/workloads/test_fitted.py checks it is their optimum; their "
-                                       "residuals span −7.5 … +10.6 %); every other case tests it. MAMF is a best "
+                                       "residuals span −7.7 … +10.7 %); every other case tests it. MAMF is a best "
                                        "case, 5 %+ apart between GPUs of one node (workloads-3.md §1.1)",
                                        lo=MIN_EFFICIENCY, hi=1.0)
     ampere_efficiency: float = param(0.855, "1", "software_efficiency on Ampere GPUs (A100): their MAMF, 87 % of "
