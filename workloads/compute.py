@@ -579,6 +579,12 @@ def optimizer_step_s(parameters_per_gpu, gpu: Gpu, settings: ComputeSettings = D
                        settings)
 
 
+def gradient_buffer_s(parameters, passes, element_bytes, gpu: Gpu, settings: ComputeSettings = DEFAULT_SETTINGS):
+    """`passes` passes over a gradient buffer of `parameters` elements of `element_bytes` each / achievable HBM
+    bandwidth."""
+    return _streamed_s(np.asarray(parameters, dtype=float) * passes * element_bytes, gpu, settings)
+
+
 def shard_copy_s(parameters, gpu: Gpu, settings: ComputeSettings = DEFAULT_SETTINGS):
     """ZeRO-3's buffer copies for one microbatch through `parameters` (unsharded, this GPU's stage): bytes per
     parameter (`shard_copy_bytes_per_param`) / achievable HBM bandwidth."""

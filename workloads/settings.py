@@ -131,7 +131,7 @@ class ComputeSettings:
                                        "sources state, priced as run: NVIDIA's DGX Cloud GPT-3 175B in BF16 and "
                                        "FP8 on 128 and 2,048 GPUs and NeMo 25.11's FP8 Llama 3 8B, 70B and 3.1 "
                                        "405B (tests/workloads/test_fitted.py checks it is their optimum; their "
-                                       "residuals span −7.7 … +10.7 %); every other case tests it. MAMF is a best "
+                                       "residuals span −7.7 … +10.5 %); every other case tests it. MAMF is a best "
                                        "case, 5 %+ apart between GPUs of one node (workloads-3.md §1.1)",
                                        lo=MIN_EFFICIENCY, hi=1.0)
     ampere_efficiency: float = param(0.855, "1", "software_efficiency on Ampere GPUs (A100): their MAMF, 87 % of "
@@ -207,6 +207,15 @@ class TrainingSettings:
     grad_reduce_bytes: float = param(4.0, "1", "bytes per gradient element in the data-parallel reduction",
                                      "Megatron-LM keeps fp32 main gradients and reduces them in fp32 with bf16 "
                                      "(--accumulate-allreduce-grads-in-fp32) [restated]", lo=1.0, hi=4.0)
+    grad_buffer_passes: float = param(0.0, "1", "passes each step makes over this GPU's main-gradient buffer "
+                                      "(grad_reduce_bytes an element) outside the optimizer and the reduction: "
+                                      "zeroing it before the step is one write, a norm for the NaN check one read",
+                                      "[assumed] none where the stack's source does not say", lo=0.0, hi=16.0)
+    grad_average: str = param("collective", "choice", "how the data-parallel gradients are averaged: "
+                              "'collective' (the reduction averages, NCCL's ReduceOp.AVG, or a sum the optimizer "
+                              "scales) or 'in-place' (the buffer multiplied by 1/dp before a summing reduction: a "
+                              "read and a write of it each step when dp > 1)", "[assumed] the cheaper where the "
+                              "stack's source does not say", choices=("collective", "in-place"))
     param_gather_bytes: float = param(2.0, "1", "bytes per parameter in ZeRO's parameter all-gather (16-bit "
                                       "weights)", "R20 §7 [restated]", lo=1.0, hi=4.0)
     step_jitter: float = param(0.005, "1", "relative standard deviation of one GPU's compute time in a step about "

@@ -42,7 +42,8 @@ from core.memo import last_results
 from fabric.estimate import FabricEstimate, points
 from fabric.evaluate import mix_pricing
 from fabric.kind import Collective, group_arrays
-from workloads.compute import distinct_layers, edge_times, layer_times, optimizer_step_s, shard_copy_s
+from workloads.compute import (distinct_layers, edge_times, gradient_buffer_s, layer_times, optimizer_step_s,
+                               shard_copy_s)
 from workloads.gpus import Gpu
 from workloads.kinds import WorkloadKind
 from workloads.memory import (embedding_activation_bytes, first_stage_activation_bytes,
@@ -526,7 +527,10 @@ def _transformer_plan(model, gpu, batch, all_st, compute, training, precision, f
     cp_calls_mb = np.where(c > 1, 3.0 * fullest, 0.0)
     updated = np.where(st.zero >= 1, (stage_params - r.expert_params) / r.grad_group
                        + r.expert_params / r.expert_group, stage_params)
-    optimizer = optimizer_step_s(updated, gpu, compute)
+    buffer = updated if compute.grad_accumulation == "sharded" else stage_params  # the local gradient buffer
+    passes = training.grad_buffer_passes + np.where((d > 1) & (training.grad_average == "in-place"), 2.0, 0.0)
+    optimizer = (optimizer_step_s(updated, gpu, compute)
+                 + gradient_buffer_s(buffer, passes, training.grad_reduce_bytes, gpu, compute))
 
     # the windows the first stage's gradient reduction and parameter gather hide under: one microbatch's backward
     # (forward) through the stage; with v interleaved chunks each chunk's reduction starts when its own last

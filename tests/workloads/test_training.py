@@ -15,6 +15,7 @@ from sipml.design_files import load_design
 from workloads.gpus import get_gpu
 from workloads.models import load_model
 from workloads.speedup import evaluate_model
+from workloads.stacks import get_stack
 from workloads.strategy import parse_strategy, transformer_strategies
 from workloads.settings import TrainingSettings
 from workloads.training import transformer_breakdown
@@ -97,7 +98,8 @@ def test_the_search_returns_the_fastest_feasible_strategy():
     est = dgx()
     model = load_model("megatron-7.5b")
     st = transformer_strategies(model, 256, 512)
-    br = transformer_breakdown(model, A100, est, 512, st)
+    stack = get_stack("megatron-core")  # the stack the search runs a zoo transformer under
+    br = transformer_breakdown(model, A100, est, 512, st, compute=stack.compute_for(A100), training=stack.training)
     d = load_design("dgx-a100", ["fabric.gpus=256", "fabric.gpu=gpu.a100_sxm4_80gb"])
     result = evaluate_model(model, d, "dgx-a100", 512, top=3, estimate=est)
     feasible = br.iteration_s[br.fits]
@@ -175,3 +177,20 @@ def test_interleaving_splits_every_stage_into_whole_chunks():
     with pytest.raises(InputError, match="v dividing the layers of every stage"):
         transformer_strategies(m76, 1024, 1792, {"tp": 4, "pp": 8, "interleave": 8})
     assert set(transformer_strategies(m76, 1024, 1792, {"tp": 4, "pp": 8}).interleave.tolist()) == {1, 2}
+
+
+def test_each_step_passes_over_the_gradient_buffer_as_its_stack_does():
+    """Megatron-LM's defaults zero the fp32 gradient buffer, take its norm for the NaN check and scale it by 1/dp in
+    place (2 + 2 passes of 4 B); NeMo's recipes average in the collective over a bf16 buffer (2 passes of 2 B); the
+    optimizer's 34 B per parameter go over the 1/dp shard it updates."""
+    from sipml.api import speedup
+
+    def optimizer_s(stack, gpus):
+        row = speedup("ideal", "gpt2-355m", gpus=gpus, strategy=f"stack={stack},tp=1,pp=1", baselines=["ideal"])[0]
+        assert row["strategy"]["dp"] == gpus
+        return row["breakdown"]["optimizer"]
+
+    core, nemo = optimizer_s("megatron-core", 1), optimizer_s("nemo", 1)
+    assert core / nemo == pytest.approx((34 + 2 * 4) / (34 + 2 * 2))  # one GPU: nothing to scale
+    assert optimizer_s("megatron-core", 1024) / core == pytest.approx((34 / 1024 + 4 * 4) / (34 + 2 * 4))
+    assert optimizer_s("nemo", 1024) / nemo == pytest.approx((34 / 1024 + 2 * 2) / (34 + 2 * 2))
