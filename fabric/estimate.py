@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from core.distinct import distinct_columns
-from fabric.bom import BomLine
 from fabric.cluster_design import ClusterDesign
 from photonics.link import LinkEstimate, Violation
+
+if TYPE_CHECKING:
+    from fabric.bom import BomLine
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

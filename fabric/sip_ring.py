@@ -27,7 +27,7 @@ fiber), the 20 µs retune every 100 µs (useful time 100/120) and the 16-GPU pla
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import contextlib
 import dataclasses
@@ -41,17 +41,17 @@ from core.errors import InputError
 from core.formulas import Formula, Terms
 from core.fields import Section, all_of, non_negative, param, positive, when, when_above
 from fabric import collectives as col
-from fabric.bom import BomLine
-from fabric.circuits import Schedule, with_wait
 from fabric.cluster_design import MAX_DB, MAX_GPUS, MAX_LATENCY_S, NCCL, SIPML, ClusterDesign
 from fabric.estimate import FabricEstimate, Floor
 from fabric.kind import (BITS_PER_BYTE, CollectiveTime, FabricKind, bytes_sent_per_rank, fastest, pick,
                          proportional)
-from fabric.optical_io import CHIPLET_LATENCY_S, fiber_delay_s, optical_io_bom
 from photonics import amplifier, budget, link, microring, receiver
 from photonics.link import FabricInputs, LinkEstimate, Violation
 from photonics.common_stages import sections
 from core.units import db_to_lin, dbm_to_w
+
+if TYPE_CHECKING:  # the bill and the schedules are read where a ring is priced: a link command imports neither
+    from fabric.circuits import Schedule
 
 _AMPLIFIED = when_above("sip_ring", "amplifier_every", 0)  # the amplifier keys matter only with amplifiers
 _CLAMPED = all_of(_AMPLIFIED, when("sip_ring", "loop_control", "gain-clamp"))
@@ -153,6 +153,9 @@ class RingFloor(Floor):
 def ring_floor(design: ClusterDesign, s: dict, link: FabricInputs) -> RingFloor:
     """The ring's figures built on `link` (what the fabric reads of it), `s` the link's sections
     (`photonics.common_stages.sections`): numbers for one design point, or arrays over a grid of its link's fields."""
+    from fabric.bom import BomLine
+    from fabric.optical_io import optical_io_bom
+
     fab, ring, lk = design.fabric, design.topology, s["link"]
     every = ring.amplifier_every
     unamplified = unamplified_reach_hops(link)
@@ -264,6 +267,8 @@ def ring_estimate(design: ClusterDesign, s: dict, floor: RingFloor, link: Fabric
     """The estimate's figures built on the ring's floor, `s` the link's sections and `link` what the floor read of
     it (`_evaluate` adds the link's record, the violations and the notes): numbers for one design point, arrays over
     a grid of them (which a sweep prices collectives on, `fabric.estimate.over_points`)."""
+    from fabric.optical_io import CHIPLET_LATENCY_S, fiber_delay_s
+
     fab, ring, lk, loss = design.fabric, design.topology, s["link"], s["loss"]
     one = all(np.ndim(x) == 0 for x in (floor.reach_hops, floor.unamplified_reach_hops, floor.degree))  # one point
     whole = int if one else np.asarray
@@ -331,6 +336,8 @@ ALLOCATION_POLICY = {"static": "fixed", "periodic": "periodic", "phased": "phase
 def ring_schedule(ring: SipRingSection, allocation: str) -> Schedule:
     """An allocation as the circuits schedule it (`fabric.circuits`): static is fixed; periodic re-tunes to what runs
     every decision interval [sim] (a call waits half an interval and a retune); phased retunes before each call."""
+    from fabric.circuits import Schedule
+
     return Schedule(ALLOCATION_POLICY[allocation], ring.retune_time, ring.decision_interval, follows_running=True)
 
 
@@ -414,6 +421,8 @@ def _half_s(est, n, p, s, cap, times: float = 1.0):
 def _price(est: FabricEstimate, c, n, p, s, share, seconds_only: bool = False) -> CollectiveTime:
     t = _schedule(est, c, n, p, s, share, seconds_only)
     if np.any(est.details.retune_s):  # phased or periodic: the rings are re-tuned to this collective before it runs
+        from fabric.circuits import with_wait
+
         return dataclasses.replace(t, seconds=with_wait(t.seconds, est.details.retune_s, p))
     return t
 
