@@ -398,13 +398,17 @@ def _flash_attention(hw: _Hardware, settings: ComputeSettings, b, s_q, s_k, head
     recomputes the scores) at its own rate and moves Q, K, V, O, dO in and dQ, dK, dV out.
 
     Causal: outer tiles of B tokens (`ComputeSettings.flash_block`) visit the keys up to their diagonal only,
-    ((n + 1)/(2n) of the square for n = s/B tiles: the unmasked half plus the tiles crossing the diagonal run
-    whole), while every outer tile still pays its fill — FlashAttention-2's ~1.7–1.8× over non-causal rather than 2×
-    (Dao 2023 §3.1.1). The useful FLOPs (returned, counted by HFU) are the unmasked half."""
+    ((n + 1)/(2n) of the square for n = s/B tiles, all of it below one tile: the unmasked half plus the tiles
+    crossing the diagonal run whole), while every outer tile still pays its fill: ~1.7× over non-causal at 2k
+    tokens, nearer 2× at 16k, where FlashAttention-2 reports ~1.7–1.8× (Dao 2023 §3.1.1, no length given). The
+    useful FLOPs (returned, counted by HFU) are the unmasked half."""
     full = _unfused_score_flops(b, s_q, s_k, heads, d_qk, d_v)
     useful = full * (0.5 if causal else 1.0)
-    run = 0.5 * (1.0 + settings.flash_block / s_k) if causal else 1.0  # share of the square whose tiles run
-    fill = calls * settings.flash_half_length / s_k  # each outer tile's fill, once a call, as a share of the keys
+    # the share of the square whose tiles run, and each outer tile's fill (worth L½ keys) once a call as a share of
+    # the keys; causal under context parallelism, half the calls run half the tiles (the load-balanced chunks: a
+    # rank's later chunk alone attends the keys of the ranks after it)
+    run = np.minimum(0.5 * (1.0 + settings.flash_block / s_k), 1.0) if causal else 1.0
+    fill = ((1.0 + 0.75 * (calls - 1.0)) if causal else calls) * settings.flash_half_length / s_k
     forward_rate, backward_rate = hw.attention_rates
     el = hw.element_bytes
     io = b * heads * (s_q + s_k) * (d_qk + d_v) * el  # Q and O of this GPU's tokens, K and V of the sequence

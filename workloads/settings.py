@@ -35,7 +35,8 @@ class ComputeSettings:
                                "FlashAttention-2 on sm80, head dim 128: forward kBlockM 128, backward kBlockN 128 "
                                "(csrc/flash_attn/src/flash_fwd_launch_template.h, flash_bwd_launch_template.h); "
                                "FlashAttention-3, head dim 128: forward kBlockM 128, backward kBlockN 128 (hopper/) "
-                               "[verbatim]", lo=1.0)
+                               "[verbatim]; each outer tile's fill paid however few keys it visits [inferred]",
+                               lo=1.0)
     grad_accumulation: str = param("fused", "choice", "'separate': each microbatch's 16-bit weight gradients "
                                    "are added into fp32 main gradients by a separate kernel (Megatron-LM "
                                    "2021); 'fused': the weight-gradient GEMM accumulates into fp32 directly; "

@@ -527,10 +527,7 @@ def _transformer_plan(model, gpu, batch, all_st, compute, training, precision, f
     cp_calls_mb = np.where(c > 1, 3.0 * fullest, 0.0)
     updated = np.where(st.zero >= 1, (stage_params - r.expert_params) / r.grad_group
                        + r.expert_params / r.expert_group, stage_params)
-    buffer = updated if compute.grad_accumulation == "sharded" else stage_params  # the local gradient buffer
-    passes = training.grad_buffer_passes + np.where((d > 1) & (training.grad_average == "in-place"), 2.0, 0.0)
-    optimizer = (optimizer_step_s(updated, gpu, compute)
-                 + gradient_buffer_s(buffer, passes, training.grad_reduce_bytes, gpu, compute))
+    optimizer = optimizer_step_s(updated, gpu, compute) + _gradient_buffer_s(r, updated, gpu, compute, training)
 
     # the windows the first stage's gradient reduction and parameter gather hide under: one microbatch's backward
     # (forward) through the stage; with v interleaved chunks each chunk's reduction starts when its own last
@@ -553,6 +550,24 @@ def _transformer_plan(model, gpu, batch, all_st, compute, training, precision, f
         **{name: value[run] for name, value in per_run.items()},  # each planned strategy's run's
         model_flops=np.full(len(index), training_flops_per_token(model) * batch * model.tokens),
         model=model, training=training)
+
+
+def _gradient_buffer_s(r: _Runs, updated, gpu, compute: ComputeSettings, training: TrainingSettings):
+    """Each step's passes over this GPU's gradient buffer outside the optimizer (`TrainingSettings`
+    grad_buffer_passes, grad_average): the whole buffer (the 1/dp·cp shard under sharded accumulation) zeroed and
+    checked; scaled in place by the reduction's 1/(dp·cp) where the stack does not average in the collective (the
+    routed experts' part by 1/expert-dp), and otherwise the experts' part still by expert-dp/(dp·cp) where the two
+    groups differ (NVIDIA/Megatron-LM megatron/core/distributed/distributed_data_parallel.py)."""
+    sharded = compute.grad_accumulation == "sharded"
+    buffer = updated if sharded else r.stage_params
+    dense, experts = r.stage_params - r.expert_params, r.expert_params
+    if sharded:
+        dense, experts = dense / r.grad_group, experts / r.expert_group
+    in_place = training.grad_average == "in-place"
+    scaled = (np.where(in_place & (r.grad_group > 1), dense, 0.0)
+              + np.where((r.expert_group > 1) if in_place else (r.expert_group != r.grad_group), experts, 0.0))
+    return gradient_buffer_s(training.grad_buffer_passes * buffer + 2.0 * scaled, 1.0, training.grad_reduce_bytes,
+                             gpu, compute)
 
 
 def _tp_calls(st: Strategies, rerun, fullest) -> dict:

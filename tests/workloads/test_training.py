@@ -186,7 +186,9 @@ def test_each_step_passes_over_the_gradient_buffer_as_its_stack_does():
     from sipml.api import speedup
 
     def optimizer_s(stack, gpus):
-        row = speedup("ideal", "gpt2-355m", gpus=gpus, strategy=f"stack={stack},tp=1,pp=1", baselines=["ideal"])[0]
+        zero = ",zero=1" if gpus > 1 else ""  # the optimizer sharded over the data-parallel GPUs
+        row = speedup("ideal", "gpt2-355m", gpus=gpus, strategy=f"stack={stack},tp=1,pp=1{zero}",
+                      baselines=["ideal"])[0]
         assert row["strategy"]["dp"] == gpus
         return row["breakdown"]["optimizer"]
 
@@ -194,3 +196,37 @@ def test_each_step_passes_over_the_gradient_buffer_as_its_stack_does():
     assert core / nemo == pytest.approx((34 + 2 * 4) / (34 + 2 * 2))  # one GPU: nothing to scale
     assert optimizer_s("megatron-core", 1024) / core == pytest.approx((34 / 1024 + 4 * 4) / (34 + 2 * 4))
     assert optimizer_s("nemo", 1024) / nemo == pytest.approx((34 / 1024 + 2 * 2) / (34 + 2 * 2))
+    # context parallelism shares the reduction, so its 1/(dp·cp) scale is a pass of its own even at dp = 1
+    row = speedup("ideal", "gpt2-355m", gpus=2, strategy="stack=megatron-core,tp=1,pp=1,cp=2,zero=0",
+                  baselines=["ideal"])[0]
+    assert row["strategy"]["dp"] == 1
+    assert row["breakdown"]["optimizer"] / core == pytest.approx((34 + 4 * 4) / (34 + 2 * 4))
+
+
+def test_the_experts_gradients_are_scaled_where_their_group_is_not_the_dense_one():
+    """Averaging in the collective still scales the routed experts' buffer by expert-dp/(dp·cp) in place where the
+    two groups differ (Megatron-Core's DistributedDataParallel); in place, each part by its own 1/group."""
+    from types import SimpleNamespace
+
+    from workloads.settings import TrainingSettings
+    from workloads.stacks import get_stack
+    from workloads.training import _gradient_buffer_s
+
+    compute = get_stack("nemo").compute_for(A100)
+
+    def runs(expert_group, grad_group):
+        return SimpleNamespace(stage_params=np.array([10.0]), expert_params=np.array([6.0]),
+                               grad_group=np.array([grad_group]), expert_group=np.array([expert_group]))
+
+    one = TrainingSettings(grad_buffer_passes=1.0, grad_reduce_bytes=4.0)  # one pass over 10 elements, nothing scaled
+    element = _gradient_buffer_s(runs(1.0, 1.0), np.array([10.0]), A100, compute, one)[0] / 10
+
+    def passes(average, expert_group, grad_group=8.0):
+        r = runs(expert_group, grad_group)
+        training = TrainingSettings(grad_buffer_passes=2.0, grad_average=average, grad_reduce_bytes=4.0)
+        return _gradient_buffer_s(r, r.stage_params, A100, compute, training)[0] / element
+
+    assert passes("collective", 8.0) == pytest.approx(2 * 10)  # zeroed and checked
+    assert passes("collective", 2.0) == pytest.approx(2 * 10 + 2 * 6)  # the experts' part scaled too
+    assert passes("in-place", 2.0) == pytest.approx(2 * 10 + 2 * 10)  # each part by its own group
+    assert passes("in-place", 1.0, grad_group=1.0) == pytest.approx(2 * 10)  # one GPU: nothing to scale

@@ -162,10 +162,11 @@ def test_dlrm_flops_and_traffic():
     assert dlrm.index_bytes_per_sample(m) * batch / 1e6 == pytest.approx(112, abs=0.5)  # int64 indices
 
 
-# Each GPU's built-in design with the fastest network: a scan of every zoo model on all 19 built-in designs puts
-# each GPU's highest MFU on one of these (A100: ideal 59.7 %, dgx-a100 59.2 %; H100: dgx-h100 51.3 %; GB200:
-# gb200-nvl72 46.3 %), and the ideal switch is a lower bound on every fabric of its rate and step latency.
-FASTEST = ("ideal", "dgx-a100", "dgx-h100", "gb200-nvl72")
+# Each GPU's built-in designs with the fastest networks: a scan of every zoo model on all 19 built-in designs puts
+# each GPU's highest MFU on one of these (A100: ideal 59.7 %, dgx-a100 59.2 %; H100: cpo-800g 51.4 %, as dsp-800g
+# and lpo-800g, dgx-h100 51.3 %; GB200: gb200-nvl72 46.3 %), and the ideal switch is a lower bound on every fabric
+# of its rate and step latency.
+FASTEST = ("ideal", "dgx-a100", "cpo-800g", "dgx-h100", "gb200-nvl72")
 
 
 @pytest.mark.parametrize("design", FASTEST)
