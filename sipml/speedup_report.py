@@ -23,6 +23,8 @@ def _load(name: str, overrides, gpus: int | None):
     return load_design(name, sets)
 
 
+ALTERNATIVES = 2  # next-fastest strategies a row lists; the search keeps 5 (Evaluation.training's), as every section
+# of `sipml report` asks, so each design's search runs once
 MAX_TOKENS = 1e18  # [assumed] ~1000× the largest published training runs (Llama 3: 15.6e12 tokens)
 ROW_KEYS = ("design", "feasible", "fabric", "model", "gpus", "cluster_gpus", "gpu", "batch", "strategy", "iteration_s",
             "stack", "precision", "breakdown", "memory_gb_per_gpu", "tflops_per_gpu", "mfu", "hardware_tflops_per_gpu", "hfu",
@@ -34,10 +36,11 @@ VERSUS = ("speedup", "speedup_per_dollar", "speedup_per_watt", "goodput_speedup"
 
 
 def run_speedup(designs, model_name: str, gpus: int | None, batch: int | None, strategy: str | None, overrides,
-                baselines, tokens: float | None, top: int = 3, catalog=None, gpu_table=None):
+                baselines, tokens: float | None, top: int = 5, catalog=None, gpu_table=None, links=None):
     """The rows of `sipml speedup`: one per design, each with its speedups over every baseline; `catalog` the one
     to price with (None: the shipped one, read here), `gpu_table` the GPUs to find each design's among (None: the
-    shipped ones; `workloads.gpus.load_gpus` with a user's GPU files)."""
+    shipped ones; `workloads.gpus.load_gpus` with a user's GPU files); `links` the link estimates of earlier calls
+    ({LinkDesign: LinkEstimate}, `Evaluation.share_link`), which this one adds to."""
     from core.errors import InfeasibleDesign, InputError
     from fabric.catalog import load_catalog
     from workloads.models import load_model
@@ -79,6 +82,8 @@ def run_speedup(designs, model_name: str, gpus: int | None, batch: int | None, s
         found = next((e for d, e in points if d == design), None)
         if found is None:
             found = Evaluation(design, catalog, gpu_table)
+            if links is not None:
+                found.share_link(links)
             points.append((design, found))
         return found
 
@@ -149,7 +154,7 @@ def _row(name: str, r, measured: dict, amount: float, amount_unit: str) -> dict:
     row.update({"run_" + k if k == "time_s" else k: v for k, v in run.items()})
     row.update({f"goodput_{'run_' if k == 'time_s' else ''}{k}": v for k, v in r.goodput_run(amount).items()})
     row["run_amount"], row["run_amount_unit"] = amount, amount_unit
-    row["alternatives"] = [{"strategy": c.strategy, "iteration_s": c.iteration_s} for c in r.top[1:]]
+    row["alternatives"] = [{"strategy": c.strategy, "iteration_s": c.iteration_s} for c in r.top[1:ALTERNATIVES + 1]]
     return row
 
 
