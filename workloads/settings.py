@@ -132,7 +132,7 @@ class ComputeSettings:
                                        "sources state, priced as run: NVIDIA's DGX Cloud GPT-3 175B in BF16 and "
                                        "FP8 on 128 and 2,048 GPUs and NeMo 25.11's FP8 Llama 3 8B, 70B and 3.1 "
                                        "405B (tests/workloads/test_fitted.py checks it is their optimum; their "
-                                       "residuals span −7.7 … +10.5 %); every other case tests it. MAMF is a best "
+                                       "residuals span −8.6 … +10.3 %); every other case tests it. MAMF is a best "
                                        "case, 5 %+ apart between GPUs of one node (workloads-3.md §1.1)",
                                        lo=MIN_EFFICIENCY, hi=1.0)
     ampere_efficiency: float = param(0.855, "1", "software_efficiency on Ampere GPUs (A100): their MAMF, 87 % of "

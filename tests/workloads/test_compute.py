@@ -193,3 +193,19 @@ def test_under_fp8_the_output_layer_stays_in_16_bits():
     layer8 = layer_times(model, gpu, microbatch=1, tp=8, precision="fp8")
     layer16 = layer_times(model, gpu, microbatch=1, tp=8, precision="bf16")
     assert float(layer8.gemm_forward_s) < float(layer16.gemm_forward_s)  # the layers' GEMMs do run in FP8
+
+
+def test_the_cross_entropy_moves_what_its_stack_s_kernels_move():
+    """Megatron-Core's unfused vocabulary-parallel cross entropy passes over the fp32 logits pass by pass (38 B a
+    logit forward, 14 backward); NeMo's fused one (cross_entropy_loss_fusion) once a step (22 forward): the head's
+    times differ by those bytes over the streaming bandwidth, and by nothing else."""
+    gpu = get_gpu("h100_sxm5")
+    core, nemo = (get_stack(name).compute_for(gpu) for name in ("megatron-core", "nemo"))
+    assert (core.cross_entropy_forward_bytes, core.cross_entropy_backward_bytes) == (38.0, 14.0)
+    assert (nemo.cross_entropy_forward_bytes, nemo.cross_entropy_backward_bytes) == (22.0, 14.0)
+    nemo = dataclasses.replace(nemo, fp8_scaling=core.fp8_scaling)  # the stacks differ there too, not in 16 bits
+    a, b = (edge_times(GPT3, gpu, microbatch=2, tp=8, precision="bf16", settings=s) for s in (core, nemo))
+    logits = 2 * GPT3.tokens * GPT3.vocab / 8
+    stream = gpu.hbm_bandwidth_bytes_per_s * core.gemm.hbm_efficiency * core.efficiency_on(gpu)
+    assert float(a.head_forward_s - b.head_forward_s) == pytest.approx((38 - 22) * logits / stream)
+    assert float(a.head_backward_s) == pytest.approx(float(b.head_backward_s))
