@@ -103,8 +103,7 @@ def run_speedup(designs, model_name: str, gpus: int | None, batch: int | None, s
         except InfeasibleDesign as exc:
             measured[(b, name)] = None
             failures.setdefault(f"{b} on {gpu_of(design, gpu_table).name}", str(exc))
-    rows = [{"design": name, "model": model.name, "gpus": n, "batch": batch, "feasible": False,
-             "reason": failures[name]} if name in failures
+    rows = [_refused_row(name, model.name, n, batch, failures[name]) if name in failures
             else _row(name, results[name], {b: measured[(b, name)] for b in base_names}, amount, amount_unit)
             for name in names]
     def bound(design) -> str:  # what the fabric was priced with where the GPU binds it (workloads.speedup)
@@ -128,6 +127,12 @@ def _precision_notes(row: dict, fixed: dict) -> list[str]:
         return []
     return [f"stack {row['stack']!r} runs its GEMMs in FP8 where the GPU can; {row['gpu']} has no FP8 tensor cores, "
             f"so they run in {row['precision']}"]
+
+
+def _refused_row(name: str, model: str, gpus: int, batch: int, reason: str) -> dict:
+    """The row of a design that cannot run the job: every key of a row, those it has no value for null."""
+    return {**dict.fromkeys(ROW_KEYS), **dict.fromkeys(VERSUS), "design": name, "model": model, "gpus": gpus,
+            "batch": batch, "feasible": False, "reason": reason}
 
 
 def _row(name: str, r, measured: dict, amount: float, amount_unit: str) -> dict:

@@ -59,13 +59,14 @@ def split_strategies(gpus: int, batch: int, fixed: dict | None = None) -> SplitS
     fixed = dict(fixed or {})
     unknown = set(fixed) - {"dp", "mp", "tp"}
     if unknown:
-        raise InputError(f"--strategy {', '.join(sorted(unknown))}: a model given by its totals splits only as dp × mp")
+        raise InputError(f"--strategy {', '.join(sorted(unknown))}: this model splits only as dp × mp (data × model "
+                         "parallelism; tp is taken as mp)")
     mps = [m for m in range(1, gpus + 1) if gpus % m == 0 and batch % (gpus // m) == 0]
     mp = np.array([m for m in mps if m == fixed.get("mp", fixed.get("tp", m)) and gpus // m == fixed.get("dp",
                                                                                                          gpus // m)])
     if mp.size == 0:
         raise InputError(f"no dp × mp split of {gpus} GPUs divides the batch of {batch} samples"
-                         + (f" with {fixed}" if fixed else ""))
+                         + (" with " + ", ".join(f"{k}={v}" for k, v in fixed.items()) if fixed else ""))
     return SplitStrategies(dp=gpus // mp, mp=mp)
 
 
@@ -152,6 +153,9 @@ def _split_kind(timed):
 
 def _dlrm_kind(model, gpu: Gpu, est: FabricEstimate, batch: int, per_candidate: dict, *, stack, precision: str,
                gradient_bytes=None) -> tuple:
+    if per_candidate:
+        raise InputError(f"--strategy {', '.join(sorted(per_candidate))}: a DLRM runs data parallel over all "
+                         f"{est.job_gpus:,} GPUs, its embedding tables sharded over them: no split to choose")
     st = split_strategies(est.job_gpus, batch, {"dp": est.job_gpus, **per_candidate})
     return st, dlrm_breakdown(model, gpu, est, batch, st, compute=stack.compute_for(gpu), training=stack.training)
 

@@ -765,7 +765,11 @@ DEFAULT_BATCH = {
 
 
 def default_batch(model: Model, gpus: int) -> tuple[int, str]:
-    """(global batch, where it comes from) for `model` on `gpus` GPUs."""
-    if model.name in DEFAULT_BATCH:
+    """(global batch, where it comes from) for `model` on `gpus` GPUs: the zoo's for a zoo model (a file of the same
+    numbers whatever its path), else two samples per GPU (a file that reuses a zoo name with other numbers too)."""
+    from workloads.models import zoo
+
+    shipped = zoo().get(model.name)
+    if model.name in DEFAULT_BATCH and shipped is not None and dataclasses.replace(model, info=shipped.info) == shipped:
         return DEFAULT_BATCH[model.name]
-    return 2 * gpus, "[assumed] two samples per GPU (a model outside the zoo: give --batch)"
+    return 2 * gpus, "[assumed] two samples per GPU (a model not in the zoo as shipped: give --batch)"

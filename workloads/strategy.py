@@ -305,7 +305,7 @@ def _rules(model: TransformerModel, gpus: int, batch: int, fixed: dict, stack) -
     rules = [  # (keys the rule needs beyond the earlier rules', the rule, what it says when it leaves nothing)
         (("tp", "pp", "cp"), lambda c: c["tp"] * c["pp"] * c["cp"] * c["dp"] == gpus, "tp·cp·pp must divide the GPUs"),
         ((), lambda c: model.heads % c["tp"] == 0, f"tp must divide the {model.heads} heads"),
-        ((), lambda c: model.seq_len % (2 * c["cp"]) == 0,
+        ((), lambda c: (c["cp"] == 1) | (model.seq_len % (2 * c["cp"]) == 0),
          f"cp must cut the {model.seq_len}-token sequence into 2·cp equal chunks"),
         ((), lambda c: (layers % c["pp"] == 0) | (sup.uneven_pipeline & ends_hold_layers(c)),
          f"pp must divide the {layers} layers" + ("" if sup.uneven_pipeline else
@@ -345,8 +345,10 @@ def _rules(model: TransformerModel, gpus: int, batch: int, fixed: dict, stack) -
          "outermost)"),
     ]
     if "dp" in fixed:
-        rules.append(((), lambda c: c["dp"] == fixed["dp"], f"dp = {fixed['dp']} leaves tp·cp·pp = "
-                                                              f"{gpus / fixed['dp']:g}"))
+        left = gpus / fixed["dp"]
+        rules.append(((), lambda c: c["dp"] == fixed["dp"],
+                      f"dp = {fixed['dp']} leaves tp·cp·pp = {left:g}" if left == int(left) else
+                      f"dp = {fixed['dp']} does not divide the {gpus:,} GPUs"))
     return rules
 
 

@@ -326,3 +326,24 @@ def test_explain_takes_speedups_strategy(capsys):
     assert code == 2 and "not a training quantity" in err
     code, out, _ = run(capsys, "explain", "margin_db", "sip-ring", "-f", "json")
     assert code == 0 and json.loads(out)["model"] is None
+
+
+@pytest.mark.parametrize(("argv", "says"), [
+    (("speedup", "sip-ring", "--strategy", "dp=3"), "dp = 3 does not divide the 1,024 GPUs"),
+    (("speedup", "sip-ring", "-m", "dlrm-dcnv2", "--strategy", "tp=4"),
+     "--strategy tp: a DLRM runs data parallel over all 1,024 GPUs"),
+    (("speedup", "sip-ring", "-m", "resnet-50", "--strategy", "microbatch=256"),
+     "--strategy microbatch: this model splits only as dp × mp"),
+])
+def test_a_strategy_that_cannot_be_says_why_in_the_user_s_words(capsys, argv, says):
+    code, _, err = run(capsys, *argv)
+    assert code == 2 and says in err and "{" not in err
+
+
+def test_a_refused_design_s_json_row_has_every_key_null(capsys):
+    """README: an undefined quantity is null — a design that cannot run the job has a row of every key."""
+    code, out, _ = run(capsys, "speedup", "dgx-a100", "sip-ring", "-m", "megatron-1008b", "--gpus", "8", "-f", "json")
+    rows = json.loads(out)["rows"]
+    assert code == 1 and all(not r["feasible"] and r["reason"] for r in rows)
+    for key in ("strategy", "breakdown", "iteration_s", "mfu", "hfu", "speedup", "speedup_per_dollar"):
+        assert all(key in r and r[key] is None for r in rows), key

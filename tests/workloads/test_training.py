@@ -230,3 +230,30 @@ def test_the_experts_gradients_are_scaled_where_their_group_is_not_the_dense_one
     assert passes("collective", 2.0) == pytest.approx(2 * 10 + 2 * 6)  # the experts' part scaled too
     assert passes("in-place", 2.0) == pytest.approx(2 * 10 + 2 * 10)  # each part by its own group
     assert passes("in-place", 1.0, grad_group=1.0) == pytest.approx(2 * 10)  # one GPU: nothing to scale
+
+
+def test_an_odd_sequence_runs_without_context_parallelism():
+    """Only context parallelism cuts the sequence (into 2·cp chunks): an odd length runs at cp = 1."""
+    from workloads.models import model_from_mapping
+
+    model = model_from_mapping(dict(layers=4, hidden=1024, heads=16, seq_len=1023, vocab=51200), "test", "odd")
+    st = transformer_strategies(model, 64, 256)
+    assert len(st) > 0 and set(st.cp.tolist()) == {1}
+    with pytest.raises(InputError, match="2·cp equal chunks"):
+        transformer_strategies(model, 64, 256, fixed={"cp": 2})
+
+
+def test_a_zoo_name_with_other_numbers_does_not_take_the_zoo_s_batch():
+    """The zoo's default batch belongs to its numbers: a copy of a zoo file trains at it wherever it lies, a file
+    that keeps the name and changes the sequence does not (its tokens per batch would be the zoo's no longer)."""
+    import dataclasses as dc
+
+    from workloads.models import zoo
+    from workloads.speedup import default_batch
+
+    shipped = zoo()["gpt3-175b"]
+    copy = dc.replace(shipped, info=dc.replace(shipped.info, file="/elsewhere/gpt3-175b.toml"))
+    assert default_batch(copy, 1024) == default_batch(shipped, 1024) and default_batch(shipped, 1024)[0] == 1536
+    longer = dc.replace(copy, seq_len=8192)
+    assert default_batch(longer, 1024) == (2048, "[assumed] two samples per GPU (a model not in the zoo as shipped: "
+                                                 "give --batch)")
