@@ -33,6 +33,8 @@ ROW_KEYS = ("design", "feasible", "fabric", "model", "gpus", "cluster_gpus", "gp
             "restart_s", "ettr")
 VERSUS = ("speedup", "speedup_per_dollar", "speedup_per_watt", "goodput_speedup", "goodput_speedup_per_dollar",
           "goodput_speedup_per_watt")
+RUN_KEYS = ("run_time_s", "energy_kwh", "electricity_usd", "hardware_usd", "run_cost_usd", "goodput_run_time_s",
+            "goodput_energy_kwh", "goodput_run_cost_usd")  # a row's training run, as `_row` adds them
 
 
 def run_speedup(designs, model_name: str, gpus: int | None, batch: int | None, strategy: str | None, overrides,
@@ -103,7 +105,8 @@ def run_speedup(designs, model_name: str, gpus: int | None, batch: int | None, s
         except InfeasibleDesign as exc:
             measured[(b, name)] = None
             failures.setdefault(f"{b} on {gpu_of(design, gpu_table).name}", str(exc))
-    rows = [_refused_row(name, model.name, n, batch, failures[name]) if name in failures
+    rows = [_refused_row(name, model.name, n, batch, failures[name], base_names[0], amount, amount_unit)
+            if name in failures
             else _row(name, results[name], {b: measured[(b, name)] for b in base_names}, amount, amount_unit)
             for name in names]
     def bound(design) -> str:  # what the fabric was priced with where the GPU binds it (workloads.speedup)
@@ -129,10 +132,15 @@ def _precision_notes(row: dict, fixed: dict) -> list[str]:
             f"so they run in {row['precision']}"]
 
 
-def _refused_row(name: str, model: str, gpus: int, batch: int, reason: str) -> dict:
-    """The row of a design that cannot run the job: every key of a row, those it has no value for null."""
-    return {**dict.fromkeys(ROW_KEYS), **dict.fromkeys(VERSUS), "design": name, "model": model, "gpus": gpus,
-            "batch": batch, "feasible": False, "reason": reason}
+def _refused_row(name: str, model: str, gpus: int, batch: int, reason: str, baseline: str, amount: float,
+                 amount_unit: str) -> dict:
+    """The row of a design that cannot run the job: every key of a priced row (`_row`), in its order, those it has
+    no value for null, and why."""
+    row = {**dict.fromkeys(ROW_KEYS), "allocation": None, **dict.fromkeys(VERSUS), "baseline": baseline,
+           "baselines": None, **dict.fromkeys(RUN_KEYS), "run_amount": amount, "run_amount_unit": amount_unit,
+           "alternatives": None}
+    row.update(design=name, model=model, gpus=gpus, batch=batch, feasible=False, reason=reason)
+    return row
 
 
 def _row(name: str, r, measured: dict, amount: float, amount_unit: str) -> dict:

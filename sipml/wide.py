@@ -89,7 +89,9 @@ def wide_rows(records) -> tuple[list[str], list[dict]]:
     that record's cells of it empty, not a column of its own."""
     rows = [wide_row(r) for r in records]
     names = list(dict.fromkeys(name for row in rows for name in row))
-    empty = {n for n in names if all(r.get(n) is None for r in rows) and any(m.startswith(n + ".") for m in names)}
+    bare = (lambda n: n.split(" [", 1)[0])  # the key without its unit
+    empty = {n for n in names if all(r.get(n) is None for r in rows)
+             and any(m.startswith(bare(n) + ".") for m in names)}
     for row in rows:
         for n in empty:
             row.pop(n, None)

@@ -153,9 +153,11 @@ def _split_kind(timed):
 
 def _dlrm_kind(model, gpu: Gpu, est: FabricEstimate, batch: int, per_candidate: dict, *, stack, precision: str,
                gradient_bytes=None) -> tuple:
-    if per_candidate:
-        raise InputError(f"--strategy {', '.join(sorted(per_candidate))}: a DLRM runs data parallel over all "
-                         f"{est.job_gpus:,} GPUs, its embedding tables sharded over them: no split to choose")
+    given = {k: v for k, v in per_candidate.items() if (k, v) not in (("dp", est.job_gpus), ("mp", 1), ("tp", 1))}
+    if given:  # the split it runs (dp = every GPU, mp = 1) may be named, no other
+        raise InputError(f"--strategy {', '.join(f'{k}={v}' for k, v in sorted(given.items()))}: a DLRM runs data "
+                         f"parallel over all {est.job_gpus:,} GPUs, its embedding tables sharded over them: no split "
+                         "to choose")
     st = split_strategies(est.job_gpus, batch, {"dp": est.job_gpus, **per_candidate})
     return st, dlrm_breakdown(model, gpu, est, batch, st, compute=stack.compute_for(gpu), training=stack.training)
 

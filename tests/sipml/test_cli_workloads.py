@@ -331,7 +331,7 @@ def test_explain_takes_speedups_strategy(capsys):
 @pytest.mark.parametrize(("argv", "says"), [
     (("speedup", "sip-ring", "--strategy", "dp=3"), "dp = 3 does not divide the 1,024 GPUs"),
     (("speedup", "sip-ring", "-m", "dlrm-dcnv2", "--strategy", "tp=4"),
-     "--strategy tp: a DLRM runs data parallel over all 1,024 GPUs"),
+     "--strategy tp=4: a DLRM runs data parallel over all 1,024 GPUs"),
     (("speedup", "sip-ring", "-m", "resnet-50", "--strategy", "microbatch=256"),
      "--strategy microbatch: this model splits only as dp × mp"),
 ])
@@ -340,10 +340,17 @@ def test_a_strategy_that_cannot_be_says_why_in_the_user_s_words(capsys, argv, sa
     assert code == 2 and says in err and "{" not in err
 
 
-def test_a_refused_design_s_json_row_has_every_key_null(capsys):
-    """README: an undefined quantity is null — a design that cannot run the job has a row of every key."""
-    code, out, _ = run(capsys, "speedup", "dgx-a100", "sip-ring", "-m", "megatron-1008b", "--gpus", "8", "-f", "json")
+def test_a_refused_design_s_json_row_has_every_key_of_a_priced_one(capsys):
+    """README: an undefined quantity is null — a design that cannot run the job has every key a priced row has, in
+    its order, and why; its CSV adds no column of its own (a null `breakdown` beside a priced one's parts)."""
+    argv = ("speedup", "sip-ring", "sip-ocs", "dgx-a100", "dgx-h100", "-m", "gpt3-175b", "--gpus", "64")
+    code, out, _ = run(capsys, *argv, "-f", "json")
     rows = json.loads(out)["rows"]
-    assert code == 1 and all(not r["feasible"] and r["reason"] for r in rows)
-    for key in ("strategy", "breakdown", "iteration_s", "mfu", "hfu", "speedup", "speedup_per_dollar"):
-        assert all(key in r and r[key] is None for r in rows), key
+    priced, refused = [r for r in rows if r["feasible"]], [r for r in rows if not r["feasible"]]
+    assert code == 1 and priced and refused  # exit 1: a design compared cannot run the job
+    for r in refused:
+        assert [k for k in r if k != "reason"] == list(priced[0]) and r["reason"]
+        assert all(r[k] is None for k in ("strategy", "breakdown", "iteration_s", "mfu", "speedup", "run_cost_usd"))
+    code, out, _ = run(capsys, *argv, "-f", "csv")
+    header = out.splitlines()[0].split(",")
+    assert "breakdown [s]" not in header and "breakdown.compute [s]" in header
