@@ -232,7 +232,7 @@ def speedup_report(rows, batch_source: str, failures: dict) -> Report:
                       "per W": _x(r["speedup_per_watt"]), "run days": f"{r['run_time_s'] / 86400:.3g}",
                       "energy MWh": f"{r['energy_kwh'] / 1e3:.4g}", "run cost USD": f"{r['run_cost_usd']:,.0f}"}
                      for r in feasible])
-    others = [b for b in first.get("baselines", {}) if b != base]
+    others = [b for b in first.get("baselines") or {} if b != base]  # a refused row's are null
     tables = [summary]
     if feasible and first.get("ettr") is not None:
         tables.append(Table(f"With interruptions: each job's failures, checkpoints and restarts (goodput over {base})",
