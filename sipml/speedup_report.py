@@ -47,7 +47,7 @@ def run_speedup(designs, model_name: str, gpus: int | None, batch: int | None, s
     from fabric.catalog import load_catalog
     from workloads.models import load_model
     from workloads.evaluation import Evaluation
-    from workloads.speedup import baseline_training, default_batch, gpu_bound, gpu_bound_note, gpu_of
+    from workloads.speedup import baseline_training, default_batch, gpu_of
     from workloads.strategy import parse_strategy
 
     if batch is not None:  # the API's too: one bound (workloads.strategy.MAX_BATCH)
@@ -109,14 +109,23 @@ def run_speedup(designs, model_name: str, gpus: int | None, batch: int | None, s
             if name in failures
             else _row(name, results[name], {b: measured[(b, name)] for b in base_names}, amount, amount_unit)
             for name in names]
-    def bound(design) -> str:  # what the fabric was priced with where the GPU binds it (workloads.speedup)
+    for row in rows:
+        row["notes"] = _notes(row, loaded, versions, base_names, gpu_table, fixed)
+    return rows, batch_source, failures
+
+
+def _notes(row: dict, loaded: dict, versions: dict, base_names: list, gpu_table, fixed: dict) -> list[str]:
+    """A row's notes: what its fabric and each baseline's were priced with where the GPU binds them
+    (workloads.speedup), FP8 GEMMs run in 16 bits, MFU's count of causal attention where it matters."""
+    from workloads.speedup import gpu_bound, gpu_bound_note
+
+    def bound(design) -> str:
         return gpu_bound_note(design, gpu_bound(design, gpu_table))
 
-    for row in rows:
-        name = row["design"]
-        said = {"": bound(loaded[name]), **{f"baseline {b}: ": bound(versions[(b, name)]) for b in base_names}}
-        row["notes"] = [who + note for who, note in said.items() if note] + _precision_notes(row, fixed)
-    return rows, batch_source, failures
+    name = row["design"]
+    said = {"": bound(loaded[name]), **{f"baseline {b}: ": bound(versions[(b, name)]) for b in base_names}}
+    return ([who + note for who, note in said.items() if note] + _precision_notes(row, fixed)
+            + _masked_attention_note(row))
 
 
 def _precision_notes(row: dict, fixed: dict) -> list[str]:
@@ -130,6 +139,19 @@ def _precision_notes(row: dict, fixed: dict) -> list[str]:
         return []
     return [f"stack {row['stack']!r} runs its GEMMs in FP8 where the GPU can; {row['gpu']} has no FP8 tensor cores, "
             f"so they run in {row['precision']}"]
+
+
+MASKED_SHARE_NOTED = 0.05  # MFU points above HFU from which a row says what causal attention's count does
+
+
+def _masked_attention_note(row: dict) -> list[str]:
+    """MFU counts causal attention's masked half, which no kernel runs (as Megatron-LM and PaLM count it); where that
+    puts MFU well above what the GPUs executed (long causal sequences), said with the executed figures."""
+    if not row.get("feasible") or row["mfu"] - row["hfu"] < MASKED_SHARE_NOTED:
+        return []
+    return [f"MFU {100 * row['mfu']:.1f} % counts the masked half of causal attention (as Megatron-LM and PaLM "
+            f"count it); the GPUs executed {row['hardware_tflops_per_gpu']:.0f} TFLOP/s each (HFU "
+            f"{100 * row['hfu']:.1f} %)"]
 
 
 def _refused_row(name: str, model: str, gpus: int, batch: int, reason: str, baseline: str, amount: float,
@@ -286,8 +308,8 @@ def speedup_report(rows, batch_source: str, failures: dict) -> Report:
                "speedup = baseline iteration time / this one; per $ and per W divide by the job's share of its "
                "cluster's cost and nameplate power (the whole cluster for a job on all of it)",
                "TFLOP/s per GPU counts the model's FLOPs (forward and backward, no recomputation: the same whatever is "
-               "recomputed); MFU divides them by the GPUs' dense 16-bit peak (Chowdhery et al. 2022); JSON "
-               "hardware_tflops_per_gpu and hfu count the FLOPs executed, recomputation included"]
+               "recomputed; causal attention whole); MFU divides them by the GPUs' dense 16-bit peak (Chowdhery et al. "
+               "2022); JSON hardware_tflops_per_gpu and hfu count the FLOPs executed, recomputation included"]
     footer += _compute_model_notes(feasible)
     footer += [f"{kind}: a reference switch with no cost of its own (network $0), so its per-$ and per-W figures "
                "are upper bounds, not a design" for kind in dict.fromkeys(r["fabric"] for r in feasible)

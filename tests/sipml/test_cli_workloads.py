@@ -354,3 +354,18 @@ def test_a_refused_design_s_json_row_has_every_key_of_a_priced_one(capsys):
     code, out, _ = run(capsys, *argv, "-f", "csv")
     header = out.splitlines()[0].split(",")
     assert "breakdown [s]" not in header and "breakdown.compute [s]" in header
+
+
+def test_a_long_causal_sequence_s_mfu_says_what_ran(capsys, tmp_path):
+    """MFU counts causal attention whole (Megatron-LM, PaLM); at 32k tokens that puts it far above what the GPUs
+    executed, and the row says so with the executed figures; GPT-3 at 2k tokens needs no such note."""
+    model = tmp_path / "long.toml"
+    model.write_text('name = "long"\ndescription = "t"\nsource = "t [assumed]"\ntag = "[assumed]"\nlayers = 32\n'
+                     'hidden = 4096\nheads = 32\nseq_len = 32768\nvocab = 51200\n', encoding="utf-8")
+    code, out, _ = run(capsys, "speedup", "ideal", "-m", str(model), "--gpus", "64", "--batch", "64",
+                       "--baseline", "ideal", "-f", "json")
+    row = json.loads(out)["rows"][0]
+    assert code == 0 and row["mfu"] - row["hfu"] > 0.05
+    assert any(n.startswith(f"MFU {100 * row['mfu']:.1f} % counts the masked half") for n in row["notes"])
+    code, out, _ = run(capsys, "speedup", "dgx-a100", "--baseline", "dgx-a100", "-f", "json")
+    assert code == 0 and not any("masked half" in n for n in json.loads(out)["rows"][0]["notes"])
