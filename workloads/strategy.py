@@ -324,8 +324,9 @@ def _rules(model: TransformerModel, gpus: int, batch: int, fixed: dict, stack) -
          | (c["full"] & (c["recomputed"] < c["per_chunk"]) & above_previous_quarter(c)),
          "recompute_layers needs recompute=full"),
         ((), lambda c: c["recomputed"] <= c["per_chunk"], "recompute_layers cannot exceed the layers of a stage"),
-        # ZeRO shards over dp > 1 (a one-GPU job runs a ZeRO stack unsharded)
-        (("zero",), lambda c: (c["zero"] == 0) | (c["dp"] > 1) | (gpus == 1), "ZeRO needs dp > 1"),
+        # ZeRO shards over the GPUs that reduce the gradients, dp·cp > 1 (Megatron-Core's distributed optimizer: the
+        # data-parallel group with context parallelism); a one-GPU job runs a ZeRO stack unsharded
+        (("zero",), lambda c: (c["zero"] == 0) | (c["dp"] * c["cp"] > 1) | (gpus == 1), "ZeRO needs dp·cp > 1"),
         ((), lambda c: (c["zero"] <= 1) | (c["pp"] == 1), "ZeRO-2/3 does not combine with pipeline parallelism"),
         (("ep",), lambda c: (c["ep"] == 1) | model.is_moe, f"ep shares experts out: {model.name} has none (ep = 1)"),
         ((), lambda c: model.experts % c["ep"] == 0, f"ep must divide the {model.experts} experts"),

@@ -257,3 +257,15 @@ def test_a_zoo_name_with_other_numbers_does_not_take_the_zoo_s_batch():
     longer = dc.replace(copy, seq_len=8192)
     assert default_batch(longer, 1024) == (2048, "[assumed] two samples per GPU (a model not in the zoo as shipped: "
                                                  "give --batch)")
+
+
+def test_zero_shards_over_the_data_and_context_parallel_gpus():
+    """Megatron-Core's distributed optimizer shards over the gradients' group, dp·cp: one data-parallel replica
+    split two ways by context parallelism still shards it; one GPU of each refuses it with the rule named."""
+    from workloads.models import zoo
+
+    model = zoo()["gpt2-355m"]
+    st = transformer_strategies(model, 2, 16, fixed={"cp": 2, "zero": 1, "tp": 1, "pp": 1})
+    assert len(st) > 0 and set(st.dp.tolist()) == {1}
+    with pytest.raises(InputError, match=r"ZeRO needs dp·cp > 1"):
+        transformer_strategies(model, 2, 16, fixed={"cp": 1, "zero": 1, "tp": 2, "pp": 1})
