@@ -583,10 +583,10 @@ def optimizer_step_s(parameters_per_gpu, gpu: Gpu, settings: ComputeSettings = D
                        settings)
 
 
-def gradient_buffer_s(parameters, passes, element_bytes, gpu: Gpu, settings: ComputeSettings = DEFAULT_SETTINGS):
-    """`passes` passes over a gradient buffer of `parameters` elements of `element_bytes` each / achievable HBM
-    bandwidth."""
-    return _streamed_s(np.asarray(parameters, dtype=float) * passes * element_bytes, gpu, settings)
+def gradient_buffer_s(elements, element_bytes, gpu: Gpu, settings: ComputeSettings = DEFAULT_SETTINGS):
+    """Passes over a gradient buffer that read or write `elements` elements of `element_bytes` each (passes ×
+    parameters) / achievable HBM bandwidth."""
+    return _streamed_s(np.asarray(elements, dtype=float) * element_bytes, gpu, settings)
 
 
 def shard_copy_s(parameters, gpu: Gpu, settings: ComputeSettings = DEFAULT_SETTINGS):

@@ -566,8 +566,8 @@ def _gradient_buffer_s(r: _Runs, updated, gpu, compute: ComputeSettings, trainin
     in_place = training.grad_average == "in-place"
     scaled = (np.where(in_place & (r.grad_group > 1), dense, 0.0)
               + np.where((r.expert_group > 1) if in_place else (r.expert_group != r.grad_group), experts, 0.0))
-    return gradient_buffer_s(training.grad_buffer_passes * buffer + 2.0 * scaled, 1.0, training.grad_reduce_bytes,
-                             gpu, compute)
+    return gradient_buffer_s(training.grad_buffer_passes * buffer + 2.0 * scaled, training.grad_reduce_bytes, gpu,
+                             compute)
 
 
 def _tp_calls(st: Strategies, rerun, fullest) -> dict:
