@@ -214,8 +214,8 @@ class TrainingSettings:
                                       "[assumed] none where the stack's source does not say", lo=0.0, hi=16.0)
     grad_average: str = param("collective", "choice", "how the data-parallel gradients are averaged: "
                               "'collective' (the reduction averages, NCCL's ReduceOp.AVG, or a sum the optimizer "
-                              "scales) or 'in-place' (the buffer multiplied by 1/dp before a summing reduction: a "
-                              "read and a write of it each step when dp > 1)", "[assumed] the cheaper where the "
+                              "scales) or 'in-place' (the buffer multiplied by 1/(dp·cp) before a summing reduction: "
+                              "a read and a write of it each step when dp·cp > 1)", "[assumed] the cheaper where the "
                               "stack's source does not say", choices=("collective", "in-place"))
     param_gather_bytes: float = param(2.0, "1", "bytes per parameter in ZeRO's parameter all-gather (16-bit "
                                       "weights)", "R20 §7 [restated]", lo=1.0, hi=4.0)
