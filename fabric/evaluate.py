@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from core.errors import InputError
 from fabric.cluster_design import ClusterDesign
-from fabric.estimate import FabricEstimate
 from fabric.kind import OPS, Collective, CollectiveTime, MixPricing
 from fabric.registry import get_kind
 from photonics.link_design import LinkDesign
+
+if TYPE_CHECKING:
+    from fabric.estimate import FabricEstimate
 
 
 def evaluate_fabric(design: ClusterDesign, link=None) -> FabricEstimate:

@@ -12,14 +12,12 @@ from __future__ import annotations
 import contextlib
 import csv
 import io
-import json
 import math
 import os
 import re
 import sys
 import signal
 import stat
-import tempfile
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -235,6 +233,8 @@ def render(report: Report, fmt: str, width: int | None = None, title: str = "sip
     """The report in one of FORMATS; `width`: wrap a `table` to that many characters (None: cells as they are, as
     when piped)."""
     if fmt == "json":
+        import json
+
         return json.dumps(_json_safe(report.data), indent=2, ensure_ascii=False) + "\n"
     if fmt == "csv" and report.records is not None:  # one row per design, a column per quantity (sipml.wide)
         from sipml.wide import csv_text, wide_rows
@@ -371,6 +371,8 @@ def write_atomic_bytes(path: str | Path, payload) -> None:
     tmp = None
     try:
         with _signals_deferred():
+            import tempfile
+
             fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
         with os.fdopen(fd, "wb") as fh:
             umask = os.umask(0)
