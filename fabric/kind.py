@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from core import speed_knobs
 from core.distinct import distinct_columns
 from core.errors import InputError
 
@@ -381,13 +382,15 @@ class MixPricing:
         """`kind.time` at each distinct column of (n, p, s, share) once, spread back over the columns: the
         candidates of a strategy search repeat a collective's bytes, groups and share (their microbatch, memory
         and recompute choices leave them alone), and the pricer is elementwise, so every column's figures are
-        the ones it gets priced alone. Pricings of fewer than DISTINCT_FROM figures, of fewer than DISTINCT_POINTS
-        points (one design's ways to run a job: its columns repeat too little to pay for finding them), or with
-        few repeats, are priced as they are. With
-        `seconds_only`, the seconds alone."""
+        the ones it gets priced alone. Pricings of fewer than `distinct_from` figures, of fewer than
+        `distinct_points` points (core.speed_knobs: one design's ways to run a job, whose columns repeat too little
+        to pay for finding them), or with few repeats, are priced as they are. With `seconds_only`, the seconds
+        alone."""
         parts = share if isinstance(share, tuple) else (share,)  # a kind's share may be one per resource
         inputs = np.broadcast_arrays(n, p, s, *parts)
-        few = not inputs[0].ndim or self.points < DISTINCT_POINTS or inputs[0].size * self.points < DISTINCT_FROM
+        knobs = speed_knobs.KNOBS
+        few = (not inputs[0].ndim or self.points < knobs.distinct_points
+               or inputs[0].size * self.points < knobs.distinct_from)
         if not few:
             k = inputs[0].shape[-1]
             first, inverse = distinct_columns(np.concatenate([np.reshape(a, (-1, k)) for a in inputs]))
@@ -401,12 +404,6 @@ class MixPricing:
         t = self.kind.time(*args)
         return CollectiveTime(seconds=spread(t.seconds), schedule=spread(np.asarray(t.schedule, dtype=object)),
                               share=spread(t.share), bandwidth_bps=spread(t.bandwidth_bps))
-
-
-DISTINCT_FROM = 8192  # figures in a pricing below which its distinct columns are not sought (the search costs more)
-DISTINCT_POINTS = 4  # points of a pricing below which its distinct columns are not sought (measured on GPT-3 175B,
-# 1 024 GPUs: SiP-Ring's three allocations searched together take 61 ms with the sort, 42 without; sweeps of 4
-# points gain or lose nothing, of 8 points the sort saves 20–33 %, of 256 points 30 %)
 
 
 def _columns(a: np.ndarray, index, k: int) -> np.ndarray:

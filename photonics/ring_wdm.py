@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from core import speed_knobs
 from core.errors import InputError
 
 from core.labels import Labels
@@ -38,21 +39,12 @@ from photonics.common_stages import (PenaltyArrays, ReceiverArrays, SignalArrays
                               signal_arrays)
 
 MAX_SEARCH_WAVELENGTHS = 4096  # the wavelength-count search stops here (a warning says when it is reached)
-FIRST_SEARCH_WAVELENGTHS = 16  # the search's first tables [assumed: most budgets close fewer; the few points that close
-# more go on alone, so a first round this short costs them little]
 BEND_FIT_MIN_RADIUS_M = 5e-6  # the UBC bending-loss fit covers R ≥ 5 µm; below it extrapolates (15,000 dB/cm at 3 µm)
 PARKED_DETUNING_SPACINGS = 0.5  # an idle ring of an intermediate GPU waits half a spacing from every channel [assumed]
-FIRST_SEARCH_GROWTH = 1.5  # the second round's tables over the first's [measured: a table of m counts costs ~m² (the
-# worst victim), and of the points of a spacing × filter-Q grid that close at 16, 95 % close below 24]
-SEARCH_GROWTH = 2.0  # each later round's over the last's [measured: the points still going on may close far beyond,
-# up to the search's end, whose table is fixed; the rounds before it cost 1/(g² − 1) of it, 1/3 at g = 2 and 1 at
-# g = √2, which was 1.5–2× slower on a grid searching to the end]
-POINTS_PER_BLOCK = 2048  # design points per block of the count tables: their temporaries stay in the CPU's cache
-TABLE_ELEMENTS = 1 << 23  # count-table elements (points × counts) in one piece of a grid: bounds the memory
 
 
 class TooLarge(Exception):
-    """A grid's count tables would pass TABLE_ELEMENTS: evaluate it in pieces."""
+    """A grid's count tables would pass `table_elements` (core.speed_knobs): evaluate it in pieces."""
 
 
 def _f(value, dtype=None):
@@ -184,13 +176,13 @@ def _scalar_tables(*args) -> tuple:
 
 def _point_blocks(lead: tuple, arrays):
     """(the block's points in the flattened grid, their shape, each array there) for consecutive blocks of about
-    POINTS_PER_BLOCK design points of the shape `lead`. `arrays`: (array, how many of its leading and of its
+    `points_per_block` design points of the shape `lead`. `arrays`: (array, how many of its leading and of its
     trailing axes are its own: an offset's counts lead, a table's trail). Where one row of the points' first axis
     holds no more than a block, whole rows make a block and each array is sliced there where it spans that axis
     (broadcast nowhere); otherwise each is broadcast and flattened over the points."""
     points, row = math.prod(lead), math.prod(lead[1:])
-    if lead and row <= POINTS_PER_BLOCK:
-        step = max(1, POINTS_PER_BLOCK // max(row, 1))
+    if lead and row <= speed_knobs.KNOBS.points_per_block:
+        step = max(1, speed_knobs.KNOBS.points_per_block // max(row, 1))
         for start in range(0, lead[0], step):
             stop = min(start + step, lead[0])
             rows = (slice(start, stop),)
@@ -203,14 +195,14 @@ def _point_blocks(lead: tuple, arrays):
         shape = np.shape(a)
         own, tail = shape[:head], shape[len(shape) - extra:]
         flat.append(np.broadcast_to(a, own + lead + tail).reshape(own + (points,) + tail))
-    for start in range(0, points, POINTS_PER_BLOCK):
-        part = slice(start, min(start + POINTS_PER_BLOCK, points))
+    for start in range(0, points, speed_knobs.KNOBS.points_per_block):
+        part = slice(start, min(start + speed_knobs.KNOBS.points_per_block, points))
         yield part, (part.stop - start,), [a[(slice(None),) * head + (part,)] for a, (_, head, _) in zip(flat, arrays)]
 
 
 def _tables(n_max: int, leak_n: int, spacing, mod_fwhm, t0_mod, fwhm, t0, excess, fsr, rate, at=None) -> tuple:
     """The three per-count tables of `_count_tables`, each over the dimensions of its own inputs (the transmit rings'
-    table does not vary with the drop filter's Q), computed POINTS_PER_BLOCK design points at a time (the same
+    table does not vary with the drop filter's Q), computed `points_per_block` design points at a time (the same
     numbers: each point's tables are its own). Every table reads one folded grid, computed once, and the crosstalk
     its phase, which depends on the grid and the rate alone. `at`: the grid's points (np.nonzero's arrays) to
     tabulate, one row each (the points that go on to longer tables); a table, folded grid or phase whose inputs
@@ -262,10 +254,10 @@ def _tables(n_max: int, leak_n: int, spacing, mod_fwhm, t0_mod, fwhm, t0, excess
 
 def _blocked(table, width: int, offsets: tuple, *args):
     """`table(*offsets, *args)` (arrays with the offsets on their first axis, then the rest; the result's counts on
-    its last) over the broadcast shape of its inputs, POINTS_PER_BLOCK points at a time."""
+    its last) over the broadcast shape of its inputs, `points_per_block` points at a time."""
     shape = np.broadcast_shapes(*(o.shape[1:] for o in offsets), *(np.shape(a) for a in args))
     points = math.prod(shape)
-    if points <= POINTS_PER_BLOCK:
+    if points <= speed_knobs.KNOBS.points_per_block:
         return table(*offsets, *args)
     out = np.empty((points, width))
     for part, lead, block in _point_blocks(shape, [*((o, 1, 0) for o in offsets), *((a, 0, 0) for a in args)]):
@@ -339,30 +331,33 @@ def _lines_present(d: LinkDesign, lines, counts):
 
 def _count_search(d: LinkDesign, s: dict, ring: RingArrays, lz: LaserArrays, sig, inputs, grid_points: int):
     """The largest count each point's budget closes, with the per-count tables of the first round (they reach the
-    design's own count and its lines). The first tables go to FIRST_SEARCH_WAVELENGTHS counts (further where the
+    design's own count and its lines). The first tables go to `first_search_wavelengths` counts (further where the
     design's count or its lines are more); the points that still close at their end go on, alone, in tables
-    FIRST_SEARCH_GROWTH, then SEARCH_GROWTH times as long, while one does (up to MAX_SEARCH_WAVELENGTHS). An entry
+    `first_search_growth`, then `search_growth` times as long, while one does (up to MAX_SEARCH_WAVELENGTHS). An entry
     for n channels does not depend on how far a table goes, and a budget that fails at n fails at every count above
     it (the rings passed, their crosstalk and the power shared between the lines only grow with the count), so the
     count found does not depend on where the tables start, nor on the other points of the grid."""
     lk, r = s["link"], s["ring"]
-    table_n = int(max(FIRST_SEARCH_WAVELENGTHS, np.max(lk.wavelengths_per_fiber), np.max(lz.lines)))
+    first = speed_knobs.KNOBS.first_search_wavelengths
+    table_n = int(max(first, np.max(lk.wavelengths_per_fiber), np.max(lz.lines)))
     spectral = [_f(v, dtype=float) for v in (lk.channel_spacing, ring.modulator_fwhm, ring.modulator_on_resonance,
                                              ring.fwhm, ring.on_resonance, r.through_excess_loss, ring.fsr,
                                              sig.symbol_rate)]
     spectral_points = math.prod(np.broadcast_shapes(*(v.shape for v in spectral)))
     points = math.prod(np.broadcast_shapes(*(v.shape for v in spectral), *(np.shape(v) for v in inputs)))
-    if max(points, 2 * spectral_points) * table_n > TABLE_ELEMENTS and grid_points > 1:
+    if max(points, 2 * spectral_points) * table_n > speed_knobs.KNOBS.table_elements and grid_points > 1:
         raise TooLarge
     tables = _count_tables(d, spectral, table_n, lz.lines)
     count = _closed_counts(d, tables, inputs, table_n)
-    return _counted_on(d, spectral, inputs, count, table_n, growth=FIRST_SEARCH_GROWTH), tables
+    growth = speed_knobs.KNOBS.first_search_growth
+    return _counted_on(d, spectral, inputs, count, table_n, growth=growth), tables
 
 
-def _counted_on(d: LinkDesign, spectral, inputs, count, table_n: int, at=None, growth: float = SEARCH_GROWTH):
+def _counted_on(d: LinkDesign, spectral, inputs, count, table_n: int, at=None, growth: float | None = None):
     """`count` (over the grid, or at its points `at`) with each point that closes at the end of its tables of
     `table_n` counts counted on, alone, in tables `growth` times as long (to the search's end where they would
     pass half of it: no round just short of the end before it)."""
+    growth = speed_knobs.KNOBS.search_growth if growth is None else growth
     next_n = max(math.ceil(table_n * growth), table_n + 1)
     next_n = MAX_SEARCH_WAVELENGTHS if 2 * next_n > MAX_SEARCH_WAVELENGTHS else next_n
     at_end = count == table_n
@@ -392,10 +387,10 @@ def _at_points(value, index, head: int = 0, tail: int = 0):
 
 def _counts_from(d: LinkDesign, spectral, inputs, table_n: int, at=None):
     """The largest count each point closes, each known to close at the end of the round's shorter tables: the one
-    point of a grid of no axes, or the grid's points `at` (np.nonzero's arrays), TABLE_ELEMENTS at a time; tables
+    point of a grid of no axes, or the grid's points `at` (np.nonzero's arrays), `table_elements` at a time; tables
     to `table_n`, longer again for the points that still close at their end."""
     if at is not None:
-        step = max(1, TABLE_ELEMENTS // (2 * table_n))
+        step = max(1, speed_knobs.KNOBS.table_elements // (2 * table_n))
         if len(at[0]) > step:
             return np.concatenate([_counts_from(d, spectral, inputs, table_n, tuple(i[k:k + step] for i in at))
                                    for k in range(0, len(at[0]), step)])
@@ -406,7 +401,7 @@ def _counts_from(d: LinkDesign, spectral, inputs, table_n: int, at=None):
 
 def _closed_counts(d: LinkDesign, tables, inputs, n_max: int):
     """The largest count ≤ n_max each point's budget closes, 0 where none, from the power after the rings by count
-    against the point's need, POINTS_PER_BLOCK points at a time."""
+    against the point's need, `points_per_block` points at a time."""
     lead = np.broadcast_shapes(*(t.shape[:-1] for t in tables), *(np.shape(v) for v in inputs))
     points = math.prod(lead)
 
@@ -415,7 +410,7 @@ def _closed_counts(d: LinkDesign, tables, inputs, n_max: int):
         ok = np.broadcast_to(ok, np.broadcast_shapes(ok.shape[:-1], *(np.shape(v) for v in inputs_)) + (n_max,))
         return np.where(ok.any(axis=-1), n_max - np.argmax(ok[..., ::-1], axis=-1), 0)
 
-    if points <= POINTS_PER_BLOCK:
+    if points <= speed_knobs.KNOBS.points_per_block:
         return closed(tables, inputs)
     count = np.empty(points, dtype=np.int64)
     for part, shape, block in _point_blocks(lead, [*((t, 0, 1) for t in tables), *((v, 0, 0) for v in inputs)]):
@@ -495,7 +490,7 @@ def budget_stage(d: LinkDesign, s: dict, ring: RingArrays, lz: LaserArrays, sig:
 def _bus_loss_db(transmission, count, spacing, fsr, excess, fwhm, t0):
     """The worst wavelength's loss in dB through a bus of `count` rings, from its transmission (a count table's
     entry); where that leaves a float's range (below its smallest normal number: thousands of dB), from the sum of
-    each ring's loss in dB (`microring.bus_through_loss_by_count`) at those points, TABLE_ELEMENTS at a time."""
+    each ring's loss in dB (`microring.bus_through_loss_by_count`) at those points, `table_elements` at a time."""
     loss = 0.0 - lin_to_db(transmission)
     lost = np.asarray(transmission) < np.finfo(float).tiny
     if not np.any(lost):
@@ -508,7 +503,7 @@ def _bus_loss_db(transmission, count, spacing, fsr, excess, fwhm, t0):
     index = np.nonzero(np.broadcast_to(lost, loss.shape))
     n, *rest = (_at_points(v, index) for v in inputs)
     width = int(np.max(n))
-    step = max(1, TABLE_ELEMENTS // width)
+    step = max(1, speed_knobs.KNOBS.table_elements // width)
     found = np.concatenate([_at_count(microring.bus_through_loss_by_count(width, *(v[k:k + step] if np.ndim(v) else v
                                                                                    for v in rest)),
                                       (n[k:k + step] if np.ndim(n) else n) - 1)
@@ -814,7 +809,7 @@ class RingWdm:
 def ring_arrays(d: LinkDesign, varied: dict | None = None, grid_points: int = 1) -> RingWdm:
     """The ring-wdm link of `d` (resolved: spectral fields in Hz), with the arrays of `varied` ({section: {key:
     array}}, SI, broadcasting to a grid of `grid_points`) in place of the design's numbers. TooLarge when a grid's
-    count tables would pass TABLE_ELEMENTS."""
+    count tables would pass `table_elements` (core.speed_knobs)."""
     from photonics.resolve import MMF_BAND_M, SILICON_MIN_WAVELENGTH_M, SMF_BAND_M
 
     s = sections(d, varied)

@@ -16,12 +16,12 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from core import speed_knobs
 from core.fields import TEXT_SPECS
 from sipml.rows import Table, columns
 from sipml.sweep_point_rows import (FABRIC_COLUMNS, PHYSICS_COLUMNS, SHIPPED, TRAINING_COLUMNS, DataFiles, evaluate_chunk,
                                 load_point)
 
-CHUNK = 64  # points per task: the grid's cut into tasks never depends on where they run
 # Bounds on what a sweep may ask for, so every sweep either finishes in bounded memory or is refused before any
 # work. Measured (0.5.0, 2-core machine): a row of the per-point path holds ~2.5 kB of Python objects and takes
 # 1–30 ms, so 200 000 rows are ≤ ~0.5 GB and an hour or two on one core; a link-only grid of 2^20 points peaks at
@@ -292,7 +292,8 @@ def run_sweep(design, overrides, specs, model=None, batch=None, scheduler=None, 
     if table is not None:
         return axes, _with_written_columns(table, axes)
     points = grid_points(list(axes))
-    chunks = [tuple(points[i:i + CHUNK]) for i in range(0, len(points), CHUNK)]
+    step = speed_knobs.KNOBS.points_per_task
+    chunks = [tuple(points[i:i + step]) for i in range(0, len(points), step)]
     calls = [(*args, c, model, batch, False, files) for c in chunks]
     return axes, _with_written_columns(Table.from_rows(
         [row for part in _map(evaluate_chunk, calls, scheduler, workers, progress) for row in part]), axes)
@@ -425,7 +426,7 @@ def _link_sweep(design, overrides, axes, scheduler, progress, fabric: bool = Fal
     its grid, so the rows are the same); each sub-grid takes every n-th value of that axis, so that values that
     cost alike (neighbours) spread over the tasks."""
     if scheduler is not None:  # with a model, split where local processes split: each task searches its own points
-        dim, parts = (_split_axis(axes) if model is not None else 0), DASK_TASKS
+        dim, parts = (_split_axis(axes) if model is not None else 0), speed_knobs.KNOBS.dask_tasks
     elif model is not None and (workers or 1) > 1:  # training dominates: each process searches its share
         dim, parts = _split_axis(axes), workers
     else:  # one task here: the bar counts it
@@ -440,8 +441,6 @@ def _link_sweep(design, overrides, axes, scheduler, progress, fabric: bool = Fal
     return None if any(t is None for t in tables) else Table.concat_axis(tables, axes, dim, picks)
 
 
-DASK_TASKS = 16  # sub-grids a sweep sends to a Dask cluster [assumed: enough to keep a few workers busy, few enough
-# that each task's fixed cost (imports warm, the grid's link and fabric floors) stays small against its points]
 
 
 def _one_task(design, overrides, axes, fabric, model, batch, progress, files):

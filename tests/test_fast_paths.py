@@ -12,7 +12,13 @@ import math
 import numpy as np
 import pytest
 
+from core import speed_knobs
 from photonics import ring_wdm
+
+
+def _turn(monkeypatch, **knobs):
+    """The speed knobs (core.speed_knobs) with `knobs` turned, for the test."""
+    monkeypatch.setattr(speed_knobs, "KNOBS", dataclasses.replace(speed_knobs.KNOBS, **knobs))
 
 
 def spectra(rng, points):
@@ -24,7 +30,7 @@ def spectra(rng, points):
 
 def test_blocked_count_tables_equal_each_point_alone():
     rng = np.random.default_rng(7)
-    points = ring_wdm.POINTS_PER_BLOCK * 2 + 37  # three blocks, the last one short
+    points = speed_knobs.KNOBS.points_per_block * 2 + 37  # three blocks, the last one short
     spectral = spectra(rng, points)
     blocked = ring_wdm._tables(24, 30, *spectral)
     for i in rng.choice(points, 60, replace=False):
@@ -37,7 +43,7 @@ def test_blocked_count_tables_equal_each_point_alone():
 def test_each_count_table_spans_its_own_inputs_and_equals_each_point_alone(monkeypatch, block):
     # a product grid: the spacing along the first axis, the drop filter along the second; the transmit rings' table
     # does not depend on the drop filter, so it has one row per spacing
-    monkeypatch.setattr(ring_wdm, "POINTS_PER_BLOCK", block)
+    _turn(monkeypatch, points_per_block=block)
     rng = np.random.default_rng(11)
     spacing, mod_fwhm, mod_t0, fwhm, t0, excess, fsr, rate = spectra(rng, 3000)
     grid = (spacing[:70, None], mod_fwhm[0], mod_t0[0], fwhm[None, :60], t0[None, :60], excess[0], fsr[0], rate[0])
@@ -56,11 +62,11 @@ def test_blocked_closed_counts_equal_one_pass(monkeypatch):
 
     design = resolve(load_design("sip-ring").link)
     rng = np.random.default_rng(3)
-    points = ring_wdm.POINTS_PER_BLOCK + 500
+    points = speed_knobs.KNOBS.points_per_block + 500
     varied = {"link": {"channel_spacing": rng.uniform(50e9, 400e9, points)},
               "laser": {"power_per_line": 10 ** (rng.uniform(-3, 13, points) / 10) * 1e-3}}  # −3 … 13 dBm
     blocked = link_arrays(design, varied, points)
-    monkeypatch.setattr(ring_wdm, "POINTS_PER_BLOCK", 10 ** 9)  # one pass over every point
+    _turn(monkeypatch, points_per_block=10 ** 9)  # one pass over every point
     whole = link_arrays(design, varied, points)
     assert np.array_equal(blocked.budget.count, whole.budget.count)
     assert np.array_equal(blocked.budget.margin, whole.budget.margin)
@@ -76,9 +82,9 @@ def test_blocked_closed_counts_over_a_product_grid_equal_one_pass(monkeypatch, b
     design = resolve(load_design("sip-ring").link)
     varied = {"link": {"channel_spacing": np.linspace(50e9, 400e9, 40)[:, None]},
               "laser": {"power_per_line": 10 ** (np.linspace(-3, 13, 30)[None, :] / 10) * 1e-3}}  # −3 … 13 dBm
-    monkeypatch.setattr(ring_wdm, "POINTS_PER_BLOCK", block)
+    _turn(monkeypatch, points_per_block=block)
     blocked = link_arrays(design, varied, 1200)
-    monkeypatch.setattr(ring_wdm, "POINTS_PER_BLOCK", 10 ** 9)
+    _turn(monkeypatch, points_per_block=10 ** 9)
     whole = link_arrays(design, varied, 1200)
     assert blocked.budget.count.shape == (40, 30) and np.array_equal(blocked.budget.count, whole.budget.count)
     assert np.array_equal(blocked.budget.margin, whole.budget.margin)
@@ -115,10 +121,9 @@ def test_the_count_search_finds_what_tables_to_its_end_find(monkeypatch, modulat
                             "aggregate_power_limit": rng.uniform(0.05, 2.0, points)}}
     monkeypatch.setattr(ring_wdm, "MAX_SEARCH_WAVELENGTHS", 256)  # the end: no point closes there
     searched = evaluate_grid(design, varied)
-    monkeypatch.setattr(ring_wdm, "FIRST_SEARCH_WAVELENGTHS", 256)
+    _turn(monkeypatch, first_search_wavelengths=256)
     whole = evaluate_grid(design, varied)
-    monkeypatch.setattr(ring_wdm, "FIRST_SEARCH_WAVELENGTHS", 2)
-    monkeypatch.setattr(ring_wdm, "TABLE_ELEMENTS", 1 << 12)  # the grid in pieces, the points going on a few at a time
+    _turn(monkeypatch, first_search_wavelengths=2, table_elements=1 << 12)  # the grid in pieces, a few points at a time
     rounds = evaluate_grid(design, varied)
     for figure in ("power_budget_count", "margin_db", "min_laser_power_per_line_dbm", "capacity_bps", "violations"):
         nan = figure == "min_laser_power_per_line_dbm"  # NaN where the aggregate cap binds (issue 41)
@@ -323,7 +328,7 @@ def test_the_bounded_search_equals_pricing_every_strategy(case, monkeypatch):
         details = dataclasses.replace(est.details, segment_capacity_bps=est.details.segment_capacity_bps * more[0])
         est = dataclasses.replace(est, per_gpu_bandwidth_bps=est.per_gpu_bandwidth_bps * more[0], details=details)
     views = tuple(pricing_view(option) for option in get_kind(est.kind).alternatives(est))
-    monkeypatch.setattr(speedup, "FIRST_PRICED_FEW", 8 if more else 64)
+    _turn(monkeypatch, first_priced_few=8 if more else 64)
     speedup._search.cache_clear()
     job = speedup.SearchJob(model, gpu, batch, (), stack, precision)
     way, found = speedup._search(job, views, top, None)  # the ways at once
@@ -578,7 +583,7 @@ def test_pricing_each_distinct_column_once_equals_pricing_every_column(monkeypat
         views.append(over_points(dataclasses.replace(est, per_gpu_bandwidth_bps=est.per_gpu_bandwidth_bps * scale,
                                                      details=details), (6,)))
     else:  # a batch of alike points, as few as are sought
-        views.append(over_points(est, (kind.DISTINCT_POINTS,)))
+        views.append(over_points(est, (speed_knobs.KNOBS.distinct_points,)))
     st = transformer_strategies(model, est.job_gpus, batch, {}, stack)
     kw = dict(compute=stack.compute_for(gpu), training=stack.training, precision=precision)
     plan = transformer_plan(model, gpu, batch, st, **kw)
@@ -589,7 +594,7 @@ def test_pricing_each_distinct_column_once_equals_pricing_every_column(monkeypat
     for view in (v for base in views for v in get_kind(est.kind).alternatives(base)):
         runs = {}
         for threshold in (0, math.inf):  # every pricing of repeated columns once per distinct one; none
-            monkeypatch.setattr(kind, "DISTINCT_FROM", threshold)
+            _turn(monkeypatch, distinct_from=threshold)
             priced.clear()
             pricing = mix_pricing(view, plan.mix, plan.mix_arrays(view.job_gpus))
             times = [pricing.price([c])[0] for c in plan.mix] + [pricing.price_first(list(plan.mix[i:]))
@@ -597,7 +602,7 @@ def test_pricing_each_distinct_column_once_equals_pricing_every_column(monkeypat
             runs[threshold] = (times, transformer_breakdown(model, gpu, view, batch, st, **kw), min(priced))
         (once, once_br, fewest), (every, every_br, _) = runs[0], runs[math.inf]
         # a batch's distinct columns were priced alone; a few points' columns are priced as they are
-        assert fewest < len(st) if np.size(view.per_gpu_bandwidth_bps) >= kind.DISTINCT_POINTS \
+        assert fewest < len(st) if np.size(view.per_gpu_bandwidth_bps) >= speed_knobs.KNOBS.distinct_points \
             else fewest == len(st)
         for a, b in zip(once, every):
             for f in dataclasses.fields(a):
@@ -777,7 +782,7 @@ def test_points_that_price_alike_are_searched_once_for_what_each_finds_alone(mon
     once = speedup._bounded_search(speedup.SearchJob(model, gpu, batch, (), stack, precision), few, 5)
     assert [once[k] for k in inverse] == every
     whole = speedup._fastest(speedup.SearchJob(model, gpu, batch, (), stack, precision), view)
-    monkeypatch.setattr(speedup, "POINTS_PER_SEARCH", 4)
+    _turn(monkeypatch, points_per_search=4)
     parts = speedup._fastest_in_parts(speedup.SearchJob(model, gpu, batch, (), stack, precision), view)
     assert _same_record(parts, whole)
 
@@ -816,7 +821,7 @@ def test_timing_each_distinct_gemm_once_equals_timing_every_one(monkeypatch):
     m = rng.choice([1, 7, 128, 1000, 4096], (40, 30)).astype(float)
     n, k = rng.choice([64, 129, 2048], 30).astype(float), rng.choice([16, 300, 8192], (40, 1)).astype(float)
     kw = dict(ceiling_flops_per_s=7e14, sm_count=132, hbm_bandwidth_bytes_per_s=3.35e12)
-    monkeypatch.setattr(gemm, "DISTINCT_FROM", math.inf)
+    _turn(monkeypatch, gemm_distinct_from=math.inf)
     every = [gemm.gemm_time_s(2.0, m, n, k, **kw), gemm.gemm_time_s(m, n, k, 3.0, moved_bytes=m * 10.0, **kw)]
     model, batch = load_model("gpt2-355m"), 1024
     d = load_design("sip-ring", ["fabric.gpus=256"])
@@ -824,7 +829,7 @@ def test_timing_each_distinct_gemm_once_equals_timing_every_one(monkeypatch):
     st = transformer_strategies(model, 256, batch, {}, stack)
     args = (model, gpu, batch, st, stack.compute_for(gpu), stack.training, "bf16", False)
     plan_every = _transformer_plan.__wrapped__(*args)
-    monkeypatch.setattr(gemm, "DISTINCT_FROM", 0)
+    _turn(monkeypatch, gemm_distinct_from=0)
     timed, spy = [], gemm._gemm_time_s
     monkeypatch.setattr(gemm, "_gemm_time_s", lambda *a: timed.append(np.size(a[1])) or spy(*a))
     once = [gemm.gemm_time_s(2.0, m, n, k, **kw), gemm.gemm_time_s(m, n, k, 3.0, moved_bytes=m * 10.0, **kw)]

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from core import speed_knobs
 from core.distinct import distinct_columns
 from core.fields import MIN_EFFICIENCY, param, positive
 from workloads.gpus import Gpu
@@ -122,7 +123,7 @@ def gemm_time_s(batch, m, n, k, *, ceiling_flops_per_s, sm_count, hbm_bandwidth_
     moved = (batch * (operand_bytes * (m * k + k * n) + output_bytes * m * n) if moved_bytes is None
              else np.asarray(moved_bytes, dtype=float))
     shape = np.broadcast(batch, m, n, k, moved).shape
-    if math.prod(shape) >= DISTINCT_FROM:  # a strategy set's GEMMs repeat (dp, pp, ZeRO leave them alone)
+    if math.prod(shape) >= speed_knobs.KNOBS.gemm_distinct_from:  # a strategy set's GEMMs repeat (dp, pp, ZeRO leave them alone)
         shapes = np.stack([np.broadcast_to(a, shape).ravel() for a in (batch, m, n, k, moved)])
         first, inverse = distinct_columns(shapes)
         if len(first) <= shapes.shape[1] // 2:  # each distinct one timed once (the time is elementwise)
@@ -131,8 +132,6 @@ def gemm_time_s(batch, m, n, k, *, ceiling_flops_per_s, sm_count, hbm_bandwidth_
     return _gemm_time_s(batch, m, n, k, moved, ceiling_flops_per_s, sm_count, hbm_bandwidth_bytes_per_s, constants)
 
 
-DISTINCT_FROM = 256  # GEMMs in one call from which each distinct shape is timed once [assumed: below it the
-# sort costs about what it saves; a plan's calls have one GEMM per distinct strategy row, thousands]
 
 
 def _gemm_time_s(batch, m, n, k, moved, ceiling_flops_per_s, sm_count, hbm_bandwidth_bytes_per_s, constants):

@@ -28,6 +28,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from core import speed_knobs
 from core.errors import InfeasibleDesign, InputError
 from core.fields import non_negative, param, positive
 from fabric.catalog import Catalog, load_catalog
@@ -471,22 +472,15 @@ def _configured_once(view: FabricEstimate) -> bool:
     return get_kind(view.kind).static if view.static is None else bool(view.static)
 
 
-FIRST_PRICED = 512  # strategies priced in the first round of a bounded search (each round doubles it)
-FIRST_PRICED_FEW = 256  # … of a search of at most FEW_POINTS points (one design's ways to run a job): its floor
-FEW_POINTS = 3  # (`transformer_floor`) leaves 6–150 strategies to price at one point, a few hundred over SiP-Ring's
-# ways (measured on GPT-3 175B, Mixtral 8x7B and Megatron 7.5B on five fabrics: 128–512 alike, 1 024 5–8 % slower,
-# 2 048 10–16 %)
-POINTS_PER_SEARCH = 256  # points of a batched view searched together, so that its arrays stay small (measured on a
-# 10 000-point gpt2-355m sweep with 3 550 feasible points: all at once 52 s, 64 at a time 33 s, 256 at a time 29 s)
 
 
 def _fastest_in_parts(job: SearchJob, view, ceiling=None) -> tuple:
-    """`_fastest` at every point of a batched view, POINTS_PER_SEARCH points at a time (a point's search does not
-    depend on the others searched with it)."""
-    count = 1 if points(view) is None else points(view)
-    if count <= POINTS_PER_SEARCH:
+    """`_fastest` at every point of a batched view, `points_per_search` (core.speed_knobs) points at a time (a
+    point's search does not depend on the others searched with it)."""
+    count, step = 1 if points(view) is None else points(view), speed_knobs.KNOBS.points_per_search
+    if count <= step:
         return _fastest(job, view, ceiling)
-    parts = [np.arange(start, min(start + POINTS_PER_SEARCH, count)) for start in range(0, count, POINTS_PER_SEARCH)]
+    parts = [np.arange(start, min(start + step, count)) for start in range(0, count, step)]
     return _joined_records([_fastest(job, take_points(view, part),
                                      None if ceiling is None else np.asarray(ceiling)[part]) for part in parts])
 
@@ -537,7 +531,9 @@ def _bounded_rounds(job: SearchJob, view: FabricEstimate, top: int, ceiling=None
     fastest = np.full((count, top), math.inf)  # each point's `top` fastest priced so far
     if ceiling is not None:
         fastest[:] = np.reshape(ceiling, (count, 1))
-    rounds, rows, start, size = [], np.arange(count), 0, FIRST_PRICED_FEW if count <= FEW_POINTS else FIRST_PRICED
+    knobs = speed_knobs.KNOBS
+    size = knobs.first_priced_few if count <= knobs.few_points else knobs.first_priced
+    rounds, rows, start = [], np.arange(count), 0
     while start < len(order):
         end = start + size
         if rounds or ceiling is not None:

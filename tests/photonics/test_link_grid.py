@@ -5,6 +5,7 @@ grid."""
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 from dataclasses import replace
@@ -210,13 +211,13 @@ def test_points_evaluate_refuses_are_left_to_it():
 
 
 def test_a_grid_too_large_for_one_piece_gives_the_same_numbers(monkeypatch):
-    from photonics import ring_wdm
+    from core import speed_knobs
 
     axes = {("link", "channel_spacing"): list(np.linspace(50e9, 400e9, 9)), ("ring", "filter_q"): [3e3, 6e3, 1.2e4],
             ("laser", "power_per_line"): [1e-3, 8e-3]}
     base = resolve(LinkDesign())
     whole = evaluate_grid(base, product_grid(axes))
-    monkeypatch.setattr(ring_wdm, "TABLE_ELEMENTS", 200)
+    monkeypatch.setattr(speed_knobs, "KNOBS", dataclasses.replace(speed_knobs.KNOBS, table_elements=200))
     pieces = evaluate_grid(base, product_grid(axes))
     for name in ("margin_db", "power_budget_count", "capacity_bps", "violations", "min_laser_power_per_line_dbm"):
         nan = name == "min_laser_power_per_line_dbm"  # NaN where the aggregate cap binds (issue 41)
