@@ -6,16 +6,16 @@ rounds stop only where nothing left can be among the fastest, and a pricing's di
 priced alone (tests/test_speed_knobs.py prices with every knob turned and compares bit for bit). Each value was
 measured on the project's 2-core machines, shared and drifting (2025–26): on another machine other values may be
 faster, never different in what they find. Read them as `speed_knobs.KNOBS.<name>` (the module's attribute), so
-that a record replaced there (`dataclasses.replace`) reaches every layer.
+that a record replaced there (`KNOBS._replace(...)`) reaches every layer. A named tuple: the record is read by
+`sipml budget` at start-up, where a dataclass costs four times as long to declare.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True)
-class SpeedKnobs:
+class SpeedKnobs(NamedTuple):
     # --- the link budget's wavelength-count search (photonics.ring_wdm) -------------------------------------------
     # the first tables' counts [assumed: most budgets close at fewer; the few points that close at more go on alone,
     # so a first round this short costs them little]

@@ -18,7 +18,7 @@ from photonics import ring_wdm
 
 def _turn(monkeypatch, **knobs):
     """The speed knobs (core.speed_knobs) with `knobs` turned, for the test."""
-    monkeypatch.setattr(speed_knobs, "KNOBS", dataclasses.replace(speed_knobs.KNOBS, **knobs))
+    monkeypatch.setattr(speed_knobs, "KNOBS", speed_knobs.KNOBS._replace(**knobs))
 
 
 def spectra(rng, points):
