@@ -367,6 +367,9 @@ def resolve(design: str | Path) -> Path:
     except (OSError, ValueError) as exc:  # a name too long for the file system, a NUL: no file, nor a built-in
         raise InputError(f"{shown(str(design))}: no such file or built-in design "
                          f"({getattr(exc, 'strerror', None) or exc})") from None
+    builtin = BUILTIN_DIR / f"{design}.toml"
+    if path.name == str(design) and builtin.is_file():  # a built-in's name: its file, without listing the others
+        return builtin
     builtins = builtin_designs()
     if str(design) in builtins:
         return builtins[str(design)]
