@@ -261,7 +261,7 @@ def _blocked(table, width: int, offsets: tuple, *args):
         return table(*offsets, *args)
     out = np.empty((points, width))
     for part, lead, block in _point_blocks(shape, [*((o, 1, 0) for o in offsets), *((a, 0, 0) for a in args)]):
-        out[part] = np.broadcast_to(table(*block), lead + (width,)).reshape(-1, width)
+        out[part].reshape(lead + (width,))[...] = table(*block)  # one copy (a table's counts may come last by a view)
     return out.reshape(shape + (width,))
 
 
