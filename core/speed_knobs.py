@@ -3,9 +3,12 @@
 None of these changes a number the calculator reports, only how fast it gets there and how much memory it holds:
 a link's wavelength-count tables give the entry for n channels whatever the table's length, a strategy search's
 rounds stop only where nothing left can be among the fastest, and a pricing's distinct columns are the columns
-priced alone (tests/test_speed_knobs.py prices with every knob turned and compares bit for bit). Each value was
-measured on the project's 2-core machines, shared and drifting (2025–26): on another machine other values may be
-faster, never different in what they find. Read them as `speed_knobs.KNOBS.<name>` (the module's attribute), so
+priced alone (tests/test_speed_knobs.py turns every knob both ways and compares bit for bit). That holds within
+these bounds: every size at least 1; `first_search_wavelengths` at most the count search's end
+(photonics.ring_wdm.MAX_SEARCH_WAVELENGTHS, 4096: beyond it the first tables would pass the end); growths of 1.05
+or more (each round of the count search is a call deeper than the last). Each value was measured on the project's
+2-core machines, shared and drifting (2025–26): on another machine other values may be faster, never different in
+what they find. Read them as `speed_knobs.KNOBS.<name>` (the module's attribute), so
 that a record replaced there (`KNOBS._replace(...)`) reaches every layer. A named tuple: the record is read by
 `sipml budget` at start-up, where a dataclass costs four times as long to declare.
 """

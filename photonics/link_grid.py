@@ -71,8 +71,8 @@ def evaluate_grid(d: LinkDesign, varied: dict[str, dict[str, np.ndarray]], more=
     """The figures of every point of the grid: `d` a resolved ring-wdm design (spectral fields in Hz), `varied`
     {section: {key: array}} with arrays that broadcast to the grid's shape and SI values in Hz (no wavelength
     spans). Points flagged in `fallback` are not meaningful here and must be evaluated by `evaluate`. A grid whose
-    count tables would not fit `table_elements` (core.speed_knobs) is evaluated in halves along its longest axis (a point's
-    figures do not depend on the rest of its grid, so the halves give the same numbers). `more(stages, shape)`:
+    count tables would not fit `table_elements` (core.speed_knobs) is evaluated in halves along its longest axis (a
+    point's figures do not depend on the rest of its grid, so the halves give the same numbers). `more(stages, shape)`:
     further figures read of the stage arrays (`ring_wdm.RingWdm`) of a grid of `shape`, {name: array}, in
     `GridResult.more` at the grid's shape."""
     shape = np.broadcast_shapes(*(np.shape(a) for keys in varied.values() for a in keys.values()))

@@ -441,8 +441,6 @@ def _link_sweep(design, overrides, axes, scheduler, progress, fabric: bool = Fal
     return None if any(t is None for t in tables) else Table.concat_axis(tables, axes, dim, picks)
 
 
-
-
 def _one_task(design, overrides, axes, fabric, model, batch, progress, files):
     """`link_chunk` of the whole grid, `progress` told 0 of 1 before and 1 of 1 after."""
     return list(_map(link_chunk, [(design, overrides, axes, fabric, model, batch, files)], None, None, progress))[0]

@@ -123,15 +123,14 @@ def gemm_time_s(batch, m, n, k, *, ceiling_flops_per_s, sm_count, hbm_bandwidth_
     moved = (batch * (operand_bytes * (m * k + k * n) + output_bytes * m * n) if moved_bytes is None
              else np.asarray(moved_bytes, dtype=float))
     shape = np.broadcast(batch, m, n, k, moved).shape
-    if math.prod(shape) >= speed_knobs.KNOBS.gemm_distinct_from:  # a strategy set's GEMMs repeat (dp, pp, ZeRO leave them alone)
+    # a strategy set's GEMMs repeat (dp, pp, ZeRO leave them alone)
+    if math.prod(shape) >= speed_knobs.KNOBS.gemm_distinct_from:
         shapes = np.stack([np.broadcast_to(a, shape).ravel() for a in (batch, m, n, k, moved)])
         first, inverse = distinct_columns(shapes)
         if len(first) <= shapes.shape[1] // 2:  # each distinct one timed once (the time is elementwise)
             return _gemm_time_s(*shapes[:, first], ceiling_flops_per_s, sm_count, hbm_bandwidth_bytes_per_s,
                                 constants)[inverse].reshape(shape)
     return _gemm_time_s(batch, m, n, k, moved, ceiling_flops_per_s, sm_count, hbm_bandwidth_bytes_per_s, constants)
-
-
 
 
 def _gemm_time_s(batch, m, n, k, moved, ceiling_flops_per_s, sm_count, hbm_bandwidth_bytes_per_s, constants):

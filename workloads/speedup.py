@@ -472,8 +472,6 @@ def _configured_once(view: FabricEstimate) -> bool:
     return get_kind(view.kind).static if view.static is None else bool(view.static)
 
 
-
-
 def _fastest_in_parts(job: SearchJob, view, ceiling=None) -> tuple:
     """`_fastest` at every point of a batched view, `points_per_search` (core.speed_knobs) points at a time (a
     point's search does not depend on the others searched with it)."""
