@@ -71,6 +71,7 @@ class Evaluator:
         self.fixed = parse_strategy(strategy)  # `sipml speedup --strategy`'s: fixed parts, the rest searched
         self.quantity = QUANTITIES[name]
         self.model_name, self.baseline_name, self._baselines = model, baseline, {}
+        self._links: dict = {}  # the link estimates of the points evaluated so far, by link design (share_link)
 
     def point(self, design, catalog=None):
         from workloads.evaluation import Evaluation
@@ -78,7 +79,11 @@ class Evaluator:
         return design if isinstance(design, Evaluation) else Evaluation(design, catalog or self.catalog, self.gpus)
 
     def __call__(self, design, catalog=None) -> float:
-        return _number(self.quantity.value(self.reading(self.point(design, catalog))))
+        """The quantity at `design`; points whose link is the same (an input off the link changed) evaluate it
+        once."""
+        point = self.point(design, catalog)
+        point.share_link(self._links)
+        return _number(self.quantity.value(self.reading(point)))
 
     def reading(self, point) -> Reading:
         """The point as the quantity table reads it (its training against the baseline for a training
