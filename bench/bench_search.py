@@ -6,7 +6,8 @@ median beside it: the host's drift between runs is larger than the search's) and
 with the ratio of the cold time to a fixed reference measured in the same run. The price catalog is read once, as a
 process that evaluates (`workloads.evaluation.Evaluation`) reads it, so the figure is the search's, not the reading
 of a TOML file.
-Targets: ≥ 1e6 candidates/s cold; the 175B search under 1 s per fabric.
+Then the first search of fresh processes, and where a cold search's time goes, stage by stage.
+Targets: ≥ 1e6 candidates/s cold, in a fresh process's first search too; the 175B search under 1 s per fabric.
 
 Run:  python bench/bench_search.py
       python bench/bench_search.py --against ../other-checkout [--rounds 4]
@@ -87,6 +88,7 @@ def main() -> None:
     else:
         run()
         fresh_processes()
+        stages()
 
 
 FRESH = 5  # fresh processes whose first search is timed
@@ -106,6 +108,49 @@ def first_search() -> tuple[float, int]:
     t0 = time.perf_counter()
     result = evaluate_model(model, design, "sip-ring", 1536, estimate=est, catalog=catalog)
     return time.perf_counter() - t0, result.candidates
+
+
+STAGES = ("transformer_strategies", "transformer_plan", "transformer_floor", "plan_breakdown", "cost_summary")
+
+
+def stages() -> None:
+    """Where a cold search's time goes (GPT-3 175B on SiP-Ring, 1 024 A100s, the best of REPEATS): each stage of
+    `workloads.speedup` timed where the search calls it — the enumeration, the fabric-free plan, the floor that
+    orders the candidates, the priced rounds, the cluster's cost — and the rest."""
+    from core.allocator import keep_freed_memory
+
+    keep_freed_memory()
+    spent = dict.fromkeys(STAGES, 0.0)
+
+    def timed(name, fn):
+        def call(*args, **kwargs):
+            t0 = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                spent[name] += time.perf_counter() - t0
+        return call
+
+    for name in STAGES:
+        setattr(speedup, name, timed(name, getattr(speedup, name)))
+    model, catalog = load_model("gpt3-175b"), load_catalog()
+    design = load_design("sip-ring", ["fabric.gpu=gpu.a100_sxm4_80gb"])
+    est = evaluate_fabric(design)
+    evaluate_model(model, design, "sip-ring", 1536, estimate=est, catalog=catalog)
+    best = None
+    for _ in range(REPEATS):
+        speedup._search.cache_clear()
+        strategy._transformer_strategies.cache_clear()
+        spent.update(dict.fromkeys(STAGES, 0.0))
+        t0 = time.perf_counter()
+        evaluate_model(model, design, "sip-ring", 1536, estimate=est, catalog=catalog)
+        total = time.perf_counter() - t0
+        if best is None or total < best[0]:
+            best = (total, dict(spent))
+    total, parts = best
+    print(f"a cold search's stages (sip-ring, the fastest of {REPEATS}, {total * 1e3:.1f} ms): " + ", ".join(
+        f"{name} {seconds * 1e3:.1f} ms ({100 * seconds / total:.0f} %)" for name, seconds in parts.items())
+        + f", the rest {(total - sum(parts.values())) * 1e3:.1f} ms")
 
 
 def fresh_processes() -> None:
