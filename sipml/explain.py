@@ -80,10 +80,12 @@ class Evaluator:
 
     def __call__(self, design, catalog=None) -> float:
         """The quantity at `design`; points whose link is the same (an input off the link changed) evaluate it
-        once."""
+        once, when their readings first ask for it."""
         point = self.point(design, catalog)
-        point.share_link(self._links)
-        return _number(self.quantity.value(self.reading(point)))
+        point.share_link(self._links, evaluate=False)
+        value = self.quantity.value(self.reading(point))
+        point.share_link(self._links, evaluate=False)
+        return _number(value)
 
     def reading(self, point) -> Reading:
         """The point as the quantity table reads it (its training against the baseline for a training

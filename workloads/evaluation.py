@@ -66,16 +66,19 @@ class Evaluation:
         """The optical link's estimate (`photonics.link.evaluate`); None for an electrical fabric."""
         return None if self.link_design is None else evaluate(self.link_design)
 
-    def share_link(self, links: dict) -> None:
+    def share_link(self, links: dict, evaluate: bool = True) -> None:
         """Take this point's link estimate from `links` ({LinkDesign: LinkEstimate} of points evaluated before)
-        when one of them had the same link design, else evaluate it and add it there: a sweep's points that differ
-        off the link (GPU count, fabric settings) evaluate it once."""
+        when one of them had the same link design, else add this point's there — evaluated now, or with
+        `evaluate` false only if it already was (nothing is evaluated out of the order the point's readings ask
+        for): a sweep's points that differ off the link (GPU count, fabric settings) evaluate it once."""
         design = self.link_design
-        if design is None or "link" in self.__dict__:
+        if design is None:
             return
-        if design in links:
+        if "link" in self.__dict__:
+            links.setdefault(design, self.__dict__["link"])
+        elif design in links:
             self.__dict__["link"] = links[design]
-        else:
+        elif evaluate:
             links[design] = self.link
 
     @functools.cached_property

@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 import collections
 import io
-from contextlib import redirect_stdout
+from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import workloads.evaluation as evaluation
@@ -42,7 +42,20 @@ def test_explain_evaluates_each_distinct_design_s_fabric_once(monkeypatch):
     fabrics = calls["evaluate_fabric"]
     assert len(fabrics) > 50  # every input stepped both ways, the baseline, the catalog prices
     assert len(fabrics) == len(set(fabrics)), collections.Counter(fabrics).most_common(3)
-    assert len(calls["evaluate"]) <= len(fabrics)  # a point's link once (points stepped in a fabric field share one)
+    links = calls["evaluate"]  # each link design once: points stepped off the link (fabric, sip_ring, reliability)
+    assert len(links) == len(set(links)) and len(links) < len(fabrics) - 20, collections.Counter(links).most_common(3)
+
+
+def test_explain_shares_a_link_only_where_its_readings_ask_for_it():
+    """A point-to-point link in a SiP-Ring cluster is refused by the fabric before its link is evaluated: explain's
+    link sharing evaluates nothing early, so the refusal is the fabric's, not the link's own error."""
+    from sipml.cli import main
+
+    err = io.StringIO()
+    with redirect_stdout(io.StringIO()), redirect_stderr(err):
+        code = main(["explain", "network_cost_usd_per_gpu", str(ROOT / "sipml/cases/links/400gbase-dr4.toml"),
+                     "--set", "laser.kind=comb"])
+    assert code == 2 and "is built from ring-wdm chiplets" in err.getvalue(), err.getvalue()
 
 
 def test_a_sweep_row_evaluates_each_stage_once(monkeypatch):
