@@ -509,6 +509,12 @@ def _end_workers(pool) -> None:
     for process in list((getattr(pool, "_processes", None) or {}).values()):
         if process.is_alive():
             process.kill()
+    # a worker killed while sending a result leaves part of it in the result pipe, and the pool's manager thread
+    # waits for the rest for ever (the shutdown with it, then the interpreter's exit): this process's end of the
+    # pipe closed, the read ends once the killed workers' ends are gone, and the pool closes as broken
+    writer = getattr(getattr(pool, "_result_queue", None), "_writer", None)
+    if writer is not None:
+        writer.close()
     pool.shutdown(wait=True, cancel_futures=True)
 
 

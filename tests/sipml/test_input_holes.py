@@ -165,6 +165,31 @@ def _alive(pid: int) -> bool:
         return False
 
 
+def test_workers_ended_while_one_sends_a_result_end_at_once():
+    """A worker killed halfway through sending its result leaves part of it in the pool's result pipe (seen when a
+    signal ends a --workers sweep on a loaded machine: the command waited for ever in the pool's shutdown). Here
+    that half message is written by hand: ending the workers still returns at once."""
+    import struct
+    from concurrent.futures import ProcessPoolExecutor
+
+    from sipml.sweep_run import _end_workers
+
+    pool = ProcessPoolExecutor(max_workers=2)
+    writer = pool._result_queue._writer
+    if getattr(pool, "kill_workers", None) is not None:  # Python 3.14 ends its workers its own way
+        pool.shutdown()
+        pytest.skip("the pool kills its own workers")
+    assert pool.submit(abs, -3).result(timeout=60) == 3  # the workers are up
+    os.write(writer.fileno(), struct.pack("!i", 1 << 20) + b"part of a result")  # 1 MiB announced, 16 B sent
+    time.sleep(0.2)  # the manager thread reads the header and waits for the rest
+    ending = threading.Thread(target=_end_workers, args=(pool,), daemon=True)
+    ending.start()
+    ending.join(timeout=20)
+    if ending.is_alive():  # unblock the manager thread, so that the test process can still exit
+        writer.close()
+    assert not ending.is_alive(), "ending the workers waited on the half-sent result"
+
+
 @pytest.mark.skipif(not Path("/proc").is_dir() or not hasattr(signal, "SIGHUP"), reason="needs Linux /proc")
 @pytest.mark.parametrize("sig, code, word", [(signal.SIGHUP, 129, "hung up"), (signal.SIGTERM, 143, "terminated")])
 @pytest.mark.parametrize("group", [False, True], ids=["command", "process-group"])
