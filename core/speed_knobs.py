@@ -8,9 +8,9 @@ these bounds: every size at least 1; `first_search_wavelengths` at most the coun
 (photonics.ring_wdm.MAX_SEARCH_WAVELENGTHS, 4096: beyond it the first tables would pass the end); growths of 1.05
 or more (each round of the count search is a call deeper than the last). Each value was measured on the project's
 2-core machines, shared and drifting (2025–26): on another machine other values may be faster, never different in
-what they find. Read them as `speed_knobs.KNOBS.<name>` (the module's attribute), so
-that a record replaced there (`KNOBS._replace(...)`) reaches every layer. A named tuple: the record is read by
-`sipml budget` at start-up, where a dataclass costs four times as long to declare.
+what they find. Read them as `speed_knobs.KNOBS.<name>` (the module's attribute), so that a record replaced there
+(`KNOBS._replace(...)`) reaches every layer. A named tuple: the record is read by `sipml budget` at start-up, where a
+dataclass costs four times as long to declare.
 """
 
 from __future__ import annotations
@@ -30,9 +30,9 @@ class SpeedKnobs(NamedTuple):
     # search's end, whose table is fixed; the rounds before it cost 1/(g² − 1) of it, 1/3 at g = 2 and 1 at g = √2,
     # which was 1.5–2× slower on a grid searching to the end]
     search_growth: float = 2.0
-    # design points per block of the count tables: their temporaries stay in the CPU's cache [measured on the 2^20-point
-    # spacing × filter-Q grid, 2026-12: 2 048 to 16 384 alike within the machine's drift (1.1–1.5 s), 512 1.9 s, 32 768
-    # 1.6 s]
+    # design points per block of the count tables: their temporaries stay in the CPU's cache [measured on the
+    # 2^20-point spacing × filter-Q grid, 2026-12: 2 048 to 16 384 alike within the machine's drift (1.1–1.5 s),
+    # 512 1.9 s, 32 768 1.6 s]
     points_per_block: int = 2048
     # count-table elements (points × counts) in one piece of a grid: bounds the memory (64 MiB of float64)
     table_elements: int = 1 << 23
