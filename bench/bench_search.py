@@ -6,7 +6,7 @@ median beside it: the host's drift between runs is larger than the search's) and
 with the ratio of the cold time to a fixed reference measured in the same run. The price catalog is read once, as a
 process that evaluates (`workloads.evaluation.Evaluation`) reads it, so the figure is the search's, not the reading
 of a TOML file.
-Then the first search of fresh processes, and where a cold search's time goes, stage by stage.
+Then the first search of fresh processes, and where the median one's time went, stage by stage.
 Targets: ≥ 1e6 candidates/s cold, in a fresh process's first search too; the 175B search under 1 s per fabric.
 
 Run:  python bench/bench_search.py
@@ -88,38 +88,23 @@ def main() -> None:
     else:
         run()
         fresh_processes()
-        stages()
 
 
 FRESH = 5  # fresh processes whose first search is timed
 
 
-def first_search() -> tuple[float, int]:
-    """(seconds, candidates) of the first search of a process started as `sipml` starts (its allocator set to keep
-    freed memory): GPT-3 175B at batch 1,536 on SiP-Ring (1,024 A100s), its model, design, fabric and catalog read
-    first (not timed), the search and what it reads on its first call (the GPUs, the enumeration) timed."""
-    from core.allocator import keep_freed_memory
-
-    keep_freed_memory()  # as `sipml` does at start-up (sipml.cli.main)
-    model = load_model("gpt3-175b")
-    catalog = load_catalog()
-    design = load_design("sip-ring", ["fabric.gpu=gpu.a100_sxm4_80gb"])
-    est = evaluate_fabric(design)
-    t0 = time.perf_counter()
-    result = evaluate_model(model, design, "sip-ring", 1536, estimate=est, catalog=catalog)
-    return time.perf_counter() - t0, result.candidates
-
-
 STAGES = ("transformer_strategies", "transformer_plan", "transformer_floor", "plan_breakdown", "cost_summary")
 
 
-def stages() -> None:
-    """Where a cold search's time goes (GPT-3 175B on SiP-Ring, 1 024 A100s, the best of REPEATS): each stage of
-    `workloads.speedup` timed where the search calls it — the enumeration, the fabric-free plan, the floor that
-    orders the candidates, the priced rounds, the cluster's cost — and the rest."""
+def first_search() -> tuple[float, int, dict]:
+    """(seconds, candidates, seconds in each of STAGES) of the first search of a process started as `sipml` starts
+    (its allocator set to keep freed memory): GPT-3 175B at batch 1,536 on SiP-Ring (1,024 A100s), its model,
+    design, fabric and catalog read first (not timed), the search and what it reads on its first call (the GPUs, the
+    enumeration) timed, and each stage of `workloads.speedup` where the search calls it — the enumeration, the
+    fabric-free plan, the floor that orders the candidates, the priced rounds, the cluster's cost."""
     from core.allocator import keep_freed_memory
 
-    keep_freed_memory()
+    keep_freed_memory()  # as `sipml` does at start-up (sipml.cli.main)
     spent = dict.fromkeys(STAGES, 0.0)
 
     def timed(name, fn):
@@ -133,37 +118,28 @@ def stages() -> None:
 
     for name in STAGES:
         setattr(speedup, name, timed(name, getattr(speedup, name)))
-    model, catalog = load_model("gpt3-175b"), load_catalog()
+    model = load_model("gpt3-175b")
+    catalog = load_catalog()
     design = load_design("sip-ring", ["fabric.gpu=gpu.a100_sxm4_80gb"])
     est = evaluate_fabric(design)
-    evaluate_model(model, design, "sip-ring", 1536, estimate=est, catalog=catalog)
-    best = None
-    for _ in range(REPEATS):
-        speedup._search.cache_clear()
-        strategy._transformer_strategies.cache_clear()
-        spent.update(dict.fromkeys(STAGES, 0.0))
-        t0 = time.perf_counter()
-        evaluate_model(model, design, "sip-ring", 1536, estimate=est, catalog=catalog)
-        total = time.perf_counter() - t0
-        if best is None or total < best[0]:
-            best = (total, dict(spent))
-    total, parts = best
-    print(f"a cold search's stages (sip-ring, the fastest of {REPEATS}, {total * 1e3:.1f} ms): " + ", ".join(
-        f"{name} {seconds * 1e3:.1f} ms ({100 * seconds / total:.0f} %)" for name, seconds in parts.items())
-        + f", the rest {(total - sum(parts.values())) * 1e3:.1f} ms")
+    t0 = time.perf_counter()
+    result = evaluate_model(model, design, "sip-ring", 1536, estimate=est, catalog=catalog)
+    return time.perf_counter() - t0, result.candidates, spent
 
 
 def fresh_processes() -> None:
     """The first search of FRESH fresh processes (a `sipml speedup`'s search, its start-up aside), against the
-    cold search above."""
+    cold search above, and where the median one's time went, stage by stage."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}  # compiled, as installed
-    runs = [json.loads(subprocess.run([sys.executable, os.path.abspath(__file__), "--first"], env=env,
-                                      capture_output=True, text=True, check=True).stdout.splitlines()[-1])
-            for _ in range(FRESH)]
-    seconds = statistics.median(s for s, _ in runs)
-    count = runs[0][1]
+    runs = sorted(json.loads(subprocess.run([sys.executable, os.path.abspath(__file__), "--first"], env=env,
+                                            capture_output=True, text=True, check=True).stdout.splitlines()[-1])
+                  for _ in range(FRESH))
+    seconds, count, parts = runs[len(runs) // 2]
     print(f"first search of a fresh process (sip-ring, median of {FRESH}): {seconds * 1e3:.1f} ms → "
           f"{count / seconds:.0f} points/s {ratio(seconds)}")
+    rest = seconds - sum(parts.values())
+    print("  its stages: " + ", ".join(f"{name} {t * 1e3:.1f} ms ({100 * t / seconds:.0f} %)"
+                                       for name, t in [*parts.items(), ("the rest", rest)]))
 
 
 def run() -> None:
