@@ -14,10 +14,10 @@ import functools
 import math
 import numbers
 import typing
-from dataclasses import dataclass
 from typing import ClassVar
 
 from core.errors import InputError, shown
+from core.records import record
 from core.units import format_si, parse_value
 
 TEXT_SPECS = ("choice", "text", "prose")  # unit specs whose values are words, not numbers
@@ -29,7 +29,7 @@ MIN_EFFICIENCY = 1e-3  # [assumed] an efficiency below 0.1 % describes no real d
 MAX_COUNT = 2**53  # a count is an exact float64 integer: anything larger is no count of anything [assumed]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class When:
     """The condition under which a field (or a section) has an effect: the field `key` of section `section`
     holds one of `values`, or, with `above`, a number above it. Conditions are data, so a lower floor can name a
@@ -59,7 +59,7 @@ def when_above(section: str, key: str, number: float) -> When:
     return When(section, key, above=number)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class AllOf:
     """Several conditions that must all hold."""
 
@@ -88,7 +88,7 @@ def conditions_of(cond) -> tuple[When, ...]:
     return cond.conditions if isinstance(cond, AllOf) else (cond,)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Spec:
     """What a field accepts. `unit` is a spec understood by `core.units.parse_value`, 'choice' (one of
     `choices`), 'text' (a name, e.g. a catalog key; `choices` then lists the words that are not names, such as

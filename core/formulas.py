@@ -9,10 +9,10 @@ formula is built, not when this module is.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from core.records import record
 
 
-@dataclass(frozen=True)
+@record(slots=False)
 class Formula:
     """lhs = rhs, the rhs a sympy expression of symbols named as `terms`: {LaTeX name: (SI value, unit, meaning)}."""
 

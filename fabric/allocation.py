@@ -55,6 +55,7 @@ import numpy as np
 
 from core.errors import DomainError, InputError
 from core.integers import divisors
+from core.records import record
 from fabric.flows import Flows
 
 RING_MILP_MAX_GPUS = 24  # exact ring method: at most this many GPUs … (random all-to-all: ≤ 3.5 s measured)
@@ -67,7 +68,7 @@ _BISECTION_REL_TOL = 1e-12
 
 
 # --- results ------------------------------------------------------------------------------------------
-@dataclass(frozen=True, kw_only=True)
+@record(kw_only=True, slots=False)
 class RingAllocation:
     """Wavelengths per flow on a SiP-Ring. Arrays are per flow and read-only."""
 
@@ -85,7 +86,7 @@ class RingAllocation:
         return self.flows.matrix(getattr(self, field))
 
 
-@dataclass(frozen=True, kw_only=True)
+@record(kw_only=True, slots=False)
 class OcsAssignment:
     """Circuits per flow on SiP-OCS, and (when asked for) the permutation each OCS realises."""
 
@@ -339,7 +340,7 @@ ADMIT_RING_SHARE = 16  # rounds (passes over the ring's 2n resources each) only 
 
 
 # --- ring geometry ------------------------------------------------------------------------------------
-@dataclass(frozen=True)
+@record(slots=False)
 class _Arcs:
     """Arcs of F flows on an n-segment ring over resources (direction, segment), as positions in a layout of
     direction·(n+1) + position (position n of each direction is a sink): flow f covers [begin_f, end_f), and a flow

@@ -23,18 +23,18 @@ import difflib
 import math
 import numbers
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
 from fabric.catalog import Catalog
 from core.errors import InputError
+from core.records import record
 
 SCOPES = ("per_gpu", "per_cluster")
 PER = ("item", "bit/s", "bit/s whole")  # what a line's count counts (BomLine.per)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Range:
     """A quantity at its low, typical and high values (e.g. cost in USD, power in W)."""
 
@@ -78,7 +78,7 @@ def _number(value):
     return np.asarray(value, dtype=float) if isinstance(value, np.ndarray) else float(value)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(kw_only=True)
 class BomLine:
     """One line of a bill of materials. `network=None` takes the catalog entry's role."""
 
@@ -91,7 +91,7 @@ class BomLine:
     drive: str | None = None  # the drive a pluggable module must have here ("retimed", "linear"; None: any)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(kw_only=True)
 class LineResult:
     """One component's contribution to the cluster (lines with the same key and side are merged)."""
 
@@ -122,7 +122,7 @@ class LineResult:
         return share(self.power_w.typical, self.count_per_cluster * self.port_rate_bps)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(kw_only=True)
 class BomResult:
     """Cost and power of a cluster: totals, per GPU, the network/compute split and the breakdown."""
 

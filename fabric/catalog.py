@@ -16,13 +16,13 @@ import difflib
 import math
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from types import MappingProxyType
 
 from core import toml_files
 from core.errors import InputError, shown
+from core.records import record
 from core.units import parse_value
 
 TAGS = ("[verbatim]", "[restated]", "[inferred]", "[assumed]")
@@ -55,7 +55,7 @@ _DATE = re.compile(r"^(?P<year>\d{4})(?:-(?P<month>\d{2}))?$", re.ASCII)  # ASCI
 _ENTRY_NAME = re.compile(r"^[A-Za-z0-9_\-]+$")
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(kw_only=True)
 class Component:
     """One catalog entry in SI: prices in USD and power in W per item, each as (low, typical, high)."""
 
@@ -82,7 +82,7 @@ class Component:
         return self.role == "network"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Override:
     """A key of an existing entry replaced by a later file."""
 
@@ -96,7 +96,7 @@ class Override:
         return f"{self.file}: [{self.entry}] {self.key} = {shown(self.new, 200)} (was {shown(self.old, 200)})"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Catalog:
     """A validated, merged catalog. Look entries up with `catalog["gpu.a100_sxm4"]` or `catalog.get(...)`."""
 

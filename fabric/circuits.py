@@ -25,13 +25,12 @@ controller, which no source publishes (K30): a design parameter.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
+from core.records import record
 from fabric.estimate import useful_time_fraction
 
-@dataclass(frozen=True, slots=True)
+@record
 class Schedule:
     """One way a fabric's circuits follow a job: its policy ('fixed', 'periodic' or 'phased', as above), the time of one switch (device +
     bring-up), the interval between reconfigurations (periodic), and whether a periodic reconfiguration follows

@@ -7,11 +7,12 @@ section and the kind's own section as `topology`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import ClassVar
 
 from core.errors import InputError, did_you_mean, shown
 from core.fields import Composite, Section, Spec, default_of, default_part, non_negative, param, positive, when
+from core.records import record
 from fabric.registry import declared, get_kind
 from photonics.link_design import MAX_CHANNELS, MAX_DB, MAX_FIBER_M, MAX_LATENCY_S, LinkDesign  # noqa: F401  (bounds the kinds use)
 
@@ -44,7 +45,7 @@ class KindSpec(Spec):
         raise InputError(f"got {shown(value)}, expected one of {', '.join(names)}{did_you_mean(value, names)}")
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@record(kw_only=True)
 class FabricSection(Section):
     section_name: ClassVar[str] = "fabric"
 
@@ -71,7 +72,7 @@ class FabricSection(Section):
 L3 = "Llama 3 (Grattafiori et al., arXiv 2407.21783) §3.3"
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@record(kw_only=True)
 class ReliabilitySection(Section):
     """What a job's interruptions cost (`fabric.reliability`, `workloads.goodput`): checkpoints, restarts, spares."""
 
@@ -124,7 +125,7 @@ class ReliabilitySection(Section):
                                                                                                   "percentages"))
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@record(kw_only=True)
 class ClusterDesign(Composite):
     """A full design point: one GPU's optical I/O (`link`), the shared `[fabric]` settings, and the fabric kind's
     own section (`topology`; its defaults when not given)."""

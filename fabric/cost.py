@@ -7,11 +7,11 @@ figure, so it is never counted twice.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 
 import numpy as np
 
 from core.errors import InputError
+from core.records import record
 from fabric.bom import BomLine, BomResult, Range, roll_up, share
 from fabric.catalog import Catalog
 from fabric.cluster_design import ClusterDesign
@@ -74,7 +74,7 @@ def scale_out_cost_share(bom: BomResult) -> float:
     return share(part, bom.cost_per_cluster_usd.typical)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(kw_only=True)
 class CostSummary:
     """What a cluster costs and draws, per GPU and in total (typical, with the all-low … all-high range), its shares,
     the facility power at the design's PUE, and the all-reduce bus bandwidth it buys (nccl-tests convention, over

@@ -37,12 +37,12 @@ from __future__ import annotations
 from typing import ClassVar
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 
 from core.errors import InputError
 from core.fields import MIN_EFFICIENCY, Section, non_negative, param, positive, when, when_above
+from core.records import record
 from fabric import collectives as col
 from fabric.bom import BomLine
 from fabric.cluster_design import (MAX_DB, MAX_FIBER_M, MAX_LATENCY_S, MAX_RATE_BPS, MAX_SERVER_GPUS, MAX_SWITCH_RADIX,
@@ -58,7 +58,7 @@ _EFFICIENCY_SOURCE = ("NVIDIA/nccl issue 1054 (S. Jeaugey, NCCL maintainer): 'th
                       "the peak bandwidth' for NVLink [verbatim]")
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@record(kw_only=True)
 class ElectricalSection(Section):
     section_name: ClassVar[str] = "electrical"
 
@@ -210,7 +210,7 @@ class ElectricalSection(Section):
                               applies_when=when("electrical", "optics", "cpo"))
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(kw_only=True)
 class ElectricalDetails:
     gpus_per_server: int
     servers: int

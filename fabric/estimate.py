@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from core.distinct import distinct_columns
+from core.records import record
 from fabric.cluster_design import ClusterDesign
 from photonics.link import LinkEstimate, Violation
 
@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from fabric.bom import BomLine
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(kw_only=True)
 class FabricEstimate:
     design: ClusterDesign
     kind: str
@@ -46,7 +46,7 @@ class FabricEstimate:
         return self.per_gpu_bandwidth_bps * self.useful_fraction
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(kw_only=True)
 class Floor:
     """What a kind's floor finds of a design built on its link (`fabric.kind.FabricKind.grid_floor`): numbers for
     one design point, arrays over a grid of them; the estimate reports the same numbers."""
@@ -63,7 +63,7 @@ class Floor:
         return self.per_gpu_bandwidth_bps * self.useful_fraction
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PricingDesign:
     """What pricing a collective reads of a design: the kind's own section and the shared [fabric] settings."""
 

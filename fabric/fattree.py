@@ -22,12 +22,12 @@ from __future__ import annotations
 
 import math
 import numbers
-from dataclasses import dataclass
 
 from core.errors import InputError
+from core.records import record
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(kw_only=True)
 class FatTree:
     """Switch and link counts per tier. `links_per_tier[0]` are endpoint–leaf links, `links_per_tier[i]` the
     links between tier i and tier i+1; `switches_per_tier[0]` is the leaf tier."""

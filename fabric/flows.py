@@ -8,14 +8,14 @@ model-parallel groups.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 
 from core.errors import InputError
+from core.records import record
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Flows:
     """Directed flows between the GPUs 0..gpus−1 of a fabric: one entry per (src, dst) pair with demand > 0.
     `period`: a shift of the GPU indices (mod gpus) that maps the pattern onto itself, as the patterns built here

@@ -13,12 +13,11 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from core.fields import Section, non_negative, positive
 from core.formulas import Formula, Terms
+from core.records import record
 from fabric.cluster_design import MAX_LATENCY_S, MAX_RATE_BPS, MIN_RATE_BPS, SIPML, ClusterDesign
 from fabric.estimate import FabricEstimate
 from fabric.collectives import pipelined_s
@@ -26,7 +25,7 @@ from fabric.formulas import every_peer_degree, packet_switched_useful, switch_bi
 from fabric.kind import BITS_PER_BYTE, CollectiveTime, FabricKind, bytes_sent_per_rank, proportional
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@record(kw_only=True)
 class IdealSection(Section):
     section_name: ClassVar[str] = "ideal"
 

@@ -26,19 +26,20 @@ from __future__ import annotations
 import dataclasses
 import difflib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 
 import numpy as np
 
 from core import speed_knobs
 from core.distinct import distinct_columns
 from core.errors import InputError
+from core.records import record
 
 OPS = ("all_reduce", "reduce_scatter", "all_gather", "all_to_all", "p2p")
 BITS_PER_BYTE = 8.0
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Collective:
     """One collective: its operation, bytes per rank, group size and stride (arrays broadcast), and how often it
     runs per iteration (with the bytes, its weight in a static fabric's configuration)."""
@@ -51,7 +52,7 @@ class Collective:
     name: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CollectiveTime:
     """Seconds of one call, the schedule it runs (a name, or an array of names), the share of the contended
     resource its group gets (1: alone), and the bandwidth per rank the schedule's bottleneck step runs at."""
@@ -156,7 +157,7 @@ def scalar(value):
 REQUIRED = ("name", "evaluator", "sharer", "pricer")  # what every command reads of a kind
 
 
-@dataclass(frozen=True)
+@record(slots=False)
 class FabricKind:
     """A fabric kind: how designs of one kind are read, evaluated and priced, and the numbers it owns.
 

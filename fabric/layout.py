@@ -5,15 +5,14 @@ ranks b, b+s, …, b+(p−1)s, every copy running at once."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from core.errors import InputError
+from core.records import record
 
 DIMENSIONS = ("tp", "dp", "pp", "ep")
 OPERATION = {"tp": "all_reduce", "dp": "all_reduce", "pp": "p2p", "ep": "all_to_all"}  # what each group runs
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Group:
     name: str
     size: int

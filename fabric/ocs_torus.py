@@ -42,7 +42,6 @@ from typing import ClassVar
 import dataclasses
 import math
 import re
-from dataclasses import dataclass
 from types import SimpleNamespace
 
 import numpy as np
@@ -50,6 +49,7 @@ import numpy as np
 from core.errors import InputError
 from core.fields import MIN_EFFICIENCY, Section, Spec, non_negative, param
 from core.formulas import Formula, Terms
+from core.records import record
 from fabric import collectives as col
 from fabric.bom import BomLine
 from fabric.circuits import Schedule, with_wait
@@ -96,7 +96,7 @@ class ShapeSpec(Spec):
         return _shape_text(parse_shape(value), "x")
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@record(kw_only=True)
 class OcsTorusSection(Section):
     """The pod is [fabric] gpus chips in cubes; [link] is one optical link-end's optics."""
 
@@ -147,7 +147,7 @@ class OcsTorusSection(Section):
                                          "(K25) [restated]", hi=1e3)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(kw_only=True)
 class TorusDetails:
     cube: tuple[int, int, int]
     cubes: int  # in the pod
@@ -365,7 +365,7 @@ def circuit_variants(est: FabricEstimate) -> tuple[FabricEstimate, ...]:
 
 
 # --- collectives ----------------------------------------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
+@record
 class Grid:
     """A group's place in the slice, per dimension (arrays of shape (3, …)): members g, step t in chips, and whether
     it closes the dimension's ring (g·t = the side); `grid` False where the group is not a sub-grid."""

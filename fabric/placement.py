@@ -23,14 +23,14 @@ partitioned switch, every free unit elsewhere).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 from core.errors import InfeasibleDesign, InputError
+from core.records import record
 
 POLICIES = ("first-fit", "best-fit")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Slots:
     """How a fabric kind hands its GPUs to jobs."""
 
@@ -60,7 +60,7 @@ def any_gpu(gpus: int) -> Slots:
     return Slots(gpus=gpus, unit_gpus=1, unit="GPU", rule="any free GPUs")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Request:
     """A job to place: its name, its GPUs, its priority and the GPUs the user fixed (ranges, or '')."""
 
@@ -70,7 +70,7 @@ class Request:
     at: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Placed:
     """Where one job runs: its units (in rank order) and what that leaves of them."""
 
@@ -92,7 +92,7 @@ class Placed:
         return ranges_text([u * self.unit_gpus for u in self.units], self.unit_gpus)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Leftover:
     idle_gpus: int  # in no job's units
     stranded_gpus: int  # in a job's units, not used by it

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 from core.errors import InputError, did_you_mean
+from core.records import record
 from fabric.kind import FabricKind
 
 
-@dataclass(frozen=True)
+@record(slots=False)
 class Deferred:
     """A kind known by what every design load asks of it, its FabricKind `attribute` of `module` imported on first
     use (and checked to say the same)."""

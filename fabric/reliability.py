@@ -16,17 +16,17 @@ until repair is not modelled).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from core import toml_files
+from core.records import record
 from core.units import parse_value
 
 RATES_FILE = Path(__file__).parent / "catalog" / "reliability.toml"
 DAY_S = 86400.0
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Cause:
     """One failure cause: the catalog entries it applies to (key prefixes), its MTBF per unit of their bill lines
     (both readings of Llama 3's Table 5 where they differ), and where the figure comes from."""
@@ -46,7 +46,7 @@ class Cause:
         return self.mtbf_percentages_s if reading == "percentages" and self.mtbf_percentages_s else self.mtbf_s
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Rates:
     causes: tuple[Cause, ...]
 
@@ -66,7 +66,7 @@ def load_rates(path: Path = RATES_FILE) -> Rates:
     return Rates(causes=tuple(causes))
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Domain:
     """What a failure of one catalog entry's parts does to a job: the share of its failures that stop the job, how
     the job recovers from those ('restart' or 'spare'), the time to swap a spare in (None: [reliability]
@@ -81,7 +81,7 @@ class Domain:
 RIDES = "the job rides through"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class FailureLine:
     """One cause on one entry of the job's parts: how many units the job is exposed to, their MTBF, the share of
     failures that stop the job and how it recovers; `per_s` the interruptions it causes per second."""

@@ -28,7 +28,7 @@ from typing import ClassVar
 
 import dataclasses
 import math
-from dataclasses import dataclass, field
+from dataclasses import field
 from types import SimpleNamespace
 
 import numpy as np
@@ -36,6 +36,7 @@ import numpy as np
 from core.errors import InputError
 from core.formulas import Formula, Terms
 from core.fields import Section, non_negative, param
+from core.records import record
 from fabric import collectives as col
 from fabric.bom import BomLine
 from fabric.circuits import Schedule, with_wait
@@ -51,7 +52,7 @@ from photonics.common_stages import sections
 MULTI_SHOT_PERIOD = 5.0  # reconfigure every 5 × the reconfiguration time [sim]
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@record(kw_only=True)
 class SipOcsSection(Section):
     section_name: ClassVar[str] = "sip_ocs"
 
@@ -83,7 +84,7 @@ class SipOcsSection(Section):
                                         hi=MAX_LATENCY_S)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(kw_only=True)
 class OcsDetails:
     switch_passes: int
     tiers: int
@@ -100,7 +101,7 @@ class OcsDetails:
     call_wait_s: float = 0.0  # paid before each call: one reconfiguration when phased
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class SwitchNetwork:
     """One switch plane: its levels of switches, the switches a circuit passes, its switches per level (the GPUs'
     side first) and how it is built."""
@@ -175,7 +176,7 @@ def floor_shots(ocs: SipOcsSection) -> str:
     return "single" if ocs.shots == "auto" else ocs.shots
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(kw_only=True)
 class OcsFloor(Floor):
     """The switch fabric's figures for one design point or a grid of them (arrays over its link's fields)."""
 

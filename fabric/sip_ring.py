@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, ClassVar
 import contextlib
 import dataclasses
 import math
-from dataclasses import dataclass, field
+from dataclasses import field
 from types import SimpleNamespace
 
 import numpy as np
@@ -48,6 +48,7 @@ from fabric.kind import (BITS_PER_BYTE, CollectiveTime, FabricKind, bytes_sent_p
 from photonics import amplifier, budget, link, microring, receiver
 from photonics.link import FabricInputs, LinkEstimate, Violation
 from photonics.common_stages import sections
+from core.records import record
 from core.units import db_to_lin, dbm_to_w
 
 if TYPE_CHECKING:  # the bill and the schedules are read where a ring is priced: a link command imports neither
@@ -57,7 +58,7 @@ _AMPLIFIED = when_above("sip_ring", "amplifier_every", 0)  # the amplifier keys 
 _CLAMPED = all_of(_AMPLIFIED, when("sip_ring", "loop_control", "gain-clamp"))
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@record(kw_only=True)
 class SipRingSection(Section):
     """The ring hop between neighbouring GPUs is the design's [link]/[loss]: its fiber_length and connectors."""
 
@@ -105,7 +106,7 @@ class SipRingSection(Section):
                                         "[assumed] one more collective step", hi=MAX_LATENCY_S)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(kw_only=True)
 class AmplifiedReach:
     osnr_db: float  # after one amplifier, in the drop filter's bandwidth
     osnr_bandwidth_hz: float
@@ -115,7 +116,7 @@ class AmplifiedReach:
     amplifier_input_dbm: float  # average, per channel
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(kw_only=True)
 class RingDetails:
     wavelengths_per_fiber: int
     fibers_per_direction: int  # per ring direction
@@ -140,7 +141,7 @@ def unamplified_reach_hops(link: FabricInputs):
                             link.pass_loss_db, link.system_margin_db)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(kw_only=True)
 class RingFloor(Floor):
     """The ring's figures for one design point or a grid of them (arrays over its link's fields)."""
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import math
 import numbers
-from dataclasses import dataclass
 
 import numpy as np
 
 from core.errors import InputError
+from core.records import record
 from fabric.estimate import FabricEstimate
 from fabric.flows import Flows, group_alltoall_flows, ring_and_group_flows, ring_neighbour_flows
 
@@ -24,7 +24,7 @@ MAX_PATTERN_FLOWS = 1 << 25  # pairs [assumed: the arrays of an allocation, ~150
 # training pattern in groups of 16 on 2^20 GPUs]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Served:
     """What a fabric kind gives a set of flows: bit/s per flow, the method, and how many flows were relayed."""
 
@@ -33,7 +33,7 @@ class Served:
     relayed: int = 0
 
 
-@dataclass(frozen=True, kw_only=True)
+@record(kw_only=True, slots=False)
 class PairBandwidth:
     flows: Flows
     bandwidth_bps: np.ndarray  # per flow, bit/s, with the useful-time fraction applied

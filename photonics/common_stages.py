@@ -9,10 +9,9 @@ floats for a single design point or arrays that broadcast over a grid of them; t
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
+from core.records import record
 from core.units import db_to_lin, format_si
 from photonics import fec, fiber, microring, modulation, modulator, noise, receiver
 from photonics.link_design import LinkDesign
@@ -47,7 +46,7 @@ def elementwise(fn, *args):
     return np.vectorize(fn, otypes=[float])(*shaped)
 
 
-@dataclass(frozen=True)
+@record(slots=False)
 class SignalArrays:
     levels: int
     symbol_rate: object  # baud
@@ -91,7 +90,7 @@ def link_extinction_ratio(d: LinkDesign, s: dict):
     return db_to_lin(section.extinction_ratio)
 
 
-@dataclass(frozen=True)
+@record(slots=False)
 class ReceiverArrays:
     sensitivity_w: object  # average power
     reference_er: object  # linear ER the sensitivity assumes
@@ -186,7 +185,7 @@ def average_rin_db_per_hz(d: LinkDesign, s: dict):
     return noise.rin_average_from_oma_db(rin, 1.0, modulation.oma_from_average_w(1.0, er))
 
 
-@dataclass(frozen=True)
+@record(slots=False)
 class PenaltyArrays:
     extinction_db: object  # beyond the ER the sensitivity assumes (E8)
     rin_db: object  # laser RIN over the receiver's noise bandwidth (E30)

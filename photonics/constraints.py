@@ -9,15 +9,14 @@ a point-to-point link its source's bandwidth and the multimode fiber's modal ban
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
+from core.records import record
 from core.units import w_to_dbm
 from photonics import packaging, variation
 
 
-@dataclass(frozen=True)
+@record(slots=False)
 class Constraint:
     """One constraint: a stable key, whether it is broken (over the arrays), and what one point's message says."""
 

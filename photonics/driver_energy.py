@@ -23,9 +23,9 @@ since DSENT's own standard-cell characterisation was not read (photonics-4.md §
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
+
+from core.records import record
 
 
 Q_E = 1.602e-19  # C (DSENT Constants [verbatim])
@@ -35,7 +35,7 @@ EPS_SI = 11.7  # relative permittivity of silicon (DSENT Constants [verbatim])
 PREDRIVER_STAGES = 20  # at most (DSENT RingModulator [restated])
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Node:
     """A CMOS node as DSENT's technology files give it [verbatim]: supply, temperature, minimum gate width, gate and
     drain capacitance per width, effective resistance × width of NMOS and PMOS."""
@@ -82,7 +82,7 @@ def shift_needed(insertion_loss_db, extinction_ratio_db, notch):
     return np.where(ok, gamma, np.nan), ok
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Junction:
     """A depletion ring modulator's junction (DSENT Photonics.model defaults [verbatim] unless the design says
     otherwise): carrier index change per density n_f (m³), confinement Γ, junction share of the circumference L_j,
@@ -127,7 +127,7 @@ def depletion_swing(gamma, loaded_q, radius, group_index, junction: Junction, te
     return v_a, c_eff, ok
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class DriverEnergy:
     """The driver's figures, elementwise: swing, supply, load, sizes, energy per bit (J, inf where infeasible)."""
 

@@ -21,10 +21,11 @@ References
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+
+from core.records import record
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ReedSolomonCode:
     """An RS(n, k) code correcting t symbols of `symbol_bits` bits, and the pre-FEC BER its standard assumes."""
 

@@ -15,12 +15,12 @@ draw that energy × R: what the whole-port boundary (B2) adds to the optics (B1)
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from core.records import record
 
 REFERENCE_LANE_BPS = 200e9  # the lane rate the trace losses are quoted at (K7)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class SerdesClass:
     """A host SerDes class: its name, the channel loss it closes (dB at its lane's Nyquist frequency) and its energy
     per bit, Tx + Rx."""
@@ -30,7 +30,7 @@ class SerdesClass:
     energy_j_per_bit: float
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class HostChannel:
     """What one host SerDes link of a port must close, and the class that closes it (None: none does)."""
 

@@ -15,10 +15,10 @@ A point-to-point link ([link] kind) is described by [transmitter], [fiber], [los
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import ClassVar
 
 from core.fields import Composite, Section, all_of, default_part, non_negative, param, positive, when
+from core.records import record
 from photonics.fieldspecs import LossListSpec, RinSpec, SpectralSpec, declare
 
 _SIPML = "SiP-ML simulator (MLNetwork/rostam), Khani et al. SIGCOMM 2021"
@@ -73,7 +73,7 @@ LINK_KINDS = ("ring-wdm", "point-to-point")
 FEC_CHOICES = ("none", "kr4", "kp4", "given")
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@record(kw_only=True)
 class LinkSection(Section):
     section_name: ClassVar[str] = "link"
 
@@ -133,7 +133,7 @@ class LinkSection(Section):
                                         "reported as margin_db)", "[assumed] report the whole surplus", hi=MAX_DB)
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@record(kw_only=True)
 class FiberSection(Section):
     section_name: ClassVar[str] = "fiber"
 
@@ -174,7 +174,7 @@ class FiberSection(Section):
                                       applies_when=all_of(when("fiber", "type", "mmf"), _COMPUTED_EYE))
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@record(kw_only=True)
 class TransmitterSection(Section):
     """A point-to-point link's transmitter, described as its datasheet does."""
 
@@ -229,7 +229,7 @@ class TransmitterSection(Section):
                                  hi=MAX_ENERGY_J_PER_BIT)
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@record(kw_only=True)
 class RingSection(Section):
     section_name: ClassVar[str] = "ring"
 
@@ -287,7 +287,7 @@ _RX_CIRCUIT = all_of(when("link", "kind", "ring-wdm"), when("receiver", "energy_
 _RX_TIA = all_of(_RX_CIRCUIT, when("receiver", "front_end", "tia"))
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@record(kw_only=True)
 class ModulatorSection(Section):
     section_name: ClassVar[str] = "modulator"
 
@@ -353,7 +353,7 @@ class ModulatorSection(Section):
                                                 applies_when=_CIRCUIT_ENERGY)
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@record(kw_only=True)
 class LaserSection(Section):
     section_name: ClassVar[str] = "laser"
 
@@ -408,7 +408,7 @@ class LaserSection(Section):
             object.__setattr__(self, "rin_type", rin_type)
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@record(kw_only=True)
 class LossSection(Section):
     section_name: ClassVar[str] = "loss"
 
@@ -458,7 +458,7 @@ class LossSection(Section):
                                          "mux and demux", hi=MAX_DB)
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@record(kw_only=True)
 class ReceiverSection(Section):
     section_name: ClassVar[str] = "receiver"
 
@@ -546,7 +546,7 @@ class ReceiverSection(Section):
                                       "E78) [assumed] 0: set it from a design", hi=1.0, applies_when=_RX_CIRCUIT)
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@record(kw_only=True)
 class TuningSection(Section):
     section_name: ClassVar[str] = "tuning"
 
@@ -604,7 +604,7 @@ class TuningSection(Section):
         return TUNING_RENAMED.get(self.strategy, self.strategy)
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@record(kw_only=True)
 class PackageSection(Section):
     section_name: ClassVar[str] = "package"
 
@@ -618,7 +618,7 @@ class PackageSection(Section):
     fiber_pitch: float = positive("127 um", "m", "fiber-array pitch", "V-groove arrays [verbatim]", lo=10e-6, hi=10e-3)
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@record(kw_only=True)
 class InterfaceSection(Section):
     """The electrical side of the link: what a bit costs between the GPU die and the optics."""
 
@@ -635,7 +635,7 @@ class InterfaceSection(Section):
                                      hi=MAX_ENERGY_J_PER_BIT)
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@record(kw_only=True)
 class LinkDesign(Composite):
     """A complete design point of one GPU's optical I/O."""
 

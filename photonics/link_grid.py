@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from dataclasses import dataclass
 
 import numpy as np
 
 from core.labels import Labels
+from core.records import record
 from photonics import constraints
 from photonics.link_design import LinkDesign
 from photonics.link import hop_pass_loss_db
@@ -30,7 +30,7 @@ from photonics.link_records import FabricInputs
 from photonics.ring_wdm import TooLarge, ring_arrays, transmit_loss_db
 
 
-@dataclass(frozen=True)
+@record(slots=False)
 class GridResult:
     """One array per figure, all of the grid's shape (C order: the last axis varies fastest); the texts as
     `core.labels.Labels` (`np.asarray` gives the strings)."""

@@ -9,15 +9,16 @@ length, switch passes, least laser power), tuning and ring yield (ring-wdm links
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 
 import numpy as np
 
+from core.records import record
 from photonics.link_design import LinkDesign
 from photonics.loss import LedgerLine
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Violation:
     """A constraint the design breaks, with the numbers that show it."""
 
@@ -25,7 +26,7 @@ class Violation:
     message: str
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class FecFigures:
     """The forward error correction the link runs: its target, overhead and latency."""
 
@@ -43,7 +44,7 @@ class FecFigures:
         return 1.0 / (1.0 + self.overhead)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class SignalFigures:
     modulation: str  # 'nrz' or 'pam4'
     levels: int
@@ -58,7 +59,7 @@ class SignalFigures:
         return float(self.levels - 1)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ReceiverFigures:
     sensitivity_w: float  # average power
     reference_extinction_ratio: float  # linear ER the sensitivity assumes
@@ -73,7 +74,7 @@ class ReceiverFigures:
         return float(10.0 * np.log10(self.quantum_limit_w / 1e-3))
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RingFigures:
     fsr_hz: float
     fsr_m: float
@@ -91,7 +92,7 @@ class RingFigures:
     filter_to_symbol_rate: float  # Δ = FWHM / symbol rate of the drop filter (E18)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class BudgetFigures:
     """The power budget of the worst wavelength at the design's own counts."""
 
@@ -122,7 +123,7 @@ class BudgetFigures:
         return self.launch_dbm - self.margin_db
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CapacityFigures:
     wavelength_limits: dict[str, int]
     limits_bps: dict[str, float]
@@ -141,7 +142,7 @@ class CapacityFigures:
         return limit in (self.max_binding_limit if lifted else self.binding_limit).split("+")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ReachFigures:
     max_fiber_length_m: float  # NaN when the budget fails even with no fiber
     fiber_reach_m: dict[str, float]  # each length limit alone: 'loss', 'dispersion', 'channel_isi'
@@ -150,7 +151,7 @@ class ReachFigures:
     no_power_closes: str = ""  # why no line power closes (the aggregate cap binds); '' where one does
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RingYield:
     """Rings that lock under fabrication variation (E33–E34), for the rings in use."""
 
@@ -164,7 +165,7 @@ class RingYield:
     power_at_target_w: float
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class TuningFigures:
     power_w: float
     shift_needed_hz: float  # largest shift one ring of the designed grid must make
@@ -172,7 +173,7 @@ class TuningFigures:
     ring_yield: RingYield | None = None  # full-thermal and athermal-untrimmed tuning only
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class LinkEnergy:
     """Energy per bit (transmit + receive, J/bit) and power (W) by part: the optical link, the electrical side, and
     anything a fabric adds (`with_fabric`). Optical parts are kept as power (a comb draws even at zero capacity),
@@ -210,7 +211,7 @@ class LinkEnergy:
         return replace(self, fabric_j_per_bit={**self.fabric_j_per_bit, part: float(j_per_bit)})
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PackageFigures:
     escape_fibers_per_direction: int
     shoreline_bps_per_m: float
@@ -223,7 +224,7 @@ def _forward(record: str, name: str):
     return property(lambda self: getattr(getattr(self, record), name), doc=f"{record}.{name}")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class FabricInputs:
     """What a fabric reads of its GPU-to-GPU link: numbers for one design point (`photonics.link.fabric_inputs`) or
     arrays over a grid of them (`photonics.link_grid.fabric_inputs`), the same figures either way."""
@@ -247,7 +248,7 @@ class FabricInputs:
     eye_q: object  # the Q the receiver needs at the target BER
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class LinkEstimate:
     """Everything `evaluate` finds for a design point, stage by stage (the attributes below read the stages)."""
 

@@ -10,15 +10,14 @@ design point or arrays over a grid of them; a line's `detail` text is written fo
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
+from core.records import record
 from photonics.link_design import LinkDesign
 from photonics.fieldspecs import named_losses
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class LedgerLine:
     """One line of a link budget: `count` items of `each_db` dB (or a length × a loss per length)."""
 

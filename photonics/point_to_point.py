@@ -16,10 +16,10 @@ insertion-loss tables; `photonics.fiber` for dispersion, `photonics.channel` for
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 
 import numpy as np
 
+from core.records import record
 from core.units import db_to_lin, w_to_dbm
 from photonics import budget, channel, fiber, modulation
 from photonics.link_design import LinkDesign
@@ -74,7 +74,7 @@ def launch_average_w(d: LinkDesign, tx):
     return modulation.average_from_oma_w(tx.launch_power, db_to_lin(tx.extinction_ratio))
 
 
-@dataclass(frozen=True)
+@record(slots=False)
 class LaneBudget:
     ledger: tuple  # the fiber plant, LedgerLine values
     penalties: tuple  # extinction ratio, RIN, dispersion
@@ -87,7 +87,7 @@ class LaneBudget:
     min_line_dbm: object  # least launch power that closes
 
 
-@dataclass(frozen=True)
+@record(slots=False)
 class ChannelArrays:
     """The channel at one fiber length: its rise time and eye, and the penalties of the IEEE 802.3 link model."""
 
@@ -212,7 +212,7 @@ def budget_stage(d: LinkDesign, s: dict, sig: SignalArrays, rx: ReceiverArrays, 
                                                              s["link"].system_margin))
 
 
-@dataclass(frozen=True)
+@record(slots=False)
 class LaneCapacity:
     payload: object  # bit/s per lane after the FEC overhead
     limits: dict  # every limit's capacity, and 'requested'
@@ -228,7 +228,7 @@ def capacity_stage(s: dict, sig: SignalArrays, power: LaneBudget) -> LaneCapacit
     return LaneCapacity(payload=payload, limits=limits, capacity=capacity)
 
 
-@dataclass(frozen=True)
+@record(slots=False)
 class PointToPoint:
     """Every stage of the point-to-point link (one point, or arrays over a grid)."""
 

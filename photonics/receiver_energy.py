@@ -21,10 +21,9 @@ DSENT's standard-cell characterisation not having been read. Every function is e
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
+from core.records import record
 from photonics.driver_energy import Node
 
 MUX_UNITS = 2.0  # unit inverters of gate and drain a 2:1 mux switches per datum [assumed]
@@ -32,7 +31,7 @@ CLOCK_UNITS = 4.0  # unit gates a flip-flop's clock pin loads [assumed]
 ACTIVITY = 0.5  # a random datum changes on half of the bits
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ReceiverEnergy:
     """Energy per bit of each part of one lane's receive and serialise path (J/bit)."""
 

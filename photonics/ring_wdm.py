@@ -21,7 +21,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -29,6 +28,7 @@ from core import speed_knobs
 from core.errors import InputError
 
 from core.labels import Labels
+from core.records import record
 from core.units import db_to_lin, dbm_to_w, format_si, lin_to_db, w_to_dbm
 from photonics import budget, crosstalk, filtering, laser, microring, modulator, packaging, variation
 from photonics.link_design import LinkDesign
@@ -52,7 +52,7 @@ def _f(value, dtype=None):
 
 
 # --- ring figures -----------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
+@record(slots=False)
 class RingArrays:
     f0: object
     fsr: object  # Hz
@@ -289,7 +289,7 @@ def _along_counts(table, index):
                               np.broadcast_to(index, lead + index.shape[-1:]), axis=-1)
 
 
-@dataclass(frozen=True)
+@record(slots=False)
 class LaserArrays:
     flatness: object  # weakest line below the mean (a comb's envelope; 0 for a DFB array)
     line_dbm: object  # mean laser output per line
@@ -418,7 +418,7 @@ def _closed_counts(d: LinkDesign, tables, inputs, n_max: int):
     return count.reshape(lead)
 
 
-@dataclass(frozen=True)
+@record(slots=False)
 class BudgetArrays:
     ledger: tuple  # LedgerLine values at the design's count
     penalties: tuple  # LedgerLine: extinction ratio, crosstalk, filter ISI, RIN, dispersion
@@ -560,7 +560,7 @@ WAVELENGTH_LIMITS = ("fsr_channels", "laser_lines", "power_budget")
 LIMITS = (*WAVELENGTH_LIMITS, "package_escape")
 
 
-@dataclass(frozen=True)
+@record(slots=False)
 class CapacityArrays:
     escape: object  # fibers per direction the package escapes
     payload: object  # bit/s per wavelength after the FEC overhead
@@ -644,7 +644,7 @@ def capacity_stage(d: LinkDesign, s: dict, ring: RingArrays, lz: LaserArrays, si
 
 
 # --- tuning and ring yield -----------------------------------------------------------------------------------------
-@dataclass(frozen=True)
+@record(slots=False)
 class TuningArrays:
     per_kelvin: object  # resonance shift per kelvin (E12 or given)
     efficiency: object  # Hz per W of heater power
@@ -787,7 +787,7 @@ def optical_energy_j_per_bit(parts: dict, capacity):
 
 
 # --- the whole link ------------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
+@record(slots=False)
 class RingWdm:
     """Every stage of the ring-wdm link for a point (floats and 0-d arrays) or a grid (arrays)."""
 

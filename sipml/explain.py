@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from dataclasses import dataclass
 
+from core.records import record
 from sipml import quantities
 from sipml.quantities import QUANTITIES, Reading
 
@@ -31,7 +31,7 @@ def priced(name: str) -> bool:
     return QUANTITIES[name].stage == "cost" or name == "speedup_per_dollar"
 
 
-@dataclass(frozen=True)
+@record(slots=False)
 class Sensitivity:
     section: str
     key: str

@@ -14,13 +14,14 @@ from __future__ import annotations
 import math
 import operator
 import re
-from dataclasses import dataclass
+
+from core.records import record
 
 OPERATORS = {">=": operator.ge, "<=": operator.le, ">": operator.gt, "<": operator.lt}
 MAX_POINTS = 20_000  # [assumed] an exhaustive search a user waits for: ~1–50 ms a point
 
 
-@dataclass(frozen=True)
+@record(slots=False)
 class Constraint:
     quantity: str
     op: str

@@ -16,13 +16,13 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from dataclasses import dataclass
 from typing import Callable
 
 from core.formulas import Formula, Terms, sum_terms
+from core.records import record
 
 
-@dataclass(frozen=True)
+@record(slots=False)
 class Reading:
     """What is known of one design point (each part None when the report does not have it)."""
 
@@ -57,7 +57,7 @@ class _PointReading(Reading):
         return self._point.cost
 
 
-@dataclass(frozen=True)
+@record(slots=False)
 class Quantity:
     key: str  # the JSON key (and the sweep column `key [unit]`)
     unit: str  # of the reported number ('' for counts and ratios)

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass
 
 from core.errors import SipmlError
+from core.records import record
 from sipml.quantities import FABRIC, LINK, QUANTITIES, SWEEP, TRAINING, Reading, column, sweep_columns
 
 
-@dataclass(frozen=True)
+@record(slots=False)
 class DataFiles:
     """The user's catalog files and GPU files a sweep prices with (none: the shipped catalog and GPUs), as paths a
     worker process or a Dask worker reads."""

@@ -12,12 +12,13 @@ from __future__ import annotations
 import contextlib
 import itertools
 import math
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import numpy as np
 
 from core import speed_knobs
 from core.fields import TEXT_SPECS
+from core.records import record
 from sipml.rows import Table, columns
 from sipml.sweep_point_rows import (FABRIC_COLUMNS, PHYSICS_COLUMNS, SHIPPED, TRAINING_COLUMNS, DataFiles, evaluate_chunk,
                                 load_point)
@@ -32,7 +33,7 @@ SCHEDULER_SCHEMES = ("tcp", "tls", "ws", "wss", "ucx", "inproc")  # the addresse
 MAX_GRID_POINTS = 1 << 22
 
 
-@dataclass(frozen=True)
+@record(slots=False)
 class Axis:
     section: str
     key: str

@@ -10,13 +10,13 @@ Megatron-LM SC21 and K22, MegaScale, Llama 3, MLPerf GPT-3, CNN and BERT through
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from pathlib import Path
 
+from core.records import record
 from sipml.render import Report, Table
 
 
-@dataclass(frozen=True)
+@record(slots=False)
 class Case:
     group: str
     name: str
@@ -271,7 +271,7 @@ _METRIC_UNITS = {"iteration_s": "s", "mfu": "", "sequences_per_gpu": "sequences/
                  "n21_tflops_per_gpu": "TFLOP/s per GPU"}  # throughput_per_gpu: the model kind's own unit
 
 
-@dataclass(frozen=True)
+@record(slots=False)
 class TrainingCase:
     """One published training run as the inputs of a `sipml speedup` command (cases/training_runs.toml)."""
 

@@ -18,16 +18,15 @@ all-gathered forward and their gradients reduce-scattered backward (the traffic 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
+from core.records import record
 from workloads.gemm import gemm_time_s
 
 ELEMENT_BYTES = 2.0  # 16-bit activations and operands (mixed precision)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Conv:
     """One convolution (and the BatchNorm / ReLU / residual add after it) on one image."""
 
@@ -64,7 +63,7 @@ class Conv:
         return self.c_in * self.h_in ** 2
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Dense:
     """A fully connected layer on one image (ReLU after it unless it is the classifier)."""
 
@@ -81,7 +80,7 @@ class Dense:
         return self.f_in * self.f_out
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Pool:
     """A max (or average) pool: `elements_in` read, `elements_out` written per image."""
 
@@ -167,7 +166,7 @@ def model_parallel_bytes(layers) -> float:
     return sum(2.0 * ELEMENT_BYTES * layer.outputs for layer in layers if isinstance(layer, Conv))
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class StepTimes:
     """Seconds of one training step's compute on one GPU, arrays over the cases given."""
 

@@ -36,12 +36,13 @@ weight-gradient GEMM). Every rate is the GPU's benchmark rate times the stack's 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import fields
 
 import numpy as np
 
 from core.distinct import distinct_whole_columns
 from core.errors import InputError
+from core.records import record
 from workloads.gemm import GemmConstants, ceiling_flops, gemm_time_s
 from workloads.gpus import Gpu
 from workloads.models import TransformerModel
@@ -56,7 +57,7 @@ KINDS = ("dense", "moe", "encoder")
 
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@record(kw_only=True)
 class LayerTimes:
     """Seconds and FLOPs of one layer for one microbatch on one GPU, arrays over the strategies given.
 
@@ -99,7 +100,7 @@ class LayerTimes:
         return LayerTimes(**{f.name: getattr(self, f.name)[index] for f in fields(self)})
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@record(kw_only=True)
 class _Hardware:
     ceiling: float
     sm_count: int
@@ -418,7 +419,7 @@ def _flash_attention(hw: _Hardware, settings: ComputeSettings, b, s_q, s_k, head
     return forward, backward, useful
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class _Op:
     """HBM bytes per element a memory-bound op moves forward and backward, in how many kernels each."""
 
@@ -514,7 +515,7 @@ def _elementwise(model: TransformerModel, hw: _Hardware, kind, tokens, tokens_sp
 
 
 # --- embedding, logits, optimizer -----------------------------------------------------------------------------
-@dataclass(frozen=True, kw_only=True, slots=True)
+@record(kw_only=True)
 class EdgeTimes:
     """Seconds and FLOPs of the work outside the transformer layers for one microbatch on one GPU: the input
     embedding (first pipeline stage) and the final norm, logits and cross-entropy (last stage)."""

@@ -9,16 +9,15 @@ Broadcasts over arrays of sample counts.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
+from core.records import record
 from workloads.settings import DEFAULT_SETTINGS, ComputeSettings
 from workloads.dlrm import forward_flops_per_sample, lookup_bytes_per_sample
 from workloads.gpus import Gpu
 from workloads.models import CnnModel, DlrmModel, GenericModel
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@record(kw_only=True)
 class TotalsTimes:
     """Seconds of one training step's compute on one GPU, by part."""
 

@@ -23,20 +23,20 @@ ceilings in tests/workloads/test_gemm.py.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 
 from core import speed_knobs
 from core.distinct import distinct_columns
 from core.fields import MIN_EFFICIENCY, param, positive
+from core.records import record
 from workloads.gpus import Gpu
 from workloads.flop_units import OPERAND_BYTES, activation_bytes
 
 _XLA = "OpenXLA xla/service/gpu/model/matmul_interpolator_data.h (XLA-MM), H100 bf16 table"
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@record(kw_only=True)
 class GemmConstants:
     """The GEMM model's global constants."""
 

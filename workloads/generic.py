@@ -14,11 +14,10 @@ embedding passes at the streaming HBM bandwidth).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from core.errors import InputError
+from core.records import record
 from fabric.estimate import FabricEstimate
 from fabric.evaluate import mix_pricing
 from fabric.kind import Collective
@@ -37,7 +36,7 @@ OPERATIONS = {"all-gather": "all_gather", "all-reduce": "all_reduce", "all-to-al
               "point-to-point": "p2p"}
 
 
-@dataclass(frozen=True)
+@record(slots=False)
 class SplitStrategies:
     """Data-parallel × model-parallel splits of a generic model (arrays of one length)."""
 

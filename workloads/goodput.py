@@ -26,16 +26,16 @@ References: J. W. Young, CACM 17(9), 1974 [YOUNG]; J. T. Daly, Future Generation
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 
 from core.errors import InputError
+from core.records import record
 from fabric.reliability import DAY_S, FailureLine, failure_lines
 from workloads import kinds
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(kw_only=True)
 class Goodput:
     """A job's interruptions and what they cost: its failure lines, rates, checkpoint and restart, and ETTR."""
 

@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from core.errors import InputError, did_you_mean
+from core.records import record
 
 
-@dataclass(frozen=True)
+@record(slots=False)
 class WorkloadKind:
     """A workload kind. `breakdown(model, gpu, estimate, batch, per_candidate, *, stack, precision,
     gradient_bytes)` returns (its strategies on the estimate's job GPUs, their workloads.training.Breakdown), the
@@ -46,7 +46,7 @@ class WorkloadKind:
         return f"{self.unit}/s"
 
 
-@dataclass(frozen=True)
+@record(slots=False)
 class Deferred:
     """A kind known by its name and model record, its WorkloadKind `attribute` of `module` imported on first
     use (and checked to say the same)."""

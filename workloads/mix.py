@@ -26,10 +26,10 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from dataclasses import dataclass
 from pathlib import Path
 
 from core.errors import InfeasibleDesign, InputError, did_you_mean, shown
+from core.records import record
 
 MIXES_DIR = Path(__file__).parent / "mixes"
 MIX_KEYS = ("name", "policy", "gpus", "gpu", "host", "job")
@@ -37,7 +37,7 @@ JOB_KEYS = ("name", "model", "gpus", "batch", "strategy", "stack", "priority", "
 MAX_JOBS = 256  # [assumed] beyond the jobs a scheduler places on one training cluster at once
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Job:
     name: str
     model: str
@@ -49,7 +49,7 @@ class Job:
     at: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Mix:
     name: str
     jobs: tuple[Job, ...]
@@ -150,7 +150,7 @@ def _whole(entry: dict, key: str, where: str, lo: int, hi: int) -> int | None:
     return value
 
 
-@dataclass(frozen=True)
+@record(slots=False)
 class JobRun:
     """One job of a mix on one design: where it ran and how fast, alone and together."""
 
@@ -174,7 +174,7 @@ class JobRun:
         return self.together.model_flops / self.together.best.iteration_s if self.ran else 0.0
 
 
-@dataclass(frozen=True)
+@record(slots=False)
 class MixRun:
     """A mix on one design: each job's run, what the placement left, and the cluster's bill."""
 

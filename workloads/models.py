@@ -26,7 +26,6 @@ come from elsewhere.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from types import MappingProxyType
@@ -34,6 +33,7 @@ from typing import Mapping
 
 from core.errors import InputError, did_you_mean, shown
 from core.fields import Spec, param, specs
+from core.records import record
 from workloads import kinds
 from workloads.files import TAGS, check_known, check_source, parse_spec, read_toml
 from workloads.flop_units import parse_flops
@@ -60,7 +60,7 @@ def flops(help: str):
     return dataclasses.field(metadata={"spec": spec})
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@record(kw_only=True)
 class ModelInfo:
     """What every model file carries besides its numbers."""
 
@@ -79,7 +79,7 @@ class ModelInfo:
                      tuple(sorted(self.sources.items())), self.file, self.stack))
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@record(kw_only=True)
 class TransformerModel:
     """A transformer by its shape. Widths left at 0 take their usual value (ffn_hidden 4·hidden, kv_heads = heads,
     head_dim = hidden/heads); the derived properties below resolve them."""
@@ -219,7 +219,7 @@ class TransformerModel:
                              "real tokens of a sequence are at most its length)")
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@record(kw_only=True)
 class GenericModel:
     """Any model by its totals per sample: parameters, FLOPs, stored activations, and the bytes model
     parallelism moves between the GPUs of its group."""
@@ -251,7 +251,7 @@ def widths(help: str):
     return dataclasses.field(default=(), metadata={"spec": spec, "list": True})
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@record(kw_only=True)
 class CnnModel:
     """A convolutional network by its architecture; its layers, parameters, FLOPs, stored activations and
     model-parallel traffic follow from it (workloads.cnn)."""
@@ -332,7 +332,7 @@ class CnnModel:
             raise InputError(f"{source}: image_size = {self.image_size} is pooled to nothing by the network")
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@record(kw_only=True)
 class DlrmModel:
     """A DLRM: embedding tables (model-parallel, pooled lookups exchanged by all-to-all), a bottom MLP on the
     dense features, a feature interaction (DCN-v2 cross layers or pairwise dots) and a top MLP."""
@@ -526,7 +526,7 @@ def model_specs(kind: str = "transformer") -> dict[str, Spec]:
 
 
 # --- SiP-ML's own workloads -----------------------------------------------------------------------------------
-@dataclass(frozen=True, kw_only=True, slots=True)
+@record(kw_only=True)
 class SipmlCase:
     """One of SiP-ML's three workloads as its simulator runs it: gradient bytes per all-reduce (float32), the
     fixed DP × MP split and the global batch (sipml.md)."""

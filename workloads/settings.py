@@ -6,16 +6,17 @@ in.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from statistics import NormalDist
 
 import numpy as np
 
 from core.fields import MIN_EFFICIENCY, param
+from core.records import record
 from workloads.gemm import GemmConstants
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@record(kw_only=True)
 class ComputeSettings:
     """Software choices and the constants of the memory-bound and fused-attention kernels."""
 
@@ -152,7 +153,7 @@ class ComputeSettings:
 DEFAULT_SETTINGS = ComputeSettings()  # the current stack's kernels; workloads.stacks sets the others
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@record(kw_only=True)
 class TrainingSettings:
     """How the training software schedules communication against compute; each default with its source. A stack
     (workloads.stacks) sets the ones its software differs in."""

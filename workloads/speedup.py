@@ -23,7 +23,6 @@ import dataclasses
 import functools
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
@@ -31,6 +30,7 @@ import numpy as np
 from core import speed_knobs
 from core.errors import InfeasibleDesign, InputError
 from core.fields import non_negative, param, positive
+from core.records import record
 from fabric.catalog import Catalog, load_catalog
 from fabric.cost import CostSummary, cost_summary
 from fabric.cluster_design import ClusterDesign
@@ -48,7 +48,7 @@ from workloads.training import (Breakdown, plan_breakdown, precision_for, transf
 EPOCH = "Epoch AI (Cottier et al. 2024; costs-power.md)"
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@record(kw_only=True)
 class RunSettings:
     life: float = positive("4 yr", "s", "hardware depreciation life (amortised linearly)", f"{EPOCH}: 4 years "
                            "(5 from 2023) [verbatim]")
@@ -71,7 +71,7 @@ def holding_cost(cost_usd: float, power_w: float, pue: float, seconds, settings:
             "run_cost_usd": hardware + electricity}
 
 
-@dataclass(frozen=True)
+@record(slots=False)
 class Candidate:
     strategy: dict
     iteration_s: float
@@ -79,7 +79,7 @@ class Candidate:
     memory_bytes: float
 
 
-@dataclass(frozen=True)
+@record(slots=False)
 class Result:
     """The best strategy of one model on one design, and what it costs."""
 
@@ -246,7 +246,7 @@ def _per_candidate(fixed: dict | None) -> dict:
     return {k: v for k, v in (fixed or {}).items() if k not in ("stack", "precision")}
 
 
-@dataclass(frozen=True)
+@record(slots=False)
 class SearchJob:
     """What a strategy search holds fixed: the model, its GPU, the global batch, the fixed per-candidate strategy
     keys (sorted items), the stack and the GEMM precision. Hashable: with the pricing views, the search's memo key
@@ -350,7 +350,7 @@ def _goodput(model, est: FabricEstimate, cost):
                        getattr(cost, "rates", None))
 
 
-@dataclass(frozen=True)
+@record(slots=False)
 class _Found:
     candidates: int
     feasible: int
@@ -493,7 +493,7 @@ class Round(NamedTuple):
     times: np.ndarray
 
 
-@dataclass(frozen=True)
+@record(slots=False)
 class Rounds:
     """A bounded search: the strategies, the plan of those that fit, and its rounds."""
 
@@ -635,7 +635,7 @@ def _joined(parts: list) -> Breakdown:
     return Breakdown(**values)
 
 
-@dataclass(frozen=True)
+@record(slots=False)
 class _Memory:
     """What a search's strategies need of the GPU's memory: how many fit, the least any needs, what is usable."""
 

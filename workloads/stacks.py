@@ -20,6 +20,7 @@ from typing import Mapping
 
 from core.errors import InputError, did_you_mean
 from core.fields import specs
+from core.records import record
 from workloads.settings import ComputeSettings, TrainingSettings
 from workloads.files import check_known, check_source, parse_spec, read_toml
 
@@ -29,7 +30,7 @@ _SUPPORT_FLAGS = ("tensor_parallel", "pipeline_parallel", "interleave", "sequenc
 _KEYS = ("description", "source", "extends", "compute", "training", "supports", "architecture_efficiency", "sources")
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@record(kw_only=True)
 class Supports:
     """The strategies a stack can run."""
 

@@ -24,12 +24,13 @@ leaves nothing names the rule that removed the last candidates.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, fields
+from dataclasses import fields
 
 import numpy as np
 
 from core.errors import InputError
 from core.integers import divisors
+from core.records import record
 from workloads.models import TransformerModel, model_label
 from workloads.pipeline import stage_layers
 
@@ -44,7 +45,7 @@ MAX_CONTEXT_PARALLEL = 32  # [assumed] Llama 3 trains 131 072-token sequences at
 MIN_CONTEXT_CHUNK = 8192  # [inferred] Llama 3 trains 8,192-token sequences at CP1 and 131,072-token ones at CP16 (8,192 per GPU), workloads-3.md §6
 
 
-@dataclass(frozen=True)
+@record(slots=False)
 class Strategies:
     """One entry per candidate strategy (all arrays of one length)."""
 

@@ -33,12 +33,13 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from dataclasses import dataclass, field, fields
+from dataclasses import field, fields
 
 import numpy as np
 
 from core.distinct import distinct_whole_columns
 from core.memo import last_results
+from core.records import record
 from fabric.estimate import FabricEstimate, points
 from fabric.evaluate import mix_pricing
 from fabric.kind import Collective, group_arrays
@@ -62,7 +63,7 @@ from workloads.transformer import (expert_parameters_per_gpu, kv_width, layer_we
 
 
 
-@dataclass(frozen=True)
+@record(slots=False)
 class Breakdown:
     """Seconds per iteration by phase, and what the strategy needs, per candidate (arrays of one length)."""
 
@@ -319,7 +320,7 @@ def _iteration(plan: TransformerPlan, training: TrainingSettings, times: dict) -
         model_flops=plan.model_flops)
 
 
-@dataclass(frozen=True)
+@record(slots=False)
 class TransformerPlan:
     """What a transformer's iteration needs that no fabric changes, per strategy planned: microbatches, compute of
     one microbatch (and the windows communication can hide under), the collectives (with their calls), optimizer
@@ -412,7 +413,7 @@ def transformer_plan(model: TransformerModel, gpu: Gpu, batch: int, st: Strategi
     return _transformer_plan(model, gpu, batch, st, compute, training, precision or precision_for(gpu), fitting)
 
 
-@dataclass(frozen=True)
+@record(slots=False)
 class ModelStates:
     """Parameters of a GPU whose gradients and optimizer state live on a group of their own, and that group's size."""
 
@@ -420,7 +421,7 @@ class ModelStates:
     group: np.ndarray
 
 
-@dataclass(frozen=True)
+@record(slots=False)
 class _Runs:
     """What a plan reads of the runs of strategies it keeps (`_memory_first`), one entry per run."""
 

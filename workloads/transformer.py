@@ -13,11 +13,10 @@ References
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from core.errors import InputError
+from core.records import record
 from workloads.models import TransformerModel
 from workloads.pipeline import stage_layers
 
@@ -77,7 +76,7 @@ def megatron_flops_per_iteration(batch, layers, hidden, seq_len, vocab):
 
 
 # --- counts from a model's shape ------------------------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
+@record
 class Weight:
     """One weight matrix of a layer, as a GEMM sees it: a token row of width `k` in, `n` out.
 
