@@ -182,79 +182,116 @@ class StepTimes:
 def step_times(layers, images, *, model_parallel=1, ceiling_flops_per_s, sm_count, stream_bytes_per_s,
                hbm_bandwidth_bytes_per_s, constants, norm_fusion: str, nchw: bool) -> StepTimes:
     """Forward and backward of `images` images (per GPU) through `layers`, each GPU holding 1/`model_parallel` of
-    every layer's output channels. Broadcasts over arrays of images and model_parallel."""
+    every layer's output channels. Broadcasts over arrays of images and model_parallel. Every layer's GEMMs are
+    timed in one array call and its memory-bound kernels summed in layer order (`_LayerTable`)."""
     n, mp = (np.asarray(x, dtype=float) for x in (images, model_parallel))
-    el = ELEMENT_BYTES
     shape = np.broadcast(n, mp).shape
-    moved = np.zeros(shape)
-    gemm_count = sum(3 if isinstance(layer, Dense) else 2 if layer.first else 3
-                     for layer in layers if not isinstance(layer, Pool))  # as the loop below calls conv_gemm
-    gemms = np.empty((4, gemm_count) + shape)  # (m, n, k, bytes moved) of every GEMM, timed in one call below
-    kernels = streams = written_gemms = 0  # every kernel launched; the memory-bound ones; the GEMMs written
-
-    def conv_gemm(m, n_out, k, read_in, read_filter, written):
-        nonlocal kernels, written_gemms
-        for row, value in zip(gemms, (m, n_out, k, el * (read_in + read_filter + written))):
-            row[written_gemms] = value
-        written_gemms += 1
-        kernels += 1
-
-    def stream(bytes_moved, count=1):
-        nonlocal moved, kernels, streams
-        kernels += count
-        streams += count
-        moved = moved + bytes_moved
-
-    for layer in layers:
-        if isinstance(layer, Pool):
-            stream(2.0 * el * n * (layer.elements_in + layer.elements_out) / mp, 2)  # forward, backward
-            continue
-        if isinstance(layer, Dense):
-            k_out = layer.f_out / mp
-            conv_gemm(n, k_out, layer.f_in, n * layer.f_in, layer.f_in * k_out, n * k_out)
-            conv_gemm(n, layer.f_in, k_out, n * k_out, layer.f_in * k_out, n * layer.f_in)
-            conv_gemm(layer.f_in, k_out, n, n * layer.f_in, n * k_out, layer.f_in * k_out)
-            continue
-        c_in = 4 if layer.c_in == 3 else layer.c_in  # channel padding for the tensor cores
-        rs = layer.kernel ** 2
-        k_out = layer.c_out / mp
-        pixels_in, pixels_out = n * layer.h_in ** 2, n * layer.h_out ** 2
-        x, y = pixels_in * c_in, pixels_out * k_out  # elements in and out (this GPU's channels)
-        w = c_in * rs * k_out
-        conv_gemm(pixels_out, k_out, c_in * rs, x, w, y)  # forward
-        if not layer.first:
-            conv_gemm(pixels_in, c_in, k_out * rs, y, w, x)  # data gradient
-        conv_gemm(c_in * rs, k_out, pixels_out, x, y, w)  # weight gradient
-        if nchw:  # the library transposes input and output to NHWC and back, forward and backward
-            stream(2.0 * el * 2.0 * (x + y), 4)
-        stream(*_pointwise_bytes(layer, y, norm_fusion))
-    if written_gemms != gemm_count:  # every row of `gemms` written, none left unset
-        raise AssertionError(f"{written_gemms} GEMMs timed where {gemm_count} were counted")
+    t = _LayerTable(layers, norm_fusion, nchw, len(shape))
+    gemms, streams = t.blocks(n, mp)
+    in_order = (lambda parts, order: np.take(np.concatenate([np.broadcast_to(p, p.shape[:1] + shape) for p in parts]),
+                                             order, axis=0))  # the blocks' rows as the layers run them
     gemm = np.zeros(shape)
-    if gemm_count:  # every layer's GEMMs in one array call: (GEMMs, *shape)
-        m, n_out, k, moved_bytes = gemms
+    if t.gemm_order:  # (m, n, k, bytes moved) of every GEMM: (GEMMs, *shape)
+        m, n_out, k, moved_bytes = (in_order(parts, t.gemm_order) for parts in zip(*gemms))
         gemm = np.sum(gemm_time_s(1.0, m, n_out, k, ceiling_flops_per_s=ceiling_flops_per_s, sm_count=sm_count,
                                   hbm_bandwidth_bytes_per_s=hbm_bandwidth_bytes_per_s, constants=constants,
                                   moved_bytes=moved_bytes), axis=0)
+    moved = np.zeros(shape)
+    if t.stream_order:  # each kernel's bytes added in the layers' order, one after another
+        moved = moved + np.cumsum(in_order(streams, t.stream_order), axis=0)[-1]
     return StepTimes(gemm_s=gemm, memory_s=np.where(moved > 0, moved / stream_bytes_per_s, 0.0)
-                     + streams * constants.kernel_time, kernels=kernels)
+                     + t.streams_launched * constants.kernel_time, kernels=t.kernels)
 
 
-def _pointwise_bytes(layer: Conv, y, fusion: str) -> tuple:
-    """(bytes, kernels) of what follows a convolution, forward and backward, over its `y` output elements:
+class _LayerTable:
+    """A layer list as columns over its convolutions, fully connected layers and pools (each a column vector
+    against the images and model-parallel arrays of `dims` dimensions), with the order in which the layers run
+    their GEMMs and memory-bound kernels. Each GEMM's sizes and bytes are the implicit-GEMM shapes of the module
+    docstring, computed with the same operations in the same order for every layer at once."""
+
+    def __init__(self, layers, fusion: str, nchw: bool, dims: int):
+        conv, dense, pools = [], [], []
+        gemm_at, stream_at = [], []  # per GEMM / kernel pass in running order: (block, row in the block)
+        self.kernels = self.streams_launched = 0
+        for layer in layers:
+            if isinstance(layer, Pool):
+                stream_at.append(("pool", len(pools)))
+                pools.append(layer.elements_in + layer.elements_out)
+                self._launch(2, streams=True)
+            elif isinstance(layer, Dense):
+                gemm_at += [(block, len(dense)) for block in ("dense_forward", "dense_data", "dense_weight")]
+                dense.append((layer.f_in, layer.f_out))
+                self._launch(3)
+            else:
+                c_in = 4 if layer.c_in == 3 else layer.c_in  # channel padding for the tensor cores
+                factor, kernels = _pointwise(layer, fusion)
+                gemm_at += [(block, len(conv)) for block in ("conv_forward", "conv_data", "conv_weight")
+                            if not (block == "conv_data" and layer.first)]
+                stream_at += [(block, len(conv)) for block in ("transpose", "pointwise")
+                              if nchw or block == "pointwise"]
+                conv.append((c_in, c_in * layer.kernel ** 2, layer.kernel ** 2, layer.c_out, layer.h_in ** 2,
+                             layer.h_out ** 2, factor))
+                self._launch(2 if layer.first else 3)
+                self._launch(4 if nchw else 0, streams=True)
+                self._launch(kernels, streams=True)
+        column = (lambda values, dtype=np.int64: np.reshape(np.array(values, dtype=dtype), (-1,) + (1,) * dims))
+        convs = list(zip(*conv)) or [()] * 7
+        self.c_in, self.crs, self.rs, self.c_out, self.h_in2, self.h_out2 = (column(c) for c in convs[:6])
+        self.factor = column(convs[6], float)
+        self.f_in, self.f_out = (column(d) for d in (list(zip(*dense)) or [()] * 2))
+        self.pool_elements = column(pools)
+        self.gemm_order = _order(gemm_at, {"conv_forward": len(conv), "conv_data": len(conv),
+                                           "conv_weight": len(conv), "dense_forward": len(dense),
+                                           "dense_data": len(dense), "dense_weight": len(dense)})
+        self.stream_order = _order(stream_at, {"pool": len(pools), "transpose": len(conv), "pointwise": len(conv)})
+
+    def _launch(self, count: int, streams: bool = False) -> None:
+        self.kernels += count
+        if streams:
+            self.streams_launched += count
+
+    def blocks(self, n, mp) -> tuple[list, list]:
+        """The blocks of `gemm_order` ((m, n, k, bytes) each) and of `stream_order` (bytes each), in their
+        orders, for `n` images per GPU and `mp` GPUs splitting each layer's output channels."""
+        el = ELEMENT_BYTES
+        k_out = self.c_out / mp
+        pixels_in, pixels_out = n * self.h_in2, n * self.h_out2
+        x, y = pixels_in * self.c_in, pixels_out * k_out  # elements in and out (this GPU's channels)
+        w = self.crs * k_out
+        f_in, d_out, images = self.f_in, self.f_out / mp, n * np.ones_like(self.f_in)
+        dx, dy, dw = n * f_in, n * d_out, f_in * d_out
+        gemms = [(pixels_out, k_out, self.crs, el * (x + w + y)),  # forward
+                 (pixels_in, self.c_in, k_out * self.rs, el * (y + w + x)),  # data gradient
+                 (self.crs, k_out, pixels_out, el * (x + y + w)),  # weight gradient
+                 (images, d_out, f_in, el * (dx + dw + dy)),  # a dense layer's forward,
+                 (images, f_in, d_out, el * (dy + dw + dx)),  # data gradient
+                 (f_in, d_out, images, el * (dx + dy + dw))]  # and weight gradient
+        streams = [2.0 * el * n * self.pool_elements / mp,  # a pool, forward and backward
+                   2.0 * el * 2.0 * (x + y),  # NCHW: input and output transposed to NHWC and back, both ways
+                   el * y * self.factor]  # BatchNorm, ReLU, the residual add (`_pointwise`)
+        return gemms, streams
+
+
+def _order(at: list, sizes: dict) -> list:
+    """Positions in the blocks joined in `sizes`' order of each (block, row)."""
+    starts = dict(zip(sizes, np.cumsum([0, *sizes.values()])[:-1].tolist()))
+    return [starts[block] + row for block, row in at]
+
+
+def _pointwise(layer: Conv, fusion: str) -> tuple[float, int]:
+    """(bytes per output element over ELEMENT_BYTES, kernels) of what follows a convolution, forward and backward:
     BatchNorm forward reads its input twice (statistics, then normalise) and writes once, backward reads input
     and output gradient twice and writes once; ReLU reads and writes, its backward reads two and writes one; the
     residual add reads two and writes one, and its gradient is summed where the branches meet. 'fused': the ReLU
     and the add ride in the BatchNorm's passes (reading the shortcut, writing and reading the ReLU mask).
     'conv': the statistics come from the convolution's epilogue (cuDNN runtime fusion), so the forward BatchNorm
     reads its input once, not twice."""
-    el = ELEMENT_BYTES
     if not layer.norm:  # VGG: bias in the GEMM epilogue, ReLU separate
-        return (el * y * (2.0 + 3.0), 2) if layer.relu else (0.0, 0)
+        return (2.0 + 3.0, 2) if layer.relu else (0.0, 0)
     passes, kernels = 3.0 + 5.0, 2  # BatchNorm forward and backward
     extra = (1.0 if layer.residual else 0.0) + (1.0 if layer.relu else 0.0)
     if fusion in ("fused", "conv"):
-        return el * y * (passes - (1.0 if fusion == "conv" else 0.0) + 2.0 * extra), kernels
+        return passes - (1.0 if fusion == "conv" else 0.0) + 2.0 * extra, kernels
     relu = (2.0 + 3.0) if layer.relu else 0.0
     add = (3.0 + 3.0) if layer.residual else 0.0
-    return el * y * (passes + relu + add), kernels + 2 * int(layer.relu) + 2 * int(layer.residual)
+    return passes + relu + add, kernels + 2 * int(layer.relu) + 2 * int(layer.residual)

@@ -4,6 +4,7 @@ memory-bound passes that fusion shortens; and the per-image throughput of ResNet
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from workloads import cnn
@@ -63,3 +64,34 @@ def test_resnet50_throughput_lands_where_published_runs_are():
 
     t = cnn_compute(zoo()["resnet-50"], A100, samples=256, settings=DEFAULT_SETTINGS)
     assert 2000 < 256 / float(t.total_s) < 3000
+
+
+@pytest.mark.parametrize("model", ["resnet-50", "vgg-16"])
+@pytest.mark.parametrize("fusion,nchw", [("separate", True), ("fused", False), ("conv", False)])
+def test_a_network_step_is_the_sum_of_its_layers_alone_over_arrays_of_images_and_splits(model, fusion, nchw):
+    """The network timed at once (every GEMM in one call, the kernels' bytes summed in order) equals each layer
+    timed alone and added, at every (images, mp) of a broadcast grid."""
+    layers = zoo()[model].layers
+    images, mp = np.array([[1.0], [32.0], [256.0]]), np.array([1.0, 2.0, 3.0, 8.0])
+    kw = {**KW, "nchw": nchw, "norm_fusion": fusion}
+    whole = cnn.step_times(layers, images, model_parallel=mp, **kw)
+    alone = [cnn.step_times([layer], images, model_parallel=mp, **kw) for layer in layers]
+    assert whole.gemm_s.shape == (3, 4) and whole.kernels == sum(t.kernels for t in alone)
+    assert np.allclose(whole.gemm_s, sum(t.gemm_s for t in alone), rtol=1e-12, atol=0)
+    assert np.allclose(whole.memory_s, sum(t.memory_s for t in alone), rtol=1e-12, atol=0)
+
+
+def test_a_memory_bound_convolution_moves_its_input_filter_and_output_once_per_gemm():
+    """A 1×1 convolution of 128 channels over 64 images of 56² pixels: its forward and data-gradient GEMMs do
+    ~64 FLOPs a byte, under the ridge, so their time is their bytes' — input, filter and output once each (the
+    guide's implicit GEMM)."""
+    conv = cnn.Conv(128, 128, 1, 1, 56, norm=False, relu=False)
+    x = y = 64 * 56 * 56 * 128
+    w = 128 * 128
+    g = dict(ceiling_flops_per_s=250e12, sm_count=108, hbm_bandwidth_bytes_per_s=2.0e12, constants=DEFAULT_GEMM)
+    shapes = ((64 * 56 * 56, 128, 128), (64 * 56 * 56, 128, 128), (128, 128, 64 * 56 * 56))
+    expected = sum(gemm_time_s(1, *mnk, moved_bytes=2 * (x + y + w), **g) for mnk in shapes)
+    less = sum(gemm_time_s(1, *mnk, moved_bytes=2 * (x + w), **g) for mnk in shapes)
+    assert float(less) < 0.9 * float(expected)  # the bytes decide: GEMMs that skipped their output would be faster
+    t = cnn.step_times([conv], 64, norm_fusion="separate", **KW)
+    assert float(t.gemm_s) == pytest.approx(float(expected), rel=1e-12)
