@@ -3,6 +3,7 @@
 import csv
 import io
 import json
+import os
 import subprocess
 import sys
 import tomllib
@@ -170,6 +171,23 @@ def test_real_entry_point_bad_unit_no_traceback(tmp_path):
 def test_real_entry_point_budget():
     proc = subprocess.run([sys.executable, "-m", "sipml", "budget", "-f", "json"], capture_output=True, text=True)
     assert proc.returncode == 0 and json.loads(proc.stdout)["binding_limit"] == "requested"
+
+
+_THREADS = ("import contextlib, io, os, sys; from sipml.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()): code = main(['budget'])\n"
+            "assert 'numpy' in sys.modules\n"
+            "print(code, os.environ.get('OPENBLAS_NUM_THREADS'), len(os.listdir('/proc/self/task')))")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="threads counted in /proc")
+def test_a_command_runs_numpy_on_one_thread_unless_the_user_says_otherwise():
+    """No BLAS worker threads spinning beside a command (its numpy work is elementwise); a user's setting kept."""
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")}
+    out = subprocess.run([sys.executable, "-c", _THREADS], capture_output=True, text=True, env=env).stdout.split()
+    assert out == ["0", "1", "1"]
+    mine = subprocess.run([sys.executable, "-c", _THREADS], capture_output=True, text=True,
+                          env={**env, "OMP_NUM_THREADS": "2"}).stdout.split()
+    assert mine[:2] == ["0", "None"]
 
 
 def test_default_design_is_the_builtin_sip_ring(capsys):
