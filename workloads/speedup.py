@@ -516,21 +516,25 @@ def _bounded_rounds(job: SearchJob, view: FabricEstimate, top: int, ceiling=None
     other than the fastest so far also stops at the first strategy whose bound is above that way's fastest: it
     cannot become the fastest beyond it and is priced up to it, so the fastest way, and its `top`, are the full
     search's.
-    Only the strategies that fit in memory are planned and priced. Returns the strategies, the plan of those that
-    fit and the rounds (`Rounds`)."""
+    Only the strategies that fit in memory are planned and priced; where one round prices them all (no ceiling,
+    at most the first round's size), no floor is found. Returns the strategies, the plan of those that fit and the
+    rounds (`Rounds`)."""
     model, gpu, stack = job.model, job.gpu, job.stack
     st = transformer_strategies(model, view.job_gpus, job.batch, _per_candidate(dict(job.fixed_items)), stack)
     plan = transformer_plan(model, gpu, job.batch, st, compute=stack.compute_for(gpu), training=stack.training,
                             precision=job.precision, fitting=True)
-    bound = transformer_floor(plan, stack.training, view)
-    order = np.argsort(bound, kind="stable")
-    lower = bound[order]
     count = 1 if points(view) is None else points(view)
     fastest = np.full((count, top), math.inf)  # each point's `top` fastest priced so far
     if ceiling is not None:
         fastest[:] = np.reshape(ceiling, (count, 1))
     knobs = speed_knobs.KNOBS
     size = knobs.first_priced_few if count <= knobs.few_points else knobs.first_priced
+    if ceiling is None and len(plan.index) <= size:  # the first round prices every strategy: no order to find
+        order, lower = np.arange(len(plan.index)), None
+    else:
+        bound = transformer_floor(plan, stack.training, view)
+        order = np.argsort(bound, kind="stable")
+        lower = bound[order]
     rounds, rows, start = [], np.arange(count), 0
     while start < len(order):
         end = start + size
