@@ -48,6 +48,8 @@ def elementwise(fn, *args):
 
 @record(slots=False)
 class SignalArrays:
+    """The signal a link carries, for a point or a grid: levels, symbol rate, target BER, FEC overhead, eye Q."""
+
     levels: int
     symbol_rate: object  # baud
     target_ber: object
@@ -92,6 +94,8 @@ def link_extinction_ratio(d: LinkDesign, s: dict):
 
 @record(slots=False)
 class ReceiverArrays:
+    """The receiver's sensitivity at the target BER, the extinction ratio it assumes, the quantum limit."""
+
     sensitivity_w: object  # average power
     reference_er: object  # linear ER the sensitivity assumes
     quantum_limit_w: object
@@ -187,6 +191,8 @@ def average_rin_db_per_hz(d: LinkDesign, s: dict):
 
 @record(slots=False)
 class PenaltyArrays:
+    """The penalties no wavelength count changes: extinction ratio, RIN, chromatic dispersion (dB)."""
+
     extinction_db: object  # beyond the ER the sensitivity assumes (E8)
     rin_db: object  # laser RIN over the receiver's noise bandwidth (E30)
     noise_bandwidth_hz: object

@@ -75,6 +75,8 @@ FEC_CHOICES = ("none", "kr4", "kp4", "given")
 
 @record(kw_only=True)
 class LinkSection(Section):
+    """The link's kind, line rate and modulation, wavelength grid and fibers, target BER, FEC and margin kept."""
+
     section_name: ClassVar[str] = "link"
 
     kind: str = param("ring-wdm", "choice", "link type: 'ring-wdm' (micro-ring modulators and drop filters on CW comb "
@@ -135,6 +137,8 @@ class LinkSection(Section):
 
 @record(kw_only=True)
 class FiberSection(Section):
+    """The fiber's type and dispersion (zero-dispersion wavelength, slope, model); multimode bandwidth and noise."""
+
     section_name: ClassVar[str] = "fiber"
 
     type: str = param("smf", "choice", "'smf' single-mode fiber (O- to L-band, 1260–1675 nm) or 'mmf' multimode "
@@ -231,6 +235,8 @@ class TransmitterSection(Section):
 
 @record(kw_only=True)
 class RingSection(Section):
+    """A ring-wdm link's micro-rings: radius, group index, Qs, losses and bend fit, filter ISI, thermal tuning."""
+
     section_name: ClassVar[str] = "ring"
 
     radius: float = param("3 um", "m", "micro-ring radius", "DSENT default [verbatim]", lo=1e-6, hi=1e-3)
@@ -289,6 +295,8 @@ _RX_TIA = all_of(_RX_CIRCUIT, when("receiver", "front_end", "tia"))
 
 @record(kw_only=True)
 class ModulatorSection(Section):
+    """A ring-wdm link's modulators: kind, Q, insertion loss, extinction ratio and energy (given or from the drive)."""
+
     section_name: ClassVar[str] = "modulator"
 
     kind: str = param("add-drop", "choice", "'add-drop': each ring drops its line from the laser bus onto the "
@@ -355,6 +363,8 @@ class ModulatorSection(Section):
 
 @record(kw_only=True)
 class LaserSection(Section):
+    """The laser: kind, lines and power per line, flatness, coupling, wall-plug efficiency, sharing, limits, RIN."""
+
     section_name: ClassVar[str] = "laser"
 
     kind: str = param("comb", "choice", "laser source: 'comb' generates all its lines, 'dfb' (an array) lights only "
@@ -410,6 +420,8 @@ class LaserSection(Section):
 
 @record(kw_only=True)
 class LossSection(Section):
+    """The path's passive losses: couplers, waveguides, bends, crossings, splitters, connectors, fiber, switches."""
+
     section_name: ClassVar[str] = "loss"
 
     coupler: float = non_negative("1.5 dB", "dB", "chip-to-fiber coupler loss per facet",
@@ -460,6 +472,8 @@ class LossSection(Section):
 
 @record(kw_only=True)
 class ReceiverSection(Section):
+    """The receiver: sensitivity (given, or from responsivity, dark current, noise density), bandwidth, energy."""
+
     section_name: ClassVar[str] = "receiver"
 
     model: str = param("ge-photodiode", "choice", "how sensitivity is found", "—",
@@ -548,6 +562,8 @@ class ReceiverSection(Section):
 
 @record(kw_only=True)
 class TuningSection(Section):
+    """How a ring-wdm link's rings hold their channels: strategy, heaters, temperatures, variation and yield."""
+
     section_name: ClassVar[str] = "tuning"
 
     strategy: str = param("nearest-channel", "choice", "thermal tuning strategy: 'nearest-channel' (each ring "
@@ -606,6 +622,8 @@ class TuningSection(Section):
 
 @record(kw_only=True)
 class PackageSection(Section):
+    """The package's size and its optical I/O chiplets' fiber edge and pitch: the shoreline fibers escape through."""
+
     section_name: ClassVar[str] = "package"
 
     width: float = positive("55 mm", "m", "GPU package width", "[assumed] SXM-class package", hi=1.0)

@@ -46,6 +46,8 @@ class FecFigures:
 
 @record
 class SignalFigures:
+    """The signal the link carries: modulation, levels, symbol rate, target BER, the eye Q it needs, FEC."""
+
     modulation: str  # 'nrz' or 'pam4'
     levels: int
     symbol_rate_baud: float  # line rate / bits per symbol
@@ -61,6 +63,8 @@ class SignalFigures:
 
 @record
 class ReceiverFigures:
+    """The receiver's average-power sensitivity, the extinction ratio it assumes, the quantum limit."""
+
     sensitivity_w: float  # average power
     reference_extinction_ratio: float  # linear ER the sensitivity assumes
     quantum_limit_w: float
@@ -76,6 +80,8 @@ class ReceiverFigures:
 
 @record
 class RingFigures:
+    """A ring-wdm link's rings: FSR, linewidths, finesse, Q, drop and through losses, the rates they pass."""
+
     fsr_hz: float
     fsr_m: float
     filter_fwhm_hz: float
@@ -125,6 +131,8 @@ class BudgetFigures:
 
 @record
 class CapacityFigures:
+    """The capacity: every limit, the one that binds, and the capacity with the design's counts lifted."""
+
     wavelength_limits: dict[str, int]
     limits_bps: dict[str, float]
     capacity_bps: float
@@ -144,6 +152,8 @@ class CapacityFigures:
 
 @record
 class ReachFigures:
+    """How far the budget reaches: fiber length, switch passes, the least laser power per line that closes."""
+
     max_fiber_length_m: float  # NaN when the budget fails even with no fiber
     fiber_reach_m: dict[str, float]  # each length limit alone: 'loss', 'dispersion', 'channel_isi'
     max_switch_passes: int | None  # None when the budget fails even with no switch
@@ -167,6 +177,8 @@ class RingYield:
 
 @record
 class TuningFigures:
+    """Heater power for the rings in use, the shift they must make, the reach, and the ring yield."""
+
     power_w: float
     shift_needed_hz: float  # largest shift one ring of the designed grid must make
     heater_reach_hz: float  # the largest shift the heater driver supplies
@@ -213,6 +225,8 @@ class LinkEnergy:
 
 @record
 class PackageFigures:
+    """The package's fiber escape per direction and its shoreline bandwidth density."""
+
     escape_fibers_per_direction: int
     shoreline_bps_per_m: float
 

@@ -54,6 +54,8 @@ def _f(value, dtype=None):
 # --- ring figures -----------------------------------------------------------------------------------------------
 @record(slots=False)
 class RingArrays:
+    """The rings' figures: FSR, linewidths, Q, drop and through losses, the rates they pass, their ISI."""
+
     f0: object
     fsr: object  # Hz
     fwhm: object  # drop filter
@@ -291,6 +293,8 @@ def _along_counts(table, index):
 
 @record(slots=False)
 class LaserArrays:
+    """The laser lines: mean power per line, the comb's envelope, the split, the power in the bus, the cap."""
+
     flatness: object  # weakest line below the mean (a comb's envelope; 0 for a DFB array)
     line_dbm: object  # mean laser output per line
     split_db: object
@@ -420,6 +424,8 @@ def _closed_counts(d: LinkDesign, tables, inputs, n_max: int):
 
 @record(slots=False)
 class BudgetArrays:
+    """The worst wavelength's budget: the count it closes, the ledger and penalties, crosstalk and margin."""
+
     ledger: tuple  # LedgerLine values at the design's count
     penalties: tuple  # LedgerLine: extinction ratio, crosstalk, filter ISI, RIN, dispersion
     count: object  # wavelengths per fiber the budget closes
@@ -562,6 +568,8 @@ LIMITS = (*WAVELENGTH_LIMITS, "package_escape")
 
 @record(slots=False)
 class CapacityArrays:
+    """The capacity: each limit's wavelength count, the one that binds, the wavelengths and fibers used."""
+
     escape: object  # fibers per direction the package escapes
     payload: object  # bit/s per wavelength after the FEC overhead
     counts: tuple  # FSR channels, laser lines, budget count
@@ -646,6 +654,8 @@ def capacity_stage(d: LinkDesign, s: dict, ring: RingArrays, lz: LaserArrays, si
 # --- tuning and ring yield -----------------------------------------------------------------------------------------
 @record(slots=False)
 class TuningArrays:
+    """Tuning the rings in use: the shift each must make, heater reach and power, lock probability, yield."""
+
     per_kelvin: object  # resonance shift per kelvin (E12 or given)
     efficiency: object  # Hz per W of heater power
     rings_used: object
