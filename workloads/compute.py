@@ -168,7 +168,8 @@ def _hardware(gpu: Gpu, precision: str | None, settings: ComputeSettings) -> _Ha
                      attention_rates=tuple(x * peak16 * efficiency for x in shares),
                      fp8=precision == "fp8", fp8_cast_bytes=settings.fp8_cast_bytes,
                      fp8_amax_pass=settings.fp8_scaling == "current",
-                     ceiling16=ceiling_flops(gpu, gpu.default_precision, settings.gemm) * efficiency)
+                     ceiling16=ceiling if precision == gpu.default_precision else
+                     ceiling_flops(gpu, gpu.default_precision, settings.gemm) * efficiency)
 
 
 # --- strategy arrays ------------------------------------------------------------------------------------------
