@@ -18,11 +18,12 @@ from operator import attrgetter
 
 def record(cls=None, /, **options):
     """`@record` or `@record(kw_only=True, slots=False, ...)`: `dataclasses.dataclass(frozen=True, slots=True)` with
-    `options` (any of dataclass's but eq, repr, frozen and unsafe_hash, which a record fixes)."""
-    fixed = {"eq", "repr", "frozen", "unsafe_hash"} & set(options)
+    `options` (any of dataclass's but eq, repr, frozen and unsafe_hash, which a record fixes, and order: a record
+    has no ordering)."""
+    fixed = {"eq", "repr", "frozen", "unsafe_hash", "order"} & set(options)
     if fixed:
         raise TypeError(f"record: {', '.join(sorted(fixed))} cannot be chosen (a record is frozen, compared and shown "
-                        "by its fields)")
+                        "by its fields, and not ordered)")
 
     def wrap(cls):
         own = cls.__dict__  # what the class body defines stays, as dataclass leaves it

@@ -907,24 +907,36 @@ def _click_app(command: str | None):
     return typer.main.get_command(one)
 
 
-def _one_blas_thread() -> None:
+@contextlib.contextmanager
+def _one_blas_thread():
     """A command's numpy work is elementwise, with no matrix product to share out: the worker threads OpenBLAS
     starts with numpy would only spin (~0.1 s of CPU a command on 2 cores, measured; `sipml report` 2.94 → 2.71 s
-    CPU). Set before numpy is imported, so the command's processes (and the workers they start) run one; a user's
-    own OPENBLAS_NUM_THREADS or OMP_NUM_THREADS is kept."""
-    if "numpy" not in sys.modules and not {"OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"} & set(os.environ):
+    CPU). Set while the command runs, before numpy is imported, so its processes (and the workers they start) run
+    one; a user's own OPENBLAS_NUM_THREADS or OMP_NUM_THREADS is kept, and a Python caller's environment is as it
+    was once the command returns."""
+    mine = "numpy" not in sys.modules and not {"OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"} & set(os.environ)
+    if mine:
         os.environ["OPENBLAS_NUM_THREADS"] = "1"
+    try:
+        yield
+    finally:
+        if mine:
+            os.environ.pop("OPENBLAS_NUM_THREADS", None)
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point: run the app and return its exit code. No exception escapes: project errors and usage
     errors become one line on stderr and their exit code; anything else one line saying what was being done,
     exit 70 (the traceback only with --debug)."""
+    with _one_blas_thread():
+        return _main(argv)
+
+
+def _main(argv: list[str] | None) -> int:
     from core.allocator import keep_freed_memory
     from core.errors import SipmlError
     from sipml.render import Terminated, terminate_on_signal
 
-    _one_blas_thread()
     keep_freed_memory()  # the command's process is ours: its array temporaries reuse memory (core.allocator)
     args, debug = _split_debug(list(sys.argv[1:] if argv is None else argv))
     _doing("reading the command line")

@@ -234,10 +234,11 @@ class _LayerTable:
                 self._launch(2 if layer.first else 3)
                 self._launch(4 if nchw else 0, streams=True)
                 self._launch(kernels, streams=True)
-        column = (lambda values, dtype=np.int64: np.reshape(np.array(values, dtype=dtype), (-1,) + (1,) * dims))
+        # float columns: each whole number becomes the float a Python int does against an array (no int64 to
+        # overflow on an absurd image size)
+        column = (lambda values: np.reshape(np.array(values, dtype=float), (-1,) + (1,) * dims))
         convs = list(zip(*conv)) or [()] * 7
-        self.c_in, self.crs, self.rs, self.c_out, self.h_in2, self.h_out2 = (column(c) for c in convs[:6])
-        self.factor = column(convs[6], float)
+        self.c_in, self.crs, self.rs, self.c_out, self.h_in2, self.h_out2, self.factor = (column(c) for c in convs)
         self.f_in, self.f_out = (column(d) for d in (list(zip(*dense)) or [()] * 2))
         self.pool_elements = column(pools)
         self.gemm_order = _order(gemm_at, {"conv_forward": len(conv), "conv_data": len(conv),

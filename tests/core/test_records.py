@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import dataclasses
 import pickle
-from dataclasses import field
 
 import pytest
 
@@ -103,7 +102,7 @@ def test_a_record_pickles_and_refuses_the_options_it_fixes():
 
     w = When("link", "kind", ("ring-wdm",))
     assert pickle.loads(pickle.dumps(w)) == w
-    for option in ("eq", "repr", "frozen", "unsafe_hash"):
+    for option in ("eq", "repr", "frozen", "unsafe_hash", "order"):
         with pytest.raises(TypeError, match=option):
             record(**{option: True})
 

@@ -95,3 +95,11 @@ def test_a_memory_bound_convolution_moves_its_input_filter_and_output_once_per_g
     assert float(less) < 0.9 * float(expected)  # the bytes decide: GEMMs that skipped their output would be faster
     t = cnn.step_times([conv], 64, norm_fusion="separate", **KW)
     assert float(t.gemm_s) == pytest.approx(float(expected), rel=1e-12)
+
+
+def test_a_layer_beyond_int64_is_timed_as_floats_not_refused_with_an_overflow():
+    """An absurd image (5·10⁹ pixels a side: h² beyond int64) is timed in floats, as Python's own integers are
+    against an array; the search then refuses it for its memory, not with an internal error."""
+    huge = cnn.Conv(64, 64, 3, 1, 5_000_000_000)
+    t = cnn.step_times([huge], 8, norm_fusion="separate", **KW)
+    assert np.isfinite(t.gemm_s) and t.gemm_s > 1e6 and t.kernels == 3 + 2 + 2  # GEMMs, BatchNorm, ReLU
