@@ -6,8 +6,10 @@ median beside it: the host's drift between runs is larger than the search's) and
 with the ratio of the cold time to a fixed reference measured in the same run. The price catalog is read once, as a
 process that evaluates (`workloads.evaluation.Evaluation`) reads it, so the figure is the search's, not the reading
 of a TOML file.
-Then the first search of fresh processes, and where the median one's time went, stage by stage.
-Targets: ≥ 1e6 candidates/s cold, in a fresh process's first search too; the 175B search under 1 s per fabric.
+Then ResNet-50's search per candidate (a CNN's candidates are its few data × model-parallel splits), and the first
+search of fresh processes, and where the median one's time went, stage by stage.
+Targets: ≥ 1e6 candidates/s cold, in a fresh process's first search too; the 175B search under 1 s per fabric;
+ResNet-50 ≤ 0.1 ms per candidate.
 
 Run:  python bench/bench_search.py
       python bench/bench_search.py --against ../other-checkout [--rounds 4]
@@ -161,6 +163,31 @@ def run() -> None:
     print(f"all fabrics: {total['points']} points in {total['seconds']:.3f} s cold (each the best of {REPEATS}; "
           f"{total['seconds'] / reference:.3f}× the reference) → {total['points'] / total['seconds']:.0f} points/s "
           f"(one core)")
+    cnn_searches(reference)
+
+
+CNN_FABRICS = ("sip-ring", "dgx-a100")  # SiP-Ring runs a job three ways (its allocations), a DGX one
+
+
+def cnn_searches(reference: float) -> None:
+    """ResNet-50 on 1,024 GPUs at its default batch: the best of REPEATS cold searches per fabric and the time per
+    candidate (its data × model-parallel splits; target ≤ 0.1 ms each)."""
+    model = load_model("resnet-50")
+    catalog = load_catalog()
+    for name in CNN_FABRICS:
+        design = load_design(name)
+        est = evaluate_fabric(design)
+        batch, _ = speedup.default_batch(model, est.job_gpus)
+        evaluate_model(model, design, name, batch, estimate=est, catalog=catalog)
+        times = []
+        for _ in range(REPEATS):
+            speedup._search.cache_clear()
+            t0 = time.perf_counter()
+            result = evaluate_model(model, design, name, batch, estimate=est, catalog=catalog)
+            times.append(time.perf_counter() - t0)
+        wall = min(times)
+        print(f"resnet-50 on {name}: {result.candidates} candidates in {wall * 1e3:.1f} ms cold (best of {REPEATS}; "
+              f"{wall / reference:.4f}× the reference) → {wall / result.candidates * 1e3:.2f} ms per candidate")
 
 
 def compare(other: str, rounds: int) -> None:
