@@ -152,12 +152,12 @@ def transformer_floor(plan: TransformerPlan, training: TrainingSettings, est: Fa
     first, inverse = distinct_whole_columns(tuple(getattr(st, key) for key in MODEL_PARALLEL_KEYS))
     mix = plan.take(first, est.job_gpus).mix
     alone = mix_pricing(est, None)
-    tp_calls = _tp_calls(st, plan.rerun, _tp_layers(plan.model, st, plan.stage_layers))
+    tp_layers = _tp_layers(plan.model, st, plan.stage_layers)
+    tp_calls = _tp_calls(st, plan.rerun, tp_layers)
     times = dict.fromkeys(COLLECTIVE_TIMES, 0.0)
     spread = (lambda c: np.take(alone.seconds([c])[0], inverse, axis=-1))  # one call's seconds at each strategy
     per_call = {c.op: spread(c) for c in mix[:len(tp_calls)] if np.any(tp_calls[c.op])}
-    times.update(_tensor_times(tp_calls, _tp_async_calls(st, _tp_layers(plan.model, st, plan.stage_layers)),
-                               per_call))
+    times.update(_tensor_times(tp_calls, _tp_async_calls(st, tp_layers), per_call))
     for key, c, calls in zip(("pipeline", "expert", "context"), mix[len(tp_calls):len(tp_calls) + 3],
                              (plan.pp_calls_mb, plan.ep_calls_mb, plan.cp_calls_mb)):
         if np.any(calls):
