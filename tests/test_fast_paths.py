@@ -714,6 +714,36 @@ def test_the_ways_a_ring_runs_a_job_searched_as_one_batch_equal_each_searched_al
         assert {k: v[i] for k, v in record.top[0].breakdown.items()} == alone[best][i].top[0].breakdown
 
 
+@pytest.mark.parametrize("model_name", ["resnet-50", "vgg-16", "dlrm-dcnv2"])
+def test_a_split_kinds_ways_searched_at_once_equal_each_way_priced_alone(model_name):
+    """A CNN's or a DLRM's search on SiP-Ring's three allocations (`WorkloadKind.ways`: one
+    breakdown on the ways joined, its fabric-free step done once) finds at each way what that way's own breakdown
+    finds, figure for figure, and keeps the fastest way (the first of equals)."""
+    from fabric.estimate import pricing_view
+    from fabric.registry import get_kind
+    from sipml.design_files import load_design
+    from workloads import kinds, speedup
+    from workloads.models import load_model
+
+    model = load_model(model_name)
+    d = load_design("sip-ring", ["fabric.gpus=256"])
+    est = speedup.evaluate_fabric(d)
+    batch, _ = speedup.default_batch(model, est.job_gpus)
+    views = tuple(pricing_view(o) for o in get_kind(est.kind).alternatives(est))
+    assert len(views) == 3 and kinds.of(model).ways and not kinds.of(model).batched
+    job = speedup.search_job(model, d, batch, None, None, None)
+    speedup._search.cache_clear()
+    way, found = speedup._search(job, views, 5, None)
+    fixed = {"precision": job.precision}
+    alone = []
+    for view in views:
+        st, br = speedup.breakdown(model, job.gpu, view, batch, fixed, stack=job.stack)
+        alone.append(speedup._found(st, br, br.fits, np.arange(len(st)), speedup._Memory.of(br), 5, model, job.gpu))
+    seconds = [a.top[0].iteration_s for a in alone]
+    assert way == seconds.index(min(seconds)) and found == alone[way]
+    assert len({a.top[0].iteration_s for a in alone}) > 1  # the ways differ: the pick is a real one
+
+
 @pytest.mark.parametrize("design", ["sip-ring", "sip-ocs", "fattree-200", "dgx-h100"])
 def test_a_collective_and_its_last_bucket_priced_in_one_call_equal_each_priced_alone(design):
     """The data-parallel collectives and their last gradient buckets, stacked two by two into one pricing call

@@ -175,9 +175,10 @@ def _cnn_shape(model: CnnModel) -> str:
 
 
 GENERIC_KIND = WorkloadKind(name="generic", model=GenericModel, breakdown=_split_kind(generic_compute),
-                            parameters=lambda m: m.parameters, shape=lambda m: "totals per sample", **_EPOCHS)
+                            parameters=lambda m: m.parameters, shape=lambda m: "totals per sample", ways=True,
+                            **_EPOCHS)
 CNN_KIND = WorkloadKind(name="cnn", model=CnnModel, breakdown=_split_kind(cnn_compute),
-                        parameters=lambda m: m.parameters, shape=_cnn_shape, **_EPOCHS)
-DLRM_KIND = WorkloadKind(name="dlrm", model=DlrmModel, breakdown=_dlrm_kind,
+                        parameters=lambda m: m.parameters, shape=_cnn_shape, ways=True, **_EPOCHS)
+DLRM_KIND = WorkloadKind(name="dlrm", model=DlrmModel, breakdown=_dlrm_kind, ways=True,
                          parameters=lambda m: dlrm.embedding_parameters(m) + dlrm.dense_parameters(m),  # tables, MLPs
                          shape=lambda m: f"{m.tables} tables × {m.embedding_dim}", **_EPOCHS)

@@ -40,6 +40,8 @@ class WorkloadKind:
     shape: Callable  # model → its shape in a listing (`sipml models`)
     batched: bool = False  # the transformer plan's bounded search over every way and point of a fabric at once
     # (workloads.speedup reads the model's shape through workloads.training): only for TransformerModel records
+    ways: bool = False  # `breakdown` takes the ways a fabric runs a job as one batched view (its fabric-bound
+    # figures arrays over them, `fabric.estimate.joined_points`; its fabric-free work done once)
 
     @property
     def throughput_unit(self) -> str:

@@ -446,15 +446,19 @@ def _search(job: SearchJob, views: tuple, top: int, gradient_bytes: float | None
     """The strategy search on the pricing views `views` (the ways a fabric can run the job), one point each:
     (the fastest way, the first of equals; the `top` fastest candidates that fit there, or why none does). A
     batched kind's ways (a transformer's) are searched at once, each only as far as it could still be the fastest."""
-    if kinds.of(job.model).batched:
+    kind = kinds.of(job.model)
+    if kind.batched:
         found = _bounded_search(job, _one_batch(views), top, ways=len(views) > 1)
-    else:
+    else:  # every candidate priced: each way on its own, or (a kind that takes them so) all of them at once
+        fixed = {**dict(job.fixed_items), "precision": job.precision}
+        together = kind.ways and len(views) > 1
         found = []
-        for view in views:
-            fixed = {**dict(job.fixed_items), "precision": job.precision}
+        for view in [_one_batch(views)] if together else views:
             st, br = breakdown(job.model, job.gpu, view, job.batch, fixed, stack=job.stack,
                                gradient_bytes=gradient_bytes)
-            found.append(_found(st, br, br.fits, np.arange(len(st)), _Memory.of(br), top, job.model, job.gpu))
+            for each in [br.point(i) for i in range(len(views))] if together else [br]:
+                found.append(_found(st, each, each.fits, np.arange(len(st)), _Memory.of(br), top, job.model,
+                                    job.gpu))
     seconds = (lambda f: math.inf if isinstance(f, str) else f.top[0].iteration_s)
     best = min(range(len(found)), key=lambda k: seconds(found[k]))
     return best, found[best]
