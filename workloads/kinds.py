@@ -3,7 +3,7 @@ call, as for fabric kinds (fabric.registry). A kind supplies what the strategy s
 models: the record a model file of it parses to, the stack its models run under unless told, what its throughput
 counts (tokens or samples) and how many of them one iteration carries, a run's default length, its strategies
 with their time breakdown, and whether its search takes a fabric's points and ways in one bounded batch (the
-transformer plan's) or one breakdown each.
+transformer plan's), a fabric's ways in one breakdown (`ways`), or one breakdown each.
 
 A kind also counts its models' weights (what a checkpoint stores) and says their shape in a listing; the keys of a
 model file that contradict each other, or have no effect, the model record's `check_keys(data, source)` says.
@@ -40,8 +40,9 @@ class WorkloadKind:
     shape: Callable  # model → its shape in a listing (`sipml models`)
     batched: bool = False  # the transformer plan's bounded search over every way and point of a fabric at once
     # (workloads.speedup reads the model's shape through workloads.training): only for TransformerModel records
-    ways: bool = False  # `breakdown` takes the ways a fabric runs a job as one batched view (its fabric-bound
-    # figures arrays over them, `fabric.estimate.joined_points`; its fabric-free work done once)
+    ways: bool = False  # `breakdown` takes the ways a fabric runs a job as one batched view
+    # (`fabric.estimate.joined_points`): its figures that the fabric enters are (ways, candidates) arrays, the rest
+    # one per candidate (`Breakdown.point` reads way i), its fabric-free work done once
 
     @property
     def throughput_unit(self) -> str:

@@ -445,7 +445,9 @@ def _fastest_at_points(job: SearchJob, view) -> tuple[_Found, np.ndarray]:
 def _search(job: SearchJob, views: tuple, top: int, gradient_bytes: float | None) -> tuple[int, _Found | str]:
     """The strategy search on the pricing views `views` (the ways a fabric can run the job), one point each:
     (the fastest way, the first of equals; the `top` fastest candidates that fit there, or why none does). A
-    batched kind's ways (a transformer's) are searched at once, each only as far as it could still be the fastest."""
+    batched kind's ways (a transformer's) are searched at once, each only as far as it could still be the fastest;
+    another kind's candidates are all priced, each way on its own or, for a kind with `ways`, all ways in one
+    breakdown."""
     kind = kinds.of(job.model)
     if kind.batched:
         found = _bounded_search(job, _one_batch(views), top, ways=len(views) > 1)
@@ -457,7 +459,7 @@ def _search(job: SearchJob, views: tuple, top: int, gradient_bytes: float | None
             st, br = breakdown(job.model, job.gpu, view, job.batch, fixed, stack=job.stack,
                                gradient_bytes=gradient_bytes)
             for each in [br.point(i) for i in range(len(views))] if together else [br]:
-                found.append(_found(st, each, each.fits, np.arange(len(st)), _Memory.of(br), top, job.model,
+                found.append(_found(st, each, each.fits, np.arange(len(st)), _Memory.of(each), top, job.model,
                                     job.gpu))
     seconds = (lambda f: math.inf if isinstance(f, str) else f.top[0].iteration_s)
     best = min(range(len(found)), key=lambda k: seconds(found[k]))
