@@ -12,7 +12,9 @@ SECONDS_PER_YEAR = 3.15576e7  # the Julian year (365.25 d), the registry's 'yr'
 J_PER_KWH = 3.6e6
 
 
-def _load(name: str, overrides, gpus: int | None):
+def _load(name: str, overrides, gpus: int | None, designs: dict | None = None):
+    """Design `name` with `overrides` at `gpus`; `designs`, those loaded before ({(name, sets): design}), which this
+    one is taken from or added to."""
     from sipml.design_files import load_design
 
     sets = list(overrides or [])
@@ -20,7 +22,11 @@ def _load(name: str, overrides, gpus: int | None):
         sets.append("fabric.job_gpus=1")
     elif gpus is not None:
         sets.append(f"fabric.gpus={gpus}")
-    return load_design(name, sets)
+    if designs is None:
+        return load_design(name, sets)
+    if (name, *sets) not in designs:
+        designs[(name, *sets)] = load_design(name, sets)
+    return designs[(name, *sets)]
 
 
 ALTERNATIVES = 2  # next-fastest strategies a row lists; the search keeps 5 (Evaluation.training's), as every section
@@ -38,11 +44,13 @@ RUN_KEYS = ("run_time_s", "energy_kwh", "electricity_usd", "hardware_usd", "run_
 
 
 def run_speedup(designs, model_name: str, gpus: int | None, batch: int | None, strategy: str | None, overrides,
-                baselines, tokens: float | None, top: int = 5, catalog=None, gpu_table=None, links=None):
+                baselines, tokens: float | None, top: int = 5, catalog=None, gpu_table=None, links=None,
+                designs_loaded=None):
     """The rows of `sipml speedup`: one per design, each with its speedups over every baseline; `catalog` the one
     to price with (None: the shipped one, read here), `gpu_table` the GPUs to find each design's among (None: the
     shipped ones; `workloads.gpus.load_gpus` with a user's GPU files); `links` the link estimates of earlier calls
-    ({LinkDesign: LinkEstimate}, `Evaluation.share_link`), which this one adds to."""
+    ({LinkDesign: LinkEstimate}, `Evaluation.share_link`) and `designs_loaded` the designs they loaded ({(name,
+    sets): design}), which this one adds to."""
     from core.errors import InfeasibleDesign, InputError
     from fabric.catalog import load_catalog
     from workloads.models import load_model
@@ -65,11 +73,11 @@ def run_speedup(designs, model_name: str, gpus: int | None, batch: int | None, s
 
     every = list(dict.fromkeys(names + base_names))
     scoped = [o for o in overrides or [] if ":" in o.partition("=")[0]]
-    loaded = {name: _load(name, scoped_overrides(name, overrides, every), gpus) for name in names}
+    loaded = {name: _load(name, scoped_overrides(name, overrides, every), gpus, designs_loaded) for name in names}
     jobs = {d.job_gpus for d in loaded.values()}
     base_gpus = gpus if gpus is not None or len(jobs) > 1 else next(iter(jobs))  # the baselines follow the job
     versions = {(b, name): measured_baseline(b, design, scoped_overrides(b, overrides if b in names else scoped, every),
-                                     base_gpus) for name, design in loaded.items() for b in base_names}
+                                     base_gpus, designs_loaded) for name, design in loaded.items() for b in base_names}
     sizes = {d.job_gpus for d in [*loaded.values(), *versions.values()]}
     if len(sizes) > 1:
         raise InputError(f"the designs run jobs of different sizes ({', '.join(map(str, sorted(sizes)))} GPUs): "
@@ -193,15 +201,16 @@ def _row(name: str, r, measured: dict, amount: float, amount_unit: str) -> dict:
     return row
 
 
-def measured_baseline(name: str, design, sets: list[str], gpus: int | None):
+def measured_baseline(name: str, design, sets: list[str], gpus: int | None, designs: dict | None = None):
     """Baseline `name` as it is measured against `design`: carrying the design's GPU and server host (`[fabric]
-    gpu` and `host`), unless `sets` (the --set items that reach the baseline) give it a GPU of its own."""
-    own = _load(name, sets, gpus)
+    gpu` and `host`), unless `sets` (the --set items that reach the baseline) give it a GPU of its own; `designs`
+    as `_load` reads them."""
+    own = _load(name, sets, gpus, designs)
     if any(item.partition("=")[0].strip() == "fabric.gpu" for item in sets):
         return own
     carried = [f'fabric.{key}="{getattr(design.fabric, key)}"' for key in ("gpu", "host")
                if getattr(own.fabric, key) != getattr(design.fabric, key)]
-    return _load(name, sets + carried, gpus) if carried else own
+    return _load(name, sets + carried, gpus, designs) if carried else own
 
 
 def _versus(result, name: str, baseline, dropped: dict) -> dict:

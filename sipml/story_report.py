@@ -114,12 +114,12 @@ def _training_section(catalog):
     gpu, next_gpu = (gpu_of(load_design(name)).name for name in (HEADLINE_GPU, NEXT_GPU))
     rows, data, notes, generation, generation_rows = [], [], [], [], []
     first, other = BASELINES[0], BASELINES[1:]
-    links: dict = {}  # each design's optical link evaluated once for every model and GPU
+    links, loaded = {}, {}  # each design loaded, and its optical link evaluated, once for every model and GPU
     for model in MODELS:
         result, _, failures = run_speedup(list(TRAINING), model, None, None, None, _on(headline), list(BASELINES),
-                                          None, catalog=catalog, links=links)
+                                          None, catalog=catalog, links=links, designs_loaded=loaded)
         newer, _, newer_failures = run_speedup(list(TRAINING), model, None, None, None, _on(later), list(BASELINES),
-                                               None, catalog=catalog, links=links)
+                                               None, catalog=catalog, links=links, designs_loaded=loaded)
         notes += [f"{model} on {name}: {why}" for name, why in failures.items()]
         notes += [f"{model} on {name} ({later['gpu']}): {why}" for name, why in newer_failures.items()]
         before = {r["design"]: r for r in result if r["feasible"]}

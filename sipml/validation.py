@@ -325,13 +325,14 @@ def training_cases() -> list[TrainingCase]:
     return out
 
 
-def training_case_row(case: TrainingCase, catalog=None) -> dict:
+def training_case_row(case: TrainingCase, catalog=None, designs_loaded: dict | None = None) -> dict:
     """The `sipml speedup` row of the case, computed by the function the command runs (priced with `catalog`, None:
-    the shipped one)."""
+    the shipped one; `designs_loaded`, the designs of the cases before it: `run_speedup`)."""
     from sipml.speedup_report import run_speedup
 
     rows, _, failures = run_speedup([case.design], case.model, case.gpus, case.batch, case.strategy,
-                                    list(case.sets), [case.design], None, catalog=catalog)
+                                    list(case.sets), [case.design], None, catalog=catalog,
+                                    designs_loaded=designs_loaded)
     return rows[0]
 
 
@@ -368,11 +369,11 @@ def case_unit(case: TrainingCase) -> str:
 def _training_cases(judged_only: bool = False) -> list[Case]:
     from fabric.catalog import load_catalog
 
-    out, catalog = [], load_catalog()  # one catalog for every case
+    out, catalog, loaded = [], load_catalog(), {}  # one catalog for every case, each design loaded once
     for case in training_cases():
         if judged_only and not case.judged:
             continue
-        row = training_case_row(case, catalog)
+        row = training_case_row(case, catalog, loaded)
         note = case.note if row.get("feasible") else row.get("reason", "")
         out.append(Case(case.group, case.name, case.source, case.published, case_value(case, row),
                         case_unit(case), case.tolerance, note=note, informational=not case.judged))
