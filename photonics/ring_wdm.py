@@ -182,9 +182,9 @@ def _point_blocks(lead: tuple, arrays):
     trailing axes are its own: an offset's counts lead, a table's trail). Where one row of the points' first axis
     holds no more than a block, whole rows make a block and each array is sliced there where it spans that axis
     (broadcast nowhere); otherwise each is broadcast and flattened over the points."""
-    points, row = math.prod(lead), math.prod(lead[1:])
-    if lead and row <= speed_knobs.KNOBS.points_per_block:
-        step = max(1, speed_knobs.KNOBS.points_per_block // max(row, 1))
+    points, row, block = math.prod(lead), math.prod(lead[1:]), speed_knobs.KNOBS.points_per_block
+    if lead and row <= block:
+        step = max(1, block // max(row, 1))
         for start in range(0, lead[0], step):
             stop = min(start + step, lead[0])
             rows = (slice(start, stop),)
@@ -197,8 +197,8 @@ def _point_blocks(lead: tuple, arrays):
         shape = np.shape(a)
         own, tail = shape[:head], shape[len(shape) - extra:]
         flat.append(np.broadcast_to(a, own + lead + tail).reshape(own + (points,) + tail))
-    for start in range(0, points, speed_knobs.KNOBS.points_per_block):
-        part = slice(start, min(start + speed_knobs.KNOBS.points_per_block, points))
+    for start in range(0, points, block):
+        part = slice(start, min(start + block, points))
         yield part, (part.stop - start,), [a[(slice(None),) * head + (part,)] for a, (_, head, _) in zip(flat, arrays)]
 
 

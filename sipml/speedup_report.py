@@ -24,9 +24,10 @@ def _load(name: str, overrides, gpus: int | None, designs: dict | None = None):
         sets.append(f"fabric.gpus={gpus}")
     if designs is None:
         return load_design(name, sets)
-    if (name, *sets) not in designs:
-        designs[(name, *sets)] = load_design(name, sets)
-    return designs[(name, *sets)]
+    key = (name, *sets)
+    if key not in designs:
+        designs[key] = load_design(name, sets)
+    return designs[key]
 
 
 ALTERNATIVES = 2  # next-fastest strategies a row lists; the search keeps 5 (Evaluation.training's), as every section

@@ -398,9 +398,10 @@ def sipml_speedup_cases() -> list[Case]:
     points: dict = {}  # each design evaluated once (its link, fabric and bill) for the three models
 
     def point(name: str, sets=()):
-        if (name, *sets) not in points:
-            points[(name, *sets)] = Evaluation(load_design(name, list(sets)), catalog)
-        return points[(name, *sets)]
+        key = (name, *sets)
+        if key not in points:
+            points[key] = Evaluation(load_design(name, list(sets)), catalog)
+        return points[key]
 
     out = []
     for model_name in ("resnet-50", "transformer-big", "gpt2-355m"):
