@@ -715,7 +715,7 @@ def test_the_ways_a_ring_runs_a_job_searched_as_one_batch_equal_each_searched_al
 
 
 @pytest.mark.parametrize("model_name", ["resnet-50", "vgg-16", "dlrm-dcnv2"])
-def test_a_split_kinds_ways_searched_at_once_equal_each_way_priced_alone(model_name):
+def test_a_split_kinds_ways_searched_at_once_equal_each_way_priced_alone(model_name, monkeypatch):
     """A CNN's or a DLRM's search on SiP-Ring's three allocations (`WorkloadKind.ways`: one
     breakdown on the ways joined, its fabric-free step done once) finds at each way what that way's own breakdown
     finds, figure for figure, and keeps the fastest way (the first of equals)."""
@@ -725,6 +725,7 @@ def test_a_split_kinds_ways_searched_at_once_equal_each_way_priced_alone(model_n
     from workloads import kinds, speedup
     from workloads.models import load_model
 
+    breakdown = speedup.breakdown
     model = load_model(model_name)
     d = load_design("sip-ring", ["fabric.gpus=256"])
     est = speedup.evaluate_fabric(d)
@@ -733,7 +734,11 @@ def test_a_split_kinds_ways_searched_at_once_equal_each_way_priced_alone(model_n
     assert len(views) == 3 and kinds.of(model).ways and not kinds.of(model).batched
     job = speedup.search_job(model, d, batch, None, None, None)
     speedup._search.cache_clear()
+    seen = []  # the views the kind's breakdown is called on: one, holding the three ways
+    monkeypatch.setattr(speedup, "breakdown", lambda *a, **k: seen.append(a[2]) or breakdown(*a, **k))
     way, found = speedup._search(job, views, 5, None)
+    monkeypatch.undo()
+    assert [speedup.points(v) for v in seen] == [3]
     fixed = {"precision": job.precision}
     alone = []
     for view in views:
