@@ -1,12 +1,15 @@
 """Frozen records: `record` declares a class as `dataclasses.dataclass(frozen=True, slots=True)` does — the same
-fields, `__init__`, immutability, equality, hash and repr, `dataclasses.fields` and `replace` — at about half the
-cost of declaring it.
+fields, `__init__`, immutability, equality, hash and repr, pickling, `dataclasses.fields` and `replace` — at a
+fraction of the cost of declaring it.
 
 Python 3.11 compiles each method a dataclass generates with an `exec` of its own (~0.15 ms each; a frozen class has
-six: `__init__`, `__setattr__`, `__delattr__`, `__eq__`, `__hash__`, `__repr__`). The first three depend on the
-fields' defaults and on immutability and stay the dataclass's; equality, hash and repr are the same three functions
-for every record, each reading the fields through one attribute getter made for the class. Every command declares
-its records at start-up (~60 for a link budget), so this is start-up time a user waits for.
+six: `__init__`, `__setattr__`, `__delattr__`, `__eq__`, `__hash__`, `__repr__`). Every command declares its records
+at start-up (~60 for a link budget), so this is start-up time a user waits for. Here the dataclass builds the fields
+and the slots; equality, hash, repr, the frozen `__setattr__`/`__delattr__` and a slotted class's pickling are the
+same functions for every record, reading the fields through one attribute getter made for the class; `__init__`,
+which depends on the fields' defaults, is compiled with one `exec`, as the frozen dataclass would write it. A record
+derived from a record (or another frozen dataclass), or one with an `InitVar` or a field left out of `__init__`, is
+declared by the dataclass itself (a frozen dataclass's subclass must be one).
 """
 
 from __future__ import annotations
@@ -31,7 +34,16 @@ def record(cls=None, /, **options):
         keep = {name for name in ("__eq__", "__repr__") if name in own}
         if not (own_hash is dataclasses.MISSING or (own_hash is None and "__eq__" in own)):
             keep.add("__hash__")  # a hash of its own (not the None that defining __eq__ leaves)
-        cls = dataclasses.dataclass(cls, **{"slots": True, **options}, frozen=True, eq=False, repr=False)
+        chosen = {"slots": True, **options}
+        if _frozen_base(cls) or _beyond_fields(cls):
+            cls = dataclasses.dataclass(cls, **chosen, frozen=True, eq=False, repr=False)
+        else:
+            for name in ("__setattr__", "__delattr__"):
+                if name in own:
+                    raise TypeError(f"Cannot overwrite attribute {name} in class {cls.__name__}")
+            cls = dataclasses.dataclass(cls, **{**chosen, "init": False}, frozen=False, eq=False, repr=False)
+            cls.__dataclass_params__.frozen = True
+            _freeze(cls, slotted=chosen["slots"], init=chosen.get("init", True) and "__init__" not in own)
         fields = dataclasses.fields(cls)
         _give_methods(cls, keep, compared=_values([f.name for f in fields if f.compare]),
                       hashed=_values([f.name for f in fields if (f.compare if f.hash is None else f.hash)]),
@@ -39,6 +51,19 @@ def record(cls=None, /, **options):
         return cls
 
     return wrap if cls is None else wrap(cls)
+
+
+def _frozen_base(cls) -> bool:
+    """Whether a base of `cls` is a frozen dataclass (a record is one)."""
+    return any(base.__dict__.get("__dataclass_params__") is not None and base.__dataclass_params__.frozen
+               for base in cls.__mro__[1:])
+
+
+def _beyond_fields(cls) -> bool:
+    """Whether the class body declares what only the dataclass's own `__init__` handles: an `InitVar`, or a field
+    left out of `__init__`."""
+    return (any("InitVar" in str(kind) for kind in cls.__dict__.get("__annotations__", {}).values())
+            or any(isinstance(v, dataclasses.Field) and not v.init for v in cls.__dict__.values()))
 
 
 def _values(names: list[str]):
@@ -49,6 +74,82 @@ def _values(names: list[str]):
         one = attrgetter(names[0])
         return lambda self: (one(self),)
     return lambda self: ()
+
+
+def _freeze(cls, slotted: bool, init: bool) -> None:
+    """The frozen dataclass's `__setattr__` and `__delattr__` (a field, or any attribute of the class itself, is
+    refused), its pickling of a slotted class, and its `__init__`, built at the first instance (`_first_init`)."""
+    names = tuple(f.name for f in dataclasses.fields(cls))
+
+    def __setattr__(self, name, value):
+        if type(self) is cls or name in names:
+            raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
+        super(cls, self).__setattr__(name, value)
+
+    def __delattr__(self, name):
+        if type(self) is cls or name in names:
+            raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r}")
+        super(cls, self).__delattr__(name)
+
+    methods = [__setattr__, __delattr__]
+    if slotted:
+        values = _values(list(names))
+
+        def __getstate__(self):
+            return list(values(self))
+
+        def __setstate__(self, state):
+            for name, value in zip(names, state):
+                object.__setattr__(self, name, value)
+
+        methods += [m for m in (__getstate__, __setstate__) if m.__name__ not in cls.__dict__]
+    if init:
+        methods.append(_init(cls, dataclasses.fields(cls)))
+    for method in methods:
+        method.__qualname__ = f"{cls.__qualname__}.{method.__name__}"
+        setattr(cls, method.__name__, method)
+
+
+def _init(cls, fields: tuple):
+    """The `__init__` the frozen dataclass generates for `cls` (the same parameters, defaults and factories, each
+    field set through `object.__setattr__`, then `__post_init__` where the class has one), compiled with one
+    `exec`."""
+    scope = {"__record_set": object.__setattr__, "__record_factory": _FACTORY}
+    params, keywords, body = [], [], []
+    for f in fields:
+        value = f.name
+        if f.default_factory is not dataclasses.MISSING:
+            scope[f"__record_make_{f.name}"] = f.default_factory
+            value = f"__record_make_{f.name}() if {f.name} is __record_factory else {f.name}"
+            param = f"{f.name}=__record_factory"
+        elif f.default is not dataclasses.MISSING:
+            scope[f"__record_default_{f.name}"] = f.default
+            param = f"{f.name}=__record_default_{f.name}"
+        elif params and "=" in params[-1] and not f.kw_only:
+            raise TypeError(f"non-default argument {f.name!r} follows default argument")
+        else:
+            param = f.name
+        (keywords if f.kw_only else params).append(param)
+        body.append(f"__record_set(self, {f.name!r}, {value})")
+    if hasattr(cls, "__post_init__"):
+        body.append("self.__post_init__()")
+    signature = ", ".join(["self", *params, *(["*", *keywords] if keywords else [])])
+    exec(f"def __init__({signature}):\n " + "\n ".join(body or ["pass"]), scope)
+    made = scope["__init__"]
+    made.__annotations__ = {**{f.name: f.type for f in fields}, "return": None}
+    return made
+
+
+class _Factory:
+    """The default of a parameter whose field's default is made by its factory (shown as the dataclass shows it)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<factory>"
+
+
+_FACTORY = _Factory()
 
 
 def _give_methods(cls, keep: set, compared, hashed, shown: list[str]) -> None:

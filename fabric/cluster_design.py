@@ -47,6 +47,9 @@ class KindSpec(Spec):
 
 @record(kw_only=True)
 class FabricSection(Section):
+    """The `[fabric]` section: the fabric kind, the cluster's and the job's GPUs, the catalog GPU and host, the
+    collectives' launch latency and message size, the data hall's PUE."""
+
     section_name: ClassVar[str] = "fabric"
 
     kind: str = field(default="sip-ring", metadata={"spec": KindSpec(

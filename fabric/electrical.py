@@ -60,6 +60,9 @@ _EFFICIENCY_SOURCE = ("NVIDIA/nccl issue 1054 (S. Jeaugey, NCCL maintainer): 'th
 
 @record(kw_only=True)
 class ElectricalSection(Section):
+    """The `[electrical]` section: the NVLink/NVSwitch server, the scale-out network of NICs, switches and optics,
+    and NCCL's protocols and latencies over them."""
+
     section_name: ClassVar[str] = "electrical"
 
     gpus_per_server: int = param(8, "1", "GPUs per server on the NVSwitch (g)", "DGX A100/H100 [verbatim]",
@@ -212,6 +215,7 @@ class ElectricalSection(Section):
 
 @record(kw_only=True)
 class ElectricalDetails:
+    """An electrical fabric's numbers: servers, rails, tiers, switches and links, oversubscription."""
     gpus_per_server: int
     servers: int
     nvlink_bps: float  # line rate per GPU per direction

@@ -18,6 +18,8 @@ if TYPE_CHECKING:
 
 @record(kw_only=True)
 class FabricEstimate:
+    """What a fabric gives one job: per-GPU bandwidth and useful time, degree, bisection, pods, reach, the kind's
+    details, the link, the bill, violations and notes."""
     design: ClusterDesign
     kind: str
     gpus: int

@@ -27,6 +27,8 @@ from fabric.kind import BITS_PER_BYTE, CollectiveTime, FabricKind, bytes_sent_pe
 
 @record(kw_only=True)
 class IdealSection(Section):
+    """The `[ideal]` section: one non-blocking switch's per-GPU rate and per-step latency."""
+
     section_name: ClassVar[str] = "ideal"
 
     bandwidth: float = positive("2000 Gbit/s", "bit/s", "per-GPU rate of the non-blocking switch, per direction",

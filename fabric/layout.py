@@ -14,6 +14,7 @@ OPERATION = {"tp": "all_reduce", "dp": "all_reduce", "pp": "p2p", "ep": "all_to_
 
 @record
 class Group:
+    """One parallelism dimension of a job's layout: its name, how many ranks it groups, and their stride."""
     name: str
     size: int
     stride: int

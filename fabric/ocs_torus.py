@@ -149,6 +149,7 @@ class OcsTorusSection(Section):
 
 @record(kw_only=True)
 class TorusDetails:
+    """An optical-circuit torus's numbers: the cube, the slice's sides, the switches and the ports they use."""
     cube: tuple[int, int, int]
     cubes: int  # in the pod
     slice_x: int  # the slice's sides in chips, the fixed wiring's (three numbers, so a view joining the ways a job

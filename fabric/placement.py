@@ -94,6 +94,7 @@ class Placed:
 
 @record
 class Leftover:
+    """What a placement leaves: idle GPUs, GPUs stranded in jobs' units, the largest job that still fits."""
     idle_gpus: int  # in no job's units
     stranded_gpus: int  # in a job's units, not used by it
     largest_fit_gpus: int  # the largest job that would still fit

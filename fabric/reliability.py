@@ -48,6 +48,7 @@ class Cause:
 
 @record
 class Rates:
+    """The failure causes of a rates file, each with what it hits, its MTBF, source and recovery."""
     causes: tuple[Cause, ...]
 
 

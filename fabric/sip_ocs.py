@@ -54,6 +54,9 @@ MULTI_SHOT_PERIOD = 5.0  # reconfigure every 5 × the reconfiguration time [sim]
 
 @record(kw_only=True)
 class SipOcsSection(Section):
+    """The `[sip_ocs]` section: the optical circuit switches (count, catalog entry, radix, topology), their
+    reconfiguration and shots, the step and relay latencies."""
+
     section_name: ClassVar[str] = "sip_ocs"
 
     switches: int = param(20, "1", "optical circuit switches, one per plane (= the OCS ports facing each GPU, the "
@@ -86,6 +89,8 @@ class SipOcsSection(Section):
 
 @record(kw_only=True)
 class OcsDetails:
+    """A SiP-OCS fabric's numbers: switch passes and tiers, fibers per port, switches, pods, reconfiguration, the
+    circuits' allocation and waits."""
     switch_passes: int
     tiers: int
     fibers_per_port: int

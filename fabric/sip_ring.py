@@ -108,6 +108,7 @@ class SipRingSection(Section):
 
 @record(kw_only=True)
 class AmplifiedReach:
+    """The reach of an amplified ring: OSNR and Q after one amplifier, the amplifiers a signal passes."""
     osnr_db: float  # after one amplifier, in the drop filter's bandwidth
     osnr_bandwidth_hz: float
     q: float  # at the worst-placed destination after one amplifier
@@ -118,6 +119,7 @@ class AmplifiedReach:
 
 @record(kw_only=True)
 class RingDetails:
+    """A SiP-Ring fabric's numbers: wavelengths and fibers per direction, the reach in hops, the amplifiers."""
     wavelengths_per_fiber: int
     fibers_per_direction: int  # per ring direction
     directions: int

@@ -76,6 +76,7 @@ def launch_average_w(d: LinkDesign, tx):
 
 @record(slots=False)
 class LaneBudget:
+    """One lane's budget over the fiber plant: the ledger and penalties, the launch, the margin, whether it closes."""
     ledger: tuple  # the fiber plant, LedgerLine values
     penalties: tuple  # extinction ratio, RIN, dispersion
     launch_dbm: object  # average power into the fiber
@@ -214,6 +215,7 @@ def budget_stage(d: LinkDesign, s: dict, sig: SignalArrays, rx: ReceiverArrays, 
 
 @record(slots=False)
 class LaneCapacity:
+    """A point-to-point link's capacity: the payload rate per lane, every limit's capacity, the least of them."""
     payload: object  # bit/s per lane after the FEC overhead
     limits: dict  # every limit's capacity, and 'requested'
     capacity: object

@@ -33,6 +33,7 @@ def priced(name: str) -> bool:
 
 @record(slots=False)
 class Sensitivity:
+    """How a quantity moves with one design input: the value, its low and high steps, derivative, elasticity."""
     section: str
     key: str
     unit: str

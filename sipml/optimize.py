@@ -23,6 +23,7 @@ MAX_POINTS = 20_000  # [assumed] an exhaustive search a user waits for: ~1–50 
 
 @record(slots=False)
 class Constraint:
+    """A bound on a quantity (`quantity<=bound`, `quantity>=bound`) that an optimum must hold."""
     quantity: str
     op: str
     bound: float

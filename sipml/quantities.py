@@ -59,6 +59,7 @@ class _PointReading(Reading):
 
 @record(slots=False)
 class Quantity:
+    """A reported quantity, declared once: its JSON key, unit and scale, the record it is read from, its help."""
     key: str  # the JSON key (and the sweep column `key [unit]`)
     unit: str  # of the reported number ('' for counts and ratios)
     scale: float  # reported = SI value × scale

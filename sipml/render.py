@@ -29,6 +29,7 @@ FORMATS = ("table", "json", "csv", "csv-long", "markdown", "html")
 
 @dataclass
 class Table:
+    """A titled table: column names and one dict per row."""
     title: str
     columns: list[str]
     rows: list[dict] = field(default_factory=list)
@@ -36,6 +37,7 @@ class Table:
 
 @dataclass
 class Report:
+    """A command's output before rendering: its JSON data, tables, footer, equations and figures."""
     data: dict
     tables: list[Table]
     footer: list[str] = field(default_factory=list)

@@ -35,6 +35,7 @@ MAX_GRID_POINTS = 1 << 22
 
 @record(slots=False)
 class Axis:
+    """One swept design field: its values (SI) and their design-file text, unit, and how the user wrote them."""
     section: str
     key: str
     values: tuple  # parsed values (SI floats, ints, or choice names)

@@ -18,6 +18,7 @@ from sipml.render import Report, Table
 
 @record(slots=False)
 class Case:
+    """One published number and ours: the source, the unit, the tolerance, and a published range's high end."""
     group: str
     name: str
     source: str

@@ -102,6 +102,7 @@ class LayerTimes:
 
 @record(kw_only=True)
 class _Hardware:
+    """What the GEMM and attention models read of a GPU at one precision: ceiling, SMs, HBM, operand sizes."""
     ceiling: float
     sm_count: int
     hbm_bandwidth: float  # spec, bytes/s

@@ -39,6 +39,7 @@ MAX_JOBS = 256  # [assumed] beyond the jobs a scheduler places on one training c
 
 @record
 class Job:
+    """One job of a mix: its model and GPUs, batch, strategy and stack, priority and fixed place."""
     name: str
     model: str
     gpus: int
@@ -51,6 +52,7 @@ class Job:
 
 @record
 class Mix:
+    """Several jobs sharing one cluster: the jobs, the placement policy, the cluster's GPUs, GPU and host."""
     name: str
     jobs: tuple[Job, ...]
     policy: str = "first-fit"

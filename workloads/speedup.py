@@ -50,6 +50,7 @@ EPOCH = "Epoch AI (Cottier et al. 2024; costs-power.md)"
 
 @record(kw_only=True)
 class RunSettings:
+    """What a training run's cost reads: the hardware's depreciation life, electricity price and load."""
     life: float = positive("4 yr", "s", "hardware depreciation life (amortised linearly)", f"{EPOCH}: 4 years "
                            "(5 from 2023) [verbatim]")
     electricity: float = non_negative("0.078 USD/kWh", "USD/J", "electricity price", f"{EPOCH}: US industrial "
@@ -73,6 +74,7 @@ def holding_cost(cost_usd: float, power_w: float, pue: float, seconds, settings:
 
 @record(slots=False)
 class Candidate:
+    """One parallel strategy of a search: its iteration time, the time breakdown and memory per GPU."""
     strategy: dict
     iteration_s: float
     breakdown: dict[str, float]
@@ -352,6 +354,7 @@ def _goodput(model, est: FabricEstimate, cost):
 
 @record(slots=False)
 class _Found:
+    """What a search found: candidates, how many fit, the best few, and the best one's FLOPs."""
     candidates: int
     feasible: int
     top: tuple[Candidate, ...]

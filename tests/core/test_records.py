@@ -4,7 +4,9 @@ the comparison, the hash or the repr, keyword-only, without slots, nested)."""
 
 from __future__ import annotations
 
+import copy
 import dataclasses
+import inspect
 import pickle
 
 import pytest
@@ -127,3 +129,67 @@ def test_methods_a_class_defines_itself_stay_as_with_the_dataclass():
             assert repr(one).replace(record_cls.__qualname__, "") == repr(data_cls(1)).replace(
                 data_cls.__qualname__, "")
         assert hash(record_cls(1)) == hash(data_cls(1))  # the class's own hash, or the fields' where it has __eq__
+
+
+def test_a_record_is_built_and_refuses_changes_as_the_frozen_dataclass():
+    def body():
+        def __post_init__(self):
+            object.__setattr__(self, "seen", [self.a, self.b])
+        return {"__annotations__": {"a": "int", "b": "list", "seen": "list"}, "b": {"default_factory": list},
+                "seen": None, "__post_init__": __post_init__}
+
+    for options in ({}, {"kw_only": True}, {"slots": False}):
+        data_cls, record_cls = _both(body(), **options)
+        assert str(inspect.signature(record_cls)) == str(inspect.signature(data_cls))
+        assert record_cls.__dataclass_params__.frozen and data_cls.__dataclass_params__.frozen
+        made = [cls(a=1) for cls in (data_cls, record_cls)]
+        assert made[0].seen == made[1].seen == [1, []] and made[1].b is not record_cls(a=1).b  # a fresh list each
+        for m in made:
+            for change in (lambda m=m: setattr(m, "a", 2), lambda m=m: delattr(m, "a"),
+                           lambda m=m: setattr(m, "other", 2)):
+                with pytest.raises((dataclasses.FrozenInstanceError, AttributeError, TypeError)) as refused:
+                    change()
+                if refused.type is dataclasses.FrozenInstanceError:
+                    assert "'a'" in str(refused.value) or "'other'" in str(refused.value)
+            copied = copy.deepcopy(m)  # through __reduce_ex__ and the state, as pickling (a local class: unpicklable)
+            assert copied == m and copied.seen == [1, []]
+        with pytest.raises(dataclasses.FrozenInstanceError, match="cannot assign to field 'a'"):
+            made[1].a = 2
+    with pytest.raises(TypeError, match="non-default argument 'b' follows default argument"):
+        record(type("Shape", (), {"__annotations__": {"a": "int", "b": "int"}, "a": 0}))
+
+
+def test_records_derive_from_records_and_frozen_dataclasses_from_records():
+    @record
+    class Base:
+        a: int
+        b: int = 2
+
+    @record
+    class Derived(Base):
+        c: int = 3
+
+    @dataclasses.dataclass(frozen=True)
+    class PlugIn(Base):  # a plug-in's own frozen dataclass on a record of the project
+        c: int = 4
+
+    assert Derived(1) == Derived(1, 2, 3) and Derived(1) != Derived(1, c=4) and repr(Derived(1)).endswith(
+        "Derived(a=1, b=2, c=3)")
+    assert PlugIn(1).c == 4 and PlugIn(1) != Derived(1)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        Derived(1).c = 0
+
+
+def test_an_init_var_or_a_field_left_out_of_init_is_the_dataclass_s_own():
+    @record
+    class Scaled:
+        a: float
+        factor: dataclasses.InitVar[float] = 1.0
+        twice: float = dataclasses.field(init=False, default=0.0)
+
+        def __post_init__(self, factor):
+            object.__setattr__(self, "a", self.a * factor)
+            object.__setattr__(self, "twice", 2 * self.a)
+
+    s = Scaled(2.0, 3.0)
+    assert (s.a, s.twice) == (6.0, 12.0) and [f.name for f in dataclasses.fields(s)] == ["a", "twice"]
