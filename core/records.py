@@ -8,14 +8,16 @@ at start-up (~60 for a link budget), so this is start-up time a user waits for. 
 and the slots; equality, hash, repr, the frozen `__setattr__`/`__delattr__` and a slotted class's pickling are the
 same functions for every record, reading the fields through one attribute getter made for the class; `__init__`,
 which depends on the fields' defaults, is compiled with one `exec`, as the frozen dataclass would write it. A record
-derived from a record (or another frozen dataclass), or one with an `InitVar` or a field left out of `__init__`, is
-declared by the dataclass itself (a frozen dataclass's subclass must be one).
+derived from a record (or another dataclass), or one with an `InitVar` or a field left out of `__init__`, is declared
+by the dataclass itself (a frozen dataclass's subclass must be one).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import reprlib
+import sys
 from operator import attrgetter
 
 
@@ -35,33 +37,35 @@ def record(cls=None, /, **options):
         if not (own_hash is dataclasses.MISSING or (own_hash is None and "__eq__" in own)):
             keep.add("__hash__")  # a hash of its own (not the None that defining __eq__ leaves)
         chosen = {"slots": True, **options}
-        if _frozen_base(cls) or _beyond_fields(cls):
-            cls = dataclasses.dataclass(cls, **chosen, frozen=True, eq=False, repr=False)
-        else:
-            for name in ("__setattr__", "__delattr__"):
-                if name in own:
-                    raise TypeError(f"Cannot overwrite attribute {name} in class {cls.__name__}")
-            cls = dataclasses.dataclass(cls, **{**chosen, "init": False}, frozen=False, eq=False, repr=False)
-            cls.__dataclass_params__.frozen = True
-            _freeze(cls, slotted=chosen["slots"], init=chosen.get("init", True) and "__init__" not in own)
-        fields = dataclasses.fields(cls)
-        _give_methods(cls, keep, compared=_values([f.name for f in fields if f.compare]),
-                      hashed=_values([f.name for f in fields if (f.compare if f.hash is None else f.hash)]),
-                      shown=[f.name for f in fields if f.repr])
-        return cls
+        if _dataclass_base(cls) or _beyond_fields(cls):
+            return _give_methods(dataclasses.dataclass(cls, **chosen, frozen=True, eq=False, repr=False), keep)
+        for name in ("__setattr__", "__delattr__"):
+            if name in own:
+                raise TypeError(f"Cannot overwrite attribute {name} in class {cls.__name__}")
+        init, documented = chosen.pop("init", True), bool(own.get("__doc__"))
+        cls = dataclasses.dataclass(cls, **chosen, init=False, frozen=False, eq=False, repr=False)
+        cls.__dataclass_params__.frozen, cls.__dataclass_params__.init = True, init
+        _freeze(cls, slotted=chosen["slots"])
+        made = _init(cls, dataclasses.fields(cls)) if init else None  # (checks the defaults' order, as dataclass)
+        if made is not None and "__init__" not in own:
+            made.__qualname__ = f"{cls.__qualname__}.__init__"
+            cls.__init__ = made
+        if not documented:  # the dataclass's doc: the name and the signature
+            cls.__doc__ = cls.__name__ + str(inspect.signature(cls)).replace(" -> None", "")
+        return _give_methods(cls, keep)
 
     return wrap if cls is None else wrap(cls)
 
 
-def _frozen_base(cls) -> bool:
-    """Whether a base of `cls` is a frozen dataclass (a record is one)."""
-    return any(base.__dict__.get("__dataclass_params__") is not None and base.__dataclass_params__.frozen
-               for base in cls.__mro__[1:])
+def _dataclass_base(cls) -> bool:
+    """Whether a base of `cls` is a dataclass (a record is one: a frozen dataclass's subclass is declared by the
+    dataclass, which also refuses a frozen class on a base that is not)."""
+    return any("__dataclass_fields__" in base.__dict__ for base in cls.__mro__[1:])
 
 
 def _beyond_fields(cls) -> bool:
-    """Whether the class body declares what only the dataclass's own `__init__` handles: an `InitVar`, or a field
-    left out of `__init__`."""
+    """Whether the class body declares what only the dataclass's own `__init__` handles: an `InitVar` (by that
+    name), or a field left out of `__init__`."""
     return (any("InitVar" in str(kind) for kind in cls.__dict__.get("__annotations__", {}).values())
             or any(isinstance(v, dataclasses.Field) and not v.init for v in cls.__dict__.values()))
 
@@ -76,9 +80,9 @@ def _values(names: list[str]):
     return lambda self: ()
 
 
-def _freeze(cls, slotted: bool, init: bool) -> None:
+def _freeze(cls, slotted: bool) -> None:
     """The frozen dataclass's `__setattr__` and `__delattr__` (a field, or any attribute of the class itself, is
-    refused), its pickling of a slotted class, and its `__init__`, built at the first instance (`_first_init`)."""
+    refused) and its pickling of a slotted class (the fields of the instance's own class: a subclass's too)."""
     names = tuple(f.name for f in dataclasses.fields(cls))
 
     def __setattr__(self, name, value):
@@ -96,15 +100,15 @@ def _freeze(cls, slotted: bool, init: bool) -> None:
         values = _values(list(names))
 
         def __getstate__(self):
-            return list(values(self))
+            if type(self) is cls:
+                return list(values(self))
+            return [getattr(self, f.name) for f in dataclasses.fields(self)]
 
         def __setstate__(self, state):
-            for name, value in zip(names, state):
+            for name, value in zip(names if type(self) is cls else [f.name for f in dataclasses.fields(self)], state):
                 object.__setattr__(self, name, value)
 
         methods += [m for m in (__getstate__, __setstate__) if m.__name__ not in cls.__dict__]
-    if init:
-        methods.append(_init(cls, dataclasses.fields(cls)))
     for method in methods:
         method.__qualname__ = f"{cls.__qualname__}.{method.__name__}"
         setattr(cls, method.__name__, method)
@@ -112,9 +116,10 @@ def _freeze(cls, slotted: bool, init: bool) -> None:
 
 def _init(cls, fields: tuple):
     """The `__init__` the frozen dataclass generates for `cls` (the same parameters, defaults and factories, each
-    field set through `object.__setattr__`, then `__post_init__` where the class has one), compiled with one
-    `exec`."""
+    field set through `object.__setattr__`, then `__post_init__` where the class has one), compiled with one `exec`
+    in the class's module (its annotations resolve there, as the dataclass's do)."""
     scope = {"__record_set": object.__setattr__, "__record_factory": _FACTORY}
+    me = "__dataclass_self__" if any(f.name == "self" for f in fields) else "self"
     params, keywords, body = [], [], []
     for f in fields:
         value = f.name
@@ -130,31 +135,27 @@ def _init(cls, fields: tuple):
         else:
             param = f.name
         (keywords if f.kw_only else params).append(param)
-        body.append(f"__record_set(self, {f.name!r}, {value})")
+        body.append(f"__record_set({me}, {f.name!r}, {value})")
     if hasattr(cls, "__post_init__"):
-        body.append("self.__post_init__()")
-    signature = ", ".join(["self", *params, *(["*", *keywords] if keywords else [])])
-    exec(f"def __init__({signature}):\n " + "\n ".join(body or ["pass"]), scope)
-    made = scope["__init__"]
+        body.append(f"{me}.__post_init__()")
+    signature = ", ".join([me, *params, *(["*", *keywords] if keywords else [])])
+    source = (f"def __make__({', '.join(scope)}):\n def __init__({signature}):\n  " + "\n  ".join(body or ["pass"])
+              + "\n return __init__")
+    module, made = sys.modules.get(cls.__module__), {}
+    exec(source, module.__dict__ if module is not None else {}, made)
+    made = made["__make__"](**scope)
     made.__annotations__ = {**{f.name: f.type for f in fields}, "return": None}
     return made
 
 
-class _Factory:
-    """The default of a parameter whose field's default is made by its factory (shown as the dataclass shows it)."""
+def _give_methods(cls, keep: set):
+    """`cls` with the equality, hash and repr `dataclass(frozen=True)` would generate for it, but those in `keep`
+    (its own)."""
+    fields = dataclasses.fields(cls)
+    compared = _values([f.name for f in fields if f.compare])
+    hashed = _values([f.name for f in fields if (f.compare if f.hash is None else f.hash)])
+    shown = [f.name for f in fields if f.repr]
 
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return "<factory>"
-
-
-_FACTORY = _Factory()
-
-
-def _give_methods(cls, keep: set, compared, hashed, shown: list[str]) -> None:
-    """The equality, hash and repr `dataclass(frozen=True)` would generate for `cls`, but those in `keep` (its
-    own)."""
     def __eq__(self, other):
         if other.__class__ is self.__class__:
             return compared(self) == compared(other)
@@ -173,3 +174,16 @@ def _give_methods(cls, keep: set, compared, hashed, shown: list[str]) -> None:
             continue
         method.__qualname__ = f"{cls.__qualname__}.{method.__name__}"
         setattr(cls, method.__name__, method)
+    return cls
+
+
+class _Factory:
+    """The default of a parameter whose field's default is made by its factory (shown as the dataclass shows it)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<factory>"
+
+
+_FACTORY = _Factory()

@@ -35,6 +35,9 @@ class Served:
 
 @record(kw_only=True, slots=False)
 class PairBandwidth:
+    """What a fabric serves a traffic pattern: each flow's bandwidth, the least share of a demand, the flows served
+    by none or relayed, and how it was allocated."""
+
     flows: Flows
     bandwidth_bps: np.ndarray  # per flow, bit/s, with the useful-time fraction applied
     min_ratio: float  # min over flows of bandwidth / demand

@@ -193,3 +193,32 @@ def test_an_init_var_or_a_field_left_out_of_init_is_the_dataclass_s_own():
 
     s = Scaled(2.0, 3.0)
     assert (s.a, s.twice) == (6.0, 12.0) and [f.name for f in dataclasses.fields(s)] == ["a", "twice"]
+
+
+def test_a_subclass_s_fields_are_copied_and_an_undocumented_record_is_documented_as_by_the_dataclass():
+    from core.fields import When
+
+    @dataclasses.dataclass(frozen=True)
+    class Weighted(When):  # a plug-in's own frozen dataclass on a slotted record of the project
+        weight: float = 1.0
+
+    @record(slots=False)
+    class Loose(When):
+        extra: int = 0
+
+    for made, name, value in ((Weighted("link", "kind", ("a",), weight=5.0), "weight", 5.0),
+                              (Loose("link", "kind", extra=7), "extra", 7)):
+        for copied in (copy.copy(made), copy.deepcopy(made)):
+            assert getattr(copied, name) == value and copied == made
+    data_cls, record_cls = _both({"__annotations__": {"a": "int", "self": "int"}, "self": 2})
+    assert record_cls.__doc__ == data_cls.__doc__ == "Shape(a: 'int', self: 'int' = 2)"
+    assert record_cls(1, self=3).self == 3 and record_cls.__dataclass_params__.init
+
+
+def test_a_records_init_resolves_its_annotations_in_its_module():
+    import typing
+
+    from core.fields import Spec
+
+    hints = typing.get_type_hints(Spec.__init__)
+    assert hints["unit"] is str and Spec.__init__.__module__ == "core.fields"
