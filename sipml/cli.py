@@ -896,15 +896,23 @@ def _invoked(args: list[str]) -> str | None:
     return name
 
 
+_CONVERTED: dict = {}  # a command's name (None: every command) → the click group typer made of it
+
+
 def _click_app(command: str | None):
     """The click group typer converts the app into: with `command`, a group of that command alone (the root's
     options and callback kept), so that a run converts only the signature it runs (typer reads each command's
-    annotations: 2–6 ms a command, ~25 ms for all); with None, every command."""
-    if command is None:
-        return typer.main.get_command(app)
-    one = copy.copy(app)
-    one.registered_commands = [_COMMANDS[command]]
-    return typer.main.get_command(one)
+    annotations: 2–6 ms a command, ~25 ms for all); with None, every command. Converted once per process: the
+    group is a declaration (each run parses its own arguments in a context of its own), and a process that runs
+    commands one after another — the Python API, a notebook, the test suite — converts each once."""
+    if command not in _CONVERTED:
+        if command is None:
+            _CONVERTED[command] = typer.main.get_command(app)
+        else:
+            one = copy.copy(app)
+            one.registered_commands = [_COMMANDS[command]]
+            _CONVERTED[command] = typer.main.get_command(one)
+    return _CONVERTED[command]
 
 
 @contextlib.contextmanager

@@ -232,6 +232,17 @@ def test_a_run_converts_only_its_command_and_reads_the_same(capsys, command):
     assert code == 2 and "No such command" in err
 
 
+def test_a_process_converts_a_command_once_and_each_run_reads_only_its_own_arguments(capsys):
+    """The click group of a command is made once per process; a run's options do not reach the next run."""
+    from sipml.cli import _click_app
+
+    first = run(capsys, "budget", "-f", "json")
+    changed = run(capsys, "budget", "-f", "json", "--set", "link.wavelengths_per_fiber=16")
+    again = run(capsys, "budget", "-f", "json")
+    assert first == again and first[0] == changed[0] == 0 and changed[1] != first[1]
+    assert _click_app("budget") is _click_app("budget") and _click_app(None) is _click_app(None)
+
+
 @pytest.mark.parametrize("argv", [["budget", "--set", "link.data_rate=25", "Gbit/s"],
                                   ["budget", "sip-ring", "--set", "loss.coupler=2", "dB"],
                                   ["check", "--set=link.channel_spacing=100", "GHz"],
