@@ -15,6 +15,7 @@ of one intermediate GPU on a ring), `hop_reach(est, loss)` (the hops the neighbo
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import replace
 
@@ -83,10 +84,10 @@ def estimate(a) -> LinkEstimate:
         kind_warnings = point_to_point.default_warnings(d)
     energy = LinkEnergy(cap.capacity_bps, {k: float(v) for k, v in a.optical_power.items()}, electrical_j_per_bit(d))
     return LinkEstimate(
-        design=d, signal=signal, receiver=rx, ring=ring, budget=power, capacity=cap,
-        reach=reach_figures(d, a.sections, signal, rx, power, float(a.budget.min_line_dbm)),
-        energy=energy, tuning=tuning, package=package, violations=tuple(Violation(key, message) for key, message in
-                                          constraints.violated(constraints.TABLES[d.link.kind], a)),
+        design=d, signal=signal, receiver=rx, ring=ring, budget=power, capacity=cap, energy=energy, tuning=tuning,
+        package=package, reach_of=functools.partial(reach_figures, d, signal, rx, power),
+        violations=tuple(Violation(key, message)
+                         for key, message in constraints.violated(constraints.TABLES[d.link.kind], a)),
         warnings=(*_shared_warnings(d), *kind_warnings))
 
 
@@ -131,11 +132,10 @@ def length_penalties(d: LinkDesign, s: dict, signal: SignalFigures) -> dict:
     return out
 
 
-def reach_figures(d: LinkDesign, s: dict, signal: SignalFigures, rx: ReceiverFigures, power: BudgetFigures,
-                  min_line_dbm: float) -> ReachFigures:
+def reach_figures(d: LinkDesign, signal: SignalFigures, rx: ReceiverFigures, power: BudgetFigures) -> ReachFigures:
     """Longest fiber (attenuation and the length-dependent penalties growing together), each length limit alone, most
-    switch passes, least laser power per line."""
-    lk, ls = d.link, d.loss
+    switch passes, least laser power per line, of the resolved design `d` (`LinkEstimate.reach`)."""
+    lk, ls, s, min_line_dbm = d.link, d.loss, sections(d), power.min_line_dbm
     total = total_db(power.ledger)
     groups = length_penalties(d, s, signal)
     grows = {k: f for k, (_, f) in groups.items()}

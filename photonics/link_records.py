@@ -8,7 +8,9 @@ length, switch passes, least laser power), tuning and ring yield (ring-wdm links
 
 from __future__ import annotations
 
+import functools
 import math
+from collections.abc import Callable
 from dataclasses import field, replace
 
 import numpy as np
@@ -117,6 +119,7 @@ class BudgetFigures:
     # less a comb's envelope (E10); +inf where no cap applies (point-to-point)
     cap_share_dbm: float = math.inf
     lines_in_bus: int = 1  # the laser lines sharing the cap at the design's count
+    min_line_dbm: float = math.nan  # least laser power per line that closes, cap applied (NaN where none does)
 
     @property
     def penalty_db(self) -> float:
@@ -262,9 +265,10 @@ class FabricInputs:
     eye_q: object  # the Q the receiver needs at the target BER
 
 
-@record
+@record(slots=False)
 class LinkEstimate:
-    """Everything `evaluate` finds for a design point, stage by stage (the attributes below read the stages)."""
+    """Everything `evaluate` finds for a design point, stage by stage (the attributes below read the stages). Its
+    reach is found when first read (`reach`)."""
 
     design: LinkDesign
     signal: SignalFigures
@@ -272,10 +276,11 @@ class LinkEstimate:
     ring: RingFigures | None  # None for a point-to-point link
     budget: BudgetFigures
     capacity: CapacityFigures
-    reach: ReachFigures
     energy: LinkEnergy
     tuning: TuningFigures | None  # None for a point-to-point link
     package: PackageFigures | None  # None for a point-to-point link
+    # the reach of these records (`photonics.link.reach_figures` of the design, signal, receiver and budget)
+    reach_of: Callable[[], ReachFigures] = field(compare=False, repr=False)
     violations: tuple[Violation, ...] = ()
     warnings: tuple[str, ...] = ()
 
@@ -304,6 +309,13 @@ class LinkEstimate:
     power_w = _forward("energy", "optical_power_w")
     energy_j_per_bit = _forward("energy", "optical_j_per_bit")
     total_energy_j_per_bit = _forward("energy", "optical_total_j_per_bit")
+
+    @functools.cached_property
+    def reach(self) -> ReachFigures:
+        """The fiber length, switch passes and laser power the budget reaches: found when first read (`reach_of`),
+        as it bisects the fiber length (~4 ms, more than the rest of a link's evaluation) and only the link's own
+        readings ask for it (its report, a reach or laser-power quantity), not a fabric, a cost or a training run."""
+        return self.reach_of()
 
     @property
     def feasible(self) -> bool:

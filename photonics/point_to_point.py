@@ -264,7 +264,8 @@ def budget_figures(a: PointToPoint) -> BudgetFigures:
     launch = float(b.launch_dbm)
     return BudgetFigures(ledger=b.ledger, penalties=b.penalties, laser_line_dbm=launch, launch_dbm=launch,
                          aggregate_cap_binds=False, received_dbm=launch - b.total_db, margin_db=float(b.margin),
-                         power_budget_count=int(b.count), fiber_launch_dbm=float(b.fiber_launch_dbm))
+                         power_budget_count=int(b.count), fiber_launch_dbm=float(b.fiber_launch_dbm),
+                         min_line_dbm=float(b.min_line_dbm))
 
 
 def capacity_figures(a: PointToPoint) -> CapacityFigures:

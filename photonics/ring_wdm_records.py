@@ -40,7 +40,7 @@ def budget_figures(a: RingWdm) -> BudgetFigures:
         received_dbm=launch - float(b.total_db), margin_db=float(b.margin), power_budget_count=int(b.count),
         fiber_launch_dbm=float(b.fiber_launch_dbm), crosstalk_leakage=float(b.leakage),
         source_to_launch_db=float(laser_s.coupling_loss + lz.split_db + lz.flatness),
-        cap_share_dbm=float(b.cap_share_dbm), lines_in_bus=int(b.lit))
+        cap_share_dbm=float(b.cap_share_dbm), lines_in_bus=int(b.lit), min_line_dbm=float(b.min_line_dbm))
 
 
 def capacity_figures(a: RingWdm) -> CapacityFigures:
