@@ -304,7 +304,7 @@ class LinkEstimate:
     max_wavelengths_per_fiber = _forward("capacity", "max_wavelengths_per_fiber")
     max_fiber_length_m = _forward("reach", "max_fiber_length_m")
     max_switch_passes = _forward("reach", "max_switch_passes")
-    min_laser_power_per_line_dbm = _forward("reach", "min_laser_power_per_line_dbm")
+    min_laser_power_per_line_dbm = _forward("budget", "min_line_dbm")  # as the reach has it, without its bisections
     no_power_closes = _forward("reach", "no_power_closes")
     power_w = _forward("energy", "optical_power_w")
     energy_j_per_bit = _forward("energy", "optical_j_per_bit")
