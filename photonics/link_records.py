@@ -314,7 +314,8 @@ class LinkEstimate:
     def reach(self) -> ReachFigures:
         """The fiber length, switch passes and laser power the budget reaches: found when first read (`reach_of`),
         as it bisects the fiber length (~4 ms, more than the rest of a link's evaluation) and only the link's own
-        readings ask for it (its report, a reach or laser-power quantity), not a fabric, a cost or a training run."""
+        readings ask for it (its report, the fiber-length and switch-pass quantities), not a fabric, a cost or a
+        training run."""
         return self.reach_of()
 
     @property
