@@ -16,6 +16,7 @@ from dataclasses import field, replace
 import numpy as np
 
 from core.records import record
+from core.sums import in_order
 from photonics.link_design import LinkDesign
 from photonics.loss import LedgerLine
 
@@ -208,7 +209,8 @@ class LinkEnergy:
 
     @property
     def optical_total_j_per_bit(self) -> float:
-        return float(sum(self.optical_j_per_bit.values()))
+        """The parts added in order, as a grid adds its arrays (`photonics.ring_wdm.optical_energy_j_per_bit`)."""
+        return float(in_order(self.optical_j_per_bit.values()))
 
     @property
     def total_j_per_bit(self) -> float:

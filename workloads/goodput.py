@@ -31,6 +31,7 @@ import numpy as np
 
 from core.errors import InputError
 from core.records import record
+from core.sums import in_order
 from fabric.reliability import DAY_S, FailureLine, failure_lines
 from workloads import kinds
 
@@ -120,11 +121,11 @@ def job_goodput(model, est, bom, kind, cluster_cost_usd: float, rates=None) -> G
     asynchronous = rel.checkpoint_write == "asynchronous"
     # asynchronous: the pause is each GPU's copy of its share to host memory, the write goes on behind training
     pause = size / est.job_gpus / rel.host_copy_bandwidth if asynchronous else write
-    rate = np.asarray(sum(line.per_s for line in lines), dtype=float)  # an array over a sweep's grid
+    rate = np.asarray(in_order(line.per_s for line in lines), dtype=float)  # an array over a sweep's grid
 
     some = rate > 0
     per = np.where(some, rate, 1.0)
-    mean_restart = np.where(some, sum(line.per_s * restart_s(line, rel, read) for line in lines) / per, 0.0)
+    mean_restart = np.where(some, in_order(line.per_s * restart_s(line, rel, read) for line in lines) / per, 0.0)
     mtti = np.where(some, 1.0 / per, np.inf)
     interval = (np.full(rate.shape, float(rel.checkpoint_interval)) if rel.checkpoint_interval
                 else np.vectorize(lambda m: daly_interval_s(pause, m) if math.isfinite(m) else math.inf)(mtti))
