@@ -114,13 +114,13 @@ class BudgetFigures:
     margin_db: float
     power_budget_count: int  # wavelengths per fiber the budget closes (point-to-point: 1 or 0)
     fiber_launch_dbm: float  # total optical power entering one fiber
+    min_line_dbm: float  # least laser power per line that closes, cap applied (NaN where none does)
     crosstalk_leakage: float = 0.0  # ΣX at the worst victim, relative to the victim's power (E6)
     source_to_launch_db: float = 0.0  # from the laser output to the launch point: coupling, split, comb envelope
     # the aggregate cap's share of the weakest line entering the bus however strong the laser, P_max − 10·log10 N_bus
     # less a comb's envelope (E10); +inf where no cap applies (point-to-point)
     cap_share_dbm: float = math.inf
     lines_in_bus: int = 1  # the laser lines sharing the cap at the design's count
-    min_line_dbm: float = math.nan  # least laser power per line that closes, cap applied (NaN where none does)
 
     @property
     def penalty_db(self) -> float:
