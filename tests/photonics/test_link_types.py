@@ -311,6 +311,22 @@ def test_the_estimate_reads_its_stage_records():
     assert est.sensitivity_dbm == pytest.approx(est.receiver.sensitivity_dbm)
 
 
+def test_the_reach_is_found_only_when_read_and_is_the_reach_of_the_records():
+    """A fabric, its bill and a training search read the link without its reach (its bisections cost more than the
+    rest of the link); read, it is `reach_figures` of the estimate's records, and the least line power the budget's."""
+    from photonics.link import reach_figures
+    from sipml.design_files import load_design
+    from workloads.evaluation import Evaluation
+    from workloads.models import load_model
+
+    point = Evaluation(load_design("sip-ring"))
+    point.training(load_model("gpt2-355m"), 256)
+    est = point.link
+    assert "reach" not in vars(est) and point.cost is not None
+    assert est.reach == reach_figures(est.design, est.signal, est.receiver, est.budget) and "reach" in vars(est)
+    assert est.min_laser_power_per_line_dbm == est.reach.min_laser_power_per_line_dbm == est.budget.min_line_dbm
+
+
 def test_filter_isi_models_are_selectable():
     values = {m: next(p.value_db for p in evaluate(LinkDesign(ring=RingSection(filter_isi=m))).penalties
                       if p.name == "filter ISI") for m in ("energy", "eye", "lab-fit")}
