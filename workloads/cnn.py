@@ -21,7 +21,6 @@ from __future__ import annotations
 import numpy as np
 
 from core.records import record
-from core.sums import in_order
 from workloads.gemm import gemm_time_s
 
 ELEMENT_BYTES = 2.0  # 16-bit activations and operands (mixed precision)
@@ -189,17 +188,17 @@ def step_times(layers, images, *, model_parallel=1, ceiling_flops_per_s, sm_coun
     shape = np.broadcast(n, mp).shape
     t = _LayerTable(layers, norm_fusion, nchw, len(shape))
     gemms, streams = t.blocks(n, mp)
-    as_run = (lambda parts, order: np.take(np.concatenate([np.broadcast_to(p, p.shape[:1] + shape) for p in parts]),
-                                           order, axis=0))  # the blocks' rows as the layers run them
+    in_order = (lambda parts, order: np.take(np.concatenate([np.broadcast_to(p, p.shape[:1] + shape) for p in parts]),
+                                             order, axis=0))  # the blocks' rows as the layers run them
     gemm = np.zeros(shape)
     if t.gemm_order:  # (m, n, k, bytes moved) of every GEMM: (GEMMs, *shape)
-        m, n_out, k, moved_bytes = (as_run(parts, t.gemm_order) for parts in zip(*gemms))
+        m, n_out, k, moved_bytes = (in_order(parts, t.gemm_order) for parts in zip(*gemms))
         gemm = np.sum(gemm_time_s(1.0, m, n_out, k, ceiling_flops_per_s=ceiling_flops_per_s, sm_count=sm_count,
                                   hbm_bandwidth_bytes_per_s=hbm_bandwidth_bytes_per_s, constants=constants,
                                   moved_bytes=moved_bytes), axis=0)
     moved = np.zeros(shape)
     if t.stream_order:  # each kernel's bytes added in the layers' order, one after another
-        moved = moved + in_order(as_run(streams, t.stream_order))
+        moved = moved + np.cumsum(in_order(streams, t.stream_order), axis=0)[-1]
     return StepTimes(gemm_s=gemm, memory_s=np.where(moved > 0, moved / stream_bytes_per_s, 0.0)
                      + t.streams_launched * constants.kernel_time, kernels=t.kernels)
 
