@@ -327,8 +327,18 @@ class MixPricing:
             self._one_call[id(c)] = dataclasses.replace(c, calls=1.0)
         return self._one_call[id(c)]
 
+    def _static(self):
+        """Whether the fabric is configured once per job: as the estimate says (a joined view, per point), or as its
+        kind is."""
+        return self.kind.static if getattr(self.est, "static", None) is None else self.est.static
+
+    def shares_by_running(self) -> bool:
+        """Whether every point shares the fabric only among the collectives running (none configured once per
+        job): there a collective priced alone gets the share it gets alone in any iteration."""
+        return not np.any(self._static())
+
     def _shares(self, running: list) -> list:
-        static = self.kind.static if getattr(self.est, "static", None) is None else self.est.static
+        static = self._static()
         if np.any(static) and not np.all(static):  # a joined view (fabric.estimate.joined_points), partly static
             return [np.where(static, once, each)
                     for once, each in zip(self._shares_once(running), self._shares_running(running))]

@@ -357,6 +357,26 @@ def _long_context(name: str):
     return dataclasses.replace(load_model(name), seq_len=32768)
 
 
+def _planned(name: str, design: str, gpus: int) -> tuple:
+    """(fabric estimate, its kind, the model's stack, the plan of every strategy) of the model `name` (a `-long`
+    suffix: `_long_context`) on the built-in `design` at `gpus` GPUs and the model's default batch."""
+    from fabric.registry import get_kind
+    from sipml.design_files import load_design
+    from workloads import speedup, training
+    from workloads.models import load_model
+    from workloads.strategy import transformer_strategies
+
+    model = _long_context("llama3-405b") if name.endswith("-long") else load_model(name)
+    d = load_design(design, [f"fabric.gpus={gpus}"])
+    gpu, stack = speedup.gpu_of(d), speedup.stack_for(model)
+    batch = speedup.default_batch(model, gpus)[0]
+    est = speedup.evaluate_fabric(d)
+    st = transformer_strategies(model, est.job_gpus, batch, {}, stack)
+    plan = training.transformer_plan(model, gpu, batch, st, compute=stack.compute_for(gpu), training=stack.training,
+                                     precision=speedup.precision_of(gpu, stack))
+    return est, get_kind(est.kind), stack, plan
+
+
 @pytest.mark.parametrize("name, design, gpus", [("mixtral-8x7b", "sip-ring", 256), ("mixtral-8x7b", "sip-ocs", 256),
                                                 ("gpt2-355m", "fattree-200", 64), ("mixtral-8x7b", "dgx-h100", 256),
                                                 ("llama3-405b-long", "dgx-h100", 1024),
@@ -369,21 +389,9 @@ def test_a_search_s_floor_is_below_every_strategy_s_iteration_at_every_point(nam
     priced alone in the iteration too (packet-switched fabrics), it is the iteration with the data-parallel
     collectives free, bit for bit: the distinct keys it prices once per miss none of what they depend on."""
     from fabric.estimate import over_points
-    from fabric.registry import get_kind
-    from sipml.design_files import load_design
-    from workloads import speedup, training
-    from workloads.models import load_model
-    from workloads.strategy import transformer_strategies
+    from workloads import training
 
-    model = _long_context("llama3-405b") if name.endswith("-long") else load_model(name)
-    d = load_design(design, [f"fabric.gpus={gpus}"])
-    gpu, stack = speedup.gpu_of(d), speedup.stack_for(model)
-    batch = speedup.default_batch(model, gpus)[0]
-    est = speedup.evaluate_fabric(d)
-    kind = get_kind(est.kind)
-    st = transformer_strategies(model, est.job_gpus, batch, {}, stack)
-    plan = training.transformer_plan(model, gpu, batch, st, compute=stack.compute_for(gpu), training=stack.training,
-                                     precision=speedup.precision_of(gpu, stack))
+    est, kind, stack, plan = _planned(name, design, gpus)
     assert not name.endswith("-long") or np.any(plan.strategies.cp > 1)
     views = list(kind.alternatives(est))
     capacity = {"sip-ring": "segment_capacity_bps", "sip-ocs": "port_bps"}.get(design)
@@ -394,7 +402,7 @@ def test_a_search_s_floor_is_below_every_strategy_s_iteration_at_every_point(nam
                                                      details=details), (5,)))
     free = training.transformer_bound(plan, stack.training).iteration_s
     for view in views:
-        floor = training.transformer_floor(plan, stack.training, view)
+        floor = training.transformer_floor(plan, stack.training, view).iteration_s
         with np.errstate(invalid="ignore"):
             iteration = training.plan_breakdown(plan, stack.training, view).iteration_s
         iteration = np.where(np.isfinite(iteration), iteration, np.inf)  # as a search reads it
@@ -404,6 +412,49 @@ def test_a_search_s_floor_is_below_every_strategy_s_iteration_at_every_point(nam
             times = training._collective_times(plan, view)
             times.update((key, 0.0) for key in training.COLLECTIVE_TIMES if key not in training.MODEL_PARALLEL)
             assert np.array_equal(floor, training._iteration(plan, stack.training, times).iteration_s)
+
+
+@pytest.mark.parametrize("name, design, gpus", [
+    ("gpt2-355m", "fattree-200", 64), ("mixtral-8x7b", "dgx-h100", 256), ("llama3-405b-long", "dgx-h100", 1024),
+    ("bert-large", "ideal", 64), ("megatron-7.5b", "ocs-torus-v4", 256), ("mixtral-8x7b", "sip-ring", 256),
+    ("gpt2-355m", "sip-ocs", 64)])
+def test_a_round_reads_the_floor_s_model_parallel_seconds_only_where_it_would_price_them_alone(name, design, gpus):
+    """Where a fabric shares only among the collectives running, a search's rounds read the model-parallel
+    collectives' seconds its floor priced alone (`workloads.training.Floor.at`) rather than price them again: at
+    any rows of the plan, and at some points of a batched view, the breakdown is the one priced afresh, bit for
+    bit. Where a fabric is configured once per job (a share is the mix's, not the collective's own), or one of a
+    joined view's ways is, the floor hands none."""
+    from fabric.estimate import over_points, take_points
+    from workloads import speedup, training
+
+    est, kind, stack, plan = _planned(name, design, gpus)
+    ways = [speedup.pricing_view(o) for o in kind.alternatives(est)]
+    scale = np.array([0.02, 1.0, 30.0])
+    views = [*ways, speedup._one_batch(tuple(ways)),
+             over_points(dataclasses.replace(est, per_gpu_bandwidth_bps=est.per_gpu_bandwidth_bps * scale), (3,))]
+    rows = np.random.default_rng(7).choice(len(plan.index), size=min(300, len(plan.index)), replace=False)
+    rows.sort()
+    handed = 0
+    for view in views:
+        floor = training.transformer_floor(plan, stack.training, view)
+        by_running = training.mix_pricing(view, None).shares_by_running()
+        assert (floor.alone is None) == (not by_running)
+        if floor.alone is None:
+            continue
+        handed += 1
+        tensor = floor.alone["tensor"].values()
+        assert tensor and all(np.shape(a)[-1] == len(plan.index) for a in tensor)
+        count = speedup.points(view)
+        for at in [None] + ([np.array([0, 2])] if count else []):
+            part = view if at is None else take_points(view, at)
+            with np.errstate(invalid="ignore"):
+                read = training.plan_breakdown(plan, stack.training, part, rows, floor.at(at, rows))
+                priced = training.plan_breakdown(plan, stack.training, part, rows)
+            for f in dataclasses.fields(priced):
+                assert np.array_equal(getattr(read, f.name), getattr(priced, f.name), equal_nan=True), f.name
+    # every view of a packet-switched fabric; none of SiP-OCS's (circuits set once per job); SiP-Ring's periodic and
+    # phased allocations alone (re-tuned to what runs), not its static one nor the three ways joined
+    assert handed == {"sip-ocs": 0, "sip-ring": 2}.get(design, len(views))
 
 
 def test_the_amplified_reach_by_bisection_equals_the_scan_of_every_amplifier_count():

@@ -539,11 +539,11 @@ def _bounded_rounds(job: SearchJob, view: FabricEstimate, top: int, ceiling=None
     knobs = speed_knobs.KNOBS
     size = knobs.first_priced_few if count <= knobs.few_points else knobs.first_priced
     if ceiling is None and len(plan.index) <= size:  # the first round prices every strategy: no order to find
-        order, lower = np.arange(len(plan.index)), None
+        order, lower, floor = np.arange(len(plan.index)), None, None
     else:
-        bound = transformer_floor(plan, stack.training, view)
-        order = np.argsort(bound, kind="stable")
-        lower = bound[order]
+        floor = transformer_floor(plan, stack.training, view)
+        order = np.argsort(floor.iteration_s, kind="stable")
+        lower = floor.iteration_s[order]
     rounds, rows, start = [], np.arange(count), 0
     while start < len(order):
         end = start + size
@@ -558,7 +558,9 @@ def _bounded_rounds(job: SearchJob, view: FabricEstimate, top: int, ceiling=None
                 break
             end = min(end, int(stops[rows].max()))
         index = np.sort(order[start:end])
-        br = plan_breakdown(plan, stack.training, view if len(rows) == count else take_points(view, rows), index)
+        alone = None if floor is None else floor.at(None if len(rows) == count else rows, index)
+        br = plan_breakdown(plan, stack.training, view if len(rows) == count else take_points(view, rows), index,
+                            alone)
         times = np.broadcast_to(br.iteration_s, (len(rows), len(index)))
         times = np.where(np.isfinite(times), times, math.inf)
         merged = np.concatenate([fastest[rows], times], axis=1)

@@ -126,11 +126,14 @@ def transformer_breakdown(model: TransformerModel, gpu: Gpu, est: FabricEstimate
     return plan_breakdown(plan, training, est, index)
 
 
-def plan_breakdown(plan: TransformerPlan, training: TrainingSettings, est: FabricEstimate, rows=None) -> Breakdown:
-    """The iteration of the plan's strategies (the `rows` of the plan alone) on the fabric `est`."""
+def plan_breakdown(plan: TransformerPlan, training: TrainingSettings, est: FabricEstimate, rows=None,
+                   alone: dict | None = None) -> Breakdown:
+    """The iteration of the plan's strategies (the `rows` of the plan alone) on the fabric `est`. `alone`: the
+    model-parallel collectives' seconds per call at those strategies where the floor has them (`Floor.at`), read
+    rather than priced again."""
     if rows is not None:
         plan = plan.take(rows, est.job_gpus)
-    return _iteration(plan, training, _collective_times(plan, est))
+    return _iteration(plan, training, _collective_times(plan, est, alone))
 
 
 def transformer_bound(plan: TransformerPlan, training: TrainingSettings) -> Breakdown:
@@ -140,7 +143,30 @@ def transformer_bound(plan: TransformerPlan, training: TrainingSettings) -> Brea
     return _iteration(plan, training, dict.fromkeys(COLLECTIVE_TIMES, np.zeros(len(plan.index))))
 
 
-def transformer_floor(plan: TransformerPlan, training: TrainingSettings, est: FabricEstimate) -> np.ndarray:
+@record(slots=False)
+class Floor:
+    """A search's floor (`transformer_floor`): each strategy's iteration with its model-parallel collectives alone
+    on the fabric and its data-parallel ones free (the least over a batched view's points), and, where the fabric
+    shares only among the collectives running (`fabric.kind.MixPricing.shares_by_running`: the iteration prices
+    them alone too), those collectives' seconds per call at each strategy (a batched view's points first):
+    "tensor" {operation: seconds}, "pipeline", "expert", "context" (absent where no strategy calls it)."""
+
+    iteration_s: np.ndarray
+    alone: dict | None  # None on a fabric configured once per job (a collective's share there is the mix's)
+
+    def at(self, points_at, rows) -> dict | None:
+        """`alone` at the plan's `rows`, at the points `points_at` of a batched view (None: all of them)."""
+        if self.alone is None:
+            return None
+
+        def take(a):
+            a = a[points_at] if points_at is not None and a.ndim == 2 and len(a) > 1 else a
+            return a[..., rows]
+        return {key: ({op: take(a) for op, a in value.items()} if key == "tensor" else take(value))
+                for key, value in self.alone.items()}
+
+
+def transformer_floor(plan: TransformerPlan, training: TrainingSettings, est: FabricEstimate) -> Floor:
     """The iteration of every strategy of the plan on the fabric `est` with its model-parallel collectives
     (tensor, pipeline, expert, context) each alone on the fabric and its data-parallel ones free; the least over
     the points of a batched view. No strategy is faster than its floor at any point: each phase grows with every
@@ -158,15 +184,17 @@ def transformer_floor(plan: TransformerPlan, training: TrainingSettings, est: Fa
     spread = (lambda c: np.take(alone.seconds([c])[0], inverse, axis=-1))  # one call's seconds at each strategy
     per_call = {c.op: spread(c) for c in mix[:len(tp_calls)] if np.any(tp_calls[c.op])}
     times.update(_tensor_times(tp_calls, _tp_async_calls(st, tp_layers), per_call))
+    known = {"tensor": per_call}
     for key, c, calls in zip(("pipeline", "expert", "context"), mix[len(tp_calls):len(tp_calls) + 3],
                              (plan.pp_calls_mb, plan.ep_calls_mb, plan.cp_calls_mb)):
         if np.any(calls):
-            times[key] = spread(c)
+            times[key] = known[key] = spread(c)
     with np.errstate(invalid="ignore"):  # a group no wavelength reaches: inf seconds, none of them hidden (σ = 0)
         floor = _iteration(plan, training, times).iteration_s
     # not a number only where a collective alone takes forever: the iteration there is not finite either
     floor = np.where(np.isnan(floor), np.inf, floor)
-    return np.min(floor, axis=0) if np.ndim(floor) == 2 else floor
+    return Floor(np.min(floor, axis=0) if np.ndim(floor) == 2 else floor,
+                 known if alone.shares_by_running() else None)
 
 
 # the collectives a floor prices alone (the tensor-parallel ones whole and as Megatron's async backward splits them)
@@ -181,23 +209,30 @@ COLLECTIVE_TIMES = ("tensor", "tensor_sync", "tensor_dgrad", "tensor_wgrad", "pi
                     "all_gather_bucket")
 
 
-def _collective_times(plan: TransformerPlan, est: FabricEstimate) -> dict:
+def _collective_times(plan: TransformerPlan, est: FabricEstimate, alone: dict | None = None) -> dict:
     """Seconds of the plan's collectives on the fabric (COLLECTIVE_TIMES): the tensor-parallel ones summed over a
     microbatch's calls, the others one call each; the gradient reduction priced while the backward's tensor-parallel
-    collectives run, a bucket being one call of the same collective on fewer bytes."""
+    collectives run, a bucket being one call of the same collective on fewer bytes. `alone`: the model-parallel
+    ones' seconds per call where the floor priced them alone on a fabric that prices them alone here too
+    (`Floor.at`)."""
     mix = plan.mix
     tp_cs = mix[:len(plan.tp_calls)]
     pp_c, ep_c, cp_c, ar_c, rs_c, ag_c = mix[len(tp_cs):]
     pricing = mix_pricing(est, mix, plan.mix_arrays(est.job_gpus))
+    alone = alone or {}
 
-    def per_call(c, calls):  # one call's seconds, left unpriced where no candidate calls it (it costs nothing)
-        return pricing.seconds([c])[0] if np.any(calls) else 0.0
+    def per_call(c, calls, known=None):  # one call's seconds, left unpriced where no candidate calls it (it costs
+        # nothing); the floor's where it has them
+        if not np.any(calls):
+            return 0.0
+        return known if known is not None else pricing.seconds([c])[0]
 
+    tensor = alone.get("tensor", {})
     times = _tensor_times(plan.tp_calls, _tp_async_calls(plan.strategies, _tp_layers(plan.model, plan.strategies,
                                                                                      plan.stage_layers)),
-                          {c.op: per_call(c, plan.tp_calls[c.op]) for c in tp_cs})
-    times.update(zip(("pipeline", "expert", "context"), (per_call(c, calls) for c, calls in (
-        (pp_c, plan.pp_calls_mb), (ep_c, plan.ep_calls_mb), (cp_c, plan.cp_calls_mb)))))
+                          {c.op: per_call(c, plan.tp_calls[c.op], tensor.get(c.op)) for c in tp_cs})
+    times.update((key, per_call(c, calls, alone.get(key))) for key, c, calls in (
+        ("pipeline", pp_c, plan.pp_calls_mb), ("expert", ep_c, plan.ep_calls_mb), ("context", cp_c, plan.cp_calls_mb)))
     # each data-parallel collective and its last bucket in one call, their bytes stacked on a leading axis (a
     # batched view's points next, dropped where the seconds are the same at every point, as each alone gives them)
     batched = points(est) is not None
