@@ -457,6 +457,24 @@ def test_a_round_reads_the_floor_s_model_parallel_seconds_only_where_it_would_pr
     assert handed == {"sip-ocs": 0, "sip-ring": 2}.get(design, len(views))
 
 
+def test_a_plan_s_floor_parts_are_found_once_and_floor_every_fabric_as_found_afresh():
+    """What a floor reads of a plan whatever the fabric (`TransformerPlan.floor_parts`) is found once per plan: the
+    floor of a second fabric on a plan floored on a first equals, bit for bit, its floor on a plan never floored."""
+    from sipml.design_files import load_design
+    from workloads import speedup, training
+
+    est, kind, stack, plan = _planned("mixtral-8x7b", "sip-ring", 256)
+    other = speedup.evaluate_fabric(load_design("dgx-h100", ["fabric.gpus=256"]))
+    first = training.transformer_floor(plan, stack.training, est)
+    parts = plan.floor_parts(est.job_gpus)
+    assert plan.floor_parts(est.job_gpus) is parts
+    reused = training.transformer_floor(plan, stack.training, other)
+    fresh = dataclasses.replace(plan, _floor_parts={})  # the same plan, never floored
+    assert fresh.floor_parts(est.job_gpus) is not parts
+    assert np.array_equal(reused.iteration_s, training.transformer_floor(fresh, stack.training, other).iteration_s)
+    assert np.array_equal(first.iteration_s, training.transformer_floor(fresh, stack.training, est).iteration_s)
+
+
 def test_the_amplified_reach_by_bisection_equals_the_scan_of_every_amplifier_count():
     """`amplified_reach_hops` bisects over the amplifier count (Q falls with each amplifier); over a grid of launch
     powers and noise figures it finds, at every point, the largest count whose Q still meets the BER's, as pricing

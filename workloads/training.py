@@ -166,6 +166,18 @@ class Floor:
                 for key, value in self.alone.items()}
 
 
+@record(slots=False)
+class FloorParts:
+    """What a floor reads of a plan whatever the fabric (`TransformerPlan.floor_parts`): each strategy's column among
+    the distinct values of its MODEL_PARALLEL_KEYS, the collectives of one strategy per column, and each strategy's
+    tensor-parallel calls per microbatch, whole and asynchronous."""
+
+    inverse: np.ndarray
+    mix: tuple
+    tp_calls: dict
+    tp_async_calls: dict
+
+
 def transformer_floor(plan: TransformerPlan, training: TrainingSettings, est: FabricEstimate) -> Floor:
     """The iteration of every strategy of the plan on the fabric `est` with its model-parallel collectives
     (tensor, pipeline, expert, context) each alone on the fabric and its data-parallel ones free; the least over
@@ -174,16 +186,13 @@ def transformer_floor(plan: TransformerPlan, training: TrainingSettings, est: Fa
     packet-switched fabric) or at a share of the fabric below the whole (one configured per job, where a collective
     is not slower with more of the fabric: `fabric.kind`). Each model-parallel collective is priced once per
     distinct (tp, pp, cp, ep, etp, dp, microbatch, order): all its bytes, group and stride depend on."""
-    st = plan.strategies
-    first, inverse = distinct_whole_columns(tuple(getattr(st, key) for key in MODEL_PARALLEL_KEYS))
-    mix = plan.take(first, est.job_gpus).mix
-    alone = mix_pricing(est, None)
-    tp_layers = _tp_layers(plan.model, st, plan.stage_layers)
-    tp_calls = _tp_calls(st, plan.rerun, tp_layers)
+    parts = plan.floor_parts(est.job_gpus)
+    mix, tp_calls = parts.mix, parts.tp_calls
+    alone = mix_pricing(est, None)  # each collective alone
     times = dict.fromkeys(COLLECTIVE_TIMES, 0.0)
-    spread = (lambda c: np.take(alone.seconds([c])[0], inverse, axis=-1))  # one call's seconds at each strategy
+    spread = (lambda c: np.take(alone.seconds([c])[0], parts.inverse, axis=-1))  # one call's seconds at each strategy
     per_call = {c.op: spread(c) for c in mix[:len(tp_calls)] if np.any(tp_calls[c.op])}
-    times.update(_tensor_times(tp_calls, _tp_async_calls(st, tp_layers), per_call))
+    times.update(_tensor_times(tp_calls, parts.tp_async_calls, per_call))
     known = {"tensor": per_call}
     for key, c, calls in zip(("pipeline", "expert", "context"), mix[len(tp_calls):len(tp_calls) + 3],
                              (plan.pp_calls_mb, plan.ep_calls_mb, plan.cp_calls_mb)):
@@ -391,6 +400,7 @@ class TransformerPlan:
     training: TrainingSettings
     _checked: dict = field(default_factory=dict, compare=False, repr=False)
     _collectives: dict = field(default_factory=dict, compare=False, repr=False)  # `_plan_collectives`', once built
+    _floor_parts: dict = field(default_factory=dict, compare=False, repr=False)  # `floor_parts`', by job size
 
     @property
     def mix(self) -> tuple:
@@ -426,13 +436,25 @@ class TransformerPlan:
             self._checked[job_gpus] = tuple(group_arrays(c, job_gpus) for c in self.mix)
         return self._checked[job_gpus]
 
+    def floor_parts(self, job_gpus: int) -> FloorParts:
+        """What `transformer_floor` reads of the plan on a job of `job_gpus` ranks, found once per plan: every fabric
+        a search prices the plan on floors it."""
+        if job_gpus not in self._floor_parts:
+            st = self.strategies
+            first, inverse = distinct_whole_columns(tuple(getattr(st, key) for key in MODEL_PARALLEL_KEYS))
+            distinct = self.take(first, job_gpus)
+            tp_layers = _tp_layers(self.model, st, self.stage_layers)
+            self._floor_parts[job_gpus] = FloorParts(inverse, distinct.mix, _tp_calls(st, self.rerun, tp_layers),
+                                                     _tp_async_calls(st, tp_layers))
+        return self._floor_parts[job_gpus]
+
     def take(self, index, job_gpus: int) -> TransformerPlan:
         """The plan of the strategies `index` alone (their mix's group arrays taken from this plan's where it has
         them checked, else checked on those strategies alone when they are priced)."""
         count = len(self.m)
         part = (lambda v: v[index] if isinstance(v, np.ndarray) and v.ndim and len(v) == count else v)
         values = {f.name: part(getattr(self, f.name)) for f in fields(self)
-                  if f.name not in ("strategies", "_checked", "_collectives")}
+                  if f.name not in ("strategies", "_checked", "_collectives", "_floor_parts")}
         checked = {job_gpus: tuple(tuple(part(a) for a in arrays) for arrays in self._checked[job_gpus])} \
             if job_gpus in self._checked else {}
         return TransformerPlan(**values, strategies=self.strategies.take(index), _checked=checked)
