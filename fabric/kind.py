@@ -165,7 +165,8 @@ class FabricKind:
     design names), and its model as functions: `evaluator(design)` → FabricEstimate (`evaluator(design, link)` with
     the estimate of `link_of(design)` for a kind with an optical link), `sharer(est, collectives, arrays)` → one
     share per collective (`arrays`: each one's checked (n, p, s)), `pricer(est, c, n, p, s, share)` →
-    CollectiveTime.
+    CollectiveTime, elementwise in the arrays (n, p, s, share) and reading nothing of `c` but its operation: a
+    search prices one column for the strategies that repeat it, and a collective alone once for every round.
 
     Optional, the design: `section`, `section_type` (its design-file section and that section's dataclass; None:
     none), `static` (configured once per job), `optical` (its GPUs have the optical I/O of [link] … [package]),

@@ -414,65 +414,95 @@ def test_a_search_s_floor_is_below_every_strategy_s_iteration_at_every_point(nam
             assert np.array_equal(floor, training._iteration(plan, stack.training, times).iteration_s)
 
 
+# the capacity each kind's pricer reads (a field of the estimate's details, or of the estimate)
+CAPACITY = {"electrical": "nic_bps", "ideal": None, "ocs-torus": "link_bps", "sip-ring": "segment_capacity_bps",
+            "sip-ocs": "port_bps"}
+
+
+def _points_apart(view, scale):
+    """`view` as a batch of len(scale) points whose capacity (`CAPACITY`) is the view's times each scale."""
+    from fabric.estimate import over_points
+
+    field = CAPACITY[view.kind]
+    if field is None:
+        view = dataclasses.replace(view, per_gpu_bandwidth_bps=view.per_gpu_bandwidth_bps * scale)
+    else:
+        view = dataclasses.replace(view, details=dataclasses.replace(view.details, **{
+            field: getattr(view.details, field) * scale}))
+    return over_points(view, scale.shape)
+
+
 @pytest.mark.parametrize("name, design, gpus", [
     ("gpt2-355m", "fattree-200", 64), ("mixtral-8x7b", "dgx-h100", 256), ("llama3-405b-long", "dgx-h100", 1024),
     ("bert-large", "ideal", 64), ("megatron-7.5b", "ocs-torus-v4", 256), ("mixtral-8x7b", "sip-ring", 256),
     ("gpt2-355m", "sip-ocs", 64)])
 def test_a_round_reads_the_floor_s_model_parallel_seconds_only_where_it_would_price_them_alone(name, design, gpus):
     """Where a fabric shares only among the collectives running, a search's rounds read the model-parallel
-    collectives' seconds its floor priced alone (`workloads.training.Floor.at`) rather than price them again: at
-    any rows of the plan, and at some points of a batched view, the breakdown is the one priced afresh, bit for
-    bit. Where a fabric is configured once per job (a share is the mix's, not the collective's own), or one of a
-    joined view's ways is, the floor hands none."""
-    from fabric.estimate import over_points, take_points
+    collectives' seconds its floor priced alone (`workloads.training.StrategyFloor.at`) rather than price them
+    again: at any rows of the plan, on each way the fabric runs the job, on the ways joined as a search joins them,
+    and on each way as a batch of points whose capacities are far apart, at all of its points and at some, the
+    numbers are the ones priced afresh, bit for bit (a point's array may keep the points' axis where pricing afresh
+    drops it).
+    Where a fabric is configured once per job (a share is the mix's, not the collective's own), or one of a joined
+    view's points is, the floor hands none."""
+    from fabric.estimate import take_points
     from workloads import speedup, training
 
     est, kind, stack, plan = _planned(name, design, gpus)
     ways = [speedup.pricing_view(o) for o in kind.alternatives(est)]
-    scale = np.array([0.02, 1.0, 30.0])
-    views = [*ways, speedup._one_batch(tuple(ways)),
-             over_points(dataclasses.replace(est, per_gpu_bandwidth_bps=est.per_gpu_bandwidth_bps * scale), (3,))]
+    retuned = [w for w in ways if not (kind.static if w.static is None else w.static)]  # re-tuned to what runs
+    views = [*ways, speedup._one_batch(tuple(ways)), *(_points_apart(w, np.array([0.02, 1.0, 30.0])) for w in ways)]
+    views += [speedup._one_batch(tuple(retuned))] if 1 < len(retuned) < len(ways) else []
     rows = np.random.default_rng(7).choice(len(plan.index), size=min(300, len(plan.index)), replace=False)
     rows.sort()
     handed = 0
     for view in views:
         floor = training.transformer_floor(plan, stack.training, view)
-        by_running = training.mix_pricing(view, None).shares_by_running()
-        assert (floor.alone is None) == (not by_running)
+        static = kind.static if view.static is None else view.static
+        assert (floor.alone is None) == bool(np.any(static))
         if floor.alone is None:
             continue
         handed += 1
         tensor = floor.alone["tensor"].values()
         assert tensor and all(np.shape(a)[-1] == len(plan.index) for a in tensor)
         count = speedup.points(view)
-        for at in [None] + ([np.array([0, 2])] if count else []):
+        for at in [None] + ([np.array([count - 1, 0])] if count else []):
             part = view if at is None else take_points(view, at)
             with np.errstate(invalid="ignore"):
                 read = training.plan_breakdown(plan, stack.training, part, rows, floor.at(at, rows))
                 priced = training.plan_breakdown(plan, stack.training, part, rows)
             for f in dataclasses.fields(priced):
-                assert np.array_equal(getattr(read, f.name), getattr(priced, f.name), equal_nan=True), f.name
+                mine, fresh = np.broadcast_arrays(getattr(read, f.name), getattr(priced, f.name))
+                assert np.array_equal(mine, fresh, equal_nan=True), f.name
     # every view of a packet-switched fabric; none of SiP-OCS's (circuits set once per job); SiP-Ring's periodic and
-    # phased allocations alone (re-tuned to what runs), not its static one nor the three ways joined
-    assert handed == {"sip-ocs": 0, "sip-ring": 2}.get(design, len(views))
+    # phased allocations alone, as batches and joined (re-tuned to what runs), not its static one nor the ways joined
+    # with it
+    assert handed == {"sip-ocs": 0, "sip-ring": 5}.get(design, len(views))
 
 
 def test_a_plan_s_floor_parts_are_found_once_and_floor_every_fabric_as_found_afresh():
     """What a floor reads of a plan whatever the fabric (`TransformerPlan.floor_parts`) is found once per plan: the
-    floor of a second fabric on a plan floored on a first equals, bit for bit, its floor on a plan never floored."""
+    floor of a second fabric on a plan floored on a first equals, bit for bit, its floor on a plan never floored
+    (its iteration and the seconds it hands to the rounds)."""
     from sipml.design_files import load_design
     from workloads import speedup, training
 
     est, kind, stack, plan = _planned("mixtral-8x7b", "sip-ring", 256)
     other = speedup.evaluate_fabric(load_design("dgx-h100", ["fabric.gpus=256"]))
     first = training.transformer_floor(plan, stack.training, est)
-    parts = plan.floor_parts(est.job_gpus)
-    assert plan.floor_parts(est.job_gpus) is parts
+    parts = plan.floor_parts()
     reused = training.transformer_floor(plan, stack.training, other)
+    assert plan.floor_parts() is parts and reused.alone is not None
     fresh = dataclasses.replace(plan, _floor_parts={})  # the same plan, never floored
-    assert fresh.floor_parts(est.job_gpus) is not parts
-    assert np.array_equal(reused.iteration_s, training.transformer_floor(fresh, stack.training, other).iteration_s)
-    assert np.array_equal(first.iteration_s, training.transformer_floor(fresh, stack.training, est).iteration_s)
+    for floor, view in ((reused, other), (first, est)):
+        again = training.transformer_floor(fresh, stack.training, view)
+        assert np.array_equal(floor.iteration_s, again.iteration_s)
+        assert (floor.alone is None) == (again.alone is None)
+        for key, value in (floor.alone or {}).items():
+            pairs = value.items() if key == "tensor" else [(key, value)]
+            for op, seconds in pairs:
+                theirs = again.alone[key][op] if key == "tensor" else again.alone[key]
+                assert np.array_equal(seconds, theirs), (key, op)
 
 
 def test_the_amplified_reach_by_bisection_equals_the_scan_of_every_amplifier_count():

@@ -129,7 +129,7 @@ def transformer_breakdown(model: TransformerModel, gpu: Gpu, est: FabricEstimate
 def plan_breakdown(plan: TransformerPlan, training: TrainingSettings, est: FabricEstimate, rows=None,
                    alone: dict | None = None) -> Breakdown:
     """The iteration of the plan's strategies (the `rows` of the plan alone) on the fabric `est`. `alone`: the
-    model-parallel collectives' seconds per call at those strategies where the floor has them (`Floor.at`), read
+    model-parallel collectives' seconds per call at those strategies where the floor has them (`StrategyFloor.at`), read
     rather than priced again."""
     if rows is not None:
         plan = plan.take(rows, est.job_gpus)
@@ -144,7 +144,7 @@ def transformer_bound(plan: TransformerPlan, training: TrainingSettings) -> Brea
 
 
 @record(slots=False)
-class Floor:
+class StrategyFloor:
     """A search's floor (`transformer_floor`): each strategy's iteration with its model-parallel collectives alone
     on the fabric and its data-parallel ones free (the least over a batched view's points), and, where the fabric
     shares only among the collectives running (`fabric.kind.MixPricing.shares_by_running`: the iteration prices
@@ -178,15 +178,16 @@ class FloorParts:
     tp_async_calls: dict
 
 
-def transformer_floor(plan: TransformerPlan, training: TrainingSettings, est: FabricEstimate) -> Floor:
-    """The iteration of every strategy of the plan on the fabric `est` with its model-parallel collectives
-    (tensor, pipeline, expert, context) each alone on the fabric and its data-parallel ones free; the least over
-    the points of a batched view. No strategy is faster than its floor at any point: each phase grows with every
+def transformer_floor(plan: TransformerPlan, training: TrainingSettings, est: FabricEstimate) -> StrategyFloor:
+    """The floor of every strategy of the plan on the fabric `est` (`StrategyFloor`): its iteration with its
+    model-parallel collectives (tensor, pipeline, expert, context) each alone on the fabric and its data-parallel
+    ones free, the least over the points of a batched view, and those collectives' seconds where the fabric's
+    iteration prices them alone too. No strategy is faster than its floor at any point: each phase grows with every
     collective's time, and the model-parallel collectives are priced alone in `_collective_times` too (a
     packet-switched fabric) or at a share of the fabric below the whole (one configured per job, where a collective
     is not slower with more of the fabric: `fabric.kind`). Each model-parallel collective is priced once per
     distinct (tp, pp, cp, ep, etp, dp, microbatch, order): all its bytes, group and stride depend on."""
-    parts = plan.floor_parts(est.job_gpus)
+    parts = plan.floor_parts()
     mix, tp_calls = parts.mix, parts.tp_calls
     alone = mix_pricing(est, None)  # each collective alone
     times = dict.fromkeys(COLLECTIVE_TIMES, 0.0)
@@ -202,7 +203,7 @@ def transformer_floor(plan: TransformerPlan, training: TrainingSettings, est: Fa
         floor = _iteration(plan, training, times).iteration_s
     # not a number only where a collective alone takes forever: the iteration there is not finite either
     floor = np.where(np.isnan(floor), np.inf, floor)
-    return Floor(np.min(floor, axis=0) if np.ndim(floor) == 2 else floor,
+    return StrategyFloor(np.min(floor, axis=0) if np.ndim(floor) == 2 else floor,
                  known if alone.shares_by_running() else None)
 
 
@@ -223,15 +224,16 @@ def _collective_times(plan: TransformerPlan, est: FabricEstimate, alone: dict | 
     microbatch's calls, the others one call each; the gradient reduction priced while the backward's tensor-parallel
     collectives run, a bucket being one call of the same collective on fewer bytes. `alone`: the model-parallel
     ones' seconds per call where the floor priced them alone on a fabric that prices them alone here too
-    (`Floor.at`)."""
+    (`StrategyFloor.at`)."""
     mix = plan.mix
     tp_cs = mix[:len(plan.tp_calls)]
     pp_c, ep_c, cp_c, ar_c, rs_c, ag_c = mix[len(tp_cs):]
     pricing = mix_pricing(est, mix, plan.mix_arrays(est.job_gpus))
     alone = alone or {}
 
-    def per_call(c, calls, known=None):  # one call's seconds, left unpriced where no candidate calls it (it costs
-        # nothing); the floor's where it has them
+    def per_call(c, calls, known=None):
+        """One call's seconds: the floor's where it has them; unpriced where no candidate calls it (it costs
+        nothing)."""
         if not np.any(calls):
             return 0.0
         return known if known is not None else pricing.seconds([c])[0]
@@ -400,7 +402,7 @@ class TransformerPlan:
     training: TrainingSettings
     _checked: dict = field(default_factory=dict, compare=False, repr=False)
     _collectives: dict = field(default_factory=dict, compare=False, repr=False)  # `_plan_collectives`', once built
-    _floor_parts: dict = field(default_factory=dict, compare=False, repr=False)  # `floor_parts`', by job size
+    _floor_parts: dict = field(default_factory=dict, compare=False, repr=False)  # `floor_parts`', once found
 
     @property
     def mix(self) -> tuple:
@@ -436,21 +438,21 @@ class TransformerPlan:
             self._checked[job_gpus] = tuple(group_arrays(c, job_gpus) for c in self.mix)
         return self._checked[job_gpus]
 
-    def floor_parts(self, job_gpus: int) -> FloorParts:
-        """What `transformer_floor` reads of the plan on a job of `job_gpus` ranks, found once per plan: every fabric
-        a search prices the plan on floors it."""
-        if job_gpus not in self._floor_parts:
+    def floor_parts(self) -> FloorParts:
+        """What `transformer_floor` reads of the plan whatever the fabric, found once per plan: every fabric a search
+        prices the plan on floors it."""
+        if not self._floor_parts:
             st = self.strategies
             first, inverse = distinct_whole_columns(tuple(getattr(st, key) for key in MODEL_PARALLEL_KEYS))
-            distinct = self.take(first, job_gpus)
             tp_layers = _tp_layers(self.model, st, self.stage_layers)
-            self._floor_parts[job_gpus] = FloorParts(inverse, distinct.mix, _tp_calls(st, self.rerun, tp_layers),
-                                                     _tp_async_calls(st, tp_layers))
-        return self._floor_parts[job_gpus]
+            tp_calls = _tp_calls(st, self.rerun, tp_layers)
+            self._floor_parts["parts"] = FloorParts(inverse, self.take(first, None).mix, tp_calls,
+                                                    _tp_async_calls(st, tp_layers))
+        return self._floor_parts["parts"]
 
-    def take(self, index, job_gpus: int) -> TransformerPlan:
+    def take(self, index, job_gpus: int | None) -> TransformerPlan:
         """The plan of the strategies `index` alone (their mix's group arrays taken from this plan's where it has
-        them checked, else checked on those strategies alone when they are priced)."""
+        them checked for a job of `job_gpus` ranks, else checked on those strategies alone when they are priced)."""
         count = len(self.m)
         part = (lambda v: v[index] if isinstance(v, np.ndarray) and v.ndim and len(v) == count else v)
         values = {f.name: part(getattr(self, f.name)) for f in fields(self)
