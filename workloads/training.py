@@ -204,7 +204,7 @@ def transformer_floor(plan: TransformerPlan, training: TrainingSettings, est: Fa
     # not a number only where a collective alone takes forever: the iteration there is not finite either
     floor = np.where(np.isnan(floor), np.inf, floor)
     return StrategyFloor(np.min(floor, axis=0) if np.ndim(floor) == 2 else floor,
-                 known if alone.shares_by_running() else None)
+                         known if alone.shares_by_running() else None)
 
 
 # the collectives a floor prices alone (the tensor-parallel ones whole and as Megatron's async backward splits them)
