@@ -294,6 +294,12 @@ class FabricKind:
         return MixPricing(self, est, mix).price(running, first_only)
 
 
+def configured_once(kind: FabricKind, est):
+    """Whether the fabric of `est` is configured once per job: as the estimate says (a joined view: per point, an
+    array), or as its kind is."""
+    return kind.static if getattr(est, "static", None) is None else est.static
+
+
 class MixPricing:
     """Prices collectives of one job's traffic `mix` on one fabric estimate, as often as a strategy search asks:
     the mix's shares of a static fabric are found once, and each collective's group arrays (checked) once."""
@@ -328,18 +334,13 @@ class MixPricing:
             self._one_call[id(c)] = dataclasses.replace(c, calls=1.0)
         return self._one_call[id(c)]
 
-    def _static(self):
-        """Whether the fabric is configured once per job: as the estimate says (a joined view, per point), or as its
-        kind is."""
-        return self.kind.static if getattr(self.est, "static", None) is None else self.est.static
-
     def shares_by_running(self) -> bool:
         """Whether every point shares the fabric only among the collectives running (none configured once per
         job): there a collective priced alone gets the share it gets alone in any iteration."""
-        return not np.any(self._static())
+        return not np.any(configured_once(self.kind, self.est))
 
     def _shares(self, running: list) -> list:
-        static = self._static()
+        static = configured_once(self.kind, self.est)
         if np.any(static) and not np.all(static):  # a joined view (fabric.estimate.joined_points), partly static
             return [np.where(static, once, each)
                     for once, each in zip(self._shares_once(running), self._shares_running(running))]

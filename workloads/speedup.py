@@ -37,6 +37,7 @@ from fabric.cluster_design import ClusterDesign
 from fabric.estimate import (FabricEstimate, distinct_points, joined_points, over_points, point_view, points,
                              pricing_view, take_points)
 from fabric.evaluate import evaluate_fabric
+from fabric.kind import configured_once
 from fabric.registry import get_kind
 from workloads import kinds
 from workloads.gpus import Gpu, shipped_gpus
@@ -477,8 +478,8 @@ def _one_batch(views) -> FabricEstimate:
 
 
 def _configured_once(view: FabricEstimate) -> bool:
-    """Whether the view's fabric is configured once per job: as it says, or as its kind is."""
-    return get_kind(view.kind).static if view.static is None else bool(view.static)
+    """Whether the view's fabric (one point's) is configured once per job (`fabric.kind.configured_once`)."""
+    return bool(configured_once(get_kind(view.kind), view))
 
 
 def _fastest_in_parts(job: SearchJob, view, ceiling=None) -> tuple:
