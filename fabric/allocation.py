@@ -451,8 +451,12 @@ def _shortest_clockwise(n, src, dst, directions):
     """Shortest-arc direction; ties (distance n/2) go clockwise when src < dst, so i→j and j→i split."""
     if directions == 1:
         return np.ones(src.size, dtype=bool)
-    ahead = (dst - src) % n
-    return (ahead < n - ahead) | ((ahead == n - ahead) & (src < dst))
+    twice_ahead = dst - src  # twice the arc ahead against the ring's n, in place (millions of flows)
+    twice_ahead %= n
+    twice_ahead *= 2
+    tie = twice_ahead == n
+    tie &= src < dst
+    return (twice_ahead < n) | tie
 
 
 def _snap_to_breakpoint(bound, weight):
@@ -486,11 +490,12 @@ def _ring_dual_bound(n, src, dst, weight, capacity, iterations, achieved=0.0):
 
 
 def _ring_result(flows, demand, units, clockwise, rate, upper_bound_units, method):
-    ratio = float(np.min(units * rate / demand))
+    bandwidth = units * rate
+    ratio = float(np.min(bandwidth / demand))
     bound = upper_bound_units * rate / demand.max()
-    return RingAllocation(flows=flows, wavelengths=_frozen(units.astype(np.int64)),
+    return RingAllocation(flows=flows, wavelengths=_frozen(units.astype(np.int64, copy=False)),
                           clockwise=_frozen(np.asarray(clockwise, dtype=bool)),
-                          bandwidth_bps=_frozen(units * rate), min_ratio=ratio,
+                          bandwidth_bps=_frozen(bandwidth), min_ratio=ratio,
                           upper_bound=float(bound), exact=bool(ratio >= bound * (1 - 1e-9)), method=method)
 
 
@@ -515,16 +520,18 @@ def ring_allocation_fast(demand_bps, *, directions, fibers, wavelengths_per_fibe
     rate = _positive_float(wavelength_rate_bps, "wavelength_rate_bps")
     weight = demand / demand.max()
     clockwise = _shortest_clockwise(n, src, dst, directions)
-    ahead = (dst - src) % n
-    length = np.where(clockwise, ahead, n - ahead)  # src ≠ dst: the other way round is n − ahead
+    length = (dst - src) % n  # the arc ahead, then the other way round (n − ahead, src ≠ dst) where not clockwise
+    np.subtract(n, length, out=length, where=~clockwise)
     found = _stretch_fill(flows, clockwise, length, weight, capacity, directions, fill)
     units, first = found if found is not None else _ring_fill(n, src, dst, clockwise, length, weight, capacity, fill)
+    del found, length  # per-flow arrays no longer needed: the result's own come next
     if directions == 1:
         bound = float(np.min(first / weight))  # one route per flow: the first level is optimal
     else:
         iterations = _count(bound_iterations, "bound_iterations", minimum=0)
         bound = math.nan if iterations == 0 else _snap_to_breakpoint(
             _ring_dual_bound(n, src, dst, weight, capacity, iterations, achieved=float(np.min(first / weight))), weight)
+    del weight, first
     return _ring_result(flows, demand, units, clockwise, rate, bound, "shortest-arc progressive filling")
 
 
@@ -561,17 +568,26 @@ def _stretch_fill(flows: Flows, clockwise, length, weight, capacity, directions,
     if 2 * m > n:  # no stretch shorter than half the ring holds the arcs
         return None
     src, dst, demand = flows.src, flows.dst, flows.demand_bps
-    key = (src % m) * m + dst % m  # each flow's image on a ring of m GPUs
+    key = src % m  # each flow's image on a ring of m GPUs: (src mod m)·m + dst mod m, in place (millions of flows)
+    key *= m
+    key += dst % m
     first_stretch = np.flatnonzero(src < m)
     order = np.argsort(key[first_stretch], kind="stable")
     image, images = first_stretch[order], key[first_stretch][order]
     if flows.count != (n // m) * image.size or np.any(images[1:] == images[:-1]):
         return None
-    at = np.minimum(np.searchsorted(images, key), image.size - 1)
-    copies = n // m  # each image once in every stretch (a pair listed twice is not a copy)
-    if not (np.array_equal(images[at], key) and np.array_equal(demand[image][at], demand)
-            and np.all(np.bincount(at * copies + src // m, minlength=flows.count) == 1)):
+    at = np.searchsorted(images, key)
+    np.minimum(at, image.size - 1, out=at)
+    if not np.array_equal(images[at], key):
         return None
+    del key
+    copies = n // m  # each image once in every stretch (a pair listed twice is not a copy)
+    stretch_copy = at * copies
+    stretch_copy += src // m
+    if not (np.array_equal(demand[image][at], demand)
+            and np.all(np.bincount(stretch_copy, minlength=flows.count) == 1)):
+        return None
+    del stretch_copy
     arcs = _ring_arcs(m, src[image], dst[image] % m, clockwise[image])
     units, first = _progressive_fill(weight[image], np.full(2 * m, float(capacity)), arcs.load,
                                      lambda mask: arcs.sums(mask) > 0, fill=fill, load_at=arcs.load_at)
