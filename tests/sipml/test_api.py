@@ -7,7 +7,7 @@ import pytest
 
 import sipml
 from core.errors import InputError
-from sipml import Q_, budget, cost, fabric, load_design, sweep
+from sipml import budget, cost, fabric, load_design, sweep
 from sipml.cli import main
 
 
@@ -19,6 +19,8 @@ def test_the_documented_examples_run():
 
 
 def test_a_quantity_a_text_and_an_si_float_give_the_same_design():
+    from sipml import Q_  # pint's registry, built when asked for (not at the suite's collection)
+
     by_quantity = load_design("sip-ring", {"link.data_rate": Q_(50, "Gbit/s"), "fabric.gpus": 512})
     by_text = load_design("sip-ring", {"link.data_rate": "50 Gbit/s", "fabric.gpus": 512})
     assert by_quantity == by_text
@@ -34,6 +36,8 @@ def test_the_api_budget_is_the_cli_budget(capsys):
 
 
 def test_the_api_refuses_what_the_cli_refuses_with_the_same_words(capsys):
+    from sipml import Q_
+
     with pytest.raises(InputError) as info:
         load_design("sip-ring", {"link.data_rate": "2,5 Gbit/s"})
     assert main(["check", "--set", "link.data_rate=2,5 Gbit/s"]) == 2

@@ -7,7 +7,6 @@ import pytest
 
 from core.errors import InputError
 from core.fields import FieldError, When, conditions_of, specs, sweepable
-from core.units import Q_
 from fabric.cluster_design import MAX_GPUS, ClusterDesign, FabricSection
 from photonics.link_design import SECTIONS, LinkDesign, LinkSection, TuningSection
 from sipml.cli import main
@@ -42,6 +41,8 @@ def test_the_python_api_refuses_what_the_cli_refuses_with_the_same_words(capsys,
 
 
 def test_the_python_api_takes_units_quantities_and_si_floats():
+    from core.units import Q_  # pint's registry, built when asked for (not at the suite's collection)
+
     assert LinkSection(data_rate="50 Gbit/s").data_rate == 50e9
     assert LinkSection(data_rate=Q_(50, "Gbit/s")).data_rate == 50e9
     assert LinkSection(data_rate=50e9).data_rate == 50e9  # a float is already the field's SI value

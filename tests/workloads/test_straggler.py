@@ -8,13 +8,14 @@ import json
 import math
 
 import pytest
-from scipy import integrate, stats
 
 from sipml.cli import main
 from workloads.settings import DEFAULT_TRAINING, TrainingSettings, expected_maximum
 
 
 def _exact_expected_maximum(n):
+    from scipy import integrate, stats  # here, not at collection: scipy.stats takes ~1 s to import
+
     density = (lambda x: x * n * stats.norm.pdf(x) * stats.norm.cdf(x) ** (n - 1))
     return integrate.quad(density, -12, 12, limit=400)[0]
 
