@@ -71,7 +71,8 @@ def ring_distance(flows: Flows, gpus: int) -> np.ndarray:
     """Shortest ring distance (hops) of each flow on a ring of `gpus`."""
     d = flows.dst - flows.src
     np.abs(d, out=d)
-    return np.minimum(d, gpus - d, out=d)  # in place: millions of flows at 10⁶ GPUs
+    other_way = gpus - d  # the type numpy gives `gpus` and the distances
+    return np.minimum(d, other_way, out=other_way)  # in place: millions of flows at 10⁶ GPUs
 
 
 def proportional_share(flows: Flows, link_bps: np.ndarray, inside=None) -> np.ndarray:
