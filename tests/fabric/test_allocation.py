@@ -106,6 +106,26 @@ demand_matrices = st.integers(2, 7).flatmap(
 
 
 # --- hand-computed cases --------------------------------------------------------------------------------
+@pytest.mark.parametrize("n", range(2, 10))
+def test_each_pair_takes_its_shorter_arc_and_a_half_ring_splits_by_direction(n):
+    """Every ordered pair on rings of 2–9 GPUs (odd and even): the ring distance is the shorter way round, and the
+    fast allocation's route is that way (clockwise i → j covers j − i mod n segments); at exactly n/2 the pair with
+    src < dst goes clockwise and its reverse counter-clockwise, so the two split the ring."""
+    from fabric.flows import Flows
+    from fabric.traffic import ring_distance
+
+    pairs = [(i, j) for i in range(n) for j in range(n) if i != j]
+    src, dst = (np.array(v, dtype=np.int64) for v in zip(*pairs))
+    flows = Flows(n, src, dst, np.ones(len(pairs)))
+    shorter = [min((j - i) % n, (i - j) % n) for i, j in pairs]
+    assert ring_distance(flows, n).tolist() == shorter
+    assert ring_distance(flows, float(n)).tolist() == shorter  # a float ring size: the same distances, as floats
+    expected = [(j - i) % n < (i - j) % n or ((j - i) % n == (i - j) % n and i < j) for i, j in pairs]
+    assert al._shortest_clockwise(n, src, dst, 2).tolist() == expected
+    assert al._shortest_clockwise(n, src, dst, 1).all()
+    assert flows.src.tolist() == list(src) and flows.dst.tolist() == list(dst)  # the flows' arrays left alone
+
+
 def test_training_pattern_1024_gpus_ring():
     # ring neighbours at 100 Gbit/s + all-to-all in groups of 8 at 50 Gbit/s; 2 × 5 fibers × 8 λ (40 per
     # direction and segment). Bottleneck: the middle of a group, clockwise, carries 3→4 (150 Gbit/s: ring + group)
