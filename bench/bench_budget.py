@@ -19,6 +19,8 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")  # one core
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from reference import announce, ratio  # noqa: E402
 
+from core.allocator import as_a_command  # noqa: E402
+
 import numpy as np  # noqa: E402
 
 from photonics.link_design import LinkDesign  # noqa: E402
@@ -40,6 +42,7 @@ GRIDS = {
 def bench_kernel(repeats: int = 5) -> None:
     """The full budget at every point (`photonics.link_grid.evaluate_grid`, the kernel `sipml sweep --link-only`
     runs): ledger, penalties, the wavelength-count search, every capacity limit, violations, energy."""
+    as_a_command()  # as `sipml sweep --link-only` runs it (sipml.cli.main)
     base = resolve(LinkDesign())
     for label, axes in GRIDS.items():
         grid = product_grid(axes)

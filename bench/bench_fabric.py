@@ -3,12 +3,12 @@ SiP-ML's training traffic pattern (a data-parallel ring plus all-to-all in group
 reach, the per-flow bandwidth allocation, and the job-wide collective times. Each case runs cold in a fresh process
 (no cache can answer it) so its time and peak memory are its own; each also times a fixed numpy reference in the
 same process (a stable sort of 2^23 floats) and prints the ratio, since the machine is shared and absolute times
-drift. The process keeps freed memory as a `sipml` command's does (core.allocator). Its CPU seconds are printed as
-user and system time apart: the system time is the kernel handing the process fresh memory, which on a virtual
-machine whose host takes back the guest's free pages (Firecracker's free-page reporting, the project's 2-core
-machines) costs ~10 ms per MB first touched after a few seconds idle and ~0.1 ms per MB while the guest still holds
-them — the same code's wall time then drifts several-fold with the host, its user time does not. Target at 10⁶ GPUs:
-under 3 s of CPU (the issue-44 target) and 1 GB each.
+drift. The process sets its memory as a `sipml` command's does (core.allocator: freed memory kept, numpy's arrays on
+ordinary pages). Its CPU seconds are printed as user and system time apart: the system time is the kernel handing
+the process fresh memory — on ordinary pages ~0.6 ms per MB on the project's 2-core machines; with numpy's huge-page
+advice (NUMPY_MADVISE_HUGEPAGE=1) ~5 ms per MB there, a virtual machine whose host takes back the guest's free
+memory, so the kernel compacts memory for each 2 MB page. Target at 10⁶ GPUs: under 3 s of CPU (the issue-44
+target) and 1 GB each.
 
 Run:  python bench/bench_fabric.py [GPUS ...]
 """
@@ -23,15 +23,15 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from reference import reference_s  # noqa: E402
 
+from core.allocator import as_a_command  # noqa: E402
+
 CASES = {"sip-ring": [], "sip-ocs": ["sip_ocs.radix={gpus}"], "dgx-a100": []}
 
 
 def one(name: str, gpus: int) -> None:
     import resource
 
-    from core.allocator import keep_freed_memory
-
-    keep_freed_memory()  # as a `sipml` command's process does (sipml.cli.main)
+    as_a_command()  # as a `sipml` command starts (sipml.cli.main)
 
     from fabric.evaluate import evaluate_fabric, job_collectives
     from fabric.traffic import pair_bandwidth, pattern_flows

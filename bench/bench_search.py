@@ -36,6 +36,8 @@ import sys  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from reference import announce, ratio  # noqa: E402
 
+from core.allocator import as_a_command  # noqa: E402
+
 from fabric.catalog import load_catalog  # noqa: E402
 from fabric.evaluate import evaluate_fabric  # noqa: E402
 from sipml.design_files import load_design  # noqa: E402
@@ -51,9 +53,7 @@ FABRICS = ("sip-ring", "sip-ocs", "dgx-a100", "dgx-h100", "fattree-200")
 def cold_searches(report) -> dict[str, tuple[float, int]]:
     """Each fabric's (best cold search in seconds, candidates), in a process whose allocator keeps freed memory as
     `sipml`'s does; `report(name, result, times, warm)` sees each fabric's figures."""
-    from core.allocator import keep_freed_memory
-
-    keep_freed_memory()  # as `sipml` does at start-up (sipml.cli.main)
+    as_a_command()  # as a `sipml` command starts (sipml.cli.main)
     model = load_model("gpt3-175b")
     catalog = load_catalog()
     best_s = {}
@@ -108,9 +108,7 @@ def first_search() -> tuple[float, int, dict]:
     design, fabric and catalog read first (not timed), the search and what it reads on its first call (the GPUs, the
     enumeration) timed, and each stage of `workloads.speedup` where the search calls it — the enumeration, the
     fabric-free plan, the floor that orders the candidates, the priced rounds, the cluster's cost."""
-    from core.allocator import keep_freed_memory
-
-    keep_freed_memory()  # as `sipml` does at start-up (sipml.cli.main)
+    as_a_command()  # as a `sipml` command starts (sipml.cli.main)
     spent = dict.fromkeys(STAGES, 0.0)
 
     def timed(name, fn):
@@ -199,9 +197,7 @@ def cnn_searches(reference: float) -> None:
 
 def first_cnn_search(name: str) -> tuple[float, int]:
     """(seconds, candidates) of the first ResNet-50 search of a process started as `sipml` starts."""
-    from core.allocator import keep_freed_memory
-
-    keep_freed_memory()  # as `sipml` does at start-up (sipml.cli.main)
+    as_a_command()  # as a `sipml` command starts (sipml.cli.main)
     return _cnn_search(name)
 
 

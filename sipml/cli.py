@@ -936,7 +936,9 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point: run the app and return its exit code. No exception escapes: project errors and usage
     errors become one line on stderr and their exit code; anything else one line saying what was being done,
     exit 70 (the traceback only with --debug)."""
-    with _one_blas_thread():
+    from core.allocator import small_pages
+
+    with _one_blas_thread(), small_pages():  # numpy's large arrays on ordinary pages (core.allocator)
         return _main(argv)
 
 

@@ -599,13 +599,13 @@ def _map(fn, calls: list[tuple], scheduler, workers, progress):
     if plugged() and multiprocessing.get_start_method() != "fork":
         workers = 1  # a plug-in kind reaches only forked workers: here, in this process
     if scheduler is not None:
-        from core.allocator import keep_freed_memory
+        from core.allocator import as_a_command
 
         with _client(scheduler) as client:
-            # each worker's array temporaries reuse memory, as this process's do (core.allocator): without it the
-            # workers spend as much CPU again in the kernel, mapping and zeroing pages; a worker that cannot
-            # (not glibc, or failing) runs the sweep as it is
-            client.run(keep_freed_memory, on_error="ignore")
+            # each worker's memory as this process's (core.allocator): its array temporaries reuse memory (without
+            # it the workers spend as much CPU again in the kernel, mapping and zeroing pages) and numpy's large
+            # arrays take ordinary pages; a worker that cannot (not glibc, or failing) runs the sweep as it is
+            client.run(as_a_command, on_error="ignore")
             futures = client.map(fn, *zip(*calls), pure=False)
             for done, future in enumerate(futures, 1):
                 yield future.result()
@@ -615,10 +615,10 @@ def _map(fn, calls: list[tuple], scheduler, workers, progress):
     if (workers or 1) > 1 and len(calls) > 1:
         from concurrent.futures import ProcessPoolExecutor
 
-        from core.allocator import keep_freed_memory
+        from core.allocator import as_a_command
 
         pool = ProcessPoolExecutor(max_workers=min(workers, len(calls)), initializer=_worker_start,
-                                   initargs=(keep_freed_memory,))
+                                   initargs=(as_a_command,))
         with _pool_manager_quiet():
             try:
                 for done, result in enumerate(pool.map(fn, *zip(*calls)), 1):

@@ -1,7 +1,10 @@
-"""core.allocator: glibc's malloc takes the settings; elsewhere nothing is asked."""
+"""core.allocator: glibc's malloc takes the settings; elsewhere nothing is asked. numpy's large arrays on ordinary
+pages while a command runs, a caller's setting as it was after."""
 
 import platform
 import sys
+
+import pytest
 
 from core.allocator import keep_freed_memory
 
@@ -9,3 +12,54 @@ from core.allocator import keep_freed_memory
 def test_glibc_keeps_freed_memory_and_other_c_libraries_are_left_alone():
     glibc = sys.platform.startswith("linux") and platform.libc_ver()[0] == "glibc"
     assert keep_freed_memory() is glibc
+
+
+_HUGE = ("import contextlib, io, os, sys\n"
+         "{before}from sipml.cli import main\n"
+         "with contextlib.redirect_stdout(io.StringIO()): code = main(['budget'])\n"
+         "from core.allocator import advise_huge_pages\n"
+         "print(code, os.environ.get('NUMPY_MADVISE_HUGEPAGE'), advise_huge_pages(True))")
+
+
+def _after_a_command(before: str = "", **env) -> list[str]:
+    """A fresh Python's exit code of `sipml budget` run through `main`, then its NUMPY_MADVISE_HUGEPAGE and
+    numpy's huge-page advice (`before`: code run first)."""
+    import os
+    import subprocess
+
+    clean = {k: v for k, v in os.environ.items() if k != "NUMPY_MADVISE_HUGEPAGE"}
+    return subprocess.run([sys.executable, "-c", _HUGE.format(before=before)], capture_output=True, text=True,
+                          env={**clean, **env}, check=True).stdout.split()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="numpy advises huge pages on Linux only")
+def test_a_command_keeps_numpy_off_huge_pages_and_a_callers_setting_as_it_was():
+    """numpy imported by the command: told before its import (the variable, gone again once the command returns);
+    numpy imported by the caller first: its advice on again after; a user's NUMPY_MADVISE_HUGEPAGE wins."""
+    assert _after_a_command() == ["0", "None", "False"]  # off from numpy's import on, the variable as it was
+    assert _after_a_command("import numpy; from core.allocator import advise_huge_pages; "
+                            "advise_huge_pages(True)\n") == ["0", "None", "True"]
+    assert _after_a_command(NUMPY_MADVISE_HUGEPAGE="1") == ["0", "1", "True"]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="numpy advises huge pages on Linux only")
+def test_small_pages_while_a_command_runs_and_a_workers_from_then_on(monkeypatch):
+    import numpy  # noqa: F401  (the switch, not the variable, is what moves once numpy is in)
+
+    from core.allocator import HUGE_PAGES, advise_huge_pages, as_a_command, small_pages
+
+    monkeypatch.delenv(HUGE_PAGES, raising=False)
+    before = advise_huge_pages(True)
+    try:
+        with small_pages():
+            assert advise_huge_pages(False) is False  # off inside
+        assert advise_huge_pages(True) is True  # on again after
+        as_a_command()
+        assert advise_huge_pages(True) is False  # a worker's stays off
+        monkeypatch.setenv(HUGE_PAGES, "1")
+        with small_pages():
+            assert advise_huge_pages(True) is True  # the user's setting kept
+        as_a_command()
+        assert advise_huge_pages(True) is True
+    finally:
+        advise_huge_pages(before)

@@ -4,6 +4,7 @@ import csv
 import io
 import json
 import math
+import os
 import time
 
 import pytest
@@ -48,18 +49,22 @@ def test_dask_cluster_equals_the_local_run():
     # its HTTP server on a free port: the other Dask test may hold the default one (the suite runs in parallel)
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster:
         _, remote = run_sweep(None, [], specs, scheduler=cluster.scheduler_address)
-        with distributed.Client(cluster) as client:  # each worker keeps freed memory, as a local run's process does
+        with distributed.Client(cluster) as client:  # each worker's memory as a local run's process's
             kept = client.run(_kept)
     assert len(remote) == len(local) == 160
     assert remote == local  # bit for bit, in grid order
     glibc = keep_freed_memory()  # whether this platform can: then every worker does
-    assert len(kept) == 2 and all(k is glibc for k in kept.values())
+    huge = bool(int(os.environ.get("NUMPY_MADVISE_HUGEPAGE", "0")))  # off unless the user turned it on
+    assert len(kept) == 2 and all(k == [glibc, huge] for k in kept.values())
 
 
-def _kept() -> bool:
+def _kept() -> list:
+    """Whether this worker keeps freed memory, and whether numpy advises huge pages in it."""
     from core import allocator
 
-    return allocator.kept
+    before = allocator.advise_huge_pages(False)
+    allocator.advise_huge_pages(bool(before))
+    return [allocator.kept, bool(before)]
 
 
 def test_a_cluster_gets_no_round_of_grid_tasks_where_no_fabric_has_a_floor(monkeypatch):
