@@ -332,10 +332,10 @@ def reliability(design=None, model: str = "gpt3-175b", changes: Mapping[str, obj
     return Result(goodput, lambda _: reliability_report(name, loaded, job, reading))
 
 
-def speedup(designs: str | Sequence[str] = ("sip-ring", "sip-ocs"), model: str = "gpt3-175b", *,
+def speedup(designs: str | Sequence[str] | None = None, model: str = "gpt3-175b", *,
             gpus: int | None = None, batch: int | None = None, strategy: str | None = None,
             stack: str | None = None, sets: Sequence[str] = (),
-            baselines: Sequence[str] = ("fattree-200", "dgx-a100"), tokens: float | None = None,
+            baselines: Sequence[str] | None = None, tokens: float | None = None,
             catalog_files: Sequence[str | Path] = (), gpu_files: Sequence[str | Path] = ()):
     """The rows of ``sipml speedup`` (`sipml.notebook.Rows`, a list of dicts a notebook shows as the command's
     tables; `to_pandas()`): for each design the best strategy under the software stack, iteration time
@@ -344,17 +344,19 @@ def speedup(designs: str | Sequence[str] = ("sip-ring", "sip-ocs"), model: str =
     `--strategy stack=NAME`; `sets` are `--set` overrides of the designs compared (not of the baselines, except
     `BASELINE:section.key=value`). Each baseline carries the GPU and server host of the design it is compared with
     (`baselines.<name>.gpu`), and runs its best without the parts of `strategy` it cannot run
-    (`baselines.<name>.fallback` says which). `catalog_files`, `gpu_files`: `--catalog`, `--gpu-file`."""
+    (`baselines.<name>.fallback` says which). `catalog_files`, `gpu_files`: `--catalog`, `--gpu-file`. No
+    `designs` or `baselines`: the command's (`sipml.speedup_report.DEFAULT_DESIGNS`, `DEFAULT_BASELINES`)."""
     from fabric.cluster_design import MAX_GPUS
     from sipml.notebook import Rows
-    from sipml.speedup_report import run_speedup, speedup_report
+    from sipml.speedup_report import DEFAULT_BASELINES, DEFAULT_DESIGNS, run_speedup, speedup_report
     from workloads.strategy import MAX_BATCH
 
-    names = _texts("designs", designs, allow_empty=False)
+    names = _texts("designs", designs if designs is not None else list(DEFAULT_DESIGNS), allow_empty=False)
     _text("model", model)
     gpus, batch = _count("gpus", gpus, lo=1, hi=MAX_GPUS), _count("batch", batch, hi=MAX_BATCH)
     strategy, stack = _text("strategy", strategy, optional=True), _text("stack", stack, optional=True)
-    sets, baselines = _texts("sets", sets), _texts("baselines", baselines, allow_empty=False)
+    sets = _texts("sets", sets)
+    baselines = _texts("baselines", baselines if baselines is not None else list(DEFAULT_BASELINES), allow_empty=False)
     tokens = _real("tokens", tokens)
     if stack is not None:
         strategy = ",".join(x for x in (strategy, f"stack={stack}") if x)

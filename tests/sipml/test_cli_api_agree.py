@@ -129,6 +129,16 @@ def test_speedup(capsys, name):
     assert code == (0 if all(r["feasible"] for r in rows) else 1)
 
 
+def test_speedup_without_designs_compares_what_the_command_compares(capsys):
+    """No design and no baseline named: the API's rows are the command's (its default designs and baselines)."""
+    code = main(["speedup", "-m", "resnet-50", "-f", "json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    rows = api.speedup(model="resnet-50")
+    assert json.loads(out) == rows.to_dict() and len(rows) == 4
+    assert list(rows[0]["baselines"]) == ["fattree-200", "dgx-a100"]
+
+
 @pytest.mark.parametrize("name", builtin_designs())
 def test_sweep(capsys, name):
     axis = "fabric.message_size=1MB,2MB"
