@@ -8,7 +8,6 @@ import time
 REFERENCE = "a stable sort of 2^23 float64 (numpy)"
 
 
-
 def reference_s() -> float:
     """Seconds of a fixed memory-bound numpy workload (sorting 2^23 float64), best of 3."""
     import numpy as np
