@@ -6,9 +6,9 @@ same process (a stable sort of 2^23 floats) and prints the ratio, since the mach
 drift. The process sets its memory as a `sipml` command's does (core.allocator: freed memory kept, numpy's arrays on
 ordinary pages). Its CPU seconds are printed as user and system time apart: the system time is the kernel handing
 the process fresh memory — on ordinary pages ~0.6 ms per MB on the project's 2-core machines; with numpy's huge-page
-advice (NUMPY_MADVISE_HUGEPAGE=1) ~5 ms per MB there, a virtual machine whose host takes back the guest's free
-memory, so the kernel compacts memory for each 2 MB page. Target at 10⁶ GPUs: under 3 s of CPU (the issue-44
-target) and 1 GB each.
+advice (NUMPY_MADVISE_HUGEPAGE=1) ~5 ms per MB there, a virtual machine whose host takes back the guest's free memory
+in 2 MB blocks, which each huge page then takes from the host page by page (core.allocator). Target at 10⁶ GPUs:
+under 3 s of CPU (the issue-44 target) and 1 GB each.
 
 Run:  python bench/bench_fabric.py [GPUS ...]
 """

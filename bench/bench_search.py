@@ -36,8 +36,6 @@ import sys  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from reference import announce, ratio  # noqa: E402
 
-from core.allocator import as_a_command  # noqa: E402
-
 from fabric.catalog import load_catalog  # noqa: E402
 from fabric.evaluate import evaluate_fabric  # noqa: E402
 from sipml.design_files import load_design  # noqa: E402
@@ -48,6 +46,17 @@ from workloads.speedup import evaluate_model  # noqa: E402
 
 REPEATS = 5  # cold searches per fabric
 FABRICS = ("sip-ring", "sip-ocs", "dgx-a100", "dgx-h100", "fattree-200")
+
+
+def as_a_command() -> None:
+    """This process's memory as a `sipml` command's (core.allocator.as_a_command); in a tree from before 0.24 (the
+    other of `--against`) its freed memory kept, numpy's huge pages as NUMPY_MADVISE_HUGEPAGE says (`compare` gives
+    both trees the same)."""
+    try:
+        from core.allocator import as_a_command as set_up
+    except ImportError:
+        from core.allocator import keep_freed_memory as set_up
+    set_up()
 
 
 def cold_searches(report) -> dict[str, tuple[float, int]]:
@@ -219,7 +228,7 @@ def compare(other: str, rounds: int) -> None:
     candidates = {}
     for _ in range(rounds):
         for root in (other, here):
-            env = dict(os.environ, PYTHONPATH=root)
+            env = {"NUMPY_MADVISE_HUGEPAGE": "0", **os.environ, "PYTHONPATH": root}  # both trees on small pages
             out = subprocess.run([sys.executable, os.path.abspath(__file__), "--json"], cwd=root, env=env,
                                  capture_output=True, text=True, check=True).stdout
             for name, (seconds, count) in json.loads(out.splitlines()[-1]).items():

@@ -599,13 +599,16 @@ def _map(fn, calls: list[tuple], scheduler, workers, progress):
     if plugged() and multiprocessing.get_start_method() != "fork":
         workers = 1  # a plug-in kind reaches only forked workers: here, in this process
     if scheduler is not None:
-        from core.allocator import as_a_command
+        import os
+
+        from core.allocator import HUGE_PAGES, as_a_command
 
         with _client(scheduler) as client:
             # each worker's memory as this process's (core.allocator): its array temporaries reuse memory (without
             # it the workers spend as much CPU again in the kernel, mapping and zeroing pages) and numpy's large
-            # arrays take ordinary pages; a worker that cannot (not glibc, or failing) runs the sweep as it is
-            client.run(as_a_command, on_error="ignore")
+            # arrays take ordinary pages unless this command's user asks otherwise; a worker that cannot (not glibc,
+            # or failing) runs the sweep as it is
+            client.run(as_a_command, os.environ.get(HUGE_PAGES), on_error="ignore")
             futures = client.map(fn, *zip(*calls), pure=False)
             for done, future in enumerate(futures, 1):
                 yield future.result()

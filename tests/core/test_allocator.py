@@ -63,3 +63,46 @@ def test_small_pages_while_a_command_runs_and_a_workers_from_then_on(monkeypatch
         assert advise_huge_pages(True) is True
     finally:
         advise_huge_pages(before)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="numpy advises huge pages on Linux only")
+def test_commands_on_two_threads_put_the_advice_back_when_the_last_returns(monkeypatch):
+    """The first command to start switches numpy's advice off, the last to return puts it back, whichever order
+    they end in."""
+    from core.allocator import HUGE_PAGES, advise_huge_pages, small_pages
+
+    monkeypatch.delenv(HUGE_PAGES, raising=False)
+    before = advise_huge_pages(True)
+    try:
+        first, second = small_pages(), small_pages()
+        first.__enter__()
+        second.__enter__()
+        first.__exit__(None, None, None)  # the first returns while the second still runs
+        assert advise_huge_pages(False) is False
+        second.__exit__(None, None, None)
+        assert advise_huge_pages(True) is True
+    finally:
+        advise_huge_pages(before)
+
+
+def _advice(_: int) -> bool:
+    """numpy's huge-page advice in this (worker) process."""
+    from core.allocator import advise_huge_pages
+
+    on = advise_huge_pages(False)
+    advise_huge_pages(on)
+    return on
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="numpy advises huge pages on Linux only")
+def test_a_sweeps_local_workers_run_off_huge_pages(monkeypatch):
+    """Each local worker of a sweep sets its memory as a command's, whatever it inherits."""
+    from core.allocator import HUGE_PAGES, advise_huge_pages
+    from sipml.sweep_run import _map
+
+    monkeypatch.delenv(HUGE_PAGES, raising=False)
+    before = advise_huge_pages(True)  # what a forked worker inherits
+    try:
+        assert list(_map(_advice, [(i,) for i in range(4)], None, 2, None)) == [False] * 4
+    finally:
+        advise_huge_pages(before)
