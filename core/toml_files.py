@@ -65,6 +65,8 @@ def read(path: str | Path, what: str = "TOML file") -> dict:
             if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode) and not stat.S_ISDIR(os.fstat(fh.fileno()).st_mode):
                 raise InputError(f"{path}: not a regular file (a FIFO, device or socket), expected a {what}")
             data = fh.read(MAX_TOML_BYTES + 1)
+    except InputError:  # not a regular file (an InputError is a ValueError too: not the case below)
+        raise
     except FileNotFoundError:
         raise InputError(f"{path}: no such file") from None
     except IsADirectoryError:

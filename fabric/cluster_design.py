@@ -138,6 +138,8 @@ class ClusterDesign(Composite):
     topology: object = None
     reliability: ReliabilitySection = default_part(ReliabilitySection)
     has_fabric: bool = False  # the design file declared a [fabric]: checks then cover the fabric too
+    # what it was loaded as (a file or a built-in name; None: built in Python): what a result names it, not compared
+    name: str | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self):
         Composite.__post_init__(self)

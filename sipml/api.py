@@ -262,8 +262,8 @@ def _name(design) -> str:
     from fabric.cluster_design import ClusterDesign
     from sipml.design_files import DEFAULT_DESIGN
 
-    if isinstance(design, ClusterDesign):  # built in Python: named by its fabric
-        return f"a {design.fabric.kind} design"
+    if isinstance(design, ClusterDesign):  # named as it was loaded; built in Python, by its fabric
+        return design.name or f"a {design.fabric.kind} design"
     return str(design) if design is not None else DEFAULT_DESIGN
 
 

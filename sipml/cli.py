@@ -445,7 +445,7 @@ def _check_groups(sizes: dict, spec: str, job_gpus: int) -> None:
 @app.command(cls=_Command)
 def cost(designs: Annotated[Optional[list[str]], typer.Argument(
              metavar="DESIGN", show_default=False,
-             help="design files or built-in names (default: every built-in design)")] = None,
+             help=f"design files or built-in names (default: {', '.join(DEFAULT_COMPARISON)})")] = None,
          fmt: FormatOpt = Format.table, output: OutputOpt = None, catalog: CatalogOpt = None,
          set_: SetOpt = None, gpu_file: GpuFileOpt = None) -> None:
     """Side-by-side cost and power tables: per GPU and per cluster, with the breakdown and the price range.

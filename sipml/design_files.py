@@ -314,8 +314,10 @@ def with_optical_io(data: dict, source: str) -> dict:
     return out
 
 
-def design_from_mapping(data: dict, source: str = "<design>", base: dict | None = None) -> ClusterDesign:
-    """A design from a parsed TOML mapping; `source` names the file in error messages. Sections and keys left
+def design_from_mapping(data: dict, source: str = "<design>", base: dict | None = None,
+                        loaded_as: str | None = None) -> ClusterDesign:
+    """A design from a parsed TOML mapping; `source` names the file in error messages, `loaded_as` the design (the
+    file or built-in name given: `ClusterDesign.name`). Sections and keys left
     out take their declared defaults; a mapping without [fabric] has the default fabric. `base`: {name: (values,
     section)} of sections already built (and their names checked) from a base mapping (`section_values`); a
     section whose values are the same is taken from there, neither checked nor built again (a sweep's points differ
@@ -338,7 +340,7 @@ def design_from_mapping(data: dict, source: str = "<design>", base: dict | None 
         link = LinkDesign(**{k: v for k, v in built.items() if k in SECTIONS})
         reliability = built.get("reliability") or _built_section("reliability", {}, f"{source}: [reliability]")
         design = ClusterDesign(link=link, fabric=fabric, topology=own.get(kind.section), reliability=reliability,
-                               has_fabric="fabric" in data)
+                               has_fabric="fabric" in data, name=loaded_as)
     except InputError as exc:
         raise InputError(f"{source}: {exc}") from None
     if design.has_fabric and kind.optical and link.link.kind != "ring-wdm":
@@ -455,11 +457,11 @@ def load_design(path: str | Path | None, overrides: list[str] | None = None, giv
     overrides; errors name them as `given_as` says ('--set', or 'changes' from Python)."""
     file = resolve(path if path is not None else DEFAULT_DESIGN)
     data = _io_beside(read_toml(file), file)
-    source = str(path) if path is not None else DEFAULT_DESIGN
+    source = loaded_as = str(path) if path is not None else DEFAULT_DESIGN
     if overrides:
         data = apply_overrides(data, overrides, source)
         source += f" (with {given_as})"
-    return design_from_mapping(data, source)
+    return design_from_mapping(data, source, loaded_as=loaded_as)
 
 
 # --- catalog entries a design names -----------------------------------------------------------------------

@@ -200,16 +200,19 @@ def _shortfall(c: Constraint, value: float) -> float:
     return max(0.0, c.bound - value if c.op in (">=", ">") else value - c.bound) / max(abs(c.bound), 1.0)
 
 
-def closest(rows: list[dict], constraints: list[Constraint]) -> dict | None:
-    """With no point qualifying: the point that fails the fewest checks (feasibility and each constraint), then by
-    the least relative shortfall summed over its constraints — with the numbers that stop it."""
+def closest(rows: list[dict], constraints: list[Constraint], score=None) -> dict | None:
+    """With no point qualifying: the point that fails the fewest checks (each design constraint `sipml check` finds
+    violated, each constraint not met), then the least relative shortfall summed over its constraints, then the best
+    `score` (the objective, higher better; points without one last) — with the numbers that stop it."""
     ranked = [r for r in rows if not r["error"]]
     if not ranked:
         return None
 
     def distance(row):
-        fails = _fails(row, constraints)
-        return len(fails), sum(_shortfall(c, row["values"].get(c.quantity, math.nan)) for c in constraints)
+        value = score(row) if score is not None else math.nan
+        return (len(_reasons(row, constraints)),
+                sum(_shortfall(c, row["values"].get(c.quantity, math.nan)) for c in constraints),
+                -value if math.isfinite(value) else math.inf)
 
     row = min(ranked, key=distance)
     return {"inputs": row["inputs"], "texts": row["texts"], "values": row["values"],
@@ -264,8 +267,9 @@ def _result(rows: list[dict], objective: str, maximize: bool, constraints: list[
     for r in rows:
         if r["error"]:
             refused[r["error"]] = refused.get(r["error"], 0) + 1
-    # the better points nearest the best first: each reason's example is the point that would have won next
-    better.sort(key=score)
+    # the better points nearest the best first (with no best, the best scored): each reason's example is the point
+    # that would have won next
+    better.sort(key=score, reverse=best is None)
     stoppers: dict[str, dict] = {}
     for r in better:
         for reason, kind, why in _reasons(r, constraints):
@@ -282,7 +286,7 @@ def _result(rows: list[dict], objective: str, maximize: bool, constraints: list[
         "better_points": len(better),
         "stopped_by": sorted(stoppers.values(), key=lambda e: -e["better_points"]),
         "refused": [{"error": k, "points": v} for k, v in sorted(refused.items(), key=lambda kv: -kv[1])],
-        "closest": closest(rows, constraints) if best is None else None,
+        "closest": closest(rows, constraints, score) if best is None else None,
         "refined_axes": [],
         "method": "exhaustive search over the grid (exact on it)",
     }
@@ -305,7 +309,8 @@ def optimize_report(result: dict, source: str):
                      for k, v in near["values"].items()]
             rows += [{"quantity": "feasible", "value": "no", "stops it": f"{v['name']}: {v['message']}"}
                      for v in near["violations"]]
-            tables.append(Table(f"Closest point (fewest checks failed, then least shortfall): {title}",
+            tables.append(Table(f"Closest point (fewest checks failed, then least shortfall, then best "
+                                f"{result['objective']}): {title}",
                                 ["quantity", "value", "stops it"], rows))
     else:
         rows = [{"quantity": k, "value": v} for k, v in best["texts"].items()]
@@ -324,8 +329,9 @@ def optimize_report(result: dict, source: str):
                               "better points": f"{s['better_points']} of {result['better_points']}",
                               "nearest better point": f"{at}{scored}: {example.get('why', '')}" if at else
                               example.get("why", "")})
-        tables.append(Table(f"What stops it: the {result['better_points']} points with a better "
-                            f"{result['objective']} fail these constraints (a point may fail several)",
+        scored = f"a better {result['objective']}" if best is not None else f"a {result['objective']}"
+        tables.append(Table(f"What stops it: the {result['better_points']} points with {scored} fail these "
+                            "constraints (a point may fail several)",
                             ["constraint", "kind", "better points", "nearest better point"], stop_rows))
     elif best is not None:
         notes.append("no point of the grid scores better: nothing inside it stops the objective (widen the axes to look further)")

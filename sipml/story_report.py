@@ -56,10 +56,15 @@ def _fabric_section(catalog, designs: dict):
     from sipml.design_reports import reported
     from workloads.evaluation import Evaluation
 
+    from core.errors import InputError
+
     rows, data = [], []
     for name in dict.fromkeys([*FABRICS, *designs]):
         point = Evaluation(designs[name] if name in designs else load_design(name), catalog)
-        est, summary = point.fabric, point.cost
+        try:
+            est, summary = point.fabric, point.cost
+        except InputError as exc:  # a --design the fabric refuses: named, as `sipml fabric` names it
+            raise InputError(f"{name}: {exc}") from None
         entry = reported(Reading(fabric=est, cost=summary), FABRIC_ENTRY, {
             "design": name, "fabric": est.kind, "gpu": est.design.fabric.gpu, "gpus": est.gpus,
             "feasible": est.feasible, "breakdown": [(line.key, line.cost_usd.typical / est.gpus, line.power_w.typical / est.gpus)

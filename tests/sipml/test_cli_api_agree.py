@@ -75,6 +75,19 @@ def test_fabric(capsys, name, changes):
     _same_table(capsys, "fabric", name, changes, fab)
 
 
+def test_a_loaded_design_is_named_as_the_command_names_it(capsys, tmp_path):
+    """A design loaded with `load_design` (a built-in with changes, a user's file) gives the command's JSON, its
+    name included."""
+    code, data, _ = _json(capsys, "fabric", "sip-ocs", {"fabric.gpus": 512})
+    assert data == api.fabric(api.load_design("sip-ocs", {"fabric.gpus": 512})).to_dict()
+    assert data["design"] == "sip-ocs"
+    path = str(tmp_path / "mine.toml")
+    assert main(["init", path]) == 0
+    capsys.readouterr()
+    code, data, _ = _json(capsys, "budget", path, {})
+    assert code == 0 and data == api.budget(api.load_design(path)).to_dict() and data["design"] == path
+
+
 # the JSON's priced figures and the CostSummary's fields that hold them (typical, `_range` low/typical/high)
 PRICED = {"network_cost_usd_per_gpu": "network_cost_per_gpu_usd", "network_power_w_per_gpu": "network_power_per_gpu_w",
           "cluster_cost_usd": "cluster_cost_usd", "cluster_power_w": "cluster_power_w",

@@ -20,7 +20,10 @@ def test_cost_json_has_the_documented_keys_for_every_builtin(capsys):
     code, out, _ = run(capsys, "cost", "-f", "json")
     assert code == 0
     designs = json.loads(out)["designs"]
-    assert [d["design"] for d in designs] == ["sip-ring", "sip-ocs", "sip-ocs-384", "dgx-a100", "dgx-h100", "ideal"]
+    names = ["sip-ring", "sip-ocs", "sip-ocs-384", "dgx-a100", "dgx-h100", "ideal"]
+    assert [d["design"] for d in designs] == names
+    _, shown, _ = run(capsys, "cost", "--help")  # the help names the designs compared when none is named
+    assert f"(default:{','.join(names)})" in "".join(shown.split())
     for d in designs:
         assert COST_KEYS <= d.keys()
         total_share = sum(b["cost_share"] for b in d["breakdown"])

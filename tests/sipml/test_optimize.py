@@ -110,3 +110,18 @@ def test_nothing_feasible_names_the_closest_point_and_what_stops_it(capsys):
           "--subject-to", "margin_db>=1", "--quiet"])
     out = capsys.readouterr().out
     assert "Closest point" in out and "needs margin_db>=1" in out and "power_budget: margin" in out
+
+
+@pytest.mark.parametrize("values", ["0.1mW:0.5mW:3", "0.5mW,0.3mW,0.1mW"])
+def test_with_no_constraint_the_closest_point_is_the_best_scored_of_those_failing_least(capsys, values):
+    """0.1–0.5 mW, nothing asked beyond `check`: every point fails the same design checks, so the closest is the one
+    with the best objective (0.5 mW, the largest margin), written in either order; what stops it is shown at that
+    point too, the best-scored one failing each check."""
+    code, result, _ = run(capsys, "--maximize", "margin_db", "--vary", f"laser.power_per_line={values}")
+    assert code == 1 and result["best"] is None and result["better_points"] == 3
+    assert result["closest"]["texts"] == {"laser.power_per_line": "0.5 mW"}
+    assert {s["example"]["texts"]["laser.power_per_line"] for s in result["stopped_by"]} == {"0.5 mW"}
+    fewer = [v["name"] for v in result["closest"]["violations"]]
+    for mw in ("0.1", "0.3"):  # no point fails fewer checks
+        other = load_design(None, [f"laser.power_per_line={mw} mW"])
+        assert len(evaluate_fabric(other).violations) >= len(fewer)
