@@ -50,13 +50,12 @@ FABRIC_ENTRY = ("design", "fabric", "gpu", "gpus", "feasible", "per_gpu_bandwidt
 
 def _fabric_section(catalog, designs: dict):
     """The built-in designs' fabrics (`FABRICS`) and then those of `designs` (name → loaded design) side by side."""
+    from core.errors import InputError
     from fabric.registry import get_kind
     from sipml.design_files import load_design
     from sipml.quantities import Reading
     from sipml.design_reports import reported
     from workloads.evaluation import Evaluation
-
-    from core.errors import InputError
 
     rows, data = [], []
     for name in dict.fromkeys([*FABRICS, *designs]):
