@@ -223,7 +223,7 @@ def explain_quantity(name: str, design, source: str, model: str = "gpt2-355m", b
     """The report of `sipml explain QUANTITY DESIGN` (priced from `catalog`, its GPU among `gpus`, a training
     quantity under the fixed parts of `strategy`: `Evaluator`)."""
     from core.errors import InputError
-    from sipml.render import Report, Table
+    from sipml.render import Report, Table, figure_text
 
     check_quantity(name)
     evaluate = Evaluator(name, model, baseline, catalog, gpus, strategy)
@@ -261,7 +261,7 @@ def explain_quantity(name: str, design, source: str, model: str = "gpt2-355m", b
     data.update({"model": model if training else None, "baseline": baseline if training else None,
                  "strategy": (strategy or None) if training else None})
     header = Table(f"{name} of {source}{context}", ["quantity", "value"], [
-        {"quantity": name, "value": f"{base:.6g} {quantity.unit}".rstrip()},
+        {"quantity": name, "value": f"{figure_text(base, 6)} {quantity.unit}".rstrip()},
         {"quantity": "what", "value": quantity.help},
         *({"quantity": "formula", "value": data["formula_text"]} for _ in [0] if formula is not None)])
     tables = [header]
@@ -269,7 +269,7 @@ def explain_quantity(name: str, design, source: str, model: str = "gpt2-355m", b
         tables.append(Table("With this design's numbers", ["term", "value", "unit", "meaning"],
                             [{**row, "term": row["text"]} for row in data["numbers"]]))
     shown = [{"input": f"[{r.section}] {r.key}", "value": r.shown,
-              "quantity at −/+": f"{r.low:.4g} … {r.high:.4g}", "swing": f"{r.swing:.3g}",
+              "quantity at −/+": f"{figure_text(r.low)} … {figure_text(r.high)}", "swing": figure_text(r.swing, 3),
               "sensitivity": _sensitivity_text(r), "source": r.source} for r in rows[:TOP]]
     if shown:
         tables.append(Table(f"What moves it most (design inputs ±{STEP:.0%}, dB inputs ±1 dB, counts ±1; catalog "

@@ -24,6 +24,17 @@ def test_explain_reads_as_text_without_a_backslash(capsys, argv, fmt):
     assert main(["explain", *argv, "-f", fmt]) == 0
     out = capsys.readouterr().out
     assert "formula" in out and "\\" not in out and "mathrm" not in out
+    assert "e+0" not in out  # figures as a reader writes them ("18,920", never "1.892e+04")
+
+
+@pytest.mark.parametrize(("value", "digits", "text"), [
+    (18920.4, 4, "18,920"), (33977000.0, 4, "33,980,000"), (9999.6, 4, "10,000"), (0.0123456, 4, "0.01235"),
+    (280.0, 4, "280"), (-0.5, 3, "-0.5"), (1.2e-5, 4, "1.200e-05"), (2.5e15, 3, "2.50e+15"), (0.0, 4, "0"),
+    (float("nan"), 4, "nan"), (-1234.5678, 3, "-1,230")])
+def test_a_figure_reads_as_written(value, digits, text):
+    from sipml.render import figure_text
+
+    assert figure_text(value, digits) == text
 
 
 def test_the_margin_formula_and_its_terms_on_the_terminal(capsys):
