@@ -103,20 +103,22 @@ def _short(strategy) -> str:
 def mix_report(mix, rows: list[dict], figure: tuple | None = None) -> Report:
     """The tables of `sipml mix`: the clusters side by side, then each job on each design."""
     ran = [r for r in rows if r.get("feasible") is not None and "utilisation" in r]
-    cluster = Table(f"Mix '{mix.name}' ({len(mix.jobs)} jobs, {sum(j.gpus for j in mix.jobs)} GPUs asked, "
-                    f"{mix.policy}): the clusters side by side",
-                    ["design", "fabric", "GPU", "GPUs", "running", "idle", "stranded", "largest fit", "utilisation",
-                     "model PFLOP/s", "mean slowdown", "cost M$", "power MW", "PFLOP/s per M$", "TFLOP/s per kW"])
+    axes = list(ran[0].get("point", {})) if ran else []  # --vary: each row's point first
+    asked = "at each point of --vary" if axes else f"{sum(j.gpus for j in mix.jobs)} GPUs asked"
+    cluster = Table(f"Mix '{mix.name}' ({len(mix.jobs)} jobs, {asked}, {mix.policy}): the clusters side by side",
+                    [*axes, "design", "fabric", "GPU", "GPUs", "running", "idle", "stranded", "largest fit",
+                     "utilisation", "model PFLOP/s", "mean slowdown", "cost M$", "power MW", "PFLOP/s per M$",
+                     "TFLOP/s per kW"])
     for r in ran:
         cluster.rows.append({
-            "design": r["design"], "fabric": r["fabric"], "GPU": r["gpu"], "GPUs": r["gpus"], "running": r["gpus_running"],
+            **r.get("point", {}), "design": r["design"], "fabric": r["fabric"], "GPU": r["gpu"], "GPUs": r["gpus"], "running": r["gpus_running"],
             "idle": r["idle_gpus"], "stranded": r["stranded_gpus"], "largest fit": r["largest_fit_gpus"],
             "utilisation": f"{r['utilisation']:.1%}", "model PFLOP/s": f"{r['model_pflops']:.1f}",
             "mean slowdown": f"{r['mean_slowdown']:.3f}×", "cost M$": f"{r['cluster_cost_usd'] / 1e6:.1f}",
             "power MW": f"{r['cluster_power_w'] / 1e6:.2f}", "PFLOP/s per M$": f"{r['pflops_per_musd']:.2f}",
             "TFLOP/s per kW": f"{r['tflops_per_kw']:.1f}"})
-    jobs = Table("Each job: where it runs, alone and together", ["design", "job", "GPUs", "placement", "strategy",
-                                                                  "alone s", "together s", "slowdown",
+    jobs = Table("Each job: where it runs, alone and together", [*axes, "design", "job", "GPUs", "placement",
+                                                                  "strategy", "alone s", "together s", "slowdown",
                                                                   "TFLOP/s per GPU", "$ per job-hour"])
     for r in ran:
         for j in r["jobs"]:
@@ -124,12 +126,12 @@ def mix_report(mix, rows: list[dict], figure: tuple | None = None) -> Report:
             if j["strategy"] and j["strategy_alone"] != j["strategy"]:
                 shown_strategy += f" (alone {_short(j['strategy_alone'])})"
             jobs.rows.append({
-                "design": r["design"], "job": j["job"], "GPUs": j["gpus"], "placement": j["placement"],
+                **r.get("point", {}), "design": r["design"], "job": j["job"], "GPUs": j["gpus"], "placement": j["placement"],
                 "strategy": shown_strategy if j["iteration_s"] is not None else f"cannot run: {j['reason']}",
                 "alone s": _num(j["iteration_alone_s"]), "together s": _num(j["iteration_s"]),
                 "slowdown": "—" if j["slowdown"] is None else f"{j['slowdown']:.3f}×",
                 "TFLOP/s per GPU": _num(j["tflops_per_gpu"], 1), "$ per job-hour": f"{j['cost_per_hour_usd']:,.0f}"})
-    footer = [f"{r['design']}: {r['rule']}" for r in ran]
+    footer = list(dict.fromkeys(f"{r['design']}: {r['rule']}" for r in ran))  # a design's rule once
     footer += [f"{r['design']}: infeasible — {r['reason']}" for r in rows if "reason" in r and "utilisation" not in r]
     footer.append(decides(ran))
     footer.append("Together: jobs whose collectives cross a shared resource (an oversubscribed pod uplink, a ring "
@@ -154,7 +156,8 @@ def decides(rows: list[dict]) -> str:
         if r["idle_gpus"] + r["stranded_gpus"] > min(x["idle_gpus"] + x["stranded_gpus"] for x in rows):
             why.append(f"{r['idle_gpus'] + r['stranded_gpus']} GPUs idle or stranded")
         why.append(f"{r['model_pflops']:.1f} PFLOP/s for ${r['cluster_cost_usd'] / 1e6:.1f} M")
-        parts.append(f"{r['design']} ({'; '.join(why)})")
+        at = "".join(f" at {', '.join(f'{k}={v}' for k, v in r['point'].items())}" for _ in [0] if r.get("point"))
+        parts.append(f"{r['design']}{at} ({'; '.join(why)})")
     ratio = best["pflops_per_musd"] / worst["pflops_per_musd"] if worst["pflops_per_musd"] else math.inf
     cost = best["cluster_cost_usd"] / worst["cluster_cost_usd"]
     speed = best["model_pflops"] / worst["model_pflops"] if worst["model_pflops"] else math.inf
