@@ -117,13 +117,14 @@ def optimize(design, overrides, vary, objective: str, maximize: bool, constraint
 def _evaluate(points, overrides, values: dict, texts: dict, evaluators) -> dict:
     """One point: its inputs, whether it is feasible, and every quantity asked for (or the rules' refusal)."""
     from core.errors import SipmlError
+    from sipml.sweep_point_rows import given_as
     from workloads.evaluation import Evaluation
 
     sets = [*(overrides or ()), *(f"{key}={text}" for key, text in texts.items())]
     row = {"inputs": values, "texts": {key: _plain(text) for key, text in texts.items()}}
     try:
         first = next(iter(evaluators.values()))
-        point = Evaluation(points.load(sets), first.catalog, first.gpus)
+        point = Evaluation(points.load(sets, given_as(overrides)), first.catalog, first.gpus)
         row["feasible"] = _feasible(point)
         row["violations"] = [] if row["feasible"] else [{"name": v.name, "message": v.message}
                                                         for v in _violations(point)]

@@ -64,7 +64,9 @@ class Points:
         self.source = str(design) if design is not None else DEFAULT_DESIGN
         self._base = None
 
-    def load(self, sets):
+    def load(self, sets, given_as: str = "--set"):
+        """The design with `sets` applied; its errors say where they came from as `given_as` does ('--set', or
+        `given_as(overrides)` where the sets hold --vary values)."""
         from sipml.design_files import apply_overrides, design_from_mapping, section_values
 
         if self._base is None:
@@ -73,9 +75,9 @@ class Points:
             except SipmlError:
                 self._base = {}  # the base alone is refused (an axis may fix it): every point builds its own
         if not sets:
-            return design_from_mapping(self.data, self.source, self._base)
-        return design_from_mapping(apply_overrides(self.data, sets, self.source), f"{self.source} (with --set)",
-                                   self._base)
+            return design_from_mapping(self.data, self.source, self._base, loaded_as=self.source)
+        return design_from_mapping(apply_overrides(self.data, sets, self.source), f"{self.source} (with {given_as})",
+                                   self._base, loaded_as=self.source)
 
     def within(self, sets, design) -> Points:
         """The points of this file with `sets` applied first (`design`, the design they give): a point that adds
@@ -90,9 +92,14 @@ class Points:
         return combo
 
 
-def load_point(design, sets):
-    """`sipml.design_files.load_design(design, sets)`."""
-    return Points(design).load(sets)
+def load_point(design, sets, given_as: str = "--set"):
+    """`sipml.design_files.load_design(design, sets)` (`Points.load`'s `given_as`)."""
+    return Points(design).load(sets, given_as)
+
+
+def given_as(overrides) -> str:
+    """Where a point's values come from, as its errors say it: its --vary values, after any --set ones."""
+    return "--set and --vary" if overrides else "--vary"
 
 
 def _row(loader, overrides, axes, point, model, batch, link_only, baselines, links, priced) -> dict:
@@ -101,7 +108,7 @@ def _row(loader, overrides, axes, point, model, batch, link_only, baselines, lin
     row = {a.column: a.values[i] for a, i in zip(axes, point)}
     sets = [*overrides, *(f"{a.section}.{a.key}={a.texts[i]}" for a, i in zip(axes, point))]
     try:
-        loaded = loader.load(sets)
+        loaded = loader.load(sets, given_as(overrides))
         evaluation = Evaluation(loaded, *priced)
         evaluation.share_link(links)
         row.update(_physics(evaluation))

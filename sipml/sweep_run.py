@@ -21,7 +21,7 @@ from core.fields import TEXT_SPECS
 from core.records import record
 from sipml.rows import Table, columns
 from sipml.sweep_point_rows import (FABRIC_COLUMNS, PHYSICS_COLUMNS, SHIPPED, TRAINING_COLUMNS, DataFiles, evaluate_chunk,
-                                load_point)
+                                given_as, load_point)
 
 # Bounds on what a sweep may ask for, so every sweep either finishes in bounded memory or is refused before any
 # work. Measured (0.5.0, 2-core machine): a row of the per-point path holds ~2.5 kB of Python objects and takes
@@ -374,7 +374,7 @@ def _check_effects(design, overrides: list, axes) -> None:
 
     for a in axes:
         try:
-            load_point(design, [*overrides, f"{a.section}.{a.key}={a.texts[0]}"])
+            load_point(design, [*overrides, f"{a.section}.{a.key}={a.texts[0]}"], given_as(overrides))
         except NoEffect as exc:
             raise exc from None
         except SipmlError:  # any other refusal is a row's to say (another axis may resolve it)
@@ -391,11 +391,18 @@ def _base_design(design, overrides: list, axes):
     except SipmlError as exc:
         first = [f"{a.section}.{a.key}={a.texts[0]}" for a in axes]
         try:
-            return load_point(design, [*overrides, *first])
+            return load_point(design, [*overrides, *first], given_as(overrides))
         except SipmlError as at_first:
-            if str(at_first).replace(" (with --set)", "") == str(exc).replace(" (with --set)", ""):
+            if _unlabelled(at_first) == _unlabelled(exc):
                 raise exc from None
             return None
+
+
+def _unlabelled(exc) -> str:
+    """An error's text without what it says the values came from ('(with --set)', '(with --vary)', …)."""
+    import re
+
+    return re.sub(r" \(with [^)]*\)", "", str(exc))
 
 
 def _check_moves_the_link(design, overrides: list, axes) -> None:
@@ -411,7 +418,8 @@ def _check_moves_the_link(design, overrides: list, axes) -> None:
         links = set()
         for text in a.texts:
             try:
-                links.add(effective_link(load_point(design, [*overrides, f"{a.section}.{a.key}={text}"])))
+                links.add(effective_link(load_point(design, [*overrides, f"{a.section}.{a.key}={text}"],
+                                                    given_as(overrides))))
             except SipmlError:
                 links.add(text)  # a refused value: its rows say why
         if len(links) < 2 and len(a.values) > 1:

@@ -88,8 +88,11 @@ def test_a_strategy_key_given_twice_is_refused(capsys):
 
 
 def test_a_sweep_axis_without_effect_is_refused_as_the_same_set_is(capsys):
+    """Refused as a --set of the key is, saying the value came from --vary (and --set, where one was given)."""
     refused(capsys, "sweep", "dgx-h100", "--vary", "link.data_rate=10 Gbit/s:20 Gbit/s:2", "-o", "-",
-            fragment="does not apply")
+            fragment="dgx-h100 (with --vary): section [link] (data_rate) does not apply")
+    refused(capsys, "sweep", "dgx-h100", "--set", "fabric.gpus=512", "--vary", "link.data_rate=10 Gbit/s:20 Gbit/s:2",
+            "-o", "-", fragment="dgx-h100 (with --set and --vary): section [link] (data_rate) does not apply")
     refused(capsys, "sweep", "--vary", "receiver.noise_density=1 pA/Hz**0.5:2 pA/Hz**0.5:2", "-o", "-")
 
 
