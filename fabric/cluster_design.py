@@ -138,7 +138,8 @@ class ClusterDesign(Composite):
     topology: object = None
     reliability: ReliabilitySection = default_part(ReliabilitySection)
     has_fabric: bool = False  # the design file declared a [fabric]: checks then cover the fabric too
-    # what it was loaded as (a file or a built-in name; None: built in Python): what a result names it, not compared
+    # what it was loaded as (a file or a built-in name; None: built in Python): what a result names it; not compared,
+    # and kept by dataclasses.replace (a loaded design changed in Python keeps its name)
     name: str | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self):

@@ -267,7 +267,8 @@ def explain_quantity(name: str, design, source: str, model: str = "gpt2-355m", b
     tables = [header]
     if data["numbers"]:  # the terms by their terminal names (the JSON's `term` keeps the LaTeX one)
         tables.append(Table("With this design's numbers", ["term", "value", "unit", "meaning"],
-                            [{**row, "term": row["text"]} for row in data["numbers"]]))
+                            [{**row, "term": row["text"], "value": figure_text(float(row["value"]), 6)}
+                             for row in data["numbers"]]))
     shown = [{"input": f"[{r.section}] {r.key}", "value": r.shown,
               "quantity at −/+": f"{figure_text(r.low)} … {figure_text(r.high)}", "swing": figure_text(r.swing, 3),
               "sensitivity": _sensitivity_text(r), "source": r.source} for r in rows[:TOP]]

@@ -103,7 +103,7 @@ def _short(strategy) -> str:
 def mix_report(mix, rows: list[dict], figure: tuple | None = None) -> Report:
     """The tables of `sipml mix`: the clusters side by side, then each job on each design."""
     ran = [r for r in rows if r.get("feasible") is not None and "utilisation" in r]
-    axes = list(ran[0].get("point", {})) if ran else []  # --vary: each row's point first
+    axes = list(rows[0].get("point", {})) if rows else []  # --vary: each row's point first
     asked = "at each point of --vary" if axes else f"{sum(j.gpus for j in mix.jobs)} GPUs asked"
     cluster = Table(f"Mix '{mix.name}' ({len(mix.jobs)} jobs, {asked}, {mix.policy}): the clusters side by side",
                     [*axes, "design", "fabric", "GPU", "GPUs", "running", "idle", "stranded", "largest fit",
@@ -111,7 +111,8 @@ def mix_report(mix, rows: list[dict], figure: tuple | None = None) -> Report:
                      "TFLOP/s per kW"])
     for r in ran:
         cluster.rows.append({
-            **r.get("point", {}), "design": r["design"], "fabric": r["fabric"], "GPU": r["gpu"], "GPUs": r["gpus"], "running": r["gpus_running"],
+            **r.get("point", {}), "design": r["design"], "fabric": r["fabric"], "GPU": r["gpu"], "GPUs": r["gpus"],
+            "running": r["gpus_running"],
             "idle": r["idle_gpus"], "stranded": r["stranded_gpus"], "largest fit": r["largest_fit_gpus"],
             "utilisation": f"{r['utilisation']:.1%}", "model PFLOP/s": f"{r['model_pflops']:.1f}",
             "mean slowdown": f"{r['mean_slowdown']:.3f}×", "cost M$": f"{r['cluster_cost_usd'] / 1e6:.1f}",
@@ -126,20 +127,34 @@ def mix_report(mix, rows: list[dict], figure: tuple | None = None) -> Report:
             if j["strategy"] and j["strategy_alone"] != j["strategy"]:
                 shown_strategy += f" (alone {_short(j['strategy_alone'])})"
             jobs.rows.append({
-                **r.get("point", {}), "design": r["design"], "job": j["job"], "GPUs": j["gpus"], "placement": j["placement"],
+                **r.get("point", {}), "design": r["design"], "job": j["job"], "GPUs": j["gpus"],
+                "placement": j["placement"],
                 "strategy": shown_strategy if j["iteration_s"] is not None else f"cannot run: {j['reason']}",
                 "alone s": _num(j["iteration_alone_s"]), "together s": _num(j["iteration_s"]),
                 "slowdown": "—" if j["slowdown"] is None else f"{j['slowdown']:.3f}×",
                 "TFLOP/s per GPU": _num(j["tflops_per_gpu"], 1), "$ per job-hour": f"{j['cost_per_hour_usd']:,.0f}"})
     footer = list(dict.fromkeys(f"{r['design']}: {r['rule']}" for r in ran))  # a design's rule once
-    footer += [f"{r['design']}: infeasible — {r['reason']}" for r in rows if "reason" in r and "utilisation" not in r]
-    footer.append(decides(ran))
+    footer += dict.fromkeys(f"{r['design']}: infeasible — {r['reason']}" for r in rows
+                            if "reason" in r and "utilisation" not in r)
+    footer += _verdicts(ran)
     footer.append("Together: jobs whose collectives cross a shared resource (an oversubscribed pod uplink, a ring "
                   "segment) are taken to cross it at once — the slowdown is an upper bound; private circuits and "
                   "slices share nothing. Model PFLOP/s: useful FLOP/s of every job together (no recomputation).")
     figures = [figure] if figure else []
     return Report({"mix": mix.name, "policy": mix.policy, "designs": rows}, [cluster, jobs], footer,
                   figures=figures, records=[{k: v for k, v in r.items() if k != "jobs"} for r in rows])
+
+
+def _verdicts(rows: list[dict]) -> list[str]:
+    """`decides` over the designs of the mix; with --vary, at each point where two or more designs ran."""
+    points: dict[tuple, list[dict]] = {}
+    for r in rows:
+        points.setdefault(tuple(r.get("point", {}).items()), []).append(r)
+    if len(points) == 1:
+        return [decides(rows)]
+    compared = [f"At {', '.join(f'{k}={v}' for k, v in point)}: {decides(alike)}"
+                for point, alike in points.items() if len(alike) > 1]
+    return compared or ["One design at each point: nothing to compare."]
 
 
 def decides(rows: list[dict]) -> str:
@@ -156,8 +171,7 @@ def decides(rows: list[dict]) -> str:
         if r["idle_gpus"] + r["stranded_gpus"] > min(x["idle_gpus"] + x["stranded_gpus"] for x in rows):
             why.append(f"{r['idle_gpus'] + r['stranded_gpus']} GPUs idle or stranded")
         why.append(f"{r['model_pflops']:.1f} PFLOP/s for ${r['cluster_cost_usd'] / 1e6:.1f} M")
-        at = "".join(f" at {', '.join(f'{k}={v}' for k, v in r['point'].items())}" for _ in [0] if r.get("point"))
-        parts.append(f"{r['design']}{at} ({'; '.join(why)})")
+        parts.append(f"{r['design']} ({'; '.join(why)})")
     ratio = best["pflops_per_musd"] / worst["pflops_per_musd"] if worst["pflops_per_musd"] else math.inf
     cost = best["cluster_cost_usd"] / worst["cluster_cost_usd"]
     speed = best["model_pflops"] / worst["model_pflops"] if worst["model_pflops"] else math.inf

@@ -319,6 +319,9 @@ def optimize_report(result: dict, source: str):
         tables.append(Table(f"Best point: {title}", ["quantity", "value"], rows))
     if result["stopped_by"]:
         kinds = {"check": "design constraint (sipml check)", "subject-to": "--subject-to", "error": "design rules"}
+        which, counted, example_at = ((f"a better {result['objective']}", "better points", "nearest better point")
+                                      if best is not None else
+                                      (f"a {result['objective']}", "points", "best-scored point failing it"))
         stop_rows = []
         for s in result["stopped_by"]:
             example = s.get("example") or {}
@@ -327,13 +330,11 @@ def optimize_report(result: dict, source: str):
             scored = f" ({result['objective']} {value:.4g})" if isinstance(value, float) and math.isfinite(value) \
                 else ""
             stop_rows.append({"constraint": s["reason"], "kind": kinds.get(s.get("kind"), s.get("kind", "")),
-                              "better points": f"{s['better_points']} of {result['better_points']}",
-                              "nearest better point": f"{at}{scored}: {example.get('why', '')}" if at else
-                              example.get("why", "")})
-        scored = f"a better {result['objective']}" if best is not None else f"a {result['objective']}"
-        tables.append(Table(f"What stops it: the {result['better_points']} points with {scored} fail these "
-                            "constraints (a point may fail several)",
-                            ["constraint", "kind", "better points", "nearest better point"], stop_rows))
+                              counted: f"{s['better_points']} of {result['better_points']}",
+                              example_at: f"{at}{scored}: {example.get('why', '')}" if at else example.get("why", "")})
+        tables.append(Table(f"What stops it: the {result['better_points']} points with {which} fail these "
+                            "constraints (a point may fail several)", ["constraint", "kind", counted, example_at],
+                            stop_rows))
     elif best is not None:
         notes.append("no point of the grid scores better: nothing inside it stops the objective (widen the axes to look further)")
     for refusal in result["refused"][:3]:

@@ -284,13 +284,13 @@ def count_text(value: float) -> str:
 def figure_text(value: float, digits: int = 4) -> str:
     """A measured or computed number for a table: rounded to `digits` significant digits, thousands grouped, no
     trailing zeros after the point, and no exponent from 10⁻⁴ up to 10¹⁵ ("18,920", "0.01235", "280", never
-    "1.892e+04"); beyond, in scientific notation."""
+    "1.892e+04"); beyond, in scientific notation ("1e-12", "2.5e+15")."""
     if not math.isfinite(value) or value == 0:
         return f"{value:g}"
     rounded = float(f"{value:.{digits - 1}e}")
     magnitude = math.floor(math.log10(abs(rounded)))
     if not -4 <= magnitude < 15:
-        return f"{value:.{digits - 1}e}"
+        return f"{value:.{digits}g}"
     text = f"{rounded:,.{max(0, digits - 1 - magnitude)}f}"
     return text.rstrip("0").rstrip(".") if "." in text else text
 

@@ -402,7 +402,7 @@ def _unlabelled(exc) -> str:
     """An error's text without what it says the values came from ('(with --set)', '(with --vary)', …)."""
     import re
 
-    return re.sub(r" \(with [^)]*\)", "", str(exc))
+    return re.sub(r" \(with (--set|--vary|--set and --vary)\)", "", str(exc))
 
 
 def _check_moves_the_link(design, overrides: list, axes) -> None:

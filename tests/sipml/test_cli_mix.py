@@ -55,12 +55,16 @@ def test_the_figure_and_a_sweep_of_sizes(capsys, tmp_path):
     rows = json.loads(out)["designs"]
     assert [r["point"]["small.gpus"] for r in rows] == [16, 64]
     assert [r["idle_gpus"] for r in rows] == [48, 0]
-    code, out, err = run(capsys, "mix", "dgx-h100", "--jobs", path, "--vary", "small.gpus=16,64", "-f", "markdown")
+    code, out, err = run(capsys, "mix", "dgx-h100", "sip-ring", "--jobs", path, "--vary", "small.gpus=16,64", "-f",
+                         "markdown")
     tables = [block for block in out.split("\n\n") if "|" in block]
     cluster, jobs = tables[0], tables[2]  # the clusters, the sizes, each job: each row says its point
     assert "GPUs asked" not in out.splitlines()[0] and cluster.splitlines()[2].startswith("| 16 ")
-    assert sum(line.startswith("| 64 ") for line in jobs.splitlines()) == 2  # both jobs at 64
-    assert "dgx-h100 at small.gpus=64 (" in out and "leads dgx-h100 at small.gpus=16 (" in out
+    assert sum(line.startswith("| 64 ") for line in jobs.splitlines()) == 4  # both jobs at 64, on both designs
+    assert "At small.gpus=16: Throughput per dollar" in out and "At small.gpus=64: Throughput per dollar" in out
+    assert out.count("dgx-h100: ") == 1  # its placement rule once, not once per point
+    code, out, err = run(capsys, "mix", "dgx-h100", "--jobs", path, "--vary", "small.gpus=16,64")
+    assert "One design at each point: nothing to compare." in out and "leads" not in out
 
 
 def test_refusals(capsys, tmp_path):

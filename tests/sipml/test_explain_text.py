@@ -3,6 +3,7 @@ while the JSON keeps the LaTeX (`formula`, `formula_latex`, each term's `term`) 
 entry point."""
 
 import json
+import re
 
 import pytest
 
@@ -18,18 +19,21 @@ from sipml.explain import formula_text, text_name
     ("network_cost_usd_per_gpu", "sip-ocs"),
     ("network_power_w_per_gpu", "dgx-h100"),
     ("speedup", "sip-ring", "--model", "resnet-50"),
+    ("cluster_cost_usd", "sip-ring"),
 ])
 @pytest.mark.parametrize("fmt", ["table", "markdown"])
 def test_explain_reads_as_text_without_a_backslash(capsys, argv, fmt):
     assert main(["explain", *argv, "-f", fmt]) == 0
     out = capsys.readouterr().out
     assert "formula" in out and "\\" not in out and "mathrm" not in out
-    assert "e+0" not in out  # figures as a reader writes them ("18,920", never "1.892e+04")
+    # a figure from 10⁻⁴ to 10¹⁵ without an exponent ("18,920", never "1.892e+04"); beyond, with one
+    assert not re.search(r"\de(-0[1-4]|\+0\d|\+1[0-4])\b", out), out
 
 
 @pytest.mark.parametrize(("value", "digits", "text"), [
     (18920.4, 4, "18,920"), (33977000.0, 4, "33,980,000"), (9999.6, 4, "10,000"), (0.0123456, 4, "0.01235"),
-    (280.0, 4, "280"), (-0.5, 3, "-0.5"), (1.2e-5, 4, "1.200e-05"), (2.5e15, 3, "2.50e+15"), (0.0, 4, "0"),
+    (280.0, 4, "280"), (-0.5, 3, "-0.5"), (1.2e-5, 4, "1.2e-05"), (2.5e15, 3, "2.5e+15"), (1e-12, 6, "1e-12"),
+    (0.0, 4, "0"),
     (float("nan"), 4, "nan"), (-1234.5678, 3, "-1,230")])
 def test_a_figure_reads_as_written(value, digits, text):
     from sipml.render import figure_text

@@ -56,6 +56,9 @@ def test_no_qualifying_point_exits_1(capsys):
 def test_refusals_by_the_design_rules_are_counted_and_said(capsys):
     code, result, _ = run(capsys, "sip-ocs", "--maximize", "speedup_per_dollar", "--vary", "sip_ocs.switches=12,20")
     assert code == 0 and result["errors"] == 1 and "multiple of 12" in result["refused"][0]["error"]
+    code, result, _ = run(capsys, "--maximize", "margin_db", "--vary", "fabric.job_gpus=512,2048")
+    assert result["refused"] == [{"error": "sip-ring (with --vary): [fabric] job_gpus = 2048 is above gpus = 1024: "
+                                           "expected ≥ 0, ≤ 1048576, ≤ gpus", "points": 1}]  # where it came from
 
 
 @pytest.mark.parametrize("argv, fragment", [
@@ -121,7 +124,18 @@ def test_with_no_constraint_the_closest_point_is_the_best_scored_of_those_failin
     assert code == 1 and result["best"] is None and result["better_points"] == 3
     assert result["closest"]["texts"] == {"laser.power_per_line": "0.5 mW"}
     assert {s["example"]["texts"]["laser.power_per_line"] for s in result["stopped_by"]} == {"0.5 mW"}
-    fewer = [v["name"] for v in result["closest"]["violations"]]
-    for mw in ("0.1", "0.3"):  # no point fails fewer checks
-        other = load_design(None, [f"laser.power_per_line={mw} mW"])
-        assert len(evaluate_fabric(other).violations) >= len(fewer)
+    main(["optimize", "--maximize", "margin_db", "--vary", f"laser.power_per_line={values}", "--quiet"])
+    shown = capsys.readouterr().out
+    assert "best-scored point failing it" in shown and "nearest better point" not in shown
+
+
+def test_the_closest_point_counts_each_design_check_it_fails(capsys):
+    """0.1 mW meets the power cap but fails three design checks (its budget does not close); 5 mW is feasible and
+    fails the cap alone: the closest is 5 mW, one check short — though 0.1 mW has no shortfall on the cap."""
+    code, result, _ = run(capsys, "--maximize", "margin_db", "--vary", "laser.power_per_line=0.1mW,5mW",
+                          "--subject-to", "network_power_w_per_gpu<=16")
+    assert code == 1 and result["best"] is None
+    assert result["closest"]["texts"] == {"laser.power_per_line": "5 mW"}
+    assert result["closest"]["violations"] == [] and len(result["closest"]["fails"]) == 1
+    low = load_design(None, ["laser.power_per_line=0.1 mW"])
+    assert len(evaluate_fabric(low).violations) == 3
