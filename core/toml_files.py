@@ -74,7 +74,7 @@ def read(path: str | Path, what: str = "TOML file") -> dict:
     except OSError as exc:
         raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
     except ValueError as exc:  # a NUL in the name
-        raise InputError(f"{path!r}: cannot read ({exc})") from None
+        raise InputError(f"{str(path)!r}: cannot read ({exc})") from None  # quoted: the NUL shown as \x00
     if len(data) > MAX_TOML_BYTES:
         raise InputError(f"{path}: larger than {MAX_TOML_BYTES // 1024} KiB, expected a {what}")
     try:

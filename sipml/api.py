@@ -37,7 +37,6 @@ from pathlib import Path
 __all__ = ["budget", "cost", "evaluate", "fabric", "load_design", "mix", "reliability", "speedup", "sweep"]
 
 
-MAX_WORKERS = 256  # [assumed] local processes: more than any machine this runs on has cores
 
 
 def _bad(what: str, value, expected: str):
@@ -125,7 +124,12 @@ def _override_text(target, value) -> str:
     if not isinstance(target, str):
         raise _bad("changes", target, "'section.key' texts as keys")
     if isinstance(value, Q_):
-        text = f"{value.magnitude!r} {value.units:~C}"
+        magnitude = value.magnitude  # a numpy scalar (a loop over np.linspace) as its number, not its repr
+        if isinstance(magnitude, numbers.Integral) and not isinstance(magnitude, bool):
+            magnitude = int(magnitude)
+        elif isinstance(magnitude, numbers.Real):
+            magnitude = float(magnitude)
+        text = f"{magnitude!r} {value.units:~C}"
     elif isinstance(value, bool):
         text = "true" if value else "false"
     elif isinstance(value, str):
@@ -392,7 +396,8 @@ def sweep(design=None, vary: Sequence[str] = (), *, model: str | None = None, ba
     (`to_pandas()`, a notebook shows the first and last rows); `link_only` as ``--link-only``."""
     import os
 
-    from sipml.sweep_run import run_sweep
+    from sipml.sweep_run import max_workers, run_sweep
+    from workloads.models import load_model
     from workloads.strategy import MAX_BATCH
 
     if design is not None and not isinstance(design, (str, os.PathLike)):
@@ -400,9 +405,12 @@ def sweep(design=None, vary: Sequence[str] = (), *, model: str | None = None, ba
     axes = _texts("vary", vary, allow_empty=False)
     model, scheduler = _text("model", model, optional=True), _text("scheduler", scheduler, optional=True)
     batch = _count("batch", batch, hi=MAX_BATCH)
-    workers = _count("workers", workers, optional=False, hi=MAX_WORKERS)
+    workers = _count("workers", workers, optional=False, hi=max_workers())  # as --workers: 4 per core
     if not isinstance(link_only, bool):
         raise _bad("link_only", link_only, "True or False")
+    if model is not None:  # refused up front, as `sipml sweep --model` is, not in every row
+        with _reading("model"):
+            load_model(model)
     with _reading("design"):
         _, rows = run_sweep(None if design is None else str(design), None, axes, model=model, batch=batch,
                             scheduler=scheduler, workers=workers, link_only=link_only)

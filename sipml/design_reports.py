@@ -284,9 +284,13 @@ def fields_report(sections=None) -> Report:
     """`sipml fields`: every declared field, or those of `sections`."""
     from core.errors import InputError
     from core.errors import did_you_mean
-    from sipml.design_files import ALL_SECTIONS
+    from sipml.design_files import ALL_SECTIONS, OPTICAL_IO
 
     for name in sections or ():
+        if name == OPTICAL_IO:
+            raise InputError(f"fields: [{OPTICAL_IO}] has one key, design = NAME (a built-in name or a design file): "
+                             "the design takes that design's optical I/O, its [link] … [package] sections, whose "
+                             "fields `sipml fields link` and the others list")
         if name not in ALL_SECTIONS:
             raise InputError(f"fields: unknown section [{name}]{did_you_mean(name, ALL_SECTIONS)}; known sections: "
                              f"{', '.join(ALL_SECTIONS)}")

@@ -258,7 +258,7 @@ def run_mix_command(designs, jobs: str | None, gpus: int | None, policy: str | N
 
         title = f"Mix '{mix.name}', {mix.policy}: where each job runs"
         if plot is not None:
-            save(placement_figure(last_runs, title), plot)
+            save(placement_figure(last_runs, title), plot, title)
         if embed:
             figure = ("Where each job runs", png(placement_figure(last_runs, title)))
     report = mix_report(mix, rows, figure)

@@ -92,11 +92,12 @@ class Rows(_Shown, list):
 
 
 def _frame(report):
-    """The report's `--format csv` rows (`sipml.wide`) as a typed DataFrame (`sipml.rows.Table.to_pandas`)."""
+    """The report's `--format csv` rows (`sipml.wide`) as a typed DataFrame (`sipml.rows.Table.to_pandas`); a report
+    whose CSV is its JSON's key,value rows (`reliability`), that JSON as one row."""
     from sipml.rows import Table
     from sipml.wide import wide_rows
 
-    _, rows = wide_rows(report.records)
+    _, rows = wide_rows(report.records if report.records is not None else [report.data])
     return Table.from_rows(rows).to_pandas(numbers_as_float=True)
 
 

@@ -285,12 +285,24 @@ def _result(rows: list[dict], objective: str, maximize: bool, constraints: list[
         "best": None if best is None else {"inputs": best["inputs"], "texts": best["texts"],
                                            "value": best["values"][objective], "values": best["values"]},
         "better_points": len(better),
+        "undefined": _undefined(rows, score, constraints),
         "stopped_by": sorted(stoppers.values(), key=lambda e: -e["better_points"]),
         "refused": [{"error": k, "points": v} for k, v in sorted(refused.items(), key=lambda kv: -kv[1])],
         "closest": closest(rows, constraints, score) if best is None else None,
         "refined_axes": [],
         "method": "exhaustive search over the grid (exact on it)",
     }
+
+
+def _undefined(rows: list[dict], score, constraints: list[Constraint]) -> dict:
+    """The points where the objective has no value (a link that does not close has no energy per bit), and what
+    they fail, each reason with its count: the best may sit at their edge, where no better point can be scored."""
+    none = [r for r in rows if not r["error"] and not math.isfinite(score(r))]
+    reasons: dict[str, int] = {}
+    for r in none:
+        for reason, _, _ in _reasons(r, constraints):
+            reasons[reason] = reasons.get(reason, 0) + 1
+    return {"points": len(none), "reasons": dict(sorted(reasons.items(), key=lambda kv: -kv[1]))}
 
 
 def optimize_report(result: dict, source: str):
@@ -332,11 +344,20 @@ def optimize_report(result: dict, source: str):
             stop_rows.append({"constraint": s["reason"], "kind": kinds.get(s.get("kind"), s.get("kind", "")),
                               counted: f"{s['better_points']} of {result['better_points']}",
                               example_at: f"{at}{scored}: {example.get('why', '')}" if at else example.get("why", "")})
-        tables.append(Table(f"What stops it: the {result['better_points']} points with {which} fail these "
+        plural = "s" if result["better_points"] != 1 else ""
+        tables.append(Table(f"What stops it: the {result['better_points']} point{plural} with {which} fail these "
                             "constraints (a point may fail several)", ["constraint", "kind", counted, example_at],
                             stop_rows))
+    elif best is not None and result["undefined"]["points"]:
+        undefined = result["undefined"]
+        many = undefined["points"] != 1
+        notes.append(f"no point of the grid scores better on {result['objective']}; {undefined['points']} "
+                     f"point{'s' if many else ''} {'have' if many else 'has'} no {result['objective']}, failing "
+                     + ", ".join(f"{k} ({n})" for k, n in undefined["reasons"].items())
+                     + f": the best may sit at {'their' if many else 'its'} edge (what stops it there)")
     elif best is not None:
-        notes.append("no point of the grid scores better: nothing inside it stops the objective (widen the axes to look further)")
+        notes.append("no point of the grid scores better: nothing inside it stops the objective (widen the axes to "
+                     "look further)")
     for refusal in result["refused"][:3]:
         notes.append(f"refused ({refusal['points']} points): {refusal['error']}")
     notes.append(f"{result['valid_points']} of {result['points']} points are feasible and meet the constraints; "

@@ -36,11 +36,13 @@ def png(fig, metadata: dict[str, str] | None = None) -> bytes:
     return buf.getvalue()
 
 
-def save(fig, path) -> Path:
-    """Write `fig` as a PNG at `path`, atomically, and close it."""
+def save(fig, path, title: str) -> Path:
+    """Write `fig` as a PNG at `path`, atomically, and close it; its metadata say what it shows (`title`) and the
+    version, date and command line that made it (`sipml.provenance`), as the report's figures do."""
+    from sipml.provenance import provenance, stamped
     from sipml.render import write_atomic_bytes
 
-    write_atomic_bytes(Path(path), png(fig))
+    write_atomic_bytes(Path(path), png(fig, stamped(title, provenance())))
     return Path(path)
 
 
@@ -82,7 +84,7 @@ def _feasible(row: dict) -> bool:
 
 def sweep_plot(rows: list[dict], names: list[str], path, log_columns=(), order: dict | None = None) -> Path:
     """`sweep_figure` written as a PNG at `path`."""
-    return save(sweep_figure(rows, names, log_columns, order), path)
+    return save(sweep_figure(rows, names, log_columns, order), path, f"sweep: {' against '.join(names[1::-1])}")
 
 
 CLIFF_GAP = 2.0  # [assumed] a gap wider than twice the spread of the points beside it splits off a cliff

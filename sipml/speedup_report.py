@@ -98,12 +98,7 @@ def run_speedup(designs, model_name: str, gpus: int | None, batch: int | None, s
             points.append((design, found))
         return found
 
-    results, failures = {}, {}
-    for name, design in loaded.items():  # the designs first: a strategy one of them cannot run is refused
-        try:
-            results[name] = point(design).training(model, batch, fixed, name=name, top=top)
-        except InfeasibleDesign as exc:
-            failures[name] = str(exc)
+    results, failures = _trained(loaded, point, model, batch, fixed, top)
     measured = {}  # (baseline, design) → (Result, the parts of the fixed strategy it ran without) or None
     for (b, name), design in versions.items():
         if design == loaded.get(b) and b in failures:
@@ -121,6 +116,25 @@ def run_speedup(designs, model_name: str, gpus: int | None, batch: int | None, s
     for row in rows:
         row["notes"] = _notes(row, loaded, versions, base_names, gpu_table, fixed)
     return rows, batch_source, failures
+
+
+def _trained(loaded: dict, point, model, batch: int, fixed: dict, top: int) -> tuple[dict, dict]:
+    """({name: Result}, {name: why it cannot train}) of the designs compared (`point(design)`: its Evaluation), the
+    designs first: a strategy one of them cannot run is refused. What a design cannot be (its fabric, a catalog
+    entry) is refused naming it, as `fabric` does; an option's refusal (`--strategy …`) names the option."""
+    from core.errors import InfeasibleDesign, InputError
+
+    results, failures = {}, {}
+    for name, design in loaded.items():
+        try:
+            results[name] = point(design).training(model, batch, fixed, name=name, top=top)
+        except InfeasibleDesign as exc:
+            failures[name] = str(exc)
+        except InputError as exc:
+            if str(exc).startswith((name, "--")):
+                raise
+            raise InputError(f"{name}: {exc}") from None
+    return results, failures
 
 
 def _notes(row: dict, loaded: dict, versions: dict, base_names: list, gpu_table, fixed: dict) -> list[str]:

@@ -27,6 +27,43 @@ def test_a_quantity_a_text_and_an_si_float_give_the_same_design():
     assert by_quantity.link.link.data_rate == 50e9 and by_quantity.fabric.gpus == 512
 
 
+def test_a_quantity_of_a_numpy_number_is_read_as_its_number():
+    """`Q_(p, "mW")` for p from np.linspace (a numpy scalar) is the same change as Q_(4.0, "mW")."""
+    import numpy as np
+
+    from sipml import Q_
+
+    for p in np.linspace(4.0, 6.0, 2):
+        assert load_design("sip-ring", {"laser.power_per_line": Q_(p, "mW")}) == \
+            load_design("sip-ring", {"laser.power_per_line": Q_(float(p), "mW")})
+    assert load_design("sip-ring", {"fabric.gpus": Q_(np.int64(512), "")}).fabric.gpus == 512
+
+
+def test_sweep_refuses_a_bad_model_and_too_many_workers_up_front():
+    """As `sipml sweep` does: an unknown model before any row (not an error in each), workers at most 4 per core."""
+    from sipml.sweep_run import max_workers
+
+    axis = ["laser.power_per_line=5mW:10mW:2"]
+    with pytest.raises(InputError, match="unknown model 'zz'"):
+        sweep("sip-ring", axis, model="zz")
+    with pytest.raises(InputError, match=f"workers: expected a whole number from 1 to {max_workers()}"):
+        sweep("sip-ring", axis, link_only=True, workers=max_workers() + 1)
+
+
+def test_reliability_gives_its_json_as_one_dataframe_row():
+    pytest.importorskip("pandas")
+    job = sipml.reliability("sip-ring", "gpt2-355m")
+    frame = job.to_pandas()
+    assert frame.shape[0] == 1 and frame["ettr"].item() == job.to_dict()["ettr"] == job.ettr
+    assert frame["design"].item() == "sip-ring"
+
+
+def test_a_file_name_with_a_nul_is_refused_quoted():
+    with pytest.raises(InputError) as info:
+        load_design("a\x00b.toml")
+    assert str(info.value).startswith("'a\\x00b.toml': cannot read") and "PosixPath" not in str(info.value)
+
+
 def test_the_api_budget_is_the_cli_budget(capsys):
     assert main(["budget", "sip-ocs", "-f", "json"]) == 0
     cli = json.loads(capsys.readouterr().out)

@@ -480,3 +480,5 @@ def test_fields_can_show_one_section(cli):
     assert code == 0 and list(json.loads(out)) == ["sip_ocs"]
     code, _, err = cli("fields", "rng")
     assert code == 2 and "did you mean 'ring'" in one_error_line(err)
+    code, _, err = cli("fields", "optical_io")  # documented, but not a section of fields: what it holds is said
+    assert code == 2 and "[optical_io] has one key, design = NAME" in one_error_line(err)

@@ -110,13 +110,16 @@ def test_a_fifo_as_an_input_file_is_refused_without_waiting(capsys, tmp_path, ar
     assert f"{fifo}: not a regular file" in err and err.count(str(fifo)) == 1  # once, as written (no repr around)
 
 
-def test_a_report_design_the_fabric_refuses_is_named(capsys, tmp_path):
-    """`report --design FILE` with a point-to-point link design: refused naming the file, as `fabric FILE` is."""
+def test_a_report_or_speedup_design_the_fabric_refuses_is_named(capsys, tmp_path):
+    """`report --design FILE` and `speedup FILE` with a point-to-point link design: refused naming the file, as
+    `fabric FILE` is."""
     link = tmp_path / "p2p.toml"
     link.write_text('[link]\nkind = "point-to-point"\n')
     refused(capsys, "report", "--design", str(link), "-o", str(tmp_path / "r.txt"),
             fragment=f"{link}: [fabric] kind = 'sip-ring' is built from ring-wdm chiplets")
     assert not (tmp_path / "r.txt").exists()
+    refused(capsys, "speedup", str(link), "-m", "gpt2-355m",
+            fragment=f"{link}: [fabric] kind = 'sip-ring' is built from ring-wdm chiplets")
 
 
 # 6. outputs checked before any work

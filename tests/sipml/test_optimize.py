@@ -129,6 +129,21 @@ def test_with_no_constraint_the_closest_point_is_the_best_scored_of_those_failin
     assert "best-scored point failing it" in shown and "nearest better point" not in shown
 
 
+def test_points_without_the_objective_are_said_where_the_best_sits_at_their_edge(capsys):
+    """Minimising energy per bit: 1 mW does not close its budget, so it has no energy per bit and scores nothing;
+    the best (the least power that closes) sits at its edge: that point and what it fails are said, not 'nothing
+    stops it'."""
+    argv = ["--minimize", "energy_pj_per_bit", "--vary", "laser.power_per_line=1mW:20mW:5", "--subject-to",
+            "margin_db>=3"]
+    code, result, _ = run(capsys, *argv)
+    assert code == 0 and result["better_points"] == 0 and result["best"]["texts"] == {"laser.power_per_line": "5.75 mW"}
+    assert result["undefined"] == {"points": 1, "reasons": {"power_budget": 1, "amplifier_spacing": 1, "ring_reach": 1,
+                                                            "margin_db>=3": 1}}
+    main(["optimize", *argv, "--quiet"])
+    out = capsys.readouterr().out
+    assert "1 point has no energy_pj_per_bit, failing power_budget (1)" in out and "nothing inside it" not in out
+
+
 def test_the_closest_point_counts_each_design_check_it_fails(capsys):
     """0.1 mW meets the power cap but fails three design checks (its budget does not close); 5 mW is feasible and
     fails the cap alone: the closest is 5 mW, one check short — though 0.1 mW has no shortfall on the cap."""

@@ -111,6 +111,24 @@ def test_sweep_takes_the_format_option_every_command_takes(capsys):
     assert "in one unit" in capsys.readouterr().err
 
 
+def test_a_sweeps_figure_says_how_it_was_made(capsys, tmp_path):
+    """The PNG of `--plot` carries its title, the version, date and command line, as the report's figures do."""
+    from PIL import Image
+
+    from sipml import __version__
+    from sipml.cli import main
+
+    png = tmp_path / "m.png"
+    assert main(["sweep", "--vary", "laser.power_per_line=1mW,2mW", "--link-only", "--plot",
+                 "laser.power_per_line,margin_db", "--plot-file", str(png), "-o", str(tmp_path / "s.csv"),
+                 "--quiet"]) == 0
+    capsys.readouterr()
+    with Image.open(png) as image:
+        info = dict(image.info)
+    assert info["Software"] == f"sipml {__version__}" and info["Title"].startswith("sweep: margin_db")
+    assert info["Source"].startswith("sipml sweep") and "--plot-file" in info["Source"] and info["Creation Time"]
+
+
 def test_sweep_tables_show_the_axes_as_written_and_round(capsys, tmp_path):
     """CSV keeps the SI column and every digit, with the axis as written beside it; a table to read shows only the
     written unit and four significant digits."""

@@ -140,6 +140,6 @@ def test_each_figure_carries_the_stamp_in_its_metadata(html_and_figures):
 
 
 def test_the_command_line_outside_the_cli_says_so():
-    from sipml.story_report import command_line
+    from sipml.provenance import command_line
 
     assert command_line() == "Python API"
