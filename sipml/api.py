@@ -390,12 +390,15 @@ def mix(designs: str | Sequence[str] | None = None, jobs: str | None = None, *, 
 
 
 def sweep(design=None, vary: Sequence[str] = (), *, model: str | None = None, batch: int | None = None,
-          workers: int = 1, scheduler: str | None = None, link_only: bool = False):
+          workers: int = 1, scheduler: str | None = None, link_only: bool = False, sets: Sequence[str] = (),
+          catalog_files: Sequence[str | Path] = (), gpu_files: Sequence[str | Path] = ()):
     """The rows of ``sipml sweep`` as a `sipml.rows.Table`: a sequence of one dict per point of the grid of `vary`
     axes (``"section.key=start:stop:count[:log]"`` or ``"section.key=a,b,c"``), in grid order, kept by column
-    (`to_pandas()`, a notebook shows the first and last rows); `link_only` as ``--link-only``."""
+    (`to_pandas()`, a notebook shows the first and last rows); `link_only` as ``--link-only``; `sets`,
+    `catalog_files`, `gpu_files`: ``--set``, ``--catalog``, ``--gpu-file`` (each file read here first)."""
     import os
 
+    from sipml.sweep_point_rows import DataFiles
     from sipml.sweep_run import max_workers, run_sweep
     from workloads.models import load_model
     from workloads.strategy import MAX_BATCH
@@ -411,7 +414,11 @@ def sweep(design=None, vary: Sequence[str] = (), *, model: str | None = None, ba
     if model is not None:  # refused up front, as `sipml sweep --model` is, not in every row
         with _reading("model"):
             load_model(model)
+    sets = _texts("sets", sets)
+    _priced(catalog_files, gpu_files)  # a file that cannot be read is refused once, before any point
+    files = DataFiles(*(tuple(str(Path(p).resolve()) for p in _paths(what, given))
+                        for what, given in (("catalog_files", catalog_files), ("gpu_files", gpu_files))))
     with _reading("design"):
-        _, rows = run_sweep(None if design is None else str(design), None, axes, model=model, batch=batch,
-                            scheduler=scheduler, workers=workers, link_only=link_only)
+        _, rows = run_sweep(None if design is None else str(design), sets, axes, model=model, batch=batch,
+                            scheduler=scheduler, workers=workers, link_only=link_only, files=files)
     return rows

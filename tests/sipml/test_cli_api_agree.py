@@ -162,6 +162,25 @@ def test_sweep(capsys, name):
                                                              to_jsonl(rows).splitlines()]
 
 
+def test_sweep_takes_the_commands_set_and_catalog(capsys, tmp_path):
+    """`sweep(..., sets=, catalog_files=)` gives the rows of `sipml sweep --set … --catalog …`; an unreadable
+    catalog is refused once, before any point."""
+    prices = tmp_path / "prices.toml"
+    prices.write_text('[amplifier.soa]\nprice_typical = "100 USD"\nprice_low = "50 USD"\n')
+    axis = "laser.power_per_line=2mW,4mW"
+    code, out, err = _cli(capsys, "sweep", "sip-ring", {"fabric.gpus": 512}, "--vary", axis, "--catalog", str(prices),
+                          "-f", "jsonl")
+    assert code == 0, err
+    rows = api.sweep("sip-ring", [axis], sets=["fabric.gpus=512"], catalog_files=[prices])
+    assert [json.loads(line) for line in out.splitlines()] == [json.loads(line) for line in
+                                                             to_jsonl(rows).splitlines()]
+    shipped = api.sweep("sip-ring", [axis], sets=["fabric.gpus=512"])
+    assert shipped[0]["network_cost_usd_per_gpu [USD]"] - rows[0]["network_cost_usd_per_gpu [USD]"] == \
+        pytest.approx(10 * (500 - 100))  # the user's SOA price, ten per GPU
+    with pytest.raises(InputError, match="none.toml: catalog file not found"):
+        api.sweep("sip-ring", [axis], catalog_files=[tmp_path / "none.toml"])
+
+
 def _same_table(capsys, command, name, changes, result):
     """The command's `-f csv` row, read by pandas, holds the API's `to_pandas()` row: the same columns, numbers,
     flags and texts (an empty cell is no value)."""
