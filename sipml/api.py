@@ -37,8 +37,6 @@ from pathlib import Path
 __all__ = ["budget", "cost", "evaluate", "fabric", "load_design", "mix", "reliability", "speedup", "sweep"]
 
 
-
-
 def _bad(what: str, value, expected: str):
     from core.errors import InputError, shown
 

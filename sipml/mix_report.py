@@ -112,8 +112,8 @@ def mix_report(mix, rows: list[dict], figure: tuple | None = None) -> Report:
     for r in ran:
         cluster.rows.append({
             **r.get("point", {}), "design": r["design"], "fabric": r["fabric"], "GPU": r["gpu"], "GPUs": r["gpus"],
-            "running": r["gpus_running"],
-            "idle": r["idle_gpus"], "stranded": r["stranded_gpus"], "largest fit": r["largest_fit_gpus"],
+            "running": r["gpus_running"], "idle": r["idle_gpus"], "stranded": r["stranded_gpus"],
+            "largest fit": r["largest_fit_gpus"],
             "utilisation": f"{r['utilisation']:.1%}", "model PFLOP/s": f"{r['model_pflops']:.1f}",
             "mean slowdown": f"{r['mean_slowdown']:.3f}×", "cost M$": f"{r['cluster_cost_usd'] / 1e6:.1f}",
             "power MW": f"{r['cluster_power_w'] / 1e6:.2f}", "PFLOP/s per M$": f"{r['pflops_per_musd']:.2f}",
@@ -128,8 +128,7 @@ def mix_report(mix, rows: list[dict], figure: tuple | None = None) -> Report:
                 shown_strategy += f" (alone {_short(j['strategy_alone'])})"
             jobs.rows.append({
                 **r.get("point", {}), "design": r["design"], "job": j["job"], "GPUs": j["gpus"],
-                "placement": j["placement"],
-                "strategy": shown_strategy if j["iteration_s"] is not None else f"cannot run: {j['reason']}",
+                "placement": j["placement"], "strategy": shown_strategy if j["iteration_s"] is not None else f"cannot run: {j['reason']}",
                 "alone s": _num(j["iteration_alone_s"]), "together s": _num(j["iteration_s"]),
                 "slowdown": "—" if j["slowdown"] is None else f"{j['slowdown']:.3f}×",
                 "TFLOP/s per GPU": _num(j["tflops_per_gpu"], 1), "$ per job-hour": f"{j['cost_per_hour_usd']:,.0f}"})
