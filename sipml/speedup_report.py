@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 from sipml.render import Report, Table
@@ -10,6 +11,29 @@ DEFAULT_DESIGNS = ("sip-ring", "sip-ocs", "dgx-a100", "dgx-h100")
 DEFAULT_BASELINES = ("fattree-200", "dgx-a100")
 SECONDS_PER_YEAR = 3.15576e7  # the Julian year (365.25 d), the registry's 'yr'
 J_PER_KWH = 3.6e6
+
+
+@dataclasses.dataclass
+class Shared:
+    """What the `run_speedup` calls of one command share, each done once for all of them: the designs loaded
+    ({(name, *sets): design}), their optical links evaluated ({LinkDesign: LinkEstimate},
+    `Evaluation.share_link`) and the design points with their fabrics, bills and trainings ({design: Evaluation},
+    each under the catalog and GPU table it was made with). `sipml report` runs ~50 such calls over ~20 designs."""
+
+    designs: dict = dataclasses.field(default_factory=dict)
+    links: dict = dataclasses.field(default_factory=dict)
+    points: dict = dataclasses.field(default_factory=dict)
+
+    def point(self, design, catalog, gpu_table):
+        """The design's Evaluation under `catalog` and `gpu_table`: the one made before, or a new one kept."""
+        from workloads.evaluation import Evaluation
+
+        found = self.points.get(design)
+        if found is None or found.catalog is not catalog or found.gpus is not gpu_table:
+            found = Evaluation(design, catalog, gpu_table)
+            found.share_link(self.links)
+            self.points[design] = found
+        return found
 
 
 def _load(name: str, overrides, gpus: int | None, designs: dict | None = None):
@@ -45,17 +69,15 @@ RUN_KEYS = ("run_time_s", "energy_kwh", "electricity_usd", "hardware_usd", "run_
 
 
 def run_speedup(designs, model_name: str, gpus: int | None, batch: int | None, strategy: str | None, overrides,
-                baselines, tokens: float | None, top: int = 5, catalog=None, gpu_table=None, links=None,
-                designs_loaded=None):
+                baselines, tokens: float | None, top: int = 5, catalog=None, gpu_table=None,
+                shared: Shared | None = None):
     """The rows of `sipml speedup`: one per design, each with its speedups over every baseline; `catalog` the one
     to price with (None: the shipped one, read here), `gpu_table` the GPUs to find each design's among (None: the
-    shipped ones; `workloads.gpus.load_gpus` with a user's GPU files); `links` the link estimates of earlier calls
-    ({LinkDesign: LinkEstimate}, `Evaluation.share_link`) and `designs_loaded` the designs they loaded ({(name,
-    sets): design}), which this one adds to."""
+    shipped ones; `workloads.gpus.load_gpus` with a user's GPU files); `shared` what earlier calls loaded and
+    evaluated (`Shared`), which this one reads and adds to."""
     from core.errors import InfeasibleDesign, InputError
     from fabric.catalog import load_catalog
     from workloads.models import load_model
-    from workloads.evaluation import Evaluation
     from workloads.speedup import baseline_training, default_batch, gpu_of
     from workloads.strategy import parse_strategy
 
@@ -67,6 +89,7 @@ def run_speedup(designs, model_name: str, gpus: int | None, batch: int | None, s
     amount, amount_unit = _amount(model, tokens)
     fixed = parse_strategy(strategy)
     catalog = catalog or load_catalog()
+    shared = shared or Shared()  # a baseline that is a design compared runs once
     names = list(dict.fromkeys([*(designs or DEFAULT_DESIGNS)]))
     base_names = list(baselines or DEFAULT_BASELINES)
     # --set changes the designs compared, not the baselines they are measured against (unless one is named in it)
@@ -74,11 +97,11 @@ def run_speedup(designs, model_name: str, gpus: int | None, batch: int | None, s
 
     every = list(dict.fromkeys(names + base_names))
     scoped = [o for o in overrides or [] if ":" in o.partition("=")[0]]
-    loaded = {name: _load(name, scoped_overrides(name, overrides, every), gpus, designs_loaded) for name in names}
+    loaded = {name: _load(name, scoped_overrides(name, overrides, every), gpus, shared.designs) for name in names}
     jobs = {d.job_gpus for d in loaded.values()}
     base_gpus = gpus if gpus is not None or len(jobs) > 1 else next(iter(jobs))  # the baselines follow the job
     versions = {(b, name): measured_baseline(b, design, scoped_overrides(b, overrides if b in names else scoped, every),
-                                     base_gpus, designs_loaded) for name, design in loaded.items() for b in base_names}
+                                     base_gpus, shared.designs) for name, design in loaded.items() for b in base_names}
     sizes = {d.job_gpus for d in [*loaded.values(), *versions.values()]}
     if len(sizes) > 1:
         raise InputError(f"the designs run jobs of different sizes ({', '.join(map(str, sorted(sizes)))} GPUs): "
@@ -87,16 +110,9 @@ def run_speedup(designs, model_name: str, gpus: int | None, batch: int | None, s
     batch_source = "--batch"
     if batch is None:
         batch, batch_source = default_batch(model, n)
-    points: list[tuple] = []  # (design, its Evaluation): a baseline that is a design compared, or shared, runs once
 
     def point(design):
-        found = next((e for d, e in points if d == design), None)
-        if found is None:
-            found = Evaluation(design, catalog, gpu_table)
-            if links is not None:
-                found.share_link(links)
-            points.append((design, found))
-        return found
+        return shared.point(design, catalog, gpu_table)
 
     results, failures = _trained(loaded, point, model, batch, fixed, top)
     measured = {}  # (baseline, design) → (Result, the parts of the fixed strategy it ran without) or None

@@ -112,19 +112,19 @@ def _training_section(catalog):
     """The training table, every design and baseline on the headline GPU, and the GPU generation beside it: each
     design on the next GPU, over the first baseline on that GPU and over the same fabric on the headline GPU."""
     from sipml.design_files import load_design
-    from sipml.speedup_report import run_speedup
+    from sipml.speedup_report import Shared, run_speedup
     from workloads.speedup import gpu_of
 
     headline, later = _gpu_of(HEADLINE_GPU), _gpu_of(NEXT_GPU)
     gpu, next_gpu = (gpu_of(load_design(name)).name for name in (HEADLINE_GPU, NEXT_GPU))
     rows, data, notes, generation, generation_rows = [], [], [], [], []
     first, other = BASELINES[0], BASELINES[1:]
-    links, loaded = {}, {}  # each design loaded, and its optical link evaluated, once for every model and GPU
+    shared = Shared()  # each design loaded, and its link, fabric and bill evaluated, once for every model and GPU
     for model in MODELS:
         result, _, failures = run_speedup(list(TRAINING), model, None, None, None, _on(headline), list(BASELINES),
-                                          None, catalog=catalog, links=links, designs_loaded=loaded)
+                                          None, catalog=catalog, shared=shared)
         newer, _, newer_failures = run_speedup(list(TRAINING), model, None, None, None, _on(later), list(BASELINES),
-                                               None, catalog=catalog, links=links, designs_loaded=loaded)
+                                               None, catalog=catalog, shared=shared)
         notes += [f"{model} on {name}: {why}" for name, why in failures.items()]
         notes += [f"{model} on {name} ({later['gpu']}): {why}" for name, why in newer_failures.items()]
         before = {r["design"]: r for r in result if r["feasible"]}

@@ -326,14 +326,13 @@ def training_cases() -> list[TrainingCase]:
     return out
 
 
-def training_case_row(case: TrainingCase, catalog=None, designs_loaded: dict | None = None) -> dict:
+def training_case_row(case: TrainingCase, catalog=None, shared=None) -> dict:
     """The `sipml speedup` row of the case, computed by the function the command runs (priced with `catalog`, None:
-    the shipped one; `designs_loaded`, the designs of the cases before it: `run_speedup`)."""
+    the shipped one; `shared`, what the cases before it loaded and evaluated: `sipml.speedup_report.Shared`)."""
     from sipml.speedup_report import run_speedup
 
     rows, _, failures = run_speedup([case.design], case.model, case.gpus, case.batch, case.strategy,
-                                    list(case.sets), [case.design], None, catalog=catalog,
-                                    designs_loaded=designs_loaded)
+                                    list(case.sets), [case.design], None, catalog=catalog, shared=shared)
     return rows[0]
 
 
@@ -369,12 +368,13 @@ def case_unit(case: TrainingCase) -> str:
 
 def _training_cases(judged_only: bool = False) -> list[Case]:
     from fabric.catalog import load_catalog
+    from sipml.speedup_report import Shared
 
-    out, catalog, loaded = [], load_catalog(), {}  # one catalog for every case, each design loaded once
+    out, catalog, shared = [], load_catalog(), Shared()  # one catalog for every case, each design evaluated once
     for case in training_cases():
         if judged_only and not case.judged:
             continue
-        row = training_case_row(case, catalog, loaded)
+        row = training_case_row(case, catalog, shared)
         note = case.note if row.get("feasible") else row.get("reason", "")
         out.append(Case(case.group, case.name, case.source, case.published, case_value(case, row),
                         case_unit(case), case.tolerance, note=note, informational=not case.judged))
