@@ -23,16 +23,23 @@ class Shared:
     designs: dict = dataclasses.field(default_factory=dict)
     links: dict = dataclasses.field(default_factory=dict)
     points: dict = dataclasses.field(default_factory=dict)
+    unshared: list = dataclasses.field(default_factory=list)  # points whose link was not evaluated when last asked
 
     def point(self, design, catalog, gpu_table):
-        """The design's Evaluation under `catalog` and `gpu_table`: the one made before, or a new one kept."""
+        """The design's Evaluation under `catalog` and `gpu_table`: the one made before, or a new one kept. Its link
+        is taken from an earlier point's of the same link design, or given to later ones once evaluated (never
+        evaluated here: a design the fabric refuses is refused for that, not for its link)."""
         from workloads.evaluation import Evaluation
 
+        for waiting in self.unshared:  # links evaluated since: given to the points made from now on
+            waiting.share_link(self.links, evaluate=False)
         found = self.points.get(design)
         if found is None or found.catalog is not catalog or found.gpus is not gpu_table:
             found = Evaluation(design, catalog, gpu_table)
-            found.share_link(self.links)
+            found.share_link(self.links, evaluate=False)
             self.points[design] = found
+        self.unshared = [p for p in dict.fromkeys([*self.unshared, found])
+                         if p.link_design is not None and "link" not in p.__dict__]
         return found
 
 

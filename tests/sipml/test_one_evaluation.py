@@ -46,6 +46,25 @@ def test_explain_evaluates_each_distinct_design_s_fabric_once(monkeypatch):
     assert len(links) == len(set(links)) and len(links) < len(fabrics) - 20, collections.Counter(links).most_common(3)
 
 
+def test_speedup_runs_sharing_their_points_evaluate_each_design_once(monkeypatch):
+    """`sipml report`'s training table: one `run_speedup` per model and GPU, sharing what they evaluated
+    (`Shared`): each design's fabric and bill once over all of them, the same rows as runs that share nothing."""
+    from sipml.speedup_report import Shared, run_speedup
+
+    def runs(shared_once: bool):
+        shared = Shared() if shared_once else None
+        return [run_speedup(["sip-ring", "sip-ocs"], model, None, None, None, sets, ["fattree-200"], None,
+                            shared=shared)[0]
+                for model in ("gpt2-355m", "transformer-big") for sets in ([], ['fabric.gpu="gpu.h100_sxm5"'])]
+
+    alone = runs(False)
+    calls = counting(monkeypatch)
+    assert runs(True) == alone
+    fabrics, bills = calls["evaluate_fabric"], calls["cost_summary"]
+    assert len(fabrics) == len(set(fabrics)) == 6, collections.Counter(fabrics).most_common(3)  # 3 designs × 2 GPUs
+    assert len(bills) == 6 and len(calls["evaluate"]) == 2  # each SiP design's link once for both GPUs
+
+
 def test_explain_shares_a_link_only_where_its_readings_ask_for_it():
     """A point-to-point link in a SiP-Ring cluster is refused by the fabric before its link is evaluated: explain's
     link sharing evaluates nothing early, so the refusal is the fabric's, not the link's own error."""
