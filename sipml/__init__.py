@@ -5,7 +5,7 @@
 (see `sipml.api`). The API is imported on first use, so the command line starts without it.
 """
 
-__version__ = "0.24.0"
+__version__ = "0.24.1"
 
 _API = ("budget", "cost", "evaluate", "fabric", "load_design", "mix", "reliability", "speedup", "sweep")  # sipml.api.__all__
 __all__ = ["Q_", *_API]

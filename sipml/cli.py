@@ -886,6 +886,24 @@ _COMMANDS = {info.name or typer.main.get_command_name(info.callback.__name__): i
              for info in app.registered_commands}
 
 
+def _refuse_empty_paths(group, args: list[str]) -> None:
+    """InputError for a file or folder option given as '' (or blanks): a path reads '' as '.', the working folder,
+    so `--plots ''` would fill it with figures and `-o ''` be refused as a folder, naming '.'."""
+    from typer.models import TyperPath
+
+    from core.errors import InputError
+
+    command = group.commands.get(args[0]) if args and hasattr(group, "commands") else None
+    if command is None:
+        return
+    paths = {opt for p in command.params if isinstance(p.type, TyperPath) for opt in p.opts}
+    for name, following in zip(args[1:], [*args[2:], None]):
+        option, eq, attached = name.partition("=")
+        value = attached if eq else following
+        if option in paths and value is not None and not value.strip():
+            raise InputError(f"{option} {value!r}: an empty path; give a file or folder name")
+
+
 def _invoked(args: list[str]) -> str | None:
     """The command the arguments run when they start with one, or None where every command is needed: a root
     option first (`--help` lists the commands), a misspelt command (click suggests the near names), shell
@@ -953,8 +971,11 @@ def _main(argv: list[str] | None) -> int:
     try:
         with terminate_on_signal(), warnings.catch_warnings():
             warnings.showwarning = _warning_line
-            code = _click_app(_invoked(args)).main(args=args or ["--help"], prog_name="sipml",
-                                                   standalone_mode=False)
+            group = _click_app(_invoked(args))
+            _refuse_empty_paths(group, args)
+            code = group.main(args=args or ["--help"], prog_name="sipml", standalone_mode=False)
+        if not args:  # no command: the help, and the exit code of a command line without one (bad usage)
+            return 2
         return code if isinstance(code, int) else 0
     except SipmlError as exc:
         print(f"sipml: error: {_one_line(exc)}{_split_value_hint(args, str(exc))}", file=sys.stderr)

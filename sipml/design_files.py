@@ -362,6 +362,8 @@ def section_values(data: dict, design: ClusterDesign) -> dict:
 
 def resolve(design: str | Path) -> Path:
     """A design file's path: the file itself, or a built-in design of that name."""
+    if isinstance(design, str) and not design.strip():  # Path('') is '.', the working folder
+        raise InputError(f"{design!r}: an empty design name; built-in: {', '.join(builtin_designs())}, or a TOML file")
     path = Path(design)
     try:
         if path.exists() or path.suffix:

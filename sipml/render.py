@@ -350,6 +350,8 @@ def _signals_deferred():
 def check_output(target: str | Path) -> None:
     """InputError unless `target` is a new name in an existing, writable folder or an existing regular file:
     every output is checked so before any work is done, and again when written."""
+    if not str(target).strip():  # Path('') is '.', the working folder: an empty name is no file name
+        raise InputError(f"{str(target)!r}: an empty file name (give a file, or '-' for stdout)")
     target = Path(target)
     folder = target.parent if str(target.parent) else Path(".")
     if not folder.is_dir():

@@ -440,8 +440,11 @@ def test_help_has_no_python_type_names(cli, command):
     assert code == 0 and not re.search(r"<(list|str|int|float|Path|path)\b", out), out
 
 
-def test_no_arguments_prints_the_help(cli):
+def test_no_arguments_prints_the_help_and_exits_2(cli):
+    """A command line without a command is bad usage (click 8.2's no_args_is_help says so too); `--help` is 0."""
     code, out, _ = cli()
+    assert code == 2 and "Commands" in out and "budget" in out
+    code, out, _ = cli("--help")
     assert code == 0 and "Commands" in out
 
 

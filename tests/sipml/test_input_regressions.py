@@ -256,3 +256,23 @@ def test_fuzzed_sweep_api_arguments(vary, model, workers, link_only):
         sipml.sweep("sip-ring", vary, model=model, workers=workers, link_only=link_only)
     except InputError:
         pass
+
+
+# 7. an empty path or name is refused, not read as the working folder
+@pytest.mark.parametrize("argv", [("report", "--plots", ""), ("report", "--plots="), ("budget", "-o", " "),
+                                  ("fabric", "--catalog", ""), ("speedup", "sip-ring", "-m", "gpt2-355m",
+                                                                "--gpu-file", ""),
+                                  ("sweep", "--vary", "link.wavelengths_per_fiber=4,8", "-o", "rows.csv", "--plot",
+                                   "margin_db", "--plot-file", "")])
+def test_an_empty_path_is_refused_and_nothing_is_written_in_the_working_folder(capsys, tmp_path, monkeypatch, argv):
+    """pathlib reads '' as '.': `report --plots ''` filled the working folder with figures, `-o ''` was refused
+    as 'is a directory' naming '.'."""
+    monkeypatch.chdir(tmp_path)
+    refused(capsys, *argv, fragment="an empty path")
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("command", ["fabric", "speedup", "mix"])
+def test_an_empty_design_name_is_refused_as_empty(capsys, command):
+    refused(capsys, command, "", fragment="'': an empty design name; built-in: ")
+
