@@ -156,7 +156,29 @@ RING_WDM = (
 
 
 # --- point-to-point: its bandwidths cost margin as channel ISI (the power budget), with no cut-offs of their own ----
-POINT_TO_POINT = SHARED
+def _transmitter_draw_w(a):
+    """A lane's transmitter power as its energy figure gives it: [transmitter] energy (laser and driver) × the
+    lane's payload rate."""
+    return np.asarray(a.sections["transmitter"].energy) * a.capacity.payload
+
+
+def _transmitter_message(a) -> str:
+    from photonics.point_to_point import launch_average_w
+
+    light, payload = float(launch_average_w(a.design, a.sections["transmitter"])), float(a.capacity.payload)
+    return (f"[transmitter] energy {a.sections['transmitter'].energy * 1e12:.3g} pJ/bit × {payload / 1e9:g} Gbit/s "
+            f"a lane = {float(_transmitter_draw_w(a)) * 1e3:.3g} mW < the {light * 1e3:.3g} mW of light it launches: a "
+            f"transmitter draws at least what it emits; give its energy at this launch power (≥ "
+            f"{light / payload * 1e12:.3g} pJ/bit) or a lower launch_power")
+
+
+def _transmitter_below_light(a):
+    from photonics.point_to_point import launch_average_w
+
+    return _transmitter_draw_w(a) < launch_average_w(a.design, a.sections["transmitter"])
+
+
+POINT_TO_POINT = (*SHARED, Constraint("transmitter_energy", _transmitter_below_light, _transmitter_message))
 
 TABLES = {"ring-wdm": RING_WDM, "point-to-point": POINT_TO_POINT}
 

@@ -44,6 +44,24 @@ def test_point_to_point_ledger_adds_up():
     assert est.capacity_bps == pytest.approx(4 * 25e9) and est.binding_limit == "requested"
 
 
+def test_a_transmitter_drawing_less_than_the_light_it_launches_is_a_violation():
+    """[transmitter] energy covers the laser: a lane's energy × rate below the optical power it launches would emit
+    more than it draws. Below that line nothing is said; above it the violation names both powers."""
+    from photonics.link_design import TransmitterSection
+
+    tx = TransmitterSection()
+    lane = 25e9  # the default point-to-point lane, no FEC
+    at = {"draws": tx.energy * lane, "short": 1.2 * tx.energy * lane, "far": 40.0 * tx.energy * lane}
+    found = {}
+    for name, watts in at.items():
+        est = evaluate(point_to_point(transmitter=dataclasses.replace(tx, launch_power=watts)))
+        found[name] = [v for v in est.violations if v.name == "transmitter_energy"]
+    assert not found["draws"] and found["short"] and found["far"]
+    message = found["short"][0].message
+    assert f"{tx.energy * lane * 1e3:.3g} mW < the {1.2 * tx.energy * lane * 1e3:.3g} mW of light" in message, message
+    assert not evaluate(point_to_point()).violations  # the defaults draw far more than they launch
+
+
 def test_point_to_point_oma_launch_and_oma_sensitivity():
     """A launch OMA of 0 dBm at ER 4.5 dB is an average of OMA·(ER+1)/(2(ER−1)) (E24); an OMA sensitivity is converted
     at the link's ER and charges no extinction-ratio penalty."""
