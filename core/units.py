@@ -283,7 +283,11 @@ def parse_value(value, spec: str) -> float:
         if spec == "dB" and log_unit == "dB" and per is None:
             return number
         if spec == "W" and log_unit == "dBm" and per is None:
-            return float(dbm_to_w(number))
+            with np.errstate(over="ignore"):
+                watts = float(dbm_to_w(number))
+            if math.isinf(watts) and math.isfinite(number):
+                raise InputError("beyond any power a number holds (they end near 3e308 W, 3,115 dBm)")
+            return watts
         if spec == "dB/m" and log_unit == "dB" and per is not None:
             try:
                 known = table_unit(per)

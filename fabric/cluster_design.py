@@ -67,7 +67,7 @@ class FabricSection(Section):
                                          "and set-up), paid once per call", f"{NCCL} (v2.7–2.30): base latency "
                                          "8.4 µs for Ring/Tree Simple [verbatim]", hi=MAX_LATENCY_S)
     message_size: float = param("100 MB", "byte", "message size per rank for the collective times of `sipml fabric`",
-                                "[assumed] gradient bucket scale", lo=0.0, lo_open=True, hi=MAX_MESSAGE_BYTES)
+                                "[assumed] gradient bucket scale", lo=1.0, hi=MAX_MESSAGE_BYTES)  # a byte at least
     pue: float = param(1.1, "1", "power usage effectiveness for cluster power", "Epoch AI, hyperscale "
                        "[verbatim]", lo=1.0, hi=3.0)
 

@@ -371,7 +371,6 @@ def fabric(design: DesignArg = None, fmt: FormatOpt = Format.table, output: Outp
     """Show the fabric's numbers: bandwidth, useful time, degree, bisection, reach, collective times.
     Exits 1 when the fabric is infeasible."""
     from core.errors import InputError
-    from core.units import parse_value
     from fabric.evaluate import groups_together, job_collectives
     from sipml.design_reports import fabric_report
 
@@ -386,13 +385,14 @@ def fabric(design: DesignArg = None, fmt: FormatOpt = Format.table, output: Outp
                          "or training")
     sizes = _parse_groups(groups) if groups is not None else None
     size = None
-    if message_size is not None:
+    if message_size is not None:  # bounded as the design's [fabric] message_size
+        from core.fields import specs
+        from fabric.cluster_design import FabricSection
+
         try:
-            size = parse_value(message_size, "byte")
+            size = specs(FabricSection)["message_size"].parse(message_size)
         except InputError as exc:
             raise InputError(f"--message-size {message_size!r}: {exc}") from None
-        if not size > 0 or size == float("inf"):
-            raise InputError(f"--message-size {message_size!r}: expected a positive, finite size")
     cat = _catalog(catalog)
     point = _point(design, set_, gpus=_gpu_table(gpu_file, cat))
     loaded = point.design

@@ -276,3 +276,20 @@ def test_an_empty_path_is_refused_and_nothing_is_written_in_the_working_folder(c
 def test_an_empty_design_name_is_refused_as_empty(capsys, command):
     refused(capsys, command, "", fragment="'': an empty design name; built-in: ")
 
+
+
+@pytest.mark.parametrize("argv", [("budget", "--set", "laser.power_per_line=1e30 dBm"),
+                                  ("sweep", "--link-only", "--vary", "laser.power_per_line=1e30 dBm,3 dBm", "-o", "-")])
+def test_a_power_in_dbm_beyond_a_float_is_refused_in_one_line_as_such(capsys, argv):
+    """1e30 dBm overflowed to inf W: numpy's overflow warning printed, then 'got an infinite value' for a finite
+    input."""
+    refused(capsys, *argv, fragment="beyond any power a number holds")
+
+
+@pytest.mark.parametrize("size, fragment", [("1 b", "0.125 byte is out of range, expected ≥ 1 byte"),
+                                            ("1e30 B", "1e+30 byte is out of range"), ("0 B", "out of range")])
+def test_a_message_size_is_bounded_as_the_designs(capsys, size, fragment):
+    """`fabric --message-size '1 b'` ran as '125 mB per rank', '1e30 B' as an all-reduce of 1e21 ms: the option reads
+    as `[fabric] message_size` does (a byte to a petabyte)."""
+    refused(capsys, "fabric", "--message-size", size, fragment=fragment)
+    refused(capsys, "fabric", "--set", f"fabric.message_size={size}", fragment=fragment)
