@@ -78,8 +78,19 @@ def _complete_keys(incomplete: str) -> list[str]:
     return [key for key in keys if key.startswith(incomplete)]
 
 
+def _each_key_once(items: Optional[list[str]]) -> Optional[list[str]]:
+    """--set items, each key (with its DESIGN: scope) given once: a second value would silently win."""
+    keys = [item.partition("=")[0].strip() for item in items or [] if "=" in item]
+    twice = next((key for i, key in enumerate(keys) if key in keys[:i]), None)
+    if twice is not None:
+        from core.errors import InputError
+
+        raise InputError(f"--set {twice} is given twice: give each key one value")
+    return items
+
+
 SetOpt = Annotated[Optional[list[str]], typer.Option(
-    "--set", metavar="SECTION.KEY=VALUE", autocompletion=_complete_keys,
+    "--set", metavar="SECTION.KEY=VALUE", autocompletion=_complete_keys, callback=_each_key_once,
     help="override a design value, e.g. --set link.data_rate='50 Gbit/s' (repeatable; where designs are compared, "
          "DESIGN:section.key=value changes that one alone)")]
 CatalogOpt = Annotated[Optional[list[Path]], typer.Option(
@@ -806,11 +817,13 @@ def init(path: Annotated[Path, typer.Argument(metavar="PATH", help="where to wri
     to start from."""
     from core.errors import InputError
     from sipml.design_files import written_design_toml
-    from sipml.render import write_atomic
+    from sipml.render import check_output, write_atomic
 
     to_stdout = str(path) == "-"
-    if not to_stdout and path.exists() and not force:
-        raise InputError(f"{path}: already exists (use --force to overwrite)")
+    if not to_stdout:
+        check_output(path)  # a folder, a link or a device is refused as such, --force or not
+        if path.exists() and not force:
+            raise InputError(f"{path}: already exists (use --force to overwrite)")
     _doing(f"loading the design {_named(design)}")
     text = written_design_toml(design, set_)
     if to_stdout:

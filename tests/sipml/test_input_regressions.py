@@ -293,3 +293,19 @@ def test_a_message_size_is_bounded_as_the_designs(capsys, size, fragment):
     as `[fabric] message_size` does (a byte to a petabyte)."""
     refused(capsys, "fabric", "--message-size", size, fragment=fragment)
     refused(capsys, "fabric", "--set", f"fabric.message_size={size}", fragment=fragment)
+
+
+def test_init_into_a_folder_says_it_is_a_folder_not_to_use_force(capsys, tmp_path):
+    """`init adir` said 'already exists (use --force to overwrite)', and with --force 'is a directory'."""
+    for force in ((), ("--force",)):
+        refused(capsys, "init", str(tmp_path), *force, fragment="is a directory, expected a file name")
+
+
+def test_a_key_set_twice_is_refused_not_silently_the_last(capsys):
+    """`--set k=a --set k=b` kept b without a word, where --vary, --strategy and --groups refuse a repeat; a key
+    scoped to one design (`sip-ring:k=…`) is another key."""
+    refused(capsys, "budget", "--set", "link.data_rate=25 Gbit/s", "--set", "link.data_rate=50 Gbit/s",
+            fragment="--set link.data_rate is given twice")
+    code, _, err = run(capsys, "cost", "sip-ring", "sip-ocs", "--set", "sip-ring:fabric.gpus=512", "--set",
+                       "fabric.gpus=512")
+    assert code == 0, err
