@@ -85,7 +85,11 @@ def load_mix(name_or_path) -> Mix:
     elif not path.exists():
         raise InputError(f"no mix {shown(text)}: not a file nor a built-in mix{did_you_mean(text, builtin_mixes())} "
                          f"(built-in: {', '.join(builtin_mixes())})")
-    return mix_from_mapping(read(path, "mix file"), path.stem, str(path.parent))
+    data = read(path, "mix file")
+    try:
+        return mix_from_mapping(data, path.stem, str(path.parent))
+    except InputError as exc:  # named as a design file's problems are
+        raise InputError(f"{path}: {exc}") from None
 
 
 def mix_from_mapping(data: dict, name: str = "mix", folder: str = "") -> Mix:

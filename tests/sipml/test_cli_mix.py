@@ -110,3 +110,10 @@ def test_slices_of_whole_cubes_on_the_torus_design_leave_the_idle_cubes_counted(
     assert torus["gpus_running"] == 3584 and [j["placement"].split("(")[1].split(" ")[0] for j in torus["jobs"]] == [
         "16", "32", "8", "4"]
     assert "a slice is whole cubes" in torus["jobs"][3]["reason"]
+
+
+def test_a_mix_files_problem_names_the_file(capsys, tmp_path):
+    """As a design file's problems start with the file's name, a mix file's do."""
+    mix = tmp_path / "m.toml"
+    mix.write_text('[[job]]\nname = "a"\nmodel = "gpt2-355m"\ngpus = 64\nfoo = 1\n')
+    refused(capsys, "mix", "-j", str(mix), "sip-ring", fragment=f"{mix}: job 1: unknown key 'foo'")
