@@ -261,13 +261,13 @@ def explain_quantity(name: str, design, source: str, model: str = "gpt2-355m", b
     data.update({"model": model if training else None, "baseline": baseline if training else None,
                  "strategy": (strategy or None) if training else None})
     header = Table(f"{name} of {source}{context}", ["quantity", "value"], [
-        {"quantity": name, "value": f"{figure_text(base, 6)} {quantity.unit}".rstrip()},
+        {"quantity": name, "value": f"{figure_text(base, 6, whole=True)} {quantity.unit}".rstrip()},
         {"quantity": "what", "value": quantity.help},
         *({"quantity": "formula", "value": data["formula_text"]} for _ in [0] if formula is not None)])
     tables = [header]
     if data["numbers"]:  # the terms by their terminal names (the JSON's `term` keeps the LaTeX one)
         tables.append(Table("With this design's numbers", ["term", "value", "unit", "meaning"],
-                            [{**row, "term": row["text"], "value": figure_text(float(row["value"]), 6)}
+                            [{**row, "term": row["text"], "value": figure_text(float(row["value"]), 6, whole=True)}
                              for row in data["numbers"]]))
     shown = [{"input": f"[{r.section}] {r.key}", "value": r.shown,
               "quantity at −/+": f"{figure_text(r.low)} … {figure_text(r.high)}", "swing": figure_text(r.swing, 3),

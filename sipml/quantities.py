@@ -393,13 +393,18 @@ def _all_reduce_formula(r):
 
 # --- the bill ---------------------------------------------------------------------------------------------------
 def _lines(t, summary, unit, network_only, power=False, per_gpu=True):
+    from sipml.render import figure_text
+
     g = summary.gpus
     out = []
     for line in summary.bom.lines_by_cost():
         if network_only and not line.network:
             continue
         value = (line.power_w if power else line.cost_usd).typical / (g if per_gpu else 1)
-        out.append(t(rf"{'P' if power else 'c'}_{{\mathrm{{{line.key}}}}}", value, unit, line.description))
+        count = line.count_per_gpu if per_gpu else line.count_per_cluster
+        out.append(t(rf"{'P' if power else 'c'}_{{\mathrm{{{line.key}}}}}", value, unit,
+                     f"{'a GPU: ' if per_gpu else ''}{figure_text(count, 6)} × {figure_text(value / count, 6)} {unit} "
+                     f"per {line.unit}, {line.description}" if count else line.description))
     return out
 
 

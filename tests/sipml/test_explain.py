@@ -93,3 +93,21 @@ def test_the_latex_of_the_formula_is_in_html_and_json_only(capsys):
     assert "| formula | margin = P_launch - ΣIL - S - ΣPP - M_sys |" in out and "\\" not in out
     assert main(["explain", "margin_db", "--format", "html"]) == 0
     assert "\\mathrm{margin} = P_{\\mathrm{launch}}" in capsys.readouterr().out
+
+
+def test_a_cost_is_shown_to_the_dollar_and_each_term_says_its_count_and_price(capsys):
+    """explain printed 53,428,500 USD where `cost` prints 53,428,480 (six significant digits), and its terms were
+    totals named as one item ('NVIDIA H100 … GPU module': 28,800,000 USD)."""
+    import re
+
+    assert main(["cost", "dgx-h100", "-f", "json"]) == 0
+    total = json.loads(capsys.readouterr().out)
+    assert main(["explain", "cluster_cost_usd", "dgx-h100"]) == 0
+    out = capsys.readouterr().out
+    figure = f"{round(total['designs'][0]['cluster_cost_usd']):,}"
+    assert f"cluster_cost_usd  {figure} USD" in out, out[:400]  # every digit of `cost`'s figure
+    terms = re.findall(r"^c_\S+\s+([\d,]+)\s+USD\s+([\d,.]+) × ([\d,.]+) USD per ", out, re.MULTILINE)
+    assert len(terms) >= 5
+    for value, count, price in terms:
+        assert float(value.replace(",", "")) == pytest.approx(float(count.replace(",", "")) *
+                                                              float(price.replace(",", "")), rel=1e-5)
