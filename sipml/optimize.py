@@ -109,6 +109,8 @@ def optimize(design, overrides, vary, objective: str, maximize: bool, constraint
         if progress is not None:
             progress(done, len(points))
     result = _result(rows, objective, maximize, constraints)
+    training = any(e.quantity.stage == "training" for e in evaluators.values())
+    result.update({"model": model if training else None, "baseline": baseline if training else None})
     if refine and result["best"] is not None:
         _refine(result, rows, axes, design, overrides, evaluators, objective, maximize, constraints)
     return result
@@ -310,7 +312,8 @@ def optimize_report(result: dict, source: str):
 
     tables, notes = [], []
     best = result["best"]
-    title = f"{result['sense']} {result['objective']} of {source} over {result['points']} points"
+    trained = f" ({result['model']} against {result['baseline']})" if result.get("model") else ""
+    title = f"{result['sense']} {result['objective']} of {source}{trained} over {result['points']} points"
     if best is None:
         notes.append(f"{source}: no point is feasible and meets {', '.join(result['constraints']) or 'the rules'}")
         near = result.get("closest")

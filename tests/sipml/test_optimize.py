@@ -154,3 +154,15 @@ def test_the_closest_point_counts_each_design_check_it_fails(capsys):
     assert result["closest"]["violations"] == [] and len(result["closest"]["fails"]) == 1
     low = load_design(None, ["laser.power_per_line=0.1 mW"])
     assert len(evaluate_fabric(low).violations) == 3
+
+
+def test_a_training_objective_names_the_model_and_baseline_it_was_computed_for(capsys):
+    """`optimize --maximize speedup` reported 2.03 without saying for which model (optimize and explain default to
+    gpt2-355m, speedup to gpt3-175b); a link objective names none."""
+    axis = ("--vary", "laser.power_per_line=5mW,6mW")
+    assert main(["optimize", *axis, "--maximize", "speedup", "-m", "resnet-50", "--quiet"]) == 0
+    assert "maximize speedup of sip-ring (resnet-50 against fattree-200) over 2 points" in capsys.readouterr().out
+    code, data, err = run(capsys, *axis, "--maximize", "speedup", "-m", "resnet-50")
+    assert code == 0 and (data["model"], data["baseline"]) == ("resnet-50", "fattree-200"), err
+    code, data, err = run(capsys, *axis, "--maximize", "margin_db")
+    assert code == 0 and (data["model"], data["baseline"]) == (None, None), err
