@@ -342,8 +342,8 @@ def optimize_report(result: dict, source: str):
             example = s.get("example") or {}
             at = ", ".join(f"{k}={v}" for k, v in example.get("texts", {}).items())
             value = example.get("value")
-            scored = f" ({result['objective']} {value:.4g})" if isinstance(value, float) and math.isfinite(value) \
-                else ""
+            scored = f" ({result['objective']} {value:.6g})" if isinstance(value, float) and math.isfinite(value) \
+                else ""  # the best's digits: a better value never reads as a worse one (1.515 beside 1.51483)
             stop_rows.append({"constraint": s["reason"], "kind": kinds.get(s.get("kind"), s.get("kind", "")),
                               counted: f"{s['better_points']} of {result['better_points']}",
                               example_at: f"{at}{scored}: {example.get('why', '')}" if at else example.get("why", "")})
