@@ -123,8 +123,10 @@ def reliability_report(name: str, design, model, reading=None) -> Report:
                       "why": line.why, "source": line.source, "tag": line.tag})
     summary = values(reading, SUMMARY)
     swings = sensitivity(design, model)
+    est = reading.fabric
     data = {"design": name, "fabric": design.fabric.kind, "model": model.name, "gpus": design.fabric.gpus,
-            "job_gpus": design.job_gpus, **summary, "planned_per_day": g.planned_per_s * 86400.0,
+            "job_gpus": design.job_gpus, "feasible": bool(est.feasible),
+            "violations": [{"name": v.name, "message": v.message} for v in est.violations], **summary, "planned_per_day": g.planned_per_s * 86400.0,
             "checkpoint_bytes": g.checkpoint_bytes, "pause_s": g.pause_s, "read_s": g.read_s,
             "table5_reading": rel.table5_reading, "lines": lines, "sensitivity": swings}
     table = Table(f"Reliability budget: {model.name} on {design.job_gpus} GPUs of {name} ({design.fabric.kind})",
@@ -166,7 +168,6 @@ def reliability_report(name: str, design, model, reading=None) -> Report:
               "complete model with the checkpoint interval shown",
               "goodput per $: relative to the design as it is (hot spares priced at the cluster's cost per GPU); "
               "each assumption's ends in the order its row names them"]
-    est = reading.fabric
     if not est.feasible:
         footer.insert(0, f"{name} is infeasible ({', '.join(v.name for v in est.violations)}; `sipml check` says "
                          "why): the budget is its parts' alone")

@@ -142,3 +142,14 @@ def test_an_asynchronous_checkpoint_pauses_for_the_copy_and_waits_for_the_write(
     assert slow["checkpoint_interval_s"] == pytest.approx(slow["checkpoint_bytes"] / 10e9, rel=1e-9)
     synchronous = reliability(capsys, "llama3-24k", "--model", "llama3-405b", "--set", "fabric.job_gpus=16384")
     assert fast["ettr"] > synchronous["ettr"]
+
+
+def test_reliability_says_whether_the_fabric_is_feasible_in_its_json(capsys):
+    """An infeasible design's reliability budget is its parts' alone: the JSON says so (`feasible`, `violations`,
+    as `check` finds them), the command exits 0 as budget and cost do."""
+    code, out, err = run(capsys, "reliability", "--set", "laser.power_per_line=0.1 mW", "-f", "json")
+    data = json.loads(out)
+    assert code == 0 and data["feasible"] is False, err
+    assert "power_budget" in {v["name"] for v in data["violations"]}
+    code, out, _ = run(capsys, "reliability", "-f", "json")
+    assert json.loads(out)["feasible"] is True and json.loads(out)["violations"] == []
