@@ -146,10 +146,11 @@ def with_value(design, section: str, key: str, value):
 
 
 def _steps(spec, value):
-    """(low, high) inputs around `value`: ±1 for a count, ±1 dB for a ratio in decibels, ±STEP relative otherwise;
-    None for a continuous input at zero, which has no scale to step by."""
+    """(low, high) inputs around `value`: ±1 for a count (from 1, 1 and 2: many counts read 0 as none — no
+    amplifiers, no spares — so a step to it measures a switch, not a slope), ±1 dB for a ratio in decibels, ±STEP
+    relative otherwise; None for a continuous input at zero, which has no scale to step by."""
     if spec.integer:
-        return value - 1, value + 1
+        return (value, value + 1) if value == 1 else (value - 1, value + 1)
     if spec.unit.startswith("dB"):  # dB, dBm, dB/Hz: a logarithmic input steps by ±1 dB
         return value - 1.0, value + 1.0
     if value == 0:

@@ -111,3 +111,13 @@ def test_a_cost_is_shown_to_the_dollar_and_each_term_says_its_count_and_price(ca
     for value, count, price in terms:
         assert float(value.replace(",", "")) == pytest.approx(float(count.replace(",", "")) *
                                                               float(price.replace(",", "")), rel=1e-5)
+
+
+def test_a_count_at_one_steps_up_not_to_zero_which_reads_as_none(capsys):
+    """[sip_ring] amplifier_every = 1 stepped to 0 (no amplifiers) and 2, so its sensitivity said cost grows with
+    it (+0.146 %/%); an amplifier every second GPU costs less: from 1, a count steps to 2 alone."""
+    code, data = explain(capsys, "network_cost_usd_per_gpu", "sip-ring")
+    assert code == 0
+    every = by_input(data)[("sip_ring", "amplifier_every")]
+    assert every["value"] == 1 and every["low"] == data["value"] and every["high"] < every["low"]
+    assert every["derivative"] < 0 and every["elasticity"] < 0
