@@ -500,8 +500,13 @@ def cost_report(entries: list[dict]) -> Report:
     def rng(v):
         return "–" if v is None else f"{_money(v[0])} – {_money(v[2])}"
 
+    from fabric.registry import get_kind
+
     def priced(fn):  # an infeasible design is not priced
         return lambda e: "–" if e["network_cost_usd_per_gpu"] is None else fn(e)
+
+    def network(fn):  # a reference switch (the ideal fabric): its network is not costed, not free
+        return priced(lambda e: fn(e) if get_kind(e["fabric"]).costed else "not costed")
     side = Table("Cost and power (typical; range = all-low … all-high prices)", ["quantity", "unit", *names], [
         row("fabric", "", lambda e: e["fabric"]),
         row("GPU", "", lambda e: e["gpu"]),
@@ -510,17 +515,17 @@ def cost_report(entries: list[dict]) -> Report:
         row("per-GPU bandwidth", "Gbit/s", lambda e: _f(e["per_gpu_bandwidth_gbps"], 0)),
         row("degree", "", lambda e: str(e["degree"])),
         row("bisection", "Tbit/s", lambda e: _f(e["bisection_gbps"] / 1e3, 1)),
-        row("network cost per GPU", "USD", priced(lambda e: _money(e["network_cost_usd_per_gpu"]))),
-        row("  range", "USD", lambda e: rng(e["network_cost_usd_per_gpu_range"])),
-        row("network power per GPU", "W", priced(lambda e: _f(e["network_power_w_per_gpu"], 1))),
-        row("optics power per GPU [B1]", "W", priced(lambda e: _f(e["optics_power_w_per_gpu"], 1))),
-        row("  + host SerDes [B2]", "W", priced(lambda e: "–" if e["port_power_w_per_gpu"] is None
+        row("network cost per GPU", "USD", network(lambda e: _money(e["network_cost_usd_per_gpu"]))),
+        row("  range", "USD", network(lambda e: rng(e["network_cost_usd_per_gpu_range"]))),
+        row("network power per GPU", "W", network(lambda e: _f(e["network_power_w_per_gpu"], 1))),
+        row("optics power per GPU [B1]", "W", network(lambda e: _f(e["optics_power_w_per_gpu"], 1))),
+        row("  + host SerDes [B2]", "W", network(lambda e: "–" if e["port_power_w_per_gpu"] is None
                                                  else _f(e["port_power_w_per_gpu"], 1))),
-        row("optics cost per GPU", "USD", priced(lambda e: _money(e["optics_cost_usd_per_gpu"]))),
-        row("network share of cost", "%", priced(lambda e: _f(100 * e["network_cost_share"], 1))),
+        row("optics cost per GPU", "USD", network(lambda e: _money(e["optics_cost_usd_per_gpu"]))),
+        row("network share of cost", "%", network(lambda e: _f(100 * e["network_cost_share"], 1))),
+        row("  outside the servers", "%", network(lambda e: _f(100 * e["scale_out_cost_share"], 1))),
         row("GPU share of cost", "%", priced(lambda e: _f(100 * e["gpu_cost_share"], 1))),
-        row("  outside the servers", "%", priced(lambda e: _f(100 * e["scale_out_cost_share"], 1))),
-        row("network share of power", "%", priced(lambda e: _f(100 * e["network_power_share"], 1))),
+        row("network share of power", "%", network(lambda e: _f(100 * e["network_power_share"], 1))),
         row("cluster cost", "USD", priced(lambda e: _money(e["cluster_cost_usd"]))),
         row("  range", "USD", lambda e: rng(e["cluster_cost_usd_range"])),
         row("cluster power (nameplate)", "W", priced(lambda e: _money(e["cluster_power_w"]))),

@@ -170,3 +170,15 @@ def test_set_can_change_one_design_of_a_comparison(capsys):
     code, out, _ = run(capsys, "speedup", "sip-ocs", "-m", "gpt2-355m", "--baseline", "fattree-200", "--set",
                        "fattree-200:electrical.nic_bandwidth=400 Gbit/s", "-f", "json")
     assert code == 0 and json.loads(out)["rows"][0]["per_gpu_bandwidth_gbps"] == 2000
+
+
+def test_cost_says_not_costed_for_a_reference_switch_as_the_report_does(capsys):
+    """`cost ideal` showed a network of 0 USD (range 0 – 0), where `report` says 'not costed'; the share outside the
+    servers sits under the network's share (it sat under the GPU's)."""
+    code, out, _ = run(capsys, "cost", "ideal", "sip-ring")
+    assert code == 0
+    rows = {line.strip().split("  ")[0]: line for line in out.splitlines() if line.strip()}
+    assert "not costed" in rows["network cost per GPU"] and "not costed" in rows["network share of cost"]
+    assert "not costed" not in rows["GPU share of cost"] and "10,260" in rows["network cost per GPU"]
+    lines = out.splitlines()
+    assert lines.index(rows["outside the servers"]) == lines.index(rows["network share of cost"]) + 1
