@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from photonics.link import LIMIT_TEXT, LinkEstimate
 from sipml.design_files import field_notes, field_rows
 from sipml.figures import figures
-from sipml.quantities import QUANTITIES, Reading
+from sipml.quantities import PRICED_KEYS, QUANTITIES, Reading
 from sipml.render import Report, Table, count_text
 
 if TYPE_CHECKING:  # the estimate is read, never built, here: a link command imports no fabric code
@@ -401,15 +401,6 @@ def _busbw(op: str, message_bytes: float, ranks: int, time_s: float) -> str:
     if op == "p2p" or not math.isfinite(time_s) or time_s <= 0:
         return "–" if op == "p2p" else "0"
     return f"{float(busbw_bps(op, message_bytes, ranks, time_s)) / 1e9:.4g}"
-
-
-# what an infeasible design does not get: a design that cannot be built is not priced (JSON null, '–' in tables)
-PRICED_KEYS = ("network_cost_usd_per_gpu", "network_cost_usd_per_gpu_range", "network_power_w_per_gpu",
-               "optics_power_w_per_gpu", "optics_power_w_per_gpu_range", "port_power_w_per_gpu",
-               "port_power_w_per_gpu_range", "optics_cost_usd_per_gpu", "optics_cost_usd_per_gpu_range",
-               "network_power_w_per_gpu_range", "cluster_cost_usd", "cluster_cost_usd_range", "cluster_power_w",
-               "cluster_power_w_range", "facility_power_w", "network_cost_share", "scale_out_cost_share",
-               "network_power_share", "gpu_cost_share", "breakdown")
 
 
 UNPRICED_KEEPS = ("gpus", "gpu", "all_reduce_busbw_bps")  # what a `CostSummary` keeps unpriced (JSON: not null)

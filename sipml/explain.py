@@ -20,7 +20,7 @@ import math
 
 from core.records import record
 from sipml import quantities
-from sipml.quantities import QUANTITIES, Reading
+from sipml.quantities import PRICED_KEYS, QUANTITIES, Reading
 
 STEP = 0.10  # relative step of a continuous input, both ways
 TOP = 15  # sensitivity rows shown
@@ -176,7 +176,7 @@ def design_sensitivities(design, evaluate, base: float) -> tuple[list[Sensitivit
                 continue
             try:
                 lo_in, hi_in = (type(value)(v) for v in steps)  # a wavelength span stays a span
-                low = evaluate(with_value(design, section, key, lo_in))
+                low = base if lo_in == value else evaluate(with_value(design, section, key, lo_in))
                 high = evaluate(with_value(design, section, key, hi_in))
             except (SipmlError, ZeroDivisionError, OverflowError, ValueError):
                 skipped += 1
@@ -224,7 +224,8 @@ def explain_quantity(name: str, design, source: str, model: str = "gpt2-355m", b
     """The report of `sipml explain QUANTITY DESIGN` (priced from `catalog`, its GPU among `gpus`, a training
     quantity under the fixed parts of `strategy`: `Evaluator`)."""
     from core.errors import InputError
-    from sipml.render import Report, Table, figure_text
+    from sipml.figures_text import figure_text
+    from sipml.render import Report, Table
 
     check_quantity(name)
     evaluate = Evaluator(name, model, baseline, catalog, gpus, strategy)
@@ -233,8 +234,12 @@ def explain_quantity(name: str, design, source: str, model: str = "gpt2-355m", b
         base = evaluate(point)
     except InputError as exc:
         raise InputError(f"{source}: {exc}") from None
-    why = QUANTITIES[name].undefined(evaluate.reading(point)) if QUANTITIES[name].undefined else ""
-    if not math.isfinite(base) and why:
+    why = QUANTITIES[name].why_undefined(evaluate.reading(point)) if not math.isfinite(base) else ""
+    if why and name in PRICED_KEYS:  # a design that cannot be built: `cost` refuses to price it too
+        from core.errors import InfeasibleDesign
+
+        raise InfeasibleDesign(f"{source}: {name} is not defined for this design: {why}")
+    if why:
         raise InputError(f"{source}: {name} is not defined for this design: {why}")
     if not math.isfinite(base):
         raise InputError(f"{source}: {name} is not defined for this design ([fabric] kind = "

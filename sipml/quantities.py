@@ -20,6 +20,7 @@ from typing import Callable
 
 from core.formulas import Formula, Terms, sum_terms
 from core.records import record
+from sipml.figures_text import figure_text
 
 
 @record(slots=False)
@@ -71,11 +72,21 @@ class Quantity:
     undefined: Callable | None = None  # Reading → why the point has no such number ('' when it has one)
 
     def value(self, reading: Reading):
-        """The reported number, None where the reading has no such number (no link on an electrical fabric)."""
+        """The reported number, None where the reading has no such number (no link on an electrical fabric; a
+        price or bill of a design that cannot be built, which is not priced: NaN at such points of a grid)."""
         if getattr(reading, _RECORD[self.stage]) is None:
             return None
         si = self.read(reading)
+        if si is not None and self.key in PRICED_KEYS:  # a grid's floor has no feasibility of its own: the sweep
+            si = priced_only(si, getattr(reading.fabric, "feasible", True))  # masks its columns (`priced_only`)
         return None if si is None else self.scaled(si)
+
+    def why_undefined(self, reading: Reading) -> str:
+        """Why the reading has no such number ('' where it has one or no reason is known)."""
+        if self.key in PRICED_KEYS and np.ndim(reading.fabric.feasible) == 0 and not reading.fabric.feasible:
+            return (f"the design cannot be built (violated: {', '.join(v.name for v in reading.fabric.violations)}),"
+                    " and what cannot be built is not priced (`sipml check` says why)")
+        return self.undefined(reading) if self.undefined is not None else ""
 
     def scaled(self, si):
         """An SI value (or array of them) in the reported unit: divided by 10^k for a scale 10^−k, as written."""
@@ -87,6 +98,25 @@ class Quantity:
     def column(self) -> str:
         """The sweep's column: the JSON key with the unit."""
         return unit_column(self.key, self.unit)
+
+
+# what an infeasible design does not get: a design that cannot be built is not priced (JSON null, '–' in tables,
+# NaN in a sweep's columns); the `_range` keys and the breakdown are `sipml cost`'s JSON
+PRICED_KEYS = ("network_cost_usd_per_gpu", "network_cost_usd_per_gpu_range", "network_power_w_per_gpu",
+               "optics_power_w_per_gpu", "optics_power_w_per_gpu_range", "port_power_w_per_gpu",
+               "port_power_w_per_gpu_range", "optics_cost_usd_per_gpu", "optics_cost_usd_per_gpu_range",
+               "network_power_w_per_gpu_range", "cluster_cost_usd", "cluster_cost_usd_range", "cluster_power_w",
+               "cluster_power_w_range", "facility_power_w", "network_cost_share", "scale_out_cost_share",
+               "network_power_share", "gpu_cost_share", "breakdown")
+
+
+def priced_only(value, feasible):
+    """A price or bill figure where the design can be built (`feasible`, a bool or an array over a grid's points):
+    None for one point that cannot, NaN at such points of a grid — what cannot be built is not priced, as `sipml
+    cost` says."""
+    if not isinstance(value, np.ndarray) and not isinstance(feasible, np.ndarray):  # one point's numbers
+        return value if feasible else None
+    return np.where(feasible, value, math.nan)
 
 
 def unit_column(name: str, unit: str) -> str:
@@ -393,8 +423,6 @@ def _all_reduce_formula(r):
 
 # --- the bill ---------------------------------------------------------------------------------------------------
 def _lines(t, summary, unit, network_only, power=False, per_gpu=True):
-    from sipml.render import figure_text
-
     g = summary.gpus
     out = []
     for line in summary.bom.lines_by_cost():

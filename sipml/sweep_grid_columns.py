@@ -113,6 +113,7 @@ def _group(design, sets: list[str], axes: list, fabric: bool = False, model=None
     from fabric.evaluate import effective_link
     from photonics.link_grid import evaluate_grid, supported
     from photonics.resolve import resolve
+    from sipml.quantities import FABRIC, PRICED_KEYS, SWEEP, column, priced_only
     from sipml.sweep_point_rows import Points, infeasible_text, link_columns
 
     try:
@@ -159,6 +160,9 @@ def _group(design, sets: list[str], axes: list, fabric: bool = False, model=None
         refused |= more.pop(_REFUSED)
         broken = [k for k in more if k.startswith(_BROKEN)]
         names = grid.violations.with_flags([more.pop(k) for k in broken], [k[len(_BROKEN):] for k in broken])
+        for key in SWEEP[FABRIC]:  # where the grid's fabric cannot be built, its price and bill are not reported
+            if key in PRICED_KEYS and column(key) in more:
+                more[column(key)] = priced_only(more[column(key)], names.none_hold)
         values.update({"fabric_feasible": names.none_hold, **more, "fabric_violations": names})
         if model is not None:  # an infeasible point's training says which limits its fabric breaks
             kind = cluster.fabric.kind

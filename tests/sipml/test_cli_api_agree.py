@@ -167,7 +167,7 @@ def test_sweep_takes_the_commands_set_and_catalog(capsys, tmp_path):
     catalog is refused once, before any point."""
     prices = tmp_path / "prices.toml"
     prices.write_text('[amplifier.soa]\nprice_typical = "100 USD"\nprice_low = "50 USD"\n')
-    axis = "laser.power_per_line=2mW,4mW"
+    axis = "laser.power_per_line=5mW,6mW"  # both feasible: an infeasible point is not priced
     code, out, err = _cli(capsys, "sweep", "sip-ring", {"fabric.gpus": 512}, "--vary", axis, "--catalog", str(prices),
                           "-f", "jsonl")
     assert code == 0, err

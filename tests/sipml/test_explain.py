@@ -114,10 +114,22 @@ def test_a_cost_is_shown_to_the_dollar_and_each_term_says_its_count_and_price(ca
 
 
 def test_a_count_at_one_steps_up_not_to_zero_which_reads_as_none(capsys):
-    """[sip_ring] amplifier_every = 1 stepped to 0 (no amplifiers) and 2, so its sensitivity said cost grows with
-    it (+0.146 %/%); an amplifier every second GPU costs less: from 1, a count steps to 2 alone."""
-    code, data = explain(capsys, "network_cost_usd_per_gpu", "sip-ring")
+    """[sip_ring] amplifier_every = 1 stepped to 0 (no amplifiers) and 2, so its sensitivity measured switching the
+    amplifiers off; from 1, a count steps to 2 alone (its low end the design itself)."""
+    code, data = explain(capsys, "optical_reach", "sip-ring")
     assert code == 0
     every = by_input(data)[("sip_ring", "amplifier_every")]
-    assert every["value"] == 1 and every["low"] == data["value"] and every["high"] < every["low"]
-    assert every["derivative"] < 0 and every["elasticity"] < 0
+    assert every["value"] == 1 and every["low"] == data["value"] and every["high"] != every["low"]
+    assert every["derivative"] == every["high"] - every["low"]  # one step, from 1 to 2
+
+
+def test_a_price_of_a_design_that_cannot_be_built_is_refused_as_cost_refuses_it(capsys):
+    """`explain network_cost_usd_per_gpu` of an infeasible design printed a price (exit 0) where `cost` says 'not
+    priced'; a quantity that is not a price is still explained there."""
+    low = ["--set", "laser.power_per_line=0.1 mW"]
+    assert main(["explain", "network_cost_usd_per_gpu", "sip-ring", *low]) == 1
+    err = capsys.readouterr().err
+    assert "not defined for this design: the design cannot be built (violated: power_budget" in err, err
+    assert main(["cost", "sip-ring", *low, "-f", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["designs"][0]["network_cost_usd_per_gpu"] is None
+    assert main(["explain", "bisection_gbps", "sip-ring", *low, "-f", "json"]) == 0

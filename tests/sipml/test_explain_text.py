@@ -36,7 +36,7 @@ def test_explain_reads_as_text_without_a_backslash(capsys, argv, fmt):
     (0.0, 4, "0"),
     (float("nan"), 4, "nan"), (-1234.5678, 3, "-1,230")])
 def test_a_figure_reads_as_written(value, digits, text):
-    from sipml.render import figure_text
+    from sipml.figures_text import figure_text
 
     assert figure_text(value, digits) == text
 

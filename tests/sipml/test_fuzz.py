@@ -176,7 +176,8 @@ def named(changes, single: bool) -> str | None:
 def based(bases):
     """(base, changes): a base design and one to three mutations of it."""
     return st.sampled_from(bases).flatmap(
-        lambda base: st.tuples(st.just(base), st.lists(mutation(base), min_size=1, max_size=3)))
+        lambda base: st.tuples(st.just(base), st.lists(mutation(base), min_size=1, max_size=3,
+                                                       unique_by=lambda c: (c[0], c[1]))))  # a key --set once
 
 
 @FUZZ

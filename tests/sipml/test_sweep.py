@@ -257,3 +257,19 @@ def test_a_scheduler_without_workers_is_refused_not_waited_on(monkeypatch, cli):
     assert code == 2 and out == "" and err.strip().endswith("the Dask scheduler has no workers (none joined within "
                                                             "3.0 s of the command's start)"), err
     assert err.count("\n") == 1 and seconds < 6
+
+
+@pytest.mark.parametrize("axes", [["link.channel_spacing=100GHz:400GHz:4", "laser.power_per_line=2mW:8mW:2"],
+                                  ["fabric.gpus=64,1024", "sip_ring.amplifier_every=1,2"]],
+                         ids=["over the link's grid", "point by point"])
+def test_a_point_that_cannot_be_built_is_not_priced_as_cost_does_not_price_it(axes):
+    """The sweep priced points whose fabric is infeasible (10,260 USD per GPU beside fabric_feasible = false) where
+    `cost` refuses to: its price, power and share columns are empty there, on the grid's path and point by point."""
+    from sipml.quantities import PRICED_KEYS, QUANTITIES
+
+    _, rows = run_sweep(None, [], axes)
+    priced = [QUANTITIES[k].column for k in PRICED_KEYS if k in QUANTITIES and QUANTITIES[k].column in rows[0]]
+    assert len(priced) >= 4 and {r["fabric_feasible"] for r in rows} == {True, False}
+    for row in rows:
+        assert all(math.isnan(row[c]) != row["fabric_feasible"] for c in priced), row
+        assert row["effective_bandwidth_gbps [Gbit/s]"] > 0  # what is not a price stays
