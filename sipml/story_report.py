@@ -72,17 +72,18 @@ def _fabric_section(catalog, designs: dict):
         data.append(entry)
         free = not get_kind(est.kind).costed  # a reference switch: its network is not costed, not free
         priced = est.feasible and not free
-        money = (lambda text: text) if priced else (lambda text: "not costed" if free else "–")
+        def money(template: str, *keys) -> str:  # a price of what cannot be built is no number: '–'
+            return template.format(*(entry[k] for k in keys)) if priced else ("not costed" if free else "–")
         rows.append({"design": name, "fabric": est.kind, "GPU": est.design.fabric.gpu.removeprefix("gpu."),
                      "feasible": "yes" if est.feasible else "NO",
                      "Gbit/s per GPU": f"{entry['per_gpu_bandwidth_gbps']:.0f}",
                      "reach hops": "–" if est.reach_hops is None else str(est.reach_hops),
                      "degree": str(est.degree), "bisection Tbit/s": f"{entry['bisection_gbps'] / 1e3:.1f}",
                      "all-reduce busbw Gbit/s": f"{entry['all_reduce_busbw_gbps']:.0f}",
-                     "network USD/GPU": money(f"{entry['network_cost_usd_per_gpu']:,.0f}"),
-                     "network W/GPU": money(f"{entry['network_power_w_per_gpu']:.0f}"),
-                     "optics W/GPU B1 / B2": money(f"{entry['optics_power_w_per_gpu']:.1f} / "
-                                                   f"{entry['port_power_w_per_gpu']:.1f}"),
+                     "network USD/GPU": money("{:,.0f}", "network_cost_usd_per_gpu"),
+                     "network W/GPU": money("{:.0f}", "network_power_w_per_gpu"),
+                     "optics W/GPU B1 / B2": money("{:.1f} / {:.1f}", "optics_power_w_per_gpu",
+                                                   "port_power_w_per_gpu"),
                      "cluster USD": f"{entry['cluster_cost_usd']:,.0f}" if est.feasible else "–"})
     sizes = " or ".join(str(g) for g in dict.fromkeys(entry["gpus"] for entry in data))
     return data, Table(f"Fabrics side by side ({sizes} GPUs; all-reduce busbw at 100 MB over the whole job; optics "

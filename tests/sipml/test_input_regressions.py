@@ -309,3 +309,16 @@ def test_a_key_set_twice_is_refused_not_silently_the_last(capsys):
     code, _, err = run(capsys, "cost", "sip-ring", "sip-ocs", "--set", "sip-ring:fabric.gpus=512", "--set",
                        "fabric.gpus=512")
     assert code == 0, err
+
+
+def test_report_with_a_design_that_cannot_be_built_shows_it_unpriced(capsys, tmp_path):
+    """`report --design` of an infeasible design: its fabric row says NO with no prices ('–'; JSON null, as `cost`
+    gives), not an internal error formatting a price that is not there."""
+    import json
+
+    path = tmp_path / "dim.toml"
+    path.write_text('[laser]\npower_per_line = "0.1 mW"\n')
+    code, out, err = run(capsys, "report", "--design", str(path), "-f", "json")
+    assert code == 0, err
+    mine = next(f for f in json.loads(out)["fabrics"] if f["design"] == str(path))
+    assert mine["feasible"] is False and mine["network_cost_usd_per_gpu"] is None and mine["cluster_cost_usd"] is None
