@@ -715,12 +715,12 @@ def tuning_stage(d: LinkDesign, s: dict, ring: RingArrays, cap: CapacityArrays) 
 # --- optical power -------------------------------------------------------------------------------------------------
 def optical_power_stage(d: LinkDesign, s: dict, lz: LaserArrays, power: BudgetArrays, cap: CapacityArrays,
                         tune: TuningArrays) -> dict:
-    """Laser wall-plug power for the lines lit (a comb all its lines, a DFB array the wavelengths used), modulator and
-    receiver energy at the capacity, heater power (W)."""
+    """Laser wall-plug power for the lines lit (a comb all its lines, a DFB array the wavelengths used) at the output
+    the design sets — what the aggregate cap (E10) keeps out of the waveguide is made all the same, and lost —,
+    modulator and receiver energy at the capacity, heater power (W)."""
     laser_s = s["laser"]
     sources = np.ceil(cap.fibers_used / _f(laser_s.fibers_per_source))
-    emitted_line_w = dbm_to_w(np.minimum(lz.line_dbm, lz.cap_dbm - 10.0 * np.log10(power.lit) + laser_s.coupling_loss
-                                         + lz.split_db))
+    emitted_line_w = dbm_to_w(lz.line_dbm)
     lit = laser.lit_lines(d.laser.kind, lz.lines, cap.wavelengths_used)
     return {"laser": laser.electrical_power_w(sources * lit * emitted_line_w, laser_s.wall_plug_efficiency),
             "modulator": _carried(modulator_energy_j_per_bit(d, s), cap.capacity),

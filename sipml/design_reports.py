@@ -144,7 +144,7 @@ def _launch_detail(est: LinkEstimate) -> str:
     if lz.fibers_per_source > 1:
         parts.append(f"split over {lz.fibers_per_source} fibers")
     if est.aggregate_cap_binds:
-        parts.append("capped by the aggregate waveguide power (E10)")
+        parts.append("capped by the aggregate waveguide power (E10): the laser's power above it is lost")
     if lz.kind == "comb" and lz.flatness:
         parts.append(f"weakest line {lz.flatness:g} dB below mean")
     return ", ".join(parts)

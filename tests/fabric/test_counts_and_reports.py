@@ -66,13 +66,17 @@ def test_max_switch_passes_counts_the_passes_already_there():
 
 
 def test_laser_power_when_the_aggregate_cap_binds():
-    """50 mW per line on an 8-line comb: the 100 mW cap leaves 12.5 mW per line in the bus, the laser is turned
-    down to 12.5 mW × 10^(1.25/10) at its output; 10 sources × 8 lines at 25 % wall-plug efficiency."""
+    """50 mW per line on an 8-line comb: the 100 mW cap leaves 12.5 mW per line in the bus, but the laser makes the
+    50 mW a line the design sets (it was charged as if turned down to the cap, so 10 W a line cost what 17 mW did):
+    10 sources × 8 lines × 50 mW at 25 % wall-plug efficiency, the excess lost (the ledger says so)."""
     from photonics.link_design import LaserSection
+    from sipml.design_reports import _launch_detail
 
     est = evaluate(LinkDesign(laser=LaserSection(lines=8, power_per_line=50e-3)))
-    assert est.aggregate_cap_binds
-    assert est.power_w["laser"] == pytest.approx(10 * 8 * 12.5e-3 * 10 ** (1.25 / 10) / 0.25, rel=1e-9)
+    assert est.aggregate_cap_binds and "the laser's power above it is lost" in _launch_detail(est)
+    assert est.power_w["laser"] == pytest.approx(10 * 8 * 50e-3 / 0.25, rel=1e-9)
+    more = evaluate(LinkDesign(laser=LaserSection(lines=8, power_per_line=500e-3)))
+    assert more.margin_db == est.margin_db and more.power_w["laser"] == pytest.approx(10 * est.power_w["laser"])
 
 
 def test_max_binding_limit_is_the_smallest():
