@@ -51,9 +51,37 @@ class Format(str, Enum):
     html = "html"
 
 
-FormatOpt = Annotated[Format, typer.Option("--format", "-f", help="output format")]
-def _checked_output(path: Optional[Path]) -> Optional[Path]:
-    """An output target, checked before any work (the write checks it again)."""
+SUFFIX_FORMATS = {".json": Format.json, ".csv": Format.csv, ".md": Format.markdown, ".html": Format.html,
+                  ".htm": Format.html, ".txt": Format.table}  # what -o's name says it holds
+
+
+def _format_for(ctx: typer.Context, fmt: Format, output: Optional[Path]) -> Format:
+    """The format to write: --format's; where it is not given, the one -o's suffix names (`SUFFIX_FORMATS`: `-o
+    budget.json` writes JSON); InputError where a given --format and the suffix disagree."""
+    named = None if output is None or str(output) == "-" else SUFFIX_FORMATS.get(output.suffix.lower())
+    if named is None or named is fmt or (fmt is Format.csv_long and named is Format.csv):
+        return fmt
+    if ctx.get_parameter_source("fmt") is typer.core._click.core.ParameterSource.DEFAULT:
+        return named
+    from core.errors import InputError
+
+    raise InputError(f"-o {output}: a {output.suffix} name, but --format {fmt.value}: name the file for its format, "
+                     f"or leave --format out (the suffix says it)")
+
+
+def _checked_format(ctx: typer.Context, fmt: Format) -> str:
+    """--format, or the format -o names where -o came first (`_format_for`); as its text, which typer turns into
+    the Format the command gets."""
+    return _format_for(ctx, Format(fmt), ctx.params.get("output")).value
+
+
+FormatOpt = Annotated[Format, typer.Option("--format", "-f", callback=_checked_format,
+                                           help="output format (default: the one -o's suffix names, else table)")]
+
+
+def _checked_output(ctx: typer.Context, path: Optional[Path]) -> Optional[Path]:
+    """An output target, checked before any work (the write checks it again); the format its suffix names taken
+    where --format came first and was not given (`_format_for`)."""
     if path is not None and str(path) != "-":
         from core.errors import InputError
         from sipml.render import check_output
@@ -62,12 +90,15 @@ def _checked_output(path: Optional[Path]) -> Optional[Path]:
             check_output(path)
         except InputError as exc:
             raise InputError(f"-o {exc}") from None
+    if "fmt" in ctx.params:
+        ctx.params["fmt"] = _format_for(ctx, Format(ctx.params["fmt"]), path).value
     return path
 
 
 OutputOpt = Annotated[Optional[Path], typer.Option(
     "--output", "-o", metavar="PATH", callback=_checked_output,
-    help="write to this file (atomically; '-' for stdout); an existing target must be a regular file")]
+    help="write to this file (atomically; '-' for stdout), in the format its suffix names (.json, .csv, .md, .html, "
+         ".txt) unless --format says; an existing target must be a regular file")]
 def _complete_keys(incomplete: str) -> list[str]:
     """Shell completion of a --set or --vary item: every design-file key as `section.key=` that starts with what
     is typed (a value is the user's to write)."""

@@ -322,3 +322,21 @@ def test_report_with_a_design_that_cannot_be_built_shows_it_unpriced(capsys, tmp
     assert code == 0, err
     mine = next(f for f in json.loads(out)["fabrics"] if f["design"] == str(path))
     assert mine["feasible"] is False and mine["network_cost_usd_per_gpu"] is None and mine["cluster_cost_usd"] is None
+
+
+@pytest.mark.parametrize("name, start", [("b.json", '{\n  "design"'), ("b.csv", "design,feasible"),
+                                         ("b.md", "### Summary"), ("b.html", "<!DOCTYPE html>"), ("b.txt", "Summary"),
+                                         ("b.out", "Summary")])
+def test_the_output_file_s_suffix_names_its_format(capsys, tmp_path, name, start):
+    """`budget -o out.csv` wrote the terminal table into it; a suffix the formats do not know keeps the table."""
+    code, _, err = run(capsys, "budget", "-o", str(tmp_path / name))
+    assert code == 0, err
+    assert (tmp_path / name).read_text().startswith(start)
+
+
+def test_a_format_the_output_suffix_contradicts_is_refused_in_either_order(capsys, tmp_path):
+    for argv in (("-f", "json", "-o", str(tmp_path / "b.csv")), ("-o", str(tmp_path / "b.csv"), "-f", "json")):
+        refused(capsys, "budget", *argv, fragment="a .csv name, but --format json")
+    assert not list(tmp_path.iterdir())
+    code, _, _ = run(capsys, "budget", "-f", "csv-long", "-o", str(tmp_path / "long.csv"))
+    assert code == 0 and (tmp_path / "long.csv").read_text().startswith("key,value")
