@@ -158,13 +158,15 @@ def _steps(spec, value):
     return value * (1 - STEP), value * (1 + STEP)
 
 
-def design_sensitivities(design, evaluate, base: float) -> tuple[list[Sensitivity], int]:
-    """Sensitivity of the quantity to every design input with an effect; and how many inputs were left out."""
+def design_sensitivities(design, evaluate, base: float) -> tuple[list[Sensitivity], list[dict]]:
+    """Sensitivity of the quantity to every design input with an effect (one-sided where one step leaves the quantity
+    without a value); and the inputs left out, each `{section, key, why}`: a step the field's range or the design's
+    rules refuse, or both steps without a value."""
     from core.errors import SipmlError
     from core.fields import specs
     from sipml.design_files import ALL_SECTIONS, key_applies, section_of
 
-    rows, skipped = [], 0
+    rows, skipped = [], []
     for section, cls in ALL_SECTIONS.items():
         holder = section_of(design, section)
         for key, spec in specs(cls).items():
@@ -178,10 +180,19 @@ def design_sensitivities(design, evaluate, base: float) -> tuple[list[Sensitivit
                 lo_in, hi_in = (type(value)(v) for v in steps)  # a wavelength span stays a span
                 low = base if lo_in == value else evaluate(with_value(design, section, key, lo_in))
                 high = evaluate(with_value(design, section, key, hi_in))
-            except (SipmlError, ZeroDivisionError, OverflowError, ValueError):
-                skipped += 1
+            except (SipmlError, ZeroDivisionError, OverflowError, ValueError) as exc:
+                skipped.append({"section": section, "key": key, "why": str(exc).splitlines()[0] if str(exc) else
+                                type(exc).__name__})
                 continue
-            if not (math.isfinite(low) and math.isfinite(high)) or (low == base == high):
+            if not (math.isfinite(low) or math.isfinite(high)):
+                skipped.append({"section": section, "key": key, "why": f"no {evaluate.name} at either step (a design "
+                                                                       "that cannot be built is not priced)"})
+                continue
+            if not math.isfinite(low):  # one side without a value (a step off the design's feasible edge): the other
+                lo_in, low = value, base
+            elif not math.isfinite(high):
+                hi_in, high = value, base
+            if low == base == high:
                 continue
             dx = float(hi_in) - float(lo_in)
             derivative = (high - low) / dx if dx else None
@@ -262,7 +273,7 @@ def explain_quantity(name: str, design, source: str, model: str = "gpt2-355m", b
                                "shown": r.shown, "low": r.low,
                                "high": r.high, "swing": r.swing, "derivative": r.derivative,
                                "elasticity": r.elasticity, "source": r.source} for r in rows],
-            "inputs_left_out": skipped}
+            "inputs_left_out": len(skipped), "left_out": skipped}
     training = quantity.stage == "training"  # what a training quantity was computed for (null for the others)
     data.update({"model": model if training else None, "baseline": baseline if training else None,
                  "strategy": (strategy or None) if training else None})
@@ -284,7 +295,9 @@ def explain_quantity(name: str, design, source: str, model: str = "gpt2-355m", b
                                                    "source"], shown))
     moved = (f"{len(rows)} inputs move it (the {min(TOP, len(rows))} largest shown; all in the JSON)" if rows else
              f"no design input (±{STEP:.0%}, ±1 dB, counts ±1) and no catalog price moves it")
-    notes = [f"{moved}; {skipped} could not take the step (out of range, or refused by the design's rules).",
+    left = ", ".join(f"[{e['section']}] {e['key']}" for e in skipped[:4]) + (", …" if len(skipped) > 4 else "")
+    notes = [f"{moved}; {len(skipped)} could not take the step (out of range, refused by the design's rules, or "
+             f"without a value there{': ' + left if left else ''}; each with why in the JSON's left_out).",
              "sensitivity: % change of the quantity (of its size, so + means it rises) per % change of the input "
              "(elasticity); per dB for inputs in dB."]
     return Report(data, tables, notes, equations=[latex] if latex else [])
@@ -364,9 +377,9 @@ def _numbers(formula, quantity) -> list[dict]:
     """The formula's terms with this design's numbers, and its value."""
     if formula is None:
         return []
-    rows = [{"term": name, "text": text_name(name), "value": f"{value:.6g}", "unit": unit, "meaning": meaning}
+    rows = [{"term": name, "text": text_name(name), "value": float(value), "unit": unit, "meaning": meaning}
             for name, (value, unit, meaning) in formula.terms.items()]
-    return rows + [{"term": formula.lhs, "text": text_name(formula.lhs), "value": f"{formula.evaluate():.6g}",
+    return rows + [{"term": formula.lhs, "text": text_name(formula.lhs), "value": float(formula.evaluate()),
                     "unit": _si_unit(quantity), "meaning": "the formula with these numbers (SI)"}]
 
 

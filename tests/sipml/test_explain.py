@@ -133,3 +133,16 @@ def test_a_price_of_a_design_that_cannot_be_built_is_refused_as_cost_refuses_it(
     assert main(["cost", "sip-ring", *low, "-f", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["designs"][0]["network_cost_usd_per_gpu"] is None
     assert main(["explain", "bisection_gbps", "sip-ring", *low, "-f", "json"]) == 0
+
+
+def test_the_json_keeps_every_digit_and_names_each_input_left_out(capsys):
+    """`numbers[].value` were texts of six digits, `inputs_left_out` a bare count; a price step past the design's
+    feasible edge is one-sided (7 comb lines cannot carry 8 wavelengths; 9 price one more line)."""
+    code, data = explain(capsys, "network_cost_usd_per_gpu", "sip-ring")
+    assert code == 0
+    assert all(isinstance(n["value"], float) for n in data["numbers"])
+    assert sum(n["value"] for n in data["numbers"][:-1]) == pytest.approx(data["numbers"][-1]["value"], rel=1e-12)
+    assert data["inputs_left_out"] == len(data["left_out"]) > 0
+    assert all(e["why"] and e["section"] and e["key"] for e in data["left_out"])
+    lines = by_input(data)[("laser", "lines")]
+    assert lines["value"] == 8 and lines["low"] == data["value"] < lines["high"]
