@@ -189,7 +189,8 @@ def ring_floor(design: ClusterDesign, s: dict, link: FabricInputs) -> RingFloor:
     # per direction: traffic from one half to the other leaves on the clockwise fibers at one cut point and on the
     # counter-clockwise fibers at the other, together the whole capacity of one GPU's fibers
     return RingFloor(per_gpu_bandwidth_bps=link.capacity_bps, useful_fraction=useful,
-                     degree=np.minimum(lk.wavelengths_per_fiber * lk.fibers_per_direction, ring.directions * reach),
+                     degree=np.minimum(np.minimum(lk.wavelengths_per_fiber * lk.fibers_per_direction,
+                                                  ring.directions * reach), fab.gpus - 1),  # a small ring: its peers
                      bisection_bps=link.capacity_bps, reach_hops=reach, unamplified_reach_hops=unamplified,
                      amplifiers=amps, amplified=amplified, broken=broken, bom=tuple(bom))
 
@@ -539,14 +540,16 @@ def _useful_formula(est: FabricEstimate):
 
 
 def _degree_formula(est: FabricEstimate):
-    """D = min(N·F, d·h): a GPU's wavelengths, or the GPUs its directions reach within the optical reach."""
+    """D = min(N·F, d·h, P): a GPU's wavelengths, the GPUs its directions reach within the optical reach, or the
+    P = G − 1 other GPUs of a small ring."""
     import sympy as sp
 
     t, ring, lk = Terms(), est.design.topology, est.design.link.link
     return Formula("D", sp.Min(t(r"N \cdot F", lk.wavelengths_per_fiber * lk.fibers_per_direction, "",
                                  "wavelengths of the GPU"),
                                t("d", ring.directions, "", "ring directions") * t("h", est.reach_hops, "hops",
-                                                                                  "optical reach")), t.terms)
+                                                                                  "optical reach"),
+                               t("P", est.gpus - 1, "", "the ring's other GPUs (G − 1)")), t.terms)
 
 
 def _bisection_formula(est: FabricEstimate):

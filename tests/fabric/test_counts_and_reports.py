@@ -216,3 +216,13 @@ def test_reported_values(capsys):
     fab = run_json(capsys, "fabric", "sip-ocs-384", "-f", "json", "--pattern", "training", "--set",
                    "sip_ocs.topology=partitioned", "--set", "fabric.job_gpus=256")
     assert fab["traffic"]["unserved_pairs"] > 0 and fab["traffic"]["min_pair_gbps"] == 0.0
+
+
+def test_a_small_ring_reaches_no_more_peers_than_it_has():
+    """Three GPUs on a two-direction ring: each reaches its 2 peers, not 4 (2 directions × 2 hops)."""
+    from fabric.evaluate import evaluate_fabric
+    from sipml.design_files import load_design
+
+    small = evaluate_fabric(load_design("sip-ring", ["fabric.gpus=3"]))
+    big = evaluate_fabric(load_design("sip-ring", ["fabric.gpus=1024"]))
+    assert small.degree == 2 and big.degree == min(8 * 10, 2 * big.reach_hops) > 2  # wavelengths, or the reach

@@ -79,11 +79,11 @@ BUS, GPUS = ("toy_bus", "bandwidth"), ("fabric", "gpus")
 
 
 @pytest.mark.parametrize("key,formula,terms,moved", [
-    ("per_gpu_bandwidth_gbps", r"B = B_{\mathrm{bus}}/G", {r"B_{\mathrm{bus}}": "4e+11", "G": "16", "B": "2.5e+10"},
+    ("per_gpu_bandwidth_gbps", r"B = B_{\mathrm{bus}}/G", {r"B_{\mathrm{bus}}": 4e11, "G": 16.0, "B": 2.5e10},
      {BUS, GPUS}),
-    ("bisection_gbps", r"B_{\mathrm{bis}} = B_{\mathrm{bus}}/2", {r"B_{\mathrm{bus}}": "4e+11",
-                                                                r"B_{\mathrm{bis}}": "2e+11"}, {BUS}),
-    ("degree", "D = -1 + G", {"G": "16", "D": "15"}, {GPUS}),
+    ("bisection_gbps", r"B_{\mathrm{bis}} = B_{\mathrm{bus}}/2", {r"B_{\mathrm{bus}}": 4e11,
+                                                                r"B_{\mathrm{bis}}": 2e11}, {BUS}),
+    ("degree", "D = -1 + G", {"G": 16.0, "D": 15.0}, {GPUS}),
 ])
 def test_sipml_explain_shows_its_formula_with_its_numbers(toy, tmp_path, capsys, key, formula, terms, moved):
     """The formula is the kind's own, its terms this design's numbers, and the inputs that move the number are the
@@ -97,7 +97,7 @@ def test_sipml_explain_shows_its_formula_with_its_numbers(toy, tmp_path, capsys,
 def test_sipml_explain_reads_its_figure_where_it_gives_no_formula(toy, tmp_path, capsys):
     out = run_json(capsys, "explain", "useful_time_fraction", write(tmp_path, DESIGN))
     [term, result] = out["numbers"]
-    assert out["formula"] == r"u = u_{\mathrm{kind}}" and term["value"] == "1" and result["value"] == "1"
+    assert out["formula"] == r"u = u_{\mathrm{kind}}" and term["value"] == 1.0 and result["value"] == 1.0
     assert "as the toy-bus kind reports it" in term["meaning"]
 
 
