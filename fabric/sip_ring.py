@@ -586,7 +586,7 @@ def _figures(est: FabricEstimate) -> dict[str, tuple[float, str]]:
     if d.amplified is not None:
         a = d.amplified
         out.update({"OSNR after one amplifier": (a.osnr_db, f"dB in {a.osnr_bandwidth_hz / 1e9:.0f} GHz"),
-                    "Q after one amplifier": (a.q, f"needed {a.q_needed:.2f}"),
+                    "Q after one amplifier": (a.q, ""), "Q needed": (a.q_needed, ""),
                     "amplifiers a wavelength may pass": (float(a.amplifiers_passable), ""),
                     "amplifier input per channel": (a.amplifier_input_dbm, "dBm average")})
     out["optical reach"] = (float(est.reach_hops), "hops")

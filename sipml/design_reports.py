@@ -89,7 +89,8 @@ CHECK_FABRIC_KEYS = ("design", "feasible", "fabric", "margin_db", "per_gpu_bandw
                      "violations", "warnings")
 FABRIC_KEYS = ("design", "fabric", "gpus", "job_gpus", "feasible", "per_gpu_bandwidth_gbps", "effective_bandwidth_gbps",
                "useful_time_fraction", "degree", "bisection_gbps", "optical_reach", "margin_db", "figures",
-               "message_bytes", "collective_times_s", "collective_algorithms", "violations", "notes")
+               "message_bytes", "collective_times_s", "collective_busbw_gbps", "collective_algorithms", "violations",
+               "notes")
 COST_KEYS = ("design", "fabric", "gpus", "gpu", "feasible", "per_gpu_bandwidth_gbps", "degree", "bisection_gbps",
              "network_cost_usd_per_gpu", "network_cost_usd_per_gpu_range", "network_power_w_per_gpu",
              "network_power_w_per_gpu_range", "cluster_cost_usd", "cluster_cost_usd_range", "cluster_power_w",
@@ -328,6 +329,8 @@ def fabric_data(fab: FabricEstimate, times, message_bytes: float, source: str) -
         "figures": {name: {"value": v, "unit": u} for name, (v, u) in figures(fab).items()},
         "message_bytes": message_bytes,
         "collective_times_s": {op: t.seconds for op, t in times.items()},
+        "collective_busbw_gbps": {op: _busbw_gbps(op, message_bytes, fab.job_gpus, t.seconds)
+                                  for op, t in times.items()},
         "collective_algorithms": {op: str(t.schedule) for op, t in times.items()},
         "violations": [{"name": v.name, "message": v.message} for v in fab.violations],
         "notes": list(fab.notes)})
@@ -395,12 +398,21 @@ def fabric_report(fab: FabricEstimate, times, message_bytes: float, source: str,
     return Report(data, tables, footer, records=[data])
 
 
-def _busbw(op: str, message_bytes: float, ranks: int, time_s: float) -> str:
+def _busbw_gbps(op: str, message_bytes: float, ranks: int, time_s: float) -> float | None:
+    """A collective's bus bandwidth (NCCL's busbw) in Gbit/s; None for a point-to-point send, which has none, and 0
+    for a collective that never ends."""
     from fabric.collectives import busbw_bps
 
-    if op == "p2p" or not math.isfinite(time_s) or time_s <= 0:
-        return "–" if op == "p2p" else "0"
-    return f"{float(busbw_bps(op, message_bytes, ranks, time_s)) / 1e9:.4g}"
+    if op == "p2p":
+        return None
+    if not math.isfinite(time_s) or time_s <= 0:
+        return 0.0
+    return float(busbw_bps(op, message_bytes, ranks, time_s)) / 1e9
+
+
+def _busbw(op: str, message_bytes: float, ranks: int, time_s: float) -> str:
+    busbw = _busbw_gbps(op, message_bytes, ranks, time_s)
+    return "–" if busbw is None else "0" if busbw == 0 else f"{busbw:.4g}"
 
 
 UNPRICED_KEEPS = ("gpus", "gpu", "all_reduce_busbw_bps")  # what a `CostSummary` keeps unpriced (JSON: not null)

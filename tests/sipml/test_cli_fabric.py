@@ -182,3 +182,16 @@ def test_cost_says_not_costed_for_a_reference_switch_as_the_report_does(capsys):
     assert "not costed" not in rows["GPU share of cost"] and "10,260" in rows["network cost per GPU"]
     lines = out.splitlines()
     assert lines.index(rows["outside the servers"]) == lines.index(rows["network share of cost"]) + 1
+
+
+def test_fabric_json_carries_the_busbw_the_table_shows(capsys):
+    """The table's busbw column was in no JSON key; the Q an amplified ring needs sat in another figure's unit."""
+    code, out, _ = run(capsys, "fabric", "sip-ring", "-f", "json")
+    data = json.loads(out)
+    code, table, _ = run(capsys, "fabric", "sip-ring")
+    busbw = data["collective_busbw_gbps"]
+    assert busbw["p2p"] is None and set(busbw) == set(data["collective_times_s"])
+    for op in ("all_reduce", "all_to_all"):
+        row = next(line for line in table.splitlines() if line.startswith(op + " "))
+        assert f"{busbw[op]:.4g}" in row.split()
+    assert data["figures"]["Q needed"]["unit"] == "" and data["figures"]["Q needed"]["value"] > 0
