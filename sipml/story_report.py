@@ -38,7 +38,8 @@ def _link_section():
             ("energy per bit (Tx + Rx)", f"{est.total_energy_j_per_bit * 1e12:.2f}", "pJ/bit"),
             ("laser power per line, least that closes", f"{est.min_laser_power_per_line_dbm:.2f}", "dBm")]
     data = reported(Reading(link=est), ("capacity_gbps", "binding_limit", "margin_db", "max_wavelengths_per_fiber",
-                                        "energy_pj_per_bit"), {"binding_limit": est.binding_limit})
+                                        "energy_pj_per_bit", "min_laser_power_per_line_dbm"),
+                    {"binding_limit": est.binding_limit})
     return data, Table("The optical link (SiP-ML's interface, the sip-ring design)", ["quantity", "value", "unit"],
                        [{"quantity": q, "value": v, "unit": u} for q, v, u in rows]), design
 

@@ -143,3 +143,10 @@ def test_the_command_line_outside_the_cli_says_so():
     from sipml.provenance import command_line
 
     assert command_line() == "Python API"
+
+
+def test_the_link_section_s_json_holds_every_row_of_its_table(data):
+    """The table's 'laser power per line, least that closes' had no JSON key; it is budget's figure."""
+    budget = json.loads(_run("budget", "sip-ring", "-f", "json"))
+    assert data["link"]["min_laser_power_per_line_dbm"] == budget["min_laser_power_per_line_dbm"]
+    assert data["link"]["margin_db"] == budget["margin_db"]
