@@ -334,7 +334,7 @@ def reliability(design=None, model: str = "gpt3-175b", changes: Mapping[str, obj
     return Result(goodput, lambda _: reliability_report(name, loaded, job, reading))
 
 
-def speedup(designs: str | Sequence[str] | None = None, model: str = "gpt3-175b", *,
+def speedup(designs=None, model: str = "gpt3-175b", *,
             gpus: int | None = None, batch: int | None = None, strategy: str | None = None,
             stack: str | None = None, sets: Sequence[str] = (),
             baselines: Sequence[str] | None = None, tokens: float | None = None,
@@ -344,7 +344,8 @@ def speedup(designs: str | Sequence[str] | None = None, model: str = "gpt3-175b"
     and its breakdown, throughput, model TFLOP/s, MFU, speedup / per $ / per W over each baseline, and a training
     run's time, energy and cost (the keys of the README's `sipml speedup --format json`). `stack` is
     `--strategy stack=NAME`; `sets` are `--set` overrides of the designs compared (not of the baselines, except
-    `BASELINE:section.key=value`). Each baseline carries the GPU and server host of the design it is compared with
+    `BASELINE:section.key=value`). `designs`: names, files or loaded designs (`load_design`, with its changes;
+    named as loaded), or a sequence of them. Each baseline carries the GPU and server host of the design it is compared with
     (`baselines.<name>.gpu`), and runs its best without the parts of `strategy` it cannot run
     (`baselines.<name>.fallback` says which). `catalog_files`, `gpu_files`: `--catalog`, `--gpu-file`. No
     `designs` or `baselines`: the command's (`sipml.speedup_report.DEFAULT_DESIGNS`, `DEFAULT_BASELINES`)."""
@@ -353,11 +354,14 @@ def speedup(designs: str | Sequence[str] | None = None, model: str = "gpt3-175b"
     from sipml.speedup_report import DEFAULT_BASELINES, DEFAULT_DESIGNS, run_speedup, speedup_report
     from workloads.strategy import MAX_BATCH
 
-    names = _texts("designs", designs if designs is not None else list(DEFAULT_DESIGNS), allow_empty=False)
+    names, given = _compared(designs if designs is not None else list(DEFAULT_DESIGNS))
     _text("model", model)
     gpus, batch = _count("gpus", gpus, lo=1, hi=MAX_GPUS), _count("batch", batch, hi=MAX_BATCH)
     strategy, stack = _text("strategy", strategy, optional=True), _text("stack", stack, optional=True)
     sets = _texts("sets", sets)
+    if given and (sets or gpus is not None):
+        raise _bad("sets" if sets else "gpus", sets or gpus, "none with a loaded design (apply them with "
+                   "load_design, as `changes`)")
     baselines = _texts("baselines", baselines if baselines is not None else list(DEFAULT_BASELINES), allow_empty=False)
     tokens = _real("tokens", tokens)
     if stack is not None:
@@ -365,8 +369,33 @@ def speedup(designs: str | Sequence[str] | None = None, model: str = "gpt3-175b"
     catalog, table = _priced(catalog_files, gpu_files)
     with _reading("designs, model or baselines"):
         rows, batch_source, failures = run_speedup(names, model, gpus, batch, strategy, list(sets),
-                                                   list(baselines), tokens, catalog=catalog, gpu_table=table)
+                                                   list(baselines), tokens, catalog=catalog, gpu_table=table,
+                                                   given=given)
     return Rows(rows, lambda shown: speedup_report(shown, batch_source, failures))
+
+
+def _compared(designs) -> tuple[list[str], dict]:
+    """(the names of the designs compared, {name: a loaded ClusterDesign} of those given loaded): names and files
+    as texts, a design by the name it was loaded as (`load_design`), else 'design', 'design 2', …"""
+    import os
+
+    from fabric.cluster_design import ClusterDesign
+
+    items = [designs] if isinstance(designs, (str, os.PathLike, ClusterDesign)) else designs
+    if not isinstance(items, Sequence) or not items or not all(
+            isinstance(d, (str, os.PathLike, ClusterDesign)) for d in items):
+        raise _bad("designs", designs, "a design (a ClusterDesign, a file or a built-in name) or a sequence of them")
+    names, given = [], {}
+    for item in items:
+        if not isinstance(item, ClusterDesign):
+            names.append(str(item))
+            continue
+        name, n = item.name or "design", 2
+        while name in names:
+            name, n = f"{item.name or 'design'} {n}", n + 1
+        names.append(name)
+        given[name] = item
+    return names, given
 
 
 def mix(designs: str | Sequence[str] | None = None, jobs: str | None = None, *, gpus: int | None = None,

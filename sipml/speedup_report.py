@@ -77,11 +77,12 @@ RUN_KEYS = ("run_time_s", "energy_kwh", "electricity_usd", "hardware_usd", "run_
 
 def run_speedup(designs, model_name: str, gpus: int | None, batch: int | None, strategy: str | None, overrides,
                 baselines, tokens: float | None, top: int = 5, catalog=None, gpu_table=None,
-                shared: Shared | None = None):
+                shared: Shared | None = None, given: dict | None = None):
     """The rows of `sipml speedup`: one per design, each with its speedups over every baseline; `catalog` the one
     to price with (None: the shipped one, read here), `gpu_table` the GPUs to find each design's among (None: the
     shipped ones; `workloads.gpus.load_gpus` with a user's GPU files); `shared` what earlier calls loaded and
-    evaluated (`Shared`), which this one reads and adds to."""
+    evaluated (`Shared`), which this one reads and adds to; `given` the designs of `designs` a caller loaded
+    ({name: ClusterDesign}: the Python API's, taken as they are)."""
     from core.errors import InfeasibleDesign, InputError
     from fabric.catalog import load_catalog
     from workloads.models import load_model
@@ -104,7 +105,9 @@ def run_speedup(designs, model_name: str, gpus: int | None, batch: int | None, s
 
     every = list(dict.fromkeys(names + base_names))
     scoped = [o for o in overrides or [] if ":" in o.partition("=")[0]]
-    loaded = {name: _load(name, scoped_overrides(name, overrides, every), gpus, shared.designs) for name in names}
+    given = given or {}
+    loaded = {name: given[name] if name in given else _load(name, scoped_overrides(name, overrides, every), gpus,
+                                                            shared.designs) for name in names}
     jobs = {d.job_gpus for d in loaded.values()}
     base_gpus = gpus if gpus is not None or len(jobs) > 1 else next(iter(jobs))  # the baselines follow the job
     versions = {(b, name): measured_baseline(b, design, scoped_overrides(b, overrides if b in names else scoped, every),

@@ -180,3 +180,21 @@ def test_budget_fabric_and_cost_take_changes_as_load_design_does():
     assert cost("sip-ocs", changes={"fabric.gpus": 512}).record == cost(load_design("sip-ocs", {"fabric.gpus": 512}))
     with pytest.raises(InputError, match="changes"):
         budget(load_design("sip-ring"), {"fabric.gpus": 64})
+
+
+def test_speedup_compares_designs_loaded_with_their_changes_as_the_command_does_with_set(capsys):
+    """`speedup()` took names only: a design loaded (and changed) in a notebook could not be compared. Given
+    loaded, it is compared as it is, named as loaded, and gives the command's rows for the same change."""
+    import json
+
+    from sipml.cli import main
+
+    mine = sipml.load_design("sip-ring", {"laser.power_per_line": "8 mW"})
+    rows = sipml.speedup([mine, "dgx-a100"], "resnet-50")
+    assert main(["speedup", "sip-ring", "dgx-a100", "-m", "resnet-50", "--set", "sip-ring:laser.power_per_line=8 mW",
+                 "-f", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["rows"] == rows.to_dict()["rows"]
+    twice = sipml.speedup([mine, mine], "resnet-50")
+    assert [r["design"] for r in twice] == ["sip-ring", "sip-ring 2"]
+    with pytest.raises(InputError, match="none with a loaded design"):
+        sipml.speedup(mine, "resnet-50", gpus=512)
