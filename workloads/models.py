@@ -490,16 +490,34 @@ def load_model_file(path) -> Model:
     return model_from_mapping(read_toml(path), str(path), default_name=path.stem)
 
 
+class ZooModels(Mapping):
+    """The shipped models by name, each file read when its model is first asked for (a command trains one or two
+    of the twenty): a zoo model is named as its file, so the names are the files' and no two are alike."""
+
+    def __init__(self, folder: Path):
+        self._paths = {path.stem: path for path in sorted(folder.glob("*.toml"))}
+        self._read: dict[str, Model] = {}
+
+    def __getitem__(self, name: str) -> Model:
+        if name not in self._read:
+            model = load_model_file(self._paths[name])
+            if model.name != name:
+                raise InputError(f"{self._paths[name]}: the zoo's model {model.name!r} is named as its file, "
+                                 f"{name!r}")
+            self._read[name] = model
+        return self._read[name]
+
+    def __iter__(self):
+        return iter(self._paths)
+
+    def __len__(self) -> int:
+        return len(self._paths)
+
+
 @lru_cache(maxsize=1)
 def zoo() -> Mapping[str, Model]:
-    """The shipped models by name, loaded once."""
-    models = {}
-    for path in sorted(ZOO_DIR.glob("*.toml")):
-        model = load_model_file(path)
-        if model.name in models:
-            raise InputError(f"{path}: model name {model.name!r} is used twice in the zoo")
-        models[model.name] = model
-    return MappingProxyType(models)
+    """The shipped models by name, each read once when first asked for (`ZooModels`)."""
+    return ZooModels(ZOO_DIR)
 
 
 def load_model(name_or_path) -> Model:

@@ -185,3 +185,24 @@ def test_no_zoo_model_runs_above_60_percent_mfu(design):
         assert row["mfu"] <= 0.60, (name, design, row["strategy"], row["mfu"])
         checked += 1
     assert checked >= 15
+
+
+def test_the_zoo_reads_a_model_s_file_when_it_is_asked_for_and_names_it_as_its_file(tmp_path, monkeypatch):
+    """A command that trains one model read all twenty files; a zoo file naming its model otherwise is refused (two
+    files could name one model)."""
+    import shutil
+
+    import pytest
+
+    from core.errors import InputError
+    from workloads import models
+
+    read = []
+    real = models.load_model_file
+    monkeypatch.setattr(models, "load_model_file", lambda path: read.append(path) or real(path))
+    shelf = models.ZooModels(models.ZOO_DIR)
+    assert shelf["resnet-50"].name == "resnet-50" and len(read) == 1
+    assert len(shelf) == len(list(models.ZOO_DIR.glob("*.toml"))) and len(read) == 1
+    shutil.copy(models.ZOO_DIR / "resnet-50.toml", tmp_path / "resnet-51.toml")
+    with pytest.raises(InputError, match="'resnet-50' is named as its file, 'resnet-51'"):
+        models.ZooModels(tmp_path)["resnet-51"]
