@@ -178,15 +178,15 @@ def design_sensitivities(design, evaluate, base: float) -> tuple[list[Sensitivit
                 continue
             try:
                 lo_in, hi_in = (type(value)(v) for v in steps)  # a wavelength span stays a span
-                low = base if lo_in == value else evaluate(with_value(design, section, key, lo_in))
-                high = evaluate(with_value(design, section, key, hi_in))
+                low = base if lo_in == value else _at_step(evaluate, with_value(design, section, key, lo_in))
+                high = _at_step(evaluate, with_value(design, section, key, hi_in))
             except (SipmlError, ZeroDivisionError, OverflowError, ValueError) as exc:
                 skipped.append({"section": section, "key": key, "why": str(exc).splitlines()[0] if str(exc) else
                                 type(exc).__name__})
                 continue
             if not (math.isfinite(low) or math.isfinite(high)):
                 skipped.append({"section": section, "key": key, "why": f"no {evaluate.name} at either step (a design "
-                                                                       "that cannot be built is not priced)"})
+                                                                       "that cannot be built or trained)"})
                 continue
             if not math.isfinite(low):  # one side without a value (a step off the design's feasible edge): the other
                 lo_in, low = value, base
@@ -205,6 +205,17 @@ def design_sensitivities(design, evaluate, base: float) -> tuple[list[Sensitivit
             rows.append(Sensitivity(section, key, spec.unit, float(value), spec.show(value), low, high, derivative,
                                     elasticity, source))
     return rows, skipped
+
+
+def _at_step(evaluate, design) -> float:
+    """The quantity at a stepped design; NaN where it has none because the design cannot be built or trained there
+    (the step is then one-sided), an error where the step itself is refused (out of range, the design's rules)."""
+    from core.errors import InfeasibleDesign
+
+    try:
+        return evaluate(design)
+    except InfeasibleDesign:
+        return math.nan
 
 
 def price_sensitivities(point, evaluate) -> list[Sensitivity]:

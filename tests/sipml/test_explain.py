@@ -146,3 +146,13 @@ def test_the_json_keeps_every_digit_and_names_each_input_left_out(capsys):
     assert all(e["why"] and e["section"] and e["key"] for e in data["left_out"])
     lines = by_input(data)[("laser", "lines")]
     assert lines["value"] == 8 and lines["low"] == data["value"] < lines["high"]
+
+
+def test_a_training_quantity_steps_one_way_where_the_other_step_cannot_train(capsys):
+    """9 wavelengths on the default ring pass its FSR (the design cannot be built, so nothing trains): the
+    wavelength count was left out of what moves the speedup, though 7 gives a number; it is one-sided now."""
+    code, data = explain(capsys, "speedup", "sip-ring", "--model", "resnet-50")
+    assert code == 0
+    count = by_input(data)[("link", "wavelengths_per_fiber")]
+    assert count["value"] == 8 and count["high"] == data["value"] and count["low"] < data["value"]
+    assert count["derivative"] == pytest.approx(data["value"] - count["low"])
