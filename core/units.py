@@ -286,7 +286,7 @@ def parse_value(value, spec: str) -> float:
             with np.errstate(over="ignore"):
                 watts = float(dbm_to_w(number))
             if math.isinf(watts) and math.isfinite(number):
-                raise InputError("beyond any power a number holds (they end near 3e308 W, 3,115 dBm)")
+                raise InputError("beyond any power a number holds (they end near 1.8e308 W, 3,112 dBm)")
             return watts
         if spec == "dB/m" and log_unit == "dB" and per is not None:
             try:

@@ -667,6 +667,8 @@ def _sweep_format(table: str, output, to_stdout: bool) -> str:
     if table and table not in ("csv", "jsonl", "parquet", "table", "markdown", "html"):
         raise InputError(f"--format {table!r}: a sweep writes csv, jsonl (or json), parquet, table, markdown or html")
     suffix = output.suffix.lstrip(".").lower() if output is not None else ""
+    if not table and suffix == "json":  # the other commands' .json is one document; a sweep's, a line a row
+        raise InputError(f"-o {output}: a sweep writes JSON as JSON lines, one object a row: name the file .jsonl")
     if not table and suffix not in ("", "csv", "jsonl", "parquet", *SWEEP_READABLE):
         raise InputError(f"-o {output}: the suffix .{suffix} is not a sweep format (.csv, .jsonl, .parquet, .txt, "
                          ".md, .html); name one with --format")
@@ -941,11 +943,21 @@ def _refuse_empty_paths(group, args: list[str]) -> None:
     if command is None:
         return
     paths = {opt for p in command.params if isinstance(p.type, TyperPath) for opt in p.opts}
-    for name, following in zip(args[1:], [*args[2:], None]):
+    valued = {opt for p in command.params if getattr(p, "param_type_name", "") == "option" and not p.is_flag
+              for opt in p.opts}
+    positional_path = next((isinstance(p.type, TyperPath) for p in command.params
+                            if getattr(p, "param_type_name", "") == "argument"), False)
+    positionals = 0
+    for before, name, following in zip(args, args[1:], [*args[2:], None]):
         option, eq, attached = name.partition("=")
         value = attached if eq else following
         if option in paths and value is not None and not value.strip():
             raise InputError(f"{option} {value!r}: an empty path; give a file or folder name")
+        if before in valued or name.startswith("-") and name != "-":
+            continue
+        positionals += 1
+        if positional_path and positionals == 1 and not name.strip():  # `init ''`: its first argument a path
+            raise InputError(f"{name!r}: an empty path; give a file name")
 
 
 def _invoked(args: list[str]) -> str | None:

@@ -184,14 +184,14 @@ def design_sensitivities(design, evaluate, base: float) -> tuple[list[Sensitivit
                 skipped.append({"section": section, "key": key, "why": str(exc).splitlines()[0] if str(exc) else
                                 type(exc).__name__})
                 continue
-            if not (math.isfinite(low) or math.isfinite(high)):
-                skipped.append({"section": section, "key": key, "why": f"no {evaluate.name} at either step (a design "
-                                                                       "that cannot be built or trained)"})
-                continue
             if not math.isfinite(low):  # one side without a value (a step off the design's feasible edge): the other
                 lo_in, low = value, base
-            elif not math.isfinite(high):
+            if not math.isfinite(high):
                 hi_in, high = value, base
+            if lo_in == hi_in:  # neither step has a value: only the design's own
+                skipped.append({"section": section, "key": key, "why": f"no {evaluate.name} at either step (the "
+                                                                       "design cannot be built or trained there)"})
+                continue
             if low == base == high:
                 continue
             dx = float(hi_in) - float(lo_in)

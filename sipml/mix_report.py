@@ -228,7 +228,7 @@ def run_mix_command(designs, jobs: str | None, gpus: int | None, policy: str | N
     from fabric.catalog import load_catalog
     from workloads.mix import load_mix
 
-    mix = load_mix(jobs or DEFAULT_MIX)
+    mix = load_mix(DEFAULT_MIX if jobs is None else jobs)
     if policy:
         from fabric.placement import POLICIES
 

@@ -85,13 +85,14 @@ def optimize(design, overrides, vary, objective: str, maximize: bool, constraint
     from sipml.design_files import ALL_SECTIONS
     from sipml.explain import Evaluator
     from sipml.sweep_point_rows import Points
-    from sipml.sweep_run import grid_points, parse_axis
+    from sipml.sweep_run import check_axes_once, grid_points, parse_axis
 
     check_target(objective)
     if not vary:
         raise InputError("optimize needs at least one --vary axis, e.g. --vary link.wavelengths_per_fiber=4:32:29")
     most = f"an exhaustive search takes at most {MAX_POINTS:,} points (use fewer values per axis)"
     axes = [parse_axis(spec, ALL_SECTIONS, (MAX_POINTS, most)) for spec in vary]
+    check_axes_once(axes)
     size = math.prod(len(a.values) for a in axes)
     if size > MAX_POINTS:
         raise InputError(f"the grid has {size:,} points; {most}")
@@ -113,6 +114,9 @@ def optimize(design, overrides, vary, objective: str, maximize: bool, constraint
     result.update({"model": model if training else None, "baseline": baseline if training else None})
     if refine and result["best"] is not None:
         _refine(result, rows, axes, design, overrides, evaluators, objective, maximize, constraints)
+        # what scores better than the refined best, and what stops it: the grid's and the refined points' anew
+        again = _result(rows, objective, maximize, constraints)
+        result.update({key: again[key] for key in ("better_points", "stopped_by", "undefined")})
     return result
 
 
@@ -253,7 +257,9 @@ def _reasons(row: dict, constraints: list[Constraint]) -> list[tuple[str, str, s
         value = row["values"].get(c.quantity, math.nan)
         if not c.holds(value):
             shown = f"{value:.4g}" if math.isfinite(value) else "undefined"
-            out.append((c.text, "subject-to", f"{c.quantity} = {shown}, needs {c.op} {c.bound:g}"))
+            why = (f"{c.quantity} = {shown}, needs {c.op} {c.bound:g}" if math.isfinite(value) or row["feasible"]
+                   else f"{c.quantity} has no value: the design cannot be built there")
+            out.append((c.text, "subject-to", why))
     return out
 
 
@@ -307,6 +313,12 @@ def _undefined(rows: list[dict], score, constraints: list[Constraint]) -> dict:
     return {"points": len(none), "reasons": dict(sorted(reasons.items(), key=lambda kv: -kv[1]))}
 
 
+def _figure(value) -> str:
+    """A quantity's value in optimize's tables: six digits, '–' where the point has none (a price of a design that
+    cannot be built)."""
+    return f"{value:.6g}" if value is not None and math.isfinite(value) else "–"
+
+
 def optimize_report(result: dict, source: str):
     from sipml.render import Report, Table
 
@@ -319,7 +331,7 @@ def optimize_report(result: dict, source: str):
         near = result.get("closest")
         if near is not None:
             rows = [{"quantity": k, "value": v, "stops it": ""} for k, v in near["texts"].items()]
-            rows += [{"quantity": k, "value": f"{v:.6g}",
+            rows += [{"quantity": k, "value": _figure(v),
                       "stops it": next((f"needs {f['constraint']}" for f in near["fails"]
                                         if f["constraint"].startswith(k) and f["constraint"][len(k)] in "<>"), "")}
                      for k, v in near["values"].items()]
@@ -330,7 +342,7 @@ def optimize_report(result: dict, source: str):
                                 ["quantity", "value", "stops it"], rows))
     else:
         rows = [{"quantity": k, "value": v} for k, v in best["texts"].items()]
-        rows += [{"quantity": k, "value": f"{v:.6g}"} for k, v in best["values"].items()]
+        rows += [{"quantity": k, "value": _figure(v)} for k, v in best["values"].items()]
         tables.append(Table(f"Best point: {title}", ["quantity", "value"], rows))
     if result["stopped_by"]:
         kinds = {"check": "design constraint (sipml check)", "subject-to": "--subject-to", "error": "design rules"}

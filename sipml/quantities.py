@@ -838,7 +838,8 @@ LABELS = {
     "fabric": "[fabric] kind", "gpus": "[fabric] gpus", "job_gpus": "GPUs of the largest job",
     "cluster_gpus": "GPUs of the cluster the job runs on ([fabric] gpus)", "figures": "the kind's "
     "own figures", "message_bytes": "bytes per rank of the collective times", "collective_times_s": "each collective "
-    "alone", "collective_algorithms": "the schedule each collective takes", "notes": "the model's notes",
+    "alone", "collective_busbw_gbps": "each collective's bus bandwidth (NCCL's busbw, Gbit/s; null for p2p)",
+    "collective_algorithms": "the schedule each collective takes", "notes": "the model's notes",
     "traffic": "with --pattern", "groups": "with --groups", "gpu": "[fabric] gpu",
     "allocation": "SiP-Ring: how the job's wavelengths followed its traffic (static, periodic, phased; null elsewhere)",
     "network_cost_usd_per_gpu_range": "low, typical, high", "network_power_w_per_gpu_range": "low, typical, high",

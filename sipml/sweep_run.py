@@ -255,6 +255,16 @@ def link_chunk(design: str | None, overrides: tuple, axes: tuple, fabric: bool =
     return table
 
 
+def check_axes_once(axes) -> None:
+    """InputError where one key is varied twice (the grid would hold each of its points twice over)."""
+    from core.errors import InputError
+
+    seen = [f"{a.section}.{a.key}" for a in axes]
+    twice = sorted({name for name in seen if seen.count(name) > 1})
+    if twice:
+        raise InputError(f"--vary {twice[0]} is given twice: give one axis its values once (a,b,c or a range)")
+
+
 def run_sweep(design, overrides, specs, model=None, batch=None, scheduler=None, workers=None, progress=None,
               link_only=False, files: DataFiles = SHIPPED):
     """(axes, Table of every row in grid order). `link_only`: the link columns alone, by the grid kernel where the
@@ -268,10 +278,7 @@ def run_sweep(design, overrides, specs, model=None, batch=None, scheduler=None, 
     if link_only and model is not None:
         raise InputError("--link-only leaves out the fabric a --model trains on: use one or the other")
     axes = tuple(parse_axis(s, ALL_SECTIONS, (_most(link_only), _limit_text(link_only))) for s in specs)
-    seen = [f"{a.section}.{a.key}" for a in axes]
-    twice = sorted({name for name in seen if seen.count(name) > 1})
-    if twice:
-        raise InputError(f"--vary {twice[0]} is given twice: give one axis its values once (a,b,c or a range)")
+    check_axes_once(axes)
     _check_size(axes, link_only)
     if scheduler is not None:
         check_scheduler(scheduler)

@@ -79,6 +79,8 @@ def load_mix(name_or_path) -> Mix:
     from core.toml_files import read
 
     text = str(name_or_path)
+    if not text.strip():
+        raise InputError(f"{text!r}: an empty mix name; built-in: {', '.join(builtin_mixes())}, or a mix file")
     path = Path(text)
     if path.suffix != ".toml" and (MIXES_DIR / f"{text}.toml").exists():
         path = MIXES_DIR / f"{text}.toml"

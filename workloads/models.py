@@ -523,6 +523,8 @@ def zoo() -> Mapping[str, Model]:
 def load_model(name_or_path) -> Model:
     """A zoo model by name, or a model file by path; InputError listing the zoo when neither exists."""
     text = str(name_or_path)
+    if not text.strip():  # Path('') is '.', the working folder
+        raise InputError(f"{text!r}: an empty model name; zoo: {', '.join(zoo())} (or give a .toml file)")
     path = Path(text)
     try:
         is_file = path.suffix == ".toml" or path.exists()

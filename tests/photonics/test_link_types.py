@@ -60,6 +60,11 @@ def test_a_transmitter_drawing_less_than_the_light_it_launches_is_a_violation():
     message = found["short"][0].message
     assert f"{tx.energy * lane * 1e3:.3g} mW < the {1.2 * tx.energy * lane * 1e3:.3g} mW of light" in message, message
     assert not evaluate(point_to_point()).violations  # the defaults draw far more than they launch
+    # with FEC a lane's payload is below its line rate: the energy is per payload bit, as the transmitter is charged
+    kp4 = LinkSection(kind="point-to-point", fibers_per_direction=4, fec="kp4")
+    between = 0.5 * (tx.energy * lane / (544 / 514) + tx.energy * lane)  # above payload × E, below line rate × E
+    est = evaluate(point_to_point(link=kp4, transmitter=dataclasses.replace(tx, launch_power=between)))
+    assert "transmitter_energy" in [v.name for v in est.violations]
 
 
 def test_point_to_point_oma_launch_and_oma_sensitivity():

@@ -156,3 +156,19 @@ def test_a_training_quantity_steps_one_way_where_the_other_step_cannot_train(cap
     count = by_input(data)[("link", "wavelengths_per_fiber")]
     assert count["value"] == 8 and count["high"] == data["value"] and count["low"] < data["value"]
     assert count["derivative"] == pytest.approx(data["value"] - count["low"])
+
+
+def test_an_input_without_a_value_at_either_step_is_listed_as_left_out(capsys):
+    """amplifier_every = 1 steps to 2 only, where the ring cannot be built (no price): it was in neither the
+    sensitivities nor `left_out`."""
+    code, data = explain(capsys, "network_cost_usd_per_gpu", "sip-ring")
+    assert code == 0 and ("sip_ring", "amplifier_every") not in by_input(data)
+    left = {(e["section"], e["key"]): e["why"] for e in data["left_out"]}
+    assert "no network_cost_usd_per_gpu at either step" in left[("sip_ring", "amplifier_every")]
+
+
+def test_a_small_ring_s_degree_formula_gives_its_value(capsys):
+    """D = min(N·F, d·h, P): the formula's numbers give the 2 peers of a 3-GPU ring (without P it read 4)."""
+    code, data = explain(capsys, "degree", "sip-ring", "--set", "fabric.gpus=3")
+    assert code == 0 and data["value"] == 2 and data["numbers"][-1]["value"] == 2
+    assert {n["text"]: n["value"] for n in data["numbers"]}["P"] == 2

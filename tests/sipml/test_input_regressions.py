@@ -277,6 +277,21 @@ def test_an_empty_design_name_is_refused_as_empty(capsys, command):
     refused(capsys, command, "", fragment="'': an empty design name; built-in: ")
 
 
+@pytest.mark.parametrize("argv, fragment", [(("init", ""), "'': an empty path"),
+                                            (("init", "--force", ""), "'': an empty path"),
+                                            (("speedup", "sip-ring", "-m", ""), "'': an empty model name; zoo: "),
+                                            (("mix", "sip-ring", "-j", ""), "'': an empty mix name; built-in: "),
+                                            (("sweep", "--vary", "link.wavelengths_per_fiber=4,8", "-o", "s.json"),
+                                             "a sweep writes JSON as JSON lines")])
+def test_an_empty_model_mix_or_init_file_is_refused_not_read_as_a_folder(capsys, tmp_path, monkeypatch, argv,
+                                                                          fragment):
+    """`init ''` and `-m ''` named '.', `mix -j ''` ran the default mix; a sweep's `.json` said only 'not a sweep
+    format' where the help names .json."""
+    monkeypatch.chdir(tmp_path)
+    refused(capsys, *argv, fragment=fragment)
+    assert list(tmp_path.iterdir()) == []
+
+
 
 @pytest.mark.parametrize("argv", [("budget", "--set", "laser.power_per_line=1e30 dBm"),
                                   ("sweep", "--link-only", "--vary", "laser.power_per_line=1e30 dBm,3 dBm", "-o", "-")])
@@ -340,3 +355,8 @@ def test_a_format_the_output_suffix_contradicts_is_refused_in_either_order(capsy
     assert not list(tmp_path.iterdir())
     code, _, _ = run(capsys, "budget", "-f", "csv-long", "-o", str(tmp_path / "long.csv"))
     assert code == 0 and (tmp_path / "long.csv").read_text().startswith("key,value")
+
+
+def test_optimize_refuses_an_axis_varied_twice_as_sweep_does(capsys):
+    refused(capsys, "optimize", "--maximize", "margin_db", "--vary", "laser.power_per_line=5mW,6mW", "--vary",
+            "laser.power_per_line=7mW", fragment="--vary laser.power_per_line is given twice")

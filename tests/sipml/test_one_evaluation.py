@@ -6,6 +6,8 @@ from __future__ import annotations
 import ast
 import collections
 import io
+
+import pytest
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
@@ -124,3 +126,25 @@ def test_the_count_sees_a_memoised_function(tmp_path):
         assert [name for name, _ in _memoised(module)] == ["m.py:f"]
     finally:
         ROOT = saved
+
+
+def test_a_shared_point_is_reused_only_under_its_own_catalog(tmp_path):
+    """`Shared` keeps each design's evaluation with the catalog it was priced from: a later run under another
+    catalog prices afresh (its cost per dollar moves), one under the same catalog reuses the point."""
+    from fabric.catalog import load_catalog
+    from sipml.speedup_report import Shared, run_speedup
+
+    cheap = tmp_path / "cheap.toml"
+    cheap.write_text('[sip.optical_io_chiplet]\nprice_typical = "100 USD"\nprice_low = "50 USD"\n')
+    shipped, mine = load_catalog(), load_catalog(cheap)
+    shared = Shared()
+
+    def per_dollar(catalog):
+        rows = run_speedup(["sip-ring"], "resnet-50", None, None, None, [], ["fattree-200"], None, catalog=catalog,
+                           shared=shared)[0]
+        return rows[0]["cluster_cost_usd"]
+
+    first = per_dollar(shipped)
+    point = shared.points[next(iter(shared.points))]
+    assert per_dollar(mine) == pytest.approx(first - 1024 * (1500 - 100))
+    assert per_dollar(shipped) == first and shared.points[point.design].catalog is shipped

@@ -166,3 +166,26 @@ def test_a_training_objective_names_the_model_and_baseline_it_was_computed_for(c
     assert code == 0 and (data["model"], data["baseline"]) == ("resnet-50", "fattree-200"), err
     code, data, err = run(capsys, *axis, "--maximize", "margin_db")
     assert code == 0 and (data["model"], data["baseline"]) == (None, None), err
+
+
+def test_what_stops_a_refined_best_is_what_scores_better_than_it(capsys):
+    """With --refine, the points 'with a better energy' were those better than the grid's best, some worse than the
+    refined best printed; each example now scores better than the best, to its six digits."""
+    code, data, err = run(capsys, "--minimize", "energy_pj_per_bit", "--vary", "link.data_rate=20 Gbit/s:50 Gbit/s:4",
+                          "--vary", "laser.power_per_line=2mW:10mW:5", "--subject-to", "margin_db>=2", "--refine")
+    assert code == 0 and data["refined_axes"], err
+    best = data["best"]["value"]
+    assert data["better_points"] >= 1 and all(s["example"]["value"] < best for s in data["stopped_by"])
+    assert main(["optimize", "--minimize", "energy_pj_per_bit", "--vary", "link.data_rate=20 Gbit/s:50 Gbit/s:4",
+                 "--vary", "laser.power_per_line=2mW:10mW:5", "--subject-to", "margin_db>=2", "--refine"]) == 0
+    out = capsys.readouterr().out
+    example = data["stopped_by"][0]["example"]["value"]
+    assert f"(energy_pj_per_bit {example:.6g})" in out and f"{best:.6g}" in out
+
+
+def test_a_point_without_a_price_shows_none_not_nan(capsys):
+    """The closest point of a price objective printed 'nan' (a design that cannot be built is not priced)."""
+    assert main(["optimize", "--minimize", "network_cost_usd_per_gpu", "--vary",
+                 "laser.power_per_line=0.1mW,0.2mW"]) == 1
+    out = capsys.readouterr().out
+    assert "nan" not in out and "network_cost_usd_per_gpu  –" in out
