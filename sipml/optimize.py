@@ -303,7 +303,7 @@ def _result(rows: list[dict], objective: str, maximize: bool, constraints: list[
 
 
 def _undefined(rows: list[dict], score, constraints: list[Constraint]) -> dict:
-    """The points where the objective has no value (a link that does not close has no energy per bit), and what
+    """The points where the objective has no value (a link that closes no wavelength has no energy per bit), and what
     they fail, each reason with its count: the best may sit at their edge, where no better point can be scored."""
     none = [r for r in rows if not r["error"] and not math.isfinite(score(r))]
     reasons: dict[str, int] = {}

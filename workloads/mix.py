@@ -60,6 +60,7 @@ class Mix:
     gpu: str = ""  # catalog GPU for every design ('' : each design's own)
     host: str = ""
     folder: str = ""  # where model files named by a relative path are found
+    file: str = ""  # the mix file it was read from ('' for one built in Python): its jobs' errors start with it
 
     def with_job(self, name: str, **changes) -> Mix:
         """The mix with job `name` changed (a sweep over the mix's sizes); InputError for an unknown job."""
@@ -89,7 +90,7 @@ def load_mix(name_or_path) -> Mix:
                          f"(built-in: {', '.join(builtin_mixes())})")
     data = read(path, "mix file")
     try:
-        return mix_from_mapping(data, path.stem, str(path.parent))
+        return dataclasses.replace(mix_from_mapping(data, path.stem, str(path.parent)), file=str(path))
     except InputError as exc:  # named as a design file's problems are
         raise InputError(f"{path}: {exc}") from None
 
@@ -231,21 +232,21 @@ def run_mix(design, mix: Mix, catalog=None, top: int = 1, gpus=None) -> MixRun:
     slots = kind.slots_of(est)
     placed = place(slots, [Request(j.name, j.gpus, j.priority, j.at) for j in mix.jobs], mix.policy)
     links = {}
-    runs = [_run_job(point, kind, job, placed, i, links, top, mix.folder) for i, job in enumerate(mix.jobs)]
+    runs = [_run_job(point, kind, job, placed, i, links, top, mix) for i, job in enumerate(mix.jobs)]
     return MixRun(design=design, estimate=est, slots=slots, jobs=tuple(runs), leftover=leftover(slots, placed),
                   cost=point.cost)
 
 
-def _run_job(point, kind, job: Job, placed: list, i: int, links: dict, top: int, folder: str) -> JobRun:
+def _run_job(point, kind, job: Job, placed: list, i: int, links: dict, top: int, mix: Mix) -> JobRun:
     from workloads.evaluation import Evaluation
     from workloads.models import load_model
     from workloads.speedup import default_batch, evaluate_model
     from workloads.strategy import parse_strategy
 
-    where = f"job '{job.name}'"
+    where = f"{mix.file + ': ' if mix.file else ''}job '{job.name}'"
     design = point.cluster
     try:
-        model = load_model(_model_path(job.model, folder))
+        model = load_model(_model_path(job.model, mix.folder))
         fixed = parse_strategy(",".join(x for x in (job.strategy, f"stack={job.stack}" if job.stack else "") if x))
     except InputError as exc:
         raise InputError(f"{where}: {exc}") from None

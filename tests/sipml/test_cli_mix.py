@@ -117,3 +117,5 @@ def test_a_mix_files_problem_names_the_file(capsys, tmp_path):
     mix = tmp_path / "m.toml"
     mix.write_text('[[job]]\nname = "a"\nmodel = "gpt2-355m"\ngpus = 64\nfoo = 1\n')
     refused(capsys, "mix", "-j", str(mix), "sip-ring", fragment=f"{mix}: job 1: unknown key 'foo'")
+    mix.write_text('[[job]]\nname = "a"\nmodel = "nosuch.toml"\ngpus = 64\n')  # a job's model, read as it runs
+    refused(capsys, "mix", "-j", str(mix), "sip-ring", fragment=f"{mix}: job 'a': nosuch.toml")
