@@ -120,6 +120,19 @@ def optimize(design, overrides, vary, objective: str, maximize: bool, constraint
     return result
 
 
+def _value(evaluate, point, feasible: bool) -> float:
+    """The quantity at the point; NaN where the point is infeasible and the quantity cannot be had there (a training
+    on a fabric that cannot be built: the point fails its checks, named as such, not refused by the rules)."""
+    from core.errors import InfeasibleDesign
+
+    try:
+        return evaluate(point)
+    except InfeasibleDesign:
+        if feasible:
+            raise
+        return math.nan
+
+
 def _evaluate(points, overrides, values: dict, texts: dict, evaluators) -> dict:
     """One point: its inputs, whether it is feasible, and every quantity asked for (or the rules' refusal)."""
     from core.errors import SipmlError
@@ -134,7 +147,7 @@ def _evaluate(points, overrides, values: dict, texts: dict, evaluators) -> dict:
         row["feasible"] = _feasible(point)
         row["violations"] = [] if row["feasible"] else [{"name": v.name, "message": v.message}
                                                         for v in _violations(point)]
-        row["values"] = {name: evaluate(point) for name, evaluate in evaluators.items()}
+        row["values"] = {name: _value(evaluate, point, row["feasible"]) for name, evaluate in evaluators.items()}
         row["error"] = ""
     except SipmlError as exc:
         row.update(feasible=False, values={}, error=str(exc))

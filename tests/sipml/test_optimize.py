@@ -189,3 +189,13 @@ def test_a_point_without_a_price_shows_none_not_nan(capsys):
                  "laser.power_per_line=0.1mW,0.2mW"]) == 1
     out = capsys.readouterr().out
     assert "nan" not in out and "network_cost_usd_per_gpu  –" in out
+
+
+def test_a_training_objective_at_a_fabric_that_cannot_be_built_fails_its_checks_not_the_rules(capsys):
+    """`optimize --model` counted each infeasible fabric as 'refused by the design rules', one group a message;
+    such a point has no training value and fails the checks `sipml check` names, as without --model."""
+    code, data, err = run(capsys, "--maximize", "speedup_per_dollar", "--model", "resnet-50", "--vary",
+                          "laser.power_per_line=0.5mW,6mW")
+    assert code == 0, err
+    assert data["errors"] == 0 and data["refused"] == [] and data["valid_points"] == 1
+    assert data["undefined"]["points"] == 1 and "power_budget" in data["undefined"]["reasons"]
