@@ -174,6 +174,12 @@ far from every feasible one are counted there, not drawn."""
         ax.plot([r[x_name] for r in near], [r[y_name] for r in near], marker="o", linestyle="none",
                 markerfacecolor="none", color="#999999",
                 label="infeasible (a check fails)" + (f"; {beyond} more off the scale" if beyond else ""))
+    missing = [r for r in rows if r not in usable]  # points with no such number (a training no strategy runs, a
+    if missing:  # price of what cannot be built): marked along the x axis, where the sweep went, and counted
+        xs = [r[x_name] for r in missing if isinstance(r.get(x_name), numbers.Real) and math.isfinite(r[x_name])]
+        ax.plot(xs, [0.0] * len(xs), marker="x", linestyle="none", color="#999999", clip_on=False,
+                transform=ax.get_xaxis_transform(),
+                label=f"{len(missing)} of {len(rows)} points have no {label(y_name)} (marked on the x axis)")
     ax.set(xlabel=label(x_name), ylabel=label(y_name))
     if ax.get_legend_handles_labels()[0]:
         ax.legend(loc="best")

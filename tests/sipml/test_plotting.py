@@ -31,6 +31,19 @@ def test_numeric_groups_in_numeric_order_and_infeasible_points_marked():
     assert texts == [f"link.wavelengths_per_fiber = {g}" for g in (1, 2, 10)] + ["infeasible (a check fails)"]
 
 
+def test_points_without_the_plotted_number_are_counted_and_marked_where_the_sweep_went():
+    """A sweep's points with no y (a price of a design that cannot be built, a training no strategy runs) were left
+    out unsaid, the x axis ending at the last drawn point: they are counted in the legend and marked on the x
+    axis."""
+    table = [{"x [GHz]": float(x), "y [USD]": (10.0 if x == 200 else None), "fabric_feasible": x == 200}
+             for x in (100, 200, 300, 400)]
+    fig = sweep_figure(table, ["x [GHz]", "y [USD]"])
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["3 of 4 points have no y (USD) (marked on the x axis)"]
+    lo, hi = ax.get_xlim()
+    assert lo <= 100 and hi >= 400
+
+
 def test_many_numeric_groups_go_on_a_colour_scale_and_log_axes_are_kept():
     """16 groups are more colours than a reader tells apart: one colour bar instead of a 16-entry legend; the
     ':log' range the user asked for keeps its log axis, and an axis written in mW is shown in mW."""
