@@ -206,3 +206,26 @@ def test_the_zoo_reads_a_model_s_file_when_it_is_asked_for_and_names_it_as_its_f
     shutil.copy(models.ZOO_DIR / "resnet-50.toml", tmp_path / "resnet-51.toml")
     with pytest.raises(InputError, match="'resnet-50' is named as its file, 'resnet-51'"):
         models.ZooModels(tmp_path)["resnet-51"]
+
+
+def test_each_shipped_stack_read_alone_is_the_one_the_whole_file_gives():
+    """A command reads the stack it trains under (and the one it extends) from that stack's own tables; each is
+    what parsing the whole file gives."""
+    from workloads import stacks
+    from workloads.files import read_toml
+
+    path = stacks.stacks_path()
+    whole = read_toml(path)
+    shelf = stacks.ShippedStacks(path)
+    assert list(shelf) == list(whole)
+    shelf["nemo-moe"]
+    chain, name = [], "nemo-moe"
+    while name:  # the stack and those it extends, in turn
+        chain.append(name)
+        name = whole[name].get("extends")
+    assert set(shelf._parsed._parsed) == set(chain) and len(chain) < len(whole)
+    import dataclasses
+
+    for name in whole:  # a Stack compares by identity: field by field
+        alone, from_whole = shelf[name], stacks._stack(f"{path}: [{name}]", name, stacks._merged(path, name, whole))
+        assert all(getattr(alone, f.name) == getattr(from_whole, f.name) for f in dataclasses.fields(alone)), name
