@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import os
 import pickle
+import re
 import stat
 import tomllib
+from collections.abc import Mapping
 from pathlib import Path
 
 from core.errors import InputError
@@ -83,3 +85,41 @@ def read(path: str | Path, what: str = "TOML file") -> dict:
         raise InputError(f"{path}: not UTF-8 text") from None
     except InputError as exc:
         raise InputError(f"{path}: {exc}") from None
+
+
+_TABLE_HEADER = re.compile(r"\[\s*([A-Za-z0-9_-]+)\s*(?:\.[^\]]*)?\]\s*(?:#.*)?$")
+
+
+def tables_by_name(text: str) -> dict[str, str]:
+    """The text of each top-level table of a TOML file (`[name]` and `[name.*]`, each header on a line of its own:
+    the GPU and stack files), by name; what comes before the first table (comments) is left out."""
+    lines: dict[str, list[str]] = {}
+    current = None
+    for line in text.splitlines(keepends=True):
+        header = _TABLE_HEADER.match(line)
+        if header:
+            current = lines.setdefault(header.group(1), [])
+        if current is not None:
+            current.append(line)
+    return {name: "".join(kept) for name, kept in lines.items()}
+
+
+class OnDemand(Mapping):
+    """A mapping whose values are made when first asked for, each once, by `make(key)` for the keys given: a
+    command that trains one model on one GPU under one stack reads those alone of the shipped files."""
+
+    def __init__(self, keys, make):
+        self._keys, self._make, self._made = dict.fromkeys(keys), make, {}
+
+    def __getitem__(self, key):
+        if key not in self._made:
+            if key not in self._keys:
+                raise KeyError(key)
+            self._made[key] = self._make(key)
+        return self._made[key]
+
+    def __iter__(self):
+        return iter(self._keys)
+
+    def __len__(self) -> int:
+        return len(self._keys)

@@ -318,31 +318,21 @@ def _changed_figures(before: Gpu, after: Gpu):
                     list(new[key]) if key in new else "none")
 
 
-class ShippedGpus(Mapping):
+class ShippedGpus(toml_files.OnDemand):
     """The shipped GPUs (`gpus.toml`) for the compute model, each read from its own tables when first asked for
     (no catalog read: `load_gpus(catalog=...)` adds price and TDP): a process that trains on one GPU parses that
     GPU's tables alone. Each GPU is the one `load_gpus()` reads (a test compares every one)."""
 
     def __init__(self, path: Path):
         self._path = str(path)
-        self._tables = gpu_tables(path.read_text(encoding="utf-8"))
-        self._read: dict[str, Gpu] = {}
+        self._tables = toml_files.tables_by_name(path.read_text(encoding="utf-8"))
+        super().__init__(self._tables, self._read_one)
 
-    def __getitem__(self, name: str) -> Gpu:
-        if name not in self._read:
-            if name not in self._tables:
-                raise KeyError(name)
-            raw: dict[str, dict] = {}
-            files: dict[str, list[str]] = {}
-            _merge_file(raw, files, self._path, toml_files.loads(self._tables[name]))
-            self._read[name] = _build(name, raw[name], tuple(files[name]), None)
-        return self._read[name]
-
-    def __iter__(self):
-        return iter(self._tables)
-
-    def __len__(self) -> int:
-        return len(self._tables)
+    def _read_one(self, name: str) -> Gpu:
+        raw: dict[str, dict] = {}
+        files: dict[str, list[str]] = {}
+        _merge_file(raw, files, self._path, toml_files.loads(self._tables[name]))
+        return _build(name, raw[name], tuple(files[name]), None)
 
     def with_catalog_key(self, key: str) -> Gpu | None:
         """The GPU whose `catalog` is `key` (read alone), or None."""
@@ -353,22 +343,7 @@ class ShippedGpus(Mapping):
         return None
 
 
-_TABLE_HEADER = re.compile(r"\[\s*([A-Za-z0-9_-]+)\s*(?:\.[^\]]*)?\]\s*(?:#.*)?$")
 _CATALOG_LINE = re.compile(r'^catalog\s*=\s*"([^"]*)"', re.MULTILINE)
-
-
-def gpu_tables(text: str) -> dict[str, str]:
-    """The text of each GPU's tables (`[name]` and `[name.*]`, each header on a line of its own) in a file of the
-    `gpus.toml` format, by name; what comes before the first table (comments) is left out."""
-    lines: dict[str, list[str]] = {}
-    current = None
-    for line in text.splitlines(keepends=True):
-        header = _TABLE_HEADER.match(line)
-        if header:
-            current = lines.setdefault(header.group(1), [])
-        if current is not None:
-            current.append(line)
-    return {name: "".join(kept) for name, kept in lines.items()}
 
 
 @lru_cache(maxsize=1)

@@ -490,34 +490,25 @@ def load_model_file(path) -> Model:
     return model_from_mapping(read_toml(path), str(path), default_name=path.stem)
 
 
-class ZooModels(Mapping):
-    """The shipped models by name, each file read when its model is first asked for (a command trains one or two
+def zoo_models(folder: Path) -> Mapping[str, Model]:
+    """The models of `folder` by name, each file read when its model is first asked for (a command trains one or two
     of the twenty): a zoo model is named as its file, so the names are the files' and no two are alike."""
+    from core.toml_files import OnDemand
 
-    def __init__(self, folder: Path):
-        self._paths = {path.stem: path for path in sorted(folder.glob("*.toml"))}
-        self._read: dict[str, Model] = {}
+    paths = {path.stem: path for path in sorted(folder.glob("*.toml"))}
 
-    def __getitem__(self, name: str) -> Model:
-        if name not in self._read:
-            model = load_model_file(self._paths[name])
-            if model.name != name:
-                raise InputError(f"{self._paths[name]}: the zoo's model {model.name!r} is named as its file, "
-                                 f"{name!r}")
-            self._read[name] = model
-        return self._read[name]
-
-    def __iter__(self):
-        return iter(self._paths)
-
-    def __len__(self) -> int:
-        return len(self._paths)
+    def read(name: str) -> Model:
+        model = load_model_file(paths[name])
+        if model.name != name:
+            raise InputError(f"{paths[name]}: the zoo's model {model.name!r} is named as its file, {name!r}")
+        return model
+    return OnDemand(paths, read)
 
 
 @lru_cache(maxsize=1)
 def zoo() -> Mapping[str, Model]:
-    """The shipped models by name, each read once when first asked for (`ZooModels`)."""
-    return ZooModels(ZOO_DIR)
+    """The shipped models by name, each read once when first asked for (`zoo_models`)."""
+    return zoo_models(ZOO_DIR)
 
 
 def load_model(name_or_path) -> Model:

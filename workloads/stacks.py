@@ -22,6 +22,7 @@ from core.errors import InputError, did_you_mean
 from core.fields import specs
 from core.records import record
 from workloads.settings import ComputeSettings, TrainingSettings
+from core.toml_files import OnDemand, loads, tables_by_name
 from workloads.files import check_known, check_source, parse_spec
 
 RECOMPUTE = ("none", "selective", "full")
@@ -102,55 +103,21 @@ def stacks_path() -> Path:
     return Path(__file__).with_name("stacks.toml")
 
 
-class ShippedStacks(Mapping):
-    """The shipped stacks by name, each parsed from its own tables (and those of the stack it extends) when first
+class ShippedStacks(OnDemand):
+    """The shipped stacks by name, each parsed from its own tables (and those of the stacks it extends) when first
     asked for: a command that trains under one stack reads that one of the sixteen."""
 
     def __init__(self, path: Path):
-        from workloads.gpus import gpu_tables
-
         self._path = path
-        self._tables = gpu_tables(path.read_text(encoding="utf-8"))  # the file's text of each stack's tables
-        self._parsed = _ParsedTables(path, self._tables)
-        self._read: dict[str, Stack] = {}
+        texts = tables_by_name(path.read_text(encoding="utf-8"))  # the file's text of each stack's tables
+        self._parsed = OnDemand(texts, lambda name: self._parse(name, texts[name]))
+        super().__init__(texts, lambda name: _stack(f"{path}: [{name}]", name, _merged(path, name, self._parsed)))
 
-    def __getitem__(self, name: str) -> Stack:
-        if name not in self._read:
-            if name not in self._tables:
-                raise KeyError(name)
-            self._read[name] = _stack(f"{self._path}: [{name}]", name, _merged(self._path, name, self._parsed))
-        return self._read[name]
-
-    def __iter__(self):
-        return iter(self._tables)
-
-    def __len__(self) -> int:
-        return len(self._tables)
-
-
-class _ParsedTables(Mapping):
-    """{stack: its parsed table} of a stacks file, each stack's tables parsed when `_merged` first reads them."""
-
-    def __init__(self, path: Path, texts: dict[str, str]):
-        self._path, self._texts, self._parsed = path, texts, {}
-
-    def __getitem__(self, name: str):
-        if name not in self._parsed:
-            if name not in self._texts:
-                raise KeyError(name)
-            from core.toml_files import loads
-
-            try:
-                self._parsed[name] = loads(self._texts[name])[name]
-            except InputError as exc:
-                raise InputError(f"{self._path}: [{name}]: {exc}") from None
-        return self._parsed[name]
-
-    def __iter__(self):
-        return iter(self._texts)
-
-    def __len__(self) -> int:
-        return len(self._texts)
+    def _parse(self, name: str, text: str) -> dict:
+        try:
+            return loads(text)[name]
+        except InputError as exc:
+            raise InputError(f"{self._path}: [{name}]: {exc}") from None
 
 
 @lru_cache(maxsize=1)

@@ -181,13 +181,13 @@ def test_each_shipped_gpu_read_alone_is_the_one_the_whole_file_gives():
     alone = ShippedGpus(default_gpus_path())
     assert list(alone) == list(whole)
     first = alone.with_catalog_key(whole["h100_sxm5"].catalog_key)
-    assert _same(first, whole["h100_sxm5"]) and list(alone._read) == ["h100_sxm5"]
+    assert _same(first, whole["h100_sxm5"]) and list(alone._made) == ["h100_sxm5"]
     assert all(_same(alone[name], gpu) for name, gpu in whole.items())
     assert alone.with_catalog_key("gpu.no_such_gpu") is None
 
 
 def test_a_gpu_file_splits_into_its_gpus_tables():
-    from workloads.gpus import gpu_tables
+    from core.toml_files import tables_by_name as gpu_tables
 
     text = '# a comment\n[a]\nx = 1\n[a.peak]\nbf16 = "1 TFLOP/s"\n\n[b] # the next\ny = 2\n[ b.sources ]\nz = "[q]"\n'
     assert gpu_tables(text) == {"a": '[a]\nx = 1\n[a.peak]\nbf16 = "1 TFLOP/s"\n\n',

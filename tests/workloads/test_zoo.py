@@ -200,12 +200,12 @@ def test_the_zoo_reads_a_model_s_file_when_it_is_asked_for_and_names_it_as_its_f
     read = []
     real = models.load_model_file
     monkeypatch.setattr(models, "load_model_file", lambda path: read.append(path) or real(path))
-    shelf = models.ZooModels(models.ZOO_DIR)
+    shelf = models.zoo_models(models.ZOO_DIR)
     assert shelf["resnet-50"].name == "resnet-50" and len(read) == 1
     assert len(shelf) == len(list(models.ZOO_DIR.glob("*.toml"))) and len(read) == 1
     shutil.copy(models.ZOO_DIR / "resnet-50.toml", tmp_path / "resnet-51.toml")
     with pytest.raises(InputError, match="'resnet-50' is named as its file, 'resnet-51'"):
-        models.ZooModels(tmp_path)["resnet-51"]
+        models.zoo_models(tmp_path)["resnet-51"]
 
 
 def test_each_shipped_stack_read_alone_is_the_one_the_whole_file_gives():
@@ -223,7 +223,7 @@ def test_each_shipped_stack_read_alone_is_the_one_the_whole_file_gives():
     while name:  # the stack and those it extends, in turn
         chain.append(name)
         name = whole[name].get("extends")
-    assert set(shelf._parsed._parsed) == set(chain) and len(chain) < len(whole)
+    assert set(shelf._parsed._made) == set(chain) and len(chain) < len(whole)
     import dataclasses
 
     for name in whole:  # a Stack compares by identity: field by field
