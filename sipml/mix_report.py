@@ -239,7 +239,7 @@ def run_mix_command(designs, jobs: str | None, gpus: int | None, policy: str | N
     loaded = load_mix_designs(names, mix, overrides, gpus)
     catalog = catalog or load_catalog()
     axes = parse_vary(vary)
-    rows, last_runs = [], {}
+    rows, last_runs, last_point = [], {}, ""
     for point in itertools.product(*(values for _, _, values in axes)):
         varied = mix
         for (job, key, _), value in zip(axes, point):
@@ -250,12 +250,14 @@ def run_mix_command(designs, jobs: str | None, gpus: int | None, policy: str | N
                 r["point"] = {f"{job}.{key}": value for (job, key, _), value in zip(axes, point)}
         rows += these
         last_runs = runs
+        last_point = ", ".join(f"{job}.{key}={value}" for (job, key, _), value in zip(axes, point))
     figure = None
     if (plot is not None or embed) and last_runs:
         from sipml.mix_figure import placement_figure
         from sipml.plotting import png, save
 
-        title = f"Mix '{mix.name}', {mix.policy}: where each job runs"
+        title = f"Mix '{mix.name}', {mix.policy}: where each job runs" + (
+            f" (at {last_point}, the last point of --vary)" if last_point else "")
         if plot is not None:
             save(placement_figure(last_runs, title), plot, title)
         if embed:

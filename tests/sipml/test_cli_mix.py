@@ -50,6 +50,10 @@ def test_the_figure_and_a_sweep_of_sizes(capsys, tmp_path):
                          "--plot", str(png))
     assert code == 0, err
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    from PIL import Image
+
+    with Image.open(png) as image:  # the figure is one point's: its title (and metadata) say which
+        assert "(at small.gpus=64, the last point of --vary)" in image.text["Title"]
     assert "Over the mix's sizes" in out
     code, out, err = run(capsys, "mix", "dgx-h100", "--jobs", path, "--vary", "small.gpus=16,64", "-f", "json")
     rows = json.loads(out)["designs"]
