@@ -198,3 +198,13 @@ def test_speedup_compares_designs_loaded_with_their_changes_as_the_command_does_
     assert [r["design"] for r in twice] == ["sip-ring", "sip-ring 2"]
     with pytest.raises(InputError, match="none with a loaded design"):
         sipml.speedup(mine, "resnet-50", gpus=512)
+
+
+def test_a_power_in_dbm_as_a_quantity_is_the_text_s_power():
+    """`Q_(3, "dBm")` raised pint's UndefinedUnitError where the text "3 dBm" was read."""
+    from sipml import Q_
+
+    as_quantity = load_design("sip-ring", {"laser.power_per_line": Q_(6, "dBm")})
+    assert as_quantity.link.laser.power_per_line == load_design("sip-ring", {"laser.power_per_line": "6 dBm"}
+                                                                ).link.laser.power_per_line
+    assert Q_(3, "dBm").to("mW").magnitude == pytest.approx(10 ** 0.3)
