@@ -307,12 +307,15 @@ def cost(design=None, catalog_files: Sequence[str | Path] = (), changes: Mapping
     (`bom`) are None, `feasible` is False, `violations` the fabric's and `reason` says so in words (None when
     priced)."""
     from sipml.notebook import Result
-    from sipml.design_reports import cost_data, cost_report, unpriced, unpriced_reason
+    from sipml.design_reports import cost_data, cost_report, uncosted_network, unpriced, unpriced_reason
+    from sipml.quantities import network_costed
 
     point = evaluate(design, catalog_files, changes, gpu_files)
     entry = cost_data(_name(design), point.fabric, point.cost)
     reason = unpriced_reason(entry)
     record = point.cost if reason is None else unpriced(point.cost)
+    if not network_costed(point.fabric):
+        record = uncosted_network(record)
     verdict = {"feasible": point.fabric.feasible, "violations": point.fabric.violations, "reason": reason}
     return Result(record, lambda _: cost_report([entry]), verdict)
 

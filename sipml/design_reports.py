@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from photonics.link import LIMIT_TEXT, LinkEstimate
 from sipml.design_files import field_notes, field_rows
 from sipml.figures import figures
-from sipml.quantities import PRICED_KEYS, QUANTITIES, Reading
+from sipml.quantities import NETWORK_PRICED_KEYS, PRICED_KEYS, QUANTITIES, Reading, network_costed
 from sipml.render import Report, Table, count_text
 
 if TYPE_CHECKING:  # the estimate is read, never built, here: a link command imports no fabric code
@@ -416,6 +416,10 @@ def _busbw(op: str, message_bytes: float, ranks: int, time_s: float) -> str:
 
 
 UNPRICED_KEEPS = ("gpus", "gpu", "all_reduce_busbw_bps")  # what a `CostSummary` keeps unpriced (JSON: not null)
+# what a reference switch's `CostSummary` has none of (NETWORK_PRICED_KEYS, as its fields are named)
+UNCOSTED_NETWORK = ("network_cost_per_gpu_usd", "network_power_per_gpu_w", "optics_power_per_gpu_w",
+                    "optics_cost_per_gpu_usd", "port_power_per_gpu_w", "network_cost_share", "scale_out_cost_share",
+                    "network_power_share")
 
 
 def unpriced(summary):
@@ -425,6 +429,14 @@ def unpriced(summary):
 
     return dataclasses.replace(summary, **{f.name: None for f in dataclasses.fields(summary)
                                            if f.name not in UNPRICED_KEEPS})
+
+
+def uncosted_network(summary):
+    """The `fabric.cost.CostSummary` of a reference switch (the ideal fabric), as `sipml cost --format json` gives
+    it: its network's price, power and shares None (not costed, not free); the GPUs and servers priced."""
+    import dataclasses
+
+    return dataclasses.replace(summary, **dict.fromkeys(UNCOSTED_NETWORK))
 
 
 def cost_data(name: str, fab: FabricEstimate, summary) -> dict:
@@ -445,7 +457,8 @@ def cost_data(name: str, fab: FabricEstimate, summary) -> dict:
         "cluster_power_w_range": list(summary.cluster_power_w.as_tuple()),
         **optics_data(summary),
         "breakdown": breakdown, "violations": [{"name": v.name, "message": v.message} for v in fab.violations],
-        "notes": list(fab.notes)}) | ({} if fab.feasible else dict.fromkeys(PRICED_KEYS))
+        "notes": list(fab.notes)}) | ({} if fab.feasible else dict.fromkeys(PRICED_KEYS)) | (
+        {} if network_costed(fab) else dict.fromkeys(NETWORK_PRICED_KEYS))
 
 
 BREAKDOWN_COLUMNS = ("network", "count_per_gpu", "cost_usd_per_gpu", "power_w_per_gpu", "cost_share", "power_share")
@@ -505,11 +518,11 @@ def cost_report(entries: list[dict]) -> Report:
 
     from fabric.registry import get_kind
 
-    def priced(fn):  # an infeasible design is not priced
-        return lambda e: "–" if e["network_cost_usd_per_gpu"] is None else fn(e)
+    def priced(fn):  # an infeasible design is not priced (no bill)
+        return lambda e: "–" if e["breakdown"] is None else fn(e)
 
     def network(fn):  # a reference switch (the ideal fabric): its network is not costed, not free
-        return priced(lambda e: fn(e) if get_kind(e["fabric"]).costed else "not costed")
+        return lambda e: priced(fn)(e) if get_kind(e["fabric"]).costed else "not costed"
     side = Table("Cost and power (typical; range = all-low … all-high prices)", ["quantity", "unit", *names], [
         row("fabric", "", lambda e: e["fabric"]),
         row("GPU", "", lambda e: e["gpu"]),

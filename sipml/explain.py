@@ -257,7 +257,7 @@ def explain_quantity(name: str, design, source: str, model: str = "gpt2-355m", b
     except InputError as exc:
         raise InputError(f"{source}: {exc}") from None
     why = QUANTITIES[name].why_undefined(evaluate.reading(point)) if not math.isfinite(base) else ""
-    if why and name in PRICED_KEYS:  # a design that cannot be built: `cost` refuses to price it too
+    if why and name in PRICED_KEYS and not evaluate.reading(point).fabric.feasible:  # `cost` refuses it too
         from core.errors import InfeasibleDesign
 
         raise InfeasibleDesign(f"{source}: {name} is not defined for this design: {why}")

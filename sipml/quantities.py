@@ -79,6 +79,8 @@ class Quantity:
         si = self.read(reading)
         if si is not None and self.key in PRICED_KEYS:  # a grid's floor has no feasibility of its own: the sweep
             si = priced_only(si, getattr(reading.fabric, "feasible", True))  # masks its columns (`priced_only`)
+        if si is not None and self.key in NETWORK_PRICED_KEYS and not network_costed(reading.fabric):
+            return None
         return None if si is None else self.scaled(si)
 
     def why_undefined(self, reading: Reading) -> str:
@@ -86,6 +88,8 @@ class Quantity:
         if self.key in PRICED_KEYS and np.ndim(reading.fabric.feasible) == 0 and not reading.fabric.feasible:
             return (f"the design cannot be built (violated: {', '.join(v.name for v in reading.fabric.violations)}),"
                     " and what cannot be built is not priced (`sipml check` says why)")
+        if self.key in NETWORK_PRICED_KEYS and not network_costed(reading.fabric):
+            return f"the {reading.fabric.kind} fabric is a reference switch: its network is not costed"
         return self.undefined(reading) if self.undefined is not None else ""
 
     def scaled(self, si):
@@ -108,6 +112,23 @@ PRICED_KEYS = ("network_cost_usd_per_gpu", "network_cost_usd_per_gpu_range", "ne
                "network_power_w_per_gpu_range", "cluster_cost_usd", "cluster_cost_usd_range", "cluster_power_w",
                "cluster_power_w_range", "facility_power_w", "network_cost_share", "scale_out_cost_share",
                "network_power_share", "gpu_cost_share", "breakdown")
+
+
+# the network's share of those: what a reference switch (a kind not `costed`, the ideal fabric) has none of — its
+# network is not costed, not free
+NETWORK_PRICED_KEYS = ("network_cost_usd_per_gpu", "network_cost_usd_per_gpu_range", "network_power_w_per_gpu",
+                       "network_power_w_per_gpu_range", "optics_power_w_per_gpu", "optics_power_w_per_gpu_range",
+                       "port_power_w_per_gpu", "port_power_w_per_gpu_range", "optics_cost_usd_per_gpu",
+                       "optics_cost_usd_per_gpu_range", "network_cost_share", "scale_out_cost_share",
+                       "network_power_share")
+
+
+def network_costed(fabric) -> bool:
+    """Whether the fabric's kind prices its network (a reference switch does not; a grid's floor is a costed kind's)."""
+    from fabric.registry import get_kind
+
+    kind = getattr(fabric, "kind", None)
+    return kind is None or get_kind(kind).costed
 
 
 def priced_only(value, feasible):

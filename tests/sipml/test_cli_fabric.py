@@ -30,7 +30,10 @@ def test_cost_json_has_the_documented_keys_for_every_builtin(capsys):
         assert total_share == pytest.approx(1.0)
         # per-GPU network cost is the network lines' per-GPU costs summed
         net = sum(b["cost_usd_per_gpu"][1] for b in d["breakdown"] if b["network"])
-        assert d["network_cost_usd_per_gpu"] == pytest.approx(net)
+        if d["design"] == "ideal":  # a reference switch: no network line, and its network not costed (null)
+            assert net == 0 and d["network_cost_usd_per_gpu"] is None and d["network_cost_share"] is None
+        else:
+            assert d["network_cost_usd_per_gpu"] == pytest.approx(net)
         assert d["cluster_cost_usd"] == pytest.approx(d["gpus"] * sum(b["cost_usd_per_gpu"][1] for b in d["breakdown"]))
 
 
@@ -173,8 +176,15 @@ def test_set_can_change_one_design_of_a_comparison(capsys):
 
 
 def test_cost_says_not_costed_for_a_reference_switch_as_the_report_does(capsys):
-    """`cost ideal` showed a network of 0 USD (range 0 – 0), where `report` says 'not costed'; the share outside the
-    servers sits under the network's share (it sat under the GPU's)."""
+    """`cost ideal` showed a network of 0 USD (range 0 – 0), where `report` says 'not costed' (its JSON 0.0, where
+    it is null now, the API's None, explain's refusal); the share outside the servers sits under the network's share
+    (it sat under the GPU's)."""
+    import sipml
+
+    money = sipml.cost("ideal")
+    assert money.network_cost_per_gpu_usd is None and money.cluster_cost_usd.typical > 0
+    code, _, err = run(capsys, "explain", "network_cost_usd_per_gpu", "ideal")
+    assert code == 2 and "its network is not costed" in err
     code, out, _ = run(capsys, "cost", "ideal", "sip-ring")
     assert code == 0
     rows = {line.strip().split("  ")[0]: line for line in out.splitlines() if line.strip()}
