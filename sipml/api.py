@@ -52,11 +52,16 @@ def _text(what: str, value, optional: bool = False):
 
 
 def _count(what: str, value, optional: bool = True, lo: int = 1, hi: int | None = None):
-    """A whole number (Python's or numpy's) from lo to hi; None where optional."""
+    """A whole number (Python's or numpy's, or a float of a whole value: 512.0, as design changes take it) from lo
+    to hi; None where optional."""
+    import math
     import numbers
 
     if value is None and optional:
         return None
+    if (isinstance(value, numbers.Real) and not isinstance(value, (bool, numbers.Integral)) and math.isfinite(value)
+            and float(value).is_integer()):
+        value = int(value)
     if (isinstance(value, bool) or not isinstance(value, numbers.Integral) or int(value) < lo
             or hi is not None and int(value) > hi):
         span = f"≥ {lo}" if hi is None else f"from {lo} to {hi}"

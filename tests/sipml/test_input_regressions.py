@@ -156,6 +156,16 @@ def test_a_numpy_integer_is_a_count():
     assert design.link.link.wavelengths_per_fiber == 4
 
 
+def test_a_float_of_a_whole_value_is_a_count_as_design_changes_take_it():
+    """`speedup(gpus=512.0)` was refused where `changes={"fabric.gpus": np.float64(512.0)}` was read; 2.5 is not a
+    count, nor a text."""
+    assert sipml.speedup("sip-ring", "resnet-50", gpus=np.float64(512.0)).to_dict() == \
+        sipml.speedup("sip-ring", "resnet-50", gpus=512).to_dict()
+    for bad in (2.5, "512", float("nan")):
+        with pytest.raises(InputError, match="expected a whole number"):
+            sipml.speedup("sip-ring", "resnet-50", gpus=bad)
+
+
 # 8. errors name the design
 def test_explain_of_a_link_quantity_on_an_electrical_fabric_names_the_design(capsys):
     refused(capsys, "explain", "margin_db", "dgx-h100", fragment="dgx-h100")
