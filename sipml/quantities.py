@@ -936,7 +936,7 @@ def key_unit(key: str, parent: str = "") -> str:
         for ending, unit in UNIT_ENDINGS:
             if name == ending or name.endswith("_" + ending):
                 return unit
-    return NESTED_UNITS.get(parent, "")
+    return NESTED_UNITS.get(parent, "") if parent != key else ""  # the record's numbers, not the record itself
 
 
 def sweep_columns(stage: str) -> tuple[str, ...]:

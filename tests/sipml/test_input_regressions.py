@@ -370,3 +370,4 @@ def test_a_format_the_output_suffix_contradicts_is_refused_in_either_order(capsy
 def test_optimize_refuses_an_axis_varied_twice_as_sweep_does(capsys):
     refused(capsys, "optimize", "--maximize", "margin_db", "--vary", "laser.power_per_line=5mW,6mW", "--vary",
             "laser.power_per_line=7mW", fragment="--vary laser.power_per_line is given twice")
+

@@ -225,3 +225,13 @@ def test_the_sweep_writer_quotes_a_carriage_return():
 
     text = to_csv(Table.from_rows([{"a": "x\ry", "b": 1.0}]))
     assert list(csv.reader(io.StringIO(text, newline=""))) == [["a", "b"], ["x\ry", "1.0"]]
+
+
+def test_an_unpriced_bill_s_column_has_no_unit():
+    """`cost -f csv` of a design that cannot be built headed its empty bill `breakdown [s]` (the unit of speedup's
+    breakdown, whose numbers are seconds)."""
+    from sipml.wide import wide_row
+
+    row = wide_row({"breakdown": None, "nested": {"breakdown": {"compute": 1.0}}})
+    assert "breakdown" in row and "breakdown [s]" not in row
+    assert wide_row({"breakdown": {"compute": 1.0}}) == {"breakdown.compute [s]": 1.0}
