@@ -61,7 +61,7 @@ def _format_for(ctx: typer.Context, fmt: Format, output: Optional[Path]) -> Form
     named = None if output is None or str(output) == "-" else SUFFIX_FORMATS.get(output.suffix.lower())
     if named is None or named is fmt or (fmt is Format.csv_long and named is Format.csv):
         return fmt
-    if ctx.get_parameter_source("fmt") is typer.core._click.core.ParameterSource.DEFAULT:
+    if getattr(ctx.get_parameter_source("fmt"), "name", "") == "DEFAULT":  # click's ParameterSource: not given
         return named
     from core.errors import InputError
 
