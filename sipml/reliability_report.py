@@ -67,12 +67,16 @@ def sensitivity(design, model, catalog=None) -> list[dict]:
             continue
         if all(abs(g.ettr - base.ettr) < 1e-12 and g.spares_cost_usd == base.spares_cost_usd for g in ends):
             continue
-        price = cost.cluster_cost_usd.typical
-        per_dollar = [g.ettr / base.ettr * (price + base.spares_cost_usd) / (price + g.spares_cost_usd)
-                      for g in ends]
+        if est.feasible:
+            price = cost.cluster_cost_usd.typical
+            per_dollar = [g.ettr / base.ettr * (price + base.spares_cost_usd) / (price + g.spares_cost_usd)
+                          for g in ends]
+            swing = abs(per_dollar[1] - per_dollar[0])
+        else:  # what cannot be built is not priced: no goodput per $, the swing of ETTR alone
+            per_dollar, swing = [None, None], abs(ends[1].ettr - ends[0].ettr)
         rows.append({"assumption": label, "ettr": base.ettr, "ettr_low": ends[0].ettr, "ettr_high": ends[1].ettr,
                      "goodput_per_dollar_low": per_dollar[0], "goodput_per_dollar_high": per_dollar[1],
-                     "swing": abs(per_dollar[1] - per_dollar[0])})
+                     "swing": swing})
     return sorted(rows, key=lambda r: -r["swing"])
 
 
@@ -101,6 +105,10 @@ def _ends(design, est, cost, kind, model, rates, rel, what, low, high) -> list:
         ends.append(job_goodput(model, dataclasses.replace(est, design=changed_design), cost.bom, kind,
                                 cost.cluster_cost_usd.typical, rates=changed_rates))
     return ends
+
+
+def _per_dollar(value) -> str:
+    return "–" if value is None else f"{value:.3f}"  # none for a design that cannot be built (not priced)
 
 
 def reliability_report(name: str, design, model, reading=None) -> Report:
@@ -158,8 +166,8 @@ def reliability_report(name: str, design, model, reading=None) -> Report:
                              "goodput per $ (2nd)", "swing"],
                             [{"assumption": r["assumption"], "ETTR % (1st end)": f"{100 * r['ettr_low']:.1f}",
                               "ETTR % (2nd end)": f"{100 * r['ettr_high']:.1f}",
-                              "goodput per $ (1st)": f"{r['goodput_per_dollar_low']:.3f}",
-                              "goodput per $ (2nd)": f"{r['goodput_per_dollar_high']:.3f}",
+                              "goodput per $ (1st)": _per_dollar(r["goodput_per_dollar_low"]),
+                              "goodput per $ (2nd)": _per_dollar(r["goodput_per_dollar_high"]),
                               "swing": f"{r['swing']:.3f}"} for r in swings]))
     footer = [f"rates: fabric/catalog/reliability.toml; GPU rates from Llama 3's Table 5, {rel.table5_reading} "
               "reading ([reliability] table5_reading); a part that rides through costs no restart (its lost "

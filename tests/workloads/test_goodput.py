@@ -151,5 +151,8 @@ def test_reliability_says_whether_the_fabric_is_feasible_in_its_json(capsys):
     data = json.loads(out)
     assert code == 0 and data["feasible"] is False, err
     assert "power_budget" in {v["name"] for v in data["violations"]}
+    for row in data["sensitivity"]:  # not priced: no goodput per $, the swing ETTR's alone
+        assert row["goodput_per_dollar_low"] is None and row["goodput_per_dollar_high"] is None
+        assert row["swing"] == pytest.approx(abs(row["ettr_high"] - row["ettr_low"]))
     code, out, _ = run(capsys, "reliability", "-f", "json")
     assert json.loads(out)["feasible"] is True and json.loads(out)["violations"] == []
