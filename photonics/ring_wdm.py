@@ -713,8 +713,7 @@ def tuning_stage(d: LinkDesign, s: dict, ring: RingArrays, cap: CapacityArrays) 
 
 
 # --- optical power -------------------------------------------------------------------------------------------------
-def optical_power_stage(d: LinkDesign, s: dict, lz: LaserArrays, power: BudgetArrays, cap: CapacityArrays,
-                        tune: TuningArrays) -> dict:
+def optical_power_stage(d: LinkDesign, s: dict, lz: LaserArrays, cap: CapacityArrays, tune: TuningArrays) -> dict:
     """Laser wall-plug power for the lines lit (a comb all its lines, a DFB array the wavelengths used) at the output
     the design sets — what the aggregate cap (E10) keeps out of the waveguide is made all the same, and lost —,
     modulator and receiver energy at the capacity, heater power (W)."""
@@ -832,7 +831,7 @@ def ring_arrays(d: LinkDesign, varied: dict | None = None, grid_points: int = 1)
     power = budget_stage(d, s, ring, lz, sig, rx, pen, er, grid_points)
     cap = capacity_stage(d, s, ring, lz, sig, power)
     tune = tuning_stage(d, s, ring, cap)
-    parts = optical_power_stage(d, s, lz, power, cap, tune)
+    parts = optical_power_stage(d, s, lz, cap, tune)
     wavelength = _f(s["link"].wavelength, dtype=float)
     band = SMF_BAND_M if d.fiber.type == "smf" else MMF_BAND_M
     fallback = ((rx.sensitivity_w < rx.quantum_limit_w) | (wavelength < SILICON_MIN_WAVELENGTH_M)

@@ -416,10 +416,7 @@ def _busbw(op: str, message_bytes: float, ranks: int, time_s: float) -> str:
 
 
 UNPRICED_KEEPS = ("gpus", "gpu", "all_reduce_busbw_bps")  # what a `CostSummary` keeps unpriced (JSON: not null)
-# what a reference switch's `CostSummary` has none of (NETWORK_PRICED_KEYS, as its fields are named)
-UNCOSTED_NETWORK = ("network_cost_per_gpu_usd", "network_power_per_gpu_w", "optics_power_per_gpu_w",
-                    "optics_cost_per_gpu_usd", "port_power_per_gpu_w", "network_cost_share", "scale_out_cost_share",
-                    "network_power_share")
+
 
 
 def unpriced(summary):
@@ -436,7 +433,10 @@ def uncosted_network(summary):
     it: its network's price, power and shares None (not costed, not free); the GPUs and servers priced."""
     import dataclasses
 
-    return dataclasses.replace(summary, **dict.fromkeys(UNCOSTED_NETWORK))
+    from sipml.quantities import NETWORK_PREFIXES
+
+    return dataclasses.replace(summary, **{f.name: None for f in dataclasses.fields(summary)
+                                           if f.name.startswith(NETWORK_PREFIXES)})
 
 
 def cost_data(name: str, fab: FabricEstimate, summary) -> dict:

@@ -174,7 +174,8 @@ far from every feasible one are counted there, not drawn."""
         ax.plot([r[x_name] for r in near], [r[y_name] for r in near], marker="o", linestyle="none",
                 markerfacecolor="none", color="#999999",
                 label="infeasible (a check fails)" + (f"; {beyond} more off the scale" if beyond else ""))
-    missing = [r for r in rows if r not in usable]  # points with no such number (a training no strategy runs, a
+    drawn = {id(r) for r in usable}
+    missing = [r for r in rows if id(r) not in drawn]  # points with no such number (a training no strategy runs, a
     if missing:  # price of what cannot be built): marked along the x axis, where the sweep went, and counted
         xs = [r[x_name] for r in missing if isinstance(r.get(x_name), numbers.Real) and math.isfinite(r[x_name])]
         ax.plot(xs, [0.0] * len(xs), marker="x", linestyle="none", color="#999999", clip_on=False,

@@ -114,13 +114,10 @@ PRICED_KEYS = ("network_cost_usd_per_gpu", "network_cost_usd_per_gpu_range", "ne
                "network_power_share", "gpu_cost_share", "breakdown")
 
 
-# the network's share of those: what a reference switch (a kind not `costed`, the ideal fabric) has none of — its
-# network is not costed, not free
-NETWORK_PRICED_KEYS = ("network_cost_usd_per_gpu", "network_cost_usd_per_gpu_range", "network_power_w_per_gpu",
-                       "network_power_w_per_gpu_range", "optics_power_w_per_gpu", "optics_power_w_per_gpu_range",
-                       "port_power_w_per_gpu", "port_power_w_per_gpu_range", "optics_cost_usd_per_gpu",
-                       "optics_cost_usd_per_gpu_range", "network_cost_share", "scale_out_cost_share",
-                       "network_power_share")
+# the network's share of those, by the names the JSON keys and a CostSummary's fields both begin with: what a
+# reference switch (a kind not `costed`, the ideal fabric) has none of — its network is not costed, not free
+NETWORK_PREFIXES = ("network_", "optics_", "port_", "scale_out_")
+NETWORK_PRICED_KEYS = tuple(key for key in PRICED_KEYS if key.startswith(NETWORK_PREFIXES))
 
 
 def network_costed(fabric) -> bool:

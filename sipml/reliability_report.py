@@ -134,7 +134,8 @@ def reliability_report(name: str, design, model, reading=None) -> Report:
     est = reading.fabric
     data = {"design": name, "fabric": design.fabric.kind, "model": model.name, "gpus": design.fabric.gpus,
             "job_gpus": design.job_gpus, "feasible": bool(est.feasible),
-            "violations": [{"name": v.name, "message": v.message} for v in est.violations], **summary, "planned_per_day": g.planned_per_s * 86400.0,
+            "violations": [{"name": v.name, "message": v.message} for v in est.violations], **summary,
+            "planned_per_day": g.planned_per_s * 86400.0,
             "checkpoint_bytes": g.checkpoint_bytes, "pause_s": g.pause_s, "read_s": g.read_s,
             "table5_reading": rel.table5_reading, "lines": lines, "sensitivity": swings}
     table = Table(f"Reliability budget: {model.name} on {design.job_gpus} GPUs of {name} ({design.fabric.kind})",

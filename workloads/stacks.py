@@ -21,8 +21,8 @@ from typing import Mapping
 from core.errors import InputError, did_you_mean
 from core.fields import specs
 from core.records import record
-from workloads.settings import ComputeSettings, TrainingSettings
 from core.toml_files import OnDemand, loads, tables_by_name
+from workloads.settings import ComputeSettings, TrainingSettings
 from workloads.files import check_known, check_source, parse_spec
 
 RECOMPUTE = ("none", "selective", "full")

@@ -39,7 +39,8 @@ def test_points_without_the_plotted_number_are_counted_and_marked_where_the_swee
              for x in (100, 200, 300, 400)]
     fig = sweep_figure(table, ["x [GHz]", "y [USD]"])
     ax = fig.axes[0]
-    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["3 of 4 points have no y (USD) (marked on the x axis)"]
+    texts = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert texts == ["3 of 4 points have no y (USD) (marked on the x axis)"]
     lo, hi = ax.get_xlim()
     assert lo <= 100 and hi >= 400
 
