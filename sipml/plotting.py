@@ -127,6 +127,7 @@ far from every feasible one are counted there, not drawn."""
     import matplotlib.colors as mcolors
 
     x_name, y_name = names[0], names[1]
+    rows = list(rows)  # each row once: a Table makes its row dicts anew at each pass
 
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     usable = [r for r in rows if isinstance(r.get(x_name), numbers.Real) and isinstance(r.get(y_name), numbers.Real)

@@ -37,7 +37,9 @@ def test_points_without_the_plotted_number_are_counted_and_marked_where_the_swee
     axis."""
     table = [{"x [GHz]": float(x), "y [USD]": (10.0 if x == 200 else None), "fabric_feasible": x == 200}
              for x in (100, 200, 300, 400)]
-    fig = sweep_figure(table, ["x [GHz]", "y [USD]"])
+    from sipml.rows import Table
+
+    fig = sweep_figure(Table.from_rows(table), ["x [GHz]", "y [USD]"])  # a sweep's rows, made anew at each pass
     ax = fig.axes[0]
     texts = [t.get_text() for t in ax.get_legend().get_texts()]
     assert texts == ["3 of 4 points have no y (USD) (marked on the x axis)"]
