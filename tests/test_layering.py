@@ -8,13 +8,14 @@ from pathlib import Path
 
 import pytest
 
+from tests.source_trees import nodes
+
 ROOT = Path(__file__).resolve().parents[1]
 FLOORS = ["core", "photonics", "fabric", "workloads", "sipml"]  # bottom to top
 
 
 def _imports(path: Path):
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    for node in ast.walk(tree):
+    for node in nodes(path):
         if isinstance(node, ast.Import):
             yield from (alias.name.split(".")[0] for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
@@ -54,7 +55,7 @@ def import_graph(modules: dict[str, Path]) -> dict[str, set[str]]:
     module of a package runs it)."""
     graph = {name: set() for name in modules}
     for name, path in modules.items():
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in nodes(path):
             targets = []
             if isinstance(node, ast.Import):
                 targets = [alias.name for alias in node.names]
@@ -103,7 +104,7 @@ def test_the_circle_check_sees_a_circle():
 
 def test_no_function_is_longer_than_100_lines():
     long = [(str(path.relative_to(ROOT)), node.name, node.end_lineno - node.lineno + 1)
-            for path in _modules().values() for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+            for path in _modules().values() for node in nodes(path)
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
             and node.end_lineno - node.lineno + 1 > MAX_FUNCTION_LINES]
     assert long == []

@@ -12,6 +12,7 @@ from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import workloads.evaluation as evaluation
+from tests.source_trees import nodes
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -96,9 +97,8 @@ def test_a_sweep_row_evaluates_each_stage_once(monkeypatch):
 def _memoised(path: Path):
     """(function, decorator line) of every function with arguments whose results are memoised (a stage an object
     computes once for itself, `cached_property`, is not a cache: it is the object's own result)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
     lines = path.read_text(encoding="utf-8").splitlines()
-    for node in ast.walk(tree):
+    for node in nodes(path):
         if not isinstance(node, ast.FunctionDef) or not (node.args.args or node.args.vararg):
             continue
         for dec in node.decorator_list:

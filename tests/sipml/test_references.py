@@ -30,6 +30,7 @@ import pytest
 
 from core.fields import specs
 from sipml.design_files import ALL_SECTIONS
+from tests.source_trees import nodes, tree
 
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCES = ROOT / "docs" / "references.md"
@@ -112,7 +113,7 @@ def shipped_texts() -> dict[str, str]:
             texts[str(path.relative_to(ROOT))] = TOML_HEADER.sub("", path.read_text(encoding="utf-8"))
     for package in DECLARING_PACKAGES:
         for path in sorted((ROOT / package).glob("*.py")):
-            doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")))
+            doc = ast.get_docstring(tree(path))
             if doc:
                 texts[f"{path.relative_to(ROOT)} (module docstring)"] = doc
     return texts
@@ -124,8 +125,7 @@ def code_literals() -> dict[str, str]:
     texts = {}
     for package in LITERAL_PACKAGES:
         for path in sorted((ROOT / package).glob("*.py")):
-            tree = ast.parse(path.read_text(encoding="utf-8"))
-            strings = [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+            strings = [n.value for n in nodes(path) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
             texts[f"{path.relative_to(ROOT)} (string literals)"] = "\n".join(strings)
     return texts
 
