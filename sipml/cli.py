@@ -99,6 +99,10 @@ OutputOpt = Annotated[Optional[Path], typer.Option(
     "--output", "-o", metavar="PATH", callback=_checked_output,
     help="write to this file (atomically; '-' for stdout), in the format its suffix names (.json, .csv, .md, .html, "
          ".txt) unless --format says; an existing target must be a regular file")]
+SweepOutputOpt = Annotated[Optional[Path], typer.Option(
+    "--output", "-o", metavar="PATH", callback=_checked_output,
+    help="write to this file (atomically; '-' for stdout), in the format its suffix names (.csv, .jsonl, .parquet, "
+         ".md, .html, .txt) unless --format says; an existing target must be a regular file")]
 def _complete_keys(incomplete: str) -> list[str]:
     """Shell completion of a --set or --vary item: every design-file key as `section.key=` that starts with what
     is typed (a value is the user's to write)."""
@@ -719,7 +723,7 @@ def sweep(design: DesignArg = None,
                                                   "the unit written beside; table, markdown or html: to read, in the "
                                                   "unit written, 4 digits (default: from -o's suffix, else csv; "
                                                   "--table is the same)")] = "",
-          output: OutputOpt = None, set_: SetOpt = None,
+          output: SweepOutputOpt = None, set_: SetOpt = None,
           plot: Annotated[Optional[str], typer.Option(
               "--plot", metavar="X,Y[,COLOR]",
                                                       help="also write a PNG of columns x,y[,color] (see --plot-file)")] = None,

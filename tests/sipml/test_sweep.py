@@ -190,6 +190,22 @@ def test_output_without_suffix_is_csv(capsys, tmp_path):
     assert code == 0 and target.read_text().startswith("link.wavelengths_per_fiber,link_feasible")
 
 
+@pytest.mark.parametrize("suffix", ["csv", "jsonl", "parquet", "md", "html", "txt"])
+def test_every_suffix_the_output_help_names_is_written_and_json_is_not_named(capsys, tmp_path, suffix):
+    """sweep's -o help names the suffixes a sweep writes (the other commands' help names .json, which a sweep
+    refuses: its JSON is JSON lines); each one it names is written."""
+    _, out, _ = run(capsys, "sweep", "--help")
+    text = " ".join(out.split())
+    named = text[text.index("-o, --output"):].split("unless --format")[0]
+    assert f".{suffix}" in named and ".json," not in named and ".json)" not in named
+    if suffix == "parquet":
+        pytest.importorskip("pyarrow")
+    target = tmp_path / f"rows.{suffix}"
+    code, _, err = run(capsys, "sweep", "--link-only", "--vary", "link.wavelengths_per_fiber=4,8", "-o",
+                       str(target), "--quiet")
+    assert code == 0 and target.stat().st_size > 0, err
+
+
 def test_ranges_in_dbm_step_in_dbm_and_counts_keep_their_order():
     from sipml.design_files import ALL_SECTIONS
     from sipml.sweep_run import parse_axis
