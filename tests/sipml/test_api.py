@@ -18,6 +18,16 @@ def test_the_documented_examples_run():
     assert tried >= 8 and failures == 0
 
 
+def test_help_of_the_package_lists_every_public_name_before_pint_s_pages():
+    """`help(sipml)` opens on the API: each public name with what it gives, before the pages of pint's Quantity
+    class that `Q_` brings in."""
+    import pydoc
+
+    page = pydoc.render_doc(sipml, renderer=pydoc.plaintext)
+    listed = page[:page.index("PACKAGE CONTENTS")]
+    assert all(f"\n        {name}(" in listed for name in sipml.__all__), listed
+
+
 def test_a_quantity_a_text_and_an_si_float_give_the_same_design():
     from sipml import Q_  # pint's registry, built when asked for (not at the suite's collection)
 
