@@ -44,6 +44,8 @@ class Sensitivity:
     derivative: float | None  # ∂quantity/∂input, SI units of the input
     elasticity: float | None
     source: str
+    no_value_at: str | None = None  # "low" or "high": the step where the quantity has none (one-sided: `low` or
+    # `high` is then the design's own value)
 
     @property
     def swing(self) -> float:
@@ -184,10 +186,11 @@ def design_sensitivities(design, evaluate, base: float) -> tuple[list[Sensitivit
                 skipped.append({"section": section, "key": key, "why": str(exc).splitlines()[0] if str(exc) else
                                 type(exc).__name__})
                 continue
+            missing = None
             if not math.isfinite(low):  # one side without a value (a step off the design's feasible edge): the other
-                lo_in, low = value, base
+                lo_in, low, missing = value, base, "low"
             if not math.isfinite(high):
-                hi_in, high = value, base
+                hi_in, high, missing = value, base, "high"
             if lo_in == hi_in:  # neither step has a value: only the design's own
                 skipped.append({"section": section, "key": key, "why": f"no {evaluate.name} at either step (the "
                                                                        "design cannot be built or trained there)"})
@@ -203,7 +206,7 @@ def design_sensitivities(design, evaluate, base: float) -> tuple[list[Sensitivit
             default = next(f.default for f in dataclasses.fields(cls) if f.name == key)
             source = spec.source if value == default else f"this design (default {spec.default_text}: {spec.source})"
             rows.append(Sensitivity(section, key, spec.unit, float(value), spec.show(value), low, high, derivative,
-                                    elasticity, source))
+                                    elasticity, source, missing))
     return rows, skipped
 
 
@@ -283,7 +286,8 @@ def explain_quantity(name: str, design, source: str, model: str = "gpt2-355m", b
             "sensitivities": [{"section": r.section, "key": r.key, "unit": r.unit, "value": r.value,
                                "shown": r.shown, "low": r.low,
                                "high": r.high, "swing": r.swing, "derivative": r.derivative,
-                               "elasticity": r.elasticity, "source": r.source} for r in rows],
+                               "elasticity": r.elasticity, "source": r.source, "no_value_at": r.no_value_at}
+                              for r in rows],
             "inputs_left_out": len(skipped), "left_out": skipped}
     training = quantity.stage == "training"  # what a training quantity was computed for (null for the others)
     data.update({"model": model if training else None, "baseline": baseline if training else None,
@@ -298,7 +302,7 @@ def explain_quantity(name: str, design, source: str, model: str = "gpt2-355m", b
                             [{**row, "term": row["text"], "value": figure_text(float(row["value"]), 6, whole=True)}
                              for row in data["numbers"]]))
     shown = [{"input": f"[{r.section}] {r.key}", "value": r.shown,
-              "quantity at −/+": f"{figure_text(r.low)} … {figure_text(r.high)}", "swing": figure_text(r.swing, 3),
+              "quantity at −/+": _steps_text(r), "swing": figure_text(r.swing, 3),
               "sensitivity": _sensitivity_text(r), "source": r.source} for r in rows[:TOP]]
     if shown:
         tables.append(Table(f"What moves it most (design inputs ±{STEP:.0%}, dB inputs ±1 dB, counts ±1; catalog "
@@ -311,7 +315,19 @@ def explain_quantity(name: str, design, source: str, model: str = "gpt2-355m", b
              f"without a value there{': ' + left if left else ''}; each with why in the JSON's left_out).",
              "sensitivity: % change of the quantity (of its size, so + means it rises) per % change of the input "
              "(elasticity); per dB for inputs in dB."]
+    if any(r.no_value_at for r in rows[:TOP]):
+        notes.append("–: no value at that step (the design cannot be built or trained there); the swing and "
+                     "sensitivity are the other step's against the design's own value.")
     return Report(data, tables, notes, equations=[latex] if latex else [])
+
+
+def _steps_text(row: Sensitivity) -> str:
+    """The quantity at the low and the high step, '–' at a step where it has no value."""
+    from sipml.figures_text import figure_text
+
+    low, high = ("–" if row.no_value_at == side else figure_text(v) for side, v in (("low", row.low),
+                                                                                    ("high", row.high)))
+    return f"{low} … {high}"
 
 
 def _sensitivity_text(row: Sensitivity) -> str:

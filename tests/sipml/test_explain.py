@@ -146,6 +146,9 @@ def test_the_json_keeps_every_digit_and_names_each_input_left_out(capsys):
     assert all(e["why"] and e["section"] and e["key"] for e in data["left_out"])
     lines = by_input(data)[("laser", "lines")]
     assert lines["value"] == 8 and lines["low"] == data["value"] < lines["high"]
+    assert lines["no_value_at"] == "low"  # marked: its swing is one step's, not a two-sided one
+    assert all(r["no_value_at"] in (None, "low", "high") for r in data["sensitivities"])
+    assert any(r["no_value_at"] is None for r in data["sensitivities"])
 
 
 def test_a_training_quantity_steps_one_way_where_the_other_step_cannot_train(capsys):
@@ -156,6 +159,11 @@ def test_a_training_quantity_steps_one_way_where_the_other_step_cannot_train(cap
     count = by_input(data)[("link", "wavelengths_per_fiber")]
     assert count["value"] == 8 and count["high"] == data["value"] and count["low"] < data["value"]
     assert count["derivative"] == pytest.approx(data["value"] - count["low"])
+    assert count["no_value_at"] == "high"
+    assert main(["explain", "speedup", "sip-ring", "--model", "resnet-50"]) == 0
+    table = capsys.readouterr().out
+    row = next(line for line in table.splitlines() if "[link] wavelengths_per_fiber" in line)
+    assert row.split("…")[1].split()[0] == "–" and "–: no value at that step" in table
 
 
 def test_an_input_without_a_value_at_either_step_is_listed_as_left_out(capsys):
