@@ -4,13 +4,14 @@ A quantity is any number of the quantity table (`sipml.quantities`), by its JSON
 its formula, the same formula with the design's numbers, and its sensitivities, ranked by the swing:
 
 - each design input that has an effect in the design (a sweepable field of `sipml fields`) is moved by ±10 % (a
-  count by ±1) and the quantity recomputed through the whole model: the swing, ∂quantity/∂input at the design
-  point (central difference, SI units of the input), the elasticity (% change per % change) and the input's source;
+  count by ±1, a level or ratio in dB by ±1 dB; a continuous input's step stops at its declared range) and the
+  quantity recomputed through the whole model: the swing, ∂quantity/∂input at the design point (central
+  difference, SI units of the input), the elasticity (% change per % change) and the input's source;
 - for quantities with a price in them, each catalog component the design uses is set to its low and its high
   price (the catalog's range) with the others typical.
 
-Inputs a step would take out of their declared range, or that make the design refuse the step (a count that no
-longer divides the cluster, say), are left out and counted.
+Inputs a step would take out of their declared range (a count below 0), or that make the design refuse the step (a
+count that no longer divides the cluster, say), are left out and listed with why.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from sipml import quantities
 from sipml.quantities import PRICED_KEYS, QUANTITIES, Reading
 
 STEP = 0.10  # relative step of a continuous input, both ways
+# units of a level or a ratio in decibels, stepped ±1 dB; a loss per length (dB/m) is a coefficient, stepped ±STEP
+LOGARITHMIC = ("dB", "dBm", "dB/Hz")
 TOP = 15  # sensitivity rows shown
 
 
@@ -46,6 +49,9 @@ class Sensitivity:
     source: str
     no_value_at: str | None = None  # "low" or "high": the step where the quantity has none (one-sided: `low` or
     # `high` is then the design's own value)
+    low_input: float = math.nan  # the input at the low step (SI; a catalog price at its low), the design's own
+    high_input: float = math.nan  # value where that step has no value or the input is at its bound
+    stopped: str = ""  # the steps as the design file writes them, where one stopped at the field's range
 
     @property
     def swing(self) -> float:
@@ -149,15 +155,33 @@ def with_value(design, section: str, key: str, value):
 
 def _steps(spec, value):
     """(low, high) inputs around `value`: ±1 for a count (from 1, 1 and 2: many counts read 0 as none — no
-    amplifiers, no spares — so a step to it measures a switch, not a slope), ±1 dB for a ratio in decibels, ±STEP
-    relative otherwise; None for a continuous input at zero, which has no scale to step by."""
+    amplifiers, no spares — so a step to it measures a switch, not a slope), ±1 dB for a level or ratio in decibels
+    (LOGARITHMIC), ±STEP relative otherwise; None for a continuous input at zero, which has no scale to step by. A
+    continuous input's step stops at the field's range (at a closed bound, half-way to an open one): a 0.02 dB bend
+    loss steps to 0 and 1.02 dB, one at its bound steps one way."""
     if spec.integer:
         return (value, value + 1) if value == 1 else (value - 1, value + 1)
-    if spec.unit.startswith("dB"):  # dB, dBm, dB/Hz: a logarithmic input steps by ±1 dB
-        return value - 1.0, value + 1.0
-    if value == 0:
+    if spec.unit in LOGARITHMIC:
+        steps = value - 1.0, value + 1.0
+    elif value == 0:
         return None
-    return value * (1 - STEP), value * (1 + STEP)
+    else:
+        steps = value * (1 - STEP), value * (1 + STEP)
+    return tuple(_inside(spec, value, step) for step in steps)
+
+
+def _unbounded(spec):
+    """`spec` without its range: the steps its rule gives before the range stops them."""
+    return dataclasses.replace(spec, lo=None, hi=None)
+
+
+def _inside(spec, value: float, step: float) -> float:
+    """`step` within the field's declared range: at a closed bound it passes, half-way from `value` to an open one."""
+    if spec.lo is not None and (step < spec.lo or (spec.lo_open and step <= spec.lo)):
+        return 0.5 * (value + spec.lo) if spec.lo_open else float(spec.lo)
+    if spec.hi is not None and (step > spec.hi or (spec.hi_open and step >= spec.hi)) and not math.isinf(value):
+        return 0.5 * (value + spec.hi) if spec.hi_open else float(spec.hi)
+    return step
 
 
 def design_sensitivities(design, evaluate, base: float) -> tuple[list[Sensitivity], list[dict]]:
@@ -181,32 +205,37 @@ def design_sensitivities(design, evaluate, base: float) -> tuple[list[Sensitivit
             try:
                 lo_in, hi_in = (type(value)(v) for v in steps)  # a wavelength span stays a span
                 low = base if lo_in == value else _at_step(evaluate, with_value(design, section, key, lo_in))
-                high = _at_step(evaluate, with_value(design, section, key, hi_in))
+                high = base if hi_in == value else _at_step(evaluate, with_value(design, section, key, hi_in))
             except (SipmlError, ZeroDivisionError, OverflowError, ValueError) as exc:
                 skipped.append({"section": section, "key": key, "why": str(exc).splitlines()[0] if str(exc) else
                                 type(exc).__name__})
                 continue
-            missing = None
+            missing, bounded = None, value in (lo_in, hi_in)
             if not math.isfinite(low):  # one side without a value (a step off the design's feasible edge): the other
                 lo_in, low, missing = value, base, "low"
             if not math.isfinite(high):
                 hi_in, high, missing = value, base, "high"
-            if lo_in == hi_in:  # neither step has a value: only the design's own
-                skipped.append({"section": section, "key": key, "why": f"no {evaluate.name} at either step (the "
-                                                                       "design cannot be built or trained there)"})
+            if lo_in == hi_in:  # no step with a value: only the design's own
+                one = "a count at 1 steps to 2 only" if spec.integer else "the input is at its range's bound"
+                skipped.append({"section": section, "key": key, "why": (
+                    f"no {evaluate.name} at its one step (the design cannot be built or trained there; {one})"
+                    if bounded else f"no {evaluate.name} at either step (the design cannot be built or trained "
+                                    "there)")})
                 continue
             if low == base == high:
                 continue
             dx = float(hi_in) - float(lo_in)
             derivative = (high - low) / dx if dx else None
-            logarithmic = spec.unit.startswith("dB")  # a step in dB is already relative: no elasticity
+            logarithmic = spec.unit in LOGARITHMIC  # a step in dB is already relative: no elasticity
             # relative to |quantity|, so the sign says which way the quantity moves even where it is negative
             elasticity = (derivative * float(value) / abs(base) if derivative is not None and base and value
                           and not logarithmic else None)
             default = next(f.default for f in dataclasses.fields(cls) if f.name == key)
             source = spec.source if value == default else f"this design (default {spec.default_text}: {spec.source})"
+            stopped = (f"{spec.show(steps[0])} … {spec.show(steps[1])}"
+                       if not spec.integer and tuple(steps) != _steps(_unbounded(spec), value) else "")
             rows.append(Sensitivity(section, key, spec.unit, float(value), spec.show(value), low, high, derivative,
-                                    elasticity, source, missing))
+                                    elasticity, source, missing, float(lo_in), float(hi_in), stopped))
     return rows, skipped
 
 
@@ -240,7 +269,8 @@ def price_sensitivities(point, evaluate) -> list[Sensitivity]:
         if low == high:
             continue
         rows.append(Sensitivity("catalog", key, "USD", component.price_usd[1], f"{component.price_usd[1]:,.0f} USD",
-                                low, high, None, None, f"{component.source} {component.tag}"))
+                                low, high, None, None, f"{component.source} {component.tag}",
+                                low_input=component.price_usd[0], high_input=component.price_usd[2]))
     return rows
 
 
@@ -286,7 +316,8 @@ def explain_quantity(name: str, design, source: str, model: str = "gpt2-355m", b
             "sensitivities": [{"section": r.section, "key": r.key, "unit": r.unit, "value": r.value,
                                "shown": r.shown, "low": r.low,
                                "high": r.high, "swing": r.swing, "derivative": r.derivative,
-                               "elasticity": r.elasticity, "source": r.source, "no_value_at": r.no_value_at}
+                               "elasticity": r.elasticity, "source": r.source, "no_value_at": r.no_value_at,
+                               "low_input": r.low_input, "high_input": r.high_input}
                               for r in rows],
             "inputs_left_out": len(skipped), "left_out": skipped}
     training = quantity.stage == "training"  # what a training quantity was computed for (null for the others)
@@ -301,7 +332,7 @@ def explain_quantity(name: str, design, source: str, model: str = "gpt2-355m", b
         tables.append(Table("With this design's numbers", ["term", "value", "unit", "meaning"],
                             [{**row, "term": row["text"], "value": figure_text(float(row["value"]), 6, whole=True)}
                              for row in data["numbers"]]))
-    shown = [{"input": f"[{r.section}] {r.key}", "value": r.shown,
+    shown = [{"input": f"[{r.section}] {r.key}", "value": r.shown + (f" (steps {r.stopped})" if r.stopped else ""),
               "quantity at −/+": _steps_text(r), "swing": figure_text(r.swing, 3),
               "sensitivity": _sensitivity_text(r), "source": r.source} for r in rows[:TOP]]
     if shown:
@@ -331,10 +362,12 @@ def _steps_text(row: Sensitivity) -> str:
 
 
 def _sensitivity_text(row: Sensitivity) -> str:
-    if row.elasticity is not None:
-        return f"{row.elasticity:+.3g} %/%"
-    if row.derivative is not None:
-        return f"{row.derivative:+.3g} /dB"
+    """The elasticity in %/%, else the slope per dB, to 3 digits with its sign (no exponent: -1,500 /dB)."""
+    from sipml.figures_text import figure_text
+
+    for value, unit in ((row.elasticity, "%/%"), (row.derivative, "/dB")):
+        if value is not None:
+            return f"{'+' if value > 0 else ''}{figure_text(value, 3)} {unit}"
     return ""
 
 

@@ -151,6 +151,29 @@ def test_the_json_keeps_every_digit_and_names_each_input_left_out(capsys):
     assert any(r["no_value_at"] is None for r in data["sensitivities"])
 
 
+def test_small_losses_in_db_step_to_their_bound_and_a_loss_per_length_steps_ten_percent(capsys):
+    """Hand calculation on the sip-ring budget (4 bends of 0.02 dB, one fiber path): a −1 dB step of a 0.02 dB bend
+    loss leaves its range, so the loss lines were all left out of what moves the margin; they step to 0 dB now, and
+    each dB of bend loss costs 4 dB of margin. A fiber's dB/km is a coefficient, not a level: ±10 %, not ±1 dB/m
+    (a thousand dB/km). A system margin of 0 dB steps one way, and takes a dB of margin per dB."""
+    code, data = explain(capsys, "margin_db", "sip-ring")
+    assert code == 0
+    rows, left = by_input(data), {(e["section"], e["key"]) for e in data["left_out"]}
+    bend = rows[("loss", "bend_loss")]
+    assert (bend["low_input"], bend["high_input"]) == (0.0, pytest.approx(1.02))
+    assert bend["derivative"] == pytest.approx(-4.0, abs=1e-9) and bend["low"] == pytest.approx(data["value"] + 0.08)
+    fiber = rows[("loss", "fiber_loss")]
+    assert fiber["low_input"] == pytest.approx(0.9 * fiber["value"]) and fiber["elasticity"] is not None
+    margin = rows[("link", "system_margin")]
+    assert margin["value"] == margin["low_input"] == 0.0 and margin["derivative"] == pytest.approx(-1.0, abs=1e-9)
+    losses = {("loss", k) for k in ("bend_loss", "crossing_loss", "splitter_loss", "connector_loss", "splice_loss",
+                                    "fiber_loss", "mux_demux_loss")} | {("ring", "through_excess_loss")}
+    assert not losses & left
+    assert main(["explain", "margin_db", "sip-ring"]) == 0
+    table = capsys.readouterr().out
+    assert "0.02 dB (steps 0 dB … 1.02 dB)" in table and "e+0" not in table
+
+
 def test_a_training_quantity_steps_one_way_where_the_other_step_cannot_train(capsys):
     """9 wavelengths on the default ring pass its FSR (the design cannot be built, so nothing trains): the
     wavelength count was left out of what moves the speedup, though 7 gives a number; it is one-sided now."""
@@ -172,7 +195,8 @@ def test_an_input_without_a_value_at_either_step_is_listed_as_left_out(capsys):
     code, data = explain(capsys, "network_cost_usd_per_gpu", "sip-ring")
     assert code == 0 and ("sip_ring", "amplifier_every") not in by_input(data)
     left = {(e["section"], e["key"]): e["why"] for e in data["left_out"]}
-    assert "no network_cost_usd_per_gpu at either step" in left[("sip_ring", "amplifier_every")]
+    assert left[("sip_ring", "amplifier_every")].startswith("no network_cost_usd_per_gpu at its one step")
+    assert "a count at 1 steps to 2 only" in left[("sip_ring", "amplifier_every")]
 
 
 def test_a_small_ring_s_degree_formula_gives_its_value(capsys):
