@@ -147,7 +147,7 @@ MAX_QUANTITY_CHARS = 100  # longer text is refused before it is matched
 MAX_NUMBER_DIGITS = 30  # a float carries 17 significant digits; more are a typing error or an attack
 
 _NUMBER = r"[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?|[-+]?(?i:inf(?:inity)?)|(?i:nan)"  # ASCII
-_UNIT_NAME = r"(?:[^\W\d_]\w*|%)"  # a letter (µ, Ω included), then letters, digits, '_'; or '%'
+_UNIT_NAME = r"(?:[^\W\d_]\w*|°[CF]|%)"  # a letter (µ, Ω included), then letters, digits, '_'; °C, °F; or '%'
 _TERM = rf"{_UNIT_NAME}(?:(?:\*\*|\^)[-+]?[0-9]{{1,2}}(?:\.[0-9]{{1,3}})?)?"
 _UNIT = rf"(?:1?\s*/\s*)?{_TERM}(?:\s*[*/]\s*{_TERM}|\s+{_TERM})*"
 _QUANTITY = re.compile(rf"\s*(?P<number>{_NUMBER})\s*(?P<unit>{_UNIT})?\s*")
@@ -178,7 +178,10 @@ def split_quantity(text: str) -> tuple[float, str]:
         raise InputError(f"{shown(text)}: the number is beyond the range of a float (about 1.8e308)")
     if unit.startswith("/"):
         unit = "1" + unit
-    return number, unit
+    return number, _DEGREES.get(unit, unit)
+
+
+_DEGREES = {"°C": "degC"}  # the symbol pint writes (a quantity's `~` format) and cannot read back
 
 
 def _grammar_hint(text: str) -> str:

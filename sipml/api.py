@@ -299,9 +299,18 @@ def fabric(design=None, changes: Mapping[str, object] | None = None, catalog_fil
     from sipml.notebook import Result
     from sipml.design_reports import fabric_report
 
-    point = evaluate(design, catalog_files, changes, gpu_files)
+    point = _entries_checked(evaluate(design, catalog_files, changes, gpu_files), design)
     name, size = _name(design), point.design.fabric.message_size
     return Result(point.fabric, lambda fab: fabric_report(fab, job_collectives(fab, size), size, name))
+
+
+def _entries_checked(point, design):
+    """`point` (an evaluation), its design's catalog entries (GPU, host, switches, amplifier) checked against its
+    catalog as `sipml fabric` and `sipml cost` check them: InputError naming each entry the catalog lacks."""
+    from sipml.design_files import check_catalog_entries
+
+    check_catalog_entries(point.design, point.catalog, _name(design))
+    return point
 
 
 def cost(design=None, catalog_files: Sequence[str | Path] = (), changes: Mapping[str, object] | None = None,
@@ -315,7 +324,7 @@ def cost(design=None, catalog_files: Sequence[str | Path] = (), changes: Mapping
     from sipml.design_reports import cost_data, cost_report, uncosted_network, unpriced, unpriced_reason
     from sipml.quantities import network_costed
 
-    point = evaluate(design, catalog_files, changes, gpu_files)
+    point = _entries_checked(evaluate(design, catalog_files, changes, gpu_files), design)
     entry = cost_data(_name(design), point.fabric, point.cost)
     reason = unpriced_reason(entry)
     record = point.cost if reason is None else unpriced(point.cost)
@@ -393,13 +402,14 @@ def _compared(designs) -> tuple[list[str], dict]:
     if not isinstance(items, Sequence) or not items or not all(
             isinstance(d, (str, os.PathLike, ClusterDesign)) for d in items):
         raise _bad("designs", designs, "a design (a ClusterDesign, a file or a built-in name) or a sequence of them")
+    plain = {str(item) for item in items if not isinstance(item, ClusterDesign)}  # a loaded design named apart
     names, given = [], {}
     for item in items:
         if not isinstance(item, ClusterDesign):
             names.append(str(item))
             continue
         name, n = item.name or "design", 2
-        while name in names:
+        while name in names or name in plain:
             name, n = f"{item.name or 'design'} {n}", n + 1
         names.append(name)
         given[name] = item
@@ -443,6 +453,8 @@ def sweep(design=None, vary: Sequence[str] = (), *, model: str | None = None, ba
     axes = _texts("vary", vary, allow_empty=False)
     model, scheduler = _text("model", model, optional=True), _text("scheduler", scheduler, optional=True)
     batch = _count("batch", batch, hi=MAX_BATCH)
+    if batch is not None and model is None:  # as `sipml sweep --batch` without --model
+        raise _bad("batch", batch, "None without a model (the global batch of the model trained at each point)")
     workers = _count("workers", workers, optional=False, hi=max_workers())  # as --workers: 4 per core
     if not isinstance(link_only, bool):
         raise _bad("link_only", link_only, "True or False")

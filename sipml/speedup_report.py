@@ -100,7 +100,8 @@ def run_speedup(designs, model_name: str, gpus: int | None, batch: int | None, s
     shared = shared or Shared()  # a baseline that is a design compared runs once
     names = list(dict.fromkeys([*(designs or DEFAULT_DESIGNS)]))
     base_names = list(baselines or DEFAULT_BASELINES)
-    # --set changes the designs compared, not the baselines they are measured against (unless one is named in it)
+    # --set changes the designs compared, not the baselines they are measured against (a BASELINE:section.key=
+    # override changes that baseline), whatever else is compared: a row's speedups do not depend on the other rows
     from sipml.design_files import scoped_overrides
 
     every = list(dict.fromkeys(names + base_names))
@@ -110,8 +111,8 @@ def run_speedup(designs, model_name: str, gpus: int | None, batch: int | None, s
                                                             shared.designs) for name in names}
     jobs = {d.job_gpus for d in loaded.values()}
     base_gpus = gpus if gpus is not None or len(jobs) > 1 else next(iter(jobs))  # the baselines follow the job
-    versions = {(b, name): measured_baseline(b, design, scoped_overrides(b, overrides if b in names else scoped, every),
-                                     base_gpus, shared.designs) for name, design in loaded.items() for b in base_names}
+    versions = {(b, name): measured_baseline(b, design, scoped_overrides(b, scoped, every), base_gpus, shared.designs)
+                for name, design in loaded.items() for b in base_names}
     sizes = {d.job_gpus for d in [*loaded.values(), *versions.values()]}
     if len(sizes) > 1:
         raise InputError(f"the designs run jobs of different sizes ({', '.join(map(str, sorted(sizes)))} GPUs): "
@@ -276,9 +277,9 @@ def _amount(model, tokens: float | None):
     from workloads import kinds
 
     if tokens is not None and (isinstance(tokens, bool) or not isinstance(tokens, (int, float))
-                               or not math.isfinite(tokens) or tokens <= 0 or tokens > MAX_TOKENS):
-        raise InputError(f"--tokens {tokens!r}: expected a positive, finite count of tokens (or samples) of at most "
-                         f"{MAX_TOKENS:.0e}")
+                               or not math.isfinite(tokens) or tokens < 1 or tokens > MAX_TOKENS):
+        raise InputError(f"--tokens {tokens!r}: expected a finite count of tokens (or samples), at least 1 and at "
+                         f"most {MAX_TOKENS:.0e}")
     kind = kinds.of(model)
     return (tokens if tokens is not None else kind.default_amount), kind.unit
 

@@ -218,3 +218,37 @@ def test_a_power_in_dbm_as_a_quantity_is_the_text_s_power():
     assert as_quantity.link.laser.power_per_line == load_design("sip-ring", {"laser.power_per_line": "6 dBm"}
                                                                 ).link.laser.power_per_line
     assert Q_(3, "dBm").to("mW").magnitude == pytest.approx(10 ** 0.3)
+
+
+def test_a_loaded_design_beside_its_built_in_name_is_compared_as_a_design_of_its_own():
+    """`speedup([load_design("sip-ring", changes), "sip-ring"])` gave one row (the loaded one took the plain name, and
+    the rows are one per name): both rows now, whatever the order, the changed one as 'sip-ring 2'."""
+    from sipml import speedup
+
+    changed = load_design("sip-ring", {"link.wavelengths_per_fiber": 4})
+    for designs in ([changed, "sip-ring"], ["sip-ring", changed]):
+        rows = {r["design"]: r["iteration_s"] for r in speedup(designs, "gpt2-355m", baselines=["fattree-200"])}
+        assert set(rows) == {"sip-ring", "sip-ring 2"} and rows["sip-ring 2"] > rows["sip-ring"]
+
+
+def test_fabric_and_cost_refuse_a_catalog_entry_the_catalog_lacks_as_their_commands_do(capsys):
+    """`fabric("dgx-h100", {"fabric.gpu": "gpu.h100_sxm"})` was feasible where `sipml fabric` exits 2."""
+    for function in (fabric, cost):
+        with pytest.raises(InputError, match="no catalog entry 'gpu.h100_sxm'"):
+            function("dgx-h100", changes={"fabric.gpu": "gpu.h100_sxm"})
+    assert main(["fabric", "dgx-h100", "--set", "fabric.gpu=gpu.h100_sxm"]) == 2
+
+
+def test_sweep_refuses_a_batch_without_a_model_as_its_command_does(capsys):
+    with pytest.raises(InputError, match="batch"):
+        sweep("sip-ring", ["link.wavelengths_per_fiber=4,8"], batch=64)
+    assert main(["sweep", "--vary", "link.wavelengths_per_fiber=4,8", "--batch", "64", "-q"]) == 2
+
+
+def test_a_temperature_in_degrees_celsius_reads_as_pint_writes_it():
+    """`Q_(25, "degC")` was written '25 °C' for the design file's reader, which could not read the degree sign;
+    a design file's '25 °C' reads too."""
+    changes = {"tuning.strategy": "full-thermal"}
+    kelvin = [load_design("sip-ring", {**changes, "tuning.temperature": v}).link.tuning.temperature
+              for v in (sipml.Q_(25, "degC"), "25 °C", "25 degC", "298.15 K")]
+    assert kelvin == [pytest.approx(298.15)] * 4

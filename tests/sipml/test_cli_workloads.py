@@ -369,3 +369,25 @@ def test_a_long_causal_sequence_s_mfu_says_what_ran(capsys, tmp_path):
     assert any(n.startswith(f"MFU {100 * row['mfu']:.1f} % counts the masked half") for n in row["notes"])
     code, out, _ = run(capsys, "speedup", "dgx-a100", "--baseline", "dgx-a100", "-f", "json")
     assert code == 0 and not any("masked half" in n for n in json.loads(out)["rows"][0]["notes"])
+
+
+def test_a_row_s_speedup_over_a_baseline_does_not_depend_on_the_other_designs_compared(capsys):
+    """--set changes the designs compared, not the baselines: a baseline also compared took the --set, so sip-ring's
+    speedup over dgx-a100 moved with whether dgx-a100 was listed (1.042 alone, 1.061 beside it); the changed
+    dgx-a100's row is now measured against the dgx-a100 as shipped (slower: 100 µs a collective's launch)."""
+    args = ["-m", "gpt2-355m", "--baseline", "dgx-a100", "--set", "fabric.launch_latency=100 us", "-f", "json"]
+    speedups = []
+    for designs in (["sip-ring"], ["sip-ring", "dgx-a100"]):
+        code, out, err = run(capsys, "speedup", *designs, *args)
+        assert code == 0, err
+        speedups.append({r["design"]: r["baselines"]["dgx-a100"]["speedup"] for r in json.loads(out)["rows"]})
+    assert speedups[0]["sip-ring"] == speedups[1]["sip-ring"]
+    assert speedups[1]["dgx-a100"] < 1.0
+    code, out, _ = run(capsys, "speedup", "sip-ring", "dgx-a100", *args, "--set",
+                       "dgx-a100:fabric.launch_latency=100 us")
+    assert code == 0 and json.loads(out)["rows"][1]["baselines"]["dgx-a100"]["speedup"] == 1.0
+
+
+def test_a_training_run_of_less_than_one_token_is_refused(capsys):
+    code, _, err = run(capsys, "speedup", "sip-ring", "-m", "gpt2-355m", "--tokens", "0.5")
+    assert code == 2 and "at least 1" in err
