@@ -196,7 +196,8 @@ class Table(Sequence):
         return frame
 
     def column(self, name: str) -> list:
-        """One column as Python values (None where a row has none)."""
+        """One column as Python values: None where a row lacks the column, NaN where a number has no value (as the
+        rows hold it; `sipml.rows.to_jsonl` writes both as null, as `sipml sweep -f jsonl` does)."""
         values = self.data[name].tolist()
         have = self.present[name]
         return values if have is None else [v if h else None for v, h in zip(values, have)]
