@@ -13,6 +13,7 @@ import pytest
 from sipml import __version__
 from sipml.cli import main
 from sipml.story_report import BASELINES, MODELS, TRAINING
+from tests.sipml.report_runs import report_output
 
 
 def _run(*argv) -> str:
@@ -24,12 +25,12 @@ def _run(*argv) -> str:
 
 @pytest.fixture(scope="module")
 def table():
-    return _run("report")
+    return report_output()
 
 
 @pytest.fixture(scope="module")
 def data():
-    return json.loads(_run("report", "-f", "json"))
+    return json.loads(report_output("-f", "json"))
 
 
 def _headline(data) -> dict:

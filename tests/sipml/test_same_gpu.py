@@ -7,6 +7,7 @@ import json
 import pytest
 
 from tests.sipml.cli_run import run
+from tests.sipml.report_runs import report_output
 
 
 def test_speedup_baselines_carry_the_design_gpu(capsys):
@@ -93,8 +94,7 @@ def test_a_design_that_cannot_run_the_fixed_strategy_is_still_refused(capsys, ar
 
 
 def test_report_training_table_runs_one_gpu_and_the_generation_on_its_own(capsys):
-    code, out, _ = run(capsys, "report", "-f", "json")
-    assert code == 0
+    out = report_output("-f", "json")
     data = json.loads(out)
     headline = data["training"]
     assert {r["design"] for r in headline} == {"sip-ring", "sip-ocs", "dgx-a100", "dgx-h100", "cpo-800g",
@@ -109,7 +109,7 @@ def test_report_training_table_runs_one_gpu_and_the_generation_on_its_own(capsys
         before = on_a100[(r["model"], r["design"])]
         assert r["over_same_fabric"]["speedup"] == pytest.approx(before["iteration_s"] / r["iteration_s"])
         assert r["over_same_fabric"]["speedup"] > 1
-    code, out, _ = run(capsys, "report")
+    out = report_output()
     assert ("Training on one GPU, a100_sxm4_40gb, in every design and baseline (server host "
             "server.dgx_a100_host)") in out
     assert "dgx-h100, cpo-800g: their network (NVLink domain and NICs) carrying the a100_sxm4_40gb" in out
@@ -129,8 +129,7 @@ def test_readme_headline_table_is_the_report_training_table(capsys):
              and line.split("|")[2].strip() in models]
     measures = {"speedup": "speedup", "per $": "speedup_per_dollar", "per W": "speedup_per_watt"}
     columns = ("sip-ring", "sip-ocs", "dgx-a100", "dgx-h100", "cpo-800g", "fattree-400")
-    code, out, _ = run(capsys, "report", "-f", "json")
-    assert code == 0
+    out = report_output("-f", "json")
     printed = {(r["model"], r["design"]): r["baselines"]["fattree-200"] for r in json.loads(out)["training"]}
     assert len(lines) == len(models) * len(measures)
     measure = None
