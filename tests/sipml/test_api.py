@@ -252,3 +252,11 @@ def test_a_temperature_in_degrees_celsius_reads_as_pint_writes_it():
     kelvin = [load_design("sip-ring", {**changes, "tuning.temperature": v}).link.tuning.temperature
               for v in (sipml.Q_(25, "degC"), "25 °C", "25 degC", "298.15 K")]
     assert kelvin == [pytest.approx(298.15)] * 4
+
+
+def test_designs_of_two_sizes_beside_a_loaded_one_are_told_what_serves():
+    """The command's fix (--gpus) is refused beside a loaded design: the API's message says what serves instead."""
+    from sipml import speedup
+
+    with pytest.raises(InputError, match="load every design with the same fabric.gpus"):
+        speedup([load_design("sip-ring", {"fabric.gpus": 512}), "dgx-a100"], "gpt2-355m")
