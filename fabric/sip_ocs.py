@@ -200,13 +200,16 @@ def ocs_floor(design: ClusterDesign, s: dict, link: FabricInputs) -> OcsFloor:
     network = switch_network(ocs.topology, fab.gpus, ocs.radix)
     pods, pod_size = 1, fab.gpus
     if ocs.topology == "single":
-        ocs_count = ocs.switches
+        per_plane = 1
     elif ocs.topology == "partitioned":
         pods = math.ceil(fab.gpus / ocs.radix)
         pod_size = math.ceil(fab.gpus / pods)
-        ocs_count = ocs.switches * pods
+        per_plane = pods
     else:
-        ocs_count = ocs.switches * network.switches
+        per_plane = network.switches
+    # an OCS port switches one fiber: a GPU's fibers to one switch plane (its circuit to one peer) each run through a
+    # switch of their own, the plane built that many times over and configured alike
+    ocs_count = ocs.switches * fibers_per_port(ocs, lk.fibers_per_direction) * per_plane
     capacity = link.capacity_bps
     ocs_ports = ocs_count * ocs.radix  # the catalog prices an OCS per port
     # each transmit fiber runs GPU → switch and each receive fiber switch → GPU; `fiber_length` is the whole path
@@ -257,14 +260,15 @@ def ports_note(est: FabricEstimate) -> str:
     (every port of every switch, over the GPUs) and, of those, the ones facing a GPU (one per switch plane, its
     degree); the rest are a Clos's inner stages and ports left unused."""
     ocs, det = est.design.topology, est.details
-    bought, facing = det.ports_bought_per_gpu, est.degree
+    bought, facing = det.ports_bought_per_gpu, est.degree * det.fibers_per_port
     rest = bought - facing
     what = "the Clos's inner stages and ports left unused" if ocs.topology == "clos" else "ports left unused"
-    split = f"; {facing} face the GPU (one per switch plane, its degree)" + (
-        f", the other {rest:.4g} are {what}" if rest > 1e-9 else "")
+    per_fiber = (f"one per fiber: {det.fibers_per_port} fibers to each of its {est.degree} switch planes"
+                 if det.fibers_per_port > 1 else "one per switch plane, its degree")
+    split = f"; {facing} face the GPU ({per_fiber})" + (f", the other {rest:.4g} are {what}" if rest > 1e-9 else "")
     return (f"{bought:.4g} OCS ports bought per GPU (the bill's {ocs.switch} line: {det.ocs_count} switches × "
-            f"{ocs.radix} ports / {est.gpus} GPUs){split}; OCS ports dominate the network cost, beyond TPU v4's < 5 % "
-            "of system cost (48 OCSes for 4096 chips)")
+            f"{ocs.radix} ports / {est.gpus} GPUs){split} (TPU v4 for scale: 48 OCSes for 4096 chips, < 5 % of its "
+            "system cost)")
 
 
 def ocs_estimate(design: ClusterDesign, s: dict, floor: OcsFloor, link: FabricInputs) -> FabricEstimate:
@@ -274,7 +278,7 @@ def ocs_estimate(design: ClusterDesign, s: dict, floor: OcsFloor, link: FabricIn
     fab, ocs = design.fabric, design.topology
     network, capacity = floor.network, floor.per_gpu_bandwidth_bps
     details = OcsDetails(switch_passes=network.passes, tiers=network.tiers,
-                         fibers_per_port=s["link"].fibers_per_direction // ocs.switches,
+                         fibers_per_port=fibers_per_port(ocs, s["link"].fibers_per_direction),
                          port_bps=capacity / ocs.switches, ocs_count=floor.ocs_count, pods=floor.pods,
                          ports_bought_per_gpu=floor.ocs_ports / fab.gpus,
                          margin_db=link.margin_db, reconfiguration_s=ocs.reconfiguration_time,
@@ -300,6 +304,11 @@ def shot_variants(est: FabricEstimate) -> tuple[FabricEstimate, ...]:
         out.append(dataclasses.replace(est, details=details, useful_fraction=schedule.useful_fraction,
                                        static=schedule.static))
     return tuple(out)
+
+
+def fibers_per_port(ocs, fibers):
+    """A GPU's fibers per direction on each switch plane (whole: `_check_fibers`), each through a port of its own."""
+    return fibers // ocs.switches
 
 
 def _check_fibers(ocs, fibers: int, wavelengths: int) -> None:

@@ -159,6 +159,24 @@ def test_ocs_ports_need_whole_fibers():
         evaluate_fabric(ocs(link=LinkDesign(), switches=20))
 
 
+@pytest.mark.parametrize("topology", ["single", "partitioned", "clos"])
+def test_every_fiber_takes_an_ocs_port_of_its_own(topology):
+    """An OCS port switches one fiber: 40 fibers per direction over 20 switch planes is 2 fibers a plane, each through
+    a switch of its own (the plane built twice, configured alike), so twice the switches and ports of 20 fibers, the
+    degree and the switch passes as they were. 10 fibers a port were charged one port (a 20 Tbit/s GPU bought the
+    ports of a 2 Tbit/s one)."""
+    link20, link40 = (LinkDesign(link=LinkSection(wavelengths_per_fiber=4, fibers_per_direction=f),
+                                 laser=LaserSection(power_per_line=8e-3), package=PackageSection(chiplets=4))
+                      for f in (20, 40))
+    one, two = (evaluate_fabric(ocs(link=link, switches=20, radix=384, topology=topology)) for link in (link20, link40))
+    assert (one.details.fibers_per_port, two.details.fibers_per_port) == (1, 2)
+    assert two.details.ocs_count == 2 * one.details.ocs_count
+    assert two.details.ports_bought_per_gpu == 2 * one.details.ports_bought_per_gpu
+    assert (two.degree, two.details.switch_passes) == (one.degree, one.details.switch_passes)
+    ports = {line.key: line.count for line in two.bom if line.key == two.design.topology.switch}
+    assert ports == {two.design.topology.switch: two.details.ocs_count * 384}
+
+
 def test_clos_switch_counts_follow_the_gpu_count():
     """OCS planes of 384-port switches, the fewest passes first, then the fewest switches, by hand:
     - 384 GPUs: one switch, 1 pass (no Clos needed);
