@@ -403,22 +403,45 @@ def _segment_load(est: FabricEstimate, op: str, n, p, s):
     return bytes_sent_per_rank(op, n, p) / factor
 
 
+def _closing_span(est, members, spacing, around):
+    """Hops of a ring's longest step, over `members` ranks `spacing` hops apart: one spacing where they go `around`
+    the fiber ring (its last step back to the first is no longer); else the way back from the last to the first,
+    (members − 1)·spacing hops on the other direction's fibers, or with one direction the rest of the ring forward,
+    GPUs − (members − 1)·spacing hops."""
+    span = (members - 1) * spacing
+    back = span if est.details.directions == 2 else est.gpus - span
+    return np.where(around, spacing, back)
+
+
+def _crowd(est, arc, around):
+    """Flows sharing a segment per ring laid over an `arc` of hops: 1 where the rings go around or come back on the
+    other direction's fibers; with one direction, every other arc's way back crosses each segment of this one, so
+    the GPUs / arc rings laid side by side share it [inferred: rings of equal arcs tiling the ring]."""
+    if est.details.directions == 2:
+        return 1.0
+    return np.where(around, 1.0, np.maximum(est.gpus / arc, 1.0))
+
+
 def _half_s(est, n, p, s, cap, times: float = 1.0):
     """Reduce-scatter / all-gather schedules, flat ring and two levels (each level a ring of its own), `times` over
     (an all-reduce: 2) in one pipeline, on a segment capacity `cap` (a view's at a collective's share): the rings of
-    `fabric.collectives`, each rank sending at cap·factor (the flat ring) or the levels' shares of cap."""
+    `fabric.collectives`, each rank sending at cap·factor (the flat ring) or the levels' shares of cap, shared with
+    the ways back of the rings beside it on a one-direction ring (`_crowd`); each step as slow as its longest
+    transfer (`_closing_span`)."""
     closed, factor = _geometry(est, p, s)
-    flat = col.ring_half_s(n, p, cap * factor, _step_s(est, np.where(closed, s, (p - 1) * s)), times)
+    flat = col.ring_half_s(n, p, cap * factor / _crowd(est, p * s, closed), _step_s(est, _closing_span(est, p, s,
+                                                                                                       closed)), times)
     reach = np.maximum(_reach(est), 1)
     if np.ndim(reach) and np.all(np.floor(np.min(reach) / s) >= np.ceil(np.sqrt(p))):
         reach = np.min(reach)  # a batched view whose points all hold every group's inner hops: their levels alike
     h = np.clip(np.minimum(np.ceil(np.sqrt(p)), np.floor(reach / s)), 1.0, p)  # inner and outer hops within reach
     outer = np.ceil(p / h)
     outer_factor = np.where(closed & (est.details.directions == 2), 2.0, 1.0) / (h * s)
-    outer_span = np.where(closed, h * s, (outer - 1) * h * s)
     two = np.where((h > 1) & (outer > 1),
-                   col.two_level_half_s(n, h, outer, cap / s, cap * outer_factor, _step_s(est, (h - 1) * s),
-                                        _step_s(est, outer_span), times), np.inf)
+                   col.two_level_half_s(n, h, outer, cap / s / _crowd(est, h * s, h * s == est.gpus),
+                                        cap * outer_factor / _crowd(est, p * s, closed),
+                                        _step_s(est, _closing_span(est, h, s, h * s == est.gpus)),
+                                        _step_s(est, _closing_span(est, outer, h * s, closed)), times), np.inf)
     return {"ring": flat, "two-level ring": two}
 
 
@@ -468,7 +491,7 @@ def _alive_schedule(est: FabricEstimate, c, n, p, s, share, seconds_only: bool =
         if seconds_only:
             return CollectiveTime(fastest(list(times.values())), None, share, None)
         seconds, schedule = pick(times)
-        return CollectiveTime(seconds, schedule, share, cap * factor)
+        return CollectiveTime(seconds, schedule, share, cap * factor / _crowd(est, p * s, closed))
     if c.op == "all_to_all":
         # one message per peer; the farthest one's relays and path delay are paid once (the messages overlap)
         load = _segment_load(est, "all_to_all", n, p, s)
