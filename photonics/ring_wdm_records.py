@@ -88,14 +88,16 @@ def warnings(a: RingWdm) -> list[str]:
     grid_hz = lk.wavelengths_per_fiber * lk.channel_spacing
     if d.tuning.model == "nearest-channel" and ring.fsr > 1.5 * grid_hz:
         matched_radius = float(microring.C / (r.group_index * grid_hz * 2 * math.pi))
-        out.append(f"[tuning] the grid spans {grid_hz / 1e12:.2f} THz of a {float(ring.fsr) / 1e12:.2f} THz FSR: "
-                   f"nearest-channel tuning may cross a {float(a.tuning.shift) / 1e12:.2f} THz gap; a ring of radius "
-                   f"{matched_radius * 1e6:.1f} µm matches the grid")
+        centres_hz = (lk.wavelengths_per_fiber - 1) * lk.channel_spacing
+        out.append(f"[tuning] the grid's channels span {centres_hz / 1e12:.2f} THz of a {float(ring.fsr) / 1e12:.2f} "
+                   f"THz FSR: nearest-channel tuning may cross the {float(a.tuning.shift) / 1e12:.2f} THz gap between "
+                   f"the last channel and the next order of the first; a ring of radius {matched_radius * 1e6:.1f} µm "
+                   f"(an FSR of {lk.wavelengths_per_fiber} spacings) matches the grid")
     if a.budget.count >= MAX_SEARCH_WAVELENGTHS:
         out.append(f"[link] the power budget closes at least {MAX_SEARCH_WAVELENGTHS} wavelengths per fiber; "
                    "the search stops there")
     fit = float(bend_fit_loss_db_per_m(r))
-    if r.radius < BEND_FIT_MIN_RADIUS_M:
+    if r.radius < BEND_FIT_MIN_RADIUS_M * (1.0 - 1e-12):  # '5 um' reads an ulp below 5e-6 ('5000 nm' does not)
         what = ("the bending-loss fit is extrapolated" if d.ring.loss_model == "bend-fit" else
                 "the given propagation loss is not checked against bending loss")
         out.append(f"[ring] radius {r.radius * 1e6:g} µm is below the 5 µm the bending-loss data cover: {what}")

@@ -431,3 +431,27 @@ def test_a_single_mode_laser_left_without_a_rin_gets_its_own():
     assert not any("[laser] rin" in w for w in kept.warnings)
     own = evaluate(point_to_point(laser=LaserSection(kind="dfb", rin=-150.0)))
     assert own.design.laser.rin == -150.0
+
+
+@pytest.mark.parametrize("radius", ["5 um", "5 µm", "5000 nm", "0.005 mm"])
+def test_a_radius_of_5_um_is_inside_the_bend_data_however_it_is_spelled(radius):
+    """'5 um' reads an ulp below 5e-6 m ('5000 nm' does not): the same radius got 'below the 5 µm the bending-loss
+    data cover' in one spelling only."""
+    from photonics.link import evaluate
+    from sipml.design_files import load_design
+
+    warnings = evaluate(load_design("sip-ring", [f"ring.radius={radius}"]).link).warnings
+    assert not any("below the 5 µm" in w for w in warnings)
+
+
+def test_the_tuning_warning_s_span_and_gap_add_up_to_the_fsr():
+    """ocs-torus-v4: 8 channels 200 GHz apart span 1.4 THz of centres; the gap to the next order is FSR − 1.4 THz
+    (it said the grid spans 1.6 THz, beside a 2.58 THz gap of a 3.98 THz FSR)."""
+    import re
+
+    from photonics.link import evaluate
+    from sipml.design_files import load_design
+
+    text = next(w for w in evaluate(load_design("ocs-torus-v4").link).warnings if w.startswith("[tuning]"))
+    span, fsr, gap = (float(x) for x in re.findall(r"([\d.]+) THz", text)[:3])
+    assert span + gap == pytest.approx(fsr, abs=0.011) and span == pytest.approx(1.4)
