@@ -429,6 +429,9 @@ def fabric(design: DesignArg = None, fmt: FormatOpt = Format.table, output: Outp
     if group_size is not None and pattern == "ring":
         raise InputError("--group-size has no effect with --pattern ring (neighbours only): give --pattern groups "
                          "or training")
+    if pattern == "groups" and group_size is not None and int(group_size) < 2:
+        raise InputError(f"--group-size {group_size}: a group of one GPU sends nothing, so --pattern groups has no "
+                         "traffic; give 2 or more")
     sizes = _parse_groups(groups) if groups is not None else None
     size = None
     if message_size is not None:  # bounded as the design's [fabric] message_size
@@ -590,9 +593,17 @@ def reliability(design: DesignArg = None,
     from sipml.reliability_report import reliability_report
     from workloads.models import load_model
 
+    from core.errors import InputError
+
     _check_model(model)
     loaded = _load(design, set_)
-    _emit(reliability_report(_named(design), loaded, load_model(model)), fmt, output)
+    if loaded.has_fabric:
+        _check_entries(loaded, design, _catalog(None))  # a catalog entry the catalog lacks, named as `fabric` does
+    try:
+        report = reliability_report(_named(design), loaded, load_model(model))
+    except InputError as exc:  # what the design cannot be (its fabric, a catalog entry), named as `fabric` names it
+        raise InputError(f"{_named(design)}: {exc}") from None
+    _emit(report, fmt, output)
 
 
 @app.command(cls=_Command)

@@ -338,7 +338,8 @@ def optimize_report(result: dict, source: str):
     tables, notes = [], []
     best = result["best"]
     trained = f" ({result['model']} against {result['baseline']})" if result.get("model") else ""
-    title = f"{result['sense']} {result['objective']} of {source}{trained} over {result['points']} points"
+    title = (f"{result['sense']} {result['objective']} of {source}{trained} over {result['points']} "
+             f"point{'s' if result['points'] != 1 else ''}")
     if best is None:
         notes.append(f"{source}: no point is feasible and meets {', '.join(result['constraints']) or 'the rules'}")
         near = result.get("closest")
@@ -372,10 +373,11 @@ def optimize_report(result: dict, source: str):
             stop_rows.append({"constraint": s["reason"], "kind": kinds.get(s.get("kind"), s.get("kind", "")),
                               counted: f"{s['better_points']} of {result['better_points']}",
                               example_at: f"{at}{scored}: {example.get('why', '')}" if at else example.get("why", "")})
-        plural = "s" if result["better_points"] != 1 else ""
-        tables.append(Table(f"What stops it: the {result['better_points']} point{plural} with {which} fail these "
-                            "constraints (a point may fail several)", ["constraint", "kind", counted, example_at],
-                            stop_rows))
+        n = result["better_points"]
+        who = (f"the {n} point{'s' if n != 1 else ''} with {which} fail{'s' if n == 1 else ''}" if best is not None
+               else f"{'each of the ' + str(n) + ' points' if n != 1 else 'the one point'} scored fails")
+        tables.append(Table(f"What stops it: {who} these constraints (a point may fail several)",
+                            ["constraint", "kind", counted, example_at], stop_rows))
     elif best is not None and result["undefined"]["points"]:
         undefined = result["undefined"]
         many = undefined["points"] != 1

@@ -277,9 +277,10 @@ def _amount(model, tokens: float | None):
     from workloads import kinds
 
     if tokens is not None and (isinstance(tokens, bool) or not isinstance(tokens, (int, float))
-                               or not math.isfinite(tokens) or tokens < 1 or tokens > MAX_TOKENS):
-        raise InputError(f"--tokens {tokens!r}: expected a finite count of tokens (or samples), at least 1 and at "
-                         f"most {MAX_TOKENS:.0e}")
+                               or not math.isfinite(tokens) or tokens < 1 or tokens > MAX_TOKENS
+                               or tokens != math.floor(tokens)):
+        raise InputError(f"--tokens {tokens!r}: expected a whole count of tokens (or samples), at least 1 and at "
+                         f"most {MAX_TOKENS:.0e} (300e9 is one)")
     kind = kinds.of(model)
     return (tokens if tokens is not None else kind.default_amount), kind.unit
 

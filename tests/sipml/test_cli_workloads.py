@@ -388,6 +388,23 @@ def test_a_row_s_speedup_over_a_baseline_does_not_depend_on_the_other_designs_co
     assert code == 0 and json.loads(out)["rows"][1]["baselines"]["dgx-a100"]["speedup"] == 1.0
 
 
-def test_a_training_run_of_less_than_one_token_is_refused(capsys):
-    code, _, err = run(capsys, "speedup", "sip-ring", "-m", "gpt2-355m", "--tokens", "0.5")
-    assert code == 2 and "at least 1" in err
+@pytest.mark.parametrize("tokens", ["0.5", "1.5"])
+def test_a_training_run_of_a_part_of_a_token_is_refused(capsys, tokens):
+    code, _, err = run(capsys, "speedup", "sip-ring", "-m", "gpt2-355m", "--tokens", tokens)
+    assert code == 2 and "a whole count of tokens" in err
+
+
+def test_a_groups_pattern_of_one_gpu_groups_says_it_has_no_traffic(capsys):
+    code, _, err = run(capsys, "fabric", "--pattern", "groups", "--group-size", "1")
+    assert code == 2 and "a group of one GPU sends nothing" in err
+
+
+def test_reliability_names_the_design_file_and_the_field_of_a_bad_entry(capsys):
+    """As `fabric` and `cost` do: the file a point-to-point link comes from, and the field of an unknown entry."""
+    from pathlib import Path
+
+    link = Path(__file__).resolve().parents[2] / "sipml" / "cases" / "links" / "400gbase-dr4.toml"
+    code, _, err = run(capsys, "reliability", str(link))
+    assert code == 2 and err.startswith(f"sipml: error: {link}: [fabric] kind"), err
+    code, _, err = run(capsys, "reliability", "sip-ring", "--set", "fabric.gpu=gpu.nosuch")
+    assert code == 2 and "sip-ring: [fabric] gpu = 'gpu.nosuch': no catalog entry" in err, err

@@ -199,3 +199,15 @@ def test_a_training_objective_at_a_fabric_that_cannot_be_built_fails_its_checks_
     assert code == 0, err
     assert data["errors"] == 0 and data["refused"] == [] and data["valid_points"] == 1
     assert data["undefined"]["points"] == 1 and "power_budget" in data["undefined"]["reasons"]
+
+
+def test_a_grid_where_no_point_qualifies_says_each_point_fails(capsys):
+    """'the 2 points with a capacity_gbps fail these constraints' and 'over 1 points' read wrong."""
+    from sipml.cli import main
+
+    assert main(["optimize", "--maximize", "capacity_gbps", "--vary", "link.data_rate=50Gbit/s,56Gbit/s"]) == 1
+    out = capsys.readouterr().out
+    assert "each of the 2 points scored fails these constraints" in out and "over 2 points" in out
+    assert main(["optimize", "--maximize", "capacity_gbps", "--vary", "link.data_rate=50Gbit/s"]) == 1
+    out = capsys.readouterr().out
+    assert "the one point scored fails" in out and "over 1 point\n" in out
