@@ -262,17 +262,13 @@ def _validation_section():
     return data, lines
 
 
-SENSITIVITIES = (  # (what, --set overrides or catalog levels for low / high, designs affected)
-    ("OCS port price (catalog low / high)", "price:ocs.", ("sip-ocs",)),
-    ("optical I/O chiplet price (catalog low / high)", "price:sip.", ("sip-ocs", "sip-ring")),
-    ("step latency of a SiP collective step (1 µs / 10 µs)", "set:step_latency", ("sip-ocs", "sip-ring")),
-    ("GPU price (catalog low / high)", "price:gpu.", ("sip-ocs", "sip-ring", "fattree-200")),
-)
+SENSITIVITY_ROWS = 8  # the largest swings shown; the JSON keeps every assumption that moves the answer
 
 
 def _sensitivity_section(catalog):
     """How much SiP-OCS's and SiP-Ring's speedup per dollar over the 200 Gbps fat-tree moves when one assumption
-    spans its range, largest first."""
+    spans its range, largest first: every catalog price in the design's bill at its low and high (the baseline
+    priced in the same catalog) and the SiP collective step's latency."""
     import dataclasses
 
     from fabric.catalog import Catalog
@@ -295,29 +291,30 @@ def _sensitivity_section(catalog):
     def per_dollar(design_name, sets=(), cat=catalog, base_cat=catalog):
         return compare(trained(design_name, sets, cat), trained("fattree-200", (), base_cat))["speedup_per_dollar"]
 
-    def at_level(prefix, level):
-        changed = {k: dataclasses.replace(c, price_usd=(c.price_usd[level],) * 3) if k.startswith(prefix) else c
+    def at_level(key, level):
+        changed = {k: dataclasses.replace(c, price_usd=(c.price_usd[level],) * 3) if k == key else c
                    for k, c in catalog.components.items()}
         return Catalog(components=changed, files=catalog.files, rates=catalog.rates)
 
     rows, data = [], []
     for design in ("sip-ocs", "sip-ring"):
         base = per_dollar(design)
-        for what, how, affected in SENSITIVITIES:
-            if design not in affected:
-                continue
+        bill = dict.fromkeys(line.key for line in points[(design, ())].cost.bom.lines_by_cost())
+        assumptions = [*((f"{key} price (catalog low / high)", f"price:{key}") for key in bill),
+                       ("step latency of a SiP collective step (1 µs / 10 µs)", "set:step_latency")]
+        for what, how in assumptions:
             kind, _, key = how.partition(":")
-            if kind == "price":
-                low_cat, high_cat = at_level(key, 0), at_level(key, 2)
-                values = [per_dollar(design, cat=c, base_cat=c if "fattree-200" in affected else catalog)
-                          for c in (low_cat, high_cat)]
+            if kind == "price":  # the baseline priced in the same catalog: a part both buy moves both
+                values = [per_dollar(design, cat=c, base_cat=c) for c in (at_level(key, 0), at_level(key, 2))]
             else:
                 section = design.replace("-", "_")
                 values = [per_dollar(design, [f'{section}.{key}="{v}"']) for v in ("1 us", "10 us")]
+            if values[0] == values[1] == base:
+                continue
             data.append({"design": design, "assumption": what, "base": base, "low": values[0], "high": values[1],
                          "source": _assumption_source(points[(design, ())], how)})
     data.sort(key=lambda e: -abs(e["high"] - e["low"]))
-    for e in data:
+    for e in data[:SENSITIVITY_ROWS]:
         rows.append({"design": e["design"], "assumption": e["assumption"], "speedup per $": f"{e['base']:.2f}",
                      "low end": f"{e['low']:.2f}", "high end": f"{e['high']:.2f}",
                      "swing": f"{abs(e['high'] - e['low']):.2f}", "source": e["source"]})

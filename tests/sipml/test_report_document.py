@@ -90,7 +90,7 @@ def test_the_order_is_answer_assumptions_details_and_validation_is_a_line(table,
 
 def test_the_assumptions_carry_their_sources(data, table):
     assert data["sensitivity"] and all(e["source"] for e in data["sensitivity"])
-    ocs = next(e for e in data["sensitivity"] if e["assumption"].startswith("OCS port price"))
+    ocs = next(e for e in data["sensitivity"] if e["assumption"].startswith("ocs.sipml_1024 price"))
     assert ocs["source"].startswith("ocs.sipml_1024: price") and "[assumed]" in ocs["source"]
     latency = next(e for e in data["sensitivity"] if e["assumption"].startswith("step latency"))
     assert "NCCL" in latency["source"]
@@ -151,3 +151,21 @@ def test_the_link_section_s_json_holds_every_row_of_its_table(data):
     budget = json.loads(_run("budget", "sip-ring", "-f", "json"))
     assert data["link"]["min_laser_power_per_line_dbm"] == budget["min_laser_power_per_line_dbm"]
     assert data["link"]["margin_db"] == budget["margin_db"]
+
+
+def test_the_assumptions_ranked_are_every_price_in_the_bills_largest_swing_first(data):
+    """The table ranked four fixed assumptions, its 'most sensitive' (the OCS port price, 0.39) below SiP-Ring's
+    amplifier price (0.62), which `explain speedup_per_dollar` showed: every price of each design's bill is ranked
+    now, as explain ranks them."""
+    import json
+
+    rows = data["sensitivity"]
+    swings = [abs(e["high"] - e["low"]) for e in rows]
+    assert swings == sorted(swings, reverse=True)
+    ring = {e["assumption"].split(" price")[0]: abs(e["high"] - e["low"]) for e in rows if e["design"] == "sip-ring"}
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["explain", "speedup_per_dollar", "sip-ring", "-m", "gpt2-355m", "-f", "json"]) == 0
+    explained = {r["key"]: r["swing"] for r in json.loads(out.getvalue())["sensitivities"] if r["section"] == "catalog"}
+    assert set(explained) <= set(ring)
+    assert max(explained, key=explained.get) == max((k for k in ring if k in explained), key=ring.get)
