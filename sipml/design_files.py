@@ -638,5 +638,6 @@ def field_notes() -> list[str]:
             sections.setdefault(cond.text(), []).append(f"[{name}]")
     return ["default: the value a key left out of a design file takes (an empty file is these defaults). "
             "sip-ring: the built-in design used when no DESIGN is named ('–': no effect there). "
-            "sweep: a numeric design axis a sweep may vary.",
+            "sweepable: a numeric design axis, which a sweep may step over a range (start:stop:count) and explain "
+            "moves; a sweep varies any other key over a list of values (key=a,b,c).",
             *(f"The keys of {', '.join(names)} apply only when {cond}." for cond, names in sections.items())]

@@ -289,3 +289,14 @@ def test_a_point_that_cannot_be_built_is_not_priced_as_cost_does_not_price_it(ax
     for row in rows:
         assert all(math.isnan(row[c]) != row["fabric_feasible"] for c in priced), row
         assert row["effective_bandwidth_gbps [Gbit/s]"] > 0  # what is not a price stays
+
+
+def test_a_key_that_is_no_design_axis_takes_a_list_and_the_fields_note_says_so(capsys):
+    """`sipml fields` said its sweep column is whether a sweep may vary a key, but a sweep varies any key over a
+    list: the column is whether it steps over a range (and explain moves it)."""
+    code, _, err = run(capsys, "sweep", "--link-only", "--vary", "laser.eye_safety_limit=10 mW:20 mW:2", "-q")
+    assert code == 2 and "not a design axis; list the values" in err
+    code, _, _ = run(capsys, "sweep", "--link-only", "--vary", "laser.eye_safety_limit=10 mW,20 mW", "-q")
+    assert code == 0
+    code, out, _ = run(capsys, "fields", "laser")
+    assert code == 0 and "a sweep varies any other key over a list of values" in " ".join(out.split())
