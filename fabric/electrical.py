@@ -408,16 +408,20 @@ def _evaluate(design: ClusterDesign) -> FabricEstimate:
     tiers, rails, planes = tree.tiers, el.rails, el.rails * el.planes
     switches, links, switch_links = planes * tree.switches, planes * tree.links, planes * tree.switch_links
     servers = math.ceil(fab.gpus / el.gpus_per_server)
-    switch_ports = fab.gpus * el.planes + 2 * switch_links
+    one_server = servers == 1 and el.gpus_per_server > 1  # its GPUs joined by NVLink: no scale-out network to build
+    if one_server:
+        switches = links = 0
+    switch_ports = 0 if one_server else fab.gpus * el.planes + 2 * switch_links
     nic_channel, switch_channel = host_channels(el)
-    serdes_w = (fab.gpus * el.nic_bandwidth * nic_channel.energy_j_per_bit
-                + switch_ports * el.nic_bandwidth / el.planes * switch_channel.energy_j_per_bit)
+    serdes_w = 0.0 if one_server else (fab.gpus * el.nic_bandwidth * nic_channel.energy_j_per_bit
+                                       + switch_ports * el.nic_bandwidth / el.planes * switch_channel.energy_j_per_bit)
+    scale_out = () if one_server else (
+        *_optics_bom(fab.gpus, el, switch_ports, switches),
+        BomLine(key="cable.fiber_patch", count=links, scope="per_cluster", network=True),
+        BomLine(key="fiber.smf_per_m", count=links * el.link_length, scope="per_cluster", network=True),
+        *_switch_bom(el, planes * tree.switches_per_tier[0], switches))
     bom = (*([BomLine(key=el.nvswitch, count=1, scope="per_gpu", network=True)] if el.nvswitch != "none" else []),
-           BomLine(key=el.nic, count=1, scope="per_gpu", network=True),
-           *_optics_bom(fab.gpus, el, switch_ports, switches),
-           BomLine(key="cable.fiber_patch", count=links, scope="per_cluster", network=True),
-           BomLine(key="fiber.smf_per_m", count=links * el.link_length, scope="per_cluster", network=True),
-           *_switch_bom(el, planes * tree.switches_per_tier[0], switches))
+           BomLine(key=el.nic, count=1, scope="per_gpu", network=True), *scale_out)
     leaf = (el.leaf_endpoints or leaf_ports(el.switch_radix, el.oversubscription)[0]) if tiers > 1 else per_plane
     pods = el.pod_gpus and el.pod_gpus < per_plane
     over = max(el.oversubscription, el.pod_oversubscription if pods else 1.0)
@@ -440,7 +444,9 @@ def _evaluate(design: ClusterDesign) -> FabricEstimate:
         per_gpu_bandwidth_bps=el.nic_bandwidth, useful_fraction=1.0, degree=fab.gpus - 1,
         bisection_bps=fab.gpus / 2 * el.nic_bandwidth / over, pod_gpus=fab.gpus, details=details,
         bom=bom, violations=tuple(_optics_violations(el, nic_channel, switch_channel)), host_serdes_w=serdes_w,
-        notes=(f"{where}{shape} ({switches} switches in all) for {fab.gpus} NICs{dual}",
+        notes=(f"one server: its {fab.gpus} GPUs are joined by NVLink; no scale-out switches, optics or cables are "
+               "bought (its NICs come with the server)" if one_server else
+               f"{where}{shape} ({switches} switches in all) for {fab.gpus} NICs{dual}",
                *([f"pods of {el.pod_gpus} hold a whole plane of {per_plane} NICs: nothing is oversubscribed above "
                   "them"] if el.pod_gpus and not pods else [])))
 

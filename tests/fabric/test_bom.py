@@ -307,3 +307,21 @@ def test_dgx_cluster_interconnect_share_is_near_epoch(catalog, name, gpus):
     share = scale_out_cost_share(result)
     shown = f"{name}, {gpus} GPUs: interconnect share {share:.1%} vs Epoch AI 19 %"
     assert 0.10 <= share <= 0.30, shown
+
+
+def test_a_cluster_of_one_server_buys_no_scale_out_network():
+    """8 GPUs in one DGX A100 talk over NVLink: no rail switches, optics, cables or fiber (one 40-port switch per
+    GPU, one port used, was bought: 28,085 USD and 370 W of network per GPU); the NICs come with the server. Two
+    servers build the rails as before."""
+    from fabric.cost import cost_summary
+    from fabric.evaluate import evaluate_fabric
+    from sipml.design_files import load_design
+
+    one, two = (evaluate_fabric(load_design("dgx-a100", [f"fabric.gpus={n}"])) for n in (8, 16))
+    assert {line.key.split(".")[0] for line in one.bom} == {"nvswitch", "nic"}
+    assert one.details.switches == 0 and one.host_serdes_w == 0.0
+    assert {"switch", "transceiver", "cable", "fiber"} <= {line.key.split(".")[0] for line in two.bom}
+    from fabric.catalog import load_catalog
+
+    network = cost_summary(one.design, one, load_catalog()).network_cost_per_gpu_usd.typical
+    assert network == 1200 + 750  # the NIC and the NVSwitch share, as the catalog prices them
