@@ -19,9 +19,11 @@ def _rate(value_bps: float) -> tuple[str, str]:
     """(number, unit) of a data rate in Gbit/s, or in Mbit/s below 1 Gbit/s, to four significant digits."""
     if value_bps is None or not math.isfinite(value_bps):
         return _f(value_bps), "Gbit/s"
+    from sipml.figures_text import figure_text
+
     if 0 < value_bps < 1e9:
-        return f"{value_bps / 1e6:.4g}", "Mbit/s"
-    return f"{value_bps / 1e9:.4g}", "Gbit/s"
+        return figure_text(value_bps / 1e6), "Mbit/s"
+    return figure_text(value_bps / 1e9), "Gbit/s"
 
 
 def _f(value: float, digits: int = 2) -> str:

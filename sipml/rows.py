@@ -11,6 +11,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from sipml.figures_text import figure_text
+
 from sipml.wide import csv_text
 
 _cell = csv_text  # a cell's text: one rule for the sweep's writer and the commands' CSV
@@ -209,7 +211,7 @@ def _shown(value) -> str:
     if isinstance(value, (bool, np.bool_)):
         return "yes" if value else "NO"
     if isinstance(value, float):
-        return "–" if math.isnan(value) else f"{value:.{SHOWN_DIGITS}g}"
+        return "–" if math.isnan(value) else figure_text(value, SHOWN_DIGITS)
     return str(value)
 
 

@@ -128,12 +128,12 @@ def test_issue41_the_lifted_binding_limits_and_the_limits_table_agree(capsys):
 
     _, out, _ = run(capsys, "budget", "-f", "markdown")
     summary = next(line for line in out.splitlines() if "max capacity (counts lifted)" in line)
-    assert "3800" in summary and "bound by fsr_channels+package_escape" in summary
+    assert "3,800" in summary and "bound by fsr_channels+package_escape" in summary
     table = limits_table(out)
     marked = {limit for limit, (_, lifted) in table.items() if lifted.endswith("← binds")}
     assert marked == set(named)
     for limit in named:
-        assert table[limit][1].startswith("3800 Gbit/s")
+        assert table[limit][1].startswith("3,800 Gbit/s")
     assert {limit for limit, (at, _) in table.items() if at.endswith("← binds")} == {data["binding_limit"]}
 
 

@@ -165,7 +165,7 @@ def test_sweep_tables_show_the_axes_as_written_and_round(capsys, tmp_path):
     assert lines[1].split()[:4] == ["laser.power_per_line", "[dBm]", "link.channel_spacing", "[GHz]"]
     assert "[W]" not in lines[1] and "[Hz]" not in lines[1] and "error" not in lines[1]
     margins = [line.split()[4] for line in lines[3:]]
-    assert len(margins) == 6 and all(len(m.lstrip("-").replace(".", "")) <= 4 for m in margins)
+    assert len(margins) == 6 and all(len(m.lstrip("-").replace(".", "").replace(",", "")) <= 4 for m in margins)
     assert [line.split()[0] for line in lines[3:]] == ["-3", "-3", "3", "3", "9", "9"]
     out = tmp_path / "sweep.md"
     assert main(["sweep", *vary, "--link-only", "--quiet", "-o", str(out)]) == 0

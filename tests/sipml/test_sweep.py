@@ -300,3 +300,9 @@ def test_a_key_that_is_no_design_axis_takes_a_list_and_the_fields_note_says_so(c
     assert code == 0
     code, out, _ = run(capsys, "fields", "laser")
     assert code == 0 and "a sweep varies any other key over a list of values" in " ".join(out.split())
+
+
+def test_a_sweep_table_writes_figures_as_the_other_tables_do(capsys):
+    """`sweep -f table` wrote 1.026e+04 and 3.398e+07 where `cost` writes 10,260 and 33,981,440."""
+    code, out, _ = run(capsys, "sweep", "--vary", "link.wavelengths_per_fiber=4,8", "-f", "table", "-q")
+    assert code == 0 and "e+0" not in out and "10,260" in out
