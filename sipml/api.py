@@ -51,6 +51,19 @@ def _text(what: str, value, optional: bool = False):
     return value
 
 
+def _file_or_name(what: str, value, optional: bool = False):
+    """A built-in name or a file: a text, or a path (`pathlib.Path`) as its text; None where optional."""
+    import os
+
+    if isinstance(value, os.PathLike):
+        value = os.fspath(value)
+    if value is None and optional:
+        return None
+    if not isinstance(value, str):
+        raise _bad(what, value, "a built-in name or a file (a text or a path)" + (" or None" if optional else ""))
+    return value
+
+
 def _count(what: str, value, optional: bool = True, lo: int = 1, hi: int | None = None):
     """A whole number (Python's or numpy's, or a float of a whole value: 512.0, as design changes take it) from lo
     to hi; None where optional."""
@@ -342,7 +355,7 @@ def reliability(design=None, model: str = "gpt3-175b", changes: Mapping[str, obj
     from sipml.reliability_report import reliability_reading, reliability_report
     from workloads.models import load_model
 
-    _text("model", model)
+    model = _file_or_name("model", model)
     loaded = _design(design, changes)
     with _reading("model"):
         job = load_model(model)
@@ -373,7 +386,7 @@ def speedup(designs=None, model: str = "gpt3-175b", *,
     from workloads.strategy import MAX_BATCH
 
     names, given = _compared(designs if designs is not None else list(DEFAULT_DESIGNS))
-    _text("model", model)
+    model = _file_or_name("model", model)
     gpus, batch = _count("gpus", gpus, lo=1, hi=MAX_GPUS), _count("batch", batch, hi=MAX_BATCH)
     strategy, stack = _text("strategy", strategy, optional=True), _text("stack", stack, optional=True)
     sets = _texts("sets", sets)
@@ -434,7 +447,7 @@ def mix(designs: str | Sequence[str] | None = None, jobs: str | None = None, *, 
     from sipml.notebook import Rows
 
     names = _texts("designs", designs if designs is not None else list(DEFAULT_DESIGNS), allow_empty=False)
-    jobs, policy = _text("jobs", jobs, optional=True), _text("policy", policy, optional=True)
+    jobs, policy = _file_or_name("jobs", jobs, optional=True), _text("policy", policy, optional=True)
     gpus = _count("gpus", gpus, lo=2, hi=MAX_GPUS)
     with _reading("designs or the mix"):
         report, _ = run_mix_command(names, jobs, gpus, policy, _texts("sets", sets), _texts("vary", vary))
@@ -458,7 +471,7 @@ def sweep(design=None, vary: Sequence[str] = (), *, model: str | None = None, ba
     if design is not None and not isinstance(design, (str, os.PathLike)):
         raise _bad("design", design, "a file name, a built-in design's name or None")
     axes = _texts("vary", vary, allow_empty=False)
-    model, scheduler = _text("model", model, optional=True), _text("scheduler", scheduler, optional=True)
+    model, scheduler = _file_or_name("model", model, optional=True), _text("scheduler", scheduler, optional=True)
     batch = _count("batch", batch, hi=MAX_BATCH)
     if batch is not None and model is None:  # as `sipml sweep --batch` without --model
         raise _bad("batch", batch, "None without a model (the global batch of the model trained at each point)")

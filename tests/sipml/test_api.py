@@ -260,3 +260,18 @@ def test_designs_of_two_sizes_beside_a_loaded_one_are_told_what_serves():
 
     with pytest.raises(InputError, match="load every design with the same fabric.gpus"):
         speedup([load_design("sip-ring", {"fabric.gpus": 512}), "dgx-a100"], "gpt2-355m")
+
+
+def test_a_model_file_may_be_given_as_a_path():
+    """A `pathlib.Path` works for a design; it was refused for a model file (and a mix file: `jobs`)."""
+    from pathlib import Path
+
+    from sipml import reliability, speedup
+
+    zoo = Path(__file__).resolve().parents[2] / "workloads" / "zoo"
+    model = zoo / "gpt2-355m.toml"
+    assert reliability("sip-ring", model).to_dict()["ettr"] == reliability("sip-ring", "gpt2-355m").to_dict()["ettr"]
+    rows = speedup("sip-ring", model, baselines=["fattree-200"])
+    assert rows[0]["iteration_s"] == speedup("sip-ring", "gpt2-355m", baselines=["fattree-200"])[0]["iteration_s"]
+    with pytest.raises(InputError, match="a built-in name or a file"):
+        reliability("sip-ring", 42)
