@@ -267,8 +267,8 @@ def ports_note(est: FabricEstimate) -> str:
                  if det.fibers_per_port > 1 else "one per switch plane, its degree")
     split = f"; {facing} face the GPU ({per_fiber})" + (f", the other {rest:.4g} are {what}" if rest > 1e-9 else "")
     return (f"{bought:.4g} OCS ports bought per GPU (the bill's {ocs.switch} line: {det.ocs_count} switches × "
-            f"{ocs.radix} ports / {est.gpus} GPUs){split} (TPU v4 for scale: 48 OCSes for 4096 chips, < 5 % of its "
-            "system cost)")
+            f"{ocs.radix} ports / {est.gpus} GPUs){split}; for scale, TPU v4's 48 OCSes for 4096 chips are < 5 % of "
+            "its system cost")
 
 
 def ocs_estimate(design: ClusterDesign, s: dict, floor: OcsFloor, link: FabricInputs) -> FabricEstimate:
