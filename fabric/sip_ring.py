@@ -394,13 +394,14 @@ def _geometry(est: FabricEstimate, p, s):
 def _segment_load(est: FabricEstimate, op: str, n, p, s):
     """Bytes one call puts on the busiest segment in one direction (for the demand-proportional share)."""
     closed, factor = _geometry(est, p, s)
+    crowd = _crowd(est, p * s, closed)  # one direction: the other groups' ways back on this group's segments
     if op == "all_to_all":  # pairs crossing the busiest segment, n/(p−1) bytes each
-        if est.details.directions == 1:  # every pair clockwise: the segment after i carries Σ_k k pairs
-            pairs = p * (p - 1) / 2.0
+        if est.details.directions == 1:  # every pair one way: of i → j and j → i, one crosses each segment
+            pairs = p * (p - 1) / 2.0 * crowd
         else:  # shortest arcs, ties split; a line's middle segment carries the two halves' pairs
             pairs = np.where(closed, np.floor(p * p / 4.0) / 2.0, np.floor(p / 2.0) * np.ceil(p / 2.0))
         return s * pairs * n / np.maximum(p - 1.0, 1.0)
-    return bytes_sent_per_rank(op, n, p) / factor
+    return bytes_sent_per_rank(op, n, p) / factor * crowd
 
 
 def _closing_span(est, members, spacing, around):
@@ -416,10 +417,10 @@ def _closing_span(est, members, spacing, around):
 def _crowd(est, arc, around):
     """Flows sharing a segment per ring laid over an `arc` of hops: 1 where the rings go around or come back on the
     other direction's fibers; with one direction, every other arc's way back crosses each segment of this one, so
-    the GPUs / arc rings laid side by side share it [inferred: rings of equal arcs tiling the ring]."""
+    the job's GPUs / arc rings laid side by side share it [inferred: rings of equal arcs tiling the job]."""
     if est.details.directions == 2:
         return 1.0
-    return np.where(around, 1.0, np.maximum(est.gpus / arc, 1.0))
+    return np.where(around, 1.0, np.maximum(est.job_gpus / arc, 1.0))
 
 
 def _half_s(est, n, p, s, cap, times: float = 1.0):
@@ -496,10 +497,15 @@ def _alive_schedule(est: FabricEstimate, c, n, p, s, share, seconds_only: bool =
         # one message per peer; the farthest one's relays and path delay are paid once (the messages overlap)
         load = _segment_load(est, "all_to_all", n, p, s)
         shortest_arcs = closed & (est.details.directions == 2)
-        farthest = _step_s(est, np.where(shortest_arcs, np.floor(p / 2) * s, (p - 1) * s))
+        one_way = est.gpus - s if est.details.directions == 1 else (p - 1) * s  # to the member behind: round
+        farthest = _step_s(est, np.where(shortest_arcs, np.floor(p / 2) * s, one_way))
         t = np.where(p > 1, (p - 2) * est.design.topology.step_latency + farthest + load * BITS_PER_BYTE / cap, 0.0)
         return CollectiveTime(t, "shortest arc, busiest segment", share, cap * factor)
-    return CollectiveTime(col.point_to_point_s(n, cap / s, _step_s(est, s)), "one direction's fibers", share, cap / s)
+    # a pipeline sends both ways (activations on, gradients back): with one direction the way back goes round the
+    # ring, sharing its segments with the other pairs' ways back
+    back = _closing_span(est, 2, s, False)
+    rate = cap / s / _crowd(est, 2 * s, False)
+    return CollectiveTime(col.point_to_point_s(n, rate, _step_s(est, back)), "one direction's fibers", share, rate)
 
 
 def _shares(est: FabricEstimate, collectives, arrays):

@@ -246,12 +246,14 @@ def test_rail_planes_take_a_tier_off_at_131072_gpus():
                                       topology=ElectricalSection(rails=3)))
 
 
-@pytest.mark.parametrize("groups", [None, "tp=8,dp=128", "tp=32,dp=32"])
+@pytest.mark.parametrize("groups", [None, "tp=8,dp=128", "tp=32,dp=32", "ep=8,dp=1024", "pp=8,dp=128"])
 def test_two_ring_directions_are_never_slower_than_one_on_the_same_fibers(capsys, groups):
     """A ring's step is as slow as its longest transfer: on one direction, a ring over an arc comes back the whole
     way round (GPUs − arc hops, relayed at every reach boundary), and every other arc's way back crosses its
-    segments. The default ring's 10 fibers as one direction gave the whole-ring all-reduce 1.56 ms against 2.33 ms
-    on two directions of 5 (its inner rings' way back was priced as if it went back the other way)."""
+    segments; an all-to-all's message to the member behind and a pipeline's sends back go round too. The default
+    ring's 10 fibers as one direction gave the whole-ring all-reduce 1.56 ms against 2.33 ms on two directions of
+    5, and ep=8 all-to-alls 2.43 ms against 2.66 ms (their ways back were priced as if they went back the other
+    way)."""
     import json
 
     from sipml.cli import main
@@ -262,7 +264,8 @@ def test_two_ring_directions_are_never_slower_than_one_on_the_same_fibers(capsys
         assert main(argv + (["--groups", groups] if groups else [])) == 0
         data = json.loads(capsys.readouterr().out)
         times[directions] = ([g["time_s"] for g in data["groups"]] if groups else
-                             [data["collective_times_s"][op] for op in ("all_reduce", "reduce_scatter", "all_gather")])
+                             [data["collective_times_s"][op] for op in ("all_reduce", "reduce_scatter", "all_gather",
+                                                                       "all_to_all", "p2p")])
     if groups:  # the groups run together, each at its share: the slowest is when they are all done
         times = {d: [max(t)] for d, t in times.items()}
     assert all(two <= one for one, two in zip(times[1], times[2])), times
