@@ -408,7 +408,7 @@ def _evaluate(design: ClusterDesign) -> FabricEstimate:
     tiers, rails, planes = tree.tiers, el.rails, el.rails * el.planes
     switches, links, switch_links = planes * tree.switches, planes * tree.links, planes * tree.switch_links
     servers = math.ceil(fab.gpus / el.gpus_per_server)
-    one_server = servers == 1 and el.gpus_per_server > 1  # its GPUs joined by NVLink: no scale-out network to build
+    one_server = fab.gpus == el.gpus_per_server > 1  # one whole server: NVLink joins its GPUs, no scale-out network
     if one_server:
         switches = links = 0
     switch_ports = 0 if one_server else fab.gpus * el.planes + 2 * switch_links
@@ -442,8 +442,9 @@ def _evaluate(design: ClusterDesign) -> FabricEstimate:
     return FabricEstimate(
         design=design, kind="electrical", gpus=fab.gpus, job_gpus=design.job_gpus,
         per_gpu_bandwidth_bps=el.nic_bandwidth, useful_fraction=1.0, degree=fab.gpus - 1,
-        bisection_bps=fab.gpus / 2 * el.nic_bandwidth / over, pod_gpus=fab.gpus, details=details,
-        bom=bom, violations=tuple(_optics_violations(el, nic_channel, switch_channel)), host_serdes_w=serdes_w,
+        bisection_bps=fab.gpus / 2 * (el.nvlink_bandwidth if one_server else el.nic_bandwidth / over),
+        pod_gpus=fab.gpus, details=details, bom=bom, host_serdes_w=serdes_w,
+        violations=() if one_server else tuple(_optics_violations(el, nic_channel, switch_channel)),
         notes=(f"one server: its {fab.gpus} GPUs are joined by NVLink; no scale-out switches, optics or cables are "
                "bought (its NICs come with the server)" if one_server else
                f"{where}{shape} ({switches} switches in all) for {fab.gpus} NICs{dual}",
