@@ -241,8 +241,10 @@ def _evaluate(design: ClusterDesign, est: LinkEstimate) -> FabricEstimate:
                          "topology = 'clos')"}
     violations = [*est.violations, *(Violation(name, texts[name]) for name, broken in floor.broken.items() if broken)]
     network, passes, ls = floor.network, floor.network.passes, design.link.loss
+    fibers = fibers_per_port(ocs, lk.fibers_per_direction)
     plane = (f"; each of the {ocs.switches} planes a {network.construction} of "
-             f"{' + '.join(str(c) for c in network.switches_per_tier)} switches" if ocs.topology == "clos" else "")
+             f"{' + '.join(str(c) for c in network.switches_per_tier)} switches"
+             + (f", built {fibers} times (one per fiber)" if fibers > 1 else "") if ocs.topology == "clos" else "")
     notes = [f"{floor.ocs_count} switches of {ocs.radix} ports{plane}, {passes} pass(es) of {ls.switch_loss:g} dB + "
              f"{ls.switch_connectors} × {ls.connector_loss:g} dB connectors each"]
     if ocs.shots == "auto":
@@ -468,8 +470,8 @@ def _figures(est: FabricEstimate) -> dict[str, tuple[float, str]]:
     d = est.details
     return {"switch tiers per plane": (float(d.tiers), ""),
             "switch passes per circuit": (float(d.switch_passes), ""),
-            "fibers per port": (float(d.fibers_per_port), ""),
-            "per-port bandwidth": (d.port_bps / 1e9, "Gbit/s"),
+            "fibers per switch plane": (float(d.fibers_per_port), ""),  # each on a port of its own
+            "per-circuit bandwidth": (d.port_bps / 1e9, "Gbit/s"),
             "OCS count": (float(d.ocs_count), ""),
             "OCS ports bought per GPU": (d.ports_bought_per_gpu, ""),
             "pods": (float(d.pods), ""),
@@ -488,7 +490,7 @@ def _failure_domains(est: FabricEstimate) -> dict:
     ocs = est.design.topology
     swap = Domain(1.0, "restart", ocs.reconfiguration_time, "the GPU's own part: the job stops (with hot spares, one "
                   "cabled into the switches is brought in by re-pointing circuits)")
-    port = Domain(0.0, "restart", None, f"one port of the GPU's {est.degree}: {RIDES}")
+    port = Domain(0.0, "restart", None, f"one port of the GPU's {est.degree * est.details.fibers_per_port}: {RIDES}")
     return {ocs.switch: port, "cable.fiber_patch": port, "laser.comb_line": port,
             est.design.fabric.gpu: swap, est.design.fabric.host: swap, "sip.optical_io_chiplet": swap}
 

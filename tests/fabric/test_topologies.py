@@ -175,6 +175,10 @@ def test_every_fiber_takes_an_ocs_port_of_its_own(topology):
     assert (two.degree, two.details.switch_passes) == (one.degree, one.details.switch_passes)
     ports = {line.key: line.count for line in two.bom if line.key == two.design.topology.switch}
     assert ports == {two.design.topology.switch: two.details.ocs_count * 384}
+    from fabric.registry import get_kind
+
+    figures = get_kind("sip-ocs").figures(two)
+    assert figures["fibers per switch plane"][0] == 2 and "fibers per port" not in figures
 
 
 def test_clos_switch_counts_follow_the_gpu_count():
