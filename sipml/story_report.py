@@ -267,8 +267,8 @@ SENSITIVITY_ROWS = 8  # the largest swings shown; the JSON keeps every assumptio
 
 def _sensitivity_section(catalog):
     """How much SiP-OCS's and SiP-Ring's speedup per dollar over the 200 Gbps fat-tree moves when one assumption
-    spans its range, largest first: every catalog price in the design's bill at its low and high (the baseline
-    priced in the same catalog) and the SiP collective step's latency."""
+    spans its range, largest first: every catalog price in the design's or the baseline's bill at its low and high
+    (both priced in the same catalog) and the SiP collective step's latency."""
     import dataclasses
 
     from fabric.catalog import Catalog
@@ -299,7 +299,8 @@ def _sensitivity_section(catalog):
     rows, data = [], []
     for design in ("sip-ocs", "sip-ring"):
         base = per_dollar(design)
-        bill = dict.fromkeys(line.key for line in points[(design, ())].cost.bom.lines_by_cost())
+        bill = dict.fromkeys(line.key for name in (design, BASELINES[0])  # the baseline's parts move the ratio too
+                             for line in points[(name, ())].cost.bom.lines_by_cost())
         assumptions = [*((f"{key} price (catalog low / high)", f"price:{key}") for key in bill),
                        ("step latency of a SiP collective step (1 µs / 10 µs)", "set:step_latency")]
         for what, how in assumptions:
@@ -312,7 +313,7 @@ def _sensitivity_section(catalog):
             if values[0] == values[1] == base:
                 continue
             data.append({"design": design, "assumption": what, "base": base, "low": values[0], "high": values[1],
-                         "source": _assumption_source(points[(design, ())], how)})
+                         "source": _assumption_source(_bought_by(points, (design, BASELINES[0]), how), how)})
     data.sort(key=lambda e: -abs(e["high"] - e["low"]))
     for e in data[:SENSITIVITY_ROWS]:
         rows.append({"design": e["design"], "assumption": e["assumption"], "speedup per $": f"{e['base']:.2f}",
@@ -321,6 +322,16 @@ def _sensitivity_section(catalog):
     return data, Table(f"Assumptions that move the answer most: speedup per dollar of {SENSITIVITY_MODEL} over "
                        f"{BASELINES[0]}, each assumption at the low and high end of its range, with its source",
                        ["design", "assumption", "speedup per $", "low end", "high end", "swing", "source"], rows)
+
+
+def _bought_by(points: dict, names: tuple, how: str):
+    """The evaluation of the first of `names` whose bill has the price `how` names (the design's own first)."""
+    kind, _, key = how.partition(":")
+    for name in names:
+        point = points[(name, ())]
+        if kind != "price" or any(line.key == key for line in point.cost.bom.lines):
+            return point
+    return points[(names[0], ())]
 
 
 def _assumption_source(point, how: str) -> str:

@@ -162,6 +162,9 @@ def test_the_assumptions_ranked_are_every_price_in_the_bills_largest_swing_first
     rows = data["sensitivity"]
     swings = [abs(e["high"] - e["low"]) for e in rows]
     assert swings == sorted(swings, reverse=True)
+    # a part only the baseline buys moves the ratio too (its price lowers the baseline's cost): ranked, with its source
+    optics = next(e for e in rows if e["design"] == "sip-ring" and e["assumption"].startswith("transceiver.hdr_200g"))
+    assert optics["high"] > optics["base"] > optics["low"] and optics["source"].startswith("transceiver.hdr_200g")
     ring = {e["assumption"].split(" price")[0]: abs(e["high"] - e["low"]) for e in rows if e["design"] == "sip-ring"}
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
