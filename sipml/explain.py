@@ -251,12 +251,14 @@ def _at_step(evaluate, design) -> float:
 
 
 def price_sensitivities(point, evaluate) -> list[Sensitivity]:
-    """The quantity with each catalog component the design's bill uses at its low and high price (the link and
-    the fabric carry over: only the bill is priced again)."""
+    """The quantity with each catalog component the design's bill uses (and its baseline's, for a quantity measured
+    against one) at its low and high price (the link and the fabric carry over: only the bills are priced again)."""
     from fabric.catalog import Catalog
 
     catalog = point.catalog
     keys = [line.key for line in point.cost.bom.lines_by_cost()]
+    for base in getattr(evaluate, "_baselines", {}).values():  # a baseline's parts move a speedup per $ too
+        keys += [line.key for line in base.cost.bom.lines_by_cost()]
     rows = []
     for key in dict.fromkeys(keys):
         component = catalog[key]

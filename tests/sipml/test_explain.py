@@ -204,3 +204,12 @@ def test_a_small_ring_s_degree_formula_gives_its_value(capsys):
     code, data = explain(capsys, "degree", "sip-ring", "--set", "fabric.gpus=3")
     assert code == 0 and data["value"] == 2 and data["numbers"][-1]["value"] == 2
     assert {n["text"]: n["value"] for n in data["numbers"]}["P"] == 2
+
+
+def test_a_speedup_per_dollar_moves_with_the_baseline_s_prices_too(capsys):
+    """speedup per $ is the design's speedup over the baseline's cost ratio: a part only the baseline buys (the
+    fat-tree's transceivers) moves it the other way, and was not listed."""
+    code, data = explain(capsys, "speedup_per_dollar", "sip-ring", "--model", "gpt2-355m")
+    assert code == 0
+    optics = by_input(data)[("catalog", "transceiver.hdr_200g_qsfp56")]
+    assert optics["high"] > data["value"] > optics["low"] and optics["high_input"] > optics["low_input"]
