@@ -180,4 +180,4 @@ def reliability_report(name: str, design, model, reading=None) -> Report:
     if not est.feasible:
         footer.insert(0, f"{name} is infeasible ({', '.join(v.name for v in est.violations)}; `sipml check` says "
                          "why): the budget is its parts' alone")
-    return Report(data, tables, footer)
+    return Report(data, tables, footer, records=[data])  # `-f csv` one wide row, as budget, fabric and cost

@@ -68,6 +68,19 @@ def test_reliability_gives_its_json_as_one_dataframe_row():
     assert frame["design"].item() == "sip-ring"
 
 
+def test_reliability_s_csv_is_the_api_s_row_with_every_rate_in_its_unit(capsys):
+    """`sipml reliability -f csv` wrote key,value rows while `to_pandas()` gave one wide row, as the README says of
+    every record's `--format csv`; and `planned_per_day` had no unit."""
+    import csv
+    import io
+
+    pytest.importorskip("pandas")
+    assert main(["reliability", "sip-ring", "-m", "gpt2-355m", "-f", "csv"]) == 0
+    header, row = list(csv.reader(io.StringIO(capsys.readouterr().out)))
+    assert header == list(sipml.reliability("sip-ring", "gpt2-355m").to_pandas().columns)
+    assert "planned_per_day [1/day]" in header and "lines.0.lost_s_per_day [s/day]" in header
+
+
 def test_a_file_name_with_a_nul_is_refused_quoted():
     with pytest.raises(InputError) as info:
         load_design("a\x00b.toml")
