@@ -408,7 +408,7 @@ def _evaluate(design: ClusterDesign) -> FabricEstimate:
     tiers, rails, planes = tree.tiers, el.rails, el.rails * el.planes
     switches, links, switch_links = planes * tree.switches, planes * tree.links, planes * tree.switch_links
     servers = math.ceil(fab.gpus / el.gpus_per_server)
-    one_server = fab.gpus == el.gpus_per_server > 1  # one whole server: NVLink joins its GPUs, no scale-out network
+    one_server = fab.gpus <= el.gpus_per_server and el.gpus_per_server > 1  # NVLink joins them: no scale-out network
     if one_server:
         switches = links = 0
     switch_ports = 0 if one_server else fab.gpus * el.planes + 2 * switch_links
@@ -462,8 +462,11 @@ def _members(block, p, s):
 
 
 def _layout(est: FabricEstimate, p, s):
-    """(in_server, members per server m, servers spanned) of groups of p ranks at stride s."""
+    """(in_server, members per server m, servers spanned) of groups of p ranks at stride s; in a cluster of no more
+    GPUs than a server holds, every group is inside its one server."""
     in_server, m = _members(est.details.gpus_per_server, p, s)
+    if est.gpus <= est.details.gpus_per_server:
+        in_server, m = np.ones_like(in_server, dtype=bool), np.broadcast_to(np.asarray(p, dtype=float), np.shape(m))
     return in_server, m, np.ceil(p / m)
 
 

@@ -328,5 +328,9 @@ def test_a_cluster_of_one_server_buys_no_scale_out_network():
     assert one.bisection_bps == 8 / 2 * one.design.topology.nvlink_bandwidth  # across the NVSwitch, not the NICs
     far = evaluate_fabric(load_design("dgx-a100", ["fabric.gpus=8", "electrical.link_length=1000 m"]))
     assert far.feasible  # optics it does not buy set no limit
-    partial = evaluate_fabric(load_design("dgx-a100", ["fabric.gpus=6"]))  # not a whole server: priced as before
-    assert "switch" in {line.key.split(".")[0] for line in partial.bom}
+    partial = evaluate_fabric(load_design("dgx-a100", ["fabric.gpus=6"]))  # 6 GPUs of a server: NVLink too
+    assert {line.key.split(".")[0] for line in partial.bom} == {"nvswitch", "nic"}
+    from fabric.evaluate import job_collectives
+
+    schedules = {op: t.schedule for op, t in job_collectives(partial, 100e6).items()}
+    assert all("NVLink" in text for text in schedules.values()), schedules  # none across servers or NICs
