@@ -459,8 +459,9 @@ def sweep(design=None, vary: Sequence[str] = (), *, model: str | None = None, ba
           catalog_files: Sequence[str | Path] = (), gpu_files: Sequence[str | Path] = ()):
     """The rows of ``sipml sweep`` as a `sipml.rows.Table`: a sequence of one dict per point of the grid of `vary`
     axes (``"section.key=start:stop:count[:log]"`` or ``"section.key=a,b,c"``), in grid order, kept by column
-    (`to_pandas()`, a notebook shows the first and last rows); `link_only` as ``--link-only``; `sets`,
-    `catalog_files`, `gpu_files`: ``--set``, ``--catalog``, ``--gpu-file`` (each file read here first)."""
+    (`to_pandas()`, a notebook shows the first and last rows); `design` a name, a file or a loaded design
+    (`load_design`, with its changes); `link_only` as ``--link-only``; `sets`, `catalog_files`, `gpu_files`:
+    ``--set``, ``--catalog``, ``--gpu-file`` (each file read here first)."""
     import os
 
     from sipml.sweep_point_rows import DataFiles
@@ -468,8 +469,10 @@ def sweep(design=None, vary: Sequence[str] = (), *, model: str | None = None, ba
     from workloads.models import load_model
     from workloads.strategy import MAX_BATCH
 
-    if design is not None and not isinstance(design, (str, os.PathLike)):
-        raise _bad("design", design, "a file name, a built-in design's name or None")
+    from fabric.cluster_design import ClusterDesign
+
+    if design is not None and not isinstance(design, (str, os.PathLike, ClusterDesign)):
+        raise _bad("design", design, "a loaded design (load_design), a file name, a built-in design's name or None")
     axes = _texts("vary", vary, allow_empty=False)
     model, scheduler = _file_or_name("model", model, optional=True), _text("scheduler", scheduler, optional=True)
     batch = _count("batch", batch, hi=MAX_BATCH)
@@ -485,7 +488,26 @@ def sweep(design=None, vary: Sequence[str] = (), *, model: str | None = None, ba
     _priced(catalog_files, gpu_files)  # a file that cannot be read is refused once, before any point
     files = DataFiles(*(tuple(str(Path(p).resolve()) for p in _paths(what, given))
                         for what, given in (("catalog_files", catalog_files), ("gpu_files", gpu_files))))
-    with _reading("design"):
-        _, rows = run_sweep(None if design is None else str(design), sets, axes, model=model, batch=batch,
-                            scheduler=scheduler, workers=workers, link_only=link_only, files=files)
+    with _reading("design"), _as_file(design) as path:
+        _, rows = run_sweep(path, sets, axes, model=model, batch=batch, scheduler=scheduler, workers=workers,
+                            link_only=link_only, files=files)
     return rows
+
+
+@contextlib.contextmanager
+def _as_file(design):
+    """The design as `sipml sweep` takes it, a name or a file: a loaded design written to a temporary design file
+    (`sipml.design_files.design_toml`, which loads back to it; the sweep's workers read it), removed after."""
+    import os
+    import tempfile
+
+    from fabric.cluster_design import ClusterDesign
+    from sipml.design_files import design_toml
+
+    if not isinstance(design, ClusterDesign):
+        yield None if design is None else os.fspath(design)
+        return
+    with tempfile.TemporaryDirectory(prefix="sipml-sweep-") as folder:
+        path = Path(folder) / "design.toml"
+        path.write_text(design_toml(design, design.name or "a design loaded in Python"), encoding="utf-8")
+        yield str(path)

@@ -288,3 +288,13 @@ def test_a_model_file_may_be_given_as_a_path():
     assert rows[0]["iteration_s"] == speedup("sip-ring", "gpt2-355m", baselines=["fattree-200"])[0]["iteration_s"]
     with pytest.raises(InputError, match="a built-in name or a file"):
         reliability("sip-ring", 42)
+
+
+def test_sweep_takes_a_loaded_design_as_speedup_does():
+    """`sweep()` took names and files only: a loaded design sweeps as its name with the same changes as `sets`,
+    in one process or several."""
+    changes = {"link.data_rate": "20 Gbit/s"}
+    axes = ["link.wavelengths_per_fiber=4,8"]
+    named = sweep("sip-ring", axes, sets=["link.data_rate=20 Gbit/s"], link_only=True)
+    assert sweep(load_design("sip-ring", changes), axes, link_only=True) == named
+    assert sweep(load_design("sip-ring", changes), axes, link_only=True, workers=2) == named
