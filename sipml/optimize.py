@@ -106,7 +106,7 @@ def optimize(design, overrides, vary, objective: str, maximize: bool, constraint
     for done, point in enumerate(points, 1):
         values = {f"{a.section}.{a.key}": a.values[i] for a, i in zip(axes, point)}
         texts = {f"{a.section}.{a.key}": a.texts[i] for a, i in zip(axes, point)}
-        rows.append(_evaluate(design, overrides, values, texts, evaluators))
+        rows.append(_evaluate(design, overrides, values, texts, evaluators, _as_written(axes, values)))
         if progress is not None:
             progress(done, len(points))
     result = _result(rows, objective, maximize, constraints)
@@ -133,14 +133,33 @@ def _value(evaluate, point, feasible: bool) -> float:
         return math.nan
 
 
-def _evaluate(points, overrides, values: dict, texts: dict, evaluators) -> dict:
-    """One point: its inputs, whether it is feasible, and every quantity asked for (or the rules' refusal)."""
+def _as_written(axes, values: dict) -> dict:
+    """Each axis's value at a point as its --vary wrote it ('9 dBm' for an axis written in dBm, not '7.94328 mW');
+    the design file's text where it was written in the field's own unit."""
+    from core.fields import specs
+    from sipml.design_files import ALL_SECTIONS
+    from sipml.sweep_run import set_text
+
+    out = {}
+    for a in axes:
+        key = f"{a.section}.{a.key}"
+        value = values[key]
+        if a.written_column is not None and isinstance(value, float):
+            out[key] = f"{float(a.written([value])[0]):g} {a.written_unit}"
+        else:
+            out[key] = set_text(specs(ALL_SECTIONS[a.section])[a.key], value)
+    return out
+
+
+def _evaluate(points, overrides, values: dict, texts: dict, evaluators, shown: dict | None = None) -> dict:
+    """One point: its inputs, whether it is feasible, and every quantity asked for (or the rules' refusal);
+    `texts` its --set texts, `shown` how its inputs are written in the report (`_as_written`; None: `texts`)."""
     from core.errors import SipmlError
     from sipml.sweep_point_rows import given_as
     from workloads.evaluation import Evaluation
 
     sets = [*(overrides or ()), *(f"{key}={text}" for key, text in texts.items())]
-    row = {"inputs": values, "texts": {key: _plain(text) for key, text in texts.items()}}
+    row = {"inputs": values, "texts": {key: _plain(text) for key, text in (shown or texts).items()}}
     try:
         first = next(iter(evaluators.values()))
         point = Evaluation(points.load(sets, given_as(overrides)), first.catalog, first.gpus)
@@ -184,9 +203,9 @@ def _refine(result, rows, axes, design, overrides, evaluators, objective, maximi
 
         def at(x):
             value = field.parse(field.show(form(x)))
-            row = _evaluate(design, overrides, {**best["inputs"], key: value},
-                            {**texts, key: set_text(field, value)},
-                            evaluators)
+            inputs = {**best["inputs"], key: value}
+            row = _evaluate(design, overrides, inputs, {**texts, key: set_text(field, value)}, evaluators,
+                            _as_written(axes, inputs))
             tried[x] = row
             ok = not _fails(row, constraints) and math.isfinite(row["values"].get(objective, math.nan))
             return -sign * row["values"][objective] if ok else worse

@@ -211,3 +211,19 @@ def test_a_grid_where_no_point_qualifies_says_each_point_fails(capsys):
     assert main(["optimize", "--maximize", "capacity_gbps", "--vary", "link.data_rate=50Gbit/s"]) == 1
     out = capsys.readouterr().out
     assert "the one point scored fails" in out and "over 1 point\n" in out
+
+
+def test_an_axis_written_in_dbm_is_shown_in_dbm(capsys):
+    """The best point's inputs read as the --vary wrote them ('9 dBm'; it showed '7.94328 mW'), refined ones too."""
+    import json
+
+    from sipml.cli import main
+
+    args = ["optimize", "--minimize", "energy_pj_per_bit", "--vary", "laser.power_per_line=3 dBm:12 dBm:4",
+            "--subject-to", "margin_db>=1", "-f", "json"]
+    assert main(args) == 0
+    best = json.loads(capsys.readouterr().out)["best"]
+    assert best["texts"]["laser.power_per_line"] == "9 dBm"
+    assert main(args + ["--refine"]) == 0
+    refined = json.loads(capsys.readouterr().out)["best"]["texts"]["laser.power_per_line"]
+    assert refined.endswith(" dBm") and 3 < float(refined.split()[0]) < 12
