@@ -139,9 +139,12 @@ def place(slots: Slots, requests: list[Request], policy: str = "first-fit") -> l
 
 
 def leftover(slots: Slots, placed: list[Placed]) -> Leftover:
+    """What `placed` leaves of the cluster; the GPUs past its last whole unit (4 096 GPUs in servers of 72: 64)
+    are in no unit a job can take, so idle."""
     owner = _owners(slots, placed)
     free = sum(o is None for o in owner)
-    return Leftover(idle_gpus=free * slots.unit_gpus, stranded_gpus=sum(p.stranded_gpus for p in placed),
+    partial = slots.gpus - slots.units * slots.unit_gpus
+    return Leftover(idle_gpus=free * slots.unit_gpus + partial, stranded_gpus=sum(p.stranded_gpus for p in placed),
                     largest_fit_gpus=_largest(slots, owner) * slots.unit_gpus)
 
 

@@ -91,3 +91,13 @@ def test_fixed_placements_are_checked():
     with pytest.raises(InputError, match="job 'a': GPU ranges '0-x'"):
         place(PODS, [Request("a", 8, at="0-x")])
     assert ranges_text([0, 8, 16, 40], 8) == "0-23,40-47"
+
+
+def test_the_gpus_past_the_last_whole_unit_are_idle():
+    """4 096 GPUs in servers of 72 are 56 servers and 64 GPUs no job can take: they were in no count (running +
+    idle + stranded came to 4 032), and `mix` reported them placed."""
+    slots = Slots(gpus=4096, unit_gpus=72, unit="server")
+    placed = place(slots, [Request("a", 3840)])
+    left = leftover(slots, placed)
+    assert left.idle_gpus + left.stranded_gpus + 3840 == 4096
+    assert left.idle_gpus == 4096 - 54 * 72 and left.stranded_gpus == 54 * 72 - 3840
