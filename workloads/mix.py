@@ -223,6 +223,9 @@ def run_mix(design, mix: Mix, catalog=None, top: int = 1, gpus=None) -> MixRun:
     from fabric.registry import get_kind
     from workloads.evaluation import Evaluation
 
+    if not design.fabric.job_gpus:  # the cluster must run the mix's largest job as one, not a job of all its GPUs
+        largest = min(design.fabric.gpus, max(j.gpus for j in mix.jobs))
+        design = dataclasses.replace(design, fabric=dataclasses.replace(design.fabric, job_gpus=largest))
     point = Evaluation(design, catalog, gpus)
     est = point.fabric
     if not est.feasible:

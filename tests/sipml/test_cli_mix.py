@@ -123,3 +123,16 @@ def test_a_mix_files_problem_names_the_file(capsys, tmp_path):
     refused(capsys, "mix", "-j", str(mix), "sip-ring", fragment=f"{mix}: job 1: unknown key 'foo'")
     mix.write_text('[[job]]\nname = "a"\nmodel = "nosuch.toml"\ngpus = 64\n')  # a job's model, read as it runs
     refused(capsys, "mix", "-j", str(mix), "sip-ring", fragment=f"{mix}: job 'a': nosuch.toml")
+
+
+def test_a_partitioned_switch_runs_a_mix_whose_jobs_each_fit_a_pod(capsys, tmp_path):
+    """Two 768-GPU jobs on 2 048 GPUs of 1 024-port switches in independent pods: each fits a pod, so the mix runs
+    (the cluster was judged as one job of all 2 048 GPUs spanning both pods, and refused)."""
+    mix = tmp_path / "pods.toml"
+    mix.write_text('gpus = 2048\ngpu = "gpu.h100_sxm5"\nhost = "server.dgx_h100_host"\n'
+                   + "".join(f'[[job]]\nname = "{n}"\nmodel = "megatron-7.5b"\ngpus = 768\n' for n in "ab"))
+    code, out, err = run(capsys, "mix", "sip-ocs", "--set", "sip_ocs.topology=partitioned", "--jobs", str(mix),
+                         "-f", "json")
+    assert code == 0, err
+    [row] = json.loads(out)["designs"]
+    assert row["feasible"] and row["gpus_running"] == 1536
