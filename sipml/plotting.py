@@ -183,6 +183,6 @@ far from every feasible one are counted there, not drawn."""
                 transform=ax.get_xaxis_transform(),
                 label=f"{len(missing)} of {len(rows)} points have no {label(y_name)} (marked on the x axis)")
     ax.set(xlabel=label(x_name), ylabel=label(y_name))
-    if ax.get_legend_handles_labels()[0]:
-        ax.legend(loc="best")
+    if ax.get_legend_handles_labels()[0]:  # beside the axes: inside, with no frame, it covered points
+        ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
     return fig
