@@ -225,7 +225,8 @@ def _free_runs(owner: list, cyclic: bool) -> list[tuple[int, int]]:
 
 def _room_text(slots: Slots, owner: list, need: int) -> str:
     free = sum(o is None for o in owner) * slots.unit_gpus
-    wanted = f"{need} {slots.unit}{'s' if need != 1 else ''} of {slots.unit_gpus} GPU{'s' if slots.unit_gpus > 1 else ''}"
+    wanted = (f"{need} GPU{'s' if need != 1 else ''}" if slots.unit_gpus == 1 else  # not '512 GPUs of 1 GPU'
+              f"{need} {slots.unit}{'s' if need != 1 else ''} of {slots.unit_gpus} GPUs")
     if need * slots.unit_gpus > slots.gpus:
         return f"it needs {wanted}, more than the cluster's {slots.gpus} GPUs"
     if slots.contiguous:

@@ -135,12 +135,13 @@ def mix_report(mix, rows: list[dict], figure: tuple | None = None) -> Report:
     footer = list(dict.fromkeys(f"{r['design']}: {r['rule']}" for r in ran))  # a design's rule once
     footer += dict.fromkeys(f"{r['design']}: infeasible — {r['reason']}" for r in rows
                             if "reason" in r and "utilisation" not in r)
-    footer += _verdicts(ran)
+    footer += _verdicts(ran) if ran else ["No design runs the mix: nothing to compare."]
     footer.append("Together: jobs whose collectives cross a shared resource (an oversubscribed pod uplink, a ring "
                   "segment) are taken to cross it at once — the slowdown is an upper bound; private circuits and "
                   "slices share nothing. Model PFLOP/s: useful FLOP/s of every job together (no recomputation).")
     figures = [figure] if figure else []
-    return Report({"mix": mix.name, "policy": mix.policy, "designs": rows}, [cluster, jobs], footer,
+    tables = [cluster, jobs] if ran else []  # no design ran it: the reasons say why, no empty tables
+    return Report({"mix": mix.name, "policy": mix.policy, "designs": rows}, tables, footer,
                   figures=figures, records=[{k: v for k, v in r.items() if k != "jobs"} for r in rows])
 
 

@@ -136,3 +136,15 @@ def test_a_partitioned_switch_runs_a_mix_whose_jobs_each_fit_a_pod(capsys, tmp_p
     assert code == 0, err
     [row] = json.loads(out)["designs"]
     assert row["feasible"] and row["gpus_running"] == 1536
+
+
+def test_a_mix_no_design_runs_prints_the_reasons_not_empty_tables(capsys, tmp_path):
+    """Three jobs of 768, 768 and 512 GPUs on two 1 024-GPU pods: the third fits in neither. The report printed two
+    empty tables and 'One design at each point: nothing to compare' without --vary, and '512 GPUs of 1 GPU'."""
+    mix = tmp_path / "three.toml"
+    mix.write_text('gpus = 2048\ngpu = "gpu.h100_sxm5"\nhost = "server.dgx_h100_host"\n'
+                   + "".join(f'[[job]]\nname = "{n}"\nmodel = "megatron-7.5b"\ngpus = {g}\n'
+                             for n, g in (("a", 768), ("b", 768), ("c", 512))))
+    code, out, _ = run(capsys, "mix", "sip-ocs", "--set", "sip_ocs.topology=partitioned", "--jobs", str(mix))
+    assert code == 1 and "----" not in out and "No design runs the mix: nothing to compare." in out
+    assert "it needs 512 GPUs inside one pod of 1024 GPUs" in out
