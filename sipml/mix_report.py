@@ -40,19 +40,22 @@ def run_mix_rows(mix, designs: dict, catalog=None, gpus=None) -> tuple[list[dict
                          "reason": str(exc), "jobs": []})
             continue
         runs[name] = run
-        rows.append(design_record(name, run, mix.policy))
+        rows.append(design_record(name, run, mix.policy, gpus))
     return rows, runs
 
 
-def design_record(name: str, run, policy: str) -> dict:
-    """A design's record of `sipml mix --format json`: the cluster's figures and its jobs' records."""
+def design_record(name: str, run, policy: str, gpus=None) -> dict:
+    """A design's record of `sipml mix --format json`: the cluster's figures and its jobs' records; its GPU named as
+    `speedup` names it (`workloads.speedup.gpu_of` among `gpus`: a100_sxm4_40gb, not the catalog's a100_sxm4)."""
+    from workloads.speedup import gpu_of
+
     jobs = [job_record(name, run, j) for j in run.jobs]
     running = sum(j.job.gpus for j in run.jobs if j.ran)
     flops = sum(j.model_flops_per_s for j in run.jobs)
     slow = [j.slowdown for j in run.jobs if j.ran]
     left = run.leftover
     return {"design": name, "fabric": run.estimate.kind, "feasible": run.feasible, "gpus": run.estimate.gpus,
-            "gpu": run.design.fabric.gpu.removeprefix("gpu."), "policy": policy, "rule": run.slots.rule,
+            "gpu": gpu_of(run.design, gpus).name, "policy": policy, "rule": run.slots.rule,
             "gpus_placed": run.estimate.gpus - left.idle_gpus, "gpus_running": running, "idle_gpus": left.idle_gpus,
             "stranded_gpus": left.stranded_gpus, "largest_fit_gpus": left.largest_fit_gpus,
             "utilisation": running / run.estimate.gpus, "model_pflops": flops / 1e15,
