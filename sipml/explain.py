@@ -1,7 +1,7 @@
 """`sipml explain QUANTITY [DESIGN]`: where one reported number comes from and which input moves it most.
 
 A quantity is any number of the quantity table (`sipml.quantities`), by its JSON key. The explanation gives
-its formula, the same formula with the design's numbers, and its sensitivities, ranked by the swing:
+its formula, the same formula with the design's numbers, and its sensitivities, largest move first:
 
 - each design input that has an effect in the design (a sweepable field of `sipml fields`) is moved by ±10 % (a
   count by ±1, a level or ratio in dB by ±1 dB; a continuous input's step stops at its declared range) and the
@@ -306,7 +306,9 @@ def explain_quantity(name: str, design, source: str, model: str = "gpt2-355m", b
     rows, skipped = design_sensitivities(design, evaluate, base)
     if priced(name):
         rows += price_sensitivities(point, evaluate)
-    rows.sort(key=lambda r: -r.swing)
+    # largest move first: the swing, or where both steps move the quantity one way (the design sits at a peak: a
+    # GPU count either side of a power of two), the farther step's move from the design's value
+    rows.sort(key=lambda r: -max(r.swing, abs(r.low - base), abs(r.high - base)))
     quantity = QUANTITIES[name]
     context = (f" ({model} over {baseline}{', ' + strategy if strategy else ''})" if quantity.stage == "training"
                else "")
@@ -336,7 +338,7 @@ def explain_quantity(name: str, design, source: str, model: str = "gpt2-355m", b
                              for row in data["numbers"]]))
     shown = [{"input": f"[{r.section}] {r.key}", "value": r.shown + (f" (steps {r.stopped})" if r.stopped else ""),
               "quantity at −/+": _steps_text(r), "swing": figure_text(r.swing, 3),
-              "sensitivity": _sensitivity_text(r), "source": r.source} for r in rows[:TOP]]
+              "sensitivity": _sensitivity_text(r, base), "source": r.source} for r in rows[:TOP]]
     if shown:
         tables.append(Table(f"What moves it most (design inputs ±{STEP:.0%}, dB inputs ±1 dB, counts ±1; catalog "
                             "prices low … high)", ["input", "value", "quantity at −/+", "swing", "sensitivity",
@@ -363,10 +365,13 @@ def _steps_text(row: Sensitivity) -> str:
     return f"{low} … {high}"
 
 
-def _sensitivity_text(row: Sensitivity) -> str:
-    """The elasticity in %/%, else the slope per dB, to 3 digits with its sign (no exponent: -1,500 /dB)."""
+def _sensitivity_text(row: Sensitivity, base: float) -> str:
+    """The elasticity in %/%, else the slope per dB, to 3 digits with its sign (no exponent: -1,500 /dB); where both
+    steps move the quantity the same way (a peak or a trough: no slope), that."""
     from sipml.figures_text import figure_text
 
+    if row.no_value_at is None and (row.low - base) * (row.high - base) > 0:
+        return f"both steps {'lower' if row.low < base else 'raise'} it"
     for value, unit in ((row.elasticity, "%/%"), (row.derivative, "/dB")):
         if value is not None:
             return f"{'+' if value > 0 else ''}{figure_text(value, 3)} {unit}"

@@ -213,3 +213,16 @@ def test_a_speedup_per_dollar_moves_with_the_baseline_s_prices_too(capsys):
     assert code == 0
     optics = by_input(data)[("catalog", "transceiver.hdr_200g_qsfp56")]
     assert optics["high"] > data["value"] > optics["low"] and optics["high_input"] > optics["low_input"]
+
+
+def test_an_input_whose_steps_both_lower_the_quantity_ranks_by_the_farther_step(capsys):
+    """ResNet-50 on SiP-Ring at 1 024 GPUs sits at a peak: 1 023 and 1 025 GPUs both fall to a degenerate strategy
+    (speedup ~1.016 against 1.538). Ranked by the gap between the steps (5e-5) it was left out of the table."""
+    code, data = explain(capsys, "speedup", "sip-ring", "--model", "resnet-50")
+    assert code == 0
+    gpus = by_input(data)[("fabric", "gpus")]
+    assert gpus["low"] < data["value"] - 0.3 and gpus["high"] < data["value"] - 0.3
+    assert data["sensitivities"][0]["key"] == "gpus"
+    assert main(["explain", "speedup", "sip-ring", "--model", "resnet-50"]) == 0
+    row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("[fabric] gpus"))
+    assert "both steps lower it" in row
