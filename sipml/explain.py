@@ -112,6 +112,10 @@ class Evaluator:
         batch, _ = default_batch(model, point.cluster.job_gpus)
         return Reading.of(point, point.training(model, batch, self.fixed, top=1), self._baseline(model, point, batch))
 
+    def baselines(self) -> list:
+        """The baselines' evaluations read so far (one per cluster size and GPU; none for a quantity without one)."""
+        return list(self._baselines.values())
+
     def _baseline(self, model, point, batch):
         """The baseline as `sipml speedup` measures the point against it — the point's cluster and job size, its
         GPU and server host — priced from the point's catalog: its fabric evaluated once per size, its training once
@@ -156,27 +160,20 @@ def with_value(design, section: str, key: str, value):
 def _steps(spec, value):
     """(low, high) inputs around `value`: ±1 for a count (from 1, 1 and 2: many counts read 0 as none — no
     amplifiers, no spares — so a step to it measures a switch, not a slope), ±1 dB for a level or ratio in decibels
-    (LOGARITHMIC), ±STEP relative otherwise; None for a continuous input at zero, which has no scale to step by. A
-    continuous input's step stops at the field's range (at a closed bound, half-way to an open one): a 0.02 dB bend
-    loss steps to 0 and 1.02 dB, one at its bound steps one way."""
+    (LOGARITHMIC), ±STEP relative otherwise; None for a continuous input at zero, which has no scale to step by.
+    The rule's steps: `_inside` stops a continuous input's at the field's range."""
     if spec.integer:
         return (value, value + 1) if value == 1 else (value - 1, value + 1)
     if spec.unit in LOGARITHMIC:
-        steps = value - 1.0, value + 1.0
-    elif value == 0:
+        return value - 1.0, value + 1.0
+    if value == 0:
         return None
-    else:
-        steps = value * (1 - STEP), value * (1 + STEP)
-    return tuple(_inside(spec, value, step) for step in steps)
-
-
-def _unbounded(spec):
-    """`spec` without its range: the steps its rule gives before the range stops them."""
-    return dataclasses.replace(spec, lo=None, hi=None)
+    return value * (1 - STEP), value * (1 + STEP)
 
 
 def _inside(spec, value: float, step: float) -> float:
-    """`step` within the field's declared range: at a closed bound it passes, half-way from `value` to an open one."""
+    """`step` within the field's declared range: at a closed bound it passes, half-way from `value` to an open one
+    (a 0.02 dB bend loss steps to 0 and 1.02 dB; one at its bound steps one way)."""
     if spec.lo is not None and (step < spec.lo or (spec.lo_open and step <= spec.lo)):
         return 0.5 * (value + spec.lo) if spec.lo_open else float(spec.lo)
     if spec.hi is not None and (step > spec.hi or (spec.hi_open and step >= spec.hi)) and not math.isinf(value):
@@ -199,9 +196,10 @@ def design_sensitivities(design, evaluate, base: float) -> tuple[list[Sensitivit
             if not spec.sweepable or not key_applies(design, section, key):
                 continue
             value = getattr(holder, key)
-            steps = None if isinstance(value, str) or not math.isfinite(value) else _steps(spec, value)
-            if steps is None:
+            rule = None if isinstance(value, str) or not math.isfinite(value) else _steps(spec, value)
+            if rule is None:
                 continue
+            steps = rule if spec.integer else tuple(_inside(spec, value, step) for step in rule)
             try:
                 lo_in, hi_in = (type(value)(v) for v in steps)  # a wavelength span stays a span
                 low = base if lo_in == value else _at_step(evaluate, with_value(design, section, key, lo_in))
@@ -232,8 +230,7 @@ def design_sensitivities(design, evaluate, base: float) -> tuple[list[Sensitivit
                           and not logarithmic else None)
             default = next(f.default for f in dataclasses.fields(cls) if f.name == key)
             source = spec.source if value == default else f"this design (default {spec.default_text}: {spec.source})"
-            stopped = (f"{spec.show(steps[0])} … {spec.show(steps[1])}"
-                       if not spec.integer and tuple(steps) != _steps(_unbounded(spec), value) else "")
+            stopped = f"{spec.show(steps[0])} … {spec.show(steps[1])}" if steps != rule else ""
             rows.append(Sensitivity(section, key, spec.unit, float(value), spec.show(value), low, high, derivative,
                                     elasticity, source, missing, float(lo_in), float(hi_in), stopped))
     return rows, skipped
@@ -257,7 +254,7 @@ def price_sensitivities(point, evaluate) -> list[Sensitivity]:
 
     catalog = point.catalog
     keys = [line.key for line in point.cost.bom.lines_by_cost()]
-    for base in getattr(evaluate, "_baselines", {}).values():  # a baseline's parts move a speedup per $ too
+    for base in evaluate.baselines():  # a baseline's parts move a speedup per $ too
         keys += [line.key for line in base.cost.bom.lines_by_cost()]
     rows = []
     for key in dict.fromkeys(keys):
@@ -307,7 +304,7 @@ def explain_quantity(name: str, design, source: str, model: str = "gpt2-355m", b
     if priced(name):
         rows += price_sensitivities(point, evaluate)
     # largest move first: the swing, or where both steps move the quantity one way (the design sits at a peak: a
-    # GPU count either side of a power of two), the farther step's move from the design's value
+    # GPU count whose neighbours divide into fewer strategies), the farther step's move from the design's value
     rows.sort(key=lambda r: -max(r.swing, abs(r.low - base), abs(r.high - base)))
     quantity = QUANTITIES[name]
     context = (f" ({model} over {baseline}{', ' + strategy if strategy else ''})" if quantity.stage == "training"
