@@ -379,7 +379,6 @@ def speedup(designs=None, model: str = "gpt3-175b", *,
     compared with (`baselines.<name>.gpu`), and runs its best without the parts of `strategy` it cannot run
     (`baselines.<name>.fallback` says which). `catalog_files`, `gpu_files`: `--catalog`, `--gpu-file`. No
     `designs` or `baselines`: the command's (`sipml.speedup_report.DEFAULT_DESIGNS`, `DEFAULT_BASELINES`)."""
-    from core.errors import InputError
     from fabric.cluster_design import MAX_GPUS
     from sipml.notebook import Rows
     from sipml.speedup_report import DEFAULT_BASELINES, DEFAULT_DESIGNS, run_speedup, speedup_report
@@ -399,15 +398,9 @@ def speedup(designs=None, model: str = "gpt3-175b", *,
         strategy = ",".join(x for x in (strategy, f"stack={stack}") if x)
     catalog, table = _priced(catalog_files, gpu_files)
     with _reading("designs, model or baselines"):
-        try:
-            rows, batch_source, failures = run_speedup(names, model, gpus, batch, strategy, list(sets),
-                                                       list(baselines), tokens, catalog=catalog, gpu_table=table,
-                                                       given=given)
-        except InputError as exc:
-            if given and "give --gpus" in str(exc):  # `gpus` is refused beside a loaded design: say what serves
-                raise InputError(str(exc).replace("give --gpus to compare them at one size", "load every design "
-                                                  "with the same fabric.gpus (gpus= sizes designs given by name)"))
-            raise
+        rows, batch_source, failures = run_speedup(names, model, gpus, batch, strategy, list(sets),
+                                                   list(baselines), tokens, catalog=catalog, gpu_table=table,
+                                                   given=given)
     return Rows(rows, lambda shown: speedup_report(shown, batch_source, failures))
 
 

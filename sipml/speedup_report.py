@@ -115,8 +115,9 @@ def run_speedup(designs, model_name: str, gpus: int | None, batch: int | None, s
                 for name, design in loaded.items() for b in base_names}
     sizes = {d.job_gpus for d in [*loaded.values(), *versions.values()]}
     if len(sizes) > 1:
-        raise InputError(f"the designs run jobs of different sizes ({', '.join(map(str, sorted(sizes)))} GPUs): "
-                         "give --gpus to compare them at one size")
+        fix = ("load every design with the same fabric.gpus (gpus= sizes designs given by name)" if given  # the API's
+               else "give --gpus to compare them at one size")  # (it refuses gpus= beside a loaded design)
+        raise InputError(f"the designs run jobs of different sizes ({', '.join(map(str, sorted(sizes)))} GPUs): {fix}")
     n = sizes.pop()
     batch_source = "--batch"
     if batch is None:
