@@ -288,8 +288,8 @@ def _sensitivity_section(catalog):
         point = points[key] if cat is catalog else points[key].priced(cat)
         return point.training(model, batch, name=design_name)
 
-    def per_dollar(design_name, sets=(), cat=catalog, base_cat=catalog):
-        return compare(trained(design_name, sets, cat), trained("fattree-200", (), base_cat))["speedup_per_dollar"]
+    def per_dollar(design_name, sets=(), cat=catalog):  # the baseline priced in the same catalog
+        return compare(trained(design_name, sets, cat), trained("fattree-200", (), cat))["speedup_per_dollar"]
 
     def at_level(key, level):
         changed = {k: dataclasses.replace(c, price_usd=(c.price_usd[level],) * 3) if k == key else c
@@ -305,15 +305,15 @@ def _sensitivity_section(catalog):
                        ("step latency of a SiP collective step (1 µs / 10 µs)", "set:step_latency")]
         for what, how in assumptions:
             kind, _, key = how.partition(":")
-            if kind == "price":  # the baseline priced in the same catalog: a part both buy moves both
-                values = [per_dollar(design, cat=c, base_cat=c) for c in (at_level(key, 0), at_level(key, 2))]
+            if kind == "price":  # a part both buy moves both
+                values = [per_dollar(design, cat=c) for c in (at_level(key, 0), at_level(key, 2))]
             else:
                 section = design.replace("-", "_")
                 values = [per_dollar(design, [f'{section}.{key}="{v}"']) for v in ("1 us", "10 us")]
             if values[0] == values[1] == base:
                 continue
             data.append({"design": design, "assumption": what, "base": base, "low": values[0], "high": values[1],
-                         "source": _assumption_source(_bought_by(points, (design, BASELINES[0]), how), how)})
+                         "source": _assumption_source(points[(design, ())], how)})
     data.sort(key=lambda e: -abs(e["high"] - e["low"]))
     for e in data[:SENSITIVITY_ROWS]:
         rows.append({"design": e["design"], "assumption": e["assumption"], "speedup per $": f"{e['base']:.2f}",
@@ -324,29 +324,14 @@ def _sensitivity_section(catalog):
                        ["design", "assumption", "speedup per $", "low end", "high end", "swing", "source"], rows)
 
 
-def _bought_by(points: dict, names: tuple, how: str):
-    """The evaluation of the first of `names` whose bill has the price `how` names (the design's own first)."""
-    kind, _, key = how.partition(":")
-    for name in names:
-        point = points[(name, ())]
-        if kind != "price" or any(line.key == key for line in point.cost.bom.lines):
-            return point
-    return points[(names[0], ())]
-
-
 def _assumption_source(point, how: str) -> str:
-    """Where an assumption's number comes from: the catalog entries of the price in the design's bill (each source
-    with its tag), or the design field's declared source."""
+    """Where an assumption's number comes from: the catalog entry of the price (its source's price part, with its
+    tag), or the design field's declared source."""
     kind, _, key = how.partition(":")
-    if kind == "price":
-        catalog = point.catalog
-        keys = dict.fromkeys(line.key for line in point.cost.bom.lines_by_cost() if line.key.startswith(key))
-
-        def price_source(k: str) -> str:  # a component's source names power, radix and price: the price's part
-            parts = [p for p in catalog[k].source.split("; ") if "price" in p.lower()] or [catalog[k].source]
-            return f"{k}: {'; '.join(parts)} {catalog[k].tag}".rstrip()
-
-        return "; ".join(price_source(k) for k in keys)
+    if kind == "price":  # a component's source names power, radix and price: the price's part
+        entry = point.catalog[key]
+        parts = [p for p in entry.source.split("; ") if "price" in p.lower()] or [entry.source]
+        return f"{key}: {'; '.join(parts)} {entry.tag}".rstrip()
     from core.fields import specs
     from sipml.design_files import ALL_SECTIONS
 
