@@ -109,7 +109,7 @@ class FailureLine:
 
 def cause_of(key: str, causes) -> list[Cause]:
     """The causes that apply to catalog entry `key` (a prefix match)."""
-    return [c for c in causes if any(key.startswith(prefix) for prefix in c.applies)]
+    return [c for c in causes if key.startswith(c.applies)]
 
 
 def failure_lines(bom, design, domains: dict, job_gpus: int, rates: Rates | None = None) -> list[FailureLine]:

@@ -106,6 +106,14 @@ def restart_s(line: FailureLine, rel, read_s: float) -> float:
     return rel.detection_time + bring_s(line, rel) + rel.startup_time + read_s
 
 
+def _each(function, *args):
+    """`function` of each point's values: of the values themselves where every one is a number (one design point),
+    elementwise over a sweep's grid otherwise."""
+    if all(np.ndim(a) == 0 for a in args):
+        return function(*(float(a) for a in args))
+    return np.vectorize(function)(*args)
+
+
 def job_goodput(model, est, bom, kind, cluster_cost_usd: float, rates=None) -> Goodput:
     """The goodput of `model` trained on the fabric `est` (its job's GPUs), its parts priced in `bom`
     (fabric.bom.BomResult), their failure domains the kind's (`fabric.kind.FabricKind.domains`) and their rates
@@ -128,11 +136,11 @@ def job_goodput(model, est, bom, kind, cluster_cost_usd: float, rates=None) -> G
     mean_restart = np.where(some, in_order(line.per_s * restart_s(line, rel, read) for line in lines) / per, 0.0)
     mtti = np.where(some, 1.0 / per, np.inf)
     interval = (np.full(rate.shape, float(rel.checkpoint_interval)) if rel.checkpoint_interval
-                else np.vectorize(lambda m: daly_interval_s(pause, m) if math.isfinite(m) else math.inf)(mtti))
+                else _each(lambda m: daly_interval_s(pause, m) if math.isfinite(m) else math.inf, mtti))
     if asynchronous:  # the next checkpoint waits for the write to end
         interval = np.maximum(interval, write)
     planned, planned_restart = rel.planned_per_day / DAY_S, rel.startup_time + read
-    kept = np.vectorize(ettr)(interval, pause, mtti, mean_restart, planned, planned_restart)
+    kept = _each(ettr, interval, pause, mtti, mean_restart, planned, planned_restart)
     spares = rel.spare_gpus * cluster_cost_usd / est.gpus
     scalar = (lambda a: float(a)) if rate.ndim == 0 else (lambda a: a)
     return Goodput(lines=lines, interruptions_per_s=scalar(rate), planned_per_s=planned, checkpoint_bytes=size,
