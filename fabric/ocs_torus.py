@@ -559,10 +559,12 @@ def _figures(est: FabricEstimate) -> dict[str, tuple[float, str]]:
 
 
 def _failure_domains(est: FabricEstimate) -> dict:
-    """A failed chip, host or copper link takes its cube out: where the pod has cubes beyond the slice, the OCSes
-    wire a spare cube in its place (the slice's set-up time), else the job waits to be rescheduled; either way it
-    restarts from its checkpoint. A link-end's optics (its chiplet and laser lines), its fibre, circulator and OCS
-    port carry one link of one cube face, and the torus routes around it (reliability.md Y16)."""
+    """A failed chip, host, copper link or optics in a cube (a link-end's chiplet and laser lines) takes its cube out:
+    where the pod has cubes beyond the slice, the OCSes wire a spare cube in its place (the slice's set-up time),
+    else the job waits to be rescheduled; either way it restarts from its checkpoint. The passive path between a
+    cube face and its switch (fibre, circulator) and the OCS port carry one link of one face position, which the
+    torus routes around or runs degraded (reliability.md Y16: "chip, host or optics in a cube" against "one
+    OCS")."""
     from fabric.reliability import RIDES, Domain
 
     tor, d, fab = est.design.topology, est.details, est.design.fabric
@@ -572,9 +574,8 @@ def _failure_domains(est: FabricEstimate) -> dict:
            "the pod has no spare cube: the job is rescheduled")
     cube = Domain(1.0, recovery, tor.setup_time, why)
     face = Domain(0.0, "restart", None, f"one link of one cube face: {RIDES}")
-    return {**{k: cube for k in (fab.gpu, fab.host, tor.copper)},
-            **{k: face for k in (tor.switch, "cable.fiber_patch", "passive.circulator", "sip.optical_io_chiplet",
-                                 "laser.comb_line")}}
+    return {**{k: cube for k in (fab.gpu, fab.host, tor.copper, "sip.optical_io_chiplet", "laser.comb_line")},
+            **{k: face for k in (tor.switch, "cable.fiber_patch", "passive.circulator")}}
 
 
 CIRCUITS = {"fixed": "the slice wired once for the job", "phased": "re-wired before each collective into the "

@@ -156,3 +156,17 @@ def test_reliability_says_whether_the_fabric_is_feasible_in_its_json(capsys):
         assert row["swing"] == pytest.approx(abs(row["ettr_high"] - row["ettr_low"]))
     code, out, _ = run(capsys, "reliability", "-f", "json")
     assert json.loads(out)["feasible"] is True and json.loads(out)["violations"] == []
+
+
+def test_a_torus_cube_s_optics_take_the_cube_out_and_its_switch_path_rides_through(capsys):
+    """reliability.md Y16, torus of cubes: "chip, host or optics in a cube" takes that cube out (the job restarts on
+    a slice rebuilt from healthy cubes); "one OCS" is re-routed or runs degraded. A link-end's chiplet and laser
+    lines stop the job as its copper links do; the fibre and the OCS port do not."""
+    data = reliability(capsys, "ocs-torus-v4", "--set", "fabric.job_gpus=2048")
+    parts = {l["component"]: l for l in data["lines"] if l["recovery"] != "in place"}  # software restarts in place
+    for key in ("sip.optical_io_chiplet", "laser.comb_line", "cable.ici_copper", "gpu.h100_sxm5"):
+        assert parts[key]["interrupts"] == 1 and parts[key]["recovery"] == "spare", key
+    for key in ("ocs.palomar_136", "cable.fiber_patch"):
+        assert parts[key]["interrupts"] == 0 and parts[key]["restart_s"] is None, key
+    assert math.isclose(data["interruptions_per_day"], sum(l["interruptions_per_day"] for l in data["lines"]),
+                        rel_tol=1e-9)
