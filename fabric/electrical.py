@@ -442,7 +442,8 @@ def _evaluate(design: ClusterDesign) -> FabricEstimate:
     return FabricEstimate(
         design=design, kind="electrical", gpus=fab.gpus, job_gpus=design.job_gpus,
         per_gpu_bandwidth_bps=el.nic_bandwidth, useful_fraction=1.0, degree=fab.gpus - 1,
-        bisection_bps=fab.gpus / 2 * (el.nvlink_bandwidth if one_server else el.nic_bandwidth / over),
+        bisection_bps=(0.0 if one_server else fab.gpus // 2 * el.nic_bandwidth / over)
+        + split_server_gpus(fab.gpus, el.gpus_per_server) * el.nvlink_bandwidth,
         pod_gpus=fab.gpus, details=details, bom=bom, host_serdes_w=serdes_w,
         violations=() if one_server else tuple(_optics_violations(el, nic_channel, switch_channel)),
         notes=(f"one server: its {fab.gpus} GPUs are joined by NVLink; no scale-out switches, optics or cables are "
@@ -450,6 +451,26 @@ def _evaluate(design: ClusterDesign) -> FabricEstimate:
                f"{where}{shape} ({switches} switches in all) for {fab.gpus} NICs{dual}",
                *([f"pods of {el.pod_gpus} hold a whole plane of {per_plane} NICs: nothing is oversubscribed above "
                   "them"] if el.pod_gpus and not pods else [])))
+
+
+def split_server_gpus(gpus: int, per_server: int) -> int:
+    """GPUs whose NVLink a worst balanced cut of the cluster crosses: the cut puts ⌊N/2⌋ GPUs on one side, whole
+    servers where their sizes allow (full servers of `per_server` and the last one's remainder), else splits one
+    server, its NVSwitch carrying min(a, size − a) GPUs' NVLink across (a of its GPUs on the one side); the fewest
+    such GPUs over the ways to make the side. 0 where whole servers make the halves (an even count of full ones)."""
+    full, rest = divmod(gpus, per_server)
+    half = gpus // 2
+    crossing = []
+    for last in {0, rest}:  # the last server's remainder on the far side, or whole on this one
+        need = half - last
+        if need >= 0:
+            whole, a = divmod(need, per_server)
+            if a == 0 or whole < full:  # the rest of this side from one more full server, split
+                crossing.append(min(a, per_server - a))
+    a = half - (half // per_server) * per_server  # whole full servers, the remainder's server split
+    if half // per_server <= full and a <= rest:
+        crossing.append(min(a, rest - a))
+    return min(crossing)
 
 
 def _members(block, p, s):

@@ -226,3 +226,23 @@ def test_a_small_ring_reaches_no_more_peers_than_it_has():
     small = evaluate_fabric(load_design("sip-ring", ["fabric.gpus=3"]))
     big = evaluate_fabric(load_design("sip-ring", ["fabric.gpus=1024"]))
     assert small.degree == 2 and big.degree == min(8 * 10, 2 * big.reach_hops) > 2  # wavelengths, or the reach
+
+
+@pytest.mark.parametrize("gpus, split, half", [
+    (16, 0, 8),  # two whole servers: the cut runs between them, NICs alone
+    (9, 3, 4),  # 4 GPUs a side: 3 of the server with the lone GPU, 5 of it on the other side
+    (12, 2, 6),  # a server and 4: the 4 with 2 of the server
+    (24, 4, 12),  # three servers: one split 4 | 4
+    (1023, 0, 511),  # 127 servers and 7: the 7 with 63 servers make 511
+    (7, 3, 3),  # one server of 7: 3 | 4 across its NVSwitch, no NICs used
+])
+def test_a_balanced_cut_that_must_split_a_server_crosses_its_nvlink(capsys, gpus, split, half):
+    """Bisection of dgx-a100 (8 GPUs a server, NVLink B_n per GPU each way, one B_e NIC) at sizes whose halves
+    whole servers cannot make: the worst cut puts ⌊N/2⌋ GPUs on a side and splits one server as evenly as the
+    sizes force, its NVSwitch carrying min(a, 8 − a) GPUs' NVLink across, the side's NICs beside them (9 GPUs gave
+    4.5 NICs, a quarter of 8's four NVLinks)."""
+    design = load_design("dgx-a100")
+    el = design.topology
+    data = run_json(capsys, "fabric", "dgx-a100", "--set", f"fabric.gpus={gpus}", "-f", "json")
+    nics = 0 if gpus <= el.gpus_per_server else half * el.nic_bandwidth
+    assert data["bisection_gbps"] * 1e9 == pytest.approx(nics + split * el.nvlink_bandwidth)
