@@ -499,13 +499,14 @@ def _pod_members(est: FabricEstimate, p, s):
     return _members(float(est.details.pod_gpus), p, s)
 
 
-def _pod_rate(est: FabricEstimate, p, s, be):
+def _pod_rate(est: FabricEstimate, p, s, bu):
     """The most bandwidth per rank a group's traffic out of its pod gets where its groups span pods (inf where a
     group sits in one pod): a pod's uplinks carry its NICs' rate over the oversubscription o, and each group with m'
     members in the pod sends one rank's bytes out of it (its ring leaves the pod once; every group runs at once), so
-    a rank runs at m'·B_e/o. A data-parallel group with one member per pod pays the whole 1:o."""
+    a rank runs at m'·B_u/o, B_u the NIC's rate times the collective's share of the uplinks (`_shares`). A
+    data-parallel group with one member per pod pays the whole 1:o."""
     in_pod, members = _pod_members(est, p, s)
-    return np.where(in_pod, np.inf, members * be / est.details.pod_oversubscription)
+    return np.where(in_pod, np.inf, members * bu / est.details.pod_oversubscription)
 
 
 def _alltoall_split(est: FabricEstimate, p, m):
@@ -518,41 +519,44 @@ def _alltoall_split(est: FabricEstimate, p, m):
 
 
 def _usage(est: FabricEstimate, c, n, p, s):
-    """Bytes per GPU one call puts on (NVLink, NIC)."""
+    """Bytes per GPU one call puts on (NVLink, NIC, its pod's uplinks)."""
     in_server, m, servers = _layout(est, p, s)
+    in_pod, members = _pod_members(est, p, s)
     if c.op == "all_to_all":
         inside, _ = _alltoall_split(est, p, m)
-        return n * inside, n * (1 - inside)
+        return n * inside, n * (1 - inside), np.where(in_pod, 0.0, n * (p - members) / np.maximum(p - 1, 1.0))
     if c.op == "p2p":
-        return np.where(in_server, n, 0.0), np.where(in_server, 0.0, n)
-    # NCCL's ring over the servers: of every m ring steps out of a server one crosses a NIC, the rest NVLink
+        return np.where(in_server, n, 0.0), np.where(in_server, 0.0, n), np.where(in_pod, 0.0, n)
+    # NCCL's ring over the servers: of every m ring steps out of a server one crosses a NIC, the rest NVLink; of
+    # every m' out of a pod one crosses its uplinks
     sent = bytes_sent_per_rank(c.op, n, p)
-    return np.where(in_server, sent, sent * (m - 1) / m), np.where(in_server, 0.0, sent / m)
+    return (np.where(in_server, sent, sent * (m - 1) / m), np.where(in_server, 0.0, sent / m),
+            np.where(in_pod, 0.0, sent / members))
 
 
 def _shares(est: FabricEstimate, collectives, arrays):
-    """Each collective's share of its GPUs' NVLink and NIC: in proportion to the bytes one call puts on each (a
-    collective alone has both whole)."""
+    """Each collective's share of its GPUs' NVLink, NIC and pod uplinks: in proportion to the bytes one call puts on
+    each (a collective alone has them whole; one that leaves no pod leaves the uplinks to the others)."""
     if len(collectives) == 1:
-        return [(1.0, 1.0)]
+        return [(1.0, 1.0, 1.0)]
     usage = []
     for c, (n, p, s) in zip(collectives, arrays):
-        nv, nic = _usage(est, c, n, p, s)
         calls = np.asarray(c.calls, dtype=float)
-        usage.append((nv * calls, nic * calls))
-    return list(zip(proportional([u[0] for u in usage]), proportional([u[1] for u in usage])))
+        usage.append(tuple(u * calls for u in _usage(est, c, n, p, s)))
+    return list(zip(*(proportional([u[k] for u in usage]) for k in range(3))))
 
 
 def _price(est: FabricEstimate, c, n, p, s, share, seconds_only: bool = False) -> CollectiveTime:
     el, det = est.design.topology, est.details
-    share_nv, share_nic = share
+    share_nv, share_nic, share_up = share
     bn = det.nvlink_bps * el.nvlink_efficiency * share_nv
     be = det.nic_bps * el.nic_efficiency * share_nic
+    bu = det.nic_bps * el.nic_efficiency * share_up
     a_n, a_e, r = el.nvlink_latency, det.network_step_s, det.oversubscription
     in_server, m, servers = _layout(est, p, s)
-    bottleneck = np.where(in_server, share_nv, share_nic)
-    pod_bps = _pod_rate(est, p, s, be)
+    pod_bps = _pod_rate(est, p, s, bu)
     rank_bps = np.where(in_server, bn, np.minimum(np.minimum(bn, m * be), pod_bps))
+    bottleneck = np.where(in_server, share_nv, np.where(pod_bps < np.minimum(bn, m * be), share_up, share_nic))
     inf = np.inf
     if c.op in ("all_reduce", "reduce_scatter", "all_gather"):
         k = 2.0 if c.op == "all_reduce" else 1.0
@@ -598,8 +602,9 @@ def _price(est: FabricEstimate, c, n, p, s, share, seconds_only: bool = False) -
         bits = n * BITS_PER_BYTE
         in_pod, members = _pod_members(est, p, s)  # the bytes to peers in other pods share the pods' uplinks
         out_of_pod = np.where(in_pod, 0.0, (p - members) / np.maximum(p - 1, 1.0))
-        t = (p - 1) * alpha + np.maximum(bits * inside / bn, bits / be * np.maximum(
-            (1 - inside) * np.maximum(1.0, leaving * r), out_of_pod * est.details.pod_oversubscription))
+        t = (p - 1) * alpha + np.maximum(bits * inside / bn, np.maximum(
+            bits / be * ((1 - inside) * np.maximum(1.0, leaving * r)),
+            bits / bu * (out_of_pod * est.details.pod_oversubscription)))
         return CollectiveTime(np.where(p > 1, t, 0.0), np.where(in_server, "pairwise over NVLink",
                                                                 "pairwise, NVLink inside the server + NICs"),
                               bottleneck, rank_bps)

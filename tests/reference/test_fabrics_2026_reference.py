@@ -47,24 +47,41 @@ def test_the_llama3_cluster_as_built(capsys):
     assert lines["switch.eth_minipack2"]["count_per_gpu"] * 24576 == pytest.approx(1536)
 
 
+def _nic_gbps() -> float:
+    """llama3-24k's NIC rate as a collective uses it (400 Gbit/s × [electrical] nic_efficiency)."""
+    from sipml.design_files import load_design
+
+    el = load_design("llama3-24k").topology
+    return el.nic_bandwidth * el.nic_efficiency / 1e9
+
+
 def test_a_group_with_one_member_per_pod_pays_the_pods_oversubscription(capsys):
-    """Pipeline groups of 8 at stride 3,072 have one member in each pod: their stage-to-stage sends run at 400/7
-    Gbit/s where the pods are joined at 1:7, at 400 Gbit/s where they are not."""
+    """Pipeline groups of 8 at stride 3,072 have one member in each pod: their stage-to-stage sends run at a GPU's
+    share of the 1:7 uplinks, 400/7 Gbit/s (K16b), whole: the data-parallel groups (tp × dp = 3,072, one pod) share
+    the NICs with them but never leave their pod. Where the pods are joined at 1:1, the NIC they share binds."""
     args = ["llama3-24k", "--groups", "tp=8,dp=384,pp=8", "--message-size", "1 GB"]
     thin = {g["name"]: g for g in fabric_json(capsys, *args)["groups"]}
     full = {g["name"]: g for g in fabric_json(capsys, *args, "--set", "electrical.pod_oversubscription=1")["groups"]}
     assert thin["pp"]["stride"] == 3072
-    assert thin["pp"]["bandwidth_gbps"] == pytest.approx(full["pp"]["bandwidth_gbps"] / 7, rel=1e-9)
+    assert thin["pp"]["bandwidth_gbps"] == pytest.approx(_nic_gbps() / 7, rel=1e-9)
+    assert thin["pp"]["share"] == 1.0  # the uplinks' share: nothing else leaves the pod
+    nic_share = full["pp"]["share"]
+    assert 0 < nic_share < 1 and full["pp"]["bandwidth_gbps"] == pytest.approx(nic_share * _nic_gbps(), rel=1e-9)
+    same = {g["name"]: g for g in fabric_json(capsys, "llama3-24k", "--groups", "dp=3072,pp=8", "--message-size",
+                                              "1 GB")["groups"]}
+    assert same["pp"]["bandwidth_gbps"] == pytest.approx(_nic_gbps() / 7, rel=1e-9)  # whatever the NIC share
 
 
 def test_a_group_with_few_members_per_pod_pays_part_of_it(capsys):
     """A pipeline group striding across pods has 2 members in a pod of 3,072 at stride 1,536: its p2p runs at
-    2 · 400/7 Gbit/s where the pods are joined at 1:7, at 400 Gbit/s where they are not; tensor groups inside a
-    server do not notice."""
+    2 · 400/7 Gbit/s where the pods are joined at 1:7 (the data-parallel groups stay in their pods), at its share of
+    the NIC where they are joined at 1:1; tensor groups inside a server do not notice."""
     args = ["llama3-24k", "--groups", "tp=8,pp=16,dp=192", "--message-size", "1 GB"]
     thin = {g["name"]: g for g in fabric_json(capsys, *args)["groups"]}
     full = {g["name"]: g for g in fabric_json(capsys, *args, "--set", "electrical.pod_oversubscription=1")["groups"]}
-    assert thin["pp"]["bandwidth_gbps"] == pytest.approx(full["pp"]["bandwidth_gbps"] * 2 / 7, rel=1e-9)
+    assert thin["pp"]["stride"] == 1536
+    assert thin["pp"]["bandwidth_gbps"] == pytest.approx(2 * _nic_gbps() / 7, rel=1e-9)
+    assert full["pp"]["bandwidth_gbps"] == pytest.approx(full["pp"]["share"] * _nic_gbps(), rel=1e-9)
     assert thin["tp"]["time_s"] == pytest.approx(full["tp"]["time_s"])
 
 
