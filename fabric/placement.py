@@ -100,18 +100,26 @@ class Leftover:
     largest_fit_gpus: int  # the largest job that would still fit
 
 
+class MixTooLarge(InputError):
+    """A mix that asks more GPUs than the cluster has (whole units)."""
+
+
+def check_fits(slots: Slots, requests: list[Request]) -> None:
+    """MixTooLarge where the requests ask more GPUs, in whole units, than the cluster has."""
+    asked = sum(math.ceil(r.gpus / slots.unit_gpus) * slots.unit_gpus for r in requests)
+    if asked > slots.gpus:
+        jobs = ", ".join(f"'{r.name}' {r.gpus}" for r in requests)
+        raise MixTooLarge(f"the mix does not fit: its jobs ({jobs}) ask {asked} GPUs (whole {slots.unit}s) of the "
+                          f"cluster's {slots.gpus}")
+
+
 def place(slots: Slots, requests: list[Request], policy: str = "first-fit") -> list[Placed]:
-    """Each request's units, in the order of `requests`. InputError for a mix larger than the cluster (naming the job
-    that does not fit) or a fixed placement that breaks the kind's rule or overlaps another; InfeasibleDesign naming
-    a job the kind's rule leaves nowhere to go."""
+    """Each request's units, in the order of `requests`. MixTooLarge for a mix larger than the cluster (naming the
+    job that does not fit), InputError for a fixed placement that breaks the kind's rule or overlaps another;
+    InfeasibleDesign naming a job the kind's rule leaves nowhere to go."""
     if policy not in POLICIES:
         raise InputError(f"placement policy {policy!r}: expected one of {', '.join(POLICIES)}")
-    asked = 0
-    for r in sorted(requests, key=lambda r: (not r.at, -r.priority)):
-        asked += math.ceil(r.gpus / slots.unit_gpus) * slots.unit_gpus
-        if asked > slots.gpus:
-            raise InputError(f"the mix does not fit: with job '{r.name}' ({r.gpus} GPUs) it asks {asked} GPUs (whole "
-                             f"{slots.unit}s) of the cluster's {slots.gpus}")
+    check_fits(slots, requests)
     owner: list[str | None] = [None] * slots.units
     out: dict[str, Placed] = {}
     for r in requests:

@@ -53,7 +53,7 @@ def _owners(run) -> list:
     owner: list = [None] * run.slots.units
     for j in run.jobs:
         p = j.placed
-        for k, u in enumerate(p.units):
+        for k, u in enumerate(p.units if p else ()):
             owner[u] = (j.job.name, (k + 1) * p.unit_gpus <= p.gpus)
     return owner
 

@@ -26,18 +26,22 @@ def load_mix_designs(names, mix, overrides, gpus: int | None) -> dict:
     return out
 
 
-def run_mix_rows(mix, designs: dict, catalog=None, gpus=None) -> tuple[list[dict], dict]:
-    """(one record per design, with its jobs' records under 'jobs'; the MixRun of each design that ran)."""
+def run_mix_rows(mix, designs: dict, catalog=None, gpus=None, point: str = "") -> tuple[list[dict], dict]:
+    """(one record per design, with its jobs' records under 'jobs'; the MixRun of each design that ran). `point`: the
+    --vary point the mix is at, where a mix larger than a design's cluster is that design's row, not an error."""
     from core.errors import InfeasibleDesign
+    from fabric.placement import MixTooLarge
     from workloads.mix import run_mix
 
     rows, runs = [], {}
     for name, design in designs.items():
         try:
             run = run_mix(design, mix, catalog, gpus=gpus)
-        except InfeasibleDesign as exc:
+        except (InfeasibleDesign, MixTooLarge) as exc:
+            if isinstance(exc, MixTooLarge) and not point:
+                raise
             rows.append({"design": name, "fabric": design.fabric.kind, "feasible": False, "gpus": design.fabric.gpus,
-                         "reason": str(exc), "jobs": []})
+                         "reason": f"at {point}: {exc}" if isinstance(exc, MixTooLarge) else str(exc), "jobs": []})
             continue
         runs[name] = run
         rows.append(design_record(name, run, mix.policy, gpus))
@@ -67,7 +71,8 @@ def design_record(name: str, run, policy: str, gpus=None) -> dict:
 
 def job_record(design: str, run, j) -> dict:
     out = {"design": design, "job": j.job.name, "model": j.job.model, "gpus": j.job.gpus,
-           "placement": placement_text(run, j), "cost_per_hour_usd": run.cost_per_hour_usd(j.placed.allocated_gpus)}
+           "placement": placement_text(run, j),
+           "cost_per_hour_usd": run.cost_per_hour_usd(j.placed.allocated_gpus) if j.placed else None}
     if not j.ran:
         return {**out, "strategy_alone": None, "strategy": None, "iteration_alone_s": None, "iteration_s": None,
                 "slowdown": None, "throughput": None, "throughput_unit": None, "tflops_per_gpu": None,
@@ -82,6 +87,8 @@ def job_record(design: str, run, j) -> dict:
 def placement_text(run, j) -> str:
     """Where a job runs, in the fabric's own terms: GPUs, and the pods, cubes or arc they make."""
     slots, p = run.slots, j.placed
+    if p is None:
+        return "not placed: it cannot run here"
     text = f"GPUs {p.gpu_ranges()}"
     if slots.unit == "cube":
         text += f" ({len(p.units)} cubes)"
@@ -134,7 +141,7 @@ def mix_report(mix, rows: list[dict], figure: tuple | None = None) -> Report:
                 "placement": j["placement"], "strategy": shown_strategy if j["iteration_s"] is not None else f"cannot run: {j['reason']}",
                 "alone s": _num(j["iteration_alone_s"]), "together s": _num(j["iteration_s"]),
                 "slowdown": "—" if j["slowdown"] is None else f"{j['slowdown']:.3f}×",
-                "TFLOP/s per GPU": _num(j["tflops_per_gpu"], 1), "$ per job-hour": f"{j['cost_per_hour_usd']:,.0f}"})
+                "TFLOP/s per GPU": _num(j["tflops_per_gpu"], 1), "$ per job-hour": "—" if j["cost_per_hour_usd"] is None else f"{j['cost_per_hour_usd']:,.0f}"})
     footer = list(dict.fromkeys(f"{r['design']}: {r['rule']}" for r in ran))  # a design's rule once
     footer += dict.fromkeys(f"{r['design']}: infeasible — {r['reason']}" for r in rows
                             if "reason" in r and "utilisation" not in r)
@@ -248,13 +255,14 @@ def run_mix_command(designs, jobs: str | None, gpus: int | None, policy: str | N
         varied = mix
         for (job, key, _), value in zip(axes, point):
             varied = varied.with_job(job, **{key: value})
-        these, runs = run_mix_rows(varied, loaded, catalog, gpu_table)
+        at = ", ".join(f"{job}.{key}={value}" for (job, key, _), value in zip(axes, point))
+        these, runs = run_mix_rows(varied, loaded, catalog, gpu_table, at)
         for r in these:
             if axes:
                 r["point"] = {f"{job}.{key}": value for (job, key, _), value in zip(axes, point)}
         rows += these
-        last_runs = runs
-        last_point = ", ".join(f"{job}.{key}={value}" for (job, key, _), value in zip(axes, point))
+        if runs:
+            last_runs, last_point = runs, at
     figure = None
     if (plot is not None or embed) and last_runs:
         from sipml.mix_figure import placement_figure

@@ -164,7 +164,7 @@ class JobRun:
     """One job of a mix on one design: where it ran and how fast, alone and together."""
 
     job: Job
-    placed: object  # fabric.placement.Placed
+    placed: object  # fabric.placement.Placed (None: it cannot run on the design, so holds no GPUs)
     alone: object = None  # workloads.speedup.Result (None: it cannot run; `reason` says why)
     together: object = None
     reason: str = ""
@@ -218,8 +218,9 @@ class MixRun:
 def run_mix(design, mix: Mix, catalog=None, top: int = 1, gpus=None) -> MixRun:
     """Place `mix` on `design` (its fabric kind's rule and the mix's policy) and train each job alone and
     together. InputError for a job that cannot be placed or read; InfeasibleDesign when the cluster's fabric does not
-    work. A job no strategy runs on its placement is kept with the reason."""
-    from fabric.placement import Request, leftover, place
+    work. A job the design cannot run (a size its fabric refuses, no strategy that runs it) is kept with the reason
+    and holds no GPUs: the others are placed again without it, as a scheduler would leave it queued."""
+    from fabric.placement import Request, check_fits, leftover, place
     from fabric.registry import get_kind
     from workloads.evaluation import Evaluation
 
@@ -233,33 +234,53 @@ def run_mix(design, mix: Mix, catalog=None, top: int = 1, gpus=None) -> MixRun:
                                + "; ".join(f"{v.name}: {v.message}" for v in est.violations) + ")")
     kind = get_kind(est.kind)
     slots = kind.slots_of(est)
-    placed = place(slots, [Request(j.name, j.gpus, j.priority, j.at) for j in mix.jobs], mix.policy)
-    links = {}
-    runs = [_run_job(point, kind, job, placed, i, links, top, mix) for i, job in enumerate(mix.jobs)]
-    return MixRun(design=design, estimate=est, slots=slots, jobs=tuple(runs), leftover=leftover(slots, placed),
-                  cost=point.cost)
+    requests = [Request(j.name, j.gpus, j.priority, j.at) for j in mix.jobs]
+    check_fits(slots, requests)  # the mix as asked, whether or not each job can run here
+    links: dict = {}
+    views = [_job_point(point, job, links) for job in mix.jobs]
+    runs = {i: JobRun(job=job, placed=None, reason=view) for i, (job, view) in enumerate(zip(mix.jobs, views))
+            if isinstance(view, str)}  # sizes the fabric refuses: never placed
+    while True:  # each round places the jobs not yet refused; one no strategy runs is refused and the rest re-placed
+        going = [i for i in range(len(mix.jobs)) if i not in runs]
+        placed = place(slots, [requests[i] for i in going], mix.policy)
+        round_runs = {i: _run_job(point, views[i], kind, mix.jobs[i], placed, k, top, mix) for k, i in enumerate(going)}
+        refused = {i: dataclasses.replace(r, placed=None) for i, r in round_runs.items() if not r.ran}
+        runs.update(refused)
+        if not refused:
+            runs.update(round_runs)
+            break
+    return MixRun(design=design, estimate=est, slots=slots, jobs=tuple(runs[i] for i in range(len(mix.jobs))),
+                  leftover=leftover(slots, placed), cost=point.cost)
 
 
-def _run_job(point, kind, job: Job, placed: list, i: int, links: dict, top: int, mix: Mix) -> JobRun:
+def _job_point(point, job: Job, links: dict):
+    """The Evaluation of `point`'s cluster running `job` alone at its size, or the reason its fabric refuses a job of
+    that size (a slice of whole cubes)."""
     from workloads.evaluation import Evaluation
+
+    design = point.cluster
+    job_design = dataclasses.replace(design, fabric=dataclasses.replace(design.fabric, job_gpus=job.gpus))
+    own = Evaluation(job_design, point.catalog, point.gpus)
+    own.share_link(links)
+    try:
+        own.fabric
+    except InputError as exc:
+        return str(exc)
+    return own
+
+
+def _run_job(point, own, kind, job: Job, placed: list, i: int, top: int, mix: Mix) -> JobRun:
     from workloads.models import load_model
     from workloads.speedup import default_batch, evaluate_model
     from workloads.strategy import parse_strategy
 
     where = f"{mix.file + ': ' if mix.file else ''}job '{job.name}'"
-    design = point.cluster
     try:
         model = load_model(_model_path(job.model, mix.folder))
         fixed = parse_strategy(",".join(x for x in (job.strategy, f"stack={job.stack}" if job.stack else "") if x))
     except InputError as exc:
         raise InputError(f"{where}: {exc}") from None
-    job_design = dataclasses.replace(design, fabric=dataclasses.replace(design.fabric, job_gpus=job.gpus))
-    own = Evaluation(job_design, point.catalog, point.gpus)
-    own.share_link(links)
-    try:
-        est = own.fabric
-    except InputError as exc:  # the design cannot run a job of this size (a slice of whole cubes)
-        return JobRun(job=job, placed=placed[i], reason=str(exc))
+    job_design, est = own.cluster, own.fabric
     batch = job.batch or default_batch(model, job.gpus)[0]
     alone_view = kind.job_view(est, placed, i, together=False)
     together_view = kind.job_view(est, placed, i, together=True)

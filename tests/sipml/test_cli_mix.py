@@ -73,7 +73,7 @@ def test_the_figure_and_a_sweep_of_sizes(capsys, tmp_path):
 
 def test_refusals(capsys, tmp_path):
     path = _mix(tmp_path, SMALL.replace("gpus = 32", "gpus = 96"))
-    refused(capsys, "mix", "dgx-h100", "--jobs", path, fragment="the mix does not fit: with job 'small' (96 GPUs)")
+    refused(capsys, "mix", "dgx-h100", "--jobs", path, fragment="the mix does not fit: its jobs ('big' 64, 'small' 96) ask 160 GPUs")
     path = _mix(tmp_path, SMALL.replace('gpus = 64\n', 'gpus = 64\nat = "0-63"\n').replace(
         'gpus = 32\n', 'gpus = 32\nat = "32-63"\n'))
     refused(capsys, "mix", "dgx-h100", "--jobs", path, fragment="job 'small': its fixed GPUs 32-63 overlap job 'big' on GPUs 32-63")
@@ -88,7 +88,8 @@ def test_a_job_a_design_cannot_run_exits_1_with_the_reason(capsys, tmp_path):
     path = _mix(tmp_path, SMALL.replace("gpus = 128", "gpus = 4096").replace("gpus = 32", "gpus = 40"))
     code, out, err = run(capsys, "mix", "ocs-torus-v4", "--jobs", path)
     assert code == 1
-    assert "cannot run: a slice is whole cubes" in out and "24 stranded" in out
+    assert "cannot run: a slice is whole cubes" in out and "not placed: it cannot run here" in out
+    assert "stranded" not in out.split("Each job")[1].split("\n\n")[0]  # the 40-GPU job holds no cube
 
 
 def test_a_design_that_cannot_place_a_job_is_infeasible_and_the_others_run(capsys, tmp_path):
@@ -103,17 +104,21 @@ def test_a_design_that_cannot_place_a_job_is_infeasible_and_the_others_run(capsy
 
 
 def test_slices_of_whole_cubes_on_the_torus_design_leave_the_idle_cubes_counted(capsys, tmp_path):
-    """ocs-torus-v4 (64 cubes of 64 chips): slices of 16, 32 and 8 cubes and a 200-GPU job on 4 cubes (56 chips
-    stranded; it cannot run, a slice being whole cubes): 60 cubes held, 4 idle (256 GPUs), a 256-GPU job still fits."""
+    """ocs-torus-v4 (64 cubes of 64 chips): slices of 16, 32 and 8 cubes, and a 200-GPU job it cannot run (a slice
+    is whole cubes), which holds none of them: 56 cubes held, 8 idle (512 GPUs), nothing stranded, a 512-GPU job
+    still fits (it held 4 cubes, 56 of their chips stranded, the 200 asked counted nowhere)."""
     jobs = "".join(f'[[job]]\nname = "{name}"\nmodel = "gpt2-355m"\ngpus = {gpus}\nbatch = {batch}\n'
                    for name, gpus, batch in (("a", 1024, 1024), ("b", 2048, 2048), ("c", 512, 512), ("d", 200, 200)))
     code, out, err = run(capsys, "mix", "ocs-torus-v4", "--jobs", _mix(tmp_path, jobs), "-f", "json")
     assert code == 1, err  # job d cannot run
     torus = json.loads(out)["designs"][0]
-    assert (torus["idle_gpus"], torus["stranded_gpus"], torus["largest_fit_gpus"]) == (256, 56, 256)
-    assert torus["gpus_running"] == 3584 and [j["placement"].split("(")[1].split(" ")[0] for j in torus["jobs"]] == [
-        "16", "32", "8", "4"]
-    assert "a slice is whole cubes" in torus["jobs"][3]["reason"]
+    assert (torus["idle_gpus"], torus["stranded_gpus"], torus["largest_fit_gpus"]) == (512, 0, 512)
+    assert torus["gpus_running"] == 3584 and [j["placement"].split("(")[1].split(" ")[0] for j in torus["jobs"][:3]] == [
+        "16", "32", "8"]
+    assert torus["gpus_running"] + torus["idle_gpus"] + torus["stranded_gpus"] == torus["gpus"]
+    d = torus["jobs"][3]
+    assert "a slice is whole cubes" in d["reason"] and d["placement"] == "not placed: it cannot run here"
+    assert d["cost_per_hour_usd"] is None
 
 
 def test_a_mix_files_problem_names_the_file(capsys, tmp_path):
@@ -148,3 +153,32 @@ def test_a_mix_no_design_runs_prints_the_reasons_not_empty_tables(capsys, tmp_pa
     code, out, _ = run(capsys, "mix", "sip-ocs", "--set", "sip_ocs.topology=partitioned", "--jobs", str(mix))
     assert code == 1 and "----" not in out and "No design runs the mix: nothing to compare." in out
     assert "it needs 512 GPUs inside one pod of 1024 GPUs" in out
+
+
+def test_a_job_no_strategy_runs_holds_no_gpus_and_the_others_are_placed_without_it(capsys, tmp_path):
+    """GPT-3 175B on 8 H100s fits in no strategy's memory: it is not placed, and the 64-GPU job first-fit put
+    behind it starts at GPU 0; the cluster's GPUs are the running and the idle ones."""
+    text = SMALL.replace('name = "big"\nmodel = "gpt2-355m"\ngpus = 64', 'name = "huge"\nmodel = "gpt3-175b"\ngpus = 8')
+    text = text.replace('name = "small"\nmodel = "gpt2-355m"\ngpus = 32', 'name = "big"\nmodel = "gpt2-355m"\ngpus = 64')
+    code, out, err = run(capsys, "mix", "dgx-h100", "--jobs", _mix(tmp_path, text), "-f", "json")
+    assert code == 1, err
+    dgx = json.loads(out)["designs"][0]
+    huge, big = dgx["jobs"]
+    assert "fits in h100_sxm5's memory" in huge["reason"] and huge["placement"] == "not placed: it cannot run here"
+    assert big["placement"] == "GPUs 0-63" and big["iteration_s"] > 0
+    assert (dgx["gpus_running"], dgx["idle_gpus"], dgx["largest_fit_gpus"]) == (64, 64, 64)
+
+
+def test_a_vary_point_the_mix_does_not_fit_is_its_row_and_the_others_run(capsys, tmp_path):
+    """--vary small.gpus=32,96 on 128 GPUs: at 96 the mix asks 160; that point's row names it and the job sizes,
+    the point at 32 runs, and the command exits 1 (a point the design cannot run), not 2 with no rows."""
+    code, out, err = run(capsys, "mix", "dgx-h100", "--jobs", _mix(tmp_path), "--vary", "small.gpus=32,96", "-f",
+                         "json")
+    assert code == 1, err
+    fits, too_big = json.loads(out)["designs"]
+    assert fits["point"] == {"small.gpus": 32} and fits["feasible"] and fits["gpus_running"] == 96
+    assert too_big["point"] == {"small.gpus": 96} and not too_big["feasible"]
+    assert too_big["reason"] == ("at small.gpus=96: the mix does not fit: its jobs ('big' 64, 'small' 96) ask 160 "
+                                 "GPUs (whole servers) of the cluster's 128")
+    code, out, err = run(capsys, "mix", "dgx-h100", "--jobs", _mix(tmp_path), "--vary", "small.gpus=32,96")
+    assert code == 1 and "Over the mix's sizes" in out and "infeasible — at small.gpus=96" in out

@@ -111,7 +111,7 @@ def test_bad_mixes_are_refused_naming_the_job():
     with pytest.raises(InputError, match="policy 'worst-fit'"):
         mix_from_mapping({"policy": "worst-fit", "job": [{"model": "m", "gpus": 8}]})
     design = load_design("dgx-h100", ["fabric.gpus=64"])
-    with pytest.raises(InputError, match=r"the mix does not fit: with job 'big' \(128 GPUs\) it asks 128 GPUs"):
+    with pytest.raises(InputError, match=r"the mix does not fit: its jobs \('big' 128\) ask 128 GPUs"):
         run_mix(design, mix_from_mapping({"job": [{"name": "big", "model": "gpt2-355m", "gpus": 128}]}))
     with pytest.raises(InputError, match="job 'nope': unknown model"):
         run_mix(design, mix_from_mapping({"job": [{"name": "nope", "model": "gpt9", "gpus": 8}]}))
