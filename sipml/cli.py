@@ -787,7 +787,7 @@ def sweep(design: DesignArg = None,
                             workers=workers or os.cpu_count(), progress=progress, link_only=link_only, files=files)
     _write_sweep(rows, axes, kind, output, f"sipml sweep of {design or 'sip-ring'}: " + " × ".join(vary))
     if plot is not None:
-        plot_rows(rows, plot, plot_file, vary)
+        plot_rows(rows, plot, plot_file, vary, design or "", model)
         print(f"wrote {plot_file}", file=sys.stderr)
 
 

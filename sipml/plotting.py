@@ -82,9 +82,13 @@ def _feasible(row: dict) -> bool:
     return all(bool(f) for f in flags) and not row.get("error")
 
 
-def sweep_plot(rows: list[dict], names: list[str], path, log_columns=(), order: dict | None = None) -> Path:
-    """`sweep_figure` written as a PNG at `path`."""
-    return save(sweep_figure(rows, names, log_columns, order), path, f"sweep: {' against '.join(names[1::-1])}")
+def sweep_plot(rows: list[dict], names: list[str], path, log_columns=(), order: dict | None = None,
+               title: str = "") -> Path:
+    """`sweep_figure` written as a PNG at `path`; `title` above the axes (what the sweep ran)."""
+    fig = sweep_figure(rows, names, log_columns, order)
+    if title:
+        fig.axes[0].set_title(title, loc="left", fontsize="small")
+    return save(fig, path, f"sweep: {' against '.join(names[1::-1])}" + (f" ({title})" if title else ""))
 
 
 CLIFF_GAP = 2.0  # [assumed] a gap wider than twice the spread of the points beside it splits off a cliff

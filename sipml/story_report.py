@@ -1,5 +1,5 @@
 """`sipml report`: SiP-ML's story end to end on the built-in designs, as a document — the answer first (a summary
-computed from the numbers, then the training table with every design on one GPU: speedup, per dollar and per watt
+computed from the numbers, then the training table with every design on the same GPU: speedup, per dollar and per watt
 over SiP-ML's fat-tree); the assumptions that move it, with their sources; then the details (training per model and
 design, the GPU generation, the optical link and what binds it, the fabrics side by side with any design named by
 `--design`); the validation in a line (`sipml validate` has the cases). The HTML page and the figures carry the
@@ -16,7 +16,7 @@ FABRICS = ("sip-ring", "sip-ocs", "sip-ocs-384", "dgx-a100", "dgx-h100", "cpo-80
            "fattree-200", "fattree-400", "ideal")
 TRAINING = ("sip-ring", "sip-ocs", "dgx-a100", "dgx-h100", "cpo-800g", "fattree-400")
 BASELINES = ("fattree-200", "dgx-a100")
-# The training table runs every design on one GPU: that of HEADLINE_GPU (the A100 of SiP-ML's designs and its
+# The training table runs every design on the same GPU: that of HEADLINE_GPU (the A100 of SiP-ML's designs and its
 # baselines), with the server host the GPU sits in; NEXT_GPU's GPU and host (H100) are the generation compared.
 HEADLINE_GPU = "dgx-a100"
 NEXT_GPU = "dgx-h100"
@@ -148,7 +148,7 @@ def _training_section(catalog):
                                     **_columns(r["baselines"][first]),
                                     **_columns(same_fabric, f"{_short(gpu)} → {_short(next_gpu)} ")})
     carried = _carrying(headline)
-    table = Table(f"Training on one GPU, {gpu}, in every design and baseline (server host {headline['host']}): "
+    table = Table(f"Training on the same GPU, {gpu}, in every design and baseline (server host {headline['host']}): "
                   f"speedup, per $ and per W over {first} and over {', '.join(other)}, best strategy on each fabric"
                   + (f"; {', '.join(carried)}: {'its' if len(carried) == 1 else 'their'} network (NVLink domain "
                      f"and NICs) carrying the {gpu}" if carried else ""),

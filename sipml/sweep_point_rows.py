@@ -195,6 +195,9 @@ def infeasible_text(kind: str, names) -> str:
     return f"the {kind} fabric is infeasible: {', '.join(names)}"
 
 
+BASELINE = "fattree-200"  # what a sweep's training columns measure each point against, as `sipml speedup` does
+
+
 def sweep_baseline(model_name: str, batch: int, design, catalog, gpus):
     """The fattree-200 baseline as `sipml speedup` measures `design` against it (its cluster and job size, its GPU
     and server host; a chunk evaluates it once per such key), priced from `catalog`, its GPU among `gpus`: its
@@ -205,5 +208,5 @@ def sweep_baseline(model_name: str, batch: int, design, catalog, gpus):
 
     sizes = [f"fabric.gpus={design.fabric.gpus}"] + ([f"fabric.job_gpus={design.job_gpus}"]
                                                     if design.job_gpus < design.fabric.gpus else [])
-    point = Evaluation(measured_baseline("fattree-200", design, sizes, None), catalog, gpus)
-    return point.training(load_model(model_name), batch, name="fattree-200", top=1)
+    point = Evaluation(measured_baseline(BASELINE, design, sizes, None), catalog, gpus)
+    return point.training(load_model(model_name), batch, name=BASELINE, top=1)

@@ -686,13 +686,21 @@ def check_plot(spec: str, vary=(), training: bool = False, link_only: bool = Fal
     return names
 
 
-def plot(rows: list[dict], spec: str, path, vary=()) -> None:
+def plot(rows: list[dict], spec: str, path, vary=(), design: str = "", model: str | None = None) -> None:
     """A PNG of column y against column x (coloured by a third column if given), in the house style
-    (sipml.plotting.sweep_plot), as `figure_spec` lays it out."""
+    (sipml.plotting.sweep_plot), as `figure_spec` lays it out, titled with the design and the model it trained (and
+    the baseline of a speedup plotted)."""
     from sipml.plotting import sweep_plot
 
     names, log, order = figure_spec(rows, spec, vary)
-    sweep_plot(rows, names, path, log, order)
+    title = design or "sip-ring"
+    if model is not None:
+        title += f", {model}"
+        if any("speedup" in n for n in names):
+            from sipml.sweep_point_rows import BASELINE
+
+            title += f"; speedups over {BASELINE} on the same GPUs"
+    sweep_plot(rows, names, path, log, order, title)
 
 
 def figure_spec(rows, spec: str, vary=()) -> tuple[list[str], set, dict]:

@@ -145,6 +145,24 @@ def test_a_sweeps_figure_says_how_it_was_made(capsys, tmp_path):
     assert info["Source"].startswith("sipml sweep") and "--plot-file" in info["Source"] and info["Creation Time"]
 
 
+def test_a_training_sweeps_figure_names_the_design_the_model_and_the_speedups_baseline(capsys, tmp_path):
+    """A speedup on an axis is a ratio to something: the figure says the model trained and the baseline (fattree-200
+    on the same GPUs, as the sweep measures it), in its title and its metadata."""
+    from PIL import Image
+
+    from sipml.cli import main
+
+    png = tmp_path / "t.png"
+    assert main(["sweep", "cpo-800g", "--vary", "fabric.gpus=512,1024", "--model", "gpt2-355m", "--plot",
+                 "fabric.gpus,speedup_per_dollar", "--plot-file", str(png), "-o", str(tmp_path / "t.csv"),
+                 "--quiet"]) == 0
+    capsys.readouterr()
+    with Image.open(png) as image:
+        title = dict(image.info)["Title"]
+    assert title == ("sweep: speedup_per_dollar against fabric.gpus (cpo-800g, gpt2-355m; speedups over fattree-200 "
+                     "on the same GPUs)")
+
+
 def test_sweep_tables_show_the_axes_as_written_and_round(capsys, tmp_path):
     """CSV keeps the SI column and every digit, with the axis as written beside it; a table to read shows only the
     written unit and four significant digits."""

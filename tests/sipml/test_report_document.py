@@ -1,5 +1,5 @@
 """`sipml report` as a document (issue 42): the answer first — a summary computed from the numbers, then the
-headline table with every design on one GPU — inside the first screen (24 lines); then the assumptions that move
+headline table with every design on the same GPU — inside the first screen (24 lines); then the assumptions that move
 it with their sources; then the details; the validation in a line with a pointer to `sipml validate`; version,
 date and command line on the HTML page and in the figures' metadata. Through the real entry point."""
 
@@ -77,7 +77,7 @@ def test_the_summary_is_computed_from_the_tables(data):
 
 def test_the_order_is_answer_assumptions_details_and_validation_is_a_line(table, data):
     titles = ["Training on 1024 GPUs, every design on the A100", "Assumptions that move the answer most",
-              "Training on one GPU, a100_sxm4_40gb", "GPU generation:", "The optical link", "Fabrics side by side",
+              "Training on the same GPU, a100_sxm4_40gb", "GPU generation:", "The optical link", "Fabrics side by side",
               "Validation:"]
     where = [table.index(t) for t in titles]
     assert where == sorted(where)
@@ -98,7 +98,7 @@ def test_the_assumptions_carry_their_sources(data, table):
 
 
 def test_training_results_are_columns_not_triplets(table):
-    details = table.split("Training on one GPU", 1)[1].split("\n\n", 1)[0]
+    details = table.split("Training on the same GPU", 1)[1].split("\n\n", 1)[0]
     header = details.splitlines()[1]
     for column in ("speedup", "per $", "per W", "dgx-a100 speedup", "dgx-a100 per $", "dgx-a100 per W"):
         assert column in header

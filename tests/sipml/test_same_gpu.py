@@ -110,7 +110,7 @@ def test_report_training_table_runs_one_gpu_and_the_generation_on_its_own(capsys
         assert r["over_same_fabric"]["speedup"] == pytest.approx(before["iteration_s"] / r["iteration_s"])
         assert r["over_same_fabric"]["speedup"] > 1
     out = report_output()
-    assert ("Training on one GPU, a100_sxm4_40gb, in every design and baseline (server host "
+    assert ("Training on the same GPU, a100_sxm4_40gb, in every design and baseline (server host "
             "server.dgx_a100_host)") in out
     assert "dgx-h100, cpo-800g: their network (NVLink domain and NICs) carrying the a100_sxm4_40gb" in out
     assert "GPU generation: every design on h100_sxm5" in out
