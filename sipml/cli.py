@@ -126,8 +126,11 @@ def _each_key_once(items: Optional[list[str]]) -> Optional[list[str]]:
 
 SetOpt = Annotated[Optional[list[str]], typer.Option(
     "--set", metavar="SECTION.KEY=VALUE", autocompletion=_complete_keys, callback=_each_key_once,
-    help="override a design value, e.g. --set link.data_rate='50 Gbit/s' (repeatable; where designs are compared, "
-         "DESIGN:section.key=value changes that one alone)")]
+    help="override a design value, e.g. --set link.data_rate='50 Gbit/s' (repeatable)")]
+SetEachOpt = Annotated[Optional[list[str]], typer.Option(
+    "--set", metavar="SECTION.KEY=VALUE", autocompletion=_complete_keys, callback=_each_key_once,
+    help="override a design value, e.g. --set link.data_rate='50 Gbit/s' (repeatable; DESIGN:section.key=value "
+         "changes that design alone)")]
 CatalogOpt = Annotated[Optional[list[Path]], typer.Option(
     "--catalog", metavar="FILE", help="a catalog file overriding or adding entries (repeatable)")]
 GpuFileOpt = Annotated[Optional[list[Path]], typer.Option(
@@ -496,7 +499,7 @@ def cost(designs: Annotated[Optional[list[str]], typer.Argument(
              metavar="DESIGN", show_default=False,
              help=f"design files or built-in names (default: {', '.join(DEFAULT_COMPARISON)})")] = None,
          fmt: FormatOpt = Format.table, output: OutputOpt = None, catalog: CatalogOpt = None,
-         set_: SetOpt = None, gpu_file: GpuFileOpt = None) -> None:
+         set_: SetEachOpt = None, gpu_file: GpuFileOpt = None) -> None:
     """Side-by-side cost and power tables: per GPU and per cluster, with the breakdown and the price range.
     A --set must have an effect in every design named (DESIGN:section.key=value changes one alone); with no design
     named, the built-in designs it has no effect on are left out, and a line on stderr names them. An infeasible
@@ -565,7 +568,7 @@ def speedup(designs: Annotated[Optional[list[str]], typer.Argument(
                 "--tokens", metavar="COUNT", callback=_number("--tokens"),
                                                             help="tokens (or samples) of the training run to price (default: 300e9 tokens, or 90 "
                                  "ImageNet epochs)")] = None,
-            fmt: FormatOpt = Format.table, output: OutputOpt = None, set_: SetOpt = None,
+            fmt: FormatOpt = Format.table, output: OutputOpt = None, set_: SetEachOpt = None,
             catalog: CatalogOpt = None, gpu_file: GpuFileOpt = None) -> None:
     """Training time of a model on each design: the best strategy, its breakdown, throughput, TFLOP/s and MFU,
     speedup, speedup per dollar and per watt over the baselines, energy and cost of a training run."""
@@ -623,7 +626,7 @@ def mix(designs: Annotated[Optional[list[str]], typer.Argument(
                                                     "(repeatable: the product)")] = None,
         plot: Annotated[Optional[Path], typer.Option(
             "--plot", metavar="PNG", help="also write the figure of where each job runs")] = None,
-        fmt: FormatOpt = Format.table, output: OutputOpt = None, set_: SetOpt = None, catalog: CatalogOpt = None,
+        fmt: FormatOpt = Format.table, output: OutputOpt = None, set_: SetEachOpt = None, catalog: CatalogOpt = None,
         gpu_file: GpuFileOpt = None) -> None:
     """Several jobs sharing one cluster, each design side by side: where each job runs (the fabric's own rule), its
     iteration time alone and together, the GPUs left idle and the largest job that still fits, and the whole

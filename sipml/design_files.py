@@ -414,6 +414,9 @@ def apply_overrides(data: dict, overrides: list[str], source: str = "<design>") 
         if not sep or not dot or not section or not key:
             raise InputError(f"{source}: --set {shown(item)}: expected section.key=value, e.g. "
                              f"link.data_rate='50 Gbit/s'")
+        if ":" in section:  # a DESIGN: scope, which only commands comparing designs take
+            raise InputError(f"{source}: --set {shown(item)}: DESIGN:section.key=value changes one design of those "
+                             f"compared (cost, speedup, mix); here give section.key=value")
         try:
             value = _override_value(text.strip())
         except InputError as exc:

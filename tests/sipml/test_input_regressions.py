@@ -371,3 +371,15 @@ def test_optimize_refuses_an_axis_varied_twice_as_sweep_does(capsys):
     refused(capsys, "optimize", "--maximize", "margin_db", "--vary", "laser.power_per_line=5mW,6mW", "--vary",
             "laser.power_per_line=7mW", fragment="--vary laser.power_per_line is given twice")
 
+
+
+def test_a_design_scoped_set_on_a_one_design_command_says_where_it_applies(capsys):
+    """`DESIGN:section.key=value` scopes a --set to one design of those compared; `budget` compares none, and its
+    help no longer offers the form: the refusal says which commands take it (it read as an unknown section
+    [sip-ring:link], 'did you mean sip_ring')."""
+    refused(capsys, "budget", "--set", "sip-ring:link.data_rate=50 Gbit/s",
+            fragment="DESIGN:section.key=value changes one design of those compared (cost, speedup, mix)")
+    code, out, err = run(capsys, "budget", "--help")
+    assert code == 0 and "DESIGN:section.key" not in out
+    code, out, err = run(capsys, "cost", "--help")
+    assert code == 0 and "DESIGN:section.key=value" in out
