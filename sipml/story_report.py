@@ -35,10 +35,14 @@ def _link_section():
     rows = [("capacity per GPU per direction", f"{est.capacity_bps / 1e9:.0f}", "Gbit/s"),
             ("binding limit", est.binding_limit, ""), ("margin", f"{est.margin_db:.2f}", "dB"),
             ("max wavelengths per fiber", str(est.max_wavelengths_per_fiber), ""),
-            ("energy per bit (Tx + Rx)", f"{est.total_energy_j_per_bit * 1e12:.2f}", "pJ/bit"),
+            ("optical energy per bit (lasers, modulators, receivers, heaters)",
+             f"{est.total_energy_j_per_bit * 1e12:.2f}", "pJ/bit"),
+            ("energy per bit with the electrical side (as `sipml budget`'s total)",
+             f"{est.energy.total_j_per_bit * 1e12:.2f}", "pJ/bit"),
             ("laser power per line, least that closes", f"{est.min_laser_power_per_line_dbm:.2f}", "dBm")]
     data = reported(Reading(link=est), ("capacity_gbps", "binding_limit", "margin_db", "max_wavelengths_per_fiber",
-                                        "energy_pj_per_bit", "min_laser_power_per_line_dbm"),
+                                        "energy_pj_per_bit", "total_energy_pj_per_bit",
+                                        "min_laser_power_per_line_dbm"),
                     {"binding_limit": est.binding_limit})
     return data, Table("The optical link (SiP-ML's interface, the sip-ring design)", ["quantity", "value", "unit"],
                        [{"quantity": q, "value": v, "unit": u} for q, v, u in rows]), design

@@ -226,3 +226,18 @@ def test_an_input_whose_steps_both_lower_the_quantity_ranks_by_the_farther_step(
     assert main(["explain", "speedup", "sip-ring", "--model", "resnet-50"]) == 0
     row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("[fabric] gpus"))
     assert "both steps lower it" in row
+
+
+def test_a_step_that_moves_only_the_rounding_is_no_move(capsys):
+    """sip-ring's margin with the ring radius a step smaller: the worst channel stays where it was, and the margin
+    differed from the design's in its 16th digit (4e-16 dB), read as 'both steps lower it'. It is the design's
+    value: the row is the larger step's alone, with a slope."""
+    from sipml.cli import main
+
+    assert main(["explain", "margin_db", "-f", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    radius = next(r for r in data["sensitivities"] if r["key"] == "radius")
+    assert radius["low"] == data["value"] and radius["high"] < data["value"] and radius["elasticity"] < 0
+    assert main(["explain", "margin_db"]) == 0
+    line = next(l for l in capsys.readouterr().out.splitlines() if l.startswith("[ring] radius"))
+    assert "both steps" not in line and "%/%" in line
