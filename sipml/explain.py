@@ -294,8 +294,10 @@ def explain_quantity(name: str, design, source: str, model: str = "gpt2-355m", b
         base = evaluate(point)
     except InputError as exc:
         raise InputError(f"{source}: {exc}") from None
-    why = QUANTITIES[name].why_undefined(evaluate.reading(point)) if not math.isfinite(base) else ""
-    if why and name in PRICED_KEYS and not evaluate.reading(point).fabric.feasible:  # `cost` refuses it too
+    reading = evaluate.reading(point)
+    why = QUANTITIES[name].why_undefined(reading) if not math.isfinite(base) else ""
+    link_fails = reading.link is not None and not reading.link.feasible and QUANTITIES[name].stage == "link"
+    if why and ((name in PRICED_KEYS and not reading.fabric.feasible) or link_fails):  # `cost`, `check` refuse it
         from core.errors import InfeasibleDesign
 
         raise InfeasibleDesign(f"{source}: {name} is not defined for this design: {why}")

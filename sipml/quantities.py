@@ -58,6 +58,14 @@ class _PointReading(Reading):
         return self._point.cost
 
 
+def _no_bits(r) -> str:
+    """Why a link has no energy per bit: its budget closes no wavelength, so it carries no bits."""
+    if np.ndim(r.link.capacity_bps) == 0 and not r.link.capacity_bps > 0:
+        return ("the link's budget closes no wavelength (capacity 0: no bits to share its power); `sipml check` "
+                "says what binds")
+    return ""
+
+
 @record(slots=False)
 class Quantity:
     """A reported quantity, declared once: its JSON key, unit and scale, the record it is read from, its help."""
@@ -739,9 +747,9 @@ QUANTITY_LIST = (
     _Q("max_switch_passes", "", 1.0, LINK, lambda r: r.link.max_switch_passes, "most optical-switch passes the "
        "budget pays for", _switch_passes),
     _Q("energy_pj_per_bit", "pJ/bit", 1e12, LINK, lambda r: r.link.total_energy_j_per_bit, "optical energy per bit: "
-       "lasers, modulators, receivers, heaters (E32)", _energy),
+       "lasers, modulators, receivers, heaters (E32)", _energy, undefined=_no_bits),
     _Q("total_energy_pj_per_bit", "pJ/bit", 1e12, LINK, lambda r: r.link.energy.total_j_per_bit, "optical link + "
-       "electrical side + what the fabric adds, per bit", _total_energy),
+       "electrical side + what the fabric adds, per bit", _total_energy, undefined=_no_bits),
     _Q("io_power_w", "W", 1.0, LINK, lambda r: sum(r.link.power_w.values()), "optical I/O power of one GPU",
        _io_power),
     _Q("total_io_power_w", "W", 1.0, LINK, lambda r: r.link.energy.total_power_w, "I/O power with the electrical "

@@ -241,3 +241,15 @@ def test_a_step_that_moves_only_the_rounding_is_no_move(capsys):
     assert main(["explain", "margin_db"]) == 0
     line = next(l for l in capsys.readouterr().out.splitlines() if l.startswith("[ring] radius"))
     assert "both steps" not in line and "%/%" in line
+
+
+def test_energy_per_bit_of_a_link_that_closes_nothing_says_so_and_exits_1(capsys):
+    """At 50 Gbit/s sip-ring's budget closes no wavelength: energy per bit has no bits to divide by. The refusal
+    says that (it named the fabric and link kinds, as if the quantity did not apply to them) and exits 1, an
+    infeasible design, as `check` does."""
+    from sipml.cli import main
+
+    assert main(["explain", "energy_pj_per_bit", "--set", "link.data_rate=50 Gbit/s"]) == 1
+    err = capsys.readouterr().err
+    assert "closes no wavelength" in err and "kind" not in err and err.count("\n") == 1
+    assert main(["check", "--set", "link.data_rate=50 Gbit/s"]) == 1
