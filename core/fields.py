@@ -113,6 +113,7 @@ class Spec:
     at_least: str | None = None
     at_most: str | None = None
     above: str | None = None
+    level: bool = False  # an optical power, read as a level: shown in dBm, stepped in dB (`sipml explain`)
 
     @property
     def numeric(self) -> bool:
@@ -219,8 +220,7 @@ def _is_name(text: str) -> bool:
 def param(default, unit: str, help: str, source: str, **bounds):
     """Declare a dataclass field: default written with its unit (parsed to SI), unit spec, help and source.
     `bounds` are Spec keywords (lo, hi, lo_open, hi_open, integer, choices, allow_inf, allow_minus_inf, applies_when,
-    sweepable,
-    at_least, at_most, above); lo/hi in SI. Numeric fields are sweepable unless `sweepable=False`."""
+    sweepable, at_least, at_most, above, level); lo/hi in SI. Numeric fields are sweepable unless `sweepable=False`."""
     if "choices" in bounds:
         bounds["choices"] = tuple(bounds["choices"])
     bounds.setdefault("sweepable", unit not in TEXT_SPECS)

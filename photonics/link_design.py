@@ -186,7 +186,7 @@ class TransmitterSection(Section):
 
     launch_power: float = positive("5 dBm", "W", "power launched into the fiber (launch_power_type: average or OMA)",
                                    "1.3 µm InGaAlAs ridge DFB laser, directly modulated at 50 Gb/s: mean output "
-                                   "> 5.0 dBm [restated]", hi=MAX_POWER_W)
+                                   "> 5.0 dBm [restated]", level=True, hi=MAX_POWER_W)
     launch_power_type: str = param("average", "choice", "what launch_power is: 'average' power or 'oma' "
                                    "(modulation amplitude, converted at the extinction ratio, E24)",
                                    "[assumed] average, as the DML figure is", choices=("average", "oma"))
@@ -375,8 +375,8 @@ class LaserSection(Section):
                        hi=MAX_CHANNELS, applies_when=_RING_WDM)
     power_per_line: float = positive("3 mW", "W", "mean optical power per line at the laser output",
                                      "[inferred] Buyalo et al. Sci. Rep. 2024 QD comb: 270 mW over 89 lines ≈ 3 mW; "
-                                     "inside the 0.5–50 mW per channel of the Optica 2023 comb review", hi=MAX_POWER_W,
-                                     applies_when=_RING_WDM)
+                                     "inside the 0.5–50 mW per channel of the Optica 2023 comb review", level=True,
+                                     hi=MAX_POWER_W, applies_when=_RING_WDM)
     flatness: float = non_negative("3 dB", "dB", "weakest comb line below the mean (kind = comb; a DFB array "
                                    "has none)", "[assumed] typical comb envelope",
                                    applies_when=all_of(_RING_WDM, when("laser", "kind", "comb")), hi=MAX_DB)
@@ -391,10 +391,10 @@ class LaserSection(Section):
                                    applies_when=_RING_WDM)
     aggregate_power_limit: float = positive("20 dBm", "W", "total optical power a silicon waveguide "
                                             "carries before nonlinear absorption", "PhoenixSim [verbatim]",
-                                            hi=MAX_POWER_W, applies_when=_RING_WDM)
+                                            level=True, hi=MAX_POWER_W, applies_when=_RING_WDM)
     eye_safety_limit: float = positive("17 dBm", "W", "total optical power allowed in one fiber",
                                        "Keiser, Optical Communications Essentials (E15) [restated]", sweepable=False,
-                                       hi=MAX_POWER_W)
+                                       level=True, hi=MAX_POWER_W)
     rin: float | None = declare(RinSpec, "source", "dB/Hz", "relative intensity noise of a line (one-sided; "
                                 "-inf: none): its penalty E30. 'source': the source type's own figure and its "
                                 "reference (rin_type not read): comb −135 dB/Hz average, DFB −155 dB/Hz average, "
@@ -480,7 +480,7 @@ class ReceiverSection(Section):
                        choices=("ge-photodiode", "thermal-noise", "given"))
     sensitivity: float = positive("-9.7 dBm", "W", "sensitivity (model = given), average power or OMA "
                                   "(sensitivity_type)", "SiP receiver at 25 Gbps, Sci. Rep. 7:13857 (2017) [verbatim]",
-                                  applies_when=when("receiver", "model", "given"), hi=MAX_POWER_W)
+                                  applies_when=when("receiver", "model", "given"), level=True, hi=MAX_POWER_W)
     sensitivity_type: str = param("average", "choice", "what the given sensitivity is: 'average' power, or 'oma' "
                                   "(converted at the link's extinction ratio, E24, with no ER penalty)",
                                   "Sci. Rep. 7:13857 quotes average power [restated]", choices=("average", "oma"),
@@ -516,7 +516,8 @@ class ReceiverSection(Section):
                                             "(eye_closure = tdecq): the budget needs max(sensitivity + TDECQ, "
                                             "floor), as a standard's receiver sensitivity max(floor, SECQ + the ideal "
                                             "eye's) reads (0: none)", "IEEE 802.3bs 400GBASE-DR4: −4.4 dBm OMA, "
-                                            "compliant modules' datasheets (photonics.md) [restated]", hi=MAX_POWER_W,
+                                            "compliant modules' datasheets (photonics.md) [restated]", level=True,
+                                            hi=MAX_POWER_W,
                                             applies_when=all_of(when("link", "kind", "point-to-point"),
                                                                 when("transmitter", "eye_closure", "tdecq")))
     responsivity: float = positive("0.7 A/W", "A/W", "photodiode responsivity", "PhoenixSim [verbatim]", lo=0.01,

@@ -165,7 +165,7 @@ def with_value(design, section: str, key: str, value):
 def _steps(spec, value):
     """(low, high) inputs around `value`: ±1 for a count (from 1, 1 and 2: many counts read 0 as none — no
     amplifiers, no spares — so a step to it measures a switch, not a slope), ±1 dB for a level or ratio in decibels
-    (LOGARITHMIC), ±STEP relative otherwise; None for a continuous input at zero, which has no scale to step by.
+    (LOGARITHMIC) and an optical power (`Spec.level`, in W), ±STEP relative otherwise; None for a continuous input at zero, which has no scale to step by.
     The rule's steps: `_inside` stops a continuous input's at the field's range."""
     if spec.integer:
         return (value, value + 1) if value == 1 else (value - 1, value + 1)
@@ -173,7 +173,17 @@ def _steps(spec, value):
         return value - 1.0, value + 1.0
     if value == 0:
         return None
+    if spec.level:  # an optical power: ±1 dB
+        return value * 10 ** -0.1, value * 10 ** 0.1
     return value * (1 - STEP), value * (1 + STEP)
+
+
+def _shown(spec, value) -> str:
+    """An input as the table shows it: an optical power as a level in dBm (it steps in dB), the rest as the design
+    file writes them."""
+    if spec.level and value > 0 and math.isfinite(value):
+        return f"{10 * math.log10(value / 1e-3):.4g} dBm"
+    return spec.show(value)
 
 
 def _inside(spec, value: float, step: float) -> float:
@@ -228,16 +238,17 @@ def design_sensitivities(design, evaluate, base: float) -> tuple[list[Sensitivit
             low, high = (base if abs(q - base) <= ROUNDING * max(abs(base), abs(q)) else q for q in (low, high))
             if low == base == high:
                 continue
-            dx = float(hi_in) - float(lo_in)
+            # an optical power's slope per dB of it, as a level's
+            dx = 10 * math.log10(hi_in / lo_in) if spec.level else float(hi_in) - float(lo_in)
             derivative = (high - low) / dx if dx else None
-            logarithmic = spec.unit in LOGARITHMIC  # a step in dB is already relative: no elasticity
+            logarithmic = spec.unit in LOGARITHMIC or spec.level  # a step in dB is already relative: no elasticity
             # relative to |quantity|, so the sign says which way the quantity moves even where it is negative
             elasticity = (derivative * float(value) / abs(base) if derivative is not None and base and value
                           and not logarithmic else None)
             default = next(f.default for f in dataclasses.fields(cls) if f.name == key)
             source = spec.source if value == default else f"this design (default {spec.default_text}: {spec.source})"
-            stopped = f"{spec.show(steps[0])} … {spec.show(steps[1])}" if steps != rule else ""
-            rows.append(Sensitivity(section, key, spec.unit, float(value), spec.show(value), low, high, derivative,
+            stopped = f"{_shown(spec, steps[0])} … {_shown(spec, steps[1])}" if steps != rule else ""
+            rows.append(Sensitivity(section, key, spec.unit, float(value), _shown(spec, value), low, high, derivative,
                                     elasticity, source, missing, float(lo_in), float(hi_in), stopped))
     return rows, skipped
 
@@ -345,8 +356,8 @@ def explain_quantity(name: str, design, source: str, model: str = "gpt2-355m", b
               "quantity at −/+": _steps_text(r), "swing": figure_text(r.swing, 3),
               "sensitivity": _sensitivity_text(r, base), "source": r.source} for r in rows[:TOP]]
     if shown:
-        tables.append(Table(f"What moves it most (design inputs ±{STEP:.0%}, dB inputs ±1 dB, counts ±1; catalog "
-                            "prices low … high)", ["input", "value", "quantity at −/+", "swing", "sensitivity",
+        tables.append(Table(f"What moves it most (design inputs ±{STEP:.0%}, dB inputs and optical powers ±1 dB, "
+                            "counts ±1; catalog prices low … high)", ["input", "value", "quantity at −/+", "swing", "sensitivity",
                                                    "source"], shown))
     moved = (f"{len(rows)} inputs move it (the {min(TOP, len(rows))} largest shown; all in the JSON)" if rows else
              f"no design input (±{STEP:.0%}, ±1 dB, counts ±1) and no catalog price moves it")

@@ -1,6 +1,7 @@
 """`sipml explain QUANTITY [DESIGN]`: formula, the design's numbers, and sensitivities that can be checked by hand."""
 
 import json
+import math
 
 import pytest
 
@@ -253,3 +254,18 @@ def test_energy_per_bit_of_a_link_that_closes_nothing_says_so_and_exits_1(capsys
     err = capsys.readouterr().err
     assert "closes no wavelength" in err and "kind" not in err and err.count("\n") == 1
     assert main(["check", "--set", "link.data_rate=50 Gbit/s"]) == 1
+
+
+def test_an_optical_power_steps_one_db_and_moves_the_margin_one_db_per_db(capsys):
+    """A laser's power per line is a level: it steps ±1 dB (the README's rule for dB inputs), shown in dBm, and the
+    margin of a budget the aggregate cap does not bind moves dB for dB with it (E8: every received line scales)."""
+    from sipml.cli import main
+
+    assert main(["explain", "margin_db", "-f", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    power = next(r for r in data["sensitivities"] if r["key"] == "power_per_line")
+    assert power["shown"] == "7.782 dBm"
+    assert 10 * math.log10(power["high_input"] / power["value"]) == pytest.approx(1.0)
+    assert 10 * math.log10(power["value"] / power["low_input"]) == pytest.approx(1.0)
+    assert power["derivative"] == pytest.approx(1.0, rel=1e-9) and power["elasticity"] is None
+    assert power["high"] - data["value"] == pytest.approx(1.0) and data["value"] - power["low"] == pytest.approx(1.0)
