@@ -94,6 +94,24 @@ def _wavelengths(a):
     return _n(a.sections["link"].wavelengths_per_fiber)
 
 
+def _notch_short(a):
+    """An all-pass modulator whose ring's own notch (its through transmission on resonance, t0) cannot reach the '0'
+    level: the '1' level T₁ = 10^(−IL/10) over the ER must stay above t0 (E61b with T_n = t0). An add-drop modulator
+    modulates its drop port, whose transmission falls to nothing off resonance: no such bound."""
+    mod = a.sections["modulator"]
+    t1 = 10 ** (-_n(mod.insertion_loss) / 10)
+    return (a.design.modulator.kind == "all-pass") & (t1 / 10 ** (_n(mod.extinction_ratio) / 10)
+                                                      <= a.ring.modulator_on_resonance)
+
+
+def _notch_message(a) -> str:
+    mod, t0 = a.sections["modulator"], float(a.ring.modulator_on_resonance)
+    depth = -10 * np.log10(t0) if t0 > 0 else np.inf
+    return (f"the all-pass modulator's notch is {depth:.3g} dB deep (t0 = (2·Q_L/Q_i − 1)² = {t0:.3g} at Q "
+            f"{mod.q:g} against intrinsic Q {float(a.ring.intrinsic_q):.0f}), short of ER {mod.extinction_ratio:g} dB "
+            f"below IL {mod.insertion_loss:g} dB (E61b): bring Q toward Q_i/2 (critical coupling), or lower the ER")
+
+
 def _driver_message(a) -> str:
     """Why the circuit's driver cannot run, with its numbers: the notch, the junction or the node's speed."""
     from photonics.driver_energy import shift_needed
@@ -133,6 +151,7 @@ RING_WDM = (
                & (a.design.modulator.kind == "add-drop"),
                lambda a: f"modulator loaded Q {a.sections['modulator'].q:g} ≥ intrinsic Q "
                          f"{float(a.ring.intrinsic_q):.0f}: an add-drop modulator cannot drop (E4)"),
+    Constraint("modulator_notch", _notch_short, _notch_message),
     Constraint("filter_q_max", lambda a: _n(a.sections["ring"].filter_q) > a.sections["ring"].max_q,
                lambda a: f"filter q {a.sections['ring'].filter_q:g} > largest ring Q {a.sections['ring'].max_q:g}"),
     Constraint("modulator_q_max", lambda a: _n(a.sections["modulator"].q) > a.sections["ring"].max_q,

@@ -1,0 +1,48 @@
+"""An all-pass ring modulator's extinction ratio is bounded by its own notch (photonics-4.md E61b: T₀ = T₁/ER must
+stay above the through transmission on resonance), which coupled-mode theory gives from its loaded and intrinsic Q:
+t0 = (2·Q_L/Q_i − 1)² (Haus 1984). Through the commands users run."""
+
+import json
+import math
+
+import pytest
+
+from tests.sipml.cli_run import run
+
+
+def budget(capsys, *sets):
+    code, out, err = run(capsys, "budget", *(f for s in sets for f in ("--set", s)), "-f", "json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+def _notch(data) -> list:
+    return [v for v in data["violations"] if v["name"] == "modulator_notch"]
+
+
+def test_an_over_coupled_all_pass_ring_cannot_make_the_extinction_ratio(capsys):
+    """Q 6000 against the ring's intrinsic Q (~1.2e5): t0 = (2·6000/Q_i − 1)² ≈ 0.81, a 0.92 dB notch: no ER above
+    it, whatever the drive (30 dB was judged feasible). The message gives the depth by hand."""
+    data = budget(capsys, "modulator.kind=all-pass", "modulator.extinction_ratio=30 dB")
+    assert not data["feasible"]
+    (notch,) = _notch(data)
+    qi = float(notch["message"].split("intrinsic Q ")[1].split(")")[0])
+    t0 = (2 * 6000 / qi - 1) ** 2
+    assert f"{-10 * math.log10(t0):.3g} dB deep" in notch["message"]
+    # ER just inside the notch below a 0 dB insertion loss: reachable; just beyond it: not
+    er_max = -10 * math.log10(t0)
+    inside = budget(capsys, "modulator.kind=all-pass", "modulator.insertion_loss=0 dB",
+                    f"modulator.extinction_ratio={er_max * 0.99} dB")
+    beyond = budget(capsys, "modulator.kind=all-pass", "modulator.insertion_loss=0 dB",
+                    f"modulator.extinction_ratio={er_max * 1.01} dB")
+    assert not _notch(inside) and _notch(beyond)
+
+
+def test_critical_coupling_makes_the_notch_deep_and_add_drop_rings_have_no_such_bound(capsys):
+    """At Q_L = Q_i/2 the all-pass notch is as deep as the ring gets (t0 → 0): a 7 dB ER is reachable; an add-drop
+    modulator (its drop port falls to nothing off resonance) is never bounded so."""
+    data = budget(capsys, "modulator.kind=all-pass")
+    qi = float(_notch(data)[0]["message"].split("intrinsic Q ")[1].split(")")[0])
+    critical = budget(capsys, "modulator.kind=all-pass", f"modulator.q={qi / 2 * 1.02:.0f}")
+    assert not _notch(critical)
+    assert not _notch(budget(capsys, "modulator.extinction_ratio=30 dB"))  # add-drop, the default
