@@ -476,8 +476,10 @@ class ReceiverSection(Section):
 
     section_name: ClassVar[str] = "receiver"
 
-    model: str = param("ge-photodiode", "choice", "how sensitivity is found", "—",
-                       choices=("ge-photodiode", "thermal-noise", "given"))
+    model: str = param("ge-photodiode", "choice", "how sensitivity is found: a Ge photodiode and TIA (the "
+                       "PhoenixSim fit, E16), a thermal-noise-limited TIA, DSENT's integrating front end and sense "
+                       "amplifier (E70–E72: energy_model = 'circuit', front_end = 'integrating'), or given", "—",
+                       choices=("ge-photodiode", "thermal-noise", "integrating", "given"))
     sensitivity: float = positive("-9.7 dBm", "W", "sensitivity (model = given), average power or OMA "
                                   "(sensitivity_type)", "SiP receiver at 25 Gbps, Sci. Rep. 7:13857 (2017) [verbatim]",
                                   applies_when=when("receiver", "model", "given"), level=True, hi=MAX_POWER_W)
@@ -522,6 +524,15 @@ class ReceiverSection(Section):
                                                                 when("transmitter", "eye_closure", "tdecq")))
     responsivity: float = positive("0.7 A/W", "A/W", "photodiode responsivity", "PhoenixSim [verbatim]", lo=0.01,
                                    hi=2.0)
+    integration_time_ratio: float = positive(0.7, "1", "share of the bit the integrating front end integrates "
+                                             "the photocurrent (the rest resolves the sense amplifier, E71)",
+                                             "DSENT Photonics.model Receiver->Int->IntegrationTimeRatio [verbatim]",
+                                             hi=1.0, hi_open=True, applies_when=when("receiver", "model",
+                                                                                     "integrating"))
+    photodiode_capacitance: float = non_negative("5 fF", "F", "capacitance of the photodiode and its wiring on the "
+                                                 "integrating node (E70)", "DSENT Photonics.model: Photodetector "
+                                                 "Cap 0 F + ParasiticCap 5 fF [verbatim]", hi=1e-12,
+                                                 applies_when=when("receiver", "model", "integrating"))
     dark_current: float = non_negative("1 uA", "A", "photodiode dark current", "PhoenixSim [verbatim]",
                                        applies_when=when("receiver", "model", "ge-photodiode"), hi=1e-3)
     noise_density: float = positive("10.9 pA/Hz**0.5", "A/Hz**0.5", "input-referred TIA noise density "
@@ -541,8 +552,8 @@ class ReceiverSection(Section):
                       applies_when=_RX_CIRCUIT)
     front_end: str = param("tia", "choice", "'tia' (a transimpedance amplifier: tia_energy at tia_reference_rate, "
                            "scaled by tia_rate_exponent) or 'integrating' (DSENT's integrating front end and sense "
-                           "amplifier: no static power, E70–E74)", "photonics-4.md E74, E75", choices=("tia",
-                                                                                                    "integrating"),
+                           "amplifier: no static power, E70–E74; its sensitivity its own, model = 'integrating')",
+                           "photonics-4.md E74, E75", choices=("tia", "integrating"),
                            applies_when=_RX_CIRCUIT)
     tia_energy: float = non_negative("0.55 pJ/bit", "J/bit", "the TIA front end's energy per bit at "
                                      "tia_reference_rate", "K. Li et al. 2020, 54 Gb/s SiGe receiver: 0.55 pJ/bit "

@@ -9,6 +9,10 @@ References
   OMA/(M−1) apart at the eye Q of E22 (`photonics.modulation`).
 - Quantum limit of ideal OOK: BER = ½·exp(−N1), N1 photons in a '1', so n̄ = −ln(2·BER)/2 photons per bit
   (Agrawal §4.5.3; ≈ 10 photons/bit at BER 1e-9)  (E17).
+- DSENT's integrating front end and clocked sense amplifier (photonics-4.md E70–E72, DSENT `RingDetector`): the
+  photocurrent integrates on the input node for K_int of the bit, ΔV = I·K_int/(BR·C_in); the sense amplifier
+  needs v_sense = V_dd·e^(−(1−K_int)/(BR·τ)) + v_margin + 3·v_off/2^n_b + v_det/CMRR; the least OMA photocurrent
+  solves a·I² + b·I + c = 0 with the shot, kT/C and supply noise at the BER's Q.
 """
 
 from __future__ import annotations
@@ -18,8 +22,10 @@ from statistics import NormalDist
 
 import numpy as np
 
+from core.records import record
 from photonics import modulation
 from photonics.constants import PLANCK_J_S
+from photonics.driver_energy import K_B, Q_E
 
 _STANDARD_NORMAL = NormalDist()
 NOISE_BANDWIDTH_FRACTION = 0.75  # receiver noise bandwidth over the symbol rate, B = 0.75·BR of the E16 fit
@@ -77,3 +83,44 @@ def quantum_limit_photons_per_bit(ber):
 def quantum_limit_w(rate_bps, frequency_hz, ber):
     """Average optical power at the quantum limit, n̄ · h·f · BR  (E17; ≈ −44 dBm at 25 Gbps, 1310 nm, 1e-9)."""
     return quantum_limit_photons_per_bit(ber) * PLANCK_J_S * frequency_hz * np.asarray(rate_bps, dtype=float)
+
+
+@record
+class SenseAmp:
+    """DSENT's sense amplifier, as its technology file sets it (Photonics.model `SenseAmp->…`) [verbatim]."""
+
+    jitter_ratio: float = 0.01  # clock jitter, of the bit time
+    offset_ratio: float = 0.04  # offset mismatch, of V_dd
+    offset_bits: int = 5  # bits trimming the offset
+    supply_noise_random_ratio: float = 0.01  # of V_dd
+    supply_noise_deterministic_ratio: float = 0.05  # of V_dd
+    cmrr: float = 5.0
+    noise_margin_v: float = 0.02
+    shot_noise_bandwidth: float = 0.7  # the shot noise's bandwidth over the bit rate (E72's b term)
+    input_drain_units: float = 11.0  # the sense amplifier's input, in minimum drains (2 + 3 + 5 + 1)
+
+
+SENSE_AMP = SenseAmp()
+
+
+def integrating_sensitivity_w(rate_bps, ber, er_lin, responsivity_a_per_w, node, integration_ratio,
+                              photodiode_capacitance_f, amp: SenseAmp = SENSE_AMP):
+    """Average-power sensitivity of DSENT's integrating receiver (E70–E72) at `node` (photonics.driver_energy.Node):
+    the least OMA photocurrent I at the BER's Q, over the responsivity, times (ER+1)/(2(ER−1)) for the average
+    (E76b). τ = R₀·(C_g0 + C_d0) of the node's unit inverter; C_in = 11 minimum drains + the photodiode's. NRZ."""
+    rate = np.asarray(rate_bps, dtype=float)
+    c_g, c_d, r0 = node.unit_inverter
+    c_in = amp.input_drain_units * node.w_min * node.c_drain_per_w + np.asarray(photodiode_capacitance_f)
+    vdd, k_int = node.vdd, np.asarray(integration_ratio, dtype=float)
+    v_sense = (vdd * np.exp(-(1.0 - k_int) / (rate * r0 * (c_g + c_d))) + amp.noise_margin_v
+               + 3.0 * amp.offset_ratio * vdd / 2 ** amp.offset_bits
+               + amp.supply_noise_deterministic_ratio * vdd / amp.cmrr)
+    q = np.vectorize(q_from_ber, otypes=[float])(ber) if np.ndim(ber) else q_from_ber(float(ber))
+    z = k_int / (rate * c_in)  # volts per ampere of the integrated photocurrent
+    half_er = 0.5 * _er_factor(er_lin)  # the average photocurrent over the OMA one
+    a = 1.0 - q ** 2 * amp.jitter_ratio ** 2
+    b = -np.pi * q ** 2 * Q_E * amp.shot_noise_bandwidth * rate * half_er - 2.0 * v_sense / z
+    noise = K_B * node.temperature / c_in + (amp.supply_noise_random_ratio * vdd / amp.cmrr) ** 2
+    c = (v_sense ** 2 - q ** 2 * noise) / z ** 2
+    current = (-b + np.sqrt(b * b - 4.0 * a * c)) / (2.0 * a)
+    return current / responsivity_a_per_w * half_er

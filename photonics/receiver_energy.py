@@ -5,7 +5,8 @@ photonics-4.md E74–E78), beside the driver's (photonics.driver_energy):
                                                        (k = 1: the transimpedance limit holds R_T only if the
                                                        amplifier's gain-bandwidth, hence its bias, grows ∝ BR², E75);
                                                        0 for DSENT's integrating front end (no static power)
-    E_samp = V_dd²·(C_samp + ¼·C_RS)                   the clocked sense amplifier and its RS latch          (E74)
+    E_samp = V_dd²·(C_samp + ¼·C_RS)                   the clocked sense amplifier and its RS latch          (E74);
+                                                       (M − 1)/log₂M of them a bit for M levels
              C_samp = 40·u_g + 24·u_d + C_g,INV + C_d,INV,  C_RS = 4·u_g + 12·u_d + C_g,INV + C_d,INV
     E_mux  = ⌈log₂ S⌉·½·C_mux·V_dd² + C_clk·V_dd²      one mux tree (S = line rate / core clock): each datum passes
                                                        ⌈log₂ S⌉ 2:1 muxes, the select clocks ≈ one edge per bit (E77b);
@@ -78,11 +79,13 @@ def front_end_energy(front_end: str, line_rate, reference_energy, reference_rate
 
 
 def receiver_energy(line_rate, node: Node, *, front_end: str, reference_energy, reference_rate, exponent,
-                    core_clock, clock_power) -> ReceiverEnergy:
+                    core_clock, clock_power, levels: int = 2) -> ReceiverEnergy:
     """E74–E78 for one lane at `line_rate` (bit/s): front end, sampler, the serialiser and deserialiser, clocking
-    (`clock_power` per lane)."""
+    (`clock_power` per lane). An M-level signal is sliced by M − 1 samplers a symbol of log₂M bits [inferred: E74
+    is one NRZ sampler; PAM4's three comparators a symbol, 1.5 a bit]."""
     rate = np.asarray(line_rate, dtype=float)
+    samplers_per_bit = (levels - 1) / np.log2(levels)
     return ReceiverEnergy(front_end=front_end_energy(front_end, rate, reference_energy, reference_rate, exponent),
-                          sampler=sampler_energy(node) + 0.0 * rate,
+                          sampler=samplers_per_bit * sampler_energy(node) + 0.0 * rate,
                           serdes=2.0 * mux_tree_energy(rate, core_clock, node),
                           clocking=clock_power / rate)

@@ -30,7 +30,7 @@ from core.errors import InputError
 from core.labels import Labels
 from core.records import record
 from core.units import db_to_lin, dbm_to_w, format_si, lin_to_db, w_to_dbm
-from photonics import budget, crosstalk, filtering, laser, microring, modulator, packaging, variation
+from photonics import budget, crosstalk, filtering, laser, microring, modulation, modulator, packaging, variation
 from photonics.link_design import LinkDesign
 from photonics.channel_grid import offset_detuning_hz, worst_victim_sum_by_count, wrapped_detuning_hz
 from photonics.loss import LedgerLine, distributed, fiber_path, line, ndim, total_db
@@ -759,7 +759,8 @@ def circuit_receiver(d: LinkDesign, s: dict):
     rx = s["receiver"]
     return re_.receiver_energy(s["link"].data_rate, de.NODES[d.receiver.node], front_end=d.receiver.front_end,
                                reference_energy=rx.tia_energy, reference_rate=rx.tia_reference_rate,
-                               exponent=rx.tia_rate_exponent, core_clock=rx.core_clock, clock_power=rx.clock_power)
+                               exponent=rx.tia_rate_exponent, core_clock=rx.core_clock, clock_power=rx.clock_power,
+                               levels=modulation.LEVELS[d.link.modulation])
 
 
 def circuit_driver(d: LinkDesign, s: dict):
