@@ -635,7 +635,8 @@ def capacity_stage(d: LinkDesign, s: dict, ring: RingArrays, lz: LaserArrays, si
     package. The rings' linewidths are no cut-off: their ISI is in the budget (filter and modulator ISI), which
     closes or not."""
     lk, pk = s["link"], s["package"]
-    escape = packaging.escape_fibers_per_direction(pk.chiplets, pk.chiplet_fiber_edge, pk.fiber_pitch).astype(int)
+    escape = packaging.escape_fibers_per_direction(pk.chiplets, pk.chiplet_fiber_edge, pk.fiber_pitch,
+                                                   packaging.package_perimeter_m(pk.width, pk.height)).astype(int)
     payload = _f(lk.data_rate) * (1.0 / (1.0 + sig.overhead))
     fibers, n_req = _f(lk.fibers_per_direction), _f(lk.wavelengths_per_fiber)
     rate_run = payload

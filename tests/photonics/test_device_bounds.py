@@ -1,6 +1,7 @@
-"""An all-pass ring modulator's extinction ratio is bounded by its own notch (photonics-4.md E61b: T₀ = T₁/ER must
-stay above the through transmission on resonance), which coupled-mode theory gives from its loaded and intrinsic Q:
-t0 = (2·Q_L/Q_i − 1)² (Haus 1984). Through the commands users run."""
+"""Bounds a device sets that the budget must honour, through the commands users run: an all-pass ring modulator's
+extinction ratio within its own notch (photonics-4.md E61b: T₀ = T₁/ER must stay above the through transmission on
+resonance, t0 = (2·Q_L/Q_i − 1)² from its loaded and intrinsic Q, Haus 1984), and the fibers a package escapes
+within its perimeter."""
 
 import json
 import math
@@ -46,3 +47,14 @@ def test_critical_coupling_makes_the_notch_deep_and_add_drop_rings_have_no_such_
     critical = budget(capsys, "modulator.kind=all-pass", f"modulator.q={qi / 2 * 1.02:.0f}")
     assert not _notch(critical)
     assert not _notch(budget(capsys, "modulator.extinction_ratio=30 dB"))  # add-drop, the default
+
+
+def test_the_package_perimeter_caps_the_fibers_more_chiplets_escape(capsys):
+    """photonics.md, packaging: the fibers escape through the package's edge. 256 chiplets of 5 mm on a 55 × 55 mm
+    package (220 mm of perimeter) are 44 that fit: ⌊44 × ⌊5 mm / 127 µm⌋ / 2⌋ = ⌊44 × 39 / 2⌋ = 858 fibers a
+    direction, and the capacity with the counts lifted rides on those (it rode on 256 × 39 / 2 = 4 992)."""
+    data = budget(capsys, "package.chiplets=256")
+    assert data["escape_fibers_per_direction"] == 858
+    assert data["max_capacity_gbps"] == pytest.approx(data["lifted_limits_gbps"]["package_escape"])
+    one = budget(capsys)  # one chiplet, well inside the edge: ⌊39 / 2⌋
+    assert one["escape_fibers_per_direction"] == 19
