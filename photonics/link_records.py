@@ -310,6 +310,8 @@ class LinkEstimate:
     no_power_closes = _forward("reach", "no_power_closes")
     power_w = _forward("energy", "optical_power_w")
     energy_j_per_bit = _forward("energy", "optical_j_per_bit")
+    # the optical link's whole energy per bit (the JSON's energy_pj_per_bit; `energy.total_j_per_bit` adds the
+    # electrical side and the fabric's, the JSON's total_energy_pj_per_bit): a name kept for the scripts that read it
     total_energy_j_per_bit = _forward("energy", "optical_total_j_per_bit")
 
     @functools.cached_property
