@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.errors import InputError
 from core.records import record
 from core.units import db_to_lin, format_si
 from photonics import fec, fiber, microring, modulation, modulator, noise, receiver
@@ -112,7 +111,6 @@ def receiver_arrays(d: LinkDesign, s: dict, sig: SignalArrays) -> ReceiverArrays
     converted at the link's ER, E24); and the quantum limit (E17) it may not beat."""
     lk, rx = s["link"], s["receiver"]
     er = link_extinction_ratio(d, s)
-    _check_front_end(d, sig)
     if d.receiver.model == "integrating":
         from photonics.driver_energy import NODES
 
@@ -136,23 +134,6 @@ def receiver_arrays(d: LinkDesign, s: dict, sig: SignalArrays) -> ReceiverArrays
     quantum = elementwise(receiver.quantum_limit_w, lk.data_rate, microring.frequency_hz(lk.wavelength),
                           sig.target_ber)
     return ReceiverArrays(np.asarray(sens, dtype=float), np.asarray(ref_er, dtype=float), quantum)
-
-
-def _check_front_end(d: LinkDesign, sig: SignalArrays) -> None:
-    """An integrating front end senses with its own circuit (E70–E72), not a TIA's fit or noise: its sensitivity
-    model and its energy model name the same receiver; NRZ only (one sampler a bit, as DSENT's)."""
-    integrating = (d.link.kind == "ring-wdm" and d.receiver.energy_model == "circuit"
-                   and d.receiver.front_end == "integrating")
-    if d.receiver.model == "integrating" and not integrating:
-        raise InputError("[receiver] model = 'integrating' is the sensitivity of DSENT's integrating front end: it "
-                         "needs energy_model = 'circuit' and front_end = 'integrating' on a ring-wdm link")
-    if integrating and d.receiver.model in ("ge-photodiode", "thermal-noise"):
-        raise InputError(f"[receiver] front_end = 'integrating' senses with its own circuit, not a TIA: model = "
-                         f"'{d.receiver.model}' is a TIA receiver's sensitivity; set model = 'integrating' (E70–E72) "
-                         "or give the sensitivity (model = 'given')")
-    if d.receiver.model == "integrating" and sig.levels != 2:
-        raise InputError(f"[receiver] model = 'integrating' is DSENT's NRZ sense amplifier; [link] modulation = "
-                         f"'{d.link.modulation}' needs {sig.levels - 1} slicers a symbol: use a TIA front end")
 
 
 def spectral_width_m(d: LinkDesign, s: dict, symbol_rate):

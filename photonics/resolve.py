@@ -14,6 +14,7 @@ from core.errors import InputError
 from core.fields import specs
 from core.units import format_si
 from photonics.link_design import CW_LASER_KINDS, LinkDesign
+from photonics.modulation import LEVELS
 from photonics.fieldspecs import WavelengthSpan, to_hz
 
 SILICON_MIN_WAVELENGTH_M = 1.2e-6  # silicon absorbs below ~1.1 µm: ring-wdm links run at 1.2 µm and above
@@ -61,6 +62,25 @@ def _check_kinds(d: LinkDesign) -> None:
     if lk.modulation != "nrz" and d.receiver.model == "ge-photodiode":
         raise InputError(f"[receiver] model = 'ge-photodiode' is a fit to NRZ receivers (E16) and cannot detect "
                          f"[link] modulation = '{lk.modulation}': use 'thermal-noise' or 'given'")
+    _check_front_end(d)
+
+
+def _check_front_end(d: LinkDesign) -> None:
+    """An integrating front end senses with its own circuit (E70–E72), not a TIA's fit or noise: its sensitivity
+    model and its energy model name the same receiver; NRZ only (one sampler a bit, as DSENT's)."""
+    integrating = (d.link.kind == "ring-wdm" and d.receiver.energy_model == "circuit"
+                   and d.receiver.front_end == "integrating")
+    if d.receiver.model == "integrating" and not integrating:
+        raise InputError("[receiver] model = 'integrating' is the sensitivity of DSENT's integrating front end: it "
+                         "needs energy_model = 'circuit' and front_end = 'integrating' on a ring-wdm link")
+    if integrating and d.receiver.model in ("ge-photodiode", "thermal-noise"):
+        raise InputError(f"[receiver] front_end = 'integrating' senses with its own circuit, not a TIA: model = "
+                         f"'{d.receiver.model}' is a TIA receiver's sensitivity; set model = 'integrating' (E70–E72) "
+                         "or give the sensitivity (model = 'given')")
+    levels = LEVELS[d.link.modulation]
+    if d.receiver.model == "integrating" and levels != 2:
+        raise InputError(f"[receiver] model = 'integrating' is DSENT's NRZ sense amplifier; [link] modulation = "
+                         f"'{d.link.modulation}' needs {levels - 1} slicers a symbol: use a TIA front end")
 
 
 def resolve(d: LinkDesign) -> LinkDesign:

@@ -150,3 +150,14 @@ def test_a_pam4_receiver_slices_three_times_a_symbol(capsys):
     pam4, nrz = receiver(), receiver("link.modulation=nrz")
     node = de.NODES["45nm"]
     assert pam4 - nrz == pytest.approx(0.5 * rx.sampler_energy(node) * 1e12, rel=1e-6)
+
+
+def test_a_sweep_over_the_front_end_errs_in_the_row_that_mismatches(capsys):
+    """The front end and the sensitivity model are checked with the design's other cross-section rules: a sweep over
+    the front end gives the mismatched point's row its error, the other row its numbers (it aborted the sweep)."""
+    code, out, err = run(capsys, "sweep", "--link-only", "--set", "receiver.energy_model=circuit", "--vary",
+                         "receiver.front_end=tia,integrating", "-f", "json")
+    assert code == 0, err
+    tia, integrating = (json.loads(line) for line in out.splitlines() if line.strip())
+    assert tia["link_feasible"] and not tia["error"]
+    assert "senses with its own circuit" in integrating["error"] and "margin_db [dB]" not in integrating
