@@ -307,7 +307,11 @@ def explain_quantity(name: str, design, source: str, model: str = "gpt2-355m", b
         raise InputError(f"{source}: {exc}") from None
     reading = evaluate.reading(point)
     why = QUANTITIES[name].why_undefined(reading) if not math.isfinite(base) else ""
-    link_fails = reading.link is not None and not reading.link.feasible and QUANTITIES[name].stage == "link"
+    link_fails = (not math.isfinite(base) and reading.link is not None and not reading.link.feasible
+                  and QUANTITIES[name].stage == "link")
+    if link_fails and not why:
+        why = ("the link is infeasible (" + ", ".join(v.name for v in reading.link.violations)
+               + "); `sipml check` says what binds")
     if why and ((name in PRICED_KEYS and not reading.fabric.feasible) or link_fails):  # `cost`, `check` refuse it
         from core.errors import InfeasibleDesign
 

@@ -254,6 +254,11 @@ def test_energy_per_bit_of_a_link_that_closes_nothing_says_so_and_exits_1(capsys
     err = capsys.readouterr().err
     assert "closes no wavelength" in err and "kind" not in err and err.count("\n") == 1
     assert main(["check", "--set", "link.data_rate=50 Gbit/s"]) == 1
+    capsys.readouterr()
+    for quantity in ("max_fiber_length_m", "max_switch_passes"):  # no reason of their own: the link's violations
+        assert main(["explain", quantity, "--set", "laser.power_per_line=0.01 mW"]) == 1
+        err = capsys.readouterr().err
+        assert "the link is infeasible (power_budget)" in err and "kind" not in err
 
 
 def test_an_optical_power_steps_one_db_and_moves_the_margin_one_db_per_db(capsys):
