@@ -659,12 +659,23 @@ def _degree_formula(est: FabricEstimate):
 
 
 def _bisection_formula(est: FabricEstimate):
-    """B_bis = G/2 · B_NIC / o: the fat-tree's cut, thinned by its oversubscription (the larger of the leaves' and,
-    where pods are joined above them, the pods': a cut between pods crosses their uplinks)."""
-    from fabric.formulas import switch_bisection
+    """B_bis = ⌊G/2⌋ · B_NIC / o + n_split · B_NVLink: the fat-tree's cut, thinned by its oversubscription (the larger
+    of the leaves' and, where pods are joined above them, the pods': a cut between pods crosses their uplinks), and
+    the NVLink of the GPUs a balanced cut must split a server between (`split_server_gpus`); within one server, the
+    NVLink alone."""
+    import sympy as sp
 
-    d = est.details
-    return switch_bisection(est, d.nic_bps, max(d.oversubscription, d.pod_oversubscription))
+    from core.formulas import Formula, Terms
+
+    d, t = est.details, Terms()
+    split = t(r"n_{\mathrm{split}}", split_server_gpus(est.gpus, d.gpus_per_server), "",
+              "GPUs whose NVLink the cut crosses (a server split between the halves)") * t(
+        r"B_{\mathrm{NVLink}}", d.nvlink_bps, "bit/s", "NVLink per GPU per direction")
+    if est.gpus <= d.gpus_per_server and d.gpus_per_server > 1:  # one server: no scale-out network
+        return Formula(r"B_{\mathrm{bis}}", split, t.terms)
+    nics = (sp.floor(t("G", est.gpus, "", "GPUs") / 2) * t(r"B_{\mathrm{NIC}}", d.nic_bps, "bit/s", "NIC rate")
+            / t("o", max(d.oversubscription, d.pod_oversubscription), "", "oversubscription"))
+    return Formula(r"B_{\mathrm{bis}}", nics + split, t.terms)
 
 
 def _figures(est: FabricEstimate) -> dict[str, tuple[float, str]]:

@@ -305,24 +305,8 @@ def explain_quantity(name: str, design, source: str, model: str = "gpt2-355m", b
         base = evaluate(point)
     except InputError as exc:
         raise InputError(f"{source}: {exc}") from None
-    reading = evaluate.reading(point)
-    why = QUANTITIES[name].why_undefined(reading) if not math.isfinite(base) else ""
-    link_fails = (not math.isfinite(base) and reading.link is not None and not reading.link.feasible
-                  and QUANTITIES[name].stage == "link")
-    if link_fails and not why:
-        why = ("the link is infeasible (" + ", ".join(v.name for v in reading.link.violations)
-               + "); `sipml check` says what binds")
-    if why and ((name in PRICED_KEYS and not reading.fabric.feasible) or link_fails):  # `cost`, `check` refuse it
-        from core.errors import InfeasibleDesign
-
-        raise InfeasibleDesign(f"{source}: {name} is not defined for this design: {why}")
-    if why:
-        raise InputError(f"{source}: {name} is not defined for this design: {why}")
     if not math.isfinite(base):
-        raise InputError(f"{source}: {name} is not defined for this design ([fabric] kind = "
-                         f"'{point.design.fabric.kind}'"
-                         + (f", [link] kind = '{point.design.link.link.kind}'" if point.link_design is not None
-                            else "") + "): nothing to explain")
+        _refuse_undefined(name, source, evaluate.reading(point), point)
     rows, skipped = design_sensitivities(design, evaluate, base)
     if priced(name):
         rows += price_sensitivities(point, evaluate)
@@ -374,6 +358,25 @@ def explain_quantity(name: str, design, source: str, model: str = "gpt2-355m", b
         notes.append("–: no value at that step (the design cannot be built or trained there); the swing and "
                      "sensitivity are the other step's against the design's own value.")
     return Report(data, tables, notes, equations=[latex] if latex else [])
+
+
+def _refuse_undefined(name: str, source: str, reading, point) -> None:
+    """Why the design has no value of the quantity: InfeasibleDesign (exit 1) where the design cannot be built or its
+    link does not close, as `cost` and `check` refuse it; InputError where the quantity does not apply."""
+    from core.errors import InfeasibleDesign, InputError
+
+    why = QUANTITIES[name].why_undefined(reading)
+    link_fails = reading.link is not None and not reading.link.feasible and QUANTITIES[name].stage == "link"
+    if link_fails and not why:
+        why = ("the link is infeasible (" + ", ".join(v.name for v in reading.link.violations)
+               + "); `sipml check` says what binds")
+    if why and ((name in PRICED_KEYS and not reading.fabric.feasible) or link_fails):
+        raise InfeasibleDesign(f"{source}: {name} is not defined for this design: {why}")
+    if why:
+        raise InputError(f"{source}: {name} is not defined for this design: {why}")
+    raise InputError(f"{source}: {name} is not defined for this design ([fabric] kind = '{point.design.fabric.kind}'"
+                     + (f", [link] kind = '{point.design.link.link.kind}'" if point.link_design is not None else "")
+                     + "): nothing to explain")
 
 
 def _steps_text(row: Sensitivity) -> str:

@@ -360,10 +360,12 @@ def _escape(r):
     pk = est.design.package
     if est.ring is None:
         return None
-    per_edge = sp.floor(t(r"w_{\mathrm{edge}}", pk.chiplet_fiber_edge, "m", "fiber edge per chiplet")
-                        / t(r"\Lambda", pk.fiber_pitch, "m", "fiber pitch") * (1 + sp.Rational(1, 10**12)))
-    return Formula(r"F_{\mathrm{escape}}", sp.floor(t(r"n_{\mathrm{chiplets}}", pk.chiplets, "", "chiplets")
-                                                     * per_edge / 2), t.terms)
+    edge = t(r"w_{\mathrm{edge}}", pk.chiplet_fiber_edge, "m", "fiber edge per chiplet")
+    per_edge = sp.floor(edge / t(r"\Lambda", pk.fiber_pitch, "m", "fiber pitch") * (1 + sp.Rational(1, 10**12)))
+    perimeter = t("P", 2 * (pk.width + pk.height), "m", "package perimeter, 2(W + H)")
+    fitting = sp.Min(t(r"n_{\mathrm{chiplets}}", pk.chiplets, "", "chiplets"),
+                     sp.floor(perimeter / edge * (1 + sp.Rational(1, 10**12))))
+    return Formula(r"F_{\mathrm{escape}}", sp.floor(fitting * per_edge / 2), t.terms)
 
 
 def _shoreline(r):

@@ -164,3 +164,21 @@ def test_every_sweep_column_is_a_declared_key_with_its_unit():
         assert key in QUANTITIES or key in LABELS, column
         if key in QUANTITIES:
             assert column == QUANTITIES[key].column
+
+
+@pytest.mark.parametrize("key, design, sets", [
+    ("bisection_gbps", "dgx-a100", ["fabric.gpus=9"]),  # a server split between the halves: its NVLink across
+    ("bisection_gbps", "dgx-a100", ["fabric.gpus=24"]),
+    ("bisection_gbps", "dgx-a100", ["fabric.gpus=7"]),  # one server: NVLink alone
+    ("bisection_gbps", "llama3-24k", []),  # pods at 1:7
+    ("escape_fibers_per_direction", "sip-ring", ["package.chiplets=256"]),  # more chiplets than the perimeter holds
+])
+def test_the_formula_follows_the_model_where_its_cases_part(key, design, sets):
+    """Where the model takes a branch the built-in designs do not (a balanced cut through a server, chiplets past the
+    package's perimeter), the formula explain shows is still the model's value."""
+    from sipml.design_files import load_design
+    from workloads.evaluation import Evaluation
+
+    point = Evaluation(load_design(design, sets))
+    formula = check_formula(QUANTITIES[key], Reading(link=point.link, fabric=point.fabric), design)
+    assert formula is not None
