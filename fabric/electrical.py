@@ -526,7 +526,8 @@ def _usage(est: FabricEstimate, c, n, p, s):
         inside, _ = _alltoall_split(est, p, m)
         return n * inside, n * (1 - inside), np.where(in_pod, 0.0, n * (p - members) / np.maximum(p - 1, 1.0))
     if c.op == "p2p":
-        return np.where(in_server, n, 0.0), np.where(in_server, 0.0, n), np.where(in_pod, 0.0, n)
+        # a stage boundary between pods: the m' members of a group in a pod share its way out (`_pod_rate`)
+        return np.where(in_server, n, 0.0), np.where(in_server, 0.0, n), np.where(in_pod, 0.0, n / members)
     # NCCL's ring over the servers: of every m ring steps out of a server one crosses a NIC, the rest NVLink; of
     # every m' out of a pod one crosses its uplinks
     sent = bytes_sent_per_rank(c.op, n, p)
