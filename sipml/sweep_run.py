@@ -168,9 +168,13 @@ def _listed(field, text: str, spec: str, most) -> tuple:
 
 
 def _written_unit(first: str, field) -> tuple[str, float]:
-    """(unit, SI value of one of it) as the user wrote an axis's first value: figures show the axis in it."""
+    """(unit, SI value of one of it) as the user wrote an axis's first value: figures show the axis in it. A name (a
+    choice such as a CMOS node, '45nm') has none."""
+    from core.fields import TEXT_SPECS
     from core.units import parse_value, split_quantity, table_unit
 
+    if field.unit in TEXT_SPECS:
+        return "", 1.0
     try:
         _, unit = split_quantity(first.strip().strip("'\""))
     except Exception:  # a name, or a text the field parsed its own way: no unit to show

@@ -383,3 +383,14 @@ def test_a_design_scoped_set_on_a_one_design_command_says_where_it_applies(capsy
     assert code == 0 and "DESIGN:section.key" not in out
     code, out, err = run(capsys, "cost", "--help")
     assert code == 0 and "DESIGN:section.key=value" in out
+
+
+def test_a_sweep_over_a_named_choice_that_reads_like_a_length(capsys):
+    """`--vary receiver.node=45nm,22nm`: the node is a name, not 45 nanometres; the sweep ran into an internal error
+    giving it a second column 'as written' in nm."""
+    code, out, err = run(capsys, "sweep", "--link-only", "--set", "receiver.energy_model=circuit", "--vary",
+                         "receiver.node=45nm,22nm", "-o", "-")
+    assert code == 0, err
+    header, first, second = out.splitlines()[:3]
+    assert header.split(",")[0] == "receiver.node" and "[nm]" not in header
+    assert first.startswith("45nm,") and second.startswith("22nm,")
