@@ -305,7 +305,9 @@ def _rules(model: TransformerModel, gpus: int, batch: int, fixed: dict, stack) -
     folded = (lambda c: (c["etp"] > 0) & (c["etp"] < c["tp"]))  # the expert group folded over tensor parallelism
     rules = [  # (keys the rule needs beyond the earlier rules', the rule, what it says when it leaves nothing)
         (("tp", "pp", "cp"), lambda c: c["tp"] * c["pp"] * c["cp"] * c["dp"] == gpus, "tp·cp·pp must divide the GPUs"),
-        ((), lambda c: model.heads % c["tp"] == 0, f"tp must divide the {model.heads} heads"),
+        ((), lambda c: (model.heads % c["tp"] == 0) & (model.kv % c["tp"] == 0),
+         f"tp must divide the {model.heads} heads" + (f" and the {model.kv} key/value heads (Megatron-Core splits the "
+                                                      "query groups over tp)" if model.kv != model.heads else "")),
         ((), lambda c: (c["cp"] == 1) | (model.seq_len % (2 * c["cp"]) == 0),
          f"cp must cut the {model.seq_len}-token sequence into 2·cp equal chunks"),
         ((), lambda c: (layers % c["pp"] == 0) | (sup.uneven_pipeline & ends_hold_layers(c)),

@@ -177,3 +177,13 @@ def test_megatron_fsdp_holds_what_the_distributed_optimizer_must_recompute(capsy
     assert zero3["breakdown"]["data_parallel"] > 10 * zero1["breakdown"]["data_parallel"]
     assert main([*base, "stack=nemo-fsdp,pp=2"]) == 2
     assert "nemo-fsdp" in capsys.readouterr().err
+
+
+def test_a_fixed_tensor_size_must_divide_the_key_value_heads(capsys):
+    """Llama 3 405B has 8 key/value heads (GQA): Megatron-Core splits the query groups over tp, so tp=16 cannot run
+    (the search never offers it; a fixed tp=16 was priced, 43 GB and 5.1× over fattree-200)."""
+    assert main(["speedup", "dgx-h100", "-m", "llama3-405b", "--gpus", "16384", "--strategy", "tp=16"]) == 2
+    assert "the 8 key/value heads" in capsys.readouterr().err
+    assert main(["speedup", "dgx-h100", "-m", "llama3-405b", "--gpus", "16384", "--strategy", "tp=8", "-f",
+                 "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["rows"][0]["strategy"]["tp"] == 8
