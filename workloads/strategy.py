@@ -327,6 +327,11 @@ def _rules(model: TransformerModel, gpus: int, batch: int, fixed: dict, stack) -
          | (c["full"] & (c["recomputed"] < c["per_chunk"]) & above_previous_quarter(c)),
          "recompute_layers needs recompute=full"),
         ((), lambda c: c["recomputed"] <= c["per_chunk"], "recompute_layers cannot exceed the layers of a stage"),
+        # Megatron-Core's --recompute-num-layers counts each model chunk's layers (a chunk is built on its own:
+        # get_num_layers_to_build per virtual stage), so with v chunks a stage recomputes a multiple of v
+        ((), lambda c: ~c["full"] | (c["recomputed"] % c["interleave"] == 0),
+         "with interleaving a stage recomputes the same layers of each of its v chunks: recompute_layers must be a "
+         "multiple of interleave"),
         # ZeRO shards over the GPUs that reduce the gradients, dp·cp > 1 (Megatron-Core's distributed optimizer: the
         # data-parallel group with context parallelism); a one-GPU job runs a ZeRO stack unsharded
         (("zero",), lambda c: (c["zero"] == 0) | (c["dp"] * c["cp"] > 1) | (gpus == 1), "ZeRO needs dp·cp > 1"),
