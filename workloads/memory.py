@@ -90,8 +90,10 @@ def model_activation_bytes_per_layer(model: TransformerModel, microbatch, *, tp=
 def first_stage_activation_bytes(per_layer_bytes, layers, pp, interleave=1, schedule="1f1b", microbatches=None):
     """Activation bytes on the first pipeline stage, which holds the most (K22 Eq. 5, §4.2.3).
 
-    1F1B: p microbatches in flight × L/p layers = L layers' worth, whatever p; interleaved with v > 1 chunks per
-    GPU: × (1 + (p − 1)/(p·v)); GPipe: all m microbatches × L/p layers."""
+    1F1B: p microbatches in flight × L/p layers = L layers' worth, whatever p — min(p, m) of them where an iteration
+    has fewer microbatches m than stages (Megatron's warm-up runs min(p − rank − 1, m) forwards before the first
+    backward: stage 0 holds min(p, m)); interleaved with v > 1 chunks per GPU (m a multiple of p): × (1 + (p −
+    1)/(p·v)); GPipe: all m microbatches × L/p layers."""
     per, l, p, v = (np.asarray(x, dtype=float) for x in (per_layer_bytes, layers, pp, interleave))
     if schedule == "gpipe":
         if microbatches is None:
@@ -100,7 +102,10 @@ def first_stage_activation_bytes(per_layer_bytes, layers, pp, interleave=1, sche
     if schedule != "1f1b":
         raise InputError(f"schedule = {schedule!r}: expected '1f1b' or 'gpipe'")
     factor = np.where(v > 1, 1.0 + (p - 1.0) / (p * v), 1.0)
-    return per * l * factor
+    if microbatches is None:
+        return per * l * factor
+    m = np.asarray(microbatches, dtype=float)
+    return np.where(m >= p, per * l * factor, per * l / p * m * factor)
 
 
 def embedding_activation_bytes(seq_len, microbatch, hidden, vocab, *, tp=1, pp=1):

@@ -502,7 +502,7 @@ class _Runs:
                      **{f.name: getattr(self, f.name)[index] for f in fields(self) if f.name != "strategies"})
 
 
-def _memory_first(model, gpu, all_st, compute, training, fitting: bool) -> tuple:
+def _memory_first(model, gpu, all_st, compute, training, fitting: bool, batch: int) -> tuple:
     """The memory of every strategy of `all_st`, found first, once per run of strategies alike but for their
     rank order (`Strategies.order_runs`): (the distinct layer configurations; (the least memory any strategy
     needs, the GPU's usable memory); the positions to plan — every strategy, or with `fitting` those that fit;
@@ -527,7 +527,7 @@ def _memory_first(model, gpu, all_st, compute, training, fitting: bool) -> tuple
     first, inverse = distinct_layers(st.microbatch, st.tp, st.sp, st.recompute, st.ep, st.cp, st.etp)
     configs = st.take(first)
     memory = _plan_memory(model, gpu, st, configs, inverse, compute, training, rerun, n_first, stage_params,
-                          grad_group, experts)
+                          grad_group, experts, batch / (st.dp * st.microbatch).astype(float))
     limit = gpu.hbm_bytes * training.usable_memory
     least = float(np.min(memory, initial=math.inf))
     runs = _Runs(strategies=st, n_first=n_first, n_interior=n_interior, n_last=n_last, fullest=fullest, rerun=rerun,
@@ -544,7 +544,7 @@ def _memory_first(model, gpu, all_st, compute, training, fitting: bool) -> tuple
 
 @last_results(32)  # the fabric-free plan once per strategy set: a sweep prices one plan on every point's fabric
 def _transformer_plan(model, gpu, batch, all_st, compute, training, precision, fitting) -> TransformerPlan:
-    configs, (least, limit), index, run, r = _memory_first(model, gpu, all_st, compute, training, fitting)
+    configs, (least, limit), index, run, r = _memory_first(model, gpu, all_st, compute, training, fitting, batch)
     st, fullest, rerun, stage_params = r.strategies, r.fullest, r.rerun, r.stage_params
     d, t, p, c, b, v = (x.astype(float) for x in (st.dp, st.tp, st.pp, st.cp, st.microbatch, st.interleave))
     m = batch / (d * b)
@@ -687,10 +687,11 @@ def _plan_collectives(plan: TransformerPlan) -> dict:
 
 
 def _plan_memory(model, gpu, st, configs, inverse, compute, training, rerun, n_first, stage_params, grad_group,
-                 experts: ModelStates):
+                 experts: ModelStates, microbatches):
     """Bytes on the first stage's GPU: its stored activations (the recomputed share of the layers keeping only
-    their inputs, one layer's working set while it reruns), the embedding's, and the model states. A layer's
-    activations are found for each distinct layer configuration (`configs`; `inverse`, each strategy's)."""
+    their inputs, one layer's working set while it reruns; the microbatches in flight no more than an iteration's
+    `microbatches`), the embedding's, and the model states. A layer's activations are found for each distinct layer
+    configuration (`configs`; `inverse`, each strategy's)."""
     c, p = st.cp.astype(float), st.pp.astype(float)
     flash = gpu.attention_kernel(compute.attention) != "unfused"
     kw = dict(tp=configs.tp, sequence_parallel=configs.sp, flash_attention=flash, cp=configs.cp)
@@ -707,7 +708,8 @@ def _plan_memory(model, gpu, st, configs, inverse, compute, training, rerun, n_f
     stored = np.where(st.recompute == 2, rerun * per_layer("full") + (1.0 - rerun) * kept,
                       per_layer(configs.recompute))
     working = np.where(st.recompute == 2, kept, 0.0)
-    activations = (first_stage_activation_bytes(stored, n_first * p, st.pp, st.interleave) + working
+    activations = (first_stage_activation_bytes(stored, n_first * p, st.pp, st.interleave, microbatches=microbatches)
+                   + working
                    + embedding_activation_bytes(model.tokens / c, st.microbatch, model.hidden, model.vocab, tp=st.tp,
                                                 pp=st.pp))
     grad_bytes = training.grad_reduce_bytes

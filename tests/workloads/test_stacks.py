@@ -201,3 +201,17 @@ def test_with_interleaving_a_stage_recomputes_a_multiple_of_its_chunks(capsys):
     assert main(["speedup", "dgx-h100", "-m", "llama3-405b", "--gpus", "16384", "--batch", "2048", "-f", "json"]) == 0
     best = json.loads(capsys.readouterr().out)["rows"][0]["strategy"]
     assert best["recompute"] == "none" or best["recompute_layers"] % best["interleave"] == 0
+
+
+def test_a_pipeline_with_fewer_microbatches_than_stages_holds_fewer_in_flight(capsys):
+    """1F1B's first stage holds min(p, m) microbatches' activations (Megatron's warm-up runs min(p − 1 − rank, m)
+    forwards): GPT-3 175B on tp=8, pp=8 (12 layers a stage) at one microbatch holds one, not eight — 7/8 of the
+    eight-microbatch activations fewer; at m ≥ p the memory is the same whatever the batch (it was at every m)."""
+    def memory(batch):
+        assert main(["speedup", "dgx-h100", "-m", "gpt3-175b", "--gpus", "64", "--batch", str(batch), "--strategy",
+                     "tp=8,pp=8,microbatch=1,interleave=1,recompute=none", "-f", "json"]) == 0
+        return json.loads(capsys.readouterr().out)["rows"][0]["memory_gb_per_gpu"]
+
+    one, two, eight, many = memory(1), memory(2), memory(8), memory(64)
+    assert eight == many and one < two < eight
+    assert (eight - one) == pytest.approx(7 * (eight - two) / 6, rel=1e-6)  # linear in the microbatches held
