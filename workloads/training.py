@@ -581,10 +581,14 @@ def _transformer_plan(model, gpu, batch, all_st, compute, training, precision, f
 
     # --- communication: the calls per microbatch here (the bound reads them), the collectives when priced --
     pp_calls_mb = np.where(p > 1, 2.0 * v, 0.0)
-    ep_calls_mb = np.where(st.ep > 1, 4.0 * model.moe_layers / p, 0.0)
+    # a fully recomputed layer runs its forward again in the backward, its forward collectives with it (the
+    # recomputed share `rerun` of the stage's layers), as the tensor-parallel ones (`_tp_calls`)
+    again = np.where(st.recompute == 2, rerun, 0.0)
+    # the token dispatcher's all-to-alls: dispatch and combine in the forward, their gradients in the backward
+    ep_calls_mb = np.where(st.ep > 1, (4.0 + 2.0 * again) * model.moe_layers / p, 0.0)
     # context parallelism: each layer all-gathers the sequence's keys and values in the forward, again in the
     # backward, and reduce-scatters their gradients (workloads-3.md §6)
-    cp_calls_mb = np.where(c > 1, 3.0 * fullest, 0.0)
+    cp_calls_mb = np.where(c > 1, (3.0 + again) * fullest, 0.0)
     updated = np.where(st.zero >= 1, (stage_params - r.expert_params) / r.grad_group
                        + r.expert_params / r.expert_group, stage_params)
     optimizer = optimizer_step_s(updated, gpu, compute) + _gradient_buffer_s(r, updated, gpu, compute, training)

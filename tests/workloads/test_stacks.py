@@ -215,3 +215,20 @@ def test_a_pipeline_with_fewer_microbatches_than_stages_holds_fewer_in_flight(ca
     one, two, eight, many = memory(1), memory(2), memory(8), memory(64)
     assert eight == many and one < two < eight
     assert (eight - one) == pytest.approx(7 * (eight - two) / 6, rel=1e-6)  # linear in the microbatches held
+
+
+def test_full_recomputation_reruns_the_forwards_expert_and_context_collectives(capsys):
+    """A fully recomputed layer reruns its forward, the token dispatcher's dispatch and combine with it: 6
+    all-to-alls a MoE layer and microbatch, not 4 (Mixtral 8x7B, ep=8: the expert-parallel time × 1.5); the context-
+    parallel keys' and values' all-gather runs again too (3 + 1 calls a layer; both were as without recomputation)."""
+    def breakdown(model, strategy, gpus):
+        assert main(["speedup", "dgx-h100", "-m", model, "--gpus", str(gpus), "--strategy", strategy, "-f",
+                     "json"]) == 0
+        return json.loads(capsys.readouterr().out)["rows"][0]["breakdown"]
+
+    moe = "tp=1,pp=2,ep=8,interleave=1,recompute="
+    kept, rerun = (breakdown("mixtral-8x7b", moe + x, 256)["expert_parallel"] for x in ("none", "full"))
+    assert rerun == pytest.approx(1.5 * kept, rel=1e-9)
+    dense = "tp=8,pp=8,cp=2,microbatch=4,interleave=1,recompute="
+    kept, rerun = (breakdown("gpt3-175b", dense + x, 256)["context_parallel"] for x in ("none", "full"))
+    assert rerun > 1.3 * kept  # a fourth call a layer (and its exposure in the longer backward)
