@@ -176,7 +176,25 @@ def _notes(row: dict, loaded: dict, versions: dict, base_names: list, gpu_table,
     name = row["design"]
     said = {"": bound(loaded[name]), **{f"baseline {b}: ": bound(versions[(b, name)]) for b in base_names}}
     return ([who + note for who, note in said.items() if note] + _precision_notes(row, fixed)
-            + _masked_attention_note(row))
+            + _attention_kernel_note(row, loaded[name], gpu_table) + _masked_attention_note(row))
+
+
+def _attention_kernel_note(row: dict, design, gpu_table) -> list[str]:
+    """A stack's fused attention on a GPU whose figures have no fused kernel at all runs unfused: said (a user's GPU
+    file without an [attention] table; an older kernel where the GPU lacks the newest, FlashAttention-2 on an A100,
+    is the GPU's own)."""
+    from workloads.models import TransformerModel, load_model
+    from workloads.speedup import gpu_of
+    from workloads.stacks import get_stack
+
+    if not row.get("feasible") or not isinstance(load_model(row["model"]), TransformerModel):
+        return []
+    wanted = get_stack(row["stack"]).compute.attention
+    gpu = gpu_of(design, gpu_table)
+    if wanted == "unfused" or gpu.attention_kernel(wanted) != "unfused":
+        return []
+    return [f"stack {row['stack']!r} runs {wanted} attention where the GPU has it; {gpu.name}'s figures have no "
+            "fused kernel, so it runs unfused (an [attention] table in its GPU file gives the kernels' rates)"]
 
 
 def _precision_notes(row: dict, fixed: dict) -> list[str]:

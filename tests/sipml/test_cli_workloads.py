@@ -408,3 +408,22 @@ def test_reliability_names_the_design_file_and_the_field_of_a_bad_entry(capsys):
     assert code == 2 and err.startswith(f"sipml: error: {link}: [fabric] kind"), err
     code, _, err = run(capsys, "reliability", "sip-ring", "--set", "fabric.gpu=gpu.nosuch")
     assert code == 2 and "sip-ring: [fabric] gpu = 'gpu.nosuch': no catalog entry" in err, err
+
+
+def test_a_users_gpu_without_attention_kernels_says_it_runs_unfused(capsys, tmp_path):
+    """A GPU file without an [attention] table has no fused kernel's rates: the stack's FlashAttention runs unfused
+    there (≈ 10 % slower on an H100), and the row says so, as it says FP8 running in 16 bits."""
+    args = _user_gpu(tmp_path, "989 TFLOP/s")
+    path = tmp_path / "gpus.toml"
+    kept, inside = [], False
+    for line in path.read_text().splitlines():  # the [attention] table, and its sources' lines, left out
+        if line.startswith("["):
+            inside = line.strip() == "[my_h100.attention]"
+        if not inside and not line.startswith('"attention.'):
+            kept.append(line)
+    path.write_text("\n".join(kept) + "\n")
+    code, out, err = run(capsys, "speedup", "dgx-h100", "--model", "gpt2-355m", *args)
+    assert code == 0, err
+    assert "my_h100's figures have no fused kernel, so it runs unfused" in out
+    code, out, err = run(capsys, "speedup", "dgx-h100", "--model", "gpt2-355m", *_user_gpu(tmp_path, "989 TFLOP/s"))
+    assert code == 0 and "runs unfused" not in out  # the shipped H100's kernels copied: none said
