@@ -183,11 +183,10 @@ def _attention_kernel_note(row: dict, design, gpu_table) -> list[str]:
     """A stack's fused attention on a GPU whose figures have no fused kernel at all runs unfused: said (a user's GPU
     file without an [attention] table; an older kernel where the GPU lacks the newest, FlashAttention-2 on an A100,
     is the GPU's own)."""
-    from workloads.models import TransformerModel, load_model
     from workloads.speedup import gpu_of
     from workloads.stacks import get_stack
 
-    if not row.get("feasible") or not isinstance(load_model(row["model"]), TransformerModel):
+    if not row.get("feasible") or "tp" not in (row.get("strategy") or {}):  # a transformer's strategy
         return []
     wanted = get_stack(row["stack"]).compute.attention
     gpu = gpu_of(design, gpu_table)
