@@ -12,7 +12,8 @@ attention-out and MLP-down by rows, attention by heads):
   the context-layer transpose, rotary embedding, MoE permutation — as bytes moved / (HBM bandwidth × the same
   streaming efficiency the GEMM model uses), plus the fixed kernel time each.
 - recomputation: full recomputation runs the whole forward again inside the backward; selective runs the
-  attention core again (QKᵀ, softmax, dropout, attention·V), K22 §5.
+  attention core again (QKᵀ, softmax, dropout, attention·V), K22 §5 — a fused kernel's forward too (Megatron-Core
+  checkpoints the core attention whatever its kernel: with a fused kernel it saves no memory and costs a forward).
 - a fused (flash) attention kernel replaces the score GEMMs and the softmax/dropout kernels by one kernel at
   the share of the tensor-core peak the GPU's measurements give its kernel family (`workloads.gpus`), skipping
   the tiles above the diagonal of causal attention; its backward does 2.5× the forward FLOPs (it recomputes the
@@ -350,7 +351,9 @@ def _layer_parts(model: TransformerModel, hw: _Hardware, settings: ComputeSettin
             bw_flops = 2.0 * fl
         else:
             f, bw, fl = _flash_attention(hw, settings, b, s_q, s, heads_local, d_qk, d_v, causal, cp)
-            bw_flops, rerun = 2.5 * fl, np.zeros_like(b)  # nothing of the attention core is stored to rerun
+            # selective recomputation checkpoints the attention core whatever its kernel (Megatron-Core's
+            # _checkpointed_attention_forward): the fused kernel's forward runs again in the backward
+            bw_flops, rerun = 2.5 * fl, f
         att_f, att_b, att_flops = att_f + f, att_b + bw, att_flops + fl
         att_backward_flops, att_recompute = att_backward_flops + bw_flops, att_recompute + rerun
 
@@ -361,7 +364,7 @@ def _layer_parts(model: TransformerModel, hw: _Hardware, settings: ComputeSettin
 
     forward_s = gemm_f + att_f + elem_f
     forward_flops = flops_f + att_flops
-    selective_flops = att_flops if unfused else np.zeros_like(b)
+    selective_flops = att_flops
     return dict(gemm_forward_s=gemm_f, attention_forward_s=att_f, elementwise_forward_s=elem_f,
                 gemm_backward_s=gemm_b, attention_backward_s=att_b, elementwise_backward_s=elem_b,
                 grad_accumulation_s=grad_acc,
