@@ -25,7 +25,6 @@ import numpy as np
 from core.records import record
 from photonics import modulation
 from photonics.constants import PLANCK_J_S
-from photonics.driver_energy import K_B, Q_E
 
 _STANDARD_NORMAL = NormalDist()
 NOISE_BANDWIDTH_FRACTION = 0.75  # receiver noise bandwidth over the symbol rate, B = 0.75·BR of the E16 fit
@@ -108,6 +107,8 @@ def integrating_sensitivity_w(rate_bps, ber, er_lin, responsivity_a_per_w, node,
     """Average-power sensitivity of DSENT's integrating receiver (E70–E72) at `node` (photonics.driver_energy.Node):
     the least OMA photocurrent I at the BER's Q, over the responsivity, times (ER+1)/(2(ER−1)) for the average
     (E76b). τ = R₀·(C_g0 + C_d0) of the node's unit inverter; C_in = 11 minimum drains + the photodiode's. NRZ."""
+    from photonics.driver_energy import K_B, Q_E  # DSENT's constants, as its driver model reads them
+
     rate = np.asarray(rate_bps, dtype=float)
     c_g, c_d, r0 = node.unit_inverter
     c_in = amp.input_drain_units * node.w_min * node.c_drain_per_w + np.asarray(photodiode_capacitance_f)
