@@ -144,10 +144,6 @@ def dlrm_breakdown(model: DlrmModel, gpu: Gpu, est: FabricEstimate, batch: int, 
 def _split_kind(timed):
     def run(model, gpu: Gpu, est: FabricEstimate, batch: int, per_candidate: dict, *, stack, precision: str,
             gradient_bytes=None) -> tuple:
-        if model.model_parallel_traffic == 0 and not {"dp", "mp", "tp"} & set(per_candidate):
-            # a model that declares no model-parallel traffic is searched data parallel: a split it would run for
-            # free (its traffic unsaid) is not a finding; `--strategy mp=N` still prices one
-            per_candidate = {**per_candidate, "mp": 1}
         st = split_strategies(est.job_gpus, batch, per_candidate)
         return st, generic_breakdown(model, gpu, est, batch, st, gradient_bytes=gradient_bytes,
                                      compute=stack.compute_for(gpu), training=stack.training, timed=timed)

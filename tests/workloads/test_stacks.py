@@ -248,16 +248,3 @@ def test_selective_recomputation_reruns_the_fused_attention_forward(capsys):
     assert selective["memory_gb_per_gpu"] == pytest.approx(none["memory_gb_per_gpu"])
     assert selective["hardware_tflops_per_gpu"] * selective["iteration_s"] > (
         none["hardware_tflops_per_gpu"] * none["iteration_s"])  # more FLOPs executed
-
-
-def test_a_generic_model_without_model_parallel_traffic_is_searched_data_parallel(capsys, tmp_path):
-    """A model file that declares no model-parallel traffic (the default, 0 B) made every mp split free, so the
-    search chose mp = N with no communication at all; it is searched data parallel, and a fixed mp still runs."""
-    path = tmp_path / "gen.toml"
-    path.write_text('name = "gen"\nkind = "generic"\nparameters = 1e9\nforward_flops = "2 GFLOP"\n'
-                    'activation_memory = "1 GB"\n')
-    assert main(["speedup", "dgx-h100", "-m", str(path), "--gpus", "64", "-f", "json"]) == 0
-    row = json.loads(capsys.readouterr().out)["rows"][0]
-    assert row["strategy"] == {"dp": 64, "mp": 1} and row["breakdown"]["data_parallel"] > 0
-    assert main(["speedup", "dgx-h100", "-m", str(path), "--gpus", "64", "--strategy", "tp=4", "-f", "json"]) == 0
-    assert json.loads(capsys.readouterr().out)["rows"][0]["strategy"] == {"dp": 16, "mp": 4}
