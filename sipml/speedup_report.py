@@ -176,7 +176,18 @@ def _notes(row: dict, loaded: dict, versions: dict, base_names: list, gpu_table,
     name = row["design"]
     said = {"": bound(loaded[name]), **{f"baseline {b}: ": bound(versions[(b, name)]) for b in base_names}}
     return ([who + note for who, note in said.items() if note] + _precision_notes(row, fixed)
-            + _attention_kernel_note(row, loaded[name], gpu_table) + _masked_attention_note(row))
+            + _attention_kernel_note(row, loaded[name], gpu_table) + _free_split_note(row)
+            + _masked_attention_note(row))
+
+
+def _free_split_note(row: dict) -> list[str]:
+    """A model split data × model parallel whose model-parallel part moves nothing (a model file that declares no
+    `model_parallel_traffic`): its split is priced free, so the search takes the widest one; said."""
+    strategy = row.get("strategy") or {}
+    if not row.get("feasible") or strategy.get("mp", 1) <= 1 or row["breakdown"].get("tensor_parallel", 0.0) > 0:
+        return []
+    return [f"mp={strategy['mp']} moves nothing: the model declares no model_parallel_traffic (0 B), so its "
+            "model-parallel split is priced free; give the bytes a sample's split moves, or fix --strategy tp=1"]
 
 
 def _attention_kernel_note(row: dict, design, gpu_table) -> list[str]:

@@ -248,3 +248,16 @@ def test_selective_recomputation_reruns_the_fused_attention_forward(capsys):
     assert selective["memory_gb_per_gpu"] == pytest.approx(none["memory_gb_per_gpu"])
     assert selective["hardware_tflops_per_gpu"] * selective["iteration_s"] > (
         none["hardware_tflops_per_gpu"] * none["iteration_s"])  # more FLOPs executed
+
+
+def test_a_generic_models_free_model_parallel_split_is_said(capsys, tmp_path):
+    """A model file that declares no model-parallel traffic (the default, 0 B) prices every mp split free, so the
+    search takes mp = N with no communication at all: the row says so (it did not)."""
+    path = tmp_path / "gen.toml"
+    path.write_text('name = "gen"\nkind = "generic"\nparameters = 1e9\nforward_flops = "2 GFLOP"\n'
+                    'activation_memory = "1 GB"\n')
+    assert main(["speedup", "dgx-h100", "-m", str(path), "--gpus", "64", "-f", "json"]) == 0
+    row = json.loads(capsys.readouterr().out)["rows"][0]
+    assert row["strategy"]["mp"] == 64 and any("moves nothing" in n for n in row["notes"])
+    assert main(["speedup", "dgx-h100", "-m", "resnet-50", "-f", "json"]) == 0  # a CNN's split moves its bytes
+    assert not any("moves nothing" in n for n in json.loads(capsys.readouterr().out)["rows"][0]["notes"])
