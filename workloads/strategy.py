@@ -273,10 +273,11 @@ def _derived(layers: int, gpus: int) -> dict:
         return {"dp": gpus // np.maximum(c["tp"] * c["pp"] * c["cp"], 1),
                 "per_chunk": np.maximum(np.maximum(first, interior), last), "first": first, "last": last}
 
-    def recomputed(c):  # the layers a stage recomputes (quarters of the fullest, or a fixed count: negative)
-        quarters = c["recompute_layers"]
+    def recomputed(c):  # the layers a stage recomputes (quarters of the fullest, or a fixed count: negative); with
+        # v chunks, quarters of a chunk's layers in each (Megatron-Core's --recompute-num-layers counts a chunk's)
+        quarters, v = c["recompute_layers"], c["interleave"]
         return {"full": c["recompute"] == 2,
-                "recomputed": np.where(quarters < 0, -quarters, -(-quarters * c["per_chunk"] // 4))}
+                "recomputed": np.where(quarters < 0, -quarters, v * -(-quarters * (c["per_chunk"] // v) // 4))}
     return {"cp": stages, "recompute_layers": recomputed}
 
 
@@ -291,7 +292,8 @@ def _rules(model: TransformerModel, gpus: int, batch: int, fixed: dict, stack) -
         return np.minimum(first, last) >= 1
 
     def above_previous_quarter(c):  # a quarter's count is above the quarter before (no two quarters alike)
-        return c["recomputed"] > -(-(c["recompute_layers"] - 1) * c["per_chunk"] // 4)
+        v = c["interleave"]
+        return c["recomputed"] > v * -(-(c["recompute_layers"] - 1) * (c["per_chunk"] // v) // 4)
 
     micro = (lambda c: np.maximum(c["dp"] * c["microbatch"], 1))
 
