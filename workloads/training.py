@@ -587,8 +587,9 @@ def _transformer_plan(model, gpu, batch, all_st, compute, training, precision, f
     # the token dispatcher's all-to-alls: dispatch and combine in the forward, their gradients in the backward
     ep_calls_mb = np.where(st.ep > 1, (4.0 + 2.0 * again) * model.moe_layers / p, 0.0)
     # context parallelism: each layer all-gathers the sequence's keys and values in the forward, again in the
-    # backward, and reduce-scatters their gradients (workloads-3.md §6)
-    cp_calls_mb = np.where(c > 1, (3.0 + again) * fullest, 0.0)
+    # backward, and reduce-scatters their gradients (workloads-3.md §6); the attention reruns (with its exchange)
+    # under full recomputation of the layer and under selective recomputation of its core
+    cp_calls_mb = np.where(c > 1, (3.0 + np.where(st.recompute == 1, 1.0, again)) * fullest, 0.0)
     updated = np.where(st.zero >= 1, (stage_params - r.expert_params) / r.grad_group
                        + r.expert_params / r.expert_group, stage_params)
     optimizer = optimizer_step_s(updated, gpu, compute) + _gradient_buffer_s(r, updated, gpu, compute, training)
