@@ -108,11 +108,13 @@ def first_stage_activation_bytes(per_layer_bytes, layers, pp, interleave=1, sche
     return np.where(m >= p, per * l * factor, per * l / p * m * factor)
 
 
-def embedding_activation_bytes(seq_len, microbatch, hidden, vocab, *, tp=1, pp=1):
-    """Input-embedding dropout masks for the p microbatches in flight, and with p = 1 the last LayerNorm and
-    output layer: (s·b·h/t)·(p + δ_{p=1}·4·(1 + V/h)) — K22 §4.3 (< 0.01 % of the total at 22B)."""
+def embedding_activation_bytes(seq_len, microbatch, hidden, vocab, *, tp=1, pp=1, microbatches=None):
+    """Input-embedding dropout masks for the p microbatches in flight (min(p, m) where an iteration has fewer, as
+    `first_stage_activation_bytes`), and with p = 1 the last LayerNorm and output layer: (s·b·h/t)·(p + δ_{p=1}·4·(1
+    + V/h)) — K22 §4.3 (< 0.01 % of the total at 22B)."""
     s, b, h, v, t, p = (np.asarray(x, dtype=float) for x in (seq_len, microbatch, hidden, vocab, tp, pp))
-    return s * b * h / t * (p + np.where(p == 1, 4.0 * (1.0 + v / h), 0.0))
+    held = p if microbatches is None else np.minimum(p, np.asarray(microbatches, dtype=float))
+    return s * b * h / t * (held + np.where(p == 1, 4.0 * (1.0 + v / h), 0.0))
 
 
 def model_state_bytes(parameters, dp=1, zero_stage=0, *, optimizer_bytes_per_param=12.0, param_bytes=2.0,

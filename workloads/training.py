@@ -716,7 +716,7 @@ def _plan_memory(model, gpu, st, configs, inverse, compute, training, rerun, n_f
     activations = (first_stage_activation_bytes(stored, n_first * p, st.pp, st.interleave, microbatches=microbatches)
                    + working
                    + embedding_activation_bytes(model.tokens / c, st.microbatch, model.hidden, model.vocab, tp=st.tp,
-                                                pp=st.pp))
+                                                pp=st.pp, microbatches=microbatches))
     grad_bytes = training.grad_reduce_bytes
     states = (model_state_bytes(stage_params - experts.params, grad_group, st.zero, grad_bytes=grad_bytes)
               + model_state_bytes(experts.params, experts.group, st.zero, grad_bytes=grad_bytes))
