@@ -884,6 +884,7 @@ LABELS = {
     "job's share of the hardware amortised over the run", "run_cost_usd": "hardware + electricity",
     "run_amount": "tokens or samples of the run",
     "run_amount_unit": "tokens or samples",
+    "experts": "the model's routed experts per MoE layer (0: a dense model)",
     "goodput_run_time_s": "the run with its interruptions: run_time_s / ETTR",
     "goodput_energy_kwh": "its energy: energy_kwh / ETTR (the cluster powered while it restarts and redoes work)",
     "goodput_run_cost_usd": "its cost: hardware (hot spares included) over the longer run + electricity", "alternatives": "the next fastest strategies", "reason": "why a design "

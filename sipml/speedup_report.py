@@ -141,7 +141,9 @@ def run_speedup(designs, model_name: str, gpus: int | None, batch: int | None, s
             if name in failures
             else _row(name, results[name], {b: measured[(b, name)] for b in base_names}, amount, amount_unit)
             for name in names]
+    experts = model.experts if getattr(model, "is_moe", False) else 0
     for row in rows:
+        row["experts"] = experts
         row["notes"] = _notes(row, loaded, versions, base_names, gpu_table, fixed)
     return rows, batch_source, failures
 
@@ -428,7 +430,7 @@ def _baseline_gpus(rows) -> list[str]:
 
 
 def _compute_model_notes(feasible: list[dict]) -> list[str]:
-    """What the validation says of the compute model where these rows lean on it: H100s, FP8."""
+    """What the validation says of the compute model where these rows lean on it: H100s, FP8, MoE."""
     notes = []
     if any(_architecture(r["gpu"]) == "hopper" for r in feasible):
         notes.append("hopper: the in-situ efficiency is fitted on NVIDIA's H100 runs priced as their sources "
@@ -436,6 +438,11 @@ def _compute_model_notes(feasible: list[dict]) -> list[str]:
                      "11 %: the small FP8 run slower, the largest faster than this model; a CNN step (MLPerf "
                      "ResNet-50) is 21 % faster than this model gives it (sipml validate, groups DGX Cloud GPT-3, "
                      "NeMo 25.11, ResNet-50)")
+    if any(r.get("experts") for r in feasible):
+        notes.append("moe: a mixture of experts' step is checked against published runs only for the reader: validate "
+                     "shows its MoE rows (Qwen3 30B-A3B and 235B-A22B, DeepSeek-V3) beside their published figures "
+                     "but judges none, so read its figures as estimates (sipml validate, groups NeMo 25.11, NeMo "
+                     "26.x, DeepSeek-V3)")
     if any(r["precision"] == "fp8" for r in feasible):
         notes.append("fp8: MFU still divides by the 16-bit peak, so FP8 GEMMs can take it past 100 %; NVIDIA's FP8 "
                      "runs of Llama 3 on H100 reach 73–75 % of it, and the model is faster than NVIDIA's 405B run "

@@ -273,3 +273,14 @@ def test_partial_recomputation_with_interleaving_offers_quarters_of_a_chunk(caps
     assert main([*base, "tp=8,pp=8,interleave=4,recompute=full,recompute_layers=12", "-f", "json"]) == 0
     whole = json.loads(capsys.readouterr().out)["rows"][0]
     assert best["strategy"]["recompute_layers"] == 8 and best["iteration_s"] < 0.95 * whole["iteration_s"]
+
+
+def test_a_mixture_of_experts_table_says_its_step_is_not_judged(capsys):
+    """validate shows its MoE rows (Qwen3, DeepSeek-V3) but judges none: a MoE table says so, a dense one does not;
+    the rows carry the model's routed experts."""
+    assert main(["speedup", "dgx-h100", "-m", "mixtral-8x7b", "--gpus", "256"]) == 0
+    assert "moe: a mixture of experts' step" in capsys.readouterr().out
+    assert main(["speedup", "dgx-h100", "-m", "mixtral-8x7b", "--gpus", "256", "-f", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["rows"][0]["experts"] == 8
+    assert main(["speedup", "dgx-h100", "-m", "gpt2-355m"]) == 0
+    assert "moe:" not in capsys.readouterr().out
