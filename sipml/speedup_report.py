@@ -310,7 +310,9 @@ def _amount(model, tokens: float | None):
     if tokens is not None and (isinstance(tokens, bool) or not isinstance(tokens, (int, float))
                                or not math.isfinite(tokens) or tokens < 1 or tokens > MAX_TOKENS
                                or tokens != math.floor(tokens)):
-        raise InputError(f"--tokens {tokens!r}: expected a whole count of tokens (or samples), at least 1 and at "
+        shown = (int(tokens) if isinstance(tokens, float) and not isinstance(tokens, bool) and math.isfinite(tokens)
+                 and tokens.is_integer() else repr(tokens))  # 0, not the 0.0 the option's float type made of it
+        raise InputError(f"--tokens {shown}: expected a whole count of tokens (or samples), at least 1 and at "
                          f"most {MAX_TOKENS:.0e} (300e9 is one)")
     kind = kinds.of(model)
     return (tokens if tokens is not None else kind.default_amount), kind.unit

@@ -394,3 +394,9 @@ def test_a_sweep_over_a_named_choice_that_reads_like_a_length(capsys):
     header, first, second = out.splitlines()[:3]
     assert header.split(",")[0] == "receiver.node" and "[nm]" not in header
     assert first.startswith("45nm,") and second.startswith("22nm,")
+
+
+def test_a_refused_token_count_is_echoed_as_typed(capsys):
+    """`--tokens 0` said '--tokens 0.0' (the option's float type); a whole number is shown whole."""
+    refused(capsys, "speedup", "sip-ring", "--tokens", "0", fragment="--tokens 0: expected a whole count")
+    refused(capsys, "speedup", "sip-ring", "--tokens", "1.5", fragment="--tokens 1.5: expected a whole count")
