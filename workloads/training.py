@@ -559,13 +559,16 @@ def _transformer_plan(model, gpu, batch, all_st, compute, training, precision, f
         kinds.append(("encoder", model.encoder_layers, {}))
     fwd = bwd = gemm = attention = flops = cast = 0.0
     at = (lambda figure: figure[r.inverse])  # a distinct configuration's figure at each strategy
+    # the attention a recomputation reruns (full: the recomputed share of the layers; selective: its core), under
+    # which the context-parallel exchange it reruns is hidden too
+    reattend = np.where(st.recompute == 2, rerun, np.where(st.recompute == 1, 1.0, 0.0))
     for kind, count, extra in kinds:
         lt = layer_times(model, gpu, kind=kind, **common, **extra)  # sums over a configuration's figures first
         share = count / model.layers
         fwd = fwd + share * at(lt.forward_s)
         bwd = bwd + share * (at(lt.backward_s) - (1.0 - rerun) * at(lt.recompute_s))
         gemm = gemm + share * at(lt.gemm_forward_s + lt.gemm_backward_s)
-        attention = attention + share * at(lt.attention_forward_s + lt.attention_backward_s)
+        attention = attention + share * (at(lt.attention_forward_s) * (1.0 + reattend) + at(lt.attention_backward_s))
         flops = flops + count * (at(lt.hardware_flops) - (1.0 - rerun) * at(lt.recompute_flops))
         cast = cast + share * at(lt.weight_cast_s)
     edges = edge_times(model, gpu, microbatch=configs.microbatch, tp=configs.tp, sequence_parallel=configs.sp,
