@@ -343,12 +343,12 @@ def speedup_report(rows, batch_source: str, failures: dict) -> Report:
     tables = [summary]
     if feasible and first.get("ettr") is not None:
         tables.append(Table(f"With interruptions: each job's failures, checkpoints and restarts (goodput over {base})",
-                            ["design", "interruptions/day", "MTTI h", "checkpoint every min", "restart min", "ETTR %",
+                            ["design", "interruptions/day", "MTTI h", "checkpoint every", "restart min", "ETTR %",
                              "speedup", "per $", "per W", "run days", "energy MWh", "run cost USD"],
                             [{"design": r["design"], "interruptions/day": f"{r['interruptions_per_day']:.3g}",
                               "MTTI h": "–" if r["job_mtti_s"] is None else f"{r['job_mtti_s'] / 3600:.3g}",
-                              "checkpoint every min": "–" if r["checkpoint_interval_s"] is None
-                              else f"{r['checkpoint_interval_s'] / 60:.3g}",
+                              "checkpoint every": "–" if r["checkpoint_interval_s"] is None
+                              else _interval_text(r["checkpoint_interval_s"]),
                               "restart min": f"{r['restart_s'] / 60:.3g}", "ETTR %": f"{100 * r['ettr']:.1f}",
                               "speedup": _x(r["goodput_speedup"]), "per $": _x(r["goodput_speedup_per_dollar"]),
                               "per W": _x(r["goodput_speedup_per_watt"]),
@@ -429,6 +429,14 @@ def _baseline_gpus(rows) -> list[str]:
                          + "; ".join(f"{gpu} against {', '.join(d for d, _, theirs in ran if theirs == gpu)}"
                                      for gpu in dict.fromkeys(theirs for _, _, theirs in ran)))
     return lines
+
+
+def _interval_text(seconds: float) -> str:
+    """A checkpoint interval in the unit that reads it: seconds under a minute (a 1/1 000 s step's interval is tens
+    of milliseconds, not 0.000558 min), minutes under an hour, hours beyond."""
+    if seconds < 60.0:
+        return f"{seconds:.3g} s"
+    return f"{seconds / 60.0:.3g} min" if seconds < 3600.0 else f"{seconds / 3600.0:.3g} h"
 
 
 def _compute_model_notes(feasible: list[dict]) -> list[str]:

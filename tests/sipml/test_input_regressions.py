@@ -400,3 +400,16 @@ def test_a_refused_token_count_is_echoed_as_typed(capsys):
     """`--tokens 0` said '--tokens 0.0' (the option's float type); a whole number is shown whole."""
     refused(capsys, "speedup", "sip-ring", "--tokens", "0", fragment="--tokens 0: expected a whole count")
     refused(capsys, "speedup", "sip-ring", "--tokens", "1.5", fragment="--tokens 1.5: expected a whole count")
+
+
+def test_a_checkpoint_interval_reads_in_its_own_unit(capsys):
+    """GPT-2 355M's steps are tens of milliseconds, so Daly's interval is under a minute: the goodput table shows
+    seconds ('29.6 s', it showed '0.493 min'; at 1/1 000 s steps '0.000558 min'); GPT-3 175B's reads in minutes."""
+    from sipml.speedup_report import _interval_text
+
+    assert (_interval_text(0.0335), _interval_text(29.6), _interval_text(329.4), _interval_text(7200.0)) == (
+        "0.0335 s", "29.6 s", "5.49 min", "2 h")
+    code, out, err = run(capsys, "speedup", "dgx-h100", "-m", "gpt2-355m")
+    assert code == 0 and "checkpoint every" in out
+    row = next(line for line in out.split("With interruptions")[1].splitlines() if line.startswith("dgx-h100"))
+    assert " s " in row and " min " not in row
