@@ -910,9 +910,16 @@ def explain(quantity: Annotated[Optional[str], typer.Argument(
             raise InputError("explain: name a QUANTITY to explain for a design, e.g. `sipml explain margin_db "
                              "sip-ring`")
         from photonics.symbolic import explain as derivation
+        from sipml.render import Report, Table
 
         _doing("deriving the closed forms")
-        print(derivation())
+        if fmt is Format.table and (output is None or str(output) == "-"):
+            print(derivation())  # on the terminal, the derivation as it is laid out
+            return
+        lines = derivation().splitlines()
+        title = "The power-budget equation and its closed forms (sympy)"
+        _emit(Report({"derivation": lines}, [Table(title, ["derivation"], [{"derivation": line} for line in lines])]),
+              fmt, output, title=title)
         return
     from sipml.explain import check_quantity, explain_quantity
 

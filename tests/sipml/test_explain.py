@@ -274,3 +274,17 @@ def test_an_optical_power_steps_one_db_and_moves_the_margin_one_db_per_db(capsys
     assert 10 * math.log10(power["value"] / power["low_input"]) == pytest.approx(1.0)
     assert power["derivative"] == pytest.approx(1.0, rel=1e-9) and power["elasticity"] is None
     assert power["high"] - data["value"] == pytest.approx(1.0) and data["value"] - power["low"] == pytest.approx(1.0)
+
+
+def test_the_derivation_honours_the_format_and_the_output_file(capsys, tmp_path):
+    """`explain` without a quantity printed its text whatever `-f` and `-o` said (no file written, exit 0); it writes
+    the file, and JSON holds the derivation's lines."""
+    from sipml.cli import main
+
+    assert main(["explain", "-f", "json"]) == 0
+    lines = json.loads(capsys.readouterr().out)["derivation"]
+    assert any("max_wavelengths" in line for line in lines)
+    path = tmp_path / "derivation.html"
+    assert main(["explain", "-f", "html", "-o", str(path)]) == 0
+    assert "max_wavelengths" in path.read_text()
+    assert main(["explain"]) == 0 and "Budget of one wavelength" in capsys.readouterr().out
