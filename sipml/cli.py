@@ -271,6 +271,8 @@ def _catalog(files):
 
     _doing("loading the catalog")
     catalog = load_catalog(*(files or []))
+    for file, entry in catalog.added:
+        print(f"catalog: {file}: adds [{entry}]", file=sys.stderr)
     for change in catalog.overrides:
         print(f"catalog: {change}", file=sys.stderr)
     return catalog

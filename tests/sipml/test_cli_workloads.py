@@ -427,3 +427,12 @@ def test_a_users_gpu_without_attention_kernels_says_it_runs_unfused(capsys, tmp_
     assert "my_h100's figures have no fused kernel, so it runs unfused" in out
     code, out, err = run(capsys, "speedup", "dgx-h100", "--model", "gpt2-355m", *_user_gpu(tmp_path, "989 TFLOP/s"))
     assert code == 0 and "runs unfused" not in out  # the shipped H100's kernels copied: none said
+
+
+def test_a_catalog_file_that_adds_an_entry_says_so(capsys, tmp_path):
+    """The README: every change a catalog file makes is reported on stderr — an added entry too (only overrides
+    were)."""
+    args = _user_gpu(tmp_path, "989 TFLOP/s")
+    code, out, err = run(capsys, "speedup", "sip-ring", "--model", "gpt2-355m", *args)
+    assert code == 0, err
+    assert f"catalog: {tmp_path / 'catalog.toml'}: adds [gpu.my_h100]" in err
