@@ -559,9 +559,12 @@ def _transformer_plan(model, gpu, batch, all_st, compute, training, precision, f
         kinds.append(("encoder", model.encoder_layers, {}))
     fwd = bwd = gemm = attention = flops = cast = 0.0
     at = (lambda figure: figure[r.inverse])  # a distinct configuration's figure at each strategy
-    # the attention a recomputation reruns (full: the recomputed share of the layers; selective: its core), under
+    # what a recomputation runs again in the backward: a fully recomputed layer its whole forward, its forward
+    # collectives with it (`again`: the recomputed share `rerun` of the stage's layers, as `_tp_calls` counts the
+    # tensor-parallel ones); selective recomputation its attention core (`reattend`, with full's share), under
     # which the context-parallel exchange it reruns is hidden too
-    reattend = np.where(st.recompute == 2, rerun, np.where(st.recompute == 1, 1.0, 0.0))
+    again = np.where(st.recompute == 2, rerun, 0.0)
+    reattend = np.where(st.recompute == 1, 1.0, again)
     for kind, count, extra in kinds:
         lt = layer_times(model, gpu, kind=kind, **common, **extra)  # sums over a configuration's figures first
         share = count / model.layers
@@ -584,15 +587,12 @@ def _transformer_plan(model, gpu, batch, all_st, compute, training, precision, f
 
     # --- communication: the calls per microbatch here (the bound reads them), the collectives when priced --
     pp_calls_mb = np.where(p > 1, 2.0 * v, 0.0)
-    # a fully recomputed layer runs its forward again in the backward, its forward collectives with it (the
-    # recomputed share `rerun` of the stage's layers), as the tensor-parallel ones (`_tp_calls`)
-    again = np.where(st.recompute == 2, rerun, 0.0)
-    # the token dispatcher's all-to-alls: dispatch and combine in the forward, their gradients in the backward
+    # the token dispatcher's all-to-alls: dispatch and combine in the forward (again where the layer reruns), their
+    # gradients in the backward
     ep_calls_mb = np.where(st.ep > 1, (4.0 + 2.0 * again) * model.moe_layers / p, 0.0)
     # context parallelism: each layer all-gathers the sequence's keys and values in the forward, again in the
-    # backward, and reduce-scatters their gradients (workloads-3.md §6); the attention reruns (with its exchange)
-    # under full recomputation of the layer and under selective recomputation of its core
-    cp_calls_mb = np.where(c > 1, (3.0 + np.where(st.recompute == 1, 1.0, again)) * fullest, 0.0)
+    # backward, and reduce-scatters their gradients (workloads-3.md §6); once more where the attention reruns
+    cp_calls_mb = np.where(c > 1, (3.0 + reattend) * fullest, 0.0)
     updated = np.where(st.zero >= 1, (stage_params - r.expert_params) / r.grad_group
                        + r.expert_params / r.expert_group, stage_params)
     optimizer = optimizer_step_s(updated, gpu, compute) + _gradient_buffer_s(r, updated, gpu, compute, training)
