@@ -696,8 +696,10 @@ def plot(rows: list[dict], spec: str, path, vary=(), design: str = "", model: st
     the baseline of a speedup plotted)."""
     from sipml.plotting import sweep_plot
 
+    from sipml.design_files import DEFAULT_DESIGN
+
     names, log, order = figure_spec(rows, spec, vary)
-    title = design or "sip-ring"
+    title = design or DEFAULT_DESIGN
     if model is not None:
         title += f", {model}"
         if any("speedup" in n for n in names):
