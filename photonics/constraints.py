@@ -81,7 +81,7 @@ def _yield_message(a) -> str:
 def _escape_message(a) -> str:
     pk, lk = a.sections["package"], a.sections["link"]
     perimeter = float(_perimeter_m(a))
-    fitting = min(pk.chiplets, int(perimeter / pk.chiplet_fiber_edge * (1 + 1e-12)))
+    fitting = int(packaging.chiplets_on_edge(pk.chiplets, pk.chiplet_fiber_edge, perimeter))
     chiplets = (f"{pk.chiplets} chiplets" if fitting == pk.chiplets else
                 f"{fitting} chiplets, of {pk.chiplets}, the {perimeter * 1e3:g} mm perimeter holds,")
     return (f"{lk.fibers_per_direction} fibers per direction > {int(a.capacity.escape)} the package escapes "

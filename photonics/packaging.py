@@ -23,12 +23,17 @@ def fibers_per_edge(edge_m, pitch_m):
     return np.floor(np.asarray(edge_m, dtype=float) / pitch_m * (1.0 + 1e-12))
 
 
+def chiplets_on_edge(chiplets, fiber_edge_m, perimeter_m=np.inf):
+    """The chiplets whose fiber edges the package's perimeter holds, min(chiplets, ⌊perimeter/edge⌋): more chiplets
+    than the edge holds add no fiber."""
+    return np.minimum(chiplets, np.floor(np.asarray(perimeter_m, dtype=float) / fiber_edge_m * (1.0 + 1e-12)))
+
+
 def escape_fibers_per_direction(chiplets, fiber_edge_m, pitch_m, perimeter_m=np.inf):
     """Fibers each direction can use when every chiplet attaches ⌊edge/pitch⌋ fibers and transmit and receive
-    use separate fibers: ⌊n · ⌊edge/pitch⌋ / 2⌋, n the chiplets whose fiber edges the package's perimeter holds
-    (min(chiplets, ⌊perimeter/edge⌋): more chiplets than the edge holds add no fiber)."""
-    fitting = np.minimum(chiplets, np.floor(np.asarray(perimeter_m, dtype=float) / fiber_edge_m * (1.0 + 1e-12)))
-    return np.floor(fitting * fibers_per_edge(fiber_edge_m, pitch_m) / 2.0)
+    use separate fibers: ⌊n · ⌊edge/pitch⌋ / 2⌋, n the chiplets the perimeter holds (`chiplets_on_edge`)."""
+    return np.floor(chiplets_on_edge(chiplets, fiber_edge_m, perimeter_m) * fibers_per_edge(fiber_edge_m, pitch_m)
+                    / 2.0)
 
 
 def shoreline_density_bps_per_m(capacity_bps, edge_used_m):
