@@ -408,7 +408,7 @@ def _evaluate(design: ClusterDesign) -> FabricEstimate:
     tiers, rails, planes = tree.tiers, el.rails, el.rails * el.planes
     switches, links, switch_links = planes * tree.switches, planes * tree.links, planes * tree.switch_links
     servers = math.ceil(fab.gpus / el.gpus_per_server)
-    one_server = fab.gpus <= el.gpus_per_server and el.gpus_per_server > 1  # NVLink joins them: no scale-out network
+    one_server = _one_server(fab.gpus, el.gpus_per_server)
     if one_server:
         switches = links = 0
     switch_ports = 0 if one_server else fab.gpus * el.planes + 2 * switch_links
@@ -451,6 +451,11 @@ def _evaluate(design: ClusterDesign) -> FabricEstimate:
                f"{where}{shape} ({switches} switches in all) for {fab.gpus} NICs{dual}",
                *([f"pods of {el.pod_gpus} hold a whole plane of {per_plane} NICs: nothing is oversubscribed above "
                   "them"] if el.pod_gpus and not pods else [])))
+
+
+def _one_server(gpus: int, per_server: int) -> bool:
+    """A cluster of no more GPUs than one (multi-GPU) server holds: NVLink joins them, no scale-out network."""
+    return gpus <= per_server and per_server > 1
 
 
 def split_server_gpus(gpus: int, per_server: int) -> int:
@@ -672,7 +677,7 @@ def _bisection_formula(est: FabricEstimate):
     split = t(r"n_{\mathrm{split}}", split_server_gpus(est.gpus, d.gpus_per_server), "",
               "GPUs whose NVLink the cut crosses (a server split between the halves)") * t(
         r"B_{\mathrm{NVLink}}", d.nvlink_bps, "bit/s", "NVLink per GPU per direction")
-    if est.gpus <= d.gpus_per_server and d.gpus_per_server > 1:  # one server: no scale-out network
+    if _one_server(est.gpus, d.gpus_per_server):
         return Formula(r"B_{\mathrm{bis}}", split, t.terms)
     nics = (sp.floor(t("G", est.gpus, "", "GPUs") / 2) * t(r"B_{\mathrm{NIC}}", d.nic_bps, "bit/s", "NIC rate")
             / t("o", max(d.oversubscription, d.pod_oversubscription), "", "oversubscription"))
