@@ -114,8 +114,8 @@ def check_fits(slots: Slots, requests: list[Request]) -> None:
 
 
 def place(slots: Slots, requests: list[Request], policy: str = "first-fit") -> list[Placed]:
-    """Each request's units, in the order of `requests`. MixTooLarge for a mix larger than the cluster (naming the
-    job that does not fit), InputError for a fixed placement that breaks the kind's rule or overlaps another;
+    """Each request's units, in the order of `requests`. MixTooLarge for a mix larger than the cluster (`check_fits`:
+    every job's GPUs named), InputError for a fixed placement that breaks the kind's rule or overlaps another;
     InfeasibleDesign naming a job the kind's rule leaves nowhere to go."""
     if policy not in POLICIES:
         raise InputError(f"placement policy {policy!r}: expected one of {', '.join(POLICIES)}")

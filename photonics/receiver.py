@@ -86,7 +86,8 @@ def quantum_limit_w(rate_bps, frequency_hz, ber):
 
 @record
 class SenseAmp:
-    """DSENT's sense amplifier, as its technology file sets it (Photonics.model `SenseAmp->…`) [verbatim]."""
+    """DSENT's sense amplifier: the figures its technology file sets (Photonics.model `SenseAmp->…`, the first
+    seven) and two its RingDetector model writes in its code (the last two) [verbatim]."""
 
     jitter_ratio: float = 0.01  # clock jitter, of the bit time
     offset_ratio: float = 0.04  # offset mismatch, of V_dd
@@ -95,8 +96,8 @@ class SenseAmp:
     supply_noise_deterministic_ratio: float = 0.05  # of V_dd
     cmrr: float = 5.0
     noise_margin_v: float = 0.02
-    shot_noise_bandwidth: float = 0.7  # the shot noise's bandwidth over the bit rate (E72's b term)
-    input_drain_units: float = 11.0  # the sense amplifier's input, in minimum drains (2 + 3 + 5 + 1)
+    shot_noise_bandwidth: float = 0.7  # the shot noise's bandwidth over the bit rate (RingDetector; E72's b term)
+    input_drain_units: float = 11.0  # the sense amplifier's input, in minimum drains (RingDetector: 2 + 3 + 5 + 1)
 
 
 SENSE_AMP = SenseAmp()

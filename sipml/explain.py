@@ -165,8 +165,9 @@ def with_value(design, section: str, key: str, value):
 def _steps(spec, value):
     """(low, high) inputs around `value`: ±1 for a count (from 1, 1 and 2: many counts read 0 as none — no
     amplifiers, no spares — so a step to it measures a switch, not a slope), ±1 dB for a level or ratio in decibels
-    (LOGARITHMIC) and an optical power (`Spec.level`, in W), ±STEP relative otherwise; None for a continuous input at zero, which has no scale to step by.
-    The rule's steps: `_inside` stops a continuous input's at the field's range."""
+    (LOGARITHMIC) and an optical power (`Spec.level`, in W), ±STEP relative otherwise; None for a continuous input
+    at zero, which has no scale to step by. The rule's steps: `_inside` stops a continuous input's at the field's
+    range."""
     if spec.integer:
         return (value, value + 1) if value == 1 else (value - 1, value + 1)
     if spec.unit in LOGARITHMIC:
@@ -345,8 +346,8 @@ def explain_quantity(name: str, design, source: str, model: str = "gpt2-355m", b
               "sensitivity": _sensitivity_text(r, base), "source": r.source} for r in rows[:TOP]]
     if shown:
         tables.append(Table(f"What moves it most (design inputs ±{STEP:.0%}, dB inputs and optical powers ±1 dB, "
-                            "counts ±1; catalog prices low … high)", ["input", "value", "quantity at −/+", "swing", "sensitivity",
-                                                   "source"], shown))
+                            "counts ±1; catalog prices low … high)",
+                            ["input", "value", "quantity at −/+", "swing", "sensitivity", "source"], shown))
     moved = (f"{len(rows)} inputs move it (the {min(TOP, len(rows))} largest shown; all in the JSON)" if rows else
              f"no design input (±{STEP:.0%}, ±1 dB, counts ±1) and no catalog price moves it")
     left = ", ".join(f"[{e['section']}] {e['key']}" for e in skipped[:4]) + (", …" if len(skipped) > 4 else "")

@@ -141,7 +141,8 @@ def mix_report(mix, rows: list[dict], figure: tuple | None = None) -> Report:
                 "placement": j["placement"], "strategy": shown_strategy if j["iteration_s"] is not None else f"cannot run: {j['reason']}",
                 "alone s": _num(j["iteration_alone_s"]), "together s": _num(j["iteration_s"]),
                 "slowdown": "—" if j["slowdown"] is None else f"{j['slowdown']:.3f}×",
-                "TFLOP/s per GPU": _num(j["tflops_per_gpu"], 1), "$ per job-hour": "—" if j["cost_per_hour_usd"] is None else f"{j['cost_per_hour_usd']:,.0f}"})
+                "TFLOP/s per GPU": _num(j["tflops_per_gpu"], 1),
+                "$ per job-hour": "—" if j["cost_per_hour_usd"] is None else f"{j['cost_per_hour_usd']:,.0f}"})
     footer = list(dict.fromkeys(f"{r['design']}: {r['rule']}" for r in ran))  # a design's rule once
     footer += dict.fromkeys(f"{r['design']}: infeasible — {r['reason']}" for r in rows
                             if "reason" in r and "utilisation" not in r)

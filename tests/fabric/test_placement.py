@@ -73,7 +73,8 @@ def test_slices_of_whole_cubes_leave_the_idle_cubes_counted():
     assert [len(p.units) for p in placed] == [16, 32, 8, 4]
     left = leftover(CUBES, placed)
     assert (left.idle_gpus, left.stranded_gpus, left.largest_fit_gpus) == (256, 56, 256)
-    with pytest.raises(InputError, match=r"the mix does not fit: its jobs \('a' 1024, 'b' 2048, 'c' 512, 'd' 200, 'e' 512\) ask 4352 GPUs"):
+    with pytest.raises(InputError, match=r"the mix does not fit: its jobs \('a' 1024, 'b' 2048, 'c' 512, 'd' 200, "
+                                         r"'e' 512\) ask 4352 GPUs"):
         place(CUBES, [*[Request(p.name, p.gpus) for p in placed], Request("e", 512)])
 
 

@@ -73,7 +73,8 @@ def test_the_figure_and_a_sweep_of_sizes(capsys, tmp_path):
 
 def test_refusals(capsys, tmp_path):
     path = _mix(tmp_path, SMALL.replace("gpus = 32", "gpus = 96"))
-    refused(capsys, "mix", "dgx-h100", "--jobs", path, fragment="the mix does not fit: its jobs ('big' 64, 'small' 96) ask 160 GPUs")
+    refused(capsys, "mix", "dgx-h100", "--jobs", path,
+            fragment="the mix does not fit: its jobs ('big' 64, 'small' 96) ask 160 GPUs")
     path = _mix(tmp_path, SMALL.replace('gpus = 64\n', 'gpus = 64\nat = "0-63"\n').replace(
         'gpus = 32\n', 'gpus = 32\nat = "32-63"\n'))
     refused(capsys, "mix", "dgx-h100", "--jobs", path, fragment="job 'small': its fixed GPUs 32-63 overlap job 'big' on GPUs 32-63")
@@ -113,8 +114,8 @@ def test_slices_of_whole_cubes_on_the_torus_design_leave_the_idle_cubes_counted(
     assert code == 1, err  # job d cannot run
     torus = json.loads(out)["designs"][0]
     assert (torus["idle_gpus"], torus["stranded_gpus"], torus["largest_fit_gpus"]) == (512, 0, 512)
-    assert torus["gpus_running"] == 3584 and [j["placement"].split("(")[1].split(" ")[0] for j in torus["jobs"][:3]] == [
-        "16", "32", "8"]
+    cubes = [j["placement"].split("(")[1].split(" ")[0] for j in torus["jobs"][:3]]
+    assert torus["gpus_running"] == 3584 and cubes == ["16", "32", "8"]
     assert torus["gpus_running"] + torus["idle_gpus"] + torus["stranded_gpus"] == torus["gpus"]
     d = torus["jobs"][3]
     assert "a slice is whole cubes" in d["reason"] and d["placement"] == "not placed: it cannot run here"
@@ -159,7 +160,8 @@ def test_a_job_no_strategy_runs_holds_no_gpus_and_the_others_are_placed_without_
     """GPT-3 175B on 8 H100s fits in no strategy's memory: it is not placed, and the 64-GPU job first-fit put
     behind it starts at GPU 0; the cluster's GPUs are the running and the idle ones."""
     text = SMALL.replace('name = "big"\nmodel = "gpt2-355m"\ngpus = 64', 'name = "huge"\nmodel = "gpt3-175b"\ngpus = 8')
-    text = text.replace('name = "small"\nmodel = "gpt2-355m"\ngpus = 32', 'name = "big"\nmodel = "gpt2-355m"\ngpus = 64')
+    text = text.replace('name = "small"\nmodel = "gpt2-355m"\ngpus = 32',
+                        'name = "big"\nmodel = "gpt2-355m"\ngpus = 64')
     code, out, err = run(capsys, "mix", "dgx-h100", "--jobs", _mix(tmp_path, text), "-f", "json")
     assert code == 1, err
     dgx = json.loads(out)["designs"][0]
