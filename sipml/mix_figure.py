@@ -38,11 +38,13 @@ def placement_figure(runs: dict, title: str):
         ax.set_axis_off()
     for ax in list(axes.flat)[len(names):]:
         ax.set_axis_off()
-    handles = [Patch(facecolor=colours[n], label=n) for n in jobs]
+    placed = {j.job.name for run in runs.values() for j in run.jobs if j.placed is not None}
+    handles = [Patch(facecolor=colours[n], label=n if n in placed else f"{n} (not placed: cannot run)") for n in jobs]
     handles.append(Patch(facecolor=IDLE, label="idle"))
     if any(run.leftover.stranded_gpus for run in runs.values()):
         handles.append(Patch(facecolor="#f0d9b5", label="stranded: held, not used (the job's colour, faded)"))
-    fig.legend(handles=handles, loc="lower center", ncol=min(len(handles), 6), frameon=False)
+    wide = any(len(h.get_label()) > 20 for h in handles)  # long labels in fewer columns, inside the figure
+    fig.legend(handles=handles, loc="lower center", ncol=min(len(handles), 3 if wide else 6), frameon=False)
     fig.suptitle(title)
     fig.tight_layout(rect=(0, 0.07, 1, 0.95))
     return fig

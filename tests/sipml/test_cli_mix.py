@@ -184,3 +184,16 @@ def test_a_vary_point_the_mix_does_not_fit_is_its_row_and_the_others_run(capsys,
                                  "GPUs (whole servers) of the cluster's 128")
     code, out, err = run(capsys, "mix", "dgx-h100", "--jobs", _mix(tmp_path), "--vary", "small.gpus=32,96")
     assert code == 1 and "Over the mix's sizes" in out and "infeasible — at small.gpus=96" in out
+
+
+def test_the_placement_figure_says_which_jobs_were_not_placed(tmp_path):
+    """A job no design can run holds no GPUs: its legend entry says so (its colour drew nowhere, unexplained)."""
+    from sipml.mix_figure import placement_figure
+    from sipml.mix_report import load_mix_designs, run_mix_rows
+    from workloads.mix import load_mix
+
+    mix = load_mix(_mix(tmp_path, SMALL.replace("gpus = 128", "gpus = 4096").replace("gpus = 32", "gpus = 40")))
+    _, runs = run_mix_rows(mix, load_mix_designs(["ocs-torus-v4"], mix, [], None))
+    fig = placement_figure(runs, "test")
+    labels = [t.get_text() for legend in fig.legends for t in legend.get_texts()]
+    assert "small (not placed: cannot run)" in labels and "big" in labels
