@@ -169,6 +169,17 @@ def _count(option: str, lo: int, most):
     return read
 
 
+# the batch and the fixed strategy of the commands that compute training quantities of designs they step through
+TrainingBatchOpt = Annotated[Optional[str], typer.Option(
+    "--batch", metavar="N", callback=_count("--batch", 1, _most_batch),
+    help="global batch of the training quantities (sequences, or samples; 1 to 2^24; default: the model's for the "
+         "job, as `speedup` takes it)")]
+TrainingStrategyOpt = Annotated[Optional[str], typer.Option(
+    "--strategy", metavar="KEY=VALUE,...",
+    help="for training quantities, fix part of the strategy as `speedup --strategy` does (the rest is searched at "
+         "every point; a baseline that cannot run it runs its best)")]
+
+
 def _number(option: str):
     """An option callback reading a plain number's text by the quantity grammar (ASCII digits; no unit)."""
     def read(value):
@@ -188,6 +199,22 @@ def _check_model(model: str | None) -> None:
 
         _doing(f"loading the model {model}")
         load_model(model)
+def _check_training_options(quantities, strategy: str | None, batch: int | None) -> None:
+    """--strategy and --batch move training quantities only: refused (exit 2) where none of `quantities` is one,
+    and a bad strategy before any work."""
+    from core.errors import InputError
+    from sipml.quantities import QUANTITIES
+
+    given = [option for option, value in (("--strategy", strategy), ("--batch", batch)) if value is not None]
+    if given and not any(QUANTITIES[q].stage == "training" for q in quantities):
+        raise InputError(f"{given[0]}: {', '.join(quantities)} {'is' if len(quantities) == 1 else 'are'} not a "
+                         f"training quantity (the {given[0][2:]} moves only those)")
+    if strategy is not None:
+        from workloads.strategy import parse_strategy
+
+        parse_strategy(strategy)
+
+
 def _complete_designs(incomplete: str) -> list[str]:
     """Shell completion of a DESIGN: the built-in names that start with what is typed (files: the shell's own)."""
     from sipml.design_files import builtin_designs
@@ -816,24 +843,29 @@ def optimize(design: DesignArg = None,
                  "--refine", help="then search each continuous axis between the best point's neighbours (scipy)")]
              = False,
              quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress bar")] = False,
-             catalog: CatalogOpt = None, gpu_file: GpuFileOpt = None) -> None:
+             catalog: CatalogOpt = None, gpu_file: GpuFileOpt = None, strategy: TrainingStrategyOpt = None,
+             batch: TrainingBatchOpt = None) -> None:
     """Find the best point of a grid for one quantity, feasible and under the constraints, and say what stops it
     (what the better points fail). Exhaustive over the grid; --refine continues along continuous axes. Exits 1
     when no point qualifies."""
     from core.errors import InputError
     from sipml.optimize import optimize as search
-    from sipml.optimize import optimize_report, parse_constraint
+    from sipml.optimize import check_target, optimize_report, parse_constraint
 
     if (maximize is None) == (minimize is None):
         raise InputError("optimize needs exactly one of --maximize QUANTITY or --minimize QUANTITY")
+    check_target(maximize or minimize)
     constraints = [parse_constraint(c) for c in subject_to or []]
     _check_model(model)
+    _check_training_options(list(dict.fromkeys([maximize or minimize, *(c.quantity for c in constraints)])),
+                            strategy, batch)
     cat = _catalog(catalog)
     gpus = _gpu_table(gpu_file, cat)
     _doing(f"searching the grid of {_named(design)}")
     with _progress("optimize", "points", quiet) as progress:
         result = search(design, set_, vary, maximize or minimize, maximize is not None, constraints, model=model,
-                        baseline=baseline, progress=progress, refine=refine, catalog=cat, gpus=gpus)
+                        baseline=baseline, progress=progress, refine=refine, catalog=cat, gpus=gpus, strategy=strategy,
+                        batch=batch)
     _emit(optimize_report(result, _named(design)), fmt, output)
     if result["best"] is None:
         raise typer.Exit(1)
@@ -897,11 +929,8 @@ def explain(quantity: Annotated[Optional[str], typer.Argument(
                                                help="model for the training quantities")] = "gpt2-355m",
             baseline: Annotated[str, typer.Option("--baseline", metavar="DESIGN",
                                                   help="baseline for speedup quantities")] = "fattree-200",
-            catalog: CatalogOpt = None, gpu_file: GpuFileOpt = None,
-            strategy: Annotated[Optional[str], typer.Option(
-                "--strategy", metavar="KEY=VALUE,...",
-                help="for training quantities, fix part of the strategy as `speedup --strategy` does (the rest is "
-                     "searched at every perturbed input; a baseline that cannot run it runs its best)")] = None) -> None:
+            catalog: CatalogOpt = None, gpu_file: GpuFileOpt = None, strategy: TrainingStrategyOpt = None,
+            batch: TrainingBatchOpt = None) -> None:
     """Explain a number: its formula, the design's numbers in it, and the inputs that move it most (each design
     input ±10 %, counts ±1, catalog prices low … high), with their sources. Without QUANTITY: the power-budget
     equation and its closed-form solutions (derived with sympy)."""
@@ -927,20 +956,13 @@ def explain(quantity: Annotated[Optional[str], typer.Argument(
 
     check_quantity(quantity)
     _check_model(model)
-    if strategy is not None:
-        from core.errors import InputError
-        from sipml.quantities import QUANTITIES
-        from workloads.strategy import parse_strategy
-
-        if QUANTITIES[quantity].stage != "training":
-            raise InputError(f"--strategy: {quantity} is not a training quantity (the strategy moves only those)")
-        parse_strategy(strategy)  # a bad strategy is refused before any work
+    _check_training_options([quantity], strategy, batch)
     loaded = _load(design, set_)
     cat = _catalog(catalog) if catalog or gpu_file else None
     gpus = _gpu_table(gpu_file, cat)
     _doing(f"explaining {quantity} of {_named(design)}")
     _emit(explain_quantity(quantity, loaded, _named(design), model=model, baseline=baseline, catalog=cat, gpus=gpus,
-                           strategy=strategy), fmt, output)
+                           strategy=strategy, batch=batch), fmt, output)
 
 
 # --- the entry point ----------------------------------------------------------------------------------------

@@ -75,15 +75,19 @@ def check_quantity(name: str) -> None:
 class Evaluator:
     """quantity(point) for one quantity, `point` a `workloads.evaluation.Evaluation` (or a design, evaluated
     here); the baseline of a training quantity is evaluated once per job size and catalog. `catalog`: the one to
-    price with (None: the shipped one); `gpus`: the GPUs to find a design's among (None: the shipped ones)."""
+    price with (None: the shipped one); `gpus`: the GPUs to find a design's among (None: the shipped ones); `batch`:
+    the global batch a training quantity is computed at (None: the model's default for the job, as `sipml speedup`
+    takes it)."""
 
-    def __init__(self, name: str, model: str, baseline: str, catalog=None, gpus=None, strategy: str | None = None):
+    def __init__(self, name: str, model: str, baseline: str, catalog=None, gpus=None, strategy: str | None = None,
+                 batch: int | None = None):
         from fabric.catalog import load_catalog
         from workloads.strategy import parse_strategy
 
         self.name, self.catalog, self.gpus = name, catalog or load_catalog(), gpus
         self.fixed = parse_strategy(strategy)  # `sipml speedup --strategy`'s: fixed parts, the rest searched
         self.quantity = QUANTITIES[name]
+        self.batch = batch
         self.model_name, self.baseline_name, self._baselines = model, baseline, {}
         self._links: dict = {}  # the link estimates of the points evaluated so far, by link design (share_link)
 
@@ -114,7 +118,7 @@ class Evaluator:
         from workloads.speedup import default_batch
 
         model = load_model(self.model_name)
-        batch, _ = default_batch(model, point.cluster.job_gpus)
+        batch = self.batch if self.batch is not None else default_batch(model, point.cluster.job_gpus)[0]
         return Reading.of(point, point.training(model, batch, self.fixed, top=1), self._baseline(model, point, batch))
 
     def baselines(self) -> list:
@@ -292,15 +296,15 @@ def price_sensitivities(point, evaluate) -> list[Sensitivity]:
 
 
 def explain_quantity(name: str, design, source: str, model: str = "gpt2-355m", baseline: str = "fattree-200",
-                     catalog=None, gpus=None, strategy: str | None = None):
+                     catalog=None, gpus=None, strategy: str | None = None, batch: int | None = None):
     """The report of `sipml explain QUANTITY DESIGN` (priced from `catalog`, its GPU among `gpus`, a training
-    quantity under the fixed parts of `strategy`: `Evaluator`)."""
+    quantity under the fixed parts of `strategy` at the global batch `batch`: `Evaluator`)."""
     from core.errors import InputError
     from sipml.figures_text import figure_text
     from sipml.render import Report, Table
 
     check_quantity(name)
-    evaluate = Evaluator(name, model, baseline, catalog, gpus, strategy)
+    evaluate = Evaluator(name, model, baseline, catalog, gpus, strategy, batch)
     point = evaluate.point(design)
     try:
         base = evaluate(point)
@@ -315,9 +319,11 @@ def explain_quantity(name: str, design, source: str, model: str = "gpt2-355m", b
     # GPU count whose neighbours divide into fewer strategies), the farther step's move from the design's value
     rows.sort(key=lambda r: -max(r.swing, abs(r.low - base), abs(r.high - base)))
     quantity = QUANTITIES[name]
-    context = (f" ({model} over {baseline}{', ' + strategy if strategy else ''})" if quantity.stage == "training"
-               else "")
-    formula = quantity.formula(evaluate.reading(point))
+    reading = evaluate.reading(point)
+    training = quantity.stage == "training"  # what a training quantity was computed for (null for the others)
+    context = (f" ({model} over {baseline}{', ' + strategy if strategy else ''}"
+               f"{f', batch {batch:,}' if batch is not None else ''})" if training else "")
+    formula = quantity.formula(reading)
     latex = formula.latex() if formula is not None else ""
     data = {"quantity": name, "unit": quantity.unit, "help": quantity.help, "design": source, "value": base,
             "formula": _plain(formula), "formula_latex": latex, "formula_text": formula_text(formula),
@@ -329,9 +335,9 @@ def explain_quantity(name: str, design, source: str, model: str = "gpt2-355m", b
                                "low_input": r.low_input, "high_input": r.high_input}
                               for r in rows],
             "inputs_left_out": len(skipped), "left_out": skipped}
-    training = quantity.stage == "training"  # what a training quantity was computed for (null for the others)
     data.update({"model": model if training else None, "baseline": baseline if training else None,
-                 "strategy": (strategy or None) if training else None})
+                 "strategy": (strategy or None) if training else None,
+                 "batch": reading.result.batch if training else None})
     header = Table(f"{name} of {source}{context}", ["quantity", "value"], [
         {"quantity": name, "value": f"{figure_text(base, 6, whole=True)} {quantity.unit}".rstrip()},
         {"quantity": "what", "value": quantity.help},

@@ -77,10 +77,11 @@ def _feasible(point) -> bool:
 
 def optimize(design, overrides, vary, objective: str, maximize: bool, constraints: list[Constraint],
              model: str = "gpt2-355m", baseline: str = "fattree-200", progress=None, refine: bool = False,
-             catalog=None, gpus=None) -> dict:
+             catalog=None, gpus=None, strategy: str | None = None, batch: int | None = None) -> dict:
     """Search the grid (then, with `refine`, each continuous axis around the best point); the result's keys are
     the JSON of `sipml optimize`. `catalog`, `gpus`: what the points price with and find their GPU among (None:
-    the shipped ones)."""
+    the shipped ones); `strategy`, `batch`: the fixed parts of the strategy and the global batch of the training
+    quantities (`sipml.explain.Evaluator`)."""
     from core.errors import InputError
     from sipml.design_files import ALL_SECTIONS
     from sipml.explain import Evaluator
@@ -98,7 +99,7 @@ def optimize(design, overrides, vary, objective: str, maximize: bool, constraint
         raise InputError(f"the grid has {size:,} points; {most}")
     points = grid_points(axes)
     names = list(dict.fromkeys([objective, *(c.quantity for c in constraints)]))
-    evaluators = {name: Evaluator(name, model, baseline, catalog, gpus) for name in names}
+    evaluators = {name: Evaluator(name, model, baseline, catalog, gpus, strategy, batch) for name in names}
     design = Points(design)  # the file read once; each point built from it
     rows = []
     if progress is not None:  # the total before the first point ends
@@ -111,7 +112,8 @@ def optimize(design, overrides, vary, objective: str, maximize: bool, constraint
             progress(done, len(points))
     result = _result(rows, objective, maximize, constraints)
     training = any(e.quantity.stage == "training" for e in evaluators.values())
-    result.update({"model": model if training else None, "baseline": baseline if training else None})
+    result.update({"model": model if training else None, "baseline": baseline if training else None,
+                   "strategy": (strategy or None) if training else None, "batch": batch if training else None})
     if refine and result["best"] is not None:
         _refine(result, rows, axes, design, overrides, evaluators, objective, maximize, constraints)
         # what scores better than the refined best, and what stops it: the grid's and the refined points' anew
@@ -356,7 +358,9 @@ def optimize_report(result: dict, source: str):
 
     tables, notes = [], []
     best = result["best"]
-    trained = f" ({result['model']} against {result['baseline']})" if result.get("model") else ""
+    fixed = "".join(f", {text}" for text in (result.get("strategy"), result.get("batch") and f"batch {result['batch']:,}")
+                    if text)
+    trained = f" ({result['model']} against {result['baseline']}{fixed})" if result.get("model") else ""
     title = (f"{result['sense']} {result['objective']} of {source}{trained} over {result['points']} "
              f"point{'s' if result['points'] != 1 else ''}")
     if best is None:

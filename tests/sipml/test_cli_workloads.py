@@ -328,6 +328,36 @@ def test_explain_takes_speedups_strategy(capsys):
     assert code == 0 and json.loads(out)["model"] is None
 
 
+def test_explain_and_optimize_take_speedups_batch(capsys):
+    """A `speedup --batch` number can be explained and optimised at that batch: explain's value and optimize's best
+    equal speedup's at the same batch and strategy (not the model's default batch), and each says the batch it was
+    computed at; --batch on a link quantity is refused."""
+    design = ["sip-ring", "--model", "gpt2-355m"]
+    code, out, err = run(capsys, "speedup", *design, "--baseline", "fattree-200", "--batch", "1024", "--strategy",
+                         "tp=2", "-f", "json")
+    assert code == 0, err
+    [row] = json.loads(out)["rows"]
+    assert row["batch"] == 1024
+    code, out, err = run(capsys, "explain", "speedup", *design, "--batch", "1024", "--strategy", "tp=2", "-f", "json")
+    assert code == 0, err
+    explained = json.loads(out)
+    assert explained["value"] == pytest.approx(row["speedup"], rel=1e-12) and explained["batch"] == 1024
+    code, out, err = run(capsys, "optimize", *design, "--maximize", "speedup", "--vary", "link.data_rate=25 Gbit/s",
+                         "--batch", "1024", "--strategy", "tp=2", "-q", "-f", "json")
+    assert code == 0, err
+    best = json.loads(out)
+    assert best["best"]["value"] == pytest.approx(row["speedup"], rel=1e-12)
+    assert (best["batch"], best["strategy"]) == (1024, "tp=2")
+    code, out, err = run(capsys, "optimize", *design, "--maximize", "speedup", "--vary", "link.data_rate=25 Gbit/s",
+                         "--batch", "1024", "--strategy", "tp=2", "-q")
+    assert code == 0 and "(gpt2-355m against fattree-200, tp=2, batch 1,024)" in out, out
+    for argv in (["explain", "margin_db", "sip-ring", "--batch", "8"],
+                 ["optimize", "sip-ring", "--maximize", "margin_db", "--vary", "link.data_rate=25 Gbit/s", "--batch",
+                  "8"]):
+        code, _, err = run(capsys, *argv)
+        assert code == 2 and "--batch: margin_db is not a training quantity" in err, err
+
+
 @pytest.mark.parametrize(("argv", "says"), [
     (("speedup", "sip-ring", "--strategy", "dp=3"), "dp = 3 does not divide the 1,024 GPUs"),
     (("speedup", "sip-ring", "-m", "dlrm-dcnv2", "--strategy", "tp=4"),
