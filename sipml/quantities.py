@@ -773,7 +773,7 @@ QUANTITY_LIST = (
     _fabric_q("optical_reach", "hops", 1.0, lambda r: r.fabric.reach_hops, "GPUs one wavelength travels on a ring "
               "(null where every pair is one circuit)", _reach),
     _fabric_q("all_reduce_s", "s", 1.0, _all_reduce_time, "all-reduce of [fabric] message_size over the job's "
-              "ranks, alone on the fabric", _all_reduce_formula),
+              "ranks, alone on the fabric (`fabric`'s collective_times_s.all_reduce)", _all_reduce_formula),
     # the bill (sipml cost; the sweep's cost columns)
     _Q("network_cost_usd_per_gpu", "USD", 1.0, COST, lambda r: r.cost.network_cost_per_gpu_usd.typical, "network "
        "cost per GPU, typical prices", _network_cost),
