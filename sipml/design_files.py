@@ -23,6 +23,7 @@ an unamplified ring does not reach SiP-ML's placement locality). Only naming no 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import tomllib
 from collections.abc import Mapping
@@ -77,8 +78,13 @@ DEFAULT_DESIGN = "sip-ring"  # what `budget`, `check`, `fabric` and `init` use w
 
 
 def builtin_designs() -> dict[str, Path]:
-    """Name → file of every built-in design."""
-    return {p.stem: p for p in sorted(BUILTIN_DIR.glob("*.toml"))}
+    """Name → file of every built-in design (a dict of its own: the caller may change it)."""
+    return dict(_builtin_files())
+
+
+@functools.cache  # the package's own folder: listed once per process (a report names a built-in design ~140 times)
+def _builtin_files() -> tuple[tuple[str, Path], ...]:
+    return tuple((p.stem, p) for p in sorted(BUILTIN_DIR.glob("*.toml")))
 
 
 # --- which keys have an effect --------------------------------------------------------------------------------
