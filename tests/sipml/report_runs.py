@@ -4,6 +4,7 @@
 import contextlib
 import functools
 import io
+from pathlib import Path
 
 from sipml.cli import main
 
@@ -16,3 +17,13 @@ def report_output(*argv: str) -> str:
         code = main(["report", *argv])
     assert code == 0, err.getvalue()
     return out.getvalue()
+
+
+def html_report(folder: Path) -> tuple[str, list[Path], Path]:
+    """`sipml report -f html -o FOLDER/report.html --plots FOLDER/figures`: (the page's text, the figures written,
+    the folder)."""
+    page = folder / "report.html"
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()) as err:
+        code = main(["report", "-f", "html", "-o", str(page), "--plots", str(folder / "figures")])
+    assert code == 0, err.getvalue()
+    return page.read_text(encoding="utf-8"), sorted((folder / "figures").glob("*.png")), folder

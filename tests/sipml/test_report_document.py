@@ -106,12 +106,8 @@ def test_training_results_are_columns_not_triplets(table):
 
 
 @pytest.fixture(scope="module")
-def html_and_figures(tmp_path_factory):
-    pytest.importorskip("matplotlib")
-    folder = tmp_path_factory.mktemp("report")
-    page = folder / "report.html"
-    _run("report", "-f", "html", "-o", str(page), "--plots", str(folder / "figures"))
-    return page.read_text(encoding="utf-8"), sorted((folder / "figures").glob("*.png")), folder
+def html_and_figures(html_report_run):
+    return html_report_run
 
 
 def test_the_html_is_stamped_with_version_date_and_command_line(html_and_figures):

@@ -8,17 +8,14 @@ import subprocess
 
 import pytest
 
-from sipml.cli import main
 
 # found, not imported at collection: the report imports matplotlib when it draws
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("matplotlib") is None, reason="matplotlib is not installed")
 
 
 @pytest.fixture(scope="module")
-def page(tmp_path_factory):
-    path = tmp_path_factory.mktemp("html") / "report.html"
-    assert main(["report", "-f", "html", "-o", str(path)]) == 0
-    return path
+def page(html_report_run):
+    return html_report_run[2] / "report.html"  # the page test_report_document reads too (one run per process)
 
 
 def test_the_page_is_self_contained(page):
