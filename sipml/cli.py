@@ -199,6 +199,8 @@ def _check_model(model: str | None) -> None:
 
         _doing(f"loading the model {model}")
         load_model(model)
+
+
 def _check_training_options(quantities, strategy: str | None, batch: int | None) -> None:
     """--strategy and --batch move training quantities only: refused (exit 2) where none of `quantities` is one,
     and a bad strategy before any work."""
@@ -208,7 +210,7 @@ def _check_training_options(quantities, strategy: str | None, batch: int | None)
     given = [option for option, value in (("--strategy", strategy), ("--batch", batch)) if value is not None]
     if given and not any(QUANTITIES[q].stage == "training" for q in quantities):
         raise InputError(f"{given[0]}: {', '.join(quantities)} {'is' if len(quantities) == 1 else 'are'} not a "
-                         f"training quantity (the {given[0][2:]} moves only those)")
+                         f"training quantity ({given[0]} applies to those only)")
     if strategy is not None:
         from workloads.strategy import parse_strategy
 
