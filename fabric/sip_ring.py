@@ -417,7 +417,9 @@ def _closing_span(est, members, spacing, around):
 def _crowd(est, arc, around):
     """Flows sharing a segment per ring laid over an `arc` of hops: 1 where the rings go around or come back on the
     other direction's fibers; with one direction, every other arc's way back crosses each segment of this one, so
-    the job's GPUs / arc rings laid side by side share it [inferred: rings of equal arcs tiling the job]."""
+    the job's GPUs / arc rings laid side by side share it [derived for rings of equal arcs tiling the job: each
+    other ring's way back crosses the arc once; the busiest segment's flows counted one by one in
+    tests/fabric/test_topologies.py]."""
     if est.details.directions == 2:
         return 1.0
     return np.where(around, 1.0, np.maximum(est.job_gpus / arc, 1.0))

@@ -275,3 +275,31 @@ def test_two_ring_directions_are_never_slower_than_one_on_the_same_fibers(capsys
     assert all(two <= one for one, two in zip(times[1], times[2])), times
     if groups is None:  # the whole ring goes around: one direction's flat ring, 2(p − 1) steps at 2 Tbit/s
         assert times[1][0] > 2.5 * times[2][0]
+
+
+@pytest.mark.parametrize(("gpus", "job", "p", "s"), [(64, 64, 8, 1), (64, 64, 4, 2), (64, 32, 4, 1), (96, 96, 3, 4),
+                                                     (128, 96, 8, 2), (16, 16, 16, 1)])
+def test_one_direction_ring_crowd_is_the_busiest_segment_s_flows(gpus, job, p, s):
+    """SiP-Ring with one direction: groups of p members s hops apart tile the job's GPUs, s interleaved copies to a
+    tile; each ring steps forward member to member and closes forward round the whole fiber ring. Counting every
+    flow on every segment, the busiest carries s copies × the job's tiles — the flows `fabric.sip_ring._crowd`
+    (times the copies' 1/s in `_geometry`) shares a segment among."""
+    from types import SimpleNamespace
+
+    from fabric.sip_ring import _crowd
+
+    load = np.zeros(gpus, dtype=int)  # flows on segment i → i+1 (mod gpus)
+
+    def send(src, hops):
+        load[(src + np.arange(hops)) % gpus] += 1
+
+    arc = p * s
+    for tile in range(job // arc):
+        for copy in range(s):
+            members = [tile * arc + copy + k * s for k in range(p)]
+            for a, b in zip(members, members[1:]):
+                send(a, b - a)
+            send(members[-1], gpus - (members[-1] - members[0]))  # the closing step, forward round the ring
+    est = SimpleNamespace(job_gpus=job, gpus=gpus, details=SimpleNamespace(directions=1))
+    closed = arc == gpus
+    assert load.max() == s * _crowd(est, arc, closed)
