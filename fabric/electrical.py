@@ -719,10 +719,10 @@ def _failure_domains(est: FabricEstimate) -> dict:
     why_leaf = ("dual-plane: the other plane carries the NIC" if dual else "single-homed under its leaf: the job "
                 "stops")
 
-    def domain(share: float, what: str) -> Domain:
+    def domain(share: float, what: str, own: bool = False) -> Domain:
         share = 0.0 if dual else share
         return Domain(share, "restart", None, f"{what}: {why_leaf if share or dual else RIDES}"
-                      + (f" (the {share:.3g} of its units on the NIC side)" if 0 < share < 1 else ""))
+                      + (f" (the {share:.3g} of its units on the NIC side)" if 0 < share < 1 else ""), own=own)
 
     out = {}
     if el.optics == "cpo":
@@ -736,7 +736,7 @@ def _failure_domains(est: FabricEstimate) -> dict:
     if el.transceiver == el.switch_transceiver and el.optics != "cpo":
         out[el.transceiver] = domain((2 * nic_ports) / (nic_ports + max(d.switch_ports, 1)), "modules at both ends")
     else:
-        out[el.transceiver] = domain(1.0, "the NIC's module")
+        out[el.transceiver] = domain(1.0, "the NIC's module", own=True)  # a hot spare's NIC comes with its own
     if el.leaf_switch == "same":
         out[el.switch] = domain(leaf_share, "switches, leaves and spines alike")
     else:

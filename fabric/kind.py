@@ -193,7 +193,9 @@ class FabricKind:
 
     Optional, its failure domains: `failure_domains(est)` → {catalog key: fabric.reliability.Domain}, what a failure
     of that entry's parts does to a job on it (the share that stops the job, and whether a spare recovers it); an
-    entry it leaves out stops the job and is recovered by rescheduling.
+    entry it leaves out stops the job and is recovered by rescheduling. `no_hot_spares`: why a hot-spare GPU cannot
+    take a failed GPU's place on the fabric ('' where it can: [reliability] spare_gpus is refused, with this
+    reason, where it cannot).
 
     Optional, several jobs on it (`fabric.placement`): `slots(est)` → Slots, how it hands GPUs to jobs (without it:
     any free GPUs); `placed_view(est, placed, j, together)` → the estimate job j runs on where `placed` (a list of
@@ -220,6 +222,7 @@ class FabricKind:
     costed: bool = True
     variant_text: Callable | None = None
     failure_domains: Callable | None = None
+    no_hot_spares: str = ""
     slots: Callable | None = None
     placed_view: Callable | None = None
 

@@ -605,4 +605,6 @@ OCS_TORUS = FabricKind(name="ocs-torus", section="ocs_torus", section_type=OcsTo
                        link_of=torus_link, variants=circuit_variants,
                        formulas={"per_gpu_bandwidth_gbps": _bandwidth_formula, "bisection_gbps": _bisection_formula},
                        figures=_figures, variant_text=_circuits_text, failure_domains=_failure_domains,
-                       slots=_slots)
+                       no_hot_spares="a failed chip, host or link end takes its whole cube out: the spares are the "
+                       "pod's cubes beyond the job's slice ([ocs_torus] cubes), wired in by the OCSes, not GPUs "
+                       "(reliability.md Y16)", slots=_slots)

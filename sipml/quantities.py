@@ -660,13 +660,15 @@ def _restart_formula(r):
     from workloads.goodput import restart_s
 
     num = sum_terms([t(rf"\lambda_{{{i}}}", l.per_s, "1/s", f"{l.component}: {l.cause}")
-                     * t(rf"R_{{{i}}}", restart_s(l, rel, g.read_s), "s", f"detection + {l.recovery} + start-up + read")
+                     * t(rf"R_{{{i}}}", restart_s(l, rel, g.read_s, g.spare_coverage), "s",
+                         f"detection + {l.recovery} + start-up + read")
                      for i, l in enumerate(lines)])
     return Formula("R", num / t(r"\lambda", g.interruptions_per_s, "1/s", "all of them"), t.terms)
 
 
 def _ettr_formula(r):
-    """ETTR = τ / (M·e^(R/M)·(e^((τ+δ)/M) − 1)·(1 + ρ_p·R_p)) (Daly's complete model, Y9)."""
+    """ETTR = τ / (M·e^(R/M)·(e^((τ+δ)/M) − 1)·(1 + ρ_p·R_p)) (Daly's complete model, Y9), R + W with an
+    asynchronous checkpoint's write W."""
     import sympy as sp
 
     t, g = Terms(), r.result.goodput
@@ -679,6 +681,8 @@ def _ettr_formula(r):
             t.terms.pop(r"\tau"), t.terms.pop(r"\delta")
         return Formula(r"\mathrm{ETTR}", 1 / (wall * planned), t.terms)
     m, rr = t("M", g.mtti_s, "s", "mean time to interruption"), t("R", g.restart_s, "s", "restart")
+    if g.rework_s:  # an asynchronous checkpoint is safe once written: a failure redoes its write too
+        rr = rr + t("W", g.rework_s, "s", "the checkpoint's write, redone")
     return Formula(r"\mathrm{ETTR}", tau / (m * sp.exp(rr / m) * (sp.exp((tau + d) / m) - 1) * planned), t.terms)
 
 

@@ -27,8 +27,9 @@ def reliability_reading(design, model, catalog=None):
 
 
 def _lost_s(g, restart: float) -> float:
-    """Wall time one interruption costs: its restart and, on average, half an interval of work redone."""
-    return restart + (g.interval_s + g.pause_s) / 2 if g.interval_s != float("inf") else restart
+    """Wall time one interruption costs: its restart and, on average, half an interval of work redone (and an
+    asynchronous checkpoint's write, `Goodput.rework_s`)."""
+    return restart + g.rework_s + (g.interval_s + g.pause_s) / 2 if g.interval_s != float("inf") else restart
 
 
 # the assumptions `sensitivity` moves, each to a low and a high end: (label, what moves — 'restart' and 'storage'
@@ -121,7 +122,7 @@ def reliability_report(name: str, design, model, reading=None) -> Report:
     rel = design.reliability
     lines = []
     for line in g.lines:
-        restart = restart_s(line, rel, g.read_s)
+        restart = restart_s(line, rel, g.read_s, g.spare_coverage)
         lines.append({"component": line.component, "cause": line.cause, "units": line.units,
                       "mtbf_s": line.mtbf_s, "interrupts": line.interrupts,
                       "interruptions_per_day": line.per_s * 86400.0,
@@ -137,6 +138,7 @@ def reliability_report(name: str, design, model, reading=None) -> Report:
             "violations": [{"name": v.name, "message": v.message} for v in est.violations], **summary,
             "planned_per_day": g.planned_per_s * 86400.0,
             "checkpoint_bytes": g.checkpoint_bytes, "pause_s": g.pause_s, "read_s": g.read_s,
+            "rework_s": g.rework_s, "spare_coverage": g.spare_coverage if rel.spare_gpus else None,
             "table5_reading": rel.table5_reading, "lines": lines, "sensitivity": swings}
     table = Table(f"Reliability budget: {model.name} on {design.job_gpus} GPUs of {name} ({design.fabric.kind})",
                   ["component", "cause", "units", "MTBF h", "stops job", "per day", "recovery", "restart min",
@@ -158,6 +160,11 @@ def reliability_report(name: str, design, model, reading=None) -> Report:
         {"quantity": "checkpoint interval", "value": "–" if summary["checkpoint_interval_s"] is None
          else f"{summary['checkpoint_interval_s'] / 60:.3g}", "unit": "min"},
         {"quantity": "restart (mean, read included)", "value": f"{summary['restart_s'] / 60:.3g}", "unit": "min"},
+        *([{"quantity": f"failures the {rel.spare_gpus:,} hot spares take over that find one free (each in use "
+                        f"{rel.spare_repair_time / 3600:.3g} h)", "value": f"{100 * g.spare_coverage:.1f}", "unit": "%"}]
+          if rel.spare_gpus else []),
+        *([{"quantity": "work redone per failure beyond the interval's (the asynchronous write)",
+            "value": f"{g.rework_s / 60:.3g}", "unit": "min"}] if g.rework_s else []),
         {"quantity": "effective training time ratio", "value": f"{100 * summary['ettr']:.1f}", "unit": "%"}])
     tables = [table, totals]
     if swings:

@@ -14,6 +14,10 @@ and the wall time per unit of training time under Poisson interruptions (Daly's 
 
     T_w / T_s = M·e^(R/M)·(e^((τ+δ)/M) − 1) / τ
 
+With asynchronous checkpoints a checkpoint is safe only once its write W has ended: a failure while it is written
+sends the job back to the one before, so each failure redoes W more work on average (W ≤ τ), and R in the model is
+R + W [inferred: a failure's time uniform over the interval; a Poisson simulation of the schedule agrees].
+
 Planned interruptions (maintenance) come after a checkpoint: each costs a restart (start-up and read) and no lost
 work, ρ_p·R_p of the wall time. ETTR = T_s / T_w over both: 1 / ((T_w/T_s)·(1 + ρ_p·R_p)). Goodput is the
 failure-free throughput × ETTR; a run takes its failure-free time / ETTR, and its energy and cost grow with it (the
@@ -32,7 +36,7 @@ import numpy as np
 from core.errors import InputError
 from core.records import record
 from core.sums import in_order
-from fabric.reliability import DAY_S, FailureLine, failure_lines
+from fabric.reliability import DAY_S, FailureLine, failure_lines, spare_coverage
 from workloads import kinds
 
 
@@ -51,6 +55,8 @@ class Goodput:
     read_s: float
     ettr: float
     spares_cost_usd: float  # the hot spares' price (their share of the cluster)
+    spare_coverage: float = 1.0  # share of the failures hot spares take over that find one free (`spare_coverage`)
+    rework_s: float = 0.0  # work redone per failure beyond the interval's: an asynchronous checkpoint's write W
 
     @property
     def mtti_s(self):
@@ -91,19 +97,21 @@ def ettr(interval_s: float, pause_s: float, mtti_s: float, restart_s: float, pla
     return 1.0 / (wall * (1.0 + planned_per_s * planned_restart_s))
 
 
-def bring_s(line: FailureLine, rel) -> float:
+def bring_s(line: FailureLine, rel, covered=1.0) -> float:
     """Time to bring the job back onto working parts after `line`'s failure: rescheduling ('restart'), a spare's swap
-    (the kind's, or [reliability] spare_swap_time), none ('in place')."""
+    (the kind's, or [reliability] spare_swap_time) for the share `covered` of the failures that find a hot spare
+    free and rescheduling for the rest, none ('in place')."""
     if line.recovery == "in place":
         return 0.0
     if line.recovery == "restart":
         return rel.reschedule_time
-    return line.swap_s if line.swap_s is not None else rel.spare_swap_time
+    swap = line.swap_s if line.swap_s is not None else rel.spare_swap_time
+    return covered * swap + (1.0 - covered) * rel.reschedule_time if line.hot_spare else swap
 
 
-def restart_s(line: FailureLine, rel, read_s: float) -> float:
+def restart_s(line: FailureLine, rel, read_s: float, covered=1.0) -> float:
     """R of one cause: detection, bringing the job back (`bring_s`), start-up and reading the checkpoint back."""
-    return rel.detection_time + bring_s(line, rel) + rel.startup_time + read_s
+    return rel.detection_time + bring_s(line, rel, covered) + rel.startup_time + read_s
 
 
 def _each(function, *args):
@@ -123,6 +131,8 @@ def job_goodput(model, est, bom, kind, cluster_cost_usd: float, rates=None) -> G
     if rel.spare_gpus > est.gpus:
         raise InputError(f"[reliability] spare_gpus = {rel.spare_gpus}: more hot spares than the cluster's "
                          f"{est.gpus} GPUs")
+    if rel.spare_gpus and kind.no_hot_spares:
+        raise InputError(f"[reliability] spare_gpus = {rel.spare_gpus}: on {kind.name}, {kind.no_hot_spares}")
     lines = tuple(failure_lines(bom, design, kind.domains(est), est.job_gpus, rates))
     size = kinds.of(model).parameters(model) * rel.checkpoint_bytes_per_parameter  # every weight, all experts
     write, read = size / rel.storage_write_bandwidth, size / rel.storage_read_bandwidth
@@ -131,18 +141,24 @@ def job_goodput(model, est, bom, kind, cluster_cost_usd: float, rates=None) -> G
     pause = size / est.job_gpus / rel.host_copy_bandwidth if asynchronous else write
     rate = np.asarray(in_order(line.per_s for line in lines), dtype=float)  # an array over a sweep's grid
 
+    # the hot-spare GPUs' pool: the failures it is asked to take over, each holding a spare until repaired
+    asked = in_order(line.per_s for line in lines if line.hot_spare)
+    covered = spare_coverage(rel.spare_gpus, np.asarray(asked, dtype=float) * rel.spare_repair_time)
     some = rate > 0
     per = np.where(some, rate, 1.0)
-    mean_restart = np.where(some, in_order(line.per_s * restart_s(line, rel, read) for line in lines) / per, 0.0)
+    mean_restart = np.where(some, in_order(line.per_s * restart_s(line, rel, read, covered) for line in lines) / per,
+                            0.0)
     mtti = np.where(some, 1.0 / per, np.inf)
     interval = (np.full(rate.shape, float(rel.checkpoint_interval)) if rel.checkpoint_interval
                 else _each(lambda m: daly_interval_s(pause, m) if math.isfinite(m) else math.inf, mtti))
     if asynchronous:  # the next checkpoint waits for the write to end
         interval = np.maximum(interval, write)
+    rework = write if asynchronous else 0.0  # a failure during the write goes back to the checkpoint before
     planned, planned_restart = rel.planned_per_day / DAY_S, rel.startup_time + read
-    kept = _each(ettr, interval, pause, mtti, mean_restart, planned, planned_restart)
+    kept = _each(ettr, interval, pause, mtti, mean_restart + rework, planned, planned_restart)
     spares = rel.spare_gpus * cluster_cost_usd / est.gpus
     scalar = (lambda a: float(a)) if rate.ndim == 0 else (lambda a: a)
     return Goodput(lines=lines, interruptions_per_s=scalar(rate), planned_per_s=planned, checkpoint_bytes=size,
                    pause_s=pause, interval_s=scalar(interval), restart_s=scalar(mean_restart),
-                   planned_restart_s=planned_restart, read_s=read, ettr=scalar(kept), spares_cost_usd=spares)
+                   planned_restart_s=planned_restart, read_s=read, ettr=scalar(kept), spares_cost_usd=spares,
+                   spare_coverage=scalar(np.asarray(covered, dtype=float)), rework_s=rework)

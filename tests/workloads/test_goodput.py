@@ -170,3 +170,63 @@ def test_a_torus_cube_s_optics_take_the_cube_out_and_its_switch_path_rides_throu
         assert parts[key]["interrupts"] == 0 and parts[key]["restart_s"] is None, key
     assert math.isclose(data["interruptions_per_day"], sum(l["interruptions_per_day"] for l in data["lines"]),
                         rel_tol=1e-9)
+
+
+def _erlang_b(servers: int, offered: float) -> float:
+    """Erlang's loss formula in its closed form, (a^s/s!) / Σ_k a^k/k!."""
+    terms = [offered ** k / math.factorial(k) for k in range(servers + 1)]
+    return terms[-1] / sum(terms)
+
+
+@pytest.mark.parametrize("spares", [1, 8, 16])
+def test_a_pool_of_hot_spares_covers_failures_while_one_is_free(capsys, spares):
+    """Llama 3 405B on 16,384 GPUs: the failures hot spares take over arrive at λ (the 'spare' lines), each holding
+    a spare for [reliability] spare_repair_time T_r (24 h); the share that finds one free is 1 − B(s, λ·T_r), and
+    each of those swaps in, the rest is rescheduled — so one spare buys little (it bought the whole benefit) and
+    spares beyond the load buy nothing."""
+    argv = ("dgx-h100", "-m", "llama3-405b", "--set", "fabric.gpus=16384")
+    data = reliability(capsys, *argv, "--set", f"reliability.spare_gpus={spares}")
+    spared = [l for l in data["lines"] if l["recovery"] == "spare"]
+    assert {l["component"].split(".")[0] for l in spared} >= {"gpu", "server", "nic", "transceiver"}
+    offered = sum(l["interruptions_per_day"] for l in spared) * 1.0  # per day × 1 day in use
+    covered = 1 - _erlang_b(spares, offered)
+    assert data["spare_coverage"] == pytest.approx(covered, rel=1e-12)
+    read = data["read_s"]
+    for line in spared:
+        assert line["restart_s"] == pytest.approx(120 + covered * 60 + (1 - covered) * 180 + 120 + read, rel=1e-12)
+    plain = reliability(capsys, *argv)
+    full = reliability(capsys, *argv, "--set", "reliability.spare_gpus=64")  # far beyond the load: all covered
+    assert full["spare_coverage"] == 1.0 and plain["ettr"] < data["ettr"] <= full["ettr"]
+    gain = (data["ettr"] - plain["ettr"]) / (full["ettr"] - plain["ettr"])
+    assert gain == pytest.approx(covered, abs=0.02)  # the benefit in proportion to the failures covered
+    if spares == 1:
+        assert gain < 0.25
+
+
+@pytest.mark.parametrize("design", ["sip-ring", "ocs-torus-v4"])
+def test_hot_spare_gpus_are_refused_where_a_gpu_cannot_be_replaced_by_one(capsys, design):
+    """A SiP-Ring GPU is a node of the fiber ring (no bypass); a torus failure takes its whole cube out (the pod's
+    spare cubes replace it): hot-spare GPUs there are refused, with the reason, not priced as if they helped."""
+    code, _, err = run(capsys, "reliability", design, "--set", "reliability.spare_gpus=8")
+    assert code == 2 and "spare_gpus = 8" in err and ("bypass" in err or "cube" in err) and err.count("\n") == 1
+
+
+@pytest.mark.parametrize(("bandwidth", "bytes_per_s"), [("1 GB/s", 1e9), ("20 GB/s", 20e9), ("2 TB/s", 2e12)])
+def test_an_asynchronous_checkpoint_is_safe_only_once_written(capsys, bandwidth, bytes_per_s):
+    """Asynchronous checkpoints: training pauses for the copy to host memory, the write W goes on behind it and a
+    failure before it ends goes back to the checkpoint before. A Poisson simulation of that schedule — failures
+    also during restarts, each cycle keeping the checkpoints whose write ended before the failure — gives the
+    command's ETTR (a million failures; the planned restarts' factor as the command takes it)."""
+    import numpy as np
+
+    data = reliability(capsys, "dgx-h100", "-m", "llama3-405b", "--set", "fabric.gpus=16384", "--set",
+                       "reliability.checkpoint_write=asynchronous", "--set",
+                       f"reliability.storage_write_bandwidth={bandwidth}")
+    m, r, tau, delta = data["job_mtti_s"], data["restart_s"], data["checkpoint_interval_s"], data["pause_s"]
+    write = data["checkpoint_bytes"] / bytes_per_s
+    assert data["rework_s"] == pytest.approx(write, rel=1e-12) and tau >= write
+    clock = np.random.default_rng(7).exponential(m, 1_000_000)  # from each restart's start to the next failure
+    running = clock - r
+    kept = np.where(running >= write, np.floor((running - write) / (tau + delta)), 0.0)  # checkpoints written
+    ettr = kept.sum() * tau / clock.sum() / (1 + data["planned_per_day"] / 86400 * (120 + data["read_s"]))
+    assert data["ettr"] == pytest.approx(ettr, rel=0.01)
