@@ -393,20 +393,45 @@ def _check_effects(design, overrides: list, axes) -> None:
 
 
 def _base_design(design, overrides: list, axes):
-    """The design with the --set values: an error no axis value changes (a missing file, an unknown key) is refused
-    here, exit 2; one the axes may resolve (t_min above the default t_max, with t_max an axis) is left to the rows."""
+    """The design with the --set values: an error no axis value changes (a missing file, an unknown key, a --set
+    the link's rules refuse at every point) is refused here, exit 2; one the axes may resolve (t_min above the
+    default t_max, with t_max an axis; job_gpus above a default gpus, with gpus an axis) is left to the rows. The
+    axes are tried all at their first values, then each at every value of its own (whatever order they list them
+    in): the error must stay the same at each to be refused."""
     from core.errors import SipmlError
 
     try:
-        return load_point(design, overrides)
+        return _checked_point(design, overrides, "--set")
     except SipmlError as exc:
-        first = [f"{a.section}.{a.key}={a.texts[0]}" for a in axes]
-        try:
-            return load_point(design, [*overrides, *first], given_as(overrides))
-        except SipmlError as at_first:
-            if _unlabelled(at_first) == _unlabelled(exc):
-                raise exc from None
+        same = _unlabelled(exc)
+        trials = [[f"{a.section}.{a.key}={a.texts[0]}" for a in axes],
+                  *([f"{a.section}.{a.key}={text}"] for a in axes for text in dict.fromkeys(a.texts[1:]))]
+        for trial in trials:
+            try:
+                _checked_point(design, [*overrides, *trial], given_as(overrides))
+            except SipmlError as other:
+                if _unlabelled(other) == same:
+                    continue
             return None
+        raise exc from None
+
+
+def _checked_point(design, sets: list, given: str):
+    """The point loaded, and its optical link through the cross-section rules every row applies (a receiver
+    that cannot detect the modulation, …)."""
+    from core.errors import InputError
+    from fabric.evaluate import effective_link
+    from photonics.resolve import resolve
+    from sipml.design_files import DEFAULT_DESIGN
+
+    loaded = load_point(design, sets, given)
+    link = effective_link(loaded)
+    if link is not None:
+        try:
+            resolve(link)
+        except InputError as exc:
+            raise InputError(f"{design or DEFAULT_DESIGN}{f' (with {given})' if sets else ''}: {exc}") from None
+    return loaded
 
 
 def _unlabelled(exc) -> str:

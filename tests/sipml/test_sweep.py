@@ -306,3 +306,33 @@ def test_a_sweep_table_writes_figures_as_the_other_tables_do(capsys):
     """`sweep -f table` wrote 1.026e+04 and 3.398e+07 where `cost` writes 10,260 and 33,981,440."""
     code, out, _ = run(capsys, "sweep", "--vary", "link.wavelengths_per_fiber=4,8", "-f", "table", "-q")
     assert code == 0 and "e+0" not in out and "10,260" in out
+
+
+def test_whether_a_sweep_is_refused_does_not_depend_on_the_order_of_its_values(cli):
+    """`--set fabric.job_gpus=4096` over `fabric.gpus=1024,8192`: the 8,192-GPU point can use it, so the sweep runs
+    whichever value is listed first (it was refused when 1,024 came first), the 1,024 row saying why it cannot."""
+    rows = {}
+    for values in ("1024,8192", "8192,1024"):
+        code, out, err = cli("sweep", "sip-ring", "--vary", f"fabric.gpus={values}", "--set", "fabric.job_gpus=4096",
+                             "-f", "jsonl")
+        assert code == 0, err
+        rows[values] = {r["fabric.gpus"]: r for r in map(json.loads, out.splitlines())}
+    assert rows["1024,8192"] == rows["8192,1024"]
+    assert rows["1024,8192"][1024]["error"] and not rows["1024,8192"][8192]["error"]
+
+
+@pytest.mark.parametrize("link_only", [True, False])
+def test_a_set_the_link_s_rules_refuse_at_every_point_is_refused_before_any_row(cli, link_only):
+    """PAM4 under the NRZ photodiode fit: no data rate of the axis changes that, so the sweep is refused (exit 2,
+    one line naming the design) instead of writing a row of that error per point; an axis that can change it (the
+    receiver model) leaves it to the rows."""
+    only = ["--link-only"] if link_only else []
+    code, out, err = cli("sweep", *only, "--vary", "link.data_rate=20 Gbit/s,25 Gbit/s", "--set",
+                         "link.modulation=pam4", "-f", "jsonl")
+    assert code == 2 and out == "" and err.startswith("sipml: error: sip-ring (with --set): [receiver] model = "
+                                                      "'ge-photodiode'") and err.count("\n") == 1, err
+    code, out, err = cli("sweep", *only, "--vary", "receiver.model=ge-photodiode,thermal-noise", "--set",
+                         "link.modulation=pam4", "-f", "jsonl")
+    assert code == 0, err
+    errors = [json.loads(line)["error"] for line in out.splitlines()]
+    assert errors[0].startswith("[receiver] model = 'ge-photodiode'") and errors[1] == ""
