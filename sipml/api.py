@@ -72,13 +72,14 @@ def _count(what: str, value, optional: bool = True, lo: int = 1, hi: int | None 
 
     if value is None and optional:
         return None
+    given = value  # as the error shows it: 1e+300, not the 301 digits of its whole value
     if (isinstance(value, numbers.Real) and not isinstance(value, (bool, numbers.Integral)) and math.isfinite(value)
             and float(value).is_integer()):
         value = int(value)
     if (isinstance(value, bool) or not isinstance(value, numbers.Integral) or int(value) < lo
             or hi is not None and int(value) > hi):
         span = f"≥ {lo}" if hi is None else f"from {lo} to {hi}"
-        raise _bad(what, value, f"a whole number {span}" + (" or None" if optional else ""))
+        raise _bad(what, given, f"a whole number {span}" + (" or None" if optional else ""))
     return int(value)
 
 
@@ -140,6 +141,9 @@ def _override_text(target, value) -> str:
     if not isinstance(target, str):
         raise _bad("changes", target, "'section.key' texts as keys")
     if isinstance(value, Q_):
+        if "decibyte" in str(value.units):  # its symbol reads as a ratio in dB, which a quantity cannot hold
+            raise _bad(f"changes[{target!r}]", value, "a ratio in dB as text ('3 dB', '0.5 dB/cm'): Q_(…, 'dB') is "
+                       "a decibyte, a tenth of a byte")
         magnitude = value.magnitude  # a numpy scalar (a loop over np.linspace) as its number, not its repr
         if isinstance(magnitude, numbers.Integral) and not isinstance(magnitude, bool):
             magnitude = int(magnitude)

@@ -195,7 +195,8 @@ class Table(Sequence):
         if numbers_as_float:  # a flag column is no number; a column without a value is NaN, pandas' "no value"
             frame = frame.astype({n: float for n in self.names if frame[n].dtype.kind in "iu"
                                   or frame[n].dtype == object and frame[n].isna().all()})
-        return frame
+        return frame.copy()  # its columns in one block a dtype: a frame of a block a column warns of fragmentation
+        # when the user adds a column
 
     def column(self, name: str) -> list:
         """One column as Python values: None where a row lacks the column, NaN where a number has no value (as the

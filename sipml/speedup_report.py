@@ -311,7 +311,8 @@ def _amount(model, tokens: float | None):
                                or not math.isfinite(tokens) or tokens < 1 or tokens > MAX_TOKENS
                                or tokens != math.floor(tokens)):
         shown = (int(tokens) if isinstance(tokens, float) and not isinstance(tokens, bool) and math.isfinite(tokens)
-                 and tokens.is_integer() else repr(tokens))  # 0, not the 0.0 the option's float type made of it
+                 and tokens.is_integer() and abs(tokens) < 1e19 else repr(tokens))  # 0, not the 0.0 the option's
+        # float type made of it; 1e+308, not its 309 digits
         raise InputError(f"--tokens {shown}: expected a whole count of tokens (or samples), at least 1 and at "
                          f"most {MAX_TOKENS:.0e} (300e9 is one)")
     kind = kinds.of(model)

@@ -298,3 +298,31 @@ def test_sweep_takes_a_loaded_design_as_speedup_does():
     named = sweep("sip-ring", axes, sets=["link.data_rate=20 Gbit/s"], link_only=True)
     assert sweep(load_design("sip-ring", changes), axes, link_only=True) == named
     assert sweep(load_design("sip-ring", changes), axes, link_only=True, workers=2) == named
+
+
+def test_a_decibyte_is_not_taken_for_a_ratio_in_db():
+    """`Q_(2, "dB/cm")` is two decibytes a centimetre (pint's B is the byte): it was written back as "2 dB/cm" and
+    read as a loss; refused, saying a ratio in dB is given as text."""
+    with pytest.raises(InputError, match=r"changes\['loss.waveguide_loss'\].*as text.*decibyte"):
+        budget("sip-ring", {"loss.waveguide_loss": sipml.Q_(2, "dB/cm")})
+    assert budget("sip-ring", {"loss.waveguide_loss": "2 dB/cm"}).to_dict()["margin_db"] < budget().margin_db
+
+
+@pytest.mark.parametrize(("keyword", "value", "says"), [("gpus", 1e300, "got float 1e+300"),
+                                                        ("tokens", 1e308, "--tokens 1e+308:")])
+def test_a_huge_number_is_shown_as_given_not_as_its_digits(keyword, value, says):
+    with pytest.raises(InputError) as refused:
+        sipml.speedup("sip-ring", model="gpt2-355m", **{keyword: value})
+    assert says in str(refused.value) and len(str(refused.value)) < 200
+
+
+def test_a_column_added_to_a_frame_raises_no_fragmentation_warning():
+    """`to_pandas()` of a wide record (cost: 139 columns) is consolidated: adding a column does not warn."""
+    import warnings
+
+    pytest.importorskip("pandas")
+    frame = cost("sip-ring").to_pandas()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        frame["label"] = "mine"
+    assert frame.shape == (1, 140)
