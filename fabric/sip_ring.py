@@ -696,12 +696,33 @@ def _placed_view(est: FabricEstimate, placed, j: int, together: bool) -> FabricE
     return dataclasses.replace(est, per_gpu_bandwidth_bps=est.per_gpu_bandwidth_bps * factor, details=details)
 
 
+def _failure_domains(est: FabricEstimate) -> dict:
+    """A part of one fiber — an amplifier on it, the comb source lighting its lines, the patch cable to the next
+    GPU — cuts that fiber's ring at one node: the ring's other fibers carry the job, which rides through with one
+    fiber fewer on that segment until repair (not modelled), as SiP-OCS rides through one port [inferred:
+    reliability.md Y16's "one OCS" row read for one fiber of the ring; with a single fiber the job stops]. A GPU's
+    own parts (the GPU, its host share, its optical I/O chiplet) stop the job: a ring node has no spare (no optical
+    bypass: `no_hot_spares`)."""
+    from fabric.reliability import RIDES, Domain
+
+    fibers = est.details.fibers_per_direction * est.details.directions  # an array over a sweep's grid
+    if np.ndim(fibers):
+        one = Domain(np.where(fibers >= 2, 0.0, 1.0), "restart", None, "one of the node's fibers: the others carry "
+                     f"the ring, {RIDES} (a ring of one fiber stops)")
+    elif fibers < 2:
+        return {}
+    else:
+        one = Domain(0.0, "restart", None, f"one of the node's {fibers} fibers: the others carry the ring, {RIDES}")
+    ring = est.design.topology
+    return {ring.amplifier: one, ring.clamp: one, "laser.comb_line": one, "cable.fiber_patch": one}
+
+
 SIP_RING = FabricKind(name="sip-ring", section="sip_ring", section_type=SipRingSection, static=True, optical=True,
                       evaluator=_evaluate, sharer=_shares, pricer=_price, seconds_of=_seconds, server=_serve,
                       link_of=_ring_link, variants=allocations, grid_floor=_grid_floor, floor_estimate=ring_estimate,
                       formulas={"per_gpu_bandwidth_gbps": _bandwidth_formula, "useful_time_fraction": _useful_formula,
                                 "degree": _degree_formula, "bisection_gbps": _bisection_formula,
                                 "optical_reach": _reach_formula},
-                      figures=_figures, variant_text=_allocation_text, slots=_slots, placed_view=_placed_view,
-                      no_hot_spares="each GPU is a node of the fiber ring: a spare cannot take a failed GPU's place "
+                      figures=_figures, variant_text=_allocation_text, failure_domains=_failure_domains,
+                      slots=_slots, placed_view=_placed_view, no_hot_spares="each GPU is a node of the fiber ring: a spare cannot take a failed GPU's place "
                       "without an optical bypass of the node, which the design does not have (reliability.md Y16)")

@@ -61,7 +61,7 @@ def sensitivity(design, model, catalog=None) -> list[dict]:
     rates = load_rates()
     rel = design.reliability
     rows = []
-    for label, what, low, high in RELIABILITY_SWINGS:
+    for label, what, low, high in (*RELIABILITY_SWINGS, *_assumed_rates(base, rates)):
         try:
             ends = _ends(design, est, cost, kind, model, rates, rel, what, low, high)
         except InputError:  # an end outside its field's range: the row says nothing the user could set
@@ -79,6 +79,15 @@ def sensitivity(design, model, catalog=None) -> list[dict]:
                      "goodput_per_dollar_low": per_dollar[0], "goodput_per_dollar_high": per_dollar[1],
                      "swing": swing})
     return sorted(rows, key=lambda r: -r["swing"])
+
+
+def _assumed_rates(goodput, rates) -> list[tuple]:
+    """A swing (×0.5 / ×2 of the MTBF) for each [assumed] failure rate among the causes that stop the job and that
+    RELIABILITY_SWINGS leaves out: the design's own parts (a ring's chiplets, an OCS's ports) move its ETTR too."""
+    fixed = {what.split(":", 1)[1] for _, what, _, _ in RELIABILITY_SWINGS if what.startswith("cause:")}
+    stopping = {line.cause for line in goodput.lines if line.per_s > 0}
+    return [(f"{c.what} MTBF (×0.5 / ×2, {c.tag})", f"cause:{c.name}", 0.5, 2.0) for c in rates.causes
+            if "assumed" in c.tag and c.what in stopping and c.name not in fixed]
 
 
 def _ends(design, est, cost, kind, model, rates, rel, what, low, high) -> list:
@@ -180,8 +189,8 @@ def reliability_report(name: str, design, model, reading=None) -> Report:
     footer = [f"rates: fabric/catalog/reliability.toml; GPU rates from Llama 3's Table 5, {rel.table5_reading} "
               "reading ([reliability] table5_reading); a part that rides through costs no restart (its lost "
               "bandwidth until repair is not modelled)",
-              "lost h/day: interruptions × (restart + half a checkpoint interval of work redone); ETTR from Daly's "
-              "complete model with the checkpoint interval shown",
+              "lost h/day: interruptions × (restart + half a checkpoint interval of work redone, and an asynchronous "
+              "checkpoint's write); ETTR from Daly's complete model with the checkpoint interval shown",
               "goodput per $: relative to the design as it is (hot spares priced at the cluster's cost per GPU); "
               "each assumption's ends in the order its row names them"]
     if not est.feasible:

@@ -230,3 +230,20 @@ def test_an_asynchronous_checkpoint_is_safe_only_once_written(capsys, bandwidth,
     kept = np.where(running >= write, np.floor((running - write) / (tau + delta)), 0.0)  # checkpoints written
     ettr = kept.sum() * tau / clock.sum() / (1 + data["planned_per_day"] / 86400 * (120 + data["read_s"]))
     assert data["ettr"] == pytest.approx(ettr, rel=0.01)
+
+
+def test_a_ring_rides_through_one_fiber_s_parts_and_stops_with_one_fiber(capsys):
+    """SiP-Ring: an amplifier, the comb source of one fiber's lines or one patch cable cuts one of the node's 10
+    fibers: the ring's others carry the job, which rides through (as SiP-OCS rides through one port); on a ring of
+    one fiber the same parts stop it. The GPU's own chiplet stops it either way. Its [assumed] rates that stop the
+    job each get a row in the sensitivity."""
+    per_fiber = ("laser.comb_line", "amplifier.soa", "cable.fiber_patch")
+    ten = reliability(capsys, "sip-ring")
+    one = reliability(capsys, "sip-ring", "--set", "link.fibers_per_direction=1", "--set", "sip_ring.directions=1")
+    for data, stops in ((ten, 0.0), (one, 1.0)):
+        parts = {l["component"]: l for l in data["lines"]}
+        assert all(parts[k]["interrupts"] == stops and (parts[k]["interruptions_per_day"] > 0) == bool(stops)
+                   for k in per_fiber)
+        assert parts["sip.optical_io_chiplet"]["interrupts"] == 1.0
+    assert any(r["assumption"].startswith("silicon-photonic optical I/O chiplet MTBF") for r in ten["sensitivity"])
+    assert any(r["assumption"].startswith("optical amplifier (SOA, PDFA) MTBF") for r in one["sensitivity"])
