@@ -107,7 +107,8 @@ class ReliabilitySection(Section):
                                          "timeout)", "not published for Llama 3 (reliability.md Y17a) [assumed]",
                                          hi=1e5)
     reschedule_time: float = non_negative("180 s", "s", "time to move the job onto healthy parts when no spare "
-                                          "takes over (isolation, scheduling)", "not published (reliability.md "
+                                          "takes over (isolation, scheduling; healthy GPUs to move to, idle or "
+                                          "buffer ones, are taken to be there)", "not published (reliability.md "
                                           "Y17a) [assumed]", hi=1e6)
     startup_time: float = non_negative("120 s", "s", "job start-up after a restart, before the checkpoint is read "
                                        "(process launch, collective initialisation)", "not published (reliability.md"

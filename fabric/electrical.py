@@ -707,7 +707,8 @@ def _failure_domains(est: FabricEstimate) -> dict:
     it at half the bandwidth (dual-plane, fabrics-2026.md K17; reliability.md Y16). A part above the leaves (spine
     switches, uplink modules and cables) is routed around by ECMP. Where one catalog entry serves both, the share of
     its units on the NIC side stops the job. Co-packaged engines and laser modules come with every port of every
-    switch, so their share in the leaves."""
+    switch, so their share in the leaves. What stops the job on one GPU's link (its NIC's module, the cable, the
+    leaf's module or laser facing it) is `own`: a hot-spare GPU comes with a link of its own; a leaf switch is not."""
     from fabric.reliability import RIDES, Domain
 
     el, d, fab = est.design.topology, est.details, est.design.fabric
@@ -729,20 +730,21 @@ def _failure_domains(est: FabricEstimate) -> dict:
         out[el.switch_transceiver] = domain(leaf_share, "engines in every switch port; a failed engine takes its "
                                                         "switch")
         out[el.laser_module] = domain(nic_ports / max(d.switches * el.switch_radix, 1), "laser modules, swapped "
-                                      "in the field, feed the ports they light: those facing NICs")
+                                      "in the field, feed the ports they light: those facing NICs", own=True)
     else:
         switch_side = nic_ports / max(d.switch_ports, 1)
-        out[el.switch_transceiver] = domain(switch_side, "switch-side modules")
+        out[el.switch_transceiver] = domain(switch_side, "switch-side modules", own=True)
     if el.transceiver == el.switch_transceiver and el.optics != "cpo":
-        out[el.transceiver] = domain((2 * nic_ports) / (nic_ports + max(d.switch_ports, 1)), "modules at both ends")
+        out[el.transceiver] = domain((2 * nic_ports) / (nic_ports + max(d.switch_ports, 1)), "modules at both ends",
+                                     own=True)
     else:
-        out[el.transceiver] = domain(1.0, "the NIC's module", own=True)  # a hot spare's NIC comes with its own
+        out[el.transceiver] = domain(1.0, "the NIC's module", own=True)
     if el.leaf_switch == "same":
         out[el.switch] = domain(leaf_share, "switches, leaves and spines alike")
     else:
         out[el.leaf_switch] = domain(1.0, "the leaf switch")
         out[el.switch] = Domain(0.0, "restart", None, f"spine and pod switches: ECMP routes around them, {RIDES}")
-    out["cable.fiber_patch"] = domain(nic_ports / max(d.links, 1), "cables")
+    out["cable.fiber_patch"] = domain(nic_ports / max(d.links, 1), "cables", own=True)
     return out
 
 

@@ -11,9 +11,10 @@ time to interruption M = 1/Σ n_i·λ_i·p_i (reliability.md Y11). Each interrup
 ways: rescheduled onto healthy parts ('restart'), or a spare swapped in ('spare': a hot-spare GPU, a spare cube the
 OCSes wire in) at the kind's swap time; a software failure restarts where it ran ('in place'). A pool of hot spares
 covers a failure only while one of them is free: each failure it covers takes a spare out until the failed part is
-repaired ([reliability] spare_repair_time), so the share of those failures that find one free is 1 − B(s, λ·T_r),
-Erlang's loss formula for s spares offered λ·T_r spare-days of repairs (`spare_coverage`); the others are
-rescheduled. A failure the job rides through costs no restart here (its bandwidth loss until repair is not
+repaired ([reliability] spare_repair_time), a host's failure its HOST_GPUS of them at once, so the share of those
+failures that find enough free follows Kaufman–Roberts' loss formula (Erlang's, for failures of one GPU alone) over
+the loads λ·T_r (`spare_coverage`); the others are rescheduled, onto healthy parts taken to be there (a cluster's
+idle or buffer GPUs). A failure the job rides through costs no restart here (its bandwidth loss until repair is not
 modelled).
 """
 
@@ -102,7 +103,7 @@ class FailureLine:
     why: str
     source: str
     tag: str
-    hot_spare: bool = False  # recovered by the design's hot-spare GPUs ([reliability] spare_gpus), while one is free
+    hot_spare: int = 0  # hot-spare GPUs one failure takes ([reliability] spare_gpus, while enough are free; 0: none)
 
     @property
     def failures_per_s(self) -> float:
@@ -132,13 +133,15 @@ def failure_lines(bom, design, domains: dict, job_gpus: int, rates: Rates | None
         for cause in cause_of(line.key, rates.causes):
             if cause.reading and cause.reading != reading:
                 continue
-            domain, hot = domains.get(line.key, Domain()), False
+            domain, hot = domains.get(line.key, Domain()), 0
             if cause.recovery and domain.interrupts > 0:
                 domain = Domain(domain.interrupts, cause.recovery, None, "no part fails: the job restarts where it ran")
             elif spares and domain.recovery == "restart" and domain.interrupts > 0 and (line.key.startswith(SPARED)
                                                                                       or domain.own):
-                domain, hot = Domain(domain.interrupts, "spare", domain.swap_s, domain.why + "; a hot spare takes "
-                                     "over while one is free, else the job is rescheduled"), True
+                hot = HOST_GPUS if line.key.startswith("server.") else 1
+                takes = f"; hot spares take over its {hot} GPUs" if hot > 1 else "; a hot spare takes over"
+                domain = Domain(domain.interrupts, "spare", domain.swap_s,
+                                domain.why + takes + " while enough are free, else the job is rescheduled")
             out.append(FailureLine(component=line.key, cause=cause.what, units=line.count_per_cluster * share,
                                    mtbf_s=cause.mtbf(reading), interrupts=domain.interrupts,
                                    recovery=domain.recovery, swap_s=domain.swap_s, why=domain.why,
@@ -147,21 +150,50 @@ def failure_lines(bom, design, domains: dict, job_gpus: int, rates: Rates | None
 
 
 SPARED = ("gpu.", "server.", "nic.", "nvswitch.", "sip.", "laser.")  # a GPU's own parts: a hot spare brings its own
+HOST_GPUS = 8  # GPUs a host's failure takes out, each replaced by a hot spare: the 8-GPU servers whose failures the
+# host rates count (Llama 3 [L3] §3.3.1; reliability.toml's host causes, per GPU's share of a host) [inferred]
 
 
-def spare_coverage(spares: int, offered):
-    """The share of the failures a pool of `spares` hot spares is asked for that find one free: 1 − B(s, a), B
-    Erlang's loss formula for s servers offered a = (failures per second) × (repair time), by its recurrence
-    B(0) = 1, B(k) = a·B(k−1) / (k + a·B(k−1)); B does not depend on how repair times are spread, only on their mean
-    (A. K. Erlang 1917; L. Kleinrock, Queueing Systems I, 1975, §3.10). `offered` may be an array over a sweep's
-    grid; past the spares the load needs (B below 1e-17), the rest of the pool leaves 1 unchanged."""
+def check_hot_spares(design, kind) -> None:
+    """InputError where the design buys hot-spare GPUs ([reliability] spare_gpus) on a fabric kind where no GPU can
+    take a failed one's place (`fabric.kind.FabricKind.no_hot_spares`), with the kind's reason."""
+    from core.errors import InputError
+
+    spares = design.reliability.spare_gpus
+    if spares and kind.no_hot_spares:
+        raise InputError(f"[reliability] spare_gpus = {spares}: on {kind.name}, {kind.no_hot_spares}")
+
+
+def spare_coverage(spares: int, offered: dict) -> dict:
+    """The share of the failures a pool of `spares` hot-spare GPUs is asked to take over that find enough of them
+    free, for each size of takeover: `offered` maps the GPUs one failure takes (1 for a GPU's part, HOST_GPUS for a
+    host's) to its offered load a = (those failures per second) × (repair time). Kaufman–Roberts' recurrence for a
+    loss system of s units shared by classes that hold b units each, j·q(j) = Σ_b a_b·b·q(j − b) for j ≤ s, a
+    failure of class b blocked where more than s − b are in use (J. S. Kaufman, IEEE Trans. Commun. 29(10), 1981;
+    J. W. Roberts, 1981); with one class of b = 1 it is Erlang's loss formula, and like it depends on the repair
+    times only through their mean. A load may be an array over a sweep's grid; states past any the loads reach
+    (beyond 40 standard deviations and 40 takeovers above their mean) are left out: there, every failure is
+    covered."""
+    import math
+
     import numpy as np
 
-    a = np.asarray(offered, dtype=float)
-    blocked = np.ones_like(a)
-    for k in range(1, int(spares) + 1):
-        blocked = a * blocked / (k + a * blocked)
-        if np.all(blocked < 1e-17):
-            break
-    covered = 1.0 - blocked
-    return float(covered) if covered.ndim == 0 else covered
+    loads = {b: np.asarray(a, dtype=float) for b, a in offered.items()}
+    if not loads or spares < min(loads):
+        return {b: np.zeros_like(a) if a.ndim else 0.0 for b, a in loads.items()}
+    mean = sum(np.max(a) * b for b, a in loads.items())
+    spread = math.sqrt(sum(np.max(a) * b * b for b, a in loads.items()))
+    top = min(int(spares), math.ceil(mean + 40.0 * spread + 40.0 * max(loads)))
+    if top < spares:  # the pool beyond what the loads ever hold: nothing blocked
+        return {b: np.ones_like(a) if a.ndim else 1.0 for b, a in loads.items()}
+    shape = np.broadcast_shapes(*(a.shape for a in loads.values()))
+    q = np.zeros((top + 1, *shape))
+    q[0] = 1.0
+    for j in range(1, top + 1):
+        q[j] = sum(a * b * q[j - b] for b, a in loads.items() if b <= j) / j
+        peak = q[j].max() if q[j].size else 0.0
+        if peak > 1e200:  # rescaled: each share below is a ratio of sums of q
+            q[:j + 1] /= peak
+    total = q.sum(axis=0)
+    covered = {b: 1.0 - q[top - b + 1:].sum(axis=0) / total for b in loads}
+    return {b: float(c) if np.ndim(c) == 0 else c for b, c in covered.items()}

@@ -724,5 +724,6 @@ SIP_RING = FabricKind(name="sip-ring", section="sip_ring", section_type=SipRingS
                                 "degree": _degree_formula, "bisection_gbps": _bisection_formula,
                                 "optical_reach": _reach_formula},
                       figures=_figures, variant_text=_allocation_text, failure_domains=_failure_domains,
-                      slots=_slots, placed_view=_placed_view, no_hot_spares="each GPU is a node of the fiber ring: a spare cannot take a failed GPU's place "
+                      slots=_slots, placed_view=_placed_view,
+                      no_hot_spares="each GPU is a node of the fiber ring: a spare cannot take a failed GPU's place "
                       "without an optical bypass of the node, which the design does not have (reliability.md Y16)")

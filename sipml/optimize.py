@@ -358,8 +358,8 @@ def optimize_report(result: dict, source: str):
 
     tables, notes = [], []
     best = result["best"]
-    fixed = "".join(f", {text}" for text in (result.get("strategy"), result.get("batch") and f"batch {result['batch']:,}")
-                    if text)
+    batch = result.get("batch")
+    fixed = "".join(f", {text}" for text in (result.get("strategy"), batch and f"batch {batch:,}") if text)
     trained = f" ({result['model']} against {result['baseline']}{fixed})" if result.get("model") else ""
     title = (f"{result['sense']} {result['objective']} of {source}{trained} over {result['points']} "
              f"point{'s' if result['points'] != 1 else ''}")

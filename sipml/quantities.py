@@ -660,7 +660,7 @@ def _restart_formula(r):
     from workloads.goodput import restart_s
 
     num = sum_terms([t(rf"\lambda_{{{i}}}", l.per_s, "1/s", f"{l.component}: {l.cause}")
-                     * t(rf"R_{{{i}}}", restart_s(l, rel, g.read_s, g.spare_coverage), "s",
+                     * t(rf"R_{{{i}}}", restart_s(l, rel, g.read_s, g.covered(l)), "s",
                          f"detection + {l.recovery} + start-up + read")
                      for i, l in enumerate(lines)])
     return Formula("R", num / t(r"\lambda", g.interruptions_per_s, "1/s", "all of them"), t.terms)

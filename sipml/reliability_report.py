@@ -33,7 +33,8 @@ def _lost_s(g, restart: float) -> float:
 
 
 # the assumptions `sensitivity` moves, each to a low and a high end: (label, what moves — 'restart' and 'storage'
-# scale the design's times or bandwidths, 'spares' sets the hot spares, 'cause:NAME' scales a cause's MTBF,
+# scale the design's times or bandwidths, 'spares' sets the hot spares, 'repair' scales their repair time,
+# 'cause:NAME' scales a cause's MTBF,
 # 'mtbf:NAME' sets it in seconds — low, high)
 RELIABILITY_SWINGS = (
     ("restart: detection + rescheduling + start-up (×0.5 / ×2)", "restart", 0.5, 2.0),
@@ -42,6 +43,7 @@ RELIABILITY_SWINGS = (
     ("switch MTBF (×0.5 / ×2)", "cause:switch", 0.5, 2.0),
     ("co-packaged engine MTBF (×0.5 / ×2)", "cause:cpo_engine", 0.5, 2.0),
     ("a spare for the job (none / 8 hot spares)", "spares", 0, 8),
+    ("hot spares' repair time (×0.5 / ×2, [assumed])", "repair", 0.5, 2.0),
 )
 
 
@@ -107,6 +109,9 @@ def _ends(design, est, cost, kind, model, rates, rel, what, low, high) -> list:
                 storage_read_bandwidth=rel.storage_read_bandwidth * end))
         elif what == "spares":
             changed_design = dataclasses.replace(design, reliability=dataclasses.replace(rel, spare_gpus=end))
+        elif what == "repair":
+            changed_design = dataclasses.replace(design, reliability=dataclasses.replace(
+                rel, spare_repair_time=rel.spare_repair_time * end))
         else:
             how, name = what.split(":", 1)
             changed_rates = dataclasses.replace(rates, causes=tuple(
@@ -131,7 +136,7 @@ def reliability_report(name: str, design, model, reading=None) -> Report:
     rel = design.reliability
     lines = []
     for line in g.lines:
-        restart = restart_s(line, rel, g.read_s, g.spare_coverage)
+        restart = restart_s(line, rel, g.read_s, g.covered(line))
         lines.append({"component": line.component, "cause": line.cause, "units": line.units,
                       "mtbf_s": line.mtbf_s, "interrupts": line.interrupts,
                       "interruptions_per_day": line.per_s * 86400.0,
@@ -169,9 +174,9 @@ def reliability_report(name: str, design, model, reading=None) -> Report:
         {"quantity": "checkpoint interval", "value": "–" if summary["checkpoint_interval_s"] is None
          else f"{summary['checkpoint_interval_s'] / 60:.3g}", "unit": "min"},
         {"quantity": "restart (mean, read included)", "value": f"{summary['restart_s'] / 60:.3g}", "unit": "min"},
-        *([{"quantity": f"failures the {rel.spare_gpus:,} hot spares take over that find one free (each in use "
-                        f"{rel.spare_repair_time / 3600:.3g} h)", "value": f"{100 * g.spare_coverage:.1f}", "unit": "%"}]
-          if rel.spare_gpus else []),
+        *([{"quantity": f"failures the {rel.spare_gpus:,} hot spares take over that find enough free (each in use "
+                        f"{rel.spare_repair_time / 3600:.3g} h)", "value": f"{100 * g.spare_coverage:.1f}",
+            "unit": "%"}] if rel.spare_gpus else []),
         *([{"quantity": "work redone per failure beyond the interval's (the asynchronous write)",
             "value": f"{g.rework_s / 60:.3g}", "unit": "min"}] if g.rework_s else []),
         {"quantity": "effective training time ratio", "value": f"{100 * summary['ettr']:.1f}", "unit": "%"}])

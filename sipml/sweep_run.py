@@ -378,18 +378,25 @@ def _limit_text(link_only: bool) -> str:
 
 
 def _check_effects(design, overrides: list, axes) -> None:
-    """An axis whose key has no effect in the design is refused (exit 2), as the same key given to --set is: every
-    one of its rows would be that refusal."""
+    """An axis whose key has no effect in the design at any of its values is refused (exit 2), as the same key given
+    to --set is: every one of its rows would be that refusal. One value where the design takes it (a --set key
+    that `reliability.spare_gpus = 8` gives an effect, `0` none) is enough, whatever the order of the values."""
     from core.errors import SipmlError
     from sipml.design_files import NoEffect
 
     for a in axes:
-        try:
-            load_point(design, [*overrides, f"{a.section}.{a.key}={a.texts[0]}"], given_as(overrides))
-        except NoEffect as exc:
-            raise exc from None
-        except SipmlError:  # any other refusal is a row's to say (another axis may resolve it)
-            continue
+        first = None
+        for text in dict.fromkeys(a.texts):
+            try:
+                load_point(design, [*overrides, f"{a.section}.{a.key}={text}"], given_as(overrides))
+            except NoEffect as exc:
+                first = first or exc
+                continue
+            except SipmlError:  # any other refusal is a row's to say (another axis may resolve it)
+                pass
+            break
+        else:
+            raise first from None
 
 
 def _base_design(design, overrides: list, axes):
@@ -417,14 +424,20 @@ def _base_design(design, overrides: list, axes):
 
 
 def _checked_point(design, sets: list, given: str):
-    """The point loaded, and its optical link through the cross-section rules every row applies (a receiver
-    that cannot detect the modulation, …)."""
+    """The point loaded, its hot spares where its fabric can use them, and its optical link through the
+    cross-section rules every row applies (a receiver that cannot detect the modulation, …)."""
     from core.errors import InputError
     from fabric.evaluate import effective_link
+    from fabric.registry import get_kind
+    from fabric.reliability import check_hot_spares
     from photonics.resolve import resolve
     from sipml.design_files import DEFAULT_DESIGN
 
     loaded = load_point(design, sets, given)
+    try:
+        check_hot_spares(loaded, get_kind(loaded.fabric.kind))
+    except InputError as exc:
+        raise InputError(f"{design or DEFAULT_DESIGN}{f' (with {given})' if sets else ''}: {exc}") from None
     link = effective_link(loaded)
     if link is not None:
         try:

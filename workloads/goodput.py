@@ -15,13 +15,13 @@ and the wall time per unit of training time under Poisson interruptions (Daly's 
     T_w / T_s = M·e^(R/M)·(e^((τ+δ)/M) − 1) / τ
 
 With asynchronous checkpoints a checkpoint is safe only once its write W has ended: a failure while it is written
-sends the job back to the one before, so each failure redoes W more work on average (W ≤ τ), and R in the model is
-R + W [inferred: a failure's time uniform over the interval; a Poisson simulation of the schedule agrees].
+sends the job back to the one before: after a restart its checkpoints are safe at R + W + k·(τ + δ), which is
+Daly's model with the restart R + W (W ≤ τ) [derived; a Poisson simulation of the schedule agrees, in the tests].
 
-Planned interruptions (maintenance) come after a checkpoint: each costs a restart (start-up and read) and no lost
-work, ρ_p·R_p of the wall time. ETTR = T_s / T_w over both: 1 / ((T_w/T_s)·(1 + ρ_p·R_p)). Goodput is the
-failure-free throughput × ETTR; a run takes its failure-free time / ETTR, and its energy and cost grow with it (the
-cluster is held, and powered, while it restarts and redoes work).
+Planned interruptions (maintenance) come after a checkpoint: each costs a restart (start-up and read; with an
+asynchronous checkpoint, its write first) and no lost work, ρ_p·R_p of the wall time. ETTR = T_s / T_w over both:
+1 / ((T_w/T_s)·(1 + ρ_p·R_p)). Goodput is the failure-free throughput × ETTR; a run takes its failure-free time /
+ETTR, and its energy and cost grow with it (the cluster is held, and powered, while it restarts and redoes work).
 
 References: J. W. Young, CACM 17(9), 1974 [YOUNG]; J. T. Daly, Future Generation Computer Systems 22(3), 2006
 [DALY]; reliability.md Y7–Y12.
@@ -29,6 +29,7 @@ References: J. W. Young, CACM 17(9), 1974 [YOUNG]; J. T. Daly, Future Generation
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -36,7 +37,7 @@ import numpy as np
 from core.errors import InputError
 from core.records import record
 from core.sums import in_order
-from fabric.reliability import DAY_S, FailureLine, failure_lines, spare_coverage
+from fabric.reliability import DAY_S, FailureLine, check_hot_spares, failure_lines, spare_coverage
 from workloads import kinds
 
 
@@ -55,7 +56,8 @@ class Goodput:
     read_s: float
     ettr: float
     spares_cost_usd: float  # the hot spares' price (their share of the cluster)
-    spare_coverage: float = 1.0  # share of the failures hot spares take over that find one free (`spare_coverage`)
+    spare_coverage: float = 1.0  # share of the failures hot spares take over that find enough free, by their rates
+    covered_by_size: dict = dataclasses.field(default_factory=dict)  # GPUs a takeover needs → its share covered
     rework_s: float = 0.0  # work redone per failure beyond the interval's: an asynchronous checkpoint's write W
 
     @property
@@ -68,6 +70,10 @@ class Goodput:
     @property
     def interruptions_per_day(self) -> float:
         return self.interruptions_per_s * DAY_S
+
+    def covered(self, line: FailureLine):
+        """The share of `line`'s failures that hot spares take over (1 where none is asked for)."""
+        return self.covered_by_size.get(line.hot_spare, 1.0)
 
 
 def daly_interval_s(pause_s: float, mtti_s: float) -> float:
@@ -131,8 +137,7 @@ def job_goodput(model, est, bom, kind, cluster_cost_usd: float, rates=None) -> G
     if rel.spare_gpus > est.gpus:
         raise InputError(f"[reliability] spare_gpus = {rel.spare_gpus}: more hot spares than the cluster's "
                          f"{est.gpus} GPUs")
-    if rel.spare_gpus and kind.no_hot_spares:
-        raise InputError(f"[reliability] spare_gpus = {rel.spare_gpus}: on {kind.name}, {kind.no_hot_spares}")
+    check_hot_spares(design, kind)
     lines = tuple(failure_lines(bom, design, kind.domains(est), est.job_gpus, rates))
     size = kinds.of(model).parameters(model) * rel.checkpoint_bytes_per_parameter  # every weight, all experts
     write, read = size / rel.storage_write_bandwidth, size / rel.storage_read_bandwidth
@@ -141,24 +146,28 @@ def job_goodput(model, est, bom, kind, cluster_cost_usd: float, rates=None) -> G
     pause = size / est.job_gpus / rel.host_copy_bandwidth if asynchronous else write
     rate = np.asarray(in_order(line.per_s for line in lines), dtype=float)  # an array over a sweep's grid
 
-    # the hot-spare GPUs' pool: the failures it is asked to take over, each holding a spare until repaired
-    asked = in_order(line.per_s for line in lines if line.hot_spare)
-    covered = spare_coverage(rel.spare_gpus, np.asarray(asked, dtype=float) * rel.spare_repair_time)
+    # the hot-spare GPUs' pool: the failures it is asked to take over, each holding its GPUs' spares until repaired
+    asked = {size: np.asarray(in_order(line.per_s for line in lines if line.hot_spare == size), dtype=float)
+             for size in sorted({line.hot_spare for line in lines} - {0})}
+    covered = spare_coverage(rel.spare_gpus, {size: a * rel.spare_repair_time for size, a in asked.items()})
+    share = (in_order(asked[size] * covered[size] for size in asked) / in_order(asked.values())
+             if asked and np.all(in_order(asked.values()) > 0) else 1.0)
     some = rate > 0
     per = np.where(some, rate, 1.0)
-    mean_restart = np.where(some, in_order(line.per_s * restart_s(line, rel, read, covered) for line in lines) / per,
-                            0.0)
+    mean_restart = np.where(some, in_order(line.per_s * restart_s(line, rel, read, covered.get(line.hot_spare, 1.0))
+                                           for line in lines) / per, 0.0)
     mtti = np.where(some, 1.0 / per, np.inf)
     interval = (np.full(rate.shape, float(rel.checkpoint_interval)) if rel.checkpoint_interval
                 else _each(lambda m: daly_interval_s(pause, m) if math.isfinite(m) else math.inf, mtti))
     if asynchronous:  # the next checkpoint waits for the write to end
         interval = np.maximum(interval, write)
     rework = write if asynchronous else 0.0  # a failure during the write goes back to the checkpoint before
-    planned, planned_restart = rel.planned_per_day / DAY_S, rel.startup_time + read
+    # a planned stop comes after a checkpoint: once it is written (the write's time, idle or redone), then a restart
+    planned, planned_restart = rel.planned_per_day / DAY_S, rel.startup_time + read + rework
     kept = _each(ettr, interval, pause, mtti, mean_restart + rework, planned, planned_restart)
     spares = rel.spare_gpus * cluster_cost_usd / est.gpus
     scalar = (lambda a: float(a)) if rate.ndim == 0 else (lambda a: a)
     return Goodput(lines=lines, interruptions_per_s=scalar(rate), planned_per_s=planned, checkpoint_bytes=size,
                    pause_s=pause, interval_s=scalar(interval), restart_s=scalar(mean_restart),
                    planned_restart_s=planned_restart, read_s=read, ettr=scalar(kept), spares_cost_usd=spares,
-                   spare_coverage=scalar(np.asarray(covered, dtype=float)), rework_s=rework)
+                   spare_coverage=scalar(np.asarray(share, dtype=float)), covered_by_size=covered, rework_s=rework)
