@@ -185,6 +185,14 @@ class Table(Sequence):
 
         return html_fragment(self._preview(), headings=False)
 
+    def to_dict(self) -> dict:
+        """The rows as `sipml sweep -f jsonl` writes them, as Python: {"rows": [...]}, each row with its own keys, a
+        number without a value None (NaN in the rows themselves), an infinity "inf" or "-inf" — what `json.dumps`
+        writes as standard JSON."""
+        import json
+
+        return {"rows": [json.loads(line) for line in to_jsonl(self).splitlines()]}
+
     def to_pandas(self, numbers_as_float: bool = False):
         """The rows as a pandas DataFrame, one column per column, typed: flags as bool, numbers as numbers (SI where
         the name says so; NaN where a row has no value; with `numbers_as_float` whole numbers too as float), texts

@@ -2,6 +2,7 @@
 
 import doctest
 import json
+import math
 
 import pytest
 
@@ -326,3 +327,15 @@ def test_a_column_added_to_a_frame_raises_no_fragmentation_warning():
         warnings.simplefilter("error")
         frame["label"] = "mine"
     assert frame.shape == (1, 140)
+
+
+def test_a_sweep_s_rows_as_json_are_the_command_s_json_lines(capsys):
+    """`sweep(...).to_dict()`: the rows `sipml sweep -f jsonl` writes — a column without a value (a fat-tree's optical
+    reach, NaN in the rows) null, not NaN — so `json.dumps` writes standard JSON."""
+    grid = sweep("fattree-200", ["fabric.gpus=512,1024"])
+    assert math.isnan(grid[0]["optical_reach [hops]"])
+    rows = grid.to_dict()["rows"]
+    assert rows[0]["optical_reach [hops]"] is None
+    json.dumps(rows, allow_nan=False)
+    assert main(["sweep", "fattree-200", "--vary", "fabric.gpus=512,1024", "-f", "jsonl"]) == 0
+    assert rows == [json.loads(line) for line in capsys.readouterr().out.splitlines()]
