@@ -301,9 +301,9 @@ def budget(design=None, changes: Mapping[str, object] | None = None):
     from sipml.design_reports import budget_report
 
     point = evaluate(design, changes=changes)
-    if point.link_design is None:
-        raise InputError(f"[fabric] kind = '{point.design.fabric.kind}' has no optical link to budget")
     name = _name(design)
+    if point.link_design is None:  # named as the command names it
+        raise InputError(f"{name}: [fabric] kind = '{point.design.fabric.kind}' has no optical link to budget")
     return Result(point.link, lambda est: budget_report(est, name))
 
 
