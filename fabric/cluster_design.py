@@ -11,8 +11,7 @@ from dataclasses import field
 from typing import ClassVar
 
 from core.errors import InputError, did_you_mean, shown
-from core.fields import (Composite, Section, Spec, default_of, default_part, non_negative, param, positive, when,
-                         when_above)
+from core.fields import Composite, Section, Spec, default_of, default_part, non_negative, param, positive, when
 from core.records import record
 from fabric.registry import declared, get_kind
 from photonics.link_design import MAX_CHANNELS, MAX_DB, MAX_FIBER_M, MAX_LATENCY_S, LinkDesign  # noqa: F401  (bounds the kinds use)
@@ -118,12 +117,12 @@ class ReliabilitySection(Section):
                             "recovered by swapping a free one in, not by rescheduling; each stays in use until the "
                             "failed part is repaired (spare_repair_time)", "[assumed] none", lo=0, integer=True,
                             hi=MAX_GPUS)
-    spare_repair_time: float = positive("24 h", "s", "time until a failure a hot spare took over is repaired and "
-                                        "the spare is free again (a failure that finds every spare in use is "
-                                        "rescheduled: Erlang's loss formula)", "[assumed] a failed server diagnosed "
-                                        "and repaired, or its part replaced from stock, within a day; not published "
-                                        "for Llama 3 (reliability.md Y17a)", lo=60.0, hi=1e8,
-                                        applies_when=when_above("reliability", "spare_gpus", 0))
+    spare_repair_time: float = positive("24 h", "s", "time until a failure a spare took over (hot-spare GPUs, a "
+                                        "torus pod's spare cube) is repaired and the spare is free again (a failure "
+                                        "that finds too few free is rescheduled: a loss system's formula)",
+                                        "[assumed] a failed server diagnosed and repaired, or its part replaced from "
+                                        "stock, within a day; not published for Llama 3 (reliability.md Y17a)",
+                                        lo=60.0, hi=1e8)
     spare_swap_time: float = non_negative("60 s", "s", "time to swap a hot spare in (a fabric that re-points "
                                           "circuits to its spare takes its own reconfiguration time instead)",
                                           "[assumed] NVIDIA's fault-tolerance launcher and GKE Hotswap restart onto "

@@ -560,8 +560,9 @@ def _figures(est: FabricEstimate) -> dict[str, tuple[float, str]]:
 
 def _failure_domains(est: FabricEstimate) -> dict:
     """A failed chip, host, copper link or optics in a cube (a link-end's chiplet and laser lines) takes its cube out:
-    where the pod has cubes beyond the slice, the OCSes wire a spare cube in its place (the slice's set-up time),
-    else the job waits to be rescheduled; either way it restarts from its checkpoint. The passive path between a
+    where the pod has cubes beyond the slice, the OCSes wire a spare cube in its place (the slice's set-up time)
+    while one is free (each held until its failure is repaired: `fabric.reliability.spare_coverage`), else the job
+    waits to be rescheduled; either way it restarts from its checkpoint. The passive path between a
     cube face and its switch (fibre, circulator) and the OCS port carry one link of one face position, which the
     torus routes around or runs degraded (reliability.md Y16: "chip, host or optics in a cube" against "one
     OCS")."""
@@ -570,9 +571,9 @@ def _failure_domains(est: FabricEstimate) -> dict:
     tor, d, fab = est.design.topology, est.details, est.design.fabric
     spares = d.cubes - d.slice_cubes
     recovery = "spare" if spares > 0 else "restart"
-    why = (f"its cube is out: one of the pod's {spares} spare cubes is wired in" if spares else "its cube is out and "
-           "the pod has no spare cube: the job is rescheduled")
-    cube = Domain(1.0, recovery, tor.setup_time, why)
+    why = (f"its cube is out: one of the pod's {spares} spare cubes is wired in while one is free, else the job is "
+           "rescheduled" if spares else "its cube is out and the pod has no spare cube: the job is rescheduled")
+    cube = Domain(1.0, recovery, tor.setup_time, why, pool=spares)
     face = Domain(0.0, "restart", None, f"one link of one cube face: {RIDES}")
     return {**{k: cube for k in (fab.gpu, fab.host, tor.copper, "sip.optical_io_chiplet", "laser.comb_line")},
             **{k: face for k in (tor.switch, "cable.fiber_patch", "passive.circulator")}}

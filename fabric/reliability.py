@@ -76,13 +76,15 @@ class Domain:
     """What a failure of one catalog entry's parts does to a job: the share of its failures that stop the job, how
     the job recovers from those ('restart' or 'spare'), the time to swap a spare in (None: [reliability]
     spare_swap_time), and why. `own`: the part belongs to one GPU's share of the network (a NIC's module), so a
-    hot-spare GPU, which comes with its own, takes its failures over as it does the GPU's (SPARED)."""
+    hot-spare GPU, which comes with its own, takes its failures over as it does the GPU's (SPARED). `pool`: the
+    kind's own spares a 'spare' recovery takes one of until the failure is repaired (a torus pod's spare cubes)."""
 
     interrupts: float = 1.0
     recovery: str = "restart"
     swap_s: float | None = None
     why: str = "single-homed: synchronous training stops"
     own: bool = False
+    pool: int = 0
 
 
 RIDES = "the job rides through"
@@ -104,6 +106,7 @@ class FailureLine:
     source: str
     tag: str
     hot_spare: int = 0  # hot-spare GPUs one failure takes ([reliability] spare_gpus, while enough are free; 0: none)
+    pool: int = 0  # the kind's own spares its 'spare' recovery draws one of, while one is free (0: none)
 
     @property
     def failures_per_s(self) -> float:
@@ -145,7 +148,8 @@ def failure_lines(bom, design, domains: dict, job_gpus: int, rates: Rates | None
             out.append(FailureLine(component=line.key, cause=cause.what, units=line.count_per_cluster * share,
                                    mtbf_s=cause.mtbf(reading), interrupts=domain.interrupts,
                                    recovery=domain.recovery, swap_s=domain.swap_s, why=domain.why,
-                                   source=cause.source, tag=cause.tag, hot_spare=hot))
+                                   source=cause.source, tag=cause.tag, hot_spare=hot,
+                                   pool=domain.pool if domain.recovery == "spare" and not hot else 0))
     return out
 
 

@@ -152,7 +152,7 @@ def reliability_report(name: str, design, model, reading=None) -> Report:
             "violations": [{"name": v.name, "message": v.message} for v in est.violations], **summary,
             "planned_per_day": g.planned_per_s * 86400.0,
             "checkpoint_bytes": g.checkpoint_bytes, "pause_s": g.pause_s, "read_s": g.read_s,
-            "rework_s": g.rework_s, "spare_coverage": g.spare_coverage if rel.spare_gpus else None,
+            "rework_s": g.rework_s, "spare_coverage": g.spare_coverage if g.covered_by_size else None,
             "table5_reading": rel.table5_reading, "lines": lines, "sensitivity": swings}
     table = Table(f"Reliability budget: {model.name} on {design.job_gpus} GPUs of {name} ({design.fabric.kind})",
                   ["component", "cause", "units", "MTBF h", "stops job", "per day", "recovery", "restart min",
@@ -174,9 +174,9 @@ def reliability_report(name: str, design, model, reading=None) -> Report:
         {"quantity": "checkpoint interval", "value": "–" if summary["checkpoint_interval_s"] is None
          else f"{summary['checkpoint_interval_s'] / 60:.3g}", "unit": "min"},
         {"quantity": "restart (mean, read included)", "value": f"{summary['restart_s'] / 60:.3g}", "unit": "min"},
-        *([{"quantity": f"failures the {rel.spare_gpus:,} hot spares take over that find enough free (each in use "
+        *([{"quantity": f"failures spares take over that find enough free (each in use "
                         f"{rel.spare_repair_time / 3600:.3g} h)", "value": f"{100 * g.spare_coverage:.1f}",
-            "unit": "%"}] if rel.spare_gpus else []),
+            "unit": "%"}] if g.covered_by_size else []),
         *([{"quantity": "work redone per failure beyond the interval's (the asynchronous write)",
             "value": f"{g.rework_s / 60:.3g}", "unit": "min"}] if g.rework_s else []),
         {"quantity": "effective training time ratio", "value": f"{100 * summary['ettr']:.1f}", "unit": "%"}])

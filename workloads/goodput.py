@@ -57,7 +57,8 @@ class Goodput:
     ettr: float
     spares_cost_usd: float  # the hot spares' price (their share of the cluster)
     spare_coverage: float = 1.0  # share of the failures hot spares take over that find enough free, by their rates
-    covered_by_size: dict = dataclasses.field(default_factory=dict)  # GPUs a takeover needs → its share covered
+    covered_by_size: dict = dataclasses.field(default_factory=dict)  # GPUs a takeover needs ("pool": one of the
+    # kind's own spares) → the share of those failures covered
     rework_s: float = 0.0  # work redone per failure beyond the interval's: an asynchronous checkpoint's write W
 
     @property
@@ -72,8 +73,9 @@ class Goodput:
         return self.interruptions_per_s * DAY_S
 
     def covered(self, line: FailureLine):
-        """The share of `line`'s failures that hot spares take over (1 where none is asked for)."""
-        return self.covered_by_size.get(line.hot_spare, 1.0)
+        """The share of `line`'s failures that spares take over: hot-spare GPUs, or the kind's own pool (1 where
+        none is asked for)."""
+        return self.covered_by_size.get(_pool_of(line), 1.0)
 
 
 def daly_interval_s(pause_s: float, mtti_s: float) -> float:
@@ -112,7 +114,7 @@ def bring_s(line: FailureLine, rel, covered=1.0) -> float:
     if line.recovery == "restart":
         return rel.reschedule_time
     swap = line.swap_s if line.swap_s is not None else rel.spare_swap_time
-    return covered * swap + (1.0 - covered) * rel.reschedule_time if line.hot_spare else swap
+    return covered * swap + (1.0 - covered) * rel.reschedule_time if line.hot_spare or line.pool else swap
 
 
 def restart_s(line: FailureLine, rel, read_s: float, covered=1.0) -> float:
@@ -126,6 +128,12 @@ def _each(function, *args):
     if all(np.ndim(a) == 0 for a in args):
         return function(*(float(a) for a in args))
     return np.vectorize(function)(*args)
+
+
+def _pool_of(line: FailureLine):
+    """The pool of spares `line`'s failures draw on: the hot-spare GPUs by the GPUs one takes (an int), the kind's
+    own spares ("pool"), or none (0)."""
+    return "pool" if line.pool and not line.hot_spare else line.hot_spare
 
 
 def job_goodput(model, est, bom, kind, cluster_cost_usd: float, rates=None) -> Goodput:
@@ -146,15 +154,20 @@ def job_goodput(model, est, bom, kind, cluster_cost_usd: float, rates=None) -> G
     pause = size / est.job_gpus / rel.host_copy_bandwidth if asynchronous else write
     rate = np.asarray(in_order(line.per_s for line in lines), dtype=float)  # an array over a sweep's grid
 
-    # the hot-spare GPUs' pool: the failures it is asked to take over, each holding its GPUs' spares until repaired
+    # the hot-spare GPUs' pool: the failures it is asked to take over, each holding its GPUs' spares until repaired;
+    # the kind's own pool (a pod's spare cubes), one spare a failure
     asked = {size: np.asarray(in_order(line.per_s for line in lines if line.hot_spare == size), dtype=float)
              for size in sorted({line.hot_spare for line in lines} - {0})}
     covered = spare_coverage(rel.spare_gpus, {size: a * rel.spare_repair_time for size, a in asked.items()})
+    pool = max((line.pool for line in lines if _pool_of(line) == "pool"), default=0)
+    if pool:
+        asked["pool"] = np.asarray(in_order(line.per_s for line in lines if _pool_of(line) == "pool"), dtype=float)
+        covered["pool"] = spare_coverage(pool, {1: asked["pool"] * rel.spare_repair_time})[1]
     share = (in_order(asked[size] * covered[size] for size in asked) / in_order(asked.values())
              if asked and np.all(in_order(asked.values()) > 0) else 1.0)
     some = rate > 0
     per = np.where(some, rate, 1.0)
-    mean_restart = np.where(some, in_order(line.per_s * restart_s(line, rel, read, covered.get(line.hot_spare, 1.0))
+    mean_restart = np.where(some, in_order(line.per_s * restart_s(line, rel, read, covered.get(_pool_of(line), 1.0))
                                            for line in lines) / per, 0.0)
     mtti = np.where(some, 1.0 / per, np.inf)
     interval = (np.full(rate.shape, float(rel.checkpoint_interval)) if rel.checkpoint_interval

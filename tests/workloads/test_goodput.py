@@ -278,17 +278,35 @@ def test_a_hot_spare_comes_with_its_own_link(capsys, design):
     assert any(r["assumption"].startswith("hot spares' repair time") for r in data["sensitivity"])
 
 
-def test_spares_and_their_repair_time_sweep_in_either_order(capsys):
-    """`--vary reliability.spare_gpus=0,8 --set reliability.spare_repair_time=12h`: the repair time has an effect at
-    8 spares, so the sweep runs whichever value comes first (it was refused with 0 first), the 0 row saying why;
-    hot spares on the torus are refused before any row, its reason named."""
+def test_an_axis_that_gives_a_set_key_its_effect_sweeps_in_either_order(capsys):
+    """`--vary reliability.checkpoint_write=synchronous,asynchronous --set reliability.host_copy_bandwidth=10GB/s`:
+    the copy's bandwidth has an effect when asynchronous, so the sweep runs whichever value comes first (it was
+    refused with synchronous first), the synchronous row saying why; hot spares on the torus are refused before any
+    row, its reason named."""
     rows = []
-    for values in ("0,8", "8,0"):
-        code, out, err = run(capsys, "sweep", "dgx-h100", "--vary", f"reliability.spare_gpus={values}", "--set",
-                             "reliability.spare_repair_time=12h", "-f", "jsonl")
+    for values in ("synchronous,asynchronous", "asynchronous,synchronous"):
+        code, out, err = run(capsys, "sweep", "dgx-h100", "--vary", f"reliability.checkpoint_write={values}", "--set",
+                             "reliability.host_copy_bandwidth=10GB/s", "-f", "jsonl")
         assert code == 0, err
         rows.append(sorted(out.splitlines()))
     assert rows[0] == rows[1] and sum('"error": ""' in line for line in rows[0]) == 1
     code, _, err = run(capsys, "sweep", "ocs-torus-v4", "-m", "gpt2-355m", "--set", "reliability.spare_gpus=8",
                        "--vary", "fabric.gpus=4096", "-f", "jsonl")
     assert code == 2 and "spare_gpus = 8: on ocs-torus" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize(("job_gpus", "spare_cubes"), [(2048, 32), (3968, 2), (4032, 1)])
+def test_a_pod_s_spare_cubes_are_a_pool(capsys, job_gpus, spare_cubes):
+    """OCS torus v4 (64 cubes of 64 chips): the cubes beyond the job's slice are its spares, each wired in for a
+    failed cube until that is repaired (spare_repair_time, 24 h): the share of cube failures that find one free is
+    Erlang's 1 − B(spares, λ·T_r); the rest are rescheduled — with one spare cube most are (it never ran out)."""
+    data = reliability(capsys, "ocs-torus-v4", "--set", f"fabric.job_gpus={job_gpus}")
+    cube = [l for l in data["lines"] if l["recovery"] == "spare"]
+    offered = sum(l["interruptions_per_day"] for l in cube)  # × 1 day
+    blocked = _blocked(spare_cubes, {1: offered})[1]
+    assert data["spare_coverage"] == pytest.approx(1 - blocked, rel=1e-9)
+    for line in cube:
+        c = 1 - blocked
+        assert line["restart_s"] == pytest.approx(120 + c * 10 + (1 - c) * 180 + 120 + data["read_s"], rel=1e-9)
+    if spare_cubes == 1:
+        assert data["spare_coverage"] < 0.5
