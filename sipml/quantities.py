@@ -695,8 +695,8 @@ def _goodput_speedup(kind):
             rhs = rhs * t(r"\$_{\mathrm{baseline}}", r.baseline.goodput_cost_usd, "USD", "the baseline's, with "
                           "spares") / t(r"\$", r.result.goodput_cost_usd, "USD", "this design's, with spares")
         elif kind == "watt":
-            rhs = rhs * t(r"W_{\mathrm{baseline}}", r.baseline.job_power_w, "W", "the baseline job's share") / t(
-                "W", r.result.job_power_w, "W", "this job's share")
+            rhs = rhs * t(r"W_{\mathrm{baseline}}", r.baseline.goodput_power_w, "W", "the baseline job's share, with "
+                          "spares") / t("W", r.result.goodput_power_w, "W", "this job's share, with spares")
         return Formula({"": r"s_{g}", "dollar": r"s_{g,\$}", "watt": r"s_{g,W}"}[kind], rhs, t.terms)
     return formula
 

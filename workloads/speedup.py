@@ -152,12 +152,20 @@ class Result:
         """The job's share of the cluster's typical cost with the job's hot spares."""
         return self.job_cost_usd + (self.goodput.spares_cost_usd if self.goodput is not None else 0.0)
 
+    @property
+    def goodput_power_w(self) -> float:
+        """The job's share of the cluster's nameplate power with the job's hot spares (powered, as hot spares are:
+        their share of the cluster's nameplate, as the spares' cost is their share of its cost)."""
+        reliability = getattr(self.estimate.design, "reliability", None)
+        spares = reliability.spare_gpus if reliability is not None and self.goodput is not None else 0
+        return self.job_power_w + spares * self.cluster_power_w / self.estimate.gpus
+
     def goodput_run(self, amount: float, settings: RunSettings = DEFAULT_RUN) -> dict[str, float]:
         """`run` with its interruptions: the failure-free time over ETTR (the cluster held and powered while it
-        restarts and redoes work), its hardware the cluster with the job's spares."""
+        restarts and redoes work), its hardware and power the cluster's with the job's spares."""
         plain = self.run(amount, settings)
         seconds = plain["time_s"] / self.ettr
-        energy_kwh = plain["energy_kwh"] / self.ettr
+        energy_kwh = plain["energy_kwh"] / self.ettr * (self.goodput_power_w / self.job_power_w)
         hardware = self.goodput_cost_usd * seconds / settings.life
         electricity = energy_kwh * 3.6e6 * settings.electricity
         return {"time_s": seconds, "energy_kwh": energy_kwh, "run_cost_usd": hardware + electricity}
@@ -702,8 +710,8 @@ def _found(st, br, fits, index, memory: _Memory, top: int, model: Model, gpu: Gp
 
 def compare(result: Result, baseline: Result) -> dict[str, float]:
     """Speedup, speedup per dollar and per watt of `result` over `baseline` (same model and batch), failure-free
-    and with each one's interruptions (its ETTR; per dollar with its hot spares); each is charged its job's share
-    of its cluster (the whole cluster for a job on all of it)."""
+    and with each one's interruptions (its ETTR; per dollar and per watt with its hot spares); each is charged its
+    job's share of its cluster (the whole cluster for a job on all of it)."""
     speedup = baseline.best.iteration_s / result.best.iteration_s
     goodput = speedup * result.ettr / baseline.ettr
     return {"speedup": speedup,
@@ -711,7 +719,7 @@ def compare(result: Result, baseline: Result) -> dict[str, float]:
             "speedup_per_watt": speedup * baseline.job_power_w / result.job_power_w,
             "goodput_speedup": goodput,
             "goodput_speedup_per_dollar": goodput * baseline.goodput_cost_usd / result.goodput_cost_usd,
-            "goodput_speedup_per_watt": goodput * baseline.job_power_w / result.job_power_w}
+            "goodput_speedup_per_watt": goodput * baseline.goodput_power_w / result.goodput_power_w}
 
 
 def baseline_training(point, model: Model, batch: int, fixed: dict | None = None, *, name: str,

@@ -310,3 +310,15 @@ def test_a_pod_s_spare_cubes_are_a_pool(capsys, job_gpus, spare_cubes):
         assert line["restart_s"] == pytest.approx(120 + c * 10 + (1 - c) * 180 + 120 + data["read_s"], rel=1e-9)
     if spare_cubes == 1:
         assert data["spare_coverage"] < 0.5
+
+
+def test_hot_spares_are_powered_in_goodput_per_watt(capsys):
+    """64 hot spares beside 1,024 GPUs: goodput per watt counts their nameplate share as goodput per dollar counts
+    their price (the baseline has none): (goodput speedup / speedup) × speedup per W × 1,024 / 1,088."""
+    code, out, err = run(capsys, "speedup", "dgx-h100", "-m", "gpt2-355m", "--set", "reliability.spare_gpus=64",
+                         "-f", "json")
+    assert code == 0, err
+    [row] = json.loads(out)["rows"]
+    assert row["goodput_speedup_per_watt"] == pytest.approx(
+        row["goodput_speedup"] / row["speedup"] * row["speedup_per_watt"] * 1024 / 1088, rel=1e-12)
+    assert row["goodput_energy_kwh"] == pytest.approx(row["energy_kwh"] / row["ettr"] * 1088 / 1024, rel=1e-12)
