@@ -82,6 +82,11 @@ def _feasible(row: dict) -> bool:
     return all(bool(f) for f in flags) and not row.get("error")
 
 
+def _checks_pass(row: dict) -> bool:
+    """The design at the point passes its checks (where it is infeasible, only for want of a strategy that trains)."""
+    return all(bool(row[k]) for k in ("link_feasible", "fabric_feasible") if k in row) and not row.get("error")
+
+
 def sweep_plot(rows: list[dict], names: list[str], path, log_columns=(), order: dict | None = None,
                title: str = "") -> Path:
     """`sweep_figure` written as a PNG at `path`; `title` above the axes (what the sweep ran)."""
@@ -176,9 +181,14 @@ far from every feasible one are counted there, not drawn."""
         ax.set_yscale("log")
     if bad:
         near, beyond = _near_the_feasible(good, bad, y_name, y_name in log_columns)
-        ax.plot([r[x_name] for r in near], [r[y_name] for r in near], marker="o", linestyle="none",
-                markerfacecolor="none", color="#999999",
-                label="infeasible (a check fails)" + (f"; {beyond} more off the scale" if beyond else ""))
+        for failed, marker, text in ((False, "o", "infeasible (a check fails)"),
+                                     (True, "s", "no strategy trains there (the checks pass)")):
+            these = [r for r in near if _checks_pass(r) == failed]
+            if these:
+                ax.plot([r[x_name] for r in these], [r[y_name] for r in these], marker=marker, linestyle="none",
+                        markerfacecolor="none", color="#999999",
+                        label=text + (f"; {beyond} more off the scale" if beyond else ""))
+                beyond = 0  # said once
     drawn = {id(r) for r in usable}
     missing = [r for r in rows if id(r) not in drawn]  # points with no such number (a training no strategy runs, a
     if missing:  # price of what cannot be built): marked along the x axis, where the sweep went, and counted

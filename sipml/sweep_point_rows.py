@@ -164,7 +164,7 @@ def _fabric(evaluation) -> dict:
 
 
 def _training(evaluation, model_name, batch, baselines: dict) -> dict:
-    from core.errors import InfeasibleDesign
+    from core.errors import InfeasibleDesign, InputError
     from workloads.models import load_model
     from workloads.speedup import default_batch
 
@@ -179,7 +179,8 @@ def _training(evaluation, model_name, batch, baselines: dict) -> dict:
         batch, _ = default_batch(model, n)
     try:
         result = evaluation.training(model, batch, name="point")
-    except InfeasibleDesign as exc:
+    except (InfeasibleDesign, InputError) as exc:  # no strategy trains here (a job size that splits no batch, …):
+        # the point's training columns say why; its design, which the checks pass, keeps its fabric and cost columns
         return {"training_feasible": False, **dict.fromkeys(_numbers_of(TRAINING), math.nan),
                 "training_error": str(exc)}
     key = (model_name, batch, design.fabric.gpus, design.job_gpus, design.fabric.gpu, design.fabric.host)

@@ -336,3 +336,23 @@ def test_a_set_the_link_s_rules_refuse_at_every_point_is_refused_before_any_row(
     assert code == 0, err
     errors = [json.loads(line)["error"] for line in out.splitlines()]
     assert errors[0].startswith("[receiver] model = 'ge-photodiode'") and errors[1] == ""
+
+
+def test_a_point_no_strategy_trains_keeps_its_design_columns_and_says_why_in_training_error(cli, tmp_path):
+    """dgx-h100 at 1,032 GPUs passes its checks but no strategy splits GPT-3's batch of 1,536 over them: the row
+    keeps its fabric and cost columns, `training_feasible` false and `training_error` why (it was the row's
+    `error`, its design columns dropped), and the figure draws it as such, not as a design that fails a check."""
+    pytest.importorskip("matplotlib")
+    code, out, err = cli("sweep", "dgx-h100", "--vary", "fabric.gpus=1024,1032", "--model", "gpt3-175b", "-f",
+                         "jsonl")
+    assert code == 0, err
+    rows = {r["fabric.gpus"]: r for r in map(json.loads, out.splitlines())}
+    odd = rows[1032]
+    assert odd["error"] == "" and odd["fabric_feasible"] and odd["training_feasible"] is False
+    assert odd["training_error"].startswith("no valid strategy for gpt3-175b on 1032 GPUs")
+    assert odd["network_cost_usd_per_gpu [USD]"] > 0 and rows[1024]["training_feasible"]
+    from sipml.plotting import sweep_figure
+
+    fig = sweep_figure(list(rows.values()), ["fabric.gpus", "network_cost_usd_per_gpu [USD]"])
+    labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert labels == ["no strategy trains there (the checks pass)"]
