@@ -225,8 +225,8 @@ def _link_broken(a):
 def _training(cluster, model_name: str, batch, catalog, gpus):
     """A function (grid estimate, points to search, grid cost) → the training columns over the grid, searched at
     those points as one batch; False when the model cannot be had here (the combination goes point by point).
-    Where the search or the baseline is refused (no strategy at this size), the searched points' rows say so in
-    their error, without training columns, as per point."""
+    Where the search is refused (no strategy at this size), the searched points' training error says so; where the
+    baseline is, their error, without training columns — as per point."""
     from core.errors import SipmlError
     from sipml.quantities import QUANTITIES, SWEEP, TRAINING, Reading, column
     from sipml.sweep_point_rows import sweep_baseline
@@ -250,9 +250,12 @@ def _training(cluster, model_name: str, batch, catalog, gpus):
             return out
         try:
             result, errors = evaluate_model_points(model, cluster, estimate, searched, "point", size, cost, gpus=gpus)
+        except SipmlError as exc:  # no strategy at this size: each searched row's training error, as per point
+            return {**out, "training_error": np.where(searched, str(exc), "")}
+        try:
             if not baseline:
                 baseline.append(sweep_baseline(model_name, size, cluster, catalog, gpus))
-        except SipmlError as exc:  # no strategy at this size, or no baseline: each searched row's error
+        except SipmlError as exc:  # no baseline: each searched row's error
             return {**out, "error": np.where(searched, str(exc), ""), _UNTRAINED: searched}
         reading = Reading(result=result, baseline=baseline[0])
         trained = searched & (errors == "")  # a figure of a row not trained (its goodput too) is NaN, as per point
