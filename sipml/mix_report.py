@@ -28,7 +28,8 @@ def load_mix_designs(names, mix, overrides, gpus: int | None) -> dict:
 
 def run_mix_rows(mix, designs: dict, catalog=None, gpus=None, point: str = "") -> tuple[list[dict], dict]:
     """(one record per design, with its jobs' records under 'jobs'; the MixRun of each design that ran). `point`: the
-    --vary point the mix is at, where a mix larger than a design's cluster is that design's row, not an error."""
+    --vary point the mix is at, where a mix larger than a design's cluster is that design's row, not an error (as
+    is, anywhere, a mix whose GPUs the cluster has but not in whole units)."""
     from core.errors import InfeasibleDesign
     from fabric.placement import MixTooLarge
     from workloads.mix import run_mix
@@ -38,10 +39,14 @@ def run_mix_rows(mix, designs: dict, catalog=None, gpus=None, point: str = "") -
         try:
             run = run_mix(design, mix, catalog, gpus=gpus)
         except (InfeasibleDesign, MixTooLarge) as exc:
-            if isinstance(exc, MixTooLarge) and not point:
-                raise
+            # a mix asking more GPUs than the cluster has is a bad mix (exit 2); one the cluster's whole units
+            # (servers, racks, cubes) cannot hold, though its GPUs could, is this design's row, as at a --vary point
+            units_only = sum(j.gpus for j in mix.jobs) <= design.fabric.gpus
+            if isinstance(exc, MixTooLarge) and not point and not units_only:
+                raise MixTooLarge(f"{name}: {exc}") from None
+            reason = f"at {point}: {exc}" if isinstance(exc, MixTooLarge) and point else str(exc)
             rows.append({"design": name, "fabric": design.fabric.kind, "feasible": False, "gpus": design.fabric.gpus,
-                         "reason": f"at {point}: {exc}" if isinstance(exc, MixTooLarge) else str(exc), "jobs": []})
+                         "reason": reason, "jobs": []})
             continue
         runs[name] = run
         rows.append(design_record(name, run, mix.policy, gpus))

@@ -197,3 +197,18 @@ def test_the_placement_figure_says_which_jobs_were_not_placed(tmp_path):
     fig = placement_figure(runs, "test")
     labels = [t.get_text() for legend in fig.legends for t in legend.get_texts()]
     assert "small (not placed: cannot run)" in labels and "big" in labels
+
+
+def test_a_mix_a_design_cannot_hold_in_whole_units_is_that_design_s_row(capsys, tmp_path):
+    """One 1,024-GPU job on 1,024-GPU clusters: cpo-800g's 8-GPU servers hold it, gb200-nvl72's 72-GPU racks would
+    need 1,080 GPUs: that design's row says so (exit 1) and the other runs — it was a bad-mix refusal of every
+    design (exit 2). A mix asking more GPUs than the cluster has stays a bad mix, naming the design."""
+    path = _mix(tmp_path, 'gpus = 1024\n[[job]]\nmodel = "gpt2-355m"\ngpus = 1024\n')
+    code, out, err = run(capsys, "mix", "cpo-800g", "gb200-nvl72", "-j", str(path), "-f", "json")
+    assert code == 1, err
+    rows = {r["design"]: r for r in json.loads(out)["designs"]}
+    assert rows["cpo-800g"]["jobs"][0]["iteration_s"] > 0
+    assert not rows["gb200-nvl72"]["feasible"] and "1080 GPUs (whole servers)" in rows["gb200-nvl72"]["reason"]
+    path = _mix(tmp_path, 'gpus = 1024\n[[job]]\nmodel = "gpt2-355m"\ngpus = 2048\n')
+    code, _, err = run(capsys, "mix", "cpo-800g", "-j", str(path))
+    assert code == 2 and err.startswith("sipml: error: cpo-800g: the mix does not fit")
