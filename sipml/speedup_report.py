@@ -61,6 +61,21 @@ def _load(name: str, overrides, gpus: int | None, designs: dict | None = None):
     return designs[key]
 
 
+def _check_sizes_given_once(overrides, gpus: int) -> None:
+    """--gpus N (N ≥ 2) sets [fabric] gpus of every design compared: a --set of the size too (it took --gpus's,
+    unsaid) or of the job's (a job on part of the clusters, which --gpus sizes to the job) is refused, saying how to
+    ask; --gpus 1 sets the job's (one GPU of each cluster, which a --set may size)."""
+    from core.errors import InputError
+
+    sizes = ("fabric.job_gpus",) if gpus == 1 else ("fabric.gpus", "fabric.job_gpus")
+    for item in overrides or []:
+        key = item.partition("=")[0].rpartition(":")[2].strip()
+        if key in sizes:
+            raise InputError(f"--gpus sizes every cluster compared to the job: --set {item} beside it is refused; "
+                             "for a job on part of a cluster, give no --gpus and --set fabric.gpus=N "
+                             "--set fabric.job_gpus=M")
+
+
 ALTERNATIVES = 2  # next-fastest strategies a row lists; the search keeps 5 (Evaluation.training's), as every section
 # of `sipml report` asks, so each design's search runs once
 MAX_TOKENS = 1e18  # [assumed] ~1000× the largest published training runs (Llama 3: 15.6e12 tokens)
@@ -100,6 +115,8 @@ def run_speedup(designs, model_name: str, gpus: int | None, batch: int | None, s
     shared = shared or Shared()  # a baseline that is a design compared runs once
     names = list(dict.fromkeys([*(designs or DEFAULT_DESIGNS)]))
     base_names = list(baselines or DEFAULT_BASELINES)
+    if gpus is not None:
+        _check_sizes_given_once(overrides, gpus)
     # --set changes the designs compared, not the baselines they are measured against (a BASELINE:section.key=
     # override changes that baseline), whatever else is compared: a row's speedups do not depend on the other rows
     from sipml.design_files import scoped_overrides

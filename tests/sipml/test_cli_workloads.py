@@ -466,3 +466,11 @@ def test_a_catalog_file_that_adds_an_entry_says_so(capsys, tmp_path):
     code, out, err = run(capsys, "speedup", "sip-ring", "--model", "gpt2-355m", *args)
     assert code == 0, err
     assert f"catalog: {tmp_path / 'catalog.toml'}: adds [gpu.my_h100]" in err
+
+
+@pytest.mark.parametrize("item", ["fabric.gpus=16384", "cpo-800g:fabric.job_gpus=4096"])
+def test_gpus_beside_a_set_of_the_size_is_refused_saying_how_to_ask(capsys, item):
+    """`--gpus 8192 --set fabric.gpus=16384` ran at 8,192, the --set unsaid; `--gpus` with a job_gpus --set said to
+    give --gpus. Both refused (exit 2), naming the --set and how to run a job on part of a cluster."""
+    code, _, err = run(capsys, "speedup", "cpo-800g", "-m", "gpt2-355m", "--gpus", "8192", "--set", item)
+    assert code == 2 and f"--set {item} beside it is refused" in err and "fabric.job_gpus=M" in err
