@@ -147,6 +147,10 @@ class ElectricalSection(Section):
                         "40-port class (QM8700)")
     switch_radix: int = param(40, "1", "ports per fat-tree switch (k)", "QM8700, 40 × 200G [verbatim]", lo=2,
                               integer=True, hi=MAX_SWITCH_RADIX)
+    switch_port_rate: float = positive("200 Gbit/s", "bit/s", "line rate of one switch port: a NIC port "
+                                       "(nic_bandwidth / planes) needs one at least as fast (the fat-tree counts "
+                                       "ports, switch_radix of them a switch)", "QM8700, 40 × 200G [verbatim]",
+                                       lo=1e9, hi=1e14)
     rails: int = param(1, "1", "rail planes (ρ): NIC k of every server joins fat-tree plane k mod ρ (1: one "
                        "fat-tree for every NIC); must divide the GPUs per server", "[assumed] one fat-tree, as SiP-ML's "
                        "fat-tree baselines; DGX SuperPOD reference architectures: 8 rails (NVIDIA RA, "
@@ -351,6 +355,11 @@ def _optics_violations(el: ElectricalSection, nic: HostChannel, switch: HostChan
     if el.link_length > el.optics_reach:
         out.append(Violation("optics_reach", f"links of {el.link_length:g} m are beyond the optics' reach of "
                              f"{el.optics_reach:g} m"))
+    port = el.nic_bandwidth / el.planes
+    if port > el.switch_port_rate * (1 + 1e-12):
+        out.append(Violation("switch_port", f"a NIC port of {port / 1e9:g} Gbit/s (nic_bandwidth / planes) needs a "
+                             f"switch port as fast; the switch's are {el.switch_port_rate / 1e9:g} Gbit/s "
+                             "(switch_port_rate): more planes, or a faster switch"))
     return out
 
 

@@ -156,3 +156,14 @@ def test_the_optics_of_a_sip_fabric_are_its_link_models(capsys):
     electrical_w = sum(link["electrical_energy_breakdown_pj_per_bit"].values()) * 1e-12 * link["capacity_gbps"] * 1e9
     assert code == 0 and electrical_w > 0
     assert d["port_power_w_per_gpu"] - d["optics_power_w_per_gpu"] == pytest.approx(electrical_w)
+
+
+def test_a_nic_port_faster_than_the_switch_s_ports_is_infeasible(capsys):
+    """lpo-800g at 1,600 Gbit/s a NIC: its 128-port switches are 800G a port, so one NIC port is two switch ports'
+    worth — priced as feasible before (640 switches holding half the traffic); now the `switch_port` check fails
+    (exit 1), and two planes of 800G ports pass it."""
+    sets = ["--set", "fabric.gpus=16384", "--set", "electrical.nic_bandwidth=1600 Gbit/s"]
+    code, out, _ = run(capsys, "check", "lpo-800g", *sets, "-f", "json")
+    assert code == 1 and [v["name"] for v in json.loads(out)["violations"]] == ["switch_port"]
+    code, out, _ = run(capsys, "check", "lpo-800g", *sets, "--set", "electrical.planes=2", "-f", "json")
+    assert code == 0 and json.loads(out)["feasible"]

@@ -171,7 +171,8 @@ def test_set_can_change_one_design_of_a_comparison(capsys):
     code, _, err = run(capsys, "cost", "sip-ocs", "dgx-h100", "--set", "sip-oc:sip_ocs.topology=clos")
     assert code == 2 and "did you mean 'sip-ocs'" in err
     code, out, _ = run(capsys, "speedup", "sip-ocs", "-m", "gpt2-355m", "--baseline", "fattree-200", "--set",
-                       "fattree-200:electrical.nic_bandwidth=400 Gbit/s", "-f", "json")
+                       "fattree-200:electrical.nic_bandwidth=400 Gbit/s", "--set",
+                       "fattree-200:electrical.switch_port_rate=400 Gbit/s", "-f", "json")
     assert code == 0 and json.loads(out)["rows"][0]["per_gpu_bandwidth_gbps"] == 2000
 
 
