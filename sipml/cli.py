@@ -937,11 +937,11 @@ def explain(quantity: Annotated[Optional[str], typer.Argument(
     input ±10 %, counts ±1, catalog prices low … high), with their sources. Without QUANTITY: the power-budget
     equation and its closed-form solutions (derived with sympy)."""
     if quantity is None:
-        if design is not None or set_:
+        if design is not None or set_ or batch is not None or strategy is not None:
             from core.errors import InputError
 
-            raise InputError("explain: name a QUANTITY to explain for a design, e.g. `sipml explain margin_db "
-                             "sip-ring`")
+            raise InputError("explain: name a QUANTITY to explain for a design (and --batch or --strategy for a "
+                             "training one), e.g. `sipml explain margin_db sip-ring`")
         from photonics.symbolic import explain as derivation
         from sipml.render import Report, Table
 

@@ -288,6 +288,8 @@ def run_sweep(design, overrides, specs, model=None, batch=None, scheduler=None, 
         check_scheduler(scheduler)
     args = (design, tuple(overrides or ()), axes)
     base = _base_design(design, list(args[1]), axes)
+    if model is not None and base is not None:  # its goodput on the points: hot spares its fabric cannot use
+        _check_hot_spares(base, design, bool(args[1]))
     if link_only:
         from fabric.evaluate import effective_link
 
@@ -378,33 +380,43 @@ def _limit_text(link_only: bool) -> str:
 
 
 def _check_effects(design, overrides: list, axes) -> None:
-    """An axis whose key has no effect in the design at any of its values is refused (exit 2), as the same key given
-    to --set is: every one of its rows would be that refusal. One value where the design takes it (a --set key
-    that `reliability.spare_gpus = 8` gives an effect, `0` none) is enough, whatever the order of the values."""
+    """An axis whose key has no effect in the design is refused (exit 2), as the same key given to --set is: every
+    one of its rows would be that refusal. Whether a key applies depends on the other fields, not on its own value,
+    so its first value tells; a --set key the axis's values make apply (or not) is the rows' to say, not the
+    axis's fault."""
     from core.errors import SipmlError
     from sipml.design_files import NoEffect
 
     for a in axes:
-        first = None
-        for text in dict.fromkeys(a.texts):
-            try:
-                load_point(design, [*overrides, f"{a.section}.{a.key}={text}"], given_as(overrides))
-            except NoEffect as exc:
-                first = first or exc
-                continue
-            except SipmlError:  # any other refusal is a row's to say (another axis may resolve it)
-                pass
-            break
-        else:
-            raise first from None
+        try:
+            load_point(design, [*overrides, f"{a.section}.{a.key}={a.texts[0]}"], given_as(overrides))
+        except NoEffect as exc:
+            if f"[{a.section}] {a.key} has no effect" in exc.problem or f"section [{a.section}] " in exc.problem:
+                raise exc from None
+        except SipmlError:  # any other refusal is a row's to say (another axis may resolve it)
+            continue
+
+
+TRIED_VALUES = 64  # an axis's values the up-front check tries, evenly spaced, ends included: enough to see whether
+# the axis moves an error at all, and a 200 000-value axis tried in milliseconds, not a minute
+
+
+def _tried(texts) -> list:
+    """At most TRIED_VALUES of an axis's distinct value texts, evenly spaced, the first and the last included."""
+    distinct = list(dict.fromkeys(texts))
+    if len(distinct) <= TRIED_VALUES:
+        return distinct
+    step = (len(distinct) - 1) / (TRIED_VALUES - 1)
+    return [distinct[round(k * step)] for k in range(TRIED_VALUES)]
 
 
 def _base_design(design, overrides: list, axes):
     """The design with the --set values: an error no axis value changes (a missing file, an unknown key, a --set
     the link's rules refuse at every point) is refused here, exit 2; one the axes may resolve (t_min above the
     default t_max, with t_max an axis; job_gpus above a default gpus, with gpus an axis) is left to the rows. The
-    axes are tried all at their first values, then each at every value of its own (whatever order they list them
-    in): the error must stay the same at each to be refused."""
+    axes are tried all at their first values, then each at its values (up to TRIED_VALUES of them, evenly spaced,
+    the shortest axes first; whatever order they list them in): the error must stay the same at each to be
+    refused."""
     from core.errors import SipmlError
 
     try:
@@ -412,7 +424,8 @@ def _base_design(design, overrides: list, axes):
     except SipmlError as exc:
         same = _unlabelled(exc)
         trials = [[f"{a.section}.{a.key}={a.texts[0]}" for a in axes],
-                  *([f"{a.section}.{a.key}={text}"] for a in axes for text in dict.fromkeys(a.texts[1:]))]
+                  *([f"{a.section}.{a.key}={text}"] for a in sorted(axes, key=lambda a: len(a.values))
+                    for text in _tried(a.texts))]
         for trial in trials:
             try:
                 _checked_point(design, [*overrides, *trial], given_as(overrides))
@@ -423,21 +436,29 @@ def _base_design(design, overrides: list, axes):
         raise exc from None
 
 
-def _checked_point(design, sets: list, given: str):
-    """The point loaded, its hot spares where its fabric can use them, and its optical link through the
-    cross-section rules every row applies (a receiver that cannot detect the modulation, …)."""
+def _check_hot_spares(base, design, with_set: bool) -> None:
+    """The hot-spare refusal of a training sweep's design (`fabric.reliability.check_hot_spares`), named as its
+    rows are: before any row, where its --set (not an axis) asks for them."""
     from core.errors import InputError
-    from fabric.evaluate import effective_link
     from fabric.registry import get_kind
     from fabric.reliability import check_hot_spares
+    from sipml.design_files import DEFAULT_DESIGN
+
+    try:
+        check_hot_spares(base, get_kind(base.fabric.kind))
+    except InputError as exc:
+        raise InputError(f"{design or DEFAULT_DESIGN}{' (with --set)' if with_set else ''}: {exc}") from None
+
+
+def _checked_point(design, sets: list, given: str):
+    """The point loaded, and its optical link through the cross-section rules every row applies (a receiver that
+    cannot detect the modulation, …)."""
+    from core.errors import InputError
+    from fabric.evaluate import effective_link
     from photonics.resolve import resolve
     from sipml.design_files import DEFAULT_DESIGN
 
     loaded = load_point(design, sets, given)
-    try:
-        check_hot_spares(loaded, get_kind(loaded.fabric.kind))
-    except InputError as exc:
-        raise InputError(f"{design or DEFAULT_DESIGN}{f' (with {given})' if sets else ''}: {exc}") from None
     link = effective_link(loaded)
     if link is not None:
         try:

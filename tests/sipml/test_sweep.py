@@ -356,3 +356,26 @@ def test_a_point_no_strategy_trains_keeps_its_design_columns_and_says_why_in_tra
     fig = sweep_figure(list(rows.values()), ["fabric.gpus", "network_cost_usd_per_gpu [USD]"])
     labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
     assert labels == ["no strategy trains there (the checks pass)"]
+
+
+def test_a_set_key_another_axis_makes_apply_is_the_rows_not_a_refusal(cli):
+    """`--set link.fec_target=post-fec --vary link.fec=kr4,kp4 --vary link.data_rate=…`: every point has a FEC the
+    target applies to, so the sweep runs (the data-rate axis, tried with the design's own FEC, was blamed for the
+    --set key's lack of effect); an axis whose own key has no effect is still refused."""
+    code, out, err = cli("sweep", "--set", "link.fec_target=post-fec", "--vary", "link.fec=kr4,kp4", "--vary",
+                         "link.data_rate=25 Gbit/s,50 Gbit/s", "-f", "jsonl")
+    assert code == 0 and len(out.splitlines()) == 4, err
+    code, _, err = cli("sweep", "--vary", "link.fec_target=post-fec,frame-error")
+    assert code == 2 and "[link] fec_target has no effect here" in err
+
+
+def test_hot_spares_a_ring_cannot_use_stop_only_a_sweep_that_trains(cli):
+    """`--set reliability.spare_gpus=8` on SiP-Ring: the link, fabric and cost columns do not read hot spares, so
+    a sweep without --model runs (it was refused before any row); with --model, whose goodput they would enter,
+    it is refused, the reason named."""
+    args = ["sweep", "sip-ring", "--set", "reliability.spare_gpus=8", "--vary", "link.data_rate=20Gbit/s,25Gbit/s"]
+    for only in (["--link-only"], []):
+        code, out, err = cli(*args, *only, "-f", "jsonl")
+        assert code == 0 and all(json.loads(line)["error"] == "" for line in out.splitlines()), err
+    code, _, err = cli(*args, "--model", "gpt2-355m", "-f", "jsonl")
+    assert code == 2 and "spare_gpus = 8: on sip-ring" in err and err.count("\n") == 1
