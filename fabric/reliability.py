@@ -199,5 +199,5 @@ def spare_coverage(spares: int, offered: dict) -> dict:
         if peak > 1e200:  # rescaled: each share below is a ratio of sums of q
             q[:j + 1] /= peak
     total = q.sum(axis=0)
-    covered = {b: 1.0 - q[top - b + 1:].sum(axis=0) / total for b in loads}
+    covered = {b: 1.0 - q[max(top - b + 1, 0):].sum(axis=0) / total for b in loads}  # b > s: always blocked
     return {b: float(c) if np.ndim(c) == 0 else c for b, c in covered.items()}

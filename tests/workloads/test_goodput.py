@@ -186,7 +186,7 @@ def _blocked(spares: int, loads: dict) -> dict:
             for b in sizes}
 
 
-@pytest.mark.parametrize("spares", [1, 8, 16])
+@pytest.mark.parametrize("spares", [1, 4, 8, 16])
 def test_a_pool_of_hot_spares_covers_failures_while_enough_are_free(capsys, spares):
     """Llama 3 405B on 16,384 GPUs: the failures hot spares take over arrive at λ (the 'spare' lines), each holding
     its spares for [reliability] spare_repair_time T_r (24 h): one for a GPU's part, a host's 8 GPUs for a host's.
