@@ -288,7 +288,8 @@ def run_sweep(design, overrides, specs, model=None, batch=None, scheduler=None, 
         check_scheduler(scheduler)
     args = (design, tuple(overrides or ()), axes)
     base = _base_design(design, list(args[1]), axes)
-    if model is not None and base is not None:  # its goodput on the points: hot spares its fabric cannot use
+    spares_vary = any((a.section, a.key) == ("reliability", "spare_gpus") for a in axes)  # then the rows say
+    if model is not None and base is not None and not spares_vary:  # its goodput: hot spares its fabric cannot use
         _check_hot_spares(base, design, bool(args[1]))
     if link_only:
         from fabric.evaluate import effective_link
