@@ -112,6 +112,7 @@ def optimize(design, overrides, vary, objective: str, maximize: bool, constraint
             progress(done, len(points))
     result = _result(rows, objective, maximize, constraints)
     training = any(e.quantity.stage == "training" for e in evaluators.values())
+    _refuse_unusable_options(result, strategy, batch)
     result.update({"model": model if training else None, "baseline": baseline if training else None,
                    "strategy": (strategy or None) if training else None, "batch": batch if training else None})
     if refine and result["best"] is not None:
@@ -120,6 +121,18 @@ def optimize(design, overrides, vary, objective: str, maximize: bool, constraint
         again = _result(rows, objective, maximize, constraints)
         result.update({key: again[key] for key in ("better_points", "stopped_by", "undefined")})
     return result
+
+
+def _refuse_unusable_options(result: dict, strategy: str | None, batch: int | None) -> None:
+    """InputError (exit 2, as `speedup` and `explain` refuse it) where every point is refused for want of a strategy
+    under the --strategy or --batch given: the options, not the designs, are what no point can use."""
+    from core.errors import InputError
+
+    refused = result["refused"]
+    if ((strategy or batch is not None) and result["errors"] == result["points"] and len(refused) == 1
+            and refused[0]["error"].startswith("no valid strategy")):
+        raise InputError(f"{'--strategy ' + strategy if strategy else '--batch ' + str(batch)}: no point of the grid "
+                         f"can use it ({refused[0]['error']})")
 
 
 def _value(evaluate, point, feasible: bool) -> float:

@@ -351,6 +351,9 @@ def test_explain_and_optimize_take_speedups_batch(capsys):
     code, out, err = run(capsys, "optimize", *design, "--maximize", "speedup", "--vary", "link.data_rate=25 Gbit/s",
                          "--batch", "1024", "--strategy", "tp=2", "-q")
     assert code == 0 and "(gpt2-355m against fattree-200, tp=2, batch 1,024)" in out, out
+    code, _, err = run(capsys, "optimize", *design, "--maximize", "speedup", "--vary", "link.data_rate=25 Gbit/s",
+                       "--batch", "1", "-q")  # no point can split a batch of 1 over 1,024 GPUs: the option's fault
+    assert code == 2 and err.startswith("sipml: error: --batch 1: no point of the grid can use it"), err
     for argv in (["explain", "margin_db", "sip-ring", "--batch", "8"],
                  ["optimize", "sip-ring", "--maximize", "margin_db", "--vary", "link.data_rate=25 Gbit/s", "--batch",
                   "8"]):
