@@ -169,8 +169,8 @@ def check_hot_spares(design, kind) -> None:
 
 
 def spare_coverage(spares: int, offered: dict) -> dict:
-    """The share of the failures a pool of `spares` hot-spare GPUs is asked to take over that find enough of them
-    free, for each size of takeover: `offered` maps the GPUs one failure takes (1 for a GPU's part, HOST_GPUS for a
+    """The share of the failures a pool of `spares` spares (hot-spare GPUs, a pod's spare cubes) is asked to take
+    over that find enough of them free, for each size of takeover: `offered` maps the GPUs one failure takes (1 for a GPU's part, HOST_GPUS for a
     host's) to its offered load a = (those failures per second) × (repair time). Kaufman–Roberts' recurrence for a
     loss system of s units shared by classes that hold b units each, j·q(j) = Σ_b a_b·b·q(j − b) for j ≤ s, a
     failure of class b blocked where more than s − b are in use (J. S. Kaufman, IEEE Trans. Commun. 29(10), 1981;
@@ -183,8 +183,8 @@ def spare_coverage(spares: int, offered: dict) -> dict:
     import numpy as np
 
     loads = {b: np.asarray(a, dtype=float) for b, a in offered.items()}
-    if not loads or spares < min(loads):
-        return {b: np.zeros_like(a) if a.ndim else 0.0 for b, a in loads.items()}
+    if not loads:
+        return {}
     mean = sum(np.max(a) * b for b, a in loads.items())
     spread = math.sqrt(sum(np.max(a) * b * b for b, a in loads.items()))
     top = min(int(spares), math.ceil(mean + 40.0 * spread + 40.0 * max(loads)))

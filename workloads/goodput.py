@@ -156,14 +156,14 @@ def job_goodput(model, est, bom, kind, cluster_cost_usd: float, rates=None) -> G
 
     # the hot-spare GPUs' pool: the failures it is asked to take over, each holding its GPUs' spares until repaired;
     # the kind's own pool (a pod's spare cubes), one spare a failure
-    asked = {size: np.asarray(in_order(line.per_s for line in lines if line.hot_spare == size), dtype=float)
-             for size in sorted({line.hot_spare for line in lines} - {0})}
-    covered = spare_coverage(rel.spare_gpus, {size: a * rel.spare_repair_time for size, a in asked.items()})
+    asked = {takes: np.asarray(in_order(line.per_s for line in lines if line.hot_spare == takes), dtype=float)
+             for takes in sorted({line.hot_spare for line in lines} - {0})}
+    covered = spare_coverage(rel.spare_gpus, {takes: a * rel.spare_repair_time for takes, a in asked.items()})
     pool = max((line.pool for line in lines if _pool_of(line) == "pool"), default=0)
     if pool:
         asked["pool"] = np.asarray(in_order(line.per_s for line in lines if _pool_of(line) == "pool"), dtype=float)
         covered["pool"] = spare_coverage(pool, {1: asked["pool"] * rel.spare_repair_time})[1]
-    share = (in_order(asked[size] * covered[size] for size in asked) / in_order(asked.values())
+    share = (in_order(asked[key] * covered[key] for key in asked) / in_order(asked.values())
              if asked and np.all(in_order(asked.values()) > 0) else 1.0)
     some = rate > 0
     per = np.where(some, rate, 1.0)

@@ -163,12 +163,10 @@ class Result:
     def goodput_run(self, amount: float, settings: RunSettings = DEFAULT_RUN) -> dict[str, float]:
         """`run` with its interruptions: the failure-free time over ETTR (the cluster held and powered while it
         restarts and redoes work), its hardware and power the cluster's with the job's spares."""
-        plain = self.run(amount, settings)
-        seconds = plain["time_s"] / self.ettr
-        energy_kwh = plain["energy_kwh"] / self.ettr * (self.goodput_power_w / self.job_power_w)
-        hardware = self.goodput_cost_usd * seconds / settings.life
-        electricity = energy_kwh * 3.6e6 * settings.electricity
-        return {"time_s": seconds, "energy_kwh": energy_kwh, "run_cost_usd": hardware + electricity}
+        seconds = amount / self.throughput / self.ettr
+        held = holding_cost(self.goodput_cost_usd, self.goodput_power_w, self.estimate.design.fabric.pue, seconds,
+                            settings)
+        return {"time_s": seconds, "energy_kwh": held["energy_kwh"], "run_cost_usd": held["run_cost_usd"]}
 
 
 def gpu_of(design: ClusterDesign, gpus: Mapping[str, Gpu] | None = None) -> Gpu:
