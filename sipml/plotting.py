@@ -77,14 +77,13 @@ def _numeric(values) -> bool:
     return all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in values)
 
 
-def _feasible(row: dict) -> bool:
-    flags = [row[k] for k in ("link_feasible", "fabric_feasible", "training_feasible") if k in row]
-    return all(bool(f) for f in flags) and not row.get("error")
-
-
 def _checks_pass(row: dict) -> bool:
     """The design at the point passes its checks (where it is infeasible, only for want of a strategy that trains)."""
     return all(bool(row[k]) for k in ("link_feasible", "fabric_feasible") if k in row) and not row.get("error")
+
+
+def _feasible(row: dict) -> bool:
+    return _checks_pass(row) and bool(row.get("training_feasible", True))
 
 
 def sweep_plot(rows: list[dict], names: list[str], path, log_columns=(), order: dict | None = None,
@@ -181,9 +180,9 @@ far from every feasible one are counted there, not drawn."""
         ax.set_yscale("log")
     if bad:
         near, beyond = _near_the_feasible(good, bad, y_name, y_name in log_columns)
-        for failed, marker, text in ((False, "o", "infeasible (a check fails)"),
+        for passes, marker, text in ((False, "o", "infeasible (a check fails)"),
                                      (True, "s", "no strategy trains there (the checks pass)")):
-            these = [r for r in near if _checks_pass(r) == failed]
+            these = [r for r in near if _checks_pass(r) == passes]
             if these:
                 ax.plot([r[x_name] for r in these], [r[y_name] for r in these], marker=marker, linestyle="none",
                         markerfacecolor="none", color="#999999",
