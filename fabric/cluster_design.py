@@ -11,7 +11,8 @@ from dataclasses import field
 from typing import ClassVar
 
 from core.errors import InputError, did_you_mean, shown
-from core.fields import Composite, Section, Spec, default_of, default_part, non_negative, param, positive, when
+from core.fields import (Composite, FieldError, Section, Spec, default_of, default_part, non_negative, param, positive,
+                         when)
 from core.records import record
 from fabric.registry import declared, get_kind
 from photonics.link_design import MAX_CHANNELS, MAX_DB, MAX_FIBER_M, MAX_LATENCY_S, LinkDesign  # noqa: F401  (bounds the kinds use)
@@ -58,8 +59,9 @@ class FabricSection(Section):
                       integer=True)
     gpu: str = param("gpu.a100_sxm4", "text", "catalog entry of the GPU", "[assumed] A100-class, as in "
                      "SiP-ML's era")
-    host: str = param("server.dgx_a100_host", "text", "catalog entry of the server share per GPU (host, "
-                      "chassis; 'none' for none)", "[assumed] DGX-class host", choices=("none",))
+    host: str = param("gpu", "text", "catalog entry of the server share per GPU (host, chassis); 'gpu': the server "
+                      "the GPU ships in (DGX-1, DGX A100, DGX H100, DGX B200, GB200 NVL72 rack); 'none' for none",
+                      "[assumed] the GPU's own DGX-class server", choices=("gpu", "none"))
     job_gpus: int = param(0, "1", "GPUs of the largest job the cluster must run as one (0: the whole cluster); "
                           "collectives run over its ranks", "[assumed] one job on the whole cluster, as in SiP-ML's "
                           "experiments", lo=0, hi=MAX_GPUS, integer=True, at_most="gpus")
@@ -70,6 +72,28 @@ class FabricSection(Section):
                                 "[assumed] gradient bucket scale", lo=1.0, hi=MAX_MESSAGE_BYTES)  # a byte at least
     pue: float = param(1.1, "1", "power usage effectiveness for cluster power", "Epoch AI, hyperscale "
                        "[verbatim]", lo=1.0, hi=3.0)
+
+    @property
+    def server(self) -> str:
+        """The catalog entry of the server share per GPU: `host`, or the GPU's own server where host = 'gpu' (a
+        FieldError for a GPU the calculator knows no server for)."""
+        if self.host != "gpu":
+            return self.host
+        if self.gpu not in SERVERS:
+            raise FieldError(self.section_name, f"host = 'gpu': {self.gpu} ships in no server the calculator knows "
+                                                f"({', '.join(sorted(SERVERS))} do); set host to a server.* catalog "
+                                                "entry, or 'none'")
+        return SERVERS[self.gpu]
+
+
+# The server each catalog GPU ships in, the host [fabric] host = 'gpu' takes: NVIDIA's DGX (or rack) product for
+# that GPU [restated: costs-power.md (DGX-1, DGX A100, DGX H100), workloads-2.md §6 (DGX B200), fabrics-2026.md K19
+# (GB200 NVL72)]; the H800 and H200 in the DGX H100's [assumed: DGX H800 and DGX H200 are that server with those
+# GPUs, 8 per node at 700 W each, as the H100's].
+SERVERS = {"gpu.v100_sxm2": "server.dgx1_v100_host", "gpu.a100_sxm4": "server.dgx_a100_host",
+           "gpu.a100_sxm4_80gb": "server.dgx_a100_host", "gpu.h100_sxm5": "server.dgx_h100_host",
+           "gpu.h800_sxm5": "server.dgx_h100_host", "gpu.h200_sxm": "server.dgx_h100_host",
+           "gpu.b200_sxm": "server.dgx_b200_host", "gpu.gb200": "server.gb200_nvl72_host"}
 
 
 L3 = "Llama 3 (Grattafiori et al., arXiv 2407.21783) §3.3"

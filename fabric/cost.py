@@ -58,8 +58,8 @@ def server_bom(design: ClusterDesign) -> list[BomLine]:
     """The lines outside the fabric: one GPU and its share of a host per GPU."""
     fab = design.fabric
     lines = [BomLine(key=fab.gpu, count=1, scope="per_gpu", network=False)]
-    if fab.host != "none":
-        lines.append(BomLine(key=fab.host, count=1, scope="per_gpu", network=False))
+    if fab.server != "none":
+        lines.append(BomLine(key=fab.server, count=1, scope="per_gpu", network=False))
     return lines
 
 

@@ -575,7 +575,7 @@ def _failure_domains(est: FabricEstimate) -> dict:
            "rescheduled" if spares else "its cube is out and the pod has no spare cube: the job is rescheduled")
     cube = Domain(1.0, recovery, tor.setup_time, why, pool=spares)
     face = Domain(0.0, "restart", None, f"one link of one cube face: {RIDES}")
-    return {**{k: cube for k in (fab.gpu, fab.host, tor.copper, "sip.optical_io_chiplet", "laser.comb_line")},
+    return {**{k: cube for k in (fab.gpu, fab.server, tor.copper, "sip.optical_io_chiplet", "laser.comb_line")},
             **{k: face for k in (tor.switch, "cable.fiber_patch", "passive.circulator")}}
 
 

@@ -492,7 +492,7 @@ def _failure_domains(est: FabricEstimate) -> dict:
                   "cabled into the switches is brought in by re-pointing circuits)")
     port = Domain(0.0, "restart", None, f"one port of the GPU's {est.degree * est.details.fibers_per_port}: {RIDES}")
     return {ocs.switch: port, "cable.fiber_patch": port, "laser.comb_line": port,
-            est.design.fabric.gpu: swap, est.design.fabric.host: swap, "sip.optical_io_chiplet": swap}
+            est.design.fabric.gpu: swap, est.design.fabric.server: swap, "sip.optical_io_chiplet": swap}
 
 
 SHOTS = {"single": "configured once for the job's whole traffic",

@@ -32,7 +32,7 @@ from pathlib import Path
 from core import toml_files
 from core.errors import InputError, did_you_mean, shown
 from core.fields import TEXT_SPECS, AllOf, FieldError, Spec, When, all_of, conditions_of, specs, when
-from fabric.cluster_design import ClusterDesign, FabricSection, ReliabilitySection
+from fabric.cluster_design import SERVERS, ClusterDesign, FabricSection, ReliabilitySection
 from fabric.registry import changes, declared, get_kind, sections
 from photonics.link_design import SECTION_APPLIES_WHEN, SECTIONS, LinkDesign
 
@@ -486,6 +486,8 @@ def catalog_entries(design: ClusterDesign) -> list[tuple[str, str, str]]:
             if spec.unit != "text" or not key_applies(design, name, key):
                 continue
             value = getattr(section_of(design, name), key)
+            if (name, key) == ("fabric", "host") and value == "gpu":  # the GPU's own server (none known: refused
+                value = SERVERS.get(design.fabric.gpu, value)  # by check_catalog_entries)
             if value not in spec.choices:
                 out.append((name, key, value))
     return out
@@ -501,6 +503,10 @@ def check_catalog_entries(design: ClusterDesign, catalog, source: str) -> None:
             missing.append(f"[{name}] {key} = {shown(entry)}: {exc}")
     if missing:
         raise InputError(f"{source}: " + "; ".join(missing) + f" (catalog: {', '.join(catalog.files)})")
+    try:
+        design.fabric.server  # host = 'gpu' with a GPU the calculator knows no server for is refused here
+    except InputError as exc:
+        raise InputError(f"{source}: {exc}") from None
     from fabric.cost import check_switch_radix
 
     try:

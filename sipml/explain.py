@@ -133,7 +133,7 @@ class Evaluator:
         from workloads.evaluation import Evaluation
 
         fab = point.cluster.fabric
-        key = (fab.gpus, point.cluster.job_gpus, fab.gpu, fab.host)
+        key = (fab.gpus, point.cluster.job_gpus, fab.gpu, fab.server)
         if key not in self._baselines:
             sizes = [f"fabric.gpus={fab.gpus}"] + ([f"fabric.job_gpus={point.cluster.job_gpus}"]
                                                   if point.cluster.job_gpus < fab.gpus else [])

@@ -112,7 +112,8 @@ def optimize(design, overrides, vary, objective: str, maximize: bool, constraint
             progress(done, len(points))
     result = _result(rows, objective, maximize, constraints)
     training = any(e.quantity.stage == "training" for e in evaluators.values())
-    _refuse_unusable_options(result, strategy, batch)
+    _refuse_unusable_options(result, strategy, batch, gpu_varies=any((a.section, a.key) == ("fabric", "gpu")
+                                                                     for a in axes))
     result.update({"model": model if training else None, "baseline": baseline if training else None,
                    "strategy": (strategy or None) if training else None, "batch": batch if training else None})
     if refine and result["best"] is not None:
@@ -123,16 +124,22 @@ def optimize(design, overrides, vary, objective: str, maximize: bool, constraint
     return result
 
 
-def _refuse_unusable_options(result: dict, strategy: str | None, batch: int | None) -> None:
-    """InputError (exit 2, as `speedup` and `explain` refuse it) where every point is refused for want of a strategy
-    under the --strategy or --batch given: the options, not the designs, are what no point can use."""
+def _refuse_unusable_options(result: dict, strategy: str | None, batch: int | None, gpu_varies: bool) -> None:
+    """InputError (exit 2, as `speedup` and `explain` refuse it) where no point trains for want of a strategy under
+    the --strategy or --batch given: every point refused for it, or, the GPU the same at every point, each point
+    that reaches training refused by the option itself (a precision its GPU has no tensor cores for) and the rest
+    infeasible. The options, not the designs, are what no point can use."""
     from core.errors import InputError
 
     refused = result["refused"]
-    if ((strategy or batch is not None) and result["errors"] == result["points"] and len(refused) == 1
-            and refused[0]["error"].startswith("no valid strategy")):
+    if not (strategy or batch is not None) or result["valid_points"] or len(refused) != 1:
+        return
+    error = refused[0]["error"]
+    if error.startswith("--strategy ") and not gpu_varies:
+        raise InputError(f"{error} (at every point of the grid)")
+    if result["errors"] == result["points"] and error.startswith("no valid strategy"):
         raise InputError(f"{'--strategy ' + strategy if strategy else '--batch ' + str(batch)}: no point of the grid "
-                         f"can use it ({refused[0]['error']})")
+                         f"can use it ({error})")
 
 
 def _value(evaluate, point, feasible: bool) -> float:
@@ -427,5 +434,5 @@ def optimize_report(result: dict, source: str):
     for refusal in result["refused"][:3]:
         notes.append(f"refused ({refusal['points']} points): {refusal['error']}")
     notes.append(f"{result['valid_points']} of {result['points']} points are feasible and meet the constraints; "
-                 f"{result['errors']} refused by the design rules; {result['method']}")
+                 f"{result['errors']} refused; {result['method']}")
     return Report(result, tables, notes)

@@ -153,7 +153,7 @@ def reliability_report(name: str, design, model, reading=None) -> Report:
             "planned_per_day": g.planned_per_s * 86400.0,
             "checkpoint_bytes": g.checkpoint_bytes, "pause_s": g.pause_s, "read_s": g.read_s,
             "rework_s": g.rework_s, "spare_coverage": g.spare_coverage if g.covered_by_size else None,
-            "table5_reading": rel.table5_reading, "lines": lines, "sensitivity": swings}
+            "table5_reading": rel.table5_reading, "lines": lines, "sensitivity": swings, "notes": list(g.notes)}
     table = Table(f"Reliability budget: {model.name} on {design.job_gpus} GPUs of {name} ({design.fabric.kind})",
                   ["component", "cause", "units", "MTBF h", "stops job", "per day", "recovery", "restart min",
                    "lost h/day", "tag"],
@@ -198,6 +198,7 @@ def reliability_report(name: str, design, model, reading=None) -> Report:
               "checkpoint's write); ETTR from Daly's complete model with the checkpoint interval shown",
               "goodput per $: relative to the design as it is (hot spares priced at the cluster's cost per GPU); "
               "each assumption's ends in the order its row names them"]
+    footer[:0] = [f"note: {note}" for note in g.notes]
     if not est.feasible:
         footer.insert(0, f"{name} is infeasible ({', '.join(v.name for v in est.violations)}; `sipml check` says "
                          "why): the budget is its parts' alone")

@@ -162,6 +162,8 @@ def run_speedup(designs, model_name: str, gpus: int | None, batch: int | None, s
     for row in rows:
         row["experts"] = experts
         row["notes"] = _notes(row, loaded, versions, base_names, gpu_table, fixed)
+        goodput = getattr(results.get(row["design"]), "goodput", None)  # a refused design's row has none
+        row["notes"] += list(goodput.notes) if goodput is not None else []
     return rows, batch_source, failures
 
 

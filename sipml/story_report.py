@@ -101,7 +101,7 @@ def _gpu_of(name: str) -> dict[str, str]:
     from sipml.design_files import load_design
 
     fabric = load_design(name).fabric
-    return {"gpu": fabric.gpu, "host": fabric.host}
+    return {"gpu": fabric.gpu, "host": fabric.server}
 
 
 def _on(gpu: dict[str, str]) -> list[str]:

@@ -183,7 +183,7 @@ def _training(evaluation, model_name, batch, baselines: dict) -> dict:
         # the point's training columns say why; its design, which the checks pass, keeps its fabric and cost columns
         return {"training_feasible": False, **dict.fromkeys(_numbers_of(TRAINING), math.nan),
                 "training_error": str(exc)}
-    key = (model_name, batch, design.fabric.gpus, design.job_gpus, design.fabric.gpu, design.fabric.host)
+    key = (model_name, batch, design.fabric.gpus, design.job_gpus, design.fabric.gpu, design.fabric.server)
     if key not in baselines:
         baselines[key] = sweep_baseline(model_name, batch, design, evaluation.catalog, evaluation.gpus)
     return stage_columns(Reading(result=result, baseline=baselines[key]), TRAINING,

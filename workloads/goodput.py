@@ -60,6 +60,7 @@ class Goodput:
     covered_by_size: dict = dataclasses.field(default_factory=dict)  # GPUs a takeover needs ("pool": one of the
     # kind's own spares) → the share of those failures covered
     rework_s: float = 0.0  # work redone per failure beyond the interval's: an asynchronous checkpoint's write W
+    notes: tuple[str, ...] = ()  # what the model changed of what it was given (an interval shorter than the write)
 
     @property
     def mtti_s(self):
@@ -172,7 +173,12 @@ def job_goodput(model, est, bom, kind, cluster_cost_usd: float, rates=None) -> G
     mtti = np.where(some, 1.0 / per, np.inf)
     interval = (np.full(rate.shape, float(rel.checkpoint_interval)) if rel.checkpoint_interval
                 else _each(lambda m: daly_interval_s(pause, m) if math.isfinite(m) else math.inf, mtti))
+    notes = ()
     if asynchronous:  # the next checkpoint waits for the write to end
+        if rel.checkpoint_interval and rel.checkpoint_interval < write:
+            notes = (f"[reliability] checkpoint_interval = {rel.checkpoint_interval / 60:.3g} min is shorter than the "
+                     f"asynchronous write ({write / 60:.3g} min): each checkpoint waits for the last one's write, "
+                     f"so one is taken every {write / 60:.3g} min",)
         interval = np.maximum(interval, write)
     rework = write if asynchronous else 0.0  # a failure during the write goes back to the checkpoint before
     # a planned stop comes after a checkpoint: once it is written (the write's time, idle or redone), then a restart
@@ -183,4 +189,5 @@ def job_goodput(model, est, bom, kind, cluster_cost_usd: float, rates=None) -> G
     return Goodput(lines=lines, interruptions_per_s=scalar(rate), planned_per_s=planned, checkpoint_bytes=size,
                    pause_s=pause, interval_s=scalar(interval), restart_s=scalar(mean_restart),
                    planned_restart_s=planned_restart, read_s=read, ettr=scalar(kept), spares_cost_usd=spares,
-                   spare_coverage=scalar(np.asarray(share, dtype=float)), covered_by_size=covered, rework_s=rework)
+                   spare_coverage=scalar(np.asarray(share, dtype=float)), covered_by_size=covered, rework_s=rework,
+                   notes=notes)

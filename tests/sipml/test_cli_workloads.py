@@ -149,7 +149,8 @@ def _user_gpu(tmp_path, peak_bf16: str):
         'price_low = "18000 USD"\nprice_typical = "20000 USD"\nprice_high = "22000 USD"\npower = "700 W"\n'
         'source = "a quote"\ndate = "2026"\ntag = "[assumed]"\n')
     return ["--gpu-file", str(tmp_path / "gpus.toml"), "--catalog", str(tmp_path / "catalog.toml"),
-            "--set", "fabric.gpu=gpu.my_h100"]
+            "--set", "fabric.gpu=gpu.my_h100", "--set", "fabric.host=server.dgx_h100_host"]  # a GPU of one's own
+    # names its server (a shipped GPU brings its own: the H100 its DGX H100's)
 
 
 def test_speedup_runs_a_users_gpu_file_priced_from_a_users_catalog(capsys, tmp_path):
@@ -221,7 +222,7 @@ def test_optimize_and_mix_read_a_users_gpu_file(capsys, tmp_path):
     assert code == 0, err
     assert shipped - json.loads(out)["best"]["value"] == pytest.approx(1024 * (28125 - 20000))
     mix = tmp_path / "mix.toml"
-    mix.write_text('gpu = "gpu.my_h100"\n[[job]]\nname = "a"\nmodel = "gpt2-355m"\ngpus = 512\n')
+    mix.write_text('gpu = "gpu.my_h100"\nhost = "server.dgx_h100_host"\n[[job]]\nname = "a"\nmodel = "gpt2-355m"\ngpus = 512\n')
     code, out, err = run(capsys, "mix", "sip-ring", "--jobs", str(mix), *_user_gpu(tmp_path, "989 TFLOP/s")[:4],
                          "-f", "json")
     assert code == 0, err
@@ -268,11 +269,11 @@ def test_the_api_takes_the_users_gpu_and_catalog_files_as_the_command_does(capsy
     code, out, err = run(capsys, "speedup", "sip-ring", "--model", "gpt2-355m", "--baseline", "fattree-200", *args,
                          "-f", "json")
     assert code == 0, err
-    rows = sipml.speedup("sip-ring", "gpt2-355m", baselines=["fattree-200"], sets=[args[-1]],
+    rows = sipml.speedup("sip-ring", "gpt2-355m", baselines=["fattree-200"], sets=[args[5], args[7]],
                          catalog_files=[args[3]], gpu_files=[args[1]])
     assert json.loads(json.dumps(list(rows), default=str)) == json.loads(out)["rows"]
     point = sipml.evaluate("sip-ring", catalog_files=[args[3]], gpu_files=[args[1]],
-                           changes={"fabric.gpu": "gpu.my_h100"})
+                           changes={"fabric.gpu": "gpu.my_h100", "fabric.host": "server.dgx_h100_host"})
     assert point.training("gpt2-355m", 1024).gpu.name == "my_h100"
 
 
@@ -354,6 +355,20 @@ def test_explain_and_optimize_take_speedups_batch(capsys):
     code, _, err = run(capsys, "optimize", *design, "--maximize", "speedup", "--vary", "link.data_rate=25 Gbit/s",
                        "--batch", "1", "-q")  # no point can split a batch of 1 over 1,024 GPUs: the option's fault
     assert code == 2 and err.startswith("sipml: error: --batch 1: no point of the grid can use it"), err
+
+
+def test_optimize_refuses_a_precision_the_grids_one_gpu_lacks(capsys):
+    """fp8 on the A100 at every point (the GPU not an axis; the other points' links do not close): refused as
+    `speedup` refuses it, exit 2, not 'no point is feasible', exit 1. With the GPU an axis, the H100's points
+    take it and the A100's refusal is a line of the result."""
+    grid = ["optimize", "--maximize", "speedup", "--vary", "link.wavelengths_per_fiber=4:16:4", "--strategy",
+            "precision=fp8", "-m", "gpt2-355m", "-q"]
+    code, _, err = run(capsys, *grid)
+    assert code == 2 and err.startswith("sipml: error: --strategy precision=fp8: a100_sxm4_40gb has no fp8"), err
+    code, out, err = run(capsys, *grid, "--vary", "fabric.gpu=gpu.a100_sxm4,gpu.h100_sxm5", "-f", "json")
+    result = json.loads(out)
+    assert code == 0 and result["valid_points"] == 2 and result["best"]["inputs"]["fabric.gpu"] == "gpu.h100_sxm5"
+    assert [r["points"] for r in result["refused"]] == [2] and "no fp8" in result["refused"][0]["error"]
     for argv in (["explain", "margin_db", "sip-ring", "--batch", "8"],
                  ["optimize", "sip-ring", "--maximize", "margin_db", "--vary", "link.data_rate=25 Gbit/s", "--batch",
                   "8"]):

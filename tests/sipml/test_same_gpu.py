@@ -186,12 +186,17 @@ def test_a_server_moves_no_more_nvlink_than_its_gpu(capsys, tmp_path):
     code, out, err = run(capsys, "speedup", "dgx-h100", "--strategy", "tp=8,pp=16", "--gpu-file",
                          str(tmp_path / "gpus.toml"), "--catalog", str(tmp_path / "catalog.toml"), "--set",
                          "fabric.gpu=gpu.h100_sxm5_slow_link", "-f", "json")
+    assert code == 2 and "set host to a server.* catalog entry" in err  # a GPU of the user's: its server too
+    server = ["--set", "fabric.host=server.dgx_h100_host"]
+    code, out, err = run(capsys, "speedup", "dgx-h100", "--strategy", "tp=8,pp=16", "--gpu-file",
+                         str(tmp_path / "gpus.toml"), "--catalog", str(tmp_path / "catalog.toml"), "--set",
+                         "fabric.gpu=gpu.h100_sxm5_slow_link", *server, "-f", "json")
     assert code == 0, err
     [row] = json.loads(out)["rows"]
     assert "slow_link's own NVLink (800 Gbit/s" in row["notes"][0]
     assert row["breakdown"]["tensor_parallel"] > seconds[True][0]  # slower again than the H800's 1600
     user = ["--gpu-file", str(tmp_path / "gpus.toml"), "--catalog", str(tmp_path / "catalog.toml"), "--set",
-            "fabric.gpu=gpu.h100_sxm5_slow_link", "-f", "json"]
+            "fabric.gpu=gpu.h100_sxm5_slow_link", *server, "-f", "json"]
     code, fabric_json, err = run(capsys, "fabric", "dgx-h100", *user)  # the fabric as speedup prices it
     assert code == 0, err
     assert json.loads(fabric_json)["figures"]["NVLink per GPU"]["value"] == pytest.approx(800.0)
@@ -200,10 +205,10 @@ def test_a_server_moves_no_more_nvlink_than_its_gpu(capsys, tmp_path):
     import sipml  # the Python API reads the same files to the same JSON
 
     files = {"catalog_files": [tmp_path / "catalog.toml"], "gpu_files": [tmp_path / "gpus.toml"]}
-    changes = {"fabric.gpu": "gpu.h100_sxm5_slow_link"}
+    changes = {"fabric.gpu": "gpu.h100_sxm5_slow_link", "fabric.host": "server.dgx_h100_host"}
     assert sipml.fabric("dgx-h100", changes, **files).to_dict() == json.loads(fabric_json)
     assert sipml.cost("dgx-h100", changes=changes, **files).to_dict() == json.loads(cost_json)
     (tmp_path / "gpus.toml").write_text(block.replace('nvlink_bandwidth = "100 GB/s"', 'nvlink_bandwidth = "0 GB/s"'))
     code, _, err = run(capsys, "speedup", "dgx-h100", "--gpu-file", str(tmp_path / "gpus.toml"), "--catalog",
-                       str(tmp_path / "catalog.toml"), "--set", "fabric.gpu=gpu.h100_sxm5_slow_link")
+                       str(tmp_path / "catalog.toml"), "--set", "fabric.gpu=gpu.h100_sxm5_slow_link", *server)
     assert code == 2 and "slow_link has no NVLink" in err and "gpus_per_server = 1" in err, err

@@ -142,6 +142,27 @@ def test_an_asynchronous_checkpoint_pauses_for_the_copy_and_waits_for_the_write(
     assert slow["checkpoint_interval_s"] == pytest.approx(slow["checkpoint_bytes"] / 10e9, rel=1e-9)
     synchronous = reliability(capsys, "llama3-24k", "--model", "llama3-405b", "--set", "fabric.job_gpus=16384")
     assert fast["ettr"] > synchronous["ettr"]
+    assert fast["notes"] == slow["notes"] == []  # Daly's interval raised to the write: nothing the user gave
+
+
+def test_an_asynchronous_interval_shorter_than_the_write_is_raised_and_said(capsys):
+    """A user's checkpoint_interval of 1 min under a 568 s asynchronous write (5.68 TB at 10 GB/s): the interval
+    becomes the write, and both `reliability` (JSON `notes`, a footer line) and `speedup` (a row note) say so."""
+    args = ("llama3-24k", "--model", "llama3-405b", "--set", "fabric.job_gpus=16384", "--set",
+            "reliability.checkpoint_write=asynchronous", "--set", "reliability.storage_write_bandwidth=10 GB/s",
+            "--set", "reliability.checkpoint_interval=1 min")
+    data = reliability(capsys, *args)
+    write_min = data["checkpoint_bytes"] / 10e9 / 60
+    assert data["checkpoint_interval_s"] == pytest.approx(60 * write_min, rel=1e-9)
+    [note] = data["notes"]
+    assert "checkpoint_interval = 1 min is shorter than the asynchronous write" in note and f"{write_min:.3g} min" in note
+    code, out, err = run(capsys, "reliability", *args)
+    assert code == 0 and "note: [reliability] checkpoint_interval = 1 min" in out, err
+    code, out, err = run(capsys, "speedup", *args, "--baseline", "dgx-h100", "-f", "json")
+    assert code == 0, err
+    assert note in json.loads(out)["rows"][0]["notes"]
+    kept = reliability(capsys, *args[:-1], "reliability.checkpoint_interval=60 min")
+    assert kept["notes"] == [] and kept["checkpoint_interval_s"] == pytest.approx(3600.0)
 
 
 def test_reliability_says_whether_the_fabric_is_feasible_in_its_json(capsys):
