@@ -31,7 +31,7 @@ from core.errors import InputError
 from core.records import record
 
 SCOPES = ("per_gpu", "per_cluster")
-PER = ("item", "bit/s", "bit/s whole")  # what a line's count counts (BomLine.per)
+PER = ("item", "bit/s", "bit/s whole", "correction")  # what a line's count counts (BomLine.per)
 
 
 @record
@@ -89,6 +89,8 @@ class BomLine:
     per: str = "item"  # what `count` counts: items; "bit/s", a bit rate served by items of the entry's port_rate
     # (fractional items: engine capacity); "bit/s whole", the same in whole items (laser modules)
     drive: str | None = None  # the drive a pluggable module must have here ("retimed", "linear"; None: any)
+    # "correction": items of an unpriced entry that correct other lines' ratings, counted with either sign (the
+    # host SerDes power the switches' and NICs' ratings leave out or count beyond the design's need)
 
 
 @record(kw_only=True)
@@ -169,11 +171,13 @@ def as_line(item) -> BomLine:
         raise InputError(f"BOM line {item!r}: expected (component_key, count, scope) or (…, network)")
     if not isinstance(line.key, str):
         raise InputError(f"BOM line {item!r}: component key {line.key!r} is not a string")
+    signed = line.per == "correction"
     if isinstance(line.count, np.ndarray):
-        if line.count.dtype.kind not in "iuf" or not np.all(np.isfinite(line.count)) or np.any(line.count < 0):
+        if line.count.dtype.kind not in "iuf" or not np.all(np.isfinite(line.count)) or (
+                not signed and np.any(line.count < 0)):
             raise InputError(f"BOM line {line.key!r}: counts must be finite numbers ≥ 0")
     elif isinstance(line.count, bool) or not isinstance(line.count, numbers.Real) \
-            or not math.isfinite(line.count) or line.count < 0:
+            or not math.isfinite(line.count) or (line.count < 0 and not signed):
         raise InputError(f"BOM line {line.key!r}: count = {line.count!r}: expected a finite number ≥ 0")
     if line.scope not in SCOPES:
         raise InputError(
@@ -201,9 +205,11 @@ def roll_up(lines: Iterable, catalog: Catalog, gpus: int) -> BomResult:
             what = f"a {component.drive} module" if component.drive else "not a pluggable module"
             raise InputError(f"catalog entry {line.key!r} is {what}, but the design's optics need a {line.drive} "
                              "one here (catalog key drive: 'retimed', a DSP in the module; 'linear', LPO)")
+        if line.per == "correction" and any(component.price_usd):
+            raise InputError(f"catalog entry {line.key!r} corrects other lines' power: it must be priced 0 USD")
         network = component.is_network if line.network is None else line.network
         count = _number(line.count) * gpus if line.scope == "per_gpu" else _number(line.count)
-        if line.per != "item":
+        if line.per not in ("item", "correction"):
             if not component.port_rate_bps:
                 raise InputError(f"catalog entry {line.key!r} has no port_rate: the design counts it by the bit rate "
                                  "it serves")

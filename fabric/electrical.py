@@ -340,6 +340,21 @@ def host_channels(el: ElectricalSection) -> tuple[HostChannel, HostChannel]:
     return nic, host_channel(pluggable, linear, board)
 
 
+SERDES_BEYOND_RATING = "serdes.beyond_rating"  # a catalog entry counted in watts: the host SerDes the boxes' ratings miss
+RATED_LANE_BPS = 100e9  # the lane rate the switches' and NICs' catalog power is rated at [assumed: the 51.2 Tb/s
+# generation of 512 × 100G lanes, which the catalog's 800G switch entries are scaled from, and 100G-lane NICs]
+
+
+def rated_serdes_j_per_bit(el: ElectricalSection) -> float:
+    """The host SerDes energy per bit a switch's or NIC's catalog power counts: the class a retimed pluggable port
+    takes at RATED_LANE_BPS, one front-panel trace (each box rated with the DSP modules it is sold for [assumed]); the
+    longest reach where none closes that trace. One figure for every design, so two designs on the same boxes differ
+    in network power by their whole-port (B2) optics."""
+    classes = serdes_classes(el)
+    rated = host_channel(trace_loss_db(el.pluggable_trace_loss, RATED_LANE_BPS), False, classes[1:])
+    return rated.energy_j_per_bit if rated.closes else classes[-1].energy_j_per_bit
+
+
 def _optics_violations(el: ElectricalSection, nic: HostChannel, switch: HostChannel) -> list[Violation]:
     out = []
     for end, ch in (("NIC", nic), ("switch", switch)):
@@ -422,15 +437,21 @@ def _evaluate(design: ClusterDesign) -> FabricEstimate:
         switches = links = 0
     switch_ports = 0 if one_server else fab.gpus * el.planes + 2 * switch_links
     nic_channel, switch_channel = host_channels(el)
-    serdes_w = 0.0 if one_server else (fab.gpus * el.nic_bandwidth * nic_channel.energy_j_per_bit
-                                       + switch_ports * el.nic_bandwidth / el.planes * switch_channel.energy_j_per_bit)
+    nic_bits, switch_bits = fab.gpus * el.nic_bandwidth, switch_ports * el.nic_bandwidth / el.planes
+    serdes_w = 0.0 if one_server else (nic_bits * nic_channel.energy_j_per_bit
+                                       + switch_bits * switch_channel.energy_j_per_bit)
+    rated = rated_serdes_j_per_bit(el)  # what the switches' and NICs' own power counts (each end apart: exactly 0 where
+    beyond_w = 0.0 if one_server else (nic_bits * (nic_channel.energy_j_per_bit - rated)  # the design's is that)
+                                       + switch_bits * (switch_channel.energy_j_per_bit - rated))
     scale_out = () if one_server else (
         *_optics_bom(fab.gpus, el, switch_ports, switches),
         BomLine(key="cable.fiber_patch", count=links, scope="per_cluster", network=True),
         BomLine(key="fiber.smf_per_m", count=links * el.link_length, scope="per_cluster", network=True),
         *_switch_bom(el, planes * tree.switches_per_tier[0], switches))
     bom = (*([BomLine(key=el.nvswitch, count=1, scope="per_gpu", network=True)] if el.nvswitch != "none" else []),
-           BomLine(key=el.nic, count=1, scope="per_gpu", network=True), *scale_out)
+           BomLine(key=el.nic, count=1, scope="per_gpu", network=True), *scale_out,
+           *([BomLine(key=SERDES_BEYOND_RATING, count=beyond_w, scope="per_cluster", network=True, per="correction")]
+             if beyond_w else []))
     leaf = (el.leaf_endpoints or leaf_ports(el.switch_radix, el.oversubscription)[0]) if tiers > 1 else per_plane
     pods = el.pod_gpus and el.pod_gpus < per_plane
     over = max(el.oversubscription, el.pod_oversubscription if pods else 1.0)

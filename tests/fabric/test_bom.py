@@ -21,6 +21,18 @@ from fabric.fattree import fat_tree, fat_tree_max_endpoints, leaf_ports, min_fat
 from core.errors import InputError
 
 TOY = """
+[serdes.beyond_rating]
+description = "toy correction, in watts"
+unit = "W"
+role = "network"
+price_low = "0 USD"
+price_typical = "0 USD"
+price_high = "0 USD"
+power = "1 W"
+source = "test"
+date = "2024"
+tag = "[assumed]"
+
 [gpu.toy]
 description = "toy GPU"
 unit = "GPU"
@@ -185,6 +197,23 @@ def test_bad_lines(toy):
         roll_up(TOY_LINES, toy, 0)
     with pytest.raises(InputError, match="not in this bill of materials; did you mean 'gpu.toy'"):
         roll_up(TOY_LINES, toy, 8).line("gpu.tox")
+
+
+def test_a_correction_counts_with_either_sign_and_only_on_an_unpriced_entry(toy):
+    """A `correction` line (the host SerDes power the boxes' ratings leave out or count beyond need) adds its watts,
+    negative ones included, to the power and nothing to the cost; a priced entry or a negative count of items is
+    refused."""
+    base = roll_up(TOY_LINES, toy, 8)
+    for watts in (-30.0, 12.5):
+        fixed = roll_up([*TOY_LINES, BomLine(key="serdes.beyond_rating", count=watts, scope="per_cluster",
+                                             network=True, per="correction")], toy, 8)
+        assert fixed.power_per_cluster_w.typical == pytest.approx(base.power_per_cluster_w.typical + watts)
+        assert fixed.network_power_w.typical == pytest.approx(base.network_power_w.typical + watts)
+        assert fixed.cost_per_cluster_usd.as_tuple() == pytest.approx(base.cost_per_cluster_usd.as_tuple())
+    with pytest.raises(InputError, match="'switch.toy' corrects other lines' power: it must be priced 0 USD"):
+        roll_up([BomLine(key="switch.toy", count=-1.0, scope="per_cluster", per="correction")], toy, 8)
+    with pytest.raises(InputError, match=r"'switch.toy': count = -1.0"):
+        roll_up([BomLine(key="switch.toy", count=-1.0, scope="per_cluster")], toy, 8)
 
 
 # --- helpers ------------------------------------------------------------------------------------------------
