@@ -110,6 +110,12 @@ class ReliabilitySection(Section):
                                               f"{L3}.1: Tectonic, 2 TB/s sustained [verbatim]", lo=1e6, hi=1e15)
     storage_read_bandwidth: float = positive("7 TB/s", "byte/s", "checkpoint read bandwidth on restart, whole job",
                                              f"{L3}.1: Tectonic, 7 TB/s peak [verbatim]", lo=1e6, hi=1e15)
+    storage_port_bandwidth: float = positive("12.5 GB/s", "byte/s", "per GPU, its share of the servers' storage "
+                                             "network ports: a job writes and reads its checkpoint no faster than "
+                                             "its GPUs' shares together, however fast the storage", "NVIDIA DGX "
+                                             "BasePOD reference architecture: DGX H100/H200 and B200 reach storage "
+                                             "over two 400 Gb/s ports per 8-GPU server [restated]; 800 Gb/s / 8 "
+                                             "[inferred]", lo=1e6, hi=1e13)
     checkpoint_bytes_per_parameter: float = positive(14.0, "1", "bytes of checkpoint per model parameter",
                                                      "bf16 weights (2) + fp32 master weights (4) + Adam's two fp32 "
                                                      "moments (8) (reliability.md Y6a) [inferred]", lo=0.5, hi=64.0)

@@ -636,10 +636,11 @@ def _interval_formula(r):
 
     t, g = Terms(), r.result.goodput
     rel = r.result.estimate.design.reliability
-    write = g.checkpoint_bytes / rel.storage_write_bandwidth
+    write = g.checkpoint_bytes / g.write_bps
     if rel.checkpoint_write == "asynchronous" and g.interval_s == write:  # the write, not Daly, sets it
         return Formula(r"\tau", t("S", g.checkpoint_bytes, "B", "checkpoint") / t(
-            r"B_{\mathrm{write}}", rel.storage_write_bandwidth, "B/s", "storage write bandwidth"), t.terms)
+            r"B_{\mathrm{write}}", g.write_bps, "B/s", "checkpoint write bandwidth (the storage's, or the job's "
+                                                        "storage ports where fewer)"), t.terms)
     if rel.checkpoint_interval or g.interruptions_per_s == 0:
         return Formula(r"\tau", t(r"\tau_{\mathrm{set}}", g.interval_s, "s", "[reliability] checkpoint_interval"),
                        t.terms)

@@ -61,6 +61,8 @@ class Goodput:
     # kind's own spares) → the share of those failures covered
     rework_s: float = 0.0  # work redone per failure beyond the interval's: an asynchronous checkpoint's write W
     notes: tuple[str, ...] = ()  # what the model changed of what it was given (an interval shorter than the write)
+    write_bps: float = 0.0  # the job's checkpoint write and read bandwidths (`storage_bandwidths`)
+    read_bps: float = 0.0
 
     @property
     def mtti_s(self):
@@ -77,6 +79,14 @@ class Goodput:
         """The share of `line`'s failures that spares take over: hot-spare GPUs, or the kind's own pool (1 where
         none is asked for)."""
         return self.covered_by_size.get(_pool_of(line), 1.0)
+
+
+def storage_bandwidths(rel, job_gpus):
+    """(write, read) bandwidth of a job's checkpoint: the storage's, or its GPUs' shares of the servers' storage
+    ports where those are fewer (a small job cannot take a 2 TB/s file system's whole rate: 8 GPUs reach it at
+    100 GB/s) [inferred]."""
+    ports = job_gpus * rel.storage_port_bandwidth
+    return np.minimum(rel.storage_write_bandwidth, ports), np.minimum(rel.storage_read_bandwidth, ports)
 
 
 def daly_interval_s(pause_s: float, mtti_s: float) -> float:
@@ -149,7 +159,8 @@ def job_goodput(model, est, bom, kind, cluster_cost_usd: float, rates=None) -> G
     check_hot_spares(design, kind)
     lines = tuple(failure_lines(bom, design, kind.domains(est), est.job_gpus, rates))
     size = kinds.of(model).parameters(model) * rel.checkpoint_bytes_per_parameter  # every weight, all experts
-    write, read = size / rel.storage_write_bandwidth, size / rel.storage_read_bandwidth
+    write_bps, read_bps = storage_bandwidths(rel, est.job_gpus)
+    write, read = size / write_bps, size / read_bps
     asynchronous = rel.checkpoint_write == "asynchronous"
     # asynchronous: the pause is each GPU's copy of its share to host memory, the write goes on behind training
     pause = size / est.job_gpus / rel.host_copy_bandwidth if asynchronous else write
@@ -190,4 +201,4 @@ def job_goodput(model, est, bom, kind, cluster_cost_usd: float, rates=None) -> G
                    pause_s=pause, interval_s=scalar(interval), restart_s=scalar(mean_restart),
                    planned_restart_s=planned_restart, read_s=read, ettr=scalar(kept), spares_cost_usd=spares,
                    spare_coverage=scalar(np.asarray(share, dtype=float)), covered_by_size=covered, rework_s=rework,
-                   notes=notes)
+                   notes=notes, write_bps=write_bps, read_bps=read_bps)

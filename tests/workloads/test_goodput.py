@@ -24,8 +24,9 @@ def reliability(capsys, *argv):
 
 def test_a_small_job_s_ettr_by_hand(capsys):
     """GPT-3 175B on the ideal switch's 64 GPUs (no network part to fail): λ = 64 × Σ 1/MTBF over the GPU, host and
-    software causes; δ = 175 B × 14 B over 2 TB/s; τ Daly's optimum; R = 120 s detection + 180 s rescheduling (none
-    for software, restarted in place) + 120 s start-up + the checkpoint read at 7 TB/s, averaged by rate;
+    software causes; δ = 175 B × 14 B over the job's storage ports, 64 × 12.5 GB/s = 800 GB/s (fewer than the file
+    system's 2 TB/s write, 7 TB/s read); τ Daly's optimum; R = 120 s detection + 180 s rescheduling (none for
+    software, restarted in place) + 120 s start-up + the checkpoint read at 800 GB/s, averaged by rate;
     ETTR = τ / (M·e^(R/M)·(e^((τ+δ)/M) − 1)) / (1 + ρ_p·R_p), ρ_p = 0.87 a day with R_p = start-up + read."""
     data = reliability(capsys, "ideal", "--set", "fabric.gpus=64")
     hardware = 64 * sum(1 / (h * HOUR) for h in GPU_MTBF_H + HOST_MTBF_H)
@@ -34,7 +35,7 @@ def test_a_small_job_s_ettr_by_hand(capsys):
     m = 1 / rate
     size = data["checkpoint_bytes"]
     assert size == pytest.approx(174.6e9 * 14, rel=0.01)  # GPT-3's parameters × 14 bytes
-    delta, read = size / 2e12, size / 7e12
+    delta, read = size / 800e9, size / 800e9
     x = delta / (2 * m)
     tau = math.sqrt(2 * delta * m) * (1 + math.sqrt(x) / 3 + x / 9) - delta
     r = (hardware * (120 + 180 + 120 + read) + software * (120 + 120 + read)) / rate
@@ -143,6 +144,21 @@ def test_an_asynchronous_checkpoint_pauses_for_the_copy_and_waits_for_the_write(
     synchronous = reliability(capsys, "llama3-24k", "--model", "llama3-405b", "--set", "fabric.job_gpus=16384")
     assert fast["ettr"] > synchronous["ettr"]
     assert fast["notes"] == slow["notes"] == []  # Daly's interval raised to the write: nothing the user gave
+
+
+def test_a_small_job_writes_and_reads_its_checkpoint_through_its_own_storage_ports(capsys):
+    """A job reaches storage over its servers' storage ports, 12.5 GB/s per GPU (DGX BasePOD: two 400 Gb/s ports
+    per 8 GPUs): 8 GPUs write and read Llama 3 405B's 5.68 TB at 100 GB/s, not at the file system's 2 and 7 TB/s;
+    1,024 GPUs' ports (12.8 TB/s) leave the storage's rates binding. The synchronous pause is that write."""
+    small = reliability(capsys, "dgx-h100", "--model", "llama3-405b", "--set", "fabric.job_gpus=8")
+    assert small["pause_s"] == pytest.approx(small["checkpoint_bytes"] / (8 * 12.5e9), rel=1e-12)
+    assert small["read_s"] == pytest.approx(small["checkpoint_bytes"] / (8 * 12.5e9), rel=1e-12)
+    large = reliability(capsys, "dgx-h100", "--model", "llama3-405b")
+    assert large["pause_s"] == pytest.approx(large["checkpoint_bytes"] / 2e12, rel=1e-12)
+    assert large["read_s"] == pytest.approx(large["checkpoint_bytes"] / 7e12, rel=1e-12)
+    wide = reliability(capsys, "dgx-h100", "--model", "llama3-405b", "--set", "fabric.job_gpus=8", "--set",
+                       "reliability.storage_port_bandwidth=1 TB/s")
+    assert wide["pause_s"] == pytest.approx(large["pause_s"], rel=1e-12)  # 8 TB/s of ports: the storage binds
 
 
 def test_an_asynchronous_interval_shorter_than_the_write_is_raised_and_said(capsys):
