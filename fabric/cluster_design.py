@@ -73,6 +73,14 @@ class FabricSection(Section):
     pue: float = param(1.1, "1", "power usage effectiveness for cluster power", "Epoch AI, hyperscale "
                        "[verbatim]", lo=1.0, hi=3.0)
 
+    def __post_init__(self):
+        Section.__post_init__(self)
+        if not self.gpu.startswith("gpu."):
+            raise FieldError(self.section_name, f"gpu = {shown(self.gpu)}: not a GPU entry (gpu.…)")
+        if self.host not in ("gpu", "none") and not self.host.startswith("server."):
+            raise FieldError(self.section_name, f"host = {shown(self.host)}: not a server entry (server.…), "
+                                                "'gpu' or 'none'")
+
     @property
     def server(self) -> str:
         """The catalog entry of the server share per GPU: `host`, or the GPU's own server where host = 'gpu' (a

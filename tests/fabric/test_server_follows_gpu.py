@@ -70,3 +70,10 @@ def test_the_dgx_b200_host_follows_epochs_server_ratio_and_the_dgx_b200_power():
     host = catalog.get("server.dgx_b200_host").price_usd
     assert host == pytest.approx((0.3 * gpu - nic_and_switch, 0.64 * gpu - nic_and_switch, 1.1 * gpu - nic_and_switch))
     assert host[1] == pytest.approx(19650.0)
+
+
+def test_a_gpu_or_a_host_of_another_category_is_refused(capsys):
+    """A GPU priced as a host (two GPUs per GPU) or a server as the GPU was taken silently; each is refused naming
+    the category it must be."""
+    refused(capsys, "cost", "sip-ring", "--set", "fabric.host=gpu.a100_sxm4", fragment="not a server entry (server.…)")
+    refused(capsys, "cost", "sip-ring", "--set", "fabric.gpu=server.dgx_h100_host", fragment="not a GPU entry (gpu.…)")
