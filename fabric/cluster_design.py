@@ -95,7 +95,7 @@ class FabricSection(Section):
 
 
 # The server each catalog GPU ships in, the host [fabric] host = 'gpu' takes: NVIDIA's DGX (or rack) product for
-# that GPU [restated: costs-power.md (DGX-1, DGX A100, DGX H100), workloads-2.md §6 (DGX B200), fabrics-2026.md K19
+# that GPU [restated: costs-power.md (DGX-1, DGX A100, DGX H100), workloads-2.md §8 (DGX B200), fabrics-2026.md K19
 # (GB200 NVL72)]; the H800 and H200 in the DGX H100's [assumed: DGX H800 and DGX H200 are that server with those
 # GPUs, 8 per node at 700 W each, as the H100's].
 SERVERS = {"gpu.v100_sxm2": "server.dgx1_v100_host", "gpu.a100_sxm4": "server.dgx_a100_host",

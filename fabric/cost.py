@@ -51,6 +51,7 @@ def fabric_bill(design: ClusterDesign, lines, catalog: Catalog, link, io) -> Bom
     """The fabric's `lines` with the servers' (`server_bom`), rolled up for the whole cluster, the optical I/O's power
     from `link` (None: an electrical fabric's catalog figures; see `link_priced_catalog`)."""
     priced = catalog if link is None else link_priced_catalog(catalog, io, link)
+    catalog.get(design.fabric.gpu)  # a GPU the catalog lacks is named as such before its server is sought
     return roll_up([*server_bom(design), *lines], priced, design.fabric.gpus)
 
 

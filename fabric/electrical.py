@@ -205,6 +205,12 @@ class ElectricalSection(Section):
                                           "224G [assumed]", hi=MAX_DB)
     serdes_lr_energy: float = non_negative("8 pJ/bit", "J/bit", "energy of a long-reach host SerDes, Tx + Rx",
                                            "6–10 pJ/bit (fabrics-2026.md K15) [restated]; the midpoint", hi=1e-9)
+    rated_serdes_energy: float = non_negative("2.29 pJ/bit", "J/bit", "host SerDes energy, Tx + Rx, that the "
+                                              "switches' and NICs' catalog power counts per bit of their ports: a "
+                                              "design's channels needing another class add the difference to the "
+                                              "network power (the serdes.beyond_rating line)", "[assumed] the boxes "
+                                              "rated with retimed pluggables at 100G lanes, an 11 dB trace on a "
+                                              "medium-reach SerDes (fabrics-2026.md K7, K15)", hi=1e-9)
     optics_reach: float = positive("500 m", "m", "reach of the switched links' optics", "DR-class single-mode: LPO "
                                    "MSA 100G-DR-LPO and 1.6T DR8, 500 m (fabrics-2026.md K13, K14) [restated]",
                                    hi=MAX_FIBER_M)
@@ -341,18 +347,6 @@ def host_channels(el: ElectricalSection) -> tuple[HostChannel, HostChannel]:
 
 
 SERDES_BEYOND_RATING = "serdes.beyond_rating"  # a catalog entry counted in watts: the host SerDes the boxes' ratings miss
-RATED_LANE_BPS = 100e9  # the lane rate the switches' and NICs' catalog power is rated at [assumed: the 51.2 Tb/s
-# generation of 512 × 100G lanes, which the catalog's 800G switch entries are scaled from, and 100G-lane NICs]
-
-
-def rated_serdes_j_per_bit(el: ElectricalSection) -> float:
-    """The host SerDes energy per bit a switch's or NIC's catalog power counts: the class a retimed pluggable port
-    takes at RATED_LANE_BPS, one front-panel trace (each box rated with the DSP modules it is sold for [assumed]); the
-    longest reach where none closes that trace. One figure for every design, so two designs on the same boxes differ
-    in network power by their whole-port (B2) optics."""
-    classes = serdes_classes(el)
-    rated = host_channel(trace_loss_db(el.pluggable_trace_loss, RATED_LANE_BPS), False, classes[1:])
-    return rated.energy_j_per_bit if rated.closes else classes[-1].energy_j_per_bit
 
 
 def _optics_violations(el: ElectricalSection, nic: HostChannel, switch: HostChannel) -> list[Violation]:
@@ -440,7 +434,7 @@ def _evaluate(design: ClusterDesign) -> FabricEstimate:
     nic_bits, switch_bits = fab.gpus * el.nic_bandwidth, switch_ports * el.nic_bandwidth / el.planes
     serdes_w = 0.0 if one_server else (nic_bits * nic_channel.energy_j_per_bit
                                        + switch_bits * switch_channel.energy_j_per_bit)
-    rated = rated_serdes_j_per_bit(el)  # what the switches' and NICs' own power counts (each end apart: exactly 0 where
+    rated = el.rated_serdes_energy  # what the switches' and NICs' own power counts (each end apart: exactly 0 where
     beyond_w = 0.0 if one_server else (nic_bits * (nic_channel.energy_j_per_bit - rated)  # the design's is that)
                                        + switch_bits * (switch_channel.energy_j_per_bit - rated))
     scale_out = () if one_server else (

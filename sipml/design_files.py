@@ -487,7 +487,7 @@ def catalog_entries(design: ClusterDesign) -> list[tuple[str, str, str]]:
                 continue
             value = getattr(section_of(design, name), key)
             if (name, key) == ("fabric", "host") and value == "gpu":  # the GPU's own server (none known: refused
-                value = SERVERS.get(design.fabric.gpu, value)  # by check_catalog_entries)
+                value = SERVERS.get(design.fabric.gpu, value)  # where a server is priced, FabricSection.server)
             if value not in spec.choices:
                 out.append((name, key, value))
     return out
@@ -503,10 +503,6 @@ def check_catalog_entries(design: ClusterDesign, catalog, source: str) -> None:
             missing.append(f"[{name}] {key} = {shown(entry)}: {exc}")
     if missing:
         raise InputError(f"{source}: " + "; ".join(missing) + f" (catalog: {', '.join(catalog.files)})")
-    try:
-        design.fabric.server  # host = 'gpu' with a GPU the calculator knows no server for is refused here
-    except InputError as exc:
-        raise InputError(f"{source}: {exc}") from None
     from fabric.cost import check_switch_radix
 
     try:

@@ -1,6 +1,7 @@
 """The server a GPU ships in: `[fabric] host = "gpu"` (the default) prices each GPU with its own server's share, so
 a design moved to another GPU with `--set fabric.gpu=…` no longer keeps the old GPU's host; a host given by name
-is kept; a GPU the calculator knows no server for is refused, saying how to give one. Through `sipml cost`."""
+is kept; pricing a GPU the calculator knows no server for is refused, saying how to give one. Through `sipml
+cost`."""
 
 from __future__ import annotations
 
@@ -42,6 +43,8 @@ def test_a_gpu_set_on_the_command_line_brings_its_own_server(capsys):
 def test_a_gpu_with_no_known_server_is_refused_unless_a_host_is_named(capsys):
     err = refused(capsys, "cost", "sip-ring", "--set", "fabric.gpu=gpu.h100_nvl", fragment="host = 'gpu'")
     assert "gpu.h100_nvl" in err and "'none'" in err
+    for command in ("check", "fabric"):  # neither prices a server: nothing to refuse
+        assert run(capsys, command, "sip-ring", "--set", "fabric.gpu=gpu.h100_nvl")[0] == 0, command
     code, out, err = run(capsys, "cost", "sip-ring", "--set", "fabric.gpu=gpu.h100_nvl", "--set", "fabric.host=none",
                          "-f", "json")
     assert code == 0, err

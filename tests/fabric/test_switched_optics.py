@@ -60,7 +60,19 @@ def test_the_network_power_holds_the_whole_port_optics_so_two_designs_on_one_box
         assert d[a]["network_power_w_per_gpu"] - d[b]["network_power_w_per_gpu"] == pytest.approx(
             d[a]["port_power_w_per_gpu"] - d[b]["port_power_w_per_gpu"])
     line = next(b for b in d["cpo-800g"]["breakdown"] if b["key"] == "serdes.beyond_rating")
-    assert line["cost_usd_per_gpu"] == [0.0, 0.0, 0.0] and line["tag"] == "[inferred]" and line["network"]
+    assert line["cost_usd_per_gpu"] == [0.0, 0.0, 0.0] and line["tag"] == "[assumed]" and line["network"]
+    # the boxes' rating is one figure ([electrical] rated_serdes_energy), not re-solved from the design's board: a
+    # lossier front-panel trace (42 dB at 200G, 21 at 100G: long reach) or a shorter medium reach moves B2 and the
+    # network power together
+    for change, designs in (('electrical.pluggable_trace_loss="42 dB"', ("dsp-800g",)),  # LPO: 2 × 21 dB, no close
+                            ('electrical.serdes_mr_reach="10 dB"', ("dsp-800g", "lpo-800g"))):
+        for design in designs:
+            moved = costs(capsys, design, "--set", change)[design]
+            assert moved["network_power_w_per_gpu"] - d[design]["network_power_w_per_gpu"] == pytest.approx(
+                moved["port_power_w_per_gpu"] - d[design]["port_power_w_per_gpu"]), (change, design)
+    rated = costs(capsys, "lpo-800g", "--set", 'electrical.rated_serdes_energy="8 pJ/bit"')["lpo-800g"]
+    assert rated["network_power_w_per_gpu"] == pytest.approx(d["lpo-800g"]["network_power_w_per_gpu"] - beyond(
+        "lpo-800g"))  # boxes rated at the long reach LPO needs: nothing beyond their rating
     # the cluster's power carries it: what per W and goodput per W divide by
     assert d["lpo-800g"]["cluster_power_w"] - d["dsp-800g"]["cluster_power_w"] == pytest.approx(
         1024 * (d["lpo-800g"]["network_power_w_per_gpu"] - d["dsp-800g"]["network_power_w_per_gpu"]))
