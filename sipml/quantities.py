@@ -783,7 +783,7 @@ QUANTITY_LIST = (
     _Q("network_cost_usd_per_gpu", "USD", 1.0, COST, lambda r: r.cost.network_cost_per_gpu_usd.typical, "network "
        "cost per GPU, typical prices", _network_cost),
     _Q("network_power_w_per_gpu", "W", 1.0, COST, lambda r: r.cost.network_power_per_gpu_w.typical, "network "
-       "nameplate power per GPU", _network_power),
+       "nameplate power per GPU (the boxes' host SerDes at the class the design's channels need)", _network_power),
     _Q("optics_power_w_per_gpu", "W", 1.0, COST, lambda r: r.cost.optics_power_per_gpu_w.typical, "optics power "
        "per GPU at boundary B1 (every port's module or engine with its laser)", _optics_power),
     _Q("port_power_w_per_gpu", "W", 1.0, COST, lambda r: (None if r.cost.port_power_per_gpu_w is None
