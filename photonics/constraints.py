@@ -37,9 +37,16 @@ def _budget_message(a) -> str:
             f"margin {a.sections['link'].system_margin:g} dB")
 
 
-def no_power_closes_text(cap_w: float, lines: int, cap_share_dbm: float, need_dbm: float) -> str:
-    """Why no laser power per line closes a budget: the aggregate cap's share of the weakest line in the bus falls
-    short of what the budget needs there (E10). The one wording of the budget report, `explain` and `check`."""
+def no_power_closes_text(cap_w: float, lines: int, cap_share_dbm: float, need_dbm: float, penalties=(),
+                         sensitivity_dbm: float = 0.0) -> str:
+    """Why no laser power per line closes a budget: a penalty that closes the eye whatever the power (its `penalties`,
+    LedgerLines, infinite; or no sensitivity at all), else the aggregate cap's share of the weakest line in the bus
+    falls short of what the budget needs there (E10). The one wording of the budget report, `explain` and `check`."""
+    closed = [p.name for p in penalties if not np.isfinite(float(p.value_db))]
+    closed += ["receiver sensitivity"] if not np.isfinite(float(sensitivity_dbm)) else []
+    if closed or not np.isfinite(float(need_dbm)):
+        what = ", ".join(closed) if closed else "the power the budget needs"
+        return f"no power closes: the eye is closed whatever the laser gives ({what} infinite)"
     return (f"no power closes: the aggregate cap of {cap_w * 1e3:g} mW over {lines} lines binds ({cap_share_dbm:.2f} "
             f"dBm of the weakest line enters the bus however strong the laser, {need_dbm:.2f} dBm needed)")
 
@@ -53,7 +60,7 @@ def _ring_budget_message(a) -> str:
         return f"{_budget_message(a)}; {least:.2f} dBm per laser line closes it"
     return (f"{_budget_message(a)}; " + no_power_closes_text(
         float(a.sections["laser"].aggregate_power_limit), int(b.lit), float(b.cap_share_dbm),
-        float(b.launch_dbm - b.margin)))
+        float(b.launch_dbm - b.margin), b.penalties, float(a.receiver.sensitivity_dbm)))
 
 
 def _eye_limit_dbm(a):

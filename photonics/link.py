@@ -158,7 +158,8 @@ def reach_figures(d: LinkDesign, signal: SignalFigures, rx: ReceiverFigures, pow
     passes = int(budget.max_hops(power.launch_dbm, rx.sensitivity_dbm, power.penalty_db, switch_fixed, per_pass,
                                  lk.system_margin)) if per_pass > 0 else -1
     no_power = "" if math.isfinite(min_line_dbm) else constraints.no_power_closes_text(
-        d.laser.aggregate_power_limit, power.lines_in_bus, power.cap_share_dbm, power.needed_at_launch_dbm)
+        d.laser.aggregate_power_limit, power.lines_in_bus, power.cap_share_dbm, power.needed_at_launch_dbm,
+        power.penalties, rx.sensitivity_dbm)
     return ReachFigures(max_fiber_length_m=longest, fiber_reach_m=reach,
                         max_switch_passes=passes if passes >= 0 else None, min_laser_power_per_line_dbm=min_line_dbm,
                         no_power_closes=no_power)

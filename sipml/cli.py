@@ -656,7 +656,7 @@ def mix(designs: Annotated[Optional[list[str]], typer.Argument(
             "--vary", metavar="JOB.KEY=a,b,c", help="run the mix at each size of a job: JOB.gpus or JOB.batch "
                                                     "(repeatable: the product)")] = None,
         plot: Annotated[Optional[Path], typer.Option(
-            "--plot", metavar="PNG", help="also write the figure of where each job runs")] = None,
+            "--plot", metavar="FILE", help="also write the figure of where each job runs (.png, .svg or .pdf)")] = None,
         fmt: FormatOpt = Format.table, output: OutputOpt = None, set_: SetEachOpt = None, catalog: CatalogOpt = None,
         gpu_file: GpuFileOpt = None) -> None:
     """Several jobs sharing one cluster, each design side by side: where each job runs (the fabric's own rule), its
@@ -665,9 +665,11 @@ def mix(designs: Annotated[Optional[list[str]], typer.Argument(
     from sipml.mix_report import run_mix_command
 
     if plot is not None:
+        from sipml.plotting import check_figure_path
         from sipml.render import check_output
 
         check_output(plot)
+        check_figure_path(plot, "--plot")
     cat = _catalog(catalog)
     table = _gpu_table(gpu_file, cat)
     _doing("placing and training the mix")
@@ -771,9 +773,9 @@ def sweep(design: DesignArg = None,
           output: SweepOutputOpt = None, set_: SetOpt = None,
           plot: Annotated[Optional[str], typer.Option(
               "--plot", metavar="X,Y[,COLOR]",
-                                                      help="also write a PNG of columns x,y[,color] (see --plot-file)")] = None,
+                                                      help="also write a figure of columns x,y[,color] (see --plot-file)")] = None,
           plot_file: Annotated[Path, typer.Option("--plot-file", metavar="PATH",
-                                                  help="where --plot writes")] = Path("sweep.png"),
+                                                  help="where --plot writes (.png, .svg or .pdf)")] = Path("sweep.png"),
           scheduler: Annotated[Optional[str], typer.Option(
               "--scheduler", metavar="ADDRESS",
                                                            help="run on a Dask cluster, e.g. tcp://HOST:8786 (the rows equal the local run's; each worker "
@@ -808,10 +810,13 @@ def sweep(design: DesignArg = None,
     if plot is None and plot_file != Path("sweep.png"):
         raise InputError("--plot-file names where --plot writes: give --plot X,Y[,COLOR] too")
     if plot is not None:
+        from sipml.plotting import check_figure_path
+
         try:
             check_output(plot_file)
         except InputError as exc:
             raise InputError(f"--plot-file {exc}") from None
+        check_figure_path(plot_file, "--plot-file")
     if plot is not None:
         check_plot(plot, vary, model is not None, link_only)
     files = _data_files(catalog, gpu_file)

@@ -36,13 +36,41 @@ def png(fig, metadata: dict[str, str] | None = None) -> bytes:
     return buf.getvalue()
 
 
+FIGURE_SUFFIXES = (".png", ".svg", ".pdf")  # what a figure file's name may end in: the format it is written in
+
+
+def check_figure_path(path, option: str) -> None:
+    """InputError unless `path` ends in a figure format `save` writes (so a name never says one format and holds
+    another)."""
+    from core.errors import InputError
+
+    if Path(path).suffix.lower() not in FIGURE_SUFFIXES:
+        raise InputError(f"{option} {path}: a figure is written as {', '.join(FIGURE_SUFFIXES)}; name the file with "
+                         "one of them")
+
+
 def save(fig, path, title: str) -> Path:
-    """Write `fig` as a PNG at `path`, atomically, and close it; its metadata say what it shows (`title`) and the
-    version, date and command line that made it (`sipml.provenance`), as the report's figures do."""
+    """Write `fig` at `path` in the format its suffix names (`FIGURE_SUFFIXES`), atomically, and close it; its
+    metadata say what it shows (`title`) and the version, date and command line that made it (`sipml.provenance`),
+    as the report's figures do (PNG text chunks; SVG's Dublin Core and PDF's info keys for the same)."""
+    import matplotlib.pyplot as plt
+
     from sipml.provenance import provenance, stamped
     from sipml.render import write_atomic_bytes
 
-    write_atomic_bytes(Path(path), png(fig, stamped(title, provenance())))
+    fmt = Path(path).suffix.lower().lstrip(".") or "png"
+    meta = stamped(title, provenance())
+    if fmt == "png":
+        data = png(fig, meta)
+    else:
+        keys = ({"Title": meta["Title"], "Creator": meta["Software"], "Date": meta["Creation Time"],
+                 "Source": meta["Source"], "Description": meta["Description"]} if fmt == "svg" else
+                {"Title": meta["Title"], "Creator": meta["Software"], "Subject": meta["Description"]})
+        buf = io.BytesIO()
+        fig.savefig(buf, format=fmt, metadata=keys)
+        plt.close(fig)
+        data = buf.getvalue()
+    write_atomic_bytes(Path(path), data)
     return Path(path)
 
 

@@ -209,3 +209,20 @@ def test_a_tdecq_budget_honours_the_receivers_floor(capsys):
     low = budget("transmitter.tdecq=0.5 dB")
     bare = budget("transmitter.tdecq=0.5 dB", "receiver.sensitivity_floor=0 mW")
     assert bare - low == pytest.approx(0.4, abs=1e-9)
+
+
+def test_a_closed_eye_is_named_where_no_power_closes_not_the_cap(capsys):
+    """PAM4 at 50 Gbit/s through a Q 20 000 drop filter (FWHM ≈ 9.7 GHz against 25 GBd): the filter's worst-case
+    eye closes (its ISI penalty is infinite), so no laser power closes the budget whatever the cap — the summary,
+    `check` and `explain` name the filter ISI, where they blamed the aggregate cap ("inf dBm needed")."""
+    closed = ["--set", "link.modulation=pam4", "--set", "receiver.model=thermal-noise", "--set",
+              "link.data_rate=50 Gbit/s", "--set", "ring.filter_q=20000"]
+    data = budget_json(capsys, *closed)
+    assert data["margin_db"] == "-inf"  # JSON writes an infinite number as text
+    said = "no power closes: the eye is closed whatever the laser gives (filter ISI"
+    assert data["no_power_closes"].startswith(said) and "inf dBm" not in data["no_power_closes"]
+    code, out, _ = run(capsys, "check", *closed, "-f", "json")
+    message = next(v["message"] for v in json.loads(out)["violations"] if v["name"] == "power_budget")
+    assert code == 1 and said in message and "aggregate cap" not in message
+    code, _, err = run(capsys, "explain", "margin_db", *closed)
+    assert code == 1 and said in err

@@ -379,3 +379,22 @@ def test_hot_spares_a_ring_cannot_use_stop_only_a_sweep_that_trains(cli):
         assert code == 0 and all(json.loads(line)["error"] == "" for line in out.splitlines()), err
     code, _, err = cli(*args, "--model", "gpt2-355m", "-f", "jsonl")
     assert code == 2 and "spare_gpus = 8: on sip-ring" in err and err.count("\n") == 1
+
+
+def test_a_figure_is_written_in_the_format_its_name_says(capsys, tmp_path):
+    """`--plot-file p.svg` wrote PNG bytes under an .svg name; now SVG and PDF are written as such, with the
+    figure's title in their metadata, and a name of no figure format is refused before any work (exit 2)."""
+    args = ["sweep", "--link-only", "--vary", "laser.power_per_line=1 mW:10 mW:3", "-q", "-o", str(tmp_path / "r.csv"),
+            "--plot", "laser.power_per_line,margin_db"]
+    heads = {".svg": b"<?xml", ".pdf": b"%PDF", ".png": b"\x89PNG"}
+    for suffix, head in heads.items():
+        figure = tmp_path / f"p{suffix}"
+        code, _, err = run(capsys, *args, "--plot-file", str(figure))
+        assert code == 0, err
+        data = figure.read_bytes()
+        assert data.startswith(head), suffix
+        assert b"margin_db" in data or suffix == ".pdf"  # SVG's and PNG's title in clear; PDF's in its info
+    for name in ("p.txt", "p"):
+        code, _, err = run(capsys, *args, "--plot-file", str(tmp_path / name))
+        assert code == 2 and "a figure is written as .png, .svg, .pdf" in err
+        assert not (tmp_path / name).exists()
