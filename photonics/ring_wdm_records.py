@@ -77,6 +77,13 @@ def package_figures(a: RingWdm) -> PackageFigures:
         a.capacity.capacity, pk.chiplets * pk.chiplet_fiber_edge)))
 
 
+MIN_FINESSE = 10.0  # [assumed] a resonance whose tails reach the next order (FWHM above a tenth of the FSR) is not
+# the single Lorentzian E4–E6 describe (microring.py's validity: high-finesse rings)
+GAP_WARNING = 1.25  # a bank's nearest-channel heater power over E11's FSR/η above which the gap is said [assumed:
+# a quarter more heater power than the grid that fills the FSR is worth a designer's look; the default design's 1.004
+# is not]
+
+
 def warnings(a: RingWdm) -> list[str]:
     """Models used outside their range, and search bounds reached."""
     d, lk, r, ring = a.design, a.sections["link"], a.sections["ring"], a.ring
@@ -86,13 +93,15 @@ def warnings(a: RingWdm) -> list[str]:
                    "correct 3σ of fabrication variation); DSENT's athermal rings with trim, no heater, are "
                    "'athermal-with-trim'")
     grid_hz = lk.wavelengths_per_fiber * lk.channel_spacing
-    if d.tuning.model == "nearest-channel" and ring.fsr > 1.5 * grid_hz:
+    over_e11 = lk.wavelengths_per_fiber * float(a.tuning.shift) / float(ring.fsr)  # a bank's heaters over FSR/η
+    if d.tuning.model == "nearest-channel" and over_e11 > GAP_WARNING:
         matched_radius = float(microring.C / (r.group_index * grid_hz * 2 * math.pi))
         centres_hz = (lk.wavelengths_per_fiber - 1) * lk.channel_spacing
         out.append(f"[tuning] the grid's channels span {centres_hz / 1e12:.2f} THz of a {float(ring.fsr) / 1e12:.2f} "
                    f"THz FSR: nearest-channel tuning may cross the {float(a.tuning.shift) / 1e12:.2f} THz gap between "
-                   f"the last channel and the next order of the first; a ring of radius {matched_radius * 1e6:.1f} µm "
-                   f"(an FSR of {lk.wavelengths_per_fiber} spacings) matches the grid")
+                   f"the last channel and the next order of the first, and each ring is heated for it: "
+                   f"{over_e11:.2g}× the FSR/η per ring bank of a grid that fills the FSR (E11); a ring of radius "
+                   f"{matched_radius * 1e6:.1f} µm (an FSR of {lk.wavelengths_per_fiber} spacings) matches the grid")
     if a.budget.count >= MAX_SEARCH_WAVELENGTHS:
         out.append(f"[link] the power budget closes at least {MAX_SEARCH_WAVELENGTHS} wavelengths per fiber; "
                    "the search stops there")
@@ -105,6 +114,12 @@ def warnings(a: RingWdm) -> list[str]:
         out.append(f"[ring] the given propagation loss {r.propagation_loss / 100:g} dB/cm is below the bending-loss "
                    f"fit at {r.radius * 1e6:g} µm ({fit / 100:.3g} dB/cm): its intrinsic Q {float(ring.intrinsic_q):.3g} "
                    "is beyond what the bend-loss data allow")
+    for which, fwhm in (("drop filter", ring.fwhm), ("modulator", ring.modulator_fwhm)):
+        finesse = float(microring.finesse(ring.fsr, fwhm))
+        if finesse < MIN_FINESSE:
+            out.append(f"[ring] the {which}'s finesse is {finesse:.3g} (FWHM {float(fwhm) / 1e9:.4g} GHz in a "
+                       f"{float(ring.fsr) / 1e9:.4g} GHz FSR), below the {MIN_FINESSE:g} the Lorentzian forms "
+                       "(E4–E6, one resonance far from the next order) hold for")
     if ring.filter_to_symbol_rate < filtering.MIN_VALID_RATIO:
         out.append(f"[ring] the drop filter's FWHM is {float(ring.filter_to_symbol_rate):.3f} × the symbol rate, "
                    "below the tenth the filter-ISI models (E18) hold for")

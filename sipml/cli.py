@@ -851,7 +851,11 @@ def optimize(design: DesignArg = None,
              = False,
              quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress bar")] = False,
              catalog: CatalogOpt = None, gpu_file: GpuFileOpt = None, strategy: TrainingStrategyOpt = None,
-             batch: TrainingBatchOpt = None) -> None:
+             batch: TrainingBatchOpt = None,
+             link_only: Annotated[bool, typer.Option(
+                 "--link-only", help="judge each point by its link alone, as `budget` does (no fabric: a ring-wdm "
+                                     "link without a [fabric] is not judged against the default ring); link "
+                                     "quantities only")] = False) -> None:
     """Find the best point of a grid for one quantity, feasible and under the constraints, and say what stops it
     (what the better points fail). Exhaustive over the grid; --refine continues along continuous axes. Exits 1
     when no point qualifies."""
@@ -872,7 +876,7 @@ def optimize(design: DesignArg = None,
     with _progress("optimize", "points", quiet) as progress:
         result = search(design, set_, vary, maximize or minimize, maximize is not None, constraints, model=model,
                         baseline=baseline, progress=progress, refine=refine, catalog=cat, gpus=gpus, strategy=strategy,
-                        batch=batch)
+                        batch=batch, link_only=link_only)
     _emit(optimize_report(result, _named(design)), fmt, output)
     if result["best"] is None:
         raise typer.Exit(1)

@@ -67,21 +67,20 @@ def parse_constraint(text: str) -> Constraint:
     return Constraint(name, op, float(number))
 
 
-def _feasible(point) -> bool:
-    """Feasible as `sipml check` judges it: the fabric, or a point-to-point link on its own."""
-    design = point.design
-    if design.link.link.kind != "ring-wdm" and not design.has_fabric:
-        return point.link.feasible
-    return point.fabric.feasible
+def _feasible(point, link_only: bool = False) -> bool:
+    """Feasible as `sipml check` judges it: the fabric, or a point-to-point link on its own (or, `link_only`, the
+    link alone: `sipml budget`'s verdict)."""
+    return not _violations(point, link_only)
 
 
 def optimize(design, overrides, vary, objective: str, maximize: bool, constraints: list[Constraint],
              model: str = "gpt2-355m", baseline: str = "fattree-200", progress=None, refine: bool = False,
-             catalog=None, gpus=None, strategy: str | None = None, batch: int | None = None) -> dict:
+             catalog=None, gpus=None, strategy: str | None = None, batch: int | None = None,
+             link_only: bool = False) -> dict:
     """Search the grid (then, with `refine`, each continuous axis around the best point); the result's keys are
     the JSON of `sipml optimize`. `catalog`, `gpus`: what the points price with and find their GPU among (None:
     the shipped ones); `strategy`, `batch`: the fixed parts of the strategy and the global batch of the training
-    quantities (`sipml.explain.Evaluator`)."""
+    quantities (`sipml.explain.Evaluator`); `link_only`: points judged by their link alone, link quantities only."""
     from core.errors import InputError
     from sipml.design_files import ALL_SECTIONS
     from sipml.explain import Evaluator
@@ -100,6 +99,13 @@ def optimize(design, overrides, vary, objective: str, maximize: bool, constraint
     points = grid_points(axes)
     names = list(dict.fromkeys([objective, *(c.quantity for c in constraints)]))
     evaluators = {name: Evaluator(name, model, baseline, catalog, gpus, strategy, batch) for name in names}
+    from sipml.quantities import QUANTITIES
+
+    beyond = [name for name, e in evaluators.items() if e.quantity.stage != "link"]
+    if link_only and beyond:
+        raise InputError(f"--link-only judges each point by its link alone: {', '.join(beyond)} "
+                         f"{'is not a link quantity' if len(beyond) == 1 else 'are not link quantities'} (those are "
+                         + ", ".join(q.key for q in QUANTITIES.values() if q.stage == "link") + ")")
     design = Points(design)  # the file read once; each point built from it
     rows = []
     if progress is not None:  # the total before the first point ends
@@ -107,7 +113,7 @@ def optimize(design, overrides, vary, objective: str, maximize: bool, constraint
     for done, point in enumerate(points, 1):
         values = {f"{a.section}.{a.key}": a.values[i] for a, i in zip(axes, point)}
         texts = {f"{a.section}.{a.key}": a.texts[i] for a, i in zip(axes, point)}
-        rows.append(_evaluate(design, overrides, values, texts, evaluators, _as_written(axes, values)))
+        rows.append(_evaluate(design, overrides, values, texts, evaluators, _as_written(axes, values), link_only))
         if progress is not None:
             progress(done, len(points))
     result = _result(rows, objective, maximize, constraints)
@@ -117,7 +123,7 @@ def optimize(design, overrides, vary, objective: str, maximize: bool, constraint
     result.update({"model": model if training else None, "baseline": baseline if training else None,
                    "strategy": (strategy or None) if training else None, "batch": batch if training else None})
     if refine and result["best"] is not None:
-        _refine(result, rows, axes, design, overrides, evaluators, objective, maximize, constraints)
+        _refine(result, rows, axes, design, overrides, evaluators, objective, maximize, constraints, link_only)
         # what scores better than the refined best, and what stops it: the grid's and the refined points' anew
         again = _result(rows, objective, maximize, constraints)
         result.update({key: again[key] for key in ("better_points", "stopped_by", "undefined")})
@@ -173,9 +179,11 @@ def _as_written(axes, values: dict) -> dict:
     return out
 
 
-def _evaluate(points, overrides, values: dict, texts: dict, evaluators, shown: dict | None = None) -> dict:
-    """One point: its inputs, whether it is feasible, and every quantity asked for (or the rules' refusal);
-    `texts` its --set texts, `shown` how its inputs are written in the report (`_as_written`; None: `texts`)."""
+def _evaluate(points, overrides, values: dict, texts: dict, evaluators, shown: dict | None = None,
+              link_only: bool = False) -> dict:
+    """One point: its inputs, whether it is feasible (`link_only`: its link alone), and every quantity asked for (or
+    the rules' refusal); `texts` its --set texts, `shown` how its inputs are written in the report (`_as_written`;
+    None: `texts`)."""
     from core.errors import SipmlError
     from sipml.sweep_point_rows import given_as
     from workloads.evaluation import Evaluation
@@ -185,9 +193,9 @@ def _evaluate(points, overrides, values: dict, texts: dict, evaluators, shown: d
     try:
         first = next(iter(evaluators.values()))
         point = Evaluation(points.load(sets, given_as(overrides)), first.catalog, first.gpus)
-        row["feasible"] = _feasible(point)
+        row["feasible"] = _feasible(point, link_only)
         row["violations"] = [] if row["feasible"] else [{"name": v.name, "message": v.message}
-                                                        for v in _violations(point)]
+                                                        for v in _violations(point, link_only)]
         row["values"] = {name: _value(evaluate, point, row["feasible"]) for name, evaluate in evaluators.items()}
         row["error"] = ""
     except SipmlError as exc:
@@ -195,7 +203,8 @@ def _evaluate(points, overrides, values: dict, texts: dict, evaluators, shown: d
     return row
 
 
-def _refine(result, rows, axes, design, overrides, evaluators, objective, maximize, constraints) -> None:
+def _refine(result, rows, axes, design, overrides, evaluators, objective, maximize, constraints,
+            link_only: bool = False) -> None:
     """Bounded scalar search (scipy, Brent's method) along each continuous axis between the best grid point's
     neighbours, the others held; a refined point replaces the best only if it qualifies and scores better."""
     from scipy.optimize import minimize_scalar
@@ -227,7 +236,7 @@ def _refine(result, rows, axes, design, overrides, evaluators, objective, maximi
             value = field.parse(field.show(form(x)))
             inputs = {**best["inputs"], key: value}
             row = _evaluate(design, overrides, inputs, {**texts, key: set_text(field, value)}, evaluators,
-                            _as_written(axes, inputs))
+                            _as_written(axes, inputs), link_only)
             tried[x] = row
             ok = not _fails(row, constraints) and math.isfinite(row["values"].get(objective, math.nan))
             return -sign * row["values"][objective] if ok else worse
@@ -246,10 +255,10 @@ def _refine(result, rows, axes, design, overrides, evaluators, objective, maximi
                         "continuous axis between the best point's neighbours")
 
 
-def _violations(point):
-    """What makes the point infeasible, as `sipml check` reports it."""
+def _violations(point, link_only: bool = False):
+    """What makes the point infeasible, as `sipml check` reports it (`link_only`: the link's alone)."""
     design = point.design
-    if design.link.link.kind != "ring-wdm" and not design.has_fabric:
+    if link_only or (design.link.link.kind != "ring-wdm" and not design.has_fabric):
         return point.link.violations
     return point.fabric.violations
 

@@ -58,3 +58,14 @@ def test_the_package_perimeter_caps_the_fibers_more_chiplets_escape(capsys):
     assert data["max_capacity_gbps"] == pytest.approx(data["lifted_limits_gbps"]["package_escape"])
     one = budget(capsys)  # one chiplet, well inside the edge: ⌊39 / 2⌋
     assert one["escape_fibers_per_direction"] == 19
+
+
+def test_a_low_finesse_ring_is_said_to_be_outside_the_lorentzian_forms(capsys):
+    """A drop filter of Q 200 at 1310 nm has a 1.14 THz FWHM in a 1.60 THz FSR (finesse 1.4): its tails reach the
+    next order, which the single-resonance Lorentzian forms (E4–E6) do not describe; `budget` warns (it said nothing,
+    down to Q 1.0001, finesse 0.007). The default filter (finesse ≈ 45) raises no such warning."""
+    code, out, _ = run(capsys, "budget", "--set", "ring.filter_q=200", "-f", "json")
+    warned = [w for w in json.loads(out)["warnings"] if "finesse" in w]
+    assert code == 0 and len(warned) == 1 and warned[0].startswith("[ring] the drop filter's finesse is 1.4 ")
+    code, out, _ = run(capsys, "budget", "-f", "json")
+    assert not [w for w in json.loads(out)["warnings"] if "finesse" in w]

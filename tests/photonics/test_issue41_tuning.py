@@ -4,6 +4,7 @@ photonics-4.md E83). The two meanings are now two choices: 'athermal-untrimmed' 
 fabrication variation, E84, the old 'athermal') and 'athermal-with-trim' (no heater, a standing trim power per ring
 that is 0 by DSENT and ≈ 231 µW per device measured by Zortman et al. 2010, E85)."""
 
+import json
 import math
 
 import pytest
@@ -71,3 +72,23 @@ def test_issue41_the_help_gives_dsent_meanings():
 def test_issue41_trim_power_has_a_unit_and_a_bound():
     with pytest.raises(InputError, match="trim_power"):
         TuningSection(strategy="athermal-with-trim", trim_power=-1e-3)
+
+
+def test_a_gap_between_the_grid_and_the_fsr_is_said_with_what_it_costs_against_e11(capsys):
+    """Nearest-channel tuning heats each ring through the widest gap between channel slots around the FSR: a 5 µm
+    ring (FSR ≈ 2.39 THz at n_g 4) under 16 channels at 100 GHz leaves an 886 GHz gap, so a bank draws
+    16 × 886 / 2386 ≈ 5.9× DSENT's FSR/η (E11, which assumes the grid fills the FSR) and `budget` says so, at any
+    excess above 25 % (it said nothing below an FSR of 1.5 grids: here 1.49). The default design's grid fills its
+    FSR (8 × 200 GHz in 1.60 THz): nothing to say."""
+    from tests.sipml.cli_run import run
+
+    gap = ["--set", "ring.radius=5 um", "--set", "link.wavelengths_per_fiber=16", "--set",
+           "link.channel_spacing=100 GHz", "--set", "laser.lines=16"]
+    code, out, err = run(capsys, "budget", *gap, "-f", "json")
+    warned = [w for w in json.loads(out)["warnings"] if w.startswith("[tuning] the grid's channels")]
+    assert code == 0 and len(warned) == 1, err
+    fsr = C / (4.0 * 2 * math.pi * 5e-6)
+    over = 16 * (fsr - 15 * 100e9) / fsr
+    assert over == pytest.approx(5.9, abs=0.05) and f"{over:.2g}× the FSR/η per ring bank" in warned[0]
+    code, out, _ = run(capsys, "budget", "-f", "json")
+    assert not [w for w in json.loads(out)["warnings"] if w.startswith("[tuning] the grid's")]

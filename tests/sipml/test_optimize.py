@@ -227,3 +227,25 @@ def test_an_axis_written_in_dbm_is_shown_in_dbm(capsys):
     assert main(args + ["--refine"]) == 0
     refined = json.loads(capsys.readouterr().out)["best"]["texts"]["laser.power_per_line"]
     assert refined.endswith(" dBm") and 3 < float(refined.split()[0]) < 12
+
+
+def test_link_only_judges_each_point_by_its_link_as_budget_does(capsys, tmp_path):
+    """A ring-wdm link file without a [fabric] is checked against the default 1,024-GPU ring, whose unamplified
+    reach (1 GPU) fails SiP-ML's 16: every point fails `ring_reach`, exit 1. `--link-only` judges the link alone,
+    as `sipml budget` does: the best point is the brute-force best of the points whose margin is at least 1 dB
+    (through the API, link by link); a quantity of another stage is refused (exit 2)."""
+    design = tmp_path / "link.toml"
+    design.write_text('[link]\nwavelengths_per_fiber = 8\n')
+    powers = ("2 mW", "3 mW", "4 mW", "6 mW")
+    grid = [str(design), "--minimize", "energy_pj_per_bit", "--vary", "laser.power_per_line=" + ",".join(powers),
+            "--subject-to", "margin_db>=1"]
+    code, result, _ = run(capsys, *grid)
+    assert code == 1 and result["valid_points"] == 0
+    assert {v["name"] for v in result["closest"]["violations"]} >= {"ring_reach"}
+    code, result, _ = run(capsys, *grid, "--link-only")
+    links = [evaluate(load_design(str(design), [f"laser.power_per_line={p}"]).link) for p in powers]
+    qualifying = [link.total_energy_j_per_bit * 1e12 for link in links if link.feasible and link.margin_db >= 1]
+    assert code == 0 and result["valid_points"] == len(qualifying) > 0
+    assert result["best"]["value"] == pytest.approx(min(qualifying))
+    code, _, err = run(capsys, *grid, "--link-only", "--subject-to", "speedup>=1")
+    assert code == 2 and "speedup is not a link quantity" in err
