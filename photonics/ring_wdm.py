@@ -478,7 +478,7 @@ def budget_stage(d: LinkDesign, s: dict, ring: RingArrays, lz: LaserArrays, sig:
     items = tuple(dataclasses.replace(item, value_db=passed[item.key]) if item.key in passed else item
                   for item in unpassed)
     total = total_db(items)
-    penalties = _penalty_lines(d, s, sig, ring, pen, xt_db, leak)
+    penalties = _penalty_lines(d, s, sig, ring, pen, xt_db, leak, lz.flatness)
     penalty_db = (0.0 + pen.extinction_db + xt_db + ring.isi_db + ring.modulator_isi_db + pen.rin_db
                   + pen.dispersion_db)
     # the least line power that closes, with the aggregate cap applied (E9 in dB, E10): none where the cap's share
@@ -518,15 +518,20 @@ def _bus_loss_db(transmission, count, spacing, fsr, excess, fwhm, t0):
     return loss
 
 
-def _penalty_lines(d: LinkDesign, s: dict, sig, ring: RingArrays, pen: PenaltyArrays, xt_db, leak) -> tuple:
+def _penalty_lines(d: LinkDesign, s: dict, sig, ring: RingArrays, pen: PenaltyArrays, xt_db, leak,
+                   flatness_db=0.0) -> tuple:
     """The penalties as ledger lines, in order: extinction ratio, crosstalk, filter ISI, modulator ISI, RIN,
-    dispersion (details for one point only)."""
+    dispersion (details for one point only). `leak`: ΣX relative to the weakest line, E6's sum over aggressors at
+    the mean line power, `flatness_db` above it."""
     extinction, rin, dispersion = penalty_lines(d, s, sig, pen)
     one = ndim(xt_db) == 0 and ndim(ring.isi_db) == 0
     n = s["link"].wavelengths_per_fiber
+    flat = float(flatness_db) if one and ndim(flatness_db) == 0 else 0.0
+    weighted = (f" (E6's sum {float(leak) / db_to_lin(flat):.4f} of aggressors at the mean line power, the victim "
+                f"{flat:g} dB below)" if flat else "")
     return (extinction,
-            LedgerLine("crosstalk", as_number(xt_db), f"ΣX {float(leak):.4f} at the weakest line, {n} channels (E6–E7)"
-                       if one else "", "crosstalk"),
+            LedgerLine("crosstalk", as_number(xt_db), f"ΣX {float(leak):.4f} at the weakest line{weighted}, {n} "
+                       "channels (E6–E7)" if one else "", "crosstalk"),
             LedgerLine("filter ISI", as_number(ring.isi_db), f"Δ = FWHM/symbol rate = "
                        f"{float(ring.filter_to_symbol_rate):.2f}, {d.ring.filter_isi} model (E18)" if one else "",
                        "filter_isi"),

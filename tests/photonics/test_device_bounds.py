@@ -69,3 +69,20 @@ def test_a_low_finesse_ring_is_said_to_be_outside_the_lorentzian_forms(capsys):
     assert code == 0 and len(warned) == 1 and warned[0].startswith("[ring] the drop filter's finesse is 1.4 ")
     code, out, _ = run(capsys, "budget", "-f", "json")
     assert not [w for w in json.loads(out)["warnings"] if "finesse" in w]
+
+
+def test_the_crosstalk_line_says_how_its_sum_is_weighted_by_the_comb_envelope(capsys):
+    """The printed ΣX is E6's sum over the aggressors at the mean line power relative to the weakest line, which
+    sits `flatness` below: the default comb's 3 dB doubles it (0.0262 → 0.0522). A user checking E6 by hand read the
+    weighted figure as the sum; the ledger now gives both, and a DFB array (no envelope) the sum alone."""
+    import re
+
+    data = budget(capsys)
+    detail = next(line["detail"] for line in data["ledger"] if line["name"] == "penalty: crosstalk")
+    printed, summed = (float(x) for x in re.match(r"ΣX ([0-9.]+) at the weakest line \(E6's sum ([0-9.]+) of "
+                                                  r"aggressors at the mean line power, the victim 3 dB below\)",
+                                                  detail).groups())
+    assert printed == pytest.approx(summed * 10 ** 0.3, abs=1e-4)
+    dfb = budget(capsys, "laser.kind=dfb")
+    detail = next(line["detail"] for line in dfb["ledger"] if line["name"] == "penalty: crosstalk")
+    assert detail.startswith(f"ΣX {summed:.4f} at the weakest line, 8 channels")
