@@ -87,10 +87,10 @@ class BomLine:
     scope: str = "per_gpu"
     network: bool | None = None
     per: str = "item"  # what `count` counts: items; "bit/s", a bit rate served by items of the entry's port_rate
-    # (fractional items: engine capacity); "bit/s whole", the same in whole items (laser modules)
+    # (fractional items: engine capacity); "bit/s whole", the same in whole items (laser modules); "correction",
+    # items of an unpriced entry that correct other lines' ratings, counted with either sign (the host SerDes power
+    # the switches' and NICs' ratings leave out or count beyond the design's need)
     drive: str | None = None  # the drive a pluggable module must have here ("retimed", "linear"; None: any)
-    # "correction": items of an unpriced entry that correct other lines' ratings, counted with either sign (the
-    # host SerDes power the switches' and NICs' ratings leave out or count beyond the design's need)
 
 
 @record(kw_only=True)

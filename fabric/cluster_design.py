@@ -84,14 +84,20 @@ class FabricSection(Section):
     @property
     def server(self) -> str:
         """The catalog entry of the server share per GPU: `host`, or the GPU's own server where host = 'gpu' (a
-        FieldError for a GPU the calculator knows no server for)."""
-        if self.host != "gpu":
-            return self.host
-        if self.gpu not in SERVERS:
-            raise FieldError(self.section_name, f"host = 'gpu': {self.gpu} ships in no server the calculator knows "
-                                                f"({', '.join(sorted(SERVERS))} do); set host to a server.* catalog "
-                                                "entry, or 'none'")
-        return SERVERS[self.gpu]
+        FieldError for a GPU the calculator knows no server for: `server_refusal`)."""
+        refusal = self.server_refusal()
+        if refusal is not None:
+            raise refusal
+        return SERVERS[self.gpu] if self.host == "gpu" else self.host
+
+    def server_refusal(self) -> FieldError | None:
+        """Why `server` has no entry to give (host = 'gpu' with a GPU the calculator knows no server for); None
+        where it has one."""
+        if self.host != "gpu" or self.gpu in SERVERS:
+            return None
+        return FieldError(self.section_name, f"host = 'gpu': {self.gpu} ships in no server the calculator knows "
+                                             f"({', '.join(sorted(SERVERS))} do); set host to a server.* catalog "
+                                             "entry, or 'none'")
 
 
 # The server each catalog GPU ships in, the host [fabric] host = 'gpu' takes: NVIDIA's DGX (or rack) product for
@@ -123,7 +129,7 @@ class ReliabilitySection(Section):
                                              "its GPUs' shares together, however fast the storage", "NVIDIA DGX "
                                              "BasePOD reference architecture: DGX H100/H200 and B200 reach storage "
                                              "over two 400 Gb/s ports per 8-GPU server [restated]; 800 Gb/s / 8 "
-                                             "[inferred]", lo=1e6, hi=1e13)
+                                             "[inferred]; the same taken for every server [assumed]", lo=1e6, hi=1e13)
     checkpoint_bytes_per_parameter: float = positive(14.0, "1", "bytes of checkpoint per model parameter",
                                                      "bf16 weights (2) + fp32 master weights (4) + Adam's two fp32 "
                                                      "moments (8) (reliability.md Y6a) [inferred]", lo=0.5, hi=64.0)

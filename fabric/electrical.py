@@ -41,7 +41,7 @@ import math
 import numpy as np
 
 from core.errors import InputError
-from core.fields import MIN_EFFICIENCY, Section, non_negative, param, positive, when, when_above
+from core.fields import MIN_EFFICIENCY, Section, default_of, non_negative, param, positive, when, when_above
 from core.records import record
 from fabric import collectives as col
 from fabric.bom import BomLine
@@ -205,12 +205,14 @@ class ElectricalSection(Section):
                                           "224G [assumed]", hi=MAX_DB)
     serdes_lr_energy: float = non_negative("8 pJ/bit", "J/bit", "energy of a long-reach host SerDes, Tx + Rx",
                                            "6–10 pJ/bit (fabrics-2026.md K15) [restated]; the midpoint", hi=1e-9)
-    rated_serdes_energy: float = non_negative("2.29 pJ/bit", "J/bit", "host SerDes energy, Tx + Rx, that the "
-                                              "switches' and NICs' catalog power counts per bit of their ports: a "
-                                              "design's channels needing another class add the difference to the "
-                                              "network power (the serdes.beyond_rating line)", "[assumed] the boxes "
-                                              "rated with retimed pluggables at 100G lanes, an 11 dB trace on a "
-                                              "medium-reach SerDes (fabrics-2026.md K7, K15)", hi=1e-9)
+    rated_serdes_energy: float = non_negative("0 pJ/bit", "J/bit", "host SerDes energy, Tx + Rx, that the switches' "
+                                              "and NICs' catalog power counts per bit of their ports (0: the class a "
+                                              "retimed pluggable takes at lane_rate through the shipped front-panel "
+                                              "trace, medium reach at 100G lanes, long reach at 200G); a design's "
+                                              "channels needing another class add the difference to the network "
+                                              "power (the serdes.beyond_rating line)", "[assumed] each box rated with "
+                                              "the retimed pluggables it is sold for, at its lanes' rate "
+                                              "(fabrics-2026.md K7, K15)", hi=1e-9)
     optics_reach: float = positive("500 m", "m", "reach of the switched links' optics", "DR-class single-mode: LPO "
                                    "MSA 100G-DR-LPO and 1.6T DR8, 500 m (fabrics-2026.md K13, K14) [restated]",
                                    hi=MAX_FIBER_M)
@@ -346,7 +348,20 @@ def host_channels(el: ElectricalSection) -> tuple[HostChannel, HostChannel]:
     return nic, host_channel(pluggable, linear, board)
 
 
-SERDES_BEYOND_RATING = "serdes.beyond_rating"  # a catalog entry counted in watts: the host SerDes the boxes' ratings miss
+SERDES_BEYOND_RATING = "serdes.beyond_rating"  # a catalog entry in watts: the host SerDes the boxes' ratings miss
+
+
+def rated_serdes_j_per_bit(el: ElectricalSection) -> float:
+    """The host SerDes energy per bit the switches' and NICs' catalog power counts: `rated_serdes_energy`, or where 0
+    the class a retimed pluggable takes at the design's lane rate through the shipped front-panel trace with the
+    shipped SerDes classes (K7, K15: medium reach at 100G lanes, long reach at 200G) — a box's rating, which a
+    design's own trace loss or SerDes figures do not move (they move its host channels, and so the line)."""
+    if el.rated_serdes_energy:
+        return el.rated_serdes_energy
+    shipped = default_of(ElectricalSection)
+    classes = serdes_classes(shipped)
+    rated = host_channel(trace_loss_db(shipped.pluggable_trace_loss, el.lane_rate), False, classes[1:])
+    return rated.energy_j_per_bit if rated.closes else classes[-1].energy_j_per_bit
 
 
 def _optics_violations(el: ElectricalSection, nic: HostChannel, switch: HostChannel) -> list[Violation]:
@@ -434,8 +449,9 @@ def _evaluate(design: ClusterDesign) -> FabricEstimate:
     nic_bits, switch_bits = fab.gpus * el.nic_bandwidth, switch_ports * el.nic_bandwidth / el.planes
     serdes_w = 0.0 if one_server else (nic_bits * nic_channel.energy_j_per_bit
                                        + switch_bits * switch_channel.energy_j_per_bit)
-    rated = el.rated_serdes_energy  # what the switches' and NICs' own power counts (each end apart: exactly 0 where
-    beyond_w = 0.0 if one_server else (nic_bits * (nic_channel.energy_j_per_bit - rated)  # the design's is that)
+    rated = rated_serdes_j_per_bit(el)
+    # each end apart, so that the line is exactly 0 where the design's class is the rating's
+    beyond_w = 0.0 if one_server else (nic_bits * (nic_channel.energy_j_per_bit - rated)
                                        + switch_bits * (switch_channel.energy_j_per_bit - rated))
     scale_out = () if one_server else (
         *_optics_bom(fab.gpus, el, switch_ports, switches),

@@ -602,8 +602,8 @@ def _reach_formula(est: FabricEstimate):
               "1 + amplifier spacing × amplifiers a wavelength may pass") if d.amplified is not None
             else 1 + sp.floor(t(r"m_{\mathrm{neighbour}}", d.neighbour_margin_db, "dB", "the neighbour's margin")
                               / t(r"L_{\mathrm{pass}}", d.pass_loss_db, "dB", "loss of passing one GPU")
-                              * (1 + t(r"\epsilon", 1e-12, "", "the floor's rounding tolerance (a ratio one ulp "
-                                                                   "short of a whole number counts it)"))))
+                              * (1 + t(r"\epsilon", 1e-12, "", "the floor's rounding tolerance (a ratio rounded "
+                                                                   "just short of a whole number counts it)"))))
     return Formula("h", sp.Min(hops, t("G", est.gpus, "", "GPUs") - 1), t.terms)
 
 

@@ -162,7 +162,7 @@ class ReachFigures:
     fiber_reach_m: dict[str, float]  # each length limit alone: 'loss', 'dispersion', 'channel_isi'
     max_switch_passes: int | None  # None when the budget fails even with no switch
     min_laser_power_per_line_dbm: float  # with the aggregate cap applied; NaN where no line power closes
-    no_power_closes: str = ""  # why no line power closes (the aggregate cap binds); '' where one does
+    no_power_closes: str = ""  # why no line power closes (a closed eye, or the aggregate cap); '' where one does
 
 
 @record

@@ -94,7 +94,8 @@ def warnings(a: RingWdm) -> list[str]:
                    "'athermal-with-trim'")
     grid_hz = lk.wavelengths_per_fiber * lk.channel_spacing
     over_e11 = lk.wavelengths_per_fiber * float(a.tuning.shift) / float(ring.fsr)  # a bank's heaters over FSR/η
-    if d.tuning.model == "nearest-channel" and over_e11 > GAP_WARNING:
+    if d.tuning.model == "nearest-channel" and ring.fsr > grid_hz and over_e11 > GAP_WARNING:  # a gap in the FSR
+        # (an FSR under the grid is fsr_channels' violation)
         matched_radius = float(microring.C / (r.group_index * grid_hz * 2 * math.pi))
         centres_hz = (lk.wavelengths_per_fiber - 1) * lk.channel_spacing
         out.append(f"[tuning] the grid's channels span {centres_hz / 1e12:.2f} THz of a {float(ring.fsr) / 1e12:.2f} "

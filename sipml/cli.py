@@ -773,7 +773,7 @@ def sweep(design: DesignArg = None,
           output: SweepOutputOpt = None, set_: SetOpt = None,
           plot: Annotated[Optional[str], typer.Option(
               "--plot", metavar="X,Y[,COLOR]",
-                                                      help="also write a figure of columns x,y[,color] (see --plot-file)")] = None,
+              help="also write a figure of columns x,y[,color] (see --plot-file)")] = None,
           plot_file: Annotated[Path, typer.Option("--plot-file", metavar="PATH",
                                                   help="where --plot writes (.png, .svg or .pdf)")] = Path("sweep.png"),
           scheduler: Annotated[Optional[str], typer.Option(

@@ -32,7 +32,7 @@ from pathlib import Path
 from core import toml_files
 from core.errors import InputError, did_you_mean, shown
 from core.fields import TEXT_SPECS, AllOf, FieldError, Spec, When, all_of, conditions_of, specs, when
-from fabric.cluster_design import SERVERS, ClusterDesign, FabricSection, ReliabilitySection
+from fabric.cluster_design import ClusterDesign, FabricSection, ReliabilitySection
 from fabric.registry import changes, declared, get_kind, sections
 from photonics.link_design import SECTION_APPLIES_WHEN, SECTIONS, LinkDesign
 
@@ -486,8 +486,9 @@ def catalog_entries(design: ClusterDesign) -> list[tuple[str, str, str]]:
             if spec.unit != "text" or not key_applies(design, name, key):
                 continue
             value = getattr(section_of(design, name), key)
-            if (name, key) == ("fabric", "host") and value == "gpu":  # the GPU's own server (none known: refused
-                value = SERVERS.get(design.fabric.gpu, value)  # where a server is priced, FabricSection.server)
+            if (name, key) == ("fabric", "host") and design.fabric.server_refusal() is None:
+                value = design.fabric.server  # the GPU's own server where host = 'gpu' (none known: refused where
+                # a server is priced)
             if value not in spec.choices:
                 out.append((name, key, value))
     return out

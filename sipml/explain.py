@@ -375,10 +375,10 @@ def _refuse_undefined(name: str, source: str, reading, point) -> None:
     why = QUANTITIES[name].why_undefined(reading)
     link_fails = reading.link is not None and not reading.link.feasible and QUANTITIES[name].stage == "link"
     if link_fails and not why:
-        closed = [v.message.rpartition("; ")[2] for v in reading.link.violations
-                  if v.message.rpartition("; ")[2].startswith("no power closes: the eye is closed")]
+        closed = getattr(reading.link, "no_power_closes", "")  # a closed eye is why; the cap's share is check's
+        closed = closed if closed.startswith("no power closes: the eye is closed") else ""
         why = ("the link is infeasible (" + ", ".join(v.name for v in reading.link.violations)
-               + (f"; {closed[0]}" if closed else "") + "); `sipml check` says what binds")
+               + (f"; {closed}" if closed else "") + "); `sipml check` says what binds")
     if why and ((name in PRICED_KEYS and not reading.fabric.feasible) or link_fails):
         raise InfeasibleDesign(f"{source}: {name} is not defined for this design: {why}")
     if why:

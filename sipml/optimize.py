@@ -106,7 +106,18 @@ def optimize(design, overrides, vary, objective: str, maximize: bool, constraint
         raise InputError(f"--link-only judges each point by its link alone: {', '.join(beyond)} "
                          f"{'is not a link quantity' if len(beyond) == 1 else 'are not link quantities'} (those are "
                          + ", ".join(q.key for q in QUANTITIES.values() if q.stage == "link") + ")")
-    design = Points(design)  # the file read once; each point built from it
+    name, design = design, Points(design)  # the file read once; each point built from it
+    if any(e.quantity.stage in ("cost", "training") for e in evaluators.values()):
+        from sipml.sweep_run import check_server
+
+        check_server(design.load(list(overrides or ())), name, axes)  # every point prices the GPUs' server
+    if link_only:
+        from fabric.evaluate import effective_link
+
+        base = design.load(list(overrides or ()))
+        if effective_link(base) is None:
+            raise InputError(f"{name or 'the default design'}: its [fabric] kind = '{base.fabric.kind}' has no optical "
+                             "link: --link-only has no link to judge")
     rows = []
     if progress is not None:  # the total before the first point ends
         progress(0, len(points))
@@ -256,8 +267,13 @@ def _refine(result, rows, axes, design, overrides, evaluators, objective, maximi
 
 
 def _violations(point, link_only: bool = False):
-    """What makes the point infeasible, as `sipml check` reports it (`link_only`: the link's alone)."""
+    """What makes the point infeasible, as `sipml check` reports it (`link_only`: the link's alone; an InputError
+    where the point has none, its fabric kind an axis)."""
+    from core.errors import InputError
+
     design = point.design
+    if link_only and point.link_design is None:
+        raise InputError(f"[fabric] kind = '{design.fabric.kind}' has no optical link: --link-only has none to judge")
     if link_only or (design.link.link.kind != "ring-wdm" and not design.has_fabric):
         return point.link.violations
     return point.fabric.violations

@@ -860,7 +860,7 @@ LABELS = {
     "limits_gbps": "every capacity limit at the design's counts", "lifted_limits_gbps": "every capacity limit with "
     "the design's wavelength and fiber counts lifted", "max_binding_limit": "the limits that bind the lifted "
     "capacity, '+'-joined: the tightest wavelength limit and the package (read from lifted_limits_gbps)",
-    "no_power_closes": "why no laser power per line closes (the aggregate cap binds); null where one does",
+    "no_power_closes": "why no laser power per line closes (a closed eye, or the aggregate cap); null where one does",
     "wavelength_limits": "every wavelength-count limit", "modulation": "[link] modulation", "fec": "the FEC's figures",
     "fiber_reach_m": "each length limit alone", "energy_breakdown_pj_per_bit": "optical energy by part",
     "electrical_energy_breakdown_pj_per_bit": "electrical energy by part",

@@ -38,7 +38,7 @@ def _lost_s(g, restart: float) -> float:
 # 'mtbf:NAME' sets it in seconds — low, high)
 RELIABILITY_SWINGS = (
     ("restart: detection + rescheduling + start-up (×0.5 / ×2)", "restart", 0.5, 2.0),
-    ("checkpoint storage bandwidth (×0.5 / ×2)", "storage", 0.5, 2.0),
+    ("checkpoint storage bandwidth, and the job's storage ports (×0.5 / ×2)", "storage", 0.5, 2.0),
     ("pluggable module MTBF (0.5 / 1 M h, reliability.md Y13)", "mtbf:pluggable", 0.5e6 * 3600, 1.0e6 * 3600),
     ("switch MTBF (×0.5 / ×2)", "cause:switch", 0.5, 2.0),
     ("co-packaged engine MTBF (×0.5 / ×2)", "cause:cpo_engine", 0.5, 2.0),
@@ -106,7 +106,8 @@ def _ends(design, est, cost, kind, model, rates, rel, what, low, high) -> list:
         elif what == "storage":
             changed_design = dataclasses.replace(design, reliability=dataclasses.replace(
                 rel, storage_write_bandwidth=rel.storage_write_bandwidth * end,
-                storage_read_bandwidth=rel.storage_read_bandwidth * end))
+                storage_read_bandwidth=rel.storage_read_bandwidth * end,
+                storage_port_bandwidth=rel.storage_port_bandwidth * end))
         elif what == "spares":
             changed_design = dataclasses.replace(design, reliability=dataclasses.replace(rel, spare_gpus=end))
         elif what == "repair":

@@ -269,6 +269,16 @@ def check_axes_once(axes) -> None:
         raise InputError(f"--vary {twice[0]} is given twice: give one axis its values once (a,b,c or a range)")
 
 
+def check_server(base, design, axes) -> None:
+    """InputError where the base design's GPU has no server to price (host = 'gpu', a GPU the calculator knows none
+    for) and no axis changes the GPU or the host: every priced row would fail alike."""
+    from core.errors import InputError
+
+    refusal = base.fabric.server_refusal()
+    if refusal is not None and not any((a.section, a.key) in (("fabric", "gpu"), ("fabric", "host")) for a in axes):
+        raise InputError(f"{design or 'the default design'}: {refusal}")
+
+
 def run_sweep(design, overrides, specs, model=None, batch=None, scheduler=None, workers=None, progress=None,
               link_only=False, files: DataFiles = SHIPPED):
     """(axes, Table of every row in grid order). `link_only`: the link columns alone, by the grid kernel where the
@@ -291,6 +301,8 @@ def run_sweep(design, overrides, specs, model=None, batch=None, scheduler=None, 
     spares_vary = any((a.section, a.key) == ("reliability", "spare_gpus") for a in axes)  # then the rows say
     if model is not None and base is not None and not spares_vary:  # its goodput: hot spares its fabric cannot use
         _check_hot_spares(base, design, bool(args[1]))
+    if not link_only and base is not None:  # every row prices the GPUs' server
+        check_server(base, design, axes)
     if link_only:
         from fabric.evaluate import effective_link
 

@@ -81,6 +81,21 @@ class Goodput:
         return self.covered_by_size.get(_pool_of(line), 1.0)
 
 
+def _raised_interval_notes(interval, write, given: float) -> tuple[str, ...]:
+    """What raising an asynchronous checkpoint's interval to its write changes, said: the user's interval
+    (`given`), or Daly's optimum (`given` 0), shorter than the write (arrays over a sweep's grid: at how many
+    points)."""
+    short = np.asarray(interval) < np.asarray(write)
+    if not short.any():
+        return ()
+    what = (f"[reliability] checkpoint_interval = {given / 60:.3g} min" if given else
+            "Daly's optimum interval" + (f" ({float(interval) / 60:.3g} min)" if short.ndim == 0 else ""))
+    at = (f" ({float(write) / 60:.3g} min)" if np.ndim(write) == 0 else "") + (
+        f" at {int(short.sum())} of {short.size} points" if short.ndim else "")
+    return (f"{what} is shorter than the asynchronous write{at}: each checkpoint waits for the last one's write, so "
+            "one is taken as each write ends",)
+
+
 def storage_bandwidths(rel, job_gpus):
     """(write, read) bandwidth of a job's checkpoint: the storage's, or its GPUs' shares of the servers' storage
     ports where those are fewer (a small job cannot take a 2 TB/s file system's whole rate: 8 GPUs reach it at
@@ -186,10 +201,7 @@ def job_goodput(model, est, bom, kind, cluster_cost_usd: float, rates=None) -> G
                 else _each(lambda m: daly_interval_s(pause, m) if math.isfinite(m) else math.inf, mtti))
     notes = ()
     if asynchronous:  # the next checkpoint waits for the write to end
-        if rel.checkpoint_interval and rel.checkpoint_interval < write:
-            notes = (f"[reliability] checkpoint_interval = {rel.checkpoint_interval / 60:.3g} min is shorter than the "
-                     f"asynchronous write ({write / 60:.3g} min): each checkpoint waits for the last one's write, "
-                     f"so one is taken every {write / 60:.3g} min",)
+        notes = _raised_interval_notes(interval, write, rel.checkpoint_interval)
         interval = np.maximum(interval, write)
     rework = write if asynchronous else 0.0  # a failure during the write goes back to the checkpoint before
     # a planned stop comes after a checkpoint: once it is written (the write's time, idle or redone), then a restart

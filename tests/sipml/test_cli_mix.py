@@ -55,6 +55,11 @@ def test_the_figure_and_a_sweep_of_sizes(capsys, tmp_path):
     with Image.open(png) as image:  # the figure is one point's: its title (and metadata) say which
         assert "(at small.gpus=64, the last point of --vary)" in image.text["Title"]
     assert "Over the mix's sizes" in out
+    svg = tmp_path / "where.svg"  # the format its name says, the title in its metadata; no figure format: refused
+    code, _, err = run(capsys, "mix", "dgx-h100", "--jobs", path, "--plot", str(svg))
+    assert code == 0 and svg.read_bytes().startswith(b"<?xml") and b"where each job runs" in svg.read_bytes(), err
+    code, _, err = run(capsys, "mix", "dgx-h100", "--jobs", path, "--plot", str(tmp_path / "where.jpg"))
+    assert code == 2 and "a figure is written as .png, .svg, .pdf" in err and not (tmp_path / "where.jpg").exists()
     code, out, err = run(capsys, "mix", "dgx-h100", "--jobs", path, "--vary", "small.gpus=16,64", "-f", "json")
     rows = json.loads(out)["designs"]
     assert [r["point"]["small.gpus"] for r in rows] == [16, 64]

@@ -222,7 +222,8 @@ def test_optimize_and_mix_read_a_users_gpu_file(capsys, tmp_path):
     assert code == 0, err
     assert shipped - json.loads(out)["best"]["value"] == pytest.approx(1024 * (28125 - 20000))
     mix = tmp_path / "mix.toml"
-    mix.write_text('gpu = "gpu.my_h100"\nhost = "server.dgx_h100_host"\n[[job]]\nname = "a"\nmodel = "gpt2-355m"\ngpus = 512\n')
+    mix.write_text('gpu = "gpu.my_h100"\nhost = "server.dgx_h100_host"\n'
+                   '[[job]]\nname = "a"\nmodel = "gpt2-355m"\ngpus = 512\n')
     code, out, err = run(capsys, "mix", "sip-ring", "--jobs", str(mix), *_user_gpu(tmp_path, "989 TFLOP/s")[:4],
                          "-f", "json")
     assert code == 0, err

@@ -249,3 +249,5 @@ def test_link_only_judges_each_point_by_its_link_as_budget_does(capsys, tmp_path
     assert result["best"]["value"] == pytest.approx(min(qualifying))
     code, _, err = run(capsys, *grid, "--link-only", "--subject-to", "speedup>=1")
     assert code == 2 and "speedup is not a link quantity" in err
+    code, _, err = run(capsys, "dgx-h100", "--link-only", "--maximize", "margin_db", "--vary", "fabric.gpus=512,1024")
+    assert code == 2 and "has no optical link: --link-only has no link to judge" in err  # was an internal error

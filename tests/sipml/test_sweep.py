@@ -393,7 +393,7 @@ def test_a_figure_is_written_in_the_format_its_name_says(capsys, tmp_path):
         assert code == 0, err
         data = figure.read_bytes()
         assert data.startswith(head), suffix
-        assert b"margin_db" in data or suffix == ".pdf"  # SVG's and PNG's title in clear; PDF's in its info
+        assert (b"/Title (sweep: margin_db" if suffix == ".pdf" else b"margin_db") in data  # the title
     for name in ("p.txt", "p"):
         code, _, err = run(capsys, *args, "--plot-file", str(tmp_path / name))
         assert code == 2 and "a figure is written as .png, .svg, .pdf" in err
