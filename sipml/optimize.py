@@ -99,25 +99,8 @@ def optimize(design, overrides, vary, objective: str, maximize: bool, constraint
     points = grid_points(axes)
     names = list(dict.fromkeys([objective, *(c.quantity for c in constraints)]))
     evaluators = {name: Evaluator(name, model, baseline, catalog, gpus, strategy, batch) for name in names}
-    from sipml.quantities import QUANTITIES
-
-    beyond = [name for name, e in evaluators.items() if e.quantity.stage != "link"]
-    if link_only and beyond:
-        raise InputError(f"--link-only judges each point by its link alone: {', '.join(beyond)} "
-                         f"{'is not a link quantity' if len(beyond) == 1 else 'are not link quantities'} (those are "
-                         + ", ".join(q.key for q in QUANTITIES.values() if q.stage == "link") + ")")
     name, design = design, Points(design)  # the file read once; each point built from it
-    if any(e.quantity.stage in ("cost", "training") for e in evaluators.values()):
-        from sipml.sweep_run import check_server
-
-        check_server(design.load(list(overrides or ())), name, axes)  # every point prices the GPUs' server
-    if link_only:
-        from fabric.evaluate import effective_link
-
-        base = design.load(list(overrides or ()))
-        if effective_link(base) is None:
-            raise InputError(f"{name or 'the default design'}: its [fabric] kind = '{base.fabric.kind}' has no optical "
-                             "link: --link-only has no link to judge")
+    _check_grid(name, design.load(list(overrides or ())), axes, evaluators, link_only)
     rows = []
     if progress is not None:  # the total before the first point ends
         progress(0, len(points))
@@ -139,6 +122,26 @@ def optimize(design, overrides, vary, objective: str, maximize: bool, constraint
         again = _result(rows, objective, maximize, constraints)
         result.update({key: again[key] for key in ("better_points", "stopped_by", "undefined")})
     return result
+
+
+def _check_grid(name, base, axes, evaluators, link_only: bool) -> None:
+    """InputError where every point would fail alike: under --link-only, a quantity that is not the link's or a
+    design with no optical link; a priced quantity on a GPU with no known server (no axis changing it)."""
+    from core.errors import InputError
+    from fabric.evaluate import effective_link
+    from sipml.quantities import QUANTITIES
+    from sipml.sweep_run import check_server
+
+    beyond = [key for key, e in evaluators.items() if e.quantity.stage != "link"]
+    if link_only and beyond:
+        raise InputError(f"--link-only judges each point by its link alone: {', '.join(beyond)} "
+                         f"{'is not a link quantity' if len(beyond) == 1 else 'are not link quantities'} (those are "
+                         + ", ".join(q.key for q in QUANTITIES.values() if q.stage == "link") + ")")
+    if link_only and effective_link(base) is None:
+        raise InputError(f"{name or 'the default design'}: its [fabric] kind = '{base.fabric.kind}' has no optical "
+                         "link: --link-only has no link to judge")
+    if any(e.quantity.stage in ("cost", "training") for e in evaluators.values()):
+        check_server(base, name, axes)  # every point prices the GPUs' server
 
 
 def _refuse_unusable_options(result: dict, strategy: str | None, batch: int | None, gpu_varies: bool) -> None:

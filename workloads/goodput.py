@@ -2,9 +2,9 @@
 training time ratio (ETTR) — the share of wall time spent on training that is kept.
 
 Symbols (reliability.md §B): M, the job's mean time to interruption (1 / Σ n_i·λ_i·p_i); δ, the training pause per
-checkpoint (its size over the storage write bandwidth when synchronous; when asynchronous, each GPU's copy of its
-share to host memory, the write running behind training and ending before the next checkpoint); R, the restart
-time after an interruption —
+checkpoint (its size over the job's write bandwidth when synchronous — the storage's, or the job's storage ports'
+where fewer, `storage_bandwidths`; when asynchronous, each GPU's copy of its share to host memory, the write running
+behind training and ending before the next checkpoint); R, the restart time after an interruption —
 detection + rescheduling (or a spare swapped in) + start-up + reading the checkpoint back — averaged over the
 causes by their rates; τ, the compute time between checkpoints, Daly's optimum unless fixed:
 
