@@ -205,14 +205,14 @@ class ElectricalSection(Section):
                                           "224G [assumed]", hi=MAX_DB)
     serdes_lr_energy: float = non_negative("8 pJ/bit", "J/bit", "energy of a long-reach host SerDes, Tx + Rx",
                                            "6–10 pJ/bit (fabrics-2026.md K15) [restated]; the midpoint", hi=1e-9)
-    rated_serdes_energy: float = non_negative("0 pJ/bit", "J/bit", "host SerDes energy, Tx + Rx, that the switches' "
-                                              "and NICs' catalog power counts per bit of their ports (0: the class a "
-                                              "retimed pluggable takes at lane_rate through the shipped front-panel "
-                                              "trace, medium reach at 100G lanes, long reach at 200G); a design's "
-                                              "channels needing another class add the difference to the network "
-                                              "power (the serdes.beyond_rating line)", "[assumed] each box rated with "
-                                              "the retimed pluggables it is sold for, at its lanes' rate "
-                                              "(fabrics-2026.md K7, K15)", hi=1e-9)
+    rated_lane_rate: float = non_negative("0 Gbit/s", "bit/s", "lane rate the switches' and NICs' catalog power is "
+                                          "rated at, with the retimed pluggables they are sold for (0: lane_rate): "
+                                          "their host SerDes counted at the class a front-panel trace takes at that "
+                                          "rate (medium reach at 100G, long reach at 200G); a design's channels "
+                                          "needing another class add the difference to the network power (the "
+                                          "serdes.beyond_rating line)", "[assumed] each box rated with the retimed "
+                                          "pluggables it is sold for, at its own lanes' rate (fabrics-2026.md K7, "
+                                          "K15)", hi=MAX_RATE_BPS)
     optics_reach: float = positive("500 m", "m", "reach of the switched links' optics", "DR-class single-mode: LPO "
                                    "MSA 100G-DR-LPO and 1.6T DR8, 500 m (fabrics-2026.md K13, K14) [restated]",
                                    hi=MAX_FIBER_M)
@@ -352,15 +352,14 @@ SERDES_BEYOND_RATING = "serdes.beyond_rating"  # a catalog entry in watts: the h
 
 
 def rated_serdes_j_per_bit(el: ElectricalSection) -> float:
-    """The host SerDes energy per bit the switches' and NICs' catalog power counts: `rated_serdes_energy`, or where 0
-    the class a retimed pluggable takes at the design's lane rate through the shipped front-panel trace with the
-    shipped SerDes classes (K7, K15: medium reach at 100G lanes, long reach at 200G) — a box's rating, which a
-    design's own trace loss or SerDes figures do not move (they move its host channels, and so the line)."""
-    if el.rated_serdes_energy:
-        return el.rated_serdes_energy
+    """The host SerDes energy per bit the switches' and NICs' catalog power counts: the class a retimed pluggable takes
+    at the boxes' lane rate (`rated_lane_rate`, or the design's `lane_rate`) through the shipped front-panel trace with
+    the shipped SerDes classes (K7, K15: medium reach at 100G lanes, long reach at 200G) — a box's rating, which a
+    design's own trace loss, SerDes figures or lanes do not move (they move its host channels, and so the line)."""
     shipped = default_of(ElectricalSection)
     classes = serdes_classes(shipped)
-    rated = host_channel(trace_loss_db(shipped.pluggable_trace_loss, el.lane_rate), False, classes[1:])
+    rate = el.rated_lane_rate or el.lane_rate
+    rated = host_channel(trace_loss_db(shipped.pluggable_trace_loss, rate), False, classes[1:])
     return rated.energy_j_per_bit if rated.closes else classes[-1].energy_j_per_bit
 
 
