@@ -388,16 +388,17 @@ def _optics_violations(el: ElectricalSection, nic: HostChannel, switch: HostChan
 
 def _optics_bom(gpus: int, el: ElectricalSection, switch_ports: int, switches: int) -> list[BomLine]:
     """The optics of every link end, each module of the drive the design's optics need (a retimed or a linear-drive
-    pluggable): the NIC end's by the bit rate of its ports (a module faster than a plane's port breaks out to
-    several), the switch end's pluggables by the ports in use (twin-port modules serve two) or, co-packaged, the
-    engines and laser modules of every port of every switch (they come in its package, used or not)."""
+    pluggable): the NIC end's by the bit rate of its ports (a module faster than a port breaks out to several of the
+    server's: DGX H100's twin-port OSFP cages serve two NICs each), the switch end's pluggables by the ports in use
+    (twin-port modules serve two) or, co-packaged, the engines and laser modules of every port of every switch at
+    its own port rate (they come in its package, used or not)."""
     port_bps = el.nic_bandwidth / el.planes
     nic_end = BomLine(key=el.transceiver, count=gpus * el.nic_bandwidth, scope="per_cluster", network=True,
                       per="bit/s", drive="linear" if el.optics == "lpo" else "retimed")
     if el.optics != "cpo":
         return [nic_end, BomLine(key=el.switch_transceiver, count=math.ceil(switch_ports / el.switch_transceiver_ports),
                                  scope="per_cluster", network=True, drive=nic_end.drive)]
-    installed = switches * el.switch_radix * port_bps
+    installed = switches * el.switch_radix * el.switch_port_rate  # every port of the package at its own rate
     return [nic_end, BomLine(key=el.switch_transceiver, count=installed, scope="per_cluster", network=True,
                              per="bit/s"),
             BomLine(key=el.laser_module, count=installed, scope="per_cluster", network=True, per="bit/s whole")]

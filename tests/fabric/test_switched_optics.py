@@ -178,6 +178,18 @@ def test_co_packaged_engines_and_lasers_come_with_every_port_of_a_switch(capsys)
     assert dsp["transceiver.osfp_800g_dr8"]["count_per_gpu"] == pytest.approx(2)  # the NIC's and its switch port's
 
 
+def test_a_co_packaged_switch_installs_its_ports_rate_whatever_the_nics(capsys):
+    """400G NICs on cpo-800g's 800G-port switch: the package's engines and lasers serve every port at its own 800
+    Gbit/s, as for 800G NICs (they were counted at the NIC's 400, 0.75 engines a GPU). The NIC end's 800G module
+    breaks out to two NICs' ports, as DGX H100's twin-port OSFP cages serve two NICs each: half a module a GPU."""
+    at_400 = ["--set", 'electrical.nic_bandwidth="400 Gbit/s"']
+    cpo = {b["key"]: b for b in costs(capsys, "cpo-800g", *at_400)["cpo-800g"]["breakdown"]}
+    full = {b["key"]: b for b in costs(capsys, "cpo-800g")["cpo-800g"]["breakdown"]}
+    for key in ("cpo.engine_1p6t", "els.cpo_laser_module"):
+        assert cpo[key]["count_per_gpu"] == pytest.approx(full[key]["count_per_gpu"]), key
+    assert cpo["transceiver.osfp_800g_dr8"]["count_per_gpu"] == pytest.approx(0.5)
+
+
 def test_co_packaged_optics_need_an_engine_entry(capsys):
     code, _, err = run(capsys, "fabric", "cpo-800g", "--set", "electrical.switch_transceiver=transceiver.osfp_800g_dr8")
     assert code == 2 and "co-packaged engine entry" in err
