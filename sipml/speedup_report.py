@@ -188,14 +188,16 @@ def _trained(loaded: dict, point, model, batch: int, fixed: dict, top: int) -> t
 
 def _notes(row: dict, loaded: dict, versions: dict, base_names: list, gpu_table, fixed: dict) -> list[str]:
     """A row's notes: what its fabric and each baseline's were priced with where the GPU binds them
-    (workloads.speedup), FP8 GEMMs run in 16 bits, MFU's count of causal attention where it matters."""
-    from workloads.speedup import gpu_bound, gpu_bound_note
+    (workloads.speedup), the design's servers where their NVLink is slower than its GPU's own, FP8 GEMMs run in 16
+    bits, MFU's count of causal attention where it matters."""
+    from workloads.speedup import gpu_bound, gpu_bound_note, slower_nvlink_note
 
     def bound(design) -> str:
         return gpu_bound_note(design, gpu_bound(design, gpu_table))
 
-    name = row["design"]
-    said = {"": bound(loaded[name]), **{f"baseline {b}: ": bound(versions[(b, name)]) for b in base_names}}
+    name = row["design"]  # a baseline's servers slower than the GPU it carries are the comparison, not said
+    said = {"": bound(loaded[name]) or slower_nvlink_note(loaded[name], gpu_table),
+            **{f"baseline {b}: ": bound(versions[(b, name)]) for b in base_names}}
     return ([who + note for who, note in said.items() if note] + _precision_notes(row, fixed)
             + _attention_kernel_note(row, loaded[name], gpu_table) + _free_split_note(row)
             + _masked_attention_note(row))

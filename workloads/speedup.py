@@ -216,6 +216,24 @@ def gpu_bound_note(design: ClusterDesign, bound: ClusterDesign) -> str:
             "GPU's is used")
 
 
+def slower_nvlink_note(design: ClusterDesign, gpus: Mapping[str, Gpu] | None = None) -> str:
+    """A design whose servers' NVLink is slower than its GPU's own (a B200 set on a design of H100 servers): the
+    design's is used, as built, and said ('' where not, or where the fabric has no NVLink domain)."""
+    nvlink = getattr(design.topology, "nvlink_bandwidth", None)
+    if nvlink is None or getattr(design.topology, "gpus_per_server", 1) < 2:
+        return ""
+    try:
+        own = gpu_of(design, gpus).nvlink_bandwidth_bps
+    except InputError:
+        return ""
+    if own <= nvlink:
+        return ""
+    section = get_kind(design.fabric.kind).section
+    return (f"[{section}] nvlink_bandwidth {nvlink / 1e9:g} Gbit/s is less than {design.fabric.gpu}'s own NVLink "
+            f"({own / 1e9:g} Gbit/s a direction): the design's servers are used as built (set nvlink_bandwidth, and "
+            "nvswitch, for that GPU's own servers)")
+
+
 def stack_for(model: Model, fixed: dict | None = None, stack: Stack | str | None = None) -> Stack:
     """The stack a run uses: `stack=` among the fixed strategy keys, else `stack`, else the model file's, else the
     default for the model's kind."""

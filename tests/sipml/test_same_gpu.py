@@ -212,3 +212,18 @@ def test_a_server_moves_no_more_nvlink_than_its_gpu(capsys, tmp_path):
     code, _, err = run(capsys, "speedup", "dgx-h100", "--gpu-file", str(tmp_path / "gpus.toml"), "--catalog",
                        str(tmp_path / "catalog.toml"), "--set", "fabric.gpu=gpu.h100_sxm5_slow_link", *server)
     assert code == 2 and "slow_link has no NVLink" in err and "gpus_per_server = 1" in err, err
+
+
+def test_a_design_whose_servers_are_slower_than_its_gpu_says_so(capsys):
+    """cpo-800g's servers are H100 servers (NVLink 3 600 Gbit/s a direction); set on B200s (7 200) they are used
+    as built, which changes the training time (the 'server follows the GPU' rule moves the host's price, not the
+    design's NVLink): the row says so, naming the keys to set. The baselines' older servers carrying the GPU are the
+    comparison, not said; the built-in designs on their own GPUs say nothing."""
+    code, out, err = run(capsys, "speedup", "cpo-800g", "-m", "gpt2-355m", "--set", "fabric.gpu=gpu.b200_sxm",
+                         "-f", "json")
+    [row] = json.loads(out)["rows"]
+    said = [n for n in row["notes"] if "nvlink_bandwidth 3600 Gbit/s is less than gpu.b200_sxm's own" in n]
+    assert code == 0 and len(said) == 1 and "set nvlink_bandwidth, and nvswitch" in said[0], err
+    assert not [n for n in row["notes"] if n.startswith("baseline")]
+    code, out, _ = run(capsys, "speedup", "cpo-800g", "dgx-h100", "-m", "gpt2-355m", "-f", "json")
+    assert code == 0 and all(r["notes"] == [] for r in json.loads(out)["rows"])
