@@ -351,21 +351,24 @@ def cost(design=None, catalog_files: Sequence[str | Path] = (), changes: Mapping
     return Result(record, lambda _: cost_report([entry]), verdict)
 
 
-def reliability(design=None, model: str = "gpt3-175b", changes: Mapping[str, object] | None = None):
-    """The reliability budget of one training job of `model` on the design (its [fabric] job_gpus): a
-    `workloads.goodput.Goodput` (its failure `lines`, interruptions_per_s, mtti_s, checkpoint, restart_s, ettr)
-    that a notebook shows as `sipml reliability`'s tables; `to_dict()` is its JSON."""
+def reliability(design=None, model: str = "gpt3-175b", changes: Mapping[str, object] | None = None,
+                catalog_files: Sequence[str | Path] = ()):
+    """The reliability budget of one training job of `model` on the design (its [fabric] job_gpus), priced from the
+    shipped catalog merged with `catalog_files`: a `workloads.goodput.Goodput` (its failure `lines`,
+    interruptions_per_s, mtti_s, checkpoint, restart_s, ettr) that a notebook shows as `sipml reliability`'s tables;
+    `to_dict()` is its JSON."""
     from sipml.notebook import Result
     from sipml.reliability_report import reliability_reading, reliability_report
     from workloads.models import load_model
 
     model = _file_or_name("model", model)
-    loaded = _design(design, changes)
+    point = evaluate(design, catalog_files, changes)
+    loaded, catalog = point.design, point.catalog
     with _reading("model"):
         job = load_model(model)
-    reading, goodput = reliability_reading(loaded, job)
+    reading, goodput = reliability_reading(loaded, job, catalog)
     name = _name(design)
-    return Result(goodput, lambda _: reliability_report(name, loaded, job, reading))
+    return Result(goodput, lambda _: reliability_report(name, loaded, job, reading, catalog))
 
 
 def speedup(designs=None, model: str = "gpt3-175b", *,

@@ -620,7 +620,8 @@ def reliability(design: DesignArg = None,
                 model: Annotated[str, typer.Option("--model", "-m", metavar="MODEL", autocompletion=_complete_models,
                                                    help="zoo model name or a model TOML file (its checkpoint size)")]
                 = "gpt3-175b",
-                fmt: FormatOpt = Format.table, output: OutputOpt = None, set_: SetOpt = None) -> None:
+                fmt: FormatOpt = Format.table, output: OutputOpt = None, set_: SetOpt = None,
+                catalog: CatalogOpt = None) -> None:
     """The reliability budget of one training job on a design, line by line: each part it is exposed to, its
     failure rate and what a failure does; the job's interruptions, checkpoints, restarts and effective training
     time (ETTR); and the assumptions that move it most."""
@@ -631,10 +632,11 @@ def reliability(design: DesignArg = None,
 
     _check_model(model)
     loaded = _load(design, set_)
+    cat = _catalog(catalog)
     if loaded.has_fabric:
-        _check_entries(loaded, design, _catalog(None))  # a catalog entry the catalog lacks, named as `fabric` does
+        _check_entries(loaded, design, cat)  # a catalog entry the catalog lacks, named as `fabric` does
     try:
-        report = reliability_report(_named(design), loaded, load_model(model))
+        report = reliability_report(_named(design), loaded, load_model(model), catalog=cat)
     except InputError as exc:  # what the design cannot be (its fabric, a catalog entry), named as `fabric` names it
         raise InputError(f"{_named(design)}: {exc}") from None
     _emit(report, fmt, output)

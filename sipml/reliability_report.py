@@ -127,12 +127,13 @@ def _per_dollar(value) -> str:
     return "–" if value is None else f"{value:.3f}"  # none for a design that cannot be built (not priced)
 
 
-def reliability_report(name: str, design, model, reading=None) -> Report:
-    """The command's report; `reading`: `reliability_reading(design, model)` where the caller has it."""
+def reliability_report(name: str, design, model, reading=None, catalog=None) -> Report:
+    """The command's report; `reading`: `reliability_reading(design, model, catalog)` where the caller has it;
+    `catalog`: what it prices with (None: the shipped one)."""
     from sipml.quantities import values
     from workloads.goodput import restart_s
 
-    reading = reading or reliability_reading(design, model)[0]
+    reading = reading or reliability_reading(design, model, catalog)[0]
     g = reading.result.goodput
     rel = design.reliability
     lines = []
@@ -146,7 +147,7 @@ def reliability_report(name: str, design, model, reading=None) -> Report:
                       "lost_s_per_day": line.per_s * 86400.0 * _lost_s(g, restart),
                       "why": line.why, "source": line.source, "tag": line.tag})
     summary = values(reading, SUMMARY)
-    swings = sensitivity(design, model)
+    swings = sensitivity(design, model, catalog)
     est = reading.fabric
     data = {"design": name, "fabric": design.fabric.kind, "model": model.name, "gpus": design.fabric.gpus,
             "job_gpus": design.job_gpus, "feasible": bool(est.feasible),

@@ -362,3 +362,22 @@ def test_hot_spares_are_powered_in_goodput_per_watt(capsys):
     assert row["goodput_speedup_per_watt"] == pytest.approx(
         row["goodput_speedup"] / row["speedup"] * row["speedup_per_watt"] * 1024 / 1088, rel=1e-12)
     assert row["goodput_energy_kwh"] == pytest.approx(row["energy_kwh"] / row["ettr"] * 1088 / 1024, rel=1e-12)
+
+
+def test_reliability_reads_a_users_catalog(capsys, tmp_path):
+    """`sipml reliability --catalog FILE`: a GPU a catalog file adds gets its reliability budget, its price in the
+    goodput per $ (it ran in `speedup`'s goodput table but had no budget of its own)."""
+    extra = tmp_path / "extra.toml"
+    extra.write_text('[gpu.b300]\ndescription = "B300"\nunit = "GPU"\nrole = "compute"\nprice_low = "40000 USD"\n'
+                     'price_typical = "45000 USD"\nprice_high = "50000 USD"\npower = "1200 W"\nsource = "a quote"\n'
+                     'date = "2026"\ntag = "[assumed]"\nnotes = "[assumed] a quote"\n')
+    sets = ["--set", "fabric.gpu=gpu.b300", "--set", "fabric.host=server.dgx_b200_host"]
+    code, _, err = run(capsys, "reliability", *sets)
+    assert code == 2 and "no catalog entry 'gpu.b300'" in err
+    data = reliability(capsys, *sets, "--catalog", str(extra))
+    assert any(line["component"] == "gpu.b300" for line in data["lines"]) and 0 < data["ettr"] < 1
+    import sipml  # the Python API takes the same file to the same JSON
+
+    job = sipml.reliability("sip-ring", "gpt3-175b", {"fabric.gpu": "gpu.b300", "fabric.host": "server.dgx_b200_host"},
+                            catalog_files=[extra])
+    assert job.to_dict() == data
