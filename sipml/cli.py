@@ -594,7 +594,8 @@ def speedup(designs: Annotated[Optional[list[str]], typer.Argument(
                 "--baseline", metavar="DESIGN",
                                                                   help="baseline design (repeatable; the first sets `speedup`; default: fattree-200, "
                                    "SiP-ML's 200 Gbit/s fat-tree, and dgx-a100; each carries the GPU and server host of "
-                                   "the design it is compared with, unless --set DESIGN:fabric.gpu=… gives it one)")] = None,
+                                   "the design it is compared with, unless --set DESIGN:fabric.gpu=… gives it one, and "
+                                   "its [reliability] settings but its hot spares)")] = None,
             tokens: Annotated[Optional[str], typer.Option(
                 "--tokens", metavar="COUNT", callback=_number("--tokens"),
                                                             help="tokens (or samples) of the training run to price (default: 300e9 tokens, or 90 "

@@ -297,14 +297,19 @@ def _row(name: str, r, measured: dict, amount: float, amount_unit: str) -> dict:
 
 def measured_baseline(name: str, design, sets: list[str], gpus: int | None, designs: dict | None = None):
     """Baseline `name` as it is measured against `design`: carrying the design's GPU and server host (`[fabric]
-    gpu` and `host`), unless `sets` (the --set items that reach the baseline) give it a GPU of its own; `designs`
-    as `_load` reads them."""
+    gpu` and `host`), unless `sets` (the --set items that reach the baseline) give it a GPU of its own, and the
+    design's `[reliability]` settings but its hot spares (how the job is run — its checkpoints, storage, restarts —
+    not what is bought), unless `sets` give it reliability settings of its own; `designs` as `_load` reads them."""
+    keys = [item.partition("=")[0].strip() for item in sets]
     own = _load(name, sets, gpus, designs)
-    if any(item.partition("=")[0].strip() == "fabric.gpu" for item in sets):
+    if "fabric.gpu" not in keys:
+        carried = [f'fabric.{key}="{getattr(design.fabric, key)}"' for key in ("gpu", "host")
+                   if getattr(own.fabric, key) != getattr(design.fabric, key)]
+        own = _load(name, sets + carried, gpus, designs) if carried else own
+    if any(key.startswith("reliability.") for key in keys):
         return own
-    carried = [f'fabric.{key}="{getattr(design.fabric, key)}"' for key in ("gpu", "host")
-               if getattr(own.fabric, key) != getattr(design.fabric, key)]
-    return _load(name, sets + carried, gpus, designs) if carried else own
+    run = dataclasses.replace(design.reliability, spare_gpus=own.reliability.spare_gpus)
+    return own if run == own.reliability else dataclasses.replace(own, reliability=run)
 
 
 def _versus(result, name: str, baseline, dropped: dict) -> dict:

@@ -381,3 +381,26 @@ def test_reliability_reads_a_users_catalog(capsys, tmp_path):
     job = sipml.reliability("sip-ring", "gpt3-175b", {"fabric.gpu": "gpu.b300", "fabric.host": "server.dgx_b200_host"},
                             catalog_files=[extra])
     assert job.to_dict() == data
+
+
+def test_the_baselines_run_the_job_as_the_design_does(capsys):
+    """A checkpoint policy is how a job is run, not what is bought: `--set reliability.…` reaches the baselines as the
+    GPU does (the goodput speedup compared the design's asynchronous 2 s checkpoints with the baselines' defaults);
+    the same as giving each baseline the settings itself, and not their hot spares."""
+    job = ["speedup", "cpo-800g", "-m", "gpt2-355m", "--gpus", "64", "--baseline", "fattree-200", "-f", "json"]
+    policy = ["reliability.checkpoint_write=asynchronous", "reliability.checkpoint_interval=2 s"]
+
+    def versus(*sets):
+        code, out, err = run(capsys, *job, *(f for s in sets for f in ("--set", s)))
+        assert code == 0, err
+        row = json.loads(out)["rows"][0]
+        return row["baselines"]["fattree-200"], row["ettr"]
+
+    def baseline_ettr(sets) -> float:  # goodput speedup = speedup × the design's ETTR / the baseline's
+        b, ettr = versus(*sets)
+        return ettr * b["speedup"] / b["goodput_speedup"]
+
+    assert versus(*policy) == versus(*policy, *(f"fattree-200:{s}" for s in policy))
+    assert baseline_ettr(policy) != pytest.approx(baseline_ettr([]), rel=1e-9)
+    assert baseline_ettr(["reliability.spare_gpus=8"]) == pytest.approx(baseline_ettr([]), rel=1e-12)  # the
+    # design's hot spares are its purchase alone
