@@ -569,8 +569,8 @@ def cost_report(entries: list[dict]) -> Report:
         footer += [f"[B1] {entries[0]['optics_power_boundary']}",
                    f"[B2] {entries[0]['port_power_boundary']} (the host SerDes are inside the switches' and NICs' "
                    "nameplate power, rated at their lanes' rate ([electrical] rated_lane_rate); a design whose "
-                   "host channels need another class has the difference on its serdes.beyond_rating line, so the "
-                   "network power holds the B2 optics)",
+                   "host channels need another class has the difference on its serdes.beyond_rating line, so a "
+                   "switched design's network power holds its B2 optics)",
                    "pJ/bit: an optics entry's power over the bit rate its items serve (a part of B1 where a port's "
                    "optics are several entries, e.g. an engine and its laser module)"]
     return Report({"designs": entries}, tables, footer, records=[cost_record(e) for e in entries])

@@ -127,6 +127,41 @@ def _per_dollar(value) -> str:
     return "–" if value is None else f"{value:.3f}"  # none for a design that cannot be built (not priced)
 
 
+def _bound_by(g, rel) -> str:
+    """What sets a job's checkpoint write and read bandwidths: the storage, or the job's own storage ports."""
+    ports = [what for what, bps, storage in (("write", g.write_bps, rel.storage_write_bandwidth),
+                                             ("read", g.read_bps, rel.storage_read_bandwidth)) if bps < storage]
+    if not ports:
+        return "the storage's"
+    return "the job's storage ports" + ("" if len(ports) == 2 else f" for its {ports[0]}, the storage's the other")
+
+
+def _job_table(g, rel, summary: dict, planned_per_day: float) -> Table:
+    """The job's totals: interruptions, checkpoints (their size, bandwidths, pause and interval), restarts, spares'
+    coverage, rework and ETTR."""
+    mtti = summary["job_mtti_s"]
+    return Table("The job", ["quantity", "value", "unit"], [
+        {"quantity": "interruptions (unexpected)", "value": f"{summary['interruptions_per_day']:.3g}", "unit": "per day"},
+        {"quantity": "mean time to interruption", "value": "–" if mtti is None else f"{mtti / 3600:.3g}",
+         "unit": "h"},
+        {"quantity": "planned interruptions", "value": f"{planned_per_day:.3g}", "unit": "per day"},
+        {"quantity": "checkpoint size", "value": f"{g.checkpoint_bytes / 1e12:.3g}", "unit": "TB"},
+        {"quantity": "checkpoint write / read bandwidth (" + _bound_by(g, rel) + ")",
+         "value": f"{g.write_bps / 1e9:.4g} / {g.read_bps / 1e9:.4g}", "unit": "GB/s"},
+        {"quantity": "pause per checkpoint (" + ("copy to host memory, the write behind training)"
+                                                 if rel.checkpoint_write == "asynchronous" else "write)"),
+         "value": f"{g.pause_s:.3g}", "unit": "s"},
+        {"quantity": "checkpoint interval", "value": "–" if summary["checkpoint_interval_s"] is None
+         else f"{summary['checkpoint_interval_s'] / 60:.3g}", "unit": "min"},
+        {"quantity": "restart (mean, read included)", "value": f"{summary['restart_s'] / 60:.3g}", "unit": "min"},
+        *([{"quantity": f"failures spares take over that find enough free (each in use "
+                        f"{rel.spare_repair_time / 3600:.3g} h)", "value": f"{100 * g.spare_coverage:.1f}",
+            "unit": "%"}] if g.covered_by_size else []),
+        *([{"quantity": "work redone per failure beyond the interval's (the asynchronous write)",
+            "value": f"{g.rework_s / 60:.3g}", "unit": "min"}] if g.rework_s else []),
+        {"quantity": "effective training time ratio", "value": f"{100 * summary['ettr']:.1f}", "unit": "%"}])
+
+
 def reliability_report(name: str, design, model, reading=None, catalog=None) -> Report:
     """The command's report; `reading`: `reliability_reading(design, model, catalog)` where the caller has it;
     `catalog`: what it prices with (None: the shipped one)."""
@@ -154,6 +189,7 @@ def reliability_report(name: str, design, model, reading=None, catalog=None) -> 
             "violations": [{"name": v.name, "message": v.message} for v in est.violations], **summary,
             "planned_per_day": g.planned_per_s * 86400.0,
             "checkpoint_bytes": g.checkpoint_bytes, "pause_s": g.pause_s, "read_s": g.read_s,
+            "checkpoint_write_bytes_per_s": float(g.write_bps), "checkpoint_read_bytes_per_s": float(g.read_bps),
             "rework_s": g.rework_s, "spare_coverage": g.spare_coverage if g.covered_by_size else None,
             "table5_reading": rel.table5_reading, "lines": lines, "sensitivity": swings, "notes": list(g.notes)}
     table = Table(f"Reliability budget: {model.name} on {design.job_gpus} GPUs of {name} ({design.fabric.kind})",
@@ -163,25 +199,7 @@ def reliability_report(name: str, design, model, reading=None, catalog=None) -> 
                     "MTBF h": f"{l['mtbf_s'] / 3600:,.0f}", "stops job": f"{l['interrupts']:.3g}",
                     "per day": f"{l['interruptions_per_day']:.3g}", "recovery": l["recovery"], "restart min": "–" if l["restart_s"] is None else f"{l['restart_s'] / 60:.3g}",
                     "lost h/day": f"{l['lost_s_per_day'] / 3600:.3g}", "tag": l["tag"]} for l in lines])
-    mtti = summary["job_mtti_s"]
-    totals = Table("The job", ["quantity", "value", "unit"], [
-        {"quantity": "interruptions (unexpected)", "value": f"{summary['interruptions_per_day']:.3g}", "unit": "per day"},
-        {"quantity": "mean time to interruption", "value": "–" if mtti is None else f"{mtti / 3600:.3g}",
-         "unit": "h"},
-        {"quantity": "planned interruptions", "value": f"{data['planned_per_day']:.3g}", "unit": "per day"},
-        {"quantity": "checkpoint size", "value": f"{g.checkpoint_bytes / 1e12:.3g}", "unit": "TB"},
-        {"quantity": "pause per checkpoint (" + ("copy to host memory, the write behind training)"
-                                                 if rel.checkpoint_write == "asynchronous" else "write)"),
-         "value": f"{g.pause_s:.3g}", "unit": "s"},
-        {"quantity": "checkpoint interval", "value": "–" if summary["checkpoint_interval_s"] is None
-         else f"{summary['checkpoint_interval_s'] / 60:.3g}", "unit": "min"},
-        {"quantity": "restart (mean, read included)", "value": f"{summary['restart_s'] / 60:.3g}", "unit": "min"},
-        *([{"quantity": f"failures spares take over that find enough free (each in use "
-                        f"{rel.spare_repair_time / 3600:.3g} h)", "value": f"{100 * g.spare_coverage:.1f}",
-            "unit": "%"}] if g.covered_by_size else []),
-        *([{"quantity": "work redone per failure beyond the interval's (the asynchronous write)",
-            "value": f"{g.rework_s / 60:.3g}", "unit": "min"}] if g.rework_s else []),
-        {"quantity": "effective training time ratio", "value": f"{100 * summary['ettr']:.1f}", "unit": "%"}])
+    totals = _job_table(g, rel, summary, data["planned_per_day"])
     tables = [table, totals]
     if swings:
         tables.append(Table("What moves it most: ETTR and goodput per $ at each end of an assumption (as designed: "

@@ -153,6 +153,9 @@ def test_a_small_job_writes_and_reads_its_checkpoint_through_its_own_storage_por
     per 8 GPUs): 8 GPUs write and read Llama 3 405B's 5.68 TB at 100 GB/s, not at the file system's 2 and 7 TB/s;
     1,024 GPUs' ports (12.8 TB/s) leave the storage's rates binding. The synchronous pause is that write."""
     small = reliability(capsys, "dgx-h100", "--model", "llama3-405b", "--set", "fabric.job_gpus=8")
+    assert small["checkpoint_write_bytes_per_s"] == small["checkpoint_read_bytes_per_s"] == 8 * 12.5e9
+    code, out, _ = run(capsys, "reliability", "dgx-h100", "--model", "llama3-405b", "--set", "fabric.job_gpus=8")
+    assert code == 0 and "checkpoint write / read bandwidth (the job's storage ports)" in out
     assert small["pause_s"] == pytest.approx(small["checkpoint_bytes"] / (8 * 12.5e9), rel=1e-12)
     assert small["read_s"] == pytest.approx(small["checkpoint_bytes"] / (8 * 12.5e9), rel=1e-12)
     large = reliability(capsys, "dgx-h100", "--model", "llama3-405b")
