@@ -358,13 +358,13 @@ def _build_component(entry: str, table: Mapping[str, object], keys_from: Mapping
     date = _parse_date(table["date"], where("date"))
 
     prices = tuple(_parse_number(table[key], "USD", where(key)) for key in PRICE_KEYS)
-    _check_ordered(prices, PRICE_KEYS, entry, keys_from, definer)
+    _check_ordered(prices, PRICE_KEYS, entry, keys_from, definer, "USD")
     if "power" in table:
         power = _parse_number(table["power"], "W", where("power"))
         powers = (power, power, power)
     else:
         powers = tuple(_parse_number(table[key], "W", where(key)) for key in POWER_RANGE_KEYS)
-        _check_ordered(powers, POWER_RANGE_KEYS, entry, keys_from, definer)
+        _check_ordered(powers, POWER_RANGE_KEYS, entry, keys_from, definer, "W")
     boundary, drive, port_rate, host_serdes = _optics_keys(entry, table, definer, where, powers[0])
 
     switching, ports = _switch_keys(entry, table, where)
@@ -421,12 +421,12 @@ def _parse_number(value, spec: str, where: str) -> float:
     return number
 
 
-def _check_ordered(values, keys, entry: str, keys_from: Mapping[str, str], definer: str) -> None:
+def _check_ordered(values, keys, entry: str, keys_from: Mapping[str, str], definer: str, unit: str) -> None:
     low, typical, high = values
     if low <= typical <= high:
         return
     files = list(dict.fromkeys(keys_from.get(key, definer) for key in keys))
-    given = ", ".join(f"{key} = {value:g}" for key, value in zip(keys, values))
+    given = ", ".join(f"{key} = {value:g} {unit}" for key, value in zip(keys, values))
     raise InputError(
         f"{' / '.join(files)}: [{entry}] {keys[0]}, {keys[1]}, {keys[2]}: expected "
         f"{keys[0]} ≤ {keys[1]} ≤ {keys[2]}, got {given}"
