@@ -383,8 +383,8 @@ def speedup(designs=None, model: str = "gpt3-175b", *,
     `--strategy stack=NAME`; `sets` are `--set` overrides of the designs compared (not of the baselines, except
     `BASELINE:section.key=value`). `designs`: names, files or loaded designs (`load_design`, with its changes;
     named as loaded), or a sequence of them. Each baseline carries the GPU and server host of the design it is
-    compared with (`baselines.<name>.gpu`) and its `[reliability]` settings but its hot spares, and runs its best without the parts of `strategy` it cannot run
-    (`baselines.<name>.fallback` says which). `catalog_files`, `gpu_files`: `--catalog`, `--gpu-file`. No
+    compared with (`baselines.<name>.gpu`) and its `[reliability]` settings but its hot spares, and runs its best
+    without the parts of `strategy` it cannot run (`baselines.<name>.fallback` says which). `catalog_files`, `gpu_files`: `--catalog`, `--gpu-file`. No
     `designs` or `baselines`: the command's (`sipml.speedup_report.DEFAULT_DESIGNS`, `DEFAULT_BASELINES`)."""
     from fabric.cluster_design import MAX_GPUS
     from sipml.notebook import Rows

@@ -129,11 +129,11 @@ class Evaluator:
         """The baseline as `sipml speedup` measures the point against it — the point's cluster and job size, its
         GPU and server host — priced from the point's catalog: its fabric evaluated once per size, its training once
         per catalog."""
-        from sipml.speedup_report import measured_baseline
+        from sipml.speedup_report import measured_baseline, run_key
         from workloads.evaluation import Evaluation
 
         fab = point.cluster.fabric
-        key = (fab.gpus, point.cluster.job_gpus, fab.gpu, fab.server)
+        key = run_key(point.cluster)
         if key not in self._baselines:
             sizes = [f"fabric.gpus={fab.gpus}"] + ([f"fabric.job_gpus={point.cluster.job_gpus}"]
                                                   if point.cluster.job_gpus < fab.gpus else [])

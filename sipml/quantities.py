@@ -935,7 +935,7 @@ def column(key: str) -> str:
 UNIT_ENDINGS = (("pj_per_bit", "pJ/bit"), ("tbps_per_mm", "Tbit/s/mm"), ("tflops_per_gpu", "TFLOP/s"),
                 ("gb_per_gpu", "GB"), ("usd_per_gpu", "USD"), ("w_per_gpu", "W"), ("gbps", "Gbit/s"),
                 ("gbd", "GBd"), ("ghz", "GHz"), ("nm", "nm"), ("dbm", "dBm"), ("db", "dB"), ("kwh", "kWh"),
-                ("usd", "USD"), ("bytes", "B"), ("s_per_day", "s/day"), ("per_day", "1/day"), ("w", "W"), ("m", "m"),
+                ("usd", "USD"), ("bytes_per_s", "B/s"), ("bytes", "B"), ("s_per_day", "s/day"), ("per_day", "1/day"), ("w", "W"), ("m", "m"),
                 ("s", "s"))
 NESTED_UNITS = {"breakdown": "s"}  # a record of numbers whose key has no unit: `sipml speedup`'s exposed seconds
 

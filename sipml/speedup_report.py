@@ -306,10 +306,28 @@ def measured_baseline(name: str, design, sets: list[str], gpus: int | None, desi
         carried = [f'fabric.{key}="{getattr(design.fabric, key)}"' for key in ("gpu", "host")
                    if getattr(own.fabric, key) != getattr(design.fabric, key)]
         own = _load(name, sets + carried, gpus, designs) if carried else own
-    if any(key.startswith("reliability.") for key in keys):
-        return own
-    run = dataclasses.replace(design.reliability, spare_gpus=own.reliability.spare_gpus)
+    run = job_run(design, own, {key.partition(".")[2] for key in keys if key.startswith("reliability.")})
     return own if run == own.reliability else dataclasses.replace(own, reliability=run)
+
+
+def job_run(design, baseline, given=frozenset()):
+    """The baseline's `[reliability]` section as the design's job is run: the design's settings (checkpoints,
+    storage, restarts), but the baseline's hot spares (its purchase) and whatever it sets itself — the keys
+    `given` by --set, and those its file gives other than the default."""
+    from core.fields import default_of
+    from fabric.cluster_design import ReliabilitySection
+
+    shipped, own = default_of(ReliabilitySection), baseline.reliability
+    kept = {key for key in dataclasses.asdict(own) if key in given or getattr(own, key) != getattr(shipped, key)}
+    return dataclasses.replace(design.reliability, spare_gpus=own.spare_gpus,
+                               **{key: getattr(own, key) for key in kept - {"spare_gpus"}})
+
+
+def run_key(design) -> tuple:
+    """What a saved baseline depends on of the design it is measured against: its cluster and job size, GPU and
+    server, and how its job is run (`job_run`: its [reliability] settings but its hot spares)."""
+    return (design.fabric.gpus, design.job_gpus, design.fabric.gpu, design.fabric.server,
+            dataclasses.replace(design.reliability, spare_gpus=0))
 
 
 def _versus(result, name: str, baseline, dropped: dict) -> dict:

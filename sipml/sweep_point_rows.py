@@ -165,6 +165,7 @@ def _fabric(evaluation) -> dict:
 
 def _training(evaluation, model_name, batch, baselines: dict) -> dict:
     from core.errors import InfeasibleDesign, InputError
+    from sipml.speedup_report import run_key
     from workloads.models import load_model
     from workloads.speedup import default_batch
 
@@ -183,7 +184,7 @@ def _training(evaluation, model_name, batch, baselines: dict) -> dict:
         # the point's training columns say why; its design, which the checks pass, keeps its fabric and cost columns
         return {"training_feasible": False, **dict.fromkeys(_numbers_of(TRAINING), math.nan),
                 "training_error": str(exc)}
-    key = (model_name, batch, design.fabric.gpus, design.job_gpus, design.fabric.gpu, design.fabric.server)
+    key = (model_name, batch, *run_key(design))
     if key not in baselines:
         baselines[key] = sweep_baseline(model_name, batch, design, evaluation.catalog, evaluation.gpus)
     return stage_columns(Reading(result=result, baseline=baselines[key]), TRAINING,

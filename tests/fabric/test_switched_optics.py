@@ -42,37 +42,39 @@ def test_cpo_lpo_dsp_side_by_side_at_b1_and_b2(capsys):
 
 def test_the_network_power_holds_the_whole_port_optics_so_two_designs_on_one_box_differ_by_b2(capsys):
     """The switches' and NICs' catalog power is a box rating with its host SerDes inside, rated with the retimed
-    pluggables it is sold for at its own lanes' rate: the 800G designs' 102.4 Tb/s switch (512 × 200G lanes) and
-    ConnectX-8 at 200G, where a front-panel trace of 22 dB takes a long-reach SerDes (8 pJ/bit). A design whose
-    channels need another class has the difference on a line of its own, `serdes.beyond_rating` (W, no price): DSP
-    modules at 100G lanes, 11 dB on a medium-reach SerDes (2.29 pJ/bit), on 3.2 Tb/s of ports per GPU: −18.3 W;
-    CPO's three switch ports XSR (1.1 pJ/bit): −16.6 W; LPO's 2 × 11 dB, long reach: the rating's, no line. So
-    designs on the same boxes differ in network power by their whole-port (B2) figures (fabrics-2026.md K7a, K13a,
-    K15), not by B1's alone, whatever lanes they run."""
+    pluggables it is sold for at its own lanes' rate (the 102.4 Tb/s switch comes as 1 024 × 100G or 512 × 200G
+    lanes): at 100G an 11 dB front-panel trace on a medium-reach SerDes (2.29 pJ/bit), at 200G 22 dB on a long-reach
+    one (8 pJ/bit). A design whose channels need another class has the difference on a line of its own,
+    `serdes.beyond_rating` (W, no price): LPO at 100G lanes closes 2 × 11 dB on a long-reach SerDes over 3.2 Tb/s of
+    ports per GPU: +18.3 W; CPO at 200G, its three switch ports XSR (1.1 pJ/bit): −16.6 W; DSP's are the rating's:
+    no line. So designs on the same boxes differ in network power by their whole-port (B2) figures (fabrics-2026.md
+    K7a, K13a, K15), not by B1's alone."""
     d = costs(capsys, "cpo-800g", "lpo-800g", "dsp-800g")
     lr, mr, xsr = 8e-12, 2.29e-12, 1.1e-12
 
     def beyond(entry):
         return sum(b["power_w_per_gpu"][1] for b in entry["breakdown"] if b["key"] == "serdes.beyond_rating")
 
-    assert beyond(d["dsp-800g"]) == pytest.approx(4 * 0.8e12 * (mr - lr))
+    assert beyond(d["lpo-800g"]) == pytest.approx(4 * 0.8e12 * (lr - mr))
     assert beyond(d["cpo-800g"]) == pytest.approx(3 * 0.8e12 * (xsr - lr))
-    assert not [b for b in d["lpo-800g"]["breakdown"] if b["key"] == "serdes.beyond_rating"]
+    assert not [b for b in d["dsp-800g"]["breakdown"] if b["key"] == "serdes.beyond_rating"]
     dsp_200g = costs(capsys, "dsp-800g", "--set", 'electrical.lane_rate="200 Gbit/s"')["dsp-800g"]
-    boxes = {e["network_power_w_per_gpu"] - e["port_power_w_per_gpu"] for e in (*d.values(), dsp_200g)}
-    assert max(boxes) - min(boxes) == pytest.approx(0.0, abs=1e-9)  # the boxes alike: network − B2 one figure
+    for boxes in ((d["dsp-800g"], d["lpo-800g"]), (dsp_200g, d["cpo-800g"])):  # boxes alike, lanes at one rate
+        a, b = boxes
+        assert a["network_power_w_per_gpu"] - b["network_power_w_per_gpu"] == pytest.approx(
+            a["port_power_w_per_gpu"] - b["port_power_w_per_gpu"])
     line = next(b for b in d["cpo-800g"]["breakdown"] if b["key"] == "serdes.beyond_rating")
     assert line["cost_usd_per_gpu"] == [0.0, 0.0, 0.0] and line["tag"] == "[assumed]" and line["network"]
-    # the boxes' rating is theirs, not re-solved from the design's board or lanes: a lossier front-panel trace (42
-    # dB at 200G, 21 at 100G: long reach) or a shorter medium reach moves B2 and the network power together
+    # the boxes' rating is theirs, not re-solved from the design's board: a lossier front-panel trace (42 dB at
+    # 200G, 21 at 100G: long reach) or a shorter medium reach moves B2 and the network power together
     for change, designs in (('electrical.pluggable_trace_loss="42 dB"', ("dsp-800g",)),  # LPO: 2 × 21 dB, no close
                             ('electrical.serdes_mr_reach="10 dB"', ("dsp-800g", "lpo-800g"))):
         for design in designs:
             moved = costs(capsys, design, "--set", change)[design]
             assert moved["network_power_w_per_gpu"] - d[design]["network_power_w_per_gpu"] == pytest.approx(
                 moved["port_power_w_per_gpu"] - d[design]["port_power_w_per_gpu"]), (change, design)
-    rated = costs(capsys, "lpo-800g", "--set", 'electrical.rated_lane_rate="100 Gbit/s"')["lpo-800g"]
-    assert beyond(rated) == pytest.approx(4 * 0.8e12 * (lr - mr))  # boxes rated at 100G lanes: LPO pays beyond
+    rated = costs(capsys, "dsp-800g", "--set", 'electrical.rated_lane_rate="200 Gbit/s"')["dsp-800g"]
+    assert beyond(rated) == pytest.approx(4 * 0.8e12 * (mr - lr))  # boxes rated at 200G lanes: DSP's 100G less
     # the cluster's power carries it: what per W and goodput per W divide by
     assert d["lpo-800g"]["cluster_power_w"] - d["dsp-800g"]["cluster_power_w"] == pytest.approx(
         1024 * (d["lpo-800g"]["network_power_w_per_gpu"] - d["dsp-800g"]["network_power_w_per_gpu"]))

@@ -407,3 +407,26 @@ def test_the_baselines_run_the_job_as_the_design_does(capsys):
     assert baseline_ettr(policy) != pytest.approx(baseline_ettr([]), rel=1e-9)
     assert baseline_ettr(["reliability.spare_gpus=8"]) == pytest.approx(baseline_ettr([]), rel=1e-12)  # the
     # design's hot spares are its purchase alone
+
+
+def test_a_sweep_over_a_reliability_key_measures_each_point_against_its_own_baseline(capsys, tmp_path):
+    """The saved baseline of a sweep is keyed on how its job is run: a sweep over checkpoint_write gives each point
+    `speedup`'s goodput speedup for that setting, whichever order the values come in (it reused the first point's
+    baseline); a baseline keeps a reliability key it sets itself and takes the design's others."""
+    def speedup_at(*sets):
+        code, out, err = run(capsys, "speedup", "cpo-800g", "-m", "gpt2-355m", "--baseline", "fattree-200",
+                             *(f for s in sets for f in ("--set", s)), "-f", "json")
+        assert code == 0, err
+        return json.loads(out)["rows"][0]["baselines"]["fattree-200"]["goodput_speedup"]
+
+    expected = {mode: speedup_at(f"reliability.checkpoint_write={mode}") for mode in ("asynchronous", "synchronous")}
+    assert expected["asynchronous"] != expected["synchronous"]
+    for order in ("asynchronous,synchronous", "synchronous,asynchronous"):
+        code, out, err = run(capsys, "sweep", "cpo-800g", "--vary", f"reliability.checkpoint_write={order}", "-m",
+                             "gpt2-355m", "-q", "-f", "jsonl")
+        assert code == 0, err
+        for row in map(json.loads, out.splitlines()):
+            assert row["goodput_speedup"] == pytest.approx(expected[row["reliability.checkpoint_write"]], rel=1e-12)
+    # a key the baseline sets itself is kept; the design's other settings still reach it
+    mixed = speedup_at("reliability.checkpoint_write=asynchronous", "fattree-200:reliability.startup_time=120 s")
+    assert mixed == pytest.approx(expected["asynchronous"], rel=1e-12)
