@@ -136,6 +136,14 @@ def _bound_by(g, rel) -> str:
     return "the job's storage ports" + ("" if len(ports) == 2 else f" for its {ports[0]}, the storage's the other")
 
 
+def _duration_row(quantity: str, seconds) -> dict:
+    """A row of the job's table for a duration, in the unit that reads it ('–' where there is none)."""
+    from sipml.render import duration_parts
+
+    value, unit = ("–", "") if seconds is None else duration_parts(float(seconds))
+    return {"quantity": quantity, "value": value, "unit": unit}
+
+
 def _job_table(g, rel, summary: dict, planned_per_day: float) -> Table:
     """The job's totals: interruptions, checkpoints (their size, bandwidths, pause and interval), restarts, spares'
     coverage, rework and ETTR."""
@@ -151,14 +159,13 @@ def _job_table(g, rel, summary: dict, planned_per_day: float) -> Table:
         {"quantity": "pause per checkpoint (" + ("copy to host memory, the write behind training)"
                                                  if rel.checkpoint_write == "asynchronous" else "write)"),
          "value": f"{g.pause_s:.3g}", "unit": "s"},
-        {"quantity": "checkpoint interval", "value": "–" if summary["checkpoint_interval_s"] is None
-         else f"{summary['checkpoint_interval_s'] / 60:.3g}", "unit": "min"},
-        {"quantity": "restart (mean, read included)", "value": f"{summary['restart_s'] / 60:.3g}", "unit": "min"},
+        _duration_row("checkpoint interval", summary["checkpoint_interval_s"]),
+        _duration_row("restart (mean, read included)", summary["restart_s"]),
         *([{"quantity": f"failures spares take over that find enough free (each in use "
                         f"{rel.spare_repair_time / 3600:.3g} h)", "value": f"{100 * g.spare_coverage:.1f}",
             "unit": "%"}] if g.covered_by_size else []),
-        *([{"quantity": "work redone per failure beyond the interval's (the asynchronous write)",
-            "value": f"{g.rework_s / 60:.3g}", "unit": "min"}] if g.rework_s else []),
+        *([_duration_row("work redone per failure beyond the interval's (the asynchronous write)", g.rework_s)]
+          if g.rework_s else []),
         {"quantity": "effective training time ratio", "value": f"{100 * summary['ettr']:.1f}", "unit": "%"}])
 
 

@@ -281,6 +281,14 @@ def count_text(value: float) -> str:
     return f"{value:.4g}"
 
 
+def duration_parts(seconds: float) -> tuple[str, str]:
+    """A duration as (number, unit) in the unit that reads it: seconds under a minute (not 0.0509 min), minutes
+    under an hour, hours beyond."""
+    if seconds < 60.0:
+        return f"{seconds:.3g}", "s"
+    return (f"{seconds / 60.0:.3g}", "min") if seconds < 3600.0 else (f"{seconds / 3600.0:.3g}", "h")
+
+
 # --- output files ---------------------------------------------------------------------------------------------
 class Terminated(BaseException):
     """SIGTERM or SIGHUP arrived (`args[0]`, the signal's number): raised in the main thread so that every `finally`

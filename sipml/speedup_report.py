@@ -477,11 +477,11 @@ def _baseline_gpus(rows) -> list[str]:
 
 
 def _interval_text(seconds: float) -> str:
-    """A checkpoint interval in the unit that reads it: seconds under a minute (a 1/1 000 s step's interval is tens
-    of milliseconds, not 0.000558 min), minutes under an hour, hours beyond."""
-    if seconds < 60.0:
-        return f"{seconds:.3g} s"
-    return f"{seconds / 60.0:.3g} min" if seconds < 3600.0 else f"{seconds / 3600.0:.3g} h"
+    """A checkpoint interval in the unit that reads it (a 1/1 000 s step's interval is tens of milliseconds, not
+    0.000558 min: `sipml.render.duration_parts`)."""
+    from sipml.render import duration_parts
+
+    return " ".join(duration_parts(seconds))
 
 
 def _compute_model_notes(feasible: list[dict]) -> list[str]:

@@ -430,3 +430,15 @@ def test_a_sweep_over_a_reliability_key_measures_each_point_against_its_own_base
     # a key the baseline sets itself is kept; the design's other settings still reach it
     mixed = speedup_at("reliability.checkpoint_write=asynchronous", "fattree-200:reliability.startup_time=120 s")
     assert mixed == pytest.approx(expected["asynchronous"], rel=1e-12)
+
+
+def test_the_job_table_gives_each_duration_in_the_unit_that_reads_it(capsys):
+    """64 GPUs write GPT-3's 2.44 TB through their ports at 800 GB/s: the asynchronous write redone after a failure
+    is 3.06 s, printed so (it read '0.0509 min'); the interval and restart stay in minutes."""
+    code, out, err = run(capsys, "reliability", "dgx-h100", "--set", "fabric.job_gpus=64", "--set",
+                         "reliability.checkpoint_write=asynchronous")
+    assert code == 0, err
+    rows = {line.rsplit("  ", 2)[0].strip(): line.split()[-2:] for line in out.splitlines() if "  " in line}
+    redone = next(v for k, v in rows.items() if k.startswith("work redone per failure"))
+    assert redone == ["3.06", "s"]
+    assert next(v for k, v in rows.items() if k.startswith("checkpoint interval"))[1] == "min"
