@@ -84,19 +84,18 @@ class Evaluation:
     @functools.cached_property
     def fabric(self) -> FabricEstimate:
         """The fabric (`fabric.evaluate.evaluate_fabric`), built on `link`, its servers' NVLink no faster than the
-        GPU's (`workloads.speedup.gpu_bound`)."""
+        GPU's (`workloads.speedup.gpu_bound`), a note where the servers' is slower than the GPU's own."""
         import dataclasses
 
         from fabric.evaluate import evaluate_fabric
-        from workloads.speedup import gpu_bound, gpu_bound_note
+        from workloads.speedup import gpu_bound, gpu_bound_note, slower_nvlink_note
 
         design = gpu_bound(self.cluster, self.gpus)
         if self.link_design is not None and design.link.link.kind != "ring-wdm":
             return evaluate_fabric(design)  # refused there, with the reason
         est = evaluate_fabric(design, self.link)
-        if design is self.cluster:
-            return est
-        return dataclasses.replace(est, notes=(*est.notes, gpu_bound_note(self.cluster, design)))
+        said = gpu_bound_note(self.cluster, design) or slower_nvlink_note(self.cluster, self.gpus)
+        return dataclasses.replace(est, notes=(*est.notes, said)) if said else est
 
     @functools.cached_property
     def cost(self) -> CostSummary:

@@ -225,5 +225,7 @@ def test_a_design_whose_servers_are_slower_than_its_gpu_says_so(capsys):
     said = [n for n in row["notes"] if "nvlink_bandwidth 3600 Gbit/s is less than gpu.b200_sxm's own" in n]
     assert code == 0 and len(said) == 1 and "set nvlink_bandwidth, and nvswitch" in said[0], err
     assert not [n for n in row["notes"] if n.startswith("baseline")]
+    code, out, err = run(capsys, "fabric", "cpo-800g", "--set", "fabric.gpu=gpu.b200_sxm", "-f", "json")
+    assert code == 0 and any("is less than gpu.b200_sxm's own NVLink" in n for n in json.loads(out)["notes"]), err
     code, out, _ = run(capsys, "speedup", "cpo-800g", "dgx-h100", "-m", "gpt2-355m", "-f", "json")
     assert code == 0 and all(r["notes"] == [] for r in json.loads(out)["rows"])
