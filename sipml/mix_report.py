@@ -235,9 +235,9 @@ def parse_vary(items) -> list[tuple[str, str, list[int]]]:
 
 def run_mix_command(designs, jobs: str | None, gpus: int | None, policy: str | None, overrides, vary,
                     plot=None, embed: bool = False, catalog=None, gpu_table=None) -> tuple[Report, bool]:
-    """(the report of `sipml mix`, whether every design ran every job); `plot`: a figure file (.png, .svg, .pdf) for the
-    placement figure (of the last point of a --vary), `embed`: the figure in the report (an HTML page); `catalog`,
-    `gpu_table`: what it prices with and finds each design's GPU among (None: the shipped ones)."""
+    """(the report of `sipml mix`, whether every design ran every job); `plot`: a figure file (.png, .svg, .pdf)
+    for the placement figure (of the last point of a --vary), `embed`: the figure in the report (an HTML page);
+    `catalog`, `gpu_table`: what it prices with and finds each design's GPU among (None: the shipped ones)."""
     import dataclasses
     import itertools
 

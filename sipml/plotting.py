@@ -25,15 +25,21 @@ def pyplot():
     return plt
 
 
-def png(fig, metadata: dict[str, str] | None = None) -> bytes:
-    """`fig` as PNG bytes, the figure closed; `metadata`: PNG text chunks ('Title', 'Software', 'Creation Time',
-    'Source', 'Description', …) beside matplotlib's own."""
+def figure_bytes(fig, fmt: str = "png", metadata: dict[str, str] | None = None) -> bytes:
+    """`fig` as the bytes of `fmt` ('png', 'svg', 'pdf'), the figure closed; `metadata` in the format's own keys
+    (`_format_metadata`) beside matplotlib's own."""
     import matplotlib.pyplot as plt
 
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", metadata=metadata)
+    fig.savefig(buf, format=fmt, metadata=metadata)
     plt.close(fig)
     return buf.getvalue()
+
+
+def png(fig, metadata: dict[str, str] | None = None) -> bytes:
+    """`fig` as PNG bytes, the figure closed; `metadata`: PNG text chunks ('Title', 'Software', 'Creation Time',
+    'Source', 'Description', …)."""
+    return figure_bytes(fig, "png", metadata)
 
 
 FIGURE_SUFFIXES = (".png", ".svg", ".pdf")  # what a figure file's name may end in: the format it is written in
@@ -53,25 +59,23 @@ def save(fig, path, title: str) -> Path:
     """Write `fig` at `path` in the format its suffix names (`FIGURE_SUFFIXES`), atomically, and close it; its
     metadata say what it shows (`title`) and the version, date and command line that made it (`sipml.provenance`),
     as the report's figures do (PNG text chunks; SVG's Dublin Core and PDF's info keys for the same)."""
-    import matplotlib.pyplot as plt
-
     from sipml.provenance import provenance, stamped
     from sipml.render import write_atomic_bytes
 
     fmt = Path(path).suffix.lower().lstrip(".") or "png"
-    meta = stamped(title, provenance())
-    if fmt == "png":
-        data = png(fig, meta)
-    else:
-        keys = ({"Title": meta["Title"], "Creator": meta["Software"], "Date": meta["Creation Time"],
-                 "Source": meta["Source"], "Description": meta["Description"]} if fmt == "svg" else
-                {"Title": meta["Title"], "Creator": meta["Software"], "Subject": meta["Description"]})
-        buf = io.BytesIO()
-        fig.savefig(buf, format=fmt, metadata=keys)
-        plt.close(fig)
-        data = buf.getvalue()
-    write_atomic_bytes(Path(path), data)
+    write_atomic_bytes(Path(path), figure_bytes(fig, fmt, _format_metadata(fmt, stamped(title, provenance()))))
     return Path(path)
+
+
+def _format_metadata(fmt: str, stamp: dict[str, str]) -> dict[str, str]:
+    """A figure's stamp (`sipml.provenance.stamped`: PNG text chunks) in the keys `fmt` takes: SVG's Dublin Core,
+    PDF's info dictionary."""
+    if fmt == "svg":
+        return {"Title": stamp["Title"], "Creator": stamp["Software"], "Date": stamp["Creation Time"],
+                "Source": stamp["Source"], "Description": stamp["Description"]}
+    if fmt == "pdf":
+        return {"Title": stamp["Title"], "Creator": stamp["Software"], "Subject": stamp["Description"]}
+    return stamp
 
 
 _UNIT_WORDS = {"db", "dbm", "gbps", "usd", "w", "s"}  # a column name's unit, said again by its [unit]

@@ -189,18 +189,12 @@ def gpu_bound(design: ClusterDesign, gpus: Mapping[str, Gpu] | None = None) -> C
     per direction) above the GPU's own (gpus.toml) is the GPU's, as an H800 in a DGX H100 server moves 200 GB/s a
     direction, not 450. The design as it is where its fabric has no NVLink, its NVLink is no faster, or its GPU
     has no compute model."""
-    nvlink = getattr(design.topology, "nvlink_bandwidth", None)
-    if nvlink is None or getattr(design.topology, "gpus_per_server", 1) < 2:  # no NVLink domain to bound
+    pair = _nvlinks(design, gpus)
+    if pair is None or pair.gpu >= pair.servers:
         return design
-    try:
-        gpu = gpu_of(design, gpus)
-    except InputError:  # a GPU priced but not modelled: the fabric as designed
-        return design
-    own = gpu.nvlink_bandwidth_bps
-    if own >= nvlink:
-        return design
+    own = pair.gpu
     if own <= 0:
-        raise InputError(f"{gpu.name} has no NVLink (its nvlink_bandwidth is 0): a server of "
+        raise InputError(f"{pair.name} has no NVLink (its nvlink_bandwidth is 0): a server of "
                          f"{design.topology.gpus_per_server} GPUs cannot join it by NVLink; give it "
                          f"[{get_kind(design.fabric.kind).section}] gpus_per_server = 1")
     return dataclasses.replace(design, topology=dataclasses.replace(design.topology, nvlink_bandwidth=own))
@@ -219,19 +213,32 @@ def gpu_bound_note(design: ClusterDesign, bound: ClusterDesign) -> str:
 def slower_nvlink_note(design: ClusterDesign, gpus: Mapping[str, Gpu] | None = None) -> str:
     """A design whose servers' NVLink is slower than its GPU's own (a B200 set on a design of H100 servers): the
     design's is used, as built, and said ('' where not, or where the fabric has no NVLink domain)."""
-    nvlink = getattr(design.topology, "nvlink_bandwidth", None)
-    if nvlink is None or getattr(design.topology, "gpus_per_server", 1) < 2:
-        return ""
-    try:
-        own = gpu_of(design, gpus).nvlink_bandwidth_bps
-    except InputError:
-        return ""
-    if own <= nvlink:
+    pair = _nvlinks(design, gpus)
+    if pair is None or pair.gpu <= pair.servers:
         return ""
     section = get_kind(design.fabric.kind).section
-    return (f"[{section}] nvlink_bandwidth {nvlink / 1e9:g} Gbit/s is less than {design.fabric.gpu}'s own NVLink "
-            f"({own / 1e9:g} Gbit/s a direction): the design's servers are used as built (set nvlink_bandwidth, and "
-            "nvswitch, for that GPU's own servers)")
+    return (f"[{section}] nvlink_bandwidth {pair.servers / 1e9:g} Gbit/s is less than {design.fabric.gpu}'s own "
+            f"NVLink ({pair.gpu / 1e9:g} Gbit/s a direction): the design's servers are used as built (set "
+            "nvlink_bandwidth, and nvswitch, for that GPU's own servers)")
+
+
+class NvlinkPair(NamedTuple):
+    servers: float  # the design's servers' NVLink, bit/s per GPU per direction
+    gpu: float  # the GPU's own (gpus.toml)
+    name: str  # the GPU's name
+
+
+def _nvlinks(design: ClusterDesign, gpus: Mapping[str, Gpu] | None) -> NvlinkPair | None:
+    """The design's servers' NVLink and its GPU's own; None where the fabric has no NVLink domain (no
+    nvlink_bandwidth, or servers of one GPU) or the GPU is priced but not modelled (the fabric as designed)."""
+    nvlink = getattr(design.topology, "nvlink_bandwidth", None)
+    if nvlink is None or getattr(design.topology, "gpus_per_server", 1) < 2:
+        return None
+    try:
+        gpu = gpu_of(design, gpus)
+    except InputError:
+        return None
+    return NvlinkPair(servers=nvlink, gpu=gpu.nvlink_bandwidth_bps, name=gpu.name)
 
 
 def stack_for(model: Model, fixed: dict | None = None, stack: Stack | str | None = None) -> Stack:
