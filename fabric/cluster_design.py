@@ -110,6 +110,41 @@ SERVERS = {"gpu.v100_sxm2": "server.dgx1_v100_host", "gpu.a100_sxm4": "server.dg
            "gpu.b200_sxm": "server.dgx_b200_host", "gpu.gb200": "server.gb200_nvl72_host"}
 
 
+@record
+class ServerNvlink:
+    """A server's NVLink domain: the NVLink each of its GPUs gets (bit/s a direction) and the catalog entry of its
+    NVSwitch share per GPU ('none': no switch)."""
+
+    nvlink_bps: float
+    nvswitch: str
+
+
+# The NVLink domain of each server SERVERS names, what an [electrical] section takes with nvlink_bandwidth = 0 and
+# nvswitch = 'server'. DGX A100: 600 GB/s a GPU, both directions (costs-power.md); DGX H100 (and the H800's and
+# H200's, as SERVERS): 900 GB/s (workloads.md, workloads-2.md §6); DGX B200 and GB200 NVL72: 1.8 TB/s, NVLink 5
+# (workloads-2.md §6, fabrics-2026.md K19) [verbatim]; half of each per direction [inferred]. DGX-1: 300 GB/s a V100
+# (workloads.md) [restated] over a hybrid cube-mesh of direct links, no NVSwitch (costs-power.md): taken as a
+# crossbar at that rate [assumed].
+SERVER_NVLINK = {"server.dgx1_v100_host": ServerNvlink(nvlink_bps=1.2e12, nvswitch="none"),
+                 "server.dgx_a100_host": ServerNvlink(nvlink_bps=2.4e12, nvswitch="nvswitch.a100_share"),
+                 "server.dgx_h100_host": ServerNvlink(nvlink_bps=3.6e12, nvswitch="nvswitch.h100_share"),
+                 "server.dgx_b200_host": ServerNvlink(nvlink_bps=7.2e12, nvswitch="nvswitch.b200_share"),
+                 "server.gb200_nvl72_host": ServerNvlink(nvlink_bps=7.2e12, nvswitch="nvswitch.gb200_share")}
+
+
+def server_nvlink(fabric: FabricSection, asked: str) -> ServerNvlink:
+    """The NVLink domain of the design's server (`FabricSection.server`: its refusal where the GPU ships in no
+    server the calculator knows), which `asked` (the settings that take it, as the user reads them) needs: an
+    InputError naming what to set where the server is not one of SERVER_NVLINK's (host = 'none', a server of a
+    catalog file)."""
+    server = fabric.server
+    if server in SERVER_NVLINK:
+        return SERVER_NVLINK[server]
+    raise InputError(f"{asked} takes the NVLink domain of the design's server, and [fabric] host = {server!r} has "
+                     f"none the calculator knows ({', '.join(sorted(SERVER_NVLINK))} do): set [electrical] "
+                     "nvlink_bandwidth and nvswitch for its servers, or [fabric] host to one of those")
+
+
 L3 = "Llama 3 (Grattafiori et al., arXiv 2407.21783) §3.3"
 
 

@@ -41,12 +41,13 @@ import math
 import numpy as np
 
 from core.errors import InputError
-from core.fields import MIN_EFFICIENCY, Section, default_of, non_negative, param, positive, when, when_above
+from core.fields import MIN_EFFICIENCY, FieldError, Section, default_of, non_negative, param, positive, when, when_above
 from core.records import record
 from fabric import collectives as col
 from fabric.bom import BomLine
 from fabric.cluster_design import (MAX_DB, MAX_FIBER_M, MAX_LATENCY_S, MAX_RATE_BPS, MAX_SERVER_GPUS, MAX_SWITCH_RADIX,
-                           MAX_TRANSCEIVER_PORTS, MIN_RATE_BPS, NCCL, ClusterDesign)
+                           MAX_TRANSCEIVER_PORTS, MIN_RATE_BPS, NCCL, SERVER_NVLINK, ClusterDesign, ServerNvlink,
+                           server_nvlink)
 from fabric.estimate import FabricEstimate
 from fabric.fattree import fat_tree, leaf_ports, min_fat_tree_tiers, pod_fat_tree
 from fabric.kind import (BITS_PER_BYTE, CollectiveTime, FabricKind, bytes_sent_per_rank, divides, fastest,
@@ -67,9 +68,11 @@ class ElectricalSection(Section):
 
     gpus_per_server: int = param(8, "1", "GPUs per server on the NVSwitch (g)", "DGX A100/H100 [verbatim]",
                                  lo=1, integer=True, hi=MAX_SERVER_GPUS)
-    nvlink_bandwidth: float = positive("2400 Gbit/s", "bit/s", "NVLink bandwidth per GPU per direction (B_n, line "
-                                       "rate)", "A100: 600 GB/s bidirectional = 300 GB/s per direction [verbatim]",
-                                       lo=MIN_RATE_BPS, hi=MAX_RATE_BPS)
+    nvlink_bandwidth: float = non_negative("0 Gbit/s", "bit/s", "NVLink bandwidth per GPU per direction (B_n, line "
+                                           "rate; 0: the NVLink of the server [fabric] host names, which follows the "
+                                           "GPU: 2400 Gbit/s in a DGX A100, 3600 in a DGX H100, 7200 in a DGX B200 "
+                                           "or GB200 NVL72)", "fabric.cluster_design.SERVER_NVLINK: NVIDIA's "
+                                           "figures per GPU, both directions, halved [inferred]", hi=MAX_RATE_BPS)
     nic_bandwidth: float = positive("200 Gbit/s", "bit/s", "scale-out NIC bandwidth per GPU (B_e, line rate)",
                                     "DGX A100: one ConnectX-6 HDR 200 Gb/s per GPU [verbatim]", lo=MIN_RATE_BPS,
                                     hi=MAX_RATE_BPS)
@@ -161,8 +164,9 @@ class ElectricalSection(Section):
                                       "[assumed] within a row of racks", hi=MAX_FIBER_M)
     oversubscription: float = param(1.0, "1", "fat-tree oversubscription (down/up at the leaves)",
                                     "[assumed] non-blocking", lo=1.0, hi=1000.0)
-    nvswitch: str = param("nvswitch.a100_share", "text", "catalog entry of the NVSwitch share per GPU ('none' for "
-                          "servers without one)", "[assumed] DGX A100", choices=("none",))
+    nvswitch: str = param("server", "text", "catalog entry of the NVSwitch share per GPU ('none' for servers "
+                          "without one; 'server': the switch of the server [fabric] host names, none where a server "
+                          "holds one GPU)", "fabric.cluster_design.SERVER_NVLINK", choices=("none", "server"))
     planes: int = param(1, "1", "ports per NIC, each in its own switch plane at nic_bandwidth / planes (2: "
                         "dual-plane, each GPU on two ToRs; switch_radix counts ports at that rate)", "Alibaba HPN: 2 × 200 Gb/s per NIC, port 0 to plane 0 "
                         "and port 1 to plane 1 (fabrics-2026.md K17) [restated]", lo=1, integer=True, hi=16)
@@ -223,6 +227,23 @@ class ElectricalSection(Section):
                               "module (its port_rate: the ports one module feeds)", "Quantum-X Photonics: 18 modules "
                               "per 144 ports (fabrics-2026.md K8) [restated]",
                               applies_when=when("electrical", "optics", "cpo"))
+
+    def __post_init__(self):
+        Section.__post_init__(self)
+        if 0 < self.nvlink_bandwidth < MIN_RATE_BPS:
+            raise FieldError(self.section_name, f"nvlink_bandwidth = {self.nvlink_bandwidth:g} bit/s: below "
+                                                f"{MIN_RATE_BPS / 1e6:g} Mbit/s (0 takes the server's NVLink)")
+
+    def followed(self, design: ClusterDesign) -> dict[str, float]:
+        """The settings at 0 that take their value from elsewhere in `design`, with that value: nvlink_bandwidth,
+        the server's NVLink (`server_domain`; left out where the server has none to give). What `sipml explain`
+        steps around (nothing where `design` is of another kind)."""
+        if self.nvlink_bandwidth != 0 or design.topology is not self:
+            return {}
+        try:
+            return {"nvlink_bandwidth": server_domain(design).nvlink_bps}
+        except InputError:
+            return {}
 
 
 @record(kw_only=True)
@@ -420,9 +441,10 @@ _CATEGORIES = {"nic": ("nic.",), "transceiver": ("transceiver.",), "switch": ("s
 def _check_entries(el: ElectricalSection) -> None:
     """Each catalog key names an entry of its category; a co-packaged switch's optics are engines (cpo.), a
     pluggable one's modules (transceiver.)."""
+    words = {"nvswitch": ("none", "server")}  # the words a key takes besides its entries ('none', 'same' else)
     wrong = [f"{key} = {getattr(el, key)!r} is not a {prefixes[0][:-1]} entry ({prefixes[0]}…)"
              for key, prefixes in _CATEGORIES.items()
-             if getattr(el, key) not in ("none", "same") and not getattr(el, key).startswith(prefixes)
+             if getattr(el, key) not in words.get(key, ("none", "same")) and not getattr(el, key).startswith(prefixes)
              and (key != "laser_module" or el.optics == "cpo")]
     if wrong:
         raise InputError(f"[electrical] {'; '.join(wrong)}")
@@ -434,9 +456,28 @@ def _check_entries(el: ElectricalSection) -> None:
         raise InputError(f"[electrical] optics = {el.optics!r} {what}, got {el.switch_transceiver!r}")
 
 
+def server_domain(design: ClusterDesign) -> ServerNvlink:
+    """The NVLink per GPU and the NVSwitch entry of the design's servers: its [electrical] settings, or where
+    nvlink_bandwidth = 0 or nvswitch = 'server', its server's (`fabric.cluster_design.server_nvlink`). A server of
+    one GPU has no NVLink domain: no switch, and its one link its NIC where no server says otherwise."""
+    el = design.topology
+    follows = [text for text, on in (("[electrical] nvlink_bandwidth = 0", el.nvlink_bandwidth == 0),
+                                     ("[electrical] nvswitch = 'server'", el.nvswitch == "server")) if on]
+    if not follows:
+        return ServerNvlink(nvlink_bps=el.nvlink_bandwidth, nvswitch=el.nvswitch)
+    if el.gpus_per_server < 2:
+        own = SERVER_NVLINK.get(design.fabric.server) if design.fabric.server_refusal() is None else None
+        return ServerNvlink(nvlink_bps=el.nvlink_bandwidth or (own.nvlink_bps if own else el.nic_bandwidth),
+                            nvswitch="none" if el.nvswitch == "server" else el.nvswitch)
+    own = server_nvlink(design.fabric, " and ".join(follows))
+    return ServerNvlink(nvlink_bps=el.nvlink_bandwidth or own.nvlink_bps,
+                        nvswitch=own.nvswitch if el.nvswitch == "server" else el.nvswitch)
+
+
 def _evaluate(design: ClusterDesign) -> FabricEstimate:
     fab, el = design.fabric, design.topology
     _check_entries(el)
+    domain = server_domain(design)
     per_plane, tree = rail_planes(fab.gpus, el)
     tiers, rails, planes = tree.tiers, el.rails, el.rails * el.planes
     switches, links, switch_links = planes * tree.switches, planes * tree.links, planes * tree.switch_links
@@ -458,14 +499,15 @@ def _evaluate(design: ClusterDesign) -> FabricEstimate:
         BomLine(key="cable.fiber_patch", count=links, scope="per_cluster", network=True),
         BomLine(key="fiber.smf_per_m", count=links * el.link_length, scope="per_cluster", network=True),
         *_switch_bom(el, planes * tree.switches_per_tier[0], switches))
-    bom = (*([BomLine(key=el.nvswitch, count=1, scope="per_gpu", network=True)] if el.nvswitch != "none" else []),
+    bom = (*([BomLine(key=domain.nvswitch, count=1, scope="per_gpu", network=True)]
+             if domain.nvswitch != "none" else []),
            BomLine(key=el.nic, count=1, scope="per_gpu", network=True), *scale_out,
            *([BomLine(key=SERDES_BEYOND_RATING, count=beyond_w, scope="per_cluster", network=True, per="correction")]
              if beyond_w else []))
     leaf = (el.leaf_endpoints or leaf_ports(el.switch_radix, el.oversubscription)[0]) if tiers > 1 else per_plane
     pods = el.pod_gpus and el.pod_gpus < per_plane
     over = max(el.oversubscription, el.pod_oversubscription if pods else 1.0)
-    details = ElectricalDetails(gpus_per_server=el.gpus_per_server, servers=servers, nvlink_bps=el.nvlink_bandwidth,
+    details = ElectricalDetails(gpus_per_server=el.gpus_per_server, servers=servers, nvlink_bps=domain.nvlink_bps,
                                 nic_bps=el.nic_bandwidth, rails=rails, tiers=tiers, switches=switches, links=links,
                                 oversubscription=el.oversubscription, leaf_gpus=min(fab.gpus, leaf * rails),
                                 network_step_s=el.network_latency + (2 * tiers - 1) * el.switch_hop_latency,
@@ -483,7 +525,7 @@ def _evaluate(design: ClusterDesign) -> FabricEstimate:
         design=design, kind="electrical", gpus=fab.gpus, job_gpus=design.job_gpus,
         per_gpu_bandwidth_bps=el.nic_bandwidth, useful_fraction=1.0, degree=fab.gpus - 1,
         bisection_bps=(0.0 if one_server else fab.gpus // 2 * el.nic_bandwidth / over)
-        + split_server_gpus(fab.gpus, el.gpus_per_server) * el.nvlink_bandwidth,
+        + split_server_gpus(fab.gpus, el.gpus_per_server) * domain.nvlink_bps,
         pod_gpus=fab.gpus, details=details, bom=bom, host_serdes_w=serdes_w,
         violations=() if one_server else tuple(_optics_violations(el, nic_channel, switch_channel)),
         notes=(f"one server: its {fab.gpus} GPUs are joined by NVLink; no scale-out switches, optics or cables are "

@@ -18,7 +18,7 @@ The functions run what the commands run (`help(sipml.api.<name>)` for each):
 The API is imported on first use, so the command line starts without it.
 """
 
-__version__ = "0.27.0"
+__version__ = "0.28.0"
 
 _API = ("budget", "cost", "evaluate", "fabric", "load_design", "mix", "reliability", "speedup", "sweep")  # sipml.api.__all__
 __all__ = ["Q_", *_API]

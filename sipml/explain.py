@@ -212,10 +212,12 @@ def design_sensitivities(design, evaluate, base: float) -> tuple[list[Sensitivit
     rows, skipped = [], []
     for section, cls in ALL_SECTIONS.items():
         holder = section_of(design, section)
+        taken = holder.followed(design) if hasattr(holder, "followed") else {}  # e.g. the server's NVLink
         for key, spec in specs(cls).items():
             if not spec.sweepable or not key_applies(design, section, key):
                 continue
-            value = getattr(holder, key)
+            followed = key in taken  # a setting at 0 that takes its value elsewhere: stepped around that value
+            value = taken[key] if followed else getattr(holder, key)
             rule = None if isinstance(value, str) or not math.isfinite(value) else _steps(spec, value)
             if rule is None:
                 continue
@@ -251,7 +253,8 @@ def design_sensitivities(design, evaluate, base: float) -> tuple[list[Sensitivit
             elasticity = (derivative * float(value) / abs(base) if derivative is not None and base and value
                           and not logarithmic else None)
             default = next(f.default for f in dataclasses.fields(cls) if f.name == key)
-            source = spec.source if value == default else f"this design (default {spec.default_text}: {spec.source})"
+            source = (spec.source if value == default or followed else
+                      f"this design (default {spec.default_text}: {spec.source})")
             stopped = f"{_shown(spec, steps[0])} … {_shown(spec, steps[1])}" if steps != rule else ""
             rows.append(Sensitivity(section, key, spec.unit, float(value), _shown(spec, value), low, high, derivative,
                                     elasticity, source, missing, float(lo_in), float(hi_in), stopped))

@@ -204,8 +204,10 @@ def gpu_bound_note(design: ClusterDesign, bound: ClusterDesign) -> str:
     """What `gpu_bound` changed from `design` to `bound`, said as a fabric note ('' where nothing)."""
     if bound is design:
         return ""
+    from fabric.electrical import server_domain
+
     section = get_kind(design.fabric.kind).section
-    return (f"[{section}] nvlink_bandwidth {design.topology.nvlink_bandwidth / 1e9:g} Gbit/s is more than "
+    return (f"[{section}] nvlink_bandwidth {server_domain(design).nvlink_bps / 1e9:g} Gbit/s is more than "
             f"{design.fabric.gpu}'s own NVLink ({bound.topology.nvlink_bandwidth / 1e9:g} Gbit/s a direction): the "
             "GPU's is used")
 
@@ -218,8 +220,8 @@ def slower_nvlink_note(design: ClusterDesign, gpus: Mapping[str, Gpu] | None = N
         return ""
     section = get_kind(design.fabric.kind).section
     return (f"[{section}] nvlink_bandwidth {pair.servers / 1e9:g} Gbit/s is less than {design.fabric.gpu}'s own "
-            f"NVLink ({pair.gpu / 1e9:g} Gbit/s a direction): the design's servers are used as built (set "
-            "nvlink_bandwidth, and nvswitch, for that GPU's own servers)")
+            f"NVLink ({pair.gpu / 1e9:g} Gbit/s a direction): the design's servers are used as built "
+            "(nvlink_bandwidth = 0 and nvswitch = 'server' take the NVLink domain of the GPU's own server)")
 
 
 class NvlinkPair(NamedTuple):
@@ -231,12 +233,15 @@ class NvlinkPair(NamedTuple):
 def _nvlinks(design: ClusterDesign, gpus: Mapping[str, Gpu] | None) -> NvlinkPair | None:
     """The design's servers' NVLink and its GPU's own; None where the fabric has no NVLink domain (no
     nvlink_bandwidth, or servers of one GPU) or the GPU is priced but not modelled (the fabric as designed)."""
-    nvlink = getattr(design.topology, "nvlink_bandwidth", None)
-    if nvlink is None or getattr(design.topology, "gpus_per_server", 1) < 2:
+    if getattr(design.topology, "nvlink_bandwidth", None) is None or getattr(design.topology, "gpus_per_server",
+                                                                              1) < 2:
         return None
+    from fabric.electrical import server_domain
+
     try:
+        nvlink = server_domain(design).nvlink_bps
         gpu = gpu_of(design, gpus)
-    except InputError:
+    except InputError:  # a server without a known NVLink domain: the fabric's evaluation says so
         return None
     return NvlinkPair(servers=nvlink, gpu=gpu.nvlink_bandwidth_bps, name=gpu.name)
 

@@ -354,7 +354,7 @@ def test_a_cluster_of_one_server_buys_no_scale_out_network():
 
     network = cost_summary(one.design, one, load_catalog()).network_cost_per_gpu_usd.typical
     assert network == 1200 + 750  # the NIC and the NVSwitch share, as the catalog prices them
-    assert one.bisection_bps == 8 / 2 * one.design.topology.nvlink_bandwidth  # across the NVSwitch, not the NICs
+    assert one.bisection_bps == 8 / 2 * 2400e9  # across the NVSwitch (the DGX A100's NVLink), not the NICs
     far = evaluate_fabric(load_design("dgx-a100", ["fabric.gpus=8", "electrical.link_length=1000 m"]))
     assert far.feasible  # optics it does not buy set no limit
     partial = evaluate_fabric(load_design("dgx-a100", ["fabric.gpus=6"]))  # 6 GPUs of a server: NVLink too

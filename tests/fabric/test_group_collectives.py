@@ -308,7 +308,7 @@ def _matched_ideal(est):
     lowest step latency."""
     top = est.design.topology
     if est.kind == "electrical":
-        rate = top.nvlink_bandwidth * top.nvlink_efficiency + top.nic_bandwidth * top.nic_efficiency
+        rate = est.details.nvlink_bps * top.nvlink_efficiency + top.nic_bandwidth * top.nic_efficiency
         alpha = min(top.nvlink_latency, top.network_latency,
                     *((top.nvlink_latency_ll, top.network_latency_ll) if top.protocols == "nccl" else ()))
     else:

@@ -214,18 +214,75 @@ def test_a_server_moves_no_more_nvlink_than_its_gpu(capsys, tmp_path):
     assert code == 2 and "slow_link has no NVLink" in err and "gpus_per_server = 1" in err, err
 
 
-def test_a_design_whose_servers_are_slower_than_its_gpu_says_so(capsys):
-    """cpo-800g's servers are H100 servers (NVLink 3 600 Gbit/s a direction); set on B200s (7 200) they are used
-    as built, which changes the training time (the 'server follows the GPU' rule moves the host's price, not the
-    design's NVLink): the row says so, naming the keys to set. The baselines' older servers carrying the GPU are the
-    comparison, not said; the built-in designs on their own GPUs say nothing."""
-    code, out, err = run(capsys, "speedup", "cpo-800g", "-m", "gpt2-355m", "--set", "fabric.gpu=gpu.b200_sxm",
-                         "-f", "json")
-    [row] = json.loads(out)["rows"]
-    said = [n for n in row["notes"] if "nvlink_bandwidth 3600 Gbit/s is less than gpu.b200_sxm's own" in n]
-    assert code == 0 and len(said) == 1 and "set nvlink_bandwidth, and nvswitch" in said[0], err
-    assert not [n for n in row["notes"] if n.startswith("baseline")]
-    code, out, err = run(capsys, "fabric", "cpo-800g", "--set", "fabric.gpu=gpu.b200_sxm", "-f", "json")
-    assert code == 0 and any("is less than gpu.b200_sxm's own NVLink" in n for n in json.loads(out)["notes"]), err
+def test_the_nvlink_domain_follows_the_gpu_and_a_slower_one_set_by_hand_is_said(capsys):
+    """cpo-800g set on B200s runs in DGX B200 servers (host = 'gpu'): their NVLink (7 200 Gbit/s a direction) and
+    NVSwitch share, as the GPU's own — nothing to say, and tensor parallelism faster than in the H100 servers'
+    3 600 (it was used as built). Set back to 3 600 by hand, the design's is used and said, naming the settings
+    that take the GPU's own. The built-in designs on their own GPUs say nothing."""
+    from fabric.evaluate import evaluate_fabric
+    from sipml.design_files import load_design
+
+    b200 = ["--set", "fabric.gpu=gpu.b200_sxm"]
+    code, out, err = run(capsys, "fabric", "cpo-800g", *b200, "-f", "json")
+    data = json.loads(out)
+    assert code == 0 and data["figures"]["NVLink per GPU"] == {"value": 7200.0, "unit": "Gbit/s"}, err
+    assert not any("NVLink" in n for n in data["notes"])
+    keys = {line.key for line in evaluate_fabric(load_design("cpo-800g", ["fabric.gpu=gpu.b200_sxm"])).bom}
+    assert "nvswitch.b200_share" in keys and "nvswitch.h100_share" not in keys
+    rows = {}
+    for sets in ([], ["--set", "electrical.nvlink_bandwidth=3600 Gbit/s"]):
+        code, out, err = run(capsys, "speedup", "cpo-800g", "-m", "gpt2-355m", "--strategy", "tp=8", *b200, *sets,
+                             "-f", "json")
+        assert code == 0, err
+        [rows[bool(sets)]] = json.loads(out)["rows"]
+    assert rows[False]["notes"] == []
+    [said] = [n for n in rows[True]["notes"] if "nvlink_bandwidth 3600 Gbit/s is less than gpu.b200_sxm's own" in n]
+    assert "nvlink_bandwidth = 0 and nvswitch = 'server'" in said
+    assert rows[True]["breakdown"]["tensor_parallel"] > rows[False]["breakdown"]["tensor_parallel"]
     code, out, _ = run(capsys, "speedup", "cpo-800g", "dgx-h100", "-m", "gpt2-355m", "-f", "json")
     assert code == 0 and all(r["notes"] == [] for r in json.loads(out)["rows"])
+
+
+def test_servers_whose_nvlink_domain_is_unknown_are_refused_naming_what_to_set(capsys):
+    """host = 'none' (or a server of a catalog file) has no NVLink domain to take: a design of 8-GPU servers is
+    refused naming [electrical] nvlink_bandwidth and nvswitch; set, it runs; servers of one GPU need none (their
+    one link is the NIC)."""
+    code, _, err = run(capsys, "fabric", "dgx-h100", "--set", "fabric.host=none")
+    assert code == 2 and err.count("\n") == 1, err
+    assert "[electrical] nvlink_bandwidth = 0 and [electrical] nvswitch = 'server' takes the NVLink domain" in err
+    assert "set [electrical] nvlink_bandwidth and nvswitch" in err
+    own = ["--set", "electrical.nvlink_bandwidth=3600 Gbit/s", "--set", "electrical.nvswitch=nvswitch.h100_share"]
+    code, out, err = run(capsys, "fabric", "dgx-h100", "--set", "fabric.host=none", *own, "-f", "json")
+    assert code == 0 and json.loads(out)["figures"]["NVLink per GPU"]["value"] == 3600.0, err
+    code, out, err = run(capsys, "fabric", "fattree-200", "--set", "fabric.host=none", "-f", "json")
+    assert code == 0, err
+
+
+def test_a_design_file_without_nvlink_lines_takes_its_gpus_server(capsys, tmp_path):
+    """An [electrical] section that names no NVLink or NVSwitch takes the GPU's server's: H100s in 8-GPU servers
+    get the DGX H100's 3 600 Gbit/s and NVSwitch share (they got the A100's 2 400 and share); servers of one GPU buy
+    no NVSwitch (a share was bought). explain steps the NVLink the design takes, 7 200 Gbit/s on B200s."""
+    from fabric.evaluate import evaluate_fabric
+    from sipml.design_files import load_design
+
+    path = tmp_path / "h100.toml"
+    path.write_text('[fabric]\nkind = "electrical"\ngpus = 64\ngpu = "gpu.h100_sxm5"\n\n[electrical]\n'
+                    'nic_bandwidth = "400 Gbit/s"\n')
+    est = evaluate_fabric(load_design(str(path)))
+    assert est.details.nvlink_bps == 3600e9 and "nvswitch.h100_share" in {line.key for line in est.bom}
+    lone = evaluate_fabric(load_design(str(path), ["electrical.gpus_per_server=1", "electrical.rails=1"]))
+    assert not any(line.key.startswith("nvswitch.") for line in lone.bom)
+    code, out, err = run(capsys, "explain", "iteration_s", "cpo-800g", "-m", "gpt2-355m", "--set",
+                         "fabric.gpu=gpu.b200_sxm", "-f", "json")
+    assert code == 0, err
+    [row] = [r for r in json.loads(out)["sensitivities"] if r["key"] == "nvlink_bandwidth"]
+    assert row["value"] == 7200e9 and "SERVER_NVLINK" in row["source"]
+
+
+def test_an_nvlink_below_the_rate_floor_is_refused_but_zero_takes_the_servers(capsys):
+    """0 is a word (the server's NVLink), not a rate: a rate between 0 and 1 Mbit/s is refused as any rate there
+    is, in one line, exit 2."""
+    code, _, err = run(capsys, "fabric", "dgx-h100", "--set", "electrical.nvlink_bandwidth=5 bit/s")
+    assert code == 2 and "below 1 Mbit/s (0 takes the server's NVLink)" in err and err.count("\n") == 1, err
+    code, _, err = run(capsys, "fabric", "dgx-h100", "--set", "electrical.nvlink_bandwidth=0 bit/s")
+    assert code == 0, err
