@@ -112,37 +112,50 @@ SERVERS = {"gpu.v100_sxm2": "server.dgx1_v100_host", "gpu.a100_sxm4": "server.dg
 
 @record
 class ServerNvlink:
-    """A server's NVLink domain: the NVLink each of its GPUs gets (bit/s a direction) and the catalog entry of its
-    NVSwitch share per GPU ('none': no switch)."""
+    """A server's NVLink domain: the NVLink each of its GPUs gets (bit/s a direction; 0: none), the catalog entry of
+    its NVSwitch share per GPU ('none': no switch), its GPUs (the domain's size) and its name."""
 
     nvlink_bps: float
     nvswitch: str
+    gpus: int = 8
+    name: str = ""
 
 
 # The NVLink domain of each server SERVERS names, what an [electrical] section takes with nvlink_bandwidth = 0 and
-# nvswitch = 'server'. DGX A100: 600 GB/s a GPU, both directions (costs-power.md); DGX H100 (and the H800's and
-# H200's, as SERVERS): 900 GB/s (workloads.md, workloads-2.md §6); DGX B200 and GB200 NVL72: 1.8 TB/s, NVLink 5
-# (workloads-2.md §6, fabrics-2026.md K19) [verbatim]; half of each per direction [inferred]. DGX-1: 300 GB/s a V100
-# (workloads.md) [restated] over a hybrid cube-mesh of direct links, no NVSwitch (costs-power.md): taken as a
-# crossbar at that rate [assumed].
-SERVER_NVLINK = {"server.dgx1_v100_host": ServerNvlink(nvlink_bps=1.2e12, nvswitch="none"),
-                 "server.dgx_a100_host": ServerNvlink(nvlink_bps=2.4e12, nvswitch="nvswitch.a100_share"),
-                 "server.dgx_h100_host": ServerNvlink(nvlink_bps=3.6e12, nvswitch="nvswitch.h100_share"),
-                 "server.dgx_b200_host": ServerNvlink(nvlink_bps=7.2e12, nvswitch="nvswitch.b200_share"),
-                 "server.gb200_nvl72_host": ServerNvlink(nvlink_bps=7.2e12, nvswitch="nvswitch.gb200_share")}
+# nvswitch = 'server'. DGX A100: 600 GB/s a GPU, both directions (costs-power.md); DGX H100: 900 GB/s (workloads.md,
+# workloads-2.md §6; an H800 in it moves its own 400, `workloads.speedup.gpu_bound`); DGX B200 and GB200 NVL72:
+# 1.8 TB/s, NVLink 5 (workloads-2.md §6, fabrics-2026.md K19) [verbatim]; half of each per direction [inferred].
+# Domains of 8 GPUs, the NVL72's of 72 (workloads-2.md §6) [restated]. DGX-1: 300 GB/s a V100 (workloads.md)
+# [restated], over direct links without an NVSwitch (server.dgx1_v100_host's notes): taken as a crossbar at that
+# rate [assumed].
+SERVER_NVLINK = {
+    "server.dgx1_v100_host": ServerNvlink(nvlink_bps=1.2e12, nvswitch="none", name="DGX-1"),
+    "server.dgx_a100_host": ServerNvlink(nvlink_bps=2.4e12, nvswitch="nvswitch.a100_share", name="DGX A100"),
+    "server.dgx_h100_host": ServerNvlink(nvlink_bps=3.6e12, nvswitch="nvswitch.h100_share", name="DGX H100"),
+    "server.dgx_b200_host": ServerNvlink(nvlink_bps=7.2e12, nvswitch="nvswitch.b200_share", name="DGX B200"),
+    "server.gb200_nvl72_host": ServerNvlink(nvlink_bps=7.2e12, nvswitch="nvswitch.gb200_share", gpus=72,
+                                            name="GB200 NVL72")}
+# NVSwitch shares whose switch does not reduce in the network: NCCL's NVLS efficiency is 0 before Hopper
+# (fabric-photonics-3.md F4) [verbatim]; NVSwitch gen 3 (H100) and the NVLink 5 switch reduce (NVLink SHARP).
+NO_NVLS_SWITCHES = ("none", "nvswitch.a100_share")
 
 
 def server_nvlink(fabric: FabricSection, asked: str) -> ServerNvlink:
-    """The NVLink domain of the design's server (`FabricSection.server`: its refusal where the GPU ships in no
-    server the calculator knows), which `asked` (the settings that take it, as the user reads them) needs: an
-    InputError naming what to set where the server is not one of SERVER_NVLINK's (host = 'none', a server of a
-    catalog file)."""
-    server = fabric.server
-    if server in SERVER_NVLINK:
-        return SERVER_NVLINK[server]
-    raise InputError(f"{asked} takes the NVLink domain of the design's server, and [fabric] host = {server!r} has "
-                     f"none the calculator knows ({', '.join(sorted(SERVER_NVLINK))} do): set [electrical] "
-                     "nvlink_bandwidth and nvswitch for its servers, or [fabric] host to one of those")
+    """The NVLink domain `asked` (the settings that take it, as the user reads them) takes: that of the server
+    `host` names where the calculator knows it, else that of the server the GPU ships in (`host` = 'none' prices no
+    server, a catalog file's server has no domain the calculator knows: the GPU's own servers are still its NVLink);
+    an InputError naming the settings where neither is known."""
+    if fabric.host in SERVER_NVLINK:
+        return SERVER_NVLINK[fabric.host]
+    refusal = fabric.server_refusal()  # host = 'gpu' and a GPU of no known server: that first
+    if refusal is not None:
+        raise refusal
+    if SERVERS.get(fabric.gpu) in SERVER_NVLINK:
+        return SERVER_NVLINK[SERVERS[fabric.gpu]]
+    verb = "take" if " and " in asked else "takes"
+    raise InputError(f"{asked} {verb} the NVLink domain of the GPU's server, and {fabric.gpu} ships in no server "
+                     f"the calculator knows, nor is [fabric] host = {fabric.host!r} one "
+                     f"({', '.join(sorted(SERVER_NVLINK))} are): set them for its servers")
 
 
 L3 = "Llama 3 (Grattafiori et al., arXiv 2407.21783) §3.3"

@@ -46,8 +46,8 @@ from core.records import record
 from fabric import collectives as col
 from fabric.bom import BomLine
 from fabric.cluster_design import (MAX_DB, MAX_FIBER_M, MAX_LATENCY_S, MAX_RATE_BPS, MAX_SERVER_GPUS, MAX_SWITCH_RADIX,
-                           MAX_TRANSCEIVER_PORTS, MIN_RATE_BPS, NCCL, SERVER_NVLINK, ClusterDesign, ServerNvlink,
-                           server_nvlink)
+                           MAX_TRANSCEIVER_PORTS, MIN_RATE_BPS, NCCL, NO_NVLS_SWITCHES, ClusterDesign,
+                           ServerNvlink, server_nvlink)
 from fabric.estimate import FabricEstimate
 from fabric.fattree import fat_tree, leaf_ports, min_fat_tree_tiers, pod_fat_tree
 from fabric.kind import (BITS_PER_BYTE, CollectiveTime, FabricKind, bytes_sent_per_rank, divides, fastest,
@@ -69,10 +69,12 @@ class ElectricalSection(Section):
     gpus_per_server: int = param(8, "1", "GPUs per server on the NVSwitch (g)", "DGX A100/H100 [verbatim]",
                                  lo=1, integer=True, hi=MAX_SERVER_GPUS)
     nvlink_bandwidth: float = non_negative("0 Gbit/s", "bit/s", "NVLink bandwidth per GPU per direction (B_n, line "
-                                           "rate; 0: the NVLink of the server [fabric] host names, which follows the "
-                                           "GPU: 2400 Gbit/s in a DGX A100, 3600 in a DGX H100, 7200 in a DGX B200 "
-                                           "or GB200 NVL72)", "fabric.cluster_design.SERVER_NVLINK: NVIDIA's "
-                                           "figures per GPU, both directions, halved [inferred]", hi=MAX_RATE_BPS)
+                                           "rate; at least 1 Mbit/s, or \"0 Gbit/s\": the NVLink of the server "
+                                           "[fabric] host names, else of the GPU's own — 1200 Gbit/s in a DGX-1, "
+                                           "2400 in a DGX A100, 3600 in a DGX H100, 7200 in a DGX B200 or GB200 "
+                                           "NVL72; none where a server holds one GPU)", "fabric.cluster_design."
+                                           "SERVER_NVLINK: NVIDIA's figures per GPU, both directions, halved "
+                                           "[inferred]", hi=MAX_RATE_BPS)
     nic_bandwidth: float = positive("200 Gbit/s", "bit/s", "scale-out NIC bandwidth per GPU (B_e, line rate)",
                                     "DGX A100: one ConnectX-6 HDR 200 Gb/s per GPU [verbatim]", lo=MIN_RATE_BPS,
                                     hi=MAX_RATE_BPS)
@@ -131,8 +133,9 @@ class ElectricalSection(Section):
                                              "2·tiers − 1 of them", "NVIDIA Quantum-2 class, 0.15–0.33 µs per hop "
                                              "[restated, low confidence]", hi=MAX_LATENCY_S)
     in_network_reduction: str = param("none", "choice", "'nvls': the NVSwitch reduces in the switch (NVLink SHARP) "
-                                      "for all-reduce inside a server", "NVLink SHARP from NVSwitch gen 3 (H100) "
-                                      "[restated]", choices=("none", "nvls"))
+                                      "for all-reduce inside a server (where its NVSwitch can: none before Hopper's)", "NVLink "
+                                      "SHARP from NVSwitch gen 3 (H100) [restated]; NCCL's NVLS efficiency 0 before "
+                                      "Hopper (fabric-photonics-3.md F4) [verbatim]", choices=("none", "nvls"))
     nvls_speedup: float = param(1.3, "1", "NVLink SHARP all-reduce bus bandwidth over the ring's (never beyond "
                                 "the in-switch floor: each GPU sends its buffer once and receives the result once)",
                                 "NVIDIA/nccl issue 1442 (S. Jeaugey): '30 % improvement using NVLink SHARP' on "
@@ -165,8 +168,9 @@ class ElectricalSection(Section):
     oversubscription: float = param(1.0, "1", "fat-tree oversubscription (down/up at the leaves)",
                                     "[assumed] non-blocking", lo=1.0, hi=1000.0)
     nvswitch: str = param("server", "text", "catalog entry of the NVSwitch share per GPU ('none' for servers "
-                          "without one; 'server': the switch of the server [fabric] host names, none where a server "
-                          "holds one GPU)", "fabric.cluster_design.SERVER_NVLINK", choices=("none", "server"))
+                          "without one; 'server': the switch of the server whose NVLink nvlink_bandwidth = \"0 "
+                          "Gbit/s\" takes, none where a server holds one GPU)", "fabric.cluster_design.SERVER_NVLINK",
+                          choices=("none", "server"))
     planes: int = param(1, "1", "ports per NIC, each in its own switch plane at nic_bandwidth / planes (2: "
                         "dual-plane, each GPU on two ToRs; switch_radix counts ports at that rate)", "Alibaba HPN: 2 × 200 Gb/s per NIC, port 0 to plane 0 "
                         "and port 1 to plane 1 (fabrics-2026.md K17) [restated]", lo=1, integer=True, hi=16)
@@ -267,6 +271,7 @@ class ElectricalDetails:
     nic_channel: object = None  # photonics.host_serdes.HostChannel of a NIC port
     switch_channel: object = None  # of a switch port
     leaf_switches: int = 0  # all planes: the switches the NICs plug into
+    nvls: bool = False  # the NVSwitch reduces all-reduces in the network (asked, and the switch can)
 
 
 # NCCL's ring protocols beside Simple (the design's nvlink_latency and network_latency) and the share of the bus
@@ -457,21 +462,36 @@ def _check_entries(el: ElectricalSection) -> None:
 
 
 def server_domain(design: ClusterDesign) -> ServerNvlink:
-    """The NVLink per GPU and the NVSwitch entry of the design's servers: its [electrical] settings, or where
-    nvlink_bandwidth = 0 or nvswitch = 'server', its server's (`fabric.cluster_design.server_nvlink`). A server of
-    one GPU has no NVLink domain: no switch, and its one link its NIC where no server says otherwise."""
+    """The NVLink domain of the design's servers: NVLink per GPU, NVSwitch entry, GPUs — its [electrical] settings,
+    or where nvlink_bandwidth = 0 or nvswitch = 'server', its server's (`fabric.cluster_design.server_nvlink`). A
+    server of one GPU has no NVLink domain (NVLink 0, no switch) unless the design gives it one."""
     el = design.topology
+    if el.gpus_per_server < 2:
+        return ServerNvlink(nvlink_bps=el.nvlink_bandwidth, nvswitch="none" if el.nvswitch == "server" else el.nvswitch,
+                            gpus=1)
     follows = [text for text, on in (("[electrical] nvlink_bandwidth = 0", el.nvlink_bandwidth == 0),
                                      ("[electrical] nvswitch = 'server'", el.nvswitch == "server")) if on]
     if not follows:
-        return ServerNvlink(nvlink_bps=el.nvlink_bandwidth, nvswitch=el.nvswitch)
-    if el.gpus_per_server < 2:
-        own = SERVER_NVLINK.get(design.fabric.server) if design.fabric.server_refusal() is None else None
-        return ServerNvlink(nvlink_bps=el.nvlink_bandwidth or (own.nvlink_bps if own else el.nic_bandwidth),
-                            nvswitch="none" if el.nvswitch == "server" else el.nvswitch)
+        return ServerNvlink(nvlink_bps=el.nvlink_bandwidth, nvswitch=el.nvswitch, gpus=el.gpus_per_server)
     own = server_nvlink(design.fabric, " and ".join(follows))
     return ServerNvlink(nvlink_bps=el.nvlink_bandwidth or own.nvlink_bps,
-                        nvswitch=own.nvswitch if el.nvswitch == "server" else el.nvswitch)
+                        nvswitch=own.nvswitch if el.nvswitch == "server" else el.nvswitch, gpus=own.gpus,
+                        name=own.name)
+
+
+def _domain_notes(el: ElectricalSection, domain: ServerNvlink) -> tuple[str, ...]:
+    """What the design's servers do otherwise than it asks: NVLink SHARP on a switch without it (NCCL's NVLS
+    efficiency is 0 before Hopper, fabric-photonics-3.md F4), NVLink domains of another size than the server whose
+    NVLink they take."""
+    notes = []
+    if el.in_network_reduction == "nvls" and domain.nvswitch in NO_NVLS_SWITCHES:
+        which = "these servers have no NVSwitch" if domain.nvswitch == "none" else f"{domain.nvswitch}'s does not"
+        notes.append(f"in_network_reduction = 'nvls' needs an NVSwitch that reduces (NCCL has no NVLS before "
+                     f"Hopper): {which}, so all-reduces run as rings and trees")
+    if domain.name and domain.gpus != el.gpus_per_server:
+        notes.append(f"gpus_per_server = {el.gpus_per_server}: the {domain.name}'s NVLink and NVSwitch taken for "
+                     f"domains of {el.gpus_per_server} GPUs (its own are of {domain.gpus})")
+    return tuple(notes)
 
 
 def _evaluate(design: ClusterDesign) -> FabricEstimate:
@@ -515,7 +535,8 @@ def _evaluate(design: ClusterDesign) -> FabricEstimate:
                                 pod_gpus=el.pod_gpus * rails if pods else 0,
                                 pod_oversubscription=el.pod_oversubscription if pods else 1.0,
                                 nic_channel=nic_channel, switch_channel=switch_channel,
-                                leaf_switches=planes * tree.switches_per_tier[0])
+                                leaf_switches=planes * tree.switches_per_tier[0],
+                                nvls=el.in_network_reduction == "nvls" and domain.nvswitch not in NO_NVLS_SWITCHES)
     where = f"{rails} rail planes, each a " if rails > 1 else "a "
     shape = (f"{tiers}-tier fabric of {el.switch_radix}-port switches: pods of {el.pod_gpus} at "
              f"1:{el.pod_oversubscription:g} above" if pods else f"{tiers}-tier fat-tree of {el.switch_radix}-port "
@@ -532,7 +553,7 @@ def _evaluate(design: ClusterDesign) -> FabricEstimate:
                "bought (its NICs come with the server)" if one_server else
                f"{where}{shape} ({switches} switches in all) for {fab.gpus} NICs{dual}",
                *([f"pods of {el.pod_gpus} hold a whole plane of {per_plane} NICs: nothing is oversubscribed above "
-                  "them"] if el.pod_gpus and not pods else [])))
+                  "them"] if el.pod_gpus and not pods else []), *_domain_notes(el, domain)))
 
 
 def _one_server(gpus: int, per_server: int) -> bool:
@@ -637,7 +658,7 @@ def _shares(est: FabricEstimate, collectives, arrays):
 def _price(est: FabricEstimate, c, n, p, s, share, seconds_only: bool = False) -> CollectiveTime:
     el, det = est.design.topology, est.details
     share_nv, share_nic, share_up = share
-    bn = det.nvlink_bps * el.nvlink_efficiency * share_nv
+    bn = det.nvlink_bps * el.nvlink_efficiency * share_nv if det.nvlink_bps else np.inf  # 0: no NVLink domain
     be = det.nic_bps * el.nic_efficiency * share_nic
     bu = det.nic_bps * el.nic_efficiency * share_up
     a_n, a_e, r = el.nvlink_latency, det.network_step_s, det.oversubscription
@@ -671,7 +692,7 @@ def _price(est: FabricEstimate, c, n, p, s, share, seconds_only: bool = False) -
             chosen = ~in_server & chosen
             candidates["double binary tree over the servers"] = np.where(chosen, tree, inf)
             candidates["ring over the servers, rail-aligned"] = np.where(in_server | chosen, inf, node_ring)
-            if el.in_network_reduction == "nvls":
+            if det.nvls:
                 # never below the floor of in-switch reduction: each GPU sends its n bytes and receives the result
                 sharp = el.nvls_latency + np.maximum(2 * (p - 1) / p / el.nvls_speedup, 1.0) * n * BITS_PER_BYTE / bn
                 candidates["NVLink SHARP"] = np.where(in_server & (p > 1), sharp, inf)
@@ -718,7 +739,7 @@ def _serve(est: FabricEstimate, flows):
     if det.pod_gpus:  # a flow between pods crosses their uplinks too
         over = np.where(flows.src // det.pod_gpus == flows.dst // det.pod_gpus, over,
                         max(over, det.pod_oversubscription))
-    link = np.where(same, det.nvlink_bps, det.nic_bps / over)
+    link = np.where(same, det.nvlink_bps or det.nic_bps, det.nic_bps / over)  # a lone GPU's flows to itself
     return Served(proportional_share(flows, link, same), "proportional share of each GPU's links")
 
 
@@ -770,7 +791,8 @@ def _figures(est: FabricEstimate) -> dict[str, tuple[float, str]]:
     """The servers' and the fat-trees' own figures."""
     d = est.details
     return {"GPUs per server": (float(d.gpus_per_server), ""), "servers": (float(d.servers), ""),
-            "NVLink per GPU": (d.nvlink_bps / 1e9, "Gbit/s"), "NIC per GPU": (d.nic_bps / 1e9, "Gbit/s"),
+            **({"NVLink per GPU": (d.nvlink_bps / 1e9, "Gbit/s")} if d.nvlink_bps else {}),
+            "NIC per GPU": (d.nic_bps / 1e9, "Gbit/s"),
             "rail planes": (float(d.rails), ""), "fat-tree tiers per plane": (float(d.tiers), ""),
             "switches": (float(d.switches), ""),
             "links": (float(d.links), ""), "oversubscription": (d.oversubscription, ""),

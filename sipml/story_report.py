@@ -154,8 +154,8 @@ def _training_section(catalog):
     carried = _carrying(headline)
     table = Table(f"Training on the same GPU, {gpu}, in every design and baseline (server host {headline['host']}): "
                   f"speedup, per $ and per W over {first} and over {', '.join(other)}, best strategy on each fabric"
-                  + (f"; {', '.join(carried)}: {'its' if len(carried) == 1 else 'their'} network (NVLink domain "
-                     f"and NICs) carrying the {gpu}" if carried else ""),
+                  + (f"; {', '.join(carried)}: {'its' if len(carried) == 1 else 'their'} scale-out network "
+                     f"carrying the {gpu} in its own servers (their NVLink domain)" if carried else ""),
                   ["model", "design", "iteration s", "TFLOP/s per GPU", *_columns(None),
                    *(k for b in other for k in _columns(None, f"{b} "))], rows)
     carried = _carrying(later)

@@ -204,46 +204,51 @@ def gpu_bound_note(design: ClusterDesign, bound: ClusterDesign) -> str:
     """What `gpu_bound` changed from `design` to `bound`, said as a fabric note ('' where nothing)."""
     if bound is design:
         return ""
-    from fabric.electrical import server_domain
-
-    section = get_kind(design.fabric.kind).section
-    return (f"[{section}] nvlink_bandwidth {server_domain(design).nvlink_bps / 1e9:g} Gbit/s is more than "
-            f"{design.fabric.gpu}'s own NVLink ({bound.topology.nvlink_bandwidth / 1e9:g} Gbit/s a direction): the "
-            "GPU's is used")
+    return (f"{_nvlinks(design, None, bound.topology.nvlink_bandwidth).said} is more than {design.fabric.gpu}'s own "
+            f"NVLink ({bound.topology.nvlink_bandwidth / 1e9:g} Gbit/s a direction): the GPU's is used")
 
 
 def slower_nvlink_note(design: ClusterDesign, gpus: Mapping[str, Gpu] | None = None) -> str:
-    """A design whose servers' NVLink is slower than its GPU's own (a B200 set on a design of H100 servers): the
-    design's is used, as built, and said ('' where not, or where the fabric has no NVLink domain)."""
+    """A design whose servers' NVLink is slower than its GPU's own (a B200 in a design's H100 servers, set by hand
+    or named as its host): the design's is used, as built, and said with what would take the GPU's own ('' where
+    not, or where the fabric has no NVLink domain)."""
     pair = _nvlinks(design, gpus)
     if pair is None or pair.gpu <= pair.servers:
         return ""
-    section = get_kind(design.fabric.kind).section
-    return (f"[{section}] nvlink_bandwidth {pair.servers / 1e9:g} Gbit/s is less than {design.fabric.gpu}'s own "
-            f"NVLink ({pair.gpu / 1e9:g} Gbit/s a direction): the design's servers are used as built "
-            "(nvlink_bandwidth = 0 and nvswitch = 'server' take the NVLink domain of the GPU's own server)")
+    fix = ("[fabric] host = 'gpu' takes the GPU's own server and its NVLink domain" if pair.named else
+           "nvlink_bandwidth = \"0 Gbit/s\" and nvswitch = \"server\" take the NVLink domain of the GPU's own server")
+    return (f"{pair.said} is less than {design.fabric.gpu}'s own NVLink ({pair.gpu / 1e9:g} Gbit/s a direction): "
+            f"the design's servers are used as built ({fix})")
 
 
 class NvlinkPair(NamedTuple):
     servers: float  # the design's servers' NVLink, bit/s per GPU per direction
     gpu: float  # the GPU's own (gpus.toml)
     name: str  # the GPU's name
+    said: str  # the servers' NVLink as a note names it: the setting, or the server it is taken from
+    named: bool  # taken from a server the design names as its host
 
 
-def _nvlinks(design: ClusterDesign, gpus: Mapping[str, Gpu] | None) -> NvlinkPair | None:
-    """The design's servers' NVLink and its GPU's own; None where the fabric has no NVLink domain (no
-    nvlink_bandwidth, or servers of one GPU) or the GPU is priced but not modelled (the fabric as designed)."""
-    if getattr(design.topology, "nvlink_bandwidth", None) is None or getattr(design.topology, "gpus_per_server",
-                                                                              1) < 2:
+def _nvlinks(design: ClusterDesign, gpus: Mapping[str, Gpu] | None, own: float | None = None) -> NvlinkPair | None:
+    """The design's servers' NVLink and its GPU's own (`own` where the caller has it); None where the fabric has
+    no NVLink domain (no nvlink_bandwidth, or servers of one GPU) or the GPU is priced but not modelled (the fabric
+    as designed)."""
+    topology = design.topology
+    if getattr(topology, "nvlink_bandwidth", None) is None or getattr(topology, "gpus_per_server", 1) < 2:
         return None
     from fabric.electrical import server_domain
 
     try:
-        nvlink = server_domain(design).nvlink_bps
-        gpu = gpu_of(design, gpus)
+        domain = server_domain(design)
+        gpu = gpu_of(design, gpus) if own is None else None
     except InputError:  # a server without a known NVLink domain: the fabric's evaluation says so
         return None
-    return NvlinkPair(servers=nvlink, gpu=gpu.nvlink_bandwidth_bps, name=gpu.name)
+    rate = f"{domain.nvlink_bps / 1e9:g} Gbit/s"
+    said = (f"[{get_kind(design.fabric.kind).section}] nvlink_bandwidth {rate}" if topology.nvlink_bandwidth else
+            f"the {domain.name}'s NVLink ({rate} a direction)")
+    return NvlinkPair(servers=domain.nvlink_bps, gpu=own if gpu is None else gpu.nvlink_bandwidth_bps,
+                      name=design.fabric.gpu if gpu is None else gpu.name, said=said,
+                      named=not topology.nvlink_bandwidth and design.fabric.host != "gpu")
 
 
 def stack_for(model: Model, fixed: dict | None = None, stack: Stack | str | None = None) -> Stack:

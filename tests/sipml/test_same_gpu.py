@@ -112,7 +112,8 @@ def test_report_training_table_runs_one_gpu_and_the_generation_on_its_own(capsys
     out = report_output()
     assert ("Training on the same GPU, a100_sxm4_40gb, in every design and baseline (server host "
             "server.dgx_a100_host)") in out
-    assert "dgx-h100, cpo-800g: their network (NVLink domain and NICs) carrying the a100_sxm4_40gb" in out
+    assert ("dgx-h100, cpo-800g: their scale-out network carrying the a100_sxm4_40gb in its own servers (their "
+            "NVLink domain)") in out
     assert "GPU generation: every design on h100_sxm5" in out
 
 
@@ -237,25 +238,61 @@ def test_the_nvlink_domain_follows_the_gpu_and_a_slower_one_set_by_hand_is_said(
         [rows[bool(sets)]] = json.loads(out)["rows"]
     assert rows[False]["notes"] == []
     [said] = [n for n in rows[True]["notes"] if "nvlink_bandwidth 3600 Gbit/s is less than gpu.b200_sxm's own" in n]
-    assert "nvlink_bandwidth = 0 and nvswitch = 'server'" in said
+    assert 'nvlink_bandwidth = "0 Gbit/s" and nvswitch = "server" take' in said
     assert rows[True]["breakdown"]["tensor_parallel"] > rows[False]["breakdown"]["tensor_parallel"]
     code, out, _ = run(capsys, "speedup", "cpo-800g", "dgx-h100", "-m", "gpt2-355m", "-f", "json")
     assert code == 0 and all(r["notes"] == [] for r in json.loads(out)["rows"])
 
 
-def test_servers_whose_nvlink_domain_is_unknown_are_refused_naming_what_to_set(capsys):
-    """host = 'none' (or a server of a catalog file) has no NVLink domain to take: a design of 8-GPU servers is
-    refused naming [electrical] nvlink_bandwidth and nvswitch; set, it runs; servers of one GPU need none (their
-    one link is the NIC)."""
-    code, _, err = run(capsys, "fabric", "dgx-h100", "--set", "fabric.host=none")
-    assert code == 2 and err.count("\n") == 1, err
-    assert "[electrical] nvlink_bandwidth = 0 and [electrical] nvswitch = 'server' takes the NVLink domain" in err
-    assert "set [electrical] nvlink_bandwidth and nvswitch" in err
-    own = ["--set", "electrical.nvlink_bandwidth=3600 Gbit/s", "--set", "electrical.nvswitch=nvswitch.h100_share"]
-    code, out, err = run(capsys, "fabric", "dgx-h100", "--set", "fabric.host=none", *own, "-f", "json")
+def test_the_nvlink_domain_is_the_gpus_servers_whatever_host_prices_and_refused_only_where_unknown(capsys,
+                                                                                                       tmp_path):
+    """host = 'none' prices no server, but the GPU still sits in its own: dgx-h100 keeps the DGX H100's NVLink (and
+    its speedup's dgx-a100 baseline, carrying host = 'none', the A100's). A catalog file's GPU ships in no server
+    the calculator knows: with host 'none' its 8-GPU servers are refused naming the settings, and run once set.
+    Servers of one GPU have no NVLink: fattree-200's collectives are the same whatever its host, and it shows
+    none."""
+    code, out, err = run(capsys, "fabric", "dgx-h100", "--set", "fabric.host=none", "-f", "json")
     assert code == 0 and json.loads(out)["figures"]["NVLink per GPU"]["value"] == 3600.0, err
-    code, out, err = run(capsys, "fabric", "fattree-200", "--set", "fabric.host=none", "-f", "json")
+    code, out, err = run(capsys, "speedup", "-m", "gpt2-355m", "--set", "fabric.host=none", "-f", "json")
     assert code == 0, err
+    (tmp_path / "catalog.toml").write_text(
+        '[gpu.mine]\ndescription = "a GPU of the user\'s"\nunit = "GPU"\nrole = "compute"\nprice_low = "1 USD"\n'
+        'price_typical = "1 USD"\nprice_high = "1 USD"\npower = "700 W"\nsource = "a test"\ndate = "2026"\n'
+        'tag = "[assumed]"\n')
+    mine = ["--catalog", str(tmp_path / "catalog.toml"), "--set", "fabric.gpu=gpu.mine", "--set", "fabric.host=none"]
+    code, _, err = run(capsys, "fabric", "dgx-h100", *mine)
+    assert code == 2 and err.count("sipml: error") == 1 and err.endswith("set them for its servers\n"), err
+    assert ("[electrical] nvlink_bandwidth = 0 and [electrical] nvswitch = 'server' take the NVLink domain of the "
+            "GPU's server, and gpu.mine ships in no server the calculator knows") in err and "set them" in err
+    own = ["--set", "electrical.nvlink_bandwidth=3600 Gbit/s", "--set", "electrical.nvswitch=nvswitch.h100_share"]
+    code, out, err = run(capsys, "fabric", "dgx-h100", *mine, *own, "-f", "json")
+    assert code == 0 and json.loads(out)["figures"]["NVLink per GPU"]["value"] == 3600.0, err
+    lone = {}
+    for host in ("gpu", "none"):
+        code, out, err = run(capsys, "fabric", "fattree-200", "--set", f"fabric.host={host}", "-f", "json")
+        assert code == 0, err
+        lone[host] = json.loads(out)
+    assert lone["gpu"]["collective_busbw_gbps"] == lone["none"]["collective_busbw_gbps"]
+    assert "NVLink per GPU" not in lone["none"]["figures"]
+
+
+def test_a_server_without_nvlink_sharp_runs_rings_and_a_domain_of_another_size_is_said(capsys):
+    """dgx-h100 asks NVLink SHARP; carrying A100s it runs in DGX A100 servers, whose NVSwitch (before Hopper) does
+    not reduce: its 8-GPU all-reduce is a ring's (slower) and the fabric says why. gb200-nvl72 on H100s takes the
+    DGX H100's NVLink for its 72-GPU domains, and says so."""
+    code, out, err = run(capsys, "fabric", "dgx-h100", "--set", "fabric.gpus=8", "-f", "json")
+    hopper = json.loads(out)
+    code, out, err = run(capsys, "fabric", "dgx-h100", "--set", "fabric.gpus=8", "--set", "fabric.gpu=gpu.a100_sxm4",
+                         "-f", "json")
+    ampere = json.loads(out)
+    assert code == 0, err
+    assert any("'nvls' needs an NVSwitch that reduces" in n and "nvswitch.a100_share's does not" in n
+               for n in ampere["notes"])
+    ring = 0.8 * 2400  # a ring's busbw at the A100's NVLink and NCCL's 80 %
+    assert ampere["collective_busbw_gbps"]["all_reduce"] <= ring < hopper["collective_busbw_gbps"]["all_reduce"]
+    code, out, err = run(capsys, "fabric", "gb200-nvl72", "--set", "fabric.gpu=gpu.h100_sxm5", "-f", "json")
+    assert code == 0 and any("gpus_per_server = 72: the DGX H100's NVLink and NVSwitch taken for domains of 72"
+                             in n for n in json.loads(out)["notes"]), err
 
 
 def test_a_design_file_without_nvlink_lines_takes_its_gpus_server(capsys, tmp_path):
