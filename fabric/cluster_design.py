@@ -96,8 +96,9 @@ class FabricSection(Section):
         if self.host != "gpu" or self.gpu in SERVERS:
             return None
         return FieldError(self.section_name, f"host = 'gpu': {self.gpu} ships in no server the calculator knows "
-                                             f"({', '.join(sorted(SERVERS))} do); set host to a server.* catalog "
-                                             "entry, or 'none'")
+                                             f"({', '.join(sorted(SERVERS))} do){did_you_mean(self.gpu, SERVERS)}; "
+                                             "set host to a server.* catalog entry, or 'none' (and an electrical "
+                                             "design's [electrical] nvlink_bandwidth and nvswitch for its servers)")
 
 
 # The server each catalog GPU ships in, the host [fabric] host = 'gpu' takes: NVIDIA's DGX (or rack) product for
@@ -152,10 +153,10 @@ def server_nvlink(fabric: FabricSection, asked: str) -> ServerNvlink:
         raise refusal
     if SERVERS.get(fabric.gpu) in SERVER_NVLINK:
         return SERVER_NVLINK[SERVERS[fabric.gpu]]
-    verb = "take" if " and " in asked else "takes"
-    raise InputError(f"{asked} {verb} the NVLink domain of the GPU's server, and {fabric.gpu} ships in no server "
-                     f"the calculator knows, nor is [fabric] host = {fabric.host!r} one "
-                     f"({', '.join(sorted(SERVER_NVLINK))} are): set them for its servers")
+    two = " and " in asked
+    raise InputError(f"{asked} take{'' if two else 's'} the NVLink domain of the GPU's server, and {fabric.gpu} "
+                     f"ships in no server the calculator knows, nor is [fabric] host = {fabric.host!r} one "
+                     f"({', '.join(sorted(SERVER_NVLINK))} are): set {'them' if two else 'it'} for its servers")
 
 
 L3 = "Llama 3 (Grattafiori et al., arXiv 2407.21783) §3.3"

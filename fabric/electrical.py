@@ -34,9 +34,9 @@ References: NCCL src/graph/tuning.cc (per-step latencies, base latency; tree lat
 
 from __future__ import annotations
 
-from typing import ClassVar
-
+import dataclasses
 import math
+from typing import ClassVar
 
 import numpy as np
 
@@ -469,14 +469,30 @@ def server_domain(design: ClusterDesign) -> ServerNvlink:
     if el.gpus_per_server < 2:
         return ServerNvlink(nvlink_bps=el.nvlink_bandwidth, nvswitch="none" if el.nvswitch == "server" else el.nvswitch,
                             gpus=1)
-    follows = [text for text, on in (("[electrical] nvlink_bandwidth = 0", el.nvlink_bandwidth == 0),
-                                     ("[electrical] nvswitch = 'server'", el.nvswitch == "server")) if on]
+    follows = [text for text, on in (('[electrical] nvlink_bandwidth = "0 Gbit/s"', el.nvlink_bandwidth == 0),
+                                     ('[electrical] nvswitch = "server"', el.nvswitch == "server")) if on]
     if not follows:
         return ServerNvlink(nvlink_bps=el.nvlink_bandwidth, nvswitch=el.nvswitch, gpus=el.gpus_per_server)
     own = server_nvlink(design.fabric, " and ".join(follows))
     return ServerNvlink(nvlink_bps=el.nvlink_bandwidth or own.nvlink_bps,
                         nvswitch=own.nvswitch if el.nvswitch == "server" else el.nvswitch, gpus=own.gpus,
                         name=own.name)
+
+
+def _server_notes(design: ClusterDesign) -> tuple[str, ...]:
+    """`_domain_notes` of the design's servers (none where their domain is unknown: its evaluation refuses it)."""
+    try:
+        return _domain_notes(design.topology, server_domain(design))
+    except InputError:
+        return ()
+
+
+def _with_servers(design: ClusterDesign, domain: ServerNvlink) -> ClusterDesign:
+    """The design with `domain`'s NVLink and NVSwitch set where it takes its server's."""
+    el = design.topology
+    changes = {**({"nvlink_bandwidth": domain.nvlink_bps} if el.nvlink_bandwidth == 0 else {}),
+               **({"nvswitch": domain.nvswitch} if el.nvswitch == "server" else {})}
+    return dataclasses.replace(design, topology=dataclasses.replace(el, **changes)) if changes else design
 
 
 def _domain_notes(el: ElectricalSection, domain: ServerNvlink) -> tuple[str, ...]:
@@ -919,4 +935,5 @@ ELECTRICAL = FabricKind(name="electrical", section="electrical", section_type=El
                                   "useful_time_fraction": _useful_formula, "degree": _degree_formula,
                                   "bisection_gbps": _bisection_formula},
                         figures=_figures, failure_domains=_failure_domains, slots=_slots,
-                        placed_view=_placed_view)
+                        placed_view=_placed_view, servers=server_domain, server_notes=_server_notes,
+                        with_servers=_with_servers)

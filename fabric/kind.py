@@ -197,6 +197,12 @@ class FabricKind:
     take a failed GPU's place on the fabric ('' where it can: [reliability] spare_gpus is refused, with this
     reason, where it cannot).
 
+    Optional, its servers' NVLink domain: `servers(design)` → fabric.cluster_design.ServerNvlink (NVLink per GPU,
+    NVSwitch entry, GPUs; an InputError where the design takes it from a server the calculator does not know);
+    `server_notes(design)` → what its servers do otherwise than the design asks (sentences); `with_servers(design,
+    domain)` → the design whose servers have `domain` (a baseline carrying another design's GPU and servers). A
+    kind without them has no NVLink domain.
+
     Optional, several jobs on it (`fabric.placement`): `slots(est)` → Slots, how it hands GPUs to jobs (without it:
     any free GPUs); `placed_view(est, placed, j, together)` → the estimate job j runs on where `placed` (a list of
     fabric.placement.Placed, one per job) puts it: alone (`together` False) or sharing the fabric with the others
@@ -225,6 +231,9 @@ class FabricKind:
     no_hot_spares: str = ""
     slots: Callable | None = None
     placed_view: Callable | None = None
+    servers: Callable | None = None
+    server_notes: Callable | None = None
+    with_servers: Callable | None = None
 
     def missing(self) -> list[str]:
         """The required attributes (`REQUIRED`) the kind lacks."""
@@ -249,6 +258,15 @@ class FabricKind:
         """The ways the fabric can run one job (e.g. SiP-Ring's wavelength allocations), as estimates to choose
         from per job: `variants(est)`, or the estimate alone."""
         return tuple(self.variants(est)) if self.variants is not None else (est,)
+
+    def nvlink_domain(self, design):
+        """fabric.cluster_design.ServerNvlink of the design's servers (`servers`), or None where the kind has no
+        NVLink domain."""
+        return self.servers(design) if self.servers is not None else None
+
+    def notes_on_servers(self, design) -> tuple:
+        """`server_notes(design)`, or none."""
+        return tuple(self.server_notes(design)) if self.server_notes is not None else ()
 
     def domains(self, est) -> dict:
         """{catalog key: fabric.reliability.Domain} of the parts whose failures the kind treats its own way."""

@@ -154,6 +154,8 @@ def run_speedup(designs, model_name: str, gpus: int | None, batch: int | None, s
         except InfeasibleDesign as exc:
             measured[(b, name)] = None
             failures.setdefault(f"{b} on {gpu_of(design, gpu_table).name}", str(exc))
+        except InputError as exc:  # what the baseline cannot be, named as a design's is (its own --set fixes it)
+            raise InputError(f"baseline {b} (measured against {name}; '{b}:section.key=' sets it): {exc}") from None
     rows = [_refused_row(name, model.name, n, batch, failures[name], base_names[0], amount, amount_unit)
             if name in failures
             else _row(name, results[name], {b: measured[(b, name)] for b in base_names}, amount, amount_unit)
@@ -188,17 +190,22 @@ def _trained(loaded: dict, point, model, batch: int, fixed: dict, top: int) -> t
 
 def _notes(row: dict, loaded: dict, versions: dict, base_names: list, gpu_table, fixed: dict) -> list[str]:
     """A row's notes: what its fabric and each baseline's were priced with where the GPU binds them
-    (workloads.speedup), the design's servers where their NVLink is slower than its GPU's own, FP8 GEMMs run in 16
-    bits, MFU's count of causal attention where it matters."""
+    (workloads.speedup), the design's servers where their NVLink is slower than its GPU's own or their NVLink
+    domain other than asked (`fabric.electrical.domain_notes`), FP8 GEMMs run in 16 bits, MFU's count of causal
+    attention where it matters."""
     from workloads.speedup import gpu_bound, gpu_bound_note, slower_nvlink_note
 
     def bound(design) -> str:
         return gpu_bound_note(design, gpu_bound(design, gpu_table))
 
+    from fabric.registry import get_kind
+
     name = row["design"]  # a baseline's servers slower than the GPU it carries are the comparison, not said
     said = {"": bound(loaded[name]) or slower_nvlink_note(loaded[name], gpu_table),
             **{f"baseline {b}: ": bound(versions[(b, name)]) for b in base_names}}
-    return ([who + note for who, note in said.items() if note] + _precision_notes(row, fixed)
+    return ([who + note for who, note in said.items() if note]
+            + list(get_kind(loaded[name].fabric.kind).notes_on_servers(gpu_bound(loaded[name], gpu_table)))
+            + _precision_notes(row, fixed)
             + _attention_kernel_note(row, loaded[name], gpu_table) + _free_split_note(row)
             + _masked_attention_note(row))
 
@@ -306,8 +313,30 @@ def measured_baseline(name: str, design, sets: list[str], gpus: int | None, desi
         carried = [f'fabric.{key}="{getattr(design.fabric, key)}"' for key in ("gpu", "host")
                    if getattr(own.fabric, key) != getattr(design.fabric, key)]
         own = _load(name, sets + carried, gpus, designs) if carried else own
+        own = _with_servers_of(design, own)
     run = job_run(design, own, {key.partition(".")[2] for key in keys if key.startswith("reliability.")})
     return own if run == own.reliability else dataclasses.replace(own, reliability=run)
+
+
+def _with_servers_of(design, baseline):
+    """A baseline carrying the design's GPU and host, with the design's NVLink domain where its own servers take
+    theirs from a server whose domain the calculator does not know (a catalog file's GPU or server) and the design
+    has one: the same servers on every side. The baseline as it is where its domain is known or set by itself, or
+    the design has none."""
+    from core.errors import InputError
+    from fabric.registry import get_kind
+
+    kind = get_kind(baseline.fabric.kind)
+    try:
+        kind.nvlink_domain(baseline)
+        return baseline
+    except InputError:
+        pass
+    try:
+        domain = get_kind(design.fabric.kind).nvlink_domain(design)
+    except InputError:
+        return baseline
+    return baseline if domain is None else kind.with_servers(baseline, domain)
 
 
 def job_run(design, baseline, given=frozenset()):

@@ -184,71 +184,97 @@ def gpu_of(design: ClusterDesign, gpus: Mapping[str, Gpu] | None = None) -> Gpu:
     raise InputError(f"[fabric] gpu = {design.fabric.gpu!r} has no compute model; GPUs with one: {known}")
 
 
+PRE_NVLS = ("volta", "ampere")  # GPU generations NCCL runs no NVLink SHARP on: its NVLS efficiency is 0 before
+# Hopper, by compute capability (fabric-photonics-3.md F4) [verbatim]
+
+
 def gpu_bound(design: ClusterDesign, gpus: Mapping[str, Gpu] | None = None) -> ClusterDesign:
-    """The design with its servers' NVLink no faster than its GPU's: a fabric section's `nvlink_bandwidth` (per GPU
-    per direction) above the GPU's own (gpus.toml) is the GPU's, as an H800 in a DGX H100 server moves 200 GB/s a
-    direction, not 450. The design as it is where its fabric has no NVLink, its NVLink is no faster, or its GPU
-    has no compute model."""
+    """The design as its GPU can run it: a fabric section's `nvlink_bandwidth` (per GPU per direction) above the
+    GPU's own (gpus.toml) is the GPU's, as an H800 in a DGX H100 server moves 200 GB/s a direction, not 450; NVLink
+    SHARP (`in_network_reduction = "nvls"`) is off on a GPU before Hopper. The design as it is where its fabric has
+    no NVLink, nothing binds, or its GPU has no compute model."""
     pair = _nvlinks(design, gpus)
-    if pair is None or pair.gpu >= pair.servers:
+    if pair is None:
         return design
-    own = pair.gpu
-    if own <= 0:
-        raise InputError(f"{pair.name} has no NVLink (its nvlink_bandwidth is 0): a server of "
-                         f"{design.topology.gpus_per_server} GPUs cannot join it by NVLink; give it "
-                         f"[{get_kind(design.fabric.kind).section}] gpus_per_server = 1")
-    return dataclasses.replace(design, topology=dataclasses.replace(design.topology, nvlink_bandwidth=own))
+    changes = {}
+    if pair.gpu < pair.servers:
+        if pair.gpu <= 0:
+            raise InputError(f"{pair.name} has no NVLink (its nvlink_bandwidth is 0): a server of "
+                             f"{design.topology.gpus_per_server} GPUs cannot join it by NVLink; give it "
+                             f"[{get_kind(design.fabric.kind).section}] gpus_per_server = 1")
+        changes["nvlink_bandwidth"] = pair.gpu
+    if getattr(design.topology, "in_network_reduction", None) == "nvls" and pair.architecture in PRE_NVLS:
+        changes["in_network_reduction"] = "none"
+    if not changes:
+        return design
+    return dataclasses.replace(design, topology=dataclasses.replace(design.topology, **changes))
 
 
 def gpu_bound_note(design: ClusterDesign, bound: ClusterDesign) -> str:
     """What `gpu_bound` changed from `design` to `bound`, said as a fabric note ('' where nothing)."""
     if bound is design:
         return ""
-    return (f"{_nvlinks(design, None, bound.topology.nvlink_bandwidth).said} is more than {design.fabric.gpu}'s own "
-            f"NVLink ({bound.topology.nvlink_bandwidth / 1e9:g} Gbit/s a direction): the GPU's is used")
+    said = []
+    if bound.topology.nvlink_bandwidth != design.topology.nvlink_bandwidth:
+        said.append(f"{_nvlinks(design, None, bound.topology.nvlink_bandwidth).said} is more than "
+                    f"{design.fabric.gpu}'s own NVLink ({bound.topology.nvlink_bandwidth / 1e9:g} Gbit/s a "
+                    "direction): the GPU's is used")
+    if bound.topology.in_network_reduction != design.topology.in_network_reduction:
+        said.append(f"in_network_reduction = 'nvls': {design.fabric.gpu} is older than Hopper, where NCCL has no "
+                    "NVLink SHARP: all-reduces run as rings and trees")
+    return "; ".join(said)
 
 
 def slower_nvlink_note(design: ClusterDesign, gpus: Mapping[str, Gpu] | None = None) -> str:
     """A design whose servers' NVLink is slower than its GPU's own (a B200 in a design's H100 servers, set by hand
-    or named as its host): the design's is used, as built, and said with what would take the GPU's own ('' where
-    not, or where the fabric has no NVLink domain)."""
+    or named as its host): the design's is used, as built, and said with the setting that would take the GPU's own
+    server's where one would ('' where not, or where the fabric has no NVLink domain)."""
     pair = _nvlinks(design, gpus)
     if pair is None or pair.gpu <= pair.servers:
         return ""
-    fix = ("[fabric] host = 'gpu' takes the GPU's own server and its NVLink domain" if pair.named else
-           "nvlink_bandwidth = \"0 Gbit/s\" and nvswitch = \"server\" take the NVLink domain of the GPU's own server")
     return (f"{pair.said} is less than {design.fabric.gpu}'s own NVLink ({pair.gpu / 1e9:g} Gbit/s a direction): "
-            f"the design's servers are used as built ({fix})")
+            f"the design's servers are used as built{pair.fix}")
 
 
 class NvlinkPair(NamedTuple):
     servers: float  # the design's servers' NVLink, bit/s per GPU per direction
     gpu: float  # the GPU's own (gpus.toml)
     name: str  # the GPU's name
+    architecture: str  # its generation ('' where the caller gave its NVLink alone)
     said: str  # the servers' NVLink as a note names it: the setting, or the server it is taken from
-    named: bool  # taken from a server the design names as its host
+    fix: str  # ' (the setting that takes the GPU's own server's NVLink)', or '' where none would
 
 
 def _nvlinks(design: ClusterDesign, gpus: Mapping[str, Gpu] | None, own: float | None = None) -> NvlinkPair | None:
     """The design's servers' NVLink and its GPU's own (`own` where the caller has it); None where the fabric has
     no NVLink domain (no nvlink_bandwidth, or servers of one GPU) or the GPU is priced but not modelled (the fabric
     as designed)."""
-    topology = design.topology
-    if getattr(topology, "nvlink_bandwidth", None) is None or getattr(topology, "gpus_per_server", 1) < 2:
-        return None
-    from fabric.electrical import server_domain
+    topology, kind = design.topology, get_kind(design.fabric.kind)
+    from fabric.cluster_design import SERVER_NVLINK, SERVERS
 
     try:
-        domain = server_domain(design)
+        domain = kind.nvlink_domain(design)
+        if domain is None or domain.gpus < 2:  # no NVLink domain
+            return None
         gpu = gpu_of(design, gpus) if own is None else None
     except InputError:  # a server without a known NVLink domain: the fabric's evaluation says so
         return None
     rate = f"{domain.nvlink_bps / 1e9:g} Gbit/s"
-    said = (f"[{get_kind(design.fabric.kind).section}] nvlink_bandwidth {rate}" if topology.nvlink_bandwidth else
+    section = kind.section
+    said = (f"[{section}] nvlink_bandwidth {rate}" if topology.nvlink_bandwidth else
             f"the {domain.name}'s NVLink ({rate} a direction)")
+    fix = ""
+    if SERVERS.get(design.fabric.gpu) in SERVER_NVLINK:  # the GPU's own server is known: what takes it
+        unset = [text for text, on in (('nvlink_bandwidth = "0 Gbit/s"', topology.nvlink_bandwidth != 0),
+                                       ('nvswitch = "server"', topology.nvswitch != "server")) if on]
+        named = design.fabric.host not in ("gpu", "none", SERVERS[design.fabric.gpu])
+        fix = ([f"[{section}] {' and '.join(unset)} take{'s' if len(unset) == 1 else ''} its server's NVLink"]
+               if unset else []) + (
+            ["[fabric] host = 'gpu' takes the GPU's own server"] if named else [])
+        fix = f" ({'; '.join(fix)})" if fix else ""
     return NvlinkPair(servers=domain.nvlink_bps, gpu=own if gpu is None else gpu.nvlink_bandwidth_bps,
-                      name=design.fabric.gpu if gpu is None else gpu.name, said=said,
-                      named=not topology.nvlink_bandwidth and design.fabric.host != "gpu")
+                      name=design.fabric.gpu if gpu is None else gpu.name,
+                      architecture="" if gpu is None else gpu.architecture, said=said, fix=fix)
 
 
 def stack_for(model: Model, fixed: dict | None = None, stack: Stack | str | None = None) -> Stack:

@@ -238,7 +238,7 @@ def test_the_nvlink_domain_follows_the_gpu_and_a_slower_one_set_by_hand_is_said(
         [rows[bool(sets)]] = json.loads(out)["rows"]
     assert rows[False]["notes"] == []
     [said] = [n for n in rows[True]["notes"] if "nvlink_bandwidth 3600 Gbit/s is less than gpu.b200_sxm's own" in n]
-    assert 'nvlink_bandwidth = "0 Gbit/s" and nvswitch = "server" take' in said
+    assert said.endswith('used as built ([electrical] nvlink_bandwidth = "0 Gbit/s" takes its server\'s NVLink)')
     assert rows[True]["breakdown"]["tensor_parallel"] > rows[False]["breakdown"]["tensor_parallel"]
     code, out, _ = run(capsys, "speedup", "cpo-800g", "dgx-h100", "-m", "gpt2-355m", "-f", "json")
     assert code == 0 and all(r["notes"] == [] for r in json.loads(out)["rows"])
@@ -262,8 +262,8 @@ def test_the_nvlink_domain_is_the_gpus_servers_whatever_host_prices_and_refused_
     mine = ["--catalog", str(tmp_path / "catalog.toml"), "--set", "fabric.gpu=gpu.mine", "--set", "fabric.host=none"]
     code, _, err = run(capsys, "fabric", "dgx-h100", *mine)
     assert code == 2 and err.count("sipml: error") == 1 and err.endswith("set them for its servers\n"), err
-    assert ("[electrical] nvlink_bandwidth = 0 and [electrical] nvswitch = 'server' take the NVLink domain of the "
-            "GPU's server, and gpu.mine ships in no server the calculator knows") in err and "set them" in err
+    assert ('[electrical] nvlink_bandwidth = "0 Gbit/s" and [electrical] nvswitch = "server" take the NVLink '
+            "domain of the GPU's server, and gpu.mine ships in no server the calculator knows") in err
     own = ["--set", "electrical.nvlink_bandwidth=3600 Gbit/s", "--set", "electrical.nvswitch=nvswitch.h100_share"]
     code, out, err = run(capsys, "fabric", "dgx-h100", *mine, *own, "-f", "json")
     assert code == 0 and json.loads(out)["figures"]["NVLink per GPU"]["value"] == 3600.0, err
@@ -286,13 +286,24 @@ def test_a_server_without_nvlink_sharp_runs_rings_and_a_domain_of_another_size_i
                          "-f", "json")
     ampere = json.loads(out)
     assert code == 0, err
-    assert any("'nvls' needs an NVSwitch that reduces" in n and "nvswitch.a100_share's does not" in n
-               for n in ampere["notes"])
+    assert any("gpu.a100_sxm4 is older than Hopper, where NCCL has no NVLink SHARP" in n for n in ampere["notes"])
     ring = 0.8 * 2400  # a ring's busbw at the A100's NVLink and NCCL's 80 %
     assert ampere["collective_busbw_gbps"]["all_reduce"] <= ring < hopper["collective_busbw_gbps"]["all_reduce"]
+    # in a DGX H100 host, whose switch reduces, the A100 still cannot: NCCL's NVLS is by the GPU's generation
+    code, out, err = run(capsys, "fabric", "dgx-h100", "--set", "fabric.gpus=8", "--set", "fabric.gpu=gpu.a100_sxm4",
+                         "--set", "fabric.host=server.dgx_h100_host", "-f", "json")
+    assert code == 0 and json.loads(out)["collective_busbw_gbps"]["all_reduce"] <= ring, err
+    # an H100 in a DGX A100 host: the switch cannot
+    code, out, err = run(capsys, "fabric", "dgx-h100", "--set", "fabric.gpus=8", "--set",
+                         "fabric.host=server.dgx_a100_host", "-f", "json")
+    assert code == 0 and any("'nvls' needs an NVSwitch that reduces" in n and "nvswitch.a100_share's does not" in n
+                             for n in json.loads(out)["notes"]), err
+    said = "gpus_per_server = 72: the DGX H100's NVLink and NVSwitch taken for domains of 72"
     code, out, err = run(capsys, "fabric", "gb200-nvl72", "--set", "fabric.gpu=gpu.h100_sxm5", "-f", "json")
-    assert code == 0 and any("gpus_per_server = 72: the DGX H100's NVLink and NVSwitch taken for domains of 72"
-                             in n for n in json.loads(out)["notes"]), err
+    assert code == 0 and any(said in n for n in json.loads(out)["notes"]), err
+    code, out, err = run(capsys, "speedup", "gb200-nvl72", "-m", "gpt2-355m", "--set", "fabric.gpu=gpu.h100_sxm5",
+                         "-f", "json")  # the training row says it too
+    assert code == 0 and any(said in n for n in json.loads(out)["rows"][0]["notes"]), err
 
 
 def test_a_design_file_without_nvlink_lines_takes_its_gpus_server(capsys, tmp_path):
@@ -323,3 +334,28 @@ def test_an_nvlink_below_the_rate_floor_is_refused_but_zero_takes_the_servers(ca
     assert code == 2 and "below 1 Mbit/s (0 takes the server's NVLink)" in err and err.count("\n") == 1, err
     code, _, err = run(capsys, "fabric", "dgx-h100", "--set", "electrical.nvlink_bandwidth=0 bit/s")
     assert code == 0, err
+
+
+def test_a_baseline_carrying_a_users_gpu_and_server_takes_the_designs_nvlink_domain(capsys, tmp_path):
+    """A catalog file's GPU in a catalog file's server, its NVLink set on the design: speedup's dgx-a100 baseline,
+    which carries the GPU and server (the same on every side), takes the design's NVLink and NVSwitch too (it was
+    refused asking for settings the design had). Where the design has none to give, the refusal names the
+    baseline and how to set it."""
+    from workloads.gpus import default_gpus_path
+
+    text = default_gpus_path().read_text()
+    block = text[text.index("[h100_sxm5]"):text.index("[h200_sxm]")].replace("[h100_sxm5", "[mine")
+    (tmp_path / "gpus.toml").write_text(block.replace('catalog = "gpu.h100_sxm5"', 'catalog = "gpu.mine"'))
+    entry = ('description = "a part of the user\'s"\nunit = "GPU"\nrole = "compute"\nprice_low = "1 USD"\n'
+             'price_typical = "1 USD"\nprice_high = "1 USD"\npower = "10 W"\nsource = "a test"\ndate = "2026"\n'
+             'tag = "[assumed]"\n')
+    (tmp_path / "catalog.toml").write_text(f"[gpu.mine]\n{entry}\n[server.mine_host]\n{entry}")
+    files = ["--catalog", str(tmp_path / "catalog.toml"), "--gpu-file", str(tmp_path / "gpus.toml")]
+    mine = ["--set", "fabric.gpu=gpu.mine", "--set", "fabric.host=server.mine_host"]
+    own = ["--set", "dgx-h100:electrical.nvlink_bandwidth=3600 Gbit/s", "--set",
+           "dgx-h100:electrical.nvswitch=nvswitch.h100_share"]
+    code, out, err = run(capsys, "speedup", "dgx-h100", "-m", "gpt2-355m", *files, *mine, *own, "-f", "json")
+    assert code == 0, err
+    assert set(json.loads(out)["rows"][0]["baselines"]) == {"fattree-200", "dgx-a100"}
+    code, _, err = run(capsys, "speedup", "sip-ring", "-m", "gpt2-355m", *files, *mine)
+    assert code == 2 and "baseline dgx-a100 (measured against sip-ring; 'dgx-a100:section.key=' sets it)" in err
