@@ -171,11 +171,15 @@ def _merged_catalog(user_files, base) -> Catalog:
     files: list[str] = []
     overrides: list[Override] = []
     added: list[tuple[str, str]] = []
+    causes: dict[str, dict] = {}  # file → its [cause.NAME] tables
 
     for position, path in enumerate((base_file, *user_files)):
         name = str(path)
         files.append(name)
         entries = _read_entries(path, name)
+        if position > 0:  # a user file's failure causes ([cause.NAME]) go to the rates, not the components
+            causes[name] = {e.partition(".")[2]: t for e, t in entries.items() if e.startswith("cause.")}
+            entries = {e: t for e, t in entries.items() if not e.startswith("cause.")}
         for entry, table in entries.items():
             for key, value in table.items():
                 _check_key(name, entry, key)
@@ -216,14 +220,22 @@ def _merged_catalog(user_files, base) -> Catalog:
     components = {}
     for entry, table in raw.items():
         components[entry] = _build_component(entry, table, origin[entry])
-    from fabric.reliability import load_rates
+    from fabric.reliability import load_rates, merged_causes
 
+    rates = load_rates()
+    for file, tables in causes.items():
+        rates, changed = merged_causes(rates, tables, file)
+        for cause, key, old, value in changed:
+            if key == "added":
+                added.append((file, f"cause.{cause}"))
+            else:
+                overrides.append(Override(file=file, entry=f"cause.{cause}", key=key, old=old, new=value))
     return Catalog(
         components=MappingProxyType(components),
         files=tuple(files),
         overrides=tuple(overrides),
         added=tuple(added),
-        rates=load_rates(),
+        rates=rates,
     )
 
 

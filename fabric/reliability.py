@@ -20,6 +20,7 @@ modelled).
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 from core import toml_files
@@ -69,6 +70,67 @@ def load_rates(path: Path = RATES_FILE) -> Rates:
                             mtbf_percentages_s=other, source=row["source"], derivation=row["derivation"],
                             tag=row["tag"], reading=row.get("reading", ""), recovery=row.get("recovery", "")))
     return Rates(causes=tuple(causes))
+
+
+CAUSE_KEYS = {"what": str, "applies": list, "mtbf": str, "mtbf_percentages": str, "source": str,
+              "derivation": str, "tag": str, "reading": str, "recovery": str}
+NEW_CAUSE_KEYS = ("what", "applies", "mtbf", "source", "tag")  # what a cause a catalog file adds must give
+
+
+def merged_causes(rates: Rates, tables: dict, file: str) -> tuple[Rates, list[tuple[str, str, object, object]]]:
+    """`rates` with a catalog file's `[cause.NAME]` tables (`tables`: {NAME: {key: value}}) laid over them: a key
+    of a shipped cause replaced (an MTBF without a source of its own keeps the old source, saying which file changed
+    it; a new `mtbf` is both readings of Llama 3's Table 5 unless `mtbf_percentages` is given too), or a cause
+    added whole (NEW_CAUSE_KEYS at least). Returns the rates and the changes, (cause, key, old, new) each."""
+    from core.errors import InputError
+
+    causes = {c.name: c for c in rates.causes}
+    changes = []
+    for name, table in tables.items():
+        where = f"{file}: [cause.{name}]"
+        for key, value in table.items():
+            if key not in CAUSE_KEYS:
+                raise InputError(f"{where}: unknown key {key!r} (a cause takes {', '.join(CAUSE_KEYS)})")
+            if not isinstance(value, CAUSE_KEYS[key]) or (key == "applies" and not all(
+                    isinstance(v, str) and v for v in value)):
+                raise InputError(f"{where}: {key} = {value!r}: expected "
+                                 + ("a list of catalog key prefixes, e.g. [\"gpu.\"]" if key == "applies" else
+                                    "a quoted text" + (', e.g. "250000 h"' if key.startswith("mtbf") else "")))
+        values = {k: _cause_mtbf(where, k, v) if k.startswith("mtbf") else tuple(v) if k == "applies" else v
+                  for k, v in table.items()}
+        if name not in causes:
+            missing = [k for k in NEW_CAUSE_KEYS if k not in table]
+            if missing:
+                raise InputError(f"{where}: a new cause needs {', '.join(missing)} (the shipped causes: "
+                                 f"{', '.join(causes)})")
+            causes[name] = Cause(name=name, what=values["what"], applies=values["applies"], mtbf_s=values["mtbf"],
+                                 mtbf_percentages_s=values.get("mtbf_percentages"), source=values["source"],
+                                 derivation=values.get("derivation", ""), tag=values["tag"],
+                                 reading=values.get("reading", ""), recovery=values.get("recovery", ""))
+            changes.append((name, "added", None, values["what"]))
+            continue
+        old = causes[name]
+        fields = {{"mtbf": "mtbf_s", "mtbf_percentages": "mtbf_percentages_s"}.get(k, k): v for k, v in values.items()}
+        if "mtbf" in values and "mtbf_percentages" not in values:
+            fields["mtbf_percentages_s"] = None
+        if ("mtbf" in values or "mtbf_percentages" in values) and "source" not in values:
+            fields["source"] = f"{old.source}; MTBF overridden in {file}"
+        changes += [(name, k, f"{getattr(old, f) / 3600:.6g} h" if k == "mtbf" else getattr(old, f), table[k])
+                    for k, f in (("mtbf", "mtbf_s"), ("tag", "tag")) if k in values and getattr(old, f) != fields[f]]
+        causes[name] = dataclasses.replace(old, **fields)
+    return Rates(causes=tuple(causes.values())), changes
+
+
+def _cause_mtbf(where: str, key: str, text: str) -> float:
+    from core.errors import InputError
+
+    try:
+        value = parse_value(text, "s")
+    except InputError as exc:
+        raise InputError(f"{where}: {key} = {text!r}: {exc}") from None
+    if not value > 0 or value == float("inf"):
+        raise InputError(f"{where}: {key} = {text!r}: expected a time above zero")
+    return value
 
 
 @record

@@ -1115,6 +1115,8 @@ def _main(argv: list[str] | None) -> int:
             ctx = getattr(exc, "ctx", None)
             hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
             message = exc.format_message()
+            if "No such option: --gpus" in message:  # the size speedup takes as --gpus, the others as a field
+                message = "No such option: --gpus (this command takes the cluster's size as --set fabric.gpus=N)"
             print(f"sipml: error: {_one_line(message)}{_split_value_hint(args, message) or hint}", file=sys.stderr)
             return exc.exit_code
         return _internal_error(exc, debug)

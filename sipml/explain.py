@@ -405,8 +405,9 @@ def _sensitivity_text(row: Sensitivity, base: float) -> str:
     steps move the quantity the same way (a peak or a trough: no slope), that."""
     from sipml.figures_text import figure_text
 
-    if row.no_value_at is None and (row.low - base) * (row.high - base) > 0:
-        return f"both steps {'lower' if row.low < base else 'raise'} it"
+    if row.no_value_at is None and (row.low - base) * (row.high - base) > 0:  # ranked by the farther move: said
+        return (f"both steps {'lower' if row.low < base else 'raise'} it, by up to "
+                f"{figure_text(max(abs(row.low - base), abs(row.high - base)), 3)}")
     for value, unit in ((row.elasticity, "%/%"), (row.derivative, "/dB")):
         if value is not None:
             return f"{'+' if value > 0 else ''}{figure_text(value, 3)} {unit}"

@@ -21,7 +21,7 @@ def reliability_reading(design, model, catalog=None):
 
     point = Evaluation(design, catalog)
     est, cost = point.fabric, point.cost
-    goodput = job_goodput(model, est, cost.bom, get_kind(est.kind), cost.cluster_cost_usd.typical)
+    goodput = job_goodput(model, est, cost.bom, get_kind(est.kind), cost.cluster_cost_usd.typical, cost.rates)
     result = SimpleNamespace(goodput=goodput, estimate=est, ettr=goodput.ettr)
     return Reading(fabric=est, cost=cost, result=result), goodput
 
@@ -34,12 +34,13 @@ def _lost_s(g, restart: float) -> float:
 
 # the assumptions `sensitivity` moves, each to a low and a high end: (label, what moves — 'restart' and 'storage'
 # scale the design's times or bandwidths, 'spares' sets the hot spares, 'repair' scales their repair time,
-# 'cause:NAME' scales a cause's MTBF,
+# 'cause:NAME' scales a cause's MTBF, 'causes:PREFIX' those of every cause whose name begins so,
 # 'mtbf:NAME' sets it in seconds — low, high)
 RELIABILITY_SWINGS = (
     ("restart: detection + rescheduling + start-up (×0.5 / ×2)", "restart", 0.5, 2.0),
     ("checkpoint storage bandwidth, and the job's storage ports (×0.5 / ×2)", "storage", 0.5, 2.0),
     ("pluggable module MTBF (0.5 / 1 M h, reliability.md Y13)", "mtbf:pluggable", 0.5e6 * 3600, 1.0e6 * 3600),
+    ("GPU hardware MTBFs (×0.5 / ×2: Llama 3's H100 rates, taken for every GPU)", "causes:gpu_", 0.5, 2.0),
     ("switch MTBF (×0.5 / ×2)", "cause:switch", 0.5, 2.0),
     ("co-packaged engine MTBF (×0.5 / ×2)", "cause:cpo_engine", 0.5, 2.0),
     ("a spare for the job (none / 8 hot spares)", "spares", 0, 8),
@@ -60,10 +61,10 @@ def sensitivity(design, model, catalog=None) -> list[dict]:
     from fabric.registry import get_kind
 
     kind = get_kind(est.kind)
-    rates = load_rates()
+    rates = cost.rates or load_rates()  # the catalog's: a catalog file's [cause.NAME] laid over the shipped
     rel = design.reliability
     rows = []
-    for label, what, low, high in (*RELIABILITY_SWINGS, *_assumed_rates(base, rates)):
+    for label, what, low, high in (*_spares_swing(RELIABILITY_SWINGS, rel.spare_gpus), *_assumed_rates(base, rates)):
         try:
             ends = _ends(design, est, cost, kind, model, rates, rel, what, low, high)
         except InputError:  # an end outside its field's range: the row says nothing the user could set
@@ -81,6 +82,15 @@ def sensitivity(design, model, catalog=None) -> list[dict]:
                      "goodput_per_dollar_low": per_dollar[0], "goodput_per_dollar_high": per_dollar[1],
                      "swing": swing})
     return sorted(rows, key=lambda r: -r["swing"])
+
+
+def _spares_swing(swings, spares: int) -> tuple:
+    """The swings with the hot spares' ends around the design's own: none and 8 where it has none, none and twice
+    its count where it has some (8 would be fewer than a design of 512 has)."""
+    if not spares:
+        return swings
+    return tuple((f"hot spares for the job (none / {2 * spares}; {spares} as designed)", what, 0, 2 * spares)
+                 if what == "spares" else (label, what, low, high) for label, what, low, high in swings)
 
 
 def _assumed_rates(goodput, rates) -> list[tuple]:
@@ -115,8 +125,9 @@ def _ends(design, est, cost, kind, model, rates, rel, what, low, high) -> list:
                 rel, spare_repair_time=rel.spare_repair_time * end))
         else:
             how, name = what.split(":", 1)
+            hit = (lambda c: c.name.startswith(name)) if how == "causes" else (lambda c: c.name == name)
             changed_rates = dataclasses.replace(rates, causes=tuple(
-                dataclasses.replace(c, mtbf_s=c.mtbf_s * end if how == "cause" else end) if c.name == name else c
+                dataclasses.replace(c, mtbf_s=end if how == "mtbf" else c.mtbf_s * end) if hit(c) else c
                 for c in rates.causes))
         ends.append(job_goodput(model, dataclasses.replace(est, design=changed_design), cost.bom, kind,
                                 cost.cluster_cost_usd.typical, rates=changed_rates))

@@ -259,3 +259,12 @@ def test_a_value_the_shell_split_in_two_is_shown_quoted(capsys, argv):
     assert code == 2 and "shell split" not in err
     code, _, err = run(capsys, "budget", "sip-ring", "--set", "link.data_rate=25", "km**400")  # no float: no unit
     assert code == 2 and err.count("\n") == 1 and "shell split" not in err
+
+
+@pytest.mark.parametrize("command", ["cost", "explain", "reliability", "fabric"])
+def test_gpus_where_a_command_has_no_such_option_names_the_field_that_sizes_the_cluster(capsys, command):
+    """`cost cpo-800g --gpus 4096` (speedup's option) was answered 'Possible options: --gpu-file'."""
+    assert main([command, "--gpus", "4096"]) == 2
+    err = capsys.readouterr().err
+    assert "No such option: --gpus (this command takes the cluster's size as --set fabric.gpus=N)" in err
+    assert err.count("\n") == 1

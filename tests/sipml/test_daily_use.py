@@ -3,6 +3,7 @@
 
 import csv
 import io
+import json
 
 from sipml.cli import main
 
@@ -42,3 +43,21 @@ def test_speedup_says_when_the_batch_stops_data_parallelism(capsys):
     assert "not a multiple of the 1000 GPUs" in capsys.readouterr().out
     assert main(["speedup", "sip-ring", "-m", "resnet-50", "--gpus", "1024"]) == 0
     assert "not a multiple" not in capsys.readouterr().out
+
+
+def test_speedup_says_when_the_gpus_have_a_factor_the_batch_lacks(capsys):
+    """56 GB200 NVL72 racks (4,032 GPUs, 2^6 × 63) under Llama 3's batch of 2,048: data parallelism cannot take the
+    63, so a 63-stage pipeline does, 1.6× slower than at a batch of 2,016 (which has it); a footer says so and names
+    that batch, and says nothing at 2,016."""
+    args = ["speedup", "gb200-nvl72", "-m", "llama3-405b", "--gpus", "4032", "-f", "json"]
+    assert main(args) == 0
+    [odd] = json.loads(capsys.readouterr().out)["rows"]
+    assert main(args + ["--batch", "2016"]) == 0
+    [even] = json.loads(capsys.readouterr().out)["rows"]
+    assert odd["strategy"]["pp"] == 63 and odd["iteration_s"] > 1.5 * even["iteration_s"]
+    assert main(args[:-2]) == 0
+    out = capsys.readouterr().out
+    assert ("the 4032 GPUs have a factor 63 that the global batch 2048 lacks: data parallelism cannot take it, so "
+            "model parallelism does (pp = 63 on gb200-nvl72); a batch with that factor (--batch 2016)") in out
+    assert main(args[:-2] + ["--batch", "2016"]) == 0
+    assert "factor 63" not in capsys.readouterr().out

@@ -442,3 +442,44 @@ def test_the_job_table_gives_each_duration_in_the_unit_that_reads_it(capsys):
     redone = next(v for k, v in rows.items() if k.startswith("work redone per failure"))
     assert redone == ["3.06", "s"]
     assert next(v for k, v in rows.items() if k.startswith("checkpoint interval"))[1] == "min"
+
+
+def test_the_hot_spares_row_moves_around_the_designs_own_count(capsys):
+    """A design with 64 hot spares: its sensitivity row steps to none and 128 (it stepped to none and 8, both
+    below the design, and named them so); a design with none steps to 8."""
+    data = reliability(capsys, "dgx-h100", "--set", "reliability.spare_gpus=64")
+    [row] = [r for r in data["sensitivity"] if r["assumption"].startswith("hot spares for the job")]
+    assert row["assumption"] == "hot spares for the job (none / 128; 64 as designed)"
+    assert row["goodput_per_dollar_low"] != row["goodput_per_dollar_high"]
+    data = reliability(capsys, "dgx-h100")
+    assert any(r["assumption"] == "a spare for the job (none / 8 hot spares)" for r in data["sensitivity"])
+
+
+def test_a_catalog_file_lays_failure_causes_over_the_shipped_rates(capsys, tmp_path):
+    """`[cause.NAME]` in a catalog file: a shipped cause's MTBF halved doubles its line's interruptions (the change
+    said on stderr, the source saying which file made it), speedup's goodput moves with it; a new cause (an NVSwitch
+    tray's, which the shipped rates leave out) adds a line; an unknown key, a bad MTBF or a new cause missing keys is
+    refused in one line (exit 2). (A `[cause.…]` table was refused as a catalog entry without a price.)"""
+    shipped = reliability(capsys, "dgx-h100")
+    faulty = next(line for line in shipped["lines"] if line["cause"] == "faulty GPU")
+    rates = tmp_path / "rates.toml"
+    rates.write_text(f'[cause.gpu_faulty]\nmtbf = "{faulty["mtbf_s"] / 2 / 3600:.6f} h"\n\n'
+                     '[cause.nvswitch_tray]\nwhat = "NVSwitch"\napplies = ["nvswitch."]\nmtbf = "2000000 h"\n'
+                     'source = "a test"\ntag = "[assumed]"\n')
+    code, out, err = run(capsys, "reliability", "dgx-h100", "--catalog", str(rates), "-f", "json")
+    assert code == 0 and f"{rates}: [cause.gpu_faulty] mtbf" in err, err
+    mine = json.loads(out)
+    halved = next(line for line in mine["lines"] if line["cause"] == "faulty GPU")
+    assert halved["interruptions_per_day"] == pytest.approx(2 * faulty["interruptions_per_day"], rel=1e-5)
+    assert halved["source"].endswith(f"MTBF overridden in {rates}")
+    assert any(line["component"].startswith("nvswitch.") and line["cause"] == "NVSwitch" for line in mine["lines"])
+    assert mine["ettr"] < shipped["ettr"]
+    code, out, err = run(capsys, "speedup", "dgx-h100", "-m", "gpt2-355m", "--catalog", str(rates), "-f", "json")
+    assert code == 0 and json.loads(out)["rows"][0]["ettr"] < json.loads(run(
+        capsys, "speedup", "dgx-h100", "-m", "gpt2-355m", "-f", "json")[1])["rows"][0]["ettr"]
+    for text, said in (('[cause.gpu_faulty]\nwho = "x"\n', "unknown key 'who'"),
+                       ('[cause.gpu_faulty]\nmtbf = "-3 h"\n', "expected a time above zero"),
+                       ('[cause.new_one]\nmtbf = "3 h"\n', "a new cause needs what, applies, source, tag")):
+        rates.write_text(text)
+        code, _, err = run(capsys, "reliability", "dgx-h100", "--catalog", str(rates))
+        assert code == 2 and said in err and err.count("sipml: error") == 1, err
