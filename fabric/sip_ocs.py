@@ -235,7 +235,8 @@ def _evaluate(design: ClusterDesign, est: LinkEstimate) -> FabricEstimate:
     inputs, s = link.fabric_inputs(est), sections(est.design)
     floor = ocs_floor(design, s, inputs)
     texts = {"ocs_radix": f"{fab.gpus} GPUs need {fab.gpus}-port switches for one layer; {ocs.switch} has "
-                          f"{ocs.radix} ports (use [sip_ocs] topology = 'partitioned' or 'clos')",
+                          f"{ocs.radix} ports (use [sip_ocs] topology = 'partitioned' for jobs of ≤ {ocs.radix} GPUs "
+                          "each, or 'clos' for one across them, whose extra switch passes the link must close)",
              "pod_size": f"a {design.job_gpus}-GPU job spans {floor.pods} independent pods of ≤ {floor.pod_gpus} "
                          "GPUs with no circuit between them (set [fabric] job_gpus to the largest job, or use "
                          "topology = 'clos')"}
