@@ -250,8 +250,6 @@ def _nvlinks(design: ClusterDesign, gpus: Mapping[str, Gpu] | None, own: float |
     no NVLink domain (no nvlink_bandwidth, or servers of one GPU) or the GPU is priced but not modelled (the fabric
     as designed)."""
     topology, kind = design.topology, get_kind(design.fabric.kind)
-    from fabric.cluster_design import SERVER_NVLINK, SERVERS
-
     try:
         domain = kind.nvlink_domain(design)
         if domain is None or domain.gpus < 2:  # no NVLink domain
@@ -260,21 +258,30 @@ def _nvlinks(design: ClusterDesign, gpus: Mapping[str, Gpu] | None, own: float |
     except InputError:  # a server without a known NVLink domain: the fabric's evaluation says so
         return None
     rate = f"{domain.nvlink_bps / 1e9:g} Gbit/s"
-    section = kind.section
-    said = (f"[{section}] nvlink_bandwidth {rate}" if topology.nvlink_bandwidth else
+    said = (f"[{kind.section}] nvlink_bandwidth {rate}" if topology.nvlink_bandwidth else
             f"the {domain.name}'s NVLink ({rate} a direction)")
-    fix = ""
-    if SERVERS.get(design.fabric.gpu) in SERVER_NVLINK:  # the GPU's own server is known: what takes it
-        unset = [text for text, on in (('nvlink_bandwidth = "0 Gbit/s"', topology.nvlink_bandwidth != 0),
-                                       ('nvswitch = "server"', topology.nvswitch != "server")) if on]
-        named = design.fabric.host not in ("gpu", "none", SERVERS[design.fabric.gpu])
-        fix = ([f"[{section}] {' and '.join(unset)} take{'s' if len(unset) == 1 else ''} its server's NVLink"]
-               if unset else []) + (
-            ["[fabric] host = 'gpu' takes the GPU's own server"] if named else [])
-        fix = f" ({'; '.join(fix)})" if fix else ""
     return NvlinkPair(servers=domain.nvlink_bps, gpu=own if gpu is None else gpu.nvlink_bandwidth_bps,
                       name=design.fabric.gpu if gpu is None else gpu.name,
-                      architecture="" if gpu is None else gpu.architecture, said=said, fix=fix)
+                      architecture="" if gpu is None else gpu.architecture, said=said,
+                      fix=_own_server_fix(design, kind.section))
+
+
+def _own_server_fix(design: ClusterDesign, section: str) -> str:
+    """' (the settings that would take the GPU's own server's NVLink)'; '' where none would: the GPU's server is
+    unknown, or the design takes it already."""
+    from fabric.cluster_design import SERVER_NVLINK, SERVERS
+
+    own, topology = SERVERS.get(design.fabric.gpu), design.topology
+    if own not in SERVER_NVLINK:
+        return ""
+    unset = [text for text, on in (('nvlink_bandwidth = "0 Gbit/s"', topology.nvlink_bandwidth != 0),
+                                   ('nvswitch = "server"', topology.nvswitch != "server")) if on]
+    fixes = []
+    if unset:
+        fixes.append(f"[{section}] {' and '.join(unset)} take{'s' if len(unset) == 1 else ''} its server's NVLink")
+    if design.fabric.host not in ("gpu", "none", own):  # a server named as host: the GPU's own takes its NVLink
+        fixes.append("[fabric] host = 'gpu' takes the GPU's own server")
+    return f" ({'; '.join(fixes)})" if fixes else ""
 
 
 def stack_for(model: Model, fixed: dict | None = None, stack: Stack | str | None = None) -> Stack:
