@@ -55,6 +55,7 @@ def ge_photodiode_noise_current_a(rate_bps):
 
 GE_FIT_Q = 7.0  # the Q factor built into the PhoenixSim fit (≈ BER 1e-12)
 GE_FIT_MAX_RATE_BPS = 50e9  # the fit's data reach 50 Gbps NRZ (photonics-2 reference: warn above)
+TIA_RATED_BAUD = 25e9  # the shipped thermal-noise density is a 25 Gb/s TIA's (Xie et al. iWEM 2021): warn above
 
 
 def ge_photodiode_sensitivity_w(rate_bps, er_lin, responsivity_a_per_w=0.7, dark_current_a=1e-6, q=GE_FIT_Q):

@@ -931,6 +931,24 @@ def init(path: Annotated[Path, typer.Argument(metavar="PATH", help="where to wri
     _doing(f"writing {path}")
     write_atomic(path, text)
     print(f"wrote {path}", file=sys.stderr)
+    refusal = _refusal_of(path)
+    if refusal:  # written to edit, but said: a file that fails at once looked like a working start
+        print(f"note: as written, its fabric is refused ({refusal}): edit it before use", file=sys.stderr)
+
+
+def _refusal_of(path) -> str:
+    """Why the design file at `path` cannot be evaluated (its fabric refused), '' where it can."""
+    from core.errors import InputError
+    from fabric.evaluate import evaluate_fabric
+    from sipml.design_files import load_design
+
+    try:
+        design = load_design(str(path))
+        if design.has_fabric:
+            evaluate_fabric(design)
+    except InputError as exc:
+        return str(exc).splitlines()[0]
+    return ""
 
 
 @app.command(cls=_Command)

@@ -198,7 +198,8 @@ def _find_no_effect_problem(data: dict, design: ClusterDesign) -> str | None:
         for key in values:
             field_cond = specs(ALL_SECTIONS[name])[key].applies_when
             if not _holds(design, field_cond):
-                keys.append(f"[{name}] {key} has no effect here: it applies only when {field_cond.text()}")
+                keys.append(f"[{name}] {key} has no effect here: it applies only when {field_cond.text()} "
+                            "(remove the key, or set that)")
     problems = []
     kind = design.fabric.kind
     live = [f"[{n}]" for n in FABRIC_SECTIONS if n != "fabric" and _holds(design, section_condition(n))]

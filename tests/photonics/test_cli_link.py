@@ -163,3 +163,16 @@ def test_a_design_in_nm_and_db_per_hz_round_trips_through_its_toml(tmp_path):
     again = tmp_path / "again.toml"
     again.write_text(written)
     assert load_design(str(again)).link == first.link
+
+
+def test_the_shipped_tia_noise_taken_beyond_its_rate_is_warned(capsys):
+    """The thermal-noise receiver's shipped noise density is a 25 Gb/s TIA's: at 100 Gbit/s NRZ (100 GBd) the budget
+    warns and asks for the TIA's own; at 25 Gbit/s, or with a density given, it does not."""
+    sets = ["--set", "receiver.model=thermal-noise"]
+    assert main(["budget", *sets, "--set", "link.data_rate=100 Gbit/s"]) == 0
+    assert "is a 25 Gb/s TIA's (Xie et al. 2021), taken at 100 GBd" in capsys.readouterr().out
+    assert main(["budget", *sets, "--set", "link.data_rate=25 Gbit/s"]) == 0
+    assert "TIA's" not in capsys.readouterr().out
+    assert main(["budget", *sets, "--set", "link.data_rate=100 Gbit/s", "--set",
+                 "receiver.noise_density=20 pA/Hz**0.5"]) == 0
+    assert "TIA's" not in capsys.readouterr().out

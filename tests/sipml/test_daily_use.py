@@ -61,3 +61,24 @@ def test_speedup_says_when_the_gpus_have_a_factor_the_batch_lacks(capsys):
             "model parallelism does (pp = 63 on gb200-nvl72); a batch with that factor (--batch 2016)") in out
     assert main(args[:-2] + ["--batch", "2016"]) == 0
     assert "factor 63" not in capsys.readouterr().out
+
+
+def test_a_key_an_edit_leaves_without_effect_is_refused_saying_how_to_mend_it(capsys, tmp_path):
+    """`sipml init` writes every key that applies, `ber` among them under fec = 'none'; `--set link.fec=kp4` then
+    leaves it without effect: refused (exit 2), now saying to remove the key or set the condition."""
+    path = tmp_path / "oci.toml"
+    assert main(["init", str(path), "intel-oci"]) == 0
+    capsys.readouterr()
+    assert main(["budget", str(path), "--set", "link.fec=kp4"]) == 2
+    err = capsys.readouterr().err
+    assert "[link] ber has no effect here: it applies only when [link] fec = 'none' (remove the key, or set that)" in err
+
+
+def test_init_says_when_the_file_it_writes_is_refused_as_it_stands(capsys, tmp_path):
+    """sip-ocs taking intel-oci's optical I/O has 8 fibers for 20 switches: `init` writes the file (to edit) and
+    says at once that its fabric is refused, and why; a working design's file gets no such note."""
+    assert main(["init", str(tmp_path / "a.toml"), "sip-ocs", "--set", "optical_io.design=intel-oci"]) == 0
+    err = capsys.readouterr().err
+    assert "note: as written, its fabric is refused ([sip_ocs] switches = 20" in err and (tmp_path / "a.toml").exists()
+    assert main(["init", str(tmp_path / "b.toml"), "sip-ocs"]) == 0
+    assert "note:" not in capsys.readouterr().err
