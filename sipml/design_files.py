@@ -287,6 +287,9 @@ def _same_values(a: dict, b: dict) -> bool:
 
 
 OPTICAL_IO = "optical_io"  # [optical_io] design = NAME: a design takes the optical I/O ([link] … [package]) of NAME
+# what of the link sections is the fabric's path between GPUs (a ring hop, a run to a switch), not the optical I/O's:
+# a design taking another's optical I/O keeps its own (a chiplet's file gives the reach it is specified for)
+PATH_KEYS = {"loss": ("fiber_length", "connectors")}
 
 
 def with_optical_io(data: dict, source: str) -> dict:
@@ -317,6 +320,7 @@ def with_optical_io(data: dict, source: str) -> dict:
     for section in SECTIONS:
         theirs, ours = other.get(section), data.get(section)
         if isinstance(theirs, dict) and (ours is None or isinstance(ours, dict)):
+            theirs = {k: v for k, v in theirs.items() if k not in PATH_KEYS.get(section, ())}  # the path: this one's
             out[section] = {**theirs, **(ours or {})}
     return out
 
@@ -413,7 +417,7 @@ def apply_overrides(data: dict, overrides: list[str], source: str = "<design>") 
     """Apply `section.key=value` overrides (from `--set`) to a parsed design mapping. The value is read as
     TOML when it parses (numbers, quoted strings), else taken as text ("25 Gbit/s" needs no quotes); text with
     a quote in it, or a line break, is refused. `optical_io.design=NAME` replaces the link sections given so far
-    by NAME's (later --set items apply on top)."""
+    by NAME's, but the path between GPUs (PATH_KEYS: fiber length, connectors) (later --set items apply on top)."""
     merged = {name: dict(values) if isinstance(values, dict) else values for name, values in data.items()}
     for item in overrides:
         target, sep, text = item.partition("=")
@@ -428,8 +432,11 @@ def apply_overrides(data: dict, overrides: list[str], source: str = "<design>") 
             value = _override_value(text.strip())
         except InputError as exc:
             raise InputError(f"{source}: --set {shown(item)}: {exc}") from None
-        if section == OPTICAL_IO:  # another design's optical I/O in place of the link sections given so far
+        if section == OPTICAL_IO:  # another design's optical I/O in place of the link sections given so far,
+            path = {name: {k: v for k, v in merged[name].items() if k in keys}  # the path between GPUs kept
+                    for name, keys in PATH_KEYS.items() if isinstance(merged.get(name), dict)}
             merged = {name: values for name, values in merged.items() if name not in SECTIONS}
+            merged.update({name: values for name, values in path.items() if values})
         if section in merged and not isinstance(merged[section], dict):
             raise InputError(f"{source}: '{section}' must be a [section] table, got {shown(merged[section])} "
                              f"(so --set {section}.{key} has no section to go in)")

@@ -33,13 +33,14 @@ def test_each_closes_at_its_published_lane_rate_and_wavelengths(capsys, design):
 
 
 def test_a_fabric_design_takes_another_designs_optical_io(capsys):
-    """SiP-Ring with Intel's OCI chiplet: its link is Intel's (2.048 Tbit/s per GPU per direction, 100 m of fiber
-    per hop), the ring and the cluster its own."""
+    """SiP-Ring with Intel's OCI chiplet: its link is Intel's (2.048 Tbit/s per GPU per direction), the ring, its
+    2 m hops between GPUs in a rack and the cluster its own (a hop was the 100 m reach Intel's file states, 50× the
+    fiber bought: the path between GPUs is the fabric's, PATH_KEYS)."""
     code, out, err = run(capsys, "fabric", "sip-ring", "--set", "optical_io.design=intel-oci", "-f", "json")
     assert code in (0, 1), err
     data = json.loads(out)
     assert data["per_gpu_bandwidth_gbps"] == pytest.approx(2048)
-    assert data["gpus"] == 1024
+    assert data["gpus"] == 1024 and "each hop: 2 m of fiber, 2 connectors" in data["notes"]
     # later --set items apply on top of the optical I/O: half its fibres, half its capacity
     code, out, err = run(capsys, "fabric", "sip-ring", "--set", "optical_io.design=intel-oci", "--set",
                          "link.fibers_per_direction=4", "-f", "json")
@@ -53,6 +54,13 @@ def test_a_design_file_names_its_optical_io_and_overrides_a_key(capsys, tmp_path
     code, out, err = run(capsys, "budget", str(path), "-f", "json")
     assert code == 0, err
     assert json.loads(out)["capacity_gbps"] == pytest.approx(10 * 200)  # GEN1's 200 Gbit/s per fibre, 10 fibres
+    from sipml.design_files import load_design
+
+    path.write_text('[optical_io]\ndesign = "intel-oci"\n\n[fabric]\nkind = "sip-ring"\ngpus = 64\n', encoding="utf-8")
+    assert load_design(str(path)).link.loss.fiber_length == 10.0  # the path's default, not Intel's 100 m reach
+    path.write_text('[optical_io]\ndesign = "intel-oci"\n\n[loss]\nfiber_length = "3 m"\n\n[fabric]\nkind = "sip-ring"\n'
+                    'gpus = 64\n', encoding="utf-8")
+    assert load_design(str(path)).link.loss.fiber_length == 3.0
 
 
 @pytest.mark.parametrize("text, fragment", [
