@@ -265,6 +265,8 @@ def _refine(result, rows, axes, design, overrides, evaluators, objective, maximi
         rows.append(row)
     result["best"] = best
     result["refined_axes"] = refined
+    if refined:  # a refined best scores better than every grid point: none ties it
+        result["ties"] = 0
     result["method"] = ("exhaustive search over the grid, then a bounded scalar search (scipy, Brent) along each "
                         "continuous axis between the best point's neighbours")
 
@@ -375,6 +377,7 @@ def _result(rows: list[dict], objective: str, maximize: bool, constraints: list[
         "best": None if best is None else {"inputs": best["inputs"], "texts": best["texts"],
                                            "value": best["values"][objective], "values": best["values"]},
         "better_points": len(better),
+        "ties": 0 if best is None else sum(1 for r in valid if r is not best and score(r) == score(best)),
         "undefined": _undefined(rows, score, constraints),
         "stopped_by": sorted(stoppers.values(), key=lambda e: -e["better_points"]),
         "refused": [{"error": k, "points": v} for k, v in sorted(refused.items(), key=lambda kv: -kv[1])],
@@ -429,6 +432,11 @@ def optimize_report(result: dict, source: str):
         rows = [{"quantity": k, "value": v} for k, v in best["texts"].items()]
         rows += [{"quantity": k, "value": _figure(v)} for k, v in best["values"].items()]
         tables.append(Table(f"Best point: {title}", ["quantity", "value"], rows))
+        if result.get("ties"):
+            many = result["ties"] > 1
+            notes.append(f"{result['ties']} other point{'s' if many else ''} tie{'' if many else 's'} at the best "
+                         f"{result['objective']}: the first in the grid's order is shown (a --subject-to on another "
+                         "quantity chooses among them)")
     if result["stopped_by"]:
         kinds = {"check": "design constraint (sipml check)", "subject-to": "--subject-to", "error": "design rules"}
         which, counted, example_at = ((f"a better {result['objective']}", "better points", "nearest better point")

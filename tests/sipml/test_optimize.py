@@ -251,3 +251,16 @@ def test_link_only_judges_each_point_by_its_link_as_budget_does(capsys, tmp_path
     assert code == 2 and "speedup is not a link quantity" in err
     code, _, err = run(capsys, "dgx-h100", "--link-only", "--maximize", "margin_db", "--vary", "fabric.gpus=512,1024")
     assert code == 2 and "has no optical link: --link-only has no link to judge" in err  # was an internal error
+
+
+def test_points_that_tie_at_the_best_are_counted_and_said(capsys):
+    """Two channel spacings close the same capacity: the best shown is the first in the grid's order, and the JSON's
+    `ties` and a note say another point scores the same (it was unsaid)."""
+    args = ["optimize", "intel-oci", "--link-only", "--maximize", "capacity_gbps", "--vary",
+            "link.channel_spacing=100GHz,200GHz"]
+    assert main([*args, "-f", "json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["ties"] == 1 and result["best"]["texts"]["link.channel_spacing"] == "100 GHz"
+    assert main(args) == 0
+    assert "1 other point ties at the best capacity_gbps: the first in the grid's order is shown" in (
+        capsys.readouterr().out)
