@@ -16,6 +16,7 @@ from pathlib import Path
 
 from core.errors import InputError
 
+TAGS = ("[verbatim]", "[restated]", "[inferred]", "[assumed]")  # how sure a data file's number is (shared/README)
 MAX_TOML_BYTES = 1 << 20  # [assumed] design and catalog files are a few kB; larger input is refused unparsed
 PARSED_KEPT = 128  # texts whose parse is kept, the last used: more than the 77 shipped TOML files
 PARSED_KEPT_CHARS = 1 << 16  # [assumed] of at most 65,536 characters each (the shipped files are ≤ 20,000): with

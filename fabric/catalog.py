@@ -23,9 +23,9 @@ from types import MappingProxyType
 from core import toml_files
 from core.errors import InputError, shown
 from core.records import record
+from core.toml_files import TAGS
 from core.units import parse_value
 
-TAGS = ("[verbatim]", "[restated]", "[inferred]", "[assumed]")
 ROLES = ("compute", "network")
 LEVELS = ("low", "typical", "high")
 
@@ -171,14 +171,14 @@ def _merged_catalog(user_files, base) -> Catalog:
     files: list[str] = []
     overrides: list[Override] = []
     added: list[tuple[str, str]] = []
-    causes: dict[str, dict] = {}  # file → its [cause.NAME] tables
+    causes: list[tuple[str, dict]] = []  # (file, its [cause.NAME] tables), in the order the files are given
 
     for position, path in enumerate((base_file, *user_files)):
         name = str(path)
         files.append(name)
         entries = _read_entries(path, name)
         if position > 0:  # a user file's failure causes ([cause.NAME]) go to the rates, not the components
-            causes[name] = {e.partition(".")[2]: t for e, t in entries.items() if e.startswith("cause.")}
+            causes.append((name, {e.partition(".")[2]: t for e, t in entries.items() if e.startswith("cause.")}))
             entries = {e: t for e, t in entries.items() if not e.startswith("cause.")}
         for entry, table in entries.items():
             for key, value in table.items():
@@ -223,8 +223,8 @@ def _merged_catalog(user_files, base) -> Catalog:
     from fabric.reliability import load_rates, merged_causes
 
     rates = load_rates()
-    for file, tables in causes.items():
-        rates, changed = merged_causes(rates, tables, file)
+    for file, tables in causes:
+        rates, changed = merged_causes(rates, tables, file, components)
         for cause, key, old, value in changed:
             if key == "added":
                 added.append((file, f"cause.{cause}"))

@@ -77,27 +77,23 @@ CAUSE_KEYS = {"what": str, "applies": list, "mtbf": str, "mtbf_percentages": str
 NEW_CAUSE_KEYS = ("what", "applies", "mtbf", "source", "tag")  # what a cause a catalog file adds must give
 
 
-def merged_causes(rates: Rates, tables: dict, file: str) -> tuple[Rates, list[tuple[str, str, object, object]]]:
+CAUSE_CHOICES = {"reading": ("", "counts", "percentages"), "recovery": ("", "in place")}
+MTBF_FIELDS = {"mtbf": "mtbf_s", "mtbf_percentages": "mtbf_percentages_s"}
+
+
+def merged_causes(rates: Rates, tables: dict, file: str, entries=()) -> tuple[Rates, list[tuple]]:
     """`rates` with a catalog file's `[cause.NAME]` tables (`tables`: {NAME: {key: value}}) laid over them: a key
     of a shipped cause replaced (an MTBF without a source of its own keeps the old source, saying which file changed
-    it; a new `mtbf` is both readings of Llama 3's Table 5 unless `mtbf_percentages` is given too), or a cause
-    added whole (NEW_CAUSE_KEYS at least). Returns the rates and the changes, (cause, key, old, new) each."""
+    it; a changed `mtbf` is both readings of Llama 3's Table 5 unless `mtbf_percentages` is given too), or a cause
+    added whole (NEW_CAUSE_KEYS at least); `entries`, the catalog's keys, each prefix of `applies` must begin one
+    of. Returns the rates and the changes, (cause, key, old, new) each."""
     from core.errors import InputError
 
     causes = {c.name: c for c in rates.causes}
     changes = []
     for name, table in tables.items():
         where = f"{file}: [cause.{name}]"
-        for key, value in table.items():
-            if key not in CAUSE_KEYS:
-                raise InputError(f"{where}: unknown key {key!r} (a cause takes {', '.join(CAUSE_KEYS)})")
-            if not isinstance(value, CAUSE_KEYS[key]) or (key == "applies" and not all(
-                    isinstance(v, str) and v for v in value)):
-                raise InputError(f"{where}: {key} = {value!r}: expected "
-                                 + ("a list of catalog key prefixes, e.g. [\"gpu.\"]" if key == "applies" else
-                                    "a quoted text" + (', e.g. "250000 h"' if key.startswith("mtbf") else "")))
-        values = {k: _cause_mtbf(where, k, v) if k.startswith("mtbf") else tuple(v) if k == "applies" else v
-                  for k, v in table.items()}
+        values = _cause_values(where, table, entries)
         if name not in causes:
             missing = [k for k in NEW_CAUSE_KEYS if k not in table]
             if missing:
@@ -110,15 +106,54 @@ def merged_causes(rates: Rates, tables: dict, file: str) -> tuple[Rates, list[tu
             changes.append((name, "added", None, values["what"]))
             continue
         old = causes[name]
-        fields = {{"mtbf": "mtbf_s", "mtbf_percentages": "mtbf_percentages_s"}.get(k, k): v for k, v in values.items()}
-        if "mtbf" in values and "mtbf_percentages" not in values:
-            fields["mtbf_percentages_s"] = None
-        if ("mtbf" in values or "mtbf_percentages" in values) and "source" not in values:
-            fields["source"] = f"{old.source}; MTBF overridden in {file}"
-        changes += [(name, k, f"{getattr(old, f) / 3600:.6g} h" if k == "mtbf" else getattr(old, f), table[k])
-                    for k, f in (("mtbf", "mtbf_s"), ("tag", "tag")) if k in values and getattr(old, f) != fields[f]]
-        causes[name] = dataclasses.replace(old, **fields)
+        fields = {MTBF_FIELDS.get(k, k): v for k, v in values.items()}
+        if "mtbf_percentages" not in values and fields.get("mtbf_s", old.mtbf_s) != old.mtbf_s:
+            fields["mtbf_percentages_s"] = None  # a new MTBF for both readings
+        new = dataclasses.replace(old, **fields)
+        if (new.mtbf_s, new.mtbf_percentages_s) != (old.mtbf_s, old.mtbf_percentages_s) and "source" not in values:
+            new = dataclasses.replace(new, source=f"{old.source}; MTBF overridden in {file}")
+        changes += [(name, key, _shown_field(getattr(old, field)), _shown_field(getattr(new, field)))
+                    for key, field in (*MTBF_FIELDS.items(), *((k, k) for k in CAUSE_KEYS if k not in MTBF_FIELDS
+                                                               and k not in ("source", "derivation")))
+                    if getattr(old, field) != getattr(new, field)]
+        causes[name] = new
     return Rates(causes=tuple(causes.values())), changes
+
+
+def _shown_field(value) -> object:
+    """A cause's field as a change names it: a time in hours, a list of prefixes as written, 'none' for no
+    percentages reading."""
+    if isinstance(value, float):
+        return f"{value / 3600:.6g} h"
+    return "none" if value is None else list(value) if isinstance(value, tuple) else value
+
+
+def _cause_values(where: str, table: dict, entries) -> dict:
+    """A `[cause.NAME]` table's values, checked: known keys of their types, choices, tags, MTBFs above zero, and
+    `applies` prefixes that begin a catalog entry."""
+    from core.errors import InputError
+    from core.toml_files import TAGS
+
+    for key, value in table.items():
+        if key not in CAUSE_KEYS:
+            raise InputError(f"{where}: unknown key {key!r} (a cause takes {', '.join(CAUSE_KEYS)})")
+        if not isinstance(value, CAUSE_KEYS[key]) or (key == "applies" and not all(
+                isinstance(v, str) and v for v in value)):
+            raise InputError(f"{where}: {key} = {value!r}: expected "
+                             + ("a list of catalog key prefixes, e.g. [\"gpu.\"]" if key == "applies" else
+                                "a quoted text" + (', e.g. "250000 h"' if key.startswith("mtbf") else "")))
+        choices = TAGS if key == "tag" else CAUSE_CHOICES.get(key)
+        if choices is not None and value not in choices:
+            raise InputError(f"{where}: {key} = {value!r}: expected one of "
+                             f"{', '.join(repr(c) for c in choices)}")
+    if "applies" in table:
+        stray = [v for v in table["applies"] if entries and not any(e.startswith(v) for e in entries)]
+        if not table["applies"] or stray:
+            raise InputError(f"{where}: applies = {table['applies']!r}: " + (
+                f"{', '.join(map(repr, stray))} begins no catalog entry" if stray else "names no part") +
+                " (give the prefixes of the entries it hits, e.g. [\"nvswitch.\"])")
+    return {k: _cause_mtbf(where, k, v) if k.startswith("mtbf") else tuple(v) if k == "applies" else v
+            for k, v in table.items()}
 
 
 def _cause_mtbf(where: str, key: str, text: str) -> float:

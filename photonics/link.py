@@ -24,7 +24,7 @@ import numpy as np
 from core.errors import InputError
 from core.fields import default_of, specs
 from core.units import format_si, w_to_dbm
-from photonics import budget, constraints, microring, receiver, ring_wdm, ring_wdm_records
+from photonics import budget, constraints, microring, modulation, receiver, ring_wdm, ring_wdm_records
 from photonics.link_design import MAX_FIBER_M, LinkDesign, LinkSection
 from photonics.loss import fiber_path, total_db
 from photonics.link_records import (BudgetFigures, FabricInputs, LinkEnergy, LinkEstimate, ReachFigures, ReceiverFigures,
@@ -207,7 +207,7 @@ def _shared_warnings(d: LinkDesign) -> list[str]:
     if d.receiver.model == "ge-photodiode" and d.link.data_rate > receiver.GE_FIT_MAX_RATE_BPS:
         out.append(f"[receiver] the Ge-photodiode fit (E16) is extrapolated above 50 Gbit/s (data rate "
                    f"{format_si(d.link.data_rate, 'bit/s')})")
-    baud = d.link.data_rate / (2 if d.link.modulation == "pam4" else 1)
+    baud = d.link.data_rate / modulation.bits_per_symbol(modulation.LEVELS[d.link.modulation])
     shipped = default_of(type(rx)).noise_density
     if rx.model == "thermal-noise" and rx.noise_density == shipped and baud > receiver.TIA_RATED_BAUD:
         out.append(f"[receiver] the noise density {shipped * 1e12:.3g} pA/√Hz is a 25 Gb/s TIA's (Xie et al. "

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import os
+import re
 import sys
 import warnings
 from enum import Enum
@@ -1133,7 +1134,7 @@ def _main(argv: list[str] | None) -> int:
             ctx = getattr(exc, "ctx", None)
             hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
             message = exc.format_message()
-            if "No such option: --gpus" in message:  # the size speedup takes as --gpus, the others as a field
+            if re.search(r"No such option: --gpus(?![\w-])", message):  # speedup's option, the others' field
                 message = "No such option: --gpus (this command takes the cluster's size as --set fabric.gpus=N)"
             print(f"sipml: error: {_one_line(message)}{_split_value_hint(args, message) or hint}", file=sys.stderr)
             return exc.exit_code

@@ -199,7 +199,7 @@ def _find_no_effect_problem(data: dict, design: ClusterDesign) -> str | None:
             field_cond = specs(ALL_SECTIONS[name])[key].applies_when
             if not _holds(design, field_cond):
                 keys.append(f"[{name}] {key} has no effect here: it applies only when {field_cond.text()} "
-                            "(remove the key, or set that)")
+                            "(remove it, or set that)")
     problems = []
     kind = design.fabric.kind
     live = [f"[{n}]" for n in FABRIC_SECTIONS if n != "fabric" and _holds(design, section_condition(n))]
@@ -320,7 +320,8 @@ def with_optical_io(data: dict, source: str) -> dict:
     for section in SECTIONS:
         theirs, ours = other.get(section), data.get(section)
         if isinstance(theirs, dict) and (ours is None or isinstance(ours, dict)):
-            theirs = {k: v for k, v in theirs.items() if k not in PATH_KEYS.get(section, ())}  # the path: this one's
+            if "fabric" in data:  # a fabric design's path between GPUs is its own, not the optical I/O's
+                theirs = {k: v for k, v in theirs.items() if k not in PATH_KEYS.get(section, ())}
             out[section] = {**theirs, **(ours or {})}
     return out
 
@@ -433,8 +434,9 @@ def apply_overrides(data: dict, overrides: list[str], source: str = "<design>") 
         except InputError as exc:
             raise InputError(f"{source}: --set {shown(item)}: {exc}") from None
         if section == OPTICAL_IO:  # another design's optical I/O in place of the link sections given so far,
-            path = {name: {k: v for k, v in merged[name].items() if k in keys}  # the path between GPUs kept
-                    for name, keys in PATH_KEYS.items() if isinstance(merged.get(name), dict)}
+            path = {name: {k: v for k, v in merged[name].items() if k in keys}  # a fabric's path between GPUs
+                    for name, keys in PATH_KEYS.items() if isinstance(merged.get(name), dict)
+                    and "fabric" in merged}
             merged = {name: values for name, values in merged.items() if name not in SECTIONS}
             merged.update({name: values for name, values in path.items() if values})
         if section in merged and not isinstance(merged[section], dict):

@@ -64,7 +64,8 @@ def sensitivity(design, model, catalog=None) -> list[dict]:
     rates = cost.rates or load_rates()  # the catalog's: a catalog file's [cause.NAME] laid over the shipped
     rel = design.reliability
     rows = []
-    for label, what, low, high in (*_spares_swing(RELIABILITY_SWINGS, rel.spare_gpus), *_assumed_rates(base, rates)):
+    for label, what, low, high in (*_spares_swing(RELIABILITY_SWINGS, rel.spare_gpus, design.job_gpus),
+                                   *_assumed_rates(base, rates)):
         try:
             ends = _ends(design, est, cost, kind, model, rates, rel, what, low, high)
         except InputError:  # an end outside its field's range: the row says nothing the user could set
@@ -84,13 +85,15 @@ def sensitivity(design, model, catalog=None) -> list[dict]:
     return sorted(rows, key=lambda r: -r["swing"])
 
 
-def _spares_swing(swings, spares: int) -> tuple:
+def _spares_swing(swings, spares: int, job_gpus: int) -> tuple:
     """The swings with the hot spares' ends around the design's own: none and 8 where it has none, none and twice
-    its count where it has some (8 would be fewer than a design of 512 has)."""
+    its count where it has some (8 would be fewer than a design of 512 has), at most the job's GPUs (as many as a
+    job may have)."""
     if not spares:
         return swings
-    return tuple((f"hot spares for the job (none / {2 * spares}; {spares} as designed)", what, 0, 2 * spares)
-                 if what == "spares" else (label, what, low, high) for label, what, low, high in swings)
+    high = min(2 * spares, job_gpus)
+    return tuple((f"hot spares for the job (none / {high}; {spares} as designed)", what, 0, high)
+                 if what == "spares" else (label, what, low, end) for label, what, low, end in swings)
 
 
 def _assumed_rates(goodput, rates) -> list[tuple]:
@@ -127,7 +130,9 @@ def _ends(design, est, cost, kind, model, rates, rel, what, low, high) -> list:
             how, name = what.split(":", 1)
             hit = (lambda c: c.name.startswith(name)) if how == "causes" else (lambda c: c.name == name)
             changed_rates = dataclasses.replace(rates, causes=tuple(
-                dataclasses.replace(c, mtbf_s=end if how == "mtbf" else c.mtbf_s * end) if hit(c) else c
+                (dataclasses.replace(c, mtbf_s=end, mtbf_percentages_s=None) if how == "mtbf" else
+                 dataclasses.replace(c, mtbf_s=c.mtbf_s * end, mtbf_percentages_s=c.mtbf_percentages_s and
+                                     c.mtbf_percentages_s * end)) if hit(c) else c  # both readings scaled
                 for c in rates.causes))
         ends.append(job_goodput(model, dataclasses.replace(est, design=changed_design), cost.bom, kind,
                                 cost.cluster_cost_usd.typical, rates=changed_rates))

@@ -479,28 +479,29 @@ def speedup_report(rows, batch_source: str, failures: dict) -> Report:
 def _indivisible_batch(rows) -> list[str]:
     """A line where the batch does not divide over the GPUs the way data parallelism needs: where data parallelism
     stopped at the largest divisor of both (the rest of the GPUs went to model parallelism the model may not want),
-    or where the GPUs have an odd factor the batch lacks, which model parallelism must take (4,032 GB200s of 56 NVL72
-    racks, 2^6 × 63, under a batch of 2,048: a pipeline of 63 stages), with a batch that has it."""
+    or where the GPUs' odd factor does not divide the batch, so that model parallelism must take part of it (4,032
+    GB200s of 56 NVL72 racks, 2^6 × 63, under a batch of 2,048: a pipeline of 63 stages), with a batch that is a
+    multiple of it."""
     import math
 
     lines = []
     for r in rows:
         batch, gpus, strategy = r["batch"], r["gpus"], r["strategy"]
         shared = math.gcd(batch, gpus)
-        odd = (gpus // shared) >> ((gpus // shared) & -(gpus // shared)).bit_length() - 1  # its odd part
+        odd = gpus >> ((gpus & -gpus).bit_length() - 1)  # the GPUs' odd part: what powers of two cannot split
         if batch % gpus and strategy.get("dp") == shared:
             lines.append(f"note: the global batch {batch} is not a multiple of the {gpus} GPUs, so data parallelism "
                          f"stops at their largest common divisor (dp = {strategy['dp']} on {r['design']}); --batch "
                          "sets one that divides")
-        elif odd > 1:
+        elif batch % odd:
             took = ", ".join(f"{k} = {v}" for k, v in strategy.items() if k != "dp" and isinstance(v, int)
                              and not isinstance(v, bool) and v > 1 and math.gcd(v, odd) > 1)
             nearest = min((odd << k for k in range(max(batch.bit_length(), 1) + 1)),
                           key=lambda b: (abs(b - batch), b))  # the batch nearest of that factor times a power of 2
-            lines.append(f"note: the {gpus} GPUs have a factor {odd} that the global batch {batch} lacks: data "
-                         f"parallelism cannot take it, so model parallelism does ({took or 'the model-parallel split'}"
-                         f" on {r['design']}); a batch with that factor (--batch {nearest}) lets data parallelism "
-                         "take it")
+            took = took or "the model-parallel split"
+            lines.append(f"note: the {gpus} GPUs' odd factor {odd} does not divide the global batch {batch}: data "
+                         f"parallelism cannot take all of it, so model parallelism does ({took} on {r['design']}); "
+                         f"a batch that is a multiple of {odd} (--batch {nearest}) lets data parallelism take it")
     return list(dict.fromkeys(lines))
 
 

@@ -6,8 +6,7 @@ from __future__ import annotations
 from core import toml_files
 from core.errors import InputError, did_you_mean, shown
 from core.fields import Spec
-
-TAGS = ("[verbatim]", "[restated]", "[inferred]", "[assumed]")
+from core.toml_files import TAGS
 
 
 def read_toml(path) -> dict:

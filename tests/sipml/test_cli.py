@@ -268,3 +268,8 @@ def test_gpus_where_a_command_has_no_such_option_names_the_field_that_sizes_the_
     err = capsys.readouterr().err
     assert "No such option: --gpus (this command takes the cluster's size as --set fabric.gpus=N)" in err
     assert err.count("\n") == 1
+
+
+def test_an_option_that_only_begins_with_gpus_gets_no_gpus_hint(capsys):
+    assert main(["cost", "--gpusx", "4"]) == 2
+    assert "fabric.gpus" not in capsys.readouterr().err

@@ -47,8 +47,9 @@ def test_speedup_says_when_the_batch_stops_data_parallelism(capsys):
 
 def test_speedup_says_when_the_gpus_have_a_factor_the_batch_lacks(capsys):
     """56 GB200 NVL72 racks (4,032 GPUs, 2^6 × 63) under Llama 3's batch of 2,048: data parallelism cannot take the
-    63, so a 63-stage pipeline does, 1.6× slower than at a batch of 2,016 (which has it); a footer says so and names
-    that batch, and says nothing at 2,016."""
+    63, so a 63-stage pipeline does, 1.6× slower than at a batch of 2,016 (a multiple of 63); a footer says so and
+    names that batch, and says nothing at 2,016. A batch with part of the 63 (1,344 = 2^6 × 21) is named a multiple
+    of the whole (1,008; it was named 1,536, which lacks the 3 and 7 both)."""
     args = ["speedup", "gb200-nvl72", "-m", "llama3-405b", "--gpus", "4032", "-f", "json"]
     assert main(args) == 0
     [odd] = json.loads(capsys.readouterr().out)["rows"]
@@ -57,10 +58,13 @@ def test_speedup_says_when_the_gpus_have_a_factor_the_batch_lacks(capsys):
     assert odd["strategy"]["pp"] == 63 and odd["iteration_s"] > 1.5 * even["iteration_s"]
     assert main(args[:-2]) == 0
     out = capsys.readouterr().out
-    assert ("the 4032 GPUs have a factor 63 that the global batch 2048 lacks: data parallelism cannot take it, so "
-            "model parallelism does (pp = 63 on gb200-nvl72); a batch with that factor (--batch 2016)") in out
+    assert ("the 4032 GPUs' odd factor 63 does not divide the global batch 2048: data parallelism cannot take all "
+            "of it, so model parallelism does (pp = 63 on gb200-nvl72); a batch that is a multiple of 63 (--batch "
+            "2016)") in out
     assert main(args[:-2] + ["--batch", "2016"]) == 0
     assert "factor 63" not in capsys.readouterr().out
+    assert main(args[:-2] + ["--batch", "1344"]) == 0  # 2^6 × 21: it lacks a 3, and the batch named is 63's
+    assert "(--batch 1008)" in capsys.readouterr().out
 
 
 def test_a_key_an_edit_leaves_without_effect_is_refused_saying_how_to_mend_it(capsys, tmp_path):
@@ -71,7 +75,7 @@ def test_a_key_an_edit_leaves_without_effect_is_refused_saying_how_to_mend_it(ca
     capsys.readouterr()
     assert main(["budget", str(path), "--set", "link.fec=kp4"]) == 2
     err = capsys.readouterr().err
-    assert "[link] ber has no effect here: it applies only when [link] fec = 'none' (remove the key, or set that)" in err
+    assert "[link] ber has no effect here: it applies only when [link] fec = 'none' (remove it, or set that)" in err
 
 
 def test_init_says_when_the_file_it_writes_is_refused_as_it_stands(capsys, tmp_path):

@@ -479,7 +479,38 @@ def test_a_catalog_file_lays_failure_causes_over_the_shipped_rates(capsys, tmp_p
         capsys, "speedup", "dgx-h100", "-m", "gpt2-355m", "-f", "json")[1])["rows"][0]["ettr"]
     for text, said in (('[cause.gpu_faulty]\nwho = "x"\n', "unknown key 'who'"),
                        ('[cause.gpu_faulty]\nmtbf = "-3 h"\n', "expected a time above zero"),
-                       ('[cause.new_one]\nmtbf = "3 h"\n', "a new cause needs what, applies, source, tag")):
+                       ('[cause.new_one]\nmtbf = "3 h"\n', "a new cause needs what, applies, source, tag"),
+                       ('[cause.switch]\napplies = []\n', "applies = []: names no part"),
+                       ('[cause.switch]\napplies = ["widget."]\n', "'widget.' begins no catalog entry"),
+                       ('[cause.gpu_faulty]\nreading = "percentagez"\n', "expected one of '', 'counts', "),
+                       ('[cause.gpu_faulty]\ntag = "[guess]"\n', "tag = '[guess]': expected one of")):
         rates.write_text(text)
         code, _, err = run(capsys, "reliability", "dgx-h100", "--catalog", str(rates))
         assert code == 2 and said in err and err.count("sipml: error") == 1, err
+
+
+def test_each_change_a_cause_file_makes_is_said_and_a_restated_mtbf_keeps_the_percentages_reading(capsys, tmp_path):
+    """Every key a `[cause.NAME]` changes is said (only the MTBF and tag were); restating a cause's own MTBF
+    changes nothing (it dropped the percentages reading's MTBF, moving that reading's ETTR); files apply in the
+    order given, a file given again last winning; the GPU hardware sensitivity row scales both readings' MTBFs."""
+    same, other = tmp_path / "same.toml", tmp_path / "other.toml"
+    faulty = next(line for line in reliability(capsys, "dgx-h100")["lines"] if line["cause"] == "faulty GPU")
+    same.write_text(f'[cause.gpu_faulty]\nmtbf = "{faulty["mtbf_s"] / 3600:.17g} h"\n\n[cause.switch]\n'
+                    'what = "a switch"\n')
+    reading = ["--set", "reliability.table5_reading=percentages"]
+    code, out, err = run(capsys, "reliability", "dgx-h100", *reading, "--catalog", str(same), "-f", "json")
+    assert code == 0 and "[cause.switch] what = 'a switch' (was 'packet switch')" in err and "mtbf" not in err, err
+    assert json.loads(out)["ettr"] == reliability(capsys, "dgx-h100", *reading)["ettr"]
+    other.write_text('[cause.gpu_faulty]\nmtbf = "50000 h"\n')
+    own = faulty["mtbf_s"] / 3600
+    for files, hours in (([same, other], 50000), ([other, same], own), ([other, same, other], 50000),
+                         ([same, other, same], own)):
+        args = [a for f in files for a in ("--catalog", str(f))]
+        line = next(x for x in reliability(capsys, "dgx-h100", *args)["lines"] if x["cause"] == "faulty GPU")
+        assert line["mtbf_s"] == pytest.approx(hours * 3600)
+    rows = {r["assumption"][:20]: r for r in reliability(capsys, "dgx-h100", *reading)["sensitivity"]}
+    gpu = rows["GPU hardware MTBFs ("]
+    shipped = reliability(capsys, "dgx-h100", *reading)["ettr"]
+    assert gpu["ettr_low"] < shipped < gpu["ettr_high"]
+    data = reliability(capsys, "dgx-h100", "--set", "reliability.spare_gpus=600")  # twice is past the job's 1 024
+    assert any(r["assumption"] == "hot spares for the job (none / 1024; 600 as designed)" for r in data["sensitivity"])
