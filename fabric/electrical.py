@@ -133,9 +133,10 @@ class ElectricalSection(Section):
                                              "2·tiers − 1 of them", "NVIDIA Quantum-2 class, 0.15–0.33 µs per hop "
                                              "[restated, low confidence]", hi=MAX_LATENCY_S)
     in_network_reduction: str = param("none", "choice", "'nvls': the NVSwitch reduces in the switch (NVLink SHARP) "
-                                      "for all-reduce inside a server (where its NVSwitch can: none before Hopper's)", "NVLink "
-                                      "SHARP from NVSwitch gen 3 (H100) [restated]; NCCL's NVLS efficiency 0 before "
-                                      "Hopper (fabric-photonics-3.md F4) [verbatim]", choices=("none", "nvls"))
+                                      "for all-reduce inside a server (where its NVSwitch and GPU can: none before "
+                                      "Hopper's)", "NVLink SHARP from NVSwitch gen 3 (H100) [restated]; NCCL's NVLS "
+                                      "efficiency 0 before Hopper (fabric-photonics-3.md F4) [verbatim]",
+                                      choices=("none", "nvls"))
     nvls_speedup: float = param(1.3, "1", "NVLink SHARP all-reduce bus bandwidth over the ring's (never beyond "
                                 "the in-switch floor: each GPU sends its buffer once and receives the result once)",
                                 "NVIDIA/nccl issue 1442 (S. Jeaugey): '30 % improvement using NVLink SHARP' on "

@@ -60,8 +60,8 @@ def test_a_design_file_names_its_optical_io_and_overrides_a_key(capsys, tmp_path
     assert load_design(str(path)).link.loss.fiber_length == 10.0  # the path's default, not Intel's 100 m reach
     path.write_text('[optical_io]\ndesign = "intel-oci"\n', encoding="utf-8")  # a link alone: the chiplet's own
     assert load_design(str(path)).link.loss.fiber_length == 100.0
-    path.write_text('[optical_io]\ndesign = "intel-oci"\n\n[loss]\nfiber_length = "3 m"\n\n[fabric]\nkind = "sip-ring"\n'
-                    'gpus = 64\n', encoding="utf-8")
+    path.write_text('[optical_io]\ndesign = "intel-oci"\n\n[loss]\nfiber_length = "3 m"\n\n'
+                    '[fabric]\nkind = "sip-ring"\ngpus = 64\n', encoding="utf-8")
     assert load_design(str(path)).link.loss.fiber_length == 3.0
 
 
