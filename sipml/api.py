@@ -456,12 +456,13 @@ def mix(designs: str | Sequence[str] | None = None, jobs: str | None = None, *, 
 
 def sweep(design=None, vary: Sequence[str] = (), *, model: str | None = None, batch: int | None = None,
           workers: int = 1, scheduler: str | None = None, link_only: bool = False, sets: Sequence[str] = (),
-          catalog_files: Sequence[str | Path] = (), gpu_files: Sequence[str | Path] = ()):
+          catalog_files: Sequence[str | Path] = (), gpu_files: Sequence[str | Path] = (),
+          baseline: str | None = None):
     """The rows of ``sipml sweep`` as a `sipml.rows.Table`: a sequence of one dict per point of the grid of `vary`
     axes (``"section.key=start:stop:count[:log]"`` or ``"section.key=a,b,c"``), in grid order, kept by column
     (`to_pandas()`, a notebook shows the first and last rows); `design` a name, a file or a loaded design
-    (`load_design`, with its changes); `link_only` as ``--link-only``; `sets`, `catalog_files`, `gpu_files`:
-    ``--set``, ``--catalog``, ``--gpu-file`` (each file read here first)."""
+    (`load_design`, with its changes); `link_only` as ``--link-only``; `sets`, `catalog_files`, `gpu_files`,
+    `baseline`: ``--set``, ``--catalog``, ``--gpu-file`` (each file read here first), ``--baseline``."""
     import os
 
     from sipml.sweep_point_rows import DataFiles
@@ -490,7 +491,8 @@ def sweep(design=None, vary: Sequence[str] = (), *, model: str | None = None, ba
                         for what, given in (("catalog_files", catalog_files), ("gpu_files", gpu_files))))
     with _reading("design"), _as_file(design) as path:
         _, rows = run_sweep(path, sets, axes, model=model, batch=batch, scheduler=scheduler, workers=workers,
-                            link_only=link_only, files=files)
+                            link_only=link_only, files=files,
+                            **({"baseline": _file_or_name("baseline", baseline)} if baseline is not None else {}))
     return rows
 
 

@@ -765,7 +765,10 @@ def sweep(design: DesignArg = None,
                              "section.key=a,b,c (repeatable: the grid is their product)")] = None,
           model: Annotated[Optional[str], typer.Option(
               "--model", "-m", metavar="MODEL",
-                                                       help="also train this model on every point (speedup over fattree-200)")] = None,
+                                                       help="also train this model on every point (speedup over --baseline)")] = None,
+          baseline: Annotated[Optional[str], typer.Option(
+              "--baseline", metavar="DESIGN",
+              help="with --model, the design the speedups are over, as speedup takes it (default fattree-200)")] = None,
           batch: Annotated[Optional[str], typer.Option("--batch", metavar="N", callback=_count("--batch", 1, _most_batch),
                                                        help="global batch with --model (1 to 2^24)")] = None,
           table: Annotated[str, typer.Option("--format", "-f", "--table",
@@ -827,10 +830,11 @@ def sweep(design: DesignArg = None,
     _doing(f"sweeping {_named(design)}")
     with _progress("sweep", "chunks", quiet) as progress:
         axes, rows = run_sweep(design, set_, vary, model=model, batch=batch, scheduler=scheduler,
-                            workers=workers or os.cpu_count(), progress=progress, link_only=link_only, files=files)
+                               workers=workers or os.cpu_count(), progress=progress, link_only=link_only, files=files,
+                               **({"baseline": baseline} if baseline is not None else {}))
     _write_sweep(rows, axes, kind, output, f"sipml sweep of {design or 'sip-ring'}: " + " × ".join(vary))
     if plot is not None:
-        plot_rows(rows, plot, plot_file, vary, design or "", model)
+        plot_rows(rows, plot, plot_file, vary, design or "", model, **({"baseline": baseline} if baseline else {}))
         print(f"wrote {plot_file}", file=sys.stderr)
 
 

@@ -27,13 +27,14 @@ LINK_SECTIONS = ("link", "fiber", "ring", "modulator", "laser", "transmitter", "
 
 
 def link_table(design, overrides: tuple, axes: tuple, progress=None, fabric: bool = False, model=None, batch=None,
-               files=None):
+               files=None, baseline: str = "fattree-200"):
     """The sweep's table of link columns (sipml.rows.Table). With `fabric`, the fabric and cost columns too, where
     the design's fabric kind has a floor over a grid (`fabric.kind.FabricKind.grid_floor`), and with `model` (a
     name) the training columns of `batch` (None: the model's default), the feasible points of each combination
     searched as one batch (`workloads.speedup.evaluate_model_points`); the combinations of the name and fabric axes
     without a floor go point by point, and None when none has one. `files`: the user's catalog and GPU files
-    (`sipml.sweep_point_rows.DataFiles`; None: the shipped ones)."""
+    (`sipml.sweep_point_rows.DataFiles`; None: the shipped ones); `baseline`, what the training columns are measured
+    against."""
     from core.labels import Labels
     from sipml.rows import Table
     from sipml.sweep_point_rows import FABRIC_COLUMNS, PHYSICS_COLUMNS, SHIPPED, TRAINING_COLUMNS, evaluate_chunk
@@ -59,7 +60,7 @@ def link_table(design, overrides: tuple, axes: tuple, progress=None, fabric: boo
             where[i] = j
         where = tuple(where)
         sets = [*overrides, *(_set(axes[i], j) for i, j in zip(names_at, combo))]
-        result = _group(design, sets, [axes[i] for i in numbers_at], fabric, model, batch, files)
+        result = _group(design, sets, [axes[i] for i in numbers_at], fabric, model, batch, files, baseline)
         if result is None:
             alone[where] = True
         else:
@@ -89,7 +90,7 @@ def link_table(design, overrides: tuple, axes: tuple, progress=None, fabric: boo
     if flat.size:
         points = [tuple(int(k) for k in np.unravel_index(i, shape)) for i in flat]
         table.replace_rows(flat, evaluate_chunk(design, overrides, axes, tuple(points), model, batch, not fabric,
-                                                files))
+                                                files, baseline))
     return table
 
 
@@ -106,7 +107,8 @@ def _set(axis, index: int) -> str:
     return f"{axis.section}.{axis.key}={axis.texts[index]}"
 
 
-def _group(design, sets: list[str], axes: list, fabric: bool = False, model=None, batch=None, files=None):
+def _group(design, sets: list[str], axes: list, fabric: bool = False, model=None, batch=None, files=None,
+           baseline: str = "fattree-200"):
     """(columns over the numeric axes, points to evaluate alone) for one combination of the name axes; None when
     the whole combination goes point by point."""
     from core.errors import SipmlError
@@ -127,7 +129,7 @@ def _group(design, sets: list[str], axes: list, fabric: bool = False, model=None
         return None
     floor = None
     if fabric and (cluster.has_fabric or design is not None):
-        floor = _fabric_columns(cluster, model, batch, files)
+        floor = _fabric_columns(cluster, model, batch, files, baseline)
         if floor is None:
             return None
     shape = tuple(len(a.values) for a in axes)
@@ -174,7 +176,7 @@ def _group(design, sets: list[str], axes: list, fabric: bool = False, model=None
 _REFUSED, _BROKEN, _UNTRAINED = "refused", "broken:", "untrained"  # the fabric's entries in the grid's `more`
 
 
-def _fabric_columns(cluster, model=None, batch=None, files=None):
+def _fabric_columns(cluster, model=None, batch=None, files=None, baseline: str = "fattree-200"):
     """The grid's `more` for the fabric and cost columns of a sweep over the link of `cluster` (and with `model`, a
     name, the training columns of `batch`): a function of the link's stage arrays, or None when the fabric kind has
     no floor over a grid (or not for this design). The columns are read from the floor, its priced bill and the
@@ -193,7 +195,7 @@ def _fabric_columns(cluster, model=None, batch=None, files=None):
     if over_grid is None or (model is not None and kind.floor_estimate is None):
         return None
     catalog, gpus = priced_with(files)
-    trained = None if model is None else _training(cluster, model, batch, catalog, gpus)
+    trained = None if model is None else _training(cluster, model, batch, catalog, gpus, baseline)
     if trained is False:
         return None
 
@@ -222,7 +224,7 @@ def _link_broken(a):
     return np.any(np.broadcast_arrays(False, *constraints.broken(constraints.RING_WDM, a)), axis=0)
 
 
-def _training(cluster, model_name: str, batch, catalog, gpus):
+def _training(cluster, model_name: str, batch, catalog, gpus, baseline_name: str):
     """A function (grid estimate, points to search, grid cost) → the training columns over the grid, searched at
     those points as one batch; False when the model cannot be had here (the combination goes point by point).
     Where the search is refused (no strategy at this size), the searched points' training error says so; where the
@@ -254,7 +256,7 @@ def _training(cluster, model_name: str, batch, catalog, gpus):
             return {**out, "training_error": np.where(searched, str(exc), "")}
         try:
             if not baseline:
-                baseline.append(sweep_baseline(model_name, size, cluster, catalog, gpus))
+                baseline.append(sweep_baseline(model_name, size, cluster, catalog, gpus, baseline_name))
         except SipmlError as exc:  # no baseline: each searched row's error
             return {**out, "error": np.where(searched, str(exc), ""), _UNTRAINED: searched}
         reading = Reading(result=result, baseline=baseline[0])

@@ -21,13 +21,17 @@ class DataFiles:
 
 
 SHIPPED = DataFiles()
+BASELINE = "fattree-200"  # what a sweep's training columns measure each point against unless --baseline says, as
+# `sipml speedup` does
 
 
 def evaluate_chunk(design: str | None, overrides: tuple, axes: tuple, points: tuple, model: str | None,
-                   batch: int | None, link_only: bool = False, files: DataFiles = SHIPPED) -> list[dict]:
-    """Rows of the given grid points (indices into each axis). Runs in a worker process or on a Dask worker."""
+                   batch: int | None, link_only: bool = False, files: DataFiles = SHIPPED,
+                   baseline: str = BASELINE) -> list[dict]:
+    """Rows of the given grid points (indices into each axis), the training columns measured against `baseline`.
+    Runs in a worker process or on a Dask worker."""
     loader, baselines, links, priced = Points(design), {}, {}, priced_with(files)
-    return [_row(loader, overrides, axes, point, model, batch, link_only, baselines, links, priced)
+    return [_row(loader, overrides, axes, point, (model, batch, baseline), link_only, baselines, links, priced)
             for point in points]
 
 
@@ -102,7 +106,8 @@ def given_as(overrides) -> str:
     return "--set and --vary" if overrides else "--vary"
 
 
-def _row(loader, overrides, axes, point, model, batch, link_only, baselines, links, priced) -> dict:
+def _row(loader, overrides, axes, point, trained, link_only, baselines, links, priced) -> dict:
+    """One grid point's row; `trained`: (model or None, batch, baseline) of its training columns."""
     from workloads.evaluation import Evaluation
 
     row = {a.column: a.values[i] for a, i in zip(axes, point)}
@@ -114,8 +119,8 @@ def _row(loader, overrides, axes, point, model, batch, link_only, baselines, lin
         row.update(_physics(evaluation))
         if not link_only and (loaded.has_fabric or loader.design is not None):
             row.update(_fabric(evaluation))
-        if model is not None:
-            row.update(_training(evaluation, model, batch, baselines))
+        if trained[0] is not None:
+            row.update(_training(evaluation, *trained, baselines))
         row["error"] = ""
     except SipmlError as exc:
         row["error"] = str(exc)
@@ -163,7 +168,7 @@ def _fabric(evaluation) -> dict:
         "fabric_feasible": est.feasible, "fabric_violations": ";".join(v.name for v in est.violations)})
 
 
-def _training(evaluation, model_name, batch, baselines: dict) -> dict:
+def _training(evaluation, model_name, batch, baseline: str, baselines: dict) -> dict:
     from core.errors import InfeasibleDesign, InputError
     from sipml.speedup_report import run_key
     from workloads.models import load_model
@@ -184,9 +189,9 @@ def _training(evaluation, model_name, batch, baselines: dict) -> dict:
         # the point's training columns say why; its design, which the checks pass, keeps its fabric and cost columns
         return {"training_feasible": False, **dict.fromkeys(_numbers_of(TRAINING), math.nan),
                 "training_error": str(exc)}
-    key = (model_name, batch, *run_key(design))
+    key = (model_name, batch, baseline, *run_key(design))
     if key not in baselines:
-        baselines[key] = sweep_baseline(model_name, batch, design, evaluation.catalog, evaluation.gpus)
+        baselines[key] = sweep_baseline(model_name, batch, design, evaluation.catalog, evaluation.gpus, baseline)
     return stage_columns(Reading(result=result, baseline=baselines[key]), TRAINING,
                     {"training_feasible": True, "training_error": ""})
 
@@ -197,18 +202,15 @@ def infeasible_text(kind: str, names) -> str:
     return f"the {kind} fabric is infeasible: {', '.join(names)}"
 
 
-BASELINE = "fattree-200"  # what a sweep's training columns measure each point against, as `sipml speedup` does
-
-
-def sweep_baseline(model_name: str, batch: int, design, catalog, gpus):
-    """The fattree-200 baseline as `sipml speedup` measures `design` against it (its cluster and job size, its GPU
-    and server host; a chunk evaluates it once per such key), priced from `catalog`, its GPU among `gpus`: its
-    fastest strategy alone, all a row reads of it."""
+def sweep_baseline(model_name: str, batch: int, design, catalog, gpus, baseline: str = BASELINE):
+    """The baseline (fattree-200 unless named) as `sipml speedup` measures `design` against it (its cluster and job
+    size, its GPU and server host; a chunk evaluates it once per such key), priced from `catalog`, its GPU among
+    `gpus`: its fastest strategy alone, all a row reads of it."""
     from sipml.speedup_report import measured_baseline
     from workloads.evaluation import Evaluation
     from workloads.models import load_model
 
     sizes = [f"fabric.gpus={design.fabric.gpus}"] + ([f"fabric.job_gpus={design.job_gpus}"]
                                                     if design.job_gpus < design.fabric.gpus else [])
-    point = Evaluation(measured_baseline(BASELINE, design, sizes, None), catalog, gpus)
-    return point.training(load_model(model_name), batch, name=BASELINE, top=1)
+    point = Evaluation(measured_baseline(baseline, design, sizes, None), catalog, gpus)
+    return point.training(load_model(model_name), batch, name=baseline, top=1)

@@ -20,8 +20,8 @@ from core import speed_knobs
 from core.fields import TEXT_SPECS
 from core.records import record
 from sipml.rows import Table, columns
-from sipml.sweep_point_rows import (FABRIC_COLUMNS, PHYSICS_COLUMNS, SHIPPED, TRAINING_COLUMNS, DataFiles, evaluate_chunk,
-                                given_as, load_point)
+from sipml.sweep_point_rows import (BASELINE, FABRIC_COLUMNS, PHYSICS_COLUMNS, SHIPPED, TRAINING_COLUMNS, DataFiles,
+                                evaluate_chunk, given_as, load_point)
 
 # Bounds on what a sweep may ask for, so every sweep either finishes in bounded memory or is refused before any
 # work. Measured (0.5.0, 2-core machine): a row of the per-point path holds ~2.5 kB of Python objects and takes
@@ -246,17 +246,31 @@ def grid_points(axes: list[Axis]) -> list[tuple]:
 
 
 def link_chunk(design: str | None, overrides: tuple, axes: tuple, fabric: bool = False, model=None, batch=None,
-               files: DataFiles = SHIPPED):
+               files: DataFiles = SHIPPED, baseline: str = BASELINE):
     """The link columns of a (sub-)grid by the grid kernel, as a Table (with `fabric`, the fabric and cost columns
     too, and with `model` the training columns: None where the fabric has no floor over a grid). Runs locally or on
     a Dask worker."""
     from sipml.sweep_grid_columns import link_table
 
-    table = link_table(design, overrides, axes, fabric=fabric, model=model, batch=batch, files=files)
+    table = link_table(design, overrides, axes, fabric=fabric, model=model, batch=batch, files=files,
+                       baseline=baseline)
     if table is None and not fabric:
         points = tuple(grid_points(list(axes)))
         table = Table.from_rows(evaluate_chunk(design, overrides, axes, points, None, None, True, files))
     return table
+
+
+def _check_baseline(baseline: str, model) -> None:
+    """InputError where --baseline has nothing to measure (no --model) or names no design."""
+    from core.errors import InputError
+    from sipml.design_files import load_design
+
+    if model is None:
+        raise InputError(f"--baseline {baseline}: a baseline measures the training columns, which --model asks for")
+    try:
+        load_design(baseline)
+    except InputError as exc:
+        raise InputError(f"--baseline {baseline}: {exc}") from None
 
 
 def check_axes_once(axes) -> None:
@@ -280,9 +294,10 @@ def check_server(base, design, axes) -> None:
 
 
 def run_sweep(design, overrides, specs, model=None, batch=None, scheduler=None, workers=None, progress=None,
-              link_only=False, files: DataFiles = SHIPPED):
+              link_only=False, files: DataFiles = SHIPPED, baseline: str = BASELINE):
     """(axes, Table of every row in grid order). `link_only`: the link columns alone, by the grid kernel where the
-    axes allow (`sipml.sweep_grid_columns`), else point by point. `files`: the user's catalog and GPU files."""
+    axes allow (`sipml.sweep_grid_columns`), else point by point. `files`: the user's catalog and GPU files;
+    `baseline`: the design the training columns' speedups are over (as `sipml speedup --baseline` takes one)."""
     from core.errors import InputError
     from sipml.design_files import ALL_SECTIONS
 
@@ -291,6 +306,8 @@ def run_sweep(design, overrides, specs, model=None, batch=None, scheduler=None, 
         raise InputError("sweep needs at least one --vary axis, e.g. --vary link.wavelengths_per_fiber=4,8,16")
     if link_only and model is not None:
         raise InputError("--link-only leaves out the fabric a --model trains on: use one or the other")
+    if baseline != BASELINE:
+        _check_baseline(baseline, model)
     axes = tuple(parse_axis(s, ALL_SECTIONS, (_most(link_only), _limit_text(link_only))) for s in specs)
     check_axes_once(axes)
     _check_size(axes, link_only)
@@ -315,14 +332,14 @@ def run_sweep(design, overrides, specs, model=None, batch=None, scheduler=None, 
     _check_effects(design, list(args[1]), axes)
     # the link, fabric, cost (and training) columns of the whole grid at once, where the fabric allows
     table = _link_sweep(*args, scheduler, progress, fabric=True, model=model, batch=batch, workers=workers,
-                        files=files) \
+                        files=files, baseline=baseline) \
         if _may_have_a_floor(base, axes) else None
     if table is not None:
         return axes, _with_written_columns(table, axes)
     points = grid_points(list(axes))
     step = speed_knobs.KNOBS.points_per_task
     chunks = [tuple(points[i:i + step]) for i in range(0, len(points), step)]
-    calls = [(*args, c, model, batch, False, files) for c in chunks]
+    calls = [(*args, c, model, batch, False, files, baseline) for c in chunks]
     return axes, _with_written_columns(Table.from_rows(
         [row for part in _map(evaluate_chunk, calls, scheduler, workers, progress) for row in part]), axes)
 
@@ -511,7 +528,7 @@ def _check_moves_the_link(design, overrides: list, axes) -> None:
 
 
 def _link_sweep(design, overrides, axes, scheduler, progress, fabric: bool = False, model=None, batch=None,
-                workers=None, files: DataFiles = SHIPPED):
+                workers=None, files: DataFiles = SHIPPED, baseline: str = BASELINE):
     """Link columns by the grid kernel (with `fabric`, the fabric and cost columns too, with `model` the training
     columns; None where the fabric has no floor over a grid): one task locally, or sub-grids on a Dask cluster (along
     the first axis; with `model`, along the axis local processes split, `_split_axis`, so no fabric group is searched
@@ -523,20 +540,21 @@ def _link_sweep(design, overrides, axes, scheduler, progress, fabric: bool = Fal
     elif model is not None and (workers or 1) > 1:  # training dominates: each process searches its share
         dim, parts = _split_axis(axes), workers
     else:  # one task here: the bar counts it
-        return _one_task(design, overrides, axes, fabric, model, batch, progress, files)
+        return _one_task(design, overrides, axes, fabric, model, batch, progress, files, baseline)
     split = axes[dim]
     count = len(split.values)
     picks = [range(k, count, min(parts, count)) for k in range(min(parts, count))]  # every parts-th value
     calls = [(design, overrides, (*axes[:dim], replace(split, values=tuple(split.values[i] for i in pick),
                                                        texts=tuple(split.texts[i] for i in pick)), *axes[dim + 1:]),
-              fabric, model, batch, files) for pick in picks]
+              fabric, model, batch, files, baseline) for pick in picks]
     tables = list(_map(link_chunk, calls, scheduler, workers, progress))
     return None if any(t is None for t in tables) else Table.concat_axis(tables, axes, dim, picks)
 
 
-def _one_task(design, overrides, axes, fabric, model, batch, progress, files):
+def _one_task(design, overrides, axes, fabric, model, batch, progress, files, baseline=BASELINE):
     """`link_chunk` of the whole grid, `progress` told 0 of 1 before and 1 of 1 after."""
-    return list(_map(link_chunk, [(design, overrides, axes, fabric, model, batch, files)], None, None, progress))[0]
+    return list(_map(link_chunk, [(design, overrides, axes, fabric, model, batch, files, baseline)], None, None,
+                     progress))[0]
 
 
 def _split_axis(axes) -> int:
@@ -762,7 +780,8 @@ def check_plot(spec: str, vary=(), training: bool = False, link_only: bool = Fal
     return names
 
 
-def plot(rows: list[dict], spec: str, path, vary=(), design: str = "", model: str | None = None) -> None:
+def plot(rows: list[dict], spec: str, path, vary=(), design: str = "", model: str | None = None,
+         baseline: str = BASELINE) -> None:
     """A PNG of column y against column x (coloured by a third column if given), in the house style
     (sipml.plotting.sweep_plot), as `figure_spec` lays it out, titled with the design and the model it trained (and
     the baseline of a speedup plotted)."""
@@ -775,9 +794,7 @@ def plot(rows: list[dict], spec: str, path, vary=(), design: str = "", model: st
     if model is not None:
         title += f", {model}"
         if any("speedup" in n for n in names):
-            from sipml.sweep_point_rows import BASELINE
-
-            title += f"; speedups over {BASELINE} on the same GPUs"
+            title += f"; speedups over {baseline} on the same GPUs"
     sweep_plot(rows, names, path, log, order, title)
 
 

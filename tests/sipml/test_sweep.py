@@ -398,3 +398,24 @@ def test_a_figure_is_written_in_the_format_its_name_says(capsys, tmp_path):
         code, _, err = run(capsys, *args, "--plot-file", str(tmp_path / name))
         assert code == 2 and "a figure is written as .png, .svg, .pdf" in err
         assert not (tmp_path / name).exists()
+
+
+@pytest.mark.parametrize("axis, workers", [("link.data_rate=20Gbit/s,25Gbit/s", "1"),  # the grid's batched search
+                                           ("fabric.gpus=512,1024", "1"),  # point by point (a fabric axis)
+                                           ("link.data_rate=20Gbit/s,25Gbit/s", "2")])
+def test_a_sweeps_speedups_are_over_the_baseline_it_names(capsys, axis, workers):
+    """`sweep --model M --baseline B` measures each point as `speedup --baseline B` does (it was fattree-200 alone):
+    the 25 Gbit/s, 1 024-GPU point over cpo-800g is speedup's figure to the digit, on every path; refused without
+    --model or for a design that does not exist."""
+    code, out, err = run(capsys, "speedup", "sip-ring", "-m", "gpt2-355m", "--baseline", "cpo-800g", "-f", "json")
+    assert code == 0, err
+    [want] = json.loads(out)["rows"]
+    code, out, err = run(capsys, "sweep", "sip-ring", "-m", "gpt2-355m", "--vary", axis, "--baseline", "cpo-800g",
+                         "--workers", workers, "-q", "-f", "jsonl")
+    assert code == 0, err
+    rows = [json.loads(line) for line in out.splitlines()]
+    [row] = [r for r in rows if r.get("link.data_rate [Gbit/s]", 25.0) == 25.0 and r.get("fabric.gpus", 1024) == 1024]
+    assert row["speedup"] == want["speedup"] and row["speedup_per_dollar"] == want["speedup_per_dollar"]
+    assert run(capsys, "sweep", "sip-ring", "--vary", axis, "--baseline", "cpo-800g", "-q")[0] == 2
+    code, _, err = run(capsys, "sweep", "sip-ring", "-m", "gpt2-355m", "--vary", axis, "--baseline", "no-such", "-q")
+    assert code == 2 and "--baseline no-such: no-such: no such file or built-in design" in err
