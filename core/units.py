@@ -151,7 +151,7 @@ _UNIT_NAME = r"(?:[^\W\d_]\w*|°[CF]|%)"  # a letter (µ, Ω included), then let
 _TERM = rf"{_UNIT_NAME}(?:(?:\*\*|\^)[-+]?[0-9]{{1,2}}(?:\.[0-9]{{1,3}})?)?"
 _UNIT = rf"(?:1?\s*/\s*)?{_TERM}(?:\s*[*/]\s*{_TERM}|\s+{_TERM})*"
 _QUANTITY = re.compile(rf"\s*(?P<number>{_NUMBER})\s*(?P<unit>{_UNIT})?\s*")
-_LOG_UNIT = re.compile(r"(dBm|dB)(?:\s*/\s*(.+))?", re.IGNORECASE)
+_LOG_UNIT = re.compile(r"(dBm|dBW|dB)(?:\s*/\s*(.+))?", re.IGNORECASE)
 
 
 def is_unit(text: str) -> bool:
@@ -281,13 +281,13 @@ def parse_value(value, spec: str) -> float:
     number, unit = split_quantity(value)
     m = _LOG_UNIT.fullmatch(unit)
     if m:
-        log_unit = "dBm" if m.group(1).lower() == "dbm" else "dB"
+        log_unit = {"dbm": "dBm", "dbw": "dBW"}.get(m.group(1).lower(), "dB")
         per = m.group(2)
         if spec == "dB" and log_unit == "dB" and per is None:
             return number
-        if spec == "W" and log_unit == "dBm" and per is None:
+        if spec == "W" and log_unit in ("dBm", "dBW") and per is None:  # 0 dBW = 1 W = 30 dBm
             with np.errstate(over="ignore"):
-                watts = float(dbm_to_w(number))
+                watts = float(dbm_to_w(number + (30.0 if log_unit == "dBW" else 0.0)))
             if math.isinf(watts) and math.isfinite(number):
                 raise InputError("beyond any power a number holds (they end near 1.8e308 W, 3,112 dBm)")
             return watts

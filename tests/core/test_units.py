@@ -198,3 +198,13 @@ def test_a_capital_kilo_is_refused_with_the_spelling_that_works():
     with pytest.raises(InputError, match="kilo is a small k: 'kB' \\(or 'KiB' for 1024\\)"):
         parse_value("64 KB", "byte")
     assert parse_value("64 kB", "byte") == 64e3 and parse_value("64 KiB", "byte") == 64 * 1024
+
+
+def test_a_power_in_dbw_is_a_power():
+    """0 dBW is 1 W, 30 dBm: a power written in dBW reads as the same watts its dBm would (it was refused)."""
+    from core.units import parse_value
+
+    assert parse_value("0 dBW", "W") == pytest.approx(1.0)
+    assert parse_value("-20 dBW", "W") == pytest.approx(parse_value("10 dBm", "W"))
+    with pytest.raises(Exception, match="is not"):
+        parse_value("3 dBW", "dB")
