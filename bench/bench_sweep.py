@@ -21,7 +21,7 @@ from reference import announce, ratio
 
 from sipml.design_files import ALL_SECTIONS
 from sipml.sweep_grid_columns import link_table
-from sipml.sweep_point_rows import evaluate_chunk
+from sipml.sweep_point_rows import Trained, evaluate_chunk
 from sipml.sweep_run import grid_points, parse_axis
 
 CASES = (
@@ -36,18 +36,19 @@ CASES = (
 def main() -> None:
     announce()
     for label, design, vary, model in CASES:
+        trained = None if model is None else Trained(model)
         axes = tuple(parse_axis(v, ALL_SECTIONS) for v in vary)
         points = tuple(grid_points(list(axes)))
-        evaluate_chunk(design, (), axes, points[:1], model, None)  # warm: imports, catalog, baseline
+        evaluate_chunk(design, (), axes, points[:1], trained)  # warm: imports, catalog, baseline
         start = time.perf_counter()
-        rows = evaluate_chunk(design, (), axes, points, model, None)
+        rows = evaluate_chunk(design, (), axes, points, trained)
         seconds = time.perf_counter() - start
         errors = sum(1 for r in rows if r["error"])
         print(f"{label:34s} {len(points):5d} points in {seconds:6.2f} s → {len(points) / seconds:7.0f} points/s "
               f"per process {ratio(seconds)} ({errors} refused by the rules)")
         _forget()  # cold: the per-point run above searched these points' fabrics already
         start = time.perf_counter()
-        table = link_table(design, (), axes, fabric=True, model=model)
+        table = link_table(design, (), axes, fabric=True, trained=trained)
         grid_s = time.perf_counter() - start
         print(f"{'  the whole grid at once':34s} {table.length:5d} points in {grid_s:6.3f} s → "
               f"{table.length / grid_s:7.0f} points/s {ratio(grid_s)}, {seconds / grid_s:.0f}× the per-point path")

@@ -26,15 +26,14 @@ LINK_SECTIONS = ("link", "fiber", "ring", "modulator", "laser", "transmitter", "
                  "package", "interface")
 
 
-def link_table(design, overrides: tuple, axes: tuple, progress=None, fabric: bool = False, model=None, batch=None,
-               files=None, baseline: str = "fattree-200"):
+def link_table(design, overrides: tuple, axes: tuple, progress=None, fabric: bool = False, trained=None,
+               files=None):
     """The sweep's table of link columns (sipml.rows.Table). With `fabric`, the fabric and cost columns too, where
-    the design's fabric kind has a floor over a grid (`fabric.kind.FabricKind.grid_floor`), and with `model` (a
-    name) the training columns of `batch` (None: the model's default), the feasible points of each combination
-    searched as one batch (`workloads.speedup.evaluate_model_points`); the combinations of the name and fabric axes
+    the design's fabric kind has a floor over a grid (`fabric.kind.FabricKind.grid_floor`), and with `trained`
+    (`sipml.sweep_point_rows.Trained`) its training columns, the feasible points of each combination searched as
+    one batch (`workloads.speedup.evaluate_model_points`); the combinations of the name and fabric axes
     without a floor go point by point, and None when none has one. `files`: the user's catalog and GPU files
-    (`sipml.sweep_point_rows.DataFiles`; None: the shipped ones); `baseline`, what the training columns are measured
-    against."""
+    (`sipml.sweep_point_rows.DataFiles`; None: the shipped ones)."""
     from core.labels import Labels
     from sipml.rows import Table
     from sipml.sweep_point_rows import FABRIC_COLUMNS, PHYSICS_COLUMNS, SHIPPED, TRAINING_COLUMNS, evaluate_chunk
@@ -60,7 +59,7 @@ def link_table(design, overrides: tuple, axes: tuple, progress=None, fabric: boo
             where[i] = j
         where = tuple(where)
         sets = [*overrides, *(_set(axes[i], j) for i, j in zip(names_at, combo))]
-        result = _group(design, sets, [axes[i] for i in numbers_at], fabric, model, batch, files, baseline)
+        result = _group(design, sets, [axes[i] for i in numbers_at], fabric, trained, files)
         if result is None:
             alone[where] = True
         else:
@@ -79,7 +78,7 @@ def link_table(design, overrides: tuple, axes: tuple, progress=None, fabric: boo
             progress(done, len(combos))
     if fabric and not gridded:
         return None  # no combination has a floor over a grid: the per-point path (on every worker) writes them all
-    order = [*PHYSICS_COLUMNS, *FABRIC_COLUMNS, *(TRAINING_COLUMNS if model is not None else ())]
+    order = [*PHYSICS_COLUMNS, *FABRIC_COLUMNS, *(TRAINING_COLUMNS if trained is not None else ())]
     table = Table.from_columns(axes, {name: columns[name].ravel() for name in order if name in columns},
                                len(alone.ravel()))
     table.data["error"] = errors.ravel()
@@ -89,8 +88,7 @@ def link_table(design, overrides: tuple, axes: tuple, progress=None, fabric: boo
     flat = np.flatnonzero(alone.ravel())
     if flat.size:
         points = [tuple(int(k) for k in np.unravel_index(i, shape)) for i in flat]
-        table.replace_rows(flat, evaluate_chunk(design, overrides, axes, tuple(points), model, batch, not fabric,
-                                                files, baseline))
+        table.replace_rows(flat, evaluate_chunk(design, overrides, axes, tuple(points), trained, not fabric, files))
     return table
 
 
@@ -107,8 +105,7 @@ def _set(axis, index: int) -> str:
     return f"{axis.section}.{axis.key}={axis.texts[index]}"
 
 
-def _group(design, sets: list[str], axes: list, fabric: bool = False, model=None, batch=None, files=None,
-           baseline: str = "fattree-200"):
+def _group(design, sets: list[str], axes: list, fabric: bool = False, trained=None, files=None):
     """(columns over the numeric axes, points to evaluate alone) for one combination of the name axes; None when
     the whole combination goes point by point."""
     from core.errors import SipmlError
@@ -129,7 +126,7 @@ def _group(design, sets: list[str], axes: list, fabric: bool = False, model=None
         return None
     floor = None
     if fabric and (cluster.has_fabric or design is not None):
-        floor = _fabric_columns(cluster, model, batch, files, baseline)
+        floor = _fabric_columns(cluster, trained, files)
         if floor is None:
             return None
     shape = tuple(len(a.values) for a in axes)
@@ -166,7 +163,7 @@ def _group(design, sets: list[str], axes: list, fabric: bool = False, model=None
             if key in PRICED_KEYS and column(key) in more:
                 more[column(key)] = priced_only(more[column(key)], names.none_hold)
         values.update({"fabric_feasible": names.none_hold, **more, "fabric_violations": names})
-        if model is not None:  # an infeasible point's training says which limits its fabric breaks
+        if trained is not None:  # an infeasible point's training says which limits its fabric breaks
             kind = cluster.fabric.kind
             values["training_error"] = np.where(names.none_hold, values["training_error"],
                                                 names.mapped(lambda text: infeasible_text(kind, text.split(";"))))
@@ -176,9 +173,9 @@ def _group(design, sets: list[str], axes: list, fabric: bool = False, model=None
 _REFUSED, _BROKEN, _UNTRAINED = "refused", "broken:", "untrained"  # the fabric's entries in the grid's `more`
 
 
-def _fabric_columns(cluster, model=None, batch=None, files=None, baseline: str = "fattree-200"):
-    """The grid's `more` for the fabric and cost columns of a sweep over the link of `cluster` (and with `model`, a
-    name, the training columns of `batch`): a function of the link's stage arrays, or None when the fabric kind has
+def _fabric_columns(cluster, trained=None, files=None):
+    """The grid's `more` for the fabric and cost columns of a sweep over the link of `cluster` (and with `trained`,
+    the training columns it asks for): a function of the link's stage arrays, or None when the fabric kind has
     no floor over a grid (or not for this design). The columns are read from the floor, its priced bill and the
     batched search's result through the quantity table, as the per-point rows read them from the estimate, its cost
     summary and its training result. Points the search leaves out (infeasible, or refused) go point by point."""
@@ -192,11 +189,11 @@ def _fabric_columns(cluster, model=None, batch=None, files=None, baseline: str =
 
     kind = get_kind(cluster.fabric.kind)
     over_grid = None if kind.grid_floor is None else kind.grid_floor(cluster)
-    if over_grid is None or (model is not None and kind.floor_estimate is None):
+    if over_grid is None or (trained is not None and kind.floor_estimate is None):
         return None
     catalog, gpus = priced_with(files)
-    trained = None if model is None else _training(cluster, model, batch, catalog, gpus, baseline)
-    if trained is False:
+    columns_of = None if trained is None else _training(cluster, trained, catalog, gpus)
+    if columns_of is False:
         return None
 
     def more(a, shape):
@@ -208,11 +205,11 @@ def _fabric_columns(cluster, model=None, batch=None, files=None, baseline: str =
         out = {_REFUSED: refused}
         out.update({_BROKEN + name: broken for name, broken in floor.broken.items()})
         out.update(stage_columns(reading, FABRIC))  # NaN where the fabric has none, as per point
-        if trained is not None:
+        if columns_of is not None:
             estimate = kind.floor_estimate(cluster, a.sections, floor, inputs)
             searched = ~np.broadcast_to(refused | a.fallback | _link_broken(a)
                                         | np.any(np.broadcast_arrays(False, *floor.broken.values()), axis=0), shape)
-            out.update(trained(estimate, searched, cost))
+            out.update(columns_of(estimate, searched, cost))
         return out
     return more
 
@@ -224,7 +221,7 @@ def _link_broken(a):
     return np.any(np.broadcast_arrays(False, *constraints.broken(constraints.RING_WDM, a)), axis=0)
 
 
-def _training(cluster, model_name: str, batch, catalog, gpus, baseline_name: str):
+def _training(cluster, trained, catalog, gpus):
     """A function (grid estimate, points to search, grid cost) → the training columns over the grid, searched at
     those points as one batch; False when the model cannot be had here (the combination goes point by point).
     Where the search is refused (no strategy at this size), the searched points' training error says so; where the
@@ -236,8 +233,8 @@ def _training(cluster, model_name: str, batch, catalog, gpus, baseline_name: str
     from workloads.speedup import default_batch, evaluate_model_points
 
     try:
-        model = load_model(model_name)
-        size = batch if batch is not None else default_batch(model, cluster.job_gpus)[0]
+        model = load_model(trained.model)
+        size = trained.batch if trained.batch is not None else default_batch(model, cluster.job_gpus)[0]
     except SipmlError:
         return False
     numbers = [key for key in SWEEP[TRAINING] if key in QUANTITIES]
@@ -256,13 +253,13 @@ def _training(cluster, model_name: str, batch, catalog, gpus, baseline_name: str
             return {**out, "training_error": np.where(searched, str(exc), "")}
         try:
             if not baseline:
-                baseline.append(sweep_baseline(model_name, size, cluster, catalog, gpus, baseline_name))
+                baseline.append(sweep_baseline(trained.model, size, cluster, catalog, gpus, trained.baseline))
         except SipmlError as exc:  # no baseline: each searched row's error
             return {**out, "error": np.where(searched, str(exc), ""), _UNTRAINED: searched}
         reading = Reading(result=result, baseline=baseline[0])
-        trained = searched & (errors == "")  # a figure of a row not trained (its goodput too) is NaN, as per point
-        return {**out, "training_feasible": trained,
-                **{column(key): np.where(trained, QUANTITIES[key].value(reading), math.nan) for key in numbers},
+        ok = searched & (errors == "")  # a figure of a row not trained (its goodput too) is NaN, as per point
+        return {**out, "training_feasible": ok,
+                **{column(key): np.where(ok, QUANTITIES[key].value(reading), math.nan) for key in numbers},
                 "training_error": errors}
     return columns
 

@@ -25,14 +25,22 @@ BASELINE = "fattree-200"  # what a sweep's training columns measure each point a
 # `sipml speedup` does
 
 
-def evaluate_chunk(design: str | None, overrides: tuple, axes: tuple, points: tuple, model: str | None,
-                   batch: int | None, link_only: bool = False, files: DataFiles = SHIPPED,
-                   baseline: str = BASELINE) -> list[dict]:
-    """Rows of the given grid points (indices into each axis), the training columns measured against `baseline`.
-    Runs in a worker process or on a Dask worker."""
+@record
+class Trained:
+    """What a sweep trains at each point (`--model`, `--batch`, `--baseline`): the model (a name or a file), its
+    global batch (None: the model's default at each point's job size), the design its speedups are over."""
+
+    model: str
+    batch: int | None = None
+    baseline: str = BASELINE
+
+
+def evaluate_chunk(design: str | None, overrides: tuple, axes: tuple, points: tuple, trained: Trained | None,
+                   link_only: bool = False, files: DataFiles = SHIPPED) -> list[dict]:
+    """Rows of the given grid points (indices into each axis), with the training columns `trained` asks for (None:
+    none). Runs in a worker process or on a Dask worker."""
     loader, baselines, links, priced = Points(design), {}, {}, priced_with(files)
-    return [_row(loader, overrides, axes, point, (model, batch, baseline), link_only, baselines, links, priced)
-            for point in points]
+    return [_row(loader, overrides, axes, point, trained, link_only, baselines, links, priced) for point in points]
 
 
 def priced_with(files: DataFiles = SHIPPED) -> tuple:
@@ -107,7 +115,6 @@ def given_as(overrides) -> str:
 
 
 def _row(loader, overrides, axes, point, trained, link_only, baselines, links, priced) -> dict:
-    """One grid point's row; `trained`: (model or None, batch, baseline) of its training columns."""
     from workloads.evaluation import Evaluation
 
     row = {a.column: a.values[i] for a, i in zip(axes, point)}
@@ -119,8 +126,8 @@ def _row(loader, overrides, axes, point, trained, link_only, baselines, links, p
         row.update(_physics(evaluation))
         if not link_only and (loaded.has_fabric or loader.design is not None):
             row.update(_fabric(evaluation))
-        if trained[0] is not None:
-            row.update(_training(evaluation, *trained, baselines))
+        if trained is not None:
+            row.update(_training(evaluation, trained, baselines))
         row["error"] = ""
     except SipmlError as exc:
         row["error"] = str(exc)
@@ -168,7 +175,7 @@ def _fabric(evaluation) -> dict:
         "fabric_feasible": est.feasible, "fabric_violations": ";".join(v.name for v in est.violations)})
 
 
-def _training(evaluation, model_name, batch, baseline: str, baselines: dict) -> dict:
+def _training(evaluation, trained: Trained, baselines: dict) -> dict:
     from core.errors import InfeasibleDesign, InputError
     from sipml.speedup_report import run_key
     from workloads.models import load_model
@@ -179,6 +186,7 @@ def _training(evaluation, model_name, batch, baseline: str, baselines: dict) -> 
     if not est.feasible:
         return {"training_feasible": False, **dict.fromkeys(_numbers_of(TRAINING), math.nan),
                 "training_error": infeasible_text(est.kind, [v.name for v in est.violations])}
+    model_name, batch, baseline = trained.model, trained.batch, trained.baseline
     model = load_model(model_name)
     n = design.job_gpus
     if batch is None:

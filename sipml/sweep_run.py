@@ -21,7 +21,7 @@ from core.fields import TEXT_SPECS
 from core.records import record
 from sipml.rows import Table, columns
 from sipml.sweep_point_rows import (BASELINE, FABRIC_COLUMNS, PHYSICS_COLUMNS, SHIPPED, TRAINING_COLUMNS, DataFiles,
-                                evaluate_chunk, given_as, load_point)
+                                Trained, evaluate_chunk, given_as, load_point)
 
 # Bounds on what a sweep may ask for, so every sweep either finishes in bounded memory or is refused before any
 # work. Measured (0.5.0, 2-core machine): a row of the per-point path holds ~2.5 kB of Python objects and takes
@@ -245,18 +245,17 @@ def grid_points(axes: list[Axis]) -> list[tuple]:
     return list(itertools.product(*(range(len(a.values)) for a in axes)))
 
 
-def link_chunk(design: str | None, overrides: tuple, axes: tuple, fabric: bool = False, model=None, batch=None,
-               files: DataFiles = SHIPPED, baseline: str = BASELINE):
+def link_chunk(design: str | None, overrides: tuple, axes: tuple, fabric: bool = False, trained: Trained | None = None,
+               files: DataFiles = SHIPPED):
     """The link columns of a (sub-)grid by the grid kernel, as a Table (with `fabric`, the fabric and cost columns
-    too, and with `model` the training columns: None where the fabric has no floor over a grid). Runs locally or on
-    a Dask worker."""
+    too, and with `trained` the training columns: None where the fabric has no floor over a grid). Runs locally or
+    on a Dask worker."""
     from sipml.sweep_grid_columns import link_table
 
-    table = link_table(design, overrides, axes, fabric=fabric, model=model, batch=batch, files=files,
-                       baseline=baseline)
+    table = link_table(design, overrides, axes, fabric=fabric, trained=trained, files=files)
     if table is None and not fabric:
         points = tuple(grid_points(list(axes)))
-        table = Table.from_rows(evaluate_chunk(design, overrides, axes, points, None, None, True, files))
+        table = Table.from_rows(evaluate_chunk(design, overrides, axes, points, None, True, files))
     return table
 
 
@@ -331,15 +330,15 @@ def run_sweep(design, overrides, specs, model=None, batch=None, scheduler=None, 
         return axes, _with_written_columns(_link_sweep(*args, scheduler, progress, files=files), axes)
     _check_effects(design, list(args[1]), axes)
     # the link, fabric, cost (and training) columns of the whole grid at once, where the fabric allows
-    table = _link_sweep(*args, scheduler, progress, fabric=True, model=model, batch=batch, workers=workers,
-                        files=files, baseline=baseline) \
+    trained = None if model is None else Trained(model, batch, baseline)
+    table = _link_sweep(*args, scheduler, progress, fabric=True, trained=trained, workers=workers, files=files) \
         if _may_have_a_floor(base, axes) else None
     if table is not None:
         return axes, _with_written_columns(table, axes)
     points = grid_points(list(axes))
     step = speed_knobs.KNOBS.points_per_task
     chunks = [tuple(points[i:i + step]) for i in range(0, len(points), step)]
-    calls = [(*args, c, model, batch, False, files, baseline) for c in chunks]
+    calls = [(*args, c, trained, False, files) for c in chunks]
     return axes, _with_written_columns(Table.from_rows(
         [row for part in _map(evaluate_chunk, calls, scheduler, workers, progress) for row in part]), axes)
 
@@ -527,34 +526,33 @@ def _check_moves_the_link(design, overrides: list, axes) -> None:
                              "would not move; drop --link-only to see the fabric")
 
 
-def _link_sweep(design, overrides, axes, scheduler, progress, fabric: bool = False, model=None, batch=None,
-                workers=None, files: DataFiles = SHIPPED, baseline: str = BASELINE):
-    """Link columns by the grid kernel (with `fabric`, the fabric and cost columns too, with `model` the training
+def _link_sweep(design, overrides, axes, scheduler, progress, fabric: bool = False, trained: Trained | None = None,
+                workers=None, files: DataFiles = SHIPPED):
+    """Link columns by the grid kernel (with `fabric`, the fabric and cost columns too, with `trained` the training
     columns; None where the fabric has no floor over a grid): one task locally, or sub-grids on a Dask cluster (along
-    the first axis; with `model`, along the axis local processes split, `_split_axis`, so no fabric group is searched
-    by two tasks), and with `model` on `workers` local processes (a point's figures do not depend on the rest of
-    its grid, so the rows are the same); each sub-grid takes every n-th value of that axis, so that values that
-    cost alike (neighbours) spread over the tasks."""
+    the first axis; with `trained`, along the axis local processes split, `_split_axis`, so no fabric group is
+    searched by two tasks), and with `trained` on `workers` local processes (a point's figures do not depend on the
+    rest of its grid, so the rows are the same); each sub-grid takes every n-th value of that axis, so that values
+    that cost alike (neighbours) spread over the tasks."""
     if scheduler is not None:  # with a model, split where local processes split: each task searches its own points
-        dim, parts = (_split_axis(axes) if model is not None else 0), speed_knobs.KNOBS.dask_tasks
-    elif model is not None and (workers or 1) > 1:  # training dominates: each process searches its share
+        dim, parts = (_split_axis(axes) if trained is not None else 0), speed_knobs.KNOBS.dask_tasks
+    elif trained is not None and (workers or 1) > 1:  # training dominates: each process searches its share
         dim, parts = _split_axis(axes), workers
     else:  # one task here: the bar counts it
-        return _one_task(design, overrides, axes, fabric, model, batch, progress, files, baseline)
+        return _one_task(design, overrides, axes, fabric, trained, progress, files)
     split = axes[dim]
     count = len(split.values)
     picks = [range(k, count, min(parts, count)) for k in range(min(parts, count))]  # every parts-th value
     calls = [(design, overrides, (*axes[:dim], replace(split, values=tuple(split.values[i] for i in pick),
                                                        texts=tuple(split.texts[i] for i in pick)), *axes[dim + 1:]),
-              fabric, model, batch, files, baseline) for pick in picks]
+              fabric, trained, files) for pick in picks]
     tables = list(_map(link_chunk, calls, scheduler, workers, progress))
     return None if any(t is None for t in tables) else Table.concat_axis(tables, axes, dim, picks)
 
 
-def _one_task(design, overrides, axes, fabric, model, batch, progress, files, baseline=BASELINE):
+def _one_task(design, overrides, axes, fabric, trained, progress, files):
     """`link_chunk` of the whole grid, `progress` told 0 of 1 before and 1 of 1 after."""
-    return list(_map(link_chunk, [(design, overrides, axes, fabric, model, batch, files, baseline)], None, None,
-                     progress))[0]
+    return list(_map(link_chunk, [(design, overrides, axes, fabric, trained, files)], None, None, progress))[0]
 
 
 def _split_axis(axes) -> int:

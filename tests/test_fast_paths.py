@@ -223,7 +223,7 @@ def test_a_sweep_s_shared_link_equals_each_point_alone():
     from workloads.evaluation import Evaluation
 
     axes = tuple(parse_axis(v, ALL_SECTIONS) for v in ("fabric.gpus=64,256,1024", "link.data_rate=20 Gbit/s,25 Gbit/s"))
-    rows = evaluate_chunk(None, (), axes, tuple(grid_points(list(axes))), None, None)
+    rows = evaluate_chunk(None, (), axes, tuple(grid_points(list(axes))), None)
     for row in rows:
         alone = Evaluation(load_design(None, [f"fabric.gpus={row['fabric.gpus']}",
                                               f"link.data_rate={row['link.data_rate [bit/s]']} bit/s"]))
@@ -278,7 +278,7 @@ def test_the_fabric_floor_over_a_grid_equals_each_point_alone(seed):
     vary = tuple(parse_axis(v, ALL_SECTIONS) for v in rng.choice(pool, 2 + seed % 2, replace=False))
     overrides = tuple(rng.choice(settings, 2, replace=False))
     fast = link_table(design, overrides, vary, fabric=True)
-    slow = Table.from_rows(evaluate_chunk(design, overrides, vary, tuple(grid_points(list(vary))), None, None))
+    slow = Table.from_rows(evaluate_chunk(design, overrides, vary, tuple(grid_points(list(vary))), None))
     assert fast.names == slow.names
     assert "fabric_violations" in fast.names and fast.length == slow.length > 1
     for name in fast.names:
@@ -582,13 +582,14 @@ def test_a_model_sweep_over_a_grid_equals_each_point_alone(case):
     from sipml.design_files import ALL_SECTIONS
     from sipml.rows import Table
     from sipml.sweep_grid_columns import link_table
-    from sipml.sweep_point_rows import evaluate_chunk
+    from sipml.sweep_point_rows import Trained, evaluate_chunk
     from sipml.sweep_run import grid_points, parse_axis
 
     design, overrides, axes, model, batch = case
     vary = tuple(parse_axis(v, ALL_SECTIONS) for v in axes)
-    fast = link_table(design, overrides, vary, fabric=True, model=model, batch=batch)
-    slow = Table.from_rows(evaluate_chunk(design, overrides, vary, tuple(grid_points(list(vary))), model, batch))
+    trained = Trained(model, batch)
+    fast = link_table(design, overrides, vary, fabric=True, trained=trained)
+    slow = Table.from_rows(evaluate_chunk(design, overrides, vary, tuple(grid_points(list(vary))), trained))
     assert fast.names == slow.names and "speedup" in fast.names and fast.length == slow.length > 1
     for name in fast.names:
         for i, (x, y) in enumerate(zip(fast.column(name), slow.column(name))):

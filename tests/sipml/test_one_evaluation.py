@@ -82,12 +82,12 @@ def test_explain_shares_a_link_only_where_its_readings_ask_for_it():
 
 def test_a_sweep_row_evaluates_each_stage_once(monkeypatch):
     from sipml.design_files import ALL_SECTIONS
-    from sipml.sweep_point_rows import evaluate_chunk
+    from sipml.sweep_point_rows import Trained, evaluate_chunk
     from sipml.sweep_run import grid_points, parse_axis
 
     axes = tuple(parse_axis(v, ALL_SECTIONS) for v in ("link.wavelengths_per_fiber=4,8", "laser.power_per_line=6 mW,8 mW"))
     calls = counting(monkeypatch)
-    rows = evaluate_chunk("sip-ring", (), axes, tuple(grid_points(list(axes))), "gpt2-355m", None)
+    rows = evaluate_chunk("sip-ring", (), axes, tuple(grid_points(list(axes))), Trained("gpt2-355m"))
     assert len(rows) == 4 and all(r["error"] == "" and r["training_feasible"] for r in rows)
     # one link, one fabric and one bill per row; the baseline's fabric and bill once for the chunk
     assert len(calls["evaluate"]) == 4

@@ -32,7 +32,7 @@ CASES = {
 
 def per_point(design, overrides, specs):
     axes = tuple(parse_axis(s, ALL_SECTIONS) for s in specs)
-    rows = evaluate_chunk(design, tuple(overrides), axes, tuple(grid_points(list(axes))), None, None, True)
+    rows = evaluate_chunk(design, tuple(overrides), axes, tuple(grid_points(list(axes))), None, True)
     return list(_with_written_columns(Table.from_rows(rows), axes))  # the axes in their written unit, as run_sweep
 
 
