@@ -60,16 +60,16 @@ class Rates:
 def load_rates(path: Path = RATES_FILE) -> Rates:
     """The failure causes of the rates file (checked: each has its keys, an MTBF above zero)."""
     data = toml_files.read(path, "failure-rates file")
-    causes = []
-    for name, row in data.get("cause", {}).items():
-        mtbf = parse_value(row["mtbf"], "s")
-        other = parse_value(row["mtbf_percentages"], "s") if "mtbf_percentages" in row else None
-        if not mtbf > 0 or (other is not None and not other > 0):
-            raise ValueError(f"{path}: [cause.{name}] mtbf must be above zero")
-        causes.append(Cause(name=name, what=row["what"], applies=tuple(row["applies"]), mtbf_s=mtbf,
-                            mtbf_percentages_s=other, source=row["source"], derivation=row["derivation"],
-                            tag=row["tag"], reading=row.get("reading", ""), recovery=row.get("recovery", "")))
-    return Rates(causes=tuple(causes))
+    return Rates(causes=tuple(_cause_of(name, _cause_values(f"{path}: [cause.{name}]", row, ()))
+                              for name, row in data.get("cause", {}).items()))
+
+
+def _cause_of(name: str, values: dict) -> Cause:
+    """A cause from its checked values (`_cause_values`), the optional keys at their defaults."""
+    return Cause(name=name, what=values["what"], applies=values["applies"], mtbf_s=values["mtbf"],
+                 mtbf_percentages_s=values.get("mtbf_percentages"), source=values["source"],
+                 derivation=values.get("derivation", ""), tag=values["tag"], reading=values.get("reading", ""),
+                 recovery=values.get("recovery", ""))
 
 
 CAUSE_KEYS = {"what": str, "applies": list, "mtbf": str, "mtbf_percentages": str, "source": str,
@@ -99,10 +99,7 @@ def merged_causes(rates: Rates, tables: dict, file: str, entries=()) -> tuple[Ra
             if missing:
                 raise InputError(f"{where}: a new cause needs {', '.join(missing)} (the shipped causes: "
                                  f"{', '.join(causes)})")
-            causes[name] = Cause(name=name, what=values["what"], applies=values["applies"], mtbf_s=values["mtbf"],
-                                 mtbf_percentages_s=values.get("mtbf_percentages"), source=values["source"],
-                                 derivation=values.get("derivation", ""), tag=values["tag"],
-                                 reading=values.get("reading", ""), recovery=values.get("recovery", ""))
+            causes[name] = _cause_of(name, values)
             changes.append((name, "added", None, values["what"]))
             continue
         old = causes[name]

@@ -210,7 +210,8 @@ def _shared_warnings(d: LinkDesign) -> list[str]:
     baud = d.link.data_rate / modulation.bits_per_symbol(modulation.LEVELS[d.link.modulation])
     shipped = default_of(type(rx)).noise_density
     if rx.model == "thermal-noise" and rx.noise_density == shipped and baud > receiver.TIA_RATED_BAUD:
-        out.append(f"[receiver] the noise density {shipped * 1e12:.3g} pA/√Hz is a 25 Gb/s TIA's (Xie et al. "
+        out.append(f"[receiver] the noise density {shipped * 1e12:.3g} pA/√Hz is a "
+                   f"{receiver.TIA_RATED_BAUD / 1e9:g} Gb/s TIA's (Xie et al. "
                    f"2021), taken at {baud / 1e9:g} GBd: a TIA that fast has more input noise; give its own "
                    "noise_density")
     return out

@@ -465,7 +465,7 @@ def sweep(design=None, vary: Sequence[str] = (), *, model: str | None = None, ba
     `baseline`: ``--set``, ``--catalog``, ``--gpu-file`` (each file read here first), ``--baseline``."""
     import os
 
-    from sipml.sweep_point_rows import DataFiles
+    from sipml.sweep_point_rows import BASELINE, DataFiles
     from sipml.sweep_run import max_workers, run_sweep
     from workloads.models import load_model
     from workloads.strategy import MAX_BATCH
@@ -492,7 +492,7 @@ def sweep(design=None, vary: Sequence[str] = (), *, model: str | None = None, ba
     with _reading("design"), _as_file(design) as path:
         _, rows = run_sweep(path, sets, axes, model=model, batch=batch, scheduler=scheduler, workers=workers,
                             link_only=link_only, files=files,
-                            **({"baseline": _file_or_name("baseline", baseline)} if baseline is not None else {}))
+                            baseline=BASELINE if baseline is None else _file_or_name("baseline", baseline))
     return rows
 
 

@@ -802,6 +802,7 @@ def sweep(design: DesignArg = None,
 
     from core.errors import InputError
     from sipml.render import check_output
+    from sipml.sweep_point_rows import BASELINE
     from sipml.sweep_run import check_plot, run_sweep
     from sipml.sweep_run import plot as plot_rows
 
@@ -831,10 +832,10 @@ def sweep(design: DesignArg = None,
     with _progress("sweep", "chunks", quiet) as progress:
         axes, rows = run_sweep(design, set_, vary, model=model, batch=batch, scheduler=scheduler,
                                workers=workers or os.cpu_count(), progress=progress, link_only=link_only, files=files,
-                               **({"baseline": baseline} if baseline is not None else {}))
+                               baseline=baseline or BASELINE)
     _write_sweep(rows, axes, kind, output, f"sipml sweep of {design or 'sip-ring'}: " + " × ".join(vary))
     if plot is not None:
-        plot_rows(rows, plot, plot_file, vary, design or "", model, **({"baseline": baseline} if baseline else {}))
+        plot_rows(rows, plot, plot_file, vary, design or "", model, baseline or BASELINE)
         print(f"wrote {plot_file}", file=sys.stderr)
 
 

@@ -191,7 +191,7 @@ def _trained(loaded: dict, point, model, batch: int, fixed: dict, top: int) -> t
 def _notes(row: dict, loaded: dict, versions: dict, base_names: list, gpu_table, fixed: dict) -> list[str]:
     """A row's notes: what its fabric and each baseline's were priced with where the GPU binds them
     (workloads.speedup), the design's servers where their NVLink is slower than its GPU's own or their NVLink
-    domain other than asked (`fabric.electrical.domain_notes`), FP8 GEMMs run in 16 bits, MFU's count of causal
+    domain other than asked (`FabricKind.notes_on_servers`), FP8 GEMMs run in 16 bits, MFU's count of causal
     attention where it matters."""
     from workloads.speedup import gpu_bound, gpu_bound_note, slower_nvlink_note
 
